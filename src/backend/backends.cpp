@@ -1,0 +1,48 @@
+#include "backend/backends.h"
+
+#include "core/common/error.h"
+#include "core/embedsom/embedsom.h"
+
+#ifdef SEPAL_HAVE_CUDA
+#include "cuda/cuda_backend.h"
+#endif
+
+namespace sepal {
+
+bool builtWithCuda() {
+#ifdef SEPAL_HAVE_CUDA
+    return true;
+#else
+    return false;
+#endif
+}
+
+namespace {
+Backend cpuBackend(std::string reason) {
+    return {makeCpuProjector(), makeCpuNearestSearch(), "cpu", std::move(reason)};
+}
+}  // namespace
+
+Backend makeBackend(const std::string& name) {
+    if (name == "reference")
+        return {makeReferenceProjector(), makeCpuNearestSearch(), "reference",
+                "the plain reference implementation was asked for"};
+    if (name == "cpu") return cpuBackend("the CPU backend was asked for");
+    if (name == "cuda" || name == "auto") {
+#ifdef SEPAL_HAVE_CUDA
+        std::string why;
+        if (cuda::deviceAvailable(&why))
+            return {cuda::makeCudaProjector(), cuda::makeCudaNearestSearch(), "cuda",
+                    name == "auto" ? "auto: " + why : why};
+        if (name == "cuda") throw InputError("the CUDA backend cannot run: " + why);
+        return cpuBackend("auto: " + why + "; using the CPU");
+#else
+        if (name == "cuda")
+            throw InputError("this Sepal was built without CUDA; use --backend cpu");
+        return cpuBackend("auto: built without CUDA; using the CPU");
+#endif
+    }
+    throw InputError("unknown backend '" + name + "': use reference, cpu, cuda or auto");
+}
+
+}  // namespace sepal

@@ -1,0 +1,27 @@
+#pragma once
+// Choosing a backend by name: "reference", "cpu", "cuda" or "auto" (the GPU when it works).
+
+#include <memory>
+#include <string>
+
+#include "core/embedsom/projector.h"
+#include "core/knn/nearest_search.h"
+
+namespace sepal {
+
+/// A projector and the nearest-landmark search of the same backend, with why it was chosen.
+struct Backend {
+    std::unique_ptr<Projector> projector;   ///< EmbedSOM of many points
+    std::unique_ptr<NearestSearch> search;  ///< k-NN for the trainers, same device
+    std::string name;                       ///< "reference", "cpu" or "cuda"
+    std::string reason;                     ///< why: e.g. "auto: no CUDA device (error 100)"
+};
+
+/// Builds the backend called `name`; "cuda" in a build without CUDA throws InputError
+/// ("built without CUDA"); "auto" picks CUDA when a device answers, else the CPU, and says why.
+Backend makeBackend(const std::string& name);
+
+/// True when this build contains the CUDA backend.
+bool builtWithCuda();
+
+}  // namespace sepal

@@ -1,0 +1,23 @@
+#pragma once
+// Nearest-landmark search: the k-NN that EmbedSOM and every trainer share (CPU or GPU).
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace sepal {
+
+/// Finds, for each point, its k nearest landmarks (squared Euclidean, difference form).
+class NearestSearch {
+  public:
+    virtual ~NearestSearch() = default;
+    /// points: n x d; landmarks: g x d; k <= g. Writes idx and sqdist, each n x k, per point
+    /// sorted by ascending distance with ties broken by the lower landmark index.
+    virtual void search(const float* points, size_t n, const float* landmarks, size_t g, size_t d,
+                        size_t k, uint32_t* idx, float* sqdist) = 0;
+};
+
+/// The CPU search on all cores (OpenMP); results do not depend on the thread count.
+std::unique_ptr<NearestSearch> makeCpuNearestSearch();
+
+}  // namespace sepal

@@ -1,0 +1,30 @@
+#pragma once
+// The Trainer interface: landmark placement that runs in bounded steps between GUI frames.
+
+#include <cstddef>
+#include <string>
+
+#include "core/model/landmark_model.h"
+
+namespace sepal {
+
+/// Training points: n x d row-major, transformed space (often a subsample of all events).
+struct TrainingData {
+    const float* points = nullptr;  ///< n x d values
+    size_t n = 0;                   ///< number of points
+    size_t d = 0;                   ///< dimensions; equals the model's dim
+};
+
+/// Moves landmarks (data space, 2D or both) a bounded amount of work per step; seeded.
+class Trainer {
+  public:
+    virtual ~Trainer() = default;
+    /// Short name ("som", "plsom", "kmeans", "graph", "tsne", "umap").
+    virtual std::string name() const = 0;
+    /// One bounded step; leaves locked landmarks alone. Returns false when there is nothing left.
+    virtual bool step(LandmarkModel& model, const TrainingData& data) = 0;
+    /// Fraction of a scheduled run done, in [0, 1]; negative for trainers without an end.
+    virtual double progress() const = 0;
+};
+
+}  // namespace sepal
