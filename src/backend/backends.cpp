@@ -23,7 +23,7 @@ Backend cpuBackend(std::string reason) {
 }
 }  // namespace
 
-Backend makeBackend(const std::string& name) {
+Backend makeBackend(const std::string& name, const BackendOptions& options) {
     if (name == "reference")
         return {makeReferenceProjector(), makeCpuNearestSearch(), "reference",
                 "the plain reference implementation was asked for"};
@@ -32,7 +32,7 @@ Backend makeBackend(const std::string& name) {
 #ifdef SEPAL_HAVE_CUDA
         std::string why;
         if (cuda::deviceAvailable(&why))
-            return {cuda::makeCudaProjector(), cuda::makeCudaNearestSearch(), "cuda",
+            return {cuda::makeCudaProjector(options.kernel), cuda::makeCudaNearestSearch(), "cuda",
                     name == "auto" ? "auto: " + why : why};
         if (name == "cuda") throw InputError("the CUDA backend cannot run: " + why);
         return cpuBackend("auto: " + why + "; using the CPU");

@@ -17,9 +17,14 @@ struct Backend {
     std::string reason;                     ///< why: e.g. "auto: no CUDA device (error 100)"
 };
 
+/// Backend-specific choices; each backend ignores what it does not know.
+struct BackendOptions {
+    std::string kernel = "auto";  ///< CUDA projection kernel by name ("auto" picks the fastest)
+};
+
 /// Builds the backend called `name`; "cuda" in a build without CUDA throws InputError
 /// ("built without CUDA"); "auto" picks CUDA when a device answers, else the CPU, and says why.
-Backend makeBackend(const std::string& name);
+Backend makeBackend(const std::string& name, const BackendOptions& options = {});
 
 /// True when this build contains the CUDA backend.
 bool builtWithCuda();
