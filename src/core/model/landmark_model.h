@@ -13,7 +13,7 @@ struct LandmarkModel {
     size_t dim = 0;                                    ///< d, dimensions of the data space
     std::vector<float> high;                           ///< g x d, row-major, transformed space
     std::vector<float> low;                            ///< g x 2, row-major, 2D positions
-    std::vector<uint8_t> locked;                       ///< g flags: 1 = the user pinned it
+    std::vector<uint8_t> locked;                       ///< g lock bits: 1 = 2D, 2 = data space
     std::vector<std::pair<uint32_t, uint32_t>> edges;  ///< optional graph on landmarks (i < j)
     uint64_t highVersion = 0;                          ///< bumped whenever `high` (or g) changes
     uint64_t lowVersion = 0;                           ///< bumped whenever `low` (or g) changes

@@ -1,0 +1,37 @@
+#pragma once
+// Embedding quality on a subsample: trustworthiness and k-NN preservation (exact neighbours).
+
+#include <cstddef>
+#include <cstdint>
+
+namespace sepal {
+
+/// Which points and how many neighbours a quality metric uses.
+struct QualityParams {
+    size_t k = 10;              ///< neighbours; 1 <= k < (subsample size) / 2 for trustworthiness
+    size_t sampleSize = 10000;  ///< points scored; 0 or >= n means all points
+    uint64_t seed = 1;          ///< which subsample
+};
+
+/// Both metrics of one subsample.
+struct QualityScores {
+    double trustworthiness = 0.0;  ///< 1 = no false 2D neighbours (standard definition)
+    double knnPreservation = 0.0;  ///< mean fraction of the k data-space neighbours kept in 2D
+    size_t points = 0;             ///< the subsample's size
+};
+
+/// high: n x d, low: n x 2, both row-major. Neighbours are found within the subsample, ties
+/// broken by index. Trustworthiness is 1 - 2 / (m k (2m - 3k - 1)) * sum over points of
+/// sum over 2D neighbours j that are no data-space neighbour of (rank_data(i, j) - k).
+/// Throws InputError when k does not fit the subsample. OpenMP; thread-count independent.
+QualityScores scoreEmbedding(const float* high, size_t n, size_t d, const float* low,
+                             const QualityParams& params);
+
+/// Trustworthiness alone (see scoreEmbedding).
+double trustworthiness(const float* high, size_t n, size_t d, const float* low,
+                       const QualityParams& params);
+/// k-NN preservation alone (see scoreEmbedding).
+double knnPreservation(const float* high, size_t n, size_t d, const float* low,
+                       const QualityParams& params);
+
+}  // namespace sepal

@@ -1,0 +1,224 @@
+#include "core/model/model_file.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "core/common/error.h"
+
+namespace sepal {
+
+namespace {
+
+constexpr const char* kFormatName = "sepal-landmark-model";
+
+nlohmann::json floatArray(const std::vector<float>& values) {
+    nlohmann::json a = nlohmann::json::array();
+    for (float v : values) a.push_back(static_cast<double>(v));
+    return a;
+}
+
+// Reads one required field, naming it (and the file) when it is absent or of the wrong kind.
+class FieldReader {
+  public:
+    FieldReader(const nlohmann::json& doc, const std::string& source)
+        : m_doc(doc), m_source(source) {}
+
+    const nlohmann::json& require(const char* field, nlohmann::json::value_t kind,
+                                  const char* kindName) const {
+        if (!m_doc.contains(field)) fail(std::string("field \"") + field + "\" is missing");
+        const auto& v = m_doc.at(field);
+        const bool ok =
+            kind == nlohmann::json::value_t::number_unsigned
+                ? v.is_number_unsigned() || (v.is_number_integer() && v.get<long long>() >= 0)
+                : v.type() == kind;
+        if (!ok) fail(std::string("field \"") + field + "\" must be " + kindName);
+        return v;
+    }
+
+    std::vector<float> floats(const char* field, size_t expected) const {
+        const auto& a = require(field, nlohmann::json::value_t::array, "an array of numbers");
+        if (a.size() != expected)
+            fail(std::string("field \"") + field + "\" holds " + std::to_string(a.size()) +
+                 " values, expected " + std::to_string(expected));
+        std::vector<float> out(expected);
+        for (size_t i = 0; i < expected; ++i) {
+            if (!a[i].is_number())
+                fail(std::string("field \"") + field + "\" element " + std::to_string(i) +
+                     " is not a number");
+            out[i] = static_cast<float>(a[i].get<double>());
+            if (!std::isfinite(out[i]))
+                fail(std::string("field \"") + field + "\" element " + std::to_string(i) +
+                     " is not finite");
+        }
+        return out;
+    }
+
+    [[noreturn]] void fail(const std::string& what) const {
+        throw InputError("model file " + m_source + ": " + what +
+                         "; re-export the model from Sepal or fix the file");
+    }
+
+  private:
+    const nlohmann::json& m_doc;
+    const std::string& m_source;
+};
+
+}  // namespace
+
+nlohmann::json modelToJson(const LandmarkModel& model, const std::vector<std::string>& columns,
+                           const nlohmann::json& transformJson, const EmbedParams& params) {
+    model.validate();
+    if (columns.size() != model.dim)
+        throw InputError("cannot save the model: it has " + std::to_string(model.dim) +
+                         " dimensions but " + std::to_string(columns.size()) +
+                         " column names were given");
+    nlohmann::json doc;
+    doc["format"] = kFormatName;
+    doc["version"] = kModelFileVersion;
+    doc["g"] = model.count();
+    doc["d"] = model.dim;
+    doc["columns"] = columns;
+    doc["transform"] = transformJson;
+    doc["high"] = floatArray(model.high);
+    doc["low"] = floatArray(model.low);
+    doc["locked"] = model.locked;
+    nlohmann::json edges = nlohmann::json::array();
+    for (auto [a, b] : model.edges) edges.push_back({a, b});
+    doc["edges"] = edges;
+    doc["embedsom"] = {{"k", params.k}, {"smooth", params.smooth}, {"adjust", params.adjust}};
+    return doc;
+}
+
+LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source) {
+    using V = nlohmann::json::value_t;
+    if (!doc.is_object())
+        throw InputError("model file " + source + ": not a JSON object; expected a Sepal model");
+    FieldReader r(doc, source);
+    if (r.require("format", V::string, "a string").get<std::string>() != kFormatName)
+        r.fail("field \"format\" is not \"" + std::string(kFormatName) + "\"");
+    const auto version = r.require("version", V::number_unsigned, "a non-negative integer")
+                             .get<unsigned long long>();
+    if (version == 0 || version > static_cast<unsigned long long>(kModelFileVersion))
+        r.fail("field \"version\" is " + std::to_string(version) + "; this Sepal reads up to " +
+               std::to_string(kModelFileVersion) + " (use a newer Sepal)");
+    const size_t g = r.require("g", V::number_unsigned, "a non-negative integer").get<size_t>();
+    const size_t d = r.require("d", V::number_unsigned, "a non-negative integer").get<size_t>();
+
+    LoadedModel out;
+    const auto& cols = r.require("columns", V::array, "an array of strings");
+    if (cols.size() != d)
+        r.fail("field \"columns\" names " + std::to_string(cols.size()) + " columns but \"d\" is " +
+               std::to_string(d));
+    for (size_t i = 0; i < cols.size(); ++i) {
+        if (!cols[i].is_string())
+            r.fail("field \"columns\" element " + std::to_string(i) + " is not a string");
+        out.columns.push_back(cols[i].get<std::string>());
+    }
+    if (!doc.contains("transform")) r.fail("field \"transform\" is missing");
+    out.transform = doc.at("transform");
+
+    LandmarkModel& m = out.model;
+    m.dim = d;
+    m.high = r.floats("high", g * d);
+    m.low = r.floats("low", g * 2);
+    const auto& locked = r.require("locked", V::array, "an array of integers");
+    if (locked.size() != g)
+        r.fail("field \"locked\" holds " + std::to_string(locked.size()) + " flags, expected " +
+               std::to_string(g));
+    m.locked.resize(g);
+    for (size_t i = 0; i < g; ++i) {
+        if (!locked[i].is_number_integer() || locked[i].get<long long>() < 0 ||
+            locked[i].get<long long>() > 255)
+            r.fail("field \"locked\" element " + std::to_string(i) + " is not a flag (0..255)");
+        m.locked[i] = static_cast<uint8_t>(locked[i].get<int>());
+    }
+    const auto& edges = r.require("edges", V::array, "an array of [i, j] pairs");
+    for (size_t e = 0; e < edges.size(); ++e) {
+        const auto& p = edges[e];
+        if (!p.is_array() || p.size() != 2 || !p[0].is_number_unsigned() ||
+            !p[1].is_number_unsigned() || p[0].get<size_t>() >= g || p[1].get<size_t>() >= g)
+            r.fail("field \"edges\" element " + std::to_string(e) +
+                   " is not a pair of landmark indices below " + std::to_string(g));
+        m.edges.emplace_back(p[0].get<uint32_t>(), p[1].get<uint32_t>());
+    }
+    const auto& es = r.require("embedsom", V::object, "an object");
+    FieldReader er(es, source);
+    try {
+        out.params.k = er.require("k", V::number_unsigned, "a non-negative integer").get<int>();
+        out.params.smooth = static_cast<float>(es.at("smooth").get<double>());
+        out.params.adjust = static_cast<float>(es.at("adjust").get<double>());
+    } catch (const nlohmann::json::exception&) {
+        r.fail("field \"embedsom\" must hold numbers \"k\", \"smooth\" and \"adjust\"");
+    }
+    m.touch();
+    return out;
+}
+
+void saveModel(const std::string& path, const LandmarkModel& model,
+               const std::vector<std::string>& columns, const nlohmann::json& transformJson,
+               const EmbedParams& params) {
+    const std::string text = modelToJson(model, columns, transformJson, params).dump(1) + "\n";
+    // A unique temporary name beside the target, so a crash never leaves a half-written model.
+    std::random_device rd;
+    std::ostringstream tmpName;
+    tmpName << path << ".tmp-" << std::hex << rd();
+    const std::string tmp = tmpName.str();
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) throw InputError("cannot write model file " + path + ": check the folder exists");
+        out << text;
+        out.flush();
+        if (!out) {
+            std::filesystem::remove(tmp);
+            throw InputError("cannot write model file " + path + ": disk full or not writable");
+        }
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) {
+        std::filesystem::remove(tmp);
+        throw InputError("cannot write model file " + path + ": " + ec.message());
+    }
+}
+
+LoadedModel loadModel(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError("cannot open model file " + path + ": check the path");
+    nlohmann::json doc;
+    try {
+        doc = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::parse_error& e) {
+        throw InputError("model file " + path + " is not valid JSON (byte " +
+                         std::to_string(e.byte) + "): re-export the model from Sepal");
+    }
+    return modelFromJson(doc, path);
+}
+
+std::vector<size_t> checkColumns(const std::vector<std::string>& modelColumns,
+                                 const std::vector<std::string>& available) {
+    std::vector<size_t> index;
+    std::string missing;
+    for (const auto& c : modelColumns) {
+        size_t found = available.size();
+        for (size_t i = 0; i < available.size(); ++i)
+            if (available[i] == c) {
+                found = i;
+                break;
+            }
+        if (found == available.size()) missing += (missing.empty() ? "" : ", ") + c;
+        index.push_back(found);
+    }
+    if (!missing.empty()) {
+        std::string have;
+        for (const auto& a : available) have += (have.empty() ? "" : ", ") + a;
+        throw InputError("the data lacks columns the model was trained on: " + missing +
+                         " (the data has: " + have +
+                         "); rename the columns or use a model trained on these ones");
+    }
+    return index;
+}
+
+}  // namespace sepal

@@ -1,0 +1,42 @@
+#pragma once
+// The landmark model file: landmarks, 2D positions, graph, locks, the columns and the transform
+// they were trained on, and the EmbedSOM parameters, as JSON so a model applies to new files.
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/embedsom/projector.h"
+#include "core/model/landmark_model.h"
+
+namespace sepal {
+
+/// The current model file format version; loading refuses newer versions.
+inline constexpr int kModelFileVersion = 1;
+
+/// What loadModel returns: the model and everything needed to apply it to a new file.
+struct LoadedModel {
+    LandmarkModel model;               ///< landmarks (versions start fresh)
+    std::vector<std::string> columns;  ///< d column names, in the order of the model's dimensions
+    nlohmann::json transform;          ///< TransformPipeline::toJson() output (opaque here)
+    EmbedParams params;                ///< EmbedSOM parameters the model was used with
+};
+
+/// The model as a JSON document (the file's content); columns.size() must equal model.dim.
+nlohmann::json modelToJson(const LandmarkModel& model, const std::vector<std::string>& columns,
+                           const nlohmann::json& transformJson, const EmbedParams& params = {});
+/// Parses a model document; `source` names it in errors. Throws InputError naming the field.
+LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source);
+
+/// Writes the model file atomically (temporary name, then rename). Throws InputError on failure.
+void saveModel(const std::string& path, const LandmarkModel& model,
+               const std::vector<std::string>& columns, const nlohmann::json& transformJson,
+               const EmbedParams& params = {});
+/// Reads a model file. Throws InputError naming the file and the malformed field.
+LoadedModel loadModel(const std::string& path);
+
+/// For each model column, its index in `available`; throws InputError listing the missing ones.
+std::vector<size_t> checkColumns(const std::vector<std::string>& modelColumns,
+                                 const std::vector<std::string>& available);
+
+}  // namespace sepal

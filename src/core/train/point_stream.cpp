@@ -1,0 +1,46 @@
+#include "core/train/point_stream.h"
+
+#include <algorithm>
+#include <string>
+
+#include "core/common/error.h"
+
+namespace sepal {
+
+void PointStream::refreshSample(const TrainingData& data) {
+    if (m_source == data.points && m_sourceN == data.n) return;
+    m_source = data.points;
+    m_sourceN = data.n;
+    m_sample.clear();
+    if (m_sampleSize > 0 && m_sampleSize < data.n)
+        m_sample = samplePoints(data.n, m_sampleSize, m_seed ^ 0xa5a5a5a5ULL);
+}
+
+size_t PointStream::epochSize(const TrainingData& data) {
+    refreshSample(data);
+    return m_sample.empty() ? data.n : m_sample.size();
+}
+
+void PointStream::draw(const LandmarkModel& model, const TrainingData& data, NearestSearch& search,
+                       size_t count) {
+    if (data.n == 0) throw InputError("cannot train landmarks: the training data is empty");
+    if (data.d != model.dim || model.count() == 0)
+        throw InputError("cannot train landmarks: the model has " + std::to_string(model.dim) +
+                         " dimensions and " + std::to_string(model.count()) +
+                         " landmarks, the data " + std::to_string(data.d) +
+                         " dimensions; initialise the landmarks first");
+    refreshSample(data);
+    m_d = data.d;
+    m_points.resize(count * m_d);
+    m_winner.resize(count);
+    m_sqdist.resize(count);
+    for (size_t i = 0; i < count; ++i) {
+        const size_t r =
+            m_sample.empty() ? m_rng.below(data.n) : m_sample[m_rng.below(m_sample.size())];
+        std::copy(data.points + r * m_d, data.points + (r + 1) * m_d, m_points.data() + i * m_d);
+    }
+    search.search(m_points.data(), count, model.high.data(), model.count(), m_d, 1, m_winner.data(),
+                  m_sqdist.data());
+}
+
+}  // namespace sepal

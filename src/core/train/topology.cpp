@@ -1,0 +1,62 @@
+#include "core/train/topology.h"
+
+#include <algorithm>
+#include <random>
+
+#include "core/common/error.h"
+
+namespace sepal {
+
+float mapDistanceQuantile(const LandmarkModel& m, TopologyMetric metric, double q) {
+    const size_t g = m.count();
+    if (g == 0) return 0.0f;
+    std::vector<float> d;
+    // Up to 2048 landmarks use the full matrix; beyond, a fixed-seed sample keeps memory small.
+    constexpr size_t kFullLimit = 2048;
+    if (g <= kFullLimit) {
+        d.reserve(g * g);
+        for (size_t a = 0; a < g; ++a)
+            for (size_t b = 0; b < g; ++b) d.push_back(mapDistance(m, a, b, metric));
+    } else {
+        std::mt19937_64 rng(12345);
+        std::uniform_int_distribution<size_t> pick(0, g - 1);
+        d.reserve(kFullLimit * kFullLimit);
+        for (size_t s = 0; s < kFullLimit * kFullLimit; ++s)
+            d.push_back(mapDistance(m, pick(rng), pick(rng), metric));
+    }
+    // Linear interpolation between order statistics (R's default quantile type 7).
+    const double pos = std::clamp(q, 0.0, 1.0) * static_cast<double>(d.size() - 1);
+    const size_t lo = static_cast<size_t>(pos);
+    std::nth_element(d.begin(), d.begin() + lo, d.end());
+    const float a = d[lo];
+    if (lo + 1 >= d.size()) return a;
+    const float b = *std::min_element(d.begin() + lo + 1, d.end());
+    return a + static_cast<float>(pos - static_cast<double>(lo)) * (b - a);
+}
+
+float medianMapSpacing(const LandmarkModel& m) {
+    const size_t g = m.count();
+    if (g < 2) return 1.0f;
+    std::vector<float> nearest(g);
+    for (size_t a = 0; a < g; ++a) {
+        float best = -1.0f;
+        for (size_t b = 0; b < g; ++b) {
+            if (a == b) continue;
+            const float dist = mapDistance(m, a, b, TopologyMetric::Euclidean);
+            if (dist > 0.0f && (best < 0.0f || dist < best)) best = dist;
+        }
+        nearest[a] = best < 0.0f ? 1.0f : best;
+    }
+    std::nth_element(nearest.begin(), nearest.begin() + g / 2, nearest.end());
+    return nearest[g / 2];
+}
+
+TopologyMetric parseTopologyMetric(const std::string& name) {
+    if (name == "grid" || name == "square" || name == "chebyshev") return TopologyMetric::Chebyshev;
+    if (name == "free" || name == "euclidean") return TopologyMetric::Euclidean;
+    throw InputError(
+        "unknown SOM topology \"" + name +
+        "\": use \"grid\" (square neighbourhoods) or \"free\" (the current 2D layout)");
+}
+
+}  // namespace sepal

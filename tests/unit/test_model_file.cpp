@@ -1,0 +1,118 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/common/error.h"
+#include "core/model/landmark_edit.h"
+#include "core/model/model_file.h"
+
+namespace sepal {
+
+namespace {
+
+LandmarkModel smallModel() {
+    LandmarkModel m;
+    m.resize(3, 2);
+    m.high = {0.1f, 1e-7f, -3.25f, 4.0f, 1.0f / 3.0f, 123456.78f};
+    m.low = {0.0f, 0.0f, 1.0f, 0.5f, -2.0f, 7.0f};
+    m.locked = {0, kLockLow, kLockBoth};
+    m.edges = {{0, 1}, {1, 2}};
+    return m;
+}
+
+std::string tempPath(const char* name) {
+    return (std::filesystem::temp_directory_path() / name).string();
+}
+
+std::string errorOf(const std::string& text) {
+    const std::string path = tempPath("sepal_test_bad_model.json");
+    std::ofstream(path) << text;
+    try {
+        loadModel(path);
+    } catch (const InputError& e) {
+        std::filesystem::remove(path);
+        return e.what();
+    }
+    std::filesystem::remove(path);
+    return "";
+}
+
+}  // namespace
+
+TEST(ModelFile, RoundTripKeepsEveryValueExactly) {
+    const LandmarkModel m = smallModel();
+    const std::string path = tempPath("sepal_test_model.json");
+    const nlohmann::json transform = {{"columns", {"CD3", "CD4"}}, {"arcsinh", 5}};
+    EmbedParams params;
+    params.k = 7;
+    params.smooth = -1.5f;
+    params.adjust = 0.25f;
+    saveModel(path, m, {"CD3", "CD4"}, transform, params);
+    const LoadedModel loaded = loadModel(path);
+    std::filesystem::remove(path);
+    EXPECT_EQ(loaded.model.dim, 2u);
+    EXPECT_EQ(loaded.model.high, m.high);
+    EXPECT_EQ(loaded.model.low, m.low);
+    EXPECT_EQ(loaded.model.locked, m.locked);
+    EXPECT_EQ(loaded.model.edges, m.edges);
+    EXPECT_EQ(loaded.columns, (std::vector<std::string>{"CD3", "CD4"}));
+    EXPECT_EQ(loaded.transform, transform);
+    EXPECT_EQ(loaded.params.k, 7);
+    EXPECT_EQ(loaded.params.smooth, -1.5f);
+    EXPECT_EQ(loaded.params.adjust, 0.25f);
+}
+
+TEST(ModelFile, MalformedFieldsAreNamed) {
+    const nlohmann::json good = modelToJson(smallModel(), {"a", "b"}, nullptr);
+    EXPECT_NE(errorOf("{ not json").find("not valid JSON"), std::string::npos);
+    auto noHigh = good;
+    noHigh.erase("high");
+    EXPECT_NE(errorOf(noHigh.dump()).find("\"high\" is missing"), std::string::npos);
+    auto shortLow = good;
+    shortLow["low"].erase(0);
+    EXPECT_NE(errorOf(shortLow.dump()).find("\"low\" holds 5 values"), std::string::npos);
+    auto badEdge = good;
+    badEdge["edges"][1] = {1, 9};
+    EXPECT_NE(errorOf(badEdge.dump()).find("\"edges\" element 1"), std::string::npos);
+    auto future = good;
+    future["version"] = 99;
+    EXPECT_NE(errorOf(future.dump()).find("\"version\""), std::string::npos);
+    auto badColumns = good;
+    badColumns["columns"] = {"a"};
+    EXPECT_NE(errorOf(badColumns.dump()).find("\"columns\""), std::string::npos);
+}
+
+TEST(ModelFile, SaveRefusesWrongColumnCountAndLeavesNoFile) {
+    const std::string path = tempPath("sepal_test_model_wrong.json");
+    EXPECT_THROW(saveModel(path, smallModel(), {"only-one"}, nullptr), InputError);
+    EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST(ModelFile, CheckColumnsMapsAndListsMissing) {
+    const auto idx = checkColumns({"CD4", "CD3"}, {"FSC-A", "CD3", "CD4"});
+    EXPECT_EQ(idx, (std::vector<size_t>{2, 1}));
+    try {
+        checkColumns({"CD3", "CD8", "CD19"}, {"CD3", "CD4"});
+        FAIL() << "missing columns were not reported";
+    } catch (const InputError& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find("CD8, CD19"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("CD3, CD4"), std::string::npos) << msg;
+    }
+}
+
+TEST(LandmarkEdit, DuplicateAddsANearbyCopyInBothSpaces) {
+    LandmarkModel m = smallModel();
+    const size_t i = duplicateLandmark(m, 1, 0.05f, 7);
+    ASSERT_EQ(i, 3u);
+    EXPECT_EQ(m.count(), 4u);
+    EXPECT_EQ(m.locked[3], 0);
+    const float dx = m.low[6] - m.low[2], dy = m.low[7] - m.low[3];
+    EXPECT_GT(dx * dx + dy * dy, 0.0f);
+    EXPECT_LT(dx * dx + dy * dy, 1.0f);
+    EXPECT_NEAR(m.high[6], m.high[2], 0.5f);
+    EXPECT_THROW(duplicateLandmark(m, 10), InputError);
+}
+
+}  // namespace sepal
