@@ -3,8 +3,11 @@
 #include <set>
 
 #include "core/common/error.h"
+#include "core/train/force_layout.h"
 #include "core/train/kmeans_trainer.h"
 #include "core/train/som_trainer.h"
+#include "core/train/tsne_layout.h"
+#include "core/train/umap_layout.h"
 
 namespace sepal {
 
@@ -101,6 +104,41 @@ std::unique_ptr<Trainer> makeTrainer(const std::string& name, const nlohmann::js
         r.read("sampleSize", p.sampleSize);
         r.read("seed", p.seed);
         t = std::make_unique<KmeansTrainer>(p, search);
+    } else if (name == "graph") {
+        ForceParams p;
+        r.read("k", p.k);
+        r.read("springLength", p.springLength);
+        r.read("spring", p.spring);
+        r.read("repulsion", p.repulsion);
+        r.read("damping", p.damping);
+        r.read("timeStep", p.timeStep);
+        r.read("iterationsPerStep", p.iterationsPerStep);
+        r.read("iterations", p.iterations);
+        r.read("seed", p.seed);
+        t = std::make_unique<ForceLayoutTrainer>(p);
+    } else if (name == "tsne") {
+        TsneParams p;
+        r.read("perplexity", p.perplexity);
+        r.read("exaggeration", p.exaggeration);
+        r.read("exaggerationIters", p.exaggerationIters);
+        r.read("iterations", p.iterations);
+        r.read("learningRate", p.learningRate);
+        r.read("startStd", p.startStd);
+        r.read("iterationsPerStep", p.iterationsPerStep);
+        r.read("seed", p.seed);
+        t = std::make_unique<TsneLayoutTrainer>(p);
+    } else if (name == "umap") {
+        UmapParams p;
+        r.read("k", p.k);
+        r.read("minDist", p.minDist);
+        r.read("spread", p.spread);
+        r.read("epochs", p.epochs);
+        r.read("negativeSamples", p.negativeSamples);
+        r.read("learningRate", p.learningRate);
+        r.read("startStd", p.startStd);
+        r.read("epochsPerStep", p.epochsPerStep);
+        r.read("seed", p.seed);
+        t = std::make_unique<UmapLayoutTrainer>(p);
     } else {
         std::string names;
         for (const auto& n : trainerNames()) names += (names.empty() ? "" : ", ") + n;

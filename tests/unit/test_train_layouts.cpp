@@ -1,0 +1,161 @@
+#include <gtest/gtest.h>
+
+#include <omp.h>
+
+#include <cmath>
+
+#include "core/metrics/quality.h"
+#include "core/model/landmark_edit.h"
+#include "core/train/force_layout.h"
+#include "core/train/init.h"
+#include "core/train/landmark_graph.h"
+#include "core/train/tsne_layout.h"
+#include "core/train/umap_layout.h"
+#include "train_fixtures.h"
+
+namespace sepal {
+
+namespace {
+
+// Landmarks at blob points with a scrambled (random) 2D layout to refine.
+LandmarkModel scrambled(size_t g, size_t d, uint64_t seed) {
+    const auto x = test::blobs(g, d, 4, seed);
+    LandmarkModel m;
+    m.resize(g, d);
+    m.high = x;
+    SplitMix rng(seed + 100);
+    for (float& v : m.low) v = static_cast<float>(10.0 * rng.uniform());
+    return m;
+}
+
+const TrainingData kNoData{};
+
+// Trustworthiness (k = 5) of the landmarks' 2D layout against their data-space positions.
+double landmarkTrust(const LandmarkModel& m) {
+    QualityParams q;
+    q.k = 5;
+    return trustworthiness(m.high.data(), m.count(), m.dim, m.low.data(), q);
+}
+
+}  // namespace
+
+TEST(TrainGraph, NeighboursAreExactAndGraphIsSymmetric) {
+    LandmarkModel m;
+    m.resize(5, 1);
+    m.high = {0.0f, 1.0f, 3.0f, 7.0f, 7.5f};
+    std::vector<float> sq;
+    const auto nn = landmarkNeighbours(m, 2, &sq);
+    EXPECT_EQ(nn, (std::vector<uint32_t>{1, 2, 0, 2, 1, 0, 4, 2, 3, 2}));
+    EXPECT_EQ(sq[0], 1.0f);
+    buildLandmarkGraph(m, 1);
+    EXPECT_EQ(m.edges, (std::vector<std::pair<uint32_t, uint32_t>>{{0, 1}, {1, 2}, {3, 4}}));
+}
+
+TEST(TrainForce, EnergyFallsAndPinnedLandmarksStay) {
+    LandmarkModel m = scrambled(120, 4, 1);
+    setLocked(m, 7, kLockLow);
+    const float px = m.low[14], py = m.low[15];
+    ForceParams p;
+    p.k = 6;
+    p.springLength = 1.0f;
+    p.iterations = 300;
+    ForceLayoutTrainer layout(p);
+    ASSERT_TRUE(layout.step(m, kNoData));
+    const double first = layout.energy(m);
+    while (layout.step(m, kNoData)) {
+    }
+    EXPECT_LT(layout.energy(m), 0.5 * first);
+    EXPECT_EQ(m.low[14], px);
+    EXPECT_EQ(m.low[15], py);
+    EXPECT_DOUBLE_EQ(layout.progress(), 1.0);
+    for (float v : m.low) EXPECT_TRUE(std::isfinite(v));
+}
+
+TEST(TrainForce, ThreadCountChangesNothing) {
+    auto run = [](int threads) {
+        omp_set_num_threads(threads);
+        LandmarkModel m = scrambled(90, 3, 2);
+        ForceParams p;
+        p.iterations = 40;
+        ForceLayoutTrainer layout(p);
+        while (layout.step(m, kNoData)) {
+        }
+        return m.low;
+    };
+    EXPECT_EQ(run(1), run(2));
+}
+
+TEST(TrainTsne, CalibratedRowsHaveThePerplexity) {
+    std::vector<float> d(50), p(50);
+    for (size_t j = 0; j < 50; ++j) d[j] = static_cast<float>(j * j) * 0.01f + 3.0f;
+    calibrateRow(d.data(), 50, 10.0f, p.data());
+    double h = 0.0, sum = 0.0;
+    for (float v : p) h -= v > 0 ? v * std::log(v) : 0.0, sum += v;
+    EXPECT_NEAR(sum, 1.0, 1e-5);
+    EXPECT_NEAR(std::exp(h), 10.0, 0.01);
+}
+
+TEST(TrainTsne, DivergenceFallsSeparatesClustersAndIsDeterministic) {
+    auto run = [](int threads, std::vector<double>* kl) {
+        omp_set_num_threads(threads);
+        LandmarkModel m = scrambled(160, 5, 3);
+        setLocked(m, 2, kLockLow);
+        TsneParams p;
+        p.perplexity = 15.0f;
+        p.iterations = 400;
+        p.iterationsPerStep = 50;
+        TsneLayoutTrainer t(p);
+        t.prepare(m);
+        if (kl) kl->push_back(t.divergence());
+        while (t.step(m, kNoData))
+            if (kl) kl->push_back(t.divergence());
+        if (kl) kl->push_back(t.divergence());
+        return m;
+    };
+    std::vector<double> kl;
+    const LandmarkModel a = run(2, &kl);
+    ASSERT_GE(kl.size(), 4u);
+    EXPECT_LT(kl.back(), 0.6 * kl.front());
+    EXPECT_GT(landmarkTrust(a), 0.9);
+    // Past early exaggeration the divergence keeps falling.
+    EXPECT_LT(kl.back(), kl[kl.size() / 2]);
+    const LandmarkModel original = scrambled(160, 5, 3);
+    EXPECT_EQ(a.low[4], original.low[4]);
+    EXPECT_EQ(a.low[5], original.low[5]);
+    EXPECT_EQ(a.low, run(1, nullptr).low);
+}
+
+TEST(TrainUmap, CurveFitMatchesTheKnownConstants) {
+    const CurveParams c = fitCurve(0.1, 1.0);
+    EXPECT_NEAR(c.a, 1.577, 0.01);
+    EXPECT_NEAR(c.b, 0.895, 0.005);
+}
+
+TEST(TrainUmap, CrossEntropyFallsAndSameSeedSameLayout) {
+    auto run = [](uint64_t seed, std::vector<double>* ce) {
+        LandmarkModel m = scrambled(150, 4, 4);
+        setLocked(m, 9, kLockLow);
+        UmapParams p;
+        p.epochs = 150;
+        p.epochsPerStep = 25;
+        p.seed = seed;
+        UmapLayoutTrainer t(p);
+        t.prepare(m);
+        if (ce) ce->push_back(t.crossEntropy());
+        while (t.step(m, kNoData))
+            if (ce) ce->push_back(t.crossEntropy());
+        if (ce) ce->push_back(t.crossEntropy());
+        return m;
+    };
+    std::vector<double> ce;
+    const LandmarkModel a = run(1, &ce);
+    ASSERT_GE(ce.size(), 4u);
+    EXPECT_LT(ce.back(), 0.85 * ce.front());
+    EXPECT_GT(landmarkTrust(a), landmarkTrust(scrambled(150, 4, 4)) + 0.2);
+    const LandmarkModel original = scrambled(150, 4, 4);
+    EXPECT_EQ(a.low[18], original.low[18]);
+    EXPECT_EQ(a.low, run(1, nullptr).low);
+    EXPECT_NE(a.low, run(2, nullptr).low);
+}
+
+}  // namespace sepal
