@@ -3,8 +3,10 @@
 #include <set>
 
 #include "core/common/error.h"
+#include "core/train/batch_som_trainer.h"
 #include "core/train/force_layout.h"
 #include "core/train/kmeans_trainer.h"
+#include "core/train/plsom_trainer.h"
 #include "core/train/som_trainer.h"
 #include "core/train/tsne_layout.h"
 #include "core/train/umap_layout.h"
@@ -95,6 +97,18 @@ std::unique_ptr<Trainer> makeTrainer(const std::string& name, const nlohmann::js
     std::unique_ptr<Trainer> t;
     if (name == "som") {
         t = std::make_unique<SomTrainer>(readSom(r), search);
+    } else if (name == "batchsom") {
+        SomParams p = readSom(r);
+        if (params.is_null() || !params.contains("stepPoints")) p.stepPoints = 65536;
+        t = std::make_unique<BatchSomTrainer>(p, search);
+    } else if (name == "plsom") {
+        PlsomParams p;
+        r.read("beta", p.beta);
+        r.read("stepPoints", p.stepPoints);
+        r.read("searchBatch", p.searchBatch);
+        r.read("sampleSize", p.sampleSize);
+        r.read("seed", p.seed);
+        t = std::make_unique<PlsomTrainer>(p, search);
     } else if (name == "kmeans") {
         KmeansParams p;
         r.read("rate", p.rate);

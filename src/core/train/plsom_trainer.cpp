@@ -1,0 +1,67 @@
+#include "core/train/plsom_trainer.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/train/som_trainer.h"
+#include "core/train/topology.h"
+
+namespace sepal {
+
+PlsomTrainer::PlsomTrainer(const PlsomParams& params, NearestSearch& search)
+    : m_params(params), m_search(search), m_stream(params.seed, params.sampleSize) {}
+
+bool PlsomTrainer::step(LandmarkModel& model, const TrainingData& data) {
+    const size_t g = model.count();
+    if (m_mapVersion != model.lowVersion) {
+        // The map's scale: its spacing, and beta from its extent in spacing units.
+        m_spacing = medianMapSpacing(model);
+        float minX = model.low[0], maxX = model.low[0], minY = model.low[1], maxY = model.low[1];
+        for (size_t i = 0; i < g; ++i) {
+            minX = std::min(minX, model.low[2 * i]), maxX = std::max(maxX, model.low[2 * i]);
+            minY = std::min(minY, model.low[2 * i + 1]);
+            maxY = std::max(maxY, model.low[2 * i + 1]);
+        }
+        m_beta = m_params.beta > 0.0f ? m_params.beta
+                                      : ((maxX - minX) + (maxY - minY)) / m_spacing / 2.0f + 1.0f;
+        m_mapVersion = model.lowVersion;
+    }
+    const size_t batch = std::max<size_t>(m_params.searchBatch, 1);
+    const float e1 = static_cast<float>(M_E - 1.0);
+    const float invSpacing2 = 1.0f / (m_spacing * m_spacing);
+    for (size_t done = 0; done < m_params.stepPoints;) {
+        const size_t b = std::min(batch, m_params.stepPoints - done);
+        m_stream.draw(model, data, m_search, b);
+        for (size_t i = 0; i < b; ++i) {
+            const uint32_t c = m_stream.winner(i);
+            const float* x = m_stream.point(i);
+            // The winner may have moved since the batch search: measure its distance now.
+            float dist2 = 0.0f;
+            for (size_t t = 0; t < model.dim; ++t) {
+                const float diff = x[t] - model.highRow(c)[t];
+                dist2 += diff * diff;
+            }
+            const float dist = std::sqrt(dist2);
+            m_rho = std::max(m_rho, dist);
+            if (m_rho <= 0.0f) continue;
+            const float eps = dist / m_rho;
+            const float theta = m_beta * std::log1p(eps * e1);
+            if (theta <= 1e-6f) {
+                pullLandmark(model, c, x, eps);
+                continue;
+            }
+            const float invTheta2 = 1.0f / (theta * theta);
+            for (size_t j = 0; j < g; ++j) {
+                const float dx = model.low[2 * j] - model.low[2 * c];
+                const float dy = model.low[2 * j + 1] - model.low[2 * c + 1];
+                const float h = std::exp(-(dx * dx + dy * dy) * invSpacing2 * invTheta2);
+                if (h > 1e-4f) pullLandmark(model, j, x, eps * h);
+            }
+        }
+        done += b;
+    }
+    ++model.highVersion;
+    return true;
+}
+
+}  // namespace sepal
