@@ -1,0 +1,117 @@
+#include "core/io/atomic_file.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <vector>
+
+#include "core/common/error.h"
+
+namespace sepal::io {
+
+namespace {
+std::string systemError() {
+    return std::strerror(errno);
+}
+
+/// A streambuf that forwards to an AtomicFile in large chunks.
+class AtomicBuffer : public std::streambuf {
+  public:
+    explicit AtomicBuffer(AtomicFile& file) : m_file(file), m_buffer(1 << 16) {
+        setp(m_buffer.data(), m_buffer.data() + m_buffer.size());
+    }
+    int sync() override {
+        flushBuffer();
+        return 0;
+    }
+
+  protected:
+    int_type overflow(int_type c) override {
+        flushBuffer();
+        if (!traits_type::eq_int_type(c, traits_type::eof())) {
+            *pptr() = traits_type::to_char_type(c);
+            pbump(1);
+        }
+        return traits_type::not_eof(c);
+    }
+    std::streamsize xsputn(const char* s, std::streamsize n) override {
+        if (n >= static_cast<std::streamsize>(m_buffer.size())) {
+            flushBuffer();
+            m_file.write(s, static_cast<size_t>(n));
+            return n;
+        }
+        return std::streambuf::xsputn(s, n);
+    }
+
+  private:
+    void flushBuffer() {
+        const auto n = static_cast<size_t>(pptr() - pbase());
+        if (n > 0) m_file.write(pbase(), n);
+        setp(m_buffer.data(), m_buffer.data() + m_buffer.size());
+    }
+    AtomicFile& m_file;
+    std::vector<char> m_buffer;
+};
+}  // namespace
+
+AtomicFile::AtomicFile(const std::string& path) : m_path(path) {
+    std::string pattern = path + ".tmp-XXXXXX";
+    std::vector<char> name(pattern.begin(), pattern.end());
+    name.push_back('\0');
+    const int fd = mkstemp(name.data());
+    if (fd < 0)
+        throw InputError("cannot write '" + path + "': " + systemError() +
+                         " (check that the folder exists and is writable)");
+    m_temporary = name.data();
+    m_file = fdopen(fd, "wb");
+    if (!m_file) {
+        const std::string why = systemError();
+        ::close(fd);
+        std::remove(m_temporary.c_str());
+        throw InputError("cannot write '" + path + "': " + why);
+    }
+}
+
+AtomicFile::~AtomicFile() {
+    if (m_file) std::fclose(m_file);
+    if (!m_committed) std::remove(m_temporary.c_str());
+}
+
+void AtomicFile::write(const void* data, size_t size) {
+    if (!m_file) throw InputError("cannot write '" + m_path + "': the file is already closed");
+    if (size > 0 && std::fwrite(data, 1, size, m_file) != size)
+        throw InputError("cannot write '" + m_path + "': " + systemError() +
+                         " (is the disk full?)");
+}
+
+void AtomicFile::commit() {
+    if (!m_file) throw InputError("cannot write '" + m_path + "': the file is already closed");
+    const bool flushed = std::fflush(m_file) == 0 && fsync(fileno(m_file)) == 0;
+    const std::string why = flushed ? std::string() : systemError();
+    const bool closed = std::fclose(m_file) == 0;
+    m_file = nullptr;
+    if (!flushed || !closed)
+        throw InputError("cannot write '" + m_path + "': " + (why.empty() ? systemError() : why) +
+                         " (is the disk full?)");
+    if (std::rename(m_temporary.c_str(), m_path.c_str()) != 0)
+        throw InputError("cannot write '" + m_path +
+                         "': renaming the temporary file failed: " + systemError());
+    m_committed = true;
+}
+
+void writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& body) {
+    AtomicFile file(path);
+    {
+        AtomicBuffer buffer(file);
+        std::ostream out(&buffer);
+        body(out);
+        out.flush();
+        if (!out) throw InputError("cannot write '" + path + "': the output stream failed");
+    }
+    file.commit();
+}
+
+}  // namespace sepal::io

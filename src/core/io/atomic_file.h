@@ -1,0 +1,45 @@
+#pragma once
+// Files are written whole or not at all: to a temporary name in the same folder, then renamed.
+
+#include <cstddef>
+#include <cstdio>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+namespace sepal::io {
+
+/// A file being written under a temporary name (`path.tmp-XXXXXX`, same folder); commit() renames
+/// it to `path`; destroying it uncommitted removes the temporary. Errors throw InputError.
+class AtomicFile {
+  public:
+    /// Creates the temporary file beside `path`; throws InputError when the folder is not writable.
+    explicit AtomicFile(const std::string& path);
+    /// Removes the temporary file unless commit() succeeded.
+    ~AtomicFile();
+    AtomicFile(const AtomicFile&) = delete;
+    AtomicFile& operator=(const AtomicFile&) = delete;
+
+    /// Appends `size` bytes; throws InputError (disk full, I/O error).
+    void write(const void* data, size_t size);
+    /// Appends the characters of `text`.
+    void write(std::string_view text) { write(text.data(), text.size()); }
+    /// Flushes, syncs and renames the temporary to the final path; throws InputError on failure.
+    void commit();
+    /// The final path.
+    const std::string& path() const { return m_path; }
+    /// The temporary path being written.
+    const std::string& temporaryPath() const { return m_temporary; }
+
+  private:
+    std::string m_path;
+    std::string m_temporary;
+    std::FILE* m_file = nullptr;
+    bool m_committed = false;
+};
+
+/// Writes `path` atomically through a stream: `body` writes everything; exceptions leave no file.
+void writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& body);
+
+}  // namespace sepal::io

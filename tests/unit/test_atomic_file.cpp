@@ -1,0 +1,81 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+#include "core/common/error.h"
+#include "core/io/atomic_file.h"
+
+namespace sepal {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path freshDir(const std::string& name) {
+    const fs::path dir = fs::temp_directory_path() /
+                         ("sepal_atomic_" + name + "_" +
+                          std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir;
+}
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+size_t entries(const fs::path& dir) {
+    return static_cast<size_t>(
+        std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
+}
+
+TEST(AtomicFile, CommitReplacesTheFileAndLeavesNoTemporary) {
+    const fs::path dir = freshDir("commit");
+    const fs::path target = dir / "out.bin";
+    std::ofstream(target) << "old contents";
+    {
+        io::AtomicFile f(target.string());
+        EXPECT_EQ(fs::path(f.temporaryPath()).parent_path(), dir);
+        f.write("new ");
+        f.write(std::string(100000, 'x'));
+        EXPECT_EQ(slurp(target), "old contents");  // untouched until commit
+        f.commit();
+    }
+    EXPECT_EQ(slurp(target), "new " + std::string(100000, 'x'));
+    EXPECT_EQ(entries(dir), 1u);
+    fs::remove_all(dir);
+}
+
+TEST(AtomicFile, AnExceptionLeavesTheOldFileAndNoTemporary) {
+    const fs::path dir = freshDir("fail");
+    const fs::path target = dir / "out.csv";
+    std::ofstream(target) << "keep me";
+    EXPECT_THROW(io::writeFileAtomically(target.string(),
+                                         [](std::ostream& out) {
+                                             out << "half written";
+                                             throw InputError("stop");
+                                         }),
+                 InputError);
+    EXPECT_EQ(slurp(target), "keep me");
+    EXPECT_EQ(entries(dir), 1u);
+    io::writeFileAtomically(target.string(), [](std::ostream& out) { out << "a,b\n1,2\n"; });
+    EXPECT_EQ(slurp(target), "a,b\n1,2\n");
+    EXPECT_EQ(entries(dir), 1u);
+    fs::remove_all(dir);
+}
+
+TEST(AtomicFile, AMissingFolderIsAnInputErrorNamingThePath) {
+    const std::string path = "/nonexistent-sepal-folder/out.fcs";
+    try {
+        io::AtomicFile f(path);
+        ADD_FAILURE() << "opened a file in a missing folder";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    }
+}
+
+}  // namespace
+}  // namespace sepal
