@@ -1,0 +1,66 @@
+#include "core/raster/annotate.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "core/raster/text.h"
+
+namespace sepal::raster {
+
+std::string formatTick(double value) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.3g", value);
+    return buffer;
+}
+
+int drawColorBar(Image& image, int x, int y, int barWidth, int barHeight, color::Colormap map,
+                 color::ValueRange range, const std::string& title, color::Rgba8 textColor,
+                 int textScale) {
+    const int line = textHeight(textScale);
+    drawText(image, x, y, title, textColor, textScale);
+    const int top = y + line + 4;
+    const auto table = color::colormapTable(map);
+    for (int row = 0; row < barHeight; ++row) {
+        const float t = barHeight > 1 ? 1.0f - static_cast<float>(row) / (barHeight - 1) : 0.5f;
+        image.fillRect(x, top + row, x + barWidth, top + row + 1,
+                       table[static_cast<size_t>(t * 255.0f + 0.5f)]);
+    }
+    // A thin frame keeps the bar's ends visible on a background of the same colour.
+    image.fillRect(x - 1, top - 1, x + barWidth + 1, top, textColor);
+    image.fillRect(x - 1, top + barHeight, x + barWidth + 1, top + barHeight + 1, textColor);
+    image.fillRect(x - 1, top, x, top + barHeight, textColor);
+    image.fillRect(x + barWidth, top, x + barWidth + 1, top + barHeight, textColor);
+    const std::string hi = formatTick(range.hi), lo = formatTick(range.lo);
+    const int labelX = x + barWidth + 4;
+    drawText(image, labelX, top, hi, textColor, textScale);
+    drawText(image, labelX, top + barHeight - line + 2 * textScale, lo, textColor, textScale);
+    return std::max(textWidth(title, textScale),
+                    barWidth + 4 + std::max(textWidth(hi, textScale), textWidth(lo, textScale)));
+}
+
+int drawLegend(Image& image, int x, int y, int maxHeight,
+               const std::vector<std::pair<std::string, color::Rgba8>>& entries,
+               const std::string& title, color::Rgba8 textColor, int textScale) {
+    const int line = textHeight(textScale) + 2;
+    drawText(image, x, y, title, textColor, textScale);
+    int cy = y + line + 2;
+    const int swatch = line - 4;
+    const int rowsFit = std::max((maxHeight - (cy - y)) / line, 1);
+    const size_t shown = entries.size() <= static_cast<size_t>(rowsFit)
+                             ? entries.size()
+                             : static_cast<size_t>(std::max(rowsFit - 1, 0));
+    for (size_t i = 0; i < shown; ++i) {
+        const auto& [name, c] = entries[i];
+        image.fillRect(x, cy, x + swatch, cy + swatch, color::Rgba8{c.r, c.g, c.b, 255});
+        drawText(image, x + swatch + 5, cy, name, textColor, textScale);
+        cy += line;
+    }
+    if (shown < entries.size()) {
+        drawText(image, x, cy, "+" + std::to_string(entries.size() - shown) + " more", textColor,
+                 textScale);
+        cy += line;
+    }
+    return cy - y;
+}
+
+}  // namespace sepal::raster

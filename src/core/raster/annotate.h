@@ -1,0 +1,31 @@
+#pragma once
+// What makes a picture readable on its own: a colour bar for values, a legend for labels.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/color/colormap.h"
+#include "core/color/rgba.h"
+#include "core/color/value_map.h"
+#include "core/raster/image.h"
+
+namespace sepal::raster {
+
+/// A vertical colour bar of `barWidth` x `barHeight` pixels at (x, y) (top-left of the title):
+/// `title` above it, the range's hi value at its top and lo value at its bottom, to its right.
+/// Returns the width used, in pixels.
+int drawColorBar(Image& image, int x, int y, int barWidth, int barHeight, color::Colormap map,
+                 color::ValueRange range, const std::string& title, color::Rgba8 textColor,
+                 int textScale = 1);
+
+/// A legend at (x, y): `title`, then one row per entry (a colour swatch and the name). Rows that
+/// do not fit above `maxHeight` pixels are summarised as "+N more". Returns the height used.
+int drawLegend(Image& image, int x, int y, int maxHeight,
+               const std::vector<std::pair<std::string, color::Rgba8>>& entries,
+               const std::string& title, color::Rgba8 textColor, int textScale = 1);
+
+/// A number for a label: 3 significant digits, no trailing noise ("0.125", "1.2e+04").
+std::string formatTick(double value);
+
+}  // namespace sepal::raster

@@ -1,0 +1,207 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <random>
+#include <vector>
+
+#include "core/color/palette.h"
+#include "core/common/error.h"
+#include "core/raster/density.h"
+#include "core/raster/picture.h"
+#include "core/raster/png.h"
+#include "core/raster/scatter.h"
+#include "core/raster/text.h"
+#include "core/raster/viewport.h"
+
+#define STB_IMAGE_STATIC
+#define STB_IMAGE_IMPLEMENTATION
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#include <stb_image.h>
+#pragma GCC diagnostic pop
+
+namespace sepal::raster {
+namespace {
+
+const color::Rgba8 kWhite{255, 255, 255, 255};
+
+bool isBackground(const Image& im, int x, int y) {
+    return im.at(x, y) == kWhite;
+}
+
+size_t inkedPixels(const Image& im, int x0, int y0, int x1, int y1) {
+    size_t count = 0;
+    for (int y = y0; y < y1; ++y)
+        for (int x = x0; x < x1; ++x) count += !isBackground(im, x, y);
+    return count;
+}
+
+TEST(Viewport, FitsPointsWithMarginsAndEqualScale) {
+    const std::vector<float> xy = {-1, 0, 3, 0, 1, 1};
+    const Viewport v = fitViewport(xy.data(), 3, 0, 0, 200, 100, 0.1);
+    // x spans 4 units in 160 usable pixels, y spans 1 unit in 80: the tighter axis (x) wins.
+    EXPECT_DOUBLE_EQ(v.scale, 40.0);
+    EXPECT_NEAR(v.toPixelX(-1), 20.0, 1e-9);
+    EXPECT_NEAR(v.toPixelX(3), 180.0, 1e-9);
+    EXPECT_GT(v.toPixelY(0), v.toPixelY(1));  // y grows upward
+    const float nan = std::nanf("");
+    const std::vector<float> bad = {nan, 1, 2, 2};
+    const Viewport one = fitViewport(bad.data(), 2, 0, 0, 100, 100);
+    EXPECT_NEAR(one.toPixelX(2), 50.0, 1e-9);
+}
+
+TEST(Scatter, InkLandsWhereThePointsAreAndNowhereElse) {
+    Image im(100, 100, kWhite);
+    const std::vector<float> xy = {0, 0, 10, 10};
+    Viewport v = fitViewport(xy.data(), 2, 0, 0, 100, 100, 0.1);
+    const color::Rgba8 red{200, 0, 0, 255};
+    ScatterOptions options;
+    options.pointRadius = 2.0f;
+    drawPoints(im, v, xy.data(), 2, &red, 1, options);
+    const int ax = static_cast<int>(v.toPixelX(0)), ay = static_cast<int>(v.toPixelY(0));
+    const int bx = static_cast<int>(v.toPixelX(10)), by = static_cast<int>(v.toPixelY(10));
+    EXPECT_FALSE(isBackground(im, ax, ay));
+    EXPECT_FALSE(isBackground(im, bx, by));
+    EXPECT_GT(im.at(ax, ay).r, im.at(ax, ay).g);  // reddish
+    EXPECT_TRUE(isBackground(im, 50, 50));        // between them: nothing
+    EXPECT_LE(inkedPixels(im, 0, 0, 100, 100), 2u * 49u);
+}
+
+TEST(Scatter, DenseRegionsDoNotSaturateToOneFlatColour) {
+    // 20000 points in a Gaussian blob: with plain alpha blending the core would be a flat disc;
+    // density-aware tone mapping keeps the core darker than the rim.
+    std::mt19937 rng(3);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> xy(40000);
+    for (float& v : xy) v = normal(rng);
+    Image im(120, 120, kWhite);
+    const Viewport v = fitViewport(xy.data(), 20000, 0, 0, 120, 120, 0.02);
+    const color::Rgba8 black{0, 0, 0, 255};
+    drawPoints(im, v, xy.data(), 20000, &black, 1);
+    const int cx = static_cast<int>(v.toPixelX(0)), cy = static_cast<int>(v.toPixelY(0));
+    const int rx = static_cast<int>(v.toPixelX(2.2));
+    EXPECT_LT(im.at(cx, cy).r, 40);                    // core nearly opaque
+    EXPECT_GT(im.at(rx, cy).r, im.at(cx, cy).r + 30);  // rim visibly lighter
+    EXPECT_LT(im.at(rx, cy).r, 255);                   // but drawn
+}
+
+TEST(Scatter, ColoursAverageInsteadOfTheLastPointWinning) {
+    Image im(10, 10, kWhite);
+    Viewport v;
+    v.width = v.height = 10;
+    v.scale = 1.0;
+    std::vector<float> xy;
+    std::vector<color::Rgba8> colors;
+    for (int i = 0; i < 50; ++i) {
+        xy.push_back(0.0f), xy.push_back(0.0f);
+        colors.push_back(i % 2 ? color::Rgba8{255, 0, 0, 255} : color::Rgba8{0, 0, 255, 255});
+    }
+    ScatterOptions options;
+    options.pointRadius = 0.5f;
+    drawPoints(im, v, xy.data(), 50, colors.data(), colors.size(), options);
+    const color::Rgba8 c = im.at(4, 4);
+    EXPECT_NEAR(c.r, c.b, 20);
+}
+
+TEST(Density, PeaksInsideTheDenseCluster) {
+    std::vector<float> xy;
+    for (int i = 0; i < 500; ++i)
+        xy.push_back(0.01f * (i % 10)), xy.push_back(0.01f * (i / 10 % 10));
+    for (int i = 0; i < 20; ++i) xy.push_back(5.0f + i * 0.2f), xy.push_back(5.0f);
+    xy.push_back(std::nanf("")), xy.push_back(0.0f);
+    const auto d = pointDensity(xy.data(), xy.size() / 2);
+    EXPECT_GT(d[0], 0.5f);
+    EXPECT_LT(d[505], 0.2f);
+    EXPECT_TRUE(std::isnan(d.back()));
+}
+
+TEST(Text, DrawsGlyphsWithinTheirMeasuredBox) {
+    Image im(200, 40, kWhite);
+    const color::Rgba8 ink{0, 0, 0, 255};
+    drawText(im, 5, 5, "CD45 0.5", ink, 2);
+    const int w = textWidth("CD45 0.5", 2);
+    EXPECT_GT(w, 40);
+    EXPECT_GT(inkedPixels(im, 5, 5, 5 + w, 5 + textHeight(2)), 50u);
+    EXPECT_EQ(inkedPixels(im, 5 + w + 2, 0, 200, 40), 0u);
+}
+
+std::vector<float> twoClusters(size_t n) {
+    std::vector<float> xy(2 * n);
+    std::mt19937 rng(5);
+    std::normal_distribution<float> normal(0.0f, 0.3f);
+    for (size_t i = 0; i < n; ++i) {
+        xy[2 * i] = normal(rng) + (i % 2 ? 3.0f : 0.0f);
+        xy[2 * i + 1] = normal(rng);
+    }
+    return xy;
+}
+
+TEST(Picture, LegendNamesTheLabelsInTheRightPanel) {
+    const size_t n = 2000;
+    const auto xy = twoClusters(n);
+    PictureSpec spec;
+    spec.width = 400, spec.height = 300;
+    spec.colorBy = ColorBy::Labels;
+    spec.title = "population";
+    spec.categories = {"T cells", "B cells"};
+    for (size_t i = 0; i < n; ++i) spec.codes.push_back(static_cast<int32_t>(i % 2));
+    const Image im = renderPicture(xy.data(), n, spec);
+    const int panel = 400 - std::max(400 / 5, 100);
+    EXPECT_GT(inkedPixels(im, 0, 0, panel, 300), 1000u);   // points
+    EXPECT_GT(inkedPixels(im, panel, 0, 400, 300), 100u);  // legend text and swatches
+    // The legend's swatches show the palette colours of both categories.
+    bool first = false, second = false;
+    for (int y = 0; y < 300; ++y)
+        for (int x = panel; x < 400; ++x) {
+            first |= im.at(x, y) == color::paletteColor(0);
+            second |= im.at(x, y) == color::paletteColor(1);
+        }
+    EXPECT_TRUE(first);
+    EXPECT_TRUE(second);
+}
+
+TEST(Picture, ColourBarSpansTheMapAndPngDecodesToTheSamePixels) {
+    const size_t n = 1000;
+    const auto xy = twoClusters(n);
+    PictureSpec spec;
+    spec.width = 320, spec.height = 240;
+    spec.colorBy = ColorBy::Values;
+    spec.title = "CD3";
+    for (size_t i = 0; i < n; ++i) spec.values.push_back(xy[2 * i]);
+    const Image im = renderPicture(xy.data(), n, spec);
+    const auto lo = color::sampleColormap(color::Colormap::Viridis, 0.0f);
+    const auto hi = color::sampleColormap(color::Colormap::Viridis, 1.0f);
+    bool sawLo = false, sawHi = false;
+    for (int y = 0; y < im.height; ++y)
+        for (int x = 221; x < im.width; ++x) sawLo |= im.at(x, y) == lo, sawHi |= im.at(x, y) == hi;
+    EXPECT_TRUE(sawLo);
+    EXPECT_TRUE(sawHi);
+
+    const auto path = std::filesystem::temp_directory_path() / "sepal_test_picture.png";
+    writePng(path.string(), im);
+    int w = 0, h = 0, channels = 0;
+    unsigned char* decoded = stbi_load(path.string().c_str(), &w, &h, &channels, 4);
+    ASSERT_NE(decoded, nullptr);
+    EXPECT_EQ(w, 320);
+    EXPECT_EQ(h, 240);
+    EXPECT_EQ(std::vector<uint8_t>(decoded, decoded + w * h * 4), im.pixels);
+    stbi_image_free(decoded);
+    std::filesystem::remove(path);
+}
+
+TEST(Picture, RejectsMismatchedInputsAndImpossibleSizes) {
+    const std::vector<float> xy = {0, 0, 1, 1};
+    PictureSpec spec;
+    spec.colorBy = ColorBy::Values;
+    spec.values = {1.0f};
+    EXPECT_THROW(renderPicture(xy.data(), 2, spec), InputError);
+    spec.colorBy = ColorBy::Density;
+    spec.width = 0;
+    EXPECT_THROW(renderPicture(xy.data(), 2, spec), InputError);
+    EXPECT_THROW(writePng("/nonexistent-dir/x.png", Image(2, 2, kWhite)), InputError);
+}
+
+}  // namespace
+}  // namespace sepal::raster
