@@ -240,6 +240,11 @@ std::string rangeText(const Candidate& c) {
 
 void locateData(Dataset& ds, std::span<const uint8_t> file, const Header& h, const Lookup& kw,
                 bool totKnown) {
+    // DATA never overlaps the data set's own HEADER and TEXT: such offsets are wrong.
+    const uint64_t textBegin = ds.start + h.field[0], textEnd = ds.start + h.field[1];
+    auto overlapsText = [&](const Candidate& c) {
+        return c.begin < ds.start + kHeaderBytes || (c.begin <= textEnd && c.end >= textBegin);
+    };
     Candidate header{"HEADER"}, text{"$BEGINDATA/$ENDDATA"};
     if (h.field[2] != 0 || h.field[3] != 0) {
         header.present = true;
@@ -256,7 +261,7 @@ void locateData(Dataset& ds, std::span<const uint8_t> file, const Header& h, con
     const uint64_t size = file.size();
     if (ds.delimitedAscii || !totKnown) {
         for (Candidate* c : {&header, &text}) {
-            if (!c->present || c->begin > c->end || c->end >= size) continue;
+            if (!c->present || c->begin > c->end || c->end >= size || overlapsText(*c)) continue;
             ds.dataBegin = c->begin;
             ds.dataLength = c->end - c->begin + 1;
             if (ds.delimitedAscii && totKnown && ds.events > ds.dataLength / ds.parameters.size()) {
@@ -289,7 +294,7 @@ void locateData(Dataset& ds, std::span<const uint8_t> file, const Header& h, con
     }
     // Score: 0 exact length, 1 one byte long (a common off-by-one $ENDDATA), 2 longer; -1 unusable.
     auto score = [&](const Candidate& c) {
-        if (!c.present || c.begin > c.end || c.end >= size) return -1;
+        if (!c.present || c.begin > c.end || c.end >= size || overlapsText(c)) return -1;
         const uint64_t len = c.end - c.begin + 1;
         if (len == need) return 0;
         if (len == need + 1) return 1;

@@ -88,7 +88,7 @@ void decodeAllFloat(const Dataset& ds, const uint8_t* data, Matrix& out) {
     const bool swap = ds.littleEndian != (std::endian::native == std::endian::little);
     const size_t block = kBlockRows * ds.parameters.size();
     const long blocks = static_cast<long>((total + block - 1) / block);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (blocks > 1)
     for (long b = 0; b < blocks; ++b) {
         const size_t begin = static_cast<size_t>(b) * block;
         const size_t end = std::min(total, begin + block);
@@ -112,7 +112,7 @@ void decodeGeneral(const Dataset& ds, const uint8_t* data, const std::vector<Sca
     const size_t cols = ds.parameters.size();
     const long blocks = static_cast<long>((ds.events + kBlockRows - 1) / kBlockRows);
     const bool little = ds.littleEndian;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (blocks > 1)
     for (long b = 0; b < blocks; ++b) {
         const size_t begin = static_cast<size_t>(b) * kBlockRows;
         const size_t end = std::min(ds.events, begin + kBlockRows);

@@ -1,0 +1,229 @@
+#include "core/io/fcs_writer.h"
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "core/common/error.h"
+#include "core/io/atomic_file.h"
+
+namespace sepal::io {
+
+namespace {
+
+using Keywords = std::vector<std::pair<std::string, std::string>>;
+
+std::string upperCase(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return s;
+}
+
+std::string trimBlank(const std::string& s) {
+    const auto b = s.find_first_not_of(" \t\r\n");
+    if (b == std::string::npos) return "";
+    return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+}
+
+std::string number(double v) {
+    if (std::floor(v) == v && std::fabs(v) < 1e15) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.0f", v);
+        return buf;
+    }
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.9g", v);
+    return buf;
+}
+
+/// Splits "$P12V" into (12, "V"); n = 0 when the key is not a parameter keyword.
+std::pair<size_t, std::string> parameterKey(const std::string& upperKey) {
+    if (upperKey.size() < 4 || upperKey.compare(0, 2, "$P") != 0) return {0, ""};
+    size_t i = 2, n = 0;
+    while (i < upperKey.size() && std::isdigit(static_cast<unsigned char>(upperKey[i])) && i < 10)
+        n = n * 10 + static_cast<size_t>(upperKey[i++] - '0');
+    if (i == 2 || i == upperKey.size()) return {0, ""};
+    return {n, upperKey.substr(i)};
+}
+
+/// Keywords written from the table itself, so the original ones are dropped.
+bool describesLayout(const std::string& upperKey) {
+    static const std::set<std::string> kLayout = {
+        "$BEGINANALYSIS", "$ENDANALYSIS", "$BEGINDATA", "$ENDDATA",  "$BEGINSTEXT", "$ENDSTEXT",
+        "$BYTEORD",       "$DATATYPE",    "$MODE",      "$NEXTDATA", "$PAR",        "$TOT",
+        "$SPILLOVER",     "SPILL",        "$COMP",      "SPILLOVER", "$TIMESTEP"};
+    return kLayout.count(upperKey) > 0;
+}
+
+bool describesParameterLayout(const std::string& suffix) {
+    return suffix == "N" || suffix == "S" || suffix == "B" || suffix == "E" || suffix == "R" ||
+           suffix == "G" || suffix == "DATATYPE";
+}
+
+/// Original keywords worth keeping; $Pn keywords follow their channel to its new position.
+Keywords keptKeywords(const Table& table) {
+    std::map<size_t, std::string> originalName;  // original n -> $PnN
+    for (const auto& [k, v] : table.keywords) {
+        auto [n, suffix] = parameterKey(upperCase(k));
+        if (n > 0 && suffix == "N") originalName.emplace(n, trimBlank(v));
+    }
+    std::map<size_t, size_t> newIndex;  // original n -> new n
+    for (const auto& [n, name] : originalName)
+        for (size_t j = 0; j < table.channels.size(); ++j)
+            if (table.channels[j].name == name && !newIndex.count(n)) newIndex[n] = j + 1;
+    Keywords kept;
+    std::set<std::string> seen;
+    for (const auto& [k, v] : table.keywords) {
+        const std::string key = upperCase(trimBlank(k));
+        if (key.empty() || v.empty() || describesLayout(key)) continue;
+        std::string written = trimBlank(k);
+        if (auto [n, suffix] = parameterKey(key); n > 0) {
+            if (describesParameterLayout(suffix) || !newIndex.count(n)) continue;
+            written = "$P" + std::to_string(newIndex[n]) + suffix;
+        }
+        if (!seen.insert(upperCase(written)).second) continue;
+        kept.emplace_back(written, v);
+    }
+    return kept;
+}
+
+double columnRange(const Table& table, size_t c) {
+    if (table.channels[c].range > 0) return table.channels[c].range;
+    float top = 0;
+    for (size_t r = 0; r < table.values.rows; ++r)
+        top = std::max(top, std::fabs(table.values.at(r, c)));
+    return std::isfinite(top) ? std::max(1.0, std::ceil(static_cast<double>(top))) : 1.0;
+}
+
+Keywords parameterKeywords(const Table& table) {
+    Keywords kw;
+    for (size_t c = 0; c < table.channels.size(); ++c) {
+        const std::string p = "$P" + std::to_string(c + 1);
+        const Channel& ch = table.channels[c];
+        kw.emplace_back(p + "N", ch.name.empty() ? p.substr(1) : ch.name);
+        if (!ch.marker.empty()) kw.emplace_back(p + "S", ch.marker);
+        kw.emplace_back(p + "B", "32");
+        kw.emplace_back(p + "E", "0,0");
+        kw.emplace_back(p + "R", number(columnRange(table, c)));
+    }
+    if (table.spillover && table.spillover->matrix.rows == table.spillover->channels.size() &&
+        table.spillover->matrix.cols == table.spillover->channels.size() &&
+        !table.spillover->channels.empty()) {
+        const Spillover& s = *table.spillover;
+        std::string value = std::to_string(s.channels.size());
+        for (const auto& name : s.channels) value.append(",").append(name);
+        for (float v : s.matrix.values) value.append(",").append(number(v));
+        kw.emplace_back("$SPILLOVER", value);
+    }
+    return kw;
+}
+
+/// A delimiter byte that occurs in no keyword or value, so nothing needs escaping.
+char chooseDelimiter(const Keywords& kw) {
+    for (char d : {'/', '|', '\\', '\x0c', '\x1e', '\x1f'}) {
+        bool used = false;
+        for (const auto& [k, v] : kw)
+            used = used || k.find(d) != std::string::npos || v.find(d) != std::string::npos;
+        if (!used) return d;
+    }
+    return '/';
+}
+
+std::string escaped(const std::string& s, char delimiter) {
+    std::string r;
+    for (char c : s) {
+        r.push_back(c);
+        if (c == delimiter) r.push_back(c);
+    }
+    return r;
+}
+
+std::string headerField(uint64_t v) {
+    if (v > 99999999) v = 0;  // too large for the HEADER: readers take $BEGINDATA/$ENDDATA
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%8llu", static_cast<unsigned long long>(v));
+    return buf;
+}
+
+}  // namespace
+
+void writeFcs(const std::string& path, const Table& table) {
+    const size_t cols = table.channels.size();
+    if (cols == 0)
+        throw InputError("cannot write '" + path + "': the table has no channels to write");
+    if (table.values.cols != cols || table.values.values.size() != table.values.rows * cols)
+        throw InputError("cannot write '" + path + "': the table has " + std::to_string(cols) +
+                         " channels but " + std::to_string(table.values.cols) + " value columns");
+    const uint64_t events = table.values.rows;
+    const uint64_t dataBytes = events * cols * 4;
+
+    Keywords body = parameterKeywords(table);
+    const Keywords kept = keptKeywords(table);
+    body.insert(body.end(), kept.begin(), kept.end());
+    const char delimiter = chooseDelimiter(body);
+    auto render = [&](uint64_t dataBegin) {
+        const uint64_t dataEnd = dataBytes ? dataBegin + dataBytes - 1 : 0;
+        Keywords fixed = {{"$BEGINANALYSIS", "0"},
+                          {"$ENDANALYSIS", "0"},
+                          {"$BEGINSTEXT", "0"},
+                          {"$ENDSTEXT", "0"},
+                          {"$BEGINDATA", std::to_string(dataBytes ? dataBegin : 0)},
+                          {"$ENDDATA", std::to_string(dataEnd)},
+                          {"$BYTEORD", "1,2,3,4"},
+                          {"$DATATYPE", "F"},
+                          {"$MODE", "L"},
+                          {"$NEXTDATA", "0"},
+                          {"$PAR", std::to_string(cols)},
+                          {"$TOT", std::to_string(events)}};
+        std::string text(1, delimiter);
+        for (const Keywords* list : {&fixed, &body})
+            for (const auto& [k, v] : *list) {
+                text += escaped(k, delimiter) + delimiter;
+                text += escaped(v, delimiter) + delimiter;
+            }
+        return text;
+    };
+    constexpr uint64_t kTextBegin = 58;
+    std::string text = render(kTextBegin);
+    for (int i = 0; i < 4; ++i) {
+        const std::string again = render(kTextBegin + text.size());
+        if (again.size() == text.size()) {
+            text = again;
+            break;
+        }
+        text = again;
+    }
+    const uint64_t dataBegin = kTextBegin + text.size();
+    const uint64_t textEnd = kTextBegin + text.size() - 1;
+    std::string header = "FCS3.1    ";
+    header += headerField(kTextBegin) + headerField(textEnd);
+    header += dataBytes ? headerField(dataBegin) + headerField(dataBegin + dataBytes - 1)
+                        : headerField(0) + headerField(0);
+    header += headerField(0) + headerField(0);
+
+    AtomicFile file(path);
+    file.write(header);
+    file.write(text);
+    if (std::endian::native == std::endian::little) {
+        file.write(table.values.data(), dataBytes);
+    } else {
+        std::vector<uint32_t> chunk;
+        const size_t step = 1 << 16;
+        for (size_t i = 0; i < table.values.values.size(); i += step) {
+            const size_t n = std::min(step, table.values.values.size() - i);
+            chunk.resize(n);
+            std::memcpy(chunk.data(), table.values.data() + i, n * 4);
+            for (auto& u : chunk) u = __builtin_bswap32(u);
+            file.write(chunk.data(), n * 4);
+        }
+    }
+    file.write("00000000");  // the optional CRC, left unset as FCS 3.1 allows
+    file.commit();
+}
+
+}  // namespace sepal::io

@@ -1,0 +1,132 @@
+// FCS files we write read back equal: values, channels, spillover and the original keywords.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "core/common/error.h"
+#include "core/io/fcs_reader.h"
+#include "core/io/fcs_writer.h"
+#include "fcs_builder.h"
+
+namespace sepal {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path tempPath(const std::string& name) {
+    return fs::temp_directory_path() / ("sepal_writer_" + std::to_string(::getpid()) + "_" + name);
+}
+
+io::Table sampleTable() {
+    io::Table t;
+    t.channels = {
+        {"FSC-A", "", 262144, 32}, {"FL1-A", "CD3/CD28", 262144, 32}, {"Time", "", 0, 32}};
+    t.values = Matrix(4, 3);
+    for (size_t i = 0; i < t.values.values.size(); ++i)
+        t.values.values[i] = static_cast<float>(i) * 1.25f - 3.0f;
+    t.keywords = {{"$BYTEORD", "4,3,2,1"}, {"$DATATYPE", "I"}, {"$CYT", "Sepal test|cytometer"},
+                  {"$P1N", "FSC-A"},       {"$P1V", "450"},    {"$P2N", "FL1-A"},
+                  {"$P2V", "510"},         {"$P2E", "4,0"},    {"$TIMESTEP", "0.01"},
+                  {"EMPTY", ""},           {"SPILL", "old"}};
+    io::Spillover s;
+    s.channels = {"FSC-A", "FL1-A"};
+    s.matrix = Matrix(2, 2);
+    s.matrix.values = {1.0f, 0.125f, 0.03f, 1.0f};
+    t.spillover = s;
+    return t;
+}
+
+TEST(FcsWriter, WrittenFilesReadBackEqual) {
+    const io::Table t = sampleTable();
+    const fs::path path = tempPath("roundtrip.fcs");
+    io::writeFcs(path.string(), t);
+    const io::Table back = io::readFcs(path.string());
+    EXPECT_TRUE(back.warnings.empty()) << back.warnings[0];
+    EXPECT_EQ(back.values.rows, t.values.rows);
+    EXPECT_EQ(back.values.values, t.values.values);
+    ASSERT_EQ(back.channels.size(), t.channels.size());
+    for (size_t c = 0; c < t.channels.size(); ++c) {
+        EXPECT_EQ(back.channels[c].name, t.channels[c].name);
+        EXPECT_EQ(back.channels[c].marker, t.channels[c].marker);
+        EXPECT_EQ(back.channels[c].bits, 32);
+        EXPECT_GT(back.channels[c].range, 0);
+    }
+    EXPECT_DOUBLE_EQ(back.channels[0].range, 262144);
+    ASSERT_TRUE(back.spillover.has_value());
+    EXPECT_EQ(back.spillover->channels, t.spillover->channels);
+    EXPECT_EQ(back.spillover->matrix.values, t.spillover->matrix.values);
+    EXPECT_EQ(*back.keyword("$CYT"), "Sepal test|cytometer");
+    EXPECT_EQ(*back.keyword("$P2V"), "510");
+    EXPECT_EQ(*back.keyword("$BYTEORD"), "1,2,3,4");
+    EXPECT_EQ(*back.keyword("$DATATYPE"), "F");
+    EXPECT_EQ(*back.keyword("$P2E"), "0,0");
+    EXPECT_EQ(back.keyword("$TIMESTEP"), nullptr);  // values are already in time units
+    EXPECT_EQ(back.keyword("SPILL"), nullptr);
+    const io::FcsFileInfo info = io::inspectFcs(path.string());
+    EXPECT_EQ(info.datasets[0].version, "FCS3.1");
+    fs::remove(path);
+}
+
+TEST(FcsWriter, AddedColumnsAndReorderedChannelsKeepTheirKeywords) {
+    io::Table t = sampleTable();
+    // Keep FL1-A only, then add an embedding and a population code, as the application does.
+    io::Table out;
+    out.keywords = t.keywords;
+    out.channels = {t.channels[1],
+                    {"EmbedSOM1", "", 0, 32},
+                    {"EmbedSOM2", "", 0, 32},
+                    {"population", "", 0, 32}};
+    out.values = Matrix(4, 4);
+    for (size_t r = 0; r < 4; ++r) {
+        out.values.at(r, 0) = t.values.at(r, 1);
+        out.values.at(r, 1) = 0.5f * static_cast<float>(r);
+        out.values.at(r, 2) = -7.75f;
+        out.values.at(r, 3) = static_cast<float>(r % 2);
+    }
+    const fs::path path = tempPath("added.fcs");
+    io::writeFcs(path.string(), out);
+    const io::Table back = io::readFcs(path.string());
+    EXPECT_EQ(back.values.values, out.values.values);
+    EXPECT_EQ(back.channels[1].name, "EmbedSOM1");
+    EXPECT_DOUBLE_EQ(back.channels[2].range, 8);  // ceil(max |value|) when unknown
+    EXPECT_EQ(*back.keyword("$P1V"), "510");      // FL1-A's voltage follows it to $P1
+    EXPECT_EQ(back.keyword("$P2V"), nullptr);
+    fs::remove(path);
+}
+
+TEST(FcsWriter, ReadLinearWriteReadIsStable) {
+    test::FcsBuilder b;
+    b.version = "FCS2.0";
+    b.kw("$BYTEORD", "4,3,2,1").kw("$DATATYPE", "I").kw("$MODE", "L").kw("$TOT", "3");
+    b.params({"FSC-H", "FL1-H"}, {16, 16}, {"1024", "1024"}).kw("$P2E", "4,0").kw("$P1G", "2");
+    for (uint64_t v : {100u, 0u, 512u, 256u, 1023u, 1000u}) test::putInt(b.data, v, 2, false);
+    const io::Table first = io::readFcsBytes(test::bytesOf(b.build()), "in.fcs");
+    const fs::path path = tempPath("stable.fcs");
+    io::writeFcs(path.string(), first);
+    const io::Table back = io::readFcs(path.string());
+    EXPECT_EQ(back.values.values, first.values.values);
+    EXPECT_FLOAT_EQ(back.values.at(0, 0), 50.0f);
+    fs::remove(path);
+}
+
+TEST(FcsWriter, WritesEmptyTablesAndRefusesInconsistentOnes) {
+    io::Table t;
+    t.channels = {{"A", "", 0, 32}};
+    t.values = Matrix(0, 1);
+    const fs::path path = tempPath("empty.fcs");
+    io::writeFcs(path.string(), t);
+    EXPECT_EQ(io::readFcs(path.string()).events(), 0u);
+    fs::remove(path);
+    t.values = Matrix(2, 2);
+    EXPECT_THROW(io::writeFcs(path.string(), t), InputError);
+    EXPECT_FALSE(fs::exists(path));
+    EXPECT_THROW(io::writeFcs("/nonexistent-sepal-folder/x.fcs", sampleTable()), InputError);
+}
+
+}  // namespace
+}  // namespace sepal
