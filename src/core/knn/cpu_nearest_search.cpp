@@ -1,42 +1,44 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/knn/landmark_tiles.h"
 #include "core/knn/nearest_search.h"
 
 namespace sepal {
 
 namespace {
 
-// Keeps the k best (distance, index) pairs in ascending order by insertion: k is small.
+// Blocked search: groups of points against transposed landmarks, then a top-k per point.
+// Groups start at fixed multiples of kPointGroup, so the thread count changes nothing.
 class CpuNearestSearch final : public NearestSearch {
   public:
     void search(const float* points, size_t n, const float* landmarks, size_t g, size_t d, size_t k,
                 uint32_t* idx, float* sqdist) override {
-#pragma omp parallel for schedule(static)
-        for (long long p = 0; p < static_cast<long long>(n); ++p) {
-            const float* x = points + static_cast<size_t>(p) * d;
-            uint32_t* bi = idx + static_cast<size_t>(p) * k;
-            float* bd = sqdist + static_cast<size_t>(p) * k;
-            size_t filled = 0;
-            for (size_t j = 0; j < g; ++j) {
-                const float* l = landmarks + j * d;
-                float a = 0.0f;
-                for (size_t t = 0; t < d; ++t) {
-                    const float diff = x[t] - l[t];
-                    a += diff * diff;
-                }
-                if (filled == k && !(a < bd[k - 1])) continue;
-                size_t pos = filled < k ? filled++ : k - 1;
-                while (pos > 0 && a < bd[pos - 1]) {
-                    bd[pos] = bd[pos - 1];
-                    bi[pos] = bi[pos - 1];
-                    --pos;
-                }
-                bd[pos] = a;
-                bi[pos] = static_cast<uint32_t>(j);
+        if (n == 0 || k == 0) return;
+        m_tiles.build(landmarks, g, d);
+        const LandmarkTiles& tiles = m_tiles;
+        const long long groups = static_cast<long long>((n + kPointGroup - 1) / kPointGroup);
+#pragma omp parallel if (n >= 256)
+        {
+            std::vector<float> dist(kPointGroup * tiles.gp);
+#pragma omp for schedule(static)
+            for (long long grp = 0; grp < groups; ++grp) {
+                const size_t first = static_cast<size_t>(grp) * kPointGroup;
+                const size_t count = std::min(kPointGroup, n - first);
+                const float* rows[kPointGroup];
+                // A short last group repeats its last point; the copies are not used.
+                for (size_t p = 0; p < kPointGroup; ++p)
+                    rows[p] = points + (first + std::min(p, count - 1)) * d;
+                groupDistances(rows, tiles, dist.data());
+                for (size_t p = 0; p < count; ++p)
+                    selectNearest(dist.data() + p * tiles.gp, g, k, idx + (first + p) * k,
+                                  sqdist + (first + p) * k);
             }
         }
     }
+
+  private:
+    LandmarkTiles m_tiles;
 };
 
 }  // namespace

@@ -1,0 +1,33 @@
+#pragma once
+// Per-landmark-pair constants of the fast pair loop (embedsom.md, "A faster, exact form").
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/model/landmark_model.h"
+
+namespace sepal {
+
+/// For every ordered pair (u, v): c_uv = 1 / (2 |L_v - L_u|^2) and
+/// f_uv = (1 + hp)^(-adjust) / hp with hp = |l_v - l_u|^2; both 0 for the pairs the reference
+/// skips (equal landmarks, or landmarks on one 2D spot). Rebuilt only when the model changes.
+class PairConstants {
+  public:
+    /// Brings the table up to date with `model` and `adjust`; cheap when nothing changed.
+    void update(const LandmarkModel& model, float adjust);
+    /// Interleaved (c_uv, f_uv) of pair (u, v): 2 values at 2 * (u * g + v).
+    const float* row(size_t u) const { return m_values.data() + 2 * u * m_g; }
+
+  private:
+    std::vector<float> m_values;  // g x g x 2
+    size_t m_g = 0, m_d = 0;
+    float m_adjust = -1.0f;
+    uint64_t m_highVersion = 0, m_lowVersion = 0, m_fingerprint = 0;
+    bool m_valid = false;
+};
+
+/// A cheap digest of the model's values: versions alone cannot tell two models apart.
+uint64_t modelFingerprint(const LandmarkModel& model);
+
+}  // namespace sepal

@@ -1,0 +1,37 @@
+#pragma once
+// Landmarks laid out for the blocked distance kernels, and those kernels (difference form).
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace sepal {
+
+/// Points handled together by one kernel call: each landmark value loaded serves all of them.
+constexpr size_t kPointGroup = 4;
+/// Landmark columns are padded to a multiple of this (two 512-bit vectors).
+constexpr size_t kLandmarkBlock = 32;
+
+/// g landmarks of d dimensions transposed to d x gp (gp = g rounded up to kLandmarkBlock), so
+/// that one vector load brings one dimension of many landmarks; padding columns are zero.
+struct LandmarkTiles {
+    size_t g = 0;               ///< landmarks
+    size_t gp = 0;              ///< padded landmark count (row stride of `values`)
+    size_t d = 0;               ///< dimensions
+    std::vector<float> values;  ///< d x gp, values[t * gp + j] = landmark j, dimension t
+
+    /// Fills the tiles from landmarks: g x d row-major.
+    void build(const float* landmarks, size_t g, size_t d);
+};
+
+/// Squared distances (difference form, summed over dimensions in order) of kPointGroup points
+/// to every landmark: points[p] is point p (d values); dist: kPointGroup x tiles.gp. A point's
+/// values do not depend on the other points of its group.
+void groupDistances(const float* const points[kPointGroup], const LandmarkTiles& tiles,
+                    float* dist);
+
+/// The k smallest of dist[0..g), ascending, ties by lower index (NaN counts as +infinity):
+/// writes k indices and distances. Needs k <= g.
+void selectNearest(const float* dist, size_t g, size_t k, uint32_t* idx, float* sqdist);
+
+}  // namespace sepal

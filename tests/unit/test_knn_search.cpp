@@ -1,0 +1,80 @@
+// The CPU nearest-landmark search against a brute-force search, ties broken by index.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <utility>
+
+#include "core/knn/nearest_search.h"
+#include "embedsom_data.h"
+
+namespace sepal {
+namespace {
+
+void expectLikeBruteForce(const std::vector<float>& x, const std::vector<float>& l, size_t d,
+                          size_t k) {
+    const size_t n = x.size() / d, g = l.size() / d;
+    std::vector<uint32_t> idx(n * k);
+    std::vector<float> sq(n * k);
+    makeCpuNearestSearch()->search(x.data(), n, l.data(), g, d, k, idx.data(), sq.data());
+    for (size_t p = 0; p < n; ++p) {
+        std::vector<std::pair<float, uint32_t>> all(g);
+        for (size_t j = 0; j < g; ++j) {
+            float a = 0.0f;
+            for (size_t t = 0; t < d; ++t)
+                a += (x[p * d + t] - l[j * d + t]) * (x[p * d + t] - l[j * d + t]);
+            all[j] = {a, static_cast<uint32_t>(j)};
+        }
+        std::sort(all.begin(), all.end());
+        for (size_t i = 0; i < k; ++i) {
+            ASSERT_NEAR(sq[p * k + i], all[i].first, 1e-5f * (1.0f + all[i].first))
+                << "point " << p << " rank " << i;
+            if (i > 0) ASSERT_LE(sq[p * k + i - 1], sq[p * k + i]);
+            // Away from near-ties the neighbours are the same landmarks in the same order.
+            const bool clear = (i == 0 || all[i].first - all[i - 1].first > 1e-4f) &&
+                               (i + 1 >= g || all[i + 1].first - all[i].first > 1e-4f);
+            if (clear) ASSERT_EQ(idx[p * k + i], all[i].second) << "point " << p << " rank " << i;
+        }
+    }
+}
+
+TEST(KnnSearch, MatchesBruteForceOnRandomData) {
+    for (size_t d : {1, 3, 16, 33}) {
+        const auto x = test::randomPoints(203, d, 11 + d);
+        const auto l = test::randomPoints(77, d, 99 + d);
+        expectLikeBruteForce(x, l, d, 1);
+        expectLikeBruteForce(x, l, d, 9);
+        expectLikeBruteForce(x, l, d, 77);
+    }
+}
+
+TEST(KnnSearch, EqualDistancesComeInIndexOrder) {
+    // Integer coordinates make distances exact: many ties, which must come by landmark index.
+    std::mt19937 rng(5);
+    const size_t d = 3, g = 70, n = 50, k = 20;
+    std::vector<float> l(g * d), x(n * d);
+    for (auto& v : l) v = static_cast<float>(rng() % 3);
+    for (auto& v : x) v = static_cast<float>(rng() % 3);
+    std::vector<uint32_t> idx(n * k);
+    std::vector<float> sq(n * k);
+    makeCpuNearestSearch()->search(x.data(), n, l.data(), g, d, k, idx.data(), sq.data());
+    for (size_t p = 0; p < n; ++p) {
+        std::vector<std::pair<float, uint32_t>> all(g);
+        for (size_t j = 0; j < g; ++j) {
+            float a = 0.0f;
+            for (size_t t = 0; t < d; ++t)
+                a += (x[p * d + t] - l[j * d + t]) * (x[p * d + t] - l[j * d + t]);
+            all[j] = {a, static_cast<uint32_t>(j)};
+        }
+        std::sort(all.begin(), all.end());
+        for (size_t i = 0; i < k; ++i) {
+            EXPECT_EQ(idx[p * k + i], all[i].second) << "point " << p << " rank " << i;
+            EXPECT_EQ(sq[p * k + i], all[i].first);
+        }
+    }
+}
+
+}  // namespace
+}  // namespace sepal
