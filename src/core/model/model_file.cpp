@@ -3,10 +3,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <random>
-#include <sstream>
 
 #include "core/common/error.h"
+#include "core/io/atomic_file.h"
 
 namespace sepal {
 
@@ -161,27 +160,9 @@ void saveModel(const std::string& path, const LandmarkModel& model,
                const std::vector<std::string>& columns, const nlohmann::json& transformJson,
                const EmbedParams& params) {
     const std::string text = modelToJson(model, columns, transformJson, params).dump(1) + "\n";
-    // A unique temporary name beside the target, so a crash never leaves a half-written model.
-    std::random_device rd;
-    std::ostringstream tmpName;
-    tmpName << path << ".tmp-" << std::hex << rd();
-    const std::string tmp = tmpName.str();
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw InputError("cannot write model file " + path + ": check the folder exists");
-        out << text;
-        out.flush();
-        if (!out) {
-            std::filesystem::remove(tmp);
-            throw InputError("cannot write model file " + path + ": disk full or not writable");
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) {
-        std::filesystem::remove(tmp);
-        throw InputError("cannot write model file " + path + ": " + ec.message());
-    }
+    io::AtomicFile file(path);
+    file.write(text);
+    file.commit();
 }
 
 LoadedModel loadModel(const std::string& path) {
