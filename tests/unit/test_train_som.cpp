@@ -64,6 +64,9 @@ TEST(TrainSom, GaussianFreeTopologyAndSearchBatchesAlsoConverge) {
     const auto x = test::blobs(1500, 3, 4, 2);
     const auto data = test::view(x, 3);
     auto search = makeCpuNearestSearch();
+    // One search per point: a single thread keeps thousands of tiny parallel regions cheap on a
+    // busy machine.
+    omp_set_num_threads(1);
     for (size_t batch : {1u, 32u}) {
         // A grid whose 2D positions are jittered: a free layout, not a grid.
         LandmarkModel m = gridModel(data, 5, 6);

@@ -14,7 +14,7 @@ struct KmeansParams {
     float rate = 0.01f;        ///< how far a winner moves towards each point (small: no flicker)
     size_t epochs = 0;         ///< passes over the data; 0 = run until stopped (no schedule)
     size_t stepPoints = 4096;  ///< point updates per step()
-    size_t searchBatch = 1;    ///< winners found together per search call; 1 = strictly online
+    size_t searchBatch = 32;   ///< winners per search call; 1 = strictly online
     size_t sampleSize = 0;     ///< 0 = all points, else a fixed random subsample
     uint64_t seed = 1;         ///< random seed (point order)
 };

@@ -26,6 +26,7 @@ bool PlsomTrainer::step(LandmarkModel& model, const TrainingData& data) {
                                       : ((maxX - minX) + (maxY - minY)) / m_spacing / 2.0f + 1.0f;
         m_mapVersion = model.lowVersion;
     }
+    m_lists.update(model, TopologyMetric::Euclidean);
     const size_t batch = std::max<size_t>(m_params.searchBatch, 1);
     const float e1 = static_cast<float>(M_E - 1.0);
     const float invSpacing2 = 1.0f / (m_spacing * m_spacing);
@@ -51,6 +52,17 @@ bool PlsomTrainer::step(LandmarkModel& model, const TrainingData& data) {
                 continue;
             }
             const float invTheta2 = 1.0f / (theta * theta);
+            if (m_lists.available()) {
+                // exp(-u^2) <= 1e-4 beyond u = 3.04: landmarks farther out are not moved.
+                const float reach = 3.04f * theta * m_spacing;
+                const uint32_t* idx = m_lists.indices(c);
+                const float* dist = m_lists.distances(c);
+                for (size_t q = 0; q < g && dist[q] <= reach; ++q) {
+                    const float h = std::exp(-dist[q] * dist[q] * invSpacing2 * invTheta2);
+                    if (h > 1e-4f) pullLandmark(model, idx[q], x, eps * h);
+                }
+                continue;
+            }
             for (size_t j = 0; j < g; ++j) {
                 const float dx = model.low[2 * j] - model.low[2 * c];
                 const float dy = model.low[2 * j + 1] - model.low[2 * c + 1];

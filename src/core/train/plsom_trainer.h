@@ -5,6 +5,7 @@
 
 #include "core/knn/nearest_search.h"
 #include "core/train/point_stream.h"
+#include "core/train/topology.h"
 #include "core/train/trainer.h"
 
 namespace sepal {
@@ -13,7 +14,7 @@ namespace sepal {
 struct PlsomParams {
     float beta = 0.0f;         ///< neighbourhood scale; <= 0: (rows + cols) / 2 of the map
     size_t stepPoints = 4096;  ///< point updates per step()
-    size_t searchBatch = 1;    ///< winners found together per search call; 1 = strictly online
+    size_t searchBatch = 32;   ///< winners per search call; 1 = strictly online
     size_t sampleSize = 0;     ///< 0 = all points, else a fixed random subsample
     uint64_t seed = 1;         ///< random seed (point order)
 };
@@ -37,6 +38,7 @@ class PlsomTrainer final : public Trainer {
     PlsomParams m_params;
     NearestSearch& m_search;
     PointStream m_stream;
+    SortedMapNeighbours m_lists;
     float m_rho = 0.0f;
     uint64_t m_mapVersion = ~uint64_t{0};
     float m_spacing = 1.0f;

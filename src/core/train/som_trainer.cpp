@@ -55,6 +55,7 @@ bool SomTrainer::step(LandmarkModel& model, const TrainingData& data) {
     m_total = static_cast<uint64_t>(m_params.epochs) * m_stream.epochSize(data);
     if (!m_manual && m_iter >= m_total) return false;
     const size_t g = model.count();
+    m_lists.update(model, m_params.topology);
     const size_t batch = std::max<size_t>(m_params.searchBatch, 1);
     size_t done = 0;
     while (done < m_params.stepPoints && (m_manual || m_iter < m_total)) {
@@ -66,6 +67,18 @@ bool SomTrainer::step(LandmarkModel& model, const TrainingData& data) {
             const float a = alpha();
             const uint32_t c = m_stream.winner(i);
             const float* x = m_stream.point(i);
+            if (m_lists.available()) {
+                // Beyond this distance the weight is 0 (square) or below 1e-3 (Gaussian).
+                const float reach = m_params.neighbourhood == Neighbourhood::Square ? r : 3.72f * r;
+                const uint32_t* idx = m_lists.indices(c);
+                const float* dist = m_lists.distances(c);
+                for (size_t q = 0; q < g && dist[q] <= reach; ++q) {
+                    const float w = neighbourhoodWeight(m_params.neighbourhood, dist[q], r);
+                    if (w > 0.0f) pullLandmark(model, idx[q], x, a * w);
+                }
+                if (!m_manual) ++m_iter;
+                continue;
+            }
             for (size_t j = 0; j < g; ++j) {
                 const float w = neighbourhoodWeight(m_params.neighbourhood,
                                                     mapDistance(model, c, j, m_params.topology), r);

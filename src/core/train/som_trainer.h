@@ -2,6 +2,7 @@
 // The online self-organising map of the EmbedSOM R package, on a grid or on any 2D layout.
 
 #include <cstdint>
+#include <vector>
 
 #include "core/knn/nearest_search.h"
 #include "core/train/point_stream.h"
@@ -26,7 +27,7 @@ struct SomParams {
     TopologyMetric topology = TopologyMetric::Chebyshev;  ///< how map distances are measured
     Neighbourhood neighbourhood = Neighbourhood::Square;  ///< neighbourhood shape
     size_t stepPoints = 4096;  ///< point updates per step() (bounds the work of one GUI frame)
-    size_t searchBatch = 1;    ///< winners found together per search call; 1 = strictly online
+    size_t searchBatch = 32;   ///< winners per search call; 1 = strictly online
     size_t sampleSize = 0;     ///< 0 = train on all points, else on a fixed random subsample
     uint64_t seed = 1;         ///< random seed (point order)
 };
@@ -54,6 +55,7 @@ class SomTrainer final : public Trainer {
     SomParams m_params;
     NearestSearch& m_search;
     PointStream m_stream;
+    SortedMapNeighbours m_lists;
     uint64_t m_iter = 0;
     uint64_t m_total = 0;
     float m_radiusStart = -1.0f;

@@ -51,6 +51,37 @@ float medianMapSpacing(const LandmarkModel& m) {
     return nearest[g / 2];
 }
 
+void SortedMapNeighbours::update(const LandmarkModel& model, TopologyMetric metric) {
+    const size_t g = model.count();
+    if (m_version == model.lowVersion && m_metric == metric && m_g == g) return;
+    m_version = model.lowVersion;
+    m_metric = metric;
+    m_g = g;
+    constexpr size_t kListLimit = 2048;  // g^2 entries of 8 bytes: at most 32 MiB
+    if (g > kListLimit) {
+        m_idx.clear();
+        m_dist.clear();
+        return;
+    }
+    m_idx.resize(g * g);
+    m_dist.resize(g * g);
+#pragma omp parallel
+    {
+        std::vector<std::pair<float, uint32_t>> row(g);
+#pragma omp for schedule(static)
+        for (long long cc = 0; cc < static_cast<long long>(g); ++cc) {
+            const size_t c = static_cast<size_t>(cc);
+            for (size_t j = 0; j < g; ++j)
+                row[j] = {mapDistance(model, c, j, metric), static_cast<uint32_t>(j)};
+            std::sort(row.begin(), row.end());
+            for (size_t j = 0; j < g; ++j) {
+                m_dist[c * g + j] = row[j].first;
+                m_idx[c * g + j] = row[j].second;
+            }
+        }
+    }
+}
+
 TopologyMetric parseTopologyMetric(const std::string& name) {
     if (name == "grid" || name == "square" || name == "chebyshev") return TopologyMetric::Chebyshev;
     if (name == "free" || name == "euclidean") return TopologyMetric::Euclidean;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,28 @@ float mapDistanceQuantile(const LandmarkModel& m, TopologyMetric metric, double 
 
 /// The median distance from a landmark to its nearest other landmark in 2D (1 on a unit grid).
 float medianMapSpacing(const LandmarkModel& m);
+
+/// Per winner, all landmarks sorted by map distance, so that an update visits only the landmarks
+/// inside its reach; rebuilt when the map (lowVersion) changes. Holds g x g entries, so it stays
+/// empty (unavailable) above 2048 landmarks, where callers scan all landmarks instead.
+class SortedMapNeighbours {
+  public:
+    /// Rebuilds the lists when the model's map changed since the last call.
+    void update(const LandmarkModel& model, TopologyMetric metric);
+    /// False when the lists are not kept (too many landmarks).
+    bool available() const { return !m_idx.empty(); }
+    /// The g landmarks nearest first on the map from winner c.
+    const uint32_t* indices(size_t c) const { return m_idx.data() + c * m_g; }
+    /// Their map distances from c, ascending.
+    const float* distances(size_t c) const { return m_dist.data() + c * m_g; }
+
+  private:
+    uint64_t m_version = ~uint64_t{0};
+    TopologyMetric m_metric = TopologyMetric::Chebyshev;
+    size_t m_g = 0;
+    std::vector<uint32_t> m_idx;
+    std::vector<float> m_dist;
+};
 
 /// Parses "grid"/"square"/"chebyshev" or "free"/"euclidean"; throws InputError otherwise.
 TopologyMetric parseTopologyMetric(const std::string& name);
