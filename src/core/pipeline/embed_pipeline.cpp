@@ -1,0 +1,134 @@
+#include "core/pipeline/embed_pipeline.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <regex>
+
+#include "core/common/error.h"
+#include "core/train/init.h"
+#include "core/train/kmeans_trainer.h"
+#include "core/train/sampling.h"
+#include "core/train/trainer_factory.h"
+
+namespace sepal {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Rows of `points` picked by a seeded sample, copied so trainers see a compact matrix.
+Matrix subsample(const Matrix& points, size_t count, uint64_t seed) {
+    if (count == 0 || count >= points.rows) return points;
+    const auto idx = samplePoints(points.rows, count, seed);
+    Matrix out(count, points.cols);
+    for (size_t i = 0; i < count; ++i)
+        std::copy(points.row(idx[i]), points.row(idx[i]) + points.cols, out.row(i));
+    return out;
+}
+
+// Runs a trainer to its end, reporting progress.
+void runTrainer(Trainer& trainer, LandmarkModel& model, const TrainingData& data,
+                const std::string& stage, const ProgressFn& progress) {
+    double last = -1.0;
+    while (trainer.step(model, data)) {
+        const double p = trainer.progress();
+        if (progress && p >= 0.0 && p - last >= 0.05) progress(stage, p), last = p;
+    }
+    if (progress) progress(stage, 1.0);
+}
+
+}  // namespace
+
+LandmarkSpec parseLandmarkSpec(const std::string& text) {
+    static const std::regex grid(R"((som|plsom):(\d+)x(\d+))");
+    static const std::regex kmeans(R"(kmeans:(\d+))");
+    std::smatch m;
+    LandmarkSpec spec;
+    if (std::regex_match(text, m, grid)) {
+        spec.kind = m[1];
+        spec.rows = std::stoul(m[2]);
+        spec.cols = std::stoul(m[3]);
+        spec.count = spec.rows * spec.cols;
+    } else if (std::regex_match(text, m, kmeans)) {
+        spec.kind = "kmeans";
+        spec.count = std::stoul(m[1]);
+    } else {
+        throw InputError("landmarks '" + text +
+                         "' not understood: use som:ROWSxCOLS, plsom:ROWSxCOLS or kmeans:COUNT "
+                         "(for example som:16x16 or kmeans:768)");
+    }
+    if (spec.count < 4 || spec.count > 65536)
+        throw InputError("landmarks '" + text + "' gives " + std::to_string(spec.count) +
+                         " landmarks: use between 4 and 65536");
+    return spec;
+}
+
+LandmarkModel trainLandmarks(const Matrix& points, const EmbedSettings& settings,
+                             NearestSearch& search, const ProgressFn& progress,
+                             EmbedTimings* timings) {
+    const LandmarkSpec& spec = settings.landmarks;
+    if (points.rows < spec.count)
+        throw InputError("cannot train " + std::to_string(spec.count) + " landmarks on " +
+                         std::to_string(points.rows) + " events: ask for fewer landmarks");
+    const auto start = Clock::now();
+    const Matrix train = subsample(points, settings.trainSample, settings.seed);
+    const TrainingData data{train.data(), train.rows, train.cols};
+    LandmarkModel model;
+    InitParams init;
+    init.seed = settings.seed;
+    std::string layout = settings.layout;
+    if (spec.kind == "kmeans") {
+        init.method = InitMethod::Sample;
+        init.g = spec.count;
+        initModel(model, data, init);
+        for (size_t it = 0; it < settings.lloydIterations; ++it) {
+            lloydStep(model, data, search);
+            if (progress) progress("train", static_cast<double>(it + 1) / settings.lloydIterations);
+        }
+        if (layout.empty()) layout = "tsne";
+    } else {
+        init.method = InitMethod::Grid;
+        init.rows = spec.rows;
+        init.cols = spec.cols;
+        initModel(model, data, init);
+        nlohmann::json params = {{"epochs", settings.somEpochs}, {"seed", settings.seed}};
+        auto trainer = makeTrainer(spec.kind, params, search);
+        runTrainer(*trainer, model, data, "train", progress);
+    }
+    if (timings) timings->train = secondsSince(start);
+    const auto layoutStart = Clock::now();
+    if (!layout.empty() && layout != "none" && layout != "grid") {
+        nlohmann::json params = settings.layoutParams;
+        if (!params.contains("seed")) params["seed"] = settings.seed;
+        if (layout == "tsne") {
+            // Short runs do: the layout starts from the PCA plane of the landmarks (init).
+            if (!params.contains("perplexity")) params["perplexity"] = 20.0;
+            if (!params.contains("iterations")) params["iterations"] = 400;
+            if (!params.contains("exaggerationIters")) params["exaggerationIters"] = 100;
+        }
+        auto trainer = makeTrainer(layout, params, search);
+        runTrainer(*trainer, model, data, "layout", progress);
+    }
+    if (timings) timings->layout = secondsSince(layoutStart);
+    return model;
+}
+
+EmbedResult embedMatrix(const Matrix& points, const EmbedSettings& settings, Projector& projector,
+                        NearestSearch& search, const ProgressFn& progress) {
+    EmbedResult result;
+    result.model = trainLandmarks(points, settings, search, progress, &result.timings);
+    validateParams(settings.params, result.model.count());
+    const auto start = Clock::now();
+    result.xy = Matrix(points.rows, 2);
+    if (progress) progress("project", 0.0);
+    result.report = projector.project(points.data(), points.rows, points.cols, result.model,
+                                      settings.params, result.xy.data());
+    if (progress) progress("project", 1.0);
+    result.timings.project = secondsSince(start);
+    return result;
+}
+
+}  // namespace sepal

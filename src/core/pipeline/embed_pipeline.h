@@ -1,0 +1,69 @@
+#pragma once
+// From a matrix of transformed events to landmarks and 2D coordinates: the whole "embed" recipe
+// (initialise, train landmarks, lay them out, project), shared by sepal-cli and the GUI.
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/common/matrix.h"
+#include "core/embedsom/projector.h"
+#include "core/knn/nearest_search.h"
+#include "core/model/landmark_model.h"
+
+namespace sepal {
+
+/// Which landmarks to train: "som:RxC", "plsom:RxC" or "kmeans:G".
+struct LandmarkSpec {
+    std::string kind = "kmeans";  ///< "som", "plsom" or "kmeans"
+    size_t rows = 0;              ///< som and plsom: grid rows
+    size_t cols = 0;              ///< som and plsom: grid columns
+    size_t count = 0;             ///< number of landmarks (rows * cols for grids)
+};
+
+/// Parses "som:16x16", "plsom:12x12" or "kmeans:256"; throws InputError saying the accepted forms.
+LandmarkSpec parseLandmarkSpec(const std::string& text);
+
+/// Everything the recipe needs besides the data; the defaults are the quality defaults of
+/// docs/QUALITY.md.
+struct EmbedSettings {
+    LandmarkSpec landmarks = {"kmeans", 0, 0, 768};  ///< what to train
+    std::string layout;  ///< "graph", "tsne", "umap"; empty: tsne for kmeans, the grid for SOMs
+    EmbedParams params = {12, -2.0f, 2.0f};  ///< EmbedSOM k, smooth, adjust
+    uint64_t seed = 1;                       ///< every random choice
+    size_t trainSample = 20000;              ///< points the landmarks are trained on (0 = all)
+    size_t lloydIterations = 10;             ///< kmeans: Lloyd iterations after sampling landmarks
+    size_t somEpochs = 10;                   ///< som and plsom: passes over the training sample
+    nlohmann::json layoutParams = nlohmann::json::object();  ///< overrides for the layout trainer
+};
+
+/// Stage reports: stage name ("train", "layout", "project") and fraction done in [0, 1].
+using ProgressFn = std::function<void(const std::string& stage, double fraction)>;
+
+/// Wall-clock seconds per stage.
+struct EmbedTimings {
+    double train = 0.0;    ///< initialisation and landmark training
+    double layout = 0.0;   ///< 2D layout of the landmarks
+    double project = 0.0;  ///< EmbedSOM of all points
+};
+
+/// Trains landmarks on (a seeded subsample of) points (n x d) and lays them out in 2D.
+LandmarkModel trainLandmarks(const Matrix& points, const EmbedSettings& settings,
+                             NearestSearch& search, const ProgressFn& progress = {},
+                             EmbedTimings* timings = nullptr);
+
+/// What embedMatrix produces.
+struct EmbedResult {
+    LandmarkModel model;      ///< the trained landmarks
+    Matrix xy;                ///< n x 2 coordinates
+    ProjectionReport report;  ///< points a user should hear about
+    EmbedTimings timings;     ///< seconds per stage
+};
+
+/// trainLandmarks, then projects every point. Throws InputError for impossible settings
+/// (more landmarks than points, k out of range).
+EmbedResult embedMatrix(const Matrix& points, const EmbedSettings& settings, Projector& projector,
+                        NearestSearch& search, const ProgressFn& progress = {});
+
+}  // namespace sepal
