@@ -66,6 +66,11 @@ LandmarkSpec parseLandmarkSpec(const std::string& text) {
     return spec;
 }
 
+EmbedParams defaultEmbedParams(const LandmarkSpec& spec) {
+    if (spec.kind == "kmeans") return EmbedParams{12, -2.0f, 2.0f};
+    return EmbedParams{};
+}
+
 LandmarkModel trainLandmarks(const Matrix& points, const EmbedSettings& settings,
                              NearestSearch& search, const ProgressFn& progress,
                              EmbedTimings* timings) {

@@ -25,6 +25,11 @@ struct LandmarkSpec {
 /// Parses "som:16x16", "plsom:12x12" or "kmeans:256"; throws InputError saying the accepted forms.
 LandmarkSpec parseLandmarkSpec(const std::string& text);
 
+/// EmbedSOM parameters that suit the landmarks: for k-means with a t-SNE layout the quality
+/// defaults of docs/QUALITY.md (k 12, smooth -2, adjust 2); for SOM grids the R package's
+/// (k = 1 + sqrt(g), smooth 0, adjust 1).
+EmbedParams defaultEmbedParams(const LandmarkSpec& spec);
+
 /// Everything the recipe needs besides the data; the defaults are the quality defaults of
 /// docs/QUALITY.md.
 struct EmbedSettings {
