@@ -80,11 +80,11 @@ Matrix blobs(size_t n, size_t d, uint64_t seed) {
 }
 
 TEST(EmbedPipeline, KmeansWithTsneLayoutSeparatesClustersAndIsSeeded) {
-    const Matrix x = blobs(900, 4, 7);
+    const Matrix x = blobs(600, 4, 7);
     EmbedSettings s;
-    s.landmarks = parseLandmarkSpec("kmeans:30");
+    s.landmarks = parseLandmarkSpec("kmeans:60");
     s.params = defaultEmbedParams(s.landmarks);
-    s.trainSample = 600;
+    s.trainSample = 400;
     s.layoutParams = {{"iterations", 150}, {"perplexity", 8.0}};
     Backend backend = makeBackend("cpu");
     std::vector<std::string> stages;
@@ -94,15 +94,15 @@ TEST(EmbedPipeline, KmeansWithTsneLayoutSeparatesClustersAndIsSeeded) {
                                               stages.push_back(stage);
                                       });
     EXPECT_EQ(stages, (std::vector<std::string>{"train", "layout", "project"}));
-    ASSERT_EQ(r.model.count(), 30u);
-    ASSERT_EQ(r.xy.rows, 900u);
+    ASSERT_EQ(r.model.count(), 60u);
+    ASSERT_EQ(r.xy.rows, 600u);
     for (float v : r.xy.values) ASSERT_TRUE(std::isfinite(v));
     // Cluster centroids in 2D lie farther apart than the clusters' own spread.
     double cx[3] = {0, 0, 0}, cy[3] = {0, 0, 0}, spread = 0;
-    for (size_t i = 0; i < 900; ++i)
-        cx[i % 3] += r.xy.at(i, 0) / 300, cy[i % 3] += r.xy.at(i, 1) / 300;
-    for (size_t i = 0; i < 900; ++i)
-        spread += std::hypot(r.xy.at(i, 0) - cx[i % 3], r.xy.at(i, 1) - cy[i % 3]) / 900;
+    for (size_t i = 0; i < 600; ++i)
+        cx[i % 3] += r.xy.at(i, 0) / 200, cy[i % 3] += r.xy.at(i, 1) / 200;
+    for (size_t i = 0; i < 600; ++i)
+        spread += std::hypot(r.xy.at(i, 0) - cx[i % 3], r.xy.at(i, 1) - cy[i % 3]) / 600;
     for (int a = 0; a < 3; ++a)
         for (int b = a + 1; b < 3; ++b)
             EXPECT_GT(std::hypot(cx[a] - cx[b], cy[a] - cy[b]), 2 * spread);
