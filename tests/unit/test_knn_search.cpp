@@ -47,6 +47,8 @@ TEST(KnnSearch, MatchesBruteForceOnRandomData) {
         expectLikeBruteForce(x, l, d, 1);
         expectLikeBruteForce(x, l, d, 9);
         expectLikeBruteForce(x, l, d, 77);
+        // A handful of points takes the untransposed path.
+        expectLikeBruteForce(std::vector<float>(x.begin(), x.begin() + 3 * d), l, d, 5);
     }
 }
 

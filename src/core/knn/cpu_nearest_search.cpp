@@ -15,6 +15,7 @@ class CpuNearestSearch final : public NearestSearch {
     void search(const float* points, size_t n, const float* landmarks, size_t g, size_t d, size_t k,
                 uint32_t* idx, float* sqdist) override {
         if (n == 0 || k == 0) return;
+        if (n < kFewPoints) return searchFew(points, n, landmarks, g, d, k, idx, sqdist);
         m_tiles.build(landmarks, g, d);
         const LandmarkTiles& tiles = m_tiles;
         const long long groups = static_cast<long long>((n + kPointGroup - 1) / kPointGroup);
@@ -38,7 +39,30 @@ class CpuNearestSearch final : public NearestSearch {
     }
 
   private:
+    // Below this many points, transposing the landmarks costs more than it saves (the online
+    // trainers ask for one point at a time).
+    static constexpr size_t kFewPoints = 8;
+
+    void searchFew(const float* points, size_t n, const float* landmarks, size_t g, size_t d,
+                   size_t k, uint32_t* idx, float* sqdist) {
+        m_dist.resize(g);
+        for (size_t p = 0; p < n; ++p) {
+            const float* x = points + p * d;
+            for (size_t j = 0; j < g; ++j) {
+                const float* l = landmarks + j * d;
+                float a = 0.0f;
+                for (size_t t = 0; t < d; ++t) {
+                    const float e = x[t] - l[t];
+                    a += e * e;
+                }
+                m_dist[j] = a;
+            }
+            selectNearest(m_dist.data(), g, k, idx + p * k, sqdist + p * k);
+        }
+    }
+
     LandmarkTiles m_tiles;
+    std::vector<float> m_dist;
 };
 
 }  // namespace
