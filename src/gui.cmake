@@ -1,2 +1,33 @@
 # The interactive application: render (OpenGL), app (state, commands), ui (Dear ImGui), gui (main).
-# Filled in with the desktop application; until then nothing is built here.
+include(${PROJECT_SOURCE_DIR}/third_party/imgui_backends.cmake)
+include(${PROJECT_SOURCE_DIR}/third_party/embed_files.cmake)
+
+file(GLOB SEPAL_SHADER_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/shaders/*.vert
+     ${PROJECT_SOURCE_DIR}/shaders/*.frag)
+set(SEPAL_SHADERS_CPP ${PROJECT_BINARY_DIR}/generated/embedded_shaders.cpp)
+sepal_embed_text_files(${SEPAL_SHADERS_CPP} ${SEPAL_SHADER_FILES})
+
+# render: OpenGL only (epoxy), no ImGui, no application state.
+file(GLOB SEPAL_RENDER_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/render/*.cpp)
+add_library(sepal_render STATIC ${SEPAL_RENDER_SOURCES} ${SEPAL_SHADERS_CPP})
+target_include_directories(sepal_render PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+target_link_libraries(sepal_render PUBLIC sepal_core PkgConfig::SEPAL_EPOXY ${SEPAL_STB_LIB})
+target_compile_options(sepal_render PRIVATE ${SEPAL_WARNINGS})
+if(TARGET sepal_cuda)
+    target_link_libraries(sepal_render PUBLIC sepal_cuda)
+    target_compile_definitions(sepal_render PUBLIC SEPAL_HAVE_CUDA=1)
+endif()
+
+# app: the interactive model (state, commands, scheduler, tasks); no ImGui, no GL.
+file(GLOB SEPAL_APP_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/app/*.cpp)
+add_library(sepal_app STATIC ${SEPAL_APP_SOURCES})
+target_link_libraries(sepal_app PUBLIC sepal_backend)
+target_compile_options(sepal_app PRIVATE ${SEPAL_WARNINGS})
+
+# ui: one Dear ImGui window per file, the canvas and its input; gui: the executable.
+file(GLOB SEPAL_UI_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/ui/*.cpp)
+file(GLOB SEPAL_GUI_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/gui/*.cpp)
+add_executable(sepal ${SEPAL_UI_SOURCES} ${SEPAL_GUI_SOURCES})
+target_link_libraries(sepal PRIVATE sepal_app sepal_render sepal_imgui)
+target_compile_options(sepal PRIVATE ${SEPAL_WARNINGS})
+target_compile_definitions(sepal PRIVATE SEPAL_DATA_DIR_DEFAULT="${PROJECT_SOURCE_DIR}/data")

@@ -1,0 +1,83 @@
+#pragma once
+// Undoable edits: each change of the state is a command with apply, revert and a label.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/state.h"
+
+namespace sepal::app {
+
+/// One undoable edit.
+class Command {
+  public:
+    virtual ~Command() = default;
+    /// Makes the edit.
+    virtual void apply(State& state) = 0;
+    /// Undoes the edit.
+    virtual void revert(State& state) = 0;
+    /// Shown in the Edit menu ("Move landmark 12").
+    virtual std::string label() const = 0;
+    /// Folds a newer command of the same gesture into this one (a drag is one step); true if done.
+    virtual bool merge(Command& newer) { return false; }
+};
+
+/// Replaces one field of the state; `mergeKey` (when not empty) folds consecutive edits with the
+/// same key (a slider drag) into one step.
+template <class T>
+class ChangeCommand : public Command {
+  public:
+    /// field: the member changed; part: which version to bump.
+    ChangeCommand(T State::*field, Part part, T before, T after, std::string label,
+                  std::string mergeKey = {})
+        : m_field(field), m_part(part), m_before(std::move(before)), m_after(std::move(after)),
+          m_label(std::move(label)), m_mergeKey(std::move(mergeKey)) {}
+    void apply(State& s) override { set(s, m_after); }
+    void revert(State& s) override { set(s, m_before); }
+    std::string label() const override { return m_label; }
+    bool merge(Command& newer) override {
+        auto* o = dynamic_cast<ChangeCommand*>(&newer);
+        if (!o || m_mergeKey.empty() || o->m_mergeKey != m_mergeKey || o->m_field != m_field)
+            return false;
+        m_after = o->m_after;
+        return true;
+    }
+
+  private:
+    void set(State& s, const T& v) {
+        s.*m_field = v;
+        s.bump(m_part);
+    }
+    T State::*m_field;
+    Part m_part;
+    T m_before, m_after;
+    std::string m_label, m_mergeKey;
+};
+
+/// The undo and redo stacks.
+class UndoStack {
+  public:
+    /// Applies the command and records it (merging with the previous step when it allows).
+    void push(std::unique_ptr<Command> command, State& state);
+    /// Records a command whose effect is already in the state (a finished drag).
+    void record(std::unique_ptr<Command> command);
+    /// Reverts the last step; false when there is none.
+    bool undo(State& state);
+    /// Re-applies the last undone step; false when there is none.
+    bool redo(State& state);
+    /// Label of the step undo would revert (empty when none).
+    std::string undoLabel() const { return m_done.empty() ? "" : m_done.back()->label(); }
+    /// Label of the step redo would apply (empty when none).
+    std::string redoLabel() const { return m_undone.empty() ? "" : m_undone.back()->label(); }
+    /// Stops merging into the last step (a gesture ended).
+    void seal() { m_sealed = true; }
+    /// Forgets everything (a new dataset).
+    void clear() { m_done.clear(), m_undone.clear(); }
+
+  private:
+    std::vector<std::unique_ptr<Command>> m_done, m_undone;
+    bool m_sealed = true;
+};
+
+}  // namespace sepal::app

@@ -1,0 +1,196 @@
+#pragma once
+// The interactive model behind the window: state, undo, projection, training, tasks and log.
+// The UI reads it and calls its methods; it knows nothing of ImGui or OpenGL.
+
+#include <array>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/colouring.h"
+#include "app/command.h"
+#include "app/load_task.h"
+#include "app/projection_sweeper.h"
+#include "app/state.h"
+#include "backend/backends.h"
+#include "core/train/trainer.h"
+#include "nlohmann/json.hpp"
+
+namespace sepal::app {
+
+/// One line of the Log window.
+struct LogEntry {
+    enum Level { Info, Warning, Error } level = Info;  ///< severity
+    std::string text;                                  ///< message
+    double seconds = 0;                                ///< since the app started
+};
+
+/// What a frame's work changed, for the renderer to upload.
+struct FrameUpdate {
+    std::vector<Range> positions;  ///< ranges of new 2D positions
+    bool allPositions = false;     ///< the point count changed: upload everything
+    bool colours = false;          ///< colours were recomputed
+};
+
+/// Per-frame timings and counts for the Stats window and --bench-frames.
+struct WorkStats {
+    double projectMs = 0;    ///< projection work in the last frame
+    double trainMs = 0;      ///< training work in the last frame
+    double fullSweepMs = 0;  ///< projection work one sweep of every point costs
+    double sweepProgress = 1;  ///< fraction of the current sweep done
+    uint64_t sweeps = 0;     ///< completed sweeps
+    uint64_t projected = 0;  ///< points projected since the data was opened
+};
+
+/// The application's model. Every edit goes through the undo stack.
+class Workspace {
+  public:
+    /// backendName: "auto", "cpu" or "cuda" (see makeBackend).
+    explicit Workspace(const std::string& backendName = "auto");
+    ~Workspace();
+
+    // --- reading
+    /// The state (read-only; edits go through the methods below).
+    const State& state() const { return m_state; }
+    /// Backend name and why it was chosen.
+    const Backend& backend() const { return m_backend; }
+    /// 2D positions (n x 2), world units.
+    const std::vector<float>& positions() const { return m_sweeper.positions(); }
+    /// Per-cell RGBA colours (n x 4).
+    const std::vector<uint8_t>& colours() const { return m_rgba; }
+    /// What the colour bar or legend shows.
+    const ColourKey& colourKey() const { return m_key; }
+    /// The log.
+    const std::vector<LogEntry>& log() const { return m_log; }
+    /// Timings of the last frame.
+    const WorkStats& stats() const { return m_stats; }
+    /// The file loading in progress, or nullptr.
+    const LoadTask* loading() const { return m_load.get(); }
+    /// The undo stack (labels for the Edit menu).
+    const UndoStack& undoStack() const { return m_undo; }
+    /// True while training runs.
+    bool training() const { return m_training; }
+    /// Progress of the training run in [0, 1], negative when unknown.
+    double trainingProgress() const;
+    /// Files opened recently, newest first.
+    const std::vector<std::string>& recentFiles() const { return m_recent; }
+    /// Names of the trainers this build has.
+    std::vector<std::string> trainerNames() const;
+
+    // --- the frame
+    /// Polls tasks, trains and projects within budgetMs of work; says what to upload.
+    FrameUpdate frame(double budgetMs);
+    /// True when nothing is pending (sweep settled, no training, no loading).
+    bool idle() const;
+
+    // --- files
+    /// Starts loading files in the background (replacing what is open when they are read).
+    void openFiles(const std::vector<std::string>& paths, bool addAsSamples = false);
+    /// Cancels the load in progress.
+    void cancelLoading();
+    /// Opens tables now (used by the background load and by tests).
+    void openTables(std::vector<io::Table> tables, bool addAsSamples = false);
+
+    // --- edits (each undoable)
+    /// Undo the last step.
+    bool undo();
+    /// Redo the last undone step.
+    bool redo();
+    /// Applies and records a command.
+    void execute(std::unique_ptr<Command> command);
+    /// Ends a gesture, so the next edit is a new undo step.
+    void seal() { m_undo.seal(); }
+    /// Changes the transform settings (rebuilds the data and the model).
+    void setDataSettings(const DataSettings& settings);
+    /// Changes the colouring (mergeKey folds slider drags).
+    void setColour(const ColourSettings& settings, const std::string& mergeKey = {});
+    /// Changes the drawing settings.
+    void setView(const ViewSettings& settings, const std::string& mergeKey = {});
+    /// Changes the training settings.
+    void setTraining(const TrainingSettings& settings, const std::string& mergeKey = {});
+    /// Changes the EmbedSOM parameters.
+    void setEmbed(const EmbedParams& params, const std::string& mergeKey = {});
+    /// Replaces the model by `after` as one undo step (before = the current model).
+    void replaceModel(const LandmarkModel& after, const std::string& label);
+
+    /// Starts a landmark drag: the model at this moment is the step's "before".
+    void beginLandmarkDrag();
+    /// Moves landmarks to 2D positions during a drag (live, not yet a step). xy: indices.size() x 2.
+    void dragLandmarks(const std::vector<size_t>& indices, const std::vector<float>& xy);
+    /// Ends the drag: records one undo step.
+    void endLandmarkDrag(const std::string& label);
+    /// Adds a landmark at 2D (x, y), its data-space position fitted from its 2D neighbours.
+    void addLandmark(float x, float y);
+    /// Removes landmarks.
+    void removeLandmarks(std::vector<size_t> indices);
+    /// Locks or unlocks landmarks.
+    void setLocked(const std::vector<size_t>& indices, bool locked);
+    /// Builds a fresh model from the training settings (seeded).
+    void resetModel();
+
+    /// Puts the cells inside the polygon (world units, x y pairs) into population `name`
+    /// (created when new); returns how many cells were brushed.
+    size_t brush(const std::vector<float>& polygon, const std::string& name);
+    /// Deletes population i (its cells become unassigned).
+    void deletePopulation(size_t i);
+    /// Renames or recolours population i.
+    void editPopulation(size_t i, const Population& p);
+    /// Cells in each population.
+    std::vector<size_t> populationSizes() const;
+
+    // --- training
+    /// Starts or resumes training.
+    void startTraining();
+    /// Pauses training (the run so far is one undo step).
+    void pauseTraining();
+
+    // --- exports and sessions (throw InputError; the UI shows it)
+    /// Events with their columns, embed_x, embed_y and population, as CSV.
+    void exportCsv(const std::string& path) const;
+    /// The raw events with embed_x, embed_y (and population code) as added FCS parameters.
+    void exportFcs(const std::string& path) const;
+    /// The landmark model as JSON.
+    void exportModel(const std::string& path) const;
+    /// Session JSON: files, transforms, model, colours, populations, view (camera passed in).
+    nlohmann::json sessionJson(const std::array<float, 3>& camera) const;
+    /// Writes sessionJson to path (atomically).
+    void saveSession(const std::string& path, const std::array<float, 3>& camera) const;
+    /// Restores a session; returns the camera it stored. Keeps what was open when it fails.
+    std::array<float, 3> loadSession(const std::string& path);
+
+    /// Adds a line to the log (errors are also shown by the UI).
+    void log(LogEntry::Level level, const std::string& text);
+    /// Seconds since the workspace was created.
+    double seconds() const;
+    /// Counts of log entries per level seen by the UI (for the error banner).
+    size_t errorCount() const { return m_errors; }
+
+  private:
+    void dataChanged();
+    void addRecent(const std::string& path);
+    void trainStep(double budgetMs);
+
+    State m_state;
+    UndoStack m_undo;
+    Backend m_backend;
+    ProjectionSweeper m_sweeper;
+    std::vector<uint8_t> m_rgba;
+    ColourKey m_key;
+    std::vector<LogEntry> m_log;
+    size_t m_errors = 0;
+    WorkStats m_stats;
+    std::unique_ptr<LoadTask> m_load;
+    bool m_loadAdds = false;
+    std::vector<std::string> m_recent;
+    std::unique_ptr<LandmarkModel> m_dragBefore;
+    std::unique_ptr<Trainer> m_trainer;
+    std::unique_ptr<LandmarkModel> m_trainBefore;
+    std::vector<float> m_trainSample;
+    bool m_training = false;
+    uint64_t m_colourSeen = ~0ull, m_sweepsSeen = 0, m_dataSeen = 0;
+    size_t m_pointsSeen = ~size_t(0);
+    std::chrono::steady_clock::time_point m_start;
+};
+
+}  // namespace sepal::app

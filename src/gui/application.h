@@ -1,0 +1,121 @@
+#pragma once
+// The desktop application: the window, Dear ImGui, the side bars, the canvas and the frame loop.
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/workspace.h"
+#include "render/camera.h"
+#include "ui/canvas.h"
+#include "ui/ui_context.h"
+
+struct GLFWwindow;
+
+namespace sepal::render {
+class ScatterRenderer;
+class OverlayRenderer;
+}  // namespace sepal::render
+
+namespace sepal::ui {
+class Panel;
+}
+
+namespace sepal::gui {
+
+class ScriptPlayer;
+
+/// Command-line options of `sepal`.
+struct Options {
+    std::vector<std::string> files;   ///< files to open (demo data when empty)
+    std::string script;               ///< --script FILE
+    std::string screenshot;           ///< --screenshot PATH (once settled, then quit)
+    int benchFrames = 0;              ///< --bench-frames N
+    int width = 1280, height = 800;   ///< --size WxH, logical pixels
+    bool hidden = false;              ///< --hidden: no visible window (benchmarks)
+    std::string backend = "auto";     ///< --backend NAME
+    std::string autosave;             ///< autosave path ("" = none)
+};
+
+/// Virtual input for one frame (scripts drive the real input path with it).
+struct InputFrame {
+    float x = 0, y = 0;                      ///< mouse, window pixels
+    bool down[3] = {false, false, false};    ///< left, right, middle
+    bool ctrl = false, shift = false;        ///< modifiers
+    int key = -1;                            ///< key pressed this frame (GLFW code), -1 none
+    float wheel = 0;                         ///< wheel steps
+};
+
+/// Owns the window and runs the loop until quit; returns the exit status.
+class Application {
+  public:
+    explicit Application(Options options);
+    ~Application();
+    /// Runs until the window closes or a script quits.
+    int run();
+
+    // For the script player.
+    /// The model.
+    app::Workspace& workspace() { return m_workspace; }
+    /// The canvas (landmark positions on screen, selection).
+    ui::Canvas& canvas() { return m_canvas; }
+    /// The camera.
+    render::Camera& camera() { return m_camera; }
+    /// The UI context (brush name, lasso tool).
+    ui::UiContext& context() { return *m_ctx; }
+    /// Saves the window as PNG after this frame is drawn.
+    void requestScreenshot(const std::string& path) { m_screenshots.push_back(path); }
+    /// Writes a PNG export of the canvas at a size (before the next frame).
+    void exportPng(const ui::PngRequest& request);
+    /// Ends the loop after this frame.
+    void quit(int status) { m_quit = status; }
+    /// One JSON line describing the state (for scripts and tests).
+    std::string stateJson();
+
+  private:
+    void initWindow();
+    void initImGui();
+    void frame();
+    void drawMenu();
+    void drawSideBars(float top);
+    void drawColourKey();
+    void drawErrorBanner();
+    void handleShortcuts();
+    void injectInput(const InputFrame& in);
+    void autosave(bool force);
+    void benchFrame(double frameMs);
+
+    Options m_options;
+    GLFWwindow* m_window = nullptr;
+    app::Workspace m_workspace;
+    render::Camera m_camera;
+    ui::Canvas m_canvas;
+    std::unique_ptr<ui::UiContext> m_ctx;
+    std::unique_ptr<render::ScatterRenderer> m_points;
+    std::unique_ptr<render::OverlayRenderer> m_overlay;
+    std::vector<std::unique_ptr<ui::Panel>> m_left, m_right;
+    std::unique_ptr<ScriptPlayer> m_script;
+    std::vector<std::string> m_screenshots;
+    std::optional<int> m_quit;
+    float m_contentScale = 1;
+    uint64_t m_fitForData = 0;
+    bool m_fitted = false;
+    size_t m_errorsSeen = 0;
+    std::string m_banner;
+    double m_bannerUntil = 0;
+    double m_lastAutosave = 0;
+    uint64_t m_autosavedCounter = 0;
+    std::vector<double> m_benchTimes;
+    uint64_t m_benchProjectedStart = 0;
+    double m_benchStart = 0;
+    std::array<float, 2> m_benchCentre{};
+    bool m_quitAfterScreenshot = false;
+    int m_settleFrames = 0;
+    std::vector<std::string> m_dropped;
+
+    friend void dropCallback(GLFWwindow*, int, const char**);
+};
+
+}  // namespace sepal::gui

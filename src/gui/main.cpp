@@ -1,0 +1,103 @@
+// sepal: the interactive desktop application.
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <string>
+
+#include "gui/application.h"
+
+namespace {
+
+const char* kUsage =
+    "usage: sepal [FILE...] [options]\n"
+    "  FILE...              FCS, CSV or TSV files (several become samples); default: the demo data\n"
+    "  --script FILE        replay the actions in FILE (see src/gui/script.h), then quit\n"
+    "  --screenshot PATH    once the data is projected, save the window as PNG and quit\n"
+    "  --bench-frames N     drag a landmark for N frames and print frame-time statistics (JSON)\n"
+    "  --size WxH           window size in logical pixels (default 1280x800)\n"
+    "  --hidden             no visible window (benchmarks on a display-less machine)\n"
+    "  --backend NAME       projection backend: auto (default), cpu or cuda\n"
+    "  --synthetic N        open N generated cells instead of a file\n"
+    "  --no-autosave        do not write the autosave file\n"
+    "Environment: SEPAL_DATA_DIR (where demo.fcs is), SEPAL_AUTOSAVE (autosave path).\n";
+
+std::string defaultAutosavePath() {
+    if (const char* p = std::getenv("SEPAL_AUTOSAVE")) return p;
+    std::filesystem::path base;
+    if (const char* x = std::getenv("XDG_STATE_HOME"))
+        base = x;
+    else if (const char* h = std::getenv("HOME"))
+        base = std::filesystem::path(h) / ".local" / "state";
+    else
+        return "";
+    return (base / "sepal" / "autosave.json").string();
+}
+
+std::string demoPath() {
+    const char* env = std::getenv("SEPAL_DATA_DIR");
+    return (std::filesystem::path(env ? env : SEPAL_DATA_DIR_DEFAULT) / "demo.fcs").string();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    sepal::gui::Options options;
+    bool autosave = true;
+    try {
+        for (int i = 1; i < argc; ++i) {
+            std::string a = argv[i];
+            auto value = [&]() -> std::string {
+                if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+                return argv[++i];
+            };
+            if (a == "-h" || a == "--help") {
+                std::fputs(kUsage, stdout);
+                return 0;
+            } else if (a == "--script") {
+                options.script = value();
+            } else if (a == "--screenshot") {
+                options.screenshot = value();
+            } else if (a == "--bench-frames") {
+                options.benchFrames = std::stoi(value());
+            } else if (a == "--size") {
+                std::string v = value();
+                auto x = v.find('x');
+                if (x == std::string::npos) throw std::invalid_argument("--size takes WxH, e.g. 1280x800");
+                options.width = std::stoi(v.substr(0, x));
+                options.height = std::stoi(v.substr(x + 1));
+            } else if (a == "--hidden") {
+                options.hidden = true;
+            } else if (a == "--backend") {
+                options.backend = value();
+            } else if (a == "--synthetic") {
+                options.files.push_back("synthetic:" + value());
+            } else if (a == "--no-autosave") {
+                autosave = false;
+            } else if (a.starts_with("--")) {
+                throw std::invalid_argument("unknown option " + a);
+            } else {
+                options.files.push_back(a);
+            }
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "sepal: %s\n%s", e.what(), kUsage);
+        return 2;
+    }
+    // With neither files nor a script, open the demo data, as a first run should.
+    if (options.files.empty() && options.script.empty()) {
+        if (std::filesystem::exists(demoPath()))
+            options.files.push_back(demoPath());
+        else
+            options.files.push_back("synthetic:100000");
+    }
+    if (autosave && options.script.empty() && options.benchFrames == 0)
+        options.autosave = defaultAutosavePath();
+    try {
+        sepal::gui::Application app(options);
+        return app.run();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "sepal: %s\n", e.what());
+        return 1;
+    }
+}

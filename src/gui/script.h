@@ -1,0 +1,35 @@
+#pragma once
+// Replayable user actions for tests and benchmarks (--script FILE): one action per line.
+//
+//   open PATH...            open files (several become samples); add-samples PATH... adds
+//   wait N                  let N frames pass          settle  wait until nothing is pending
+//   click X Y [right] [ctrl] [shift]      press and release at canvas pixel (X, Y)
+//   drag X1 Y1 X2 Y2 [right] [ctrl] [shift]   press, move over frames, release
+//   drag-landmark I DX DY   drag landmark I by (DX, DY) pixels
+//   click-landmark I [right] [ctrl]       click on landmark I
+//   key NAME [ctrl] [shift] press a key (z, y, delete, f, escape, left, right, up, down)
+//   lasso NAME X Y X Y ...  right-drag a lasso through canvas pixels into population NAME
+//   set KEY VALUE           colour.mode, colour.marker, colour.map, view.size, view.alpha,
+//                           embed.k, embed.smooth, training.trainer, training.landmarks, ...
+//   train on|off            start or pause training
+//   export csv|fcs|model|session|png PATH [W H]
+//   load-session PATH       restore a session        fit   fit the view
+//   screenshot PATH         the window as PNG         state print the state as one JSON line
+//   quit                    leave (exit status 0)
+
+#include <string>
+#include <vector>
+
+namespace sepal::gui {
+
+/// One parsed line: the verb and its arguments.
+struct ScriptAction {
+    std::string verb;               ///< first word
+    std::vector<std::string> args;  ///< the rest
+    int line = 0;                   ///< 1-based line in the file
+};
+
+/// Reads a script; throws InputError naming the line of a malformed action.
+std::vector<ScriptAction> readScript(const std::string& path);
+
+}  // namespace sepal::gui

@@ -1,0 +1,231 @@
+#include "gui/script_player.h"
+
+#include <GLFW/glfw3.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "core/common/error.h"
+
+namespace sepal::gui {
+
+namespace {
+bool has(const std::vector<std::string>& args, const char* word) {
+    return std::find(args.begin(), args.end(), word) != args.end();
+}
+
+float number(const ScriptAction& a, size_t i) {
+    if (i >= a.args.size())
+        throw InputError("script line " + std::to_string(a.line) + ": '" + a.verb + "' needs more arguments");
+    try {
+        return std::stof(a.args[i]);
+    } catch (...) {
+        throw InputError("script line " + std::to_string(a.line) + ": '" + a.args[i] + "' is not a number");
+    }
+}
+}  // namespace
+
+ScriptPlayer::ScriptPlayer(Application& app, std::vector<ScriptAction> actions)
+    : m_app(app), m_actions(std::move(actions)) {
+    m_idle.x = -1, m_idle.y = -1;
+}
+
+float ScriptPlayer::canvasX(float x) const { return m_app.canvas().origin()[0] + x; }
+float ScriptPlayer::canvasY(float y) const { return m_app.canvas().origin()[1] + y; }
+
+InputFrame ScriptPlayer::input() {
+    if (m_frames.empty()) return m_idle;
+    InputFrame f = m_frames.front();
+    m_frames.pop_front();
+    m_idle = f;
+    for (bool& d : m_idle.down) d = false;
+    m_idle.key = -1;
+    m_idle.wheel = 0;
+    m_idle.ctrl = m_idle.shift = false;
+    return f;
+}
+
+void ScriptPlayer::press(float x, float y, int button, bool ctrl, bool shift, const std::vector<float>& path) {
+    // Hover first so the canvas sees what is under the mouse, then press, move, release.
+    InputFrame f;
+    f.x = canvasX(x), f.y = canvasY(y), f.ctrl = ctrl, f.shift = shift;
+    m_frames.push_back(f);
+    f.down[button] = true;
+    m_frames.push_back(f);
+    for (size_t i = 0; i + 1 < path.size(); i += 2) {
+        f.x = canvasX(path[i]), f.y = canvasY(path[i + 1]);
+        m_frames.push_back(f);
+    }
+    f.down[button] = false;
+    m_frames.push_back(f);
+    m_frames.push_back(f);
+}
+
+void ScriptPlayer::afterFrame() {
+    if (!m_frames.empty()) return;
+    if (m_wait > 0) {
+        --m_wait;
+        return;
+    }
+    if (m_settle) {
+        if (!m_app.workspace().idle() && ++m_settleFrames < 3000) return;
+        m_settle = false;
+    }
+    while (m_next < m_actions.size() && m_frames.empty() && m_wait == 0 && !m_settle) {
+        const auto& a = m_actions[m_next++];
+        try {
+            start(a);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "script line %d (%s): %s\n", a.line, a.verb.c_str(), e.what());
+            m_app.workspace().log(app::LogEntry::Error, std::string("script: ") + e.what());
+        }
+    }
+    if (m_next >= m_actions.size() && m_frames.empty() && m_wait == 0 && !m_settle) m_app.quit(0);
+}
+
+void ScriptPlayer::start(const ScriptAction& a) {
+    auto& ws = m_app.workspace();
+    const auto& args = a.args;
+    int button = has(args, "right") ? 1 : 0;
+    bool ctrl = has(args, "ctrl"), shift = has(args, "shift");
+    if (a.verb == "open" || a.verb == "add-samples") {
+        ws.openFiles(args, a.verb == "add-samples");
+        m_settle = true, m_settleFrames = 0;
+    } else if (a.verb == "wait") {
+        m_wait = int(number(a, 0));
+    } else if (a.verb == "settle") {
+        m_settle = true, m_settleFrames = 0;
+    } else if (a.verb == "mouse") {
+        InputFrame f;
+        f.x = canvasX(number(a, 0)), f.y = canvasY(number(a, 1));
+        m_frames.push_back(f);
+        m_frames.push_back(f);
+    } else if (a.verb == "click") {
+        press(number(a, 0), number(a, 1), button, ctrl, shift, {});
+    } else if (a.verb == "drag") {
+        float x0 = number(a, 0), y0 = number(a, 1), x1 = number(a, 2), y1 = number(a, 3);
+        std::vector<float> path;
+        for (int i = 1; i <= 8; ++i) path.insert(path.end(), {x0 + (x1 - x0) * i / 8, y0 + (y1 - y0) * i / 8});
+        press(x0, y0, button, ctrl, shift, path);
+    } else if (a.verb == "drag-landmark" || a.verb == "click-landmark") {
+        size_t l = size_t(number(a, 0));
+        const auto& m = ws.state().model;
+        if (l >= m.count()) throw InputError("no landmark " + std::to_string(l));
+        auto p = m_app.camera().toScreen(m.low[2 * l], m.low[2 * l + 1]);
+        if (a.verb == "click-landmark") {
+            press(p[0], p[1], button, ctrl, shift, {});
+        } else {
+            float dx = number(a, 1), dy = number(a, 2);
+            std::vector<float> path;
+            for (int i = 1; i <= 8; ++i) path.insert(path.end(), {p[0] + dx * i / 8, p[1] + dy * i / 8});
+            press(p[0], p[1], 0, false, false, path);
+        }
+    } else if (a.verb == "key") {
+        static const std::map<std::string, int> keys = {
+            {"z", GLFW_KEY_Z},         {"y", GLFW_KEY_Y},       {"delete", GLFW_KEY_DELETE},
+            {"f", GLFW_KEY_F},         {"escape", GLFW_KEY_ESCAPE}, {"left", GLFW_KEY_LEFT},
+            {"right", GLFW_KEY_RIGHT}, {"up", GLFW_KEY_UP},     {"down", GLFW_KEY_DOWN},
+            {"home", GLFW_KEY_HOME}};
+        if (args.empty() || !keys.count(args[0])) throw InputError("unknown key in script line " + std::to_string(a.line));
+        InputFrame f = m_idle;
+        f.ctrl = ctrl, f.shift = shift, f.key = keys.at(args[0]);
+        m_frames.push_back(f);
+        f.key = -1;
+        m_frames.push_back(f);
+    } else if (a.verb == "lasso") {
+        if (args.size() < 7) throw InputError("lasso needs a name and at least three points");
+        m_app.context().brushName = args[0];
+        std::vector<float> path;
+        for (size_t i = 1; i + 1 < args.size(); i += 2) path.insert(path.end(), {std::stof(args[i]), std::stof(args[i + 1])});
+        path.insert(path.end(), {path[0], path[1]});
+        // Fill in the segments so the lasso is drawn as a user would drag it.
+        std::vector<float> dense;
+        for (size_t i = 2; i < path.size(); i += 2)
+            for (int s = 1; s <= 4; ++s)
+                dense.insert(dense.end(), {path[i - 2] + (path[i] - path[i - 2]) * s / 4,
+                                           path[i - 1] + (path[i + 1] - path[i - 1]) * s / 4});
+        press(path[0], path[1], 1, false, false, dense);
+    } else if (a.verb == "set") {
+        if (args.size() < 2) throw InputError("set needs a key and a value");
+        const std::string& k = args[0];
+        const std::string& v = args[1];
+        auto st = ws.state();
+        if (k == "colour.mode") {
+            static const std::map<std::string, app::ColourMode> modes = {
+                {"marker", app::ColourMode::Marker}, {"sample", app::ColourMode::Sample},
+                {"label", app::ColourMode::Label},   {"density", app::ColourMode::Density},
+                {"population", app::ColourMode::Population}};
+            if (!modes.count(v)) throw InputError("unknown colour mode " + v);
+            st.colour.mode = modes.at(v);
+            ws.setColour(st.colour);
+        } else if (k == "colour.marker") {
+            auto it = std::find(st.data.columns.begin(), st.data.columns.end(), v);
+            if (it == st.data.columns.end()) throw InputError("no column " + v);
+            st.colour.column = int(it - st.data.columns.begin());
+            st.colour.mode = app::ColourMode::Marker;
+            ws.setColour(st.colour);
+        } else if (k == "colour.map") {
+            st.colour.map = v, ws.setColour(st.colour);
+        } else if (k == "view.size") {
+            st.view.pointSize = std::stof(v), ws.setView(st.view);
+        } else if (k == "view.alpha") {
+            st.view.alpha = std::stof(v), ws.setView(st.view);
+        } else if (k == "embed.k") {
+            st.embed.k = std::stoi(v), ws.setEmbed(st.embed);
+        } else if (k == "embed.smooth") {
+            st.embed.smooth = std::stof(v), ws.setEmbed(st.embed);
+        } else if (k == "training.trainer") {
+            st.training.trainer = v, ws.setTraining(st.training);
+        } else if (k == "training.landmarks") {
+            st.training.landmarks = std::stoi(v), ws.setTraining(st.training);
+        } else if (k == "training.seed") {
+            st.training.seed = std::stoull(v), ws.setTraining(st.training);
+        } else {
+            throw InputError("unknown setting " + k);
+        }
+        ws.seal();
+    } else if (a.verb == "train") {
+        if (!args.empty() && args[0] == "off")
+            ws.pauseTraining();
+        else
+            ws.startTraining();
+    } else if (a.verb == "export") {
+        if (args.size() < 2) throw InputError("export needs a kind and a path");
+        const std::string& kind = args[0];
+        const std::string& path = args[1];
+        if (kind == "csv") ws.exportCsv(path);
+        else if (kind == "fcs") ws.exportFcs(path);
+        else if (kind == "model") ws.exportModel(path);
+        else if (kind == "session") ws.saveSession(path, m_app.camera().state());
+        else if (kind == "png") {
+            ui::PngRequest r{path, args.size() > 3 ? int(number(a, 2)) : 1600,
+                             args.size() > 3 ? int(number(a, 3)) : 1200, true};
+            m_app.exportPng(r);
+        } else throw InputError("unknown export kind " + kind);
+        std::printf("{\"exported\": \"%s\", \"kind\": \"%s\"}\n", path.c_str(), kind.c_str());
+    } else if (a.verb == "load-session") {
+        if (args.empty()) throw InputError("load-session needs a path");
+        try {
+            m_app.camera().setState(ws.loadSession(args[0]));
+        } catch (const std::exception& e) {
+            ws.log(app::LogEntry::Error, e.what());
+        }
+        m_settle = true, m_settleFrames = 0;
+    } else if (a.verb == "fit") {
+        m_app.context().fitRequested = true;
+        m_wait = 1;
+    } else if (a.verb == "screenshot") {
+        if (args.empty()) throw InputError("screenshot needs a path");
+        m_app.requestScreenshot(args[0]);
+        m_wait = 1;
+    } else if (a.verb == "state") {
+        std::printf("%s\n", m_app.stateJson().c_str());
+        std::fflush(stdout);
+    } else if (a.verb == "quit") {
+        m_app.quit(0);
+        m_next = m_actions.size();
+    }
+}
+
+}  // namespace sepal::gui

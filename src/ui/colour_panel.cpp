@@ -1,0 +1,57 @@
+#include "ui/colour_panel.h"
+
+#include <imgui.h>
+
+namespace sepal::ui {
+
+void ColourPanel::draw(UiContext& ctx) {
+    auto& ws = ctx.workspace;
+    const auto& st = ws.state();
+    app::ColourSettings c = st.colour;
+    const char* modes[] = {"Marker", "Sample", "Label", "Density", "Population"};
+    int mode = int(c.mode);
+    ImGui::PushItemWidth(-110);
+    if (ImGui::Combo("Colour by", &mode, modes, 5)) c.mode = app::ColourMode(mode), ws.setColour(c), ws.seal();
+    if (c.mode == app::ColourMode::Marker && !st.data.columns.empty()) {
+        int col = std::clamp(c.column, 0, int(st.data.columns.size()) - 1);
+        if (ImGui::BeginCombo("Marker", st.data.columns[size_t(col)].c_str())) {
+            for (size_t i = 0; i < st.data.columns.size(); ++i)
+                if (ImGui::Selectable(st.data.columns[i].c_str(), int(i) == col))
+                    c.column = int(i), ws.setColour(c), ws.seal();
+            ImGui::EndCombo();
+        }
+    }
+    if (c.mode == app::ColourMode::Label && !st.data.tables.empty()) {
+        const auto& labels = st.data.tables.front().labels;
+        if (labels.empty()) ImGui::TextDisabled("The first sample has no label column.");
+        for (size_t i = 0; i < labels.size(); ++i)
+            if (ImGui::RadioButton(labels[i].name.c_str(), c.labelColumn == int(i)))
+                c.labelColumn = int(i), ws.setColour(c), ws.seal();
+    }
+    if (c.mode == app::ColourMode::Marker || c.mode == app::ColourMode::Density) {
+        if (ImGui::BeginCombo("Map", c.map.c_str())) {
+            for (const auto& n : app::colourMapNames())
+                if (ImGui::Selectable(n.c_str(), n == c.map)) c.map = n, ws.setColour(c), ws.seal();
+            ImGui::EndCombo();
+        }
+    }
+    if (c.mode == app::ColourMode::Marker) {
+        if (ImGui::DragFloatRange2("Clip %", &c.lowPercentile, &c.highPercentile, 0.2f, 0.0f, 100.0f,
+                                   "%.1f", "%.1f"))
+            ws.setColour(c, "clip");
+        if (ImGui::IsItemDeactivated()) ws.seal();
+    }
+    app::ViewSettings v = st.view;
+    if (ImGui::SliderFloat("Point size", &v.pointSize, 1.0f, 12.0f, "%.1f px")) ws.setView(v, "size");
+    if (ImGui::IsItemDeactivated()) ws.seal();
+    if (ImGui::SliderFloat("Opacity", &v.alpha, 0.02f, 1.0f, "%.2f")) ws.setView(v, "alpha");
+    if (ImGui::IsItemDeactivated()) ws.seal();
+    ImGui::PopItemWidth();
+    if (ImGui::Checkbox("Landmarks", &v.showLandmarks)) ws.setView(v), ws.seal();
+    ImGui::SameLine();
+    if (ImGui::Checkbox("Graph", &v.showGraph)) ws.setView(v), ws.seal();
+    ImGui::SameLine();
+    if (ImGui::Button("Fit view")) ctx.fitRequested = true;
+}
+
+}  // namespace sepal::ui

@@ -1,0 +1,24 @@
+#pragma once
+// The Export window: CSV, FCS with added parameters, PNG at a chosen size, model JSON, session.
+
+#include <string>
+
+#include "ui/panel.h"
+
+namespace sepal::ui {
+
+/// Writes the user's results; errors go to the log and the error banner.
+class ExportPanel : public Panel {
+  public:
+    ExportPanel();
+    const char* title() const override { return "Export"; }
+    void draw(UiContext& ctx) override;
+
+  private:
+    std::string m_folder, m_base = "sepal";
+    int m_width = 1600, m_height = 1200;
+    bool m_key = true;
+    std::string m_status;
+};
+
+}  // namespace sepal::ui

@@ -1,0 +1,39 @@
+#include "ui/populations_panel.h"
+
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+namespace sepal::ui {
+
+void PopulationsPanel::draw(UiContext& ctx) {
+    auto& ws = ctx.workspace;
+    ImGui::Checkbox("Lasso tool", &ctx.lassoTool);
+    ImGui::SameLine();
+    ImGui::TextDisabled("(or right-drag)");
+    ImGui::SetNextItemWidth(-110);
+    ImGui::InputText("Brush into", &ctx.brushName);
+    const auto& pops = ws.state().populations.groups;
+    auto sizes = ws.populationSizes();
+    if (pops.empty()) ImGui::TextDisabled("Lasso cells on the canvas to make a population.");
+    for (size_t i = 0; i < pops.size(); ++i) {
+        ImGui::PushID(int(i));
+        app::Population p = pops[i];
+        float rgb[3] = {p.colour[0] / 255.0f, p.colour[1] / 255.0f, p.colour[2] / 255.0f};
+        if (ImGui::ColorEdit3("##c", rgb, ImGuiColorEditFlags_NoInputs)) {
+            for (int k = 0; k < 3; ++k) p.colour[size_t(k)] = uint8_t(rgb[k] * 255.0f + 0.5f);
+            ws.editPopulation(i, p);
+        }
+        if (ImGui::IsItemDeactivated()) ws.seal();
+        ImGui::SameLine();
+        if (ImGui::Selectable(p.name.c_str(), ctx.brushName == p.name, 0, ImVec2(140, 0)))
+            ctx.brushName = p.name;
+        ImGui::SameLine();
+        ImGui::Text("%zu", sizes[i]);
+        ImGui::SameLine(ImGui::GetContentRegionAvail().x - 10);
+        if (ImGui::SmallButton("x")) ws.deletePopulation(i);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("Delete %s", p.name.c_str());
+        ImGui::PopID();
+    }
+}
+
+}  // namespace sepal::ui

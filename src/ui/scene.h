@@ -1,0 +1,26 @@
+#pragma once
+// Draws the picture (points, landmark graph, landmarks) for the window and for PNG exports.
+
+#include <set>
+
+#include "app/workspace.h"
+#include "render/camera.h"
+#include "render/overlay_renderer.h"
+#include "render/scatter_renderer.h"
+
+namespace sepal::ui {
+
+/// What decorates the landmarks.
+struct SceneMarks {
+    const std::set<size_t>* selection = nullptr;  ///< drawn highlighted
+    int hovered = -1;                             ///< drawn with a ring
+    bool colourKey = false;                       ///< draw the colour bar or legend swatches
+};
+
+/// Draws into the bound framebuffer, whose viewport covers camera's area at `scale` framebuffer
+/// pixels per logical pixel.
+void drawScene(const app::Workspace& ws, const render::Camera& camera, float scale,
+               render::ScatterRenderer& points, render::OverlayRenderer& overlay,
+               const SceneMarks& marks);
+
+}  // namespace sepal::ui

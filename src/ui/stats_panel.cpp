@@ -1,0 +1,21 @@
+#include "ui/stats_panel.h"
+
+#include <imgui.h>
+
+namespace sepal::ui {
+
+void StatsPanel::draw(UiContext& ctx) {
+    const auto& ws = ctx.workspace;
+    const auto& s = ws.stats();
+    ImGui::Text("%.1f fps (%.1f ms a frame)", ctx.fps, ctx.frameMs);
+    ImGui::Text("%zu points, %zu landmarks", ws.state().data.events(), ws.state().model.count());
+    ImGui::Text("Projection %.1f ms this frame", s.projectMs);
+    ImGui::Text("Full sweep %.0f ms of work", s.fullSweepMs);
+    ImGui::ProgressBar(float(s.sweepProgress), ImVec2(-1, 0), s.sweepProgress >= 1 ? "settled" : "sweeping");
+    ImGui::Text("Training %.1f ms this frame", s.trainMs);
+    ImGui::Text("Backend: %s", ws.backend().name.c_str());
+    ImGui::TextWrapped("Why: %s", ws.backend().reason.c_str());
+    ImGui::Text("GPU memory: %s", ctx.gpuMemory.c_str());
+}
+
+}  // namespace sepal::ui
