@@ -13,15 +13,19 @@ struct Stop {
 
 // Control points sampled from the published maps; linear interpolation in between.
 const std::vector<Stop>& stops(const std::string& map) {
-    static const std::vector<Stop> viridis = {{0.0f, 68, 1, 84},     {0.25f, 59, 82, 139},
-                                              {0.5f, 33, 145, 140},  {0.75f, 94, 201, 98},
+    static const std::vector<Stop> viridis = {{0.0f, 68, 1, 84},
+                                              {0.25f, 59, 82, 139},
+                                              {0.5f, 33, 145, 140},
+                                              {0.75f, 94, 201, 98},
                                               {1.0f, 253, 231, 37}};
-    static const std::vector<Stop> magma = {{0.0f, 0, 0, 4},        {0.25f, 81, 18, 124},
-                                            {0.5f, 183, 55, 121},   {0.75f, 252, 137, 97},
+    static const std::vector<Stop> magma = {{0.0f, 0, 0, 4},
+                                            {0.25f, 81, 18, 124},
+                                            {0.5f, 183, 55, 121},
+                                            {0.75f, 252, 137, 97},
                                             {1.0f, 252, 253, 191}};
-    static const std::vector<Stop> turbo = {{0.0f, 48, 18, 59},    {0.2f, 65, 141, 254},
-                                            {0.4f, 40, 235, 170},  {0.6f, 164, 252, 60},
-                                            {0.8f, 251, 128, 34},  {1.0f, 122, 4, 3}};
+    static const std::vector<Stop> turbo = {{0.0f, 48, 18, 59},   {0.2f, 65, 141, 254},
+                                            {0.4f, 40, 235, 170}, {0.6f, 164, 252, 60},
+                                            {0.8f, 251, 128, 34}, {1.0f, 122, 4, 3}};
     static const std::vector<Stop> grey = {{0.0f, 40, 40, 40}, {1.0f, 245, 245, 245}};
     if (map == "magma") return magma;
     if (map == "turbo") return turbo;
@@ -51,9 +55,9 @@ std::array<uint8_t, 3> colourMap(const std::string& map, float t) {
 std::array<uint8_t, 3> paletteColour(size_t i) {
     // A qualitative palette with distinct hues that read on a dark background.
     static const std::array<uint8_t, 3> kPalette[] = {
-        {31, 119, 180}, {255, 127, 14}, {44, 160, 44},  {214, 39, 40},  {148, 103, 189},
-        {140, 86, 75},  {227, 119, 194}, {188, 189, 34}, {23, 190, 207}, {174, 199, 232},
-        {255, 187, 120}, {152, 223, 138}};
+        {31, 119, 180},  {255, 127, 14},  {44, 160, 44},   {214, 39, 40},
+        {148, 103, 189}, {140, 86, 75},   {227, 119, 194}, {188, 189, 34},
+        {23, 190, 207},  {174, 199, 232}, {255, 187, 120}, {152, 223, 138}};
     return kPalette[i % (sizeof kPalette / sizeof kPalette[0])];
 }
 
@@ -109,7 +113,8 @@ ColourKey computeColours(const Dataset& data, const ColourSettings& settings,
             size_t lc = size_t(std::clamp(settings.labelColumn, 0, int(first.labels.size()) - 1));
             key.title = first.labels[lc].name;
             const auto& cats = first.labels[lc].categories;
-            for (size_t c = 0; c < cats.size(); ++c) key.legend.push_back({cats[c], paletteColour(c)});
+            for (size_t c = 0; c < cats.size(); ++c)
+                key.legend.push_back({cats[c], paletteColour(c)});
             for (const auto& s : data.samples) {
                 const io::Table* t = nullptr;
                 for (const auto& tt : data.tables)
@@ -127,8 +132,9 @@ ColourKey computeColours(const Dataset& data, const ColourSettings& settings,
                         auto it = std::find(cats.begin(), cats.end(), name);
                         if (it != cats.end()) shown = int(it - cats.begin());
                     }
-                    put(rgba, s.first + e, shown >= 0 ? paletteColour(size_t(shown))
-                                                      : std::array<uint8_t, 3>{110, 110, 110});
+                    put(rgba, s.first + e,
+                        shown >= 0 ? paletteColour(size_t(shown))
+                                   : std::array<uint8_t, 3>{110, 110, 110});
                 }
             }
             break;
@@ -142,7 +148,8 @@ ColourKey computeColours(const Dataset& data, const ColourSettings& settings,
                 minX = std::min(minX, xy[2 * i]), maxX = std::max(maxX, xy[2 * i]);
                 minY = std::min(minY, xy[2 * i + 1]), maxY = std::max(maxY, xy[2 * i + 1]);
             }
-            float sx = kGrid / std::max(maxX - minX, 1e-6f), sy = kGrid / std::max(maxY - minY, 1e-6f);
+            float sx = kGrid / std::max(maxX - minX, 1e-6f),
+                  sy = kGrid / std::max(maxY - minY, 1e-6f);
             std::vector<uint32_t> counts(kGrid * kGrid, 0);
             std::vector<uint32_t> cell(n);
             for (size_t i = 0; i < n; ++i) {

@@ -15,24 +15,24 @@ enum class ColourMode { Marker, Sample, Label, Density, Population };
 
 /// Colouring choices; part of the undoable state.
 struct ColourSettings {
-    ColourMode mode = ColourMode::Sample;  ///< what decides a cell's colour
-    int column = 0;                        ///< Marker: column of Dataset::points
-    int labelColumn = 0;                   ///< Label: label column of the first sample
-    std::string map = "viridis";           ///< continuous colour map name
+    ColourMode mode = ColourMode::Sample;          ///< what decides a cell's colour
+    int column = 0;                                ///< Marker: column of Dataset::points
+    int labelColumn = 0;                           ///< Label: label column of the first sample
+    std::string map = "viridis";                   ///< continuous colour map name
     float lowPercentile = 1, highPercentile = 99;  ///< Marker: clipping, percent
     bool operator==(const ColourSettings&) const = default;
 };
 
 /// A brushed group of cells.
 struct Population {
-    std::string name;                  ///< shown in the legend and exports
-    std::array<uint8_t, 3> colour{};   ///< RGB
+    std::string name;                 ///< shown in the legend and exports
+    std::array<uint8_t, 3> colour{};  ///< RGB
 };
 
 /// The populations and, per cell, the one it belongs to (0 = none, i + 1 = groups[i]).
 struct Populations {
-    std::vector<Population> groups;     ///< in creation order
-    std::vector<uint8_t> membership;    ///< one per event
+    std::vector<Population> groups;   ///< in creation order
+    std::vector<uint8_t> membership;  ///< one per event
     bool operator==(const Populations&) const = default;
 };
 
@@ -58,7 +58,8 @@ std::array<uint8_t, 3> colourMap(const std::string& map, float t);
 /// The i-th colour of the categorical palette.
 std::array<uint8_t, 3> paletteColour(size_t i);
 
-/// Computes n x 4 RGBA bytes for every cell; xy (n x 2) is needed for density only. Returns the key.
+/// Computes n x 4 RGBA bytes for every cell; xy (n x 2) is needed for density only. Returns the
+/// key.
 ColourKey computeColours(const Dataset& data, const ColourSettings& settings,
                          const Populations& populations, const std::vector<float>& xy,
                          std::vector<uint8_t>& rgba);

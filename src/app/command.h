@@ -31,8 +31,12 @@ class ChangeCommand : public Command {
     /// field: the member changed; part: which version to bump.
     ChangeCommand(T State::*field, Part part, T before, T after, std::string label,
                   std::string mergeKey = {})
-        : m_field(field), m_part(part), m_before(std::move(before)), m_after(std::move(after)),
-          m_label(std::move(label)), m_mergeKey(std::move(mergeKey)) {}
+        : m_field(field),
+          m_part(part),
+          m_before(std::move(before)),
+          m_after(std::move(after)),
+          m_label(std::move(label)),
+          m_mergeKey(std::move(mergeKey)) {}
     void apply(State& s) override { set(s, m_after); }
     void revert(State& s) override { set(s, m_before); }
     std::string label() const override { return m_label; }

@@ -23,7 +23,7 @@ std::vector<std::string> Dataset::channelNames() const {
     if (tables.empty()) return names;
     for (const auto& c : tables.front().channels)
         names.push_back(c.marker.empty() || c.marker == c.name ? c.name
-                                                                : c.name + " (" + c.marker + ")");
+                                                               : c.name + " (" + c.marker + ")");
     return names;
 }
 
@@ -42,7 +42,8 @@ bool isScatterOrTime(const io::Channel& c) {
 
 bool looksLikeMass(const io::Table& t) {
     for (const auto& c : t.channels)
-        if (c.name.find("Di") != std::string::npos && std::isdigit(static_cast<unsigned char>(c.name[0])))
+        if (c.name.find("Di") != std::string::npos &&
+            std::isdigit(static_cast<unsigned char>(c.name[0])))
             return true;
     return t.keyword("$CYT") && lower(*t.keyword("$CYT")).find("cytof") != std::string::npos;
 }

@@ -33,12 +33,12 @@ struct DataSettings {
 
 /// Every opened sample, combined; `points` is what projection and training read.
 struct Dataset {
-    std::vector<io::Table> tables;      ///< raw events, one table per sample
-    std::vector<Sample> samples;        ///< one per table
-    std::vector<uint16_t> sampleOf;     ///< per event: its sample index
-    Matrix points;                      ///< events x used channels, transformed, row-major
-    std::vector<std::string> columns;   ///< names of the columns of `points`
-    uint64_t version = 0;               ///< bumped when tables or points change
+    std::vector<io::Table> tables;     ///< raw events, one table per sample
+    std::vector<Sample> samples;       ///< one per table
+    std::vector<uint16_t> sampleOf;    ///< per event: its sample index
+    Matrix points;                     ///< events x used channels, transformed, row-major
+    std::vector<std::string> columns;  ///< names of the columns of `points`
+    uint64_t version = 0;              ///< bumped when tables or points change
 
     /// Number of events over all samples.
     size_t events() const { return points.rows; }

@@ -1,5 +1,6 @@
 #include "app/file_io.h"
 
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -10,7 +11,15 @@
 
 #if __has_include("core/io/read_any.h")
 #include "core/io/read_any.h"
-#define SEPAL_APP_HAVE_READERS 1
+#define SEPAL_APP_HAVE_READ_ANY 1
+#endif
+#if __has_include("core/io/fcs_reader.h")
+#include "core/io/fcs_reader.h"
+#define SEPAL_APP_HAVE_FCS_READER 1
+#endif
+#if __has_include("core/io/csv_reader.h")
+#include "core/io/csv_reader.h"
+#define SEPAL_APP_HAVE_CSV_READER 1
 #endif
 #if __has_include("core/io/csv_writer.h")
 #include "core/io/csv_writer.h"
@@ -33,12 +42,19 @@ io::Table readAnyTable(const std::string& path) {
         }
         return makeSyntheticTable(n);
     }
-    if (!std::filesystem::exists(path))
-        throw InputError(path + ": no such file; check the path");
-#ifdef SEPAL_APP_HAVE_READERS
+    if (!std::filesystem::exists(path)) throw InputError(path + ": no such file; check the path");
+#ifdef SEPAL_APP_HAVE_READ_ANY
     return io::readTable(path);
 #else
-    throw InputError(path + ": this build has no file readers yet");
+    std::string ext = std::filesystem::path(path).extension().string();
+    for (auto& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+#ifdef SEPAL_APP_HAVE_FCS_READER
+    if (ext == ".fcs") return io::readFcs(path);
+#endif
+#ifdef SEPAL_APP_HAVE_CSV_READER
+    if (ext == ".csv" || ext == ".tsv" || ext == ".txt") return io::readCsv(path);
+#endif
+    throw InputError(path + ": this build cannot read '" + ext + "' files yet");
 #endif
 }
 

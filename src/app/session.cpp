@@ -6,6 +6,7 @@
 #include "app/file_io.h"
 #include "app/workspace.h"
 #include "core/common/error.h"
+#include "core/model/model_file.h"
 
 namespace sepal::app {
 
@@ -22,11 +23,11 @@ void writeTextAtomically(const std::string& path, const std::string& text) {
 }
 
 nlohmann::json modelJson(const LandmarkModel& m) {
-    return {{"dim", m.dim},       {"high", m.high},   {"low", m.low},
-            {"locked", m.locked}, {"edges", m.edges}};
+    return {
+        {"dim", m.dim}, {"high", m.high}, {"low", m.low}, {"locked", m.locked}, {"edges", m.edges}};
 }
 
-LandmarkModel modelFromJson(const nlohmann::json& j) {
+LandmarkModel modelFromSession(const nlohmann::json& j) {
     LandmarkModel m;
     m.dim = j.at("dim").get<size_t>();
     m.high = j.at("high").get<std::vector<float>>();
@@ -81,7 +82,8 @@ io::Table exportTable(const State& s, const std::vector<float>& xy, bool transfo
         }
         row[base] = xy.size() >= 2 * n ? xy[2 * i] : 0.0f;
         row[base + 1] = xy.size() >= 2 * n ? xy[2 * i + 1] : 0.0f;
-        if (!transformed) row[base + 2] = s.populations.membership.empty() ? 0 : s.populations.membership[i];
+        if (!transformed)
+            row[base + 2] = s.populations.membership.empty() ? 0 : s.populations.membership[i];
     }
     io::LabelColumn pop{"population", {""}, std::vector<int32_t>(n, 0)};
     for (const auto& g : s.populations.groups) pop.categories.push_back(g.name);
@@ -105,9 +107,8 @@ void Workspace::exportFcs(const std::string& path) const {
 }
 
 void Workspace::exportModel(const std::string& path) const {
-    nlohmann::json j = {{"format", "sepal-model"}, {"version", 1}, {"columns", m_state.data.columns},
-                        {"model", modelJson(m_state.model)}};
-    writeTextAtomically(path, j.dump(1));
+    nlohmann::json transform = sessionJson({0, 0, 1}).at("data");
+    saveModel(path, m_state.model, m_state.data.columns, transform, m_state.embed);
 }
 
 nlohmann::json Workspace::sessionJson(const std::array<float, 3>& camera) const {
@@ -127,17 +128,32 @@ nlohmann::json Workspace::sessionJson(const std::array<float, 3>& camera) const 
             {"files", files},
             {"data", {{"channels", channels}, {"compensate", m_state.dataSettings.compensate}}},
             {"model", modelJson(m_state.model)},
-            {"embed", {{"k", m_state.embed.k}, {"smooth", m_state.embed.smooth}, {"adjust", m_state.embed.adjust}}},
+            {"embed",
+             {{"k", m_state.embed.k},
+              {"smooth", m_state.embed.smooth},
+              {"adjust", m_state.embed.adjust}}},
             {"colour",
-             {{"mode", int(c.mode)}, {"column", c.column}, {"labelColumn", c.labelColumn},
-              {"map", c.map}, {"low", c.lowPercentile}, {"high", c.highPercentile}}},
+             {{"mode", int(c.mode)},
+              {"column", c.column},
+              {"labelColumn", c.labelColumn},
+              {"map", c.map},
+              {"low", c.lowPercentile},
+              {"high", c.highPercentile}}},
             {"populations", {{"groups", groups}, {"runs", runs(m_state.populations.membership)}}},
             {"view",
-             {{"pointSize", v.pointSize}, {"alpha", v.alpha}, {"landmarks", v.showLandmarks},
-              {"graph", v.showGraph}, {"camera", camera}}},
+             {{"pointSize", v.pointSize},
+              {"alpha", v.alpha},
+              {"landmarks", v.showLandmarks},
+              {"graph", v.showGraph},
+              {"camera", camera}}},
             {"training",
-             {{"trainer", t.trainer}, {"landmarks", t.landmarks}, {"graphK", t.graphK},
-              {"seed", t.seed}, {"sigma", t.sigma}, {"alpha", t.alpha}, {"epochs", t.epochs},
+             {{"trainer", t.trainer},
+              {"landmarks", t.landmarks},
+              {"graphK", t.graphK},
+              {"seed", t.seed},
+              {"sigma", t.sigma},
+              {"alpha", t.alpha},
+              {"epochs", t.epochs},
               {"layout", t.layout}}}};
 }
 
@@ -169,14 +185,16 @@ std::array<float, 3> Workspace::loadSession(const std::string& path) {
         if (tables.empty()) throw InputError(path + ": the session lists no files");
         next.data.tables = std::move(tables);
         for (const auto& c : j.at("data").at("channels"))
-            next.dataSettings.channels.push_back({c.at("use").get<bool>(), c.at("cofactor").get<float>()});
+            next.dataSettings.channels.push_back(
+                {c.at("use").get<bool>(), c.at("cofactor").get<float>()});
         next.dataSettings.compensate = j.at("data").at("compensate").get<bool>();
         rebuildPoints(next.data, next.dataSettings);
-        next.model = modelFromJson(j.at("model"));
+        next.model = modelFromSession(j.at("model"));
         if (next.model.dim != next.data.points.cols)
             throw InputError(path + ": the model's dimension does not match the data");
         const auto& e = j.at("embed");
-        next.embed = {e.at("k").get<int>(), e.at("smooth").get<float>(), e.at("adjust").get<float>()};
+        next.embed = {e.at("k").get<int>(), e.at("smooth").get<float>(),
+                      e.at("adjust").get<float>()};
         const auto& c = j.at("colour");
         next.colour.mode = ColourMode(std::clamp(c.at("mode").get<int>(), 0, 4));
         next.colour.column = c.at("column").get<int>();
@@ -211,7 +229,8 @@ std::array<float, 3> Workspace::loadSession(const std::string& path) {
     pauseTraining();
     next.counter = m_state.counter;
     m_state = std::move(next);
-    for (auto p : {Part::Data, Part::Model, Part::Colour, Part::Populations, Part::View, Part::Training})
+    for (auto p :
+         {Part::Data, Part::Model, Part::Colour, Part::Populations, Part::View, Part::Training})
         m_state.bump(p);
     m_undo.clear();
     for (const auto& s : m_state.data.samples) addRecent(s.path);

@@ -14,9 +14,10 @@ io::Table makeSyntheticTable(size_t n, size_t d, size_t clusters, uint64_t seed)
     for (auto& s : spreads) s = spread(rng);
 
     io::Table t;
-    t.source = "synthetic-" + std::to_string(n) + ".fcs";
+    t.source = "synthetic:" + std::to_string(n);
     for (size_t j = 0; j < d; ++j)
-        t.channels.push_back({"M" + std::to_string(j + 1), "Marker" + std::to_string(j + 1), 10, 32});
+        t.channels.push_back(
+            {"M" + std::to_string(j + 1), "Marker" + std::to_string(j + 1), 10, 32});
     t.values = Matrix(n, d);
     io::LabelColumn label{"cluster", {}, std::vector<int32_t>(n)};
     for (size_t c = 0; c < clusters; ++c) label.categories.push_back("C" + std::to_string(c + 1));

@@ -1,12 +1,16 @@
 #include "app/workspace.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <random>
 
 #include "app/initial_model.h"
 #include "app/training.h"
 #include "core/common/error.h"
+#include "core/model/landmark_edit.h"
+#include "core/train/landmark_graph.h"
+#include "core/train/som_trainer.h"
 
 namespace sepal::app {
 
@@ -33,15 +37,25 @@ double Workspace::seconds() const {
 
 void Workspace::log(LogEntry::Level level, const std::string& text) {
     m_log.push_back({level, text, seconds()});
-    if (level == LogEntry::Error) ++m_errors;
+    if (level == LogEntry::Error) {
+        ++m_errors;
+        // Also on the terminal: scripts and tests read it there.
+        std::fprintf(stderr, "sepal: error: %s\n", text.c_str());
+    }
     if (m_log.size() > 1000) m_log.erase(m_log.begin());
 }
 
-std::vector<std::string> Workspace::trainerNames() const { return availableTrainers(); }
+std::vector<std::string> Workspace::trainerNames() const {
+    return availableTrainers();
+}
 
-double Workspace::trainingProgress() const { return m_trainer ? m_trainer->progress() : -1.0; }
+double Workspace::trainingProgress() const {
+    return m_trainer ? m_trainer->progress() : -1.0;
+}
 
-bool Workspace::idle() const { return m_sweeper.settled() && !m_training && !m_load; }
+bool Workspace::idle() const {
+    return m_sweeper.settled() && !m_training && !m_load;
+}
 
 void Workspace::addRecent(const std::string& path) {
     if (path.starts_with("synthetic:")) return;
@@ -88,12 +102,20 @@ void Workspace::openTables(std::vector<io::Table> tables, bool addAsSamples) {
     m_trainer.reset();
     m_state.data = std::move(next);
     m_state.dataSettings = settings;
+    // First colouring: labels when the file has them, samples when there are several, else density.
+    if (!m_state.data.tables.front().labels.empty())
+        m_state.colour.mode = ColourMode::Label;
+    else if (m_state.data.samples.size() > 1)
+        m_state.colour.mode = ColourMode::Sample;
+    else
+        m_state.colour.mode = ColourMode::Density;
     m_state.populations = Populations{};
     m_state.populations.membership.assign(m_state.data.events(), 0);
     m_undo.clear();
     m_state.bump(Part::Data);
     m_state.model = makeInitialModel(m_state.data.points, size_t(m_state.training.landmarks),
-                                     size_t(m_state.training.graphK), m_state.training.seed);
+                                     size_t(m_state.training.graphK), m_state.training.seed,
+                                     m_state.training.trainer);
     m_state.bump(Part::Model);
     m_state.bump(Part::Populations);
     m_state.bump(Part::Colour);
@@ -158,9 +180,10 @@ FrameUpdate Workspace::frame(double budgetMs) {
     m_stats.sweepProgress = m_sweeper.progress();
     m_stats.sweeps = m_sweeper.sweeps();
     m_stats.projected = m_sweeper.projectedTotal();
-    uint64_t colourKey = m_state.version(Part::Colour) * 1000003 + m_state.version(Part::Data) * 31 +
-                         m_state.version(Part::Populations);
-    bool densityStale = m_state.colour.mode == ColourMode::Density && m_sweeper.sweeps() != m_sweepsSeen;
+    uint64_t colourKey = m_state.version(Part::Colour) * 1000003 +
+                         m_state.version(Part::Data) * 31 + m_state.version(Part::Populations);
+    bool densityStale =
+        m_state.colour.mode == ColourMode::Density && m_sweeper.sweeps() != m_sweepsSeen;
     if (colourKey != m_colourSeen || densityStale || update.allPositions) {
         m_colourSeen = colourKey;
         m_sweepsSeen = m_sweeper.sweeps();
@@ -183,16 +206,19 @@ bool Workspace::redo() {
     return m_undo.redo(m_state);
 }
 
-void Workspace::execute(std::unique_ptr<Command> command) { m_undo.push(std::move(command), m_state); }
+void Workspace::execute(std::unique_ptr<Command> command) {
+    m_undo.push(std::move(command), m_state);
+}
 
 namespace {
 // Replacing the data settings rebuilds the matrix, so the command carries both models.
 class DataCommand : public Command {
   public:
-    DataCommand(DataSettings before, DataSettings after, LandmarkModel modelBefore,
-                Workspace& ws)
-        : m_before(std::move(before)), m_after(std::move(after)),
-          m_modelBefore(std::move(modelBefore)), m_ws(ws) {}
+    DataCommand(DataSettings before, DataSettings after, LandmarkModel modelBefore, Workspace& ws)
+        : m_before(std::move(before)),
+          m_after(std::move(after)),
+          m_modelBefore(std::move(modelBefore)),
+          m_ws(ws) {}
     void apply(State& s) override { set(s, m_after, nullptr); }
     void revert(State& s) override { set(s, m_before, &m_modelBefore); }
     std::string label() const override { return "Change transform"; }
@@ -204,8 +230,9 @@ class DataCommand : public Command {
         if (model && model->dim == s.data.points.cols)
             s.model = *model;
         else if (s.model.dim != s.data.points.cols || !model)
-            s.model = makeInitialModel(s.data.points, size_t(s.training.landmarks),
-                                       size_t(s.training.graphK), s.training.seed);
+            s.model =
+                makeInitialModel(s.data.points, size_t(s.training.landmarks),
+                                 size_t(s.training.graphK), s.training.seed, s.training.trainer);
         s.bump(Part::Data);
         s.bump(Part::Model);
         s.bump(Part::Colour);
@@ -218,13 +245,15 @@ class DataCommand : public Command {
 
 void Workspace::setDataSettings(const DataSettings& settings) {
     if (settings == m_state.dataSettings || m_state.data.tables.empty()) return;
-    if (std::none_of(settings.channels.begin(), settings.channels.end(), [](auto& c) { return c.use; })) {
+    if (std::none_of(settings.channels.begin(), settings.channels.end(),
+                     [](auto& c) { return c.use; })) {
         log(LogEntry::Error, "at least one marker must be used");
         return;
     }
     pauseTraining();
     try {
-        execute(std::make_unique<DataCommand>(m_state.dataSettings, settings, m_state.model, *this));
+        execute(
+            std::make_unique<DataCommand>(m_state.dataSettings, settings, m_state.model, *this));
     } catch (const std::exception& e) {
         log(LogEntry::Error, e.what());
         return;
@@ -233,9 +262,8 @@ void Workspace::setDataSettings(const DataSettings& settings) {
 
 void Workspace::setColour(const ColourSettings& s, const std::string& mergeKey) {
     if (s == m_state.colour) return;
-    execute(std::make_unique<ChangeCommand<ColourSettings>>(&State::colour, Part::Colour,
-                                                            m_state.colour, s, "Change colouring",
-                                                            mergeKey));
+    execute(std::make_unique<ChangeCommand<ColourSettings>>(
+        &State::colour, Part::Colour, m_state.colour, s, "Change colouring", mergeKey));
 }
 
 void Workspace::setView(const ViewSettings& s, const std::string& mergeKey) {
@@ -246,6 +274,14 @@ void Workspace::setView(const ViewSettings& s, const std::string& mergeKey) {
 
 void Workspace::setTraining(const TrainingSettings& s, const std::string& mergeKey) {
     if (s == m_state.training) return;
+    // A running SOM takes new radius and rate at once (manual mode); other changes apply to the
+    // next run.
+    if (auto* som = dynamic_cast<SomTrainer*>(m_trainer.get());
+        som && m_training &&
+        (s.sigma != m_state.training.sigma || s.alpha != m_state.training.alpha))
+        som->setManual(s.sigma, s.alpha);
+    else if (!m_training)
+        m_trainer.reset();
     execute(std::make_unique<ChangeCommand<TrainingSettings>>(
         &State::training, Part::Training, m_state.training, s, "Change training", mergeKey));
 }
@@ -258,9 +294,8 @@ void Workspace::setEmbed(const EmbedParams& p, const std::string& mergeKey) {
         return;
     }
     // EmbedSOM parameters change every position, like a model edit.
-    auto cmd = std::make_unique<ChangeCommand<EmbedParams>>(&State::embed, Part::Model,
-                                                            m_state.embed, p,
-                                                            "Change projection", mergeKey);
+    auto cmd = std::make_unique<ChangeCommand<EmbedParams>>(
+        &State::embed, Part::Model, m_state.embed, p, "Change projection", mergeKey);
     execute(std::move(cmd));
 }
 
@@ -299,7 +334,7 @@ void Workspace::addLandmark(float x, float y) {
     std::vector<float> high(next.dim);
     fitHighFromLow(next, x, y, 3, high.data());
     size_t id = next.add(high.data(), x, y);
-    rebuildGraph(next, size_t(m_state.training.graphK));
+    if (!next.edges.empty()) buildLandmarkGraph(next, size_t(std::max(1, m_state.training.graphK)));
     replaceModel(next, "Add landmark " + std::to_string(id));
 }
 
@@ -326,14 +361,15 @@ void Workspace::removeLandmarks(std::vector<size_t> indices) {
 void Workspace::setLocked(const std::vector<size_t>& indices, bool locked) {
     LandmarkModel next = m_state.model;
     for (size_t l : indices)
-        if (l < next.count()) next.locked[l] = locked ? 1 : 0;
+        if (l < next.count()) sepal::setLocked(next, l, locked ? kLockBoth : 0);
     replaceModel(next, locked ? "Lock landmarks" : "Unlock landmarks");
 }
 
 void Workspace::resetModel() {
     pauseTraining();
     auto next = makeInitialModel(m_state.data.points, size_t(m_state.training.landmarks),
-                                 size_t(m_state.training.graphK), m_state.training.seed);
+                                 size_t(m_state.training.graphK), m_state.training.seed,
+                                 m_state.training.trainer);
     replaceModel(next, "Reset model");
 }
 
@@ -412,10 +448,9 @@ void Workspace::editPopulation(size_t i, const Population& p) {
     if (i >= m_state.populations.groups.size()) return;
     Populations next = m_state.populations;
     next.groups[i] = p;
-    execute(std::make_unique<ChangeCommand<Populations>>(&State::populations, Part::Populations,
-                                                         m_state.populations, std::move(next),
-                                                         "Edit " + p.name,
-                                                         "population" + std::to_string(i)));
+    execute(std::make_unique<ChangeCommand<Populations>>(
+        &State::populations, Part::Populations, m_state.populations, std::move(next),
+        "Edit " + p.name, "population" + std::to_string(i)));
 }
 
 std::vector<size_t> Workspace::populationSizes() const {
@@ -430,12 +465,10 @@ std::vector<size_t> Workspace::populationSizes() const {
 void Workspace::startTraining() {
     if (m_training || m_state.data.events() == 0) return;
     if (!m_trainer) {
-        std::string why;
-        m_trainer = createTrainer(m_state.training, m_state.model, m_trainSample.size() /
-                                                                       std::max<size_t>(1, m_state.data.points.cols),
-                                  &why);
-        if (!m_trainer) {
-            log(LogEntry::Error, "cannot train: " + why);
+        try {
+            m_trainer = createTrainer(m_state.training, *m_backend.search);
+        } catch (const std::exception& e) {
+            log(LogEntry::Error, std::string("cannot train: ") + e.what());
             return;
         }
     }
@@ -458,7 +491,8 @@ void Workspace::pauseTraining() {
 void Workspace::trainStep(double budgetMs) {
     using Clock = std::chrono::steady_clock;
     auto start = Clock::now();
-    TrainingData data{m_trainSample.data(), m_trainSample.size() / std::max<size_t>(1, m_state.data.points.cols),
+    TrainingData data{m_trainSample.data(),
+                      m_trainSample.size() / std::max<size_t>(1, m_state.data.points.cols),
                       m_state.data.points.cols};
     bool more = true;
     try {

@@ -35,12 +35,12 @@ struct FrameUpdate {
 
 /// Per-frame timings and counts for the Stats window and --bench-frames.
 struct WorkStats {
-    double projectMs = 0;    ///< projection work in the last frame
-    double trainMs = 0;      ///< training work in the last frame
-    double fullSweepMs = 0;  ///< projection work one sweep of every point costs
+    double projectMs = 0;      ///< projection work in the last frame
+    double trainMs = 0;        ///< training work in the last frame
+    double fullSweepMs = 0;    ///< projection work one sweep of every point costs
     double sweepProgress = 1;  ///< fraction of the current sweep done
-    uint64_t sweeps = 0;     ///< completed sweeps
-    uint64_t projected = 0;  ///< points projected since the data was opened
+    uint64_t sweeps = 0;       ///< completed sweeps
+    uint64_t projected = 0;    ///< points projected since the data was opened
 };
 
 /// The application's model. Every edit goes through the undo stack.
@@ -116,7 +116,8 @@ class Workspace {
 
     /// Starts a landmark drag: the model at this moment is the step's "before".
     void beginLandmarkDrag();
-    /// Moves landmarks to 2D positions during a drag (live, not yet a step). xy: indices.size() x 2.
+    /// Moves landmarks to 2D positions during a drag (live, not yet a step). xy: indices.size()
+    /// x 2.
     void dragLandmarks(const std::vector<size_t>& indices, const std::vector<float>& xy);
     /// Ends the drag: records one undo step.
     void endLandmarkDrag(const std::string& label);

@@ -38,7 +38,8 @@ constexpr double kAutosaveSeconds = 30.0;
 constexpr float kLeftWidth = 330, kRightWidth = 300;
 
 double now() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
 }
 }  // namespace
 
@@ -81,8 +82,11 @@ Application::~Application() {
 }
 
 void Application::initWindow() {
-    glfwSetErrorCallback([](int code, const char* text) { std::fprintf(stderr, "glfw: %s (%d)\n", text, code); });
-    if (!glfwInit()) throw std::runtime_error("cannot open a window: no display (set DISPLAY, or run under xvfb-run)");
+    glfwSetErrorCallback(
+        [](int code, const char* text) { std::fprintf(stderr, "glfw: %s (%d)\n", text, code); });
+    if (!glfwInit())
+        throw std::runtime_error(
+            "cannot open a window: no display (set DISPLAY, or run under xvfb-run)");
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
@@ -90,7 +94,9 @@ void Application::initWindow() {
     glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
     if (m_options.hidden) glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
     m_window = glfwCreateWindow(m_options.width, m_options.height, "Sepal", nullptr, nullptr);
-    if (!m_window) throw std::runtime_error("cannot create an OpenGL 3.3 core window; check the graphics driver");
+    if (!m_window)
+        throw std::runtime_error(
+            "cannot create an OpenGL 3.3 core window; check the graphics driver");
     glfwMakeContextCurrent(m_window);
     // Benchmarks measure the frame's work, not the display's refresh.
     glfwSwapInterval(m_options.benchFrames > 0 ? 0 : 1);
@@ -114,6 +120,7 @@ void Application::initImGui() {
     style.WindowBorderSize = 0;
     style.ItemSpacing = ImVec2(8, 5);
     style.Colors[ImGuiCol_WindowBg] = ImVec4(0.11f, 0.12f, 0.14f, 1.0f);
+    style.Colors[ImGuiCol_PlotHistogram] = ImVec4(0.26f, 0.59f, 0.98f, 0.8f);
     style.ScaleAllSizes(m_contentScale);
     const char* font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
     if (std::filesystem::exists(font))
@@ -131,8 +138,8 @@ void Application::injectInput(const InputFrame& in) {
     io.KeyCtrl = in.ctrl;
     io.KeyShift = in.shift;
     io.MouseWheel = in.wheel;
-    for (int k : {GLFW_KEY_Z, GLFW_KEY_Y, GLFW_KEY_DELETE, GLFW_KEY_F, GLFW_KEY_ESCAPE, GLFW_KEY_LEFT,
-                  GLFW_KEY_RIGHT, GLFW_KEY_UP, GLFW_KEY_DOWN, GLFW_KEY_HOME})
+    for (int k : {GLFW_KEY_Z, GLFW_KEY_Y, GLFW_KEY_DELETE, GLFW_KEY_F, GLFW_KEY_ESCAPE,
+                  GLFW_KEY_LEFT, GLFW_KEY_RIGHT, GLFW_KEY_UP, GLFW_KEY_DOWN, GLFW_KEY_HOME})
         io.KeysDown[k] = (k == in.key);
 }
 
@@ -144,7 +151,8 @@ int Application::run() {
         double ms = (t - last) * 1000.0;
         last = t;
         m_ctx->frameMs = ms;
-        m_ctx->fps = m_ctx->fps == 0 ? 1000.0 / ms : 0.9 * m_ctx->fps + 0.1 * 1000.0 / std::max(ms, 0.01);
+        m_ctx->fps =
+            m_ctx->fps == 0 ? 1000.0 / ms : 0.9 * m_ctx->fps + 0.1 * 1000.0 / std::max(ms, 0.01);
         if (m_options.benchFrames > 0) benchFrame(ms);
     }
     autosave(true);
@@ -198,14 +206,16 @@ void Application::frame() {
         m_points->uploadPositions(0, n, xy.data());
         update.colours = true;
     } else {
-        for (const auto& r : update.positions) m_points->uploadPositions(r.first, r.count, xy.data() + 2 * r.first);
+        for (const auto& r : update.positions)
+            m_points->uploadPositions(r.first, r.count, xy.data() + 2 * r.first);
     }
     if (update.colours && m_workspace.colours().size() == 4 * n)
         m_points->uploadColours(0, n, m_workspace.colours().data());
 
     // Fit once per opened dataset: first to the landmarks, again when the first sweep is done.
     uint64_t dataVersion = m_workspace.state().version(app::Part::Data);
-    if (dataVersion != m_fitForData) m_fitForData = dataVersion, m_fitted = false, m_canvas.fit(*m_ctx);
+    if (dataVersion != m_fitForData)
+        m_fitForData = dataVersion, m_fitted = false, m_canvas.fit(*m_ctx);
     if (!m_fitted && m_workspace.stats().sweeps > 0) m_fitted = true, m_canvas.fit(*m_ctx);
     if (m_ctx->fitRequested) m_ctx->fitRequested = false, m_canvas.fit(*m_ctx);
 
@@ -225,7 +235,8 @@ void Application::frame() {
     for (const auto& path : m_screenshots) {
         try {
             render::writePng(path, render::readFramebuffer(fbW, fbH));
-            std::printf("{\"screenshot\": \"%s\", \"width\": %d, \"height\": %d}\n", path.c_str(), fbW, fbH);
+            std::printf("{\"screenshot\": \"%s\", \"width\": %d, \"height\": %d}\n", path.c_str(),
+                        fbW, fbH);
         } catch (const std::exception& e) {
             m_ctx->error(e.what());
         }
@@ -242,7 +253,8 @@ void Application::frame() {
     if (m_script) m_script->afterFrame();
     if (!m_options.screenshot.empty() && !m_script) {
         // --screenshot: wait until the data is open and projected, then capture and leave.
-        bool ready = m_workspace.idle() && (m_workspace.state().data.events() > 0 || m_options.files.empty());
+        bool ready = m_workspace.idle() &&
+                     (m_workspace.state().data.events() > 0 || m_options.files.empty());
         if ((ready && ++m_settleFrames > 3) || ++m_settleFrames > 3000) {
             requestScreenshot(m_options.screenshot);
             m_options.screenshot.clear();
@@ -257,9 +269,12 @@ void Application::drawMenu() {
     if (ImGui::BeginMenu("File")) {
         if (ImGui::MenuItem("Open demo data")) {
             const char* env = std::getenv("SEPAL_DATA_DIR");
-            m_workspace.openFiles({(std::filesystem::path(env ? env : SEPAL_DATA_DIR_DEFAULT) / "demo.fcs").string()});
+            m_workspace.openFiles(
+                {(std::filesystem::path(env ? env : SEPAL_DATA_DIR_DEFAULT) / "demo.fcs")
+                     .string()});
         }
-        if (ImGui::MenuItem("Generated data (100k cells)")) m_workspace.openFiles({"synthetic:100000"});
+        if (ImGui::MenuItem("Generated data (100k cells)"))
+            m_workspace.openFiles({"synthetic:100000"});
         if (!m_options.autosave.empty() && ImGui::MenuItem("Restore autosave")) {
             try {
                 m_camera.setState(m_workspace.loadSession(m_options.autosave));
@@ -280,8 +295,10 @@ void Application::drawMenu() {
     }
     if (ImGui::BeginMenu("Edit")) {
         auto undo = m_workspace.undoStack().undoLabel(), redo = m_workspace.undoStack().redoLabel();
-        if (ImGui::MenuItem(("Undo " + undo).c_str(), "Ctrl+Z", false, !undo.empty())) m_workspace.undo();
-        if (ImGui::MenuItem(("Redo " + redo).c_str(), "Ctrl+Shift+Z", false, !redo.empty())) m_workspace.redo();
+        if (ImGui::MenuItem(("Undo " + undo).c_str(), "Ctrl+Z", false, !undo.empty()))
+            m_workspace.undo();
+        if (ImGui::MenuItem(("Redo " + redo).c_str(), "Ctrl+Shift+Z", false, !redo.empty()))
+            m_workspace.redo();
         ImGui::EndMenu();
     }
     if (ImGui::BeginMenu("View")) {
@@ -290,8 +307,8 @@ void Application::drawMenu() {
     }
     const auto& st = m_workspace.state();
     ImGui::SameLine(ImGui::GetWindowWidth() - 520 * m_contentScale);
-    ImGui::TextDisabled("%zu cells  %zu landmarks  %s  %.0f fps", st.data.events(), st.model.count(),
-                        m_workspace.backend().name.c_str(), m_ctx->fps);
+    ImGui::TextDisabled("%zu cells  %zu landmarks  %s  %.0f fps", st.data.events(),
+                        st.model.count(), m_workspace.backend().name.c_str(), m_ctx->fps);
     ImGui::EndMainMenuBar();
 }
 
@@ -332,32 +349,39 @@ void Application::drawColourKey() {
     if (key.continuous) {
         float w = 220 * m_contentScale, h = 12 * m_contentScale;
         float x0 = x1 - w, y0 = y1 - h - line - 4;
-        dl->AddRectFilled(ImVec2(x0 - 8, y0 - line - 10), ImVec2(x1 + 8, y1 + 8), IM_COL32(15, 16, 20, 200), 4);
+        dl->AddRectFilled(ImVec2(x0 - 8, y0 - line - 10), ImVec2(x1 + 8, y1 + 8),
+                          IM_COL32(15, 16, 20, 200), 4);
         dl->AddText(ImVec2(x0, y0 - line - 4), IM_COL32(230, 230, 230, 255), key.title.c_str());
         for (int i = 0; i < 64; ++i) {
             auto c = app::colourMap(key.map, float(i) / 63.0f);
-            dl->AddRectFilled(ImVec2(x0 + w * float(i) / 64, y0), ImVec2(x0 + w * float(i + 1) / 64 + 1, y0 + h),
+            dl->AddRectFilled(ImVec2(x0 + w * float(i) / 64, y0),
+                              ImVec2(x0 + w * float(i + 1) / 64 + 1, y0 + h),
                               IM_COL32(c[0], c[1], c[2], 255));
         }
         char lo[32], hi[32];
         std::snprintf(lo, sizeof lo, "%.3g", key.low);
         std::snprintf(hi, sizeof hi, "%.3g", key.high);
         dl->AddText(ImVec2(x0, y0 + h + 2), IM_COL32(200, 200, 200, 255), lo);
-        dl->AddText(ImVec2(x1 - ImGui::CalcTextSize(hi).x, y0 + h + 2), IM_COL32(200, 200, 200, 255), hi);
+        dl->AddText(ImVec2(x1 - ImGui::CalcTextSize(hi).x, y0 + h + 2),
+                    IM_COL32(200, 200, 200, 255), hi);
     } else if (!key.legend.empty()) {
         size_t shown = std::min<size_t>(key.legend.size(), 16);
         float w = 0;
-        for (size_t i = 0; i < shown; ++i) w = std::max(w, ImGui::CalcTextSize(key.legend[i].name.c_str()).x);
+        for (size_t i = 0; i < shown; ++i)
+            w = std::max(w, ImGui::CalcTextSize(key.legend[i].name.c_str()).x);
         w += line + 12;
         float h = float(shown + 1) * (line + 3);
         float x0 = x1 - w, y0 = y1 - h;
-        dl->AddRectFilled(ImVec2(x0 - 8, y0 - 8), ImVec2(x1 + 8, y1 + 8), IM_COL32(15, 16, 20, 200), 4);
+        dl->AddRectFilled(ImVec2(x0 - 8, y0 - 8), ImVec2(x1 + 8, y1 + 8), IM_COL32(15, 16, 20, 200),
+                          4);
         dl->AddText(ImVec2(x0, y0), IM_COL32(230, 230, 230, 255), key.title.c_str());
         for (size_t i = 0; i < shown; ++i) {
             float y = y0 + float(i + 1) * (line + 3);
             auto c = key.legend[i].colour;
-            dl->AddCircleFilled(ImVec2(x0 + line * 0.5f, y + line * 0.5f), line * 0.35f, IM_COL32(c[0], c[1], c[2], 255));
-            dl->AddText(ImVec2(x0 + line + 6, y), IM_COL32(220, 220, 220, 255), key.legend[i].name.c_str());
+            dl->AddCircleFilled(ImVec2(x0 + line * 0.5f, y + line * 0.5f), line * 0.35f,
+                                IM_COL32(c[0], c[1], c[2], 255));
+            dl->AddText(ImVec2(x0 + line + 6, y), IM_COL32(220, 220, 220, 255),
+                        key.legend[i].name.c_str());
         }
     }
 }
@@ -378,8 +402,9 @@ void Application::drawErrorBanner() {
     ImGui::SetNextWindowPos(ImVec2(o[0] + 12, o[1] + 12));
     ImGui::SetNextWindowSize(ImVec2(m_camera.width() - 24, 0));
     ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.55f, 0.12f, 0.12f, 0.95f));
-    ImGui::Begin("##error", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
-                                         ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_AlwaysAutoResize);
+    ImGui::Begin("##error", nullptr,
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                     ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_AlwaysAutoResize);
     ImGui::TextWrapped("Error: %s", m_banner.c_str());
     if (ImGui::SmallButton("Dismiss")) m_banner.clear();
     ImGui::End();
@@ -394,7 +419,8 @@ void Application::exportPng(const ui::PngRequest& request) {
         glClear(GL_COLOR_BUFFER_BIT);
         // Same view as the canvas, scaled so the canvas's content fills the image.
         render::Camera cam = m_camera;
-        float scale = std::min(float(request.width) / m_camera.width(), float(request.height) / m_camera.height());
+        float scale = std::min(float(request.width) / m_camera.width(),
+                               float(request.height) / m_camera.height());
         auto s = m_camera.state();
         cam.setViewport(float(request.width) / scale, float(request.height) / scale);
         cam.setState(s);
@@ -436,7 +462,8 @@ std::string Application::stateJson() {
                         {"samples", samples},
                         {"columns", st.data.columns},
                         {"landmarks", st.model.count()},
-                        {"locked", std::count(st.model.locked.begin(), st.model.locked.end(), 1)},
+                        {"locked", st.model.count() - size_t(std::count(st.model.locked.begin(),
+                                                                        st.model.locked.end(), 0))},
                         {"populations", pops},
                         {"colour_mode", modes[int(st.colour.mode)]},
                         {"errors", m_workspace.errorCount()},
@@ -444,6 +471,15 @@ std::string Application::stateJson() {
                         {"redo", m_workspace.undoStack().redoLabel()},
                         {"sweeps", m_workspace.stats().sweeps},
                         {"backend", m_workspace.backend().name}};
+    // Window pixels of the canvas and of each landmark, so tests can look at the screenshot.
+    auto o = m_canvas.origin();
+    j["canvas"] = {o[0], o[1], m_camera.width(), m_camera.height()};
+    nlohmann::json marks = nlohmann::json::array();
+    for (size_t l = 0; l < st.model.count(); ++l) {
+        auto p = m_camera.toScreen(st.model.low[2 * l], st.model.low[2 * l + 1]);
+        marks.push_back({o[0] + p[0], o[1] + p[1]});
+    }
+    j["landmark_screen"] = marks;
     return j.dump();
 }
 
@@ -462,7 +498,8 @@ void Application::benchFrame(double frameMs) {
     m_benchTimes.push_back(frameMs);
     float a = float(m_benchTimes.size()) * 0.05f;
     float r = 0.05f;
-    m_workspace.dragLandmarks({0}, {m_benchCentre[0] + r * std::cos(a), m_benchCentre[1] + r * std::sin(a)});
+    m_workspace.dragLandmarks(
+        {0}, {m_benchCentre[0] + r * std::cos(a), m_benchCentre[1] + r * std::sin(a)});
     if (int(m_benchTimes.size()) < m_options.benchFrames) return;
     m_workspace.endLandmarkDrag("bench");
     double seconds = now() - m_benchStart;

@@ -29,23 +29,23 @@ class ScriptPlayer;
 
 /// Command-line options of `sepal`.
 struct Options {
-    std::vector<std::string> files;   ///< files to open (demo data when empty)
-    std::string script;               ///< --script FILE
-    std::string screenshot;           ///< --screenshot PATH (once settled, then quit)
-    int benchFrames = 0;              ///< --bench-frames N
-    int width = 1280, height = 800;   ///< --size WxH, logical pixels
-    bool hidden = false;              ///< --hidden: no visible window (benchmarks)
-    std::string backend = "auto";     ///< --backend NAME
-    std::string autosave;             ///< autosave path ("" = none)
+    std::vector<std::string> files;  ///< files to open (demo data when empty)
+    std::string script;              ///< --script FILE
+    std::string screenshot;          ///< --screenshot PATH (once settled, then quit)
+    int benchFrames = 0;             ///< --bench-frames N
+    int width = 1280, height = 800;  ///< --size WxH, logical pixels
+    bool hidden = false;             ///< --hidden: no visible window (benchmarks)
+    std::string backend = "auto";    ///< --backend NAME
+    std::string autosave;            ///< autosave path ("" = none)
 };
 
 /// Virtual input for one frame (scripts drive the real input path with it).
 struct InputFrame {
-    float x = 0, y = 0;                      ///< mouse, window pixels
-    bool down[3] = {false, false, false};    ///< left, right, middle
-    bool ctrl = false, shift = false;        ///< modifiers
-    int key = -1;                            ///< key pressed this frame (GLFW code), -1 none
-    float wheel = 0;                         ///< wheel steps
+    float x = 0, y = 0;                    ///< mouse, window pixels
+    bool down[3] = {false, false, false};  ///< left, right, middle
+    bool ctrl = false, shift = false;      ///< modifiers
+    int key = -1;                          ///< key pressed this frame (GLFW code), -1 none
+    float wheel = 0;                       ///< wheel steps
 };
 
 /// Owns the window and runs the loop until quit; returns the exit status.

@@ -11,7 +11,8 @@ namespace {
 
 const char* kUsage =
     "usage: sepal [FILE...] [options]\n"
-    "  FILE...              FCS, CSV or TSV files (several become samples); default: the demo data\n"
+    "  FILE...              FCS, CSV or TSV files (several become samples); default: the demo "
+    "data\n"
     "  --script FILE        replay the actions in FILE (see src/gui/script.h), then quit\n"
     "  --screenshot PATH    once the data is projected, save the window as PNG and quit\n"
     "  --bench-frames N     drag a landmark for N frames and print frame-time statistics (JSON)\n"
@@ -63,7 +64,8 @@ int main(int argc, char** argv) {
             } else if (a == "--size") {
                 std::string v = value();
                 auto x = v.find('x');
-                if (x == std::string::npos) throw std::invalid_argument("--size takes WxH, e.g. 1280x800");
+                if (x == std::string::npos)
+                    throw std::invalid_argument("--size takes WxH, e.g. 1280x800");
                 options.width = std::stoi(v.substr(0, x));
                 options.height = std::stoi(v.substr(x + 1));
             } else if (a == "--hidden") {

@@ -17,11 +17,13 @@ bool has(const std::vector<std::string>& args, const char* word) {
 
 float number(const ScriptAction& a, size_t i) {
     if (i >= a.args.size())
-        throw InputError("script line " + std::to_string(a.line) + ": '" + a.verb + "' needs more arguments");
+        throw InputError("script line " + std::to_string(a.line) + ": '" + a.verb +
+                         "' needs more arguments");
     try {
         return std::stof(a.args[i]);
     } catch (...) {
-        throw InputError("script line " + std::to_string(a.line) + ": '" + a.args[i] + "' is not a number");
+        throw InputError("script line " + std::to_string(a.line) + ": '" + a.args[i] +
+                         "' is not a number");
     }
 }
 }  // namespace
@@ -31,8 +33,12 @@ ScriptPlayer::ScriptPlayer(Application& app, std::vector<ScriptAction> actions)
     m_idle.x = -1, m_idle.y = -1;
 }
 
-float ScriptPlayer::canvasX(float x) const { return m_app.canvas().origin()[0] + x; }
-float ScriptPlayer::canvasY(float y) const { return m_app.canvas().origin()[1] + y; }
+float ScriptPlayer::canvasX(float x) const {
+    return m_app.canvas().origin()[0] + x;
+}
+float ScriptPlayer::canvasY(float y) const {
+    return m_app.canvas().origin()[1] + y;
+}
 
 InputFrame ScriptPlayer::input() {
     if (m_frames.empty()) return m_idle;
@@ -46,7 +52,8 @@ InputFrame ScriptPlayer::input() {
     return f;
 }
 
-void ScriptPlayer::press(float x, float y, int button, bool ctrl, bool shift, const std::vector<float>& path) {
+void ScriptPlayer::press(float x, float y, int button, bool ctrl, bool shift,
+                         const std::vector<float>& path) {
     // Hover first so the canvas sees what is under the mouse, then press, move, release.
     InputFrame f;
     f.x = canvasX(x), f.y = canvasY(y), f.ctrl = ctrl, f.shift = shift;
@@ -106,7 +113,8 @@ void ScriptPlayer::start(const ScriptAction& a) {
     } else if (a.verb == "drag") {
         float x0 = number(a, 0), y0 = number(a, 1), x1 = number(a, 2), y1 = number(a, 3);
         std::vector<float> path;
-        for (int i = 1; i <= 8; ++i) path.insert(path.end(), {x0 + (x1 - x0) * i / 8, y0 + (y1 - y0) * i / 8});
+        for (int i = 1; i <= 8; ++i)
+            path.insert(path.end(), {x0 + (x1 - x0) * i / 8, y0 + (y1 - y0) * i / 8});
         press(x0, y0, button, ctrl, shift, path);
     } else if (a.verb == "drag-landmark" || a.verb == "click-landmark") {
         size_t l = size_t(number(a, 0));
@@ -118,16 +126,18 @@ void ScriptPlayer::start(const ScriptAction& a) {
         } else {
             float dx = number(a, 1), dy = number(a, 2);
             std::vector<float> path;
-            for (int i = 1; i <= 8; ++i) path.insert(path.end(), {p[0] + dx * i / 8, p[1] + dy * i / 8});
+            for (int i = 1; i <= 8; ++i)
+                path.insert(path.end(), {p[0] + dx * i / 8, p[1] + dy * i / 8});
             press(p[0], p[1], 0, false, false, path);
         }
     } else if (a.verb == "key") {
         static const std::map<std::string, int> keys = {
-            {"z", GLFW_KEY_Z},         {"y", GLFW_KEY_Y},       {"delete", GLFW_KEY_DELETE},
+            {"z", GLFW_KEY_Z},         {"y", GLFW_KEY_Y},           {"delete", GLFW_KEY_DELETE},
             {"f", GLFW_KEY_F},         {"escape", GLFW_KEY_ESCAPE}, {"left", GLFW_KEY_LEFT},
-            {"right", GLFW_KEY_RIGHT}, {"up", GLFW_KEY_UP},     {"down", GLFW_KEY_DOWN},
+            {"right", GLFW_KEY_RIGHT}, {"up", GLFW_KEY_UP},         {"down", GLFW_KEY_DOWN},
             {"home", GLFW_KEY_HOME}};
-        if (args.empty() || !keys.count(args[0])) throw InputError("unknown key in script line " + std::to_string(a.line));
+        if (args.empty() || !keys.count(args[0]))
+            throw InputError("unknown key in script line " + std::to_string(a.line));
         InputFrame f = m_idle;
         f.ctrl = ctrl, f.shift = shift, f.key = keys.at(args[0]);
         m_frames.push_back(f);
@@ -137,7 +147,8 @@ void ScriptPlayer::start(const ScriptAction& a) {
         if (args.size() < 7) throw InputError("lasso needs a name and at least three points");
         m_app.context().brushName = args[0];
         std::vector<float> path;
-        for (size_t i = 1; i + 1 < args.size(); i += 2) path.insert(path.end(), {std::stof(args[i]), std::stof(args[i + 1])});
+        for (size_t i = 1; i + 1 < args.size(); i += 2)
+            path.insert(path.end(), {std::stof(args[i]), std::stof(args[i + 1])});
         path.insert(path.end(), {path[0], path[1]});
         // Fill in the segments so the lasso is drawn as a user would drag it.
         std::vector<float> dense;
@@ -153,8 +164,10 @@ void ScriptPlayer::start(const ScriptAction& a) {
         auto st = ws.state();
         if (k == "colour.mode") {
             static const std::map<std::string, app::ColourMode> modes = {
-                {"marker", app::ColourMode::Marker}, {"sample", app::ColourMode::Sample},
-                {"label", app::ColourMode::Label},   {"density", app::ColourMode::Density},
+                {"marker", app::ColourMode::Marker},
+                {"sample", app::ColourMode::Sample},
+                {"label", app::ColourMode::Label},
+                {"density", app::ColourMode::Density},
                 {"population", app::ColourMode::Population}};
             if (!modes.count(v)) throw InputError("unknown colour mode " + v);
             st.colour.mode = modes.at(v);
@@ -194,15 +207,20 @@ void ScriptPlayer::start(const ScriptAction& a) {
         if (args.size() < 2) throw InputError("export needs a kind and a path");
         const std::string& kind = args[0];
         const std::string& path = args[1];
-        if (kind == "csv") ws.exportCsv(path);
-        else if (kind == "fcs") ws.exportFcs(path);
-        else if (kind == "model") ws.exportModel(path);
-        else if (kind == "session") ws.saveSession(path, m_app.camera().state());
+        if (kind == "csv")
+            ws.exportCsv(path);
+        else if (kind == "fcs")
+            ws.exportFcs(path);
+        else if (kind == "model")
+            ws.exportModel(path);
+        else if (kind == "session")
+            ws.saveSession(path, m_app.camera().state());
         else if (kind == "png") {
             ui::PngRequest r{path, args.size() > 3 ? int(number(a, 2)) : 1600,
                              args.size() > 3 ? int(number(a, 3)) : 1200, true};
             m_app.exportPng(r);
-        } else throw InputError("unknown export kind " + kind);
+        } else
+            throw InputError("unknown export kind " + kind);
         std::printf("{\"exported\": \"%s\", \"kind\": \"%s\"}\n", path.c_str(), kind.c_str());
     } else if (a.verb == "load-session") {
         if (args.empty()) throw InputError("load-session needs a path");

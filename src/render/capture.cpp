@@ -33,7 +33,8 @@ void writePng(const std::string& path, const Image& image) {
     if (!stbi_write_png(tmp.c_str(), image.width, image.height, 4, image.rgba.data(),
                         image.width * 4)) {
         std::filesystem::remove(tmp);
-        throw std::runtime_error("cannot write PNG " + path + ": check the folder exists and is "
+        throw std::runtime_error("cannot write PNG " + path +
+                                 ": check the folder exists and is "
                                  "writable");
     }
     std::filesystem::rename(tmp, path);
@@ -66,7 +67,9 @@ void OffscreenTarget::bind() const {
     glViewport(0, 0, m_width, m_height);
 }
 
-void OffscreenTarget::unbind() { glBindFramebuffer(GL_FRAMEBUFFER, 0); }
+void OffscreenTarget::unbind() {
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+}
 
 Image OffscreenTarget::read() const {
     glBindFramebuffer(GL_READ_FRAMEBUFFER, m_fbo);

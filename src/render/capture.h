@@ -11,8 +11,8 @@ namespace sepal::render {
 
 /// An RGBA8 image, rows top to bottom.
 struct Image {
-    int width = 0, height = 0;   ///< pixels
-    std::vector<uint8_t> rgba;   ///< width * height * 4 bytes
+    int width = 0, height = 0;  ///< pixels
+    std::vector<uint8_t> rgba;  ///< width * height * 4 bytes
 };
 
 /// Reads the currently bound framebuffer (width x height pixels from the origin), top row first.

@@ -71,8 +71,8 @@ void OverlayRenderer::draw(float width, float height) {
     glUniform2f(m_program.uniform("uViewport"), width, height);
     glBindVertexArray(m_vao);
     glBindBuffer(GL_ARRAY_BUFFER, m_buffer);
-    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(m_vertices.size() * sizeof(Vertex)),
-                 m_vertices.data(), GL_STREAM_DRAW);
+    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(m_vertices.size() * sizeof(Vertex)), m_vertices.data(),
+                 GL_STREAM_DRAW);
     glDrawArrays(GL_TRIANGLES, 0, GLsizei(m_vertices.size()));
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     glBindVertexArray(0);

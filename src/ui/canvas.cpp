@@ -87,7 +87,8 @@ void Canvas::update(UiContext& ctx) {
         }
     }
 
-    if (m_gesture == Gesture::None) m_hoveredLandmark = inside && free ? landmarkAt(ctx, mx, my) : -1;
+    if (m_gesture == Gesture::None)
+        m_hoveredLandmark = inside && free ? landmarkAt(ctx, mx, my) : -1;
 
     if (inside && free && m_gesture == Gesture::None) {
         if (io.MouseWheel != 0) ctx.camera.zoomAbout(mx, my, std::pow(1.15f, io.MouseWheel));
@@ -107,7 +108,8 @@ void Canvas::update(UiContext& ctx) {
                 m_dragIndices.assign(m_selection.begin(), m_selection.end());
                 m_dragStart.clear();
                 const auto& m = ws.state().model;
-                for (size_t l : m_dragIndices) m_dragStart.insert(m_dragStart.end(), {m.low[2 * l], m.low[2 * l + 1]});
+                for (size_t l : m_dragIndices)
+                    m_dragStart.insert(m_dragStart.end(), {m.low[2 * l], m.low[2 * l + 1]});
                 ws.beginLandmarkDrag();
             } else {
                 m_gesture = Gesture::Pan;
@@ -148,7 +150,8 @@ void Canvas::update(UiContext& ctx) {
                 ws.dragLandmarks(m_dragIndices, xy);
                 ws.endLandmarkDrag(m_dragIndices.size() == 1
                                        ? "Move landmark " + std::to_string(m_dragIndices[0])
-                                       : "Move " + std::to_string(m_dragIndices.size()) + " landmarks");
+                                       : "Move " + std::to_string(m_dragIndices.size()) +
+                                             " landmarks");
                 m_gesture = Gesture::None;
             }
             break;
@@ -156,8 +159,10 @@ void Canvas::update(UiContext& ctx) {
         case Gesture::Box: {
             float x0 = std::min(m_press[0], mx), x1 = std::max(m_press[0], mx);
             float y0 = std::min(m_press[1], my), y1 = std::max(m_press[1], my);
-            fg->AddRectFilled(ImVec2(m_x + x0, m_y + y0), ImVec2(m_x + x1, m_y + y1), IM_COL32(90, 160, 255, 40));
-            fg->AddRect(ImVec2(m_x + x0, m_y + y0), ImVec2(m_x + x1, m_y + y1), IM_COL32(90, 160, 255, 220));
+            fg->AddRectFilled(ImVec2(m_x + x0, m_y + y0), ImVec2(m_x + x1, m_y + y1),
+                              IM_COL32(90, 160, 255, 40));
+            fg->AddRect(ImVec2(m_x + x0, m_y + y0), ImVec2(m_x + x1, m_y + y1),
+                        IM_COL32(90, 160, 255, 220));
             if (!ImGui::IsMouseDown(ImGuiMouseButton_Left)) {
                 if (!io.KeyCtrl) m_selection.clear();
                 const auto& m = ws.state().model;
@@ -174,7 +179,8 @@ void Canvas::update(UiContext& ctx) {
             if (std::hypot(mx - lx, my - ly) > 2.0f) m_lasso.insert(m_lasso.end(), {mx, my});
             for (size_t i = 2; i < m_lasso.size(); i += 2)
                 fg->AddLine(ImVec2(m_x + m_lasso[i - 2], m_y + m_lasso[i - 1]),
-                            ImVec2(m_x + m_lasso[i], m_y + m_lasso[i + 1]), IM_COL32(255, 230, 90, 255), 2.0f);
+                            ImVec2(m_x + m_lasso[i], m_y + m_lasso[i + 1]),
+                            IM_COL32(255, 230, 90, 255), 2.0f);
             bool released = ctx.lassoTool && !ImGui::IsMouseDown(ImGuiMouseButton_Right)
                                 ? !ImGui::IsMouseDown(ImGuiMouseButton_Left)
                                 : !ImGui::IsMouseDown(ImGuiMouseButton_Right);

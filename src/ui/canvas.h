@@ -36,10 +36,10 @@ class Canvas {
     Gesture m_gesture = Gesture::None;
     std::set<size_t> m_selection;
     int m_hoveredLandmark = -1;
-    std::array<float, 2> m_press{};          // canvas pixels where the gesture started
+    std::array<float, 2> m_press{};  // canvas pixels where the gesture started
     std::vector<size_t> m_dragIndices;
-    std::vector<float> m_dragStart;          // world positions at press
-    std::vector<float> m_lasso;              // canvas pixels
+    std::vector<float> m_dragStart;  // world positions at press
+    std::vector<float> m_lasso;      // canvas pixels
     long m_hoverPoint = -1;
     std::array<float, 2> m_lastMouse{-1, -1};
 };

@@ -11,7 +11,8 @@ void ColourPanel::draw(UiContext& ctx) {
     const char* modes[] = {"Marker", "Sample", "Label", "Density", "Population"};
     int mode = int(c.mode);
     ImGui::PushItemWidth(-110);
-    if (ImGui::Combo("Colour by", &mode, modes, 5)) c.mode = app::ColourMode(mode), ws.setColour(c), ws.seal();
+    if (ImGui::Combo("Colour by", &mode, modes, 5))
+        c.mode = app::ColourMode(mode), ws.setColour(c), ws.seal();
     if (c.mode == app::ColourMode::Marker && !st.data.columns.empty()) {
         int col = std::clamp(c.column, 0, int(st.data.columns.size()) - 1);
         if (ImGui::BeginCombo("Marker", st.data.columns[size_t(col)].c_str())) {
@@ -36,13 +37,14 @@ void ColourPanel::draw(UiContext& ctx) {
         }
     }
     if (c.mode == app::ColourMode::Marker) {
-        if (ImGui::DragFloatRange2("Clip %", &c.lowPercentile, &c.highPercentile, 0.2f, 0.0f, 100.0f,
-                                   "%.1f", "%.1f"))
+        if (ImGui::DragFloatRange2("Clip %", &c.lowPercentile, &c.highPercentile, 0.2f, 0.0f,
+                                   100.0f, "%.1f", "%.1f"))
             ws.setColour(c, "clip");
         if (ImGui::IsItemDeactivated()) ws.seal();
     }
     app::ViewSettings v = st.view;
-    if (ImGui::SliderFloat("Point size", &v.pointSize, 1.0f, 12.0f, "%.1f px")) ws.setView(v, "size");
+    if (ImGui::SliderFloat("Point size", &v.pointSize, 1.0f, 12.0f, "%.1f px"))
+        ws.setView(v, "size");
     if (ImGui::IsItemDeactivated()) ws.seal();
     if (ImGui::SliderFloat("Opacity", &v.alpha, 0.02f, 1.0f, "%.2f")) ws.setView(v, "alpha");
     if (ImGui::IsItemDeactivated()) ws.seal();

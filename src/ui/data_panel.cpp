@@ -31,8 +31,9 @@ void DataPanel::draw(UiContext& ctx) {
     bool changed = false;
     bool hasSpill = st.data.tables.front().spillover.has_value();
     ImGui::BeginDisabled(!hasSpill);
-    changed |= ImGui::Checkbox(hasSpill ? "Compensate (file's spillover)" : "Compensate (no spillover in file)",
-                               &s.compensate);
+    changed |= ImGui::Checkbox(
+        hasSpill ? "Compensate (file's spillover)" : "Compensate (no spillover in file)",
+        &s.compensate);
     ImGui::EndDisabled();
     auto names = st.data.channelNames();
     if (ImGui::BeginTable("channels", 2, ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg,
@@ -63,7 +64,8 @@ void DataPanel::draw(UiContext& ctx) {
     }
     ImGui::SameLine();
     if (ImGui::Button("Same transform for all")) {
-        float cof = s.channels[size_t(std::clamp(m_preview, 0, int(s.channels.size()) - 1))].cofactor;
+        float cof =
+            s.channels[size_t(std::clamp(m_preview, 0, int(s.channels.size()) - 1))].cofactor;
         for (auto& c : s.channels) c.cofactor = cof;
         changed = true;
     }

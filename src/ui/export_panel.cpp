@@ -35,12 +35,14 @@ void ExportPanel::draw(UiContext& ctx) {
     bool none = ws.state().data.events() == 0;
     ImGui::BeginDisabled(none);
     if (ImGui::Button("CSV")) run("CSV", path(".csv"), [&](auto& p) { ws.exportCsv(p); });
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Transformed columns, embed_x, embed_y, sample, population");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Transformed columns, embed_x, embed_y, sample, population");
     ImGui::SameLine();
     if (ImGui::Button("FCS")) run("FCS", path(".fcs"), [&](auto& p) { ws.exportFcs(p); });
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Raw channels plus embed_x, embed_y, population");
     ImGui::SameLine();
-    if (ImGui::Button("Model")) run("Model", path(".model.json"), [&](auto& p) { ws.exportModel(p); });
+    if (ImGui::Button("Model"))
+        run("Model", path(".model.json"), [&](auto& p) { ws.exportModel(p); });
     ImGui::SameLine();
     if (ImGui::Button("Session"))
         run("Session", path(".session.json"), [&](auto& p) {

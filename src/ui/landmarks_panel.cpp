@@ -10,7 +10,7 @@ void LandmarksPanel::draw(UiContext& ctx) {
     auto& ws = ctx.workspace;
     const auto& m = ws.state().model;
     size_t locked = 0;
-    for (auto l : m.locked) locked += l;
+    for (auto l : m.locked) locked += l != 0;
     ImGui::Text("%zu landmarks, %zu locked, %zu edges", m.count(), locked, m.edges.size());
     app::TrainingSettings t = ws.state().training;
     ImGui::SetNextItemWidth(-150);

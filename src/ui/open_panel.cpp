@@ -18,7 +18,8 @@ OpenPanel::OpenPanel() {
 void OpenPanel::refresh() {
     m_entries.clear();
     std::error_code ec;
-    for (const auto& e : fs::directory_iterator(m_folder, fs::directory_options::skip_permission_denied, ec)) {
+    for (const auto& e :
+         fs::directory_iterator(m_folder, fs::directory_options::skip_permission_denied, ec)) {
         std::string name = e.path().filename().string();
         if (name.starts_with(".")) continue;
         std::string ext = e.path().extension().string();
@@ -55,7 +56,9 @@ void OpenPanel::draw(UiContext& ctx) {
             if (ImGui::Selectable(m_entries[i].c_str(), m_selected[i],
                                   ImGuiSelectableFlags_AllowDoubleClick)) {
                 if (dir && ImGui::IsMouseDoubleClicked(0)) {
-                    m_folder = (fs::path(m_folder) / m_entries[i].substr(0, m_entries[i].size() - 1)).string();
+                    m_folder =
+                        (fs::path(m_folder) / m_entries[i].substr(0, m_entries[i].size() - 1))
+                            .string();
                     refresh();
                     break;
                 }
@@ -71,7 +74,8 @@ void OpenPanel::draw(UiContext& ctx) {
     for (size_t i = 0; i < m_entries.size(); ++i)
         if (m_selected[i]) chosen.push_back((fs::path(m_folder) / m_entries[i]).string());
     ImGui::BeginDisabled(chosen.empty());
-    if (ImGui::Button(chosen.size() > 1 ? "Open as samples" : "Open")) ws.openFiles(chosen, m_addAsSamples);
+    if (ImGui::Button(chosen.size() > 1 ? "Open as samples" : "Open"))
+        ws.openFiles(chosen, m_addAsSamples);
     ImGui::EndDisabled();
     ImGui::SameLine();
     ImGui::Checkbox("Add to current", &m_addAsSamples);

@@ -14,6 +14,7 @@ class OpenPanel : public Panel {
     OpenPanel();
     const char* title() const override { return "Open"; }
     void draw(UiContext& ctx) override;
+    bool openByDefault() const override { return false; }
 
   private:
     void refresh();

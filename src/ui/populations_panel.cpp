@@ -14,7 +14,7 @@ void PopulationsPanel::draw(UiContext& ctx) {
     ImGui::InputText("Brush into", &ctx.brushName);
     const auto& pops = ws.state().populations.groups;
     auto sizes = ws.populationSizes();
-    if (pops.empty()) ImGui::TextDisabled("Lasso cells on the canvas to make a population.");
+    if (pops.empty()) ImGui::TextWrapped("Lasso cells on the canvas to make a population.");
     for (size_t i = 0; i < pops.size(); ++i) {
         ImGui::PushID(int(i));
         app::Population p = pops[i];

@@ -38,7 +38,8 @@ void drawScene(const app::Workspace& ws, const render::Camera& camera, float sca
             for (int i = 0; i < steps; ++i) {
                 auto c = app::colourMap(key.map, 1.0f - float(i) / float(steps - 1));
                 float a = y0 + (y1 - y0) * float(i) / float(steps);
-                overlay.line(x, a, x, a + (y1 - y0) / float(steps) + 0.5f, 18, {c[0], c[1], c[2], 255});
+                overlay.line(x, a, x, a + (y1 - y0) / float(steps) + 0.5f, 18,
+                             {c[0], c[1], c[2], 255});
             }
         } else {
             for (size_t i = 0; i < key.legend.size() && i < 24; ++i) {

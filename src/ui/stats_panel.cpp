@@ -11,7 +11,8 @@ void StatsPanel::draw(UiContext& ctx) {
     ImGui::Text("%zu points, %zu landmarks", ws.state().data.events(), ws.state().model.count());
     ImGui::Text("Projection %.1f ms this frame", s.projectMs);
     ImGui::Text("Full sweep %.0f ms of work", s.fullSweepMs);
-    ImGui::ProgressBar(float(s.sweepProgress), ImVec2(-1, 0), s.sweepProgress >= 1 ? "settled" : "sweeping");
+    ImGui::ProgressBar(float(s.sweepProgress), ImVec2(-1, 0),
+                       s.sweepProgress >= 1 ? "settled" : "sweeping");
     ImGui::Text("Training %.1f ms this frame", s.trainMs);
     ImGui::Text("Backend: %s", ws.backend().name.c_str());
     ImGui::TextWrapped("Why: %s", ws.backend().reason.c_str());

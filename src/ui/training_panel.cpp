@@ -17,23 +17,19 @@ void TrainingPanel::draw(UiContext& ctx) {
     auto& ws = ctx.workspace;
     app::TrainingSettings t = ws.state().training;
     auto names = ws.trainerNames();
-    if (names.empty()) {
-        ImGui::TextDisabled("No trainers in this build: landmarks start");
-        ImGui::TextDisabled("from a PCA layout; drag, add and remove them.");
-    } else {
+    {
         int current = int(std::find(names.begin(), names.end(), t.trainer) - names.begin());
         if (current >= int(names.size())) current = 0;
         ImGui::SetNextItemWidth(-110);
         if (ImGui::BeginCombo("Trainer", names[size_t(current)].c_str())) {
             for (const auto& n : names)
-                if (ImGui::Selectable(n.c_str(), n == t.trainer)) t.trainer = n, ws.setTraining(t), ws.seal();
+                if (ImGui::Selectable(n.c_str(), n == t.trainer))
+                    t.trainer = n, ws.setTraining(t), ws.seal();
             ImGui::EndCombo();
         }
     }
     if (!ws.training()) {
-        ImGui::BeginDisabled(names.empty());
         if (ImGui::Button("Run")) ws.startTraining();
-        ImGui::EndDisabled();
     } else if (ImGui::Button("Pause")) {
         ws.pauseTraining();
     }
@@ -55,9 +51,11 @@ void TrainingPanel::draw(UiContext& ctx) {
     sealOnRelease(ctx);
     const char* layouts[] = {"force", "tsne", "umap"};
     int li = int(std::find(std::begin(layouts), std::end(layouts), t.layout) - std::begin(layouts));
-    if (ImGui::Combo("Layout", &li, layouts, 3)) t.layout = layouts[li % 3], ws.setTraining(t), ws.seal();
+    if (ImGui::Combo("Layout", &li, layouts, 3))
+        t.layout = layouts[li % 3], ws.setTraining(t), ws.seal();
     int seed = int(t.seed);
-    if (ImGui::InputInt("Seed", &seed)) t.seed = uint64_t(std::max(seed, 0)), ws.setTraining(t), ws.seal();
+    if (ImGui::InputInt("Seed", &seed))
+        t.seed = uint64_t(std::max(seed, 0)), ws.setTraining(t), ws.seal();
 
     ImGui::Separator();
     ImGui::TextDisabled("Projection (EmbedSOM)");

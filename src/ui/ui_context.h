@@ -10,26 +10,26 @@ namespace sepal::ui {
 
 /// A PNG export the main loop performs after drawing (it needs the GL context).
 struct PngRequest {
-    std::string path;       ///< where to write
-    int width = 1600;       ///< pixels
-    int height = 1200;      ///< pixels
-    bool key = true;        ///< draw the colour bar or legend
+    std::string path;   ///< where to write
+    int width = 1600;   ///< pixels
+    int height = 1200;  ///< pixels
+    bool key = true;    ///< draw the colour bar or legend
 };
 
 /// Shared by the windows and the canvas during one frame.
 struct UiContext {
-    app::Workspace& workspace;     ///< the model
-    render::Camera& camera;        ///< the canvas view
+    app::Workspace& workspace;               ///< the model
+    render::Camera& camera;                  ///< the canvas view
     std::string brushName = "population 1";  ///< the population the lasso fills
-    bool lassoTool = false;        ///< left drag draws a lasso instead of panning
-    bool fitRequested = false;     ///< fit the view to the points next frame
+    bool lassoTool = false;                  ///< left drag draws a lasso instead of panning
+    bool fitRequested = false;               ///< fit the view to the points next frame
     PngRequest* pngRequest = nullptr;  ///< set by the Export window, consumed by the main loop
-    PngRequest pendingPng;         ///< storage for pngRequest
-    double frameMs = 0;            ///< last frame's duration
-    double fps = 0;                ///< smoothed frames per second
-    std::string gpuMemory;         ///< GPU memory line for Stats ("n/a" on the CPU path)
-    std::string sessionPath;       ///< last session saved or loaded
-    bool quitRequested = false;    ///< File > Quit
+    PngRequest pendingPng;             ///< storage for pngRequest
+    double frameMs = 0;                ///< last frame's duration
+    double fps = 0;                    ///< smoothed frames per second
+    std::string gpuMemory;             ///< GPU memory line for Stats ("n/a" on the CPU path)
+    std::string sessionPath;           ///< last session saved or loaded
+    bool quitRequested = false;        ///< File > Quit
 
     /// Logs an error from a UI action and keeps running.
     void error(const std::string& what) { workspace.log(app::LogEntry::Error, what); }

@@ -1,0 +1,331 @@
+#!/usr/bin/env python3
+"""GUI tests: run the real sepal window (under Xvfb when there is no display) through a script of
+user actions, then check what a user would see and get: screenshots, exported files, the state.
+
+usage: gui_test.py NAME   (env SEPAL_GUI_BIN: the sepal binary; SEPAL_SOURCE_DIR: the checkout)
+Exit 0 = pass, 1 = fail, 77 = skipped (with the reason printed).
+"""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+SKIP = 77
+CELLS = "synthetic:20000"
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, message):
+    if not cond:
+        raise Failure(message)
+
+
+# ---------------------------------------------------------------- running the app
+
+def run_app(script_lines, out_dir, timeout=240):
+    script = os.path.join(out_dir, "actions.txt")
+    with open(script, "w") as f:
+        f.write("\n".join(script_lines) + "\n")
+    cmd = [os.environ["SEPAL_GUI_BIN"], "--script", script, "--size", "1280x800"]
+    if not os.environ.get("DISPLAY"):
+        if not shutil.which("xvfb-run"):
+            print("skipped: no DISPLAY and no xvfb-run")
+            sys.exit(SKIP)
+        cmd = ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24"] + cmd
+    env = dict(os.environ, SEPAL_AUTOSAVE=os.path.join(out_dir, "autosave.json"))
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    if proc.returncode != 0:
+        raise Failure(f"sepal exited with {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
+    lines = [json.loads(l) for l in proc.stdout.splitlines() if l.startswith("{")]
+    return [l for l in lines if "events" in l], lines, proc.stderr
+
+
+# ---------------------------------------------------------------- reading files
+
+def read_png(path):
+    """Decodes an 8-bit RGB/RGBA PNG into (width, height, channels, rows of bytes)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    check(data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG")
+    pos, idat, width = 8, b"", 0
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, colour = struct.unpack(">IIBB", body[:10])
+            check(depth == 8 and colour in (2, 6), f"{path}: unexpected PNG format")
+            channels = 3 if colour == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    raw = zlib.decompress(idat)
+    stride = width * channels
+    rows, prev = [], bytearray(stride)
+    for y in range(height):
+        filt = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - channels] if i >= channels else 0
+            b = prev[i]
+            c = prev[i - channels] if i >= channels else 0
+            if filt == 1:
+                line[i] = (line[i] + a) & 255
+            elif filt == 2:
+                line[i] = (line[i] + b) & 255
+            elif filt == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif filt == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        prev = line
+    return width, height, channels, rows
+
+
+def pixel(img, x, y):
+    w, h, ch, rows = img
+    r = rows[int(y)]
+    return tuple(r[int(x) * ch:int(x) * ch + 3])
+
+
+def lit_pixels(img, box):
+    """Pixels in box (x0, y0, x1, y1) that differ clearly from the dark background."""
+    x0, y0, x1, y1 = [int(v) for v in box]
+    count = 0
+    for y in range(y0, y1, 2):
+        for x in range(x0, x1, 2):
+            if sum(pixel(img, x, y)) > 120:
+                count += 1
+    return count
+
+
+def changed_pixels(a, b, box):
+    x0, y0, x1, y1 = [int(v) for v in box]
+    count = 0
+    for y in range(y0, y1, 2):
+        for x in range(x0, x1, 2):
+            pa, pb = pixel(a, x, y), pixel(b, x, y)
+            if sum(abs(pa[i] - pb[i]) for i in range(3)) > 60:
+                count += 1
+    return count
+
+
+def read_csv(path):
+    with open(path) as f:
+        header = f.readline().strip().split(",")
+        rows = [l.rstrip("\n").split(",") for l in f]
+    return header, rows
+
+
+def canvas_box(state):
+    x, y, w, h = state["canvas"]
+    return (x, y, x + w, y + h)
+
+
+# ---------------------------------------------------------------- the tests
+
+def test_open_demo(out):
+    demo = os.path.join(os.environ.get("SEPAL_SOURCE_DIR", "."), "data", "demo.fcs")
+    if not os.path.exists(demo):
+        print(f"skipped: {demo} is not there yet")
+        sys.exit(SKIP)
+    states, _, _ = run_app([f"open {demo}", "settle", f"screenshot {out}/demo.png", "state", "quit"], out)
+    s = states[-1]
+    check(s["events"] > 1000, f"the demo opened with {s['events']} events")
+    check(s["errors"] == 0, "opening the demo logged an error")
+    img = read_png(f"{out}/demo.png")
+    check(lit_pixels(img, canvas_box(s)) > 2000, "the canvas shows almost nothing")
+
+
+def test_train(out):
+    states, _, _ = run_app([f"open {CELLS}", "settle", f"export model {out}/before.json", "train on",
+                            "wait 15", "train off", "settle", f"export model {out}/after.json",
+                            f"screenshot {out}/trained.png", "state", "quit"], out)
+    before = json.load(open(f"{out}/before.json"))
+    after = json.load(open(f"{out}/after.json"))
+    check(before != after, "training did not change the model")
+    check(states[-1]["undo"] == "Train", f"the training run is not one undo step: {states[-1]['undo']}")
+    img = read_png(f"{out}/trained.png")
+    check(lit_pixels(img, canvas_box(states[-1])) > 2000, "nothing drawn after training")
+
+
+def densest_landmark(state, img):
+    """The landmark with the most drawn cells around it, as a user would pick one to drag."""
+    best, best_count = 0, -1
+    for i, (x, y) in enumerate(state["landmark_screen"]):
+        count = lit_pixels(img, (x - 25, y - 25, x + 25, y + 25))
+        if count > best_count:
+            best, best_count = i, count
+    return best
+
+
+def test_drag_landmark(out):
+    states, _, _ = run_app([f"open {CELLS}", "settle", "state", f"screenshot {out}/look.png", "quit"], out)
+    lm = densest_landmark(states[0], read_png(f"{out}/look.png"))
+    states, _, _ = run_app([f"open {CELLS}", "settle", "state", f"export csv {out}/a.csv",
+                            f"screenshot {out}/a.png", f"drag-landmark {lm} 150 60", "settle",
+                            f"export csv {out}/b.csv", f"screenshot {out}/b.png", "state", "quit"], out)
+    s0, s1 = states
+    (ax, ay), (bx, by) = s0["landmark_screen"][lm], s1["landmark_screen"][lm]
+    check(abs(bx - ax - 150) < 3 and abs(by - ay - 60) < 3,
+          f"landmark {lm} went from {ax, ay} to {bx, by}, not by (150, 60)")
+    check(s1["undo"] == f"Move landmark {lm}", f"undo label after the drag: {s1['undo']}")
+    header, a = read_csv(f"{out}/a.csv")
+    _, b = read_csv(f"{out}/b.csv")
+    ix, iy = header.index("embed_x"), header.index("embed_y")
+    moves = [(float(rb[ix]) - float(ra[ix]), float(rb[iy]) - float(ra[iy])) for ra, rb in zip(a, b)]
+    xs = [float(r[ix]) for r in a]
+    extent = max(xs) - min(xs)
+    moved = [m for m in moves if abs(m[0]) + abs(m[1]) > 0.01 * extent]
+    check(len(moved) > 20, f"only {len(moved)} cells followed landmark {lm}")
+    check(len(moved) < 0.9 * len(moves), "every cell moved: the drag was not local")
+    # Screen y grows downwards, world y upwards: the drag was right and down.
+    mean_dx = sum(m[0] for m in moved) / len(moved)
+    mean_dy = sum(m[1] for m in moved) / len(moved)
+    check(mean_dx > 0 and mean_dy < 0, f"cells moved by ({mean_dx:.3f}, {mean_dy:.3f}) on average")
+    img_a, img_b = read_png(f"{out}/a.png"), read_png(f"{out}/b.png")
+    box = (min(ax, bx) - 40, min(ay, by) - 40, max(ax, bx) + 40, max(ay, by) + 40)
+    check(changed_pixels(img_a, img_b, box) > 50, "the picture around the landmark did not change")
+
+
+def test_landmarks_add_remove(out):
+    states, _, _ = run_app([f"open {CELLS}", "settle", "state", "click 300 300 ctrl", "wait 2", "state",
+                            "click-landmark 3 right ctrl", "wait 2", "state", "key z ctrl", "wait 2",
+                            "state", "quit"], out)
+    counts = [s["landmarks"] for s in states]
+    g = counts[0]
+    check(counts == [g, g + 1, g, g + 1], f"landmark counts along add/remove/undo: {counts}")
+    check(states[1]["undo"].startswith("Add landmark"), f"undo label after Ctrl+click: {states[1]['undo']}")
+    check(states[3]["redo"].startswith("Remove landmark"), f"redo label after undo: {states[3]['redo']}")
+
+
+def test_colour_by_marker(out):
+    states, _, _ = run_app([f"open {CELLS}", "settle", "set colour.marker M3", "wait 2",
+                            f"screenshot {out}/m3.png", "state", "quit"], out)
+    s = states[-1]
+    check(s["colour_mode"] == "marker", f"colour mode is {s['colour_mode']}")
+    img = read_png(f"{out}/m3.png")
+    x0, y0, x1, y1 = canvas_box(s)
+    hues = set()
+    for y in range(int(y0), int(y1), 4):
+        for x in range(int(x0), int(x1), 4):
+            p = pixel(img, x, y)
+            if sum(p) > 150:
+                hues.add((p[0] // 48, p[1] // 48, p[2] // 48))
+    check(len(hues) >= 6, f"colouring by a marker shows only {len(hues)} colour groups")
+
+
+def test_population_export(out):
+    states, lines, _ = run_app([f"open {CELLS}", "settle", "lasso T_cells 200 150 450 150 450 450 200 450",
+                                "wait 2", "state", f"export csv {out}/pop.csv", "quit"], out)
+    s = states[-1]
+    check(len(s["populations"]) == 1 and s["populations"][0]["name"] == "T_cells",
+          f"populations: {s['populations']}")
+    size = s["populations"][0]["size"]
+    check(0 < size < s["events"], f"T_cells has {size} cells")
+    header, rows = read_csv(f"{out}/pop.csv")
+    ip = header.index("population")
+    check(sum(1 for r in rows if r[ip] == "T_cells") == size, "the CSV disagrees with the population size")
+    check(s["undo"] in ("Brush T_cells", "Change colouring"), f"undo label: {s['undo']}")
+
+
+def test_undo_redo(out):
+    states, _, _ = run_app([f"open {CELLS}", "settle", "set colour.mode sample", "drag-landmark 2 80 0",
+                            "settle", "state", "key z ctrl", "wait 2", "state", "key z ctrl", "wait 2",
+                            "state", "key z ctrl shift", "wait 2", "state", "key z ctrl shift", "wait 2",
+                            "state", "quit"], out)
+    pos = [tuple(s["landmark_screen"][2]) for s in states]
+    modes = [s["colour_mode"] for s in states]
+    check(abs(pos[1][0] - pos[0][0] + 80) < 3, f"undo did not move landmark 2 back: {pos[:2]}")
+    check(modes[2] != "sample", "the second undo did not revert the colouring")
+    check(modes[3] == "sample" and abs(pos[3][0] - pos[1][0]) < 1, "redo of the colouring")
+    check(abs(pos[4][0] - pos[0][0]) < 1, f"redo did not move landmark 2 again: {pos}")
+
+
+def test_exports(out):
+    _, lines, _ = run_app([f"open {CELLS}", "settle", f"export csv {out}/e.csv",
+                           f"export png {out}/e.png 800 600", f"export model {out}/e.model.json",
+                           f"export fcs {out}/e.fcs", "state", "quit"], out)
+    header, rows = read_csv(f"{out}/e.csv")
+    check("embed_x" in header and "embed_y" in header and "M1" in header, f"CSV header {header}")
+    check(len(rows) == 20000, f"CSV has {len(rows)} rows")
+    w, h, _, _ = img = read_png(f"{out}/e.png")
+    check((w, h) == (800, 600), f"PNG is {w}x{h}")
+    check(lit_pixels(img, (0, 0, w, h)) > 2000, "the exported PNG is empty")
+    model = json.load(open(f"{out}/e.model.json"))
+    check("columns" in json.dumps(model), "the model file names no columns")
+    states = [l for l in lines if "events" in l]
+    if os.path.exists(f"{out}/e.fcs"):
+        with open(f"{out}/e.fcs", "rb") as f:
+            check(f.read(6).startswith(b"FCS3"), "the FCS export has no FCS3 header")
+    else:
+        check(states[-1]["errors"] >= 1, "the FCS export failed silently")
+
+
+def test_bad_file(out):
+    bad = os.path.join(out, "broken.fcs")
+    with open(bad, "wb") as f:
+        f.write(b"FCS3.1    " + b"      58     999     100     200       0       0" + b"\x00" * 40)
+    states, _, _ = run_app([f"open {CELLS}", "settle", "state", f"open {bad}", "settle", "wait 2",
+                            f"screenshot {out}/bad.png", "state", "quit"], out)
+    s0, s1 = states
+    check(s1["errors"] >= 1, "no error was reported for a malformed file")
+    check(s1["events"] == s0["events"] and s1["samples"] == s0["samples"], "the open data was lost")
+    img = read_png(f"{out}/bad.png")
+    x0, y0, x1, _ = canvas_box(s1)
+    reds = sum(1 for x in range(int(x0) + 20, int(x1) - 20, 4)
+               for y in range(int(y0) + 14, int(y0) + 50, 3)
+               if pixel(img, x, y)[0] > 110 and pixel(img, x, y)[1] < 60)
+    check(reds > 30, "the error banner is not on screen")
+
+
+def test_session(out):
+    states, _, _ = run_app([f"open {CELLS}", "settle", "drag-landmark 1 60 40", "settle",
+                            "lasso B 250 200 400 200 400 400", "set colour.marker M2", "settle",
+                            f"export session {out}/s.json", f"export model {out}/m1.json",
+                            f"export csv {out}/c1.csv", "state",
+                            "open synthetic:5000", "settle", "state",
+                            f"load-session {out}/s.json", "settle",
+                            f"export model {out}/m2.json", f"export csv {out}/c2.csv", "state", "quit"], out)
+    s0, s_other, s1 = states
+    check(s_other["events"] == 5000, "the second dataset did not open")
+    for key in ("events", "landmarks", "populations", "colour_mode", "columns"):
+        check(s0[key] == s1[key], f"{key} differs after reloading the session: {s0[key]} vs {s1[key]}")
+    check(json.load(open(f"{out}/m1.json")) == json.load(open(f"{out}/m2.json")),
+          "the model differs after reloading the session")
+    h1, c1 = read_csv(f"{out}/c1.csv")
+    h2, c2 = read_csv(f"{out}/c2.csv")
+    check(h1 == h2, "CSV columns differ")
+    ip, ix = h1.index("population"), h1.index("embed_x")
+    check([r[ip] for r in c1] == [r[ip] for r in c2], "populations differ after reloading")
+    diff = max(abs(float(a[ix]) - float(b[ix])) for a, b in zip(c1, c2))
+    check(diff < 1e-3, f"positions differ by {diff} after reloading")
+
+
+def main():
+    name = sys.argv[1]
+    fn = globals().get("test_" + name)
+    if not fn:
+        print(f"unknown GUI test {name}")
+        return 1
+    out = tempfile.mkdtemp(prefix=f"sepal-gui-{name}-")
+    try:
+        fn(out)
+    except Failure as e:
+        print(f"FAILED {name}: {e}\n(files kept in {out})")
+        return 1
+    print(f"passed {name}")
+    shutil.rmtree(out, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,14 @@
+# GUI tests: the real application under Xvfb (tests/gui/gui_test.py wraps xvfb-run when there is
+# no DISPLAY), driven by action scripts; each checks screenshots, exported files and the state.
+find_package(Python3 COMPONENTS Interpreter QUIET)
+if(Python3_Interpreter_FOUND)
+    foreach(name open_demo train drag_landmark landmarks_add_remove colour_by_marker
+                 population_export undo_redo exports bad_file session)
+        add_test(NAME gui.${name}
+                 COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/gui/gui_test.py ${name})
+        set_tests_properties(gui.${name} PROPERTIES LABELS gui SKIP_RETURN_CODE 77 TIMEOUT 600
+            ENVIRONMENT "${SEPAL_TEST_ENV};SEPAL_GUI_BIN=$<TARGET_FILE:sepal>")
+    endforeach()
+else()
+    message(STATUS "Sepal: no Python 3, the GUI tests are not registered")
+endif()
