@@ -8,7 +8,7 @@ packages=(
     libomp-dev                                 # not needed by g++ (libgomp), kept for clang builds
     nlohmann-json3-dev libcli11-dev libstb-dev libgtest-dev libbenchmark-dev
     libglfw3-dev libimgui-dev libepoxy-dev libglm-dev
-    xvfb xauth libgl1-mesa-dri mesa-utils
+    xvfb xauth libgl1-mesa-dri mesa-utils fonts-dejavu-core python3   # GUI tests and its font
 )
 
 missing=()

@@ -3,72 +3,33 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/color/colormap.h"
+#include "core/color/palette.h"
+#include "core/color/value_map.h"
+
 namespace sepal::app {
 
-namespace {
-struct Stop {
-    float t;
-    uint8_t r, g, b;
-};
-
-// Control points sampled from the published maps; linear interpolation in between.
-const std::vector<Stop>& stops(const std::string& map) {
-    static const std::vector<Stop> viridis = {{0.0f, 68, 1, 84},
-                                              {0.25f, 59, 82, 139},
-                                              {0.5f, 33, 145, 140},
-                                              {0.75f, 94, 201, 98},
-                                              {1.0f, 253, 231, 37}};
-    static const std::vector<Stop> magma = {{0.0f, 0, 0, 4},
-                                            {0.25f, 81, 18, 124},
-                                            {0.5f, 183, 55, 121},
-                                            {0.75f, 252, 137, 97},
-                                            {1.0f, 252, 253, 191}};
-    static const std::vector<Stop> turbo = {{0.0f, 48, 18, 59},   {0.2f, 65, 141, 254},
-                                            {0.4f, 40, 235, 170}, {0.6f, 164, 252, 60},
-                                            {0.8f, 251, 128, 34}, {1.0f, 122, 4, 3}};
-    static const std::vector<Stop> grey = {{0.0f, 40, 40, 40}, {1.0f, 245, 245, 245}};
-    if (map == "magma") return magma;
-    if (map == "turbo") return turbo;
-    if (map == "grey") return grey;
-    return viridis;
-}
-}  // namespace
-
 const std::vector<std::string>& colourMapNames() {
-    static const std::vector<std::string> names = {"viridis", "magma", "turbo", "grey"};
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> n;
+        for (auto m : color::allColormaps()) n.push_back(color::colormapName(m));
+        return n;
+    }();
     return names;
 }
 
 std::array<uint8_t, 3> colourMap(const std::string& map, float t) {
-    const auto& s = stops(map);
-    t = std::isfinite(t) ? std::clamp(t, 0.0f, 1.0f) : 0.0f;
-    for (size_t i = 1; i < s.size(); ++i) {
-        if (t <= s[i].t) {
-            float f = (t - s[i - 1].t) / (s[i].t - s[i - 1].t);
-            auto mix = [f](uint8_t a, uint8_t b) { return uint8_t(std::lround(a + f * (b - a))); };
-            return {mix(s[i - 1].r, s[i].r), mix(s[i - 1].g, s[i].g), mix(s[i - 1].b, s[i].b)};
-        }
-    }
-    return {s.back().r, s.back().g, s.back().b};
+    auto c = color::sampleColormap(color::colormapByName(map).value_or(color::Colormap::Viridis),
+                                   std::isfinite(t) ? std::clamp(t, 0.0f, 1.0f) : 0.0f);
+    return {c.r, c.g, c.b};
 }
 
 std::array<uint8_t, 3> paletteColour(size_t i) {
-    // A qualitative palette with distinct hues that read on a dark background.
-    static const std::array<uint8_t, 3> kPalette[] = {
-        {31, 119, 180},  {255, 127, 14},  {44, 160, 44},   {214, 39, 40},
-        {148, 103, 189}, {140, 86, 75},   {227, 119, 194}, {188, 189, 34},
-        {23, 190, 207},  {174, 199, 232}, {255, 187, 120}, {152, 223, 138}};
-    return kPalette[i % (sizeof kPalette / sizeof kPalette[0])];
+    auto c = color::paletteColor(i);
+    return {c.r, c.g, c.b};
 }
 
 namespace {
-float percentile(std::vector<float> v, float p) {
-    if (v.empty()) return 0;
-    size_t k = size_t(std::clamp(p / 100.0f, 0.0f, 1.0f) * float(v.size() - 1));
-    std::nth_element(v.begin(), v.begin() + long(k), v.end());
-    return v[k];
-}
-
 void put(std::vector<uint8_t>& rgba, size_t i, std::array<uint8_t, 3> c, uint8_t a = 255) {
     rgba[4 * i] = c[0], rgba[4 * i + 1] = c[1], rgba[4 * i + 2] = c[2], rgba[4 * i + 3] = a;
 }
@@ -85,13 +46,9 @@ ColourKey computeColours(const Dataset& data, const ColourSettings& settings,
             size_t d = data.points.cols;
             if (d == 0) break;
             size_t c = size_t(std::clamp(settings.column, 0, int(d) - 1));
-            // Percentiles from a strided subsample keep this fast on millions of cells.
-            std::vector<float> sample;
-            size_t stride = std::max<size_t>(1, n / 200000);
-            for (size_t i = 0; i < n; i += stride) sample.push_back(data.points.at(i, c));
-            float lo = percentile(sample, settings.lowPercentile);
-            float hi = percentile(sample, settings.highPercentile);
-            if (hi <= lo) hi = lo + 1e-6f;
+            auto range = color::percentileRange(data.points.data() + c, n, d,
+                                                settings.lowPercentile, settings.highPercentile);
+            float lo = range.lo, hi = range.hi;
             for (size_t i = 0; i < n; ++i)
                 put(rgba, i, colourMap(settings.map, (data.points.at(i, c) - lo) / (hi - lo)));
             key = {true, data.columns[c], lo, hi, settings.map, {}};

@@ -15,6 +15,10 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "core/color/colormap.h"
+#include "core/raster/annotate.h"
+#include "core/raster/png.h"
+#include "core/raster/text.h"
 #include "gui/script_player.h"
 #include "render/capture.h"
 #include "render/overlay_renderer.h"
@@ -228,7 +232,7 @@ void Application::frame() {
     int vh = int(std::lround(m_camera.height() * fbScale));
     glViewport(vx, 0, int(std::lround(m_camera.width() * fbScale)), vh);
     ui::drawScene(m_workspace, m_camera, fbScale, *m_points, *m_overlay,
-                  {&m_canvas.selection(), m_canvas.hoveredLandmark(), false});
+                  {&m_canvas.selection(), m_canvas.hoveredLandmark()});
     glViewport(0, 0, fbW, fbH);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
@@ -411,6 +415,33 @@ void Application::drawErrorBanner() {
     ImGui::PopStyleColor();
 }
 
+void Application::annotate(raster::Image& picture) const {
+    // The colour bar or legend in the top-right corner, text scaled with the picture.
+    const auto& key = m_workspace.colourKey();
+    int scale = std::max(1, picture.height / 500);
+    color::Rgba8 text{230, 230, 230, 255};
+    int margin = 16 * scale;
+    if (key.continuous) {
+        int width = 16 * scale + 8 * scale +
+                    std::max({raster::textWidth(raster::formatTick(key.high), scale),
+                              raster::textWidth(raster::formatTick(key.low), scale)});
+        width = std::max(width, raster::textWidth(key.title, scale));
+        raster::drawColorBar(picture, picture.width - width - margin, margin, 16 * scale,
+                             picture.height / 3,
+                             color::colormapByName(key.map).value_or(color::Colormap::Viridis),
+                             {key.low, key.high}, key.title, text, scale);
+    } else if (!key.legend.empty()) {
+        std::vector<std::pair<std::string, color::Rgba8>> entries;
+        int width = raster::textWidth(key.title, scale);
+        for (const auto& e : key.legend) {
+            entries.push_back({e.name, {e.colour[0], e.colour[1], e.colour[2], 255}});
+            width = std::max(width, raster::textWidth(e.name, scale) + 16 * scale);
+        }
+        raster::drawLegend(picture, picture.width - width - margin, margin,
+                           picture.height - 2 * margin, entries, key.title, text, scale);
+    }
+}
+
 void Application::exportPng(const ui::PngRequest& request) {
     try {
         render::OffscreenTarget target(request.width, request.height);
@@ -424,10 +455,15 @@ void Application::exportPng(const ui::PngRequest& request) {
         auto s = m_camera.state();
         cam.setViewport(float(request.width) / scale, float(request.height) / scale);
         cam.setState(s);
-        ui::drawScene(m_workspace, cam, scale, *m_points, *m_overlay, {nullptr, -1, request.key});
+        ui::drawScene(m_workspace, cam, scale, *m_points, *m_overlay, {nullptr, -1});
         auto image = target.read();
         render::OffscreenTarget::unbind();
-        render::writePng(request.path, image);
+        raster::Image picture;
+        picture.width = image.width;
+        picture.height = image.height;
+        picture.pixels = std::move(image.rgba);
+        if (request.key) annotate(picture);
+        raster::writePng(request.path, picture);
         m_workspace.log(app::LogEntry::Info, "PNG written: " + request.path);
     } catch (const std::exception& e) {
         render::OffscreenTarget::unbind();

@@ -23,6 +23,10 @@ namespace sepal::ui {
 class Panel;
 }
 
+namespace sepal::raster {
+struct Image;
+}
+
 namespace sepal::gui {
 
 class ScriptPlayer;
@@ -86,6 +90,7 @@ class Application {
     void injectInput(const InputFrame& in);
     void autosave(bool force);
     void benchFrame(double frameMs);
+    void annotate(raster::Image& picture) const;
 
     Options m_options;
     GLFWwindow* m_window = nullptr;

@@ -32,8 +32,8 @@ void LandmarksPanel::draw(UiContext& ctx) {
     if (ImGui::Button("Unlock selected")) ws.setLocked(sel, false);
     ImGui::EndDisabled();
     ImGui::Text("Selected: %zu", sel.size());
-    ImGui::TextDisabled("Drag: move  Ctrl+click: add  Shift+drag: select");
-    ImGui::TextDisabled("Ctrl+right-click or Delete: remove");
+    ImGui::TextWrapped("Drag: move, Ctrl+click: add, Shift+drag: select.");
+    ImGui::TextWrapped("Ctrl+right-click or Delete: remove.");
 }
 
 }  // namespace sepal::ui

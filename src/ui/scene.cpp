@@ -29,25 +29,6 @@ void drawScene(const app::Workspace& ws, const render::Camera& camera, float sca
             if (int(l) == marks.hovered) overlay.ring(p[0], p[1], 8.0f, 1.5f, {255, 255, 255, 220});
         }
     }
-    if (marks.colourKey) {
-        // Without text: a vertical colour bar or a column of legend swatches at the right edge.
-        const auto& key = ws.colourKey();
-        float x = camera.width() - 40, y0 = camera.height() * 0.15f, y1 = camera.height() * 0.85f;
-        if (key.continuous) {
-            int steps = 64;
-            for (int i = 0; i < steps; ++i) {
-                auto c = app::colourMap(key.map, 1.0f - float(i) / float(steps - 1));
-                float a = y0 + (y1 - y0) * float(i) / float(steps);
-                overlay.line(x, a, x, a + (y1 - y0) / float(steps) + 0.5f, 18,
-                             {c[0], c[1], c[2], 255});
-            }
-        } else {
-            for (size_t i = 0; i < key.legend.size() && i < 24; ++i) {
-                auto c = key.legend[i].colour;
-                overlay.disc(x, y0 + 22.0f * float(i), 7, {c[0], c[1], c[2], 255});
-            }
-        }
-    }
     overlay.draw(camera.width(), camera.height());
 }
 

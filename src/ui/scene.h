@@ -14,7 +14,6 @@ namespace sepal::ui {
 struct SceneMarks {
     const std::set<size_t>* selection = nullptr;  ///< drawn highlighted
     int hovered = -1;                             ///< drawn with a ring
-    bool colourKey = false;                       ///< draw the colour bar or legend swatches
 };
 
 /// Draws into the bound framebuffer, whose viewport covers camera's area at `scale` framebuffer
