@@ -1,14 +1,121 @@
 #include "core/embedsom/fast_point.h"
 
+#include <immintrin.h>
+
 #include <cmath>
 
 #include "core/embedsom/fallback.h"
+#include "core/embedsom/simd_exp.h"
 
 namespace sepal {
+
+namespace {
+
+// The pair loop adds to acc = (a00, a01, a11, b0, b1). The 2x2 system is often nearly
+// singular, so the sums are kept in double and each term follows the reference's order of
+// operations (no FMA): every rounding that differs shows in the solution.
+using PairLoop = void (*)(const float*, const uint32_t*, int, const PairConstants&,
+                          const FastPointScratch&, double*);
+
+// One pair at a time.
+void pairLoopPortable(const float* a, const uint32_t* idx, int topn, const PairConstants& pairs,
+                      const FastPointScratch& scratch, double* acc) {
+    const float* score = scratch.score.data();
+    const float* lx = scratch.lx.data();
+    const float* ly = scratch.ly.data();
+    double a00 = 0.0, a01 = 0.0, a11 = 0.0, b0 = 0.0, b1 = 0.0;
+    for (int i = 0; i < topn; ++i) {
+        const float* cf = pairs.row(idx[i]);
+        const float ai = a[i], si = score[i], ux = lx[i], uy = ly[i];
+        for (int j = i + 1; j < topn; ++j) {
+            const uint32_t v = idx[j];
+            // D - 0.5 = (a_u - a_v) c_uv; skipped pairs have c = 0 and weight 0: they add 0.
+            const float t = (ai - a[j]) * cf[2 * v];
+            const float s = si * score[j] * cf[2 * v + 1] * std::exp(-(t * t));
+            const float hx = lx[j] - ux, hy = ly[j] - uy;
+            const float hpRaw = hx * hx + hy * hy;
+            const float hp = hpRaw < 1e-10f ? 1.0f : hpRaw;
+            const float sh = s / hp;
+            a00 += sh * hx * hx;
+            a01 += sh * hx * hy;
+            a11 += sh * hy * hy;
+            const float f = s * ((0.5f + t) + (hx * ux + hy * uy) / hp);
+            b0 += f * hx;
+            b1 += f * hy;
+        }
+    }
+    acc[0] += a00, acc[1] += a01, acc[2] += a11, acc[3] += b0, acc[4] += b1;
+}
+
+// Adds eight float terms to four double lanes.
+__attribute__((target("avx2,fma"), always_inline)) inline __m256d add8(__m256d acc, __m256 v) {
+    acc = _mm256_add_pd(acc, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+    return _mm256_add_pd(acc, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+}
+
+__attribute__((target("avx2,fma"))) double sum4(__m256d v) {
+    const __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+    return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
+}
+
+// Eight pairs (i, j..j+7) at a time; the per-pair constants are gathered by landmark index.
+// The buffers are padded to a multiple of 8 with score 0, which makes padding pairs add 0.
+__attribute__((target("avx2,fma"))) void pairLoopAvx2(const float* a, const uint32_t* idx, int topn,
+                                                      const PairConstants& pairs,
+                                                      const FastPointScratch& scratch,
+                                                      double* acc) {
+    const float* score = scratch.score.data();
+    const float* lx = scratch.lx.data();
+    const float* ly = scratch.ly.data();
+    const float* pa = scratch.a.data();
+    const int* pidx = reinterpret_cast<const int*>(scratch.idx.data());
+    __m256d a00 = _mm256_setzero_pd(), a01 = a00, a11 = a00, b0 = a00, b1 = a00;
+    const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f);
+    const __m256 tiny = _mm256_set1_ps(1e-10f), sign = _mm256_set1_ps(-0.0f);
+    for (int i = 0; i + 1 < topn; ++i) {
+        const float* cf = pairs.row(idx[i]);
+        const __m256 ai = _mm256_set1_ps(a[i]), si = _mm256_set1_ps(score[i]);
+        const __m256 ux = _mm256_set1_ps(lx[i]), uy = _mm256_set1_ps(ly[i]);
+        for (int j = i + 1; j < topn; j += 8) {
+            const __m256i v2 = _mm256_slli_epi32(
+                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pidx + j)), 1);
+            const __m256 c = _mm256_i32gather_ps(cf, v2, 4);
+            const __m256 f = _mm256_i32gather_ps(cf + 1, v2, 4);
+            const __m256 t = _mm256_mul_ps(_mm256_sub_ps(ai, _mm256_loadu_ps(pa + j)), c);
+            const __m256 e = exp8(_mm256_xor_ps(_mm256_mul_ps(t, t), sign));
+            const __m256 s =
+                _mm256_mul_ps(_mm256_mul_ps(_mm256_mul_ps(si, _mm256_loadu_ps(score + j)), f), e);
+            const __m256 hx = _mm256_sub_ps(_mm256_loadu_ps(lx + j), ux);
+            const __m256 hy = _mm256_sub_ps(_mm256_loadu_ps(ly + j), uy);
+            __m256 hp = _mm256_add_ps(_mm256_mul_ps(hx, hx), _mm256_mul_ps(hy, hy));
+            hp = _mm256_blendv_ps(hp, one, _mm256_cmp_ps(hp, tiny, _CMP_LT_OQ));
+            const __m256 sh = _mm256_div_ps(s, hp);
+            a00 = add8(a00, _mm256_mul_ps(_mm256_mul_ps(sh, hx), hx));
+            a01 = add8(a01, _mm256_mul_ps(_mm256_mul_ps(sh, hx), hy));
+            a11 = add8(a11, _mm256_mul_ps(_mm256_mul_ps(sh, hy), hy));
+            const __m256 dot = _mm256_add_ps(_mm256_mul_ps(hx, ux), _mm256_mul_ps(hy, uy));
+            const __m256 w =
+                _mm256_mul_ps(s, _mm256_add_ps(_mm256_add_ps(half, t), _mm256_div_ps(dot, hp)));
+            b0 = add8(b0, _mm256_mul_ps(w, hx));
+            b1 = add8(b1, _mm256_mul_ps(w, hy));
+        }
+    }
+    acc[0] += sum4(a00), acc[1] += sum4(a01), acc[2] += sum4(a11);
+    acc[3] += sum4(b0), acc[4] += sum4(b1);
+}
+
+PairLoop pickPairLoop() {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return pairLoopAvx2;
+    return pairLoopPortable;
+}
+
+}  // namespace
 
 bool projectFastPoint(const float* a, const uint32_t* idx, const ScoreSetup& setup,
                       const PairConstants& pairs, const float* low, FastPointScratch& scratch,
                       float* y) {
+    static const PairLoop pairLoop = pickPairLoop();
     const int topn = setup.topn;
     float* score = scratch.score.data();
     if (!computeScores(a, setup, score)) {
@@ -17,37 +124,23 @@ bool projectFastPoint(const float* a, const uint32_t* idx, const ScoreSetup& set
     }
     float* lx = scratch.lx.data();
     float* ly = scratch.ly.data();
-    float a00 = 0.0f, a01 = 0.0f, a11 = 0.0f, b0 = 0.0f, b1 = 0.0f;
+    double acc[5] = {0.0, 0.0, 0.0, 0.0, 0.0};
     for (int i = 0; i < topn; ++i) {
         lx[i] = low[2 * idx[i]];
         ly[i] = low[2 * idx[i] + 1];
+        scratch.a[i] = a[i];
+        scratch.idx[i] = idx[i];
+        // Gravity towards each neighbour keeps the system solvable.
         const float gs = score[i] * 1e-5f;
-        a00 += gs;
-        a11 += gs;
-        b0 += gs * lx[i];
-        b1 += gs * ly[i];
+        acc[0] += gs;
+        acc[2] += gs;
+        acc[3] += gs * lx[i];
+        acc[4] += gs * ly[i];
     }
-    for (int i = 0; i < topn; ++i) {
-        const float* cf = pairs.row(idx[i]);
-        const float ai = a[i], si = score[i], ux = lx[i], uy = ly[i];
-        for (int j = i + 1; j < topn; ++j) {
-            const uint32_t v = idx[j];
-            // D - 0.5 = (a_u - a_v) c_uv; skipped pairs have c = f = 0 and add nothing.
-            const float t = (ai - a[j]) * cf[2 * v];
-            const float s = si * score[j] * cf[2 * v + 1] * std::exp(-t * t);
-            const float hx = lx[j] - ux, hy = ly[j] - uy;
-            const float hp = hx * hx + hy * hy;
-            a00 += s * hx * hx;
-            a01 += s * hx * hy;
-            a11 += s * hy * hy;
-            const float w = s * ((0.5f + t) * hp + hx * ux + hy * uy);
-            b0 += w * hx;
-            b1 += w * hy;
-        }
-    }
-    const float det = a00 * a11 - a01 * a01;
-    y[0] = (b0 * a11 - b1 * a01) / det;
-    y[1] = (a00 * b1 - a01 * b0) / det;
+    pairLoop(a, idx, topn, pairs, scratch, acc);
+    const double det = acc[0] * acc[2] - acc[1] * acc[1];
+    y[0] = static_cast<float>((acc[3] * acc[2] - acc[4] * acc[1]) / det);
+    y[1] = static_cast<float>((acc[0] * acc[4] - acc[1] * acc[3]) / det);
     if (std::isfinite(y[0]) && std::isfinite(y[1])) return true;
     neighbourMean(idx, score, topn, low, y);
     return false;

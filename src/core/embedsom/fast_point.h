@@ -11,9 +11,14 @@ namespace sepal {
 
 /// Scratch space for one thread (sized for topnn neighbours).
 struct FastPointScratch {
-    std::vector<float> score, lx, ly;  ///< per neighbour: score and 2D position
-    /// Sizes the buffers for topnn neighbours.
-    void reserve(int topnn) { score.resize(topnn), lx.resize(topnn), ly.resize(topnn); }
+    std::vector<float> score, lx, ly, a;  ///< per neighbour: score, 2D position, distance
+    std::vector<uint32_t> idx;            ///< per neighbour: landmark index
+    /// Sizes the buffers for topnn neighbours, padded to a multiple of 8 with zero scores.
+    void reserve(int topnn) {
+        const size_t padded = (static_cast<size_t>(topnn) + 7) / 8 * 8 + 8;
+        for (auto* v : {&score, &lx, &ly, &a}) v->assign(padded, 0.0f);
+        idx.assign(padded, 0);
+    }
 };
 
 /// a, idx: topnn neighbours, ascending; low: g x 2. Writes y (2 values); returns false when

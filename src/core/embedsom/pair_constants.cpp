@@ -46,7 +46,7 @@ void PairConstants::update(const LandmarkModel& model, float adjust) {
             const float hp = hx * hx + hy * hy;
             if (sqd == 0.0f || hp < 1e-10f) continue;
             out[2 * v] = 1.0f / (2.0f * sqd);
-            out[2 * v + 1] = std::pow(1.0f + hp, -adjust) / hp;
+            out[2 * v + 1] = std::pow(1.0f + hp, -adjust);
         }
     }
     m_g = g;

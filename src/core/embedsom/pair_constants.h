@@ -10,7 +10,7 @@
 namespace sepal {
 
 /// For every ordered pair (u, v): c_uv = 1 / (2 |L_v - L_u|^2) and
-/// f_uv = (1 + hp)^(-adjust) / hp with hp = |l_v - l_u|^2; both 0 for the pairs the reference
+/// f_uv = (1 + hp)^(-adjust) with hp = |l_v - l_u|^2; both 0 for the pairs the reference
 /// skips (equal landmarks, or landmarks on one 2D spot). Rebuilt only when the model changes.
 class PairConstants {
   public:
