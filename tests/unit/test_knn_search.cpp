@@ -52,6 +52,12 @@ TEST(KnnSearch, MatchesBruteForceOnRandomData) {
     }
 }
 
+TEST(KnnSearch, MatchesBruteForceWithManyLandmarks) {
+    const auto x = test::randomPoints(64, 6, 21);
+    const auto l = test::randomPoints(1024, 6, 22, 8);
+    for (size_t k : {1, 17, 33, 64, 65, 300}) expectLikeBruteForce(x, l, 6, k);
+}
+
 TEST(KnnSearch, EqualDistancesComeInIndexOrder) {
     // Integer coordinates make distances exact: many ties, which must come by landmark index.
     std::mt19937 rng(5);

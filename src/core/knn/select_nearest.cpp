@@ -9,6 +9,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 
@@ -48,56 +49,138 @@ inline uint64_t sortKey(float a, size_t j) {
     return (static_cast<uint64_t>(bits) << 32) | static_cast<uint32_t>(j);
 }
 
-constexpr size_t kMaxPerLane = 16;
+constexpr size_t kMaxPerLane = 8;
+constexpr size_t kCapacity = 512;
 
 using Selector = void (*)(const float*, size_t, size_t, uint32_t*, float*);
 
-__attribute__((target("avx2"))) void selectAvx2(const float* dist, size_t g, size_t k,
-                                                uint32_t* idx, float* sq) {
-    const size_t m = (k + 7) / 8;
-    if (m > kMaxPerLane || 2 * k > g || g < 32) return selectByInsertion(dist, g, k, idx, sq);
+// Eight lanes keep their M smallest values (a vector insertion by min/max); returns the k-th
+// smallest of those 8M values, which bounds the k-th smallest distance from above.
+template <size_t M>
+__attribute__((target("avx2"))) float laneBound(const float* dist, size_t full, size_t k) {
     const __m256 inf = _mm256_set1_ps(std::numeric_limits<float>::infinity());
-    __m256 best[kMaxPerLane];
-    for (size_t r = 0; r < m; ++r) best[r] = inf;
-    const size_t full = g / 8 * 8;
+    __m256 best[M];
+    for (size_t r = 0; r < M; ++r) best[r] = inf;
     for (size_t j = 0; j < full; j += 8) {
         __m256 v = _mm256_loadu_ps(dist + j);
-        for (size_t r = 0; r < m; ++r) {
+        for (size_t r = 0; r < M; ++r) {
             const __m256 lo = _mm256_min_ps(best[r], v);
             v = _mm256_max_ps(best[r], v);
             best[r] = lo;
         }
     }
-    alignas(32) float lanes[8 * kMaxPerLane];
-    for (size_t r = 0; r < m; ++r) _mm256_store_ps(lanes + 8 * r, best[r]);
-    std::nth_element(lanes, lanes + (k - 1), lanes + 8 * m);
-    const float bound = lanes[k - 1];
+    // The smallest value with at least k values at or below it, without branches.
+    alignas(32) float lanes[8 * M];
+    for (size_t r = 0; r < M; ++r) _mm256_store_ps(lanes + 8 * r, best[r]);
+    float bound = std::numeric_limits<float>::infinity();
+    for (size_t i = 0; i < 8 * M; ++i) {
+        const __m256 x = _mm256_set1_ps(lanes[i]);
+        int count = 0;
+        for (size_t r = 0; r < M; ++r)
+            count += __builtin_popcount(
+                static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(best[r], x, _CMP_LE_OQ))));
+        bound = count >= static_cast<int>(k) && lanes[i] < bound ? lanes[i] : bound;
+    }
+    return bound;
+}
 
-    uint64_t keys[512];
-    size_t count = 0;
-    const size_t capacity = sizeof keys / sizeof keys[0];
-    const __m256 bv = _mm256_set1_ps(bound);
-    for (size_t j = 0; j < full && count + 8 <= capacity; j += 8) {
-        unsigned mask = static_cast<unsigned>(
-            _mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(dist + j), bv, _CMP_LE_OQ)));
-        while (mask) {
-            const unsigned b = static_cast<unsigned>(__builtin_ctz(mask));
-            mask &= mask - 1;
-            keys[count++] = sortKey(dist[j + b], j + b);
+// Positions of the set bits of an 8-bit mask, packed as nibbles, for the left-packing permute.
+struct PackTable {
+    uint32_t nibbles[256];
+    PackTable() {
+        for (unsigned m = 0; m < 256; ++m) {
+            uint32_t v = 0;
+            int n = 0;
+            for (unsigned b = 0; b < 8; ++b)
+                if (m & (1u << b)) v |= b << (4 * n++);
+            nibbles[m] = v;
         }
     }
-    for (size_t j = full; j < g && count < capacity; ++j)
-        if (dist[j] <= bound) keys[count++] = sortKey(dist[j], j);
-    // Too few (NaN) or too many (ties overflowing the buffer) candidates: the plain way.
-    if (count < k || count + 8 > capacity) return selectByInsertion(dist, g, k, idx, sq);
-    for (size_t i = 1; i < count; ++i) {
-        const uint64_t key = keys[i];
-        size_t pos = i;
-        while (pos > 0 && key < keys[pos - 1]) keys[pos] = keys[pos - 1], --pos;
-        keys[pos] = key;
+};
+const PackTable kPack;
+
+__attribute__((target("avx2"))) void selectAvx2(const float* dist, size_t g, size_t k,
+                                                uint32_t* idx, float* sq) {
+    const size_t m = (k + 7) / 8;
+    if (m > kMaxPerLane || 2 * k > g || g < 32) return selectByInsertion(dist, g, k, idx, sq);
+    const size_t full = g / 8 * 8;
+    float bound = 0.0f;
+    switch (m) {
+        case 1:
+            bound = laneBound<1>(dist, full, k);
+            break;
+        case 2:
+            bound = laneBound<2>(dist, full, k);
+            break;
+        case 3:
+            bound = laneBound<3>(dist, full, k);
+            break;
+        case 4:
+            bound = laneBound<4>(dist, full, k);
+            break;
+        case 5:
+            bound = laneBound<5>(dist, full, k);
+            break;
+        case 6:
+            bound = laneBound<6>(dist, full, k);
+            break;
+        case 7:
+            bound = laneBound<7>(dist, full, k);
+            break;
+        default:
+            bound = laneBound<8>(dist, full, k);
+            break;
+    }
+
+    // Left-pack the indices of the distances at or below the bound, eight at a time.
+    alignas(32) uint32_t cand[kCapacity + 8];
+    size_t count = 0;
+    const __m256 bv = _mm256_set1_ps(bound);
+    const __m256i shifts = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+    const __m256i nibble = _mm256_set1_epi32(15);
+    for (size_t j = 0; j < full; j += 8) {
+        if (count > kCapacity - 8) return selectByInsertion(dist, g, k, idx, sq);
+        const unsigned mask = static_cast<unsigned>(
+            _mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(dist + j), bv, _CMP_LE_OQ)));
+        const __m256i perm = _mm256_and_si256(
+            _mm256_srlv_epi32(_mm256_set1_epi32(static_cast<int>(kPack.nibbles[mask])), shifts),
+            nibble);
+        const __m256i lanesIdx = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(j)), perm);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(cand + count), lanesIdx);
+        count += static_cast<size_t>(__builtin_popcount(mask));
+    }
+    for (size_t j = full; j < g && count < kCapacity; ++j)
+        if (dist[j] <= bound) cand[count++] = static_cast<uint32_t>(j);
+    // Too few candidates (NaN spoilt the bound) or too many (ties): the plain way.
+    if (count < k || count >= kCapacity) return selectByInsertion(dist, g, k, idx, sq);
+
+    // Sort by (distance, index) as 64-bit keys; a key's rank is how many keys are smaller.
+    alignas(32) int64_t keys[kCapacity + 4];
+    for (size_t i = 0; i < count; ++i)
+        keys[i] = static_cast<int64_t>(sortKey(dist[cand[i]], cand[i]));
+    for (size_t i = count; i < (count + 3) / 4 * 4; ++i) keys[i] = INT64_MAX;
+    if (count > 64) {
+        std::sort(keys, keys + count);
+    } else {
+        alignas(32) int64_t sorted[64];
+        const size_t vecs = (count + 3) / 4;
+        for (size_t i = 0; i < count; ++i) {
+            const __m256i x = _mm256_set1_epi64x(keys[i]);
+            __m256i smaller = _mm256_setzero_si256();
+            for (size_t v = 0; v < vecs; ++v)
+                smaller = _mm256_sub_epi64(
+                    smaller,
+                    _mm256_cmpgt_epi64(
+                        x, _mm256_load_si256(reinterpret_cast<const __m256i*>(keys + 4 * v))));
+            alignas(32) int64_t c4[4];
+            _mm256_store_si256(reinterpret_cast<__m256i*>(c4), smaller);
+            const int64_t rank = c4[0] + c4[1] + c4[2] + c4[3];
+            sorted[rank] = keys[i];
+        }
+        std::memcpy(keys, sorted, k * sizeof(int64_t));
     }
     for (size_t i = 0; i < k; ++i) {
-        const uint32_t bits = static_cast<uint32_t>(keys[i] >> 32);
+        const uint32_t bits = static_cast<uint32_t>(static_cast<uint64_t>(keys[i]) >> 32);
         std::memcpy(sq + i, &bits, 4);
         idx[i] = static_cast<uint32_t>(keys[i]);
     }
