@@ -25,7 +25,7 @@ struct TrainOptions {
     size_t d = 16;
     std::vector<std::string> trainers{"som",   "batchsom", "plsom", "kmeans",
                                       "lloyd", "graph",    "tsne",  "umap"};
-    size_t searchBatch = 1;
+    size_t searchBatch = 32;
     int repeats = 3;
     uint64_t seed = 1;
 };
@@ -144,8 +144,9 @@ void addTrain(CLI::App& app) {
     sub->add_option("--d", opts->d, "dimensions");
     sub->add_option("--trainers", opts->trainers, "som,batchsom,plsom,kmeans,lloyd,graph,tsne,umap")
         ->delimiter(',');
-    sub->add_option("--search-batch", opts->searchBatch,
-                    "winners found per search call by the online trainers (1 = strictly online)");
+    sub->add_option(
+        "--search-batch", opts->searchBatch,
+        "winners found per search call by the online trainers (1 = strictly online; 32 = default)");
     sub->add_option("--repeats", opts->repeats, "timed repeats (the median is reported)");
     sub->add_option("--seed", opts->seed, "data and trainer seed");
     sub->callback([opts] { runTrain(*opts); });

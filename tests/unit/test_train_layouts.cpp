@@ -9,6 +9,7 @@
 #include "core/train/force_layout.h"
 #include "core/train/init.h"
 #include "core/train/landmark_graph.h"
+#include "core/train/sampling.h"
 #include "core/train/tsne_layout.h"
 #include "core/train/umap_layout.h"
 #include "train_fixtures.h"
@@ -74,7 +75,7 @@ TEST(TrainForce, EnergyFallsAndPinnedLandmarksStay) {
 TEST(TrainForce, ThreadCountChangesNothing) {
     auto run = [](int threads) {
         omp_set_num_threads(threads);
-        LandmarkModel m = scrambled(90, 3, 2);
+        LandmarkModel m = scrambled(kParallelLandmarks + 10, 3, 2);
         ForceParams p;
         p.iterations = 40;
         ForceLayoutTrainer layout(p);
@@ -98,12 +99,13 @@ TEST(TrainTsne, CalibratedRowsHaveThePerplexity) {
 TEST(TrainTsne, DivergenceFallsSeparatesClustersAndIsDeterministic) {
     auto run = [](int threads, std::vector<double>* kl) {
         omp_set_num_threads(threads);
-        LandmarkModel m = scrambled(160, 5, 3);
+        LandmarkModel m = scrambled(kParallelLandmarks + 8, 5, 3);
         setLocked(m, 2, kLockLow);
         TsneParams p;
         p.perplexity = 15.0f;
-        p.iterations = 400;
-        p.iterationsPerStep = 50;
+        p.iterations = 240;
+        p.exaggerationIters = 100;
+        p.iterationsPerStep = 40;
         TsneLayoutTrainer t(p);
         t.prepare(m);
         if (kl) kl->push_back(t.divergence());
@@ -119,7 +121,7 @@ TEST(TrainTsne, DivergenceFallsSeparatesClustersAndIsDeterministic) {
     EXPECT_GT(landmarkTrust(a), 0.9);
     // Past early exaggeration the divergence keeps falling.
     EXPECT_LT(kl.back(), kl[kl.size() / 2]);
-    const LandmarkModel original = scrambled(160, 5, 3);
+    const LandmarkModel original = scrambled(kParallelLandmarks + 8, 5, 3);
     EXPECT_EQ(a.low[4], original.low[4]);
     EXPECT_EQ(a.low[5], original.low[5]);
     EXPECT_EQ(a.low, run(1, nullptr).low);

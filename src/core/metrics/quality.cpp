@@ -54,7 +54,7 @@ QualityScores scoreEmbedding(const float* high, size_t n, size_t d, const float*
     std::sort(sample.begin(), sample.end());
 
     std::vector<double> penalty(m, 0.0), kept(m, 0.0);
-#pragma omp parallel
+#pragma omp parallel if (m >= 256)
     {
         std::vector<double> dh(m), dl(m);
         std::vector<uint32_t> order(m), nh, nl;

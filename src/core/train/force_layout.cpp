@@ -76,7 +76,7 @@ bool ForceLayoutTrainer::step(LandmarkModel& model, const TrainingData&) {
     for (size_t it = 0; it < m_params.iterationsPerStep; ++it) {
         const float* low = model.low.data();
         // Repulsion, per landmark independently (same sums whatever the thread count).
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (g >= kParallelLandmarks)
         for (long long ii = 0; ii < static_cast<long long>(g); ++ii) {
             const size_t i = static_cast<size_t>(ii);
             float fx = 0.0f, fy = 0.0f;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "core/train/sampling.h"
+
 namespace sepal {
 
 std::vector<uint32_t> landmarkNeighbours(const LandmarkModel& model, size_t k,
@@ -11,7 +13,7 @@ std::vector<uint32_t> landmarkNeighbours(const LandmarkModel& model, size_t k,
     k = g > 0 ? std::min(k, g - 1) : 0;
     std::vector<uint32_t> idx(g * k);
     if (sqdist) sqdist->assign(g * k, 0.0f);
-#pragma omp parallel
+#pragma omp parallel if (g >= kParallelLandmarks)
     {
         std::vector<float> dist(g);
         std::vector<uint32_t> order(g);

@@ -7,6 +7,10 @@
 
 namespace sepal {
 
+/// Below this many landmarks, O(g^2) loops run on one thread: waking threads costs more than the
+/// work (and much more on a busy machine).
+inline constexpr size_t kParallelLandmarks = 192;
+
 /// `count` distinct indices from [0, n) in random order (seeded); all of [0, n) shuffled when
 /// count >= n, unless `allowRepeats`, which then fills up to `count` with repeated indices.
 std::vector<size_t> samplePoints(size_t n, size_t count, uint64_t seed, bool allowRepeats = false);

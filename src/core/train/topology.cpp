@@ -4,6 +4,7 @@
 #include <random>
 
 #include "core/common/error.h"
+#include "core/train/sampling.h"
 
 namespace sepal {
 
@@ -65,7 +66,7 @@ void SortedMapNeighbours::update(const LandmarkModel& model, TopologyMetric metr
     }
     m_idx.resize(g * g);
     m_dist.resize(g * g);
-#pragma omp parallel
+#pragma omp parallel if (g >= kParallelLandmarks)
     {
         std::vector<std::pair<float, uint32_t>> row(g);
 #pragma omp for schedule(static)

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/model/landmark_edit.h"
+#include "core/train/sampling.h"
 
 namespace sepal {
 
@@ -52,7 +53,7 @@ void TsneLayoutTrainer::prepare(const LandmarkModel& model) {
     m_g = g;
     const float perp = std::max(1.0f, std::min(m_params.perplexity, (g - 1) / 3.0f));
     std::vector<float> cond(g * g, 0.0f);
-#pragma omp parallel
+#pragma omp parallel if (g >= kParallelLandmarks)
     {
         std::vector<float> dist(g - 1), row(g - 1);
 #pragma omp for schedule(static)
@@ -101,7 +102,7 @@ bool TsneLayoutTrainer::step(LandmarkModel& model, const TrainingData&) {
         const float momentum = early ? 0.5f : 0.8f;
         const float* y = m_y.data();
         // Row sums of the Student-t kernel; Z summed in a fixed order afterwards.
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (g >= kParallelLandmarks)
         for (long long ii = 0; ii < static_cast<long long>(g); ++ii) {
             const size_t i = static_cast<size_t>(ii);
             float z = 0.0f;
@@ -115,7 +116,7 @@ bool TsneLayoutTrainer::step(LandmarkModel& model, const TrainingData&) {
         double zsum = 0.0;
         for (float z : m_rowZ) zsum += z;
         const float invZ = static_cast<float>(1.0 / zsum);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (g >= kParallelLandmarks)
         for (long long ii = 0; ii < static_cast<long long>(g); ++ii) {
             const size_t i = static_cast<size_t>(ii);
             float gx = 0.0f, gy = 0.0f;
