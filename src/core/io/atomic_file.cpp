@@ -1,5 +1,6 @@
 #include "core/io/atomic_file.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -66,6 +67,10 @@ AtomicFile::AtomicFile(const std::string& path) : m_path(path) {
         throw InputError("cannot write '" + path + "': " + systemError() +
                          " (check that the folder exists and is writable)");
     m_temporary = name.data();
+    // mkstemp creates 0600; the finished file gets the usual permissions (0666 less the umask).
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    ::fchmod(fd, 0666 & ~mask);
     m_file = fdopen(fd, "wb");
     if (!m_file) {
         const std::string why = systemError();
