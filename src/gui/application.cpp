@@ -22,6 +22,7 @@
 #include "gui/script_player.h"
 #include "render/capture.h"
 #include "render/overlay_renderer.h"
+#include "render/point_layer.h"
 #include "render/scatter_renderer.h"
 #include "ui/colour_panel.h"
 #include "ui/data_panel.h"
@@ -37,7 +38,11 @@
 namespace sepal::gui {
 
 namespace {
-constexpr double kFrameBudgetMs = 8.0;  // projection and training work per frame
+// Projection and training work per frame: what is left of a 30 fps frame after drawing, within
+// bounds, so that slow drawing (software OpenGL) still leaves the UI responsive.
+constexpr double kTargetFrameMs = 33.0;
+constexpr double kMinBudgetMs = 4.0, kMaxBudgetMs = 24.0;
+constexpr double kLayerBudgetMs = 12.0;  // drawing points into the cached layer, per frame
 constexpr double kAutosaveSeconds = 30.0;
 constexpr float kLeftWidth = 330, kRightWidth = 300;
 
@@ -59,6 +64,7 @@ Application::Application(Options options)
     initImGui();
     m_points = std::make_unique<render::ScatterRenderer>();
     m_overlay = std::make_unique<render::OverlayRenderer>();
+    m_layer = std::make_unique<render::PointLayer>();
     m_left.push_back(std::make_unique<ui::OpenPanel>());
     m_left.push_back(std::make_unique<ui::DataPanel>());
     m_left.push_back(std::make_unique<ui::TrainingPanel>());
@@ -76,6 +82,7 @@ Application::Application(Options options)
 
 Application::~Application() {
     m_script.reset();
+    m_layer.reset();
     m_points.reset();
     m_overlay.reset();
     ImGui_ImplOpenGL3_Shutdown();
@@ -157,10 +164,17 @@ int Application::run() {
         m_ctx->frameMs = ms;
         m_ctx->fps =
             m_ctx->fps == 0 ? 1000.0 / ms : 0.9 * m_ctx->fps + 0.1 * 1000.0 / std::max(ms, 0.01);
+        double other = std::max(0.0, ms - m_lastWorkMs);
+        m_budgetMs = std::clamp(0.8 * m_budgetMs + 0.2 * (kTargetFrameMs - other), kMinBudgetMs,
+                                kMaxBudgetMs);
         if (m_options.benchFrames > 0) benchFrame(ms);
     }
     autosave(true);
     return m_quit.value_or(0);
+}
+
+bool Application::idle() const {
+    return m_workspace.idle() && !m_layer->busy();
 }
 
 void Application::handleShortcuts() {
@@ -202,13 +216,17 @@ void Application::frame() {
     drawColourKey();
     drawErrorBanner();
 
-    auto update = m_workspace.frame(kFrameBudgetMs);
+    double workStart = now();
+    auto update = m_workspace.frame(m_budgetMs);
+    m_lastWorkMs = (now() - workStart) * 1000.0;
     const auto& xy = m_workspace.positions();
     size_t n = xy.size() / 2;
+    bool redraw = !update.positions.empty() || update.colours;
     if (update.allPositions || m_points->size() != n) {
         m_points->resize(n);
         m_points->uploadPositions(0, n, xy.data());
         update.colours = true;
+        redraw = true;
     } else {
         for (const auto& r : update.positions)
             m_points->uploadPositions(r.first, r.count, xy.data() + 2 * r.first);
@@ -223,16 +241,26 @@ void Application::frame() {
     if (!m_fitted && m_workspace.stats().sweeps > 0) m_fitted = true, m_canvas.fit(*m_ctx);
     if (m_ctx->fitRequested) m_ctx->fitRequested = false, m_canvas.fit(*m_ctx);
 
+    double drawStart = now();
     ImGui::Render();
     glViewport(0, 0, fbW, fbH);
     glClearColor(0.06f, 0.065f, 0.075f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
     auto origin = m_canvas.origin();
     int vx = int(std::lround(origin[0] * fbScale));
+    int vw = int(std::lround(m_camera.width() * fbScale));
     int vh = int(std::lround(m_camera.height() * fbScale));
-    glViewport(vx, 0, int(std::lround(m_camera.width() * fbScale)), vh);
+    // The point layer is redrawn when what it shows changed, spread over frames when slow.
+    const auto& view = m_workspace.state().view;
+    auto cam = m_camera.state();
+    std::array<float, 5> look = {cam[0], cam[1], cam[2], view.pointSize, view.alpha};
+    if (redraw || look != m_lastLook) m_layer->invalidate();
+    m_lastLook = look;
+    m_layer->advance(*m_points, m_camera, view.pointSize * fbScale, view.alpha, vw, vh,
+                     kLayerBudgetMs);
+    glViewport(vx, 0, vw, vh);
     ui::drawScene(m_workspace, m_camera, fbScale, *m_points, *m_overlay,
-                  {&m_canvas.selection(), m_canvas.hoveredLandmark()});
+                  {&m_canvas.selection(), m_canvas.hoveredLandmark(), m_layer.get()});
     glViewport(0, 0, fbW, fbH);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
@@ -252,13 +280,13 @@ void Application::frame() {
         m_ctx->pngRequest = nullptr;
     }
     glfwSwapBuffers(m_window);
+    m_lastDrawMs = (now() - drawStart) * 1000.0;
 
     if (m_ctx->quitRequested) m_quit = 0;
     if (m_script) m_script->afterFrame();
     if (!m_options.screenshot.empty() && !m_script) {
         // --screenshot: wait until the data is open and projected, then capture and leave.
-        bool ready = m_workspace.idle() &&
-                     (m_workspace.state().data.events() > 0 || m_options.files.empty());
+        bool ready = idle() && (m_workspace.state().data.events() > 0 || m_options.files.empty());
         if ((ready && ++m_settleFrames > 3) || ++m_settleFrames > 3000) {
             requestScreenshot(m_options.screenshot);
             m_options.screenshot.clear();
@@ -532,6 +560,9 @@ void Application::benchFrame(double frameMs) {
         return;
     }
     m_benchTimes.push_back(frameMs);
+    m_benchWorkMs += m_lastWorkMs;
+    m_benchDrawMs += m_lastDrawMs;
+    if (m_layer->lastRedrawMs() > 0) m_benchLayerMs = m_layer->lastRedrawMs();
     float a = float(m_benchTimes.size()) * 0.05f;
     float r = 0.05f;
     m_workspace.dragLandmarks(
@@ -558,7 +589,10 @@ void Application::benchFrame(double frameMs) {
                         {"backend", m_workspace.backend().name},
                         {"projected_per_s", projected / seconds},
                         {"full_sweep_s", projected > 0 ? n / (projected / seconds) : -1.0},
-                        {"sweep_work_ms", m_workspace.stats().fullSweepMs}};
+                        {"sweep_work_ms", m_workspace.stats().fullSweepMs},
+                        {"work_ms", m_benchWorkMs / double(times.size())},
+                        {"draw_ms", m_benchDrawMs / double(times.size())},
+                        {"point_redraw_ms", m_benchLayerMs}};
     std::printf("%s\n", j.dump().c_str());
     std::fflush(stdout);
     m_quit = 0;

@@ -17,6 +17,7 @@ struct GLFWwindow;
 namespace sepal::render {
 class ScatterRenderer;
 class OverlayRenderer;
+class PointLayer;
 }  // namespace sepal::render
 
 namespace sepal::ui {
@@ -75,6 +76,8 @@ class Application {
     void exportPng(const ui::PngRequest& request);
     /// Ends the loop after this frame.
     void quit(int status) { m_quit = status; }
+    /// True when nothing is pending: data projected and the points drawn.
+    bool idle() const;
     /// One JSON line describing the state (for scripts and tests).
     std::string stateJson();
 
@@ -100,6 +103,8 @@ class Application {
     std::unique_ptr<ui::UiContext> m_ctx;
     std::unique_ptr<render::ScatterRenderer> m_points;
     std::unique_ptr<render::OverlayRenderer> m_overlay;
+    std::unique_ptr<render::PointLayer> m_layer;
+    std::array<float, 5> m_lastLook{};
     std::vector<std::unique_ptr<ui::Panel>> m_left, m_right;
     std::unique_ptr<ScriptPlayer> m_script;
     std::vector<std::string> m_screenshots;
@@ -115,6 +120,8 @@ class Application {
     std::vector<double> m_benchTimes;
     uint64_t m_benchProjectedStart = 0;
     double m_benchStart = 0;
+    double m_benchWorkMs = 0, m_benchDrawMs = 0, m_benchLayerMs = 0;
+    double m_budgetMs = 8, m_lastWorkMs = 0, m_lastDrawMs = 0;
     std::array<float, 2> m_benchCentre{};
     bool m_quitAfterScreenshot = false;
     int m_settleFrames = 0;

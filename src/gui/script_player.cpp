@@ -76,7 +76,7 @@ void ScriptPlayer::afterFrame() {
         return;
     }
     if (m_settle) {
-        if (!m_app.workspace().idle() && ++m_settleFrames < 3000) return;
+        if (!m_app.idle() && ++m_settleFrames < 3000) return;
         m_settle = false;
     }
     while (m_next < m_actions.size() && m_frames.empty() && m_wait == 0 && !m_settle) {

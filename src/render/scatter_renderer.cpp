@@ -1,5 +1,7 @@
 #include "render/scatter_renderer.h"
 
+#include <algorithm>
+
 namespace sepal::render {
 
 ScatterRenderer::ScatterRenderer() : m_program("points.vert", "points.frag") {
@@ -47,7 +49,13 @@ void ScatterRenderer::uploadColours(size_t first, size_t count, const uint8_t* r
 }
 
 void ScatterRenderer::draw(const Camera& camera, float pointSize, float alpha) const {
-    if (m_count == 0) return;
+    drawRange(camera, pointSize, alpha, 0, m_count);
+}
+
+void ScatterRenderer::drawRange(const Camera& camera, float pointSize, float alpha, size_t first,
+                                size_t count) const {
+    count = first < m_count ? std::min(count, m_count - first) : 0;
+    if (count == 0) return;
     float scale[2], offset[2];
     camera.clipTransform(scale, offset);
     glEnable(GL_PROGRAM_POINT_SIZE);
@@ -59,7 +67,7 @@ void ScatterRenderer::draw(const Camera& camera, float pointSize, float alpha) c
     glUniform1f(m_program.uniform("uPointSize"), pointSize);
     glUniform1f(m_program.uniform("uAlpha"), alpha);
     glBindVertexArray(m_vao);
-    glDrawArrays(GL_POINTS, 0, GLsizei(m_count));
+    glDrawArrays(GL_POINTS, GLint(first), GLsizei(count));
     glBindVertexArray(0);
 }
 

@@ -29,6 +29,9 @@ class ScatterRenderer {
     void uploadColours(size_t first, size_t count, const uint8_t* rgba);
     /// Draws all points; pointSize in framebuffer pixels, alpha in [0, 1].
     void draw(const Camera& camera, float pointSize, float alpha) const;
+    /// Draws points [first, first + count) only (a progressive redraw spreads one over frames).
+    void drawRange(const Camera& camera, float pointSize, float alpha, size_t first,
+                   size_t count) const;
     /// The position buffer object (for CUDA-GL interop, which writes into it directly).
     GLuint positionBuffer() const { return m_positions; }
 

@@ -6,7 +6,10 @@ void drawScene(const app::Workspace& ws, const render::Camera& camera, float sca
                render::ScatterRenderer& points, render::OverlayRenderer& overlay,
                const SceneMarks& marks) {
     const auto& st = ws.state();
-    points.draw(camera, st.view.pointSize * scale, st.view.alpha);
+    if (marks.layer)
+        marks.layer->present(camera);
+    else
+        points.draw(camera, st.view.pointSize * scale, st.view.alpha);
     overlay.clear();
     const auto& m = st.model;
     if (st.view.showGraph && st.view.showLandmarks) {

@@ -6,6 +6,7 @@
 #include "app/workspace.h"
 #include "render/camera.h"
 #include "render/overlay_renderer.h"
+#include "render/point_layer.h"
 #include "render/scatter_renderer.h"
 
 namespace sepal::ui {
@@ -14,6 +15,7 @@ namespace sepal::ui {
 struct SceneMarks {
     const std::set<size_t>* selection = nullptr;  ///< drawn highlighted
     int hovered = -1;                             ///< drawn with a ring
+    render::PointLayer* layer = nullptr;          ///< show this cached layer instead of drawing
 };
 
 /// Draws into the bound framebuffer, whose viewport covers camera's area at `scale` framebuffer

@@ -1,0 +1,53 @@
+#pragma once
+// The point cloud cached in a texture and redrawn progressively: a redraw is spread over frames
+// within a time budget into a back buffer, then swapped in, while the front buffer is shown
+// moved to follow the camera. Software OpenGL (llvmpipe) draws a million splats in about half a
+// second; this keeps the window at full frame rate regardless.
+
+#include <epoxy/gl.h>
+
+#include <array>
+#include <cstddef>
+
+#include "render/camera.h"
+#include "render/gl_program.h"
+#include "render/scatter_renderer.h"
+
+namespace sepal::render {
+
+/// Two colour textures of the canvas's size; the front one is shown, the back one filled.
+class PointLayer {
+  public:
+    PointLayer();
+    ~PointLayer();
+    PointLayer(const PointLayer&) = delete;
+    PointLayer& operator=(const PointLayer&) = delete;
+
+    /// The picture is stale (points moved, colours, camera or drawing settings changed).
+    void invalidate() { m_stale = true; }
+    /// Continues (or starts) the redraw into the back buffer for about budgetMs; width x height
+    /// framebuffer pixels. Leaves the default framebuffer bound and the viewport unset.
+    void advance(const ScatterRenderer& points, const Camera& camera, float pointSize, float alpha,
+                 int width, int height, double budgetMs);
+    /// Draws the front buffer into the bound viewport (camera's area), moved from the camera it
+    /// was drawn with to `camera`.
+    void present(const Camera& camera);
+    /// True while a redraw is in progress or pending.
+    bool busy() const { return m_stale || m_cursor > 0; }
+    /// Milliseconds the last complete redraw took over all its frames' drawing.
+    double lastRedrawMs() const { return m_lastRedrawMs; }
+
+  private:
+    void allocate(int width, int height);
+    GlProgram m_program;
+    GLuint m_vao = 0, m_buffer = 0;
+    GLuint m_fbo[2] = {0, 0}, m_texture[2] = {0, 0};
+    int m_width = 0, m_height = 0, m_front = 0;
+    bool m_stale = true, m_hasFront = false;
+    size_t m_cursor = 0;
+    double m_msPerPoint = 0, m_redrawMs = 0, m_lastRedrawMs = 0;
+    Camera m_backCamera, m_frontCamera;
+    float m_backSize = 1, m_backAlpha = 1;
+};
+
+}  // namespace sepal::render
