@@ -84,6 +84,7 @@ void TsneLayoutTrainer::prepare(const LandmarkModel& model) {
     m_update.assign(2 * g, 0.0f);
     m_gains.assign(2 * g, 1.0f);
     m_grad.assign(2 * g, 0.0f);
+    m_rep.assign(2 * g, 0.0f);
     m_rowZ.assign(g, 0.0f);
 }
 
@@ -101,37 +102,35 @@ bool TsneLayoutTrainer::step(LandmarkModel& model, const TrainingData&) {
         const float ex = early ? m_params.exaggeration : 1.0f;
         const float momentum = early ? 0.5f : 0.8f;
         const float* y = m_y.data();
-        // Row sums of the Student-t kernel; Z summed in a fixed order afterwards.
+        // One pass per landmark: the attraction sum_j p_ij w_ij (y_i - y_j), the unnormalised
+        // repulsion sum_j w_ij^2 (y_i - y_j) and the row sum of w; Z is only a scalar, summed in a
+        // fixed order afterwards. j = i adds w = 1 to the row sum and nothing else.
 #pragma omp parallel for schedule(static) if (g >= kParallelLandmarks)
         for (long long ii = 0; ii < static_cast<long long>(g); ++ii) {
             const size_t i = static_cast<size_t>(ii);
-            float z = 0.0f;
+            const float* prow = m_p.data() + i * g;
+            const float yx = y[2 * i], yy = y[2 * i + 1];
+            float ax = 0.0f, ay = 0.0f, rx = 0.0f, ry = 0.0f, z = 0.0f;
             for (size_t j = 0; j < g; ++j) {
-                if (j == i) continue;
-                const float dx = y[2 * i] - y[2 * j], dy = y[2 * i + 1] - y[2 * j + 1];
-                z += 1.0f / (1.0f + dx * dx + dy * dy);
+                const float dx = yx - y[2 * j], dy = yy - y[2 * j + 1];
+                const float w = 1.0f / (1.0f + dx * dx + dy * dy);
+                const float pw = prow[j] * w, ww = w * w;
+                ax += pw * dx;
+                ay += pw * dy;
+                rx += ww * dx;
+                ry += ww * dy;
+                z += w;
             }
-            m_rowZ[i] = z;
+            m_grad[2 * i] = ax;
+            m_grad[2 * i + 1] = ay;
+            m_rep[2 * i] = rx;
+            m_rep[2 * i + 1] = ry;
+            m_rowZ[i] = z - 1.0f;
         }
         double zsum = 0.0;
         for (float z : m_rowZ) zsum += z;
         const float invZ = static_cast<float>(1.0 / zsum);
-#pragma omp parallel for schedule(static) if (g >= kParallelLandmarks)
-        for (long long ii = 0; ii < static_cast<long long>(g); ++ii) {
-            const size_t i = static_cast<size_t>(ii);
-            float gx = 0.0f, gy = 0.0f;
-            const float* prow = m_p.data() + i * g;
-            for (size_t j = 0; j < g; ++j) {
-                if (j == i) continue;
-                const float dx = y[2 * i] - y[2 * j], dy = y[2 * i + 1] - y[2 * j + 1];
-                const float w = 1.0f / (1.0f + dx * dx + dy * dy);
-                const float f = (ex * prow[j] - w * invZ) * w;
-                gx += f * dx;
-                gy += f * dy;
-            }
-            m_grad[2 * i] = 4.0f * gx;
-            m_grad[2 * i + 1] = 4.0f * gy;
-        }
+        for (size_t c = 0; c < 2 * g; ++c) m_grad[c] = 4.0f * (ex * m_grad[c] - invZ * m_rep[c]);
         for (size_t c = 0; c < 2 * g; ++c) {
             if (lowLocked(model, c / 2)) {
                 m_update[c] = 0.0f;

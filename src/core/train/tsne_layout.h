@@ -43,7 +43,7 @@ class TsneLayoutTrainer final : public Trainer {
     size_t m_g = 0;
     size_t m_iter = 0;
     std::vector<float> m_p;  // g x g joint probabilities
-    std::vector<float> m_y, m_update, m_gains, m_grad, m_rowZ;
+    std::vector<float> m_y, m_update, m_gains, m_grad, m_rep, m_rowZ;
 };
 
 /// Conditional probabilities of one point: p_j proportional to exp(-beta sqdist_j), beta chosen
