@@ -50,6 +50,24 @@ TEST(TrainPlsom, HasNoScheduleAndAdaptsToNewData) {
     EXPECT_GT(t.rho(), 20.0f);
 }
 
+TEST(TrainPlsom, EpochsBoundAHeadlessRun) {
+    const auto x = test::blobs(1000, 3, 4, 35);
+    const auto data = test::view(x, 3);
+    auto search = makeCpuNearestSearch();
+    LandmarkModel m = grid(data, 4, 4);
+    PlsomParams p;
+    p.epochs = 3;
+    p.stepPoints = 700;
+    PlsomTrainer t(p, *search);
+    const double start = quantisationError(m, data, *search);
+    int steps = 0;
+    while (t.step(m, data)) ++steps;
+    EXPECT_EQ(steps, 4);  // 3000 updates in steps of 700: the fifth call finishes the run
+    EXPECT_DOUBLE_EQ(t.progress(), 1.0);
+    EXPECT_FALSE(t.step(m, data));
+    EXPECT_LT(quantisationError(m, data, *search), start);
+}
+
 TEST(TrainPlsom, SeedAndThreadsAndLocks) {
     const auto x = test::blobs(1500, 4, 3, 33);
     const auto data = test::view(x, 4);

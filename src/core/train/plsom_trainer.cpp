@@ -11,8 +11,17 @@ namespace sepal {
 PlsomTrainer::PlsomTrainer(const PlsomParams& params, NearestSearch& search)
     : m_params(params), m_search(search), m_stream(params.seed, params.sampleSize) {}
 
+double PlsomTrainer::progress() const {
+    if (m_params.epochs == 0) return -1.0;
+    if (m_total == 0) return 0.0;
+    return std::min(1.0, static_cast<double>(m_iter) / static_cast<double>(m_total));
+}
+
 bool PlsomTrainer::step(LandmarkModel& model, const TrainingData& data) {
     const size_t g = model.count();
+    const bool endless = m_params.epochs == 0;
+    m_total = static_cast<uint64_t>(m_params.epochs) * m_stream.epochSize(data);
+    if (!endless && m_iter >= m_total) return false;
     if (m_mapVersion != model.lowVersion) {
         // The map's scale: its spacing, and beta from its extent in spacing units.
         m_spacing = medianMapSpacing(model);
@@ -30,8 +39,9 @@ bool PlsomTrainer::step(LandmarkModel& model, const TrainingData& data) {
     const size_t batch = std::max<size_t>(m_params.searchBatch, 1);
     const float e1 = static_cast<float>(M_E - 1.0);
     const float invSpacing2 = 1.0f / (m_spacing * m_spacing);
-    for (size_t done = 0; done < m_params.stepPoints;) {
-        const size_t b = std::min(batch, m_params.stepPoints - done);
+    for (size_t done = 0; done < m_params.stepPoints && (endless || m_iter < m_total);) {
+        size_t b = std::min(batch, m_params.stepPoints - done);
+        if (!endless) b = static_cast<size_t>(std::min<uint64_t>(b, m_total - m_iter));
         m_stream.draw(model, data, m_search, b);
         for (size_t i = 0; i < b; ++i) {
             const uint32_t c = m_stream.winner(i);
@@ -71,9 +81,10 @@ bool PlsomTrainer::step(LandmarkModel& model, const TrainingData& data) {
             }
         }
         done += b;
+        m_iter += b;
     }
     ++model.highVersion;
-    return true;
+    return endless || m_iter < m_total;
 }
 
 }  // namespace sepal

@@ -12,7 +12,8 @@ namespace sepal {
 
 /// Parameters of the parameter-less SOM.
 struct PlsomParams {
-    float beta = 0.0f;         ///< neighbourhood scale; <= 0: (rows + cols) / 2 of the map
+    float beta = 0.0f;  ///< neighbourhood scale; <= 0: (rows + cols) / 2 of the map
+    size_t epochs = 0;  ///< 0: no end (the GUI); else stop after epochs x n updates (headless)
     size_t stepPoints = 4096;  ///< point updates per step()
     size_t searchBatch = 32;   ///< winners per search call; 1 = strictly online
     size_t sampleSize = 0;     ///< 0 = all points, else a fixed random subsample
@@ -27,10 +28,10 @@ class PlsomTrainer final : public Trainer {
     /// `search` must outlive the trainer.
     PlsomTrainer(const PlsomParams& params, NearestSearch& search);
     std::string name() const override { return "plsom"; }
-    /// Always returns true: PLSOM has no end.
+    /// Returns true while there is work left: always, unless `epochs` bounds the run.
     bool step(LandmarkModel& model, const TrainingData& data) override;
-    /// Always negative: there is no schedule.
-    double progress() const override { return -1.0; }
+    /// Negative (no schedule), unless `epochs` bounds the run: then the fraction done.
+    double progress() const override;
     /// The running maximum rho of the winner distance.
     float rho() const { return m_rho; }
 
@@ -40,6 +41,8 @@ class PlsomTrainer final : public Trainer {
     PointStream m_stream;
     SortedMapNeighbours m_lists;
     float m_rho = 0.0f;
+    uint64_t m_iter = 0;
+    uint64_t m_total = 0;
     uint64_t m_mapVersion = ~uint64_t{0};
     float m_spacing = 1.0f;
     float m_beta = 1.0f;

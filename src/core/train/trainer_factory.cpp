@@ -104,6 +104,7 @@ std::unique_ptr<Trainer> makeTrainer(const std::string& name, const nlohmann::js
     } else if (name == "plsom") {
         PlsomParams p;
         r.read("beta", p.beta);
+        r.read("epochs", p.epochs);
         r.read("stepPoints", p.stepPoints);
         r.read("searchBatch", p.searchBatch);
         r.read("sampleSize", p.sampleSize);
