@@ -1,0 +1,191 @@
+// sepal-bench cuda-project: the CUDA EmbedSOM kernels over the benchmark grid (benchmarks.md).
+// Timed region: points already on the device to the 2D result on the device (CUDA events),
+// median of --reps runs after warm-up; also the k-NN phase alone and the end-to-end figure with
+// host-to-device and device-to-host copies (host clock).
+
+#ifdef SEPAL_HAVE_CUDA
+
+#include <cuda_runtime_api.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench_registry.h"
+#include "core/model/landmark_model.h"
+#include "cuda/cuda_backend.h"
+#include "cuda/cuda_error.h"
+#include "cuda/cuda_projector.h"
+
+namespace sepal::bench {
+namespace {
+
+struct Options {
+    std::vector<std::string> kernels{"fused", "bitonic+registers"};
+    bool grid = false;
+    size_t n = size_t(1) << 20;
+    int reps = 10;
+    std::string data = "normal";
+    std::vector<int> ds{32}, gs{256}, ks{16};
+};
+
+std::vector<float> makePoints(size_t n, size_t d, bool clustered, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    const int blobs = 12;
+    std::vector<float> centres(blobs * d);
+    for (auto& c : centres) c = 5.0f * normal(rng);
+    std::vector<float> x(n * d);
+    for (size_t i = 0; i < n; ++i) {
+        const size_t b = rng() % blobs;
+        for (size_t t = 0; t < d; ++t)
+            x[i * d + t] = clustered ? centres[b * d + t] + 0.8f * normal(rng) : normal(rng);
+    }
+    return x;
+}
+
+LandmarkModel makeModel(const std::vector<float>& x, size_t n, size_t d, size_t g, bool clustered) {
+    std::mt19937 rng(1234);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    LandmarkModel m;
+    m.resize(g, d);
+    const size_t side = size_t(std::ceil(std::sqrt(double(g))));
+    for (size_t j = 0; j < g; ++j) {
+        const size_t row = rng() % n;
+        for (size_t t = 0; t < d; ++t) m.high[j * d + t] = clustered ? x[row * d + t] : normal(rng);
+        m.low[2 * j] = float(j % side);
+        m.low[2 * j + 1] = float(j / side);
+    }
+    m.touch();
+    return m;
+}
+
+struct Stats {
+    double median = 0, min = 0, max = 0;
+};
+
+Stats stats(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return {v[v.size() / 2], v.front(), v.back()};
+}
+
+std::string gpuName() {
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) return "none";
+    return prop.name;
+}
+
+void runOne(const Options& o, const std::vector<float>& x, size_t d, size_t g, int k,
+            const std::string& kernel, float* deviceOut, const std::string& gpu) {
+    const bool clustered = o.data == "clustered";
+    const LandmarkModel model = makeModel(x, o.n, d, g, clustered);
+    EmbedParams params;
+    params.k = k;
+    nlohmann::json j = nlohmann::json::parse(contextJson());
+    j["bench"] = "project";
+    j["backend"] = "cuda";
+    j["kernel"] = kernel;
+    j["gpu"] = gpu;
+    j["n"] = o.n;
+    j["d"] = d;
+    j["g"] = g;
+    j["k"] = k;
+    j["data"] = o.data;
+    try {
+        cuda::CudaProjector projector(kernel);
+        projector.enableTiming(true);
+        projector.setPoints(x.data(), o.n, d);
+        for (int w = 0; w < 2; ++w) projector.projectToDevice(model, params, deviceOut);
+        std::vector<double> total, knn, split;
+        for (int r = 0; r < o.reps; ++r) {
+            projector.projectToDevice(model, params, deviceOut);
+            const auto t = projector.lastTimes();
+            total.push_back(t.totalMs);
+            split.push_back(t.knnMs);
+        }
+        j["kernel_used"] = projector.lastKernel();
+        for (int r = 0; r < std::max(3, o.reps / 2); ++r) {
+            projector.knnOnly(model, params);
+            knn.push_back(projector.lastTimes().totalMs);
+        }
+        const Stats t = stats(total), kn = stats(knn);
+        j["median_ms"] = t.median;
+        j["min_ms"] = t.min;
+        j["max_ms"] = t.max;
+        j["reps"] = o.reps;
+        j["points_per_s"] = double(o.n) / (t.median * 1e-3);
+        j["knn_ms"] = kn.median;
+        j["project_ms"] = std::max(0.0, t.median - kn.median);
+        j["knn_split_ms"] = stats(split).median;
+        // End to end: host points to host result through the streaming path.
+        std::vector<float> y(o.n * 2);
+        std::vector<float> copy = x;  // a pointer the projector has not seen: it streams
+        std::vector<double> e2e;
+        for (int r = 0; r < 3; ++r) {
+            const auto t0 = std::chrono::steady_clock::now();
+            projector.project(copy.data(), o.n, d, model, params, y.data());
+            e2e.push_back(
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                    .count());
+        }
+        const Stats e = stats(e2e);
+        j["end_to_end_ms"] = e.median;
+        j["end_to_end_points_per_s"] = double(o.n) / (e.median * 1e-3);
+    } catch (const std::exception& ex) {
+        j["error"] = ex.what();
+    }
+    std::printf("%s\n", j.dump().c_str());
+    std::fflush(stdout);
+}
+
+void run(const Options& o) {
+    std::string why;
+    if (!cuda::deviceAvailable(&why)) throw std::runtime_error("no usable CUDA device: " + why);
+    const std::string gpu = gpuName();
+    float* deviceOut = nullptr;
+    void* raw = nullptr;
+    SEPAL_CUDA_CHECK(cudaMalloc(&raw, o.n * 2 * sizeof(float)));
+    deviceOut = static_cast<float*>(raw);
+    const std::vector<int> ds = o.grid ? std::vector<int>{4, 16, 32, 64} : o.ds;
+    const std::vector<int> gs = o.grid ? std::vector<int>{64, 256, 1024} : o.gs;
+    const std::vector<int> ks = o.grid ? std::vector<int>{8, 16, 32, 64} : o.ks;
+    for (int d : ds) {
+        const auto x = makePoints(o.n, size_t(d), o.data == "clustered", 42 + d);
+        for (int g : gs)
+            for (int k : ks) {
+                if (k >= g) continue;
+                for (const auto& kernel : o.kernels) runOne(o, x, d, g, k, kernel, deviceOut, gpu);
+            }
+    }
+    cudaFree(raw);
+}
+
+void addCudaProject(CLI::App& app) {
+    auto* sub = app.add_subcommand("cuda-project",
+                                   "CUDA EmbedSOM kernels: points/s with data on the device");
+    static Options o;
+    sub->add_option("--kernel", o.kernels, "kernels to time (fused, bitonic+registers, ...)");
+    sub->add_flag("--grid", o.grid, "the whole grid: d 4,16,32,64; g 64,256,1024; k 8..64");
+    sub->add_option("--n", o.n, "points (default 2^20)");
+    sub->add_option("--reps", o.reps, "timed runs per configuration (median reported)");
+    sub->add_option("--data", o.data, "normal or clustered")
+        ->check(CLI::IsMember({"normal", "clustered"}));
+    sub->add_option("-d", o.ds, "dimensions (without --grid)");
+    sub->add_option("-g", o.gs, "landmarks (without --grid)");
+    sub->add_option("-k", o.ks, "neighbours (without --grid)");
+    sub->callback([] { run(o); });
+}
+
+BenchRegistration reg{addCudaProject};
+
+}  // namespace
+}  // namespace sepal::bench
+
+#endif  // SEPAL_HAVE_CUDA

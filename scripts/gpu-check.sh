@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# On a machine with an NVIDIA GPU: builds only the CUDA parts (no GUI), runs the GPU tests
+# (fixtures, GPU against the host oracle, the k-NN and training sums), compute-sanitizer memcheck
+# and racecheck on small cases, and sepal-bench cuda-project for every kernel; writes logs and
+# JSON lines under $OUT (default ./out) and prints a summary table last.
+#   scripts/gpu-check.sh [full|quick|bench]   full: tests, sanitizers, the whole grid (default)
+#                                             quick: tests, sanitizers, two configurations
+#                                             bench: only the benchmark grid
+# Machines without development packages: put nlohmann/, CLI/ and stb/ under deps/include and the
+# googletest sources under deps/googletest (SEPAL_DEPS_DIR overrides); the fixtures under
+# deps/embedsom are found through SEPAL_SHARED_DATA.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-full}
+out=${OUT:-$PWD/out}
+mkdir -p "$out"
+deps=${SEPAL_DEPS_DIR:-$PWD/deps}
+jobs=$(nproc)
+status=0
+
+echo "== machine"
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
+for tool in g++ nvcc cmake ninja compute-sanitizer python3; do
+    printf '%s: %s\n' "$tool" "$(command -v $tool || echo missing)"
+done
+nvcc --version | tail -1
+
+echo "== build (Release, sm_90, no GUI)"
+args=(-G Ninja -DSEPAL_GUI=OFF -DSEPAL_CUDA=ON -DSEPAL_CUDA_ARCHITECTURES=90
+      -DCMAKE_BUILD_TYPE=Release)
+[ -d "$deps/include" ] && args+=(-DSEPAL_DEPS_DIR="$deps")
+if ! cmake -S . -B build-gpu "${args[@]}" >"$out/cmake.log" 2>&1; then
+    tail -40 "$out/cmake.log"
+    exit 1
+fi
+start=$(date +%s)
+if ! cmake --build build-gpu -j "$jobs" --target sepal_gpu_tests sepal-bench >"$out/build.log" 2>&1; then
+    grep -E "error|FAILED" -A5 "$out/build.log" | head -60
+    exit 1
+fi
+echo "built in $(( $(date +%s) - start )) s"
+grep -E "spill|Local memory" "$out/build.log" | sed 's/.*function .\(_Z[^ ]*\).*, /\1 /' | head -20
+
+export SEPAL_SHARED_DATA=${SEPAL_SHARED_DATA:-$deps}
+tests=build-gpu/tests/sepal_gpu_tests
+small='CudaVsHost*n0_*:CudaVsHost*n1_*:CudaVsHost*n129_*:CudaVsHost*n1000_*:CudaVsHost*n200_*'
+small+=':CudaVsHost*n50_*:CudaSearch*n1_*:CudaSearch*n333_*:CudaSearch*n100_*:CudaProjector.*'
+small+=':CudaTraining.*'
+if [ "$mode" != bench ]; then
+    echo "== GPU tests"
+    start=$(date +%s)
+    $tests --gtest_brief=1 >"$out/gpu_tests.log" 2>&1
+    rc=$?
+    grep -E "FAILED|Failure|error|Expected|Which is|actual|PASSED|SKIPPED" "$out/gpu_tests.log" | head -60
+    echo "gpu tests: rc=$rc in $(( $(date +%s) - start )) s"
+    [ $rc -eq 0 ] || status=1
+    tests_rc=$rc
+
+    for tool in memcheck racecheck; do
+        echo "== compute-sanitizer $tool (small cases)"
+        start=$(date +%s)
+        compute-sanitizer --tool $tool --error-exitcode 9 $tests --gtest_brief=1 \
+            --gtest_filter="$small" >"$out/sanitizer_$tool.log" 2>&1
+        rc=$?
+        grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race|Hazard|FAILED" "$out/sanitizer_$tool.log" | head -12
+        echo "$tool: rc=$rc in $(( $(date +%s) - start )) s"
+        eval "san_$tool=$rc"
+        [ $rc -eq 0 ] || status=1
+    done
+fi
+
+echo "== benchmark: sepal-bench cuda-project"
+bench=build-gpu/bench/sepal-bench
+kernels=(--kernel fused --kernel bitonic+registers --kernel bitonic+aligned)
+: >"$out/bench.jsonl"
+$bench cuda-project "${kernels[@]}" -d 32 -g 256 -k 16 | tee -a "$out/bench.jsonl" >/dev/null
+$bench cuda-project "${kernels[@]}" -d 64 -g 1024 -k 32 | tee -a "$out/bench.jsonl" >/dev/null
+$bench cuda-project --kernel fused --data clustered -d 32 -g 256 -k 16 |
+    tee -a "$out/bench.jsonl" >/dev/null
+if [ "$mode" != quick ]; then
+    $bench cuda-project --grid "${kernels[@]}" --reps 10 | tee "$out/bench_grid.jsonl" >/dev/null
+fi
+
+echo "== summary"
+python3 - "$out" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+rows = []
+for name in ("bench.jsonl", "bench_grid.jsonl"):
+    path = os.path.join(out, name)
+    if os.path.exists(path):
+        for line in open(path):
+            line = line.strip()
+            if line.startswith("{"):
+                rows.append((name, json.loads(line)))
+print(f"{'set':5} {'data':9} {'d':>3} {'g':>5} {'k':>3} {'kernel':18} {'ms':>8} {'min':>8} {'max':>8} "
+      f"{'pts/s':>9} {'knn ms':>7} {'e2e pts/s':>9}")
+for name, j in rows:
+    if "error" in j:
+        print(f"{name[:5]:5} {j['data']:9} {j['d']:>3} {j['g']:>5} {j['k']:>3} {j['kernel']:18} error: {j['error'][:60]}")
+        continue
+    print(f"{name[:5]:5} {j['data']:9} {j['d']:>3} {j['g']:>5} {j['k']:>3} {j['kernel_used']:18} "
+          f"{j['median_ms']:8.3f} {j['min_ms']:8.3f} {j['max_ms']:8.3f} {j['points_per_s']:9.3g} "
+          f"{j['knn_ms']:7.3f} {j['end_to_end_points_per_s']:9.3g}")
+PY
+if [ "$mode" != bench ]; then
+    echo "gpu tests rc=$tests_rc, memcheck rc=$san_memcheck, racecheck rc=$san_racecheck"
+fi
+exit $status

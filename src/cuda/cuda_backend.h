@@ -1,0 +1,26 @@
+#pragma once
+// The CUDA backend's entry points for src/backend (plain C++: no CUDA or OpenGL headers).
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/embedsom/projector.h"
+#include "core/knn/nearest_search.h"
+
+namespace sepal::cuda {
+
+/// True when a CUDA device answers and runs Sepal's kernels; `why` (optional) gets the device
+/// name on success, or the reason it cannot be used ("no CUDA device: ...").
+bool deviceAvailable(std::string* why);
+
+/// A CUDA Projector (a CudaProjector) using `kernel`: one of kernelNames(); throws InputError.
+std::unique_ptr<Projector> makeCudaProjector(const std::string& kernel);
+
+/// The k-NN of the trainers on the GPU (landmarks in shared memory, register top-k).
+std::unique_ptr<NearestSearch> makeCudaNearestSearch();
+
+/// Kernel names accepted by makeCudaProjector: "auto", "fused", "bitonic+registers", ...
+std::vector<std::string> kernelNames();
+
+}  // namespace sepal::cuda

@@ -1,0 +1,401 @@
+#include "cuda/cuda_projector.h"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "core/common/error.h"
+#include "cuda/cuda_error.h"
+#include "cuda/device_buffer.h"
+#include "cuda/embedsom_kernels.h"
+
+namespace sepal::cuda {
+
+namespace {
+
+enum class Kernel { Fused, BitonicRegisters, BitonicAligned };
+
+Kernel parseKernel(const std::string& name, bool* automatic) {
+    *automatic = name == "auto";
+    if (name == "auto" || name == "fused") return Kernel::Fused;
+    if (name == "bitonic+registers") return Kernel::BitonicRegisters;
+    if (name == "bitonic+aligned") return Kernel::BitonicAligned;
+    throw InputError("unknown CUDA kernel '" + name +
+                     "': use auto, fused, bitonic+registers or bitonic+aligned");
+}
+
+const char* kernelName(Kernel k) {
+    switch (k) {
+        case Kernel::Fused:
+            return "fused";
+        case Kernel::BitonicRegisters:
+            return "bitonic+registers";
+        case Kernel::BitonicAligned:
+            return "bitonic+aligned";
+    }
+    return "?";
+}
+
+/// The neighbour counts of embedsom.md for g landmarks; throws InputError on bad parameters.
+void neighbourCounts(const EmbedParams& params, size_t g, int* topn, int* topnn) {
+    const int k = params.k > 0 ? params.k : int(std::floor(1.0 + std::sqrt(double(g))));
+    if (k < 4 || size_t(k) > g)
+        throw InputError("k = " + std::to_string(k) +
+                         " is out of range: it must be at least 4 "
+                         "and at most the number of landmarks (" +
+                         std::to_string(g) + ")");
+    if (!(params.smooth >= -3.0f))
+        throw InputError("smooth must be at least -3 (got " + std::to_string(params.smooth) + ")");
+    if (!(params.adjust >= 0.0f) || !std::isfinite(params.adjust))
+        throw InputError("adjust must be a finite value >= 0 (got " +
+                         std::to_string(params.adjust) + ")");
+    *topn = k;
+    *topnn = size_t(k) < g ? k + 1 : k;
+}
+
+}  // namespace
+
+struct CudaProjector::State {
+    Kernel requested = Kernel::Fused;
+    bool automatic = true;
+    Kernel last = Kernel::Fused;
+    cudaStream_t streams[2] = {nullptr, nullptr};
+    cudaEvent_t events[3] = {nullptr, nullptr, nullptr};
+    bool timing = false;
+    PhaseTimes times;
+
+    // The model as last uploaded (compared by content, so stale versions cannot slip through).
+    std::vector<float> high, low;
+    size_t g = 0, d = 0;
+    int stride = 0;
+    bool haveModel = false;
+    DeviceBuffer<float> landmarks, lowDev, pairC, staging;
+
+    // Resident points.
+    const float* residentHost = nullptr;
+    size_t n = 0, dim = 0;
+    DeviceBuffer<float> points, out;
+
+    // Work space: k-NN lists of the split kernels, counters, streamed chunks.
+    DeviceBuffer<uint32_t> knnIdx[2];
+    DeviceBuffer<float> knnDist[2];
+    DeviceBuffer<unsigned long long> counters[2];
+    PinnedBuffer<unsigned long long> countersHost[2];
+    DeviceBuffer<uint32_t> nonFinite[2], scratchIdx[2];
+    DeviceBuffer<float> scratch[2];
+    PinnedBuffer<float> stageIn[2], stageOut[2];
+    DeviceBuffer<float> chunkRaw[2], chunkPoints[2], chunkOut[2];
+
+    ~State() {
+        for (auto s : streams)
+            if (s) cudaStreamDestroy(s);
+        for (auto e : events)
+            if (e) cudaEventDestroy(e);
+    }
+
+    Kernel choose(int topnn) const {
+        const bool fusedOk = fusedSupports(stride, topnn);
+        if (automatic) return fusedOk ? Kernel::Fused : Kernel::BitonicRegisters;
+        if (requested == Kernel::Fused && !fusedOk)
+            throw InputError(
+                "the fused CUDA kernel supports d <= 128 with k <= 32, or d <= 64 "
+                "with k <= 64 (here d = " +
+                std::to_string(d) + ", k + 1 = " + std::to_string(topnn) +
+                "); use --kernel auto or bitonic+registers");
+        if (requested != Kernel::Fused && topnn > kBitonicMaxList)
+            throw InputError("the bitonic CUDA kernels support k < " +
+                             std::to_string(kBitonicMaxList) + "; use fewer neighbours");
+        return requested;
+    }
+
+    /// Uploads landmarks, positions and pair constants when their content or shape changed.
+    void prepareModel(const LandmarkModel& model, size_t pointDim) {
+        model.validate();
+        if (model.dim != pointDim)
+            throw InputError("the points have " + std::to_string(pointDim) +
+                             " dimensions but the landmark model has " + std::to_string(model.dim));
+        const size_t mg = model.count();
+        if (mg == 0) throw InputError("the landmark model has no landmarks");
+        if (mg >= 65536) throw InputError("the CUDA backend supports fewer than 65536 landmarks");
+        const int s = paddedDim(pointDim);
+        const bool highSame =
+            haveModel && g == mg && d == pointDim && stride == s &&
+            high.size() == model.high.size() &&
+            std::memcmp(high.data(), model.high.data(), high.size() * sizeof(float)) == 0;
+        const bool lowSame =
+            haveModel && g == mg && low.size() == model.low.size() &&
+            std::memcmp(low.data(), model.low.data(), low.size() * sizeof(float)) == 0;
+        if (!highSame) {
+            landmarks.reserve(mg * s);
+            staging.reserve(mg * pointDim);
+            SEPAL_CUDA_CHECK(cudaMemcpyAsync(staging.get(), model.high.data(),
+                                             mg * pointDim * sizeof(float), cudaMemcpyHostToDevice,
+                                             streams[0]));
+            launchPadRows(staging.get(), mg, int(pointDim), landmarks.get(), s, streams[0]);
+            pairC.reserve(pairTableSize(mg));
+            launchPairConstants(landmarks.get(), int(mg), s, pairC.get(), streams[0]);
+            high = model.high;
+        }
+        if (!lowSame) {
+            lowDev.reserve(mg * 2);
+            SEPAL_CUDA_CHECK(cudaMemcpyAsync(lowDev.get(), model.low.data(), mg * 2 * sizeof(float),
+                                             cudaMemcpyHostToDevice, streams[0]));
+            low = model.low;
+        }
+        // The host copies above are read by the asynchronous copies: wait before they change.
+        if (!highSame || !lowSame) SEPAL_CUDA_CHECK(cudaStreamSynchronize(streams[0]));
+        g = mg;
+        d = pointDim;
+        stride = s;
+        haveModel = true;
+    }
+
+    ProjectionArgs baseArgs(const EmbedParams& params) {
+        ProjectionArgs a;
+        neighbourCounts(params, g, &a.topn, &a.topnn);
+        a.stride = stride;
+        a.dim = int(d);
+        a.landmarks = landmarks.get();
+        a.g = int(g);
+        a.low = lowDev.get();
+        a.pairC = pairC.get();
+        a.boost = std::max(std::exp(-params.smooth - 1.0f), 1e-5f);
+        a.adjust = params.adjust;
+        return a;
+    }
+
+    /// Runs the chosen kernel(s) on a.points (a.n points) into a.out, on `stream` with slot b's
+    /// work space and counters (read back into countersHost[b]). knnOnlyPhase: stop after the
+    /// k-NN.
+    void run(ProjectionArgs a, int b, cudaStream_t stream, bool knnOnlyPhase = false) {
+        last = choose(a.topnn);
+        counters[b].reserve(2);
+        countersHost[b].reserve(2);
+        nonFinite[b].reserve(a.n);
+        scratch[b].reserve(size_t(kFixThreads) * a.topnn);
+        scratchIdx[b].reserve(size_t(kFixThreads) * a.topnn);
+        a.counters = counters[b].get();
+        a.nonFinite = nonFinite[b].get();
+        a.scratch = scratch[b].get();
+        a.scratchIdx = scratchIdx[b].get();
+        SEPAL_CUDA_CHECK(cudaMemsetAsync(a.counters, 0, 2 * sizeof(unsigned long long), stream));
+        if (knnOnlyPhase || last != Kernel::Fused) {
+            knnIdx[b].reserve(a.n * a.topnn);
+            knnDist[b].reserve(a.n * a.topnn);
+            a.knnIdx = knnIdx[b].get();
+            a.knnDist = knnDist[b].get();
+            a.kOut = a.topnn;
+        }
+        if (knnOnlyPhase) a.out = nullptr;
+        if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(events[0], stream));
+        if (last == Kernel::Fused) {
+            if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(events[1], stream));
+            launchFused(a, stream);
+        } else {
+            launchBitonicKnn(a, stream);
+            if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(events[1], stream));
+            if (!knnOnlyPhase) {
+                if (last == Kernel::BitonicRegisters)
+                    launchProjectRegisters(a, stream);
+                else
+                    launchProjectAligned(a, stream);
+            }
+        }
+        launchPlaceNonFinite(a, stream);
+        if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(events[2], stream));
+        SEPAL_CUDA_CHECK(cudaMemcpyAsync(countersHost[b].get(), a.counters,
+                                         2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                                         stream));
+    }
+
+    /// Adds slot b's counters (after its stream has finished) to the report.
+    void collect(int b, ProjectionReport& r) const {
+        r.nonFinitePoints += countersHost[b].get()[0];
+        r.degeneratePoints += countersHost[b].get()[1];
+    }
+
+    void readTimes() {
+        if (!timing) return;
+        SEPAL_CUDA_CHECK(cudaEventSynchronize(events[2]));
+        SEPAL_CUDA_CHECK(cudaEventElapsedTime(&times.knnMs, events[0], events[1]));
+        SEPAL_CUDA_CHECK(cudaEventElapsedTime(&times.projectMs, events[1], events[2]));
+        SEPAL_CUDA_CHECK(cudaEventElapsedTime(&times.totalMs, events[0], events[2]));
+    }
+};
+
+CudaProjector::CudaProjector(const std::string& kernel) : m_state(std::make_unique<State>()) {
+    State& s = *m_state;
+    s.requested = parseKernel(kernel, &s.automatic);
+    for (auto& stream : s.streams)
+        SEPAL_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    for (auto& e : s.events) SEPAL_CUDA_CHECK(cudaEventCreate(&e));
+}
+
+CudaProjector::~CudaProjector() = default;
+
+std::string CudaProjector::name() const {
+    return "cuda";
+}
+
+void CudaProjector::setPoints(const float* host, size_t n, size_t d) {
+    State& s = *m_state;
+    if (d == 0) throw InputError("points must have at least one dimension");
+    const int stride = paddedDim(d);
+    s.residentHost = nullptr;
+    s.n = 0;
+    s.points.reserve(std::max<size_t>(n * stride, 1));
+    s.out.reserve(std::max<size_t>(n * 2, 2));
+    if (n > 0) {
+        if (size_t(stride) == d) {
+            SEPAL_CUDA_CHECK(
+                cudaMemcpy(s.points.get(), host, n * d * sizeof(float), cudaMemcpyHostToDevice));
+        } else {
+            DeviceBuffer<float> raw;
+            raw.reserve(n * d);
+            SEPAL_CUDA_CHECK(
+                cudaMemcpy(raw.get(), host, n * d * sizeof(float), cudaMemcpyHostToDevice));
+            launchPadRows(raw.get(), n, int(d), s.points.get(), stride, s.streams[0]);
+            SEPAL_CUDA_CHECK(cudaStreamSynchronize(s.streams[0]));
+        }
+    }
+    s.residentHost = host;
+    s.n = n;
+    s.dim = d;
+}
+
+void CudaProjector::clearPoints() {
+    m_state->points.release();
+    m_state->out.release();
+    m_state->residentHost = nullptr;
+    m_state->n = 0;
+}
+
+size_t CudaProjector::residentCount() const {
+    return m_state->n;
+}
+
+bool CudaProjector::fitsOnDevice(size_t n, size_t d) const {
+    size_t freeBytes = 0, total = 0;
+    if (cudaMemGetInfo(&freeBytes, &total) != cudaSuccess) return false;
+    const size_t need = n * (paddedDim(d) + 2 + 2 * 66) * sizeof(float);
+    return need + (size_t(256) << 20) < freeBytes;
+}
+
+ProjectionReport CudaProjector::projectToDevice(const LandmarkModel& model,
+                                                const EmbedParams& params, float* deviceOut) {
+    State& s = *m_state;
+    if (s.dim == 0) throw InputError("no points on the device: call setPoints() first");
+    s.prepareModel(model, s.dim);
+    ProjectionArgs a = s.baseArgs(params);
+    if (s.n == 0) return {};
+    a.points = s.points.get();
+    a.n = s.n;
+    a.out = deviceOut;
+    s.run(a, 0, s.streams[0]);
+    SEPAL_CUDA_CHECK(cudaStreamSynchronize(s.streams[0]));
+    ProjectionReport r;
+    s.collect(0, r);
+    s.readTimes();
+    return r;
+}
+
+ProjectionReport CudaProjector::projectToHost(const LandmarkModel& model, const EmbedParams& params,
+                                              float* hostOut) {
+    State& s = *m_state;
+    ProjectionReport r = projectToDevice(model, params, s.out.get());
+    if (s.n > 0)
+        SEPAL_CUDA_CHECK(
+            cudaMemcpy(hostOut, s.out.get(), s.n * 2 * sizeof(float), cudaMemcpyDeviceToHost));
+    return r;
+}
+
+void CudaProjector::knnOnly(const LandmarkModel& model, const EmbedParams& params) {
+    State& s = *m_state;
+    if (s.dim == 0) throw InputError("no points on the device: call setPoints() first");
+    s.prepareModel(model, s.dim);
+    ProjectionArgs a = s.baseArgs(params);
+    if (s.n == 0) return;
+    a.points = s.points.get();
+    a.n = s.n;
+    s.run(a, 0, s.streams[0], true);
+    SEPAL_CUDA_CHECK(cudaStreamSynchronize(s.streams[0]));
+    s.readTimes();
+}
+
+ProjectionReport CudaProjector::project(const float* points, size_t n, size_t d,
+                                        const LandmarkModel& model, const EmbedParams& params,
+                                        float* out) {
+    State& s = *m_state;
+    if (points == s.residentHost && n == s.n && d == s.dim && s.dim > 0)
+        return projectToHost(model, params, out);
+    if (d == 0) throw InputError("points must have at least one dimension");
+    s.prepareModel(model, d);
+    const ProjectionArgs base = s.baseArgs(params);
+    if (n == 0) return {};
+
+    // Chunks small enough for two in flight beside everything else on the device.
+    size_t freeBytes = 0, total = 0;
+    SEPAL_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &total));
+    const size_t perPoint = (d + s.stride + 2 + 2 * size_t(base.topnn)) * sizeof(float);
+    const size_t budget = freeBytes > (size_t(512) << 20) ? freeBytes / 4 : freeBytes / 8;
+    const size_t chunk =
+        std::max<size_t>(1024, std::min<size_t>({n, size_t(1) << 21, budget / perPoint}));
+    for (int b = 0; b < 2; ++b) {
+        s.stageIn[b].reserve(chunk * d);
+        s.stageOut[b].reserve(chunk * 2);
+        s.chunkRaw[b].reserve(chunk * d);
+        if (size_t(s.stride) != d) s.chunkPoints[b].reserve(chunk * s.stride);
+        s.chunkOut[b].reserve(chunk * 2);
+    }
+    ProjectionReport report;
+    const size_t chunks = (n + chunk - 1) / chunk;
+    auto drain = [&](size_t c) {
+        const int b = int(c % 2);
+        const size_t first = c * chunk, count = std::min(chunk, n - first);
+        SEPAL_CUDA_CHECK(cudaStreamSynchronize(s.streams[b]));
+        s.collect(b, report);
+        std::memcpy(out + first * 2, s.stageOut[b].get(), count * 2 * sizeof(float));
+    };
+    for (size_t c = 0; c < chunks; ++c) {
+        const int b = int(c % 2);
+        if (c >= 2) drain(c - 2);
+        const size_t first = c * chunk, count = std::min(chunk, n - first);
+        std::memcpy(s.stageIn[b].get(), points + first * d, count * d * sizeof(float));
+        SEPAL_CUDA_CHECK(cudaMemcpyAsync(s.chunkRaw[b].get(), s.stageIn[b].get(),
+                                         count * d * sizeof(float), cudaMemcpyHostToDevice,
+                                         s.streams[b]));
+        const float* devPoints = s.chunkRaw[b].get();
+        if (size_t(s.stride) != d) {
+            launchPadRows(s.chunkRaw[b].get(), count, int(d), s.chunkPoints[b].get(), s.stride,
+                          s.streams[b]);
+            devPoints = s.chunkPoints[b].get();
+        }
+        ProjectionArgs a = base;
+        a.points = devPoints;
+        a.n = count;
+        a.out = s.chunkOut[b].get();
+        s.run(a, b, s.streams[b]);
+        SEPAL_CUDA_CHECK(cudaMemcpyAsync(s.stageOut[b].get(), s.chunkOut[b].get(),
+                                         count * 2 * sizeof(float), cudaMemcpyDeviceToHost,
+                                         s.streams[b]));
+    }
+    for (size_t c = chunks >= 2 ? chunks - 2 : 0; c < chunks; ++c) drain(c);
+    return report;
+}
+
+std::string CudaProjector::lastKernel() const {
+    return kernelName(m_state->last);
+}
+
+PhaseTimes CudaProjector::lastTimes() const {
+    return m_state->times;
+}
+
+void CudaProjector::enableTiming(bool on) {
+    m_state->timing = on;
+}
+
+}  // namespace sepal::cuda

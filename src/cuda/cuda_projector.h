@@ -1,0 +1,73 @@
+#pragma once
+// CudaProjector: EmbedSOM on the GPU with points kept on the device between projections.
+// This header is free of CUDA and OpenGL headers so that the GUI can include it anywhere; device
+// pointers are plain `float*` (for an OpenGL vertex buffer: map it through CUDA-GL interop and
+// pass the mapped pointer to projectToDevice).
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/embedsom/projector.h"
+
+namespace sepal::cuda {
+
+/// Wall-clock phases of the last projection on the device, in milliseconds (CUDA events).
+struct PhaseTimes {
+    float knnMs = 0;      ///< k-NN (split kernels only; 0 for fused kernels)
+    float projectMs = 0;  ///< projection (split kernels), or the whole fused kernel
+    float totalMs = 0;    ///< everything from the first launch to the last
+};
+
+/// EmbedSOM on the GPU. Landmarks and per-pair constants are uploaded only when the model's
+/// content changes; points stay on the device after setPoints().
+class CudaProjector : public Projector {
+  public:
+    /// kernel: "auto", "fused", "bitonic+registers" or "bitonic+aligned"; throws InputError.
+    explicit CudaProjector(const std::string& kernel = "auto");
+    ~CudaProjector() override;
+    CudaProjector(const CudaProjector&) = delete;
+    CudaProjector& operator=(const CudaProjector&) = delete;
+
+    /// "cuda".
+    std::string name() const override;
+    /// points: n x d row-major on the host; out: n x 2 on the host. Uses the device-resident
+    /// points when `points` is the pointer last given to setPoints() with the same n and d;
+    /// otherwise streams the points through the GPU in chunks (pinned buffers, async copies).
+    ProjectionReport project(const float* points, size_t n, size_t d, const LandmarkModel& model,
+                             const EmbedParams& params, float* out) override;
+
+    /// Uploads points (n x d, host, row-major) and keeps them on the device until the next call;
+    /// call again whenever the data change (the caller owns the data's identity).
+    void setPoints(const float* host, size_t n, size_t d);
+    /// Forgets the device-resident points (frees their memory).
+    void clearPoints();
+    /// Number of device-resident points (0 when none).
+    size_t residentCount() const;
+    /// True when n points of dimension d fit in the device's free memory with their work space.
+    bool fitsOnDevice(size_t n, size_t d) const;
+
+    /// Projects the resident points into deviceOut (n x 2 floats in device memory owned by the
+    /// caller, e.g. a mapped OpenGL buffer); returns after the result is complete.
+    ProjectionReport projectToDevice(const LandmarkModel& model, const EmbedParams& params,
+                                     float* deviceOut);
+    /// Projects the resident points into hostOut (n x 2 floats on the host).
+    ProjectionReport projectToHost(const LandmarkModel& model, const EmbedParams& params,
+                                   float* hostOut);
+    /// Runs only the k-NN phase of the chosen kernel on the resident points (for benchmarks).
+    void knnOnly(const LandmarkModel& model, const EmbedParams& params);
+
+    /// The kernel that the last projection ran ("fused", "bitonic+registers", ...).
+    std::string lastKernel() const;
+    /// Phase times of the last projection (recorded only after enableTiming(true)).
+    PhaseTimes lastTimes() const;
+    /// Records CUDA events around the phases (a little overhead; for benchmarks).
+    void enableTiming(bool on);
+
+  private:
+    struct State;
+    std::unique_ptr<State> m_state;
+};
+
+}  // namespace sepal::cuda

@@ -1,0 +1,73 @@
+#pragma once
+// Launchers of the EmbedSOM kernels (fused, bitonic k-NN, aligned and registers projections)
+// and their helpers. All pointers are device pointers; launches are checked and asynchronous.
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace sepal::cuda {
+
+/// What every EmbedSOM kernel reads and writes (device pointers; unused outputs are null).
+struct ProjectionArgs {
+    const float* points = nullptr;     ///< n x stride, padded with zeros beyond d
+    size_t n = 0;                      ///< number of points
+    int stride = 0;                    ///< padded dimension (paddedDim(d))
+    int dim = 0;                       ///< d, the dimensions that hold data
+    const float* landmarks = nullptr;  ///< g x stride, padded with zeros beyond d
+    int g = 0;                         ///< number of landmarks
+    const float* low = nullptr;        ///< g x 2 landmark positions
+    const float* pairC = nullptr;      ///< c_uv = 1 / (2 |L_u - L_v|^2), triangular (pairIndex)
+    int topn = 0;                      ///< k neighbours that place the point
+    int topnn = 0;                     ///< neighbours found (topn, or topn + 1 to normalise)
+    float boost = 0;                   ///< max(exp(-smooth - 1), 1e-5)
+    float adjust = 1;                  ///< >= 0; pairs are weighted by (1 + |h|^2)^-adjust
+    float* out = nullptr;              ///< n x 2 result, or null (k-NN only)
+    uint32_t* knnIdx = nullptr;        ///< n x kOut neighbour indices, or null
+    float* knnDist = nullptr;          ///< n x kOut squared distances, or null
+    int kOut = 0;                      ///< neighbours written per point to knnIdx/knnDist
+    unsigned long long* counters = nullptr;  ///< [0] non-finite points, [1] degenerate points
+    uint32_t* nonFinite = nullptr;           ///< n entries: indices of points with NaN or infinity
+    float* scratch = nullptr;                ///< kFixThreads x topnn floats for placeNonFinite
+    uint32_t* scratchIdx = nullptr;          ///< kFixThreads x topnn indices for placeNonFinite
+};
+
+/// Threads of the placeNonFinite launch (its scratch holds topnn entries per thread).
+constexpr int kFixThreads = 4096;
+
+/// Largest stride the fused kernel takes (points are kept in registers).
+constexpr int kFusedMaxStride = 128;
+/// Largest neighbour list (topnn) the fused kernel keeps in registers.
+constexpr int kFusedMaxList = 65;
+/// Largest neighbour list the bitonic k-NN handles (its group of threads is list/2 wide).
+constexpr int kBitonicMaxList = 1024;
+
+/// Row stride on the device for d dimensions: 4, 8, 16, 32, 64, 128, then multiples of 4.
+int paddedDim(size_t d);
+/// True when the fused kernel supports this stride and neighbour-list length.
+bool fusedSupports(int stride, int topnn);
+
+/// dst (n x stride) = src (n x d) padded with zeros; src and dst are device buffers.
+void launchPadRows(const float* src, size_t n, int d, float* dst, int stride, cudaStream_t stream);
+/// pairC[pairIndex(u, v)] = 1 / (2 |L_u - L_v|^2), 0 for equal landmarks; landmarks g x stride.
+void launchPairConstants(const float* landmarks, int g, int stride, float* pairC,
+                         cudaStream_t stream);
+/// Number of entries of the triangular pair table for g landmarks (diagonal included).
+inline size_t pairTableSize(size_t g) {
+    return g * (g + 1) / 2;
+}
+
+/// Places the points queued in nonFinite (count in counters[0], read on the device): neighbours
+/// from the finite coordinates only, then their score-weighted mean (embedsom.md edge cases).
+void launchPlaceNonFinite(const ProjectionArgs& args, cudaStream_t stream);
+/// Fused k-NN and projection; writes out and/or knnIdx/knnDist (kOut <= topnn).
+void launchFused(const ProjectionArgs& args, cudaStream_t stream);
+/// Bitonic k-NN baseline: writes the sorted topnn neighbours to knnIdx/knnDist (kOut = topnn).
+void launchBitonicKnn(const ProjectionArgs& args, cudaStream_t stream);
+/// "aligned" projection baseline: reads knnIdx/knnDist (kOut = topnn), writes out.
+void launchProjectAligned(const ProjectionArgs& args, cudaStream_t stream);
+/// "registers" projection baseline (2x2 pairs per thread): reads knnIdx/knnDist, writes out.
+void launchProjectRegisters(const ProjectionArgs& args, cudaStream_t stream);
+
+}  // namespace sepal::cuda

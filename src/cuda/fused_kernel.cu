@@ -1,0 +1,245 @@
+// The fused EmbedSOM kernel: k-NN and projection of a point in one pass.
+//
+// Decomposition: one thread per point, kFusedThreads points per block (64 when the list is 65
+// long, to bound shared memory). The point (stride <= 128 floats, a compile-time STRIDE) lives in
+// registers as float4s. Landmarks stream through shared memory in tiles of kTile rows that every
+// thread of the block reads with broadcast float4 loads; distances are in difference form,
+// summed in dimension order like the reference.
+// Top-k: a sorted register list of LIST (= topnn rounded up to 9, 17, 33 or 65) distances and
+// indices. A candidate is first compared with the list's last distance (one compare rejects most
+// of them); survivors of a sub-tile of kFlush landmarks go to a per-thread buffer in shared
+// memory and are inserted after the sub-tile, all lanes together, so that a warp does not run the
+// insertion network once per landmark whenever any one lane needs it. Strict comparisons and
+// landmarks visited in index order keep ties ordered by index.
+// Projection: the sorted neighbours (distance, index, score) go to shared memory; the O(k^2) pair
+// loop reads c_uv from the triangular pair table (global memory, cached) so that D costs O(1):
+// D = 0.5 + (a_u - a_v) c_uv (embedsom.md, "faster, exact form").
+// Shared memory: max(tile + candidate buffer, list) bytes, at most ~66 KB (STRIDE 128 or LIST 65).
+// Limits: stride <= 128, topnn <= 65 (else the bitonic kernels run); any n, g >= topnn.
+
+#include <cfloat>
+#include <climits>
+
+#include "cuda/cuda_error.h"
+#include "cuda/embedsom_device.cuh"
+#include "cuda/embedsom_kernels.h"
+
+namespace sepal::cuda {
+namespace {
+
+using detail::LeastSquares;
+
+constexpr int kTile = 32;   // landmark rows per shared-memory tile
+constexpr int kFlush = 16;  // landmarks between insertions of buffered candidates
+
+__host__ __device__ constexpr int threadsFor(int list) {
+    return list > 33 ? 64 : 128;
+}
+
+template <int STRIDE, int LIST>
+constexpr size_t sharedBytes() {
+    constexpr size_t threads = threadsFor(LIST);
+    constexpr size_t knn = size_t(kTile) * STRIDE * 4 + size_t(kFlush) * threads * 8;
+    constexpr size_t proj = size_t(LIST) * threads * 16;
+    return knn > proj ? knn : proj;
+}
+
+/// Inserts (d, j) into the sorted list, keeping ties in arrival (index) order.
+template <int LIST>
+__device__ __forceinline__ void insert(float (&bd)[LIST], int (&bi)[LIST], float d, int j) {
+#pragma unroll
+    for (int i = LIST - 1; i > 0; --i) {
+        const bool shift = d < bd[i - 1];
+        const bool here = d < bd[i];
+        const float nd = shift ? bd[i - 1] : (here ? d : bd[i]);
+        const int ni = shift ? bi[i - 1] : (here ? j : bi[i]);
+        bd[i] = nd;
+        bi[i] = ni;
+    }
+    if (d < bd[0]) {
+        bd[0] = d;
+        bi[0] = j;
+    }
+}
+
+template <int STRIDE, int LIST>
+__global__ void __launch_bounds__(threadsFor(LIST)) fusedKernel(const ProjectionArgs a) {
+    constexpr int kThreads = threadsFor(LIST);
+    constexpr int kVec = STRIDE / 4;
+    extern __shared__ float4 shared[];
+    float4* tile = shared;                                              // kTile x kVec
+    float2* buffer = reinterpret_cast<float2*>(shared + kTile * kVec);  // kFlush x kThreads
+    float4* lists = shared;  // after the k-NN: kThreads x LIST (distance, index, score, -)
+
+    const int tid = threadIdx.x;
+    const size_t p = size_t(blockIdx.x) * kThreads + tid;
+    const bool active = p < a.n;
+
+    float4 x[kVec];
+    bool bad = false;
+    {
+        const float4* src = reinterpret_cast<const float4*>(a.points) + (active ? p : 0) * kVec;
+#pragma unroll
+        for (int c = 0; c < kVec; ++c) {
+            float4 v = active ? src[c] : make_float4(0, 0, 0, 0);
+            v.x = detail::finiteOrZero(v.x, bad);
+            v.y = detail::finiteOrZero(v.y, bad);
+            v.z = detail::finiteOrZero(v.z, bad);
+            v.w = detail::finiteOrZero(v.w, bad);
+            x[c] = v;
+        }
+    }
+
+    float bd[LIST];
+    int bi[LIST];
+#pragma unroll
+    for (int i = 0; i < LIST; ++i) bd[i] = FLT_MAX, bi[i] = INT_MAX;
+    float threshold = FLT_MAX;
+
+    const float4* landmarks = reinterpret_cast<const float4*>(a.landmarks);
+    for (int t0 = 0; t0 < a.g; t0 += kTile) {
+        const int rows = min(kTile, a.g - t0);
+        __syncthreads();
+        for (int e = tid; e < rows * kVec; e += kThreads)
+            tile[e] = landmarks[size_t(t0) * kVec + e];
+        __syncthreads();
+        for (int s0 = 0; s0 < rows; s0 += kFlush) {
+            const int sEnd = min(kFlush, rows - s0);
+            int count = 0;
+            for (int jj = 0; jj < sEnd; ++jj) {
+                const float4* l = tile + (s0 + jj) * kVec;
+                float acc = 0;
+#pragma unroll
+                for (int c = 0; c < kVec; ++c) {
+                    const float4 lv = l[c];
+                    float e = x[c].x - lv.x;
+                    acc = fmaf(e, e, acc);
+                    e = x[c].y - lv.y;
+                    acc = fmaf(e, e, acc);
+                    e = x[c].z - lv.z;
+                    acc = fmaf(e, e, acc);
+                    e = x[c].w - lv.w;
+                    acc = fmaf(e, e, acc);
+                }
+                if (acc < threshold) {
+                    buffer[count * kThreads + tid] = make_float2(acc, __int_as_float(t0 + s0 + jj));
+                    ++count;
+                }
+            }
+            const int most = detail::warpMax(count);
+            for (int e = 0; e < most; ++e) {
+                if (e < count) {
+                    const float2 c = buffer[e * kThreads + tid];
+                    insert<LIST>(bd, bi, c.x, __float_as_int(c.y));
+                }
+            }
+            threshold = bd[LIST - 1];
+        }
+    }
+
+    if (a.knnIdx && active) {
+#pragma unroll
+        for (int i = 0; i < LIST; ++i) {
+            if (i < a.kOut) {
+                a.knnIdx[p * a.kOut + i] = uint32_t(bi[i]);
+                a.knnDist[p * a.kOut + i] = bd[i];
+            }
+        }
+    }
+    if (!a.out) return;  // uniform over the grid: no barrier follows for anyone
+
+    __syncthreads();  // the tile and buffer are reused for the lists
+    float4* mine = lists + tid * LIST;
+#pragma unroll
+    for (int i = 0; i < LIST; ++i)
+        if (i < a.topn) mine[i] = make_float4(bd[i], __int_as_float(bi[i]), 0, 0);
+    const bool ok = detail::computeScores<LIST>([&](int i) { return bd[i]; }, a.topn, a.topnn,
+                                                a.boost, [&](int i, float s) { mine[i].z = s; });
+
+    const float2* low = reinterpret_cast<const float2*>(a.low);
+    float2 y = make_float2(0, 0);
+    bool placed = false;
+    if (ok && !bad) {
+        LeastSquares ls;
+        for (int i = 0; i < a.topn; ++i) {
+            const float4 ei = mine[i];
+            const int u = __float_as_int(ei.y);
+            const float2 lu = __ldg(low + u);
+            detail::addGravity(ls, ei.z, lu);
+            for (int j = i + 1; j < a.topn; ++j) {
+                const float4 ej = mine[j];
+                const int v = __float_as_int(ej.y);
+                const float c = __ldg(a.pairC + detail::pairIndex(u, v));
+                if (c == 0.0f) continue;  // equal landmarks
+                detail::addPair(ls, ei.z, ej.z, 0.5f + (ei.x - ej.x) * c, lu, __ldg(low + v),
+                                a.adjust);
+            }
+        }
+        placed = detail::solve(ls, y);
+    }
+    if (!placed) {
+        auto idxAt = [&](int i) { return uint32_t(__float_as_int(mine[i].y)); };
+        y = detail::neighbourMean(
+            idxAt, [&](int i) { return mine[i].z; }, ok, a.topn, a.low);
+    }
+    if (active) {
+        reinterpret_cast<float2*>(a.out)[p] = y;
+        if (bad)
+            detail::queueNonFinite(a.counters, a.nonFinite, p);
+        else if (!placed)
+            atomicAdd(a.counters + 1, 1ull);
+    }
+}
+
+template <int STRIDE, int LIST>
+void launchOne(const ProjectionArgs& a, cudaStream_t stream) {
+    constexpr int threads = threadsFor(LIST);
+    constexpr size_t bytes = sharedBytes<STRIDE, LIST>();
+    static bool configured = false;  // the attribute is per kernel and process
+    if (!configured) {
+        SEPAL_CUDA_CHECK(cudaFuncSetAttribute(
+            fusedKernel<STRIDE, LIST>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+        configured = true;
+    }
+    const unsigned blocks = unsigned((a.n + threads - 1) / threads);
+    fusedKernel<STRIDE, LIST><<<blocks, threads, bytes, stream>>>(a);
+    SEPAL_CUDA_CHECK_LAUNCH("fusedKernel");
+}
+
+template <int STRIDE>
+void launchForStride(const ProjectionArgs& a, cudaStream_t stream) {
+    if (a.topnn <= 9) return launchOne<STRIDE, 9>(a, stream);
+    if (a.topnn <= 17) return launchOne<STRIDE, 17>(a, stream);
+    if (a.topnn <= 33) return launchOne<STRIDE, 33>(a, stream);
+    if constexpr (STRIDE <= 64) return launchOne<STRIDE, 65>(a, stream);
+}
+
+}  // namespace
+
+bool fusedSupports(int stride, int topnn) {
+    if (topnn > kFusedMaxList) return false;
+    if (stride == 128) return topnn <= 33;
+    return stride == 4 || stride == 8 || stride == 16 || stride == 32 || stride == 64;
+}
+
+void launchFused(const ProjectionArgs& a, cudaStream_t stream) {
+    if (a.n == 0) return;
+    switch (a.stride) {
+        case 4:
+            return launchForStride<4>(a, stream);
+        case 8:
+            return launchForStride<8>(a, stream);
+        case 16:
+            return launchForStride<16>(a, stream);
+        case 32:
+            return launchForStride<32>(a, stream);
+        case 64:
+            return launchForStride<64>(a, stream);
+        case 128:
+            return launchForStride<128>(a, stream);
+        default:
+            break;
+    }
+}
+
+}  // namespace sepal::cuda

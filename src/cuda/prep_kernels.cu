@@ -1,0 +1,61 @@
+// Preparation kernels: padding rows to the device stride, and the per-pair constants c_uv.
+//
+// Decomposition: padRows uses one thread per output value (n x stride); pairConstants uses one
+// thread per landmark pair (u >= v) in 16 x 16 blocks over the g x g square (the upper half idles)
+// and computes |L_u - L_v|^2 in difference form, in dimension order like the reference.
+// No shared memory. Limits: n * stride < 2^63; g < 65536 (the triangular index is 32-bit).
+
+#include "cuda/cuda_error.h"
+#include "cuda/embedsom_kernels.h"
+
+namespace sepal::cuda {
+namespace {
+
+__global__ void padRowsKernel(const float* src, size_t n, int d, float* dst, int stride) {
+    const size_t e = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (e >= n * stride) return;
+    const size_t row = e / stride;
+    const int col = int(e % stride);
+    dst[e] = col < d ? src[row * d + col] : 0.0f;
+}
+
+__global__ void pairConstantsKernel(const float* landmarks, int g, int stride, float* pairC) {
+    const int u = blockIdx.y * blockDim.y + threadIdx.y;
+    const int v = blockIdx.x * blockDim.x + threadIdx.x;
+    if (u >= g || v > u) return;
+    const float* lu = landmarks + size_t(u) * stride;
+    const float* lv = landmarks + size_t(v) * stride;
+    float sqd = 0;
+    for (int t = 0; t < stride; ++t) {
+        const float e = lv[t] - lu[t];
+        sqd = fmaf(e, e, sqd);
+    }
+    pairC[size_t(u) * (u + 1) / 2 + v] = sqd > 0.0f ? 1.0f / (2.0f * sqd) : 0.0f;
+}
+
+}  // namespace
+
+int paddedDim(size_t d) {
+    for (int s : {4, 8, 16, 32, 64, 128})
+        if (d <= size_t(s)) return s;
+    return int((d + 3) / 4 * 4);
+}
+
+void launchPadRows(const float* src, size_t n, int d, float* dst, int stride, cudaStream_t stream) {
+    if (n == 0) return;
+    const size_t total = n * size_t(stride);
+    const unsigned blocks = unsigned((total + 255) / 256);
+    padRowsKernel<<<blocks, 256, 0, stream>>>(src, n, d, dst, stride);
+    SEPAL_CUDA_CHECK_LAUNCH("padRowsKernel");
+}
+
+void launchPairConstants(const float* landmarks, int g, int stride, float* pairC,
+                         cudaStream_t stream) {
+    if (g == 0) return;
+    const dim3 threads(16, 16);
+    const dim3 blocks(unsigned((g + 15) / 16), unsigned((g + 15) / 16));
+    pairConstantsKernel<<<blocks, threads, 0, stream>>>(landmarks, g, stride, pairC);
+    SEPAL_CUDA_CHECK_LAUNCH("pairConstantsKernel");
+}
+
+}  // namespace sepal::cuda

@@ -1,0 +1,184 @@
+// GPU projection against the reference fixtures and the host oracle; caching, streaming, errors.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "core/common/error.h"
+#include "cuda/cuda_error.h"
+#include "cuda/cuda_projector.h"
+#include "gpu_test_support.h"
+#include "test_paths.h"
+
+namespace sepal::test {
+namespace {
+
+const char* const kKernels[] = {"fused", "bitonic+registers", "bitonic+aligned"};
+
+TEST(CudaFixtures, EveryKernelMatchesTheReference) {
+    SEPAL_REQUIRE_GPU();
+    const auto root = sharedDataDir() / "embedsom";
+    if (!std::filesystem::exists(root)) GTEST_SKIP() << sharedDataMissing(root);
+    int cases = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(root)) {
+        const auto dir = entry.path();
+        std::ifstream in(dir / "params.json");
+        const auto j = nlohmann::json::parse(in);
+        const size_t n = j["n"], d = j["d"], g = j["g"];
+        EmbedParams params;
+        params.k = j["k"];
+        params.smooth = j["smooth"];
+        params.adjust = j["adjust"];
+        const auto x = readF32(dir / "X.f32");
+        LandmarkModel model;
+        model.resize(g, d);
+        model.high = readF32(dir / "L.f32");
+        model.low = readF32(dir / "l.f32");
+        model.touch();
+        const auto ref = readF32(dir / "Y.f32");
+        ASSERT_EQ(x.size(), n * d) << dir;
+        const double extent = extentOf(model.low);
+        for (const char* kernel : kKernels) {
+            cuda::CudaProjector projector(kernel);
+            std::vector<float> y(n * 2, NAN);
+            projector.project(x.data(), n, d, model, params, y.data());
+            const auto err = pointErrors(y, ref);
+            EXPECT_LE(err.back(), 1e-4 * extent) << dir.filename() << " " << kernel;
+            EXPECT_LE(err[err.size() / 2], 1e-5 * extent) << dir.filename() << " " << kernel;
+        }
+        ++cases;
+    }
+    EXPECT_GE(cases, 5);
+}
+
+struct Shape {
+    size_t n, d, g;
+    int k;
+    int clusters;
+};
+
+class CudaVsHost : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(CudaVsHost, EveryKernelMatchesTheOracle) {
+    SEPAL_REQUIRE_GPU();
+    const Shape s = GetParam();
+    const auto x = randomPoints(s.n, s.d, 11 + uint32_t(s.n), s.clusters);
+    const auto train = randomPoints(std::max<size_t>(s.g, 64), s.d, 5, s.clusters);
+    const LandmarkModel model = sampleModel(train, std::max<size_t>(s.g, 64), s.d, s.g, 7);
+    EmbedParams params;
+    params.k = s.k;
+    const auto ref = hostEmbedSom(x, s.n, s.d, model, params);
+    const double extent = extentOf(model.low);
+    for (const char* kernel : kKernels) {
+        cuda::CudaProjector projector(kernel);
+        std::vector<float> y(s.n * 2, NAN);
+        ProjectionReport report;
+        try {
+            report = projector.project(x.data(), s.n, s.d, model, params, y.data());
+        } catch (const InputError& e) {
+            // The fused kernel declines shapes beyond its limits; auto takes another kernel.
+            EXPECT_STREQ(kernel, "fused") << e.what();
+            continue;
+        }
+        if (s.n == 0) continue;
+        const auto err = pointErrors(y, ref);
+        EXPECT_LE(err.back(), 1e-3 * extent) << kernel;
+        EXPECT_LE(err[err.size() / 2], 1e-5 * extent) << kernel;
+        EXPECT_EQ(report.nonFinitePoints, 0u);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, CudaVsHost,
+                         ::testing::Values(Shape{0, 8, 16, 5, 0}, Shape{1, 8, 16, 5, 0},
+                                           Shape{129, 3, 10, 10, 0},     // k = g
+                                           Shape{1000, 16, 64, 8, 4},    // clustered
+                                           Shape{4099, 32, 256, 16, 0},  // headline shape
+                                           Shape{777, 39, 200, 20, 6}, Shape{300, 64, 1024, 32, 0},
+                                           Shape{200, 32, 128, 64, 0},
+                                           Shape{150, 128, 300, 30, 5},  // d = 128
+                                           Shape{100, 100, 500, 12, 0},
+                                           Shape{64, 16, 4096, 65, 8},  // g = 4096, k > 64
+                                           Shape{50, 16, 80, 80, 0}),   // k = g > 64
+                         [](const ::testing::TestParamInfo<Shape>& info) {
+                             const Shape& s = info.param;
+                             return "n" + std::to_string(s.n) + "_d" + std::to_string(s.d) + "_g" +
+                                    std::to_string(s.g) + "_k" + std::to_string(s.k) +
+                                    (s.clusters ? "_clustered" : "");
+                         });
+
+TEST(CudaProjector, ResidentAndStreamedAgreeAndModelChangesAreSeen) {
+    SEPAL_REQUIRE_GPU();
+    const size_t n = 5000, d = 16, g = 100;
+    const auto x = randomPoints(n, d, 3, 5);
+    LandmarkModel model = sampleModel(x, n, d, g, 4);
+    EmbedParams params;
+    cuda::CudaProjector projector("auto");
+    std::vector<float> streamed(n * 2), resident(n * 2), moved(n * 2);
+    projector.project(x.data(), n, d, model, params, streamed.data());
+    projector.setPoints(x.data(), n, d);
+    EXPECT_EQ(projector.residentCount(), n);
+    projector.project(x.data(), n, d, model, params, resident.data());
+    EXPECT_EQ(streamed, resident);
+    for (size_t i = 0; i < g; ++i) model.low[2 * i] *= 2.0f;  // same version: content decides
+    projector.project(x.data(), n, d, model, params, moved.data());
+    const auto ref = hostEmbedSom(x, n, d, model, params);
+    EXPECT_LE(pointErrors(moved, ref).back(), 1e-3 * extentOf(model.low));
+    EXPECT_NE(moved, resident);
+}
+
+TEST(CudaProjector, NonFinitePointsAreCountedAndPlaced) {
+    SEPAL_REQUIRE_GPU();
+    const size_t n = 300, d = 8, g = 30;
+    auto x = randomPoints(n, d, 8);
+    const LandmarkModel model = sampleModel(x, n, d, g, 9);
+    x[5 * d + 2] = NAN;
+    x[17 * d] = INFINITY;
+    for (const char* kernel : kKernels) {
+        cuda::CudaProjector projector(kernel);
+        std::vector<float> y(n * 2);
+        const auto report = projector.project(x.data(), n, d, model, {}, y.data());
+        EXPECT_EQ(report.nonFinitePoints, 2u) << kernel;
+        for (float v : y) ASSERT_TRUE(std::isfinite(v)) << kernel;
+    }
+}
+
+TEST(CudaProjector, DuplicatePointsFallBackToTheirNeighbours) {
+    SEPAL_REQUIRE_GPU();
+    const size_t d = 4, g = 12;
+    std::vector<float> x(d, 1.0f);
+    LandmarkModel model;
+    model.resize(g, d);
+    for (size_t j = 0; j < g; ++j) {
+        for (size_t t = 0; t < d; ++t) model.high[j * d + t] = 1.0f;  // all equal to the point
+        model.low[2 * j] = float(j);
+        model.low[2 * j + 1] = 0.0f;
+    }
+    model.touch();
+    for (const char* kernel : kKernels) {
+        cuda::CudaProjector projector(kernel);
+        float y[2];
+        const auto report = projector.project(x.data(), 1, d, model, {}, y);
+        EXPECT_EQ(report.degeneratePoints, 1u) << kernel;
+        EXPECT_TRUE(std::isfinite(y[0]) && std::isfinite(y[1])) << kernel;
+        EXPECT_GE(y[0], 0.0f);
+        EXPECT_LE(y[0], float(g - 1));
+    }
+}
+
+TEST(CudaProjector, BadInputsGiveClearErrors) {
+    EXPECT_THROW(cuda::CudaProjector("nonsense"), InputError);
+    SEPAL_REQUIRE_GPU();
+    const auto x = randomPoints(10, 4, 1);
+    const LandmarkModel model = sampleModel(x, 10, 4, 8, 2);
+    cuda::CudaProjector projector;
+    std::vector<float> y(20);
+    EmbedParams tooMany;
+    tooMany.k = 9;
+    EXPECT_THROW(projector.project(x.data(), 10, 4, model, tooMany, y.data()), InputError);
+    EXPECT_THROW(projector.project(x.data(), 10, 5, model, {}, y.data()), InputError);
+    EXPECT_THROW(projector.projectToDevice(model, {}, nullptr), InputError);
+}
+
+}  // namespace
+}  // namespace sepal::test

@@ -1,0 +1,129 @@
+// GPU nearest-landmark search and batch training sums against plain host loops.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "cuda/batch_train.h"
+#include "gpu_test_support.h"
+
+namespace sepal::test {
+namespace {
+
+/// Host k-NN with the GPU's arithmetic (fused multiply-add, dimension order), ties by index.
+void hostKnn(const std::vector<float>& x, size_t n, const std::vector<float>& l, size_t g, size_t d,
+             size_t k, std::vector<uint32_t>& idx, std::vector<float>& dist) {
+    idx.resize(n * k);
+    dist.resize(n * k);
+    std::vector<std::pair<float, uint32_t>> all(g);
+    for (size_t i = 0; i < n; ++i) {
+        for (size_t j = 0; j < g; ++j) {
+            float acc = 0;
+            for (size_t t = 0; t < d; ++t) {
+                const float e = x[i * d + t] - l[j * d + t];
+                acc = std::fma(e, e, acc);
+            }
+            all[j] = {acc, uint32_t(j)};
+        }
+        std::partial_sort(all.begin(), all.begin() + k, all.end());
+        for (size_t a = 0; a < k; ++a)
+            idx[i * k + a] = all[a].second, dist[i * k + a] = all[a].first;
+    }
+}
+
+struct SearchShape {
+    size_t n, d, g, k;
+};
+
+class CudaSearch : public ::testing::TestWithParam<SearchShape> {};
+
+TEST_P(CudaSearch, FindsExactlyTheHostNeighbours) {
+    SEPAL_REQUIRE_GPU();
+    const auto s = GetParam();
+    const auto x = randomPoints(s.n, s.d, 21, 3);
+    auto l = randomPoints(s.g, s.d, 22, 3);
+    if (s.g > 4) std::copy(l.begin(), l.begin() + s.d, l.begin() + 3 * s.d);  // a tie
+    std::vector<uint32_t> ref, got(s.n * s.k);
+    std::vector<float> refDist, gotDist(s.n * s.k);
+    hostKnn(x, s.n, l, s.g, s.d, s.k, ref, refDist);
+    auto search = cuda::makeCudaNearestSearch();
+    search->search(x.data(), s.n, l.data(), s.g, s.d, s.k, got.data(), gotDist.data());
+    EXPECT_EQ(got, ref);
+    EXPECT_EQ(gotDist, refDist);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, CudaSearch,
+                         ::testing::Values(SearchShape{1, 4, 5, 1}, SearchShape{333, 16, 64, 8},
+                                           SearchShape{1025, 32, 256, 17},
+                                           SearchShape{200, 128, 4096, 10},
+                                           SearchShape{100, 20, 50, 50},
+                                           SearchShape{70, 200, 90, 3}),
+                         [](const ::testing::TestParamInfo<SearchShape>& info) {
+                             const SearchShape& s = info.param;
+                             return "n" + std::to_string(s.n) + "_d" + std::to_string(s.d) + "_g" +
+                                    std::to_string(s.g) + "_k" + std::to_string(s.k);
+                         });
+
+TEST(CudaTraining, KmeansSumsMatchTheHost) {
+    SEPAL_REQUIRE_GPU();
+    const size_t n = 3001, d = 7, g = 20;
+    const auto x = randomPoints(n, d, 31, 4);
+    const auto l = randomPoints(g, d, 32, 4);
+    cuda::DevicePoints points(x.data(), n, d);
+    const auto km = cuda::kmeansAssignAccumulate(points, l.data(), g);
+    std::vector<uint32_t> idx;
+    std::vector<float> dist;
+    hostKnn(x, n, l, g, d, 1, idx, dist);
+    EXPECT_EQ(km.assignment, idx);
+    std::vector<double> sums(g * d, 0.0), counts(g, 0.0);
+    double inertia = 0;
+    for (size_t i = 0; i < n; ++i) {
+        counts[idx[i]] += 1;
+        inertia += dist[i];
+        for (size_t t = 0; t < d; ++t) sums[idx[i] * d + t] += x[i * d + t];
+    }
+    for (size_t j = 0; j < g; ++j) {
+        EXPECT_EQ(km.counts[j], float(counts[j]));
+        for (size_t t = 0; t < d; ++t) EXPECT_NEAR(km.sums[j * d + t], sums[j * d + t], 1e-2);
+    }
+    EXPECT_NEAR(km.inertia, inertia, 1e-6 * inertia);
+}
+
+TEST(CudaTraining, BatchSomSumsSmoothOverTheGrid) {
+    SEPAL_REQUIRE_GPU();
+    const size_t n = 2000, d = 5, g = 16;
+    const auto x = randomPoints(n, d, 41, 3);
+    const auto l = randomPoints(g, d, 42, 3);
+    std::vector<float> grid(g * 2);
+    for (size_t j = 0; j < g; ++j) grid[2 * j] = float(j % 4), grid[2 * j + 1] = float(j / 4);
+    cuda::DevicePoints points(x.data(), n, d);
+    const float sigma = 1.5f;
+    const auto som = cuda::batchSomStep(points, l.data(), grid.data(), g, sigma);
+    std::vector<uint32_t> idx;
+    std::vector<float> dist;
+    hostKnn(x, n, l, g, d, 1, idx, dist);
+    for (size_t j = 0; j < g; ++j) {
+        double den = 0, num0 = 0;
+        for (size_t i = 0; i < n; ++i) {
+            const double dx = grid[2 * idx[i]] - grid[2 * j],
+                         dy = grid[2 * idx[i] + 1] - grid[2 * j + 1];
+            const double h = std::exp(-(dx * dx + dy * dy) / (2.0 * sigma * sigma));
+            den += h;
+            num0 += h * x[i * d];
+        }
+        EXPECT_NEAR(som.denominators[j], den, 1e-4 * den);
+        EXPECT_NEAR(som.numerators[j * d], num0, 1e-3 * std::max(1.0, std::abs(num0)));
+    }
+}
+
+TEST(CudaTraining, EmptyDataGivesZeroSums) {
+    SEPAL_REQUIRE_GPU();
+    const auto l = randomPoints(4, 3, 1);
+    cuda::DevicePoints points(nullptr, 0, 3);
+    const auto km = cuda::kmeansAssignAccumulate(points, l.data(), 4);
+    for (float c : km.counts) EXPECT_EQ(c, 0.0f);
+    EXPECT_TRUE(km.assignment.empty());
+}
+
+}  // namespace
+}  // namespace sepal::test
