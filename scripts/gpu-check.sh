@@ -3,6 +3,7 @@
 # (fixtures, GPU against the host oracle, the k-NN and training sums), compute-sanitizer memcheck
 # and racecheck on small cases, and sepal-bench cuda-project for every kernel; writes logs and
 # JSON lines under $OUT (default ./out) and prints a summary table last.
+#   SEPAL_GPU_BUILD=dir: build directory (default build-gpu)
 #   scripts/gpu-check.sh [full|quick|bench]   full: tests, sanitizers, the whole grid (default)
 #                                             quick: tests, sanitizers, two configurations
 #                                             bench: only the benchmark grid
@@ -16,6 +17,7 @@ out=${OUT:-$PWD/out}
 mkdir -p "$out"
 deps=${SEPAL_DEPS_DIR:-$PWD/deps}
 jobs=$(nproc)
+build=${SEPAL_GPU_BUILD:-build-gpu}
 status=0
 
 echo "== machine"
@@ -29,12 +31,12 @@ echo "== build (Release, sm_90, no GUI)"
 args=(-G Ninja -DSEPAL_GUI=OFF -DSEPAL_CUDA=ON -DSEPAL_CUDA_ARCHITECTURES=90
       -DCMAKE_BUILD_TYPE=Release)
 [ -d "$deps/include" ] && args+=(-DSEPAL_DEPS_DIR="$deps")
-if ! cmake -S . -B build-gpu "${args[@]}" >"$out/cmake.log" 2>&1; then
+if ! cmake -S . -B "$build" "${args[@]}" >"$out/cmake.log" 2>&1; then
     tail -40 "$out/cmake.log"
     exit 1
 fi
 start=$(date +%s)
-if ! cmake --build build-gpu -j "$jobs" --target sepal_gpu_tests sepal-bench >"$out/build.log" 2>&1; then
+if ! cmake --build "$build" -j "$jobs" --target sepal_gpu_tests sepal-bench >"$out/build.log" 2>&1; then
     grep -E "error|FAILED" -A5 "$out/build.log" | head -60
     exit 1
 fi
@@ -42,7 +44,7 @@ echo "built in $(( $(date +%s) - start )) s"
 grep -E "spill|Local memory" "$out/build.log" | sed 's/.*function .\(_Z[^ ]*\).*, /\1 /' | head -20
 
 export SEPAL_SHARED_DATA=${SEPAL_SHARED_DATA:-$deps}
-tests=build-gpu/tests/sepal_gpu_tests
+tests=$build/tests/sepal_gpu_tests
 small='CudaVsHost*n0_*:CudaVsHost*n1_*:CudaVsHost*n129_*:CudaVsHost*n1000_*:CudaVsHost*n200_*'
 small+=':CudaVsHost*n50_*:CudaSearch*n1_*:CudaSearch*n333_*:CudaSearch*n100_*:CudaProjector.*'
 small+=':CudaTraining.*'
@@ -70,7 +72,7 @@ if [ "$mode" != bench ]; then
 fi
 
 echo "== benchmark: sepal-bench cuda-project"
-bench=build-gpu/bench/sepal-bench
+bench=$build/bench/sepal-bench
 kernels=(--kernel fused --kernel bitonic+registers --kernel bitonic+aligned)
 : >"$out/bench.jsonl"
 $bench cuda-project "${kernels[@]}" -d 32 -g 256 -k 16 | tee -a "$out/bench.jsonl" >/dev/null
