@@ -11,10 +11,11 @@
 // memory and are inserted after the sub-tile, all lanes together, so that a warp does not run the
 // insertion network once per landmark whenever any one lane needs it. Strict comparisons and
 // landmarks visited in index order keep ties ordered by index.
-// Projection: the sorted neighbours (distance, index, score) go to shared memory; the O(k^2) pair
+// Projection: the sorted neighbours (distance, score, 2D position; index beside) go to shared
+// memory, so the pair loop gathers nothing but c_uv; the O(k^2) pair
 // loop reads c_uv from the triangular pair table (global memory, cached) so that D costs O(1):
 // D = 0.5 + (a_u - a_v) c_uv (embedsom.md, "faster, exact form").
-// Shared memory: max(tile + candidate buffer, list) bytes, at most ~66 KB (STRIDE 128 or LIST 65).
+// Shared memory: max(tile + candidate buffer, 20 B x LIST x threads): at most 83 KB (LIST 65).
 // Limits: stride <= 128, topnn <= 65 (else the bitonic kernels run); any n, g >= topnn.
 
 #include <cfloat>
@@ -31,6 +32,7 @@ using detail::LeastSquares;
 
 constexpr int kTile = 32;   // landmark rows per shared-memory tile
 constexpr int kFlush = 16;  // landmarks between insertions of buffered candidates
+constexpr int kUnroll = 4;  // distances computed side by side
 
 __host__ __device__ constexpr int threadsFor(int list) {
     return list > 33 ? 64 : 128;
@@ -40,7 +42,7 @@ template <int STRIDE, int LIST>
 constexpr size_t sharedBytes() {
     constexpr size_t threads = threadsFor(LIST);
     constexpr size_t knn = size_t(kTile) * STRIDE * 4 + size_t(kFlush) * threads * 8;
-    constexpr size_t proj = size_t(LIST) * threads * 16;
+    constexpr size_t proj = size_t(LIST) * threads * 20;
     return knn > proj ? knn : proj;
 }
 
@@ -69,7 +71,7 @@ __global__ void __launch_bounds__(threadsFor(LIST)) fusedKernel(const Projection
     extern __shared__ float4 shared[];
     float4* tile = shared;                                              // kTile x kVec
     float2* buffer = reinterpret_cast<float2*>(shared + kTile * kVec);  // kFlush x kThreads
-    float4* lists = shared;  // after the k-NN: kThreads x LIST (distance, index, score, -)
+    float4* lists = shared;  // after the k-NN: kThreads x LIST entries, then their indices
 
     const int tid = threadIdx.x;
     const size_t p = size_t(blockIdx.x) * kThreads + tid;
@@ -95,6 +97,23 @@ __global__ void __launch_bounds__(threadsFor(LIST)) fusedKernel(const Projection
 #pragma unroll
     for (int i = 0; i < LIST; ++i) bd[i] = FLT_MAX, bi[i] = INT_MAX;
     float threshold = FLT_MAX;
+    // Squared distance to one landmark row in shared memory, in dimension order.
+    auto distance = [&](const float4* l) {
+        float acc = 0;
+#pragma unroll
+        for (int c = 0; c < kVec; ++c) {
+            const float4 lv = l[c];
+            float e = x[c].x - lv.x;
+            acc = fmaf(e, e, acc);
+            e = x[c].y - lv.y;
+            acc = fmaf(e, e, acc);
+            e = x[c].z - lv.z;
+            acc = fmaf(e, e, acc);
+            e = x[c].w - lv.w;
+            acc = fmaf(e, e, acc);
+        }
+        return acc;
+    };
 
     const float4* landmarks = reinterpret_cast<const float4*>(a.landmarks);
     for (int t0 = 0; t0 < a.g; t0 += kTile) {
@@ -106,25 +125,27 @@ __global__ void __launch_bounds__(threadsFor(LIST)) fusedKernel(const Projection
         for (int s0 = 0; s0 < rows; s0 += kFlush) {
             const int sEnd = min(kFlush, rows - s0);
             int count = 0;
-            for (int jj = 0; jj < sEnd; ++jj) {
-                const float4* l = tile + (s0 + jj) * kVec;
-                float acc = 0;
-#pragma unroll
-                for (int c = 0; c < kVec; ++c) {
-                    const float4 lv = l[c];
-                    float e = x[c].x - lv.x;
-                    acc = fmaf(e, e, acc);
-                    e = x[c].y - lv.y;
-                    acc = fmaf(e, e, acc);
-                    e = x[c].z - lv.z;
-                    acc = fmaf(e, e, acc);
-                    e = x[c].w - lv.w;
-                    acc = fmaf(e, e, acc);
-                }
+            auto offer = [&](float acc, int j) {
                 if (acc < threshold) {
-                    buffer[count * kThreads + tid] = make_float2(acc, __int_as_float(t0 + s0 + jj));
+                    buffer[count * kThreads + tid] = make_float2(acc, __int_as_float(j));
                     ++count;
                 }
+            };
+            if (sEnd == kFlush) {
+                // Unrolled by kUnroll: independent sums give the scheduler work while loads land
+                // (wider unrolling costs registers, hence occupancy).
+#pragma unroll
+                for (int h = 0; h < kFlush; h += kUnroll) {
+                    float dist[kUnroll];
+#pragma unroll
+                    for (int jj = 0; jj < kUnroll; ++jj)
+                        dist[jj] = distance(tile + (s0 + h + jj) * kVec);
+#pragma unroll
+                    for (int jj = 0; jj < kUnroll; ++jj) offer(dist[jj], t0 + s0 + h + jj);
+                }
+            } else {
+                for (int jj = 0; jj < sEnd; ++jj)
+                    offer(distance(tile + (s0 + jj) * kVec), t0 + s0 + jj);
             }
             const int most = detail::warpMax(count);
             for (int e = 0; e < most; ++e) {
@@ -149,38 +170,43 @@ __global__ void __launch_bounds__(threadsFor(LIST)) fusedKernel(const Projection
     if (!a.out) return;  // uniform over the grid: no barrier follows for anyone
 
     __syncthreads();  // the tile and buffer are reused for the lists
-    float4* mine = lists + tid * LIST;
-#pragma unroll
-    for (int i = 0; i < LIST; ++i)
-        if (i < a.topn) mine[i] = make_float4(bd[i], __int_as_float(bi[i]), 0, 0);
-    const bool ok = detail::computeScores<LIST>([&](int i) { return bd[i]; }, a.topn, a.topnn,
-                                                a.boost, [&](int i, float s) { mine[i].z = s; });
-
     const float2* low = reinterpret_cast<const float2*>(a.low);
+    float4* mine = lists + tid * LIST;  // (distance, score, l_x, l_y) of neighbour i
+    int* mineIdx = reinterpret_cast<int*>(lists + kThreads * LIST) + tid * LIST;
+#pragma unroll
+    for (int i = 0; i < LIST; ++i) {
+        if (i < a.topn) {
+            const float2 l = __ldg(low + bi[i]);
+            mine[i] = make_float4(bd[i], 0, l.x, l.y);
+            mineIdx[i] = bi[i];
+        }
+    }
+    const bool ok = detail::computeScores<LIST>([&](int i) { return bd[i]; }, a.topn, a.topnn,
+                                                a.boost, [&](int i, float s) { mine[i].y = s; });
+
     float2 y = make_float2(0, 0);
     bool placed = false;
     if (ok && !bad) {
         LeastSquares ls;
         for (int i = 0; i < a.topn; ++i) {
             const float4 ei = mine[i];
-            const int u = __float_as_int(ei.y);
-            const float2 lu = __ldg(low + u);
-            detail::addGravity(ls, ei.z, lu);
+            const int u = mineIdx[i];
+            const float2 lu = make_float2(ei.z, ei.w);
+            detail::addGravity(ls, ei.y, lu);
+#pragma unroll 4
             for (int j = i + 1; j < a.topn; ++j) {
                 const float4 ej = mine[j];
-                const int v = __float_as_int(ej.y);
-                const float c = __ldg(a.pairC + detail::pairIndex(u, v));
+                const float c = __ldg(a.pairC + detail::pairIndex(u, mineIdx[j]));
                 if (c == 0.0f) continue;  // equal landmarks
-                detail::addPair(ls, ei.z, ej.z, 0.5f + (ei.x - ej.x) * c, lu, __ldg(low + v),
-                                a.adjust);
+                detail::addPair(ls, ei.y, ej.y, 0.5f + (ei.x - ej.x) * c, lu,
+                                make_float2(ej.z, ej.w), a.adjust);
             }
         }
         placed = detail::solve(ls, y);
     }
     if (!placed) {
-        auto idxAt = [&](int i) { return uint32_t(__float_as_int(mine[i].y)); };
-        y = detail::neighbourMean(
-            idxAt, [&](int i) { return mine[i].z; }, ok, a.topn, a.low);
+        y = detail::neighbourMean([&](int i) { return uint32_t(mineIdx[i]); },
+                                  [&](int i) { return mine[i].y; }, ok, a.topn, a.low);
     }
     if (active) {
         reinterpret_cast<float2*>(a.out)[p] = y;

@@ -45,20 +45,21 @@ inline std::vector<float> randomPoints(size_t n, size_t d, uint32_t seed, int cl
     return x;
 }
 
-/// g landmarks sampled from the points (distinct rows), 2D positions on a jittered grid.
+/// g landmarks sampled from the points (jittered rows); their 2D positions follow the first two
+/// data coordinates (scaled and jittered), as a trained map's would, so that the least-squares
+/// systems are as well conditioned as in real use.
 inline LandmarkModel sampleModel(const std::vector<float>& x, size_t n, size_t d, size_t g,
                                  uint32_t seed) {
     std::mt19937 rng(seed);
     LandmarkModel m;
     m.resize(g, d);
-    const size_t side = size_t(std::ceil(std::sqrt(double(g))));
     std::uniform_real_distribution<float> jitter(-0.2f, 0.2f);
     for (size_t j = 0; j < g; ++j) {
         const size_t row = n > 0 ? rng() % n : 0;
         for (size_t t = 0; t < d; ++t)
             m.high[j * d + t] = n > 0 ? x[row * d + t] + 0.01f * jitter(rng) : jitter(rng);
-        m.low[2 * j] = float(j % side) + jitter(rng);
-        m.low[2 * j + 1] = float(j / side) + jitter(rng);
+        m.low[2 * j] = 3.0f * m.high[j * d] + jitter(rng);
+        m.low[2 * j + 1] = 3.0f * m.high[j * d + (d > 1 ? 1 : 0)] + jitter(rng);
     }
     m.touch();
     return m;

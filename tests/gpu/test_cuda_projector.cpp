@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/common/error.h"
+#include "core/embedsom/embedsom.h"
 #include "cuda/cuda_error.h"
 #include "cuda/cuda_projector.h"
 #include "gpu_test_support.h"
@@ -69,6 +70,8 @@ TEST_P(CudaVsHost, EveryKernelMatchesTheOracle) {
     EmbedParams params;
     params.k = s.k;
     const auto ref = hostEmbedSom(x, s.n, s.d, model, params);
+    std::vector<float> cpu(s.n * 2);
+    makeReferenceProjector()->project(x.data(), s.n, s.d, model, params, cpu.data());
     const double extent = extentOf(model.low);
     for (const char* kernel : kKernels) {
         cuda::CudaProjector projector(kernel);
@@ -82,9 +85,12 @@ TEST_P(CudaVsHost, EveryKernelMatchesTheOracle) {
             continue;
         }
         if (s.n == 0) continue;
-        const auto err = pointErrors(y, ref);
+        const auto err = pointErrors(y, ref);  // against the double-precision oracle
         EXPECT_LE(err.back(), 1e-3 * extent) << kernel;
         EXPECT_LE(err[err.size() / 2], 1e-5 * extent) << kernel;
+        const auto errCpu = pointErrors(y, cpu);  // against the CPU reference projector
+        EXPECT_LE(errCpu.back(), 1e-3 * extent) << kernel << " vs CPU";
+        EXPECT_LE(errCpu[errCpu.size() / 2], 1e-5 * extent) << kernel << " vs CPU";
         EXPECT_EQ(report.nonFinitePoints, 0u);
     }
 }

@@ -84,7 +84,9 @@ TEST(CudaTraining, KmeansSumsMatchTheHost) {
     }
     for (size_t j = 0; j < g; ++j) {
         EXPECT_EQ(km.counts[j], float(counts[j]));
-        for (size_t t = 0; t < d; ++t) EXPECT_NEAR(km.sums[j * d + t], sums[j * d + t], 1e-2);
+        for (size_t t = 0; t < d; ++t)
+            EXPECT_NEAR(km.sums[j * d + t], sums[j * d + t],
+                        1e-5 * std::max(1.0, std::abs(sums[j * d + t])));
     }
     EXPECT_NEAR(km.inertia, inertia, 1e-6 * inertia);
 }
