@@ -125,4 +125,22 @@ TEST(TrainBatchSom, QuantisationErrorFallsAndThreadsChangeNothing) {
               std::vector<float>(fresh.highRow(4), fresh.highRow(4) + 5));
 }
 
+TEST(TrainBatchSom, LandmarksAddedMidEpochRestartTheEpoch) {
+    const auto x = test::blobs(2000, 3, 3, 36);
+    const auto data = test::view(x, 3);
+    auto search = makeCpuNearestSearch();
+    LandmarkModel m = grid(data, 3, 3);
+    SomParams p;
+    p.epochs = 2;
+    p.stepPoints = 500;
+    BatchSomTrainer t(p, *search);
+    EXPECT_TRUE(t.step(m, data));
+    duplicateLandmark(m, 4);
+    duplicateLandmark(m, 0);
+    while (t.step(m, data)) {
+    }
+    EXPECT_EQ(m.count(), 11u);
+    for (float v : m.high) EXPECT_TRUE(std::isfinite(v));
+}
+
 }  // namespace sepal

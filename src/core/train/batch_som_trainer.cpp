@@ -61,7 +61,9 @@ bool BatchSomTrainer::step(LandmarkModel& model, const TrainingData& data) {
         m_cursor = 0;
     }
     m_epochSize = m_sample.empty() ? data.n : m_sample.size();
-    if (m_cursor == 0) {
+    // Landmarks added or removed mid-epoch: the sums no longer fit, so the epoch starts over.
+    if (m_cursor == 0 || m_counts.size() != g) {
+        m_cursor = 0;
         m_sums.assign(g * d, 0.0);
         m_counts.assign(g, 0.0);
     }
