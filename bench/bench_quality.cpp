@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <ctime>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -18,13 +19,14 @@ namespace {
 
 struct QualityOptions {
     std::string points;
-    std::vector<std::string> landmarks{"kmeans:768"};
+    std::vector<std::string> landmarks{"kmeans:512"};
     std::vector<std::string> layouts{""};
-    std::vector<int> k{12};
+    std::vector<int> k{16};
     std::vector<float> smooth{-2.0f};
-    std::vector<float> adjust{2.0f};
-    std::vector<float> perplexity{20.0f};
+    std::vector<float> adjust{3.0f};
+    std::vector<float> perplexity{10.0f};
     std::vector<size_t> iterations{400};
+    std::vector<size_t> exaggerationIters{100};
     std::vector<size_t> trainSample{20000};
     std::vector<size_t> lloyd{10};
     std::vector<uint64_t> seeds{1};
@@ -38,8 +40,9 @@ void runQuality(const QualityOptions& o) {
     const Matrix& x = table.values;
     Backend backend = makeBackend(o.backend);
     const size_t total = o.landmarks.size() * o.layouts.size() * o.trainSample.size() *
-                         o.lloyd.size() * o.perplexity.size() * o.iterations.size() * o.k.size() *
-                         o.smooth.size() * o.adjust.size() * o.seeds.size();
+                         o.lloyd.size() * o.perplexity.size() * o.iterations.size() *
+                         o.exaggerationIters.size() * o.k.size() * o.smooth.size() *
+                         o.adjust.size() * o.seeds.size();
     // One flat loop over the grid: each option list is one digit of a mixed-radix counter.
     for (size_t flat = 0; flat < total; ++flat) {
         size_t rest = flat;
@@ -51,6 +54,7 @@ void runQuality(const QualityOptions& o) {
         const float adj = pick(o.adjust), sm = pick(o.smooth);
         const int k = pick(o.k);
         const size_t it = pick(o.iterations);
+        const size_t ex = pick(o.exaggerationIters);
         const float perp = pick(o.perplexity);
         const size_t ll = pick(o.lloyd), ts = pick(o.trainSample);
         const std::string layout = pick(o.layouts), lm = pick(o.landmarks);
@@ -64,8 +68,11 @@ void runQuality(const QualityOptions& o) {
         s.lloydIterations = ll;
         s.seed = seed;
         if (layout.empty() || layout == "tsne")
-            s.layoutParams = {{"perplexity", perp}, {"iterations", it}};
+            s.layoutParams = {{"perplexity", perp}, {"iterations", it}, {"exaggerationIters", ex}};
+        // CPU seconds of all threads: comparable across runs on a shared, busy machine.
+        const std::clock_t cpuStart = std::clock();
         const EmbedResult r = embedMatrix(x, s, *backend.projector, *backend.search);
+        const double cpu = static_cast<double>(std::clock() - cpuStart) / CLOCKS_PER_SEC;
         QualityParams q;
         q.k = o.scoreK;
         q.sampleSize = o.scoreSample;
@@ -81,6 +88,7 @@ void runQuality(const QualityOptions& o) {
         j["lloyd"] = ll;
         j["perplexity"] = perp;
         j["iterations"] = it;
+        j["exaggeration_iters"] = ex;
         j["k"] = k;
         j["smooth"] = sm;
         j["adjust"] = adj;
@@ -89,6 +97,7 @@ void runQuality(const QualityOptions& o) {
         j["layout_s"] = r.timings.layout;
         j["project_s"] = r.timings.project;
         j["total_s"] = r.timings.train + r.timings.layout + r.timings.project;
+        j["cpu_s"] = cpu;
         j["trustworthiness"] = sc.trustworthiness;
         j["knn_preservation"] = sc.knnPreservation;
         std::printf("%s\n", j.dump().c_str());
@@ -111,6 +120,9 @@ void addQuality(CLI::App& app) {
     cmd->add_option("--adjust", o->adjust, "adjust values")->delimiter(',');
     cmd->add_option("--perplexity", o->perplexity, "t-SNE perplexities")->delimiter(',');
     cmd->add_option("--iterations", o->iterations, "t-SNE iterations")->delimiter(',');
+    cmd->add_option("--exaggeration-iters", o->exaggerationIters,
+                    "t-SNE early exaggeration iterations")
+        ->delimiter(',');
     cmd->add_option("--train-sample", o->trainSample, "training subsample sizes")->delimiter(',');
     cmd->add_option("--lloyd", o->lloyd, "Lloyd iterations")->delimiter(',');
     cmd->add_option("--seed", o->seeds, "seeds")->delimiter(',');

@@ -8,6 +8,7 @@ shared=$root/../shared/data
 case "$name" in
     fuzz_fcs*) pattern='*.fcs' ;;
     fuzz_csv*) pattern='*.csv' ;;
+    fuzz_json*) pattern='*.json' ;;
     *) pattern='*' ;;
 esac
 count=0

@@ -60,6 +60,7 @@ TEST(PointsJson, BadInputSaysWhereAndWhat) {
     }
     EXPECT_THROW(parsePointsJson("[[1, \"a\"]]", "m"), InputError);
     EXPECT_THROW(parsePointsJson("{}", "m"), InputError);
+    EXPECT_THROW(parsePointsJson("[[1, 1e300]]", "m"), InputError);
     EXPECT_THROW(parsePointsJson("[]", "m"), InputError);
     EXPECT_THROW(parsePointsJson("[5]", "m"), InputError);
     EXPECT_THROW(readPointsJson("/nonexistent/points.json"), InputError);

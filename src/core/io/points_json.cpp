@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <sstream>
@@ -29,7 +30,12 @@ float number(const nlohmann::json& v, const std::string& source, size_t point, s
         throw InputError(source + ": point " + std::to_string(point) + ", coordinate " +
                          std::to_string(coord) + " is " + std::string(v.type_name()) +
                          ", not a number; every coordinate must be a JSON number");
-    return v.get<float>();
+    const double x = v.get<double>();
+    if (!(std::abs(x) <= std::numeric_limits<float>::max()))
+        throw InputError(source + ": point " + std::to_string(point) + ", coordinate " +
+                         std::to_string(coord) + " is " + v.dump() +
+                         ", beyond the float32 range Sepal stores; rescale the data");
+    return static_cast<float>(x);
 }
 
 std::vector<std::string> defaultNames(size_t d) {

@@ -58,7 +58,7 @@ LandmarkSpec parseLandmarkSpec(const std::string& text) {
     } else {
         throw InputError("landmarks '" + text +
                          "' not understood: use som:ROWSxCOLS, plsom:ROWSxCOLS or kmeans:COUNT "
-                         "(for example som:16x16 or kmeans:768)");
+                         "(for example som:16x16 or kmeans:512)");
     }
     if (spec.count < 4 || spec.count > 65536)
         throw InputError("landmarks '" + text + "' gives " + std::to_string(spec.count) +
@@ -67,7 +67,7 @@ LandmarkSpec parseLandmarkSpec(const std::string& text) {
 }
 
 EmbedParams defaultEmbedParams(const LandmarkSpec& spec) {
-    if (spec.kind == "kmeans") return EmbedParams{12, -2.0f, 2.0f};
+    if (spec.kind == "kmeans") return EmbedParams{16, -2.0f, 3.0f};
     return EmbedParams{};
 }
 
@@ -110,7 +110,7 @@ LandmarkModel trainLandmarks(const Matrix& points, const EmbedSettings& settings
         if (!params.contains("seed")) params["seed"] = settings.seed;
         if (layout == "tsne") {
             // Short runs do: the layout starts from the PCA plane of the landmarks (init).
-            if (!params.contains("perplexity")) params["perplexity"] = 20.0;
+            if (!params.contains("perplexity")) params["perplexity"] = 10.0;
             if (!params.contains("iterations")) params["iterations"] = 400;
             if (!params.contains("exaggerationIters")) params["exaggerationIters"] = 100;
         }

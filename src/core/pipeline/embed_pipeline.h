@@ -26,16 +26,16 @@ struct LandmarkSpec {
 LandmarkSpec parseLandmarkSpec(const std::string& text);
 
 /// EmbedSOM parameters that suit the landmarks: for k-means with a t-SNE layout the quality
-/// defaults of docs/QUALITY.md (k 12, smooth -2, adjust 2); for SOM grids the R package's
+/// defaults of docs/QUALITY.md (k 16, smooth -2, adjust 3); for SOM grids the R package's
 /// (k = 1 + sqrt(g), smooth 0, adjust 1).
 EmbedParams defaultEmbedParams(const LandmarkSpec& spec);
 
 /// Everything the recipe needs besides the data; the defaults are the quality defaults of
 /// docs/QUALITY.md.
 struct EmbedSettings {
-    LandmarkSpec landmarks = {"kmeans", 0, 0, 768};  ///< what to train
+    LandmarkSpec landmarks = {"kmeans", 0, 0, 512};  ///< what to train
     std::string layout;  ///< "graph", "tsne", "umap"; empty: tsne for kmeans, the grid for SOMs
-    EmbedParams params = {12, -2.0f, 2.0f};  ///< EmbedSOM k, smooth, adjust
+    EmbedParams params = {16, -2.0f, 3.0f};  ///< EmbedSOM k, smooth, adjust
     uint64_t seed = 1;                       ///< every random choice
     size_t trainSample = 20000;              ///< points the landmarks are trained on (0 = all)
     size_t lloydIterations = 10;             ///< kmeans: Lloyd iterations after sampling landmarks

@@ -98,7 +98,10 @@ void drawPoints(Image& image, const Viewport& view, const float* xy, size_t n,
             const float w = acc.weight[i];
             if (w <= 0.0f) continue;
             const float tone = std::min(std::log1p(w) / logSat, 1.0f);
-            const float opacity = std::min(w, 1.0f) * (minOpacity + (1.0f - minOpacity) * tone);
+            // Half a point's weight already counts as full coverage: a lone sub-pixel point
+            // spread over 4 pixels must stay visible.
+            const float coverage = std::min(2.0f * w, 1.0f);
+            const float opacity = coverage * (minOpacity + (1.0f - minOpacity) * tone);
             const color::Rgba8 mean{static_cast<uint8_t>(std::lround(acc.rgb[3 * i] / w)),
                                     static_cast<uint8_t>(std::lround(acc.rgb[3 * i + 1] / w)),
                                     static_cast<uint8_t>(std::lround(acc.rgb[3 * i + 2] / w)), 255};

@@ -14,7 +14,7 @@ namespace sepal::raster {
 /// How points are drawn.
 struct ScatterOptions {
     float pointRadius = 0.0f;  ///< splat radius in pixels; 0 picks one from the point density
-    float minOpacity = 0.35f;  ///< opacity of a pixel covered by a single point
+    float minOpacity = 0.5f;   ///< opacity of a pixel covered by a single point
     /// Per-pixel count (in points) that reaches full opacity; 0 takes the 99th percentile of the
     /// covered pixels' counts, so the tone mapping follows the data.
     float saturationCount = 0.0f;
