@@ -55,3 +55,15 @@ void ProjectionSweeper::step(const Matrix& points, const LandmarkModel& model,
 }
 
 }  // namespace sepal::app
+
+namespace sepal::app {
+
+void ProjectionSweeper::accept(const float* xy, const LandmarkModel& model) {
+    std::copy(xy, xy + m_xy.size(), m_xy.begin());
+    m_highSeen = model.highVersion;
+    m_lowSeen = model.lowVersion;
+    if (m_remaining > 0) ++m_sweeps;
+    m_remaining = 0;
+}
+
+}  // namespace sepal::app

@@ -39,6 +39,8 @@ class ProjectionSweeper {
     uint64_t sweeps() const { return m_sweeps; }
     /// Points projected since reset (throughput figures).
     uint64_t projectedTotal() const { return m_projectedTotal; }
+    /// Takes positions computed elsewhere (the GPU) for the current model: xy is n x 2.
+    void accept(const float* xy, const LandmarkModel& model);
     /// Marks every point as needing a new projection (a parameter changed).
     void invalidate() { m_remaining = m_n; }
 

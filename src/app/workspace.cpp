@@ -165,8 +165,9 @@ FrameUpdate Workspace::frame(double budgetMs) {
     if (m_training) trainStep(budgetMs * 0.4);
     double left = std::max(1.0, budgetMs - m_stats.trainMs);
     try {
-        m_sweeper.step(m_state.data.points, m_state.model, m_state.embed, *m_backend.projector,
-                       left, update.positions);
+        if (!m_external)
+            m_sweeper.step(m_state.data.points, m_state.model, m_state.embed, *m_backend.projector,
+                           left, update.positions);
     } catch (const std::exception& e) {
         log(LogEntry::Error, std::string("projection failed: ") + e.what());
         m_sweeper.reset(m_state.data.events());
@@ -175,8 +176,10 @@ FrameUpdate Workspace::frame(double budgetMs) {
         m_pointsSeen = m_state.data.events();
         update.allPositions = true;
     }
-    m_stats.projectMs = m_sweeper.lastStepMs();
-    m_stats.fullSweepMs = m_sweeper.fullSweepMs();
+    if (!m_external) {
+        m_stats.projectMs = m_sweeper.lastStepMs();
+        m_stats.fullSweepMs = m_sweeper.fullSweepMs();
+    }
     m_stats.sweepProgress = m_sweeper.progress();
     m_stats.sweeps = m_sweeper.sweeps();
     m_stats.projected = m_sweeper.projectedTotal();
@@ -192,6 +195,16 @@ FrameUpdate Workspace::frame(double budgetMs) {
         update.colours = true;
     }
     return update;
+}
+
+void Workspace::useExternalProjection(bool on) {
+    m_external = on;
+    if (!on) m_sweeper.invalidate();
+}
+
+void Workspace::acceptPositions(const float* xy) {
+    if (m_sweeper.positions().size() != 2 * m_state.data.events()) return;
+    m_sweeper.accept(xy, m_state.model);
 }
 
 // ---------------------------------------------------------------- edits

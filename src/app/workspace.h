@@ -84,6 +84,16 @@ class Workspace {
     /// True when nothing is pending (sweep settled, no training, no loading).
     bool idle() const;
 
+    // --- projection elsewhere (the GPU writes positions straight into the vertex buffer)
+    /// On: frame() stops projecting; positions come from acceptPositions().
+    void useExternalProjection(bool on);
+    /// Host copy of positions projected elsewhere for the current model (n x 2).
+    void acceptPositions(const float* xy);
+    /// Records projection time spent elsewhere for the Stats window.
+    void setExternalProjectMs(double ms) { m_stats.projectMs = ms, m_stats.fullSweepMs = ms; }
+    /// Backend name and reason shown in Stats.
+    void setBackendNote(const std::string& reason) { m_backend.reason = reason; }
+
     // --- files
     /// Starts loading files in the background (replacing what is open when they are read).
     void openFiles(const std::vector<std::string>& paths, bool addAsSamples = false);
@@ -189,6 +199,7 @@ class Workspace {
     std::unique_ptr<LandmarkModel> m_trainBefore;
     std::vector<float> m_trainSample;
     bool m_training = false;
+    bool m_external = false;
     uint64_t m_colourSeen = ~0ull, m_sweepsSeen = 0, m_dataSeen = 0;
     size_t m_pointsSeen = ~size_t(0);
     std::chrono::steady_clock::time_point m_start;

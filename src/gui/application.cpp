@@ -21,6 +21,7 @@
 #include "core/raster/text.h"
 #include "gui/script_player.h"
 #include "render/capture.h"
+#include "render/cuda_interop.h"
 #include "render/overlay_renderer.h"
 #include "render/point_layer.h"
 #include "render/scatter_renderer.h"
@@ -34,6 +35,11 @@
 #include "ui/scene.h"
 #include "ui/stats_panel.h"
 #include "ui/training_panel.h"
+
+#if defined(SEPAL_HAVE_CUDA) && __has_include("cuda/cuda_projector.h")
+#include "cuda/cuda_projector.h"
+#define SEPAL_GUI_CUDA_INTEROP 1
+#endif
 
 namespace sepal::gui {
 
@@ -65,6 +71,7 @@ Application::Application(Options options)
     m_points = std::make_unique<render::ScatterRenderer>();
     m_overlay = std::make_unique<render::OverlayRenderer>();
     m_layer = std::make_unique<render::PointLayer>();
+    initGpu();
     m_left.push_back(std::make_unique<ui::OpenPanel>());
     m_left.push_back(std::make_unique<ui::DataPanel>());
     m_left.push_back(std::make_unique<ui::TrainingPanel>());
@@ -74,7 +81,7 @@ Application::Application(Options options)
     m_right.push_back(std::make_unique<ui::ExportPanel>());
     m_right.push_back(std::make_unique<ui::StatsPanel>());
     m_right.push_back(std::make_unique<ui::LogPanel>());
-    m_ctx->gpuMemory = m_workspace.backend().name == "cuda" ? "see nvidia-smi" : "n/a (CPU path)";
+    m_ctx->gpuMemory = m_gpu ? render::CudaGlBuffer::memoryLine() : "n/a (CPU path)";
     if (!m_options.script.empty())
         m_script = std::make_unique<ScriptPlayer>(*this, readScript(m_options.script));
     if (!m_options.files.empty()) m_workspace.openFiles(m_options.files);
@@ -82,6 +89,7 @@ Application::Application(Options options)
 
 Application::~Application() {
     m_script.reset();
+    m_interop.reset();
     m_layer.reset();
     m_points.reset();
     m_overlay.reset();
@@ -174,7 +182,65 @@ int Application::run() {
 }
 
 bool Application::idle() const {
-    return m_workspace.idle() && !m_layer->busy();
+    return m_workspace.idle() && !m_layer->busy() && !(m_gpu && m_gpuHostStale);
+}
+
+void Application::initGpu() {
+#ifdef SEPAL_GUI_CUDA_INTEROP
+    if (!dynamic_cast<cuda::CudaProjector*>(m_workspace.backend().projector.get())) return;
+    m_interop = std::make_unique<render::CudaGlBuffer>();
+    m_gpu = true;
+    m_workspace.useExternalProjection(true);
+    m_workspace.setBackendNote(m_workspace.backend().reason +
+                               "; projecting straight into the OpenGL vertex buffer");
+#endif
+}
+
+bool Application::gpuFrame() {
+#ifdef SEPAL_GUI_CUDA_INTEROP
+    // The whole dataset is re-projected on the device whenever the model or the parameters
+    // change, written into the vertex buffer; a host copy follows once the model rests (for
+    // hovering, brushing, density and exports).
+    auto* projector = dynamic_cast<cuda::CudaProjector*>(m_workspace.backend().projector.get());
+    const auto& st = m_workspace.state();
+    size_t n = st.data.events();
+    if (!projector || n == 0 || st.model.count() < 2) return false;
+    try {
+        if (st.version(app::Part::Data) != m_gpuData || !m_gpuAttached) {
+            projector->setPoints(st.data.points.data(), n, st.data.points.cols);
+            m_interop->attach(m_points->positionBuffer(), n * 2 * sizeof(float));
+            m_gpuAttached = true;
+            m_gpuData = st.version(app::Part::Data);
+            m_gpuModel = {~0ull, ~0ull};
+        }
+        std::array<uint64_t, 2> model = {st.model.highVersion, st.model.lowVersion};
+        if (model != m_gpuModel) {
+            m_gpuModel = model;
+            double t0 = now();
+            float* device = m_interop->map();
+            projector->projectToDevice(st.model, st.embed, device);
+            m_interop->unmap();
+            m_workspace.setExternalProjectMs((now() - t0) * 1000.0);
+            m_gpuProjected += n;
+            m_gpuHostStale = true;
+            m_gpuQuiet = 0;
+            m_ctx->gpuMemory = render::CudaGlBuffer::memoryLine();
+            return true;
+        }
+        if (m_gpuHostStale && ++m_gpuQuiet > 3) {
+            std::vector<float> xy(2 * n);
+            projector->projectToHost(st.model, st.embed, xy.data());
+            m_workspace.acceptPositions(xy.data());
+            m_gpuHostStale = false;
+        }
+    } catch (const std::exception& e) {
+        m_interop->unmap();
+        m_ctx->error(std::string("GPU projection failed, continuing on the CPU: ") + e.what());
+        m_gpu = false;
+        m_workspace.useExternalProjection(false);
+    }
+#endif
+    return false;
 }
 
 void Application::handleShortcuts() {
@@ -223,6 +289,7 @@ void Application::frame() {
     size_t n = xy.size() / 2;
     bool redraw = !update.positions.empty() || update.colours;
     if (update.allPositions || m_points->size() != n) {
+        if (m_interop) m_interop->detach(), m_gpuAttached = false;
         m_points->resize(n);
         m_points->uploadPositions(0, n, xy.data());
         update.colours = true;
@@ -233,6 +300,7 @@ void Application::frame() {
     }
     if (update.colours && m_workspace.colours().size() == 4 * n)
         m_points->uploadColours(0, n, m_workspace.colours().data());
+    if (m_gpu && gpuFrame()) redraw = true;
 
     // Fit once per opened dataset: first to the landmarks, again when the first sweep is done.
     uint64_t dataVersion = m_workspace.state().version(app::Part::Data);
@@ -555,6 +623,7 @@ void Application::benchFrame(double frameMs) {
     if (m_benchStart == 0) {
         m_benchStart = now();
         m_benchProjectedStart = m_workspace.stats().projected;
+        m_benchGpuStart = m_gpuProjected;
         m_benchCentre = {st.model.low[0], st.model.low[1]};
         m_workspace.beginLandmarkDrag();
         return;
@@ -576,6 +645,7 @@ void Application::benchFrame(double frameMs) {
     double median = times[times.size() / 2];
     double p95 = times[std::min(times.size() - 1, size_t(double(times.size()) * 0.95))];
     double projected = double(m_workspace.stats().projected - m_benchProjectedStart);
+    if (m_gpu) projected = double(m_gpuProjected - m_benchGpuStart);
     double n = double(st.data.events());
     nlohmann::json j = {{"bench", "gui_frames"},
                         {"frames", times.size()},

@@ -18,6 +18,7 @@ namespace sepal::render {
 class ScatterRenderer;
 class OverlayRenderer;
 class PointLayer;
+class CudaGlBuffer;
 }  // namespace sepal::render
 
 namespace sepal::ui {
@@ -94,6 +95,8 @@ class Application {
     void autosave(bool force);
     void benchFrame(double frameMs);
     void annotate(raster::Image& picture) const;
+    void initGpu();
+    bool gpuFrame();
 
     Options m_options;
     GLFWwindow* m_window = nullptr;
@@ -104,6 +107,11 @@ class Application {
     std::unique_ptr<render::ScatterRenderer> m_points;
     std::unique_ptr<render::OverlayRenderer> m_overlay;
     std::unique_ptr<render::PointLayer> m_layer;
+    std::unique_ptr<render::CudaGlBuffer> m_interop;
+    bool m_gpu = false, m_gpuHostStale = false, m_gpuAttached = false;
+    uint64_t m_gpuData = 0, m_gpuProjected = 0, m_benchGpuStart = 0;
+    std::array<uint64_t, 2> m_gpuModel{};
+    int m_gpuQuiet = 0;
     std::array<float, 5> m_lastLook{};
     std::vector<std::unique_ptr<ui::Panel>> m_left, m_right;
     std::unique_ptr<ScriptPlayer> m_script;

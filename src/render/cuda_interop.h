@@ -1,0 +1,41 @@
+#pragma once
+// CUDA-OpenGL interop for the positions buffer: the CUDA projector writes the 2D positions
+// straight into the vertex buffer the point renderer draws (register once, map, project, unmap).
+// Only functional in builds with CUDA; elsewhere available() is false and nothing else is called.
+
+#include <epoxy/gl.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace sepal::render {
+
+/// A GL buffer registered with CUDA; map() gives a device pointer valid until unmap().
+class CudaGlBuffer {
+  public:
+    CudaGlBuffer();
+    ~CudaGlBuffer();
+    CudaGlBuffer(const CudaGlBuffer&) = delete;
+    CudaGlBuffer& operator=(const CudaGlBuffer&) = delete;
+
+    /// True when this build has CUDA (the interop can be used).
+    static bool available();
+    /// Registers `buffer` (write-discard) unless it is the one registered with `bytes` already;
+    /// throws std::runtime_error (a CUDA error) on failure.
+    void attach(GLuint buffer, size_t bytes);
+    /// Forgets the registration (call before the buffer's storage is reallocated).
+    void detach();
+    /// Maps the buffer for CUDA and returns its device pointer (bytes as attached).
+    float* map();
+    /// Unmaps it so OpenGL can draw it.
+    void unmap();
+    /// "used / total MiB" of the current device, or "n/a".
+    static std::string memoryLine();
+
+  private:
+    struct State;
+    std::unique_ptr<State> m_state;
+};
+
+}  // namespace sepal::render
