@@ -65,7 +65,7 @@ void dropCallback(GLFWwindow* window, int count, const char** paths) {
 
 Application::Application(Options options)
     : m_options(std::move(options)), m_workspace(m_options.backend) {
-    m_ctx = std::make_unique<ui::UiContext>(ui::UiContext{m_workspace, m_camera});
+    m_ctx = std::make_unique<ui::UiContext>(m_workspace, m_camera);
     initWindow();
     initImGui();
     m_points = std::make_unique<render::ScatterRenderer>();
@@ -425,6 +425,10 @@ void Application::drawSideBars(float top) {
         ImGui::Begin(name, nullptr, flags);
         for (auto& p : panels) {
             ImGui::SetNextItemOpen(p->openByDefault(), ImGuiCond_Once);
+            if (auto it = m_panelRequests.find(p->title()); it != m_panelRequests.end()) {
+                ImGui::SetNextItemOpen(it->second, ImGuiCond_Always);
+                m_panelRequests.erase(it);
+            }
             if (ImGui::CollapsingHeader(p->title())) {
                 ImGui::PushID(p->title());
                 ImGui::Indent(4);

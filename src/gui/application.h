@@ -2,6 +2,7 @@
 // The desktop application: the window, Dear ImGui, the side bars, the canvas and the frame loop.
 
 #include <array>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -75,6 +76,8 @@ class Application {
     void requestScreenshot(const std::string& path) { m_screenshots.push_back(path); }
     /// Writes a PNG export of the canvas at a size (before the next frame).
     void exportPng(const ui::PngRequest& request);
+    /// Opens or closes the side-bar section titled `title` next frame.
+    void showPanel(const std::string& title, bool open) { m_panelRequests[title] = open; }
     /// Ends the loop after this frame.
     void quit(int status) { m_quit = status; }
     /// True when nothing is pending: data projected and the points drawn.
@@ -134,6 +137,7 @@ class Application {
     bool m_quitAfterScreenshot = false;
     int m_settleFrames = 0;
     std::vector<std::string> m_dropped;
+    std::map<std::string, bool> m_panelRequests;
 
     friend void dropCallback(GLFWwindow*, int, const char**);
 };

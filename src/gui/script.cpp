@@ -13,7 +13,7 @@ std::vector<ScriptAction> readScript(const std::string& path) {
         "open",       "add-samples",   "wait",           "settle",       "click",
         "drag",       "drag-landmark", "click-landmark", "key",          "lasso",
         "set",        "train",         "export",         "load-session", "fit",
-        "screenshot", "state",         "quit",           "mouse"};
+        "screenshot", "state",         "quit",           "mouse",        "panel"};
     std::ifstream in(path);
     if (!in) throw InputError(path + ": cannot read the script");
     std::vector<ScriptAction> actions;

@@ -14,6 +14,7 @@
 //   train on|off            start or pause training
 //   export csv|fcs|model|session|png PATH [W H]
 //   load-session PATH       restore a session        fit   fit the view
+//   panel TITLE open|close  open or close a side-bar section (Open, Data, Training, ...)
 //   screenshot PATH         the window as PNG         state print the state as one JSON line
 //   quit                    leave (exit status 0)
 

@@ -230,6 +230,10 @@ void ScriptPlayer::start(const ScriptAction& a) {
             ws.log(app::LogEntry::Error, e.what());
         }
         m_settle = true, m_settleFrames = 0;
+    } else if (a.verb == "panel") {
+        if (args.size() < 2) throw InputError("panel needs a title and open or close");
+        m_app.showPanel(args[0], args[1] == "open");
+        m_wait = 1;
     } else if (a.verb == "fit") {
         m_app.context().fitRequested = true;
         m_wait = 1;

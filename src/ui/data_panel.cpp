@@ -25,8 +25,9 @@ void DataPanel::draw(UiContext& ctx) {
         ImGui::TextDisabled("No data open.");
         return;
     }
-    ImGui::Text("%zu samples, %zu events, %zu of %zu channels used", st.data.samples.size(),
-                st.data.events(), st.data.columns.size(), st.data.tables.front().channels.size());
+    ImGui::TextWrapped("%zu samples, %zu events, %zu of %zu channels used", st.data.samples.size(),
+                       st.data.events(), st.data.columns.size(),
+                       st.data.tables.front().channels.size());
     app::DataSettings s = st.dataSettings;
     bool changed = false;
     bool hasSpill = st.data.tables.front().spillover.has_value();
@@ -85,7 +86,8 @@ void DataPanel::draw(UiContext& ctx) {
         float hist[64] = {};
         for (float v : values) hist[std::clamp(int((v - a) / (b - a) * 64), 0, 63)] += 1;
         ImGui::TextDisabled("%s  [%.3g, %.3g]", names[c].c_str(), a, b);
-        ImGui::PlotHistogram("##hist", hist, 64, 0, nullptr, 0, FLT_MAX, ImVec2(-1, 60));
+        ImGui::PlotHistogram("##hist", hist, 64, 0, nullptr, 0, FLT_MAX,
+                             ImVec2(ImGui::GetContentRegionAvail().x, 60));
     }
     if (changed) ws.setDataSettings(s), ws.seal();
 }
