@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -155,6 +156,45 @@ TEST(FcsReader, ScalesFloatTimeByTimestepAndIgnoresLogOnFloats) {
     EXPECT_FLOAT_EQ(t.values.at(0, 0), 0.75f);
     EXPECT_FLOAT_EQ(t.values.at(0, 1), -2.25f);
     EXPECT_TRUE(hasWarning(t, "$P2E"));
+}
+
+TEST(FcsReader, ScalesManyEventsOfOneIntegerWidthAcrossThreads) {
+    const size_t events = 40000;  // several blocks of rows
+    FcsBuilder b;
+    b.kw("$BYTEORD", "4,3,2,1").kw("$DATATYPE", "I").kw("$MODE", "L");
+    b.kw("$TOT", std::to_string(events)).kw("$TIMESTEP", "0.01");
+    b.params({"FSC-H", "SSC-H", "Time"}, {16, 16, 16}, {"1024", "65536", "65536"}).kw("$P2G", "8");
+    for (size_t e = 0; e < events; ++e)
+        for (uint64_t v : {e % 5000, (e * 7) % 65536, e}) putInt(b.data, v, 2, false);
+    const std::string bytes = b.build();
+    const io::Table t = read(bytes);
+    const io::Table raw = read(bytes, {.raw = true});
+    ASSERT_EQ(t.events(), events);
+    for (size_t e = 0; e < events; e += 997) {
+        EXPECT_EQ(raw.values.at(e, 0), static_cast<float>((e % 5000) & 1023));
+        EXPECT_EQ(t.values.at(e, 0), static_cast<float>((e % 5000) & 1023));
+        EXPECT_FLOAT_EQ(t.values.at(e, 1), static_cast<float>((e * 7) % 65536) / 8.0f);
+        EXPECT_FLOAT_EQ(t.values.at(e, 2), static_cast<float>(e % 65536) * 0.01f);
+    }
+}
+
+TEST(FcsReader, ReadsLargeFloatDataSets) {
+    const size_t events = 1 << 20, cols = 17;  // 68 MB: past the size where memory is prefaulted
+    FcsBuilder b;
+    b.kw("$BYTEORD", "1,2,3,4").kw("$DATATYPE", "F").kw("$MODE", "L");
+    b.kw("$TOT", std::to_string(events)).kw("$PAR", std::to_string(cols));
+    for (size_t c = 1; c <= cols; ++c)
+        b.kw("$P" + std::to_string(c) + "N", "C" + std::to_string(c))
+            .kw("$P" + std::to_string(c) + "B", "32");
+    b.data.resize(events * cols * 4);
+    for (size_t i = 0; i < events * cols; ++i) {
+        const float v = static_cast<float>(i % 100003) * 0.25f;
+        std::memcpy(&b.data[i * 4], &v, 4);
+    }
+    const io::Table t = read(b.build());
+    ASSERT_EQ(t.values.values.size(), events * cols);
+    for (size_t i = 0; i < events * cols; i += 4099)
+        ASSERT_EQ(t.values.values[i], static_cast<float>(i % 100003) * 0.25f) << i;
 }
 
 TEST(FcsReader, ReadsAsciiFixedWidthAndDelimited) {
