@@ -1,0 +1,120 @@
+// sepal-cli convert IN OUT.csv|OUT.fcs: one data set out, optionally transformed and selected.
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/command_registry.h"
+#include "core/common/error.h"
+#include "core/io/fcs_reader.h"
+#include "core/io/fcs_writer.h"
+
+namespace sepal::cli {
+
+namespace {
+
+struct ConvertOptions {
+    std::string input;
+    std::string output;
+    size_t dataset = 0;
+    std::string transform;
+    std::string columns;
+    bool raw = false;
+};
+
+std::string lowerExtension(const std::string& path) {
+    std::string ext = std::filesystem::path(path).extension().string();
+    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return ext;
+}
+
+bool looksLikeFcs(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    char magic[3] = {0, 0, 0};
+    in.read(magic, 3);
+    return in.gcount() == 3 && std::string(magic, 3) == "FCS";
+}
+
+/// Only the named columns (names or markers), in the order given.
+io::Table selectColumns(const io::Table& in, const std::string& list) {
+    std::vector<size_t> picked;
+    std::stringstream ss(list);
+    for (std::string name; std::getline(ss, name, ',');) {
+        if (name.empty()) continue;
+        const int idx = in.findChannel(name);
+        if (idx < 0) {
+            std::string known;
+            for (const auto& c : in.channels) known += (known.empty() ? "" : ", ") + c.name;
+            throw InputError("--columns: '" + name + "' is not a column of " + in.source +
+                             " (columns: " + known + ")");
+        }
+        picked.push_back(static_cast<size_t>(idx));
+    }
+    if (picked.empty()) throw InputError("--columns: no column named");
+    io::Table out;
+    out.source = in.source;
+    out.keywords = in.keywords;
+    out.labels = in.labels;
+    out.warnings = in.warnings;
+    for (size_t idx : picked) out.channels.push_back(in.channels[idx]);
+    if (in.spillover) {
+        bool all = true;
+        for (const auto& name : in.spillover->channels)
+            all = all && std::any_of(out.channels.begin(), out.channels.end(),
+                                     [&](const io::Channel& c) { return c.name == name; });
+        if (all) out.spillover = in.spillover;
+    }
+    out.values = Matrix(in.events(), picked.size());
+    for (size_t r = 0; r < in.events(); ++r)
+        for (size_t c = 0; c < picked.size(); ++c) out.values.at(r, c) = in.values.at(r, picked[c]);
+    return out;
+}
+
+void runConvert(const ConvertOptions& o) {
+    const std::string ext = lowerExtension(o.output);
+    const bool toFcs = ext == ".fcs";
+    const bool toCsv = ext == ".csv" || ext == ".tsv" || ext == ".txt";
+    if (!toFcs && !toCsv)
+        throw InputError("convert: cannot tell the output format of '" + o.output +
+                         "'; name it .csv or .fcs");
+    io::Table table;
+    if (looksLikeFcs(o.input)) {
+        table = io::readFcs(o.input, {.dataset = o.dataset, .raw = o.raw});
+    } else {
+        throw InputError("convert: '" + o.input +
+                         "' is not an FCS file (it does not start with "
+                         "'FCS'); CSV input is not supported by convert yet");
+    }
+    if (!o.transform.empty())
+        throw InputError("convert: --transform is not supported yet; convert without it");
+    if (!o.columns.empty()) table = selectColumns(table, o.columns);
+    if (!toFcs) throw InputError("convert: CSV output is not supported yet; write .fcs");
+    io::writeFcs(o.output, table);
+    for (const auto& w : table.warnings)
+        std::fprintf(stderr, "sepal-cli: warning: %s\n", w.c_str());
+}
+
+void addConvert(CLI::App& app) {
+    auto o = std::make_shared<ConvertOptions>();
+    auto* cmd = app.add_subcommand("convert", "Convert FCS or CSV to CSV or FCS 3.1");
+    cmd->add_option("input", o->input, "Input file (FCS or CSV/TSV)")->required();
+    cmd->add_option("output", o->output, "Output file: .csv (or .tsv) or .fcs")->required();
+    cmd->add_option("--dataset", o->dataset, "0-based FCS data set, as listed by info");
+    cmd->add_option("--transform", o->transform,
+                    "Transform pipeline: inline JSON or a JSON file (values are transformed)");
+    cmd->add_option("--columns", o->columns, "Comma-separated columns to keep, in order");
+    cmd->add_flag("--raw", o->raw, "FCS stored values after bit masking, before any scaling");
+    cmd->callback([o] { runConvert(*o); });
+}
+
+CommandRegistration reg{addConvert};
+
+}  // namespace
+
+}  // namespace sepal::cli
