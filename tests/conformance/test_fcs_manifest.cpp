@@ -2,6 +2,7 @@
 // shared/data/fcs/manifest.json: data sets, events, parameters, first events, whole-file truths.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
@@ -267,7 +268,8 @@ TEST_F(FcsManifest, SpilloverNamesEqualFlowKitCsv) {
 }
 
 TEST_F(FcsManifest, EveryReadableFileWritesAndReadsBackEqual) {
-    const fs::path out = fs::temp_directory_path() / "sepal_conformance_roundtrip.fcs";
+    const fs::path out = fs::temp_directory_path() /
+                         ("sepal_conformance_roundtrip_" + std::to_string(::getpid()) + ".fcs");
     for (const auto& f : manifest["files"]) {
         if (f["datasets"].is_null() || !f["must_fail"].is_null()) continue;
         for (size_t d = 0; d < f["datasets"].size(); ++d) {

@@ -1,6 +1,7 @@
 // The FCS reader on hand-built bytes: every quirk of the standard and of instruments, one by one.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
@@ -458,7 +459,8 @@ TEST(FcsReader, InspectListsMetadataOfATruncatedFileWithoutEvents) {
 }
 
 TEST(FcsReader, ReadsFromAPathThroughAMemoryMap) {
-    const auto path = std::filesystem::temp_directory_path() / "sepal_reader_test.fcs";
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("sepal_reader_test_" + std::to_string(::getpid()) + ".fcs");
     {
         std::ofstream out(path, std::ios::binary);
         out << floatSet(false).build();
