@@ -46,6 +46,24 @@ constexpr size_t sharedBytes() {
     return knn > proj ? knn : proj;
 }
 
+/// Above this a_max * c_uv (= a_max / (2 |L_u - L_v|^2)) the pair's D is computed in O(d): the
+/// O(1) form's error grows like float epsilon times this ratio.
+constexpr float kExactRatio = 64.0f;
+
+/// D = <x - L_u, L_v - L_u> / |L_v - L_u|^2 from the rows in global memory (the reference form).
+__device__ __noinline__ float exactPosition(const ProjectionArgs& a, size_t p, int u, int v) {
+    const float* x = a.points + p * a.stride;
+    const float* lu = a.landmarks + size_t(u) * a.stride;
+    const float* lv = a.landmarks + size_t(v) * a.stride;
+    float sqd = 0, dot = 0;
+    for (int t = 0; t < a.stride; ++t) {
+        const float e = lv[t] - lu[t];
+        sqd = fmaf(e, e, sqd);
+        dot = fmaf(x[t] - lu[t], e, dot);
+    }
+    return dot / sqd;
+}
+
 /// Inserts (d, j) into the sorted list, keeping ties in arrival (index) order.
 template <int LIST>
 __device__ __forceinline__ void insert(float (&bd)[LIST], int (&bi)[LIST], float d, int j) {
@@ -196,10 +214,15 @@ __global__ void __launch_bounds__(threadsFor(LIST)) fusedKernel(const Projection
 #pragma unroll 4
             for (int j = i + 1; j < a.topn; ++j) {
                 const float4 ej = mine[j];
-                const float c = __ldg(a.pairC + detail::pairIndex(u, mineIdx[j]));
+                const int v = mineIdx[j];
+                const float c = __ldg(a.pairC + detail::pairIndex(u, v));
                 if (c == 0.0f) continue;  // equal landmarks
-                detail::addPair(ls, ei.y, ej.y, 0.5f + (ei.x - ej.x) * c, lu,
-                                make_float2(ej.z, ej.w), a.adjust);
+                // The O(1) form loses digits when the landmarks are much closer to each other
+                // than to the point (a_u - a_v cancels); such rare pairs take the O(d) form.
+                const float dPos = fmaxf(ei.x, ej.x) * c > kExactRatio
+                                       ? exactPosition(a, active ? p : 0, u, v)
+                                       : 0.5f + (ei.x - ej.x) * c;
+                detail::addPair(ls, ei.y, ej.y, dPos, lu, make_float2(ej.z, ej.w), a.adjust);
             }
         }
         placed = detail::solve(ls, y);
