@@ -1,8 +1,15 @@
 #pragma once
-// The CPU path's projection: re-projects slices of points each frame within a time budget.
+// The CPU path's projection: every point is re-projected once after each model change, in
+// slices, so that the UI never waits for a whole sweep.
 
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "core/common/matrix.h"
@@ -16,40 +23,105 @@ struct Range {
 };
 
 /// Round-robin re-projection: when the model changes, every point is re-projected once more,
-/// continuing from where the cursor is, a budget's worth per frame, so the UI never stalls.
-class ProjectionSweeper {
+/// continuing from where the cursor is. Positions are owned by the UI thread.
+class Sweeper {
   public:
-    /// Forgets all positions; n points, all of them to be projected.
-    void reset(size_t n);
-    /// Projects slices until `budgetMs` is spent or every point is current; appends the ranges
-    /// written to `changed`. Throws InputError from the projector.
-    void step(const Matrix& points, const LandmarkModel& model, const EmbedParams& params,
-              Projector& projector, double budgetMs, std::vector<Range>& changed);
+    virtual ~Sweeper() = default;
+    /// New points (n x d, shared, never modified); keepPositions keeps the old 2D positions
+    /// (same n) until the new ones arrive, else they start at 0. Every point is then due.
+    virtual void reset(std::shared_ptr<const Matrix> points, bool keepPositions) = 0;
+    /// Advances the sweep for this frame (budgetMs of work where the work is done in the frame)
+    /// and appends the ranges whose positions changed. Throws InputError from the projector.
+    virtual void step(const LandmarkModel& model, const EmbedParams& params, Projector& projector,
+                      double budgetMs, std::vector<Range>& changed) = 0;
+    /// Stops taking new work (the GPU projects instead) or resumes.
+    virtual void setPaused(bool paused) = 0;
+    /// Takes positions computed elsewhere (the GPU) for the current model: xy is n x 2.
+    virtual void accept(const float* xy, const LandmarkModel& model) = 0;
+    /// Marks every point as due again.
+    virtual void invalidate() = 0;
+
     /// n x 2 positions, world units.
     const std::vector<float>& positions() const { return m_xy; }
     /// True when every point was projected with the current model.
-    bool settled() const { return m_remaining == 0; }
+    bool settled() const { return m_settled; }
     /// Fraction of the current sweep done, in [0, 1].
-    double progress() const;
+    double progress() const { return m_progress; }
     /// Milliseconds of projection work one full sweep costs (measured, extrapolated to n).
-    double fullSweepMs() const { return m_msPerPoint * double(m_n); }
-    /// Milliseconds spent projecting in the last step.
+    double fullSweepMs() const { return m_msPerPoint * double(m_xy.size() / 2); }
+    /// Milliseconds of projection work in the last step (or since the last step, on a thread).
     double lastStepMs() const { return m_lastStepMs; }
-    /// Number of completed sweeps since reset (a sweep counts once every point was re-projected).
+    /// Completed sweeps since reset.
     uint64_t sweeps() const { return m_sweeps; }
     /// Points projected since reset (throughput figures).
     uint64_t projectedTotal() const { return m_projectedTotal; }
-    /// Takes positions computed elsewhere (the GPU) for the current model: xy is n x 2.
-    void accept(const float* xy, const LandmarkModel& model);
-    /// Marks every point as needing a new projection (a parameter changed).
-    void invalidate() { m_remaining = m_n; }
 
-  private:
+  protected:
     std::vector<float> m_xy;
-    size_t m_n = 0, m_cursor = 0, m_remaining = 0;
-    uint64_t m_highSeen = ~0ull, m_lowSeen = ~0ull;
-    double m_msPerPoint = 0, m_lastStepMs = 0;
+    bool m_settled = true;
+    double m_progress = 1, m_msPerPoint = 0, m_lastStepMs = 0;
     uint64_t m_sweeps = 0, m_projectedTotal = 0;
 };
+
+/// Projects slices on the UI thread, within the frame's budget.
+class FrameSweeper : public Sweeper {
+  public:
+    void reset(std::shared_ptr<const Matrix> points, bool keepPositions) override;
+    void step(const LandmarkModel& model, const EmbedParams& params, Projector& projector,
+              double budgetMs, std::vector<Range>& changed) override;
+    void setPaused(bool paused) override { m_paused = paused; }
+    void accept(const float* xy, const LandmarkModel& model) override;
+    void invalidate() override;
+
+  private:
+    std::shared_ptr<const Matrix> m_points;
+    size_t m_n = 0, m_cursor = 0, m_remaining = 0;
+    uint64_t m_highSeen = ~0ull, m_lowSeen = ~0ull;
+    bool m_paused = false;
+};
+
+/// Projects slices on a worker thread (one core fewer than the machine has, at least one), so
+/// drawing and projecting overlap; finished slices are taken over at each step.
+class ThreadSweeper : public Sweeper {
+  public:
+    ThreadSweeper();
+    ~ThreadSweeper() override;
+    void reset(std::shared_ptr<const Matrix> points, bool keepPositions) override;
+    void step(const LandmarkModel& model, const EmbedParams& params, Projector& projector,
+              double budgetMs, std::vector<Range>& changed) override;
+    void setPaused(bool paused) override;
+    void accept(const float* xy, const LandmarkModel& model) override;
+    void invalidate() override;
+
+  private:
+    struct Slice {
+        uint64_t epoch;
+        size_t first;
+        std::vector<float> xy;
+        double ms;
+    };
+    void run();
+
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    std::thread m_thread;
+    // Shared with the worker (under m_mutex).
+    std::shared_ptr<const Matrix> m_points;
+    LandmarkModel m_model;
+    EmbedParams m_params;
+    Projector* m_projector = nullptr;
+    size_t m_n = 0, m_cursor = 0, m_remaining = 0, m_inFlight = 0;
+    uint64_t m_epoch = 0;
+    bool m_stop = false, m_paused = false;
+    std::deque<Slice> m_done;
+    std::string m_error;
+    double m_workMs = 0;
+    // UI thread only.
+    uint64_t m_highSeen = ~0ull, m_lowSeen = ~0ull;
+};
+
+/// The sweeper for this machine: on a worker thread when there are several cores (and
+/// SEPAL_SWEEP_THREAD is not 0), else within the frame.
+std::unique_ptr<Sweeper> makeSweeper();
 
 }  // namespace sepal::app

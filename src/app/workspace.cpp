@@ -19,7 +19,8 @@ constexpr size_t kTrainingSubsample = 50000;
 constexpr size_t kMaxRecent = 10;
 }  // namespace
 
-Workspace::Workspace(const std::string& backendName) : m_start(std::chrono::steady_clock::now()) {
+Workspace::Workspace(const std::string& backendName)
+    : m_sweeper(makeSweeper()), m_start(std::chrono::steady_clock::now()) {
     try {
         m_backend = makeBackend(backendName);
     } catch (const std::exception& e) {
@@ -54,7 +55,7 @@ double Workspace::trainingProgress() const {
 }
 
 bool Workspace::idle() const {
-    return m_sweeper.settled() && !m_training && !m_load;
+    return m_sweeper->settled() && !m_training && !m_load;
 }
 
 void Workspace::addRecent(const std::string& path) {
@@ -127,8 +128,10 @@ void Workspace::openTables(std::vector<io::Table> tables, bool addAsSamples) {
 
 void Workspace::dataChanged() {
     m_trainer.reset();
-    if (m_sweeper.positions().size() != 2 * m_state.data.events())
-        m_sweeper.reset(m_state.data.events());
+    // The sweeper gets its own copy of the points: it may read them on another thread while
+    // the state changes.
+    bool same = m_sweeper->positions().size() == 2 * m_state.data.events();
+    m_sweeper->reset(std::make_shared<const Matrix>(m_state.data.points), same);
     // Training reads a fixed seeded subsample so that steps cost the same on any dataset size.
     const auto& pts = m_state.data.points;
     size_t n = pts.rows, d = pts.cols, m = std::min(n, kTrainingSubsample);
@@ -166,32 +169,32 @@ FrameUpdate Workspace::frame(double budgetMs) {
     double left = std::max(1.0, budgetMs - m_stats.trainMs);
     try {
         if (!m_external)
-            m_sweeper.step(m_state.data.points, m_state.model, m_state.embed, *m_backend.projector,
-                           left, update.positions);
+            m_sweeper->step(m_state.model, m_state.embed, *m_backend.projector, left,
+                            update.positions);
     } catch (const std::exception& e) {
         log(LogEntry::Error, std::string("projection failed: ") + e.what());
-        m_sweeper.reset(m_state.data.events());
+        m_sweeper->invalidate();
     }
     if (m_pointsSeen != m_state.data.events()) {
         m_pointsSeen = m_state.data.events();
         update.allPositions = true;
     }
     if (!m_external) {
-        m_stats.projectMs = m_sweeper.lastStepMs();
-        m_stats.fullSweepMs = m_sweeper.fullSweepMs();
+        m_stats.projectMs = m_sweeper->lastStepMs();
+        m_stats.fullSweepMs = m_sweeper->fullSweepMs();
     }
-    m_stats.sweepProgress = m_sweeper.progress();
-    m_stats.sweeps = m_sweeper.sweeps();
-    m_stats.projected = m_sweeper.projectedTotal();
+    m_stats.sweepProgress = m_sweeper->progress();
+    m_stats.sweeps = m_sweeper->sweeps();
+    m_stats.projected = m_sweeper->projectedTotal();
     uint64_t colourKey = m_state.version(Part::Colour) * 1000003 +
                          m_state.version(Part::Data) * 31 + m_state.version(Part::Populations);
     bool densityStale =
-        m_state.colour.mode == ColourMode::Density && m_sweeper.sweeps() != m_sweepsSeen;
+        m_state.colour.mode == ColourMode::Density && m_sweeper->sweeps() != m_sweepsSeen;
     if (colourKey != m_colourSeen || densityStale || update.allPositions) {
         m_colourSeen = colourKey;
-        m_sweepsSeen = m_sweeper.sweeps();
+        m_sweepsSeen = m_sweeper->sweeps();
         m_key = computeColours(m_state.data, m_state.colour, m_state.populations,
-                               m_sweeper.positions(), m_rgba);
+                               m_sweeper->positions(), m_rgba);
         update.colours = true;
     }
     return update;
@@ -199,12 +202,13 @@ FrameUpdate Workspace::frame(double budgetMs) {
 
 void Workspace::useExternalProjection(bool on) {
     m_external = on;
-    if (!on) m_sweeper.invalidate();
+    m_sweeper->setPaused(on);
+    if (!on) m_sweeper->invalidate();
 }
 
 void Workspace::acceptPositions(const float* xy) {
-    if (m_sweeper.positions().size() != 2 * m_state.data.events()) return;
-    m_sweeper.accept(xy, m_state.model);
+    if (m_sweeper->positions().size() != 2 * m_state.data.events()) return;
+    m_sweeper->accept(xy, m_state.model);
 }
 
 // ---------------------------------------------------------------- edits
@@ -418,7 +422,7 @@ size_t Workspace::brush(const std::vector<float>& polygon, const std::string& na
         minX = std::min(minX, polygon[i]), maxX = std::max(maxX, polygon[i]);
         minY = std::min(minY, polygon[i + 1]), maxY = std::max(maxY, polygon[i + 1]);
     }
-    const auto& xy = m_sweeper.positions();
+    const auto& xy = m_sweeper->positions();
     size_t count = 0;
     for (size_t i = 0; i < m_state.data.events(); ++i) {
         float x = xy[2 * i], y = xy[2 * i + 1];

@@ -56,7 +56,7 @@ class Workspace {
     /// Backend name and why it was chosen.
     const Backend& backend() const { return m_backend; }
     /// 2D positions (n x 2), world units.
-    const std::vector<float>& positions() const { return m_sweeper.positions(); }
+    const std::vector<float>& positions() const { return m_sweeper->positions(); }
     /// Per-cell RGBA colours (n x 4).
     const std::vector<uint8_t>& colours() const { return m_rgba; }
     /// What the colour bar or legend shows.
@@ -185,7 +185,7 @@ class Workspace {
     State m_state;
     UndoStack m_undo;
     Backend m_backend;
-    ProjectionSweeper m_sweeper;
+    std::unique_ptr<Sweeper> m_sweeper;
     std::vector<uint8_t> m_rgba;
     ColourKey m_key;
     std::vector<LogEntry> m_log;
