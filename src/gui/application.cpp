@@ -112,6 +112,8 @@ void Application::initWindow() {
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
     glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
     if (m_options.hidden) glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
+    // EGL contexts reach the NVIDIA driver on machines whose X server (Xvfb) has no NVIDIA GLX.
+    if (m_options.egl) glfwWindowHint(GLFW_CONTEXT_CREATION_API, GLFW_EGL_CONTEXT_API);
     m_window = glfwCreateWindow(m_options.width, m_options.height, "Sepal", nullptr, nullptr);
     if (!m_window)
         throw std::runtime_error(
@@ -208,7 +210,16 @@ bool Application::gpuFrame() {
     try {
         if (st.version(app::Part::Data) != m_gpuData || !m_gpuAttached) {
             projector->setPoints(st.data.points.data(), n, st.data.points.cols);
-            m_interop->attach(m_points->positionBuffer(), n * 2 * sizeof(float));
+            if (!m_interopBroken) {
+                try {
+                    m_interop->attach(m_points->positionBuffer(), n * 2 * sizeof(float));
+                } catch (const std::exception& e) {
+                    m_interopBroken = true;
+                    m_workspace.log(app::LogEntry::Warning,
+                                    std::string("no CUDA-OpenGL interop (") + e.what() +
+                                        "); the GPU projects through host memory");
+                }
+            }
             m_gpuAttached = true;
             m_gpuData = st.version(app::Part::Data);
             m_gpuModel = {~0ull, ~0ull};
@@ -217,13 +228,32 @@ bool Application::gpuFrame() {
         if (model != m_gpuModel) {
             m_gpuModel = model;
             double t0 = now();
-            float* device = m_interop->map();
-            projector->projectToDevice(st.model, st.embed, device);
-            m_interop->unmap();
+            if (!m_interopBroken) {
+                try {
+                    float* device = m_interop->map();
+                    projector->projectToDevice(st.model, st.embed, device);
+                    m_interop->unmap();
+                    m_gpuHostStale = true;
+                    m_gpuQuiet = 0;
+                } catch (const std::exception& e) {
+                    // OpenGL not on the NVIDIA driver (Mesa under Xvfb): no interop, but the
+                    // GPU still projects, through host memory.
+                    m_interop->unmap();
+                    m_interopBroken = true;
+                    m_workspace.log(app::LogEntry::Warning,
+                                    std::string("no CUDA-OpenGL interop (") + e.what() +
+                                        "); the GPU projects through host memory");
+                }
+            }
+            if (m_interopBroken) {
+                std::vector<float> xy(2 * n);
+                projector->projectToHost(st.model, st.embed, xy.data());
+                m_points->uploadPositions(0, n, xy.data());
+                m_workspace.acceptPositions(xy.data());
+                m_gpuHostStale = false;
+            }
             m_workspace.setExternalProjectMs((now() - t0) * 1000.0);
             m_gpuProjected += n;
-            m_gpuHostStale = true;
-            m_gpuQuiet = 0;
             m_ctx->gpuMemory = render::CudaGlBuffer::memoryLine();
             return true;
         }

@@ -42,6 +42,7 @@ struct Options {
     int benchFrames = 0;             ///< --bench-frames N
     int width = 1280, height = 800;  ///< --size WxH, logical pixels
     bool hidden = false;             ///< --hidden: no visible window (benchmarks)
+    bool egl = false;                ///< --egl: create the OpenGL context through EGL
     std::string backend = "auto";    ///< --backend NAME
     std::string autosave;            ///< autosave path ("" = none)
 };
@@ -111,7 +112,7 @@ class Application {
     std::unique_ptr<render::OverlayRenderer> m_overlay;
     std::unique_ptr<render::PointLayer> m_layer;
     std::unique_ptr<render::CudaGlBuffer> m_interop;
-    bool m_gpu = false, m_gpuHostStale = false, m_gpuAttached = false;
+    bool m_gpu = false, m_gpuHostStale = false, m_gpuAttached = false, m_interopBroken = false;
     uint64_t m_gpuData = 0, m_gpuProjected = 0, m_benchGpuStart = 0;
     std::array<uint64_t, 2> m_gpuModel{};
     int m_gpuQuiet = 0;

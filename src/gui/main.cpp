@@ -18,6 +18,7 @@ const char* kUsage =
     "  --bench-frames N     drag a landmark for N frames and print frame-time statistics (JSON)\n"
     "  --size WxH           window size in logical pixels (default 1280x800)\n"
     "  --hidden             no visible window (benchmarks on a display-less machine)\n"
+    "  --egl                create the OpenGL context through EGL (NVIDIA driver under Xvfb)\n"
     "  --backend NAME       projection backend: auto (default), cpu or cuda\n"
     "  --synthetic N        open N generated cells instead of a file\n"
     "  --no-autosave        do not write the autosave file\n"
@@ -70,6 +71,8 @@ int main(int argc, char** argv) {
                 options.height = std::stoi(v.substr(x + 1));
             } else if (a == "--hidden") {
                 options.hidden = true;
+            } else if (a == "--egl") {
+                options.egl = true;
             } else if (a == "--backend") {
                 options.backend = value();
             } else if (a == "--synthetic") {
