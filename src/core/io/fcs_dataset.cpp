@@ -122,6 +122,11 @@ bool byteOrderIsLittle(const std::string& value, bool& ok) {
     return ascending;
 }
 
+/// a + b, or the largest value when that overflows (offsets from TEXT are arbitrary numbers).
+uint64_t saturatingAdd(uint64_t a, uint64_t b) {
+    return a + b < a ? ~0ull : a + b;
+}
+
 uint64_t widthMask(int bits) {
     return bits >= 64 ? ~0ull : (1ull << bits) - 1;
 }
@@ -255,8 +260,8 @@ void locateData(Dataset& ds, std::span<const uint8_t> file, const Header& h, con
     auto te = parseUnsigned(kw.trimmed("$ENDDATA"));
     if (tb && te && (*tb != 0 || *te != 0)) {
         text.present = true;
-        text.begin = ds.start + *tb;
-        text.end = ds.start + *te;
+        text.begin = saturatingAdd(ds.start, *tb);
+        text.end = saturatingAdd(ds.start, *te);
     }
     const uint64_t size = file.size();
     if (ds.delimitedAscii || !totKnown) {
@@ -357,7 +362,7 @@ void checkAnalysis(Dataset& ds, std::span<const uint8_t> file, const Header& h, 
         b = parseUnsigned(kw.trimmed("$BEGINANALYSIS")).value_or(0);
         e = parseUnsigned(kw.trimmed("$ENDANALYSIS")).value_or(0);
     }
-    if ((b != 0 || e != 0) && (b > e || ds.start + e >= file.size()))
+    if ((b != 0 || e != 0) && (b > e || saturatingAdd(ds.start, e) >= file.size()))
         ds.warnings.push_back("ANALYSIS segment at byte " + std::to_string(ds.start + b) +
                               " lies outside the file; it is ignored");
 }
@@ -367,7 +372,7 @@ void readSupplementalText(Dataset& ds, std::span<const uint8_t> file, const Look
     auto b = parseUnsigned(kw.trimmed("$BEGINSTEXT"));
     auto e = parseUnsigned(kw.trimmed("$ENDSTEXT"));
     if (!b || !e || (*b == 0 && *e == 0)) return;
-    const uint64_t begin = ds.start + *b, end = ds.start + *e;
+    const uint64_t begin = saturatingAdd(ds.start, *b), end = saturatingAdd(ds.start, *e);
     if (*b > *e || end >= file.size()) {
         ds.warnings.push_back("supplemental TEXT at byte " + std::to_string(begin) +
                               " lies outside the file; it is ignored");
@@ -482,7 +487,7 @@ Dataset parseDataset(std::span<const uint8_t> file, uint64_t start, const std::s
     }
 
     if (auto next = parseUnsigned(kw.trimmed("$NEXTDATA")); next && *next > 0) {
-        if (start + *next <= start || start + *next >= file.size())
+        if (saturatingAdd(start, *next) >= file.size())
             ds.warnings.push_back("$NEXTDATA " + std::to_string(*next) +
                                   " points outside the file; later data sets are ignored");
         else
