@@ -283,6 +283,7 @@ void Application::handleShortcuts() {
             m_workspace.undo();
     }
     if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_Y)) m_workspace.redo();
+    if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_Q)) m_ctx->quitRequested = true;
 }
 
 void Application::frame() {
