@@ -27,6 +27,7 @@ struct ColourSettings {
 struct Population {
     std::string name;                 ///< shown in the legend and exports
     std::array<uint8_t, 3> colour{};  ///< RGB
+    bool operator==(const Population&) const = default;
 };
 
 /// The populations and, per cell, the one it belongs to (0 = none, i + 1 = groups[i]).

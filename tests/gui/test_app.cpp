@@ -1,0 +1,195 @@
+// The interactive model without a window: sweepers, undo, populations, landmarks, sessions.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "app/projection_sweeper.h"
+#include "app/synthetic.h"
+#include "app/workspace.h"
+#include "core/common/error.h"
+#include "core/embedsom/embedsom.h"
+
+namespace sepal::app {
+namespace {
+
+// Runs frames until nothing is pending (bounded), as the window's loop does.
+void settle(Workspace& ws) {
+    for (int i = 0; i < 2000 && (i < 2 || !ws.idle()); ++i) {
+        ws.frame(8.0);
+        if (!ws.idle()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ASSERT_TRUE(ws.idle());
+}
+
+std::unique_ptr<Workspace> openSynthetic(size_t n) {
+    auto ws = std::make_unique<Workspace>("cpu");
+    std::vector<io::Table> tables;
+    tables.push_back(makeSyntheticTable(n));
+    ws->openTables(std::move(tables));
+    return ws;
+}
+
+std::vector<float> directProjection(const Workspace& ws) {
+    const auto& st = ws.state();
+    std::vector<float> xy(2 * st.data.events());
+    makeCpuProjector()->project(st.data.points.data(), st.data.events(), st.data.points.cols,
+                                st.model, st.embed, xy.data());
+    return xy;
+}
+
+TEST(Sweepers, BothGiveTheProjectionOfEveryPointAfterEachModelChange) {
+    auto table = makeSyntheticTable(5000);
+    auto points = std::make_shared<const Matrix>(table.values);
+    auto owner = openSynthetic(5000);
+    Workspace& ws = *owner;
+    LandmarkModel model = ws.state().model;
+    EmbedParams params;
+    auto projector = makeCpuProjector();
+    std::vector<float> expected(2 * points->rows);
+    for (auto* sweeper :
+         {static_cast<Sweeper*>(new FrameSweeper), static_cast<Sweeper*>(new ThreadSweeper)}) {
+        std::unique_ptr<Sweeper> sweeperOwner(sweeper);
+        sweeper->reset(points, false);
+        for (int change = 0; change < 2; ++change) {
+            if (change == 1) {
+                model.low[0] += 0.5f;
+                ++model.lowVersion;
+            }
+            std::vector<Range> ranges;
+            size_t covered = 0;
+            for (int i = 0; i < 5000 && (i < 2 || !sweeper->settled()); ++i) {
+                sweeper->step(model, params, *projector, 2.0, ranges);
+                std::this_thread::sleep_for(std::chrono::microseconds(200));
+            }
+            ASSERT_TRUE(sweeper->settled());
+            for (const auto& r : ranges) covered += r.count;
+            EXPECT_GE(covered, points->rows);
+            projector->project(points->data(), points->rows, points->cols, model, params,
+                               expected.data());
+            ASSERT_EQ(sweeper->positions().size(), expected.size());
+            for (size_t i = 0; i < expected.size(); ++i)
+                ASSERT_FLOAT_EQ(sweeper->positions()[i], expected[i]) << "value " << i;
+        }
+    }
+}
+
+TEST(Undo, SliderDragsFoldIntoOneStepUntilSealed) {
+    State state;
+    UndoStack undo;
+    ViewSettings v = state.view;
+    for (float size : {4.0f, 5.0f, 6.0f}) {
+        ViewSettings next = state.view;
+        next.pointSize = size;
+        undo.push(std::make_unique<ChangeCommand<ViewSettings>>(&State::view, Part::View,
+                                                                state.view, next, "Size", "size"),
+                  state);
+    }
+    undo.seal();
+    ViewSettings next = state.view;
+    next.alpha = 0.2f;
+    undo.push(std::make_unique<ChangeCommand<ViewSettings>>(&State::view, Part::View, state.view,
+                                                            next, "Opacity", "alpha"),
+              state);
+    EXPECT_EQ(state.view.pointSize, 6.0f);
+    ASSERT_TRUE(undo.undo(state));
+    EXPECT_EQ(state.view.alpha, v.alpha);
+    EXPECT_EQ(state.view.pointSize, 6.0f);
+    ASSERT_TRUE(undo.undo(state));
+    EXPECT_EQ(state.view.pointSize, v.pointSize);  // the three size edits were one step
+    EXPECT_FALSE(undo.undo(state));
+    ASSERT_TRUE(undo.redo(state));
+    EXPECT_EQ(state.view.pointSize, 6.0f);
+    EXPECT_EQ(undo.redoLabel(), "Opacity");
+}
+
+TEST(Workspace, PositionsMatchTheProjectorAndFollowALandmarkDrag) {
+    auto owner = openSynthetic(4000);
+    Workspace& ws = *owner;
+    settle(ws);
+    EXPECT_EQ(ws.positions(), directProjection(ws));
+    ws.beginLandmarkDrag();
+    const auto& m = ws.state().model;
+    ws.dragLandmarks({0}, {m.low[0] + 1.0f, m.low[1]});
+    ws.endLandmarkDrag("Move landmark 0");
+    settle(ws);
+    EXPECT_EQ(ws.positions(), directProjection(ws));
+    EXPECT_EQ(ws.undoStack().undoLabel(), "Move landmark 0");
+    auto moved = ws.state().model.low[0];
+    ASSERT_TRUE(ws.undo());
+    EXPECT_NE(ws.state().model.low[0], moved);
+    settle(ws);
+    EXPECT_EQ(ws.positions(), directProjection(ws));
+}
+
+TEST(Workspace, BrushCountsTheCellsInsideThePolygonAndUndoRemovesThem) {
+    auto owner = openSynthetic(3000);
+    Workspace& ws = *owner;
+    settle(ws);
+    const auto& xy = ws.positions();
+    float cx = 0, cy = 0;
+    for (size_t i = 0; i < 3000; ++i) cx += xy[2 * i] / 3000, cy += xy[2 * i + 1] / 3000;
+    std::vector<float> square = {cx - 1, cy - 1, cx + 1, cy - 1, cx + 1, cy + 1, cx - 1, cy + 1};
+    size_t inside = 0;
+    for (size_t i = 0; i < 3000; ++i)
+        inside += std::abs(xy[2 * i] - cx) < 1 && std::abs(xy[2 * i + 1] - cy) < 1;
+    EXPECT_EQ(ws.brush(square, "core"), inside);
+    ASSERT_EQ(ws.populationSizes(), std::vector<size_t>{inside});
+    ws.undo();  // the switch to population colours
+    ws.undo();  // the brush
+    EXPECT_TRUE(ws.state().populations.groups.empty());
+}
+
+TEST(Workspace, AddAndRemoveLandmarks) {
+    auto owner = openSynthetic(2000);
+    Workspace& ws = *owner;
+    size_t g = ws.state().model.count();
+    ws.addLandmark(0.1f, 0.2f);
+    ASSERT_EQ(ws.state().model.count(), g + 1);
+    EXPECT_EQ(ws.state().model.low[2 * g], 0.1f);
+    // Its data-space position lies between existing landmarks (a weighted mean of three).
+    for (size_t j = 0; j < ws.state().model.dim; ++j)
+        EXPECT_TRUE(std::isfinite(ws.state().model.highRow(g)[j]));
+    ws.removeLandmarks({0, 1});
+    EXPECT_EQ(ws.state().model.count(), g - 1);
+    ws.undo();
+    EXPECT_EQ(ws.state().model.count(), g + 1);
+}
+
+TEST(Workspace, SessionRoundTripAndABadSessionKeepsWhatIsOpen) {
+    auto dir =
+        std::filesystem::temp_directory_path() / ("sepal-app-test-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    auto owner = openSynthetic(2500);
+    Workspace& ws = *owner;
+    settle(ws);
+    ws.addLandmark(0.3f, -0.2f);
+    settle(ws);
+    const auto& xy = ws.positions();
+    ws.brush({xy[0] - 1, xy[1] - 1, xy[0] + 1, xy[1] - 1, xy[0] + 1, xy[1] + 1}, "tri");
+    std::string path = (dir / "s.json").string();
+    ws.saveSession(path, {1, 2, 30});
+    State before = ws.state();
+
+    Workspace other("cpu");
+    auto camera = other.loadSession(path);
+    EXPECT_EQ(camera, (std::array<float, 3>{1, 2, 30}));
+    EXPECT_EQ(other.state().model.high, before.model.high);
+    EXPECT_EQ(other.state().model.low, before.model.low);
+    EXPECT_EQ(other.state().populations, before.populations);
+    EXPECT_EQ(other.state().colour, before.colour);
+    settle(other);
+    EXPECT_EQ(other.positions(), directProjection(other));
+
+    std::ofstream(dir / "bad.json") << "{\"format\": \"sepal-session\", \"files\": [";
+    EXPECT_THROW(other.loadSession((dir / "bad.json").string()), InputError);
+    EXPECT_EQ(other.state().data.events(), 2500u);
+    EXPECT_EQ(other.state().model.low, before.model.low);
+    std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace sepal::app
