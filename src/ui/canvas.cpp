@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace sepal::ui {
 
@@ -58,10 +59,24 @@ void Canvas::fit(UiContext& ctx) {
         b.minY = std::min(b.minY, y), b.maxY = std::max(b.maxY, y);
     };
     for (size_t l = 0; l < m.count(); ++l) add(m.low[2 * l], m.low[2 * l + 1]);
-    // Points only once projected (before that they all sit at the origin).
-    if (ctx.workspace.stats().sweeps > 0)
-        for (size_t i = 0; i < xy.size() / 2; i += std::max<size_t>(1, xy.size() / 2 / 100000))
-            add(xy[2 * i], xy[2 * i + 1]);
+    // Points only once projected (before that they all sit at the origin); the 0.5th to 99.5th
+    // percentiles, so that a few stray cells do not shrink the picture.
+    if (ctx.workspace.stats().sweeps > 0 && xy.size() >= 2) {
+        std::vector<float> xs, ys;
+        size_t n = xy.size() / 2, stride = std::max<size_t>(1, n / 100000);
+        for (size_t i = 0; i < n; i += stride)
+            if (std::isfinite(xy[2 * i]) && std::isfinite(xy[2 * i + 1]))
+                xs.push_back(xy[2 * i]), ys.push_back(xy[2 * i + 1]);
+        auto at = [](std::vector<float>& v, double q) {
+            size_t k = size_t(q * double(v.size() - 1));
+            std::nth_element(v.begin(), v.begin() + long(k), v.end());
+            return v[k];
+        };
+        if (!xs.empty()) {
+            add(at(xs, 0.005), at(ys, 0.005));
+            add(at(xs, 0.995), at(ys, 0.995));
+        }
+    }
     if (b.minX > b.maxX) b = {-1, -1, 1, 1};
     ctx.camera.fit(b);
 }
