@@ -310,6 +310,24 @@ def test_session(out):
     check(diff < 1e-3, f"positions differ by {diff} after reloading")
 
 
+def test_autosave(out):
+    """A plain run (no script) writes the autosave file on exit; a later run restores it."""
+    autosave = os.path.join(out, "state", "autosave.json")
+    cmd = [os.environ["SEPAL_GUI_BIN"], "--synthetic", "3000", "--screenshot", f"{out}/plain.png",
+           "--size", "1280x800"]
+    if not os.environ.get("DISPLAY"):
+        cmd = ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24"] + cmd
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=240,
+                          env=dict(os.environ, SEPAL_AUTOSAVE=autosave))
+    check(proc.returncode == 0, f"sepal exited with {proc.returncode}: {proc.stderr}")
+    check(os.path.exists(autosave), "no autosave file was written on exit")
+    session = json.load(open(autosave))
+    check(session["files"] == ["synthetic:3000"], f"autosave lists {session['files']}")
+    states, _, _ = run_app([f"load-session {autosave}", "settle", "state", "quit"], out)
+    check(states[-1]["events"] == 3000, "the autosave did not restore the data")
+    check(states[-1]["landmarks"] == len(session["model"]["locked"]), "the autosave lost landmarks")
+
+
 def main():
     name = sys.argv[1]
     fn = globals().get("test_" + name)
