@@ -4,10 +4,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh
+# With no FILE, sepal opens data/demo.fcs itself (or generated cells when the demo is missing).
+if [ -x build/src/sepal ]; then
+    exec build/src/sepal "$@"
+fi
 files=("$@")
 [ ${#files[@]} -eq 0 ] && files=(data/demo.fcs)
-if [ -x build/src/sepal ]; then
-    exec build/src/sepal "${files[@]}"
-fi
-echo "run: the desktop application is not built yet; showing the data with sepal-cli instead"
+echo "run: the desktop application is not built (SEPAL_GUI=OFF); showing the data with sepal-cli"
 exec build/src/sepal-cli info "${files[@]}"
