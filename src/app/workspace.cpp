@@ -228,35 +228,40 @@ void Workspace::execute(std::unique_ptr<Command> command) {
 }
 
 namespace {
-// Replacing the data settings rebuilds the matrix, so the command carries both models.
+// Replacing the data settings rebuilds the matrix; the model of the old space does not fit the
+// new one, so the command carries the model before and the fresh one made after (redo reuses it).
 class DataCommand : public Command {
   public:
-    DataCommand(DataSettings before, DataSettings after, LandmarkModel modelBefore, Workspace& ws)
+    DataCommand(DataSettings before, DataSettings after, LandmarkModel modelBefore)
         : m_before(std::move(before)),
           m_after(std::move(after)),
-          m_modelBefore(std::move(modelBefore)),
-          m_ws(ws) {}
-    void apply(State& s) override { set(s, m_after, nullptr); }
-    void revert(State& s) override { set(s, m_before, &m_modelBefore); }
+          m_modelBefore(std::move(modelBefore)) {}
+    void apply(State& s) override {
+        set(s, m_after);
+        if (m_modelAfter.dim == s.data.points.cols && m_modelAfter.count() > 0)
+            s.model = m_modelAfter;
+        else
+            s.model = m_modelAfter =
+                makeInitialModel(s.data.points, size_t(s.training.landmarks),
+                                 size_t(s.training.graphK), s.training.seed, s.training.trainer);
+        s.bump(Part::Model);
+    }
+    void revert(State& s) override {
+        set(s, m_before);
+        s.model = m_modelBefore;
+        s.bump(Part::Model);
+    }
     std::string label() const override { return "Change transform"; }
 
   private:
-    void set(State& s, const DataSettings& settings, const LandmarkModel* model) {
+    static void set(State& s, const DataSettings& settings) {
         s.dataSettings = settings;
         rebuildPoints(s.data, settings);
-        if (model && model->dim == s.data.points.cols)
-            s.model = *model;
-        else if (s.model.dim != s.data.points.cols || !model)
-            s.model =
-                makeInitialModel(s.data.points, size_t(s.training.landmarks),
-                                 size_t(s.training.graphK), s.training.seed, s.training.trainer);
         s.bump(Part::Data);
-        s.bump(Part::Model);
         s.bump(Part::Colour);
     }
     DataSettings m_before, m_after;
-    LandmarkModel m_modelBefore;
-    Workspace& m_ws;
+    LandmarkModel m_modelBefore, m_modelAfter;
 };
 }  // namespace
 
@@ -269,8 +274,7 @@ void Workspace::setDataSettings(const DataSettings& settings) {
     }
     pauseTraining();
     try {
-        execute(
-            std::make_unique<DataCommand>(m_state.dataSettings, settings, m_state.model, *this));
+        execute(std::make_unique<DataCommand>(m_state.dataSettings, settings, m_state.model));
     } catch (const std::exception& e) {
         log(LogEntry::Error, e.what());
         return;

@@ -159,6 +159,29 @@ TEST(Workspace, AddAndRemoveLandmarks) {
     EXPECT_EQ(ws.state().model.count(), g + 1);
 }
 
+TEST(Workspace, ChangingTheMarkersRebuildsDataAndModelAndUndoRestoresBoth) {
+    auto owner = openSynthetic(2000);
+    Workspace& ws = *owner;
+    settle(ws);
+    auto columns = ws.state().data.columns;
+    auto model = ws.state().model;
+    DataSettings s = ws.state().dataSettings;
+    s.channels[0].use = false;
+    ws.setDataSettings(s);
+    ASSERT_EQ(ws.state().data.columns.size(), columns.size() - 1);
+    EXPECT_EQ(ws.state().model.dim, columns.size() - 1);
+    auto fresh = ws.state().model.high;
+    settle(ws);
+    EXPECT_EQ(ws.positions(), directProjection(ws));
+    ASSERT_TRUE(ws.undo());
+    EXPECT_EQ(ws.state().data.columns, columns);
+    EXPECT_EQ(ws.state().model.high, model.high);
+    settle(ws);
+    EXPECT_EQ(ws.positions(), directProjection(ws));
+    ASSERT_TRUE(ws.redo());
+    EXPECT_EQ(ws.state().model.high, fresh);
+}
+
 TEST(Workspace, SessionRoundTripAndABadSessionKeepsWhatIsOpen) {
     auto dir =
         std::filesystem::temp_directory_path() / ("sepal-app-test-" + std::to_string(::getpid()));
