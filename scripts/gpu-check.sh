@@ -7,6 +7,7 @@
 #   scripts/gpu-check.sh [full|quick|bench]   full: tests, sanitizers, the whole grid (default)
 #                                             quick: tests, sanitizers, two configurations
 #                                             bench: only the benchmark grid
+#                                             profile: ncu on the headline fused kernel
 # Machines without development packages: put nlohmann/, CLI/ and stb/ under deps/include and the
 # googletest sources under deps/googletest (SEPAL_DEPS_DIR overrides); the fixtures under
 # deps/embedsom are found through SEPAL_SHARED_DATA.
@@ -48,7 +49,7 @@ tests=$build/tests/sepal_gpu_tests
 small='CudaVsHost*n0_*:CudaVsHost*n1_*:CudaVsHost*n129_*:CudaVsHost*n1000_*:CudaVsHost*n200_*'
 small+=':CudaVsHost*n50_*:CudaSearch*n1_*:CudaSearch*n333_*:CudaSearch*n100_*:CudaProjector.*'
 small+=':CudaTraining.*'
-if [ "$mode" != bench ]; then
+if [ "$mode" != bench ] && [ "$mode" != profile ]; then
     echo "== GPU tests"
     start=$(date +%s)
     $tests --gtest_brief=1 >"$out/gpu_tests.log" 2>&1
@@ -71,6 +72,16 @@ if [ "$mode" != bench ]; then
     done
 fi
 
+if [ "$mode" = profile ]; then
+    echo "== ncu: fused kernel, headline configuration"
+    ncu --clock-control none --kernel-name regex:fusedKernel --launch-count 1 \
+        --section LaunchStats --section Occupancy --section SchedulerStats \
+        --section WarpStateStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+        --section InstructionStats $build/bench/sepal-bench cuda-project --kernel fused \
+        -d 32 -g 256 -k 16 --reps 1 >"$out/ncu_fused.txt" 2>&1
+    grep -vE "^==PROF==|^\{" "$out/ncu_fused.txt" | grep -E "Stall|Warp Cycles|Issued|Eligible|Active Warps|Occupancy|Registers|Throughput|Pipe|Executed Ipc|Duration|No Eligible|One or More" | head -60
+    exit 0
+fi
 echo "== benchmark: sepal-bench cuda-project"
 bench=$build/bench/sepal-bench
 kernels=(--kernel fused --kernel bitonic+registers --kernel bitonic+aligned)
