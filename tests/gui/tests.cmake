@@ -16,5 +16,5 @@ endif()
 # The interactive model without a window (app library): sweepers, undo, populations, sessions.
 add_executable(sepal_app_tests ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_app.cpp)
 target_link_libraries(sepal_app_tests PRIVATE sepal_app GTest::gtest_main)
-gtest_discover_tests(sepal_app_tests PROPERTIES ENVIRONMENT "${SEPAL_TEST_ENV}" LABELS gui
+gtest_discover_tests(sepal_app_tests PROPERTIES LABELS gui
                      DISCOVERY_TIMEOUT 60)
