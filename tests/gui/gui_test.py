@@ -310,6 +310,32 @@ def test_session(out):
     check(diff < 1e-3, f"positions differ by {diff} after reloading")
 
 
+def test_box_select_move(out):
+    """Shift+drag selects the landmarks in a box; dragging one of them moves them all."""
+    states, _, _ = run_app([f"open {CELLS}", "settle", "state", "quit"], out)
+    marks, (cx, cy, _, _) = states[0]["landmark_screen"], states[0]["canvas"]
+    # A box around the first three landmarks, in canvas pixels.
+    xs = [marks[i][0] - cx for i in range(3)]
+    ys = [marks[i][1] - cy for i in range(3)]
+    box = (min(xs) - 5, min(ys) - 5, max(xs) + 5, max(ys) + 5)
+    inside = [i for i, (x, y) in enumerate(marks)
+              if box[0] <= x - cx <= box[2] and box[1] <= y - cy <= box[3]]
+    states, _, _ = run_app([f"open {CELLS}", "settle", "state",
+                            f"drag {box[0]} {box[1]} {box[2]} {box[3]} shift", "wait 2",
+                            "drag-landmark 0 40 30", "settle", "state", "key z ctrl", "wait 2",
+                            "state", "quit"], out)
+    before, after, undone = states
+    check(len(inside) >= 3, f"the box holds {inside}")
+    for i, (a, b) in enumerate(zip(before["landmark_screen"], after["landmark_screen"])):
+        moved = (round(b[0] - a[0]), round(b[1] - a[1]))
+        if i in inside:
+            check(abs(moved[0] - 40) <= 2 and abs(moved[1] - 30) <= 2, f"landmark {i} moved {moved}")
+        else:
+            check(moved == (0, 0), f"landmark {i} outside the box moved {moved}")
+    check(after["undo"] == f"Move {len(inside)} landmarks", f"undo label {after['undo']}")
+    check(undone["landmark_screen"] == before["landmark_screen"], "one undo did not restore them all")
+
+
 def test_autosave(out):
     """A plain run (no script) writes the autosave file on exit; a later run restores it."""
     autosave = os.path.join(out, "state", "autosave.json")
