@@ -74,6 +74,8 @@ void runProject(ProjectOptions o) {
                 j["g"] = g;
                 j["k"] = k;
                 j["repeats"] = o.repeats;
+                // The reference projector is single-threaded by design.
+                j["projector_threads"] = reference ? 1 : j["threads"].get<int>();
                 j["headline"] = d == 32 && g == 256 && k == 16 && o.n == (size_t{1} << 20);
                 j["total"] = figures(total, o.n);
                 j["knn"] = figures(knn, o.n);
