@@ -45,6 +45,17 @@ TEST(EmbedsomFast, AgreesWithReferenceOnClusteredData) {
     expectAgreement(1000, 40, 81, 9, {.k = 6, .smooth = 1.0f, .adjust = 2.0f});
 }
 
+TEST(EmbedsomFast, ManyLandmarksProjectLikeTheReference) {
+    // Beyond 4096 landmarks the pair table is not built; the reference way is used instead.
+    const size_t n = 40, d = 3, g = 4100;
+    const auto x = test::randomPoints(g, d, 31, 6);
+    const auto model = test::gridModel(x, g, d);
+    std::vector<float> ref(2 * n), fast(2 * n);
+    makeReferenceProjector()->project(x.data(), n, d, model, {}, ref.data());
+    makeCpuProjector()->project(x.data(), n, d, model, {}, fast.data());
+    EXPECT_EQ(ref, fast);
+}
+
 TEST(EmbedsomFast, ResultsDoNotDependOnTheThreadCount) {
     const size_t n = 1237, d = 9, g = 64;
     const auto x = test::randomPoints(n, d, 7, 4);

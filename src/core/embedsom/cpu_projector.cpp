@@ -25,6 +25,8 @@ class CpuProjector final : public Projector {
         const ScoreSetup setup = checkProjectionInput(points, n, d, model, params, out);
         ProjectionReport report;
         if (n == 0) return report;
+        if (model.count() > kMaxPairTable)
+            return projectManyLandmarks(points, n, d, model, params, out);
         m_pairs.update(model, params.adjust);
         m_tiles.build(model.high.data(), model.count(), d);
         const LandmarkTiles& tiles = m_tiles;
@@ -66,6 +68,32 @@ class CpuProjector final : public Projector {
     }
 
   private:
+    // Above this many landmarks the g x g pair table (8 bytes a pair) would not fit in memory
+    // comfortably; the points are then projected the reference way, in parallel.
+    static constexpr size_t kMaxPairTable = 4096;
+
+    ProjectionReport projectManyLandmarks(const float* points, size_t n, size_t d,
+                                          const LandmarkModel& model, const EmbedParams& params,
+                                          float* out) {
+        constexpr size_t kChunk = 1024;
+        const long long chunks = static_cast<long long>((n + kChunk - 1) / kChunk);
+        size_t nonFinite = 0, degenerate = 0;
+#pragma omp parallel reduction(+ : nonFinite, degenerate)
+        {
+            auto plain = makeReferenceProjector();
+#pragma omp for schedule(static)
+            for (long long c = 0; c < chunks; ++c) {
+                const size_t first = static_cast<size_t>(c) * kChunk;
+                const size_t count = std::min(kChunk, n - first);
+                const auto r =
+                    plain->project(points + first * d, count, d, model, params, out + 2 * first);
+                nonFinite += r.nonFinitePoints;
+                degenerate += r.degeneratePoints;
+            }
+        }
+        return {nonFinite, degenerate};
+    }
+
     PairConstants m_pairs;
     LandmarkTiles m_tiles;
 };
