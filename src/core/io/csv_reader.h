@@ -1,0 +1,33 @@
+#pragma once
+// CSV/TSV reader: numeric columns become channels, text columns become labels.
+
+#include <string>
+#include <string_view>
+
+#include "core/io/table.h"
+
+namespace sepal::io {
+
+/// Whether the first row names the columns.
+enum class CsvHeader {
+    Auto,     ///< a header when the first row has a field that is neither a number nor missing
+    Present,  ///< the first row is a header
+    Absent,   ///< no header: columns are named V1..Vn
+};
+
+/// How to read a delimited text file.
+struct CsvReadOptions {
+    CsvHeader header = CsvHeader::Auto;  ///< header detection
+    char delimiter = 0;                  ///< ',', '\t' or ';'; 0 detects it from the first lines
+};
+
+/// Reads a CSV/TSV file: quoted fields with doubled quotes, CRLF or LF, blank lines skipped,
+/// NA/NaN/empty cells as NaN; columns with any other non-numeric cell become LabelColumns.
+/// Throws InputError naming the file, line and column of the first problem.
+Table readCsv(const std::string& path, const CsvReadOptions& options = {});
+
+/// Parses CSV bytes held in memory (the same rules as readCsv); `source` names them in errors.
+Table parseCsv(std::string_view bytes, const CsvReadOptions& options = {},
+               const std::string& source = "<memory>");
+
+}  // namespace sepal::io

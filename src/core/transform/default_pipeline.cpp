@@ -1,0 +1,35 @@
+#include "core/transform/channel_roles.h"
+#include "core/transform/pipeline.h"
+
+namespace sepal {
+
+TransformPipeline TransformPipeline::defaultFor(const io::Table& table) {
+    TransformPipeline p;
+    const Cytometry kind = guessCytometry(table);
+    ColumnTransform t;
+    t.kind = ColumnTransform::Kind::Arcsinh;
+    t.cofactor = kind == Cytometry::Mass ? 5.0 : 150.0;
+    for (size_t c = 0; c < table.channels.size(); ++c)
+        if (!isTechnicalChannel(table, c)) {
+            ColumnStep step;
+            step.name = table.channels[c].name;
+            step.transform = t;
+            p.steps.push_back(step);
+        }
+    if (p.steps.empty())  // nothing looks like a marker: keep every column rather than none
+        for (const auto& c : table.channels) {
+            ColumnStep step;
+            step.name = c.name;
+            step.transform = t;
+            p.steps.push_back(step);
+        }
+    if (table.spillover) {
+        bool allPresent = !table.spillover->channels.empty();
+        for (const auto& name : table.spillover->channels)
+            allPresent = allPresent && table.findChannel(name) >= 0;
+        if (allPresent) p.compensation.source = CompensationStep::Source::File;
+    }
+    return p;
+}
+
+}  // namespace sepal

@@ -1,0 +1,130 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "core/common/error.h"
+#include "core/io/csv_reader.h"
+
+namespace sepal {
+
+namespace {
+std::string errorOf(const std::string& text, const io::CsvReadOptions& options = {}) {
+    try {
+        io::parseCsv(text, options, "cells.csv");
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+}  // namespace
+
+TEST(CsvReader, ReadsHeaderNumbersAndLabels) {
+    const auto t = io::parseCsv("CD3,CD4,population\n1.5,2,T cell\n-3e2,+4,B cell\n0,.5,T cell\n");
+    ASSERT_EQ(t.channels.size(), 2u);
+    EXPECT_EQ(t.channels[0].name, "CD3");
+    EXPECT_EQ(t.channels[1].name, "CD4");
+    ASSERT_EQ(t.events(), 3u);
+    EXPECT_FLOAT_EQ(t.values.at(0, 0), 1.5f);
+    EXPECT_FLOAT_EQ(t.values.at(1, 0), -300.0f);
+    EXPECT_FLOAT_EQ(t.values.at(1, 1), 4.0f);
+    EXPECT_FLOAT_EQ(t.values.at(2, 1), 0.5f);
+    ASSERT_EQ(t.labels.size(), 1u);
+    EXPECT_EQ(t.labels[0].name, "population");
+    EXPECT_EQ(t.labels[0].categories, (std::vector<std::string>{"T cell", "B cell"}));
+    EXPECT_EQ(t.labels[0].codes, (std::vector<int32_t>{0, 1, 0}));
+}
+
+TEST(CsvReader, QuotedFieldsCrlfAndMissingCells) {
+    const std::string text =
+        "\"a\",\"b, with comma\",\"label\"\r\n"
+        "1,NA,\"say \"\"hi\"\"\"\r\n"
+        "\"2\",,\"two\r\nlines\"\r\n"
+        "NaN,4,\r\n";
+    const auto t = io::parseCsv(text);
+    ASSERT_EQ(t.channels.size(), 2u);
+    EXPECT_EQ(t.channels[1].name, "b, with comma");
+    ASSERT_EQ(t.events(), 3u);
+    EXPECT_FLOAT_EQ(t.values.at(1, 0), 2.0f);
+    EXPECT_TRUE(std::isnan(t.values.at(0, 1)));
+    EXPECT_TRUE(std::isnan(t.values.at(1, 1)));
+    EXPECT_TRUE(std::isnan(t.values.at(2, 0)));
+    EXPECT_FLOAT_EQ(t.values.at(2, 1), 4.0f);
+    ASSERT_EQ(t.labels.size(), 1u);
+    EXPECT_EQ(t.labels[0].categories, (std::vector<std::string>{"say \"hi\"", "two\r\nlines"}));
+    EXPECT_EQ(t.labels[0].codes, (std::vector<int32_t>{0, 1, -1}));
+}
+
+TEST(CsvReader, DetectsTabAndSemicolonWithDecimalComma) {
+    const auto tsv = io::parseCsv("x\ty\n1\t2\n3\t4\n");
+    ASSERT_EQ(tsv.channels.size(), 2u);
+    EXPECT_FLOAT_EQ(tsv.values.at(1, 1), 4.0f);
+    const auto semi = io::parseCsv("x;y\n1,5;2\n3;4,25\n");
+    ASSERT_EQ(semi.channels.size(), 2u);
+    EXPECT_FLOAT_EQ(semi.values.at(0, 0), 1.5f);
+    EXPECT_FLOAT_EQ(semi.values.at(1, 1), 4.25f);
+}
+
+TEST(CsvReader, HeaderOptions) {
+    const auto absent = io::parseCsv("1,2\n3,4\n");
+    ASSERT_EQ(absent.channels.size(), 2u);
+    EXPECT_EQ(absent.channels[0].name, "V1");
+    EXPECT_EQ(absent.channels[1].name, "V2");
+    EXPECT_EQ(absent.events(), 2u);
+    const auto present = io::parseCsv("1,2\n3,4\n", {io::CsvHeader::Present});
+    EXPECT_EQ(present.channels[0].name, "1");
+    EXPECT_EQ(present.events(), 1u);
+    const auto forcedAbsent = io::parseCsv("a,b\n3,4\n", {io::CsvHeader::Absent});
+    EXPECT_EQ(forcedAbsent.channels.size(), 0u);
+    ASSERT_EQ(forcedAbsent.labels.size(), 2u);
+    EXPECT_EQ(forcedAbsent.labels[0].name, "V1");
+    EXPECT_EQ(forcedAbsent.labels[0].categories, (std::vector<std::string>{"a", "3"}));
+}
+
+TEST(CsvReader, EmptyHeaderNamesAndDuplicatesAreRenamedWithWarning) {
+    const auto t = io::parseCsv("\"\",x,x\n1,2,3\n\n\n4,5,6\n");
+    ASSERT_EQ(t.channels.size(), 3u);
+    EXPECT_EQ(t.channels[0].name, "V1");
+    EXPECT_EQ(t.channels[2].name, "x_3");
+    EXPECT_EQ(t.warnings.size(), 1u);
+    EXPECT_EQ(t.events(), 2u);
+}
+
+TEST(CsvReader, ErrorsNameFileLineAndColumn) {
+    const std::string ragged = errorOf("a,b,c\n1,2,3\n4,5\n");
+    EXPECT_NE(ragged.find("cells.csv: line 3, column 3"), std::string::npos) << ragged;
+    EXPECT_NE(ragged.find("2 fields"), std::string::npos) << ragged;
+    const std::string open = errorOf("a,b\n1,2\n3,\"unclosed\n4,5\n");
+    EXPECT_NE(open.find("line 3, column 2 (\"b\")"), std::string::npos) << open;
+    EXPECT_NE(open.find("never closed"), std::string::npos) << open;
+    const std::string after = errorOf("a,b\n1,\"x\"y\n");
+    EXPECT_NE(after.find("line 2, column 2"), std::string::npos) << after;
+    EXPECT_NE(errorOf("").find("no rows"), std::string::npos);
+    EXPECT_NE(errorOf("\n \r\n").find("no rows"), std::string::npos);
+    EXPECT_THROW(io::readCsv("/nonexistent/cells.csv"), InputError);
+}
+
+TEST(CsvReader, LargeInputSplitsIntoBlocksWithExactLineNumbers) {
+    std::string text = "x,y,z\n";
+    const size_t rows = 300000;
+    for (size_t i = 0; i < rows; ++i)
+        text += std::to_string(i) + "," + std::to_string(i % 977) + ".25,-" +
+                std::to_string(i * 3) + "\n";
+    const auto t = io::parseCsv(text);
+    ASSERT_EQ(t.events(), rows);
+    for (size_t i : {size_t{0}, size_t{123457}, rows - 1}) {
+        EXPECT_FLOAT_EQ(t.values.at(i, 0), static_cast<float>(i));
+        EXPECT_FLOAT_EQ(t.values.at(i, 1), static_cast<float>(i % 977) + 0.25f);
+        EXPECT_FLOAT_EQ(t.values.at(i, 2), -static_cast<float>(i * 3));
+    }
+    // A bad row deep in the file is reported at its exact line.
+    std::string bad = text;
+    const std::string row = "\n250000,";
+    const size_t at = bad.find(row);
+    ASSERT_NE(at, std::string::npos);
+    bad.insert(at + row.size(), "oops,");
+    const std::string message = errorOf(bad);
+    EXPECT_NE(message.find("line 250002,"), std::string::npos) << message;
+}
+
+}  // namespace sepal
