@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "core/common/error.h"
+#include "core/io/mapped_file.h"
 
 namespace sepal::io {
 
@@ -32,6 +32,7 @@ struct SyntaxError {
 struct Field {
     std::string_view text;
     bool escaped = false;  ///< holds doubled quotes that must be collapsed
+    bool quoted = false;   ///< was quoted: its spaces are part of the value
 };
 
 std::string collapseQuotes(std::string_view text) {
@@ -136,6 +137,7 @@ void walkRecords(const char* p, const char* end, char delimiter, size_t& line, O
                         continue;
                     }
                     field.text = std::string_view(start, static_cast<size_t>(quote - start));
+                    field.quoted = true;
                     p = quote + 1;
                     break;
                 }
@@ -237,27 +239,6 @@ std::vector<const char*> splitAtLines(const char* begin, const char* end, size_t
     }
     cuts.push_back(end);
     return cuts;
-}
-
-/// The whole file in memory, read in one go.
-std::string readWholeFile(const std::string& path) {
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f)
-        throw InputError("cannot open '" + path + "': " + std::strerror(errno) +
-                         " (check the path and permissions)");
-    std::string bytes;
-    std::fseek(f, 0, SEEK_END);
-    const long size = std::ftell(f);
-    std::fseek(f, 0, SEEK_SET);
-    if (size > 0) {
-        bytes.resize(static_cast<size_t>(size));
-        const size_t got = std::fread(bytes.data(), 1, bytes.size(), f);
-        bytes.resize(got);
-    }
-    const bool failed = std::ferror(f) != 0;
-    std::fclose(f);
-    if (failed) throw InputError("cannot read '" + path + "': I/O error");
-    return bytes;
 }
 
 }  // namespace
@@ -476,7 +457,9 @@ Table parseCsv(std::string_view bytes, const CsvReadOptions& options, const std:
                 if (index >= columns || slot[index] < 0) return;
                 const size_t k = static_cast<size_t>(slot[index]);
                 auto& label = table.labels[k];
-                std::string value = f.escaped ? collapseQuotes(f.text) : std::string(trim(f.text));
+                std::string value = f.escaped  ? collapseQuotes(f.text)
+                                    : f.quoted ? std::string(f.text)
+                                               : std::string(trim(f.text));
                 if (isMissingToken(trim(value))) {
                     label.codes.push_back(-1);
                     return;
@@ -492,7 +475,10 @@ Table parseCsv(std::string_view bytes, const CsvReadOptions& options, const std:
 }
 
 Table readCsv(const std::string& path, const CsvReadOptions& options) {
-    return parseCsv(readWholeFile(path), options, path);
+    const MappedFile file(path);
+    const auto bytes = file.bytes();
+    return parseCsv(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                    options, path);
 }
 
 }  // namespace sepal::io
