@@ -1,0 +1,215 @@
+#include "core/demo/demo_data.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/io/population_labels.h"
+
+namespace sepal::demo {
+
+namespace {
+
+/// xoshiro256** seeded through splitmix64: portable, so the demo file is the same everywhere.
+class Random {
+  public:
+    explicit Random(uint64_t seed) {
+        for (auto& s : m_state) {
+            seed += 0x9E3779B97F4A7C15ull;
+            uint64_t z = seed;
+            z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+            z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+            s = z ^ (z >> 31);
+        }
+    }
+    uint64_t next() {
+        const uint64_t result = rotl(m_state[1] * 5, 7) * 9;
+        const uint64_t t = m_state[1] << 17;
+        m_state[2] ^= m_state[0];
+        m_state[3] ^= m_state[1];
+        m_state[1] ^= m_state[2];
+        m_state[0] ^= m_state[3];
+        m_state[2] ^= t;
+        m_state[3] = rotl(m_state[3], 45);
+        return result;
+    }
+    /// Uniform in [0, 1).
+    double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+    /// Standard normal (Box-Muller).
+    double normal() {
+        const double u = 1.0 - uniform();
+        return std::sqrt(-2.0 * std::log(u)) * std::cos(6.283185307179586 * uniform());
+    }
+
+  private:
+    static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+    std::array<uint64_t, 4> m_state{};
+};
+
+struct Marker {
+    const char* marker;
+    const char* channel;
+};
+
+constexpr std::array<Marker, 22> kMarkers{{
+    {"CD45", "Y89Di"},    {"CD3", "Pr141Di"},    {"CD4", "Nd142Di"},  {"CD8", "Nd143Di"},
+    {"CD19", "Nd144Di"},  {"CD20", "Nd145Di"},   {"CD14", "Nd146Di"}, {"CD16", "Sm147Di"},
+    {"CD56", "Nd148Di"},  {"CD45RA", "Sm149Di"}, {"CCR7", "Nd150Di"}, {"CD27", "Eu151Di"},
+    {"CD28", "Sm152Di"},  {"CD127", "Eu153Di"},  {"CD25", "Sm154Di"}, {"HLA-DR", "Gd155Di"},
+    {"CD11c", "Gd156Di"}, {"CD123", "Gd158Di"},  {"IgD", "Tb159Di"},  {"CD38", "Gd160Di"},
+    {"CD57", "Dy161Di"},  {"TCRgd", "Dy162Di"},
+}};
+
+size_t markerIndex(const std::string& name) {
+    for (size_t i = 0; i < kMarkers.size(); ++i)
+        if (name == kMarkers[i].marker) return i;
+    return 0;
+}
+
+/// Expression levels in arcsinh(x / 5) units: negative, dim, positive, bright.
+constexpr std::array<double, 4> kLevel{0.2, 1.7, 3.1, 4.4};
+
+struct Population {
+    const char* name;
+    double share;                                     // relative abundance
+    std::vector<std::pair<const char*, int>> levels;  // markers above negative
+};
+
+std::vector<Population> populations() {
+    return {
+        {"Naive CD4 T",
+         18,
+         {{"CD3", 2},
+          {"CD4", 2},
+          {"CD45RA", 2},
+          {"CCR7", 2},
+          {"CD27", 2},
+          {"CD28", 2},
+          {"CD127", 2}}},
+        {"Memory CD4 T",
+         14,
+         {{"CD3", 2},
+          {"CD4", 2},
+          {"CCR7", 1},
+          {"CD27", 2},
+          {"CD28", 2},
+          {"CD127", 2},
+          {"HLA-DR", 1}}},
+        {"Treg",
+         3,
+         {{"CD3", 2},
+          {"CD4", 2},
+          {"CD25", 3},
+          {"CD45RA", 1},
+          {"CCR7", 1},
+          {"CD27", 2},
+          {"CD28", 2}}},
+        {"Naive CD8 T",
+         9,
+         {{"CD3", 2},
+          {"CD8", 3},
+          {"CD45RA", 2},
+          {"CCR7", 2},
+          {"CD27", 2},
+          {"CD28", 2},
+          {"CD127", 1}}},
+        {"Memory CD8 T",
+         6,
+         {{"CD3", 2}, {"CD8", 3}, {"CD27", 2}, {"CD28", 1}, {"CD45RA", 1}, {"HLA-DR", 1}}},
+        {"Effector CD8 T", 6, {{"CD3", 2}, {"CD8", 3}, {"CD45RA", 2}, {"CD57", 3}, {"CD16", 1}}},
+        {"gd T", 2.5, {{"CD3", 2}, {"TCRgd", 3}, {"CD16", 1}, {"CD45RA", 1}, {"CD27", 1}}},
+        {"CD56bright NK", 1, {{"CD56", 3}, {"CD16", 1}, {"CD127", 1}, {"CD38", 2}}},
+        {"CD56dim NK", 7, {{"CD56", 2}, {"CD16", 3}, {"CD57", 2}, {"CD45RA", 2}, {"CD38", 1}}},
+        {"Naive B", 6, {{"CD19", 2}, {"CD20", 3}, {"IgD", 3}, {"HLA-DR", 3}, {"CD45RA", 2}}},
+        {"Memory B", 3, {{"CD19", 2}, {"CD20", 3}, {"CD27", 2}, {"HLA-DR", 3}}},
+        {"Classical monocytes",
+         14,
+         {{"CD14", 3}, {"HLA-DR", 2}, {"CD11c", 2}, {"CD38", 2}, {"CD45RA", 1}}},
+        {"Non-classical monocytes", 3, {{"CD14", 1}, {"CD16", 3}, {"HLA-DR", 3}, {"CD11c", 2}}},
+        {"Myeloid DC", 1.5, {{"CD11c", 3}, {"HLA-DR", 3}, {"CD123", 1}, {"CD38", 1}}},
+        {"Plasmacytoid DC",
+         0.5,
+         {{"CD123", 3}, {"HLA-DR", 2}, {"CD45RA", 2}, {"CD4", 1}, {"CD38", 2}}},
+    };
+}
+
+/// Continuous differentiation paths through populations (indices) and their relative share.
+struct Trajectory {
+    std::vector<size_t> path;
+    double share;
+};
+
+std::vector<Trajectory> trajectories() {
+    return {{{0, 1}, 6}, {{3, 4, 5}, 5}, {{11, 12}, 3}};
+}
+
+}  // namespace
+
+io::Table makeDemoTable(size_t events, uint64_t seed) {
+    const auto pops = populations();
+    const auto paths = trajectories();
+    const size_t m = kMarkers.size();
+    std::vector<std::vector<double>> profile(pops.size(), std::vector<double>(m, kLevel[0]));
+    for (size_t p = 0; p < pops.size(); ++p) {
+        profile[p][markerIndex("CD45")] = (p >= 11) ? kLevel[2] : kLevel[3];
+        for (const auto& [marker, level] : pops[p].levels)
+            profile[p][markerIndex(marker)] = kLevel[static_cast<size_t>(level)];
+    }
+    // One draw picks a population (its own cluster) or a trajectory (a point along it).
+    std::vector<double> cumulative;
+    double total = 0;
+    for (const auto& p : pops) cumulative.push_back(total += p.share);
+    for (const auto& t : paths) cumulative.push_back(total += t.share);
+
+    io::Table table;
+    table.source = "demo";
+    table.channels.push_back({"Time", "", 600000, 32});
+    table.channels.push_back({"Event_length", "", 128, 32});
+    for (const auto& mk : kMarkers) table.channels.push_back({mk.channel, mk.marker, 16384, 32});
+    table.channels.push_back({"Population", "", 1024, 32});
+    const size_t cols = table.channels.size();
+    table.values = Matrix(events, cols);
+
+    Random rng(seed);
+    std::vector<double> z(m);
+    for (size_t i = 0; i < events; ++i) {
+        const double u = rng.uniform() * total;
+        const size_t pick = static_cast<size_t>(
+            std::upper_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin());
+        size_t label;
+        if (pick < pops.size()) {
+            label = pick;
+            z = profile[label];
+        } else {
+            const auto& path = paths[std::min(pick - pops.size(), paths.size() - 1)].path;
+            const double t = rng.uniform() * static_cast<double>(path.size() - 1);
+            const size_t seg = std::min(static_cast<size_t>(t), path.size() - 2);
+            const double f = t - static_cast<double>(seg);
+            for (size_t k = 0; k < m; ++k)
+                z[k] = (1 - f) * profile[path[seg]][k] + f * profile[path[seg + 1]][k];
+            label = path[f < 0.5 ? seg : seg + 1];
+        }
+        float* row = table.values.row(i);
+        // Cell size shifts every marker a little together, as in real data.
+        const double size = 0.15 * rng.normal();
+        for (size_t k = 0; k < m; ++k) {
+            const double level = z[k] + 0.35 * rng.normal() + (z[k] > 1 ? size : 0);
+            const double counts = 5.0 * std::sinh(level);
+            row[2 + k] = static_cast<float>(std::max(0.0, std::round(counts * 100) / 100));
+        }
+        row[0] = static_cast<float>(
+            std::floor(600000.0 * static_cast<double>(i) / static_cast<double>(events)));
+        row[1] = static_cast<float>(std::round(std::clamp(22 + 4 * rng.normal(), 10.0, 75.0)));
+        row[cols - 1] = static_cast<float>(label);
+    }
+    std::vector<std::string> names;
+    for (const auto& p : pops) names.push_back(p.name);
+    table.keywords.push_back({"$CYT", "Sepal demo (simulated mass cytometry)"});
+    table.keywords.push_back({io::kPopulationsKeyword, io::populationKeywordValue(names)});
+    table.keywords.push_back({io::kPopulationParameterKeyword, "Population"});
+    return table;
+}
+
+}  // namespace sepal::demo

@@ -1,0 +1,77 @@
+#include "core/io/population_labels.h"
+
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+namespace sepal::io {
+
+std::string populationKeywordValue(const std::vector<std::string>& names) {
+    std::string value;
+    for (size_t i = 0; i < names.size(); ++i) {
+        if (i) value += ';';
+        value += std::to_string(i);
+        value += ':';
+        value += names[i];
+    }
+    return value;
+}
+
+bool recoverPopulationLabels(Table& table) {
+    const std::string* pairs = table.keyword(kPopulationsKeyword);
+    if (!pairs) return false;
+    const std::string* parameter = table.keyword(kPopulationParameterKeyword);
+    const std::string name = parameter ? *parameter : std::string("Population");
+    const int column = table.findChannel(name);
+    if (column < 0) {
+        table.warnings.push_back(std::string(kPopulationsKeyword) +
+                                 " is set but there is no parameter \"" + name +
+                                 "\"; population names are not available");
+        return false;
+    }
+    std::map<long, std::string> names;
+    std::stringstream in(*pairs);
+    for (std::string item; std::getline(in, item, ';');) {
+        const size_t colon = item.find(':');
+        long code = -1;
+        const auto r = std::from_chars(
+            item.data(), item.data() + (colon == std::string::npos ? 0 : colon), code);
+        if (colon == std::string::npos || r.ec != std::errc() || r.ptr != item.data() + colon ||
+            code < 0 || names.count(code)) {
+            table.warnings.push_back(std::string(kPopulationsKeyword) + ": cannot read \"" + item +
+                                     "\" (expected code:name); population names are not available");
+            return false;
+        }
+        names[code] = item.substr(colon + 1);
+    }
+    LabelColumn label;
+    label.name = table.channels[static_cast<size_t>(column)].name;
+    std::map<long, int32_t> index;
+    for (const auto& [code, text] : names) {
+        index[code] = static_cast<int32_t>(label.categories.size());
+        label.categories.push_back(text);
+    }
+    const size_t rows = table.events();
+    const size_t cols = table.values.cols;
+    const size_t c = static_cast<size_t>(column);
+    label.codes.resize(rows, -1);
+    Matrix kept(rows, cols - 1);
+    for (size_t i = 0; i < rows; ++i) {
+        const float* src = table.values.row(i);
+        const float v = src[c];
+        if (std::isfinite(v) && v == std::floor(v)) {
+            const auto it = index.find(static_cast<long>(v));
+            if (it != index.end()) label.codes[i] = it->second;
+        }
+        float* dst = kept.row(i);
+        for (size_t j = 0, k = 0; j < cols; ++j)
+            if (j != c) dst[k++] = src[j];
+    }
+    table.values = std::move(kept);
+    table.channels.erase(table.channels.begin() + column);
+    table.labels.push_back(std::move(label));
+    return true;
+}
+
+}  // namespace sepal::io

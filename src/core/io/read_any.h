@@ -1,0 +1,15 @@
+#pragma once
+// Opening a data file whatever its kind: FCS by its magic bytes, CSV/TSV/TXT, points JSON.
+
+#include <string>
+
+#include "core/io/table.h"
+
+namespace sepal::io {
+
+/// Reads `path`: FCS when it starts with "FCS" (population codes become labels, see
+/// FORMATS.md), points JSON for .json, delimited text for .csv/.tsv/.txt or any other text
+/// file. Throws InputError naming the file when its content is none of these.
+Table readTable(const std::string& path);
+
+}  // namespace sepal::io
