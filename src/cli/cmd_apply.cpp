@@ -1,0 +1,102 @@
+// sepal-cli apply: project many files through a saved landmark model, one output per file.
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+
+#include "backend/backends.h"
+#include "cli/cli_progress.h"
+#include "cli/command_registry.h"
+#include "core/common/error.h"
+#include "core/model/model_file.h"
+#include "core/pipeline/embed_output.h"
+#include "core/pipeline/prepare.h"
+#include "core/pipeline/samples.h"
+#include "core/transform/pipeline.h"
+
+namespace sepal::cli {
+namespace {
+
+struct ApplyArgs {
+    std::string model;
+    std::vector<std::string> inputs;
+    std::string outDir;
+    std::string format = "csv";
+    std::string backend = "cpu";
+    std::string sampleColumn = "sample";
+    int threads = 0;
+    bool quiet = false;
+};
+
+void runApply(const ApplyArgs& a) {
+    setThreads(a.threads);
+    if (a.format != "csv" && a.format != "fcs")
+        throw InputError("--format " + a.format + ": use csv or fcs");
+    const LoadedModel loaded = loadModel(a.model);
+    const TransformPipeline pipeline = TransformPipeline::fromJson(loaded.transform);
+    if (pipeline.columns() != loaded.columns)
+        throw InputError(a.model + ": the transform's columns differ from the model's; re-save it");
+    std::error_code ec;
+    std::filesystem::create_directories(a.outDir, ec);
+    if (ec) throw InputError("--out-dir " + a.outDir + ": cannot create it (" + ec.message() + ")");
+    Backend backend = makeBackend(a.backend);
+    std::vector<std::string> written;
+    for (size_t f = 0; f < a.inputs.size(); ++f) {
+        const std::string& path = a.inputs[f];
+        note(a.quiet,
+             "[" + std::to_string(f + 1) + "/" + std::to_string(a.inputs.size()) + "] " + path);
+        io::Table table = readInput(path);
+        std::vector<std::string> available;
+        for (const auto& ch : table.channels) available.push_back(ch.name);
+        for (const auto& ch : table.channels)
+            if (!ch.marker.empty()) available.push_back(ch.marker);
+        checkColumns(loaded.columns, available);
+        const Matrix points = pipeline.apply(table);
+        Matrix xy(points.rows, 2);
+        const ProjectionReport report = backend.projector->project(
+            points.data(), points.rows, points.cols, loaded.model, loaded.params, xy.data());
+        if (report.nonFinitePoints > 0)
+            note(a.quiet, path + ": " + std::to_string(report.nonFinitePoints) +
+                              " events had non-finite values");
+        // Each output names its sample, so the files can be pooled later.
+        io::LabelColumn sample{a.sampleColumn, {sampleName(path)}, {}};
+        sample.codes.assign(table.events(), 0);
+        std::erase_if(table.labels,
+                      [&](const io::LabelColumn& l) { return l.name == a.sampleColumn; });
+        table.labels.push_back(std::move(sample));
+        std::string out =
+            (std::filesystem::path(a.outDir) / (sampleName(path) + "." + a.format)).string();
+        // Two inputs with one name (in different folders) must not overwrite each other.
+        if (std::find(written.begin(), written.end(), out) != written.end())
+            out = (std::filesystem::path(a.outDir) /
+                   (sampleName(path) + "_" + std::to_string(f + 1) + "." + a.format))
+                      .string();
+        writeTableByExtension(out, withEmbedding(table, xy));
+        written.push_back(out);
+    }
+    note(a.quiet, "wrote " + std::to_string(written.size()) + " files to " + a.outDir);
+}
+
+void addApplyCommand(CLI::App& app) {
+    auto args = std::make_shared<ApplyArgs>();
+    CLI::App* cmd = app.add_subcommand(
+        "apply",
+        "Project files through a saved landmark model (from embed --model); writes one "
+        "table per input with embed_x, embed_y and a sample column");
+    cmd->add_option("--model", args->model, "model file written by embed --model")->required();
+    cmd->add_option("inputs", args->inputs, "FCS, CSV/TSV or points JSON files")->required();
+    cmd->add_option("--out-dir", args->outDir, "folder for the outputs (created if missing)")
+        ->required();
+    cmd->add_option("--format", args->format, "csv or fcs")->capture_default_str();
+    cmd->add_option("--sample-column", args->sampleColumn, "name of the sample label column")
+        ->capture_default_str();
+    cmd->add_option("--backend", args->backend, "cpu, cuda, auto or reference")
+        ->capture_default_str();
+    cmd->add_option("--threads", args->threads, "CPU threads (0 = all)")->capture_default_str();
+    cmd->add_flag("--quiet,-q", args->quiet, "no progress on stderr");
+    cmd->callback([args] { runApply(*args); });
+}
+
+CommandRegistration reg{addApplyCommand};
+
+}  // namespace
+}  // namespace sepal::cli

@@ -1,0 +1,130 @@
+// sepal-cli embed: train landmarks on one or more files, project every event, write coordinates,
+// and optionally a picture and the model.
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "backend/backends.h"
+#include "cli/cli_progress.h"
+#include "cli/command_registry.h"
+#include "core/model/model_file.h"
+#include "core/pipeline/embed_output.h"
+#include "core/pipeline/embed_pipeline.h"
+#include "core/pipeline/prepare.h"
+#include "core/raster/png.h"
+
+namespace sepal::cli {
+namespace {
+
+struct EmbedArgs {
+    std::vector<std::string> inputs;
+    PrepareOptions prepare;
+    std::string landmarks = "kmeans:768";
+    std::string layout;
+    std::optional<int> k;
+    std::optional<float> smooth;
+    std::optional<float> adjust;
+    uint64_t seed = 1;
+    int threads = 0;
+    std::string backend = "cpu";
+    size_t trainSample = 20000;
+    std::string out;
+    std::string png;
+    std::string color = "density";
+    std::string size = "1000x1000";
+    std::string model;
+    bool quiet = false;
+};
+
+void runEmbed(const EmbedArgs& a) {
+    setThreads(a.threads);
+    EmbedSettings settings;
+    settings.landmarks = parseLandmarkSpec(a.landmarks);
+    settings.layout = a.layout;
+    settings.params = defaultEmbedParams(settings.landmarks);
+    if (a.k) settings.params.k = *a.k;
+    if (a.smooth) settings.params.smooth = *a.smooth;
+    if (a.adjust) settings.params.adjust = *a.adjust;
+    settings.seed = a.seed;
+    settings.trainSample = a.trainSample;
+    // Check what can be checked before reading and training.
+    validateParams(settings.params, settings.landmarks.count);
+    int width = 0, height = 0;
+    if (!a.png.empty()) parseSize(a.size, width, height);
+
+    PreparedInput input = prepareInputs(a.inputs, a.prepare);
+    for (const auto& w : input.table.warnings) note(a.quiet, w);
+    note(a.quiet, std::to_string(input.points.rows) + " events, " +
+                      std::to_string(input.points.cols) + " columns");
+    Backend backend = makeBackend(a.backend);
+    if (!backend.reason.empty()) note(a.quiet, "backend " + backend.name + ": " + backend.reason);
+    EmbedResult result = embedMatrix(input.points, settings, *backend.projector, *backend.search,
+                                     stderrProgress(a.quiet));
+    const auto& t = result.timings;
+    note(a.quiet, std::to_string(result.model.count()) + " landmarks; seconds: train " +
+                      std::to_string(t.train) + ", layout " + std::to_string(t.layout) +
+                      ", project " + std::to_string(t.project) + ", total " +
+                      std::to_string(t.train + t.layout + t.project));
+    if (result.report.nonFinitePoints > 0)
+        note(a.quiet, std::to_string(result.report.nonFinitePoints) +
+                          " events had non-finite values; they were placed at their neighbours");
+
+    writeTableByExtension(a.out, withEmbedding(input.table, result.xy));
+    if (!a.model.empty())
+        saveModel(a.model, result.model, input.pipeline.columns(), input.pipeline.toJson(),
+                  settings.params);
+    if (!a.png.empty()) {
+        raster::PictureSpec spec =
+            pictureSpecFor(input.table, a.color, input.points, input.pipeline.columns());
+        spec.width = width;
+        spec.height = height;
+        raster::writePng(a.png, raster::renderPicture(result.xy.data(), result.xy.rows, spec));
+    }
+}
+
+void addEmbedCommand(CLI::App& app) {
+    auto args = std::make_shared<EmbedArgs>();
+    CLI::App* cmd = app.add_subcommand(
+        "embed",
+        "Train landmarks on the inputs (several files = samples), project every event "
+        "with EmbedSOM, write the coordinates (and a picture, and the model)");
+    cmd->add_option("inputs", args->inputs, "FCS, CSV/TSV or points JSON files")->required();
+    cmd->add_option("--out", args->out, "output table with embed_x, embed_y added (.csv or .fcs)")
+        ->required();
+    cmd->add_option("--columns", args->prepare.columns,
+                    "channels or markers to embed (default: the preset's markers)")
+        ->delimiter(',');
+    cmd->add_option("--transform", args->prepare.transform,
+                    "default, none, asinh:COFACTOR, logicle, or a pipeline/model .json file")
+        ->capture_default_str();
+    cmd->add_option("--landmarks", args->landmarks, "som:RxC, plsom:RxC or kmeans:G")
+        ->capture_default_str();
+    cmd->add_option("--layout", args->layout,
+                    "2D layout of the landmarks: graph, tsne, umap or grid (default: tsne for "
+                    "kmeans, the grid for SOMs)");
+    cmd->add_option("--k", args->k,
+                    "EmbedSOM neighbours (default 12 for kmeans, 1+sqrt(g) for SOMs)");
+    cmd->add_option("--smooth", args->smooth,
+                    "EmbedSOM smoothing (default -2 for kmeans, 0 for SOMs)");
+    cmd->add_option("--adjust", args->adjust, "EmbedSOM adjust (default 2 for kmeans, 1 for SOMs)");
+    cmd->add_option("--seed", args->seed, "random seed")->capture_default_str();
+    cmd->add_option("--threads", args->threads, "CPU threads (0 = all)")->capture_default_str();
+    cmd->add_option("--backend", args->backend, "cpu, cuda, auto or reference")
+        ->capture_default_str();
+    cmd->add_option("--train-sample", args->trainSample,
+                    "events the landmarks are trained on (0 = all)")
+        ->capture_default_str();
+    cmd->add_option("--png", args->png, "also write a picture of the embedding");
+    cmd->add_option("--color", args->color,
+                    "picture colouring: density, label, a label column or a channel/marker")
+        ->capture_default_str();
+    cmd->add_option("--size", args->size, "picture size WIDTHxHEIGHT")->capture_default_str();
+    cmd->add_option("--model", args->model, "also save the landmark model (JSON) for apply");
+    cmd->add_flag("--quiet,-q", args->quiet, "no progress or notes on stderr");
+    cmd->callback([args] { runEmbed(*args); });
+}
+
+CommandRegistration reg{addEmbedCommand};
+
+}  // namespace
+}  // namespace sepal::cli

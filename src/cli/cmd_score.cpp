@@ -1,0 +1,93 @@
+// sepal-cli score: how well an embedding keeps neighbourhoods (trustworthiness, k-NN
+// preservation) on a fixed subsample.
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_progress.h"
+#include "cli/command_registry.h"
+#include "core/common/error.h"
+#include "core/metrics/quality.h"
+#include "core/pipeline/embed_output.h"
+#include "core/pipeline/prepare.h"
+
+namespace sepal::cli {
+namespace {
+
+struct ScoreArgs {
+    std::vector<std::string> inputs;
+    PrepareOptions prepare;
+    std::string embedding;
+    size_t k = 10;
+    size_t sample = 10000;
+    uint64_t seed = 1;
+    int threads = 0;
+    bool json = false;
+};
+
+// The 2D coordinates in an embedding table: embed_x/embed_y, or its only two columns.
+Matrix coordinates(const io::Table& t) {
+    int cx = t.findChannel(kEmbedX), cy = t.findChannel(kEmbedY);
+    if ((cx < 0 || cy < 0) && t.channels.size() == 2) cx = 0, cy = 1;
+    if (cx < 0 || cy < 0)
+        throw InputError(t.source + ": no " + kEmbedX + " and " + kEmbedY +
+                         " columns and not exactly two columns; give the table embed wrote");
+    Matrix xy(t.events(), 2);
+    for (size_t i = 0; i < t.events(); ++i) {
+        xy.at(i, 0) = t.values.at(i, cx);
+        xy.at(i, 1) = t.values.at(i, cy);
+    }
+    return xy;
+}
+
+void runScore(const ScoreArgs& a) {
+    setThreads(a.threads);
+    const PreparedInput input = prepareInputs(a.inputs, a.prepare);
+    const Matrix xy = coordinates(readInput(a.embedding));
+    if (xy.rows != input.points.rows)
+        throw InputError(a.embedding + " has " + std::to_string(xy.rows) +
+                         " rows but the inputs have " + std::to_string(input.points.rows) +
+                         " events; score the files it was made from");
+    QualityParams params;
+    params.k = a.k;
+    params.sampleSize = a.sample;
+    params.seed = a.seed;
+    const QualityScores s = scoreEmbedding(input.points.data(), input.points.rows,
+                                           input.points.cols, xy.data(), params);
+    if (a.json) {
+        nlohmann::json j = {{"trustworthiness", s.trustworthiness},
+                            {"knn_preservation", s.knnPreservation},
+                            {"points", s.points},
+                            {"k", a.k},
+                            {"seed", a.seed}};
+        std::printf("%s\n", j.dump().c_str());
+    } else {
+        std::printf("trustworthiness %.5f\nknn_preservation %.5f\npoints %zu\nk %zu\n",
+                    s.trustworthiness, s.knnPreservation, s.points, a.k);
+    }
+}
+
+void addScoreCommand(CLI::App& app) {
+    auto args = std::make_shared<ScoreArgs>();
+    CLI::App* cmd = app.add_subcommand(
+        "score",
+        "Trustworthiness and k-NN preservation of an embedding on a fixed subsample, "
+        "measured in the transformed space of the inputs");
+    cmd->add_option("inputs", args->inputs, "the files that were embedded")->required();
+    cmd->add_option("--embedding", args->embedding, "table with embed_x, embed_y (from embed)")
+        ->required();
+    cmd->add_option("--k", args->k, "neighbours")->capture_default_str();
+    cmd->add_option("--sample", args->sample, "events scored (0 = all)")->capture_default_str();
+    cmd->add_option("--seed", args->seed, "which subsample")->capture_default_str();
+    cmd->add_option("--columns", args->prepare.columns, "as for embed")->delimiter(',');
+    cmd->add_option("--transform", args->prepare.transform, "as for embed")->capture_default_str();
+    cmd->add_option("--threads", args->threads, "CPU threads (0 = all)")->capture_default_str();
+    cmd->add_flag("--json", args->json, "one JSON object instead of lines");
+    cmd->callback([args] { runScore(*args); });
+}
+
+CommandRegistration reg{addScoreCommand};
+
+}  // namespace
+}  // namespace sepal::cli

@@ -1,0 +1,116 @@
+#include "core/pipeline/prepare.h"
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "core/common/error.h"
+#include "core/io/read_any.h"
+#include "core/pipeline/samples.h"
+
+namespace sepal {
+namespace {
+
+// Cytometry files carry FCS keywords; plain tables (CSV, point clouds) are used as they are.
+bool looksLikeCytometry(const io::Table& table) {
+    return table.keyword("$PAR") != nullptr || table.keyword("$TOT") != nullptr;
+}
+
+ColumnTransform parseTransform(const std::string& text) {
+    static const std::regex asinh(R"((?:arc)?sinh:([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))");
+    std::smatch m;
+    ColumnTransform t;
+    if (text == "none") return t;
+    if (std::regex_match(text, m, asinh)) {
+        t.kind = ColumnTransform::Kind::Arcsinh;
+        t.cofactor = std::stod(m[1]);
+        if (!(t.cofactor > 0))
+            throw InputError("--transform " + text + ": the cofactor must be positive");
+        return t;
+    }
+    if (text == "logicle") {
+        t.kind = ColumnTransform::Kind::Logicle;
+        return t;
+    }
+    throw InputError("--transform " + text +
+                     ": use default, none, asinh:COFACTOR (5 for mass cytometry, 150 for "
+                     "fluorescence), logicle, or a transform pipeline .json file");
+}
+
+}  // namespace
+
+io::Table readInput(const std::string& path) {
+    if (!std::filesystem::exists(path)) throw InputError(path + ": no such file; check the path");
+    return io::readTable(path);
+}
+
+TransformPipeline choosePipeline(const io::Table& table, const PrepareOptions& options) {
+    TransformPipeline pipeline;
+    const std::string& tf = options.transform;
+    const bool fromFile = tf.size() > 5 && tf.substr(tf.size() - 5) == ".json";
+    if (fromFile) {
+        std::ifstream in(tf);
+        if (!in) throw InputError("--transform " + tf + ": cannot open the pipeline file");
+        nlohmann::json doc;
+        try {
+            doc = nlohmann::json::parse(in);
+        } catch (const nlohmann::json::exception& e) {
+            throw InputError("--transform " + tf + ": not valid JSON (" + e.what() + ")");
+        }
+        // A model file holds its pipeline under "transform"; a pipeline file is the pipeline.
+        pipeline = TransformPipeline::fromJson(doc.contains("transform") ? doc["transform"] : doc);
+    } else if (looksLikeCytometry(table)) {
+        pipeline = TransformPipeline::defaultFor(table);
+    } else {
+        for (const auto& ch : table.channels) pipeline.steps.push_back(ColumnStep{ch.name});
+    }
+    if (!options.columns.empty()) {
+        std::vector<ColumnStep> chosen;
+        for (const auto& name : options.columns) {
+            const int c = table.findChannel(name);
+            if (c < 0) {
+                std::string names;
+                for (const auto& ch : table.channels)
+                    names += (names.empty() ? "" : ", ") + ch.name;
+                throw InputError("--columns: no channel or marker '" + name + "' in " +
+                                 table.source + "; it has: " + names);
+            }
+            const std::string& channel = table.channels[c].name;
+            ColumnStep step{channel};
+            // Keep the preset's transform for that channel; a new column borrows the first one's.
+            bool found = false;
+            for (const auto& s : pipeline.steps)
+                if (s.name == channel) step = s, found = true;
+            if (!found && !pipeline.steps.empty())
+                step.transform = pipeline.steps.front().transform;
+            chosen.push_back(step);
+        }
+        pipeline.steps = std::move(chosen);
+    }
+    if (!fromFile && tf != "default") {
+        const ColumnTransform t = parseTransform(tf);
+        for (auto& s : pipeline.steps) s.transform = t;
+    }
+    if (pipeline.steps.empty())
+        throw InputError(table.source + ": no columns to embed; choose them with --columns");
+    pipeline.validate();
+    return pipeline;
+}
+
+PreparedInput prepareInputs(const std::vector<std::string>& paths, const PrepareOptions& options) {
+    if (paths.empty()) throw InputError("no input files: give at least one");
+    PreparedInput out;
+    std::vector<io::Table> tables;
+    for (const auto& p : paths) tables.push_back(readInput(p));
+    if (tables.size() == 1) {
+        out.table = std::move(tables.front());
+    } else {
+        out.table = concatenateSamples(tables, options.sampleColumn);
+    }
+    out.pipeline = choosePipeline(out.table, options);
+    out.pipeline.fit(out.table);
+    out.points = out.pipeline.apply(out.table);
+    return out;
+}
+
+}  // namespace sepal
