@@ -19,7 +19,7 @@ namespace {
 struct EmbedArgs {
     std::vector<std::string> inputs;
     PrepareOptions prepare;
-    std::string landmarks = "kmeans:768";
+    std::string landmarks = "kmeans:512";
     std::string layout;
     std::optional<int> k;
     std::optional<float> smooth;
@@ -49,6 +49,7 @@ void runEmbed(const EmbedArgs& a) {
     settings.trainSample = a.trainSample;
     // Check what can be checked before reading and training.
     validateParams(settings.params, settings.landmarks.count);
+    checkTableExtension(a.out);
     int width = 0, height = 0;
     if (!a.png.empty()) parseSize(a.size, width, height);
 

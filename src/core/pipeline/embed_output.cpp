@@ -1,6 +1,7 @@
 #include "core/pipeline/embed_output.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <regex>
@@ -38,14 +39,28 @@ io::Table withEmbedding(const io::Table& table, const Matrix& xy) {
     return out;
 }
 
-void writeTableByExtension(const std::string& path, const io::Table& table) {
+namespace {
+
+std::string lowerExtension(const std::string& path) {
     std::string ext = std::filesystem::path(path).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(),
-                   [](unsigned char ch) { return std::tolower(ch); });
-    if (ext == ".csv") return io::writeCsv(path, table);
-    if (ext == ".fcs") return io::writeFcs(path, table);
-    throw InputError(path + ": cannot tell the output format from the extension '" + ext +
-                     "': name the file .csv or .fcs");
+                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    return ext;
+}
+
+}  // namespace
+
+void checkTableExtension(const std::string& path) {
+    const std::string ext = lowerExtension(path);
+    if (ext != ".csv" && ext != ".fcs")
+        throw InputError(path + ": cannot tell the output format from the extension '" + ext +
+                         "': name the file .csv or .fcs");
+}
+
+void writeTableByExtension(const std::string& path, const io::Table& table) {
+    checkTableExtension(path);
+    if (lowerExtension(path) == ".csv") return io::writeCsv(path, table);
+    io::writeFcs(path, table);
 }
 
 raster::PictureSpec pictureSpecFor(const io::Table& table, const std::string& color,

@@ -18,6 +18,9 @@ inline constexpr const char* kEmbedY = "embed_y";
 /// The table with two channels appended (kEmbedX, kEmbedY) holding xy (events x 2).
 io::Table withEmbedding(const io::Table& table, const Matrix& xy);
 
+/// Throws InputError unless the path ends in .csv or .fcs (checked before long work starts).
+void checkTableExtension(const std::string& path);
+
 /// Writes a table by the path's extension: .csv (header row, labels as text) or .fcs
 /// (FCS 3.1, float32, labels as numeric codes). Throws InputError for other extensions.
 void writeTableByExtension(const std::string& path, const io::Table& table);
