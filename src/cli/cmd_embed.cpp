@@ -104,10 +104,10 @@ void addEmbedCommand(CLI::App& app) {
                     "2D layout of the landmarks: graph, tsne, umap or grid (default: tsne for "
                     "kmeans, the grid for SOMs)");
     cmd->add_option("--k", args->k,
-                    "EmbedSOM neighbours (default 12 for kmeans, 1+sqrt(g) for SOMs)");
+                    "EmbedSOM neighbours (default 16 for kmeans, 1+sqrt(g) for SOMs)");
     cmd->add_option("--smooth", args->smooth,
                     "EmbedSOM smoothing (default -2 for kmeans, 0 for SOMs)");
-    cmd->add_option("--adjust", args->adjust, "EmbedSOM adjust (default 2 for kmeans, 1 for SOMs)");
+    cmd->add_option("--adjust", args->adjust, "EmbedSOM adjust (default 3 for kmeans, 1 for SOMs)");
     cmd->add_option("--seed", args->seed, "random seed")->capture_default_str();
     cmd->add_option("--threads", args->threads, "CPU threads (0 = all)")->capture_default_str();
     cmd->add_option("--backend", args->backend, "cpu, cuda, auto or reference")

@@ -1,10 +1,13 @@
 #include "core/pipeline/prepare.h"
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 
 #include "core/common/error.h"
+#include "core/io/points_json.h"
 #include "core/io/read_any.h"
 #include "core/pipeline/samples.h"
 
