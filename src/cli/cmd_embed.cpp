@@ -62,10 +62,12 @@ void runEmbed(const EmbedArgs& a) {
     EmbedResult result = embedMatrix(input.points, settings, *backend.projector, *backend.search,
                                      stderrProgress(a.quiet));
     const auto& t = result.timings;
-    note(a.quiet, std::to_string(result.model.count()) + " landmarks; seconds: train " +
-                      std::to_string(t.train) + ", layout " + std::to_string(t.layout) +
-                      ", project " + std::to_string(t.project) + ", total " +
-                      std::to_string(t.train + t.layout + t.project));
+    char timing[160];
+    std::snprintf(timing, sizeof timing,
+                  "%zu landmarks; seconds: train %.3f, layout %.3f, project %.3f, total %.3f",
+                  result.model.count(), t.train, t.layout, t.project,
+                  t.train + t.layout + t.project);
+    note(a.quiet, timing);
     if (result.report.nonFinitePoints > 0)
         note(a.quiet, std::to_string(result.report.nonFinitePoints) +
                           " events had non-finite values; they were placed at their neighbours");

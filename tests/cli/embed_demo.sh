@@ -15,7 +15,7 @@ cp "$demo" "$tmp/b.fcs"
 
 "$cli" embed "$tmp/a.fcs" "$tmp/b.fcs" --landmarks som:8x8 --seed 2 --out "$tmp/y.csv" \
     --png "$tmp/y.png" --color sample --size 300x200 --model "$tmp/m.json" 2>"$tmp/log" ||
-    { cat "$tmp/log"; fail "embed exited with $?"; }
+    { status=$?; cat "$tmp/log"; fail "embed exited with $status"; }
 header=$(head -1 "$tmp/y.csv")
 case "$header" in *embed_x,embed_y*) ;; *) fail "no coordinates in: $header" ;; esac
 case "$header" in *sample*) ;; *) fail "no sample column in: $header" ;; esac

@@ -14,7 +14,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$cli" embed "$data" --landmarks kmeans:128 --train-sample 4000 --seed 3 \
     --out "$tmp/y.csv" --png "$tmp/y.png" --color z --size 320x240 --model "$tmp/m.json" \
-    2>"$tmp/embed.log" || { cat "$tmp/embed.log"; fail "embed exited with $?"; }
+    2>"$tmp/embed.log" || { status=$?; cat "$tmp/embed.log"; fail "embed exited with $status"; }
 grep -q "landmarks; seconds" "$tmp/embed.log" || fail "embed printed no timing summary"
 
 # The table: the input's columns plus the two coordinates, one row per point.

@@ -44,6 +44,10 @@ ColumnTransform parseTransform(const std::string& text) {
 
 io::Table readInput(const std::string& path) {
     if (!std::filesystem::exists(path)) throw InputError(path + ": no such file; check the path");
+    std::string ext = std::filesystem::path(path).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (ext == ".json") return io::readPointsJson(path);
     return io::readTable(path);
 }
 
