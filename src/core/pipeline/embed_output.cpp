@@ -60,7 +60,22 @@ void checkTableExtension(const std::string& path) {
 void writeTableByExtension(const std::string& path, const io::Table& table) {
     checkTableExtension(path);
     if (lowerExtension(path) == ".csv") return io::writeCsv(path, table);
-    io::writeFcs(path, table);
+    if (table.labels.empty()) return io::writeFcs(path, table);
+    // FCS holds numbers only: labels travel as category numbers.
+    io::Table numeric = table;
+    numeric.labels.clear();
+    const size_t c = table.channels.size();
+    numeric.values = Matrix(table.events(), c + table.labels.size());
+    for (size_t i = 0; i < table.events(); ++i)
+        std::copy(table.values.row(i), table.values.row(i) + c, numeric.values.row(i));
+    for (size_t l = 0; l < table.labels.size(); ++l) {
+        const auto& label = table.labels[l];
+        numeric.channels.push_back(
+            io::Channel{label.name, "", static_cast<double>(label.categories.size() + 1), 32});
+        for (size_t i = 0; i < table.events(); ++i)
+            numeric.values.at(i, c + l) = static_cast<float>(label.codes[i] + 1);
+    }
+    io::writeFcs(path, numeric);
 }
 
 raster::PictureSpec pictureSpecFor(const io::Table& table, const std::string& color,

@@ -21,8 +21,9 @@ io::Table withEmbedding(const io::Table& table, const Matrix& xy);
 /// Throws InputError unless the path ends in .csv or .fcs (checked before long work starts).
 void checkTableExtension(const std::string& path);
 
-/// Writes a table by the path's extension: .csv (header row, labels as text) or .fcs
-/// (FCS 3.1, float32, labels as numeric codes). Throws InputError for other extensions.
+/// Writes a table by the path's extension: .csv (header row, labels as text) or .fcs (FCS 3.1,
+/// float32; each label column becomes a parameter of its own holding 1-based category numbers,
+/// 0 for missing, so a sample column survives in FlowJo). Throws InputError for other extensions.
 void writeTableByExtension(const std::string& path, const io::Table& table);
 
 /// A picture request from the command line's `--color` value: "density", "label" (the first
