@@ -20,7 +20,7 @@ bool looksLikeCytometry(const io::Table& table) {
 }
 
 ColumnTransform parseTransform(const std::string& text) {
-    static const std::regex asinh(R"((?:arc)?sinh:([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))");
+    static const std::regex asinh(R"((?:a|arc)sinh:([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))");
     std::smatch m;
     ColumnTransform t;
     if (text == "none") return t;
