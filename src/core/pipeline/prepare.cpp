@@ -7,8 +7,9 @@
 #include <regex>
 
 #include "core/common/error.h"
+#include "core/io/csv_reader.h"
+#include "core/io/fcs_reader.h"
 #include "core/io/points_json.h"
-#include "core/io/read_any.h"
 #include "core/pipeline/samples.h"
 
 namespace sepal {
@@ -48,7 +49,12 @@ io::Table readInput(const std::string& path) {
     std::transform(ext.begin(), ext.end(), ext.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     if (ext == ".json") return io::readPointsJson(path);
-    return io::readTable(path);
+    // FCS files start with "FCS" and a version whatever their extension (.lmd, .001, none).
+    std::ifstream in(path, std::ios::binary);
+    char magic[3] = {0, 0, 0};
+    in.read(magic, 3);
+    if (ext == ".fcs" || std::string(magic, 3) == "FCS") return io::readFcs(path);
+    return io::readCsv(path);
 }
 
 TransformPipeline choosePipeline(const io::Table& table, const PrepareOptions& options) {

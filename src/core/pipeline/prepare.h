@@ -28,7 +28,8 @@ struct PreparedInput {
     Matrix points;               ///< events x pipeline.columns(), transformed
 };
 
-/// Reads one input file by content and extension (FCS, CSV/TSV, points JSON).
+/// Reads one input file by extension and content: .json as points, FCS by its "FCS" magic,
+/// anything else as CSV/TSV.
 io::Table readInput(const std::string& path);
 
 /// The pipeline for `table` per options (columns, transform); throws InputError naming the
