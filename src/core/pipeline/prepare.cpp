@@ -1,15 +1,11 @@
 #include "core/pipeline/prepare.h"
 
-#include <algorithm>
-#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 
 #include "core/common/error.h"
-#include "core/io/csv_reader.h"
-#include "core/io/fcs_reader.h"
-#include "core/io/points_json.h"
+#include "core/io/read_any.h"
 #include "core/pipeline/samples.h"
 
 namespace sepal {
@@ -45,16 +41,7 @@ ColumnTransform parseTransform(const std::string& text) {
 
 io::Table readInput(const std::string& path) {
     if (!std::filesystem::exists(path)) throw InputError(path + ": no such file; check the path");
-    std::string ext = std::filesystem::path(path).extension().string();
-    std::transform(ext.begin(), ext.end(), ext.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (ext == ".json") return io::readPointsJson(path);
-    // FCS files start with "FCS" and a version whatever their extension (.lmd, .001, none).
-    std::ifstream in(path, std::ios::binary);
-    char magic[3] = {0, 0, 0};
-    in.read(magic, 3);
-    if (ext == ".fcs" || std::string(magic, 3) == "FCS") return io::readFcs(path);
-    return io::readCsv(path);
+    return io::readTable(path);
 }
 
 TransformPipeline choosePipeline(const io::Table& table, const PrepareOptions& options) {

@@ -28,8 +28,7 @@ struct PreparedInput {
     Matrix points;               ///< events x pipeline.columns(), transformed
 };
 
-/// Reads one input file by extension and content: .json as points, FCS by its "FCS" magic,
-/// anything else as CSV/TSV.
+/// Reads one input file (io::readTable: FCS, CSV/TSV, points JSON); a clear error when absent.
 io::Table readInput(const std::string& path);
 
 /// The pipeline for `table` per options (columns, transform); throws InputError naming the
