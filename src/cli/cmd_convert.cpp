@@ -6,14 +6,19 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli/command_registry.h"
 #include "core/common/error.h"
+#include "core/io/csv_writer.h"
 #include "core/io/fcs_reader.h"
 #include "core/io/fcs_writer.h"
+#include "core/io/population_labels.h"
+#include "core/io/read_any.h"
+#include "core/transform/pipeline.h"
 
 namespace sepal::cli {
 
@@ -39,6 +44,52 @@ bool looksLikeFcs(const std::string& path) {
     char magic[3] = {0, 0, 0};
     in.read(magic, 3);
     return in.gcount() == 3 && std::string(magic, 3) == "FCS";
+}
+
+/// The pipeline from inline JSON (starting with '{') or from a JSON file.
+TransformPipeline loadPipeline(const std::string& spec) {
+    std::string text = spec;
+    std::string where = "--transform";
+    if (spec.find_first_not_of(" \t\r\n") == std::string::npos ||
+        spec[spec.find_first_not_of(" \t\r\n")] != '{') {
+        std::ifstream in(spec);
+        if (!in)
+            throw InputError("--transform: cannot open '" + spec +
+                             "' (give inline JSON or a file)");
+        std::stringstream ss;
+        ss << in.rdbuf();
+        text = ss.str();
+        where = spec;
+    }
+    nlohmann::json json;
+    try {
+        json = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        throw InputError(where + ": not valid JSON: " + e.what());
+    }
+    return TransformPipeline::fromJson(json);
+}
+
+/// The transformed values as a table: one channel per pipeline column.
+io::Table transformed(const io::Table& in, const TransformPipeline& pipeline) {
+    io::Table out;
+    out.source = in.source;
+    out.values = pipeline.apply(in);
+    for (const std::string& name : pipeline.columns()) {
+        io::Channel ch;
+        ch.name = name;
+        const int idx = in.findChannel(name);
+        if (idx >= 0) {
+            ch.name = in.channels[static_cast<size_t>(idx)].name;
+            ch.marker = in.channels[static_cast<size_t>(idx)].marker;
+        }
+        ch.range = 0;
+        out.channels.push_back(ch);
+    }
+    out.labels = in.labels;
+    out.keywords = in.keywords;
+    out.warnings = in.warnings;
+    return out;
 }
 
 /// Only the named columns (names or markers), in the order given.
@@ -86,16 +137,19 @@ void runConvert(const ConvertOptions& o) {
     io::Table table;
     if (looksLikeFcs(o.input)) {
         table = io::readFcs(o.input, {.dataset = o.dataset, .raw = o.raw});
+        io::recoverPopulationLabels(table);  // population codes become a label column again
     } else {
-        throw InputError("convert: '" + o.input +
-                         "' is not an FCS file (it does not start with "
-                         "'FCS'); CSV input is not supported by convert yet");
+        if (o.dataset != 0 || o.raw)
+            throw InputError("convert: --dataset and --raw apply to FCS input only; '" + o.input +
+                             "' is not an FCS file");
+        table = io::readTable(o.input);
     }
-    if (!o.transform.empty())
-        throw InputError("convert: --transform is not supported yet; convert without it");
+    if (!o.transform.empty()) table = transformed(table, loadPipeline(o.transform));
     if (!o.columns.empty()) table = selectColumns(table, o.columns);
-    if (!toFcs) throw InputError("convert: CSV output is not supported yet; write .fcs");
-    io::writeFcs(o.output, table);
+    if (toFcs)
+        io::writeFcs(o.output, table);
+    else
+        io::writeCsv(o.output, table);
     for (const auto& w : table.warnings)
         std::fprintf(stderr, "sepal-cli: warning: %s\n", w.c_str());
 }

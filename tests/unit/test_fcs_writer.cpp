@@ -11,6 +11,7 @@
 #include "core/common/error.h"
 #include "core/io/fcs_reader.h"
 #include "core/io/fcs_writer.h"
+#include "core/io/read_any.h"
 #include "fcs_builder.h"
 
 namespace sepal {
@@ -126,6 +127,30 @@ TEST(FcsWriter, WritesEmptyTablesAndRefusesInconsistentOnes) {
     EXPECT_THROW(io::writeFcs(path.string(), t), InputError);
     EXPECT_FALSE(fs::exists(path));
     EXPECT_THROW(io::writeFcs("/nonexistent-sepal-folder/x.fcs", sampleTable()), InputError);
+}
+
+TEST(FcsWriter, ALabelColumnBecomesAPopulationCodeThatReadsBackAsLabels) {
+    io::Table t = sampleTable();
+    io::LabelColumn pops;
+    pops.name = "population";
+    pops.categories = {"T cells", "B cells"};
+    pops.codes = {0, 1, -1, 1};
+    t.labels.push_back(pops);
+    t.keywords.push_back({"SEPAL_POPULATIONS", "0:stale"});
+    const fs::path path = tempPath("labels.fcs");
+    io::writeFcs(path.string(), t);
+    const io::Table raw = io::readFcs(path.string());
+    ASSERT_EQ(raw.channels.size(), 4u);
+    EXPECT_EQ(raw.channels[3].name, "population");
+    EXPECT_EQ(raw.values.at(2, 3), -1.0f);
+    EXPECT_EQ(*raw.keyword("SEPAL_POPULATIONS"), "0:T cells;1:B cells");
+    const io::Table back = io::readTable(path.string());
+    ASSERT_EQ(back.labels.size(), 1u);
+    EXPECT_EQ(back.labels[0].name, "population");
+    EXPECT_EQ(back.labels[0].categories, pops.categories);
+    EXPECT_EQ(back.labels[0].codes, pops.codes);
+    EXPECT_EQ(back.values.values, t.values.values);
+    fs::remove(path);
 }
 
 }  // namespace

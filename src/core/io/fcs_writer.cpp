@@ -12,6 +12,7 @@
 
 #include "core/common/error.h"
 #include "core/io/atomic_file.h"
+#include "core/io/population_labels.h"
 
 namespace sepal::io {
 
@@ -100,7 +101,18 @@ double columnRange(const Table& table, size_t c) {
     return std::isfinite(top) ? std::max(1.0, std::ceil(static_cast<double>(top))) : 1.0;
 }
 
-Keywords parameterKeywords(const Table& table) {
+/// The label column written as a code parameter: the first whose name no channel has.
+const LabelColumn* labelToWrite(const Table& table) {
+    for (const LabelColumn& l : table.labels) {
+        if (l.codes.size() != table.values.rows) continue;
+        bool clash = false;
+        for (const Channel& c : table.channels) clash = clash || c.name == l.name;
+        if (!clash) return &l;
+    }
+    return nullptr;
+}
+
+Keywords parameterKeywords(const Table& table, const LabelColumn* label) {
     Keywords kw;
     for (size_t c = 0; c < table.channels.size(); ++c) {
         const std::string p = "$P" + std::to_string(c + 1);
@@ -110,6 +122,16 @@ Keywords parameterKeywords(const Table& table) {
         kw.emplace_back(p + "B", "32");
         kw.emplace_back(p + "E", "0,0");
         kw.emplace_back(p + "R", number(columnRange(table, c)));
+    }
+    if (label) {
+        const std::string p = "$P" + std::to_string(table.channels.size() + 1);
+        const std::string name = label->name.empty() ? std::string("Population") : label->name;
+        kw.emplace_back(p + "N", name);
+        kw.emplace_back(p + "B", "32");
+        kw.emplace_back(p + "E", "0,0");
+        kw.emplace_back(p + "R", number(std::max<double>(1.0, label->categories.size())));
+        kw.emplace_back(kPopulationsKeyword, populationKeywordValue(label->categories));
+        kw.emplace_back(kPopulationParameterKeyword, name);
     }
     if (table.spillover && table.spillover->matrix.rows == table.spillover->channels.size() &&
         table.spillover->matrix.cols == table.spillover->channels.size() &&
@@ -153,17 +175,25 @@ std::string headerField(uint64_t v) {
 }  // namespace
 
 void writeFcs(const std::string& path, const Table& table) {
-    const size_t cols = table.channels.size();
-    if (cols == 0)
+    const LabelColumn* label = labelToWrite(table);
+    const size_t stored = table.channels.size();
+    const size_t cols = stored + (label ? 1 : 0);
+    if (stored == 0)
         throw InputError("cannot write '" + path + "': the table has no channels to write");
-    if (table.values.cols != cols || table.values.values.size() != table.values.rows * cols)
-        throw InputError("cannot write '" + path + "': the table has " + std::to_string(cols) +
+    if (table.values.cols != stored || table.values.values.size() != table.values.rows * stored)
+        throw InputError("cannot write '" + path + "': the table has " + std::to_string(stored) +
                          " channels but " + std::to_string(table.values.cols) + " value columns");
     const uint64_t events = table.values.rows;
     const uint64_t dataBytes = events * cols * 4;
 
-    Keywords body = parameterKeywords(table);
-    const Keywords kept = keptKeywords(table);
+    Keywords body = parameterKeywords(table, label);
+    Keywords kept = keptKeywords(table);
+    if (label)  // the label's own keywords replace any the table carried
+        std::erase_if(kept, [](const auto& kv) {
+            const std::string k = upperCase(kv.first);
+            return k == upperCase(kPopulationsKeyword) ||
+                   k == upperCase(kPopulationParameterKeyword);
+        });
     body.insert(body.end(), kept.begin(), kept.end());
     const char delimiter = chooseDelimiter(body);
     auto render = [&](uint64_t dataBegin) {
@@ -209,17 +239,28 @@ void writeFcs(const std::string& path, const Table& table) {
     AtomicFile file(path);
     file.write(header);
     file.write(text);
-    if (std::endian::native == std::endian::little) {
+    const bool swap = std::endian::native != std::endian::little;
+    if (!swap && !label) {
         file.write(table.values.data(), dataBytes);
     } else {
-        std::vector<uint32_t> chunk;
-        const size_t step = 1 << 16;
-        for (size_t i = 0; i < table.values.values.size(); i += step) {
-            const size_t n = std::min(step, table.values.values.size() - i);
-            chunk.resize(n);
-            std::memcpy(chunk.data(), table.values.data() + i, n * 4);
-            for (auto& u : chunk) u = __builtin_bswap32(u);
-            file.write(chunk.data(), n * 4);
+        // Rows in chunks: the label's code joins each row, and big-endian hosts swap bytes.
+        const size_t chunkRows = 1 << 14;
+        std::vector<float> chunk;
+        for (size_t r0 = 0; r0 < events; r0 += chunkRows) {
+            const size_t n = std::min<size_t>(chunkRows, events - r0);
+            chunk.resize(n * cols);
+            for (size_t r = 0; r < n; ++r) {
+                std::memcpy(&chunk[r * cols], table.values.row(r0 + r), stored * sizeof(float));
+                if (label) chunk[r * cols + stored] = static_cast<float>(label->codes[r0 + r]);
+            }
+            if (swap)
+                for (float& f : chunk) {
+                    uint32_t u;
+                    std::memcpy(&u, &f, 4);
+                    u = __builtin_bswap32(u);
+                    std::memcpy(&f, &u, 4);
+                }
+            file.write(chunk.data(), chunk.size() * sizeof(float));
         }
     }
     file.write("00000000");  // the optional CRC, left unset as FCS 3.1 allows
