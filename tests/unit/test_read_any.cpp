@@ -49,6 +49,16 @@ TEST(PopulationLabels, CodesBecomeLabels) {
     EXPECT_EQ(t.labels[0].categories, (std::vector<std::string>{"T", "B", "NK"}));
     EXPECT_EQ(t.labels[0].codes, (std::vector<int32_t>{0, 2, -1, -1}));
 
+    // Encoding for FCS and recovering give the same labels back.
+    const io::LabelColumn original = t.labels[0];
+    io::encodePopulationLabels(t, 0);
+    EXPECT_TRUE(t.labels.empty());
+    ASSERT_EQ(t.channels.size(), 2u);
+    EXPECT_EQ(t.values.at(3, 1), -1.0f);
+    ASSERT_TRUE(io::recoverPopulationLabels(t));
+    EXPECT_EQ(t.labels[0].categories, original.categories);
+    EXPECT_EQ(t.labels[0].codes, original.codes);
+
     io::Table bad;
     bad.channels = {{"Population", "", 0, 32}};
     bad.values = Matrix(1, 1, 0.0f);

@@ -1,5 +1,6 @@
 #include "core/io/population_labels.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -16,6 +17,26 @@ std::string populationKeywordValue(const std::vector<std::string>& names) {
         value += names[i];
     }
     return value;
+}
+
+void encodePopulationLabels(Table& table, size_t labelIndex) {
+    LabelColumn label = std::move(table.labels.at(labelIndex));
+    table.labels.erase(table.labels.begin() + static_cast<std::ptrdiff_t>(labelIndex));
+    const size_t rows = table.events();
+    const size_t cols = table.values.cols;
+    Matrix values(rows, cols + 1);
+    for (size_t i = 0; i < rows; ++i) {
+        std::copy(table.values.row(i), table.values.row(i) + cols, values.row(i));
+        values.at(i, cols) = i < label.codes.size() ? static_cast<float>(label.codes[i]) : -1.0f;
+    }
+    table.values = std::move(values);
+    table.channels.push_back(
+        {label.name, "", static_cast<double>(std::max<size_t>(label.categories.size(), 1)), 32});
+    std::erase_if(table.keywords, [](const auto& kv) {
+        return kv.first == kPopulationsKeyword || kv.first == kPopulationParameterKeyword;
+    });
+    table.keywords.push_back({kPopulationsKeyword, populationKeywordValue(label.categories)});
+    table.keywords.push_back({kPopulationParameterKeyword, label.name});
 }
 
 bool recoverPopulationLabels(Table& table) {

@@ -16,6 +16,11 @@ inline constexpr const char* kPopulationParameterKeyword = "SEPAL_POPULATION_PAR
 /// The SEPAL_POPULATIONS value for `names` (code i names names[i]).
 std::string populationKeywordValue(const std::vector<std::string>& names);
 
+/// Turns label column `labelIndex` into a numeric code channel of the same name (missing labels
+/// as -1) and sets both keywords, so that writeFcs keeps the labels. One per file: a previous
+/// SEPAL_POPULATIONS is replaced.
+void encodePopulationLabels(Table& table, size_t labelIndex);
+
 /// When `table` has SEPAL_POPULATIONS and its code parameter, replaces that numeric channel by a
 /// label column of the same name (codes without a name, NaN or non-integers become -1).
 /// Returns true when it converted; a malformed keyword leaves the table as is, with a warning.

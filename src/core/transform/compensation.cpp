@@ -62,7 +62,7 @@ ResolvedCompensation resolveCompensation(const io::Spillover& spillover, const i
     for (const auto& name : spillover.channels) {
         const int index = table.findChannel(name);
         if (index < 0)
-            missing += (missing.empty() ? "" : ", ") + name;
+            missing += missing.empty() ? name : ", " + name;
         else
             resolved.columns.push_back(static_cast<size_t>(index));
     }

@@ -298,14 +298,14 @@ Matrix TransformPipeline::apply(const io::Table& table) const {
     for (size_t s = 0; s < m; ++s) {
         const int index = table.findChannel(steps[s].name);
         if (index < 0)
-            missing += (missing.empty() ? "" : ", ") + steps[s].name;
+            missing += missing.empty() ? steps[s].name : ", " + steps[s].name;
         else
             source[s] = static_cast<size_t>(index);
     }
     if (!missing.empty()) {
         std::string available;
         for (size_t c = 0; c < table.channels.size() && c < 40; ++c)
-            available += (c ? ", " : "") + table.channels[c].name;
+            available += c ? ", " + table.channels[c].name : table.channels[c].name;
         throw InputError("transform pipeline: " +
                          (table.source.empty() ? std::string("the data") : table.source) +
                          " has no column " + missing + " (its numeric columns: " + available + ")");
