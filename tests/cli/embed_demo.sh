@@ -36,6 +36,9 @@ fi
 # FCS output re-reads with the two added parameters.
 "$cli" embed "$tmp/a.fcs" --landmarks som:6x6 --out "$tmp/y.fcs" --quiet || fail "embed to FCS"
 "$cli" info "$tmp/y.fcs" | grep -q "embed_x" || fail "FCS output lacks embed_x"
+"$cli" embed "$tmp/a.fcs" "$tmp/b.fcs" --landmarks som:6x6 --out "$tmp/y2.fcs" --quiet ||
+    fail "embed of two samples to FCS"
+"$cli" info "$tmp/y2.fcs" | grep -q "sample" || fail "FCS output of two samples lacks the sample"
 
 # The model applies to every file, one output each, with a sample column.
 "$cli" apply --model "$tmp/m.json" "$tmp/a.fcs" "$tmp/b.fcs" --out-dir "$tmp/out" --quiet ||

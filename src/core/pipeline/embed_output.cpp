@@ -60,20 +60,21 @@ void checkTableExtension(const std::string& path) {
 void writeTableByExtension(const std::string& path, const io::Table& table) {
     checkTableExtension(path);
     if (lowerExtension(path) == ".csv") return io::writeCsv(path, table);
-    if (table.labels.empty()) return io::writeFcs(path, table);
-    // FCS holds numbers only: labels travel as category numbers.
+    // The FCS writer keeps the first label column with its category names; FCS holds numbers
+    // only, so the others travel as parameters of category numbers.
+    if (table.labels.size() <= 1) return io::writeFcs(path, table);
     io::Table numeric = table;
-    numeric.labels.clear();
-    const size_t c = table.channels.size();
-    numeric.values = Matrix(table.events(), c + table.labels.size());
+    numeric.labels.resize(1);
+    const size_t c = table.channels.size(), extra = table.labels.size() - 1;
+    numeric.values = Matrix(table.events(), c + extra);
     for (size_t i = 0; i < table.events(); ++i)
         std::copy(table.values.row(i), table.values.row(i) + c, numeric.values.row(i));
-    for (size_t l = 0; l < table.labels.size(); ++l) {
+    for (size_t l = 1; l < table.labels.size(); ++l) {
         const auto& label = table.labels[l];
         numeric.channels.push_back(
             io::Channel{label.name, "", static_cast<double>(label.categories.size() + 1), 32});
         for (size_t i = 0; i < table.events(); ++i)
-            numeric.values.at(i, c + l) = static_cast<float>(label.codes[i] + 1);
+            numeric.values.at(i, c + l - 1) = static_cast<float>(label.codes[i] + 1);
     }
     io::writeFcs(path, numeric);
 }

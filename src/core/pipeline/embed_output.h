@@ -22,8 +22,9 @@ io::Table withEmbedding(const io::Table& table, const Matrix& xy);
 void checkTableExtension(const std::string& path);
 
 /// Writes a table by the path's extension: .csv (header row, labels as text) or .fcs (FCS 3.1,
-/// float32; each label column becomes a parameter of its own holding 1-based category numbers,
-/// 0 for missing, so a sample column survives in FlowJo). Throws InputError for other extensions.
+/// float32; the first label column as the writer's population code with its names, every
+/// further one as a parameter of 1-based category numbers, 0 for missing, so a sample column
+/// survives in FlowJo). Throws InputError for other extensions.
 void writeTableByExtension(const std::string& path, const io::Table& table);
 
 /// A picture request from the command line's `--color` value: "density", "label" (the first
