@@ -64,7 +64,7 @@ TransformPipeline loadPipeline(const std::string& spec) {
     nlohmann::json json;
     try {
         json = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {
         throw InputError(where + ": not valid JSON: " + e.what());
     }
     return TransformPipeline::fromJson(json);

@@ -61,6 +61,8 @@ TEST(PointsJson, BadInputSaysWhereAndWhat) {
     EXPECT_THROW(parsePointsJson("[[1, \"a\"]]", "m"), InputError);
     EXPECT_THROW(parsePointsJson("{}", "m"), InputError);
     EXPECT_THROW(parsePointsJson("[[1, 1e300]]", "m"), InputError);
+    // Beyond double's range the JSON parser itself refuses (found by the fuzzer).
+    EXPECT_THROW(parsePointsJson("[[1, 31.7E9997]]", "m"), InputError);
     EXPECT_THROW(parsePointsJson("[]", "m"), InputError);
     EXPECT_THROW(parsePointsJson("[5]", "m"), InputError);
     EXPECT_THROW(readPointsJson("/nonexistent/points.json"), InputError);

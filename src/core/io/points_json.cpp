@@ -92,6 +92,10 @@ Table parsePointsJson(const std::string& text, const std::string& source,
         throw InputError(source + ": not valid JSON at " +
                          where(text, e.byte == 0 ? 0 : e.byte - 1) + ": " + e.what() +
                          "; expected an array of points such as [[1, 2, 3], ...]");
+    } catch (const nlohmann::json::exception& e) {
+        // A number beyond double's range (out_of_range 406) has no byte position.
+        throw InputError(source + ": not valid JSON: " + e.what() +
+                         "; every value must be a finite number within float range");
     }
     if (!doc.is_array() || doc.empty())
         throw InputError(source +

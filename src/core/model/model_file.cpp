@@ -174,6 +174,9 @@ LoadedModel loadModel(const std::string& path) {
     } catch (const nlohmann::json::parse_error& e) {
         throw InputError("model file " + path + " is not valid JSON (byte " +
                          std::to_string(e.byte) + "): re-export the model from Sepal");
+    } catch (const nlohmann::json::exception& e) {
+        throw InputError("model file " + path + " is not valid JSON: " + e.what() +
+                         ": re-export the model from Sepal");
     }
     return modelFromJson(doc, path);
 }
