@@ -28,7 +28,7 @@ namespace sepal::bench {
 namespace {
 
 struct Options {
-    std::vector<std::string> kernels{"fused", "bitonic+registers"};
+    std::vector<std::string> kernels{"tensor", "fused", "bitonic+registers"};
     bool grid = false;
     size_t n = size_t(1) << 20;
     int reps = 10;
@@ -124,6 +124,10 @@ void runOne(const Options& o, const std::vector<float>& x, size_t d, size_t g, i
         j["knn_ms"] = kn.median;
         j["project_ms"] = std::max(0.0, t.median - kn.median);
         j["knn_split_ms"] = stats(split).median;
+        if (projector.lastKernel() == "tensor") {
+            j["candidates_per_point"] = projector.lastTimes().candidatesPerPoint;
+            j["exact_scans"] = projector.lastTimes().exactScans;
+        }
         // End to end: host points to host result through the streaming path.
         std::vector<float> y(o.n * 2);
         std::vector<float> copy = x;  // a pointer the projector has not seen: it streams

@@ -7,7 +7,7 @@
 #   scripts/gpu-check.sh [full|quick|bench]   full: tests, sanitizers, the whole grid (default)
 #                                             quick: tests, sanitizers, two configurations
 #                                             bench: only the benchmark grid
-#                                             profile: ncu on the headline fused kernel
+#                                             profile: ncu on the headline tensor kernel
 # Machines without development packages: put nlohmann/, CLI/ and stb/ under deps/include and the
 # googletest sources under deps/googletest (SEPAL_DEPS_DIR overrides); the fixtures under
 # deps/embedsom are found through SEPAL_SHARED_DATA.
@@ -73,22 +73,23 @@ if [ "$mode" != bench ] && [ "$mode" != profile ]; then
 fi
 
 if [ "$mode" = profile ]; then
-    echo "== ncu: fused kernel, headline configuration"
-    ncu --clock-control none --kernel-name regex:fusedKernel --launch-count 1 \
+    echo "== ncu: tensor kernel, headline configuration"
+    ncu --clock-control none --kernel-name regex:tensorKernel --launch-count 1 \
         --section LaunchStats --section Occupancy --section SchedulerStats \
         --section WarpStateStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
-        --section InstructionStats $build/bench/sepal-bench cuda-project --kernel fused \
-        -d 32 -g 256 -k 16 --reps 1 >"$out/ncu_fused.txt" 2>&1
-    grep -vE "^==PROF==|^\{" "$out/ncu_fused.txt" | grep -E "Stall|Warp Cycles|Issued|Eligible|Active Warps|Occupancy|Registers|Throughput|Pipe|Executed Ipc|Duration|No Eligible|One or More" | head -60
+        --section InstructionStats --section SourceCounters \
+        $build/bench/sepal-bench cuda-project --kernel tensor \
+        -d 32 -g 256 -k 16 --reps 1 >"$out/ncu_tensor.txt" 2>&1
+    grep -vE "^==PROF==|^\{" "$out/ncu_tensor.txt" | grep -E "Stall|Warp Cycles|Issued|Eligible|Active Warps|Occupancy|Registers|Throughput|Pipe|Executed Ipc|Duration|No Eligible|One or More" | head -60
     exit 0
 fi
 echo "== benchmark: sepal-bench cuda-project"
 bench=$build/bench/sepal-bench
-kernels=(--kernel fused --kernel bitonic+registers --kernel bitonic+aligned)
+kernels=(--kernel tensor --kernel fused --kernel bitonic+registers --kernel bitonic+aligned)
 : >"$out/bench.jsonl"
 $bench cuda-project "${kernels[@]}" -d 32 -g 256 -k 16 | tee -a "$out/bench.jsonl" >/dev/null
 $bench cuda-project "${kernels[@]}" -d 64 -g 1024 -k 32 | tee -a "$out/bench.jsonl" >/dev/null
-$bench cuda-project --kernel fused --data clustered -d 32 -g 256 -k 16 |
+$bench cuda-project --kernel tensor --kernel fused --data clustered -d 32 -g 256 -k 16 |
     tee -a "$out/bench.jsonl" >/dev/null
 if [ "$mode" != quick ]; then
     $bench cuda-project --grid "${kernels[@]}" --reps 10 | tee "$out/bench_grid.jsonl" >/dev/null
@@ -107,14 +108,14 @@ for name in ("bench.jsonl", "bench_grid.jsonl"):
             if line.startswith("{"):
                 rows.append((name, json.loads(line)))
 print(f"{'set':5} {'data':9} {'d':>3} {'g':>5} {'k':>3} {'kernel':18} {'ms':>8} {'min':>8} {'max':>8} "
-      f"{'pts/s':>9} {'knn ms':>7} {'e2e pts/s':>9}")
+      f"{'pts/s':>9} {'knn ms':>7} {'e2e pts/s':>9} {'cand':>5}")
 for name, j in rows:
     if "error" in j:
         print(f"{name[:5]:5} {j['data']:9} {j['d']:>3} {j['g']:>5} {j['k']:>3} {j['kernel']:18} error: {j['error'][:60]}")
         continue
     print(f"{name[:5]:5} {j['data']:9} {j['d']:>3} {j['g']:>5} {j['k']:>3} {j['kernel_used']:18} "
           f"{j['median_ms']:8.3f} {j['min_ms']:8.3f} {j['max_ms']:8.3f} {j['points_per_s']:9.3g} "
-          f"{j['knn_ms']:7.3f} {j['end_to_end_points_per_s']:9.3g}")
+          f"{j['knn_ms']:7.3f} {j['end_to_end_points_per_s']:9.3g} {j.get('candidates_per_point', 0):5.1f}")
 PY
 if [ "$mode" != bench ]; then
     echo "gpu tests rc=$tests_rc, memcheck rc=$san_memcheck, racecheck rc=$san_racecheck"

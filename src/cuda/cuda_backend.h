@@ -17,8 +17,9 @@ bool deviceAvailable(std::string* why);
 /// A CUDA Projector (a CudaProjector) using `kernel`: one of kernelNames(); throws InputError.
 std::unique_ptr<Projector> makeCudaProjector(const std::string& kernel);
 
-/// The k-NN of the trainers on the GPU (landmarks in shared memory, register top-k).
-std::unique_ptr<NearestSearch> makeCudaNearestSearch();
+/// The k-NN of the trainers on the GPU: the fused kernel's k-NN phase (landmarks in shared
+/// memory, register top-k), or with "tensor" the tensor kernel's where it applies.
+std::unique_ptr<NearestSearch> makeCudaNearestSearch(const std::string& kernel = "fused");
 
 /// Kernel names accepted by makeCudaProjector: "auto", "fused", "bitonic+registers", ...
 std::vector<std::string> kernelNames();

@@ -1,21 +1,25 @@
-// The trainers' nearest-landmark search on the GPU (the fused kernel's k-NN phase).
+// The trainers' nearest-landmark search on the GPU (the k-NN phase of the tensor or fused kernel).
 
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "core/common/error.h"
 #include "core/knn/nearest_search.h"
 #include "cuda/cuda_error.h"
 #include "cuda/device_buffer.h"
 #include "cuda/embedsom_kernels.h"
+#include "cuda/tensor_landmarks.h"
 
 namespace sepal::cuda {
 namespace {
 
 class CudaNearestSearch : public NearestSearch {
   public:
+    explicit CudaNearestSearch(std::string kernel) : m_kernel(std::move(kernel)) {}
+
     void search(const float* points, size_t n, const float* landmarks, size_t g, size_t d, size_t k,
                 uint32_t* idx, float* sqdist) override {
         if (k == 0 || n == 0) return;
@@ -44,16 +48,22 @@ class CudaNearestSearch : public NearestSearch {
         a.points = m_points.get();
         a.n = n;
         a.stride = stride;
+        a.dim = int(d);
         a.landmarks = m_landmarks.get();
         a.g = int(g);
         a.topn = a.topnn = int(k);
         a.knnIdx = m_idx.get();
         a.knnDist = m_dist.get();
         a.kOut = int(k);
-        if (fusedSupports(stride, int(k)))
+        if (m_kernel == "tensor" && tensorSupports(stride, int(k))) {
+            m_tensor.upload(landmarks, g, d, stride, 64, nullptr);
+            a.tensor = m_tensor.view();
+            launchTensor(a, nullptr);
+        } else if (fusedSupports(stride, int(k))) {
             launchFused(a, nullptr);
-        else
+        } else {
             launchBitonicKnn(a, nullptr);
+        }
         SEPAL_CUDA_CHECK(
             cudaMemcpy(idx, m_idx.get(), n * k * sizeof(uint32_t), cudaMemcpyDeviceToHost));
         SEPAL_CUDA_CHECK(
@@ -63,12 +73,14 @@ class CudaNearestSearch : public NearestSearch {
   private:
     DeviceBuffer<float> m_raw, m_points, m_landmarks, m_dist;
     DeviceBuffer<uint32_t> m_idx;
+    TensorLandmarkBuffers m_tensor;
+    std::string m_kernel;
 };
 
 }  // namespace
 
-std::unique_ptr<NearestSearch> makeCudaNearestSearch() {
-    return std::make_unique<CudaNearestSearch>();
+std::unique_ptr<NearestSearch> makeCudaNearestSearch(const std::string& kernel) {
+    return std::make_unique<CudaNearestSearch>(kernel);
 }
 
 }  // namespace sepal::cuda

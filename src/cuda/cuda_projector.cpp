@@ -11,24 +11,28 @@
 #include "cuda/cuda_error.h"
 #include "cuda/device_buffer.h"
 #include "cuda/embedsom_kernels.h"
+#include "cuda/tensor_landmarks.h"
 
 namespace sepal::cuda {
 
 namespace {
 
-enum class Kernel { Fused, BitonicRegisters, BitonicAligned };
+enum class Kernel { Tensor, Fused, BitonicRegisters, BitonicAligned };
 
 Kernel parseKernel(const std::string& name, bool* automatic) {
     *automatic = name == "auto";
+    if (name == "tensor") return Kernel::Tensor;
     if (name == "auto" || name == "fused") return Kernel::Fused;
     if (name == "bitonic+registers") return Kernel::BitonicRegisters;
     if (name == "bitonic+aligned") return Kernel::BitonicAligned;
     throw InputError("unknown CUDA kernel '" + name +
-                     "': use auto, fused, bitonic+registers or bitonic+aligned");
+                     "': use auto, tensor, fused, bitonic+registers or bitonic+aligned");
 }
 
 const char* kernelName(Kernel k) {
     switch (k) {
+        case Kernel::Tensor:
+            return "tensor";
         case Kernel::Fused:
             return "fused";
         case Kernel::BitonicRegisters:
@@ -66,13 +70,19 @@ struct CudaProjector::State {
     cudaEvent_t events[3] = {nullptr, nullptr, nullptr};
     bool timing = false;
     PhaseTimes times;
+    size_t statsPoints = 0;  // points behind tensorStatsHost (0: no statistics)
 
     // The model as last uploaded (compared by content, so stale versions cannot slip through).
     std::vector<float> high, low;
     size_t g = 0, d = 0;
     int stride = 0;
     bool haveModel = false;
-    DeviceBuffer<float> landmarks, lowDev, pairC, staging;
+    DeviceBuffer<float> landmarks, lowDev, staging;
+    TensorLandmarkBuffers tensorLandmarks;
+    // Pair terms depend on both spaces and on adjust: rebuilt when any of them changes.
+    DeviceBuffer<float2> pairTerms;
+    bool pairsStale = true;
+    float pairsAdjust = 0;
 
     // Resident points.
     const float* residentHost = nullptr;
@@ -82,7 +92,8 @@ struct CudaProjector::State {
     // Work space: k-NN lists of the split kernels, counters, streamed chunks.
     DeviceBuffer<uint32_t> knnIdx[2];
     DeviceBuffer<float> knnDist[2];
-    DeviceBuffer<unsigned long long> counters[2];
+    DeviceBuffer<unsigned long long> counters[2], tensorStats;
+    PinnedBuffer<unsigned long long> tensorStatsHost;
     PinnedBuffer<unsigned long long> countersHost[2];
     DeviceBuffer<uint32_t> nonFinite[2], scratchIdx[2];
     DeviceBuffer<float> scratch[2];
@@ -98,7 +109,16 @@ struct CudaProjector::State {
 
     Kernel choose(int topnn) const {
         const bool fusedOk = fusedSupports(stride, topnn);
+        const bool tensorOk = tensorSupports(stride, topnn);
+        // The tensor kernel is exact but measured slower than fused on the H100 (GPU_NOTES.md),
+        // so auto does not pick it.
         if (automatic) return fusedOk ? Kernel::Fused : Kernel::BitonicRegisters;
+        if (requested == Kernel::Tensor && !tensorOk)
+            throw InputError(
+                "the tensor CUDA kernel needs a GPU of compute capability 8.0 or later, "
+                "5 <= d <= 64 and k <= 32 (here d = " +
+                std::to_string(d) + ", k + 1 = " + std::to_string(topnn) +
+                "); use --kernel auto or fused");
         if (requested == Kernel::Fused && !fusedOk)
             throw InputError(
                 "the fused CUDA kernel supports d <= 128 with k <= 32, or d <= 64 "
@@ -135,8 +155,7 @@ struct CudaProjector::State {
                                              mg * pointDim * sizeof(float), cudaMemcpyHostToDevice,
                                              streams[0]));
             launchPadRows(staging.get(), mg, int(pointDim), landmarks.get(), s, streams[0]);
-            pairC.reserve(pairTableSize(mg));
-            launchPairConstants(landmarks.get(), int(mg), s, pairC.get(), streams[0]);
+            tensorLandmarks.upload(model.high.data(), mg, pointDim, s, 64, streams[0]);
             high = model.high;
         }
         if (!lowSame) {
@@ -146,7 +165,10 @@ struct CudaProjector::State {
             low = model.low;
         }
         // The host copies above are read by the asynchronous copies: wait before they change.
-        if (!highSame || !lowSame) SEPAL_CUDA_CHECK(cudaStreamSynchronize(streams[0]));
+        if (!highSame || !lowSame) {
+            SEPAL_CUDA_CHECK(cudaStreamSynchronize(streams[0]));
+            pairsStale = true;
+        }
         g = mg;
         d = pointDim;
         stride = s;
@@ -161,7 +183,16 @@ struct CudaProjector::State {
         a.landmarks = landmarks.get();
         a.g = int(g);
         a.low = lowDev.get();
-        a.pairC = pairC.get();
+        if (pairsStale || params.adjust != pairsAdjust) {
+            pairTerms.reserve(pairTableSize(g));
+            launchPairTerms(landmarks.get(), lowDev.get(), int(g), stride, params.adjust,
+                            pairTerms.get(), streams[0]);
+            SEPAL_CUDA_CHECK(cudaStreamSynchronize(streams[0]));
+            pairsStale = false;
+            pairsAdjust = params.adjust;
+        }
+        a.pairTerms = pairTerms.get();
+        a.tensor = tensorLandmarks.view();
         a.boost = std::max(std::exp(-params.smooth - 1.0f), 1e-5f);
         a.adjust = params.adjust;
         return a;
@@ -182,7 +213,8 @@ struct CudaProjector::State {
         a.scratch = scratch[b].get();
         a.scratchIdx = scratchIdx[b].get();
         SEPAL_CUDA_CHECK(cudaMemsetAsync(a.counters, 0, 2 * sizeof(unsigned long long), stream));
-        if (knnOnlyPhase || last != Kernel::Fused) {
+        const bool oneKernel = last == Kernel::Fused || last == Kernel::Tensor;
+        if (knnOnlyPhase || !oneKernel) {
             knnIdx[b].reserve(a.n * a.topnn);
             knnDist[b].reserve(a.n * a.topnn);
             a.knnIdx = knnIdx[b].get();
@@ -190,10 +222,20 @@ struct CudaProjector::State {
             a.kOut = a.topnn;
         }
         if (knnOnlyPhase) a.out = nullptr;
+        if (timing && last == Kernel::Tensor) {
+            tensorStats.reserve(2);
+            tensorStatsHost.reserve(2);
+            SEPAL_CUDA_CHECK(
+                cudaMemsetAsync(tensorStats.get(), 0, 2 * sizeof(unsigned long long), stream));
+            a.tensorStats = tensorStats.get();
+        }
         if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(events[0], stream));
-        if (last == Kernel::Fused) {
+        if (oneKernel) {
             if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(events[1], stream));
-            launchFused(a, stream);
+            if (last == Kernel::Tensor)
+                launchTensor(a, stream);
+            else
+                launchFused(a, stream);
         } else {
             launchBitonicKnn(a, stream);
             if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(events[1], stream));
@@ -206,6 +248,11 @@ struct CudaProjector::State {
         }
         launchPlaceNonFinite(a, stream);
         if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(events[2], stream));
+        if (a.tensorStats)
+            SEPAL_CUDA_CHECK(cudaMemcpyAsync(tensorStatsHost.get(), a.tensorStats,
+                                             2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                                             stream));
+        statsPoints = a.tensorStats ? a.n : 0;
         SEPAL_CUDA_CHECK(cudaMemcpyAsync(countersHost[b].get(), a.counters,
                                          2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost,
                                          stream));
@@ -223,6 +270,9 @@ struct CudaProjector::State {
         SEPAL_CUDA_CHECK(cudaEventElapsedTime(&times.knnMs, events[0], events[1]));
         SEPAL_CUDA_CHECK(cudaEventElapsedTime(&times.projectMs, events[1], events[2]));
         SEPAL_CUDA_CHECK(cudaEventElapsedTime(&times.totalMs, events[0], events[2]));
+        times.candidatesPerPoint =
+            statsPoints ? double(tensorStatsHost.get()[0]) / double(statsPoints) : 0.0;
+        times.exactScans = statsPoints ? tensorStatsHost.get()[1] : 0;
     }
 };
 

@@ -18,13 +18,18 @@ struct PhaseTimes {
     float knnMs = 0;      ///< k-NN (split kernels only; 0 for fused kernels)
     float projectMs = 0;  ///< projection (split kernels), or the whole fused kernel
     float totalMs = 0;    ///< everything from the first launch to the last
+    /// Tensor kernel only: exact distances computed per point (its candidates), and points that
+    /// had more candidates than it keeps and scanned every landmark exactly.
+    double candidatesPerPoint = 0;
+    unsigned long long exactScans = 0;
 };
 
 /// EmbedSOM on the GPU. Landmarks and per-pair constants are uploaded only when the model's
 /// content changes; points stay on the device after setPoints().
 class CudaProjector : public Projector {
   public:
-    /// kernel: "auto", "fused", "bitonic+registers" or "bitonic+aligned"; throws InputError.
+    /// kernel: "auto", "tensor", "fused", "bitonic+registers" or "bitonic+aligned"; throws
+    /// InputError.
     explicit CudaProjector(const std::string& kernel = "auto");
     ~CudaProjector() override;
     CudaProjector(const CudaProjector&) = delete;
@@ -58,7 +63,7 @@ class CudaProjector : public Projector {
     /// Runs only the k-NN phase of the chosen kernel on the resident points (for benchmarks).
     void knnOnly(const LandmarkModel& model, const EmbedParams& params);
 
-    /// The kernel that the last projection ran ("fused", "bitonic+registers", ...).
+    /// The kernel that the last projection ran ("tensor", "fused", "bitonic+registers", ...).
     std::string lastKernel() const;
     /// Phase times of the last projection (recorded only after enableTiming(true)).
     PhaseTimes lastTimes() const;

@@ -9,6 +9,18 @@
 
 namespace sepal::cuda {
 
+/// The tensor kernel's view of the landmarks (prepareTensorLandmarks): centred on `centre`,
+/// rounded to TF32, in a fixed shuffled order (so that the kernel's landmark groups are not
+/// aligned with a map's rows), padded with zero rows to gPad.
+struct TensorLandmarks {
+    const float* rows = nullptr;     ///< gPad x stride, TF32-rounded L_perm[i] - centre
+    const float* norms = nullptr;    ///< gPad: |L_perm[i] - centre|^2 (FLT_MAX for padding)
+    const uint16_t* perm = nullptr;  ///< gPad: the landmark at shuffled position i
+    const float* centre = nullptr;   ///< stride: the landmarks' mean (zeros beyond d)
+    int gPad = 0;                    ///< g rounded up to the kernel's tile width
+    float radius = 0;                ///< max_j |L_j - centre|, rounded up
+};
+
 /// What every EmbedSOM kernel reads and writes (device pointers; unused outputs are null).
 struct ProjectionArgs {
     const float* points = nullptr;     ///< n x stride, padded with zeros beyond d
@@ -18,19 +30,24 @@ struct ProjectionArgs {
     const float* landmarks = nullptr;  ///< g x stride, padded with zeros beyond d
     int g = 0;                         ///< number of landmarks
     const float* low = nullptr;        ///< g x 2 landmark positions
-    const float* pairC = nullptr;      ///< c_uv = 1 / (2 |L_u - L_v|^2), triangular (pairIndex)
-    int topn = 0;                      ///< k neighbours that place the point
-    int topnn = 0;                     ///< neighbours found (topn, or topn + 1 to normalise)
-    float boost = 0;                   ///< max(exp(-smooth - 1), 1e-5)
-    float adjust = 1;                  ///< >= 0; pairs are weighted by (1 + |h|^2)^-adjust
-    float* out = nullptr;              ///< n x 2 result, or null (k-NN only)
-    uint32_t* knnIdx = nullptr;        ///< n x kOut neighbour indices, or null
-    float* knnDist = nullptr;          ///< n x kOut squared distances, or null
-    int kOut = 0;                      ///< neighbours written per point to knnIdx/knnDist
+    /// Triangular pair table (pairIndex): c_uv = 1 / (2 |L_u - L_v|^2) and
+    /// w_uv = (1 + |l_u - l_v|^2)^-adjust / |l_u - l_v|^2; both 0 for pairs the spec skips.
+    const float2* pairTerms = nullptr;
+    int topn = 0;                            ///< k neighbours that place the point
+    int topnn = 0;                           ///< neighbours found (topn, or topn + 1 to normalise)
+    float boost = 0;                         ///< max(exp(-smooth - 1), 1e-5)
+    float adjust = 1;                        ///< >= 0; pairs are weighted by (1 + |h|^2)^-adjust
+    float* out = nullptr;                    ///< n x 2 result, or null (k-NN only)
+    uint32_t* knnIdx = nullptr;              ///< n x kOut neighbour indices, or null
+    float* knnDist = nullptr;                ///< n x kOut squared distances, or null
+    int kOut = 0;                            ///< neighbours written per point to knnIdx/knnDist
     unsigned long long* counters = nullptr;  ///< [0] non-finite points, [1] degenerate points
     uint32_t* nonFinite = nullptr;           ///< n entries: indices of points with NaN or infinity
     float* scratch = nullptr;                ///< kFixThreads x topnn floats for placeNonFinite
     uint32_t* scratchIdx = nullptr;          ///< kFixThreads x topnn indices for placeNonFinite
+    TensorLandmarks tensor;                  ///< the tensor kernel's landmark copy
+    /// Optional (timing runs): [0] += candidates re-ranked, [1] += points scanned exactly.
+    unsigned long long* tensorStats = nullptr;
 };
 
 /// Threads of the placeNonFinite launch (its scratch holds topnn entries per thread).
@@ -50,9 +67,10 @@ bool fusedSupports(int stride, int topnn);
 
 /// dst (n x stride) = src (n x d) padded with zeros; src and dst are device buffers.
 void launchPadRows(const float* src, size_t n, int d, float* dst, int stride, cudaStream_t stream);
-/// pairC[pairIndex(u, v)] = 1 / (2 |L_u - L_v|^2), 0 for equal landmarks; landmarks g x stride.
-void launchPairConstants(const float* landmarks, int g, int stride, float* pairC,
-                         cudaStream_t stream);
+/// pairTerms[pairIndex(u, v)] = (c_uv, w_uv) as in ProjectionArgs; landmarks g x stride, low
+/// g x 2. Equal landmarks get (0, 0); landmarks on one 2D spot (hp < 1e-10) get w = 0.
+void launchPairTerms(const float* landmarks, const float* low, int g, int stride, float adjust,
+                     float2* pairTerms, cudaStream_t stream);
 /// Number of entries of the triangular pair table for g landmarks (diagonal included).
 inline size_t pairTableSize(size_t g) {
     return g * (g + 1) / 2;
@@ -63,6 +81,15 @@ inline size_t pairTableSize(size_t g) {
 void launchPlaceNonFinite(const ProjectionArgs& args, cudaStream_t stream);
 /// Fused k-NN and projection; writes out and/or knnIdx/knnDist (kOut <= topnn).
 void launchFused(const ProjectionArgs& args, cudaStream_t stream);
+/// Tile width (landmarks) of the tensor kernel for a list of topnn: TensorLandmarks::gPad is a
+/// multiple of it.
+int tensorTileWidth(int topnn);
+/// True when the tensor kernel supports this stride and list length on the current device
+/// (TF32 tensor cores: compute capability 8.0 or later).
+bool tensorSupports(int stride, int topnn);
+/// The tensor kernel: TF32 tensor-core candidates, exact re-rank, then the fused projection;
+/// needs args.tensor. Same outputs, bit for bit the same neighbours, as launchFused.
+void launchTensor(const ProjectionArgs& args, cudaStream_t stream);
 /// Bitonic k-NN baseline: writes the sorted topnn neighbours to knnIdx/knnDist (kOut = topnn).
 void launchBitonicKnn(const ProjectionArgs& args, cudaStream_t stream);
 /// "aligned" projection baseline: reads knnIdx/knnDist (kOut = topnn), writes out.

@@ -11,9 +11,8 @@
 // memory and are inserted after the sub-tile, all lanes together, so that a warp does not run the
 // insertion network once per landmark whenever any one lane needs it. Strict comparisons and
 // landmarks visited in index order keep ties ordered by index.
-// Projection: the sorted neighbours (distance, score, 2D position; index beside) go to shared
-// memory, so the pair loop gathers nothing but c_uv; the O(k^2) pair
-// loop reads c_uv from the triangular pair table (global memory, cached) so that D costs O(1):
+// Projection (embedsom_project.cuh): the sorted neighbours go to shared memory and the O(k^2)
+// pair loop reads (c_uv, w_uv) from the triangular pair table, so D costs O(1):
 // D = 0.5 + (a_u - a_v) c_uv (embedsom.md, "faster, exact form").
 // Shared memory: max(tile + candidate buffer, 20 B x LIST x threads): at most 83 KB (LIST 65).
 // Limits: stride <= 128, topnn <= 65 (else the bitonic kernels run); any n, g >= topnn.
@@ -22,13 +21,11 @@
 #include <climits>
 
 #include "cuda/cuda_error.h"
-#include "cuda/embedsom_device.cuh"
 #include "cuda/embedsom_kernels.h"
+#include "cuda/embedsom_project.cuh"
 
 namespace sepal::cuda {
 namespace {
-
-using detail::LeastSquares;
 
 constexpr int kTile = 32;   // landmark rows per shared-memory tile
 constexpr int kFlush = 16;  // landmarks between insertions of buffered candidates
@@ -44,42 +41,6 @@ constexpr size_t sharedBytes() {
     constexpr size_t knn = size_t(kTile) * STRIDE * 4 + size_t(kFlush) * threads * 8;
     constexpr size_t proj = size_t(LIST) * threads * 20;
     return knn > proj ? knn : proj;
-}
-
-/// Above this a_max * c_uv (= a_max / (2 |L_u - L_v|^2)) the pair's D is computed in O(d): the
-/// O(1) form's error grows like float epsilon times this ratio.
-constexpr float kExactRatio = 64.0f;
-
-/// D = <x - L_u, L_v - L_u> / |L_v - L_u|^2 from the rows in global memory (the reference form).
-__device__ __noinline__ float exactPosition(const ProjectionArgs& a, size_t p, int u, int v) {
-    const float* x = a.points + p * a.stride;
-    const float* lu = a.landmarks + size_t(u) * a.stride;
-    const float* lv = a.landmarks + size_t(v) * a.stride;
-    float sqd = 0, dot = 0;
-    for (int t = 0; t < a.stride; ++t) {
-        const float e = lv[t] - lu[t];
-        sqd = fmaf(e, e, sqd);
-        dot = fmaf(x[t] - lu[t], e, dot);
-    }
-    return dot / sqd;
-}
-
-/// Inserts (d, j) into the sorted list, keeping ties in arrival (index) order.
-template <int LIST>
-__device__ __forceinline__ void insert(float (&bd)[LIST], int (&bi)[LIST], float d, int j) {
-#pragma unroll
-    for (int i = LIST - 1; i > 0; --i) {
-        const bool shift = d < bd[i - 1];
-        const bool here = d < bd[i];
-        const float nd = shift ? bd[i - 1] : (here ? d : bd[i]);
-        const int ni = shift ? bi[i - 1] : (here ? j : bi[i]);
-        bd[i] = nd;
-        bi[i] = ni;
-    }
-    if (d < bd[0]) {
-        bd[0] = d;
-        bi[0] = j;
-    }
 }
 
 template <int STRIDE, int LIST>
@@ -169,75 +130,15 @@ __global__ void __launch_bounds__(threadsFor(LIST)) fusedKernel(const Projection
             for (int e = 0; e < most; ++e) {
                 if (e < count) {
                     const float2 c = buffer[e * kThreads + tid];
-                    insert<LIST>(bd, bi, c.x, __float_as_int(c.y));
+                    detail::insertSorted<LIST>(bd, bi, c.x, __float_as_int(c.y));
                 }
             }
             threshold = bd[LIST - 1];
         }
     }
 
-    if (a.knnIdx && active) {
-#pragma unroll
-        for (int i = 0; i < LIST; ++i) {
-            if (i < a.kOut) {
-                a.knnIdx[p * a.kOut + i] = uint32_t(bi[i]);
-                a.knnDist[p * a.kOut + i] = bd[i];
-            }
-        }
-    }
-    if (!a.out) return;  // uniform over the grid: no barrier follows for anyone
-
-    __syncthreads();  // the tile and buffer are reused for the lists
-    const float2* low = reinterpret_cast<const float2*>(a.low);
-    float4* mine = lists + tid * LIST;  // (distance, score, l_x, l_y) of neighbour i
-    int* mineIdx = reinterpret_cast<int*>(lists + kThreads * LIST) + tid * LIST;
-#pragma unroll
-    for (int i = 0; i < LIST; ++i) {
-        if (i < a.topn) {
-            const float2 l = __ldg(low + bi[i]);
-            mine[i] = make_float4(bd[i], 0, l.x, l.y);
-            mineIdx[i] = bi[i];
-        }
-    }
-    const bool ok = detail::computeScores<LIST>([&](int i) { return bd[i]; }, a.topn, a.topnn,
-                                                a.boost, [&](int i, float s) { mine[i].y = s; });
-
-    float2 y = make_float2(0, 0);
-    bool placed = false;
-    if (ok && !bad) {
-        LeastSquares ls;
-        for (int i = 0; i < a.topn; ++i) {
-            const float4 ei = mine[i];
-            const int u = mineIdx[i];
-            const float2 lu = make_float2(ei.z, ei.w);
-            detail::addGravity(ls, ei.y, lu);
-#pragma unroll 4
-            for (int j = i + 1; j < a.topn; ++j) {
-                const float4 ej = mine[j];
-                const int v = mineIdx[j];
-                const float c = __ldg(a.pairC + detail::pairIndex(u, v));
-                if (c == 0.0f) continue;  // equal landmarks
-                // The O(1) form loses digits when the landmarks are much closer to each other
-                // than to the point (a_u - a_v cancels); such rare pairs take the O(d) form.
-                const float dPos = fmaxf(ei.x, ej.x) * c > kExactRatio
-                                       ? exactPosition(a, active ? p : 0, u, v)
-                                       : 0.5f + (ei.x - ej.x) * c;
-                detail::addPair(ls, ei.y, ej.y, dPos, lu, make_float2(ej.z, ej.w), a.adjust);
-            }
-        }
-        placed = detail::solve(ls, y);
-    }
-    if (!placed) {
-        y = detail::neighbourMean([&](int i) { return uint32_t(mineIdx[i]); },
-                                  [&](int i) { return mine[i].y; }, ok, a.topn, a.low);
-    }
-    if (active) {
-        reinterpret_cast<float2*>(a.out)[p] = y;
-        if (bad)
-            detail::queueNonFinite(a.counters, a.nonFinite, p);
-        else if (!placed)
-            atomicAdd(a.counters + 1, 1ull);
-    }
+    if (a.out) __syncthreads();  // the tile and buffer are reused for the lists (uniform)
+    detail::placeFromList<LIST, kThreads>(a, p, active, bad, bd, bi, lists);
 }
 
 template <int STRIDE, int LIST>

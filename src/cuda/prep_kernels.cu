@@ -1,6 +1,6 @@
-// Preparation kernels: padding rows to the device stride, and the per-pair constants c_uv.
+// Preparation kernels: padding rows to the device stride, and the per-pair terms (c_uv, w_uv).
 //
-// Decomposition: padRows uses one thread per output value (n x stride); pairConstants uses one
+// Decomposition: padRows uses one thread per output value (n x stride); pairTerms uses one
 // thread per landmark pair (u >= v) in 16 x 16 blocks over the g x g square (the upper half idles)
 // and computes |L_u - L_v|^2 in difference form, in dimension order like the reference.
 // No shared memory. Limits: n * stride < 2^63; g < 65536 (the triangular index is 32-bit).
@@ -19,7 +19,8 @@ __global__ void padRowsKernel(const float* src, size_t n, int d, float* dst, int
     dst[e] = col < d ? src[row * d + col] : 0.0f;
 }
 
-__global__ void pairConstantsKernel(const float* landmarks, int g, int stride, float* pairC) {
+__global__ void pairTermsKernel(const float* landmarks, const float* low, int g, int stride,
+                                float adjust, float2* pairTerms) {
     const int u = blockIdx.y * blockDim.y + threadIdx.y;
     const int v = blockIdx.x * blockDim.x + threadIdx.x;
     if (u >= g || v > u) return;
@@ -30,7 +31,14 @@ __global__ void pairConstantsKernel(const float* landmarks, int g, int stride, f
         const float e = lv[t] - lu[t];
         sqd = fmaf(e, e, sqd);
     }
-    pairC[size_t(u) * (u + 1) / 2 + v] = sqd > 0.0f ? 1.0f / (2.0f * sqd) : 0.0f;
+    const float hx = low[2 * v] - low[2 * u], hy = low[2 * v + 1] - low[2 * u + 1];
+    const float hp = hx * hx + hy * hy;
+    const float adj = adjust == 1.0f   ? 1.0f / (1.0f + hp)
+                      : adjust == 0.0f ? 1.0f
+                                       : powf(1.0f + hp, -adjust);
+    const bool skip = !(sqd > 0.0f) || hp < 1e-10f;
+    pairTerms[size_t(u) * (u + 1) / 2 + v] =
+        skip ? make_float2(0, 0) : make_float2(1.0f / (2.0f * sqd), adj / hp);
 }
 
 }  // namespace
@@ -49,13 +57,13 @@ void launchPadRows(const float* src, size_t n, int d, float* dst, int stride, cu
     SEPAL_CUDA_CHECK_LAUNCH("padRowsKernel");
 }
 
-void launchPairConstants(const float* landmarks, int g, int stride, float* pairC,
-                         cudaStream_t stream) {
+void launchPairTerms(const float* landmarks, const float* low, int g, int stride, float adjust,
+                     float2* pairTerms, cudaStream_t stream) {
     if (g == 0) return;
     const dim3 threads(16, 16);
     const dim3 blocks(unsigned((g + 15) / 16), unsigned((g + 15) / 16));
-    pairConstantsKernel<<<blocks, threads, 0, stream>>>(landmarks, g, stride, pairC);
-    SEPAL_CUDA_CHECK_LAUNCH("pairConstantsKernel");
+    pairTermsKernel<<<blocks, threads, 0, stream>>>(landmarks, low, g, stride, adjust, pairTerms);
+    SEPAL_CUDA_CHECK_LAUNCH("pairTermsKernel");
 }
 
 }  // namespace sepal::cuda

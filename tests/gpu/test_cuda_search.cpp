@@ -64,6 +64,58 @@ INSTANTIATE_TEST_SUITE_P(Shapes, CudaSearch,
                                     std::to_string(s.g) + "_k" + std::to_string(s.k);
                          });
 
+/// GPU and host neighbours of x among l (k each) must be identical, indices and distances.
+void expectSameNeighbours(const std::vector<float>& x, size_t n, const std::vector<float>& l,
+                          size_t g, size_t d, size_t k, const char* what) {
+    std::vector<uint32_t> ref, got(n * k);
+    std::vector<float> refDist, gotDist(n * k);
+    hostKnn(x, n, l, g, d, k, ref, refDist);
+    cuda::makeCudaNearestSearch("tensor")->search(x.data(), n, l.data(), g, d, k, got.data(),
+                                                  gotDist.data());
+    EXPECT_EQ(got, ref) << what;
+    EXPECT_EQ(gotDist, refDist) << what;
+}
+
+// The tensor kernel ranks candidates in TF32 and must still find exactly the host's neighbours
+// where TF32 is weakest: data far from the origin, a map whose neighbours are consecutive
+// indices, many landmarks at one distance (more candidates than it keeps), and the largest list.
+TEST(CudaSearch, TensorCandidatesMissNoNeighbourOnHardData) {
+    SEPAL_REQUIRE_GPU();
+    {
+        const auto x = randomPoints(2000, 16, 41, 3, 1000.0f);
+        const auto l = randomPoints(256, 16, 42, 3, 1000.0f);
+        expectSameNeighbours(x, 2000, l, 256, 16, 17, "offset 1000");
+    }
+    {
+        const size_t d = 8, side = 16, g = side * side;
+        std::vector<float> l(g * d, 0.0f);
+        for (size_t r = 0; r < side; ++r)
+            for (size_t c = 0; c < side; ++c)
+                l[(r * side + c) * d] = float(r), l[(r * side + c) * d + 1] = float(c);
+        auto x = randomPoints(3000, d, 43);
+        for (size_t i = 0; i < 3000; ++i)
+            x[i * d] = 7.5f + 4.0f * x[i * d], x[i * d + 1] = 7.5f + 4.0f * x[i * d + 1];
+        expectSameNeighbours(x, 3000, l, g, d, 17, "16x16 grid");
+    }
+    {
+        // Points at the origin, landmarks at +-e_t and +-2 e_t: 64 landmarks tie at distance 1,
+        // more than the kernel keeps.
+        const size_t d = 32, g = 4 * d, n = 300;
+        std::vector<float> l(g * d, 0.0f);
+        for (size_t t = 0; t < d; ++t)
+            for (size_t s = 0; s < 4; ++s)
+                l[(4 * t + s) * d + t] = s == 0 ? 1.0f : s == 1 ? -1.0f : s == 2 ? 2.0f : -2.0f;
+        std::vector<float> x(n * d, 0.0f);
+        for (size_t i = 1; i < n; ++i) x[i * d + i % d] = 1e-3f * float(i);
+        expectSameNeighbours(x, n, l, g, d, 9, "ties");
+    }
+    {
+        const auto x = randomPoints(3000, 64, 44);
+        const auto l = randomPoints(1024, 64, 45);
+        expectSameNeighbours(x, 3000, l, 1024, 64, 33, "d64 g1024 k33");
+    }
+}
+
 TEST(CudaTraining, KmeansSumsMatchTheHost) {
     SEPAL_REQUIRE_GPU();
     const size_t n = 3001, d = 7, g = 20;

@@ -1,0 +1,162 @@
+#pragma once
+// The second half of the one-thread-per-point kernels (fused, tensor): the sorted neighbour list
+// of a point, held in registers, becomes its 2D position through the O(k^2) pair loop of
+// embedsom.md's "faster, exact form". Also the sorted-list insertion both k-NN phases use.
+
+#include <cfloat>
+#include <climits>
+
+#include "cuda/embedsom_device.cuh"
+#include "cuda/embedsom_kernels.h"
+
+namespace sepal::cuda::detail {
+
+/// Above this a_max * c_uv (= a_max / (2 |L_u - L_v|^2)) the pair's D is computed in O(d): the
+/// O(1) form's error grows like float epsilon times this ratio.
+constexpr float kExactRatio = 64.0f;
+
+/// D = <x - L_u, L_v - L_u> / |L_v - L_u|^2 from the rows in global memory (the reference form).
+__device__ __noinline__ inline float exactPosition(const ProjectionArgs& a, size_t p, int u,
+                                                   int v) {
+    const float* x = a.points + p * a.stride;
+    const float* lu = a.landmarks + size_t(u) * a.stride;
+    const float* lv = a.landmarks + size_t(v) * a.stride;
+    float sqd = 0, dot = 0;
+    for (int t = 0; t < a.stride; ++t) {
+        const float e = lv[t] - lu[t];
+        sqd = fmaf(e, e, sqd);
+        dot = fmaf(x[t] - lu[t], e, dot);
+    }
+    return dot / sqd;
+}
+
+/// Inserts (d, j) into the sorted list when it is smaller than the last entry; equal distances
+/// keep arrival order, so landmarks offered in index order stay ordered by index.
+template <int LIST>
+__device__ __forceinline__ void insertSorted(float (&bd)[LIST], int (&bi)[LIST], float d, int j) {
+#pragma unroll
+    for (int i = LIST - 1; i > 0; --i) {
+        const bool shift = d < bd[i - 1];
+        const bool here = d < bd[i];
+        const float nd = shift ? bd[i - 1] : (here ? d : bd[i]);
+        const int ni = shift ? bi[i - 1] : (here ? j : bi[i]);
+        bd[i] = nd;
+        bi[i] = ni;
+    }
+    if (d < bd[0]) {
+        bd[0] = d;
+        bi[0] = j;
+    }
+}
+
+/// (d, j) before (e, k): smaller distance first, ties by smaller index.
+__device__ __forceinline__ bool lexLess(float d, int j, float e, int k) {
+    return d < e || (d == e && j < k);
+}
+
+/// Like insertSorted, but ordered by (distance, index) whatever the order of arrival.
+template <int LIST>
+__device__ __forceinline__ void insertByIndex(float (&bd)[LIST], int (&bi)[LIST], float d, int j) {
+#pragma unroll
+    for (int i = LIST - 1; i > 0; --i) {
+        const bool shift = lexLess(d, j, bd[i - 1], bi[i - 1]);
+        const bool here = lexLess(d, j, bd[i], bi[i]);
+        const float nd = shift ? bd[i - 1] : (here ? d : bd[i]);
+        const int ni = shift ? bi[i - 1] : (here ? j : bi[i]);
+        bd[i] = nd;
+        bi[i] = ni;
+    }
+    if (lexLess(d, j, bd[0], bi[0])) {
+        bd[0] = d;
+        bi[0] = j;
+    }
+}
+
+/// One pair's contribution with its constants from the pair table: q = D - 0.5 and
+/// w = (1 + hp)^-adjust / hp (0 for pairs the spec skips), so that no division or power is left.
+/// Same sums as addPair: A += s/hp h h^T, b += s (D + <h, l_u>/hp) h with s/hp = su sv e^-q^2 w.
+__device__ __forceinline__ void addPairWeighted(LeastSquares& ls, float suv, float q, float2 lu,
+                                                float2 lv, float w) {
+    const float hx = lv.x - lu.x, hy = lv.y - lu.y;
+    const float hp = hx * hx + hy * hy;
+    const float e = suv * expf(-q * q) * w;
+    const float ex = e * hx, ey = e * hy;
+    ls.a00 += ex * hx;
+    ls.a01 += ex * hy;
+    ls.a11 += ey * hy;
+    const float f = (q + 0.5f) * hp + (hx * lu.x + hy * lu.y);
+    ls.b0 += f * ex;
+    ls.b1 += f * ey;
+}
+
+/// Writes point p's k-NN (when asked) and places it from its sorted list (bd, bi): scores, the
+/// pair loop and the 2x2 solve; counts degenerate points and queues non-finite ones. `lists` is
+/// block-shared memory of 20 B x LIST x THREADS; every thread of the block must call this.
+template <int LIST, int THREADS>
+__device__ __forceinline__ void placeFromList(const ProjectionArgs& a, size_t p, bool active,
+                                              bool bad, const float (&bd)[LIST],
+                                              const int (&bi)[LIST], float4* lists) {
+    const int tid = threadIdx.x;
+    if (a.knnIdx && active) {
+#pragma unroll
+        for (int i = 0; i < LIST; ++i) {
+            if (i < a.kOut) {
+                a.knnIdx[p * a.kOut + i] = uint32_t(bi[i]);
+                a.knnDist[p * a.kOut + i] = bd[i];
+            }
+        }
+    }
+    if (!a.out) return;  // uniform over the grid: no barrier follows for anyone
+
+    const float2* low = reinterpret_cast<const float2*>(a.low);
+    float4* mine = lists + tid * LIST;  // (distance, score, l_x, l_y) of neighbour i
+    int* mineIdx = reinterpret_cast<int*>(lists + THREADS * LIST) + tid * LIST;
+#pragma unroll
+    for (int i = 0; i < LIST; ++i) {
+        if (i < a.topn) {
+            const float2 l = __ldg(low + bi[i]);
+            mine[i] = make_float4(bd[i], 0, l.x, l.y);
+            mineIdx[i] = bi[i];
+        }
+    }
+    const bool ok = computeScores<LIST>([&](int i) { return bd[i]; }, a.topn, a.topnn, a.boost,
+                                        [&](int i, float s) { mine[i].y = s; });
+
+    float2 y = make_float2(0, 0);
+    bool placed = false;
+    if (ok && !bad) {
+        LeastSquares ls;
+        for (int i = 0; i < a.topn; ++i) {
+            const float4 ei = mine[i];
+            const int u = mineIdx[i];
+            const float2 lu = make_float2(ei.z, ei.w);
+            addGravity(ls, ei.y, lu);
+#pragma unroll 4
+            for (int j = i + 1; j < a.topn; ++j) {
+                const float4 ej = mine[j];
+                const int v = mineIdx[j];
+                const float2 cw = __ldg(a.pairTerms + pairIndex(u, v));
+                // The O(1) form loses digits when the landmarks are much closer to each other
+                // than to the point (a_u - a_v cancels); such rare pairs take the O(d) form.
+                const float q = fmaxf(ei.x, ej.x) * cw.x > kExactRatio
+                                    ? exactPosition(a, active ? p : 0, u, v) - 0.5f
+                                    : (ei.x - ej.x) * cw.x;
+                addPairWeighted(ls, ei.y * ej.y, q, lu, make_float2(ej.z, ej.w), cw.y);
+            }
+        }
+        placed = solve(ls, y);
+    }
+    if (!placed) {
+        y = neighbourMean([&](int i) { return uint32_t(mineIdx[i]); },
+                          [&](int i) { return mine[i].y; }, ok, a.topn, a.low);
+    }
+    if (active) {
+        reinterpret_cast<float2*>(a.out)[p] = y;
+        if (bad)
+            queueNonFinite(a.counters, a.nonFinite, p);
+        else if (!placed)
+            atomicAdd(a.counters + 1, 1ull);
+    }
+}
+
+}  // namespace sepal::cuda::detail

@@ -1,0 +1,76 @@
+#include "cuda/tensor_landmarks.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <random>
+
+#include "cuda/cuda_error.h"
+
+namespace sepal::cuda {
+namespace {
+
+/// v rounded to TF32 (10 fraction bits) to nearest, ties away from zero, like cvt.rna.tf32.f32.
+float roundToTf32(float v) {
+    uint32_t bits = 0;
+    std::memcpy(&bits, &v, 4);
+    if ((bits & 0x7f800000u) != 0x7f800000u) bits = (bits + 0x1000u) & 0xffffe000u;
+    std::memcpy(&v, &bits, 4);
+    return v;
+}
+
+}  // namespace
+
+void TensorLandmarkBuffers::upload(const float* high, size_t g, size_t d, int stride, int tileWidth,
+                                   cudaStream_t stream) {
+    const size_t gPad = (g + tileWidth - 1) / tileWidth * tileWidth;
+    m_centre.assign(stride, 0.0f);
+    for (size_t t = 0; t < d; ++t) {
+        double sum = 0;
+        for (size_t j = 0; j < g; ++j) sum += high[j * d + t];
+        m_centre[t] = float(sum / double(g));
+    }
+    // A fixed shuffle: the kernel's landmark groups are columns of its tiles, and a map's
+    // neighbours in index order would crowd into few of them and loosen its bound.
+    m_perm.resize(gPad);
+    std::iota(m_perm.begin(), m_perm.begin() + g, uint16_t(0));
+    std::shuffle(m_perm.begin(), m_perm.begin() + g, std::mt19937(0x5e9a1u));
+    std::fill(m_perm.begin() + g, m_perm.end(), uint16_t(0));
+    m_rows.assign(gPad * stride, 0.0f);
+    m_norms.assign(gPad, FLT_MAX);
+    float radius2 = 0;
+    for (size_t i = 0; i < g; ++i) {
+        const float* row = high + size_t(m_perm[i]) * d;
+        float norm = 0;
+        for (size_t t = 0; t < d; ++t) {
+            const float c = row[t] - m_centre[t];
+            norm = std::fma(c, c, norm);
+            m_rows[i * stride + t] = roundToTf32(c);
+        }
+        m_norms[i] = norm;
+        radius2 = std::max(radius2, norm);
+    }
+    m_rowsDev.reserve(m_rows.size());
+    m_normsDev.reserve(gPad);
+    m_centreDev.reserve(stride);
+    m_permDev.reserve(gPad);
+    SEPAL_CUDA_CHECK(cudaMemcpyAsync(m_rowsDev.get(), m_rows.data(), m_rows.size() * 4,
+                                     cudaMemcpyHostToDevice, stream));
+    SEPAL_CUDA_CHECK(cudaMemcpyAsync(m_normsDev.get(), m_norms.data(), gPad * 4,
+                                     cudaMemcpyHostToDevice, stream));
+    SEPAL_CUDA_CHECK(cudaMemcpyAsync(m_centreDev.get(), m_centre.data(), stride * 4,
+                                     cudaMemcpyHostToDevice, stream));
+    SEPAL_CUDA_CHECK(
+        cudaMemcpyAsync(m_permDev.get(), m_perm.data(), gPad * 2, cudaMemcpyHostToDevice, stream));
+    m_view.rows = m_rowsDev.get();
+    m_view.norms = m_normsDev.get();
+    m_view.perm = m_permDev.get();
+    m_view.centre = m_centreDev.get();
+    m_view.gPad = int(gPad);
+    // Rounded up so that float rounding of the norm cannot make the bound too small.
+    m_view.radius = std::sqrt(radius2) * (1.0f + 1e-5f) + 1e-30f;
+}
+
+}  // namespace sepal::cuda

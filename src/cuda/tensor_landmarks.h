@@ -1,0 +1,33 @@
+#pragma once
+// The tensor kernel's copy of the landmarks on the device: centred, TF32-rounded, shuffled.
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "cuda/device_buffer.h"
+#include "cuda/embedsom_kernels.h"
+
+namespace sepal::cuda {
+
+/// Owns the device buffers behind a TensorLandmarks view and fills them from host landmarks.
+class TensorLandmarkBuffers {
+  public:
+    /// Prepares landmarks (g x d, host, row-major) for a device stride and a tile width; the
+    /// copies are queued on `stream` from host memory this object keeps until the next upload.
+    void upload(const float* high, size_t g, size_t d, int stride, int tileWidth,
+                cudaStream_t stream);
+    /// The view for ProjectionArgs::tensor (valid until the next upload).
+    TensorLandmarks view() const { return m_view; }
+
+  private:
+    std::vector<float> m_rows, m_norms, m_centre;
+    std::vector<uint16_t> m_perm;
+    DeviceBuffer<float> m_rowsDev, m_normsDev, m_centreDev;
+    DeviceBuffer<uint16_t> m_permDev;
+    TensorLandmarks m_view;
+};
+
+}  // namespace sepal::cuda
