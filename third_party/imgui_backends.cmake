@@ -8,8 +8,11 @@ find_library(SEPAL_IMGUI_LIB imgui REQUIRED)
 find_path(SEPAL_IMGUI_INCLUDE imgui.h PATH_SUFFIXES imgui REQUIRED)
 find_library(SEPAL_STB_LIB stb REQUIRED)
 
-set(SEPAL_IMGUI_BACKEND_DIR /usr/share/doc/libimgui-dev/examples/backends CACHE PATH
-    "Where libimgui-dev ships the backend sources")
+# Beside the headers' prefix: /usr/share/doc/... on Debian, <prefix>/usr/share/doc/... where the
+# package was unpacked elsewhere (scripts/gpu-gui-bench.sh).
+get_filename_component(SEPAL_IMGUI_PREFIX ${SEPAL_IMGUI_INCLUDE}/../.. ABSOLUTE)
+set(SEPAL_IMGUI_BACKEND_DIR ${SEPAL_IMGUI_PREFIX}/share/doc/libimgui-dev/examples/backends
+    CACHE PATH "Where libimgui-dev ships the backend sources")
 foreach(backend glfw opengl3)
     if(NOT EXISTS ${SEPAL_IMGUI_BACKEND_DIR}/imgui_impl_${backend}.cpp)
         message(FATAL_ERROR "imgui_impl_${backend}.cpp not found in ${SEPAL_IMGUI_BACKEND_DIR}: "

@@ -698,6 +698,17 @@ void Application::benchFrame(double frameMs) {
                         {"work_ms", m_benchWorkMs / double(times.size())},
                         {"draw_ms", m_benchDrawMs / double(times.size())},
                         {"point_redraw_ms", m_benchLayerMs}};
+    // Which OpenGL implementation drew the frames (NVIDIA, or Mesa's llvmpipe under Xvfb).
+    auto glString = [](GLenum name) {
+        const auto* s = reinterpret_cast<const char*>(glGetString(name));
+        return std::string(s ? s : "");
+    };
+    j["gl_renderer"] = glString(GL_RENDERER);
+    j["gl_vendor"] = glString(GL_VENDOR);
+    j["gl_version"] = glString(GL_VERSION);
+    j["gl_context"] = m_options.egl ? "egl" : "glx";
+    j["cuda_gl_interop"] = m_gpu && !m_interopBroken;
+    j["backend_reason"] = m_workspace.backend().reason;
     std::printf("%s\n", j.dump().c_str());
     std::fflush(stdout);
     m_quit = 0;
