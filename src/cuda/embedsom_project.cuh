@@ -15,6 +15,9 @@ namespace sepal::cuda::detail {
 /// O(1) form's error grows like float epsilon times this ratio.
 constexpr float kExactRatio = 64.0f;
 
+/// Pair-table entries loaded together in the pair loop.
+constexpr int kPairBatch = 8;
+
 /// D = <x - L_u, L_v - L_u> / |L_v - L_u|^2 from the rows in global memory (the reference form).
 __device__ __noinline__ inline float exactPosition(const ProjectionArgs& a, size_t p, int u,
                                                    int v) {
@@ -131,17 +134,28 @@ __device__ __forceinline__ void placeFromList(const ProjectionArgs& a, size_t p,
             const int u = mineIdx[i];
             const float2 lu = make_float2(ei.z, ei.w);
             addGravity(ls, ei.y, lu);
-#pragma unroll 4
-            for (int j = i + 1; j < a.topn; ++j) {
-                const float4 ej = mine[j];
-                const int v = mineIdx[j];
-                const float2 cw = __ldg(a.pairTerms + pairIndex(u, v));
-                // The O(1) form loses digits when the landmarks are much closer to each other
-                // than to the point (a_u - a_v cancels); such rare pairs take the O(d) form.
-                const float q = fmaxf(ei.x, ej.x) * cw.x > kExactRatio
-                                    ? exactPosition(a, active ? p : 0, u, v) - 0.5f
-                                    : (ei.x - ej.x) * cw.x;
-                addPairWeighted(ls, ei.y * ej.y, q, lu, make_float2(ej.z, ej.w), cw.y);
+            // The pair terms are gathered kPairBatch at a time before any is used, so that
+            // their loads (L2 latency: the table outgrows L1) overlap instead of queueing.
+            for (int j0 = i + 1; j0 < a.topn; j0 += kPairBatch) {
+                float2 cw[kPairBatch];
+#pragma unroll
+                for (int b = 0; b < kPairBatch; ++b) {
+                    const int j = min(j0 + b, a.topn - 1);
+                    cw[b] = __ldg(a.pairTerms + pairIndex(u, mineIdx[j]));
+                }
+#pragma unroll
+                for (int b = 0; b < kPairBatch; ++b) {
+                    const int j = j0 + b;
+                    if (j >= a.topn) break;
+                    const float4 ej = mine[j];
+                    // The O(1) form loses digits when the landmarks are much closer to each
+                    // other than to the point (a_u - a_v cancels); such rare pairs take the
+                    // O(d) form.
+                    const float q = fmaxf(ei.x, ej.x) * cw[b].x > kExactRatio
+                                        ? exactPosition(a, active ? p : 0, u, mineIdx[j]) - 0.5f
+                                        : (ei.x - ej.x) * cw[b].x;
+                    addPairWeighted(ls, ei.y * ej.y, q, lu, make_float2(ej.z, ej.w), cw[b].y);
+                }
             }
         }
         placed = solve(ls, y);
