@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <numeric>
 #include <stdexcept>
@@ -58,6 +59,17 @@ double now() {
 }
 }  // namespace
 
+/// True when OpenGL runs on a GPU rather than in software; SEPAL_POINT_LAYER=1 or 0 overrides
+/// (1: always the cached layer).
+bool hardwareOpenGl() {
+    if (const char* env = std::getenv("SEPAL_POINT_LAYER")) return std::string(env) == "0";
+    const auto* r = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+    const std::string renderer = r ? r : "";
+    for (const char* software : {"llvmpipe", "softpipe", "SWR", "Software Rasterizer"})
+        if (renderer.find(software) != std::string::npos) return false;
+    return !renderer.empty();
+}
+
 void dropCallback(GLFWwindow* window, int count, const char** paths) {
     auto* app = static_cast<Application*>(glfwGetWindowUserPointer(window));
     for (int i = 0; i < count; ++i) app->m_dropped.emplace_back(paths[i]);
@@ -71,6 +83,7 @@ Application::Application(Options options)
     m_points = std::make_unique<render::ScatterRenderer>();
     m_overlay = std::make_unique<render::OverlayRenderer>();
     m_layer = std::make_unique<render::PointLayer>();
+    m_directDraw = hardwareOpenGl();
     initGpu();
     m_left.push_back(std::make_unique<ui::OpenPanel>());
     m_left.push_back(std::make_unique<ui::DataPanel>());
@@ -184,7 +197,7 @@ int Application::run() {
 }
 
 bool Application::idle() const {
-    return m_workspace.idle() && !m_layer->busy() && !(m_gpu && m_gpuHostStale);
+    return m_workspace.idle() && (m_directDraw || !m_layer->busy()) && !(m_gpu && m_gpuHostStale);
 }
 
 void Application::initGpu() {
@@ -355,11 +368,13 @@ void Application::frame() {
     std::array<float, 5> look = {cam[0], cam[1], cam[2], view.pointSize, view.alpha};
     if (redraw || look != m_lastLook) m_layer->invalidate();
     m_lastLook = look;
-    m_layer->advance(*m_points, m_camera, view.pointSize * fbScale, view.alpha, vw, vh,
-                     kLayerBudgetMs);
+    if (!m_directDraw)
+        m_layer->advance(*m_points, m_camera, view.pointSize * fbScale, view.alpha, vw, vh,
+                         kLayerBudgetMs);
     glViewport(vx, 0, vw, vh);
     ui::drawScene(m_workspace, m_camera, fbScale, *m_points, *m_overlay,
-                  {&m_canvas.selection(), m_canvas.hoveredLandmark(), m_layer.get()});
+                  {&m_canvas.selection(), m_canvas.hoveredLandmark(),
+                   m_directDraw ? nullptr : m_layer.get()});
     glViewport(0, 0, fbW, fbH);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
@@ -697,7 +712,8 @@ void Application::benchFrame(double frameMs) {
                         {"sweep_work_ms", m_workspace.stats().fullSweepMs},
                         {"work_ms", m_benchWorkMs / double(times.size())},
                         {"draw_ms", m_benchDrawMs / double(times.size())},
-                        {"point_redraw_ms", m_benchLayerMs}};
+                        {"point_redraw_ms", m_benchLayerMs},
+                        {"point_layer", !m_directDraw}};
     // Which OpenGL implementation drew the frames (NVIDIA, or Mesa's llvmpipe under Xvfb).
     auto glString = [](GLenum name) {
         const auto* s = reinterpret_cast<const char*>(glGetString(name));
