@@ -111,9 +111,8 @@ class Application {
     std::unique_ptr<render::ScatterRenderer> m_points;
     std::unique_ptr<render::OverlayRenderer> m_overlay;
     std::unique_ptr<render::PointLayer> m_layer;
-    /// Points drawn straight every frame (a hardware OpenGL); false: through the cached layer,
-    /// which keeps software OpenGL (Mesa's llvmpipe) responsive.
-    bool m_directDraw = false;
+    /// Milliseconds of point drawing into the cached layer per frame (hardwareLayerBudget).
+    double m_layerBudgetMs = 12.0;
     std::unique_ptr<render::CudaGlBuffer> m_interop;
     bool m_gpu = false, m_gpuHostStale = false, m_gpuAttached = false, m_interopBroken = false;
     uint64_t m_gpuData = 0, m_gpuProjected = 0, m_benchGpuStart = 0;
