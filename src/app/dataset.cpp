@@ -1,12 +1,12 @@
 #include "app/dataset.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <optional>
 
 #include "core/common/error.h"
+#include "core/transform/channel_roles.h"
 
 namespace sepal::app {
 
@@ -27,34 +27,14 @@ std::vector<std::string> Dataset::channelNames() const {
     return names;
 }
 
-namespace {
-std::string lower(std::string s) {
-    for (auto& ch : s) ch = char(std::tolower(static_cast<unsigned char>(ch)));
-    return s;
-}
-
-bool isScatterOrTime(const io::Channel& c) {
-    std::string n = lower(c.name);
-    return n.starts_with("fsc") || n.starts_with("ssc") || n == "time" || n == "event_length" ||
-           n == "event length" || n.starts_with("offset") || n == "residual" || n == "width" ||
-           n == "center" || n == "cell_length";
-}
-
-bool looksLikeMass(const io::Table& t) {
-    for (const auto& c : t.channels)
-        if (c.name.find("Di") != std::string::npos &&
-            std::isdigit(static_cast<unsigned char>(c.name[0])))
-            return true;
-    return t.keyword("$CYT") && lower(*t.keyword("$CYT")).find("cytof") != std::string::npos;
-}
-}  // namespace
-
 DataSettings defaultSettings(const io::Table& table) {
     DataSettings s;
-    bool mass = looksLikeMass(table);
-    for (const auto& c : table.channels) {
+    // The same guesses as sepal-cli's default pipeline, so both open a file alike.
+    const bool mass = guessCytometry(table) == Cytometry::Mass;
+    for (size_t i = 0; i < table.channels.size(); ++i) {
+        const auto& c = table.channels[i];
         ChannelTransform t;
-        t.use = !isScatterOrTime(c);
+        t.use = !isTechnicalChannel(table, i);
         t.cofactor = mass ? 5.0f : 150.0f;
         // Values already in a small range (generated or pre-transformed data) stay linear.
         if (c.range > 0 && c.range <= 16) t.cofactor = 0;

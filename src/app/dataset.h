@@ -46,8 +46,8 @@ struct Dataset {
     std::vector<std::string> channelNames() const;
 };
 
-/// Default transform for a table: arcsinh cofactor 5 (mass) or 150 (fluorescence); scatter and
-/// time channels left out.
+/// Default transform for a table, guessed as sepal-cli does: arcsinh cofactor 5 (mass) or 150
+/// (fluorescence); technical channels (scatter, time, DNA, barcodes, codes) left out.
 DataSettings defaultSettings(const io::Table& table);
 /// Rebuilds points, columns and sampleOf from tables and settings; throws InputError when the
 /// samples lack a used channel.

@@ -7,10 +7,12 @@
 #include <fstream>
 #include <thread>
 
+#include "app/dataset.h"
 #include "app/projection_sweeper.h"
 #include "app/synthetic.h"
 #include "app/workspace.h"
 #include "core/common/error.h"
+#include "core/demo/demo_data.h"
 #include "core/embedsom/embedsom.h"
 
 namespace sepal::app {
@@ -39,6 +41,23 @@ std::vector<float> directProjection(const Workspace& ws) {
     makeCpuProjector()->project(st.data.points.data(), st.data.events(), st.data.points.cols,
                                 st.model, st.embed, xy.data());
     return xy;
+}
+
+// The window's first guess must be sepal-cli's: the demo is mass cytometry ("Y89Di"), so
+// arcsinh with cofactor 5 on the 22 markers, time and event length left out.
+TEST(DataDefaults, MassCytometryGetsCofactorFiveAndMarkersOnly) {
+    const io::Table demo = demo::makeDemoTable(2000);
+    const DataSettings s = defaultSettings(demo);
+    ASSERT_EQ(s.channels.size(), demo.channels.size());
+    size_t used = 0;
+    for (size_t i = 0; i < s.channels.size(); ++i) {
+        const std::string& name = demo.channels[i].name;
+        if (name == "Time" || name == "Event_length") EXPECT_FALSE(s.channels[i].use) << name;
+        if (!s.channels[i].use) continue;
+        ++used;
+        EXPECT_EQ(s.channels[i].cofactor, 5.0f) << name;
+    }
+    EXPECT_EQ(used, 22u);
 }
 
 TEST(Sweepers, BothGiveTheProjectionOfEveryPointAfterEachModelChange) {
