@@ -56,7 +56,7 @@ class CudaNearestSearch : public NearestSearch {
         a.knnDist = m_dist.get();
         a.kOut = int(k);
         if (m_kernel == "tensor" && tensorSupports(stride, int(k))) {
-            m_tensor.upload(landmarks, g, d, stride, 64, nullptr);
+            m_tensor.upload(landmarks, g, d, stride, kTensorPadding, nullptr);
             a.tensor = m_tensor.view();
             launchTensor(a, nullptr);
         } else if (fusedSupports(stride, int(k))) {

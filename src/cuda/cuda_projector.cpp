@@ -113,18 +113,20 @@ struct CudaProjector::State {
         // The tensor kernel is exact but measured slower than fused on the H100 (GPU_NOTES.md),
         // so auto does not pick it.
         if (automatic) return fusedOk ? Kernel::Fused : Kernel::BitonicRegisters;
+        auto refuse = [&](const std::string& limits, const std::string& instead) {
+            return InputError(limits + " (here d = " + std::to_string(d) + ", k + 1 = " +
+                              std::to_string(topnn) + "); use --kernel auto or " + instead);
+        };
         if (requested == Kernel::Tensor && !tensorOk)
-            throw InputError(
+            throw refuse(
                 "the tensor CUDA kernel needs a GPU of compute capability 8.0 or later, "
-                "5 <= d <= 64 and k <= 32 (here d = " +
-                std::to_string(d) + ", k + 1 = " + std::to_string(topnn) +
-                "); use --kernel auto or fused");
+                "5 <= d <= 64 and k <= 32",
+                "fused");
         if (requested == Kernel::Fused && !fusedOk)
-            throw InputError(
+            throw refuse(
                 "the fused CUDA kernel supports d <= 128 with k <= 32, or d <= 64 "
-                "with k <= 64 (here d = " +
-                std::to_string(d) + ", k + 1 = " + std::to_string(topnn) +
-                "); use --kernel auto or bitonic+registers");
+                "with k <= 64",
+                "bitonic+registers");
         if (requested != Kernel::Fused && topnn > kBitonicMaxList)
             throw InputError("the bitonic CUDA kernels support k < " +
                              std::to_string(kBitonicMaxList) + "; use fewer neighbours");
@@ -155,7 +157,7 @@ struct CudaProjector::State {
                                              mg * pointDim * sizeof(float), cudaMemcpyHostToDevice,
                                              streams[0]));
             launchPadRows(staging.get(), mg, int(pointDim), landmarks.get(), s, streams[0]);
-            tensorLandmarks.upload(model.high.data(), mg, pointDim, s, 64, streams[0]);
+            tensorLandmarks.upload(model.high.data(), mg, pointDim, s, kTensorPadding, streams[0]);
             high = model.high;
         }
         if (!lowSame) {

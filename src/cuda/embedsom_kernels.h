@@ -81,9 +81,8 @@ inline size_t pairTableSize(size_t g) {
 void launchPlaceNonFinite(const ProjectionArgs& args, cudaStream_t stream);
 /// Fused k-NN and projection; writes out and/or knnIdx/knnDist (kOut <= topnn).
 void launchFused(const ProjectionArgs& args, cudaStream_t stream);
-/// Tile width (landmarks) of the tensor kernel for a list of topnn: TensorLandmarks::gPad is a
-/// multiple of it.
-int tensorTileWidth(int topnn);
+/// TensorLandmarks::gPad is a multiple of this: the tensor kernel's widest landmark tile.
+constexpr int kTensorPadding = 64;
 /// True when the tensor kernel supports this stride and list length on the current device
 /// (TF32 tensor cores: compute capability 8.0 or later).
 bool tensorSupports(int stride, int topnn);

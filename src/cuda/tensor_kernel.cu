@@ -38,6 +38,8 @@ constexpr int kThreads = 32 * kWarps;
 __host__ __device__ constexpr int tileWidthFor(int list) {
     return list <= 17 ? 32 : 64;
 }
+static_assert(kTensorPadding % tileWidthFor(9) == 0 && kTensorPadding % tileWidthFor(33) == 0,
+              "the landmark padding must hold whole tiles");
 
 /// Shared-memory layout of one block (sizes in floats unless said).
 template <int STRIDE, int LIST>
@@ -352,10 +354,6 @@ int deviceMajor() {
 }
 
 }  // namespace
-
-int tensorTileWidth(int topnn) {
-    return tileWidthFor(topnn <= 17 ? 17 : 33);
-}
 
 bool tensorSupports(int stride, int topnn) {
     if (topnn > 33) return false;
