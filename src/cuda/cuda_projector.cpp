@@ -110,9 +110,12 @@ struct CudaProjector::State {
     Kernel choose(int topnn) const {
         const bool fusedOk = fusedSupports(stride, topnn);
         const bool tensorOk = tensorSupports(stride, topnn);
-        // The tensor kernel is exact but measured slower than fused on the H100 (GPU_NOTES.md),
-        // so auto does not pick it.
-        if (automatic) return fusedOk ? Kernel::Fused : Kernel::BitonicRegisters;
+        // Both one-pass kernels are exact; on the H100's grid (GPU_NOTES.md) the tensor kernel
+        // was the faster one for stride 32 with 1024 landmarks or more, fused everywhere else.
+        if (automatic) {
+            if (tensorOk && stride == 32 && g >= 1024) return Kernel::Tensor;
+            return fusedOk ? Kernel::Fused : Kernel::BitonicRegisters;
+        }
         auto refuse = [&](const std::string& limits, const std::string& instead) {
             return InputError(limits + " (here d = " + std::to_string(d) + ", k + 1 = " +
                               std::to_string(topnn) + "); use --kernel auto or " + instead);

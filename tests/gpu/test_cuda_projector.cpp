@@ -181,6 +181,24 @@ TEST(CudaProjector, DuplicatePointsFallBackToTheirNeighbours) {
     }
 }
 
+TEST(CudaProjector, AutoTakesTheFasterExactKernelForTheShape) {
+    SEPAL_REQUIRE_GPU();
+    auto kernelFor = [](size_t d, size_t g, int k) {
+        const auto x = randomPoints(200, d, 9, 3);
+        const LandmarkModel model = sampleModel(x, 200, d, g, 10);
+        EmbedParams params;
+        params.k = k;
+        cuda::CudaProjector projector("auto");
+        std::vector<float> y(400);
+        projector.project(x.data(), 200, d, model, params, y.data());
+        return projector.lastKernel();
+    };
+    EXPECT_EQ(kernelFor(32, 1024, 16), "tensor");
+    EXPECT_EQ(kernelFor(32, 256, 16), "fused");
+    EXPECT_EQ(kernelFor(64, 1024, 32), "fused");
+    EXPECT_EQ(kernelFor(16, 256, 80), "bitonic+registers");
+}
+
 TEST(CudaProjector, BadInputsGiveClearErrors) {
     EXPECT_THROW(cuda::CudaProjector("nonsense"), InputError);
     SEPAL_REQUIRE_GPU();
