@@ -12,13 +12,16 @@
 // value at or below it. Pass 2 recomputes the products and keeps every landmark with
 // v <= T + 2E, where E bounds |v + |x - m|^2 - a_j| (TF32 rounding, float sums, centring and the
 // exact distance's own rounding); that set holds every true neighbour, ties included. The
-// candidates' exact difference-form distances (dimension order, as the CPU computes them) are
-// sorted by (distance, index) into the register list, and placeFromList projects.
-// Shared memory: landmark tile TW x (stride + 4), TW norms, 4 warps x 32 x (max(TW, stride) + 4)
-// scratch, CAP x 128 candidate positions (16-bit); then 20 B x LIST x 128 for the projection: at
-// most 85 KB. Limits: stride 8 to 64, topnn <= 33, g < 65536, compute capability 8.0 or later.
-// A point with more than CAP candidates (many landmarks at one distance) scans all landmarks
-// exactly instead: slower, same result.
+// candidates' exact difference-form distances (dimension order, as the CPU computes them, four
+// candidates side by side) are sorted by (distance, index) into the register list, and
+// placeFromList projects. The next landmark tile is loaded into registers while the current one
+// is multiplied.
+// Shared memory: landmark tile TW x (stride + 4) with TW norms and TW landmark indices, 4 warps x
+// 32 x (max(TW, stride) + 4) scratch, CAP x 128 candidate landmark indices (16-bit); then
+// 20 B x LIST x 128 for the projection: at most 85 KB.
+// Limits: stride 8 to 64, topnn <= 33, g < 65536, compute capability 8.0 or later. A point with
+// more than CAP candidates (many landmarks at one distance) scans all landmarks exactly instead:
+// slower, same result.
 
 #include <mma.h>
 
