@@ -111,7 +111,7 @@ class Application {
     std::unique_ptr<render::ScatterRenderer> m_points;
     std::unique_ptr<render::OverlayRenderer> m_overlay;
     std::unique_ptr<render::PointLayer> m_layer;
-    /// Milliseconds of point drawing into the cached layer per frame (hardwareLayerBudget).
+    /// Milliseconds of point drawing into the cached layer per frame (by the OpenGL renderer).
     double m_layerBudgetMs = 12.0;
     std::unique_ptr<render::CudaGlBuffer> m_interop;
     bool m_gpu = false, m_gpuHostStale = false, m_gpuAttached = false, m_interopBroken = false;
