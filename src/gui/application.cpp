@@ -61,16 +61,21 @@ double now() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
         .count();
 }
-}  // namespace
+
+/// One of OpenGL's strings (GL_RENDERER, ...), empty when there is none.
+std::string glString(GLenum name) {
+    const auto* s = reinterpret_cast<const char*>(glGetString(name));
+    return s ? s : "";
+}
 
 /// True when OpenGL runs on a GPU rather than in software (Mesa's llvmpipe under Xvfb).
 bool hardwareOpenGl() {
-    const auto* r = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
-    const std::string renderer = r ? r : "";
+    const std::string renderer = glString(GL_RENDERER);
     for (const char* software : {"llvmpipe", "softpipe", "SWR", "Software Rasterizer"})
         if (renderer.find(software) != std::string::npos) return false;
     return !renderer.empty();
 }
+}  // namespace
 
 void dropCallback(GLFWwindow* window, int count, const char** paths) {
     auto* app = static_cast<Application*>(glfwGetWindowUserPointer(window));
@@ -715,10 +720,6 @@ void Application::benchFrame(double frameMs) {
                         {"point_redraw_ms", m_benchLayerMs},
                         {"layer_budget_ms", m_layerBudgetMs}};
     // Which OpenGL implementation drew the frames (NVIDIA, or Mesa's llvmpipe under Xvfb).
-    auto glString = [](GLenum name) {
-        const auto* s = reinterpret_cast<const char*>(glGetString(name));
-        return std::string(s ? s : "");
-    };
     j["gl_renderer"] = glString(GL_RENDERER);
     j["gl_vendor"] = glString(GL_VENDOR);
     j["gl_version"] = glString(GL_VERSION);
