@@ -92,6 +92,7 @@ struct CudaProjector::State {
     bool haveModel = false;
     DeviceBuffer<float> landmarks, lowDev, staging;
     TensorLandmarkBuffers tensorLandmarks;
+    bool tensorStale = true;  // prepared only when the tensor kernel runs, after `high` changed
     // Pair terms depend on both spaces and on adjust: rebuilt when any of them changes.
     DeviceBuffer<float2> pairTerms;
     bool pairsStale = true;
@@ -173,8 +174,8 @@ struct CudaProjector::State {
                                              mg * pointDim * sizeof(float), cudaMemcpyHostToDevice,
                                              streams[0]));
             launchPadRows(staging.get(), mg, int(pointDim), landmarks.get(), s, streams[0]);
-            tensorLandmarks.upload(model.high.data(), mg, pointDim, s, kTensorPadding, streams[0]);
             high = model.high;
+            tensorStale = true;
         }
         if (!lowSame) {
             lowDev.reserve(mg * 2);
@@ -210,7 +211,6 @@ struct CudaProjector::State {
             pairsAdjust = params.adjust;
         }
         a.pairTerms = pairTerms.get();
-        a.tensor = tensorLandmarks.view();
         a.boost = std::max(std::exp(-params.smooth - 1.0f), 1e-5f);
         a.adjust = params.adjust;
         return a;
@@ -221,6 +221,14 @@ struct CudaProjector::State {
     /// k-NN.
     void run(ProjectionArgs a, int b, cudaStream_t stream, bool knnOnlyPhase = false) {
         last = choose(a.topnn);
+        if (last == Kernel::Tensor) {
+            if (tensorStale) {
+                tensorLandmarks.upload(high.data(), g, d, stride, kTensorPadding, streams[0]);
+                SEPAL_CUDA_CHECK(cudaStreamSynchronize(streams[0]));
+                tensorStale = false;
+            }
+            a.tensor = tensorLandmarks.view();
+        }
         counters[b].reserve(2);
         countersHost[b].reserve(2);
         nonFinite[b].reserve(a.n);

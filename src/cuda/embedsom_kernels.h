@@ -9,7 +9,7 @@
 
 namespace sepal::cuda {
 
-/// The tensor kernel's view of the landmarks (prepareTensorLandmarks): centred on `centre`,
+/// The tensor kernel's view of the landmarks (TensorLandmarkBuffers::upload): centred on `centre`,
 /// rounded to TF32, in a fixed shuffled order (so that the kernel's landmark groups are not
 /// aligned with a map's rows), padded with zero rows to gPad.
 struct TensorLandmarks {

@@ -23,6 +23,7 @@
 #include "cuda/cuda_error.h"
 #include "cuda/embedsom_kernels.h"
 #include "cuda/embedsom_project.cuh"
+#include "cuda/point_kernel_launch.cuh"
 
 namespace sepal::cuda {
 namespace {
@@ -143,17 +144,8 @@ __global__ void __launch_bounds__(threadsFor(LIST)) fusedKernel(const Projection
 
 template <int STRIDE, int LIST>
 void launchOne(const ProjectionArgs& a, cudaStream_t stream) {
-    constexpr int threads = threadsFor(LIST);
-    constexpr size_t bytes = sharedBytes<STRIDE, LIST>();
-    static bool configured = false;  // the attribute is per kernel and process
-    if (!configured) {
-        SEPAL_CUDA_CHECK(cudaFuncSetAttribute(
-            fusedKernel<STRIDE, LIST>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-        configured = true;
-    }
-    const unsigned blocks = unsigned((a.n + threads - 1) / threads);
-    fusedKernel<STRIDE, LIST><<<blocks, threads, bytes, stream>>>(a);
-    SEPAL_CUDA_CHECK_LAUNCH("fusedKernel");
+    detail::launchPerPoint<fusedKernel<STRIDE, LIST>>(
+        a, threadsFor(LIST), sharedBytes<STRIDE, LIST>(), stream, "launch of fusedKernel");
 }
 
 template <int STRIDE>
@@ -174,22 +166,8 @@ bool fusedSupports(int stride, int topnn) {
 
 void launchFused(const ProjectionArgs& a, cudaStream_t stream) {
     if (a.n == 0) return;
-    switch (a.stride) {
-        case 4:
-            return launchForStride<4>(a, stream);
-        case 8:
-            return launchForStride<8>(a, stream);
-        case 16:
-            return launchForStride<16>(a, stream);
-        case 32:
-            return launchForStride<32>(a, stream);
-        case 64:
-            return launchForStride<64>(a, stream);
-        case 128:
-            return launchForStride<128>(a, stream);
-        default:
-            break;
-    }
+    detail::withStride<4, 8, 16, 32, 64, 128>(
+        a.stride, [&](auto s) { launchForStride<decltype(s)::value>(a, stream); });
 }
 
 }  // namespace sepal::cuda

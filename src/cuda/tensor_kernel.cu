@@ -31,6 +31,7 @@
 #include "cuda/cuda_error.h"
 #include "cuda/embedsom_kernels.h"
 #include "cuda/embedsom_project.cuh"
+#include "cuda/point_kernel_launch.cuh"
 
 namespace sepal::cuda {
 namespace {
@@ -326,16 +327,8 @@ __global__ void __launch_bounds__(kThreads, minBlocksFor(STRIDE, LIST))
 
 template <int STRIDE, int LIST>
 void launchOne(const ProjectionArgs& a, cudaStream_t stream) {
-    constexpr size_t bytes = Layout<STRIDE, LIST>::kBytes;
-    static bool configured = false;  // the attribute is per kernel and process
-    if (!configured) {
-        SEPAL_CUDA_CHECK(cudaFuncSetAttribute(
-            tensorKernel<STRIDE, LIST>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-        configured = true;
-    }
-    const unsigned blocks = unsigned((a.n + kThreads - 1) / kThreads);
-    tensorKernel<STRIDE, LIST><<<blocks, kThreads, bytes, stream>>>(a);
-    SEPAL_CUDA_CHECK_LAUNCH("tensorKernel");
+    detail::launchPerPoint<tensorKernel<STRIDE, LIST>>(a, kThreads, Layout<STRIDE, LIST>::kBytes,
+                                                       stream, "launch of tensorKernel");
 }
 
 template <int STRIDE>
@@ -367,18 +360,8 @@ bool tensorSupports(int stride, int topnn) {
 
 void launchTensor(const ProjectionArgs& a, cudaStream_t stream) {
     if (a.n == 0) return;
-    switch (a.stride) {
-        case 8:
-            return launchForStride<8>(a, stream);
-        case 16:
-            return launchForStride<16>(a, stream);
-        case 32:
-            return launchForStride<32>(a, stream);
-        case 64:
-            return launchForStride<64>(a, stream);
-        default:
-            break;
-    }
+    detail::withStride<8, 16, 32, 64>(
+        a.stride, [&](auto s) { launchForStride<decltype(s)::value>(a, stream); });
 }
 
 }  // namespace sepal::cuda
