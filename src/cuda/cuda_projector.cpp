@@ -125,9 +125,9 @@ struct CudaProjector::State {
         const bool fusedOk = fusedSupports(stride, topnn);
         const bool tensorOk = tensorSupports(stride, topnn);
         // Both one-pass kernels are exact; on the H100's grid (GPU_NOTES.md) the tensor kernel
-        // was the faster one for stride 32 with 1024 landmarks or more, fused everywhere else.
+        // was the faster one with 1024 landmarks, and with 256 for k = 8; fused elsewhere.
         if (automatic) {
-            if (tensorOk && stride == 32 && g >= 1024) return Kernel::Tensor;
+            if (tensorOk && (g >= 1024 || (g >= 256 && topnn <= 9))) return Kernel::Tensor;
             return fusedOk ? Kernel::Fused : Kernel::BitonicRegisters;
         }
         auto refuse = [&](const std::string& limits, const std::string& instead) {

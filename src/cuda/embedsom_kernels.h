@@ -11,15 +11,31 @@ namespace sepal::cuda {
 
 /// The tensor kernel's view of the landmarks (TensorLandmarkBuffers::upload): centred on `centre`,
 /// rounded to TF32, in a fixed shuffled order (so that the kernel's landmark groups are not
-/// aligned with a map's rows), padded with zero rows to gPad.
+/// aligned with a map's rows), padded with zero rows to gPad, laid out as mma.sync fragments
+/// (tensorFragmentIndex).
 struct TensorLandmarks {
-    const float* rows = nullptr;     ///< gPad x stride, TF32-rounded L_perm[i] - centre
+    const float* rows = nullptr;     ///< gPad x tensorStride(stride) values, fragment order
     const float* norms = nullptr;    ///< gPad: |L_perm[i] - centre|^2 (FLT_MAX for padding)
     const uint16_t* perm = nullptr;  ///< gPad: the landmark at shuffled position i
-    const float* centre = nullptr;   ///< stride: the landmarks' mean (zeros beyond d)
-    int gPad = 0;                    ///< g rounded up to the kernel's tile width
+    const float* centre = nullptr;   ///< tensorStride(stride): the landmarks' mean (zeros beyond d)
+    int gPad = 0;                    ///< g rounded up to kTensorPadding
     float radius = 0;                ///< max_j |L_j - centre|, rounded up
 };
+
+/// Columns of the tensor kernel's landmark rows: the point stride, at least one k-step pair.
+inline int tensorStride(int stride) {
+    return stride < 16 ? 16 : stride;
+}
+
+/// Where value (landmark i, dimension t) sits in TensorLandmarks::rows for row width ks: tiles
+/// of 8 landmarks, then pairs of 8-dimension k-steps, then the 32 lanes of a warp, each with the
+/// float4 {b0, b1} of the even k-step and {b0, b1} of the odd one of an m16n8k8 TF32 mma.sync
+/// (lane = 4 x landmark-in-tile + t holds dimensions t and t + 4 of each k-step).
+inline size_t tensorFragmentIndex(size_t i, size_t t, int ks) {
+    const size_t tile = i / 8, pair = t / 16, step = (t / 8) % 2, within = t % 8;
+    const size_t lane = (i % 8) * 4 + within % 4;
+    return ((tile * size_t(ks / 16) + pair) * 32 + lane) * 4 + step * 2 + within / 4;
+}
 
 /// What every EmbedSOM kernel reads and writes (device pointers; unused outputs are null).
 struct ProjectionArgs {

@@ -82,7 +82,8 @@ __device__ __forceinline__ void addPairWeighted(LeastSquares& ls, float suv, flo
                                                 float2 lv, float w) {
     const float hx = lv.x - lu.x, hy = lv.y - lu.y;
     const float hp = hx * hx + hy * hy;
-    const float e = suv * expf(-q * q) * w;
+    // __expf: relative error ~1e-6 where the weight matters (q^2 < 10), far below tolerance.
+    const float e = suv * __expf(-q * q) * w;
     const float ex = e * hx, ey = e * hy;
     ls.a00 += ex * hx;
     ls.a01 += ex * hy;
@@ -90,6 +91,41 @@ __device__ __forceinline__ void addPairWeighted(LeastSquares& ls, float suv, flo
     const float f = (q + 0.5f) * hp + (hx * lu.x + hy * lu.y);
     ls.b0 += f * ex;
     ls.b1 += f * ey;
+}
+
+/// The O(k^2) pair loop over a point's list in shared memory: mine[i] = (a_i, score_i, l_u),
+/// mineIdx[i] = u.
+__device__ __forceinline__ void pairLoop(const ProjectionArgs& a, size_t p, const float4* mine,
+                                         const int* mineIdx, LeastSquares& ls) {
+    for (int i = 0; i < a.topn; ++i) {
+        const float4 ei = mine[i];
+        const int u = mineIdx[i];
+        const float2 lu = make_float2(ei.z, ei.w);
+        addGravity(ls, ei.y, lu);
+        // The pair terms are gathered kPairBatch at a time before any is used, so that their
+        // loads (L2 latency: the table outgrows L1) overlap instead of queueing.
+        for (int j0 = i + 1; j0 < a.topn; j0 += kPairBatch) {
+            float2 cw[kPairBatch];
+#pragma unroll
+            for (int b = 0; b < kPairBatch; ++b) {
+                const int j = min(j0 + b, a.topn - 1);
+                cw[b] = __ldg(a.pairTerms + pairIndex(u, mineIdx[j]));
+            }
+#pragma unroll
+            for (int b = 0; b < kPairBatch; ++b) {
+                const int j = j0 + b;
+                if (j >= a.topn) break;
+                const float4 ej = mine[j];
+                // The list is sorted, so a_j is the pair's larger distance. The O(1) form loses
+                // digits when the landmarks are much closer to each other than to the point
+                // (a_u - a_v cancels); such rare pairs take the O(d) form.
+                const float q = ej.x * cw[b].x > kExactRatio
+                                    ? exactPosition(a, p, u, mineIdx[j]) - 0.5f
+                                    : (ei.x - ej.x) * cw[b].x;
+                addPairWeighted(ls, ei.y * ej.y, q, lu, make_float2(ej.z, ej.w), cw[b].y);
+            }
+        }
+    }
 }
 
 /// Writes point p's k-NN (when asked) and places it from its sorted list (bd, bi): scores, the
@@ -129,35 +165,7 @@ __device__ __forceinline__ void placeFromList(const ProjectionArgs& a, size_t p,
     bool placed = false;
     if (ok && !bad) {
         LeastSquares ls;
-        for (int i = 0; i < a.topn; ++i) {
-            const float4 ei = mine[i];
-            const int u = mineIdx[i];
-            const float2 lu = make_float2(ei.z, ei.w);
-            addGravity(ls, ei.y, lu);
-            // The pair terms are gathered kPairBatch at a time before any is used, so that
-            // their loads (L2 latency: the table outgrows L1) overlap instead of queueing.
-            for (int j0 = i + 1; j0 < a.topn; j0 += kPairBatch) {
-                float2 cw[kPairBatch];
-#pragma unroll
-                for (int b = 0; b < kPairBatch; ++b) {
-                    const int j = min(j0 + b, a.topn - 1);
-                    cw[b] = __ldg(a.pairTerms + pairIndex(u, mineIdx[j]));
-                }
-#pragma unroll
-                for (int b = 0; b < kPairBatch; ++b) {
-                    const int j = j0 + b;
-                    if (j >= a.topn) break;
-                    const float4 ej = mine[j];
-                    // The O(1) form loses digits when the landmarks are much closer to each
-                    // other than to the point (a_u - a_v cancels); such rare pairs take the
-                    // O(d) form.
-                    const float q = fmaxf(ei.x, ej.x) * cw[b].x > kExactRatio
-                                        ? exactPosition(a, active ? p : 0, u, mineIdx[j]) - 0.5f
-                                        : (ei.x - ej.x) * cw[b].x;
-                    addPairWeighted(ls, ei.y * ej.y, q, lu, make_float2(ej.z, ej.w), cw[b].y);
-                }
-            }
-        }
+        pairLoop(a, active ? p : 0, mine, mineIdx, ls);
         placed = solve(ls, y);
     }
     if (!placed) {

@@ -1,32 +1,32 @@
 // The tensor kernel: EmbedSOM with TF32 tensor-core candidates, an exact re-rank, then the fused
 // kernel's projection. Same neighbours, bit for bit, as the fused kernel and the CPU backend.
 //
-// Decomposition: 4 warps per block, one point per thread. Each warp holds its 32 points, centred
-// on the landmarks' mean and rounded to TF32, as wmma A fragments in registers; tiles of TW
-// landmarks (centred, TF32, shuffled order) stream through shared memory as B, and each 16 x 16
-// product (k-steps of 8, float sums) goes to the warp's scratch, from which every lane reads its
-// point's row: v_j = |L_j - m|^2 - 2 <x - m, L_j - m>, the squared distance less |x - m|^2.
-// Pass 1 keeps, per lane, the smallest v of each of the TW landmark groups (column of the tile,
-// one FMNMX per landmark; the shuffle spreads a map's neighbours over the groups). The topnn-th
-// smallest group minimum T bounds the topnn-th smallest v from above, since topnn groups have a
-// value at or below it. Pass 2 recomputes the products and keeps every landmark with
-// v <= T + 2E, where E bounds |v + |x - m|^2 - a_j| (TF32 rounding, float sums, centring and the
-// exact distance's own rounding); that set holds every true neighbour, ties included. The
-// candidates' exact difference-form distances (dimension order, as the CPU computes them, four
-// candidates side by side) are sorted by (distance, index) into the register list, and
-// placeFromList projects. The next landmark tile is loaded into registers while the current one
-// is multiplied.
-// Shared memory: landmark tile TW x (stride + 4) with TW norms and TW landmark indices, 4 warps x
-// 32 x (max(TW, stride) + 4) scratch, CAP x 128 candidate landmark indices (16-bit); then
-// 20 B x LIST x 128 for the projection: at most 85 KB.
-// Limits: stride 8 to 64, topnn <= 33, g < 65536, compute capability 8.0 or later. A point with
-// more than CAP candidates (many landmarks at one distance) scans all landmarks exactly instead:
+// Decomposition: 4 warps per block, 32 points per warp, no block barrier before the projection.
+// A warp stages its points through shared memory (coalesced), keeps them centred on the
+// landmarks' mean and rounded to TF32 as m16n8k8 mma.sync A fragments (two 16-point tiles), and
+// streams the landmarks, prepared in fragment order (tensorFragmentIndex), straight from global
+// memory with 16-byte coalesced loads (256 landmarks of 32 dimensions stay in L1; larger sets
+// come from L2, which is the kernel's main cost at g = 1024, d = 64).
+// Each lane then holds v_j = |L_j - m|^2 - 2 <x - m, L_j - m> (the squared distance less
+// |x - m|^2) of 4 points x 2 landmarks per tile of 8 landmarks.
+// Pass 1 keeps, per point, the smallest v of each of kGroups disjoint landmark groups (a group: one
+// column of the fragment, one bucket of tiles; one FMNMX per value); the topnn-th smallest group
+// minimum T bounds the topnn-th smallest v from above, since topnn groups have a value at or
+// below it. Pass 2 recomputes the products and keeps every landmark with v <= T + 2E, where E
+// bounds |v + |x - m|^2 - a_j| (TF32 rounding, float sums, centring and the exact distance's own
+// rounding); that set holds every true neighbour, ties included. Each point owns its exact
+// re-rank (one point per lane, its row in registers): difference-form distances in dimension
+// order as the CPU computes them, ordered by (distance, index) through 64-bit keys, and
+// placeFromList projects. A point with more candidates than a lane's sublist holds (many
+// landmarks at one distance) or a bound that overflowed scans all landmarks exactly instead:
 // slower, same result.
-
-#include <mma.h>
+// Shared memory per block: the warps' staging rows or group minima, the thresholds, the
+// candidate lists (16-bit shuffled positions), then 20 B x LIST x 128 for the projection.
+// Limits: stride 8 to 64, topnn <= 33, g < 65536, compute capability 8.0 or later.
 
 #include <cfloat>
 #include <climits>
+#include <cstdint>
 
 #include "cuda/cuda_error.h"
 #include "cuda/embedsom_kernels.h"
@@ -39,26 +39,26 @@ namespace {
 constexpr int kWarps = 4;
 constexpr int kThreads = 32 * kWarps;
 
-__host__ __device__ constexpr int tileWidthFor(int list) {
-    return list <= 17 ? 32 : 64;
-}
-static_assert(kTensorPadding % tileWidthFor(9) == 0 && kTensorPadding % tileWidthFor(33) == 0,
-              "the landmark padding must hold whole tiles");
-
-/// Shared-memory layout of one block (sizes in floats unless said).
+/// Compile-time shape of one instantiation (sizes in 4-byte words unless said).
 template <int STRIDE, int LIST>
-struct Layout {
-    static constexpr int kTile = tileWidthFor(LIST);  // landmarks per tile
-    static constexpr int kTileLd = STRIDE + 4;        // tile row, padded against conflicts
-    static constexpr int kWide = kTile > STRIDE ? kTile : STRIDE;
-    static constexpr int kScratchLd = kWide + 4;             // warp scratch row
-    static constexpr int kCapacity = LIST <= 17 ? 64 : 128;  // candidates kept per point
-    static constexpr size_t kTileFloats = size_t(kTile) * kTileLd;
-    static constexpr size_t kScratchFloats = size_t(kWarps) * 32 * kScratchLd;
+struct Shape {
+    static constexpr int kRow = STRIDE < 16 ? 16 : STRIDE;  // tensorStride
+    static constexpr int kBuckets = LIST <= 17 ? 4 : 8;     // tile buckets per column
+    static constexpr int kGroups = 8 * kBuckets;            // landmark groups per point
+    // Candidates per lane and point: a point's candidates split over its quad's four lanes
+    // unevenly, and a full sublist sends the point to the exhaustive scan.
+    static constexpr int kSub = LIST <= 9 ? 16 : LIST <= 17 ? 32 : 48;
+    static constexpr int kCapacity = 4 * kSub;    // candidates per point
+    static constexpr int kStageLd = kRow + 4;     // staging row, against conflicts
+    static constexpr int kMinLd = kGroups + 1;    // group-minimum row
+    static constexpr int kStage = 32 * kStageLd;  // per warp
+    static constexpr int kMins = 32 * kMinLd;     // per warp
+    static constexpr int kScratch = kStage > kMins ? kStage : kMins;
     static constexpr size_t kScanBytes =
-        (kTileFloats + 2 * kTile + kScratchFloats) * 4 + size_t(kCapacity) * kThreads * 2;
+        size_t(kWarps) * kScratch * 4 + kThreads * 4 + size_t(kThreads) * kCapacity * 2;
     static constexpr size_t kListBytes = size_t(LIST) * kThreads * 20;
     static constexpr size_t kBytes = kScanBytes > kListBytes ? kScanBytes : kListBytes;
+    static_assert(kTensorPadding % (8 * kBuckets) == 0, "the padding must hold whole buckets");
 };
 
 /// log2 of a power of two, at compile time.
@@ -89,8 +89,46 @@ __device__ __forceinline__ void sortAscending(float (&v)[N]) {
     }
 }
 
-/// Blocks per multiprocessor the register allocation must allow: four for the common short lists
-/// (occupancy hides the re-rank's load latency), no bound where that would spill heavily.
+// The tensor-core helpers exist for compute capability 8.0 and later (and the host pass).
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+/// One m16n8k8 TF32 product accumulated into c (PTX fragment layouts).
+__device__ __forceinline__ void mmaTf32(float (&c)[4], const uint32_t (&a)[4], uint32_t b0,
+                                        uint32_t b1) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/// x rounded to TF32 (cvt.rna), as the bits mma.sync takes.
+__device__ __forceinline__ uint32_t toTf32(float x) {
+    uint32_t r;
+    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+    return r;
+}
+
+/// Sort key of a candidate: (distance, index) order is the unsigned order of the key, since
+/// non-negative floats order like their bit patterns.
+__device__ __forceinline__ unsigned long long candidateKey(float d, int j) {
+    return (static_cast<unsigned long long>(__float_as_uint(d)) << 32) | uint32_t(j);
+}
+
+/// Inserts key into the ascending register list when it is smaller than the last entry.
+template <int LIST>
+__device__ __forceinline__ void insertKey(unsigned long long (&keys)[LIST],
+                                          unsigned long long key) {
+#pragma unroll
+    for (int i = LIST - 1; i > 0; --i) {
+        const unsigned long long prev = keys[i - 1], cur = keys[i];
+        keys[i] = key < prev ? prev : (key < cur ? key : cur);
+    }
+    keys[0] = key < keys[0] ? key : keys[0];
+}
+#endif
+
+/// Blocks per multiprocessor the register allocation must allow: four for the short lists, no
+/// bound where that would spill heavily.
 __host__ __device__ constexpr int minBlocksFor(int stride, int list) {
     return stride <= 32 && list <= 17 ? 4 : 1;
 }
@@ -99,175 +137,199 @@ template <int STRIDE, int LIST>
 __global__ void __launch_bounds__(kThreads, minBlocksFor(STRIDE, LIST))
     tensorKernel(const ProjectionArgs a) {
 #if __CUDA_ARCH__ >= 800
-    using namespace nvcuda;
-    using L = Layout<STRIDE, LIST>;
-    constexpr int kTile = L::kTile, kSteps = STRIDE / 8, kVec = STRIDE / 4;
+    using S = Shape<STRIDE, LIST>;
+    constexpr int kRow = S::kRow, kVec = STRIDE / 4, kB = S::kBuckets;
+    constexpr int kSteps = kRow / 8;   // k-steps of 8 dimensions
+    constexpr int kPairs = kRow / 16;  // float4 B loads per tile of 8 landmarks
     extern __shared__ float4 shared[];
-    float* tile = reinterpret_cast<float*>(shared);              // kTile x kTileLd
-    float* tileNorms = tile + L::kTileFloats;                    // kTile
-    int* tileIndex = reinterpret_cast<int*>(tileNorms + kTile);  // kTile landmark indices
-    float* scratch = tileNorms + 2 * kTile;                      // per warp 32 x kScratchLd
-    uint16_t* cand = reinterpret_cast<uint16_t*>(scratch + L::kScratchFloats);  // kCapacity x 128
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int gq = lane >> 2, t4 = lane & 3;  // fragment row group and column pair
+    float* scratch = reinterpret_cast<float*>(shared) + warp * S::kScratch;
+    float* thresholds = reinterpret_cast<float*>(shared) + kWarps * S::kScratch;  // per thread
+    uint16_t* cand = reinterpret_cast<uint16_t*>(thresholds + kThreads);
     float4* lists = shared;  // after the k-NN: the projection's lists
 
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const size_t p = size_t(blockIdx.x) * kThreads + tid;
+    const size_t p0 = size_t(blockIdx.x) * kThreads + warp * 32;  // the warp's first point
+    const size_t p = p0 + lane;
     const bool active = p < a.n;
-    float* mine = scratch + warp * 32 * L::kScratchLd;
 
-    // Row `lane` of the warp's A: the point less the centre, rounded to TF32.
-    bool bad = false;
-    float centred2 = 0;
+    // Stage the warp's 32 rows (coalesced), then each lane takes its own row: the exact copy
+    // for the re-rank, and the centred TF32 copy back in place for the A fragments.
     {
-        const float4* src = reinterpret_cast<const float4*>(a.points) + (active ? p : 0) * kVec;
-        const float4* centre = reinterpret_cast<const float4*>(a.tensor.centre);
-        float4* row = reinterpret_cast<float4*>(mine + lane * L::kScratchLd);
+        const float4* src = reinterpret_cast<const float4*>(a.points) + p0 * kVec;
+        const size_t avail = p0 >= a.n ? 0 : a.n - p0 < 32 ? a.n - p0 : 32;
 #pragma unroll
-        for (int c = 0; c < kVec; ++c) {
-            float4 v = active ? src[c] : make_float4(0, 0, 0, 0);
-            const float4 m = __ldg(centre + c);
-            const float x0 = detail::finiteOrZero(v.x, bad) - m.x;
-            const float x1 = detail::finiteOrZero(v.y, bad) - m.y;
-            const float x2 = detail::finiteOrZero(v.z, bad) - m.z;
-            const float x3 = detail::finiteOrZero(v.w, bad) - m.w;
-            centred2 = fmaf(x0, x0, fmaf(x1, x1, fmaf(x2, x2, fmaf(x3, x3, centred2))));
-            row[c] = make_float4(wmma::__float_to_tf32(x0), wmma::__float_to_tf32(x1),
-                                 wmma::__float_to_tf32(x2), wmma::__float_to_tf32(x3));
+        for (int i = 0; i < kVec; ++i) {
+            const int e = lane + 32 * i, r = e / kVec, c = e % kVec;
+            const float4 v = size_t(r) < avail ? src[e] : make_float4(0, 0, 0, 0);
+            reinterpret_cast<float4*>(scratch + r * S::kStageLd)[c] = v;
         }
     }
     __syncwarp();
-    wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fa[2][kSteps];
+    float4 x[kVec];
+    bool bad = false;
+    float centred2 = 0;
+    {
+        float4* row = reinterpret_cast<float4*>(scratch + lane * S::kStageLd);
+        const float4* centre = reinterpret_cast<const float4*>(a.tensor.centre);
 #pragma unroll
-    for (int mt = 0; mt < 2; ++mt)
+        for (int c = 0; c < kVec; ++c) {
+            float4 v = row[c];
+            v.x = detail::finiteOrZero(v.x, bad);
+            v.y = detail::finiteOrZero(v.y, bad);
+            v.z = detail::finiteOrZero(v.z, bad);
+            v.w = detail::finiteOrZero(v.w, bad);
+            x[c] = v;
+            const float4 m = __ldg(centre + c);
+            const float c0 = v.x - m.x, c1 = v.y - m.y, c2 = v.z - m.z, c3 = v.w - m.w;
+            centred2 = fmaf(c0, c0, fmaf(c1, c1, fmaf(c2, c2, fmaf(c3, c3, centred2))));
+            row[c] = make_float4(__uint_as_float(toTf32(c0)), __uint_as_float(toTf32(c1)),
+                                 __uint_as_float(toTf32(c2)), __uint_as_float(toTf32(c3)));
+        }
 #pragma unroll
-        for (int ks = 0; ks < kSteps; ++ks)
-            wmma::load_matrix_sync(fa[mt][ks], mine + mt * 16 * L::kScratchLd + ks * 8,
-                                   L::kScratchLd);
-    __syncwarp();  // the scratch now takes the products
+        for (int c = kVec; c < kRow / 4; ++c) row[c] = make_float4(0, 0, 0, 0);
+    }
+    __syncwarp();
+    // A fragments: tile mt holds the warp's points 16 mt .. 16 mt + 15.
+    uint32_t fa[2][kSteps][4];
+#pragma unroll
+    for (int mt = 0; mt < 2; ++mt) {
+#pragma unroll
+        for (int ks = 0; ks < kSteps; ++ks) {
+            const float* top = scratch + (16 * mt + gq) * S::kStageLd + 8 * ks + t4;
+            const float* bottom = top + 8 * S::kStageLd;
+            fa[mt][ks][0] = __float_as_uint(top[0]);
+            fa[mt][ks][1] = __float_as_uint(bottom[0]);
+            fa[mt][ks][2] = __float_as_uint(top[4]);
+            fa[mt][ks][3] = __float_as_uint(bottom[4]);
+        }
+    }
+    __syncwarp();  // the scratch now takes the group minima
 
-    // The next tile waits in registers while the current one is multiplied (its loads' latency
-    // hides behind the tensor-core work).
-    constexpr int kLoads = (kTile * kVec + kThreads - 1) / kThreads;
-    float4 next[kLoads];
-    float nextNorm = 0;
-    int nextIndex = 0;
-    auto fetch = [&](int t0) {
-        const float4* rows = reinterpret_cast<const float4*>(a.tensor.rows) + size_t(t0) * kVec;
+    // The products of tile nt: v[q][c] for the lane's point slot q (point 8 q + gq of the warp)
+    // and landmark 8 nt + 2 t4 + c of the shuffled order.
+    const float4* frags = reinterpret_cast<const float4*>(a.tensor.rows);
+    const float2* norms = reinterpret_cast<const float2*>(a.tensor.norms);
+    auto tileValues = [&](int nt, float(&v)[4][2]) {
+        float4 b[kPairs];
 #pragma unroll
-        for (int i = 0; i < kLoads; ++i) {
-            const int e = tid + i * kThreads;
-            if (e < kTile * kVec) next[i] = __ldg(rows + e);
-        }
-        if (tid < kTile) {
-            nextNorm = __ldg(a.tensor.norms + t0 + tid);
-            nextIndex = __ldg(a.tensor.perm + t0 + tid);
-        }
-    };
-    fetch(0);
-    // The products of tile t0 in the warp's scratch: row `lane` holds this lane's point.
-    auto products = [&](int t0) {
-        __syncthreads();  // every warp is done with the previous tile
+        for (int kp = 0; kp < kPairs; ++kp) b[kp] = __ldg(frags + (nt * kPairs + kp) * 32 + lane);
+        const float2 norm = __ldg(norms + nt * 4 + t4);
 #pragma unroll
-        for (int i = 0; i < kLoads; ++i) {
-            const int e = tid + i * kThreads;
-            if (e < kTile * kVec)
-                reinterpret_cast<float4*>(tile + (e / kVec) * L::kTileLd)[e % kVec] = next[i];
-        }
-        if (tid < kTile) tileNorms[tid] = nextNorm, tileIndex[tid] = nextIndex;
-        __syncthreads();
-        fetch(t0 + kTile < a.tensor.gPad ? t0 + kTile : 0);  // tile 0 again for the next pass
-#pragma unroll
-        for (int nt = 0; nt < kTile / 16; ++nt) {
-            wmma::fragment<wmma::accumulator, 16, 16, 8, float> top, bottom;
-            wmma::fill_fragment(top, 0.0f);
-            wmma::fill_fragment(bottom, 0.0f);
+        for (int mt = 0; mt < 2; ++mt) {
+            float acc[4] = {0, 0, 0, 0};
 #pragma unroll
             for (int ks = 0; ks < kSteps; ++ks) {
-                wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::col_major>
-                    fb;
-                wmma::load_matrix_sync(fb, tile + nt * 16 * L::kTileLd + ks * 8, L::kTileLd);
-                wmma::mma_sync(top, fa[0][ks], fb, top);
-                wmma::mma_sync(bottom, fa[1][ks], fb, bottom);
+                const float4 bb = b[ks / 2];
+                const uint32_t b0 = __float_as_uint(ks % 2 ? bb.z : bb.x);
+                const uint32_t b1 = __float_as_uint(ks % 2 ? bb.w : bb.y);
+                mmaTf32(acc, fa[mt][ks], b0, b1);
             }
-            wmma::store_matrix_sync(mine + nt * 16, top, L::kScratchLd, wmma::mem_row_major);
-            wmma::store_matrix_sync(mine + 16 * L::kScratchLd + nt * 16, bottom, L::kScratchLd,
-                                    wmma::mem_row_major);
+            v[2 * mt][0] = fmaf(-2.0f, acc[0], norm.x);
+            v[2 * mt][1] = fmaf(-2.0f, acc[1], norm.y);
+            v[2 * mt + 1][0] = fmaf(-2.0f, acc[2], norm.x);
+            v[2 * mt + 1][1] = fmaf(-2.0f, acc[3], norm.y);
         }
-        __syncwarp();
     };
-    const float4* dots = reinterpret_cast<const float4*>(mine + lane * L::kScratchLd);
-    const float4* norms = reinterpret_cast<const float4*>(tileNorms);
-    // v_j for column c of the tile: the squared distance less |x - m|^2.
-    auto value = [&](int c) {
-        const float4 dv = dots[c >> 2], nv = norms[c >> 2];
-        const int q = c & 3;
-        return fmaf(-2.0f,
-                    q == 0   ? dv.x
-                    : q == 1 ? dv.y
-                    : q == 2 ? dv.z
-                             : dv.w,
-                    q == 0   ? nv.x
-                    : q == 1 ? nv.y
-                    : q == 2 ? nv.z
-                             : nv.w);
-    };
+    const int tiles = a.tensor.gPad / 8;
 
-    // Pass 1: an upper bound on the topnn-th smallest v.
-    float bound = -FLT_MAX;
+    // Pass 1: per point slot, the minimum of each (column, bucket) group of this lane.
     {
-        float groupMin[kTile];
+        float mins[4][2][kB];
 #pragma unroll
-        for (int i = 0; i < kTile; ++i) groupMin[i] = FLT_MAX;
-        for (int t0 = 0; t0 < a.tensor.gPad; t0 += kTile) {
-            products(t0);
+        for (int q = 0; q < 4; ++q)
 #pragma unroll
-            for (int c = 0; c < kTile; ++c) groupMin[c] = fminf(groupMin[c], value(c));
-            __syncwarp();  // before the next tile's products overwrite the scratch
+            for (int c = 0; c < 2; ++c)
+#pragma unroll
+                for (int bk = 0; bk < kB; ++bk) mins[q][c][bk] = FLT_MAX;
+        for (int nt0 = 0; nt0 < tiles; nt0 += kB) {
+#pragma unroll
+            for (int bk = 0; bk < kB; ++bk) {
+                float v[4][2];
+                tileValues(nt0 + bk, v);
+#pragma unroll
+                for (int q = 0; q < 4; ++q)
+#pragma unroll
+                    for (int c = 0; c < 2; ++c) mins[q][c][bk] = fminf(mins[q][c][bk], v[q][c]);
+            }
         }
-        sortAscending<kTile>(groupMin);
-        // The topnn-th entry as the largest of the first topnn (a select chain would become an
-        // indexed load from local memory).
+        // Point 8 q + gq's groups, from the four lanes of its quad, into its row.
 #pragma unroll
-        for (int i = 0; i < kTile; ++i) bound = fmaxf(bound, i < a.topnn ? groupMin[i] : -FLT_MAX);
+        for (int q = 0; q < 4; ++q)
+#pragma unroll
+            for (int c = 0; c < 2; ++c)
+#pragma unroll
+                for (int bk = 0; bk < kB; ++bk)
+                    scratch[(8 * q + gq) * S::kMinLd + (2 * t4 + c) * kB + bk] = mins[q][c][bk];
     }
+    __syncwarp();
     // E: TF32 inputs (relative 2^-11 each) and tensor-core sums give |dv error| <= ~2^-10 |x - m|
     // |L - m|, so v is off by at most ~2^-9 |x - m| R; the float distances (CPU and ours) and
     // the centring add (2d + 16) 2^-24 (|x - m| + R)^2 at most. Both taken four times over.
-    const float r = sqrtf(centred2), span = r + a.tensor.radius;
-    const float margin =
-        2.0f * (0x1p-7f * r * a.tensor.radius + float(2 * a.dim + 16) * 0x1p-22f * span * span);
-    const float threshold = bound + margin;
-    const bool trusted = threshold < FLT_MAX;  // overflowing data: scan exactly below
-
-    // Pass 2: every landmark position that may hold a true neighbour.
-    int count = 0;
-    if (trusted) {
-        for (int t0 = 0; t0 < a.tensor.gPad; t0 += kTile) {
-            products(t0);
+    bool trusted;
+    {
+        float groupMin[S::kGroups];
 #pragma unroll
-            for (int c = 0; c < kTile; ++c) {
-                if (value(c) <= threshold) {
-                    if (count < L::kCapacity) cand[count * kThreads + tid] = uint16_t(tileIndex[c]);
-                    ++count;
+        for (int i = 0; i < S::kGroups; ++i) groupMin[i] = scratch[lane * S::kMinLd + i];
+        sortAscending<S::kGroups>(groupMin);
+        // The topnn-th entry as the largest of the first topnn (a select chain would become an
+        // indexed load from local memory).
+        float bound = -FLT_MAX;
+#pragma unroll
+        for (int i = 0; i < S::kGroups; ++i)
+            bound = fmaxf(bound, i < a.topnn ? groupMin[i] : -FLT_MAX);
+        const float r = sqrtf(centred2), span = r + a.tensor.radius;
+        const float margin =
+            2.0f * (0x1p-7f * r * a.tensor.radius + float(2 * a.dim + 16) * 0x1p-22f * span * span);
+        const float threshold = bound + margin;
+        trusted = threshold < FLT_MAX;  // overflowing data: scan exactly below
+        thresholds[tid] = trusted ? threshold : -FLT_MAX;
+    }
+    __syncwarp();
+
+    // Pass 2: the shuffled position of every landmark that may hold a true neighbour, into the
+    // lane's sublist of the point (sublist t4 of point 8 q + gq: no two lanes write one list). Few
+    // values pass, so the lane first collects a mask of them and then loops over its bits: the warp
+    // runs the stores as often as its busiest lane needs, not once per value any lane needs.
+    int sub[4];
+    {
+        float thr[4];
+#pragma unroll
+        for (int q = 0; q < 4; ++q) thr[q] = thresholds[warp * 32 + 8 * q + gq];
+        uint32_t counts = 0;  // 8 bits per point slot, saturating at kSub + 1
+        for (int nt = 0; nt < tiles; ++nt) {
+            float v[4][2];
+            tileValues(nt, v);
+            uint32_t mask = 0;
+#pragma unroll
+            for (int q = 0; q < 4; ++q)
+#pragma unroll
+                for (int c = 0; c < 2; ++c) mask |= uint32_t(v[q][c] <= thr[q]) << (2 * q + c);
+            while (mask) {
+                const int bit = __ffs(mask) - 1, q = bit >> 1;
+                mask &= mask - 1;
+                const uint32_t count = (counts >> (8 * q)) & 0xffu;
+                if (count < S::kSub) {
+                    const int point = warp * 32 + 8 * q + gq;
+                    cand[(point * 4 + t4) * S::kSub + count] =
+                        uint16_t(8 * nt + 2 * t4 + (bit & 1));
                 }
+                if (count <= S::kSub) counts += 1u << (8 * q);
             }
-            __syncwarp();
         }
+        // Counts into the owners' rows of the scratch (every lane's minima have been read).
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+            reinterpret_cast<int*>(scratch)[(8 * q + gq) * 4 + t4] = (counts >> (8 * q)) & 0xffu;
+        __syncwarp();
+#pragma unroll
+        for (int s = 0; s < 4; ++s) sub[s] = reinterpret_cast<const int*>(scratch)[lane * 4 + s];
     }
 
     // Exact re-rank in the reference's arithmetic.
-    float4 x[kVec];
-    {
-        const float4* src = reinterpret_cast<const float4*>(a.points) + (active ? p : 0) * kVec;
-        bool ignored = false;
+    bool exhaustive = !trusted;
 #pragma unroll
-        for (int c = 0; c < kVec; ++c) {
-            const float4 v = active ? src[c] : make_float4(0, 0, 0, 0);
-            x[c] =
-                make_float4(detail::finiteOrZero(v.x, ignored), detail::finiteOrZero(v.y, ignored),
-                            detail::finiteOrZero(v.z, ignored), detail::finiteOrZero(v.w, ignored));
-        }
-    }
+    for (int s = 0; s < 4; ++s) exhaustive = exhaustive || sub[s] > S::kSub;
     const float4* landmarks = reinterpret_cast<const float4*>(a.landmarks);
     // Squared distances to four landmarks side by side (independent chains hide latency).
     auto distances4 = [&](const int(&j)[4], float(&acc)[4]) {
@@ -290,25 +352,31 @@ __global__ void __launch_bounds__(kThreads, minBlocksFor(STRIDE, LIST))
             }
         }
     };
-    float bd[LIST];
-    int bi[LIST];
+    unsigned long long keys[LIST];
 #pragma unroll
-    for (int i = 0; i < LIST; ++i) bd[i] = FLT_MAX, bi[i] = INT_MAX;
-    const bool exhaustive = !(trusted && count <= L::kCapacity);
-    const int total = exhaustive ? a.g : count;
+    for (int i = 0; i < LIST; ++i) keys[i] = ~0ull;
+    const uint16_t* mine = cand + tid * S::kCapacity;
+    const int end0 = sub[0], end1 = end0 + sub[1], end2 = end1 + sub[2];
+    const int total = exhaustive ? a.g : end2 + sub[3];
     for (int e = 0; e < total; e += 4) {
         int j[4];
-        float dist[4];
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
+            // Entry f of the concatenated sublists (or landmark f when scanning all).
             const int f = min(e + q, total - 1);
-            j[q] = exhaustive ? f : int(cand[f * kThreads + tid]);
+            const int at = f < end0   ? f
+                           : f < end1 ? S::kSub + f - end0
+                           : f < end2 ? 2 * S::kSub + f - end1
+                                      : 3 * S::kSub + f - end2;
+            j[q] = exhaustive ? f : __ldg(a.tensor.perm + mine[at]);
         }
+        float dist[4];
         distances4(j, dist);
 #pragma unroll
-        for (int q = 0; q < 4; ++q)
-            if (e + q < total && detail::lexLess(dist[q], j[q], bd[LIST - 1], bi[LIST - 1]))
-                detail::insertByIndex<LIST>(bd, bi, dist[q], j[q]);
+        for (int q = 0; q < 4; ++q) {
+            const unsigned long long key = candidateKey(dist[q], j[q]);
+            if (e + q < total && key < keys[LIST - 1]) insertKey<LIST>(keys, key);
+        }
     }
 
     if (a.tensorStats) {
@@ -320,6 +388,13 @@ __global__ void __launch_bounds__(kThreads, minBlocksFor(STRIDE, LIST))
         }
     }
 
+    float bd[LIST];
+    int bi[LIST];
+#pragma unroll
+    for (int i = 0; i < LIST; ++i) {
+        bd[i] = __uint_as_float(uint32_t(keys[i] >> 32));
+        bi[i] = int(uint32_t(keys[i]));
+    }
     if (a.out) __syncthreads();  // the scan's memory is reused for the lists (uniform)
     detail::placeFromList<LIST, kThreads>(a, p, active, bad, bd, bi, lists);
 #endif
@@ -327,7 +402,7 @@ __global__ void __launch_bounds__(kThreads, minBlocksFor(STRIDE, LIST))
 
 template <int STRIDE, int LIST>
 void launchOne(const ProjectionArgs& a, cudaStream_t stream) {
-    detail::launchPerPoint<tensorKernel<STRIDE, LIST>>(a, kThreads, Layout<STRIDE, LIST>::kBytes,
+    detail::launchPerPoint<tensorKernel<STRIDE, LIST>>(a, kThreads, Shape<STRIDE, LIST>::kBytes,
                                                        stream, "launch of tensorKernel");
 }
 

@@ -26,7 +26,7 @@ float roundToTf32(float v) {
 void TensorLandmarkBuffers::upload(const float* high, size_t g, size_t d, int stride, int tileWidth,
                                    cudaStream_t stream) {
     const size_t gPad = (g + tileWidth - 1) / tileWidth * tileWidth;
-    m_centre.assign(stride, 0.0f);
+    m_centre.assign(tensorStride(stride), 0.0f);
     for (size_t t = 0; t < d; ++t) {
         double sum = 0;
         for (size_t j = 0; j < g; ++j) sum += high[j * d + t];
@@ -38,7 +38,10 @@ void TensorLandmarkBuffers::upload(const float* high, size_t g, size_t d, int st
     std::iota(m_perm.begin(), m_perm.begin() + g, uint16_t(0));
     std::shuffle(m_perm.begin(), m_perm.begin() + g, std::mt19937(0x5e9a1u));
     std::fill(m_perm.begin() + g, m_perm.end(), uint16_t(0));
-    m_rows.assign(gPad * stride, 0.0f);
+    // Rows in the order the kernel's mma.sync B fragments take them (tensorFragment), so that a
+    // warp reads a whole tile with coalesced 16-byte loads.
+    const int ks = tensorStride(stride);
+    m_rows.assign(gPad * ks, 0.0f);
     m_norms.assign(gPad, FLT_MAX);
     float radius2 = 0;
     for (size_t i = 0; i < g; ++i) {
@@ -47,20 +50,20 @@ void TensorLandmarkBuffers::upload(const float* high, size_t g, size_t d, int st
         for (size_t t = 0; t < d; ++t) {
             const float c = row[t] - m_centre[t];
             norm = std::fma(c, c, norm);
-            m_rows[i * stride + t] = roundToTf32(c);
+            m_rows[tensorFragmentIndex(i, t, ks)] = roundToTf32(c);
         }
         m_norms[i] = norm;
         radius2 = std::max(radius2, norm);
     }
     m_rowsDev.reserve(m_rows.size());
     m_normsDev.reserve(gPad);
-    m_centreDev.reserve(stride);
+    m_centreDev.reserve(m_centre.size());
     m_permDev.reserve(gPad);
     SEPAL_CUDA_CHECK(cudaMemcpyAsync(m_rowsDev.get(), m_rows.data(), m_rows.size() * 4,
                                      cudaMemcpyHostToDevice, stream));
     SEPAL_CUDA_CHECK(cudaMemcpyAsync(m_normsDev.get(), m_norms.data(), gPad * 4,
                                      cudaMemcpyHostToDevice, stream));
-    SEPAL_CUDA_CHECK(cudaMemcpyAsync(m_centreDev.get(), m_centre.data(), stride * 4,
+    SEPAL_CUDA_CHECK(cudaMemcpyAsync(m_centreDev.get(), m_centre.data(), m_centre.size() * 4,
                                      cudaMemcpyHostToDevice, stream));
     SEPAL_CUDA_CHECK(
         cudaMemcpyAsync(m_permDev.get(), m_perm.data(), gPad * 2, cudaMemcpyHostToDevice, stream));
