@@ -7,7 +7,8 @@
 #   scripts/gpu-check.sh [full|quick|bench]   full: tests, sanitizers, the whole grid (default)
 #                                             quick: tests, sanitizers, two configurations
 #                                             bench: only the benchmark grid
-#                                             profile: ncu on the headline tensor kernel
+#                                             profile: ncu source-level stall sampling of the
+#                                             fused and tensor kernels at the headline
 # Machines without development packages: put nlohmann/, CLI/ and stb/ under deps/include and the
 # googletest sources under deps/googletest (SEPAL_DEPS_DIR overrides); the fixtures under
 # deps/embedsom are found through SEPAL_SHARED_DATA.
@@ -73,14 +74,16 @@ if [ "$mode" != bench ] && [ "$mode" != profile ]; then
 fi
 
 if [ "$mode" = profile ]; then
-    echo "== ncu: tensor kernel, headline configuration"
-    ncu --clock-control none --kernel-name regex:tensorKernel --launch-count 1 \
-        --section LaunchStats --section Occupancy --section SchedulerStats \
-        --section WarpStateStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
-        --section InstructionStats --section SourceCounters \
-        $build/bench/sepal-bench cuda-project --kernel tensor \
-        -d 32 -g 256 -k 16 --reps 1 >"$out/ncu_tensor.txt" 2>&1
-    grep -vE "^==PROF==|^\{" "$out/ncu_tensor.txt" | grep -E "Stall|Warp Cycles|Issued|Eligible|Active Warps|Occupancy|Registers|Throughput|Pipe|Executed Ipc|Duration|No Eligible|One or More" | head -60
+    # Source-level stall sampling, grouped into straight-line blocks by scripts/ncu-blocks.py.
+    for kernel in fused tensor; do
+        echo "== ncu: $kernel kernel, headline configuration"
+        ncu --clock-control none --kernel-name regex:${kernel}Kernel --launch-count 1 --set full \
+            --import-source yes --page source --print-source sass \
+            $build/bench/sepal-bench cuda-project --kernel $kernel -d 32 -g 256 -k 16 --reps 1 \
+            >"$out/ncu_source_$kernel.txt" 2>&1
+        python3 scripts/ncu-blocks.py "$out/ncu_source_$kernel.txt" 0.02
+        gzip -f "$out/ncu_source_$kernel.txt"
+    done
     exit 0
 fi
 echo "== benchmark: sepal-bench cuda-project"
