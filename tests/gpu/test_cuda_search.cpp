@@ -97,18 +97,21 @@ TEST(CudaSearch, TensorCandidatesMissNoNeighbourOnHardData) {
             x[i * d] = 7.5f + 4.0f * x[i * d], x[i * d + 1] = 7.5f + 4.0f * x[i * d + 1];
         expectSameNeighbours(x, 3000, l, g, d, 17, "16x16 grid");
     }
-    {
-        // Points at the origin, landmarks at +-e_t and +-2 e_t: 64 landmarks tie at distance 1,
-        // more than the kernel keeps.
-        const size_t d = 32, g = 4 * d, n = 300;
+    // Points at (or near) the origin, landmarks at +-e_t and +-2 e_t: 2d landmarks tie at
+    // distance 1, more than the sublists of a point's candidates hold (16 per lane for k <= 9,
+    // 32 for k <= 17), so the points near the origin take the exhaustive scan.
+    auto ties = [](size_t d, size_t k, const char* what) {
+        const size_t g = 4 * d, n = 300;
         std::vector<float> l(g * d, 0.0f);
         for (size_t t = 0; t < d; ++t)
             for (size_t s = 0; s < 4; ++s)
                 l[(4 * t + s) * d + t] = s == 0 ? 1.0f : s == 1 ? -1.0f : s == 2 ? 2.0f : -2.0f;
         std::vector<float> x(n * d, 0.0f);
         for (size_t i = 1; i < n; ++i) x[i * d + i % d] = 1e-3f * float(i);
-        expectSameNeighbours(x, n, l, g, d, 9, "ties");
-    }
+        expectSameNeighbours(x, n, l, g, d, k, what);
+    };
+    ties(32, 9, "64 ties, k 9");
+    ties(64, 17, "128 ties, k 17");
     {
         const auto x = randomPoints(3000, 64, 44);
         const auto l = randomPoints(1024, 64, 45);
