@@ -38,8 +38,8 @@ void TensorLandmarkBuffers::upload(const float* high, size_t g, size_t d, int st
     std::iota(m_perm.begin(), m_perm.begin() + g, uint16_t(0));
     std::shuffle(m_perm.begin(), m_perm.begin() + g, std::mt19937(0x5e9a1u));
     std::fill(m_perm.begin() + g, m_perm.end(), uint16_t(0));
-    // Rows in the order the kernel's mma.sync B fragments take them (tensorFragment), so that a
-    // warp reads a whole tile with coalesced 16-byte loads.
+    // Rows in the order the kernel's mma.sync B fragments take them (tensorFragmentIndex), so that
+    // a warp reads a whole tile with coalesced 16-byte loads.
     const int ks = tensorStride(stride);
     m_rows.assign(gPad * ks, 0.0f);
     m_norms.assign(gPad, FLT_MAX);

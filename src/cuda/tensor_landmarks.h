@@ -1,5 +1,6 @@
 #pragma once
-// The tensor kernel's copy of the landmarks on the device: centred, TF32-rounded, shuffled.
+// The tensor kernel's copy of the landmarks on the device: centred, TF32-rounded, shuffled, in
+// mma.sync fragment order.
 
 #include <cuda_runtime_api.h>
 

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "cuda/batch_train.h"
+#include "cuda/embedsom_kernels.h"
 #include "gpu_test_support.h"
 
 namespace sepal::test {
@@ -74,6 +75,28 @@ void expectSameNeighbours(const std::vector<float>& x, size_t n, const std::vect
                                                   gotDist.data());
     EXPECT_EQ(got, ref) << what;
     EXPECT_EQ(gotDist, refDist) << what;
+}
+
+// The host's fragment layout of the tensor kernel's landmarks puts every (landmark, dimension)
+// in its own place and fills the rows exactly (a host check: it runs without a GPU too), and
+// the lane that owns a value is the one whose B fragment the PTX layout gives it.
+TEST(TensorLandmarks, FragmentOrderIsAPermutationInMmaLayout) {
+    for (int ks : {16, 32, 64}) {
+        const size_t g = 64;
+        std::vector<int> seen(g * ks, 0);
+        for (size_t i = 0; i < g; ++i) {
+            for (size_t t = 0; t < size_t(ks); ++t) {
+                const size_t at = cuda::tensorFragmentIndex(i, t, ks);
+                ASSERT_LT(at, seen.size());
+                ++seen[at];
+                // b0 (b1) of lane 4 n + k holds row k (k + 4) of the k-step, column n.
+                const size_t lane = (at / 4) % 32, slot = at % 4;
+                EXPECT_EQ(lane / 4, i % 8);
+                EXPECT_EQ(lane % 4 + 4 * (slot % 2) + 8 * (slot / 2), t % 16);
+            }
+        }
+        for (int c : seen) ASSERT_EQ(c, 1) << "ks " << ks;
+    }
 }
 
 // The tensor kernel ranks candidates in TF32 and must still find exactly the host's neighbours
