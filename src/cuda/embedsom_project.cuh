@@ -1,7 +1,8 @@
 #pragma once
-// The second half of the one-thread-per-point kernels (fused, tensor): the sorted neighbour list
-// of a point, held in registers, becomes its 2D position through the O(k^2) pair loop of
-// embedsom.md's "faster, exact form". Also the sorted-list insertion both k-NN phases use.
+// What the one-thread-per-point kernels (fused, tensor) share: a point's exact squared distance
+// to a landmark row, and the second half, where the sorted neighbour list of a point, held in
+// registers, becomes its 2D position through the O(k^2) pair loop of embedsom.md's "faster,
+// exact form".
 
 #include <cfloat>
 #include <climits>
@@ -33,46 +34,33 @@ __device__ __noinline__ inline float exactPosition(const ProjectionArgs& a, size
     return dot / sqd;
 }
 
-/// Inserts (d, j) into the sorted list when it is smaller than the last entry; equal distances
-/// keep arrival order, so landmarks offered in index order stay ordered by index.
-template <int LIST>
-__device__ __forceinline__ void insertSorted(float (&bd)[LIST], int (&bi)[LIST], float d, int j) {
-#pragma unroll
-    for (int i = LIST - 1; i > 0; --i) {
-        const bool shift = d < bd[i - 1];
-        const bool here = d < bd[i];
-        const float nd = shift ? bd[i - 1] : (here ? d : bd[i]);
-        const int ni = shift ? bi[i - 1] : (here ? j : bi[i]);
-        bd[i] = nd;
-        bi[i] = ni;
-    }
-    if (d < bd[0]) {
-        bd[0] = d;
-        bi[0] = j;
-    }
+/// A point's coordinates with NaN and infinity replaced by 0 (finiteOrZero); `bad` records
+/// that one was.
+__device__ __forceinline__ float4 finiteOrZero4(float4 v, bool& bad) {
+    return make_float4(finiteOrZero(v.x, bad), finiteOrZero(v.y, bad), finiteOrZero(v.z, bad),
+                       finiteOrZero(v.w, bad));
 }
 
-/// (d, j) before (e, k): smaller distance first, ties by smaller index.
-__device__ __forceinline__ bool lexLess(float d, int j, float e, int k) {
-    return d < e || (d == e && j < k);
-}
-
-/// Like insertSorted, but ordered by (distance, index) whatever the order of arrival.
-template <int LIST>
-__device__ __forceinline__ void insertByIndex(float (&bd)[LIST], int (&bi)[LIST], float d, int j) {
+/// Squared distance from the point x (KVEC float4s) to a landmark row, in difference form and
+/// dimension order, as the CPU backend computes it: the fused and tensor kernels' neighbours
+/// are the host's bit for bit because both sum through here. rowAt(c) loads float4 c of the
+/// row (from shared memory or through the read-only cache).
+template <int KVEC, class RowAt>
+__device__ __forceinline__ float squaredDistance(const float4 (&x)[KVEC], RowAt rowAt) {
+    float acc = 0;
 #pragma unroll
-    for (int i = LIST - 1; i > 0; --i) {
-        const bool shift = lexLess(d, j, bd[i - 1], bi[i - 1]);
-        const bool here = lexLess(d, j, bd[i], bi[i]);
-        const float nd = shift ? bd[i - 1] : (here ? d : bd[i]);
-        const int ni = shift ? bi[i - 1] : (here ? j : bi[i]);
-        bd[i] = nd;
-        bi[i] = ni;
+    for (int c = 0; c < KVEC; ++c) {
+        const float4 lv = rowAt(c);
+        float e = x[c].x - lv.x;
+        acc = fmaf(e, e, acc);
+        e = x[c].y - lv.y;
+        acc = fmaf(e, e, acc);
+        e = x[c].z - lv.z;
+        acc = fmaf(e, e, acc);
+        e = x[c].w - lv.w;
+        acc = fmaf(e, e, acc);
     }
-    if (lexLess(d, j, bd[0], bi[0])) {
-        bd[0] = d;
-        bi[0] = j;
-    }
+    return acc;
 }
 
 /// One pair's contribution with its constants from the pair table: q = D - 0.5 and

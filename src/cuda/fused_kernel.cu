@@ -44,6 +44,25 @@ constexpr size_t sharedBytes() {
     return knn > proj ? knn : proj;
 }
 
+/// Inserts (d, j) into the sorted list when it is smaller than the last entry; equal distances
+/// keep arrival order, so landmarks offered in index order stay ordered by index.
+template <int LIST>
+__device__ __forceinline__ void insertSorted(float (&bd)[LIST], int (&bi)[LIST], float d, int j) {
+#pragma unroll
+    for (int i = LIST - 1; i > 0; --i) {
+        const bool shift = d < bd[i - 1];
+        const bool here = d < bd[i];
+        const float nd = shift ? bd[i - 1] : (here ? d : bd[i]);
+        const int ni = shift ? bi[i - 1] : (here ? j : bi[i]);
+        bd[i] = nd;
+        bi[i] = ni;
+    }
+    if (d < bd[0]) {
+        bd[0] = d;
+        bi[0] = j;
+    }
+}
+
 template <int STRIDE, int LIST>
 __global__ void __launch_bounds__(threadsFor(LIST)) fusedKernel(const ProjectionArgs a) {
     constexpr int kThreads = threadsFor(LIST);
@@ -62,14 +81,8 @@ __global__ void __launch_bounds__(threadsFor(LIST)) fusedKernel(const Projection
     {
         const float4* src = reinterpret_cast<const float4*>(a.points) + (active ? p : 0) * kVec;
 #pragma unroll
-        for (int c = 0; c < kVec; ++c) {
-            float4 v = active ? src[c] : make_float4(0, 0, 0, 0);
-            v.x = detail::finiteOrZero(v.x, bad);
-            v.y = detail::finiteOrZero(v.y, bad);
-            v.z = detail::finiteOrZero(v.z, bad);
-            v.w = detail::finiteOrZero(v.w, bad);
-            x[c] = v;
-        }
+        for (int c = 0; c < kVec; ++c)
+            x[c] = detail::finiteOrZero4(active ? src[c] : make_float4(0, 0, 0, 0), bad);
     }
 
     float bd[LIST];
@@ -77,22 +90,9 @@ __global__ void __launch_bounds__(threadsFor(LIST)) fusedKernel(const Projection
 #pragma unroll
     for (int i = 0; i < LIST; ++i) bd[i] = FLT_MAX, bi[i] = INT_MAX;
     float threshold = FLT_MAX;
-    // Squared distance to one landmark row in shared memory, in dimension order.
+    // Squared distance to one landmark row in shared memory.
     auto distance = [&](const float4* l) {
-        float acc = 0;
-#pragma unroll
-        for (int c = 0; c < kVec; ++c) {
-            const float4 lv = l[c];
-            float e = x[c].x - lv.x;
-            acc = fmaf(e, e, acc);
-            e = x[c].y - lv.y;
-            acc = fmaf(e, e, acc);
-            e = x[c].z - lv.z;
-            acc = fmaf(e, e, acc);
-            e = x[c].w - lv.w;
-            acc = fmaf(e, e, acc);
-        }
-        return acc;
+        return detail::squaredDistance(x, [&](int c) { return l[c]; });
     };
 
     const float4* landmarks = reinterpret_cast<const float4*>(a.landmarks);
@@ -131,7 +131,7 @@ __global__ void __launch_bounds__(threadsFor(LIST)) fusedKernel(const Projection
             for (int e = 0; e < most; ++e) {
                 if (e < count) {
                     const float2 c = buffer[e * kThreads + tid];
-                    detail::insertSorted<LIST>(bd, bi, c.x, __float_as_int(c.y));
+                    insertSorted<LIST>(bd, bi, c.x, __float_as_int(c.y));
                 }
             }
             threshold = bd[LIST - 1];

@@ -6,6 +6,7 @@
 // No shared memory. Limits: n * stride < 2^63; g < 65536 (the triangular index is 32-bit).
 
 #include "cuda/cuda_error.h"
+#include "cuda/embedsom_device.cuh"
 #include "cuda/embedsom_kernels.h"
 
 namespace sepal::cuda {
@@ -33,12 +34,10 @@ __global__ void pairTermsKernel(const float* landmarks, const float* low, int g,
     }
     const float hx = low[2 * v] - low[2 * u], hy = low[2 * v + 1] - low[2 * u + 1];
     const float hp = hx * hx + hy * hy;
-    const float adj = adjust == 1.0f   ? 1.0f / (1.0f + hp)
-                      : adjust == 0.0f ? 1.0f
-                                       : powf(1.0f + hp, -adjust);
     const bool skip = !(sqd > 0.0f) || hp < 1e-10f;
-    pairTerms[size_t(u) * (u + 1) / 2 + v] =
-        skip ? make_float2(0, 0) : make_float2(1.0f / (2.0f * sqd), adj / hp);
+    pairTerms[detail::pairIndex(u, v)] =
+        skip ? make_float2(0, 0)
+             : make_float2(1.0f / (2.0f * sqd), detail::adjustFactor(hp, adjust) / hp);
 }
 
 }  // namespace

@@ -174,11 +174,7 @@ __global__ void __launch_bounds__(kThreads, minBlocksFor(STRIDE, LIST))
         const float4* centre = reinterpret_cast<const float4*>(a.tensor.centre);
 #pragma unroll
         for (int c = 0; c < kVec; ++c) {
-            float4 v = row[c];
-            v.x = detail::finiteOrZero(v.x, bad);
-            v.y = detail::finiteOrZero(v.y, bad);
-            v.z = detail::finiteOrZero(v.z, bad);
-            v.w = detail::finiteOrZero(v.w, bad);
+            const float4 v = detail::finiteOrZero4(row[c], bad);
             x[c] = v;
             const float4 m = __ldg(centre + c);
             const float c0 = v.x - m.x, c1 = v.y - m.y, c2 = v.z - m.z, c3 = v.w - m.w;
@@ -331,27 +327,6 @@ __global__ void __launch_bounds__(kThreads, minBlocksFor(STRIDE, LIST))
 #pragma unroll
     for (int s = 0; s < 4; ++s) exhaustive = exhaustive || sub[s] > S::kSub;
     const float4* landmarks = reinterpret_cast<const float4*>(a.landmarks);
-    // Squared distances to four landmarks side by side (independent chains hide latency).
-    auto distances4 = [&](const int(&j)[4], float(&acc)[4]) {
-        const float4* l[4];
-#pragma unroll
-        for (int q = 0; q < 4; ++q) l[q] = landmarks + size_t(j[q]) * kVec, acc[q] = 0;
-#pragma unroll
-        for (int c = 0; c < kVec; ++c) {
-#pragma unroll
-            for (int q = 0; q < 4; ++q) {
-                const float4 lv = __ldg(l[q] + c);
-                float e = x[c].x - lv.x;
-                acc[q] = fmaf(e, e, acc[q]);
-                e = x[c].y - lv.y;
-                acc[q] = fmaf(e, e, acc[q]);
-                e = x[c].z - lv.z;
-                acc[q] = fmaf(e, e, acc[q]);
-                e = x[c].w - lv.w;
-                acc[q] = fmaf(e, e, acc[q]);
-            }
-        }
-    };
     unsigned long long keys[LIST];
 #pragma unroll
     for (int i = 0; i < LIST; ++i) keys[i] = ~0ull;
@@ -370,8 +345,13 @@ __global__ void __launch_bounds__(kThreads, minBlocksFor(STRIDE, LIST))
                                       : 3 * S::kSub + f - end2;
             j[q] = exhaustive ? f : __ldg(a.tensor.perm + mine[at]);
         }
+        // Four candidates side by side: independent sums hide the loads' latency.
         float dist[4];
-        distances4(j, dist);
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+            const float4* row = landmarks + size_t(j[q]) * kVec;
+            dist[q] = detail::squaredDistance(x, [&](int c) { return __ldg(row + c); });
+        }
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
             const unsigned long long key = candidateKey(dist[q], j[q]);
