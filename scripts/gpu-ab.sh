@@ -6,12 +6,12 @@
 #   AB_FLAGS="-DSEPAL_TRY_X" scripts/gpu-ab.sh ["-d 32 -g 256 -k 16" ...]
 #   SEPAL_GPU_BUILD=dir: build directory of A (default build-gpu; B uses dir-b)
 #   AB_KERNELS: the kernels to time (default "fused tensor")
-# Dependencies as for scripts/gpu-check.sh (deps/ carried to machines without packages).
+# Builds through `scripts/gpu-check.sh build`, so dependencies are as there (deps/ carried to
+# machines without packages).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-$PWD/out}
 mkdir -p "$out"
-deps=${SEPAL_DEPS_DIR:-$PWD/deps}
 build=${SEPAL_GPU_BUILD:-build-gpu}
 flags=${AB_FLAGS:?set AB_FLAGS to the nvcc flags of build B, e.g. -DSEPAL_TRY_X}
 kernels=()
@@ -19,21 +19,15 @@ for k in ${AB_KERNELS:-fused tensor}; do kernels+=(--kernel "$k"); done
 shapes=("$@")
 [ ${#shapes[@]} -gt 0 ] || shapes=("-d 32 -g 256 -k 16" "-d 64 -g 1024 -k 32")
 
-configure_and_build() {  # dir, extra CUDA flags
-    local args=(-G Ninja -DSEPAL_GUI=OFF -DSEPAL_CUDA=ON -DSEPAL_CUDA_ARCHITECTURES=90
-                -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CUDA_FLAGS=$2")
-    [ -d "$deps/include" ] && args+=(-DSEPAL_DEPS_DIR="$deps")
-    cmake -S . -B "$1" "${args[@]}" >"$out/cmake_$(basename "$1").log" 2>&1 &&
-        cmake --build "$1" -j "$(nproc)" --target sepal-bench >"$out/build_$(basename "$1").log" 2>&1
-}
-
 for side in a b; do
     dir=$build
     extra=""
     [ $side = b ] && dir=$build-b && extra=$flags
-    if ! configure_and_build "$dir" "$extra"; then
+    # gpu-check.sh's build, with B's flags; its logs under $OUT/build-$side.
+    if ! OUT=$out/build-$side SEPAL_GPU_BUILD=$dir SEPAL_CUDA_FLAGS=$extra \
+        bash scripts/gpu-check.sh build >"$out/build-$side.txt" 2>&1; then
         echo "build $side failed:"
-        grep -E "error" -A3 "$out/build_$(basename "$dir").log" | head -30
+        tail -30 "$out/build-$side.txt"
         exit 1
     fi
 done

@@ -9,6 +9,8 @@
 #                                             bench: only the benchmark grid
 #                                             profile: ncu source-level stall sampling of the
 #                                             fused and tensor kernels at the headline
+#                                             build: only the build (scripts/gpu-ab.sh)
+#   SEPAL_CUDA_FLAGS=flags: extra nvcc flags for the build
 # Machines without development packages: put nlohmann/, CLI/ and stb/ under deps/include and the
 # googletest sources under deps/googletest (SEPAL_DEPS_DIR overrides); the fixtures under
 # deps/embedsom are found through SEPAL_SHARED_DATA.
@@ -31,7 +33,7 @@ nvcc --version | tail -1
 
 echo "== build (Release, sm_90, no GUI)"
 args=(-G Ninja -DSEPAL_GUI=OFF -DSEPAL_CUDA=ON -DSEPAL_CUDA_ARCHITECTURES=90
-      -DCMAKE_BUILD_TYPE=Release)
+      -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CUDA_FLAGS=${SEPAL_CUDA_FLAGS:-}")
 [ -d "$deps/include" ] && args+=(-DSEPAL_DEPS_DIR="$deps")
 if ! cmake -S . -B "$build" "${args[@]}" >"$out/cmake.log" 2>&1; then
     tail -40 "$out/cmake.log"
@@ -44,6 +46,7 @@ if ! cmake --build "$build" -j "$jobs" --target sepal_gpu_tests sepal-bench >"$o
 fi
 echo "built in $(( $(date +%s) - start )) s"
 grep -E "spill|Local memory" "$out/build.log" | sed 's/.*function .\(_Z[^ ]*\).*, /\1 /' | head -20
+[ "$mode" = build ] && exit 0
 
 export SEPAL_SHARED_DATA=${SEPAL_SHARED_DATA:-$deps}
 tests=$build/tests/sepal_gpu_tests
