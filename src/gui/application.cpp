@@ -174,6 +174,9 @@ void Application::initImGui() {
 
 void Application::injectInput(const InputFrame& in) {
     ImGuiIO& io = ImGui::GetIO();
+    // Scripted input owns keyboard and mouse: another window on the same X server taking the
+    // focus must not release the keys of this frame (Dear ImGui clears them on focus loss).
+    io.AppFocusLost = false;
     io.MousePos = ImVec2(in.x, in.y);
     for (int b = 0; b < 3; ++b) io.MouseDown[b] = in.down[b];
     io.KeyCtrl = in.ctrl;

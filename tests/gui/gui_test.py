@@ -245,8 +245,10 @@ def test_undo_redo(out):
     pos = [tuple(s["landmark_screen"][2]) for s in states]
     modes = [s["colour_mode"] for s in states]
     check(abs(pos[1][0] - pos[0][0] + 80) < 3, f"undo did not move landmark 2 back: {pos[:2]}")
-    check(modes[2] != "sample", "the second undo did not revert the colouring")
-    check(modes[3] == "sample" and abs(pos[3][0] - pos[1][0]) < 1, "redo of the colouring")
+    check(modes[2] != "sample", f"the second undo did not revert the colouring: {modes}")
+    check(modes[3] == "sample" and abs(pos[3][0] - pos[1][0]) < 1,
+          f"redo of the colouring: modes {modes}, landmark 2 at {pos}, "
+          f"undo/redo labels {[(s['undo'], s['redo']) for s in states]}")
     check(abs(pos[4][0] - pos[0][0]) < 1, f"redo did not move landmark 2 again: {pos}")
 
 
