@@ -504,11 +504,17 @@ void Application::drawColourKey() {
     auto o = m_canvas.origin();
     float x1 = o[0] + m_camera.width() - 16, y1 = o[1] + m_camera.height() - 16;
     float line = ImGui::GetTextLineHeight();
+    // What the key covers, from the canvas's lower right corner, with a gap for the picture.
+    auto reserve = [&](float left, float top) {
+        m_ctx->keySize = {o[0] + m_camera.width() - left + 8, o[1] + m_camera.height() - top + 8};
+    };
+    m_ctx->keySize = {0, 0};
     if (key.continuous) {
         float w = 220 * m_contentScale, h = 12 * m_contentScale;
         float x0 = x1 - w, y0 = y1 - h - line - 4;
         dl->AddRectFilled(ImVec2(x0 - 8, y0 - line - 10), ImVec2(x1 + 8, y1 + 8),
                           IM_COL32(15, 16, 20, 200), 4);
+        reserve(x0 - 8, y0 - line - 10);
         dl->AddText(ImVec2(x0, y0 - line - 4), IM_COL32(230, 230, 230, 255), key.title.c_str());
         for (int i = 0; i < 64; ++i) {
             auto c = app::colourMap(key.map, float(i) / 63.0f);
@@ -532,6 +538,7 @@ void Application::drawColourKey() {
         float x0 = x1 - w, y0 = y1 - h;
         dl->AddRectFilled(ImVec2(x0 - 8, y0 - 8), ImVec2(x1 + 8, y1 + 8), IM_COL32(15, 16, 20, 200),
                           4);
+        reserve(x0 - 8, y0 - 8);
         dl->AddText(ImVec2(x0, y0), IM_COL32(230, 230, 230, 255), key.title.c_str());
         for (size_t i = 0; i < shown; ++i) {
             float y = y0 + float(i + 1) * (line + 3);
@@ -670,6 +677,12 @@ std::string Application::stateJson() {
         marks.push_back({o[0] + p[0], o[1] + p[1]});
     }
     j["landmark_screen"] = marks;
+    // The corner the colour key takes, in window pixels (empty when none is drawn).
+    nlohmann::json keyBox = nlohmann::json::array();
+    float right = o[0] + m_camera.width(), bottom = o[1] + m_camera.height();
+    if (m_ctx->keySize[0] > 0)
+        keyBox = {right - m_ctx->keySize[0], bottom - m_ctx->keySize[1], right, bottom};
+    j["colour_key"] = keyBox;
     return j.dump();
 }
 

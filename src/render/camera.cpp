@@ -33,13 +33,29 @@ void Camera::zoomAbout(float sx, float sy, float factor) {
     m_centreY += before[1] - after[1];
 }
 
-void Camera::fit(const Bounds& b, float margin) {
+void Camera::fit(const Bounds& b, float margin, float reserveRight, float reserveBottom) {
     float w = std::max(b.maxX - b.minX, 1e-6f);
     float h = std::max(b.maxY - b.minY, 1e-6f);
-    m_centreX = 0.5f * (b.minX + b.maxX);
-    m_centreY = 0.5f * (b.minY + b.maxY);
+    // The area left over, never less than a tenth of the view.
+    float areaW = std::max(m_width - std::max(reserveRight, 0.0f), 0.1f * m_width);
+    float areaH = std::max(m_height - std::max(reserveBottom, 0.0f), 0.1f * m_height);
     float usable = 1.0f - 2.0f * margin;
-    m_pixelsPerUnit = std::min(m_width * usable / w, m_height * usable / h);
+    m_pixelsPerUnit = std::min(areaW * usable / w, areaH * usable / h);
+    // The bounds' centre goes to the area's centre, (width - areaW) / 2 pixels left of the
+    // view's and (height - areaH) / 2 above it.
+    m_centreX = 0.5f * (b.minX + b.maxX) + 0.5f * (m_width - areaW) / m_pixelsPerUnit;
+    m_centreY = 0.5f * (b.minY + b.maxY) - 0.5f * (m_height - areaH) / m_pixelsPerUnit;
+}
+
+void Camera::fitClearOfCorner(const Bounds& b, float cornerW, float cornerH) {
+    fit(b);
+    auto corner = toScreen(b.maxX, b.minY);  // the picture's lower right corner
+    bool covered = corner[0] > m_width - cornerW && corner[1] > m_height - cornerH;
+    if (cornerW <= 0 || cornerH <= 0 || !covered) return;
+    Camera bottom = *this;
+    fit(b, kFitMargin, cornerW, 0);
+    bottom.fit(b, kFitMargin, 0, cornerH);
+    if (bottom.m_pixelsPerUnit > m_pixelsPerUnit) *this = bottom;
 }
 
 void Camera::clipTransform(float scale[2], float offset[2]) const {

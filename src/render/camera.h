@@ -10,6 +10,9 @@ struct Bounds {
     float minX = 0, minY = 0, maxX = 1, maxY = 1;  ///< corners, world units
 };
 
+/// Margin of a fit on each side, as a fraction of the view.
+constexpr float kFitMargin = 0.06f;
+
 /// Maps world units (y up) to window pixels (y down, logical pixels, origin top-left).
 class Camera {
   public:
@@ -27,8 +30,15 @@ class Camera {
     void panPixels(float dx, float dy);
     /// Multiplies the zoom by `factor`, keeping the world point under pixel (sx, sy) fixed.
     void zoomAbout(float sx, float sy, float factor);
-    /// Centres the bounds with a margin (fraction of the view).
-    void fit(const Bounds& bounds, float margin = 0.06f);
+    /// Centres the bounds with a margin (fraction of the view) in the view less a strip of
+    /// `reserveRight` pixels on the right and `reserveBottom` at the bottom (kept free for the
+    /// colour key).
+    void fit(const Bounds& bounds, float margin = kFitMargin, float reserveRight = 0,
+             float reserveBottom = 0);
+    /// fit() with the default margin; where a box of cornerW x cornerH pixels in the lower right
+    /// corner (the colour key) would cover the picture's corner, the box gets a strip on the
+    /// right or at the bottom, whichever keeps the picture larger.
+    void fitClearOfCorner(const Bounds& bounds, float cornerW, float cornerH);
     /// Clip-space scale and offset for the point shader: clip = world * scale + offset.
     void clipTransform(float scale[2], float offset[2]) const;
     /// World units per logical pixel.

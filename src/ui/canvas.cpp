@@ -78,7 +78,7 @@ void Canvas::fit(UiContext& ctx) {
         }
     }
     if (b.minX > b.maxX) b = {-1, -1, 1, 1};
-    ctx.camera.fit(b);
+    ctx.camera.fitClearOfCorner(b, ctx.keySize[0], ctx.keySize[1]);
 }
 
 void Canvas::update(UiContext& ctx) {

@@ -1,6 +1,7 @@
 #pragma once
 // What every window gets each frame: the workspace, the camera, and requests to the main loop.
 
+#include <array>
 #include <string>
 
 #include "app/workspace.h"
@@ -23,6 +24,9 @@ struct UiContext {
     std::string brushName = "population 1";  ///< the population the lasso fills
     bool lassoTool = false;                  ///< left drag draws a lasso instead of panning
     bool fitRequested = false;               ///< fit the view to the points next frame
+    /// Width and height of the colour key in the canvas's lower right corner, in logical
+    /// pixels with its margin (zero when none is drawn): fitting keeps the picture clear of it.
+    std::array<float, 2> keySize{0, 0};
     PngRequest* pngRequest = nullptr;  ///< set by the Export window, consumed by the main loop
     PngRequest pendingPng;             ///< storage for pngRequest
     double frameMs = 0;                ///< last frame's duration

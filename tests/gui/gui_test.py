@@ -143,6 +143,16 @@ def test_open_demo(out):
     check(s["errors"] == 0, "opening the demo logged an error")
     img = read_png(f"{out}/demo.png")
     check(lit_pixels(img, canvas_box(s)) > 2000, "the canvas shows almost nothing")
+    # The demo is coloured by its labelled populations: the legend sits in the lower right corner
+    # and the fitted picture stays clear of it.
+    check(len(s["colour_key"]) == 4, f"no colour key drawn for colouring by {s['colour_mode']}")
+    kx0, ky0, kx1, ky1 = s["colour_key"]
+    x0, y0, x1, y1 = canvas_box(s)
+    check(x0 < kx0 < kx1 <= x1 and y0 < ky0 < ky1 <= y1, f"colour key {s['colour_key']} off the canvas")
+    hidden = [i for i, (x, y) in enumerate(s["landmark_screen"]) if kx0 <= x <= kx1 and ky0 <= y <= ky1]
+    check(not hidden, f"the colour key covers landmarks {hidden}")
+    check(all(x0 <= x <= x1 and y0 <= y <= y1 for x, y in s["landmark_screen"]),
+          "the fitted view leaves landmarks off the canvas")
 
 
 def test_train(out):

@@ -14,6 +14,7 @@
 #include "core/common/error.h"
 #include "core/demo/demo_data.h"
 #include "core/embedsom/embedsom.h"
+#include "render/camera.h"
 
 namespace sepal::app {
 namespace {
@@ -94,6 +95,39 @@ TEST(Sweepers, BothGiveTheProjectionOfEveryPointAfterEachModelChange) {
                 ASSERT_FLOAT_EQ(sweeper->positions()[i], expected[i]) << "value " << i;
         }
     }
+}
+
+TEST(Camera, FitLeavesTheColourKeyCornerClearAndKeepsThePictureLarge) {
+    render::Camera cam;
+    cam.setViewport(650, 780);  // the canvas between the side panels
+    const render::Bounds square{-1, -1, 1, 1};
+    // A key of 200 x 300 pixels would cover the square's lower right corner: a strip on the
+    // right leaves 450 x 780, one at the bottom 650 x 480, and the bottom keeps it larger.
+    cam.fitClearOfCorner(square, 200, 300);
+    const float bottom = 480 * (1 - 2 * render::kFitMargin) / 2;
+    EXPECT_NEAR(1 / cam.unitsPerPixel(), bottom, 1e-3);
+    auto centre = cam.toScreen(0, 0), corner = cam.toScreen(1, -1);
+    EXPECT_NEAR(centre[0], 325, 1e-3);
+    EXPECT_NEAR(centre[1], 240, 1e-3);
+    EXPECT_LT(corner[1], 780 - 300);
+    auto topLeft = cam.toScreen(-1, 1);
+    EXPECT_GT(topLeft[0], 0);
+    EXPECT_GT(topLeft[1], 0);
+
+    // A wide picture in the same view: the strip on the right now keeps it larger.
+    const render::Bounds wide{-2, -0.5f, 2, 0.5f};
+    cam.fitClearOfCorner(wide, 200, 700);
+    EXPECT_NEAR(1 / cam.unitsPerPixel(), 450 * (1 - 2 * render::kFitMargin) / 4, 1e-3);
+    EXPECT_LT(cam.toScreen(2, -0.5f)[0], 650 - 200);
+
+    // A key beside the picture changes nothing: the fit is the plain one.
+    render::Camera plain;
+    plain.setViewport(650, 780);
+    plain.fit(square);
+    cam.fitClearOfCorner(square, 30, 60);
+    EXPECT_EQ(cam.state(), plain.state());
+    cam.fitClearOfCorner(square, 0, 0);
+    EXPECT_EQ(cam.state(), plain.state());
 }
 
 TEST(Undo, SliderDragsFoldIntoOneStepUntilSealed) {

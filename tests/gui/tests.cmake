@@ -14,8 +14,9 @@ else()
     message(STATUS "Sepal: no Python 3, the GUI tests are not registered")
 endif()
 
-# The interactive model without a window (app library): sweepers, undo, populations, sessions.
+# The interactive model without a window (app library): sweepers, undo, populations, sessions;
+# and the camera's fits (render library, no GL context needed).
 add_executable(sepal_app_tests ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_app.cpp)
-target_link_libraries(sepal_app_tests PRIVATE sepal_app GTest::gtest_main)
+target_link_libraries(sepal_app_tests PRIVATE sepal_app sepal_render GTest::gtest_main)
 gtest_discover_tests(sepal_app_tests PROPERTIES LABELS gui
                      DISCOVERY_TIMEOUT 60)
