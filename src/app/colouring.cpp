@@ -51,7 +51,7 @@ ColourKey computeColours(const Dataset& data, const ColourSettings& settings,
             float lo = range.lo, hi = range.hi;
             for (size_t i = 0; i < n; ++i)
                 put(rgba, i, colourMap(settings.map, (data.points.at(i, c) - lo) / (hi - lo)));
-            key = {true, data.columns[c], lo, hi, settings.map, {}};
+            key = {true, data.label(c), lo, hi, settings.map, {}};
             break;
         }
         case ColourMode::Sample:

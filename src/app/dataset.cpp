@@ -18,12 +18,16 @@ bool DataSettings::operator==(const DataSettings& o) const {
     return true;
 }
 
+std::string channelLabel(const io::Channel& channel) {
+    // Marker first: that is the name a user looks for in a list of channels.
+    if (channel.marker.empty() || channel.marker == channel.name) return channel.name;
+    return channel.marker + " (" + channel.name + ")";
+}
+
 std::vector<std::string> Dataset::channelNames() const {
     std::vector<std::string> names;
     if (tables.empty()) return names;
-    for (const auto& c : tables.front().channels)
-        names.push_back(c.marker.empty() || c.marker == c.name ? c.name
-                                                               : c.name + " (" + c.marker + ")");
+    for (const auto& c : tables.front().channels) names.push_back(channelLabel(c));
     return names;
 }
 
@@ -92,6 +96,7 @@ std::optional<Compensation> compensationFor(const io::Table& t) {
 void rebuildPoints(Dataset& data, const DataSettings& settings) {
     data.points = Matrix();
     data.columns.clear();
+    data.labels.clear();
     data.sampleOf.clear();
     data.samples.resize(data.tables.size());
     if (data.tables.empty()) {
@@ -99,11 +104,12 @@ void rebuildPoints(Dataset& data, const DataSettings& settings) {
         return;
     }
     const auto& first = data.tables.front();
-    std::vector<std::string> names;
+    std::vector<std::string> names, labels;
     std::vector<float> cofactors;
     for (size_t c = 0; c < first.channels.size() && c < settings.channels.size(); ++c) {
         if (!settings.channels[c].use) continue;
         names.push_back(first.channels[c].name);
+        labels.push_back(channelLabel(first.channels[c]));
         cofactors.push_back(settings.channels[c].cofactor);
     }
     size_t total = 0;
@@ -148,6 +154,7 @@ void rebuildPoints(Dataset& data, const DataSettings& settings) {
     }
     data.points = std::move(out);
     data.columns = std::move(names);
+    data.labels = std::move(labels);
     ++data.version;
 }
 

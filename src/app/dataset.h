@@ -38,13 +38,21 @@ struct Dataset {
     std::vector<uint16_t> sampleOf;    ///< per event: its sample index
     Matrix points;                     ///< events x used channels, transformed, row-major
     std::vector<std::string> columns;  ///< names of the columns of `points`
-    uint64_t version = 0;              ///< bumped when tables or points change
+    /// What the user reads for each column of `points`: "CD4 (Nd142Di)" where the file names a
+    /// marker, else the channel name (columns stay the identifiers: files, models, scripts).
+    std::vector<std::string> labels;
+    uint64_t version = 0;  ///< bumped when tables or points change
 
+    /// The label of column c (labels[c], or the column's name when no label was made).
+    const std::string& label(size_t c) const { return c < labels.size() ? labels[c] : columns[c]; }
     /// Number of events over all samples.
     size_t events() const { return points.rows; }
-    /// Channel names of the first sample (what the Data window lists).
+    /// Channel labels of the first sample (what the Data window lists), as in `labels`.
     std::vector<std::string> channelNames() const;
 };
+
+/// "CD4 (Nd142Di)" for a channel with a marker name, else the channel name.
+std::string channelLabel(const io::Channel& channel);
 
 /// Default transform for a table, guessed as sepal-cli does: arcsinh cofactor 5 (mass) or 150
 /// (fluorescence); technical channels (scatter, time, DNA, barcodes, codes) left out.

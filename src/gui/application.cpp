@@ -683,6 +683,7 @@ std::string Application::stateJson() {
     if (m_ctx->keySize[0] > 0)
         keyBox = {right - m_ctx->keySize[0], bottom - m_ctx->keySize[1], right, bottom};
     j["colour_key"] = keyBox;
+    j["colour_title"] = m_workspace.colourKey().title;
     return j.dump();
 }
 

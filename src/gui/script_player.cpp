@@ -173,9 +173,13 @@ void ScriptPlayer::start(const ScriptAction& a) {
             st.colour.mode = modes.at(v);
             ws.setColour(st.colour);
         } else if (k == "colour.marker") {
-            auto it = std::find(st.data.columns.begin(), st.data.columns.end(), v);
-            if (it == st.data.columns.end()) throw InputError("no column " + v);
-            st.colour.column = int(it - st.data.columns.begin());
+            // A channel name ("Nd142Di") or a marker name ("CD4"), as the Colour window lists.
+            int column = -1;
+            for (size_t c = 0; c < st.data.columns.size() && column < 0; ++c)
+                if (st.data.columns[c] == v || st.data.label(c).starts_with(v + " ("))
+                    column = int(c);
+            if (column < 0) throw InputError("no column " + v);
+            st.colour.column = column;
             st.colour.mode = app::ColourMode::Marker;
             ws.setColour(st.colour);
         } else if (k == "colour.map") {

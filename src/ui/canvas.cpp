@@ -250,7 +250,7 @@ void Canvas::drawHover(UiContext& ctx, float sx, float sy) {
     if (pop > 0 && pop <= st.populations.groups.size())
         ImGui::Text("population: %s", st.populations.groups[pop - 1].name.c_str());
     for (size_t c = 0; c < st.data.columns.size() && c < 16; ++c)
-        ImGui::Text("%-14s %8.3f", st.data.columns[c].c_str(), st.data.points.at(i, c));
+        ImGui::Text("%-18s %8.3f", st.data.label(c).c_str(), st.data.points.at(i, c));
     ImGui::EndTooltip();
 }
 

@@ -15,9 +15,9 @@ void ColourPanel::draw(UiContext& ctx) {
         c.mode = app::ColourMode(mode), ws.setColour(c), ws.seal();
     if (c.mode == app::ColourMode::Marker && !st.data.columns.empty()) {
         int col = std::clamp(c.column, 0, int(st.data.columns.size()) - 1);
-        if (ImGui::BeginCombo("Marker", st.data.columns[size_t(col)].c_str())) {
+        if (ImGui::BeginCombo("Marker", st.data.label(size_t(col)).c_str())) {
             for (size_t i = 0; i < st.data.columns.size(); ++i)
-                if (ImGui::Selectable(st.data.columns[i].c_str(), int(i) == col))
+                if (ImGui::Selectable(st.data.label(i).c_str(), int(i) == col))
                     c.column = int(i), ws.setColour(c), ws.seal();
             ImGui::EndCombo();
         }

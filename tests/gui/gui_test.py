@@ -137,8 +137,9 @@ def test_open_demo(out):
     if not os.path.exists(demo):
         print(f"skipped: {demo} is not there yet")
         sys.exit(SKIP)
-    states, _, _ = run_app([f"open {demo}", "settle", f"screenshot {out}/demo.png", "state", "quit"], out)
-    s = states[-1]
+    states, _, _ = run_app([f"open {demo}", "settle", f"screenshot {out}/demo.png", "state",
+                            "set colour.marker CD4", "wait 2", "state", "quit"], out)
+    s = states[0]
     check(s["events"] > 1000, f"the demo opened with {s['events']} events")
     check(s["errors"] == 0, "opening the demo logged an error")
     img = read_png(f"{out}/demo.png")
@@ -153,6 +154,10 @@ def test_open_demo(out):
     check(not hidden, f"the colour key covers landmarks {hidden}")
     check(all(x0 <= x <= x1 and y0 <= y <= y1 for x, y in s["landmark_screen"]),
           "the fitted view leaves landmarks off the canvas")
+    # Markers are picked and shown by their names ($PnS), the channel beside them.
+    m = states[1]
+    check(m["colour_mode"] == "marker" and m["colour_title"] == "CD4 (Nd142Di)",
+          f"colouring by CD4 shows {m['colour_mode']} '{m['colour_title']}'")
 
 
 def test_train(out):

@@ -1,6 +1,7 @@
 // The interactive model without a window: sweepers, undo, populations, landmarks, sessions.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -59,6 +60,23 @@ TEST(DataDefaults, MassCytometryGetsCofactorFiveAndMarkersOnly) {
         EXPECT_EQ(s.channels[i].cofactor, 5.0f) << name;
     }
     EXPECT_EQ(used, 22u);
+}
+
+// Users pick markers by their names: the columns stay the channel names (files, models and
+// scripts refer to them), the labels the windows show lead with the marker.
+TEST(DataDefaults, ColumnsKeepChannelNamesAndLabelsLeadWithTheMarker) {
+    Dataset data;
+    data.tables.push_back(demo::makeDemoTable(500));
+    rebuildPoints(data, defaultSettings(data.tables.front()));
+    ASSERT_EQ(data.columns.size(), 22u);
+    ASSERT_EQ(data.labels.size(), data.columns.size());
+    const auto cd4 = std::find(data.labels.begin(), data.labels.end(), "CD4 (Nd142Di)");
+    ASSERT_NE(cd4, data.labels.end());
+    EXPECT_EQ(data.columns[size_t(cd4 - data.labels.begin())], "Nd142Di");
+    EXPECT_EQ(data.label(size_t(cd4 - data.labels.begin())), "CD4 (Nd142Di)");
+    // A channel without a marker name is labelled by its name alone.
+    EXPECT_EQ(channelLabel({"FSC-A", "", 0, 32}), "FSC-A");
+    EXPECT_EQ(channelLabel({"CD3", "CD3", 0, 32}), "CD3");
 }
 
 TEST(Sweepers, BothGiveTheProjectionOfEveryPointAfterEachModelChange) {
