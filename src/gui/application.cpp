@@ -576,31 +576,55 @@ void Application::drawErrorBanner() {
     ImGui::PopStyleColor();
 }
 
-void Application::annotate(raster::Image& picture) const {
-    // The colour bar or legend in the top-right corner, text scaled with the picture.
-    const auto& key = m_workspace.colourKey();
-    int scale = std::max(1, picture.height / 500);
-    color::Rgba8 text{230, 230, 230, 255};
-    int margin = 16 * scale;
+namespace {
+/// The colour key of an exported picture, laid out in its lower right corner as the canvas
+/// shows it: the box (x, y, width, height; empty when there is no key) and what is drawn there.
+struct PictureKey {
+    int x = 0, y = 0, width = 0, height = 0;
+    int scale = 1;      // text scale, with the picture's height
+    int barHeight = 0;  // colour bar
+    int maxHeight = 0;  // legend
+    std::vector<std::pair<std::string, color::Rgba8>> entries;
+};
+
+PictureKey layoutPictureKey(const app::ColourKey& key, int width, int height) {
+    PictureKey k;
+    k.scale = std::max(1, height / 500);
+    const int margin = 16 * k.scale;
     if (key.continuous) {
-        int width = 16 * scale + 8 * scale +
-                    std::max({raster::textWidth(raster::formatTick(key.high), scale),
-                              raster::textWidth(raster::formatTick(key.low), scale)});
-        width = std::max(width, raster::textWidth(key.title, scale));
-        raster::drawColorBar(picture, picture.width - width - margin, margin, 16 * scale,
-                             picture.height / 3,
-                             color::colormapByName(key.map).value_or(color::Colormap::Viridis),
-                             {key.low, key.high}, key.title, text, scale);
+        k.width = 16 * k.scale + 8 * k.scale +
+                  std::max({raster::textWidth(raster::formatTick(key.high), k.scale),
+                            raster::textWidth(raster::formatTick(key.low), k.scale)});
+        k.width = std::max(k.width, raster::textWidth(key.title, k.scale));
+        k.barHeight = height / 4;
+        k.height = raster::colorBarHeight(k.barHeight, k.scale);
     } else if (!key.legend.empty()) {
-        std::vector<std::pair<std::string, color::Rgba8>> entries;
-        int width = raster::textWidth(key.title, scale);
+        k.width = raster::textWidth(key.title, k.scale);
         for (const auto& e : key.legend) {
-            entries.push_back({e.name, {e.colour[0], e.colour[1], e.colour[2], 255}});
-            width = std::max(width, raster::textWidth(e.name, scale) + 16 * scale);
+            k.entries.push_back({e.name, {e.colour[0], e.colour[1], e.colour[2], 255}});
+            k.width = std::max(k.width, raster::textWidth(e.name, k.scale) + 16 * k.scale);
         }
-        raster::drawLegend(picture, picture.width - width - margin, margin,
-                           picture.height - 2 * margin, entries, key.title, text, scale);
+        k.maxHeight = height - 2 * margin;
+        k.height = raster::legendHeight(k.entries.size(), k.maxHeight, k.scale);
+    } else {
+        return k;
     }
+    k.x = width - k.width - margin;
+    k.y = height - k.height - margin;
+    return k;
+}
+}  // namespace
+
+void Application::annotate(raster::Image& picture) const {
+    const auto& key = m_workspace.colourKey();
+    const PictureKey k = layoutPictureKey(key, picture.width, picture.height);
+    const color::Rgba8 text{230, 230, 230, 255};
+    if (key.continuous)
+        raster::drawColorBar(picture, k.x, k.y, 16 * k.scale, k.barHeight,
+                             color::colormapByName(key.map).value_or(color::Colormap::Viridis),
+                             {key.low, key.high}, key.title, text, k.scale);
+    else if (!k.entries.empty())
+        raster::drawLegend(picture, k.x, k.y, k.maxHeight, k.entries, key.title, text, k.scale);
 }
 
 void Application::exportPng(const ui::PngRequest& request) {
@@ -616,6 +640,17 @@ void Application::exportPng(const ui::PngRequest& request) {
         auto s = m_camera.state();
         cam.setViewport(float(request.width) / scale, float(request.height) / scale);
         cam.setState(s);
+        // A view the user has not panned or zoomed since it was fitted is fitted again for the
+        // image's shape, clear of the image's own key.
+        if (m_canvas.showsFit(m_camera)) {
+            PictureKey k = request.key ? layoutPictureKey(m_workspace.colourKey(), request.width,
+                                                          request.height)
+                                       : PictureKey{};
+            float gap = k.width > 0 ? 8.0f : 0.0f;
+            cam.fitClearOfCorner(m_canvas.pictureBounds(*m_ctx),
+                                 k.width > 0 ? float(request.width - k.x) / scale + gap : 0.0f,
+                                 k.height > 0 ? float(request.height - k.y) / scale + gap : 0.0f);
+        }
         ui::drawScene(m_workspace, cam, scale, *m_points, *m_overlay, {nullptr, -1});
         auto image = target.read();
         render::OffscreenTarget::unbind();

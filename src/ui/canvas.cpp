@@ -49,6 +49,11 @@ long Canvas::pointAt(const UiContext& ctx, float sx, float sy) const {
 }
 
 void Canvas::fit(UiContext& ctx) {
+    ctx.camera.fitClearOfCorner(pictureBounds(ctx), ctx.keySize[0], ctx.keySize[1]);
+    m_fitView = ctx.camera.state();
+}
+
+render::Bounds Canvas::pictureBounds(const UiContext& ctx) const {
     const auto& m = ctx.workspace.state().model;
     const auto& xy = ctx.workspace.positions();
     render::Bounds b{std::numeric_limits<float>::max(), std::numeric_limits<float>::max(),
@@ -78,7 +83,7 @@ void Canvas::fit(UiContext& ctx) {
         }
     }
     if (b.minX > b.maxX) b = {-1, -1, 1, 1};
-    ctx.camera.fitClearOfCorner(b, ctx.keySize[0], ctx.keySize[1]);
+    return b;
 }
 
 void Canvas::update(UiContext& ctx) {

@@ -17,8 +17,12 @@ class Canvas {
     /// Handles this frame's mouse and keyboard input (when no window has it) and draws the
     /// interaction overlays (lasso, box, hover) with ImGui.
     void update(UiContext& ctx);
-    /// Fits the camera to the landmarks and points.
+    /// Fits the camera to the landmarks and points, clear of the colour key.
     void fit(UiContext& ctx);
+    /// What a fit shows: the landmarks and the 0.5th to 99.5th percentiles of the points.
+    render::Bounds pictureBounds(const UiContext& ctx) const;
+    /// True while `camera` shows the last fit (not panned or zoomed since).
+    bool showsFit(const render::Camera& camera) const { return camera.state() == m_fitView; }
     /// Landmarks selected (box select, click); shared with the Landmarks window.
     std::set<size_t>& selection() { return m_selection; }
     /// The landmark under the mouse, or -1.
@@ -42,6 +46,7 @@ class Canvas {
     std::vector<float> m_lasso;      // canvas pixels
     long m_hoverPoint = -1;
     std::array<float, 2> m_lastMouse{-1, -1};
+    std::array<float, 3> m_fitView{};  // camera state right after the last fit
 };
 
 }  // namespace sepal::ui

@@ -277,6 +277,11 @@ def test_exports(out):
     w, h, _, _ = img = read_png(f"{out}/e.png")
     check((w, h) == (800, 600), f"PNG is {w}x{h}")
     check(lit_pixels(img, (0, 0, w, h)) > 2000, "the exported PNG is empty")
+    # The key sits in the lower right corner, as on the canvas, and the refitted picture fills
+    # the image beside it (both halves hold cells).
+    check(lit_pixels(img, (0.75 * w, 0.5 * h, w, h)) > 50, "no colour key in the PNG's lower right")
+    check(lit_pixels(img, (0, 0, w / 2, h)) > 500 and lit_pixels(img, (w / 2, 0, w, h)) > 500,
+          "the exported picture does not fill the image")
     model = json.load(open(f"{out}/e.model.json"))
     check("columns" in json.dumps(model), "the model file names no columns")
     states = [l for l in lines if "events" in l]

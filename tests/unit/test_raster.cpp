@@ -7,6 +7,7 @@
 
 #include "core/color/palette.h"
 #include "core/common/error.h"
+#include "core/raster/annotate.h"
 #include "core/raster/density.h"
 #include "core/raster/picture.h"
 #include "core/raster/png.h"
@@ -125,6 +126,27 @@ TEST(Text, DrawsGlyphsWithinTheirMeasuredBox) {
     EXPECT_GT(w, 40);
     EXPECT_GT(inkedPixels(im, 5, 5, 5 + w, 5 + textHeight(2)), 50u);
     EXPECT_EQ(inkedPixels(im, 5 + w + 2, 0, 200, 40), 0u);
+}
+
+// Keys are placed by their bottom edge: the measured heights must be the drawn ones.
+TEST(Annotate, LegendAndColourBarHeightsAreWhatTheyDraw) {
+    const color::Rgba8 ink{0, 0, 0, 255};
+    for (size_t count : {1u, 5u, 40u}) {
+        Image im(300, 400, kWhite);
+        std::vector<std::pair<std::string, color::Rgba8>> entries;
+        for (size_t i = 0; i < count; ++i)
+            entries.push_back({"population " + std::to_string(i), color::paletteColor(i)});
+        const int drawn = drawLegend(im, 10, 10, 300, entries, "population", ink, 2);
+        EXPECT_EQ(drawn, legendHeight(count, 300, 2)) << count;
+        EXPECT_GT(inkedPixels(im, 0, 10 + drawn - textHeight(2) - 4, 300, 10 + drawn), 20u);
+        EXPECT_EQ(inkedPixels(im, 0, 10 + drawn, 300, 400), 0u) << count;
+    }
+    EXPECT_LE(legendHeight(40, 300, 2), 300);  // the long one was cut to "+N more"
+    Image bar(200, 300, kWhite);
+    drawColorBar(bar, 20, 20, 16, 150, color::Colormap::Viridis, {0.0f, 3.84f}, "CD4", ink, 2);
+    const int h = colorBarHeight(150, 2);
+    EXPECT_GT(inkedPixels(bar, 0, 20 + h - 8, 200, 20 + h), 20u);
+    EXPECT_EQ(inkedPixels(bar, 0, 20 + h, 200, 300), 0u);
 }
 
 std::vector<float> twoClusters(size_t n) {

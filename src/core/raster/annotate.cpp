@@ -38,17 +38,40 @@ int drawColorBar(Image& image, int x, int y, int barWidth, int barHeight, color:
                     barWidth + 4 + std::max(textWidth(hi, textScale), textWidth(lo, textScale)));
 }
 
+namespace {
+/// Rows of a legend: its line height, and how many entries it shows under maxHeight (the rest
+/// become one "+N more" row).
+struct LegendRows {
+    int line;
+    size_t shown;
+};
+
+LegendRows legendRows(size_t entries, int maxHeight, int textScale) {
+    const int line = textHeight(textScale) + 2;
+    const int rowsFit = std::max((maxHeight - (line + 2)) / line, 1);
+    const size_t shown = entries <= static_cast<size_t>(rowsFit)
+                             ? entries
+                             : static_cast<size_t>(std::max(rowsFit - 1, 0));
+    return {line, shown};
+}
+}  // namespace
+
+int legendHeight(size_t entries, int maxHeight, int textScale) {
+    const auto rows = legendRows(entries, maxHeight, textScale);
+    return rows.line + 2 + rows.line * static_cast<int>(rows.shown + (rows.shown < entries));
+}
+
+int colorBarHeight(int barHeight, int textScale) {
+    return textHeight(textScale) + 4 + barHeight + 2 * textScale;  // the low label overhangs
+}
+
 int drawLegend(Image& image, int x, int y, int maxHeight,
                const std::vector<std::pair<std::string, color::Rgba8>>& entries,
                const std::string& title, color::Rgba8 textColor, int textScale) {
-    const int line = textHeight(textScale) + 2;
+    const auto [line, shown] = legendRows(entries.size(), maxHeight, textScale);
     drawText(image, x, y, title, textColor, textScale);
     int cy = y + line + 2;
     const int swatch = line - 4;
-    const int rowsFit = std::max((maxHeight - (cy - y)) / line, 1);
-    const size_t shown = entries.size() <= static_cast<size_t>(rowsFit)
-                             ? entries.size()
-                             : static_cast<size_t>(std::max(rowsFit - 1, 0));
     for (size_t i = 0; i < shown; ++i) {
         const auto& [name, c] = entries[i];
         image.fillRect(x, cy, x + swatch, cy + swatch, color::Rgba8{c.r, c.g, c.b, 255});

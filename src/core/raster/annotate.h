@@ -25,6 +25,13 @@ int drawLegend(Image& image, int x, int y, int maxHeight,
                const std::vector<std::pair<std::string, color::Rgba8>>& entries,
                const std::string& title, color::Rgba8 textColor, int textScale = 1);
 
+/// The height drawLegend uses for `entries` rows under `maxHeight`, so that a legend can be
+/// placed by its bottom edge.
+int legendHeight(size_t entries, int maxHeight, int textScale = 1);
+
+/// The height drawColorBar uses for a bar of `barHeight` pixels (title included).
+int colorBarHeight(int barHeight, int textScale = 1);
+
 /// A number for a label: 3 significant digits, no trailing noise ("0.125", "1.2e+04").
 std::string formatTick(double value);
 
