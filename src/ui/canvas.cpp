@@ -254,8 +254,16 @@ void Canvas::drawHover(UiContext& ctx, float sx, float sy) {
     uint8_t pop = i < st.populations.membership.size() ? st.populations.membership[i] : 0;
     if (pop > 0 && pop <= st.populations.groups.size())
         ImGui::Text("population: %s", st.populations.groups[pop - 1].name.c_str());
-    for (size_t c = 0; c < st.data.columns.size() && c < 16; ++c)
-        ImGui::Text("%-18s %8.3f", st.data.label(c).c_str(), st.data.points.at(i, c));
+    // Values in one column after the longest label (the font is proportional).
+    const size_t shown = std::min<size_t>(st.data.columns.size(), 16);
+    float labelWidth = 0;
+    for (size_t c = 0; c < shown; ++c)
+        labelWidth = std::max(labelWidth, ImGui::CalcTextSize(st.data.label(c).c_str()).x);
+    for (size_t c = 0; c < shown; ++c) {
+        ImGui::TextUnformatted(st.data.label(c).c_str());
+        ImGui::SameLine(labelWidth + 2 * ImGui::GetStyle().ItemSpacing.x);
+        ImGui::Text("%8.3f", st.data.points.at(i, c));
+    }
     ImGui::EndTooltip();
 }
 
