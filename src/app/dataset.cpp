@@ -31,6 +31,19 @@ std::vector<std::string> Dataset::channelNames() const {
     return names;
 }
 
+std::vector<std::pair<std::string, std::string>> Dataset::labelsOf(size_t event) const {
+    std::vector<std::pair<std::string, std::string>> out;
+    if (event >= sampleOf.size() || sampleOf[event] >= tables.size()) return out;
+    const size_t s = sampleOf[event];
+    const size_t row = event - samples[s].first;
+    for (const auto& lc : tables[s].labels) {
+        const int code = row < lc.codes.size() ? lc.codes[row] : -1;
+        if (code >= 0 && size_t(code) < lc.categories.size())
+            out.emplace_back(lc.name, lc.categories[size_t(code)]);
+    }
+    return out;
+}
+
 DataSettings defaultSettings(const io::Table& table) {
     DataSettings s;
     // The same guesses as sepal-cli's default pipeline, so both open a file alike.

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/common/matrix.h"
@@ -49,6 +50,8 @@ struct Dataset {
     size_t events() const { return points.rows; }
     /// Channel labels of the first sample (what the Data window lists), as in `labels`.
     std::vector<std::string> channelNames() const;
+    /// (column, value) of each label column of the event's own file that has a value for it.
+    std::vector<std::pair<std::string, std::string>> labelsOf(size_t event) const;
 };
 
 /// "CD4 (Nd142Di)" for a channel with a marker name, else the channel name.

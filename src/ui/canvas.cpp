@@ -254,6 +254,9 @@ void Canvas::drawHover(UiContext& ctx, float sx, float sy) {
     uint8_t pop = i < st.populations.membership.size() ? st.populations.membership[i] : 0;
     if (pop > 0 && pop <= st.populations.groups.size())
         ImGui::Text("population: %s", st.populations.groups[pop - 1].name.c_str());
+    // The file's own labels of the cell (an annotation or gating column).
+    for (const auto& [column, value] : st.data.labelsOf(i))
+        ImGui::Text("%s: %s", column.c_str(), value.c_str());
     // Values in one column after the longest label (the font is proportional).
     const size_t shown = std::min<size_t>(st.data.columns.size(), 16);
     float labelWidth = 0;

@@ -79,6 +79,30 @@ TEST(DataDefaults, ColumnsKeepChannelNamesAndLabelsLeadWithTheMarker) {
     EXPECT_EQ(channelLabel({"CD3", "CD3", 0, 32}), "CD3");
 }
 
+// The hover names a cell's own labels: an event of the second file maps to that file's row.
+TEST(DataDefaults, LabelsOfAnEventComeFromItsOwnFile) {
+    Dataset data;
+    for (size_t n : {300u, 500u}) {
+        io::Table t = demo::makeDemoTable(n);
+        io::LabelColumn kind{"kind", {"A", "B", "C"}, {}};
+        for (size_t row = 0; row < n; ++row)
+            kind.codes.push_back(row % 7 == 6 ? -1 : int32_t((row + n) % 3));  // some missing
+        t.labels = {kind};
+        data.tables.push_back(std::move(t));
+    }
+    rebuildPoints(data, defaultSettings(data.tables.front()));
+    ASSERT_EQ(data.events(), 800u);
+    for (size_t row : {0u, 124u, 499u}) {
+        const auto labels = data.labelsOf(300 + row);
+        ASSERT_EQ(labels.size(), 1u) << row;
+        EXPECT_EQ(labels[0].first, "kind");
+        EXPECT_EQ(labels[0].second, std::string(1, char('A' + (row + 500) % 3))) << row;
+    }
+    EXPECT_EQ(data.labelsOf(0)[0].second, "A");   // first file: (0 + 300) % 3
+    EXPECT_TRUE(data.labelsOf(300 + 6).empty());  // a missing label shows nothing
+    EXPECT_TRUE(data.labelsOf(800).empty());
+}
+
 TEST(Sweepers, BothGiveTheProjectionOfEveryPointAfterEachModelChange) {
     auto table = makeSyntheticTable(5000);
     auto points = std::make_shared<const Matrix>(table.values);
