@@ -174,12 +174,12 @@ void ScriptPlayer::start(const ScriptAction& a) {
             ws.setColour(st.colour);
         } else if (k == "colour.marker") {
             // A channel name ("Nd142Di") or a marker name ("CD4"), as the Colour window lists.
-            int column = -1;
-            for (size_t c = 0; c < st.data.columns.size() && column < 0; ++c)
-                if (st.data.columns[c] == v || st.data.label(c).starts_with(v + " ("))
-                    column = int(c);
-            if (column < 0) throw InputError("no column " + v);
-            st.colour.column = column;
+            const int channel = st.data.tables.empty() ? -1 : st.data.tables[0].findChannel(v);
+            auto it = channel < 0 ? st.data.columns.end()
+                                  : std::find(st.data.columns.begin(), st.data.columns.end(),
+                                              st.data.tables[0].channels[size_t(channel)].name);
+            if (it == st.data.columns.end()) throw InputError("no column " + v);
+            st.colour.column = int(it - st.data.columns.begin());
             st.colour.mode = app::ColourMode::Marker;
             ws.setColour(st.colour);
         } else if (k == "colour.map") {
