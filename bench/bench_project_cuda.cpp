@@ -124,7 +124,7 @@ void runOne(const Options& o, const std::vector<float>& x, size_t d, size_t g, i
         j["knn_ms"] = kn.median;
         j["project_ms"] = std::max(0.0, t.median - kn.median);
         j["knn_split_ms"] = stats(split).median;
-        if (projector.lastKernel() == "tensor") {
+        if (projector.lastKernel().rfind("tensor", 0) == 0) {
             j["candidates_per_point"] = projector.lastTimes().candidatesPerPoint;
             j["exact_scans"] = projector.lastTimes().exactScans;
         }

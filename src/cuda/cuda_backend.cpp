@@ -64,7 +64,7 @@ std::unique_ptr<Projector> makeCudaProjector(const std::string& kernel) {
 }
 
 std::vector<std::string> kernelNames() {
-    return {"auto", "tensor", "fused", "bitonic+registers", "bitonic+aligned"};
+    return {"auto", "tensor+table", "tensor", "fused", "bitonic+registers", "bitonic+aligned"};
 }
 
 }  // namespace sepal::cuda

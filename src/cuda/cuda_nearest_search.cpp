@@ -55,7 +55,11 @@ class CudaNearestSearch : public NearestSearch {
         a.knnIdx = m_idx.get();
         a.knnDist = m_dist.get();
         a.kOut = int(k);
-        if (m_kernel == "tensor" && tensorSupports(stride, int(k))) {
+        if (m_kernel == "resident" && residentKnnSupports(stride, int(g), int(k))) {
+            m_tensor.upload(landmarks, g, d, stride, kTensorPadding, nullptr, false);
+            a.tensor = m_tensor.view();
+            launchResidentKnn(a, nullptr);
+        } else if (m_kernel == "tensor" && tensorSupports(stride, int(k))) {
             m_tensor.upload(landmarks, g, d, stride, kTensorPadding, nullptr);
             a.tensor = m_tensor.view();
             launchTensor(a, nullptr);

@@ -17,20 +17,24 @@ namespace sepal::cuda {
 
 namespace {
 
-enum class Kernel { Tensor, Fused, BitonicRegisters, BitonicAligned };
+enum class Kernel { TensorTable, Tensor, Fused, BitonicRegisters, BitonicAligned };
 
 Kernel parseKernel(const std::string& name, bool* automatic) {
     *automatic = name == "auto";
+    if (name == "tensor+table") return Kernel::TensorTable;
     if (name == "tensor") return Kernel::Tensor;
     if (name == "auto" || name == "fused") return Kernel::Fused;
     if (name == "bitonic+registers") return Kernel::BitonicRegisters;
     if (name == "bitonic+aligned") return Kernel::BitonicAligned;
     throw InputError("unknown CUDA kernel '" + name +
-                     "': use auto, tensor, fused, bitonic+registers or bitonic+aligned");
+                     "': use auto, tensor+table, tensor, fused, bitonic+registers or "
+                     "bitonic+aligned");
 }
 
 const char* kernelName(Kernel k) {
     switch (k) {
+        case Kernel::TensorTable:
+            return "tensor+table";
         case Kernel::Tensor:
             return "tensor";
         case Kernel::Fused:
@@ -92,7 +96,8 @@ struct CudaProjector::State {
     bool haveModel = false;
     DeviceBuffer<float> landmarks, lowDev, staging;
     TensorLandmarkBuffers tensorLandmarks;
-    bool tensorStale = true;  // prepared only when the tensor kernel runs, after `high` changed
+    bool tensorStale = true;     // prepared only when a tensor kernel runs, after `high` changed
+    bool tensorShuffled = true;  // the order of the last upload (tensor: shuffled; resident: not)
     // Pair terms depend on both spaces and on adjust: rebuilt when any of them changes.
     DeviceBuffer<float2> pairTerms;
     bool pairsStale = true;
@@ -124,6 +129,8 @@ struct CudaProjector::State {
     Kernel choose(int topnn) const {
         const bool fusedOk = fusedSupports(stride, topnn);
         const bool tensorOk = tensorSupports(stride, topnn);
+        const bool tableOk =
+            residentKnnSupports(stride, int(g), topnn) && tableProjectionSupports(int(g), topnn);
         // Both one-pass kernels are exact; on the H100's grid (GPU_NOTES.md) the tensor kernel
         // was the faster one with 1024 landmarks, and with 256 for k = 8; fused elsewhere.
         if (automatic) {
@@ -134,6 +141,12 @@ struct CudaProjector::State {
             return InputError(limits + " (here d = " + std::to_string(d) + ", k + 1 = " +
                               std::to_string(topnn) + "); use --kernel auto or " + instead);
         };
+        if (requested == Kernel::TensorTable && !tableOk)
+            throw refuse(
+                "the tensor+table CUDA kernels need a GPU of compute capability 8.0 or later, "
+                "5 <= d <= 64, k <= 16, and landmarks that fit in shared memory (g = 256 at "
+                "d = 32)",
+                "tensor");
         if (requested == Kernel::Tensor && !tensorOk)
             throw refuse(
                 "the tensor CUDA kernel needs a GPU of compute capability 8.0 or later, "
@@ -144,7 +157,8 @@ struct CudaProjector::State {
                 "the fused CUDA kernel supports d <= 128 with k <= 32, or d <= 64 "
                 "with k <= 64",
                 "bitonic+registers");
-        if (requested != Kernel::Fused && topnn > kBitonicMaxList)
+        if ((requested == Kernel::BitonicRegisters || requested == Kernel::BitonicAligned) &&
+            topnn > kBitonicMaxList)
             throw InputError("the bitonic CUDA kernels support k < " +
                              std::to_string(kBitonicMaxList) + "; use fewer neighbours");
         return requested;
@@ -221,11 +235,15 @@ struct CudaProjector::State {
     /// k-NN.
     void run(ProjectionArgs a, int b, cudaStream_t stream, bool knnOnlyPhase = false) {
         last = choose(a.topnn);
-        if (last == Kernel::Tensor) {
-            if (tensorStale) {
-                tensorLandmarks.upload(high.data(), g, d, stride, kTensorPadding, streams[0]);
+        const bool tensor = last == Kernel::Tensor || last == Kernel::TensorTable;
+        if (tensor) {
+            const bool shuffled = last == Kernel::Tensor;
+            if (tensorStale || tensorShuffled != shuffled) {
+                tensorLandmarks.upload(high.data(), g, d, stride, kTensorPadding, streams[0],
+                                       shuffled);
                 SEPAL_CUDA_CHECK(cudaStreamSynchronize(streams[0]));
                 tensorStale = false;
+                tensorShuffled = shuffled;
             }
             a.tensor = tensorLandmarks.view();
         }
@@ -248,7 +266,7 @@ struct CudaProjector::State {
             a.kOut = a.topnn;
         }
         if (knnOnlyPhase) a.out = nullptr;
-        if (timing && last == Kernel::Tensor) {
+        if (timing && tensor) {
             tensorStats.reserve(2);
             tensorStatsHost.reserve(2);
             SEPAL_CUDA_CHECK(
@@ -263,10 +281,15 @@ struct CudaProjector::State {
             else
                 launchFused(a, stream);
         } else {
-            launchBitonicKnn(a, stream);
+            if (last == Kernel::TensorTable)
+                launchResidentKnn(a, stream);
+            else
+                launchBitonicKnn(a, stream);
             if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(events[1], stream));
             if (!knnOnlyPhase) {
-                if (last == Kernel::BitonicRegisters)
+                if (last == Kernel::TensorTable)
+                    launchProjectTable(a, stream);
+                else if (last == Kernel::BitonicRegisters)
                     launchProjectRegisters(a, stream);
                 else
                     launchProjectAligned(a, stream);

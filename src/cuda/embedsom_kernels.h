@@ -105,6 +105,22 @@ bool tensorSupports(int stride, int topnn);
 /// The tensor kernel: TF32 tensor-core candidates, exact re-rank, then the fused projection;
 /// needs args.tensor. Same outputs, bit for bit the same neighbours, as launchFused.
 void launchTensor(const ProjectionArgs& args, cudaStream_t stream);
+/// True when the resident k-NN takes this stride, landmark count and list length on the current
+/// device: TF32 tensor cores, topnn <= 17, and the landmarks (exact and as fragments) fit in
+/// a block's shared memory (g = 256 at d = 32).
+bool residentKnnSupports(int stride, int g, int topnn);
+/// The resident k-NN: the tensor kernel's candidates and exact re-rank with the landmarks held
+/// in shared memory; writes knnIdx/knnDist (kOut = topnn), bit for bit the fused kernel's lists.
+/// Needs args.tensor prepared in index order (TensorLandmarkBuffers::upload, unshuffled). When
+/// args.out is set (a projection follows), points with NaN or infinity are queued for
+/// launchPlaceNonFinite and their lists marked with a distance of -1.
+void launchResidentKnn(const ProjectionArgs& args, cudaStream_t stream);
+/// True when the table projection takes g landmarks and this list length on the current
+/// device (topnn <= 17, c_uv of every pair in a block's shared memory: g <= 256 or so).
+bool tableProjectionSupports(int g, int topnn);
+/// The table projection: reads knnIdx/knnDist (kOut = topnn), writes out; c_uv from shared
+/// memory, w_uv computed. Skips lists marked by launchResidentKnn (distance -1).
+void launchProjectTable(const ProjectionArgs& args, cudaStream_t stream);
 /// Bitonic k-NN baseline: writes the sorted topnn neighbours to knnIdx/knnDist (kOut = topnn).
 void launchBitonicKnn(const ProjectionArgs& args, cudaStream_t stream);
 /// "aligned" projection baseline: reads knnIdx/knnDist (kOut = topnn), writes out.

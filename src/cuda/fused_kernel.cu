@@ -23,6 +23,7 @@
 #include "cuda/cuda_error.h"
 #include "cuda/embedsom_kernels.h"
 #include "cuda/embedsom_project.cuh"
+#include "cuda/knn_device.cuh"
 #include "cuda/point_kernel_launch.cuh"
 
 namespace sepal::cuda {
@@ -42,25 +43,6 @@ constexpr size_t sharedBytes() {
     constexpr size_t knn = size_t(kTile) * STRIDE * 4 + size_t(kFlush) * threads * 8;
     constexpr size_t proj = size_t(LIST) * threads * 20;
     return knn > proj ? knn : proj;
-}
-
-/// Inserts (d, j) into the sorted list when it is smaller than the last entry; equal distances
-/// keep arrival order, so landmarks offered in index order stay ordered by index.
-template <int LIST>
-__device__ __forceinline__ void insertSorted(float (&bd)[LIST], int (&bi)[LIST], float d, int j) {
-#pragma unroll
-    for (int i = LIST - 1; i > 0; --i) {
-        const bool shift = d < bd[i - 1];
-        const bool here = d < bd[i];
-        const float nd = shift ? bd[i - 1] : (here ? d : bd[i]);
-        const int ni = shift ? bi[i - 1] : (here ? j : bi[i]);
-        bd[i] = nd;
-        bi[i] = ni;
-    }
-    if (d < bd[0]) {
-        bd[0] = d;
-        bi[0] = j;
-    }
 }
 
 template <int STRIDE, int LIST>
@@ -131,7 +113,7 @@ __global__ void __launch_bounds__(threadsFor(LIST)) fusedKernel(const Projection
             for (int e = 0; e < most; ++e) {
                 if (e < count) {
                     const float2 c = buffer[e * kThreads + tid];
-                    insertSorted<LIST>(bd, bi, c.x, __float_as_int(c.y));
+                    detail::insertSorted<LIST>(bd, bi, c.x, __float_as_int(c.y));
                 }
             }
             threshold = bd[LIST - 1];

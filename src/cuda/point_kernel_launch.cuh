@@ -1,6 +1,7 @@
 #pragma once
-// Host-side launching shared by the one-thread-per-point kernels (fused, tensor): the grid over
-// n points, the kernel's dynamic shared-memory limit, and the run-time stride to a template.
+// Host-side launching shared by the one-thread-per-point kernels: the grid over n points (or a
+// persistent grid of one block per multiprocessor), the kernel's dynamic shared-memory limit,
+// and the run-time stride to a template.
 
 #include <cstddef>
 #include <type_traits>
@@ -24,6 +25,42 @@ void launchPerPoint(const ProjectionArgs& a, int threads, size_t bytes, cudaStre
     }
     const unsigned blocks = unsigned((a.n + threads - 1) / threads);
     KERNEL<<<blocks, threads, bytes, stream>>>(a);
+    check(cudaGetLastError(), what, __FILE__, __LINE__);
+}
+
+/// Largest dynamic shared memory a block may opt into on the current device (0 when unknown).
+inline size_t maxSharedBytesOptin() {
+    static const size_t bytes = [] {
+        int device = 0, value = 0;
+        if (cudaGetDevice(&device) != cudaSuccess ||
+            cudaDeviceGetAttribute(&value, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
+                cudaSuccess) {
+            (void)cudaGetLastError();
+            return size_t(0);
+        }
+        return size_t(value);
+    }();
+    return bytes;
+}
+
+/// Launches KERNEL(a, layout) persistently: warps x 32 threads per block, at most one block per
+/// multiprocessor (each warp loops over tiles of 32 points), with `bytes` of shared memory.
+template <auto KERNEL, class Layout>
+void launchPersistent(const ProjectionArgs& a, const Layout& layout, int warps, size_t bytes,
+                      cudaStream_t stream, const char* what) {
+    static bool configured = false;
+    if (!configured) {
+        SEPAL_CUDA_CHECK(cudaFuncSetAttribute(KERNEL, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              int(maxSharedBytesOptin())));
+        configured = true;
+    }
+    int device = 0, sms = 0;
+    SEPAL_CUDA_CHECK(cudaGetDevice(&device));
+    SEPAL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const size_t tiles = (a.n + 31) / 32;
+    const size_t wanted = (tiles + size_t(warps) - 1) / size_t(warps);
+    const unsigned blocks = unsigned(wanted < size_t(sms) ? wanted : size_t(sms));
+    KERNEL<<<blocks, 32 * warps, bytes, stream>>>(a, layout);
     check(cudaGetLastError(), what, __FILE__, __LINE__);
 }
 

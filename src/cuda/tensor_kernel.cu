@@ -31,6 +31,7 @@
 #include "cuda/cuda_error.h"
 #include "cuda/embedsom_kernels.h"
 #include "cuda/embedsom_project.cuh"
+#include "cuda/knn_device.cuh"
 #include "cuda/point_kernel_launch.cuh"
 
 namespace sepal::cuda {
@@ -61,53 +62,7 @@ struct Shape {
     static_assert(kTensorPadding % (8 * kBuckets) == 0, "the padding must hold whole buckets");
 };
 
-/// log2 of a power of two, at compile time.
-__host__ __device__ constexpr int log2Of(int n) {
-    return n <= 1 ? 0 : 1 + log2Of(n / 2);
-}
-
-/// Sorts N (a power of two) values ascending in registers: a bitonic network whose loops have
-/// plain counters, so that they unroll fully and every index is a constant.
-template <int N>
-__device__ __forceinline__ void sortAscending(float (&v)[N]) {
-    constexpr int kLog = log2Of(N);
-#pragma unroll
-    for (int lk = 1; lk <= kLog; ++lk) {
-#pragma unroll
-        for (int lj = lk - 1; lj >= 0; --lj) {
-#pragma unroll
-            for (int i = 0; i < N; ++i) {
-                const int l = i ^ (1 << lj);
-                if (l > i) {
-                    const float lo = fminf(v[i], v[l]), hi = fmaxf(v[i], v[l]);
-                    const bool up = (i & (1 << lk)) == 0;
-                    v[i] = up ? lo : hi;
-                    v[l] = up ? hi : lo;
-                }
-            }
-        }
-    }
-}
-
-// The tensor-core helpers exist for compute capability 8.0 and later (and the host pass).
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
-/// One m16n8k8 TF32 product accumulated into c (PTX fragment layouts).
-__device__ __forceinline__ void mmaTf32(float (&c)[4], const uint32_t (&a)[4], uint32_t b0,
-                                        uint32_t b1) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-        "{%8,%9}, {%0,%1,%2,%3};\n"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-
-/// x rounded to TF32 (cvt.rna), as the bits mma.sync takes.
-__device__ __forceinline__ uint32_t toTf32(float x) {
-    uint32_t r;
-    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-    return r;
-}
-
 /// Sort key of a candidate: (distance, index) order is the unsigned order of the key, since
 /// non-negative floats order like their bit patterns.
 __device__ __forceinline__ unsigned long long candidateKey(float d, int j) {
@@ -153,54 +108,14 @@ __global__ void __launch_bounds__(kThreads, minBlocksFor(STRIDE, LIST))
     const size_t p = p0 + lane;
     const bool active = p < a.n;
 
-    // Stage the warp's 32 rows (coalesced), then each lane takes its own row: the exact copy
-    // for the re-rank, and the centred TF32 copy back in place for the A fragments.
-    {
-        const float4* src = reinterpret_cast<const float4*>(a.points) + p0 * kVec;
-        const size_t avail = p0 >= a.n ? 0 : a.n - p0 < 32 ? a.n - p0 : 32;
-#pragma unroll
-        for (int i = 0; i < kVec; ++i) {
-            const int e = lane + 32 * i, r = e / kVec, c = e % kVec;
-            const float4 v = size_t(r) < avail ? src[e] : make_float4(0, 0, 0, 0);
-            reinterpret_cast<float4*>(scratch + r * S::kStageLd)[c] = v;
-        }
-    }
-    __syncwarp();
+    // The exact row for the re-rank, and the A fragments of the warp's points.
     float4 x[kVec];
     bool bad = false;
-    float centred2 = 0;
-    {
-        float4* row = reinterpret_cast<float4*>(scratch + lane * S::kStageLd);
-        const float4* centre = reinterpret_cast<const float4*>(a.tensor.centre);
-#pragma unroll
-        for (int c = 0; c < kVec; ++c) {
-            const float4 v = detail::finiteOrZero4(row[c], bad);
-            x[c] = v;
-            const float4 m = __ldg(centre + c);
-            const float c0 = v.x - m.x, c1 = v.y - m.y, c2 = v.z - m.z, c3 = v.w - m.w;
-            centred2 = fmaf(c0, c0, fmaf(c1, c1, fmaf(c2, c2, fmaf(c3, c3, centred2))));
-            row[c] = make_float4(__uint_as_float(toTf32(c0)), __uint_as_float(toTf32(c1)),
-                                 __uint_as_float(toTf32(c2)), __uint_as_float(toTf32(c3)));
-        }
-#pragma unroll
-        for (int c = kVec; c < kRow / 4; ++c) row[c] = make_float4(0, 0, 0, 0);
-    }
-    __syncwarp();
-    // A fragments: tile mt holds the warp's points 16 mt .. 16 mt + 15.
     uint32_t fa[2][kSteps][4];
-#pragma unroll
-    for (int mt = 0; mt < 2; ++mt) {
-#pragma unroll
-        for (int ks = 0; ks < kSteps; ++ks) {
-            const float* top = scratch + (16 * mt + gq) * S::kStageLd + 8 * ks + t4;
-            const float* bottom = top + 8 * S::kStageLd;
-            fa[mt][ks][0] = __float_as_uint(top[0]);
-            fa[mt][ks][1] = __float_as_uint(bottom[0]);
-            fa[mt][ks][2] = __float_as_uint(top[4]);
-            fa[mt][ks][3] = __float_as_uint(bottom[4]);
-        }
-    }
-    __syncwarp();  // the scratch now takes the group minima
+    const size_t avail = p0 >= a.n ? 0 : a.n - p0 < 32 ? a.n - p0 : 32;
+    const float centred2 = detail::loadPointFragments<kVec, kRow, S::kStageLd>(
+        a.points, p0, avail, a.tensor.centre, scratch, x, bad, fa);
+    // The scratch now takes the group minima.
 
     // The products of tile nt: v[q][c] for the lane's point slot q (point 8 q + gq of the warp)
     // and landmark 8 nt + 2 t4 + c of the shuffled order.
@@ -213,14 +128,8 @@ __global__ void __launch_bounds__(kThreads, minBlocksFor(STRIDE, LIST))
         const float2 norm = __ldg(norms + nt * 4 + t4);
 #pragma unroll
         for (int mt = 0; mt < 2; ++mt) {
-            float acc[4] = {0, 0, 0, 0};
-#pragma unroll
-            for (int ks = 0; ks < kSteps; ++ks) {
-                const float4 bb = b[ks / 2];
-                const uint32_t b0 = __float_as_uint(ks % 2 ? bb.z : bb.x);
-                const uint32_t b1 = __float_as_uint(ks % 2 ? bb.w : bb.y);
-                mmaTf32(acc, fa[mt][ks], b0, b1);
-            }
+            float acc[4];
+            detail::mmaTile<kSteps>(fa[mt], b, acc);
             v[2 * mt][0] = fmaf(-2.0f, acc[0], norm.x);
             v[2 * mt][1] = fmaf(-2.0f, acc[1], norm.y);
             v[2 * mt + 1][0] = fmaf(-2.0f, acc[2], norm.x);
@@ -267,7 +176,7 @@ __global__ void __launch_bounds__(kThreads, minBlocksFor(STRIDE, LIST))
         float groupMin[S::kGroups];
 #pragma unroll
         for (int i = 0; i < S::kGroups; ++i) groupMin[i] = scratch[lane * S::kMinLd + i];
-        sortAscending<S::kGroups>(groupMin);
+        detail::sortAscending<S::kGroups>(groupMin);
         // The topnn-th entry as the largest of the first topnn (a select chain would become an
         // indexed load from local memory).
         float bound = -FLT_MAX;
@@ -359,14 +268,7 @@ __global__ void __launch_bounds__(kThreads, minBlocksFor(STRIDE, LIST))
         }
     }
 
-    if (a.tensorStats) {
-        const int exact = __reduce_add_sync(0xffffffffu, active ? total : 0);
-        const int scans = __reduce_add_sync(0xffffffffu, int(exhaustive && active));
-        if (lane == 0) {
-            atomicAdd(a.tensorStats, (unsigned long long)exact);
-            atomicAdd(a.tensorStats + 1, (unsigned long long)scans);
-        }
-    }
+    detail::countCandidates(a.tensorStats, active, total, exhaustive);
 
     float bd[LIST];
     int bi[LIST];

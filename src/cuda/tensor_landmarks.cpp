@@ -24,7 +24,7 @@ float roundToTf32(float v) {
 }  // namespace
 
 void TensorLandmarkBuffers::upload(const float* high, size_t g, size_t d, int stride, int tileWidth,
-                                   cudaStream_t stream) {
+                                   cudaStream_t stream, bool shuffled) {
     const size_t gPad = (g + tileWidth - 1) / tileWidth * tileWidth;
     m_centre.assign(tensorStride(stride), 0.0f);
     for (size_t t = 0; t < d; ++t) {
@@ -36,7 +36,7 @@ void TensorLandmarkBuffers::upload(const float* high, size_t g, size_t d, int st
     // neighbours in index order would crowd into few of them and loosen its bound.
     m_perm.resize(gPad);
     std::iota(m_perm.begin(), m_perm.begin() + g, uint16_t(0));
-    std::shuffle(m_perm.begin(), m_perm.begin() + g, std::mt19937(0x5e9a1u));
+    if (shuffled) std::shuffle(m_perm.begin(), m_perm.begin() + g, std::mt19937(0x5e9a1u));
     std::fill(m_perm.begin() + g, m_perm.end(), uint16_t(0));
     // Rows in the order the kernel's mma.sync B fragments take them (tensorFragmentIndex), so that
     // a warp reads a whole tile with coalesced 16-byte loads.

@@ -16,10 +16,11 @@ namespace sepal::cuda {
 /// Owns the device buffers behind a TensorLandmarks view and fills them from host landmarks.
 class TensorLandmarkBuffers {
   public:
-    /// Prepares landmarks (g x d, host, row-major) for a device stride and a tile width; the
+    /// Prepares landmarks (g x d, host, row-major) for a device stride and a tile width, in the
+    /// fixed shuffled order (the tensor kernel) or in index order (the resident k-NN); the
     /// copies are queued on `stream` from host memory this object keeps until the next upload.
     void upload(const float* high, size_t g, size_t d, int stride, int tileWidth,
-                cudaStream_t stream);
+                cudaStream_t stream, bool shuffled = true);
     /// The view for ProjectionArgs::tensor (valid until the next upload).
     TensorLandmarks view() const { return m_view; }
 

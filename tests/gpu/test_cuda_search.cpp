@@ -67,14 +67,15 @@ INSTANTIATE_TEST_SUITE_P(Shapes, CudaSearch,
 
 /// GPU and host neighbours of x among l (k each) must be identical, indices and distances.
 void expectSameNeighbours(const std::vector<float>& x, size_t n, const std::vector<float>& l,
-                          size_t g, size_t d, size_t k, const char* what) {
+                          size_t g, size_t d, size_t k, const char* what,
+                          const char* kernel = "tensor") {
     std::vector<uint32_t> ref, got(n * k);
     std::vector<float> refDist, gotDist(n * k);
     hostKnn(x, n, l, g, d, k, ref, refDist);
-    cuda::makeCudaNearestSearch("tensor")->search(x.data(), n, l.data(), g, d, k, got.data(),
-                                                  gotDist.data());
-    EXPECT_EQ(got, ref) << what;
-    EXPECT_EQ(gotDist, refDist) << what;
+    cuda::makeCudaNearestSearch(kernel)->search(x.data(), n, l.data(), g, d, k, got.data(),
+                                                gotDist.data());
+    EXPECT_EQ(got, ref) << what << " (" << kernel << ")";
+    EXPECT_EQ(gotDist, refDist) << what << " (" << kernel << ")";
 }
 
 // The host's fragment layout of the tensor kernel's landmarks puts every (landmark, dimension)
@@ -99,15 +100,19 @@ TEST(TensorLandmarks, FragmentOrderIsAPermutationInMmaLayout) {
     }
 }
 
-// The tensor kernel ranks candidates in TF32 and must still find exactly the host's neighbours
+// The tensor kernels rank candidates in TF32 and must still find exactly the host's neighbours
 // where TF32 is weakest: data far from the origin, a map whose neighbours are consecutive
-// indices, many landmarks at one distance (more candidates than it keeps), and the largest list.
-TEST(CudaSearch, TensorCandidatesMissNoNeighbourOnHardData) {
+// indices, many landmarks at one distance (more candidates than they keep), and the largest
+// list (beyond the resident k-NN, which leaves it to the fused kernel).
+class CudaTensorSearch : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(CudaTensorSearch, CandidatesMissNoNeighbourOnHardData) {
     SEPAL_REQUIRE_GPU();
+    const char* kernel = GetParam();
     {
         const auto x = randomPoints(2000, 16, 41, 3, 1000.0f);
         const auto l = randomPoints(256, 16, 42, 3, 1000.0f);
-        expectSameNeighbours(x, 2000, l, 256, 16, 17, "offset 1000");
+        expectSameNeighbours(x, 2000, l, 256, 16, 17, "offset 1000", kernel);
     }
     {
         const size_t d = 8, side = 16, g = side * side;
@@ -118,12 +123,12 @@ TEST(CudaSearch, TensorCandidatesMissNoNeighbourOnHardData) {
         auto x = randomPoints(3000, d, 43);
         for (size_t i = 0; i < 3000; ++i)
             x[i * d] = 7.5f + 4.0f * x[i * d], x[i * d + 1] = 7.5f + 4.0f * x[i * d + 1];
-        expectSameNeighbours(x, 3000, l, g, d, 17, "16x16 grid");
+        expectSameNeighbours(x, 3000, l, g, d, 17, "16x16 grid", kernel);
     }
     // Points at (or near) the origin, landmarks at +-e_t and +-2 e_t: 2d landmarks tie at
     // distance 1, more than the sublists of a point's candidates hold (16 per lane for k <= 9,
     // 32 for k <= 17), so the points near the origin take the exhaustive scan.
-    auto ties = [](size_t d, size_t k, const char* what) {
+    auto ties = [&](size_t d, size_t k, const char* what) {
         const size_t g = 4 * d, n = 300;
         std::vector<float> l(g * d, 0.0f);
         for (size_t t = 0; t < d; ++t)
@@ -131,16 +136,18 @@ TEST(CudaSearch, TensorCandidatesMissNoNeighbourOnHardData) {
                 l[(4 * t + s) * d + t] = s == 0 ? 1.0f : s == 1 ? -1.0f : s == 2 ? 2.0f : -2.0f;
         std::vector<float> x(n * d, 0.0f);
         for (size_t i = 1; i < n; ++i) x[i * d + i % d] = 1e-3f * float(i);
-        expectSameNeighbours(x, n, l, g, d, k, what);
+        expectSameNeighbours(x, n, l, g, d, k, what, kernel);
     };
     ties(32, 9, "64 ties, k 9");
     ties(64, 17, "128 ties, k 17");
     {
         const auto x = randomPoints(3000, 64, 44);
         const auto l = randomPoints(1024, 64, 45);
-        expectSameNeighbours(x, 3000, l, 1024, 64, 33, "d64 g1024 k33");
+        expectSameNeighbours(x, 3000, l, 1024, 64, 33, "d64 g1024 k33", kernel);
     }
 }
+
+INSTANTIATE_TEST_SUITE_P(Kernels, CudaTensorSearch, ::testing::Values("tensor", "resident"));
 
 TEST(CudaTraining, KmeansSumsMatchTheHost) {
     SEPAL_REQUIRE_GPU();

@@ -1,0 +1,167 @@
+// The table projection: EmbedSOM's second half from sorted neighbour lists (the resident k-NN's
+// or any split k-NN's), with c_uv of every landmark pair in shared memory.
+//
+// Why: in the one-pass kernels each pair reads its (c_uv, w_uv) from a table in L2 at a random
+// place, one 32-byte sector per pair, and those reads bound the projection (GPU_NOTES.md). Here
+// the block holds c_uv of all g (g + 1) / 2 pairs in shared memory (g = 256: 129 KB), and w_uv
+// is computed from the 2D positions with a fast reciprocal.
+// Decomposition: one block per multiprocessor, 16 warps, persistent over tiles of 32 points.
+// A warp loads its points' lists with coalesced loads through a per-warp scratch; each lane then
+// holds its point's list in registers, and the pair loop is unrolled over the list (LIST <= 17),
+// so that every index into the registers is a constant.
+// Lists whose first distance is negative belong to points with NaN or infinity (marked by the
+// k-NN, placed later by placeNonFinite): skipped here.
+// Limits: topnn <= 17, the table must fit in shared memory (tableProjectionSupports).
+
+#include <cfloat>
+#include <cstdint>
+
+#include "cuda/cuda_error.h"
+#include "cuda/embedsom_kernels.h"
+#include "cuda/embedsom_project.cuh"
+#include "cuda/point_kernel_launch.cuh"
+
+namespace sepal::cuda {
+namespace {
+
+constexpr int kWarps = 16;
+
+/// Shared-memory layout in floats: the c table, the 2D positions, the warps' list scratch.
+struct TableLayout {
+    size_t table = 0, low = 0, scratch = 0, perWarp = 0, total = 0;
+    int pairs = 0;
+
+    TableLayout(int g, int list) {
+        table = 0;
+        pairs = int(pairTableSize(size_t(g)));
+        low = (size_t(pairs) + 3) / 4 * 4;
+        scratch = low + size_t(g) * 2;
+        perWarp = size_t(2) * 32 * list;
+        total = scratch + kWarps * perWarp;
+    }
+    size_t bytes() const { return total * 4; }
+};
+
+/// w_uv = (1 + hp)^-adjust / hp from the pair's squared 2D distance (fast reciprocal: its
+/// relative error, ~1e-7, is far below the tolerance).
+__device__ __forceinline__ float pairWeight(float hp, float adjust) {
+    if (adjust == 1.0f) return __fdividef(1.0f, hp * (1.0f + hp));
+    if (adjust == 0.0f) return __fdividef(1.0f, hp);
+    return __fdividef(__powf(1.0f + hp, -adjust), hp);
+}
+
+template <int LIST>
+__global__ void __launch_bounds__(32 * kWarps, 1)
+    tableProjectionKernel(const ProjectionArgs a, const TableLayout lay) {
+    extern __shared__ float4 shared[];
+    float* base = reinterpret_cast<float*>(shared);
+    float* table = base + lay.table;
+    const float2* lowS = reinterpret_cast<const float2*>(base + lay.low);
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    float* listDist = base + lay.scratch + warp * lay.perWarp;
+    int* listIdx = reinterpret_cast<int*>(listDist + 32 * LIST);
+
+    // c_uv, or 0 for the pairs the spec skips (the table's w_uv is 0 there).
+    {
+        for (int e = tid; e < lay.pairs; e += blockDim.x) {
+            const float2 t = a.pairTerms[e];
+            table[e] = t.y == 0.0f ? 0.0f : t.x;
+        }
+        float2* low = reinterpret_cast<float2*>(base + lay.low);
+        for (int e = tid; e < a.g; e += blockDim.x)
+            low[e] = reinterpret_cast<const float2*>(a.low)[e];
+    }
+    __syncthreads();
+
+    const int kOut = a.kOut;
+    const int tiles = int((a.n + 31) / 32);
+    for (int tile = blockIdx.x * kWarps + warp; tile < tiles; tile += gridDim.x * kWarps) {
+        const size_t p0 = size_t(tile) * 32, p = p0 + lane;
+        const bool active = p < a.n;
+        {
+            const size_t first = p0 * kOut, last = (a.n < p0 + 32 ? a.n : p0 + 32) * kOut;
+            for (size_t e = first + lane; e < last; e += 32) {
+                listDist[e - first] = a.knnDist[e];
+                listIdx[e - first] = int(a.knnIdx[e]);
+            }
+        }
+        __syncwarp();
+        float bd[LIST], lx[LIST], ly[LIST], s[LIST];
+        int bi[LIST];
+#pragma unroll
+        for (int i = 0; i < LIST; ++i) {
+            const bool in = i < a.topnn && active;
+            bd[i] = in ? listDist[lane * kOut + i] : 0.0f;
+            bi[i] = in ? listIdx[lane * kOut + i] : 0;
+            const float2 l = lowS[bi[i]];
+            lx[i] = l.x;
+            ly[i] = l.y;
+            s[i] = 0;
+        }
+        const bool marked = !(bd[0] >= 0.0f);  // non-finite input: placeNonFinite places it
+        const bool ok = active && !marked &&
+                        detail::computeScores<LIST>([&](int i) { return bd[i]; }, a.topn, a.topnn,
+                                                    a.boost, [&](int i, float v) { s[i] = v; });
+        float2 y = make_float2(0, 0);
+        bool placed = false;
+        if (ok) {
+            detail::LeastSquares ls;
+#pragma unroll
+            for (int i = 0; i < LIST; ++i) {
+                if (i >= a.topn) break;
+                const float2 lu = make_float2(lx[i], ly[i]);
+                detail::addGravity(ls, s[i], lu);
+#pragma unroll
+                for (int j = i + 1; j < LIST; ++j) {
+                    if (j >= a.topn) break;
+                    const uint32_t u = uint32_t(bi[i]), v = uint32_t(bi[j]);
+                    const float c = table[detail::pairIndex(u, v)];
+                    const float2 lv = make_float2(lx[j], ly[j]);
+                    const float hx = lv.x - lu.x, hy = lv.y - lu.y;
+                    const float w = c == 0.0f ? 0.0f : pairWeight(hx * hx + hy * hy, a.adjust);
+                    // The list is sorted, so bd[j] is the pair's larger distance; see pairLoop.
+                    const float q = bd[j] * c > detail::kExactRatio
+                                        ? detail::exactPosition(a, p, int(u), int(v)) - 0.5f
+                                        : (bd[i] - bd[j]) * c;
+                    detail::addPairWeighted(ls, s[i] * s[j], q, lu, lv, w);
+                }
+            }
+            placed = detail::solve(ls, y);
+        }
+        if (active && !marked) {
+            if (!placed) {
+                // Weights and indices from the scratch (registers cannot be indexed at run time).
+#pragma unroll
+                for (int i = 0; i < LIST; ++i)
+                    if (i < a.topn) listDist[lane * kOut + i] = s[i];
+                y = detail::neighbourMean([&](int i) { return uint32_t(listIdx[lane * kOut + i]); },
+                                          [&](int i) { return listDist[lane * kOut + i]; }, ok,
+                                          a.topn, a.low);
+                atomicAdd(a.counters + 1, 1ull);
+            }
+            reinterpret_cast<float2*>(a.out)[p] = y;
+        }
+        __syncwarp();  // the scratch is loaded again by the next tile
+    }
+}
+
+template <int LIST>
+void launchOne(const ProjectionArgs& a, cudaStream_t stream) {
+    const TableLayout lay(a.g, LIST);
+    detail::launchPersistent<tableProjectionKernel<LIST>>(a, lay, kWarps, lay.bytes(), stream,
+                                                          "launch of tableProjectionKernel");
+}
+
+}  // namespace
+
+bool tableProjectionSupports(int g, int topnn) {
+    return topnn <= 17 && TableLayout(g, 17).bytes() <= detail::maxSharedBytesOptin();
+}
+
+void launchProjectTable(const ProjectionArgs& a, cudaStream_t stream) {
+    if (a.n == 0) return;
+    if (a.topnn <= 9) return launchOne<9>(a, stream);
+    launchOne<17>(a, stream);
+}
+
+}  // namespace sepal::cuda
