@@ -5,7 +5,8 @@
 // place, one 32-byte sector per pair, and those reads bound the projection (GPU_NOTES.md). Here
 // the block holds c_uv of all g (g + 1) / 2 pairs in shared memory (g = 256: 129 KB), and w_uv
 // is computed from the 2D positions with a fast reciprocal.
-// Decomposition: one block per multiprocessor, 16 warps, persistent over tiles of 32 points.
+// Decomposition: one block per multiprocessor (16, 12, 8 or 4 warps, as many as shared memory
+// allows: 12 at g = 256), persistent over tiles of 32 points.
 // A warp loads its points' lists with coalesced loads through a per-warp scratch; each lane then
 // holds its point's list in registers, and the pair loop is unrolled over the list (LIST <= 17),
 // so that every index into the registers is a constant.
@@ -24,34 +25,44 @@
 namespace sepal::cuda {
 namespace {
 
-constexpr int kWarps = 16;
+constexpr int kMaxWarps = 16;
 
 /// Shared-memory layout in floats: the c table, the 2D positions, the warps' list scratch.
 struct TableLayout {
     size_t table = 0, low = 0, scratch = 0, perWarp = 0, total = 0;
-    int pairs = 0;
+    int pairs = 0, warps = 0;
 
-    TableLayout(int g, int list) {
+    TableLayout(int g, int list, int warpCount) {
+        warps = warpCount;
         table = 0;
         pairs = int(pairTableSize(size_t(g)));
         low = (size_t(pairs) + 3) / 4 * 4;
         scratch = low + size_t(g) * 2;
-        perWarp = size_t(2) * 32 * list;
-        total = scratch + kWarps * perWarp;
+        perWarp = size_t(3) * 32 * list;  // distances, indices, scores
+        total = scratch + size_t(warps) * perWarp;
     }
     size_t bytes() const { return total * 4; }
 };
 
+/// Warps per block for g landmarks: the most of 16, 12, 8, 4 whose layout fits (0: none does).
+int warpsFor(int g, int list) {
+    for (int w : {16, 12, 8, 4})
+        if (TableLayout(g, list, w).bytes() <= detail::maxSharedBytesOptin()) return w;
+    return 0;
+}
+
 /// w_uv = (1 + hp)^-adjust / hp from the pair's squared 2D distance (fast reciprocal: its
-/// relative error, ~1e-7, is far below the tolerance).
+/// relative error, ~1e-7, is far below the tolerance). ADJUST_ONE: adjust is 1 (the default),
+/// known at compile time so that the pair loop has no branch on it.
+template <bool ADJUST_ONE>
 __device__ __forceinline__ float pairWeight(float hp, float adjust) {
-    if (adjust == 1.0f) return __fdividef(1.0f, hp * (1.0f + hp));
+    if (ADJUST_ONE) return __fdividef(1.0f, hp * (1.0f + hp));
     if (adjust == 0.0f) return __fdividef(1.0f, hp);
     return __fdividef(__powf(1.0f + hp, -adjust), hp);
 }
 
-template <int LIST>
-__global__ void __launch_bounds__(32 * kWarps, 1)
+template <int LIST, bool ADJUST_ONE>
+__global__ void __launch_bounds__(32 * kMaxWarps, 1)
     tableProjectionKernel(const ProjectionArgs a, const TableLayout lay) {
     extern __shared__ float4 shared[];
     float* base = reinterpret_cast<float*>(shared);
@@ -75,7 +86,7 @@ __global__ void __launch_bounds__(32 * kWarps, 1)
 
     const int kOut = a.kOut;
     const int tiles = int((a.n + 31) / 32);
-    for (int tile = blockIdx.x * kWarps + warp; tile < tiles; tile += gridDim.x * kWarps) {
+    for (int tile = blockIdx.x * lay.warps + warp; tile < tiles; tile += gridDim.x * lay.warps) {
         const size_t p0 = size_t(tile) * 32, p = p0 + lane;
         const bool active = p < a.n;
         {
@@ -102,10 +113,15 @@ __global__ void __launch_bounds__(32 * kWarps, 1)
         const bool ok = active && !marked &&
                         detail::computeScores<LIST>([&](int i) { return bd[i]; }, a.topn, a.topnn,
                                                     a.boost, [&](int i, float v) { s[i] = v; });
+        float* listScore = listDist + 2 * 32 * LIST;
+#pragma unroll
+        for (int i = 0; i < LIST; ++i)
+            if (i < a.topn) listScore[lane * kOut + i] = s[i];
         float2 y = make_float2(0, 0);
         bool placed = false;
         if (ok) {
             detail::LeastSquares ls;
+            bool needExact = false;
 #pragma unroll
             for (int i = 0; i < LIST; ++i) {
                 if (i >= a.topn) break;
@@ -114,16 +130,38 @@ __global__ void __launch_bounds__(32 * kWarps, 1)
 #pragma unroll
                 for (int j = i + 1; j < LIST; ++j) {
                     if (j >= a.topn) break;
-                    const uint32_t u = uint32_t(bi[i]), v = uint32_t(bi[j]);
-                    const float c = table[detail::pairIndex(u, v)];
+                    const float c = table[detail::pairIndex(uint32_t(bi[i]), uint32_t(bi[j]))];
                     const float2 lv = make_float2(lx[j], ly[j]);
                     const float hx = lv.x - lu.x, hy = lv.y - lu.y;
-                    const float w = c == 0.0f ? 0.0f : pairWeight(hx * hx + hy * hy, a.adjust);
-                    // The list is sorted, so bd[j] is the pair's larger distance; see pairLoop.
-                    const float q = bd[j] * c > detail::kExactRatio
-                                        ? detail::exactPosition(a, p, int(u), int(v)) - 0.5f
-                                        : (bd[i] - bd[j]) * c;
-                    detail::addPairWeighted(ls, s[i] * s[j], q, lu, lv, w);
+                    const float w =
+                        c == 0.0f ? 0.0f : pairWeight<ADJUST_ONE>(hx * hx + hy * hy, a.adjust);
+                    // The list is sorted, so bd[j] is the pair's larger distance (see pairLoop).
+                    needExact = needExact || bd[j] * c > detail::kExactRatio;
+                    detail::addPairWeighted(ls, s[i] * s[j], (bd[i] - bd[j]) * c, lu, lv, w);
+                }
+            }
+            // Rare: a pair whose O(1) form of D loses digits. All pairs again, rolled, from the
+            // scratch, with the O(d) form where it is needed (a branch kept out of the fast loop).
+            if (needExact) {
+                ls = detail::LeastSquares{};
+                const float* dist = listDist + lane * kOut;
+                const int* idx = listIdx + lane * kOut;
+                const float* score = listScore + lane * kOut;
+                for (int i = 0; i < a.topn; ++i) {
+                    const float2 lu = lowS[idx[i]];
+                    detail::addGravity(ls, score[i], lu);
+                    for (int j = i + 1; j < a.topn; ++j) {
+                        const uint32_t u = uint32_t(idx[i]), v = uint32_t(idx[j]);
+                        const float c = table[detail::pairIndex(u, v)];
+                        const float2 lv = lowS[v];
+                        const float hx = lv.x - lu.x, hy = lv.y - lu.y;
+                        const float w =
+                            c == 0.0f ? 0.0f : pairWeight<ADJUST_ONE>(hx * hx + hy * hy, a.adjust);
+                        const float q = dist[j] * c > detail::kExactRatio
+                                            ? detail::exactPosition(a, p, int(u), int(v)) - 0.5f
+                                            : (dist[i] - dist[j]) * c;
+                        detail::addPairWeighted(ls, score[i] * score[j], q, lu, lv, w);
+                    }
                 }
             }
             placed = detail::solve(ls, y);
@@ -131,11 +169,8 @@ __global__ void __launch_bounds__(32 * kWarps, 1)
         if (active && !marked) {
             if (!placed) {
                 // Weights and indices from the scratch (registers cannot be indexed at run time).
-#pragma unroll
-                for (int i = 0; i < LIST; ++i)
-                    if (i < a.topn) listDist[lane * kOut + i] = s[i];
                 y = detail::neighbourMean([&](int i) { return uint32_t(listIdx[lane * kOut + i]); },
-                                          [&](int i) { return listDist[lane * kOut + i]; }, ok,
+                                          [&](int i) { return listScore[lane * kOut + i]; }, ok,
                                           a.topn, a.low);
                 atomicAdd(a.counters + 1, 1ull);
             }
@@ -145,23 +180,24 @@ __global__ void __launch_bounds__(32 * kWarps, 1)
     }
 }
 
-template <int LIST>
+template <int LIST, bool ADJUST_ONE>
 void launchOne(const ProjectionArgs& a, cudaStream_t stream) {
-    const TableLayout lay(a.g, LIST);
-    detail::launchPersistent<tableProjectionKernel<LIST>>(a, lay, kWarps, lay.bytes(), stream,
-                                                          "launch of tableProjectionKernel");
+    const TableLayout lay(a.g, LIST, warpsFor(a.g, LIST));
+    detail::launchPersistent<tableProjectionKernel<LIST, ADJUST_ONE>>(
+        a, lay, lay.warps, lay.bytes(), stream, "launch of tableProjectionKernel");
 }
 
 }  // namespace
 
 bool tableProjectionSupports(int g, int topnn) {
-    return topnn <= 17 && TableLayout(g, 17).bytes() <= detail::maxSharedBytesOptin();
+    return topnn <= 17 && warpsFor(g, topnn <= 9 ? 9 : 17) > 0;
 }
 
 void launchProjectTable(const ProjectionArgs& a, cudaStream_t stream) {
     if (a.n == 0) return;
-    if (a.topnn <= 9) return launchOne<9>(a, stream);
-    launchOne<17>(a, stream);
+    const bool one = a.adjust == 1.0f;
+    if (a.topnn <= 9) return one ? launchOne<9, true>(a, stream) : launchOne<9, false>(a, stream);
+    one ? launchOne<17, true>(a, stream) : launchOne<17, false>(a, stream);
 }
 
 }  // namespace sepal::cuda
