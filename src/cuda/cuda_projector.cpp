@@ -131,9 +131,11 @@ struct CudaProjector::State {
         const bool tensorOk = tensorSupports(stride, topnn);
         const bool tableOk =
             residentKnnSupports(stride, int(g), topnn) && tableProjectionSupports(int(g), topnn);
-        // Both one-pass kernels are exact; on the H100's grid (GPU_NOTES.md) the tensor kernel
-        // was the faster one with 1024 landmarks, and with 256 for k = 8; fused elsewhere.
+        // All of them are exact; on the H100's grid (GPU_NOTES.md) tensor+table was the fastest
+        // with 256 landmarks for d <= 32 (k <= 16), the tensor kernel with 1024 landmarks (and
+        // 256 at d = 64, k = 8), fused elsewhere.
         if (automatic) {
+            if (tableOk && g >= 256 && stride <= 32) return Kernel::TensorTable;
             if (tensorOk && (g >= 1024 || (g >= 256 && topnn <= 9))) return Kernel::Tensor;
             return fusedOk ? Kernel::Fused : Kernel::BitonicRegisters;
         }
