@@ -61,6 +61,30 @@ __device__ __forceinline__ float pairWeight(float hp, float adjust) {
     return __fdividef(__powf(1.0f + hp, -adjust), hp);
 }
 
+/// 2^x by the hardware's approximation (relative error ~2^-22; subnormal results flush to 0,
+/// where a pair's weight is negligible anyway).
+__device__ __forceinline__ float fastExp2(float x) {
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
+}
+
+/// 1 / x by the hardware's approximation (relative error ~2^-23).
+__device__ __forceinline__ float fastReciprocal(float x) {
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
+}
+
+/// pairWeight with one reciprocal instruction in the common case (adjust = 1); hp >= 1e-10
+/// there (the table marks closer pairs), so neither the product nor its reciprocal leaves the
+/// normal range before hp passes 1e19.
+template <bool ADJUST_ONE>
+__device__ __forceinline__ float fastPairWeight(float hp, float adjust) {
+    if (ADJUST_ONE) return fastReciprocal(fmaf(hp, hp, hp));
+    return pairWeight<false>(hp, adjust);
+}
+
 template <int LIST, bool ADJUST_ONE>
 __global__ void __launch_bounds__(32 * kMaxWarps, 1)
     tableProjectionKernel(const ProjectionArgs a, const TableLayout lay) {
@@ -127,18 +151,32 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
                 if (i >= a.topn) break;
                 const float2 lu = make_float2(lx[i], ly[i]);
                 detail::addGravity(ls, s[i], lu);
+                // The sums of addPairWeighted with s_i factored out of the inner loop.
+                detail::LeastSquares row;
 #pragma unroll
                 for (int j = i + 1; j < LIST; ++j) {
                     if (j >= a.topn) break;
                     const float c = table[detail::pairIndex(uint32_t(bi[i]), uint32_t(bi[j]))];
-                    const float2 lv = make_float2(lx[j], ly[j]);
-                    const float hx = lv.x - lu.x, hy = lv.y - lu.y;
-                    const float w =
-                        c == 0.0f ? 0.0f : pairWeight<ADJUST_ONE>(hx * hx + hy * hy, a.adjust);
+                    const float hx = lx[j] - lu.x, hy = ly[j] - lu.y;
+                    const float hp = fmaf(hx, hx, hy * hy);
+                    const float w = c == 0.0f ? 0.0f : fastPairWeight<ADJUST_ONE>(hp, a.adjust);
                     // The list is sorted, so bd[j] is the pair's larger distance (see pairLoop).
                     needExact = needExact || bd[j] * c > detail::kExactRatio;
-                    detail::addPairWeighted(ls, s[i] * s[j], (bd[i] - bd[j]) * c, lu, lv, w);
+                    const float q = (bd[i] - bd[j]) * c;
+                    const float e = s[j] * w * fastExp2(q * (q * -1.4426950409f));
+                    const float ex = e * hx, ey = e * hy;
+                    row.a00 = fmaf(ex, hx, row.a00);
+                    row.a01 = fmaf(ex, hy, row.a01);
+                    row.a11 = fmaf(ey, hy, row.a11);
+                    const float f = fmaf(q + 0.5f, hp, fmaf(hx, lu.x, hy * lu.y));
+                    row.b0 = fmaf(f, ex, row.b0);
+                    row.b1 = fmaf(f, ey, row.b1);
                 }
+                ls.a00 = fmaf(s[i], row.a00, ls.a00);
+                ls.a01 = fmaf(s[i], row.a01, ls.a01);
+                ls.a11 = fmaf(s[i], row.a11, ls.a11);
+                ls.b0 = fmaf(s[i], row.b0, ls.b0);
+                ls.b1 = fmaf(s[i], row.b1, ls.b1);
             }
             // Rare: a pair whose O(1) form of D loses digits. All pairs again, rolled, from the
             // scratch, with the O(d) form where it is needed (a branch kept out of the fast loop).
