@@ -36,8 +36,8 @@ namespace {
 
 constexpr int kMaxWarps = 16;
 constexpr int kCapacity = 64;  // candidates kept per point (24.8 on average at the headline)
-constexpr int kChunk = 32;     // landmarks per transposed chunk (4 tiles of 8)
-constexpr int kChunkLd = 36;   // floats per point row of a chunk: conflict-free float4 reads
+[[maybe_unused]] constexpr int kChunk = 32;  // landmarks per transposed chunk (device code)
+constexpr int kChunkLd = 36;  // floats per point row of a chunk: conflict-free float4 reads
 
 /// Shared-memory layout of one instantiation, in floats (all offsets multiples of 4).
 struct ResidentLayout {
