@@ -1,8 +1,9 @@
 #pragma once
-// What the one-thread-per-point kernels (fused, tensor) share: a point's exact squared distance
-// to a landmark row, and the second half, where the sorted neighbour list of a point, held in
-// registers, becomes its 2D position through the O(k^2) pair loop of embedsom.md's "faster,
-// exact form".
+// What the one-thread-per-point kernels share: a point's exact squared distance to a landmark row
+// (fused, tensor, resident k-NN), one pair's contribution and its O(d) fallback (also the table
+// projection), and the second half of the one-pass kernels (fused, tensor), where the sorted
+// neighbour list of a point, held in registers, becomes its 2D position through the O(k^2) pair
+// loop of embedsom.md's "faster, exact form".
 
 #include <cfloat>
 #include <climits>

@@ -4,7 +4,7 @@
 // Why: in the one-pass kernels each pair reads its (c_uv, w_uv) from a table in L2 at a random
 // place, one 32-byte sector per pair, and those reads bound the projection (GPU_NOTES.md). Here
 // the block holds c_uv of all g (g + 1) / 2 pairs in shared memory (g = 256: 129 KB), and w_uv
-// is computed from the 2D positions with a fast reciprocal.
+// is computed from the 2D positions with a fast reciprocal (pairWeight).
 // Decomposition: one block per multiprocessor (16, 12, 8 or 4 warps, as many as shared memory
 // allows: 12 at g = 256), persistent over tiles of 32 points.
 // A warp loads its points' lists with coalesced loads through a per-warp scratch; each lane then
@@ -51,16 +51,6 @@ int warpsFor(int g, int list) {
     return 0;
 }
 
-/// w_uv = (1 + hp)^-adjust / hp from the pair's squared 2D distance (fast reciprocal: its
-/// relative error, ~1e-7, is far below the tolerance). ADJUST_ONE: adjust is 1 (the default),
-/// known at compile time so that the pair loop has no branch on it.
-template <bool ADJUST_ONE>
-__device__ __forceinline__ float pairWeight(float hp, float adjust) {
-    if (ADJUST_ONE) return __fdividef(1.0f, hp * (1.0f + hp));
-    if (adjust == 0.0f) return __fdividef(1.0f, hp);
-    return __fdividef(__powf(1.0f + hp, -adjust), hp);
-}
-
 /// 2^x by the hardware's approximation (relative error ~2^-22; subnormal results flush to 0,
 /// where a pair's weight is negligible anyway).
 __device__ __forceinline__ float fastExp2(float x) {
@@ -76,13 +66,15 @@ __device__ __forceinline__ float fastReciprocal(float x) {
     return r;
 }
 
-/// pairWeight with one reciprocal instruction in the common case (adjust = 1); hp >= 1e-10
-/// there (the table marks closer pairs), so neither the product nor its reciprocal leaves the
-/// normal range before hp passes 1e19.
+/// w_uv = (1 + hp)^-adjust / hp from the pair's squared 2D distance. ADJUST_ONE: adjust is 1
+/// (the default), known at compile time, so the pair loop has no branch on it and w_uv costs
+/// one reciprocal instruction; hp >= 1e-10 there (the table marks closer pairs), so neither
+/// hp (1 + hp) nor its reciprocal leaves the normal range before hp passes 1e19.
 template <bool ADJUST_ONE>
-__device__ __forceinline__ float fastPairWeight(float hp, float adjust) {
+__device__ __forceinline__ float pairWeight(float hp, float adjust) {
     if (ADJUST_ONE) return fastReciprocal(fmaf(hp, hp, hp));
-    return pairWeight<false>(hp, adjust);
+    if (adjust == 0.0f) return fastReciprocal(hp);
+    return __powf(1.0f + hp, -adjust) * fastReciprocal(hp);
 }
 
 template <int LIST, bool ADJUST_ONE>
@@ -159,7 +151,7 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
                     const float c = table[detail::pairIndex(uint32_t(bi[i]), uint32_t(bi[j]))];
                     const float hx = lx[j] - lu.x, hy = ly[j] - lu.y;
                     const float hp = fmaf(hx, hx, hy * hy);
-                    const float w = c == 0.0f ? 0.0f : fastPairWeight<ADJUST_ONE>(hp, a.adjust);
+                    const float w = c == 0.0f ? 0.0f : pairWeight<ADJUST_ONE>(hp, a.adjust);
                     // The list is sorted, so bd[j] is the pair's larger distance (see pairLoop).
                     needExact = needExact || bd[j] * c > detail::kExactRatio;
                     const float q = (bd[i] - bd[j]) * c;
