@@ -6,18 +6,20 @@
 // allows), persistent: each warp takes tiles of 32 points until none are left, so the block
 // loads the landmarks once and meets at no barrier after that.
 // Shared memory: the landmarks as TF32 mma.sync B fragments in index order (TensorLandmarks,
-// unshuffled) with their centred norms, the exact rows (padded by 4 floats so that lanes reading
-// different rows spread over the banks), and per warp a scratch area (the point rows while they
-// are staged, then 32 x 32 products, then the output lists) and the candidates' indices.
-// Per tile of points: v_j = |L_j - m|^2 - 2 <x - m, L_j - m> by m16n8k8 TF32 products, 32
-// landmarks at a time, transposed through the scratch so that each lane reads its own point's
-// row. Pass 1 keeps the minimum of 32 landmark groups per point (group = position in the chunk,
-// rotated by one float4 per chunk so that a map's rows do not share groups); the topnn-th
-// smallest group minimum T bounds the topnn-th smallest v from above. Pass 2 keeps, in index
-// order, every landmark with v <= T + 2E (E as in the tensor kernel: TF32 rounding, float sums,
-// centring). The re-rank computes the candidates' difference-form distances in dimension order
-// and inserts them in index order, so ties stay ordered by index as in the fused kernel. A point
-// with more candidates than kCapacity, or a bound that overflowed, scans every landmark exactly.
+// unshuffled) with their centred norms, the exact rows (unpadded: see the re-rank), and per warp
+// a scratch area (the point rows while they are staged, then 32 x 32 products, then the output
+// lists) and the candidates' indices.
+// Per tile of points: v_j = |L_j - m|^2 - 2 <x - m, L_j - m> by m16n8k8 TF32 products. Pass 1
+// keeps the two smallest v of 16 landmark groups per point in the accumulators' registers; the
+// topnn-th smallest of those 32 values T bounds the topnn-th smallest v from above (it is the v
+// of a landmark, and topnn landmarks have a v at or below it). Pass 2 computes the products
+// again, 32 landmarks at a time, transposes them through the scratch so that each lane reads its
+// own point's row, and keeps in index order every landmark with v <= T + 2E (E as in the tensor
+// kernel: TF32 rounding, float sums, centring). The re-rank computes the candidates'
+// difference-form distances in dimension order, with lanes staggered so that their reads of
+// random rows do not collide in the banks, and inserts them in index order, so ties stay ordered
+// by index as in the fused kernel. A point with more candidates than kCapacity, or a bound that
+// overflowed, scans every landmark exactly.
 // Limits: stride 8 to 64, topnn <= 17, the landmarks must fit in shared memory
 // (residentKnnSupports), compute capability 8.0 or later.
 
@@ -35,20 +37,25 @@ namespace sepal::cuda {
 namespace {
 
 constexpr int kMaxWarps = 16;
-constexpr int kCapacity = 64;  // candidates kept per point (24.8 on average at the headline)
-[[maybe_unused]] constexpr int kChunk = 32;  // landmarks per transposed chunk (device code)
-constexpr int kChunkLd = 36;  // floats per point row of a chunk: conflict-free float4 reads
+constexpr int kCapacity = 64;  // candidates kept per point (21.4 on average at the headline)
+constexpr int kChunk = 32;     // landmarks per transposed chunk
+
+/// Where float4 k of point row i of a 32 x 32 chunk of products lies in the scratch. The rows are
+/// unpadded; the XOR spreads both the mma's float2 stores (rows gq and gq + 8, columns 2 t4) and
+/// each lane's float4 reads of its own row over all 32 banks.
+__device__ __forceinline__ int chunkSlot(int i, int k) {
+    return i * (kChunk / 4) + (k ^ (((i & 3) << 1) | ((i >> 2) & 1)));
+}
 
 /// Shared-memory layout of one instantiation, in floats (all offsets multiples of 4).
 struct ResidentLayout {
-    int gPad = 0, row = 0, rowLd = 0, scratch = 0, warps = 0;
+    int gPad = 0, row = 0, scratch = 0, warps = 0;
     size_t frags = 0, norms = 0, rows = 0, perWarp = 0, total = 0;
 
     ResidentLayout(int g, int stride, int list, int warpCount) {
         gPad = (g + kTensorPadding - 1) / kTensorPadding * kTensorPadding;
         row = tensorStride(stride);
-        rowLd = stride + 4;
-        const int stage = 32 * (row + 4), chunk = 32 * kChunkLd, lists = 2 * 32 * list;
+        const int stage = 32 * (row + 4), chunk = 32 * kChunk, lists = 2 * 32 * list;
         scratch = stage > chunk ? stage : chunk;
         if (lists > scratch) scratch = lists;
         warps = warpCount;
@@ -56,7 +63,7 @@ struct ResidentLayout {
         norms = frags + size_t(gPad) * row;
         rows = norms + size_t(gPad);
         perWarp = size_t(scratch) + kCapacity * 32 / 2;  // candidates: 16-bit indices
-        total = rows + size_t(g) * rowLd + size_t(warps) * perWarp;
+        total = rows + size_t(g) * stride + size_t(warps) * perWarp;
     }
     size_t bytes() const { return total * 4; }
 };
@@ -66,6 +73,13 @@ int warpsFor(int g, int stride, int list) {
     for (int w = kMaxWarps; w >= 4; w /= 2)
         if (ResidentLayout(g, stride, list, w).bytes() <= detail::maxSharedBytesOptin()) return w;
     return 0;
+}
+
+/// All ones when v <= t, else 0 (NaN: 0), without a branch.
+__device__ __forceinline__ uint32_t lessEqualMask(float v, float t) {
+    uint32_t r;
+    asm("set.le.u32.f32 %0, %1, %2;" : "=r"(r) : "f"(v), "f"(t));
+    return r;
 }
 
 template <int STRIDE, int LIST>
@@ -82,10 +96,10 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
     const float4* rows = reinterpret_cast<const float4*>(base + lay.rows);
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int gq = lane >> 2, t4 = lane & 3;
-    float* scratch = base + lay.rows + size_t(a.g) * lay.rowLd + size_t(warp) * lay.perWarp;
+    float* scratch = base + lay.rows + size_t(a.g) * a.stride + size_t(warp) * lay.perWarp;
     uint16_t* cand = reinterpret_cast<uint16_t*>(scratch + lay.scratch);  // [kCapacity][32]
 
-    // The landmarks, once per block: fragments and norms as prepared, exact rows padded.
+    // The landmarks, once per block: fragments and norms as prepared, and the exact rows.
     {
         const float4* src = reinterpret_cast<const float4*>(a.tensor.rows);
         float4* dst = reinterpret_cast<float4*>(base + lay.frags);
@@ -93,14 +107,12 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
         for (int e = tid; e < lay.gPad; e += blockDim.x) base[lay.norms + e] = a.tensor.norms[e];
         const float4* l = reinterpret_cast<const float4*>(a.landmarks);
         float4* r = reinterpret_cast<float4*>(base + lay.rows);
-        for (int e = tid; e < a.g * kVec; e += blockDim.x)
-            r[(e / kVec) * (lay.rowLd / 4) + e % kVec] = l[e];
+        for (int e = tid; e < a.g * kVec; e += blockDim.x) r[e] = l[e];
     }
     __syncthreads();
 
     const int tilesOfPoints = int((a.n + 31) / 32);
     const int chunks = lay.gPad / kChunk;
-    const int rowVec = lay.rowLd / 4;
     for (int tile = blockIdx.x * lay.warps + warp; tile < tilesOfPoints;
          tile += gridDim.x * lay.warps) {
         const size_t p0 = size_t(tile) * 32, p = p0 + lane;
@@ -131,35 +143,83 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
                 for (int mt = 0; mt < 2; ++mt) {
                     float acc[4];
                     detail::mmaTile<kSteps>(fa[mt], b, acc);
-                    float* top = scratch + (16 * mt + gq) * kChunkLd + 8 * ntl + 2 * t4;
+                    // Rows gq and gq + 8 share their swizzle.
+                    const int slot = chunkSlot(16 * mt + gq, 2 * ntl + (t4 >> 1));
+                    float* top = scratch + 4 * slot + 2 * (t4 & 1);
                     *reinterpret_cast<float2*>(top) =
                         make_float2(fmaf(-2.0f, acc[0], norm.x), fmaf(-2.0f, acc[1], norm.y));
-                    *reinterpret_cast<float2*>(top + 8 * kChunkLd) =
+                    *reinterpret_cast<float2*>(top + 8 * kChunk) =
                         make_float2(fmaf(-2.0f, acc[2], norm.x), fmaf(-2.0f, acc[3], norm.y));
                 }
             }
             __syncwarp();
         };
-        const float4* mine = reinterpret_cast<const float4*>(scratch + lane * kChunkLd);
+        const float4* chunkRows = reinterpret_cast<const float4*>(scratch);
+        auto mine = [&](int k) { return chunkRows[chunkSlot(lane, k)]; };  // own row, float4 k
 
-        // Pass 1: group minima, then the bound.
+        // Pass 1: the two smallest v of each group, straight from the mma accumulators, then
+        // the bound. Lane (gq, t4) holds points 8 s + gq (slot s = 2 mt + half) and landmarks
+        // 8 nt + 2 t4 + col of every tile nt; a group is (t4, col, bucket), 16 per point, and
+        // chunk c sends its tile 4 c + (b + c) % 4 to bucket b % 2 (rotated, so that the rows
+        // of a map spread over the buckets).
         float threshold;
         {
+            float lo[4][2][2], hi[4][2][2];  // [slot][col][bucket]
+#pragma unroll
+            for (int s = 0; s < 4; ++s)
+#pragma unroll
+                for (int col = 0; col < 2; ++col)
+#pragma unroll
+                    for (int b = 0; b < 2; ++b) lo[s][col][b] = hi[s][col][b] = FLT_MAX;
+            auto keep = [](float& low, float& high, float v) {
+                high = fminf(high, fmaxf(low, v));
+                low = fminf(low, v);
+            };
+            for (int c = 0; c < chunks; ++c) {
+#pragma unroll
+                for (int b = 0; b < kChunk / 8; ++b) {
+                    const int nt = c * (kChunk / 8) + ((b + c) & 3);
+                    float4 frag[kPairs];
+#pragma unroll
+                    for (int kp = 0; kp < kPairs; ++kp)
+                        frag[kp] = frags[(nt * kPairs + kp) * 32 + lane];
+                    const float2 norm = reinterpret_cast<const float2*>(norms)[nt * 4 + t4];
+#pragma unroll
+                    for (int mt = 0; mt < 2; ++mt) {
+                        float acc[4];
+                        detail::mmaTile<kSteps>(fa[mt], frag, acc);
+                        const int top = 2 * mt, bottom = 2 * mt + 1, bucket = b & 1;
+                        keep(lo[top][0][bucket], hi[top][0][bucket], fmaf(-2.0f, acc[0], norm.x));
+                        keep(lo[top][1][bucket], hi[top][1][bucket], fmaf(-2.0f, acc[1], norm.y));
+                        keep(lo[bottom][0][bucket], hi[bottom][0][bucket],
+                             fmaf(-2.0f, acc[2], norm.x));
+                        keep(lo[bottom][1][bucket], hi[bottom][1][bucket],
+                             fmaf(-2.0f, acc[3], norm.y));
+                    }
+                }
+            }
+            // The quad's 4 x 8 values of each point to the point's row, read by its owner.
+#pragma unroll
+            for (int s = 0; s < 4; ++s) {
+                float4* dst = reinterpret_cast<float4*>(scratch);
+                dst[chunkSlot(8 * s + gq, 2 * t4)] =
+                    make_float4(lo[s][0][0], hi[s][0][0], lo[s][0][1], hi[s][0][1]);
+                dst[chunkSlot(8 * s + gq, 2 * t4 + 1)] =
+                    make_float4(lo[s][1][0], hi[s][1][0], lo[s][1][1], hi[s][1][1]);
+            }
+            __syncwarp();
             float mins[32];
 #pragma unroll
-            for (int i = 0; i < 32; ++i) mins[i] = FLT_MAX;
-            for (int c = 0; c < chunks; ++c) {
-                chunkValues(c);
-#pragma unroll
-                for (int k = 0; k < 8; ++k) {
-                    const float4 v = mine[(k + c) & 7];
-                    mins[4 * k] = fminf(mins[4 * k], v.x);
-                    mins[4 * k + 1] = fminf(mins[4 * k + 1], v.y);
-                    mins[4 * k + 2] = fminf(mins[4 * k + 2], v.z);
-                    mins[4 * k + 3] = fminf(mins[4 * k + 3], v.w);
-                }
-                __syncwarp();
+            for (int k = 0; k < 8; ++k) {
+                const float4 v = mine(k);
+                mins[4 * k] = v.x;
+                mins[4 * k + 1] = v.y;
+                mins[4 * k + 2] = v.z;
+                mins[4 * k + 3] = v.w;
             }
+            __syncwarp();
+            // 32 values of 32 different landmarks: the topnn-th smallest bounds the topnn-th
+            // smallest v from above.
             detail::sortAscending<32>(mins);
             float bound = -FLT_MAX;
 #pragma unroll
@@ -172,34 +232,43 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
         }
         const bool trusted = threshold < FLT_MAX;
 
-        // Pass 2: the candidates, in index order.
+        // Pass 2: the candidates, in index order. A bit mask of the chunk's passing landmarks
+        // first (two instructions per value, no branch), then a loop over its set bits: one
+        // branch per value made the warp run every value's store path that any lane needed.
         int count = 0;
         for (int c = 0; c < chunks; ++c) {
             chunkValues(c);
+            uint32_t mask = 0;
 #pragma unroll
             for (int k = 0; k < 8; ++k) {
-                const float4 v = mine[k];
-                const float vs[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    if (vs[e] <= threshold) {
-                        if (count < kCapacity)
-                            cand[count * 32 + lane] = uint16_t(c * kChunk + 4 * k + e);
-                        ++count;
-                    }
-                }
+                const float4 v = mine(k);
+                mask |= lessEqualMask(v.x, threshold) & (1u << (4 * k));
+                mask |= lessEqualMask(v.y, threshold) & (2u << (4 * k));
+                mask |= lessEqualMask(v.z, threshold) & (4u << (4 * k));
+                mask |= lessEqualMask(v.w, threshold) & (8u << (4 * k));
             }
-            __syncwarp();
+            __syncwarp();  // the scratch is written again by the next chunk
+            for (; mask; mask &= mask - 1, ++count)
+                if (count < kCapacity)
+                    cand[count * 32 + lane] = uint16_t(c * kChunk + __ffs(mask) - 1);
         }
 
-        // Exact re-rank in the reference's arithmetic, candidates in index order.
-        float4 x[kVec];
+        // Exact re-rank in the reference's arithmetic, candidates in index order. The rows are
+        // unpadded, so float4 c of every row lies in banks 4 (c % 8) to 4 (c % 8) + 3: lane l
+        // works r = l % 8 steps behind, on float4 (s - r) of its candidate at step s, and the 8
+        // lanes of a quarter warp read 8 different bank groups whatever their rows. Round R
+        // finishes candidate R - 1 (steps s < r) and starts candidate R (s >= r); the sum of
+        // each candidate still runs in dimension order, as squaredDistance's.
+        constexpr int kLag = kVec < 8 ? kVec : 8;
+        const int r = lane & (kLag - 1);
+        float4 x[kVec];  // x[s]: the point's float4 (s - r) mod kVec
         {
             const float4* src = reinterpret_cast<const float4*>(a.points) + (active ? p : 0) * kVec;
             bool ignored = false;
 #pragma unroll
-            for (int c = 0; c < kVec; ++c)
-                x[c] = detail::finiteOrZero4(active ? src[c] : make_float4(0, 0, 0, 0), ignored);
+            for (int s = 0; s < kVec; ++s)
+                x[s] = detail::finiteOrZero4(
+                    active ? src[(s - r) & (kVec - 1)] : make_float4(0, 0, 0, 0), ignored);
         }
         const bool exhaustive = !trusted || count > kCapacity;
         const int total = exhaustive ? a.g : count;
@@ -207,18 +276,46 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
         int bi[LIST];
 #pragma unroll
         for (int i = 0; i < LIST; ++i) bd[i] = FLT_MAX, bi[i] = INT_MAX;
-        auto distanceTo = [&](int j) {
-            const float4* row = rows + j * rowVec;
-            return detail::squaredDistance(x, [&](int c) { return row[c]; });
-        };
-        for (int e = 0; e < total; e += 2) {
-            // Two candidates side by side: independent sums hide the loads' latency.
-            const bool second = e + 1 < total;
-            const int j0 = exhaustive ? e : cand[e * 32 + lane];
-            const int j1 = !second ? j0 : exhaustive ? e + 1 : cand[(e + 1) * 32 + lane];
-            const float d0 = distanceTo(j0), d1 = distanceTo(j1);
-            if (d0 < bd[LIST - 1]) detail::insertSorted<LIST>(bd, bi, d0, j0);
-            if (second && d1 < bd[LIST - 1]) detail::insertSorted<LIST>(bd, bi, d1, j1);
+        // Two candidates per round (even and odd), so that two independent sums hide the
+        // latency of each other's multiply-adds.
+        float acc[2] = {0, 0}, finished[2] = {0, 0};
+        int previous[2] = {0, 0};
+        const int rounds = (total + 1) / 2;
+        for (int round = 0; round <= rounds; ++round) {
+            const float4* current[2];  // [s]: float4 s - r of the candidate started now
+            const float4* earlier[2];  // [s]: float4 s - r + kVec of the one finished now
+            int j[2];
+#pragma unroll
+            for (int u = 0; u < 2; ++u) {
+                const int e = 2 * round + u;
+                j[u] = e >= total ? previous[u] : exhaustive ? e : cand[e * 32 + lane];
+                current[u] = rows + j[u] * kVec - r;
+                earlier[u] = rows + previous[u] * kVec + kVec - r;
+            }
+#pragma unroll
+            for (int s = 0; s < kVec; ++s) {
+#pragma unroll
+                for (int u = 0; u < 2; ++u) {
+                    if (s == r) finished[u] = acc[u], acc[u] = 0;
+                    // One load from the chosen row (not two loads and a select).
+                    const float4 lv = (s < r ? earlier[u] : current[u])[s];
+                    float e = x[s].x - lv.x;
+                    acc[u] = fmaf(e, e, acc[u]);
+                    e = x[s].y - lv.y;
+                    acc[u] = fmaf(e, e, acc[u]);
+                    e = x[s].z - lv.z;
+                    acc[u] = fmaf(e, e, acc[u]);
+                    e = x[s].w - lv.w;
+                    acc[u] = fmaf(e, e, acc[u]);
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < 2; ++u) {
+                // Candidate 2 (round - 1) + u is finished; in index order: even, then odd.
+                if (round > 0 && 2 * (round - 1) + u < total && finished[u] < bd[LIST - 1])
+                    detail::insertSorted<LIST>(bd, bi, finished[u], previous[u]);
+                previous[u] = j[u];
+            }
         }
 
         detail::countCandidates(a.tensorStats, active, total, exhaustive);

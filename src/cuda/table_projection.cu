@@ -38,7 +38,7 @@ struct TableLayout {
         pairs = int(pairTableSize(size_t(g)));
         low = (size_t(pairs) + 3) / 4 * 4;
         scratch = low + size_t(g) * 2;
-        perWarp = size_t(3) * 32 * list;  // distances, indices, scores
+        perWarp = size_t(2) * 32 * list;  // distances (scores on the rare paths), indices
         total = scratch + size_t(warps) * perWarp;
     }
     size_t bytes() const { return total * 4; }
@@ -56,6 +56,13 @@ int warpsFor(int g, int list) {
 __device__ __forceinline__ float fastExp2(float x) {
     float r;
     asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
+}
+
+/// log2 x by the hardware's approximation (absolute error ~2^-22; 0 gives -infinity).
+__device__ __forceinline__ float fastLog2(float x) {
+    float r;
+    asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
     return r;
 }
 
@@ -88,11 +95,27 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
     float* listDist = base + lay.scratch + warp * lay.perWarp;
     int* listIdx = reinterpret_cast<int*>(listDist + 32 * LIST);
 
-    // c_uv, or 0 for the pairs the spec skips (the table's w_uv is 0 there).
+    // c_uv, or 0 for the pairs the spec skips (the table's w_uv is 0 there). Two pairs per load
+    // and four loads in flight per thread: every block reads the whole table from L2, and one
+    // load at a time left the blocks waiting on its latency for ~8% of the kernel.
     {
-        for (int e = tid; e < lay.pairs; e += blockDim.x) {
-            const float2 t = a.pairTerms[e];
-            table[e] = t.y == 0.0f ? 0.0f : t.x;
+        const float4* terms = reinterpret_cast<const float4*>(a.pairTerms);
+        const int twos = lay.pairs / 2, step = int(blockDim.x);
+        for (int e = tid; e < twos; e += 4 * step) {
+            float4 t[4];
+#pragma unroll
+            for (int u = 0; u < 4; ++u)
+                t[u] = e + u * step < twos ? terms[e + u * step] : make_float4(0, 0, 0, 0);
+#pragma unroll
+            for (int u = 0; u < 4; ++u) {
+                if (e + u * step < twos)
+                    reinterpret_cast<float2*>(table)[e + u * step] =
+                        make_float2(t[u].y == 0.0f ? 0.0f : t[u].x, t[u].w == 0.0f ? 0.0f : t[u].z);
+            }
+        }
+        if (lay.pairs % 2 && tid == 0) {
+            const float2 t = a.pairTerms[lay.pairs - 1];
+            table[lay.pairs - 1] = t.y == 0.0f ? 0.0f : t.x;
         }
         float2* low = reinterpret_cast<float2*>(base + lay.low);
         for (int e = tid; e < a.g; e += blockDim.x)
@@ -129,13 +152,21 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
         const bool ok = active && !marked &&
                         detail::computeScores<LIST>([&](int i) { return bd[i]; }, a.topn, a.topnn,
                                                     a.boost, [&](int i, float v) { s[i] = v; });
-        float* listScore = listDist + 2 * 32 * LIST;
+        // The rare paths index the scores at run time: they take the distances' place in the
+        // scratch (and read the distances again from global memory).
+        float* score = listDist + lane * kOut;
+        auto spillScores = [&] {
 #pragma unroll
-        for (int i = 0; i < LIST; ++i)
-            if (i < a.topn) listScore[lane * kOut + i] = s[i];
+            for (int i = 0; i < LIST; ++i)
+                if (i < a.topn) score[i] = s[i];
+        };
         float2 y = make_float2(0, 0);
         bool placed = false;
         if (ok) {
+            // log2 s_j joins the exponent of the pair weight: e = w 2^(log2 s_j - q^2 log2 e).
+            float logS[LIST];
+#pragma unroll
+            for (int j = 0; j < LIST; ++j) logS[j] = fastLog2(s[j]);
             detail::LeastSquares ls;
             bool needExact = false;
 #pragma unroll
@@ -155,7 +186,7 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
                     // The list is sorted, so bd[j] is the pair's larger distance (see pairLoop).
                     needExact = needExact || bd[j] * c > detail::kExactRatio;
                     const float q = (bd[i] - bd[j]) * c;
-                    const float e = s[j] * w * fastExp2(q * (q * -1.4426950409f));
+                    const float e = w * fastExp2(fmaf(q, q * -1.4426950409f, logS[j]));
                     const float ex = e * hx, ey = e * hy;
                     row.a00 = fmaf(ex, hx, row.a00);
                     row.a01 = fmaf(ex, hy, row.a01);
@@ -174,9 +205,9 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
             // scratch, with the O(d) form where it is needed (a branch kept out of the fast loop).
             if (needExact) {
                 ls = detail::LeastSquares{};
-                const float* dist = listDist + lane * kOut;
+                spillScores();
+                const float* dist = a.knnDist + p * kOut;
                 const int* idx = listIdx + lane * kOut;
-                const float* score = listScore + lane * kOut;
                 for (int i = 0; i < a.topn; ++i) {
                     const float2 lu = lowS[idx[i]];
                     detail::addGravity(ls, score[i], lu);
@@ -199,9 +230,9 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
         if (active && !marked) {
             if (!placed) {
                 // Weights and indices from the scratch (registers cannot be indexed at run time).
+                spillScores();
                 y = detail::neighbourMean([&](int i) { return uint32_t(listIdx[lane * kOut + i]); },
-                                          [&](int i) { return listScore[lane * kOut + i]; }, ok,
-                                          a.topn, a.low);
+                                          [&](int i) { return score[i]; }, ok, a.topn, a.low);
                 atomicAdd(a.counters + 1, 1ull);
             }
             reinterpret_cast<float2*>(a.out)[p] = y;
