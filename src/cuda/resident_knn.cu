@@ -75,11 +75,13 @@ int warpsFor(int g, int stride, int list) {
     return 0;
 }
 
-/// All ones when v <= t, else 0 (NaN: 0), without a branch.
-__device__ __forceinline__ uint32_t lessEqualMask(float v, float t) {
-    uint32_t r;
-    asm("set.le.u32.f32 %0, %1, %2;" : "=r"(r) : "f"(v), "f"(t));
-    return r;
+/// The float4 at a shared-memory address.
+__device__ __forceinline__ float4 loadSharedFloat4(uint32_t address) {
+    float4 v;
+    asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                 : "r"(address));
+    return v;
 }
 
 template <int STRIDE, int LIST>
@@ -233,22 +235,25 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
         const bool trusted = threshold < FLT_MAX;
 
         // Pass 2: the candidates, in index order. A bit mask of the chunk's passing landmarks
-        // first (two instructions per value, no branch), then a loop over its set bits: one
-        // branch per value made the warp run every value's store path that any lane needed.
+        // first, then a loop over its set bits: one branch per value made the warp run every
+        // value's store path that any lane needed. v <= threshold is v < above, which is the
+        // sign bit of v - above (rounding keeps the sign; an underflow gives -0), and a funnel
+        // shift moves that bit into the mask: two instructions per value.
+        const float above = nextafterf(threshold, FLT_MAX);
         int count = 0;
         for (int c = 0; c < chunks; ++c) {
             chunkValues(c);
-            uint32_t mask = 0;
+            uint32_t mask = 0;  // bit 31 - i: value i passes
 #pragma unroll
             for (int k = 0; k < 8; ++k) {
                 const float4 v = mine(k);
-                mask |= lessEqualMask(v.x, threshold) & (1u << (4 * k));
-                mask |= lessEqualMask(v.y, threshold) & (2u << (4 * k));
-                mask |= lessEqualMask(v.z, threshold) & (4u << (4 * k));
-                mask |= lessEqualMask(v.w, threshold) & (8u << (4 * k));
+                mask = __funnelshift_l(__float_as_uint(v.x - above), mask, 1);
+                mask = __funnelshift_l(__float_as_uint(v.y - above), mask, 1);
+                mask = __funnelshift_l(__float_as_uint(v.z - above), mask, 1);
+                mask = __funnelshift_l(__float_as_uint(v.w - above), mask, 1);
             }
             __syncwarp();  // the scratch is written again by the next chunk
-            for (; mask; mask &= mask - 1, ++count)
+            for (mask = __brev(mask); mask; mask &= mask - 1, ++count)
                 if (count < kCapacity)
                     cand[count * 32 + lane] = uint16_t(c * kChunk + __ffs(mask) - 1);
         }
@@ -281,24 +286,27 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
         float acc[2] = {0, 0}, finished[2] = {0, 0};
         int previous[2] = {0, 0};
         const int rounds = (total + 1) / 2;
+        const uint32_t rowsAddress = uint32_t(__cvta_generic_to_shared(rows));
         for (int round = 0; round <= rounds; ++round) {
-            const float4* current[2];  // [s]: float4 s - r of the candidate started now
-            const float4* earlier[2];  // [s]: float4 s - r + kVec of the one finished now
+            // Shared-memory addresses of float4 -r of the candidate started now, and of float4
+            // kVec - r of the one finished now: step s reads one of them + 16 s.
+            uint32_t current[2], earlier[2];
             int j[2];
 #pragma unroll
             for (int u = 0; u < 2; ++u) {
                 const int e = 2 * round + u;
                 j[u] = e >= total ? previous[u] : exhaustive ? e : cand[e * 32 + lane];
-                current[u] = rows + j[u] * kVec - r;
-                earlier[u] = rows + previous[u] * kVec + kVec - r;
+                current[u] = rowsAddress + uint32_t(j[u] * kVec - r) * 16u;
+                earlier[u] = rowsAddress + uint32_t(previous[u] * kVec + kVec - r) * 16u;
             }
 #pragma unroll
             for (int s = 0; s < kVec; ++s) {
 #pragma unroll
                 for (int u = 0; u < 2; ++u) {
                     if (s == r) finished[u] = acc[u], acc[u] = 0;
-                    // One load from the chosen row (not two loads and a select).
-                    const float4 lv = (s < r ? earlier[u] : current[u])[s];
+                    // One select and one load (plain indexing gave two loads or a select of
+                    // indices and two more instructions of address arithmetic per step).
+                    const float4 lv = loadSharedFloat4((s < r ? earlier[u] : current[u]) + 16u * s);
                     float e = x[s].x - lv.x;
                     acc[u] = fmaf(e, e, acc[u]);
                     e = x[s].y - lv.y;

@@ -129,10 +129,25 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
         const size_t p0 = size_t(tile) * 32, p = p0 + lane;
         const bool active = p < a.n;
         {
-            const size_t first = p0 * kOut, last = (a.n < p0 + 32 ? a.n : p0 + 32) * kOut;
-            for (size_t e = first + lane; e < last; e += 32) {
-                listDist[e - first] = a.knnDist[e];
-                listIdx[e - first] = int(a.knnIdx[e]);
+            // All of the warp's list loads in flight at once (up to 2 x 17 per lane): one wait
+            // on memory per tile, where a loop waited once per iteration.
+            const size_t first = p0 * kOut;
+            const int entries = int((a.n < p0 + 32 ? a.n : p0 + 32) - p0) * kOut;
+            float dist[LIST];
+            uint32_t idx[LIST];
+#pragma unroll
+            for (int m = 0; m < LIST; ++m) {
+                const int e = lane + 32 * m;
+                dist[m] = e < entries ? a.knnDist[first + e] : 0.0f;
+                idx[m] = e < entries ? a.knnIdx[first + e] : 0u;
+            }
+#pragma unroll
+            for (int m = 0; m < LIST; ++m) {
+                const int e = lane + 32 * m;
+                if (e < entries) {
+                    listDist[e] = dist[m];
+                    listIdx[e] = int(idx[m]);
+                }
             }
         }
         __syncwarp();
