@@ -132,10 +132,10 @@ struct CudaProjector::State {
         const bool tableOk =
             residentKnnSupports(stride, int(g), topnn) && tableProjectionSupports(int(g), topnn);
         // All of them are exact; on the H100's grid (GPU_NOTES.md) tensor+table was the fastest
-        // with 256 landmarks for d <= 32 (k <= 16), the tensor kernel with 1024 landmarks (and
-        // 256 at d = 64, k = 8), fused elsewhere.
+        // wherever it applies (g <= 256, k <= 16) but for d = 64 at g = 64 with k = 16, the
+        // tensor kernel with 1024 landmarks (and 256 at d = 64, k = 8), fused elsewhere.
         if (automatic) {
-            if (tableOk && g >= 256 && stride <= 32) return Kernel::TensorTable;
+            if (tableOk && (stride <= 32 || g >= 256 || topnn <= 9)) return Kernel::TensorTable;
             if (tensorOk && (g >= 1024 || (g >= 256 && topnn <= 9))) return Kernel::Tensor;
             return fusedOk ? Kernel::Fused : Kernel::BitonicRegisters;
         }

@@ -251,9 +251,10 @@ TEST(CudaProjector, AutoTakesTheFasterExactKernelForTheShape) {
     EXPECT_EQ(kernelFor(64, 1024, 32), "tensor");
     EXPECT_EQ(kernelFor(16, 256, 8), "tensor+table");
     EXPECT_EQ(kernelFor(32, 256, 16), "tensor+table");
-    EXPECT_EQ(kernelFor(64, 256, 8), "tensor");
-    EXPECT_EQ(kernelFor(64, 256, 16), "fused");
-    EXPECT_EQ(kernelFor(32, 64, 16), "fused");
+    EXPECT_EQ(kernelFor(64, 256, 8), "tensor+table");
+    EXPECT_EQ(kernelFor(64, 256, 16), "tensor+table");
+    EXPECT_EQ(kernelFor(32, 64, 16), "tensor+table");
+    EXPECT_EQ(kernelFor(64, 64, 16), "fused");
     EXPECT_EQ(kernelFor(4, 1024, 16), "fused");  // d <= 4: beyond the tensor kernel
     EXPECT_EQ(kernelFor(16, 256, 80), "bitonic+registers");
 }
