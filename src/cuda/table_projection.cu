@@ -6,7 +6,7 @@
 // the block holds c_uv of all g (g + 1) / 2 pairs in shared memory (g = 256: 129 KB), and w_uv
 // is computed from the 2D positions with a fast reciprocal (pairWeight).
 // Decomposition: one block per multiprocessor (16, 12, 8 or 4 warps, as many as shared memory
-// allows: 12 at g = 256), persistent over tiles of 32 points.
+// allows: 16 at g = 256), persistent over tiles of 32 points.
 // A warp loads its points' lists with coalesced loads through a per-warp scratch; each lane then
 // holds its point's list in registers, and the pair loop is unrolled over the list (LIST <= 17),
 // so that every index into the registers is a constant.
@@ -216,8 +216,9 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
                 ls.b0 = fmaf(s[i], row.b0, ls.b0);
                 ls.b1 = fmaf(s[i], row.b1, ls.b1);
             }
-            // Rare: a pair whose O(1) form of D loses digits. All pairs again, rolled, from the
-            // scratch, with the O(d) form where it is needed (a branch kept out of the fast loop).
+            // Rare: a pair whose O(1) form of D loses digits. All pairs again, rolled (indices
+            // and scores from the scratch, distances from the lists in global memory), with the
+            // O(d) form where it is needed (a branch kept out of the fast loop).
             if (needExact) {
                 ls = detail::LeastSquares{};
                 spillScores();
