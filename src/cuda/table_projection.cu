@@ -84,9 +84,25 @@ __device__ __forceinline__ float pairWeight(float hp, float adjust) {
     return __powf(1.0f + hp, -adjust) * fastReciprocal(hp);
 }
 
-template <int LIST, bool ADJUST_ONE>
+/// The pair's place in the table as a key that orders like the index u and holds the start of
+/// u's row of the table: (u (u + 1) / 2) << 16 | u (the table fits in shared memory only for
+/// g <= 362, where both halves fit in 16 bits).
+__device__ __forceinline__ uint32_t pairKey(uint32_t u) {
+    return (u * (u + 1) / 2) << 16 | u;
+}
+
+/// pairIndex of the two landmarks of keys ku and kv: the larger one's row, the smaller's column.
+__device__ __forceinline__ uint32_t pairIndexOfKeys(uint32_t ku, uint32_t kv) {
+    const uint32_t hi = ku > kv ? ku : kv, lo = ku > kv ? kv : ku;
+    return (hi >> 16) + (lo & 0xffffu);
+}
+
+// FULL: topn = LIST - 1 and topnn = LIST (k = 8 or 16 with more landmarks than k), known at
+// compile time, so that the unrolled loops carry no bound checks.
+template <int LIST, bool ADJUST_ONE, bool FULL>
 __global__ void __launch_bounds__(32 * kMaxWarps, 1)
     tableProjectionKernel(const ProjectionArgs a, const TableLayout lay) {
+    const int topn = FULL ? LIST - 1 : a.topn, topnn = FULL ? LIST : a.topnn;
     extern __shared__ float4 shared[];
     float* base = reinterpret_cast<float*>(shared);
     float* table = base + lay.table;
@@ -152,20 +168,21 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
         }
         __syncwarp();
         float bd[LIST], lx[LIST], ly[LIST], s[LIST];
-        int bi[LIST];
+        uint32_t key[LIST];  // pairKey of each neighbour
 #pragma unroll
         for (int i = 0; i < LIST; ++i) {
-            const bool in = i < a.topnn && active;
+            const bool in = i < topnn && active;
             bd[i] = in ? listDist[lane * kOut + i] : 0.0f;
-            bi[i] = in ? listIdx[lane * kOut + i] : 0;
-            const float2 l = lowS[bi[i]];
+            const uint32_t index = in ? uint32_t(listIdx[lane * kOut + i]) : 0u;
+            key[i] = pairKey(index);
+            const float2 l = lowS[index];
             lx[i] = l.x;
             ly[i] = l.y;
             s[i] = 0;
         }
         const bool marked = !(bd[0] >= 0.0f);  // non-finite input: placeNonFinite places it
         const bool ok = active && !marked &&
-                        detail::computeScores<LIST>([&](int i) { return bd[i]; }, a.topn, a.topnn,
+                        detail::computeScores<LIST>([&](int i) { return bd[i]; }, topn, topnn,
                                                     a.boost, [&](int i, float v) { s[i] = v; });
         // The rare paths index the scores at run time: they take the distances' place in the
         // scratch (and read the distances again from global memory).
@@ -173,7 +190,7 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
         auto spillScores = [&] {
 #pragma unroll
             for (int i = 0; i < LIST; ++i)
-                if (i < a.topn) score[i] = s[i];
+                if (i < topn) score[i] = s[i];
         };
         float2 y = make_float2(0, 0);
         bool placed = false;
@@ -186,15 +203,15 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
             bool needExact = false;
 #pragma unroll
             for (int i = 0; i < LIST; ++i) {
-                if (i >= a.topn) break;
+                if (i >= topn) break;
                 const float2 lu = make_float2(lx[i], ly[i]);
                 detail::addGravity(ls, s[i], lu);
                 // The sums of addPairWeighted with s_i factored out of the inner loop.
                 detail::LeastSquares row;
 #pragma unroll
                 for (int j = i + 1; j < LIST; ++j) {
-                    if (j >= a.topn) break;
-                    const float c = table[detail::pairIndex(uint32_t(bi[i]), uint32_t(bi[j]))];
+                    if (j >= topn) break;
+                    const float c = table[pairIndexOfKeys(key[i], key[j])];
                     const float hx = lx[j] - lu.x, hy = ly[j] - lu.y;
                     const float hp = fmaf(hx, hx, hy * hy);
                     const float w = c == 0.0f ? 0.0f : pairWeight<ADJUST_ONE>(hp, a.adjust);
@@ -224,10 +241,10 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
                 spillScores();
                 const float* dist = a.knnDist + p * kOut;
                 const int* idx = listIdx + lane * kOut;
-                for (int i = 0; i < a.topn; ++i) {
+                for (int i = 0; i < topn; ++i) {
                     const float2 lu = lowS[idx[i]];
                     detail::addGravity(ls, score[i], lu);
-                    for (int j = i + 1; j < a.topn; ++j) {
+                    for (int j = i + 1; j < topn; ++j) {
                         const uint32_t u = uint32_t(idx[i]), v = uint32_t(idx[j]);
                         const float c = table[detail::pairIndex(u, v)];
                         const float2 lv = lowS[v];
@@ -248,7 +265,7 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
                 // Weights and indices from the scratch (registers cannot be indexed at run time).
                 spillScores();
                 y = detail::neighbourMean([&](int i) { return uint32_t(listIdx[lane * kOut + i]); },
-                                          [&](int i) { return score[i]; }, ok, a.topn, a.low);
+                                          [&](int i) { return score[i]; }, ok, topn, a.low);
                 atomicAdd(a.counters + 1, 1ull);
             }
             reinterpret_cast<float2*>(a.out)[p] = y;
@@ -257,24 +274,34 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
     }
 }
 
-template <int LIST, bool ADJUST_ONE>
+template <int LIST, bool ADJUST_ONE, bool FULL>
 void launchOne(const ProjectionArgs& a, cudaStream_t stream) {
     const TableLayout lay(a.g, LIST, warpsFor(a.g, LIST));
-    detail::launchPersistent<tableProjectionKernel<LIST, ADJUST_ONE>>(
+    detail::launchPersistent<tableProjectionKernel<LIST, ADJUST_ONE, FULL>>(
         a, lay, lay.warps, lay.bytes(), stream, "launch of tableProjectionKernel");
+}
+
+/// The instantiation for LIST: the common case (adjust = 1, topn = LIST - 1 and topnn = LIST)
+/// with compile-time bounds, any other adjust or list length with run-time ones.
+template <int LIST>
+void launchForList(const ProjectionArgs& a, cudaStream_t stream) {
+    if (a.adjust != 1.0f) return launchOne<LIST, false, false>(a, stream);
+    if (a.topn == LIST - 1 && a.topnn == LIST) return launchOne<LIST, true, true>(a, stream);
+    launchOne<LIST, true, false>(a, stream);
 }
 
 }  // namespace
 
 bool tableProjectionSupports(int g, int topnn) {
-    return topnn <= 17 && warpsFor(g, topnn <= 9 ? 9 : 17) > 0;
+    // pairKey holds a row start of the table in 16 bits: g <= 362 (the table fits in shared
+    // memory only below that anyway).
+    return topnn <= 17 && g <= 362 && warpsFor(g, topnn <= 9 ? 9 : 17) > 0;
 }
 
 void launchProjectTable(const ProjectionArgs& a, cudaStream_t stream) {
     if (a.n == 0) return;
-    const bool one = a.adjust == 1.0f;
-    if (a.topnn <= 9) return one ? launchOne<9, true>(a, stream) : launchOne<9, false>(a, stream);
-    one ? launchOne<17, true>(a, stream) : launchOne<17, false>(a, stream);
+    if (a.topnn <= 9) return launchForList<9>(a, stream);
+    launchForList<17>(a, stream);
 }
 
 }  // namespace sepal::cuda
