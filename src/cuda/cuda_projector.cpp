@@ -132,8 +132,9 @@ struct CudaProjector::State {
         const bool tableOk =
             residentKnnSupports(stride, int(g), topnn) && tableProjectionSupports(int(g), topnn);
         // All of them are exact; on the H100's grid (GPU_NOTES.md) tensor+table was the fastest
-        // wherever it applies (g <= 256, k <= 16) but for d = 64 at g = 64 with k = 16, the
-        // tensor kernel with 1024 landmarks (and 256 at d = 64, k = 8), fused elsewhere.
+        // wherever it applies (g <= 256, k <= 16) but at d = 64, g = 64, k = 16 (so not for
+        // d > 32 with fewer landmarks and k > 8), the tensor kernel with 1024 landmarks, fused
+        // elsewhere.
         if (automatic) {
             if (tableOk && (stride <= 32 || g >= 256 || topnn <= 9)) return Kernel::TensorTable;
             if (tensorOk && (g >= 1024 || (g >= 256 && topnn <= 9))) return Kernel::Tensor;
