@@ -209,6 +209,7 @@ void Workspace::useExternalProjection(bool on) {
 void Workspace::acceptPositions(const float* xy) {
     if (m_sweeper->positions().size() != 2 * m_state.data.events()) return;
     m_sweeper->accept(xy, m_state.model);
+    m_stats.sweepProgress = m_sweeper->progress();  // settled now, not a frame later
 }
 
 // ---------------------------------------------------------------- edits

@@ -220,6 +220,23 @@ TEST(Workspace, PositionsMatchTheProjectorAndFollowALandmarkDrag) {
     EXPECT_EQ(ws.positions(), directProjection(ws));
 }
 
+TEST(Workspace, ExternalPositionsSettleTheSweepAtOnce) {
+    // The GPU path (CUDA into the vertex buffer) hands its host copy of new data's positions to
+    // acceptPositions: the Stats bar must say "settled" in that frame, not one frame later (a
+    // screenshot taken then showed "sweeping").
+    Workspace ws("cpu");
+    ws.useExternalProjection(true);
+    std::vector<io::Table> tables;
+    tables.push_back(makeSyntheticTable(3000));
+    ws.openTables(std::move(tables));
+    ws.frame(8.0);
+    EXPECT_LT(ws.stats().sweepProgress, 1.0);  // new data; nothing has projected it yet
+    const auto xy = directProjection(ws);
+    ws.acceptPositions(xy.data());
+    EXPECT_EQ(ws.stats().sweepProgress, 1.0);
+    EXPECT_EQ(ws.positions(), xy);
+}
+
 TEST(Workspace, BrushCountsTheCellsInsideThePolygonAndUndoRemovesThem) {
     auto owner = openSynthetic(3000);
     Workspace& ws = *owner;
