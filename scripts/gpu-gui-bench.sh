@@ -3,8 +3,8 @@
 # .gpudeps (scripts/prepare-gpu-deps.sh) into a private prefix, builds sepal (CUDA and GUI)
 # against them, starts Xvfb and measures the desktop application's frame rate (--bench-frames)
 # with the CUDA and the CPU backends on NVIDIA's GLX; JSON lines in $OUT/gui_bench.jsonl (OUT
-# defaults to ./out), five files in all with the logs, a summary last. Run from the repository
-# root.
+# defaults to ./out), five files in all with the logs (six with SEPAL_GUI_SHOT), a summary
+# last. Run from the repository root.
 #   SEPAL_GPUDEPS=dir              the carried packages (default .gpudeps)
 #   SEPAL_GPUDEPS_PREFIX=dir       where they are unpacked (default /tmp/gpudeps)
 #   SEPAL_GPU_BUILD=dir            build directory (default /tmp/build-gui)
@@ -13,6 +13,8 @@
 #   SEPAL_GUI_BENCH_FRAMES=N       frames a run (default 300)
 #   SEPAL_GUI_BENCH_TIMEOUT=s      the most one run may take (default 240)
 #   SEPAL_GUI_BENCH_DEADLINE=s     no run starts past this many seconds after the start (470)
+#   SEPAL_GUI_SHOT=1               also a screenshot of the demo data on the CUDA backend
+#                                  ($OUT/gpu_screenshot.png)
 #   SEPAL_GPUDEPS_LIBXML2=auto|system|stub   what Mesa's LLVM gets for libxml2.so.2 (auto: the
 #                                  system's if there is one, else a stand-in built here)
 set -uo pipefail
@@ -306,13 +308,24 @@ done
 for n in "${cpu_points[@]}"; do
     run "cpu_$n" cpu "$n"
 done
+if [ -n "${SEPAL_GUI_SHOT:-}" ]; then
+    # The window as a GPU user sees it (the Stats window names the CUDA kernel), to look at.
+    shot=$out/gpu_screenshot.png
+    if timeout 60 env "${run_env[@]}" "$sepal" "$repo/data/demo.fcs" --screenshot "$shot" \
+        --backend cuda --no-autosave "${context[@]}" >"$tmp/shot.log" 2>&1; then
+        echo "screenshot: $shot"
+    else
+        echo "screenshot failed:"
+        tail -3 "$tmp/shot.log" | sed 's/^/  /'
+    fi
+fi
 
 echo "== summary ($(elapsed) s in all; $jsonl)"
 python3 - "$jsonl" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 print(f"{'run':22} {'backend':7} {'points':>9} {'fps':>7} {'mean':>7} {'median':>7} {'p95':>7} "
-      f"{'sweep s':>8} {'interop':7} renderer")
+      f"{'sweep s':>8} {'interop':7} {'kernel':13} renderer")
 for j in rows:
     if "error" in j:
         last = (j.get("log_tail") or "").strip().splitlines()[-1:] or [""]
@@ -320,6 +333,7 @@ for j in rows:
         continue
     print(f"{j['run']:22} {j['backend']:7} {j['points']:>9} {j['fps']:7.1f} {j['mean_ms']:7.2f} "
           f"{j['median_ms']:7.2f} {j['p95_ms']:7.2f} {j['full_sweep_s']:8.3f} "
-          f"{str(j.get('cuda_gl_interop', '?')):7} {j.get('gl_renderer', '?')} ({j.get('gl_context', '?')})")
+          f"{str(j.get('cuda_gl_interop', '?')):7} {j.get('cuda_kernel') or '-':13} "
+          f"{j.get('gl_renderer', '?')} ({j.get('gl_context', '?')})")
 PY
 grep -q '"fps"' "$jsonl"

@@ -278,6 +278,7 @@ bool Application::gpuFrame() {
             m_workspace.setExternalProjectMs((now() - t0) * 1000.0);
             m_gpuProjected += n;
             m_ctx->gpuMemory = render::CudaGlBuffer::memoryLine();
+            m_ctx->gpuKernel = projector->lastKernel();  // what "auto" chose for this shape
             return true;
         }
         if (m_gpuHostStale && ++m_gpuQuiet > 3) {
@@ -289,6 +290,7 @@ bool Application::gpuFrame() {
     } catch (const std::exception& e) {
         m_interop->unmap();
         m_ctx->error(std::string("GPU projection failed, continuing on the CPU: ") + e.what());
+        m_ctx->gpuKernel.clear();
         m_gpu = false;
         m_workspace.useExternalProjection(false);
     }
@@ -778,6 +780,7 @@ void Application::benchFrame(double frameMs) {
     j["gl_context"] = m_options.egl ? "egl" : "glx";
     j["cuda_gl_interop"] = m_gpu && !m_interopBroken;
     j["backend_reason"] = m_workspace.backend().reason;
+    j["cuda_kernel"] = m_ctx->gpuKernel;  // empty on the CPU path
     std::printf("%s\n", j.dump().c_str());
     std::fflush(stdout);
     m_quit = 0;

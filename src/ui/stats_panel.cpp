@@ -16,6 +16,7 @@ void StatsPanel::draw(UiContext& ctx) {
     ImGui::Text("Training %.1f ms this frame", s.trainMs);
     ImGui::Text("Backend: %s", ws.backend().name.c_str());
     ImGui::TextWrapped("Why: %s", ws.backend().reason.c_str());
+    if (!ctx.gpuKernel.empty()) ImGui::Text("CUDA kernel: %s", ctx.gpuKernel.c_str());
     ImGui::Text("GPU memory: %s", ctx.gpuMemory.c_str());
 }
 

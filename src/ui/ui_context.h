@@ -32,6 +32,7 @@ struct UiContext {
     double frameMs = 0;                ///< last frame's duration
     double fps = 0;                    ///< smoothed frames per second
     std::string gpuMemory;             ///< GPU memory line for Stats ("n/a" on the CPU path)
+    std::string gpuKernel;             ///< CUDA kernel of the last projection (empty: none)
     std::string sessionPath;           ///< last session saved or loaded
     bool quitRequested = false;        ///< File > Quit
 
