@@ -89,6 +89,24 @@ __device__ __forceinline__ void mmaTile(const uint32_t (&fa)[KSTEPS][4],
     }
 }
 
+/// v = |L - m|^2 - 2 <x - m, L - m> of one tile of 8 landmarks for the warp's 32 points, from
+/// the tile's B fragments b (loaded by the caller, from shared or global memory) and the lane's
+/// two centred landmark norms: v[s][col] belongs to point 8 s + gq and landmark 8 nt + 2 t4 + col.
+template <int KSTEPS>
+__device__ __forceinline__ void tileValues(const uint32_t (&fa)[2][KSTEPS][4],
+                                           const float4 (&b)[KSTEPS / 2], float2 norm,
+                                           float (&v)[4][2]) {
+#pragma unroll
+    for (int mt = 0; mt < 2; ++mt) {
+        float acc[4];
+        mmaTile<KSTEPS>(fa[mt], b, acc);
+        v[2 * mt][0] = fmaf(-2.0f, acc[0], norm.x);
+        v[2 * mt][1] = fmaf(-2.0f, acc[1], norm.y);
+        v[2 * mt + 1][0] = fmaf(-2.0f, acc[2], norm.x);
+        v[2 * mt + 1][1] = fmaf(-2.0f, acc[3], norm.y);
+    }
+}
+
 /// Adds a warp's candidate statistics to stats (when counting): [0] += exact distances of its
 /// active points, [1] += its active points that scanned every landmark.
 __device__ __forceinline__ void countCandidates(unsigned long long* stats, bool active, int total,

@@ -54,9 +54,13 @@ void launchPersistent(const ProjectionArgs& a, const Layout& layout, int warps, 
                                               int(maxSharedBytesOptin())));
         configured = true;
     }
-    int device = 0, sms = 0;
-    SEPAL_CUDA_CHECK(cudaGetDevice(&device));
-    SEPAL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    // Asked once per kernel, not at every launch (one per frame and phase in the app).
+    static const int sms = [] {
+        int device = 0, count = 0;
+        SEPAL_CUDA_CHECK(cudaGetDevice(&device));
+        SEPAL_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+        return count;
+    }();
     const size_t tiles = (a.n + 31) / 32;
     const size_t wanted = (tiles + size_t(warps) - 1) / size_t(warps);
     const unsigned blocks = unsigned(wanted < size_t(sms) ? wanted : size_t(sms));

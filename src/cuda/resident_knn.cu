@@ -132,26 +132,28 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
                 a.points, p0, avail, a.tensor.centre, scratch, unused, bad, fa);
         }
 
+        // v of tile nt (detail::tileValues) from the fragments and norms in shared memory.
+        auto valuesOfTile = [&](int nt, float(&v)[4][2]) {
+            float4 b[kPairs];
+#pragma unroll
+            for (int kp = 0; kp < kPairs; ++kp) b[kp] = frags[(nt * kPairs + kp) * 32 + lane];
+            detail::tileValues<kSteps>(fa, b, reinterpret_cast<const float2*>(norms)[nt * 4 + t4],
+                                       v);
+        };
         // The products of chunk c into the scratch: point i's 32 values at row i.
         auto chunkValues = [&](int c) {
 #pragma unroll
             for (int ntl = 0; ntl < kChunk / 8; ++ntl) {
-                const int nt = c * (kChunk / 8) + ntl;
-                float4 b[kPairs];
-#pragma unroll
-                for (int kp = 0; kp < kPairs; ++kp) b[kp] = frags[(nt * kPairs + kp) * 32 + lane];
-                const float2 norm = reinterpret_cast<const float2*>(norms)[nt * 4 + t4];
+                float v[4][2];
+                valuesOfTile(c * (kChunk / 8) + ntl, v);
 #pragma unroll
                 for (int mt = 0; mt < 2; ++mt) {
-                    float acc[4];
-                    detail::mmaTile<kSteps>(fa[mt], b, acc);
                     // Rows gq and gq + 8 share their swizzle.
                     const int slot = chunkSlot(16 * mt + gq, 2 * ntl + (t4 >> 1));
                     float* top = scratch + 4 * slot + 2 * (t4 & 1);
-                    *reinterpret_cast<float2*>(top) =
-                        make_float2(fmaf(-2.0f, acc[0], norm.x), fmaf(-2.0f, acc[1], norm.y));
+                    *reinterpret_cast<float2*>(top) = make_float2(v[2 * mt][0], v[2 * mt][1]);
                     *reinterpret_cast<float2*>(top + 8 * kChunk) =
-                        make_float2(fmaf(-2.0f, acc[2], norm.x), fmaf(-2.0f, acc[3], norm.y));
+                        make_float2(v[2 * mt + 1][0], v[2 * mt + 1][1]);
                 }
             }
             __syncwarp();
@@ -180,24 +182,13 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
             for (int c = 0; c < chunks; ++c) {
 #pragma unroll
                 for (int b = 0; b < kChunk / 8; ++b) {
-                    const int nt = c * (kChunk / 8) + ((b + c) & 3);
-                    float4 frag[kPairs];
+                    float v[4][2];
+                    valuesOfTile(c * (kChunk / 8) + ((b + c) & 3), v);
 #pragma unroll
-                    for (int kp = 0; kp < kPairs; ++kp)
-                        frag[kp] = frags[(nt * kPairs + kp) * 32 + lane];
-                    const float2 norm = reinterpret_cast<const float2*>(norms)[nt * 4 + t4];
+                    for (int s = 0; s < 4; ++s)
 #pragma unroll
-                    for (int mt = 0; mt < 2; ++mt) {
-                        float acc[4];
-                        detail::mmaTile<kSteps>(fa[mt], frag, acc);
-                        const int top = 2 * mt, bottom = 2 * mt + 1, bucket = b & 1;
-                        keep(lo[top][0][bucket], hi[top][0][bucket], fmaf(-2.0f, acc[0], norm.x));
-                        keep(lo[top][1][bucket], hi[top][1][bucket], fmaf(-2.0f, acc[1], norm.y));
-                        keep(lo[bottom][0][bucket], hi[bottom][0][bucket],
-                             fmaf(-2.0f, acc[2], norm.x));
-                        keep(lo[bottom][1][bucket], hi[bottom][1][bucket],
-                             fmaf(-2.0f, acc[3], norm.y));
-                    }
+                        for (int col = 0; col < 2; ++col)
+                            keep(lo[s][col][b & 1], hi[s][col][b & 1], v[s][col]);
                 }
             }
             // The quad's 4 x 8 values of each point to the point's row, read by its owner.

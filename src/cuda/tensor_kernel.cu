@@ -125,16 +125,7 @@ __global__ void __launch_bounds__(kThreads, minBlocksFor(STRIDE, LIST))
         float4 b[kPairs];
 #pragma unroll
         for (int kp = 0; kp < kPairs; ++kp) b[kp] = __ldg(frags + (nt * kPairs + kp) * 32 + lane);
-        const float2 norm = __ldg(norms + nt * 4 + t4);
-#pragma unroll
-        for (int mt = 0; mt < 2; ++mt) {
-            float acc[4];
-            detail::mmaTile<kSteps>(fa[mt], b, acc);
-            v[2 * mt][0] = fmaf(-2.0f, acc[0], norm.x);
-            v[2 * mt][1] = fmaf(-2.0f, acc[1], norm.y);
-            v[2 * mt + 1][0] = fmaf(-2.0f, acc[2], norm.x);
-            v[2 * mt + 1][1] = fmaf(-2.0f, acc[3], norm.y);
-        }
+        detail::tileValues<kSteps>(fa, b, __ldg(norms + nt * 4 + t4), v);
     };
     const int tiles = a.tensor.gPad / 8;
 
