@@ -52,7 +52,7 @@ export SEPAL_SHARED_DATA=${SEPAL_SHARED_DATA:-$deps}
 tests=$build/tests/sepal_gpu_tests
 small='CudaVsHost*n0_*:CudaVsHost*n1_*:CudaVsHost*n129_*:CudaVsHost*n1000_*:CudaVsHost*n200_*'
 small+=':CudaVsHost*n50_*:CudaSearch*n1_*:CudaSearch*n333_*:CudaSearch*n100_*:CudaProjector.*'
-small+=':CudaTraining.*:CudaTensorSearch*'
+small+=':CudaTraining.*:CudaTensorSearch*:CudaPartsSearch*'
 if [ "$mode" != bench ] && [ "$mode" != profile ]; then
     echo "== GPU tests"
     start=$(date +%s)
@@ -91,12 +91,14 @@ if [ "$mode" = profile ]; then
 fi
 echo "== benchmark: sepal-bench cuda-project"
 bench=$build/bench/sepal-bench
-kernels=(--kernel tensor+table --kernel tensor --kernel fused --kernel bitonic+registers
-         --kernel bitonic+aligned)
+kernels=(--kernel tensor+table --kernel tensor+parts --kernel tensor --kernel fused
+         --kernel bitonic+registers --kernel bitonic+aligned)
 : >"$out/bench.jsonl"
 $bench cuda-project "${kernels[@]}" -d 32 -g 256 -k 16 | tee -a "$out/bench.jsonl" >/dev/null
 $bench cuda-project "${kernels[@]}" -d 64 -g 1024 -k 32 | tee -a "$out/bench.jsonl" >/dev/null
-$bench cuda-project --kernel tensor+table --kernel tensor --kernel fused --data clustered -d 32 -g 256 -k 16 |
+$bench cuda-project --kernel tensor+table --kernel tensor --kernel fused --data clustered \
+    -d 32 -g 256 -k 16 | tee -a "$out/bench.jsonl" >/dev/null
+$bench cuda-project --kernel tensor+parts --kernel tensor --data clustered -d 64 -g 1024 -k 32 |
     tee -a "$out/bench.jsonl" >/dev/null
 if [ "$mode" != quick ]; then
     $bench cuda-project --grid "${kernels[@]}" --reps 10 | tee "$out/bench_grid.jsonl" >/dev/null

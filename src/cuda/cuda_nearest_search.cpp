@@ -59,6 +59,10 @@ class CudaNearestSearch : public NearestSearch {
             m_tensor.upload(landmarks, g, d, stride, kTensorPadding, nullptr, false);
             a.tensor = m_tensor.view();
             launchResidentKnn(a, nullptr);
+        } else if (m_kernel == "parts" && partsKnnSupports(stride, int(g), int(k))) {
+            m_tensor.upload(landmarks, g, d, stride, kTensorPadding, nullptr, false);
+            a.tensor = m_tensor.view();
+            launchPartsKnn(a, nullptr);
         } else if (m_kernel == "tensor" && tensorSupports(stride, int(k))) {
             m_tensor.upload(landmarks, g, d, stride, kTensorPadding, nullptr);
             a.tensor = m_tensor.view();

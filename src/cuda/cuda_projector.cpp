@@ -17,17 +17,18 @@ namespace sepal::cuda {
 
 namespace {
 
-enum class Kernel { TensorTable, Tensor, Fused, BitonicRegisters, BitonicAligned };
+enum class Kernel { TensorTable, TensorParts, Tensor, Fused, BitonicRegisters, BitonicAligned };
 
 Kernel parseKernel(const std::string& name, bool* automatic) {
     *automatic = name == "auto";
     if (name == "tensor+table") return Kernel::TensorTable;
+    if (name == "tensor+parts") return Kernel::TensorParts;
     if (name == "tensor") return Kernel::Tensor;
     if (name == "auto" || name == "fused") return Kernel::Fused;
     if (name == "bitonic+registers") return Kernel::BitonicRegisters;
     if (name == "bitonic+aligned") return Kernel::BitonicAligned;
     throw InputError("unknown CUDA kernel '" + name +
-                     "': use auto, tensor+table, tensor, fused, bitonic+registers or "
+                     "': use auto, tensor+table, tensor+parts, tensor, fused, bitonic+registers or "
                      "bitonic+aligned");
 }
 
@@ -35,6 +36,8 @@ const char* kernelName(Kernel k) {
     switch (k) {
         case Kernel::TensorTable:
             return "tensor+table";
+        case Kernel::TensorParts:
+            return "tensor+parts";
         case Kernel::Tensor:
             return "tensor";
         case Kernel::Fused:
@@ -131,12 +134,19 @@ struct CudaProjector::State {
         const bool tensorOk = tensorSupports(stride, topnn);
         const bool tableOk =
             residentKnnSupports(stride, int(g), topnn) && tableProjectionSupports(int(g), topnn);
-        // All of them are exact; on the H100's grid (GPU_NOTES.md) tensor+table was the fastest
-        // wherever it applies (g <= 256, k <= 16) but at d = 64, g = 64, k = 16 (so not for
-        // d > 32 with fewer landmarks and k > 8), the tensor kernel with 1024 landmarks, fused
-        // elsewhere.
+        const bool partsOk =
+            partsKnnSupports(stride, int(g), topnn) &&
+            (tableProjectionSupports(int(g), topnn) || listProjectionSupports(topnn));
+        // All of them are exact; on the H100's grid (GPU_NOTES.md): tensor+table where it
+        // applies with d <= 32 (or d = 64 with 64 landmarks and k = 8); tensor+parts with 256
+        // landmarks or more (or d = 64 and k <= 16), but for k = 8 with 1024 landmarks and
+        // d <= 32, where the tensor kernel is faster; fused for the rest (k = 32 with 64
+        // landmarks, d <= 4 or d > 64).
         if (automatic) {
-            if (tableOk && (stride <= 32 || g >= 256 || topnn <= 9)) return Kernel::TensorTable;
+            if (tableOk && (stride <= 32 || (g < 256 && topnn <= 9))) return Kernel::TensorTable;
+            const bool tensorFaster = stride <= 32 && g >= 1024 && topnn <= 9;
+            if (partsOk && (g >= 256 || (stride >= 64 && topnn <= 17)) && !tensorFaster)
+                return Kernel::TensorParts;
             if (tensorOk && (g >= 1024 || (g >= 256 && topnn <= 9))) return Kernel::Tensor;
             return fusedOk ? Kernel::Fused : Kernel::BitonicRegisters;
         }
@@ -150,6 +160,11 @@ struct CudaProjector::State {
                 "5 <= d <= 64, k <= 16, and landmarks that fit in shared memory (g = 256 at "
                 "d = 32)",
                 "tensor");
+        if (requested == Kernel::TensorParts && !partsOk)
+            throw refuse(
+                "the tensor+parts CUDA kernels need a GPU of compute capability 8.0 or later, "
+                "5 <= d <= 64 and k <= 32",
+                "fused");
         if (requested == Kernel::Tensor && !tensorOk)
             throw refuse(
                 "the tensor CUDA kernel needs a GPU of compute capability 8.0 or later, "
@@ -238,7 +253,8 @@ struct CudaProjector::State {
     /// k-NN.
     void run(ProjectionArgs a, int b, cudaStream_t stream, bool knnOnlyPhase = false) {
         last = choose(a.topnn);
-        const bool tensor = last == Kernel::Tensor || last == Kernel::TensorTable;
+        const bool tensor =
+            last == Kernel::Tensor || last == Kernel::TensorTable || last == Kernel::TensorParts;
         if (tensor) {
             const bool shuffled = last == Kernel::Tensor;
             if (tensorStale || tensorShuffled != shuffled) {
@@ -286,12 +302,17 @@ struct CudaProjector::State {
         } else {
             if (last == Kernel::TensorTable)
                 launchResidentKnn(a, stream);
+            else if (last == Kernel::TensorParts)
+                launchPartsKnn(a, stream);
             else
                 launchBitonicKnn(a, stream);
             if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(events[1], stream));
             if (!knnOnlyPhase) {
-                if (last == Kernel::TensorTable)
+                if (last == Kernel::TensorTable ||
+                    (last == Kernel::TensorParts && tableProjectionSupports(int(g), a.topnn)))
                     launchProjectTable(a, stream);
+                else if (last == Kernel::TensorParts)
+                    launchProjectLists(a, stream);
                 else if (last == Kernel::BitonicRegisters)
                     launchProjectRegisters(a, stream);
                 else

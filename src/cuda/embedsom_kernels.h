@@ -20,7 +20,28 @@ struct TensorLandmarks {
     const float* centre = nullptr;   ///< tensorStride(stride): the landmarks' mean (zeros beyond d)
     int gPad = 0;                    ///< g rounded up to kTensorPadding
     float radius = 0;                ///< max_j |L_j - centre|, rounded up
+    /// The same centred landmarks in index order as FP16 m16n8k16 B fragments (halfFragmentIndex),
+    /// scaled by halfScale; prepared with the unshuffled order only (null otherwise).
+    const uint16_t* halves = nullptr;
+    float halfScale = 0;  ///< a power of two: radius x halfScale lies in [8, 16)
+    float halfReach = 0;  ///< largest |x - centre| whose scaled coordinates fit FP16 (-1: none)
 };
+
+/// Columns of the FP16 landmark fragments: the point stride, at least one pair of 16-wide k-steps.
+inline int halfFragmentWidth(int stride) {
+    return stride < 32 ? 32 : stride;
+}
+
+/// Where value (landmark i, dimension t) sits in TensorLandmarks::halves for fragment width kw:
+/// tiles of 8 landmarks, then pairs of 16-dimension k-steps, then the 32 lanes of a warp, each
+/// with the 8 halves {b0, b1, b2, b3} of the even k-step and of the odd one of an m16n8k16 FP16
+/// mma.sync (lane = 4 x landmark-in-tile + t holds dimensions 2 t, 2 t + 1, 2 t + 8, 2 t + 9).
+inline size_t halfFragmentIndex(size_t i, size_t t, int kw) {
+    const size_t tile = i / 8, pair = t / 32, step = (t / 16) % 2, within = t % 16;
+    const size_t lane = (i % 8) * 4 + (within % 8) / 2;
+    return ((tile * size_t(kw / 32) + pair) * 32 + lane) * 8 + step * 4 + (within / 8) * 2 +
+           within % 2;
+}
 
 /// Columns of the tensor kernel's landmark rows: the point stride, at least one k-step pair.
 inline int tensorStride(int stride) {
@@ -115,6 +136,18 @@ bool residentKnnSupports(int stride, int g, int topnn);
 /// args.out is set (a projection follows), points with NaN or infinity are queued for
 /// launchPlaceNonFinite and their lists marked with a distance of -1.
 void launchResidentKnn(const ProjectionArgs& args, cudaStream_t stream);
+/// True when the parts k-NN takes this stride, landmark count and list length on the current
+/// device: FP16 tensor cores (compute capability 8.0 or later), topnn <= 33, stride <= 64.
+bool partsKnnSupports(int stride, int g, int topnn);
+/// The parts k-NN: FP16 tensor-core candidates and an exact re-rank, with the landmarks passing
+/// through shared memory in parts; writes knnIdx/knnDist (kOut = topnn) as launchResidentKnn
+/// does, bit for bit the fused kernel's lists. Needs args.tensor unshuffled, with halves.
+void launchPartsKnn(const ProjectionArgs& args, cudaStream_t stream);
+/// True when the list projection takes this list length (topnn <= 64).
+bool listProjectionSupports(int topnn);
+/// The list projection: reads knnIdx/knnDist (kOut = topnn), writes out; one warp per point,
+/// the pair terms from the table in global memory. Skips lists marked by a k-NN (distance -1).
+void launchProjectLists(const ProjectionArgs& args, cudaStream_t stream);
 /// True when the table projection takes g landmarks and this list length on the current
 /// device (topnn <= 17, c_uv of every pair in a block's shared memory: g <= 256 or so).
 bool tableProjectionSupports(int g, int topnn);

@@ -1,6 +1,6 @@
 #pragma once
 // Device helpers of the k-NN phases: the register top-k list, a register sorting network, and
-// the TF32 tensor-core operands and product of the tensor kernels.
+// the TF32 and FP16 tensor-core operands and products of the tensor kernels.
 
 #include <cstdint>
 
@@ -107,6 +107,40 @@ __device__ __forceinline__ void tileValues(const uint32_t (&fa)[2][KSTEPS][4],
     }
 }
 
+/// One m16n8k16 FP16 product accumulated into c in float32 (PTX fragment layouts: the
+/// accumulators are laid out as mmaTf32's).
+__device__ __forceinline__ void mmaF16(float (&c)[4], const uint32_t (&a)[4], uint32_t b0,
+                                       uint32_t b1) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/// The FP16 twin of tileValues: v = |L - m|^2 - 2 <x - m, L - m> of one tile of 8 landmarks for
+/// the warp's 32 points, from A and B fragments scaled by s (k-steps of 16 dimensions; each
+/// uint4 of b holds the two registers of an even and an odd k-step) and unscaled norms;
+/// minusTwoOverS2 = -2 / s^2 (exact: s is a power of two). Same v layout as tileValues.
+template <int KSTEPS>
+__device__ __forceinline__ void halfTileValues(const uint32_t (&fa)[2][KSTEPS][4],
+                                               const uint4 (&b)[(KSTEPS + 1) / 2], float2 norm,
+                                               float minusTwoOverS2, float (&v)[4][2]) {
+#pragma unroll
+    for (int mt = 0; mt < 2; ++mt) {
+        float acc[4] = {0, 0, 0, 0};
+#pragma unroll
+        for (int ks = 0; ks < KSTEPS; ++ks) {
+            const uint4 bb = b[ks / 2];
+            mmaF16(acc, fa[mt][ks], ks % 2 ? bb.z : bb.x, ks % 2 ? bb.w : bb.y);
+        }
+        v[2 * mt][0] = fmaf(minusTwoOverS2, acc[0], norm.x);
+        v[2 * mt][1] = fmaf(minusTwoOverS2, acc[1], norm.y);
+        v[2 * mt + 1][0] = fmaf(minusTwoOverS2, acc[2], norm.x);
+        v[2 * mt + 1][1] = fmaf(minusTwoOverS2, acc[3], norm.y);
+    }
+}
+
 /// Adds a warp's candidate statistics to stats (when counting): [0] += exact distances of its
 /// active points, [1] += its active points that scanned every landmark.
 __device__ __forceinline__ void countCandidates(unsigned long long* stats, bool active, int total,
@@ -118,6 +152,23 @@ __device__ __forceinline__ void countCandidates(unsigned long long* stats, bool 
         atomicAdd(stats, (unsigned long long)exact);
         atomicAdd(stats + 1, (unsigned long long)scans);
     }
+}
+
+/// Stages a warp's 32 point rows (points p0 .. p0 + 31 of a row-major array of KVEC float4s per
+/// point, `avail` of them present, zeros for the rest) in `scratch`, rows of LD floats, with
+/// coalesced loads; the rows are visible to the whole warp on return.
+template <int KVEC, int LD>
+__device__ __forceinline__ void stageRows(const float* points, size_t p0, size_t avail,
+                                          float* scratch) {
+    const int lane = threadIdx.x & 31;
+    const float4* src = reinterpret_cast<const float4*>(points) + p0 * KVEC;
+#pragma unroll
+    for (int i = 0; i < KVEC; ++i) {
+        const int e = lane + 32 * i, r = e / KVEC, c = e % KVEC;
+        const float4 v = size_t(r) < avail ? src[e] : make_float4(0, 0, 0, 0);
+        reinterpret_cast<float4*>(scratch + r * LD)[c] = v;
+    }
+    __syncwarp();
 }
 
 /// The tensor kernels' A operands: stages a warp's 32 point rows (points p0 .. p0 + 31 of a
@@ -132,14 +183,7 @@ __device__ __forceinline__ float loadPointFragments(const float* points, size_t 
                                                     float4 (&x)[KVEC], bool& bad,
                                                     uint32_t (&fa)[2][KROW / 8][4]) {
     const int lane = threadIdx.x & 31, gq = lane >> 2, t4 = lane & 3;
-    const float4* src = reinterpret_cast<const float4*>(points) + p0 * KVEC;
-#pragma unroll
-    for (int i = 0; i < KVEC; ++i) {
-        const int e = lane + 32 * i, r = e / KVEC, c = e % KVEC;
-        const float4 v = size_t(r) < avail ? src[e] : make_float4(0, 0, 0, 0);
-        reinterpret_cast<float4*>(scratch + r * LD)[c] = v;
-    }
-    __syncwarp();
+    stageRows<KVEC, LD>(points, p0, avail, scratch);
     float centred2 = 0;
     float4* row = reinterpret_cast<float4*>(scratch + lane * LD);
     const float4* m4 = reinterpret_cast<const float4*>(centre);

@@ -27,6 +27,7 @@
 #include <climits>
 #include <cstdint>
 
+#include "cuda/chunk_passes.cuh"
 #include "cuda/cuda_error.h"
 #include "cuda/embedsom_kernels.h"
 #include "cuda/embedsom_project.cuh"
@@ -38,14 +39,8 @@ namespace {
 
 constexpr int kMaxWarps = 16;
 constexpr int kCapacity = 64;  // candidates kept per point (21.4 on average at the headline)
-constexpr int kChunk = 32;     // landmarks per transposed chunk
-
-/// Where float4 k of point row i of a 32 x 32 chunk of products lies in the scratch. The rows are
-/// unpadded; the XOR spreads both the mma's float2 stores (rows gq and gq + 8, columns 2 t4) and
-/// each lane's float4 reads of its own row over all 32 banks.
-__device__ __forceinline__ int chunkSlot(int i, int k) {
-    return i * (kChunk / 4) + (k ^ (((i & 3) << 1) | ((i >> 2) & 1)));
-}
+using detail::chunkSlot;
+using detail::kChunk;
 
 /// Shared-memory layout of one instantiation, in floats (all offsets multiples of 4).
 struct ResidentLayout {
@@ -73,15 +68,6 @@ int warpsFor(int g, int stride, int list) {
     for (int w = kMaxWarps; w >= 4; w /= 2)
         if (ResidentLayout(g, stride, list, w).bytes() <= detail::maxSharedBytesOptin()) return w;
     return 0;
-}
-
-/// The float4 at a shared-memory address.
-__device__ __forceinline__ float4 loadSharedFloat4(uint32_t address) {
-    float4 v;
-    asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
-                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-                 : "r"(address));
-    return v;
 }
 
 template <int STRIDE, int LIST>
@@ -146,15 +132,7 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
             for (int ntl = 0; ntl < kChunk / 8; ++ntl) {
                 float v[4][2];
                 valuesOfTile(c * (kChunk / 8) + ntl, v);
-#pragma unroll
-                for (int mt = 0; mt < 2; ++mt) {
-                    // Rows gq and gq + 8 share their swizzle.
-                    const int slot = chunkSlot(16 * mt + gq, 2 * ntl + (t4 >> 1));
-                    float* top = scratch + 4 * slot + 2 * (t4 & 1);
-                    *reinterpret_cast<float2*>(top) = make_float2(v[2 * mt][0], v[2 * mt][1]);
-                    *reinterpret_cast<float2*>(top + 8 * kChunk) =
-                        make_float2(v[2 * mt + 1][0], v[2 * mt + 1][1]);
-                }
+                detail::storeChunkTile(scratch, ntl, v);
             }
             __syncwarp();
         };
@@ -225,122 +203,38 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
         }
         const bool trusted = threshold < FLT_MAX;
 
-        // Pass 2: the candidates, in index order. A bit mask of the chunk's passing landmarks
-        // first, then a loop over its set bits: one branch per value made the warp run every
-        // value's store path that any lane needed. v <= threshold is v < above, which is the
-        // sign bit of v - above (rounding keeps the sign; an underflow gives -0), and a funnel
-        // shift moves that bit into the mask: two instructions per value.
+        // Pass 2: the candidates, in index order: a bit mask of the chunk's passing landmarks
+        // (chunkMask), then a loop over its set bits.
         const float above = nextafterf(threshold, FLT_MAX);
         int count = 0;
         for (int c = 0; c < chunks; ++c) {
             chunkValues(c);
-            uint32_t mask = 0;  // bit 31 - i: value i passes
-#pragma unroll
-            for (int k = 0; k < 8; ++k) {
-                const float4 v = mine(k);
-                mask = __funnelshift_l(__float_as_uint(v.x - above), mask, 1);
-                mask = __funnelshift_l(__float_as_uint(v.y - above), mask, 1);
-                mask = __funnelshift_l(__float_as_uint(v.z - above), mask, 1);
-                mask = __funnelshift_l(__float_as_uint(v.w - above), mask, 1);
-            }
+            uint32_t mask = detail::chunkMask(scratch, above);  // bit 31 - i: value i passes
             __syncwarp();  // the scratch is written again by the next chunk
             for (mask = __brev(mask); mask; mask &= mask - 1, ++count)
                 if (count < kCapacity)
                     cand[count * 32 + lane] = uint16_t(c * kChunk + __ffs(mask) - 1);
         }
 
-        // Exact re-rank in the reference's arithmetic, candidates in index order. The rows are
-        // unpadded, so float4 c of every row lies in banks 4 (c % 8) to 4 (c % 8) + 3: lane l
-        // works r = l % 8 steps behind, on float4 (s - r) of its candidate at step s, and the 8
-        // lanes of a quarter warp read 8 different bank groups whatever their rows. Round R
-        // finishes candidate R - 1 (steps s < r) and starts candidate R (s >= r); the sum of
-        // each candidate still runs in dimension order, as squaredDistance's.
+        // Exact re-rank (rerankStaggered), candidates in index order, with the point's row
+        // rotated for the staggered reads.
         constexpr int kLag = kVec < 8 ? kVec : 8;
         const int r = lane & (kLag - 1);
-        float4 x[kVec];  // x[s]: the point's float4 (s - r) mod kVec
-        {
-            const float4* src = reinterpret_cast<const float4*>(a.points) + (active ? p : 0) * kVec;
-            bool ignored = false;
-#pragma unroll
-            for (int s = 0; s < kVec; ++s)
-                x[s] = detail::finiteOrZero4(
-                    active ? src[(s - r) & (kVec - 1)] : make_float4(0, 0, 0, 0), ignored);
-        }
+        float4 x[kVec];
+        detail::loadRotatedRow<kVec>(a.points, p, active, r, x);
         const bool exhaustive = !trusted || count > kCapacity;
         const int total = exhaustive ? a.g : count;
         float bd[LIST];
         int bi[LIST];
 #pragma unroll
         for (int i = 0; i < LIST; ++i) bd[i] = FLT_MAX, bi[i] = INT_MAX;
-        // Two candidates per round (even and odd), so that two independent sums hide the
-        // latency of each other's multiply-adds.
-        float acc[2] = {0, 0}, finished[2] = {0, 0};
-        int previous[2] = {0, 0};
-        const int rounds = (total + 1) / 2;
-        const uint32_t rowsAddress = uint32_t(__cvta_generic_to_shared(rows));
-        for (int round = 0; round <= rounds; ++round) {
-            // Shared-memory addresses of float4 -r of the candidate started now, and of float4
-            // kVec - r of the one finished now: step s reads one of them + 16 s.
-            uint32_t current[2], earlier[2];
-            int j[2];
-#pragma unroll
-            for (int u = 0; u < 2; ++u) {
-                const int e = 2 * round + u;
-                j[u] = e >= total ? previous[u] : exhaustive ? e : cand[e * 32 + lane];
-                current[u] = rowsAddress + uint32_t(j[u] * kVec - r) * 16u;
-                earlier[u] = rowsAddress + uint32_t(previous[u] * kVec + kVec - r) * 16u;
-            }
-#pragma unroll
-            for (int s = 0; s < kVec; ++s) {
-#pragma unroll
-                for (int u = 0; u < 2; ++u) {
-                    if (s == r) finished[u] = acc[u], acc[u] = 0;
-                    // One select and one load (plain indexing gave two loads or a select of
-                    // indices and two more instructions of address arithmetic per step).
-                    const float4 lv = loadSharedFloat4((s < r ? earlier[u] : current[u]) + 16u * s);
-                    float e = x[s].x - lv.x;
-                    acc[u] = fmaf(e, e, acc[u]);
-                    e = x[s].y - lv.y;
-                    acc[u] = fmaf(e, e, acc[u]);
-                    e = x[s].z - lv.z;
-                    acc[u] = fmaf(e, e, acc[u]);
-                    e = x[s].w - lv.w;
-                    acc[u] = fmaf(e, e, acc[u]);
-                }
-            }
-#pragma unroll
-            for (int u = 0; u < 2; ++u) {
-                // Candidate 2 (round - 1) + u is finished; in index order: even, then odd.
-                if (round > 0 && 2 * (round - 1) + u < total && finished[u] < bd[LIST - 1])
-                    detail::insertSorted<LIST>(bd, bi, finished[u], previous[u]);
-                previous[u] = j[u];
-            }
-        }
+        detail::rerankStaggered<kVec, LIST>(
+            x, r, uint32_t(__cvta_generic_to_shared(rows)), total,
+            [&](int e) { return exhaustive ? e : int(cand[e * 32 + lane]); }, 0, bd, bi);
 
         detail::countCandidates(a.tensorStats, active, total, exhaustive);
 
-        // The lists, through the scratch, with coalesced stores: the warp's 32 points own one
-        // contiguous range of kOut x 32 entries. A point with NaN or infinity is queued for
-        // placeNonFinite when a projection follows, and its list marked (distance -1) for it.
-        const int kOut = a.kOut;
-        float* outDist = scratch;
-        int* outIdx = reinterpret_cast<int*>(scratch + 32 * LIST);
-#pragma unroll
-        for (int i = 0; i < LIST; ++i) {
-            if (i < kOut) {
-                outDist[lane * kOut + i] = bd[i];
-                outIdx[lane * kOut + i] = bi[i];
-            }
-        }
-        if (bad && a.out) outDist[lane * kOut] = -1.0f;
-        __syncwarp();
-        const size_t first = p0 * kOut, last = (a.n < p0 + 32 ? a.n : p0 + 32) * kOut;
-        for (size_t e = first + lane; e < last; e += 32) {
-            a.knnDist[e] = outDist[e - first];
-            a.knnIdx[e] = uint32_t(outIdx[e - first]);
-        }
-        if (bad && a.out && active) detail::queueNonFinite(a.counters, a.nonFinite, p);
-        __syncwarp();  // the scratch is staged again by the next tile
+        detail::storeLists<LIST>(a, p0, bad, bd, bi, scratch);
     }
 #endif
 }

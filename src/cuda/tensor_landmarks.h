@@ -1,6 +1,6 @@
 #pragma once
-// The tensor kernel's copy of the landmarks on the device: centred, TF32-rounded, shuffled, in
-// mma.sync fragment order.
+// The tensor kernels' copy of the landmarks on the device: centred, TF32-rounded (and, in index
+// order, FP16 and scaled), in mma.sync fragment order.
 
 #include <cuda_runtime_api.h>
 
@@ -17,8 +17,9 @@ namespace sepal::cuda {
 class TensorLandmarkBuffers {
   public:
     /// Prepares landmarks (g x d, host, row-major) for a device stride and a tile width, in the
-    /// fixed shuffled order (the tensor kernel) or in index order (the resident k-NN); the
-    /// copies are queued on `stream` from host memory this object keeps until the next upload.
+    /// fixed shuffled order (the tensor kernel) or in index order (the resident and parts
+    /// k-NN, which also get the FP16 fragments); the copies are queued on `stream` from host
+    /// memory this object keeps until the next upload.
     void upload(const float* high, size_t g, size_t d, int stride, int tileWidth,
                 cudaStream_t stream, bool shuffled = true);
     /// The view for ProjectionArgs::tensor (valid until the next upload).
@@ -26,9 +27,9 @@ class TensorLandmarkBuffers {
 
   private:
     std::vector<float> m_rows, m_norms, m_centre;
-    std::vector<uint16_t> m_perm;
+    std::vector<uint16_t> m_perm, m_halves;
     DeviceBuffer<float> m_rowsDev, m_normsDev, m_centreDev;
-    DeviceBuffer<uint16_t> m_permDev;
+    DeviceBuffer<uint16_t> m_permDev, m_halvesDev;
     TensorLandmarks m_view;
 };
 

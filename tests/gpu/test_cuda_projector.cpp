@@ -16,12 +16,13 @@
 namespace sepal::test {
 namespace {
 
-const char* const kKernels[] = {"tensor+table", "tensor", "fused", "bitonic+registers",
-                                "bitonic+aligned"};
+const char* const kKernels[] = {"tensor+table", "tensor+parts",      "tensor",
+                                "fused",        "bitonic+registers", "bitonic+aligned"};
 
 /// True for the kernels that decline shapes beyond their limits (auto then takes another).
 bool mayDecline(const std::string& kernel) {
-    return kernel == "tensor+table" || kernel == "tensor" || kernel == "fused";
+    return kernel == "tensor+table" || kernel == "tensor+parts" || kernel == "tensor" ||
+           kernel == "fused";
 }
 
 /// The projection of x by `kernel`, or nothing when the kernel declined the shape (InputError;
@@ -44,7 +45,7 @@ TEST(CudaFixtures, EveryKernelMatchesTheReference) {
     SEPAL_REQUIRE_GPU();
     const auto root = sharedDataDir() / "embedsom";
     if (!std::filesystem::exists(root)) GTEST_SKIP() << sharedDataMissing(root);
-    int cases = 0, tableCases = 0;
+    int cases = 0, tableCases = 0, partsCases = 0;
     for (const auto& entry : std::filesystem::directory_iterator(root)) {
         const auto dir = entry.path();
         std::ifstream in(dir / "params.json");
@@ -70,13 +71,15 @@ TEST(CudaFixtures, EveryKernelMatchesTheReference) {
                 // The tensor kernels take 5 <= d <= 64 only (tensor+table also k <= 16 and
                 // g <= 256 or so); every other case must run.
                 const bool table = std::string(kernel) == "tensor+table";
-                EXPECT_TRUE(table || std::string(kernel) == "tensor")
+                EXPECT_TRUE(table || std::string(kernel) == "tensor" ||
+                            std::string(kernel) == "tensor+parts")
                     << dir.filename() << ": " << declined;
                 EXPECT_TRUE(d < 5 || d > 64 || (table && (params.k > 16 || g > 256)))
                     << dir.filename() << ": " << declined;
                 continue;
             }
             if (std::string(kernel) == "tensor+table") ++tableCases;
+            if (std::string(kernel) == "tensor+parts") ++partsCases;
             const auto err = pointErrors(*y, ref);
             EXPECT_LE(err.back(), 1e-4 * extent) << dir.filename() << " " << kernel;
             EXPECT_LE(err[err.size() / 2], 1e-5 * extent) << dir.filename() << " " << kernel;
@@ -85,6 +88,7 @@ TEST(CudaFixtures, EveryKernelMatchesTheReference) {
     }
     EXPECT_GE(cases, 5);
     EXPECT_GE(tableCases, 2) << "tensor+table ran on too few fixture cases to be tested";
+    EXPECT_GE(partsCases, 6) << "tensor+parts ran on too few fixture cases to be tested";
 }
 
 struct Shape {
@@ -247,15 +251,19 @@ TEST(CudaProjector, AutoTakesTheFasterExactKernelForTheShape) {
         projector.project(x.data(), 200, d, model, params, y.data());
         return projector.lastKernel();
     };
-    EXPECT_EQ(kernelFor(32, 1024, 16), "tensor");
-    EXPECT_EQ(kernelFor(64, 1024, 32), "tensor");
+    EXPECT_EQ(kernelFor(16, 1024, 8), "tensor");
+    EXPECT_EQ(kernelFor(32, 1024, 16), "tensor+parts");
+    EXPECT_EQ(kernelFor(64, 1024, 32), "tensor+parts");
     EXPECT_EQ(kernelFor(16, 256, 8), "tensor+table");
     EXPECT_EQ(kernelFor(32, 256, 16), "tensor+table");
-    EXPECT_EQ(kernelFor(64, 256, 8), "tensor+table");
-    EXPECT_EQ(kernelFor(64, 256, 16), "tensor+table");
+    EXPECT_EQ(kernelFor(32, 256, 32), "tensor+parts");
+    EXPECT_EQ(kernelFor(64, 256, 8), "tensor+parts");
+    EXPECT_EQ(kernelFor(64, 256, 16), "tensor+parts");
     EXPECT_EQ(kernelFor(32, 64, 16), "tensor+table");
-    EXPECT_EQ(kernelFor(64, 64, 16), "fused");
-    EXPECT_EQ(kernelFor(4, 1024, 16), "fused");  // d <= 4: beyond the tensor kernel
+    EXPECT_EQ(kernelFor(64, 64, 8), "tensor+table");
+    EXPECT_EQ(kernelFor(64, 64, 16), "tensor+parts");
+    EXPECT_EQ(kernelFor(64, 64, 32), "fused");
+    EXPECT_EQ(kernelFor(4, 1024, 16), "fused");  // d <= 4: beyond the tensor kernels
     EXPECT_EQ(kernelFor(16, 256, 80), "bitonic+registers");
 }
 

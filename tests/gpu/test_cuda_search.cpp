@@ -100,6 +100,28 @@ TEST(TensorLandmarks, FragmentOrderIsAPermutationInMmaLayout) {
     }
 }
 
+// The same for the FP16 fragments of the parts k-NN (m16n8k16: lane 4 n + k holds rows 2 k,
+// 2 k + 1 in its first register and 2 k + 8, 2 k + 9 in its second, column n).
+TEST(TensorLandmarks, HalfFragmentOrderIsAPermutationInMmaLayout) {
+    for (int kw : {32, 64}) {
+        const size_t g = 64;
+        std::vector<int> seen(g * kw, 0);
+        for (size_t i = 0; i < g; ++i) {
+            for (size_t t = 0; t < size_t(kw); ++t) {
+                const size_t at = cuda::halfFragmentIndex(i, t, kw);
+                ASSERT_LT(at, seen.size());
+                ++seen[at];
+                const size_t lane = (at / 8) % 32, half = at % 8;
+                EXPECT_EQ(lane / 4, i % 8);
+                EXPECT_EQ(2 * (lane % 4) + (half % 2) + 8 * ((half / 2) % 2) + 16 * (half / 4),
+                          t % 32);
+                EXPECT_EQ(at / (8 * 32 * size_t(kw / 32)), i / 8);
+            }
+        }
+        for (int c : seen) ASSERT_EQ(c, 1) << "kw " << kw;
+    }
+}
+
 // The tensor kernels rank candidates in TF32 and must still find exactly the host's neighbours
 // where TF32 is weakest: data far from the origin, a map whose neighbours are consecutive
 // indices, many landmarks at one distance (more candidates than they keep), and the largest
@@ -147,7 +169,38 @@ TEST_P(CudaTensorSearch, CandidatesMissNoNeighbourOnHardData) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, CudaTensorSearch, ::testing::Values("tensor", "resident"));
+INSTANTIATE_TEST_SUITE_P(Kernels, CudaTensorSearch,
+                         ::testing::Values("tensor", "resident", "parts"));
+
+// The parts k-NN: ties split over parts (a later part's equal distances must not displace an
+// earlier index), a part with more tied candidates than it keeps, a landmark count that leaves
+// the last part short, and points too far out for FP16 (they scan exactly).
+TEST(CudaPartsSearch, PartsKeepTiesAndFarPointsExact) {
+    SEPAL_REQUIRE_GPU();
+    {
+        // Landmark 64 s + t is m_s e_t: +-1 at s = 0, 1 and 15 (indices 960 on: the third part
+        // at d = 64), 2 .. 8 elsewhere. Points at or near the origin tie 192 ways at distance 1.
+        const size_t d = 64, g = 1024, n = 400;
+        std::vector<float> l(g * d, 0.0f);
+        for (size_t s = 0; s < 16; ++s) {
+            const float m = s == 0 || s == 15 ? 1.0f : s == 1 ? -1.0f : float(2 + s % 7);
+            for (size_t t = 0; t < d; ++t) l[(s * d + t) * d + t] = s % 2 ? -m : m;
+        }
+        std::vector<float> x(n * d, 0.0f);
+        for (size_t i = 1; i < n; ++i) x[i * d + i % d] = 1e-3f * float(i % 50);
+        expectSameNeighbours(x, n, l, g, d, 33, "192 ties over parts, k 33", "parts");
+        expectSameNeighbours(x, n, l, g, d, 17, "192 ties over parts, k 17", "parts");
+    }
+    {
+        const size_t d = 48, g = 1000, n = 2000;
+        auto x = randomPoints(n, d, 46, 5);
+        const auto l = randomPoints(g, d, 47, 5);
+        for (size_t i = 0; i < n; i += 97)
+            for (size_t t = 0; t < d; ++t) x[i * d + t] *= 1e5f;  // beyond FP16's reach
+        expectSameNeighbours(x, n, l, g, d, 33, "g 1000, far points", "parts");
+        expectSameNeighbours(x, n, l, g, d, 9, "g 1000, k 9", "parts");
+    }
+}
 
 TEST(CudaTraining, KmeansSumsMatchTheHost) {
     SEPAL_REQUIRE_GPU();

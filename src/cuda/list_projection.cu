@@ -1,0 +1,175 @@
+// The list projection: EmbedSOM's second half from sorted neighbour lists, for lists and landmark
+// sets the table projection cannot hold (k + 1 > 17, or a pair table beyond shared memory).
+//
+// Why one warp per point: at g = 1024, k = 32 each point has 496 pairs, and each pair reads its
+// (c_uv, w_uv) from the table in L2 at a random place. Spread over the 32 lanes of a warp, a
+// point's pairs keep 4 such reads in flight per lane with few registers, so that many warps per
+// multiprocessor hide the L2 latency; one thread per point (the one-pass kernels) holds the whole
+// list in registers or shared memory and runs few warps.
+// Each warp reads its point's list (two entries per lane), computes the scores (the moments by
+// warp sums), writes (distance, score, 2D position) and the index of each neighbour to its
+// shared rows, then takes pairs lane + 32 m of the block's (i, j) enumeration; the five sums of
+// the 2x2 system are reduced over the warp and every lane solves it.
+// Lists whose first distance is negative belong to points with NaN or infinity (marked by the
+// k-NN, placed later by placeNonFinite): skipped here.
+// Limits: topnn <= 64.
+
+#include <cfloat>
+#include <cstdint>
+
+#include "cuda/cuda_error.h"
+#include "cuda/embedsom_kernels.h"
+#include "cuda/embedsom_project.cuh"
+#include "cuda/point_kernel_launch.cuh"
+
+namespace sepal::cuda {
+namespace {
+
+constexpr int kWarps = 8;
+constexpr int kMaxList = 64;
+constexpr int kMaxPairs = kMaxList * (kMaxList - 1) / 2;
+constexpr int kPairLoads = 4;  // pair-table reads in flight per lane
+
+__global__ void __launch_bounds__(32 * kWarps) listProjectionKernel(const ProjectionArgs a) {
+    __shared__ uint16_t pairs[kMaxPairs];  // (i << 8 | j), i < j < topn, row by row
+    __shared__ float4 entries[kWarps][kMaxList];
+    __shared__ uint32_t indices[kWarps][kMaxList];
+    const int topn = a.topn, topnn = a.topnn, kOut = a.kOut;
+    const int pairCount = topn * (topn - 1) / 2;
+    for (int e = threadIdx.x; e < pairCount; e += blockDim.x) {
+        int i = 0, rowStart = 0;
+        while (e >= rowStart + (topn - 1 - i)) rowStart += topn - 1 - i++;
+        pairs[e] = uint16_t(i << 8 | (i + 1 + e - rowStart));
+    }
+    __syncthreads();
+
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    float4* mine = entries[warp];
+    uint32_t* mineIdx = indices[warp];
+    const float2* low = reinterpret_cast<const float2*>(a.low);
+    for (size_t p = size_t(blockIdx.x) * kWarps + warp; p < a.n; p += size_t(gridDim.x) * kWarps) {
+        // Entries lane and lane + 32 of the list.
+        float d[2], r[2], w[2];
+        uint32_t u[2];
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int i = lane + 32 * h;
+            const bool in = i < topnn;
+            d[h] = in ? a.knnDist[p * kOut + i] : 0.0f;
+            u[h] = in ? a.knnIdx[p * kOut + i] : 0u;
+            r[h] = sqrtf(d[h]);
+            w[h] = in ? 1.0f / float(i + 1) : 0.0f;
+        }
+        if (!(__shfl_sync(0xffffffffu, d[0], 0) >= 0.0f)) continue;  // placeNonFinite's
+
+        // Scores (embedsom.md step 2), the moments summed over the warp.
+        const float sumw = detail::warpSum(w[0] + w[1]);
+        const float sumr = detail::warpSum(r[0] * w[0] + r[1] * w[1]);
+        const float sumr2 = detail::warpSum(r[0] * r[0] * w[0] + r[1] * r[1] * w[1]);
+        const int lastLane = (topnn - 1) & 31;
+        const float rLast = __shfl_sync(0xffffffffu, topnn > 32 ? r[1] : r[0], lastLane);
+        const float mean = sumr / sumw;
+        const float var = sumr2 / sumw - mean * mean;
+        bool ok = var > 0.0f && (topn == topnn || rLast > 0.0f);
+        const float sdinv = a.boost / sqrtf(var);
+        const float nmax = topn < topnn ? 10.0f / rLast : 0.0f;
+        bool finite = true, positive = false;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int i = lane + 32 * h;
+            if (i >= topn) continue;
+            float s = expf((mean - r[h]) * sdinv);
+            if (topn < topnn) s *= 1.0f - expf(r[h] * nmax - 10.0f);
+            finite = finite && isfinite(s);
+            positive = positive || s > 0.0f;
+            const float2 l = low[u[h]];
+            mine[i] = make_float4(d[h], ok ? s : 0.0f, l.x, l.y);
+            mineIdx[i] = u[h];
+        }
+        ok = ok && __all_sync(0xffffffffu, finite) && __any_sync(0xffffffffu, positive);
+        __syncwarp();
+
+        float2 y = make_float2(0, 0);
+        bool placed = false;
+        if (ok) {
+            detail::LeastSquares ls;
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int i = lane + 32 * h;
+                if (i < topn) {
+                    const float4 e = mine[i];
+                    detail::addGravity(ls, e.y, make_float2(e.z, e.w));
+                }
+            }
+            for (int e0 = lane; e0 < pairCount; e0 += 32 * kPairLoads) {
+                int pi[kPairLoads], pj[kPairLoads];
+                float2 cw[kPairLoads];
+#pragma unroll
+                for (int b = 0; b < kPairLoads; ++b) {
+                    const int e = min(e0 + 32 * b, pairCount - 1);
+                    const uint32_t pair = pairs[e];
+                    pi[b] = int(pair >> 8);
+                    pj[b] = int(pair & 0xffu);
+                    cw[b] = __ldg(a.pairTerms + detail::pairIndex(mineIdx[pi[b]], mineIdx[pj[b]]));
+                }
+#pragma unroll
+                for (int b = 0; b < kPairLoads; ++b) {
+                    if (e0 + 32 * b >= pairCount) break;
+                    const float4 ei = mine[pi[b]], ej = mine[pj[b]];
+                    // The list is sorted: a_j is the pair's larger distance (see pairLoop).
+                    const float q = ej.x * cw[b].x > detail::kExactRatio
+                                        ? detail::exactPosition(a, p, int(mineIdx[pi[b]]),
+                                                                int(mineIdx[pj[b]])) -
+                                              0.5f
+                                        : (ei.x - ej.x) * cw[b].x;
+                    detail::addPairWeighted(ls, ei.y * ej.y, q, make_float2(ei.z, ei.w),
+                                            make_float2(ej.z, ej.w), cw[b].y);
+                }
+            }
+            ls.a00 = detail::warpSum(ls.a00);
+            ls.a01 = detail::warpSum(ls.a01);
+            ls.a11 = detail::warpSum(ls.a11);
+            ls.b0 = detail::warpSum(ls.b0);
+            ls.b1 = detail::warpSum(ls.b1);
+            placed = detail::solve(ls, y);
+        }
+        if (lane == 0) {
+            if (!placed) {
+                y = detail::neighbourMean([&](int i) { return mineIdx[i]; },
+                                          [&](int i) { return mine[i].y; }, ok, topn, a.low);
+                atomicAdd(a.counters + 1, 1ull);
+            }
+            reinterpret_cast<float2*>(a.out)[p] = y;
+        }
+        __syncwarp();  // the rows are written again for the next point
+    }
+}
+
+}  // namespace
+
+bool listProjectionSupports(int topnn) {
+    return topnn <= kMaxList;
+}
+
+void launchProjectLists(const ProjectionArgs& a, cudaStream_t stream) {
+    if (a.n == 0) return;
+    static const int blocksPerSm = [] {
+        int count = 0;
+        SEPAL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, listProjectionKernel,
+                                                                       32 * kWarps, 0));
+        return count;
+    }();
+    static const int sms = [] {
+        int device = 0, count = 0;
+        SEPAL_CUDA_CHECK(cudaGetDevice(&device));
+        SEPAL_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+        return count;
+    }();
+    const size_t wanted = (a.n + kWarps - 1) / kWarps;
+    const size_t resident = size_t(blocksPerSm > 0 ? blocksPerSm : 1) * size_t(sms);
+    const unsigned blocks = unsigned(wanted < resident ? wanted : resident);
+    listProjectionKernel<<<blocks, 32 * kWarps, 0, stream>>>(a);
+    check(cudaGetLastError(), "launch of listProjectionKernel", __FILE__, __LINE__);
+}
+
+}  // namespace sepal::cuda
