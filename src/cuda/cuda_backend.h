@@ -18,8 +18,8 @@ bool deviceAvailable(std::string* why);
 std::unique_ptr<Projector> makeCudaProjector(const std::string& kernel);
 
 /// The k-NN of the trainers on the GPU: the fused kernel's k-NN phase (landmarks in shared
-/// memory, register top-k), or with "tensor" (or "resident") that tensor-core k-NN where it
-/// applies.
+/// memory, register top-k), or with "tensor" (or "resident", "parts") that tensor-core k-NN
+/// where it applies.
 std::unique_ptr<NearestSearch> makeCudaNearestSearch(const std::string& kernel = "fused");
 
 /// Kernel names accepted by makeCudaProjector: "auto", "fused", "bitonic+registers", ...
