@@ -55,6 +55,23 @@ __device__ __forceinline__ void sortAscending(float (&v)[N]) {
     }
 }
 
+/// Stages a warp's 32 point rows (points p0 .. p0 + 31 of a row-major array of KVEC float4s per
+/// point, `avail` of them present, zeros for the rest) in `scratch`, rows of LD floats, with
+/// coalesced loads; the rows are visible to the whole warp on return.
+template <int KVEC, int LD>
+__device__ __forceinline__ void stageRows(const float* points, size_t p0, size_t avail,
+                                          float* scratch) {
+    const int lane = threadIdx.x & 31;
+    const float4* src = reinterpret_cast<const float4*>(points) + p0 * KVEC;
+#pragma unroll
+    for (int i = 0; i < KVEC; ++i) {
+        const int e = lane + 32 * i, r = e / KVEC, c = e % KVEC;
+        const float4 v = size_t(r) < avail ? src[e] : make_float4(0, 0, 0, 0);
+        reinterpret_cast<float4*>(scratch + r * LD)[c] = v;
+    }
+    __syncwarp();
+}
+
 // The tensor-core helpers exist for compute capability 8.0 and later (and the host pass).
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
 /// One m16n8k8 TF32 product accumulated into c (PTX fragment layouts).
@@ -152,23 +169,6 @@ __device__ __forceinline__ void countCandidates(unsigned long long* stats, bool 
         atomicAdd(stats, (unsigned long long)exact);
         atomicAdd(stats + 1, (unsigned long long)scans);
     }
-}
-
-/// Stages a warp's 32 point rows (points p0 .. p0 + 31 of a row-major array of KVEC float4s per
-/// point, `avail` of them present, zeros for the rest) in `scratch`, rows of LD floats, with
-/// coalesced loads; the rows are visible to the whole warp on return.
-template <int KVEC, int LD>
-__device__ __forceinline__ void stageRows(const float* points, size_t p0, size_t avail,
-                                          float* scratch) {
-    const int lane = threadIdx.x & 31;
-    const float4* src = reinterpret_cast<const float4*>(points) + p0 * KVEC;
-#pragma unroll
-    for (int i = 0; i < KVEC; ++i) {
-        const int e = lane + 32 * i, r = e / KVEC, c = e % KVEC;
-        const float4 v = size_t(r) < avail ? src[e] : make_float4(0, 0, 0, 0);
-        reinterpret_cast<float4*>(scratch + r * LD)[c] = v;
-    }
-    __syncwarp();
 }
 
 /// The tensor kernels' A operands: stages a warp's 32 point rows (points p0 .. p0 + 31 of a

@@ -77,13 +77,17 @@ int partFor(int g, int stride, int list) {
 
 /// Starts a 16-byte copy from global to shared memory (completed by waitCopies).
 __device__ __forceinline__ void copyAsync(void* sharedDst, const void* globalSrc) {
+#if __CUDA_ARCH__ >= 800
     const uint32_t dst = uint32_t(__cvta_generic_to_shared(sharedDst));
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(globalSrc));
+#endif
 }
 
 /// Waits for this thread's copies started by copyAsync.
 __device__ __forceinline__ void waitCopies() {
+#if __CUDA_ARCH__ >= 800
     asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
 }
 
 /// Two floats as the FP16 pair of an mma.sync register (the first in the low half).
