@@ -1,8 +1,10 @@
 #pragma once
-// What the resident and parts k-NN share after their bound: pass 2's 32 x 32 chunk of products
-// transposed through a warp's scratch into per-point bit masks, the staggered exact re-rank of
-// the candidates from landmark rows in shared memory, and the coalesced store of the lists.
+// What the resident and parts k-NN share: pass 1's group minima and the bound they give, pass 2's
+// 32 x 32 chunk of products transposed through a warp's scratch into per-point bit masks, the
+// staggered exact re-rank of the candidates from landmark rows in shared memory, and the
+// coalesced store of the lists.
 
+#include <cfloat>
 #include <cstdint>
 
 #include "cuda/embedsom_project.cuh"
@@ -12,6 +14,74 @@ namespace sepal::cuda::detail {
 
 /// Landmarks per transposed chunk of products.
 constexpr int kChunk = 32;
+
+/// Pass 1's state in the mma accumulators' registers: for the lane's point slots s (points
+/// 8 s + gq) and fragment columns col, the two smallest v of BUCKETS groups each, so that a
+/// point's quad holds 32 x BUCKETS values of as many different landmarks. Two minima of 16
+/// groups bound tighter than one minimum of 32.
+template <int BUCKETS>
+struct GroupMinima {
+    static constexpr int kValues = 32 * BUCKETS / 2;  // per point
+    static constexpr int kVecs = kValues / 4;         // float4s per point row
+    float lo[4][2][BUCKETS], hi[4][2][BUCKETS];
+
+    __device__ __forceinline__ GroupMinima() {
+#pragma unroll
+        for (int s = 0; s < 4; ++s)
+#pragma unroll
+            for (int col = 0; col < 2; ++col)
+#pragma unroll
+                for (int b = 0; b < BUCKETS; ++b) lo[s][col][b] = hi[s][col][b] = FLT_MAX;
+    }
+
+    /// Keeps one tile's values (tileValues layout) in bucket b (a compile-time constant once
+    /// unrolled, so that the arrays stay in registers).
+    __device__ __forceinline__ void keep(const float (&v)[4][2], int b) {
+#pragma unroll
+        for (int s = 0; s < 4; ++s)
+#pragma unroll
+            for (int col = 0; col < 2; ++col) {
+                hi[s][col][b] = fminf(hi[s][col][b], fmaxf(lo[s][col][b], v[s][col]));
+                lo[s][col][b] = fminf(lo[s][col][b], v[s][col]);
+            }
+    }
+
+    /// For the lane's own point: the topnn-th smallest of its kValues values, an upper bound of
+    /// its topnn-th smallest v (topnn landmarks have a v at or below it). The quad's values
+    /// reach their owner through the scratch (32 rows of kValues floats, XOR-swizzled float4s).
+    __device__ __forceinline__ float bound(float* scratch, int topnn) const {
+        const int lane = threadIdx.x & 31, gq = lane >> 2, t4 = lane & 3;
+        float4* rows = reinterpret_cast<float4*>(scratch);
+        auto slot = [](int row, int k) { return row * kVecs + (k ^ (row & (kVecs - 1))); };
+#pragma unroll
+        for (int s = 0; s < 4; ++s)
+#pragma unroll
+            for (int col = 0; col < 2; ++col)
+#pragma unroll
+                for (int b = 0; b < BUCKETS; b += 2)
+                    rows[slot(8 * s + gq, t4 * (kVecs / 4) + col * (BUCKETS / 2) + b / 2)] =
+                        make_float4(lo[s][col][b], hi[s][col][b], lo[s][col][b + 1],
+                                    hi[s][col][b + 1]);
+        __syncwarp();
+        float mins[kValues];
+#pragma unroll
+        for (int k = 0; k < kVecs; ++k) {
+            const float4 v = rows[slot(lane, k)];
+            mins[4 * k] = v.x;
+            mins[4 * k + 1] = v.y;
+            mins[4 * k + 2] = v.z;
+            mins[4 * k + 3] = v.w;
+        }
+        __syncwarp();  // the scratch is written again by pass 2
+        sortAscending<kValues>(mins);
+        // The largest of the first topnn (a select chain would become an indexed load from
+        // local memory).
+        float result = -FLT_MAX;
+#pragma unroll
+        for (int i = 0; i < kValues; ++i) result = fmaxf(result, i < topnn ? mins[i] : -FLT_MAX);
+        return result;
+    }
+};
 
 /// Where float4 k of point row i of a 32 x 32 chunk of products lies in the scratch. The rows are
 /// unpadded; the XOR spreads both the mma's float2 stores (rows gq and gq + 8, columns 2 t4) and

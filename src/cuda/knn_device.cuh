@@ -72,6 +72,25 @@ __device__ __forceinline__ void stageRows(const float* points, size_t p0, size_t
     __syncwarp();
 }
 
+/// Centres the lane's own staged row (KVEC float4s; NaN and infinity read as 0, recorded in
+/// `bad`) on `centre` and returns |x - centre|^2; store(c, x, centred) receives float4 c of the
+/// exact row and of the centred one (to keep or to write back as an mma operand).
+template <int KVEC, class Store>
+__device__ __forceinline__ float centreOwnRow(const float4* row, const float* centre, bool& bad,
+                                              Store store) {
+    float centred2 = 0;
+    const float4* m4 = reinterpret_cast<const float4*>(centre);
+#pragma unroll
+    for (int c = 0; c < KVEC; ++c) {
+        const float4 v = finiteOrZero4(row[c], bad);
+        const float4 m = __ldg(m4 + c);
+        const float c0 = v.x - m.x, c1 = v.y - m.y, c2 = v.z - m.z, c3 = v.w - m.w;
+        centred2 = fmaf(c0, c0, fmaf(c1, c1, fmaf(c2, c2, fmaf(c3, c3, centred2))));
+        store(c, v, make_float4(c0, c1, c2, c3));
+    }
+    return centred2;
+}
+
 // The tensor-core helpers exist for compute capability 8.0 and later (and the host pass).
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
 /// One m16n8k8 TF32 product accumulated into c (PTX fragment layouts).
@@ -184,19 +203,12 @@ __device__ __forceinline__ float loadPointFragments(const float* points, size_t 
                                                     uint32_t (&fa)[2][KROW / 8][4]) {
     const int lane = threadIdx.x & 31, gq = lane >> 2, t4 = lane & 3;
     stageRows<KVEC, LD>(points, p0, avail, scratch);
-    float centred2 = 0;
     float4* row = reinterpret_cast<float4*>(scratch + lane * LD);
-    const float4* m4 = reinterpret_cast<const float4*>(centre);
-#pragma unroll
-    for (int c = 0; c < KVEC; ++c) {
-        const float4 v = finiteOrZero4(row[c], bad);
+    const float centred2 = centreOwnRow<KVEC>(row, centre, bad, [&](int c, float4 v, float4 d) {
         x[c] = v;
-        const float4 m = __ldg(m4 + c);
-        const float c0 = v.x - m.x, c1 = v.y - m.y, c2 = v.z - m.z, c3 = v.w - m.w;
-        centred2 = fmaf(c0, c0, fmaf(c1, c1, fmaf(c2, c2, fmaf(c3, c3, centred2))));
-        row[c] = make_float4(__uint_as_float(toTf32(c0)), __uint_as_float(toTf32(c1)),
-                             __uint_as_float(toTf32(c2)), __uint_as_float(toTf32(c3)));
-    }
+        row[c] = make_float4(__uint_as_float(toTf32(d.x)), __uint_as_float(toTf32(d.y)),
+                             __uint_as_float(toTf32(d.z)), __uint_as_float(toTf32(d.w)));
+    });
 #pragma unroll
     for (int c = KVEC; c < KROW / 4; ++c) row[c] = make_float4(0, 0, 0, 0);
     __syncwarp();

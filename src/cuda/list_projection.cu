@@ -159,14 +159,9 @@ void launchProjectLists(const ProjectionArgs& a, cudaStream_t stream) {
                                                                        32 * kWarps, 0));
         return count;
     }();
-    static const int sms = [] {
-        int device = 0, count = 0;
-        SEPAL_CUDA_CHECK(cudaGetDevice(&device));
-        SEPAL_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-        return count;
-    }();
     const size_t wanted = (a.n + kWarps - 1) / kWarps;
-    const size_t resident = size_t(blocksPerSm > 0 ? blocksPerSm : 1) * size_t(sms);
+    const size_t resident =
+        size_t(blocksPerSm > 0 ? blocksPerSm : 1) * size_t(detail::multiprocessorCount());
     const unsigned blocks = unsigned(wanted < resident ? wanted : resident);
     listProjectionKernel<<<blocks, 32 * kWarps, 0, stream>>>(a);
     check(cudaGetLastError(), "launch of listProjectionKernel", __FILE__, __LINE__);

@@ -44,10 +44,11 @@ using detail::kChunk;
 /// Shared-memory layout of one instantiation, in floats (all offsets multiples of 4): one part
 /// of the landmarks (FP16 fragments, norms, exact rows), then each warp's scratch.
 struct PartsLayout {
-    int part = 0, parts = 0, halfRow = 0, gPad = 0;
+    int g = 0, part = 0, parts = 0, halfRow = 0, gPad = 0;
     size_t frags = 0, norms = 0, rows = 0, warpArea = 0, perWarp = 0, total = 0;
 
-    PartsLayout(int g, int stride, int list, int partSize) {
+    PartsLayout(int landmarks, int stride, int list, int partSize) {
+        g = landmarks;
         gPad = (g + kTensorPadding - 1) / kTensorPadding * kTensorPadding;
         part = partSize < gPad ? partSize : gPad;
         parts = (gPad + part - 1) / part;
@@ -64,6 +65,14 @@ struct PartsLayout {
         total = warpArea + kWarps * perWarp;
     }
     size_t bytes() const { return total * 4; }
+    /// Landmark slots of part q (the last part may be shorter), padding included.
+    __host__ __device__ int width(int q) const {
+        return gPad - q * part < part ? gPad - q * part : part;
+    }
+    /// Real landmarks of part q (its exact rows).
+    __host__ __device__ int real(int q) const {
+        return g - q * part < width(q) ? g - q * part : width(q);
+    }
 };
 
 /// The largest part (a multiple of kTensorPadding landmarks) whose layout fits; 0 when none.
@@ -106,17 +115,11 @@ __device__ __forceinline__ float loadHalfFragments(const float* points, size_t p
                                                    bool& bad, uint32_t (&fa)[2][KROW / 16][4]) {
     const int lane = threadIdx.x & 31, gq = lane >> 2, t4 = lane & 3;
     detail::stageRows<KVEC, KROW>(points, p0, avail, scratch);
-    float centred2 = 0;
     float4* row = reinterpret_cast<float4*>(scratch + lane * KROW);
-    const float4* m4 = reinterpret_cast<const float4*>(centre);
-#pragma unroll
-    for (int c = 0; c < KVEC; ++c) {
-        const float4 v = detail::finiteOrZero4(row[c], bad);
-        const float4 m = __ldg(m4 + c);
-        const float c0 = v.x - m.x, c1 = v.y - m.y, c2 = v.z - m.z, c3 = v.w - m.w;
-        centred2 = fmaf(c0, c0, fmaf(c1, c1, fmaf(c2, c2, fmaf(c3, c3, centred2))));
-        row[c] = make_float4(c0 * scale, c1 * scale, c2 * scale, c3 * scale);
-    }
+    const float centred2 =
+        detail::centreOwnRow<KVEC>(row, centre, bad, [&](int c, float4, float4 d) {
+            row[c] = make_float4(d.x * scale, d.y * scale, d.z * scale, d.w * scale);
+        });
 #pragma unroll
     for (int c = KVEC; c < KROW / 4; ++c) row[c] = make_float4(0, 0, 0, 0);
     __syncwarp();
@@ -143,8 +146,6 @@ __global__ void __launch_bounds__(32 * kWarps, 1)
     constexpr int kRow = STRIDE < 32 ? 32 : STRIDE;  // halfFragmentWidth
     constexpr int kVec = STRIDE / 4, kSteps = kRow / 16, kPairs = kRow / 32;
     constexpr int kBuckets = LIST <= 17 ? 2 : 4;  // groups per (t4, col): 16 or 32 per point
-    constexpr int kMins = 16 * kBuckets;          // pass-1 values per point
-    constexpr int kMinVecs = kMins / 4;
     extern __shared__ float4 shared[];
     float* base = reinterpret_cast<float*>(shared);
     const uint4* frags = reinterpret_cast<const uint4*>(base + lay.frags);
@@ -160,9 +161,7 @@ __global__ void __launch_bounds__(32 * kWarps, 1)
     int resident = -1;
     auto loadPart = [&](int q) {
         __syncthreads();
-        const int first = q * lay.part;
-        const int width = lay.gPad - first < lay.part ? lay.gPad - first : lay.part;
-        const int real = a.g - first < width ? a.g - first : width;
+        const int first = q * lay.part, width = lay.width(q), real = lay.real(q);
         const float4* fragSrc =
             reinterpret_cast<const float4*>(a.tensor.halves + size_t(first) * kRow);
         for (int e = tid; e < width * kRow / 8; e += blockDim.x)
@@ -175,10 +174,6 @@ __global__ void __launch_bounds__(32 * kWarps, 1)
         waitCopies();
         __syncthreads();
         resident = q;
-    };
-    auto partWidth = [&](int q) {
-        const int first = q * lay.part;
-        return lay.gPad - first < lay.part ? lay.gPad - first : lay.part;
     };
 
     const int tilesOfPoints = int((a.n + 31) / 32);
@@ -207,67 +202,21 @@ __global__ void __launch_bounds__(32 * kWarps, 1)
         // and chunk c sends its tile 4 c + (b + c) % 4 to bucket b % kBuckets.
         float threshold, margin;
         {
-            float lo[4][2][kBuckets], hi[4][2][kBuckets];
-#pragma unroll
-            for (int s = 0; s < 4; ++s)
-#pragma unroll
-                for (int col = 0; col < 2; ++col)
-#pragma unroll
-                    for (int b = 0; b < kBuckets; ++b) lo[s][col][b] = hi[s][col][b] = FLT_MAX;
+            detail::GroupMinima<kBuckets> minima;
             for (int k = 0; k < lay.parts; ++k) {
                 const int q = lay.parts - 1 - k;
                 if (q != resident) loadPart(q);
-                const int chunks = partWidth(q) / kChunk;
+                const int chunks = lay.width(q) / kChunk;
                 for (int c = 0; c < chunks; ++c) {
 #pragma unroll
                     for (int b = 0; b < kChunk / 8; ++b) {
                         float v[4][2];
                         valuesOfTile(c * (kChunk / 8) + ((b + c) & 3), v);
-#pragma unroll
-                        for (int s = 0; s < 4; ++s)
-#pragma unroll
-                            for (int col = 0; col < 2; ++col) {
-                                float& low = lo[s][col][b % kBuckets];
-                                float& high = hi[s][col][b % kBuckets];
-                                high = fminf(high, fmaxf(low, v[s][col]));
-                                low = fminf(low, v[s][col]);
-                            }
+                        minima.keep(v, b % kBuckets);
                     }
                 }
             }
-            // The quad's values of each point to the point's row (XOR-swizzled float4s), read by
-            // its owner.
-            float4* minRows = reinterpret_cast<float4*>(scratch);
-            auto minSlot = [](int row, int k) {
-                return row * kMinVecs + (k ^ (row & (kMinVecs - 1)));
-            };
-#pragma unroll
-            for (int s = 0; s < 4; ++s)
-#pragma unroll
-                for (int col = 0; col < 2; ++col)
-#pragma unroll
-                    for (int b = 0; b < kBuckets; b += 2)
-                        minRows[minSlot(8 * s + gq,
-                                        t4 * (kMinVecs / 4) + col * (kBuckets / 2) + b / 2)] =
-                            make_float4(lo[s][col][b], hi[s][col][b], lo[s][col][b + 1],
-                                        hi[s][col][b + 1]);
-            __syncwarp();
-            float mins[kMins];
-#pragma unroll
-            for (int k = 0; k < kMinVecs; ++k) {
-                const float4 v = minRows[minSlot(lane, k)];
-                mins[4 * k] = v.x;
-                mins[4 * k + 1] = v.y;
-                mins[4 * k + 2] = v.z;
-                mins[4 * k + 3] = v.w;
-            }
-            __syncwarp();
-            // kMins values of as many different landmarks: the topnn-th smallest bounds the
-            // topnn-th smallest v from above.
-            detail::sortAscending<kMins>(mins);
-            float bound = -FLT_MAX;
-#pragma unroll
-            for (int i = 0; i < kMins; ++i) bound = fmaxf(bound, i < a.topnn ? mins[i] : -FLT_MAX);
+            const float bound = minima.bound(scratch, a.topnn);
             // E as in the tensor kernel (FP16 rounds like TF32: 11 significant bits), plus
             // d 2^-22 span^2 for values scaled into FP16's subnormal range (2^-25 absolute), all
             // taken twice: the bound's own error and a candidate's.
@@ -293,8 +242,7 @@ __global__ void __launch_bounds__(32 * kWarps, 1)
         bool anyExhaustive = false;
         for (int q = 0; q < lay.parts; ++q) {
             if (q != resident) loadPart(q);
-            const int first = q * lay.part, chunks = partWidth(q) / kChunk;
-            const int real = a.g - first < partWidth(q) ? a.g - first : partWidth(q);
+            const int first = q * lay.part, chunks = lay.width(q) / kChunk, real = lay.real(q);
             // A landmark of this part (all later than the list's) enters only below the
             // list's topnn-th distance: the largest of the first topnn (a select chain would
             // become an indexed load from local memory).

@@ -43,6 +43,18 @@ inline size_t maxSharedBytesOptin() {
     return bytes;
 }
 
+/// Multiprocessors of the current device, asked once per process (the persistent launches run
+/// once per frame and phase in the app).
+inline int multiprocessorCount() {
+    static const int count = [] {
+        int device = 0, value = 0;
+        SEPAL_CUDA_CHECK(cudaGetDevice(&device));
+        SEPAL_CUDA_CHECK(cudaDeviceGetAttribute(&value, cudaDevAttrMultiProcessorCount, device));
+        return value;
+    }();
+    return count;
+}
+
 /// Launches KERNEL(a, layout) persistently: warps x 32 threads per block, at most one block per
 /// multiprocessor (each warp loops over tiles of 32 points), with `bytes` of shared memory.
 template <auto KERNEL, class Layout>
@@ -54,13 +66,7 @@ void launchPersistent(const ProjectionArgs& a, const Layout& layout, int warps, 
                                               int(maxSharedBytesOptin())));
         configured = true;
     }
-    // Asked once per kernel, not at every launch (one per frame and phase in the app).
-    static const int sms = [] {
-        int device = 0, count = 0;
-        SEPAL_CUDA_CHECK(cudaGetDevice(&device));
-        SEPAL_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-        return count;
-    }();
+    const int sms = multiprocessorCount();
     const size_t tiles = (a.n + 31) / 32;
     const size_t wanted = (tiles + size_t(warps) - 1) / size_t(warps);
     const unsigned blocks = unsigned(wanted < size_t(sms) ? wanted : size_t(sms));

@@ -39,7 +39,6 @@ namespace {
 
 constexpr int kMaxWarps = 16;
 constexpr int kCapacity = 64;  // candidates kept per point (21.4 on average at the headline)
-using detail::chunkSlot;
 using detail::kChunk;
 
 /// Shared-memory layout of one instantiation, in floats (all offsets multiples of 4).
@@ -136,8 +135,6 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
             }
             __syncwarp();
         };
-        const float4* chunkRows = reinterpret_cast<const float4*>(scratch);
-        auto mine = [&](int k) { return chunkRows[chunkSlot(lane, k)]; };  // own row, float4 k
 
         // Pass 1: the two smallest v of each group, straight from the mma accumulators, then
         // the bound. Lane (gq, t4) holds points 8 s + gq (slot s = 2 mt + half) and landmarks
@@ -146,55 +143,16 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
         // of a map spread over the buckets).
         float threshold;
         {
-            float lo[4][2][2], hi[4][2][2];  // [slot][col][bucket]
-#pragma unroll
-            for (int s = 0; s < 4; ++s)
-#pragma unroll
-                for (int col = 0; col < 2; ++col)
-#pragma unroll
-                    for (int b = 0; b < 2; ++b) lo[s][col][b] = hi[s][col][b] = FLT_MAX;
-            auto keep = [](float& low, float& high, float v) {
-                high = fminf(high, fmaxf(low, v));
-                low = fminf(low, v);
-            };
+            detail::GroupMinima<2> minima;
             for (int c = 0; c < chunks; ++c) {
 #pragma unroll
                 for (int b = 0; b < kChunk / 8; ++b) {
                     float v[4][2];
                     valuesOfTile(c * (kChunk / 8) + ((b + c) & 3), v);
-#pragma unroll
-                    for (int s = 0; s < 4; ++s)
-#pragma unroll
-                        for (int col = 0; col < 2; ++col)
-                            keep(lo[s][col][b & 1], hi[s][col][b & 1], v[s][col]);
+                    minima.keep(v, b & 1);
                 }
             }
-            // The quad's 4 x 8 values of each point to the point's row, read by its owner.
-#pragma unroll
-            for (int s = 0; s < 4; ++s) {
-                float4* dst = reinterpret_cast<float4*>(scratch);
-                dst[chunkSlot(8 * s + gq, 2 * t4)] =
-                    make_float4(lo[s][0][0], hi[s][0][0], lo[s][0][1], hi[s][0][1]);
-                dst[chunkSlot(8 * s + gq, 2 * t4 + 1)] =
-                    make_float4(lo[s][1][0], hi[s][1][0], lo[s][1][1], hi[s][1][1]);
-            }
-            __syncwarp();
-            float mins[32];
-#pragma unroll
-            for (int k = 0; k < 8; ++k) {
-                const float4 v = mine(k);
-                mins[4 * k] = v.x;
-                mins[4 * k + 1] = v.y;
-                mins[4 * k + 2] = v.z;
-                mins[4 * k + 3] = v.w;
-            }
-            __syncwarp();
-            // 32 values of 32 different landmarks: the topnn-th smallest bounds the topnn-th
-            // smallest v from above.
-            detail::sortAscending<32>(mins);
-            float bound = -FLT_MAX;
-#pragma unroll
-            for (int i = 0; i < 32; ++i) bound = fmaxf(bound, i < a.topnn ? mins[i] : -FLT_MAX);
+            const float bound = minima.bound(scratch, a.topnn);
             // E as in the tensor kernel, taken twice: the bound's own error and a candidate's.
             const float r = sqrtf(centred2), span = r + a.tensor.radius;
             const float margin = 2.0f * (0x1p-7f * r * a.tensor.radius +
