@@ -111,6 +111,8 @@ void runOne(const Options& o, const std::vector<float>& x, size_t d, size_t g, i
             split.push_back(t.knnMs);
         }
         j["kernel_used"] = projector.lastKernel();
+        if (!projector.splitUnavailable().empty())
+            j["split_unavailable"] = projector.splitUnavailable();
         for (int r = 0; r < std::max(3, o.reps / 2); ++r) {
             projector.knnOnly(model, params);
             knn.push_back(projector.lastTimes().totalMs);

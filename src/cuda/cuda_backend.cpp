@@ -64,8 +64,8 @@ std::unique_ptr<Projector> makeCudaProjector(const std::string& kernel) {
 }
 
 std::vector<std::string> kernelNames() {
-    return {"auto",  "tensor+table",      "tensor+parts",   "tensor",
-            "fused", "bitonic+registers", "bitonic+aligned"};
+    return {"auto",   "tensor+table", "tensor+parts",      "tensor+split",
+            "tensor", "fused",        "bitonic+registers", "bitonic+aligned"};
 }
 
 }  // namespace sepal::cuda

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -11,25 +13,43 @@
 #include "cuda/cuda_error.h"
 #include "cuda/device_buffer.h"
 #include "cuda/embedsom_kernels.h"
+#include "cuda/sm_split.h"
 #include "cuda/tensor_landmarks.h"
 
 namespace sepal::cuda {
 
 namespace {
 
-enum class Kernel { TensorTable, TensorParts, Tensor, Fused, BitonicRegisters, BitonicAligned };
+enum class Kernel {
+    TensorTable,
+    TensorParts,
+    TensorSplit,
+    Tensor,
+    Fused,
+    BitonicRegisters,
+    BitonicAligned
+};
+
+/// tensor+split: the k-NN's share of the multiprocessors. On the H100 at d = 64, g = 1024,
+/// k = 32, 72 of 132 was the fastest of 64, 72 and 80 (GPU_NOTES.md).
+constexpr double kSplitKnnShare = 0.55;
+/// tensor+split: passes of the k-NN's persistent grid per chunk (1 to 4 measured; 2 was best).
+constexpr size_t kSplitPassesPerChunk = 2;
+/// auto takes tensor+split from this many points (at d = 64, g = 1024, k = 32 it lost below).
+constexpr size_t kSplitMinPoints = size_t(1) << 18;
 
 Kernel parseKernel(const std::string& name, bool* automatic) {
     *automatic = name == "auto";
     if (name == "tensor+table") return Kernel::TensorTable;
     if (name == "tensor+parts") return Kernel::TensorParts;
+    if (name == "tensor+split") return Kernel::TensorSplit;
     if (name == "tensor") return Kernel::Tensor;
     if (name == "auto" || name == "fused") return Kernel::Fused;
     if (name == "bitonic+registers") return Kernel::BitonicRegisters;
     if (name == "bitonic+aligned") return Kernel::BitonicAligned;
     throw InputError("unknown CUDA kernel '" + name +
-                     "': use auto, tensor+table, tensor+parts, tensor, fused, bitonic+registers or "
-                     "bitonic+aligned");
+                     "': use auto, tensor+table, tensor+parts, tensor+split, tensor, fused, "
+                     "bitonic+registers or bitonic+aligned");
 }
 
 const char* kernelName(Kernel k) {
@@ -38,6 +58,8 @@ const char* kernelName(Kernel k) {
             return "tensor+table";
         case Kernel::TensorParts:
             return "tensor+parts";
+        case Kernel::TensorSplit:
+            return "tensor+split";
         case Kernel::Tensor:
             return "tensor";
         case Kernel::Fused:
@@ -88,7 +110,13 @@ struct CudaProjector::State {
     Kernel last = Kernel::Fused;
     cudaStream_t streams[2] = {nullptr, nullptr};
     cudaEvent_t events[3] = {nullptr, nullptr, nullptr};
+    cudaEvent_t forkEvent = nullptr;  // the split pipeline's start, waited on by both partitions
     bool timing = false;
+    bool splitRan = false;  // the last run went through runSplit (its k-NN time is partition 0's)
+    // The k-NN and projection partitions, made on first use; splitWhyNot says why there are none.
+    std::unique_ptr<SmSplit> split;
+    bool splitTried = false;
+    std::string splitWhyNot;
     PhaseTimes times;
     size_t statsPoints = 0;  // points behind tensorStatsHost (0: no statistics)
 
@@ -127,9 +155,11 @@ struct CudaProjector::State {
             if (s) cudaStreamDestroy(s);
         for (auto e : events)
             if (e) cudaEventDestroy(e);
+        if (forkEvent) cudaEventDestroy(forkEvent);
     }
 
-    Kernel choose(int topnn) const {
+    /// The kernel for lists of topnn over n points: the requested one, or auto's pick.
+    Kernel choose(int topnn, size_t n) const {
         const bool fusedOk = fusedSupports(stride, topnn);
         const bool tensorOk = tensorSupports(stride, topnn);
         const bool tableOk =
@@ -137,16 +167,23 @@ struct CudaProjector::State {
         const bool partsOk =
             partsKnnSupports(stride, int(g), topnn) &&
             (tableProjectionSupports(int(g), topnn) || listProjectionSupports(topnn));
+        const bool splitOk =
+            partsKnnSupports(stride, int(g), topnn) && listProjectionSupports(topnn);
         // All of them are exact; on the H100's grid (GPU_NOTES.md): tensor+table where it
         // applies with d <= 32 (or d = 64 with 64 landmarks and k = 8); tensor+parts with 256
         // landmarks or more (or d = 64 and k <= 16), but for k = 8 with 1024 landmarks and
         // d <= 32, where the tensor kernel is faster; fused for the rest (k = 32 with 64
-        // landmarks, d <= 4 or d > 64).
+        // landmarks, d <= 4 or d > 64). tensor+split instead of tensor+parts with 1024 landmarks
+        // or more and k + 1 > 17, where the list projection waits on L2 for its pair terms, when
+        // there are enough points to overlap the phases; with 256 landmarks, or k <= 16, it lost.
         if (automatic) {
             if (tableOk && (stride <= 32 || (g < 256 && topnn <= 9))) return Kernel::TensorTable;
             const bool tensorFaster = stride <= 32 && g >= 1024 && topnn <= 9;
-            if (partsOk && (g >= 256 || (stride >= 64 && topnn <= 17)) && !tensorFaster)
-                return Kernel::TensorParts;
+            if (partsOk && (g >= 256 || (stride >= 64 && topnn <= 17)) && !tensorFaster) {
+                const bool l2Bound = g >= 1024 && topnn > 17;
+                return splitOk && l2Bound && n >= kSplitMinPoints ? Kernel::TensorSplit
+                                                                  : Kernel::TensorParts;
+            }
             if (tensorOk && (g >= 1024 || (g >= 256 && topnn <= 9))) return Kernel::Tensor;
             return fusedOk ? Kernel::Fused : Kernel::BitonicRegisters;
         }
@@ -163,6 +200,11 @@ struct CudaProjector::State {
         if (requested == Kernel::TensorParts && !partsOk)
             throw refuse(
                 "the tensor+parts CUDA kernels need a GPU of compute capability 8.0 or later, "
+                "5 <= d <= 64 and k <= 32",
+                "fused");
+        if (requested == Kernel::TensorSplit && !splitOk)
+            throw refuse(
+                "the tensor+split CUDA kernels need a GPU of compute capability 8.0 or later, "
                 "5 <= d <= 64 and k <= 32",
                 "fused");
         if (requested == Kernel::Tensor && !tensorOk)
@@ -252,9 +294,11 @@ struct CudaProjector::State {
     /// work space and counters (read back into countersHost[b]). knnOnlyPhase: stop after the
     /// k-NN.
     void run(ProjectionArgs a, int b, cudaStream_t stream, bool knnOnlyPhase = false) {
-        last = choose(a.topnn);
-        const bool tensor =
-            last == Kernel::Tensor || last == Kernel::TensorTable || last == Kernel::TensorParts;
+        last = choose(a.topnn, a.n);
+        if (last == Kernel::TensorSplit && !haveSplit()) last = Kernel::TensorParts;
+        splitRan = false;
+        const bool parts = last == Kernel::TensorParts || last == Kernel::TensorSplit;
+        const bool tensor = last == Kernel::Tensor || last == Kernel::TensorTable || parts;
         if (tensor) {
             const bool shuffled = last == Kernel::Tensor;
             if (tensorStale || tensorShuffled != shuffled) {
@@ -299,19 +343,21 @@ struct CudaProjector::State {
                 launchTensor(a, stream);
             else
                 launchFused(a, stream);
+        } else if (last == Kernel::TensorSplit && !knnOnlyPhase) {
+            runSplit(a, stream);
         } else {
             if (last == Kernel::TensorTable)
                 launchResidentKnn(a, stream);
-            else if (last == Kernel::TensorParts)
+            else if (parts)
                 launchPartsKnn(a, stream);
             else
                 launchBitonicKnn(a, stream);
             if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(events[1], stream));
             if (!knnOnlyPhase) {
                 if (last == Kernel::TensorTable ||
-                    (last == Kernel::TensorParts && tableProjectionSupports(int(g), a.topnn)))
+                    (parts && tableProjectionSupports(int(g), a.topnn)))
                     launchProjectTable(a, stream);
-                else if (last == Kernel::TensorParts)
+                else if (parts)
                     launchProjectLists(a, stream);
                 else if (last == Kernel::BitonicRegisters)
                     launchProjectRegisters(a, stream);
@@ -331,6 +377,53 @@ struct CudaProjector::State {
                                          stream));
     }
 
+    /// True when the device's multiprocessors are split for runSplit (made on first use; when
+    /// they cannot be, splitWhyNot says why and tensor+split runs as tensor+parts).
+    bool haveSplit() {
+        if (!splitTried) {
+            splitTried = true;
+            split = SmSplit::create(kSplitKnnShare, &splitWhyNot);
+        }
+        return split != nullptr;
+    }
+
+    /// The parts k-NN and the list projection side by side on the split's two partitions, over
+    /// chunks of points: chunk c is projected while chunk c + 1's neighbours are searched. The
+    /// projection waits on L2 and the k-NN on its multiprocessors, so together they take less
+    /// time than one after the other.
+    void runSplit(const ProjectionArgs& a, cudaStream_t stream) {
+        const cudaStream_t knnStream = split->stream(0), projectStream = split->stream(1);
+        if (!forkEvent)
+            SEPAL_CUDA_CHECK(cudaEventCreateWithFlags(&forkEvent, cudaEventDisableTiming));
+        SEPAL_CUDA_CHECK(cudaEventRecord(forkEvent, stream));
+        SEPAL_CUDA_CHECK(cudaStreamWaitEvent(knnStream, forkEvent, 0));
+        SEPAL_CUDA_CHECK(cudaStreamWaitEvent(projectStream, forkEvent, 0));
+        if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(split->event(0, 1), knnStream));
+        const size_t step = kSplitPassesPerChunk * partsKnnPointsPerPass(split->multiprocessors(0));
+        for (size_t begin = 0; begin < a.n; begin += step) {
+            ProjectionArgs part = a;
+            const size_t count = std::min(step, a.n - begin);
+            part.points = a.points + begin * size_t(a.stride);
+            part.n = count;
+            part.out = a.out + 2 * begin;
+            part.knnIdx = a.knnIdx + begin * size_t(a.kOut);
+            part.knnDist = a.knnDist + begin * size_t(a.kOut);
+            part.first = a.first + begin;
+            part.multiprocessors = split->multiprocessors(0);
+            launchPartsKnn(part, knnStream);
+            // A wait holds on to the record before it: one event serves every chunk.
+            SEPAL_CUDA_CHECK(cudaEventRecord(split->event(0, 0), knnStream));
+            SEPAL_CUDA_CHECK(cudaStreamWaitEvent(projectStream, split->event(0, 0), 0));
+            part.multiprocessors = split->multiprocessors(1);
+            launchProjectLists(part, projectStream);
+        }
+        if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(split->event(0, 2), knnStream));
+        SEPAL_CUDA_CHECK(cudaEventRecord(split->event(1, 0), projectStream));
+        SEPAL_CUDA_CHECK(cudaStreamWaitEvent(stream, split->event(1, 0), 0));
+        if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(events[1], stream));
+        splitRan = true;
+    }
+
     /// Adds slot b's counters (after its stream has finished) to the report.
     void collect(int b, ProjectionReport& r) const {
         r.nonFinitePoints += countersHost[b].get()[0];
@@ -343,6 +436,12 @@ struct CudaProjector::State {
         SEPAL_CUDA_CHECK(cudaEventElapsedTime(&times.knnMs, events[0], events[1]));
         SEPAL_CUDA_CHECK(cudaEventElapsedTime(&times.projectMs, events[1], events[2]));
         SEPAL_CUDA_CHECK(cudaEventElapsedTime(&times.totalMs, events[0], events[2]));
+        if (splitRan) {
+            // Side by side: the k-NN partition's busy time, and the rest of the total.
+            SEPAL_CUDA_CHECK(
+                cudaEventElapsedTime(&times.knnMs, split->event(0, 1), split->event(0, 2)));
+            times.projectMs = times.totalMs - times.knnMs;
+        }
         times.candidatesPerPoint =
             statsPoints ? double(tensorStatsHost.get()[0]) / double(statsPoints) : 0.0;
         times.exactScans = statsPoints ? tensorStatsHost.get()[1] : 0;
@@ -511,6 +610,10 @@ ProjectionReport CudaProjector::project(const float* points, size_t n, size_t d,
 
 std::string CudaProjector::lastKernel() const {
     return kernelName(m_state->last);
+}
+
+std::string CudaProjector::splitUnavailable() const {
+    return m_state->splitWhyNot;
 }
 
 PhaseTimes CudaProjector::lastTimes() const {

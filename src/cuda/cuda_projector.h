@@ -28,8 +28,8 @@ struct PhaseTimes {
 /// content changes; points stay on the device after setPoints().
 class CudaProjector : public Projector {
   public:
-    /// kernel: "auto", "tensor", "fused", "bitonic+registers" or "bitonic+aligned"; throws
-    /// InputError.
+    /// kernel: "auto", "tensor+table", "tensor+parts", "tensor+split", "tensor", "fused",
+    /// "bitonic+registers" or "bitonic+aligned"; throws InputError.
     explicit CudaProjector(const std::string& kernel = "auto");
     ~CudaProjector() override;
     CudaProjector(const CudaProjector&) = delete;
@@ -65,6 +65,9 @@ class CudaProjector : public Projector {
 
     /// The kernel that the last projection ran ("tensor", "fused", "bitonic+registers", ...).
     std::string lastKernel() const;
+    /// Why tensor+split ran its kernels one after the other, as tensor+parts (the driver has no
+    /// green contexts, or the GPU is too small to split); empty otherwise.
+    std::string splitUnavailable() const;
     /// Phase times of the last projection (recorded only after enableTiming(true)).
     PhaseTimes lastTimes() const;
     /// Records CUDA events around the phases (a little overhead; for benchmarks).

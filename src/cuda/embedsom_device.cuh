@@ -133,7 +133,8 @@ __device__ __forceinline__ float2 neighbourMean(IdxAt idxAt, WeightAt weightAt, 
     return make_float2(sx / sw, sy / sw);
 }
 
-/// Queues point p for placeNonFinite (counters[0] counts them; the list holds their indices).
+/// Queues point p for placeNonFinite (counters[0] counts them; the list holds their indices in
+/// the whole set, ProjectionArgs::first + the index in a chunk).
 __device__ __forceinline__ void queueNonFinite(unsigned long long* counters, uint32_t* list,
                                                size_t p) {
     const unsigned long long slot = atomicAdd(counters, 1ull);

@@ -85,6 +85,11 @@ struct ProjectionArgs {
     TensorLandmarks tensor;                  ///< the tensor kernel's landmark copy
     /// Optional (timing runs): [0] += candidates re-ranked, [1] += points scanned exactly.
     unsigned long long* tensorStats = nullptr;
+    /// Index of points[0] in the whole set: a chunk of it queues whole-set indices in nonFinite.
+    size_t first = 0;
+    /// Multiprocessors the persistent launches size their grids for (0: the whole device; fewer
+    /// when the kernel runs in one partition of an SmSplit).
+    int multiprocessors = 0;
 };
 
 /// Threads of the placeNonFinite launch (its scratch holds topnn entries per thread).
@@ -143,6 +148,9 @@ bool partsKnnSupports(int stride, int g, int topnn);
 /// through shared memory in parts; writes knnIdx/knnDist (kOut = topnn) as launchResidentKnn
 /// does, bit for bit the fused kernel's lists. Needs args.tensor unshuffled, with halves.
 void launchPartsKnn(const ProjectionArgs& args, cudaStream_t stream);
+/// Points the parts k-NN takes in one pass of its persistent grid over this many
+/// multiprocessors (a tile of 32 points per warp): chunks of whole passes leave no block idle.
+size_t partsKnnPointsPerPass(int multiprocessors);
 /// True when the list projection takes this list length (topnn <= 64).
 bool listProjectionSupports(int topnn);
 /// The list projection: reads knnIdx/knnDist (kOut = topnn), writes out; one warp per point,

@@ -161,7 +161,7 @@ void launchProjectLists(const ProjectionArgs& a, cudaStream_t stream) {
     }();
     const size_t wanted = (a.n + kWarps - 1) / kWarps;
     const size_t resident =
-        size_t(blocksPerSm > 0 ? blocksPerSm : 1) * size_t(detail::multiprocessorCount());
+        size_t(blocksPerSm > 0 ? blocksPerSm : 1) * size_t(detail::multiprocessorsFor(a));
     const unsigned blocks = unsigned(wanted < resident ? wanted : resident);
     listProjectionKernel<<<blocks, 32 * kWarps, 0, stream>>>(a);
     check(cudaGetLastError(), "launch of listProjectionKernel", __FILE__, __LINE__);

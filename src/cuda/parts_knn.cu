@@ -307,6 +307,10 @@ bool partsKnnSupports(int stride, int g, int topnn) {
     return partFor(g, stride, listFor(topnn)) > 0;
 }
 
+size_t partsKnnPointsPerPass(int multiprocessors) {
+    return size_t(multiprocessors) * kWarps * 32;
+}
+
 void launchPartsKnn(const ProjectionArgs& a, cudaStream_t stream) {
     if (a.n == 0) return;
     detail::withStride<8, 16, 32, 64>(

@@ -55,6 +55,11 @@ inline int multiprocessorCount() {
     return count;
 }
 
+/// Multiprocessors a persistent launch of a sizes its grid for: a.multiprocessors, or the device's.
+inline int multiprocessorsFor(const ProjectionArgs& a) {
+    return a.multiprocessors > 0 ? a.multiprocessors : multiprocessorCount();
+}
+
 /// Launches KERNEL(a, layout) persistently: warps x 32 threads per block, at most one block per
 /// multiprocessor (each warp loops over tiles of 32 points), with `bytes` of shared memory.
 template <auto KERNEL, class Layout>
@@ -66,7 +71,7 @@ void launchPersistent(const ProjectionArgs& a, const Layout& layout, int warps, 
                                               int(maxSharedBytesOptin())));
         configured = true;
     }
-    const int sms = multiprocessorCount();
+    const int sms = multiprocessorsFor(a);
     const size_t tiles = (a.n + 31) / 32;
     const size_t wanted = (tiles + size_t(warps) - 1) / size_t(warps);
     const unsigned blocks = unsigned(wanted < size_t(sms) ? wanted : size_t(sms));

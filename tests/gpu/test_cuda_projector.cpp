@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -16,13 +17,13 @@
 namespace sepal::test {
 namespace {
 
-const char* const kKernels[] = {"tensor+table", "tensor+parts",      "tensor",
+const char* const kKernels[] = {"tensor+table", "tensor+parts",      "tensor+split",   "tensor",
                                 "fused",        "bitonic+registers", "bitonic+aligned"};
 
 /// True for the kernels that decline shapes beyond their limits (auto then takes another).
 bool mayDecline(const std::string& kernel) {
-    return kernel == "tensor+table" || kernel == "tensor+parts" || kernel == "tensor" ||
-           kernel == "fused";
+    return kernel == "tensor+table" || kernel == "tensor+parts" || kernel == "tensor+split" ||
+           kernel == "tensor" || kernel == "fused";
 }
 
 /// The projection of x by `kernel`, or nothing when the kernel declined the shape (InputError;
@@ -72,7 +73,8 @@ TEST(CudaFixtures, EveryKernelMatchesTheReference) {
                 // g <= 256 or so); every other case must run.
                 const bool table = std::string(kernel) == "tensor+table";
                 EXPECT_TRUE(table || std::string(kernel) == "tensor" ||
-                            std::string(kernel) == "tensor+parts")
+                            std::string(kernel) == "tensor+parts" ||
+                            std::string(kernel) == "tensor+split")
                     << dir.filename() << ": " << declined;
                 EXPECT_TRUE(d < 5 || d > 64 || (table && (params.k > 16 || g > 256)))
                     << dir.filename() << ": " << declined;
@@ -253,7 +255,7 @@ TEST(CudaProjector, AutoTakesTheFasterExactKernelForTheShape) {
     };
     EXPECT_EQ(kernelFor(16, 1024, 8), "tensor");
     EXPECT_EQ(kernelFor(32, 1024, 16), "tensor+parts");
-    EXPECT_EQ(kernelFor(64, 1024, 32), "tensor+parts");
+    EXPECT_EQ(kernelFor(64, 1024, 32), "tensor+parts");  // 200 points: too few to split
     EXPECT_EQ(kernelFor(16, 256, 8), "tensor+table");
     EXPECT_EQ(kernelFor(32, 256, 16), "tensor+table");
     EXPECT_EQ(kernelFor(32, 256, 32), "tensor+parts");
@@ -265,6 +267,60 @@ TEST(CudaProjector, AutoTakesTheFasterExactKernelForTheShape) {
     EXPECT_EQ(kernelFor(64, 64, 32), "fused");
     EXPECT_EQ(kernelFor(4, 1024, 16), "fused");  // d <= 4: beyond the tensor kernels
     EXPECT_EQ(kernelFor(16, 256, 80), "bitonic+registers");
+}
+
+TEST(CudaSplit, SideBySideGivesTheSameBitsAsOneAfterTheOther) {
+    // tensor+split runs tensor+parts' kernels on chunks, the k-NN and the projection on their own
+    // multiprocessors: the result must be the same bits. 150001 points make several chunks and a
+    // short last one; the non-finite points lie in the first, a middle and the last chunk, so
+    // their whole-set indices must survive the chunking.
+    SEPAL_REQUIRE_GPU();
+    const size_t n = 150001, d = 50, g = 1024;
+    auto x = randomPoints(n, d, 31);
+    const LandmarkModel model = sampleModel(x, n, d, g, 32);
+    const size_t bad[] = {3, 75000, n - 1};
+    x[bad[0] * d + 7] = NAN;
+    x[bad[1] * d] = INFINITY;
+    for (size_t t = 0; t < d; ++t) x[bad[2] * d + t] = NAN;
+    EmbedParams params;
+    params.k = 32;
+    cuda::CudaProjector split("tensor+split"), parts("tensor+parts");
+    split.setPoints(x.data(), n, d);
+    parts.setPoints(x.data(), n, d);
+    std::vector<float> side(n * 2, NAN), after(n * 2, NAN), streamed(n * 2, NAN);
+    const auto sideReport = split.projectToHost(model, params, side.data());
+    ASSERT_EQ(split.lastKernel(), "tensor+split") << split.splitUnavailable();
+    const auto afterReport = parts.projectToHost(model, params, after.data());
+    EXPECT_EQ(std::memcmp(side.data(), after.data(), side.size() * sizeof(float)), 0);
+    EXPECT_EQ(sideReport.nonFinitePoints, 3u);
+    EXPECT_EQ(sideReport.degeneratePoints, afterReport.degeneratePoints);
+    for (size_t p : bad) {
+        EXPECT_TRUE(std::isfinite(side[2 * p]) && std::isfinite(side[2 * p + 1])) << p;
+        EXPECT_EQ(side[2 * p], after[2 * p]) << p;
+    }
+    // The streamed path (a host pointer the projector has not seen) splits its chunks too.
+    const std::vector<float> copy = x;
+    split.project(copy.data(), n, d, model, params, streamed.data());
+    EXPECT_EQ(std::memcmp(streamed.data(), after.data(), side.size() * sizeof(float)), 0);
+}
+
+TEST(CudaSplit, AutoSplitsManyPointsWithManyLandmarksAndLongLists) {
+    SEPAL_REQUIRE_GPU();
+    const size_t n = size_t(1) << 18, d = 64;
+    const auto x = randomPoints(n, d, 41);
+    auto kernelFor = [&](size_t g, int k) {
+        const LandmarkModel model = sampleModel(x, n, d, g, 42);
+        EmbedParams params;
+        params.k = k;
+        cuda::CudaProjector projector("auto");
+        projector.setPoints(x.data(), n, d);
+        std::vector<float> y(n * 2);
+        projector.projectToHost(model, params, y.data());
+        return projector.lastKernel();
+    };
+    EXPECT_EQ(kernelFor(1024, 32), "tensor+split");
+    EXPECT_EQ(kernelFor(1024, 16), "tensor+parts");  // k <= 16: the split lost on the H100
+    EXPECT_EQ(kernelFor(256, 32), "tensor+parts");   // the pair table stays close: it lost too
 }
 
 TEST(CudaProjector, BadInputsGiveClearErrors) {
