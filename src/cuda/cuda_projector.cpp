@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -35,6 +33,9 @@ enum class Kernel {
 constexpr double kSplitKnnShare = 0.55;
 /// tensor+split: passes of the k-NN's persistent grid per chunk (1 to 4 measured; 2 was best).
 constexpr size_t kSplitPassesPerChunk = 2;
+/// tensor+split's events (SmSplit::event slots): on the k-NN partition, a chunk's lists are
+/// written, and the k-NN's start and end (timing); on the projection partition, all is done.
+enum SplitEvent { kListed = 0, kKnnStart = 1, kKnnEnd = 2, kProjected = 0 };
 /// auto takes tensor+split from this many points (at d = 64, g = 1024, k = 32 it lost below).
 constexpr size_t kSplitMinPoints = size_t(1) << 18;
 
@@ -398,7 +399,7 @@ struct CudaProjector::State {
         SEPAL_CUDA_CHECK(cudaEventRecord(forkEvent, stream));
         SEPAL_CUDA_CHECK(cudaStreamWaitEvent(knnStream, forkEvent, 0));
         SEPAL_CUDA_CHECK(cudaStreamWaitEvent(projectStream, forkEvent, 0));
-        if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(split->event(0, 1), knnStream));
+        if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(split->event(0, kKnnStart), knnStream));
         const size_t step = kSplitPassesPerChunk * partsKnnPointsPerPass(split->multiprocessors(0));
         for (size_t begin = 0; begin < a.n; begin += step) {
             ProjectionArgs part = a;
@@ -412,14 +413,14 @@ struct CudaProjector::State {
             part.multiprocessors = split->multiprocessors(0);
             launchPartsKnn(part, knnStream);
             // A wait holds on to the record before it: one event serves every chunk.
-            SEPAL_CUDA_CHECK(cudaEventRecord(split->event(0, 0), knnStream));
-            SEPAL_CUDA_CHECK(cudaStreamWaitEvent(projectStream, split->event(0, 0), 0));
+            SEPAL_CUDA_CHECK(cudaEventRecord(split->event(0, kListed), knnStream));
+            SEPAL_CUDA_CHECK(cudaStreamWaitEvent(projectStream, split->event(0, kListed), 0));
             part.multiprocessors = split->multiprocessors(1);
             launchProjectLists(part, projectStream);
         }
-        if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(split->event(0, 2), knnStream));
-        SEPAL_CUDA_CHECK(cudaEventRecord(split->event(1, 0), projectStream));
-        SEPAL_CUDA_CHECK(cudaStreamWaitEvent(stream, split->event(1, 0), 0));
+        if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(split->event(0, kKnnEnd), knnStream));
+        SEPAL_CUDA_CHECK(cudaEventRecord(split->event(1, kProjected), projectStream));
+        SEPAL_CUDA_CHECK(cudaStreamWaitEvent(stream, split->event(1, kProjected), 0));
         if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(events[1], stream));
         splitRan = true;
     }
@@ -438,8 +439,8 @@ struct CudaProjector::State {
         SEPAL_CUDA_CHECK(cudaEventElapsedTime(&times.totalMs, events[0], events[2]));
         if (splitRan) {
             // Side by side: the k-NN partition's busy time, and the rest of the total.
-            SEPAL_CUDA_CHECK(
-                cudaEventElapsedTime(&times.knnMs, split->event(0, 1), split->event(0, 2)));
+            SEPAL_CUDA_CHECK(cudaEventElapsedTime(&times.knnMs, split->event(0, kKnnStart),
+                                                  split->event(0, kKnnEnd)));
             times.projectMs = times.totalMs - times.knnMs;
         }
         times.candidatesPerPoint =

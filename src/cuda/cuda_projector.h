@@ -15,9 +15,13 @@ namespace sepal::cuda {
 
 /// Wall-clock phases of the last projection on the device, in milliseconds (CUDA events).
 struct PhaseTimes {
-    float knnMs = 0;      ///< k-NN (split kernels only; 0 for fused kernels)
-    float projectMs = 0;  ///< projection (split kernels), or the whole fused kernel
-    float totalMs = 0;    ///< everything from the first launch to the last
+    /// k-NN (split kernels only; 0 for fused kernels); for tensor+split, the k-NN partition's
+    /// time from its first chunk to its last
+    float knnMs = 0;
+    /// projection (split kernels), or the whole fused kernel; for tensor+split, the rest of
+    /// the total
+    float projectMs = 0;
+    float totalMs = 0;  ///< everything from the first launch to the last
     /// Tensor kernel only: exact distances computed per point (its candidates), and points that
     /// had more candidates than it keeps and scanned every landmark exactly.
     double candidatesPerPoint = 0;
