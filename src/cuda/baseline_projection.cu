@@ -61,7 +61,7 @@ __device__ void finishPoint(const ProjectionArgs& a, size_t p, LeastSquares ls, 
         y = detail::neighbourMean([&](int i) { return idx[i]; }, [&](int i) { return scores[i]; },
                                   s.scored, a.topn, a.low);
         if (s.bad)
-            detail::queueNonFinite(a.counters, a.nonFinite, a.first + p);
+            detail::queueNonFinite(a, p);
         else
             atomicAdd(a.counters + 1, 1ull);
     }

@@ -230,8 +230,7 @@ __device__ __forceinline__ void storeLists(const ProjectionArgs& a, size_t p0, b
             a.knnDist[e] = outDist[e - first];
             a.knnIdx[e] = uint32_t(outIdx[e - first]);
         }
-        if (bad && a.out && p0 + lane < a.n)
-            queueNonFinite(a.counters, a.nonFinite, a.first + p0 + lane);
+        if (bad && a.out && p0 + lane < a.n) queueNonFinite(a, p0 + lane);
     }
     __syncwarp();  // the scratch is written again by the next tile
 }

@@ -165,11 +165,10 @@ struct CudaProjector::State {
         const bool tensorOk = tensorSupports(stride, topnn);
         const bool tableOk =
             residentKnnSupports(stride, int(g), topnn) && tableProjectionSupports(int(g), topnn);
+        const bool partsKnnOk = partsKnnSupports(stride, int(g), topnn);
         const bool partsOk =
-            partsKnnSupports(stride, int(g), topnn) &&
-            (tableProjectionSupports(int(g), topnn) || listProjectionSupports(topnn));
-        const bool splitOk =
-            partsKnnSupports(stride, int(g), topnn) && listProjectionSupports(topnn);
+            partsKnnOk && (tableProjectionSupports(int(g), topnn) || listProjectionSupports(topnn));
+        const bool splitOk = partsKnnOk && listProjectionSupports(topnn);
         // All of them are exact; on the H100's grid (GPU_NOTES.md): tensor+table where it
         // applies with d <= 32 (or d = 64 with 64 landmarks and k = 8); tensor+parts with 256
         // landmarks or more (or d = 64 and k <= 16), but for k = 8 with 1024 landmarks and

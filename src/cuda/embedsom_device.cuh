@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "cuda/embedsom_kernels.h"
+
 namespace sepal::cuda::detail {
 
 /// Index of the unordered pair {u, v} in the triangular pair table.
@@ -133,12 +135,11 @@ __device__ __forceinline__ float2 neighbourMean(IdxAt idxAt, WeightAt weightAt, 
     return make_float2(sx / sw, sy / sw);
 }
 
-/// Queues point p for placeNonFinite (counters[0] counts them; the list holds their indices in
-/// the whole set, ProjectionArgs::first + the index in a chunk).
-__device__ __forceinline__ void queueNonFinite(unsigned long long* counters, uint32_t* list,
-                                               size_t p) {
-    const unsigned long long slot = atomicAdd(counters, 1ull);
-    list[slot] = uint32_t(p);
+/// Queues point p of a (an index into a.points) for placeNonFinite: a.counters[0] counts them,
+/// a.nonFinite holds their indices in the whole set (a.first + p, a may be a chunk of it).
+__device__ __forceinline__ void queueNonFinite(const ProjectionArgs& a, size_t p) {
+    const unsigned long long slot = atomicAdd(a.counters, 1ull);
+    a.nonFinite[slot] = uint32_t(a.first + p);
 }
 
 /// Loads a point coordinate, replacing NaN and infinity by 0 for the fast paths; `bad` records

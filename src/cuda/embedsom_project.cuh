@@ -164,7 +164,7 @@ __device__ __forceinline__ void placeFromList(const ProjectionArgs& a, size_t p,
     if (active) {
         reinterpret_cast<float2*>(a.out)[p] = y;
         if (bad)
-            queueNonFinite(a.counters, a.nonFinite, a.first + p);
+            queueNonFinite(a, p);
         else if (!placed)
             atomicAdd(a.counters + 1, 1ull);
     }

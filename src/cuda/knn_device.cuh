@@ -72,12 +72,17 @@ __device__ __forceinline__ void stageRows(const float* points, size_t p0, size_t
     __syncwarp();
 }
 
-/// Centres the lane's own staged row (KVEC float4s; NaN and infinity read as 0, recorded in
-/// `bad`) on `centre` and returns |x - centre|^2; store(c, x, centred) receives float4 c of the
-/// exact row and of the centred one (to keep or to write back as an mma operand).
-template <int KVEC, class Store>
-__device__ __forceinline__ float centreOwnRow(const float4* row, const float* centre, bool& bad,
-                                              Store store) {
+/// Stages the warp's 32 point rows (stageRows, rows of LD floats) and centres the lane's own row
+/// on `centre` (NaN and infinity read as 0, recorded in `bad`): float4 c of the row becomes
+/// operand(c, x, centred), of the exact and the centred values (kept or rounded for the mma
+/// by the caller), and the row is padded with zeros to KROW floats. Returns |x - centre|^2; the
+/// rows are visible to the whole warp on return.
+template <int KVEC, int KROW, int LD, class Operand>
+__device__ __forceinline__ float stageCentredRows(const float* points, size_t p0, size_t avail,
+                                                  const float* centre, float* scratch, bool& bad,
+                                                  Operand operand) {
+    stageRows<KVEC, LD>(points, p0, avail, scratch);
+    float4* row = reinterpret_cast<float4*>(scratch + (threadIdx.x & 31) * LD);
     float centred2 = 0;
     const float4* m4 = reinterpret_cast<const float4*>(centre);
 #pragma unroll
@@ -86,8 +91,11 @@ __device__ __forceinline__ float centreOwnRow(const float4* row, const float* ce
         const float4 m = __ldg(m4 + c);
         const float c0 = v.x - m.x, c1 = v.y - m.y, c2 = v.z - m.z, c3 = v.w - m.w;
         centred2 = fmaf(c0, c0, fmaf(c1, c1, fmaf(c2, c2, fmaf(c3, c3, centred2))));
-        store(c, v, make_float4(c0, c1, c2, c3));
+        row[c] = operand(c, v, make_float4(c0, c1, c2, c3));
     }
+#pragma unroll
+    for (int c = KVEC; c < KROW / 4; ++c) row[c] = make_float4(0, 0, 0, 0);
+    __syncwarp();
     return centred2;
 }
 
@@ -202,16 +210,12 @@ __device__ __forceinline__ float loadPointFragments(const float* points, size_t 
                                                     float4 (&x)[KVEC], bool& bad,
                                                     uint32_t (&fa)[2][KROW / 8][4]) {
     const int lane = threadIdx.x & 31, gq = lane >> 2, t4 = lane & 3;
-    stageRows<KVEC, LD>(points, p0, avail, scratch);
-    float4* row = reinterpret_cast<float4*>(scratch + lane * LD);
-    const float centred2 = centreOwnRow<KVEC>(row, centre, bad, [&](int c, float4 v, float4 d) {
-        x[c] = v;
-        row[c] = make_float4(__uint_as_float(toTf32(d.x)), __uint_as_float(toTf32(d.y)),
-                             __uint_as_float(toTf32(d.z)), __uint_as_float(toTf32(d.w)));
-    });
-#pragma unroll
-    for (int c = KVEC; c < KROW / 4; ++c) row[c] = make_float4(0, 0, 0, 0);
-    __syncwarp();
+    const float centred2 = stageCentredRows<KVEC, KROW, LD>(
+        points, p0, avail, centre, scratch, bad, [&](int c, float4 v, float4 d) {
+            x[c] = v;
+            return make_float4(__uint_as_float(toTf32(d.x)), __uint_as_float(toTf32(d.y)),
+                               __uint_as_float(toTf32(d.z)), __uint_as_float(toTf32(d.w)));
+        });
 #pragma unroll
     for (int mt = 0; mt < 2; ++mt) {
 #pragma unroll

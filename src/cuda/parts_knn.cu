@@ -114,15 +114,10 @@ __device__ __forceinline__ float loadHalfFragments(const float* points, size_t p
                                                    const float* centre, float scale, float* scratch,
                                                    bool& bad, uint32_t (&fa)[2][KROW / 16][4]) {
     const int lane = threadIdx.x & 31, gq = lane >> 2, t4 = lane & 3;
-    detail::stageRows<KVEC, KROW>(points, p0, avail, scratch);
-    float4* row = reinterpret_cast<float4*>(scratch + lane * KROW);
-    const float centred2 =
-        detail::centreOwnRow<KVEC>(row, centre, bad, [&](int c, float4, float4 d) {
-            row[c] = make_float4(d.x * scale, d.y * scale, d.z * scale, d.w * scale);
+    const float centred2 = detail::stageCentredRows<KVEC, KROW, KROW>(
+        points, p0, avail, centre, scratch, bad, [&](int, float4, float4 d) {
+            return make_float4(d.x * scale, d.y * scale, d.z * scale, d.w * scale);
         });
-#pragma unroll
-    for (int c = KVEC; c < KROW / 4; ++c) row[c] = make_float4(0, 0, 0, 0);
-    __syncwarp();
 #pragma unroll
     for (int mt = 0; mt < 2; ++mt) {
 #pragma unroll
@@ -151,8 +146,7 @@ __global__ void __launch_bounds__(32 * kWarps, 1)
     const uint4* frags = reinterpret_cast<const uint4*>(base + lay.frags);
     const float* norms = base + lay.norms;
     const float4* rows = reinterpret_cast<const float4*>(base + lay.rows);
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const int gq = lane >> 2, t4 = lane & 3;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, t4 = lane & 3;
     float* scratch = base + lay.warpArea + size_t(warp) * lay.perWarp;
     uint16_t* cand = reinterpret_cast<uint16_t*>(scratch + 32 * kChunk);  // [kCapacity][32]
     const float scale = a.tensor.halfScale, minusTwoOverS2 = -2.0f / (scale * scale);

@@ -81,8 +81,7 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
     const float4* frags = reinterpret_cast<const float4*>(base + lay.frags);
     const float* norms = base + lay.norms;
     const float4* rows = reinterpret_cast<const float4*>(base + lay.rows);
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const int gq = lane >> 2, t4 = lane & 3;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, t4 = lane & 3;
     float* scratch = base + lay.rows + size_t(a.g) * a.stride + size_t(warp) * lay.perWarp;
     uint16_t* cand = reinterpret_cast<uint16_t*>(scratch + lay.scratch);  // [kCapacity][32]
 
