@@ -18,6 +18,7 @@
 #include "core/io/fcs_writer.h"
 #include "core/io/population_labels.h"
 #include "core/io/read_any.h"
+#include "core/transform/channel_label.h"
 #include "core/transform/pipeline.h"
 
 namespace sepal::cli {
@@ -98,14 +99,7 @@ io::Table selectColumns(const io::Table& in, const std::string& list) {
     std::stringstream ss(list);
     for (std::string name; std::getline(ss, name, ',');) {
         if (name.empty()) continue;
-        const int idx = in.findChannel(name);
-        if (idx < 0) {
-            std::string known;
-            for (const auto& c : in.channels) known += (known.empty() ? "" : ", ") + c.name;
-            throw InputError("--columns: '" + name + "' is not a column of " + in.source +
-                             " (columns: " + known + ")");
-        }
-        picked.push_back(static_cast<size_t>(idx));
+        picked.push_back(resolveChannel(in, name, "--columns"));
     }
     if (picked.empty()) throw InputError("--columns: no column named");
     io::Table out;

@@ -1,4 +1,5 @@
-// sepal-cli info FILE... [--json]: versions, data sets, events and parameters of FCS files.
+// sepal-cli info FILE... [--json]: versions, data sets, events and parameters of FCS files, with
+// each parameter's role (what the default pipeline embeds and why it leaves the rest out).
 
 #include <CLI/CLI.hpp>
 #include <cmath>
@@ -12,6 +13,7 @@
 #include "cli/command_registry.h"
 #include "core/common/error.h"
 #include "core/io/fcs_reader.h"
+#include "core/transform/channel_roles.h"
 
 namespace sepal::cli {
 
@@ -27,15 +29,27 @@ nlohmann::json rangeJson(double range) {
     return range;
 }
 
+/// The role of every parameter of a data set, judged from the names alone.
+std::vector<ChannelRole> rolesOf(const io::FcsDatasetInfo& d) {
+    io::Table names;
+    names.channels = d.parameters;
+    return channelRoles(names);
+}
+
 nlohmann::json infoJson(const io::FcsFileInfo& info) {
     nlohmann::json file = {{"file", info.path}, {"datasets", nlohmann::json::array()}};
     for (const auto& d : info.datasets) {
         nlohmann::json params = nlohmann::json::array();
-        for (const auto& p : d.parameters)
+        const std::vector<ChannelRole> roles = rolesOf(d);
+        for (size_t j = 0; j < d.parameters.size(); ++j) {
+            const auto& p = d.parameters[j];
             params.push_back({{"name", p.name},
                               {"marker", p.marker},
                               {"range", rangeJson(p.range)},
-                              {"bits", p.bits}});
+                              {"bits", p.bits},
+                              {"role", roleKey(roles[j])},
+                              {"role_reason", roleReason(roles[j])}});
+        }
         file["datasets"].push_back({{"version", d.version},
                                     {"events", d.events},
                                     {"parameters", params},
@@ -67,13 +81,17 @@ void printHuman(const io::FcsFileInfo& info) {
             wn = std::max(wn, p.name.size());
             wm = std::max(wm, p.marker.size());
         }
+        const std::vector<ChannelRole> roles = rolesOf(d);
         std::cout << "  " << pad("#", 4) << pad("name", wn + 2) << pad("marker", wm + 2)
-                  << pad("range", 12) << "bits\n";
+                  << pad("range", 12) << pad("bits", 6) << "role\n";
         for (size_t j = 0; j < d.parameters.size(); ++j) {
             const auto& p = d.parameters[j];
+            const bool embedded = roles[j] == ChannelRole::Marker;
             std::cout << "  " << pad(std::to_string(j + 1), 4) << pad(p.name, wn + 2)
                       << pad(p.marker.empty() ? "-" : p.marker, wm + 2)
-                      << pad(rangeText(p.range), 12) << p.bits << "\n";
+                      << pad(rangeText(p.range), 12) << pad(std::to_string(p.bits), 6)
+                      << (embedded ? "marker" : std::string("left out: ") + roleReason(roles[j]))
+                      << "\n";
         }
         for (const auto& w : d.warnings) std::cout << "  warning: " << w << "\n";
     }

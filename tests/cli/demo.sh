@@ -14,6 +14,10 @@ assert d["events"] == 3000, d["events"]
 names = [p["name"] for p in d["parameters"]]
 assert names[0] == "Time" and names[-1] == "Population", names
 assert any(p["marker"] == "CD4" for p in d["parameters"]), "no CD4 marker"
+# A real panel's other channels: barcode, beads, DNA, viability, Gaussian parameters.
+assert len(names) == 38, (len(names), names)
+for name in ("Pd104Di", "Pd110Di", "Ce140Di", "Ir191Di", "Ir193Di", "Pt195Di", "Center", "Residual"):
+    assert name in names, name
 PY
 grep -q "SEPAL_POPULATIONS" "$work/demo.fcs" || { echo "no population names keyword"; exit 1; }
 

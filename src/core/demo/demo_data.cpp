@@ -62,6 +62,79 @@ constexpr std::array<Marker, 22> kMarkers{{
     {"CD57", "Dy161Di"},  {"TCRgd", "Dy162Di"},
 }};
 
+/// Palladium isotopes of the sample barcode, and which of them this sample carries.
+struct BarcodeChannel {
+    const char* channel;
+    bool positive;
+};
+
+constexpr std::array<BarcodeChannel, 5> kBarcodes{{
+    {"Pd104Di", true},
+    {"Pd105Di", false},
+    {"Pd106Di", true},
+    {"Pd108Di", true},
+    {"Pd110Di", false},
+}};
+
+/// Where each kind of channel sits in a row.
+struct DemoLayout {
+    size_t time = 0, eventLength = 0, population = 0;
+    size_t dna1 = 0, dna2 = 0, cisplatin = 0, beads = 0;
+    std::array<size_t, kMarkers.size()> markers{};
+    std::array<size_t, kBarcodes.size()> barcodes{};
+    std::array<size_t, 4> gaussian{};  // Center, Offset, Width, Residual
+};
+
+/// The channels in a Helios file's order: Time and Event_length, the isotopes by mass, the
+/// Gaussian parameters, then the population code.
+DemoLayout addChannels(io::Table& table) {
+    DemoLayout at;
+    const auto add = [&table](const char* name, const char* marker, double range) {
+        table.channels.push_back({name, marker, range, 32});
+        return table.channels.size() - 1;
+    };
+    at.time = add("Time", "", 600000);
+    at.eventLength = add("Event_length", "", 128);
+    at.markers[0] = add(kMarkers[0].channel, kMarkers[0].marker, 16384);  // Y89Di
+    for (size_t b = 0; b < kBarcodes.size(); ++b)
+        at.barcodes[b] = add(kBarcodes[b].channel, kBarcodes[b].channel, 16384);
+    at.beads = add("Ce140Di", "Beads", 16384);
+    for (size_t k = 1; k < kMarkers.size(); ++k)
+        at.markers[k] = add(kMarkers[k].channel, kMarkers[k].marker, 16384);
+    at.dna1 = add("Ir191Di", "DNA1", 16384);
+    at.dna2 = add("Ir193Di", "DNA2", 16384);
+    at.cisplatin = add("Pt195Di", "Cisplatin", 16384);
+    const char* const gaussian[] = {"Center", "Offset", "Width", "Residual"};
+    for (size_t g = 0; g < at.gaussian.size(); ++g) at.gaussian[g] = add(gaussian[g], "", 65536);
+    at.population = add("Population", "", 1024);
+    return at;
+}
+
+/// Ion counts for an arcsinh(x / 5) level, non-negative and rounded like the instrument's.
+float ionCounts(double level) {
+    const double counts = 5.0 * std::sinh(level);
+    return static_cast<float>(std::max(0.0, std::round(counts * 100) / 100));
+}
+
+/// The channels that are not markers: DNA rising with cell size, a few dead cells bright in
+/// cisplatin, this sample's palladium barcode, almost no bead signal on cells, and the Gaussian
+/// parameters of the event's ion cloud.
+void fillAcquisition(float* row, const DemoLayout& at, Random& rng, double size, double length) {
+    const double dna = 5.3 + size + 0.12 * rng.normal();
+    row[at.dna1] = ionCounts(dna);
+    row[at.dna2] = ionCounts(dna + 0.52 + 0.05 * rng.normal());  // Ir193 is 1.7x as abundant
+    const bool dead = rng.uniform() < 0.05;
+    row[at.cisplatin] = ionCounts((dead ? 4.6 : 1.0) + 0.4 * rng.normal());
+    for (size_t b = 0; b < kBarcodes.size(); ++b)
+        row[at.barcodes[b]] = ionCounts((kBarcodes[b].positive ? 4.0 : 0.6) + 0.3 * rng.normal());
+    row[at.beads] = ionCounts(0.1 + 0.3 * rng.normal());
+    const auto rounded = [](double v) { return static_cast<float>(std::round(v * 100) / 100); };
+    row[at.gaussian[0]] = rounded(std::exp(6.5 + 0.4 * rng.normal()));
+    row[at.gaussian[1]] = rounded(std::exp(3.5 + 0.3 * rng.normal()));
+    row[at.gaussian[2]] = rounded(std::max(1.0, 1.3 * length + 2.0 * rng.normal()));
+    row[at.gaussian[3]] = rounded(std::exp(3.8 + 0.5 * rng.normal()));
+}
+
 size_t markerIndex(const std::string& name) {
     for (size_t i = 0; i < kMarkers.size(); ++i)
         if (name == kMarkers[i].marker) return i;
@@ -165,14 +238,14 @@ io::Table makeDemoTable(size_t events, uint64_t seed) {
 
     io::Table table;
     table.source = "demo";
-    table.channels.push_back({"Time", "", 600000, 32});
-    table.channels.push_back({"Event_length", "", 128, 32});
-    for (const auto& mk : kMarkers) table.channels.push_back({mk.channel, mk.marker, 16384, 32});
-    table.channels.push_back({"Population", "", 1024, 32});
+    const DemoLayout layout = addChannels(table);
     const size_t cols = table.channels.size();
     table.values = Matrix(events, cols);
 
     Random rng(seed);
+    // The non-marker channels draw from their own stream, so the markers and populations are
+    // the same as before those channels existed.
+    Random acquisition(seed ^ 0x5EB0A1C7E5D3F00Dull);
     std::vector<double> z(m);
     for (size_t i = 0; i < events; ++i) {
         const double u = rng.uniform() * total;
@@ -196,13 +269,14 @@ io::Table makeDemoTable(size_t events, uint64_t seed) {
         const double size = 0.15 * rng.normal();
         for (size_t k = 0; k < m; ++k) {
             const double level = z[k] + 0.35 * rng.normal() + (z[k] > 1 ? size : 0);
-            const double counts = 5.0 * std::sinh(level);
-            row[2 + k] = static_cast<float>(std::max(0.0, std::round(counts * 100) / 100));
+            row[layout.markers[k]] = ionCounts(level);
         }
-        row[0] = static_cast<float>(
+        row[layout.time] = static_cast<float>(
             std::floor(600000.0 * static_cast<double>(i) / static_cast<double>(events)));
-        row[1] = static_cast<float>(std::round(std::clamp(22 + 4 * rng.normal(), 10.0, 75.0)));
-        row[cols - 1] = static_cast<float>(label);
+        const double length = std::round(std::clamp(22 + 4 * rng.normal(), 10.0, 75.0));
+        row[layout.eventLength] = static_cast<float>(length);
+        row[layout.population] = static_cast<float>(label);
+        fillAcquisition(row, layout, acquisition, size, length);
     }
     std::vector<std::string> names;
     for (const auto& p : pops) names.push_back(p.name);

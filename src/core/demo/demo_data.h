@@ -8,9 +8,12 @@
 
 namespace sepal::demo {
 
-/// Generates `events` cells (seeded, the same on every platform): Time, Event_length, 22 marker
-/// channels named like mass cytometry ("Nd142Di", marker "CD4"), raw ion counts that want
-/// arcsinh with cofactor 5, and a numeric "Population" code channel whose names are in the
+/// Generates `events` cells (seeded, the same on every platform) as a Helios writes them: Time,
+/// Event_length, 22 marker channels ("Nd142Di", marker "CD4"), the channels a real panel carries
+/// besides (DNA intercalator Ir191Di/Ir193Di "DNA1"/"DNA2", viability Pt195Di "Cisplatin", a
+/// palladium barcode Pd104Di..Pd110Di whose markers repeat the isotope, beads Ce140Di "Beads",
+/// the Gaussian parameters Center, Offset, Width, Residual), raw ion counts that want arcsinh
+/// with cofactor 5, and a numeric "Population" code channel whose names are in the
 /// SEPAL_POPULATIONS keyword (15 populations, one rare at ~0.5%, three differentiation
 /// trajectories between them).
 io::Table makeDemoTable(size_t events = 100000, uint64_t seed = 1);

@@ -23,7 +23,7 @@ bool isDigit(char c) {
 
 /// Matches an element symbol and a plausible isotope mass (75..209) at `pos`: "Nd142".
 /// Returns the position after it, or npos.
-size_t matchIsotope(const std::string& s, size_t pos) {
+size_t matchIsotope(const std::string& s, size_t pos, Isotope* found) {
     if (pos >= s.size() || !std::isupper(static_cast<unsigned char>(s[pos])))
         return std::string::npos;
     size_t p = pos + 1;
@@ -32,35 +32,43 @@ size_t matchIsotope(const std::string& s, size_t pos) {
     while (p < s.size() && isDigit(s[p])) ++p;
     if (p - digits < 2 || p - digits > 3) return std::string::npos;
     const int mass = std::stoi(s.substr(digits, p - digits));
-    return (mass >= 75 && mass <= 209) ? p : std::string::npos;
+    if (mass < 75 || mass > 209) return std::string::npos;
+    *found = Isotope{s.substr(pos, digits - pos), mass};
+    return p;
 }
 
 /// "142Nd" at the start of s, followed by the end or a separator.
-bool massFirst(const std::string& s) {
+std::optional<Isotope> massFirst(const std::string& s) {
     size_t p = 0;
     while (p < s.size() && isDigit(s[p])) ++p;
-    if (p < 2 || p > 3) return false;
+    if (p < 2 || p > 3) return std::nullopt;
     const int mass = std::stoi(s.substr(0, p));
     if (mass < 75 || mass > 209 || p >= s.size() || !std::isupper(static_cast<unsigned char>(s[p])))
-        return false;
-    ++p;
+        return std::nullopt;
+    const size_t element = p++;
     if (p < s.size() && std::islower(static_cast<unsigned char>(s[p]))) ++p;
-    return p == s.size() || s[p] == '_' || s[p] == '-' || s[p] == ' ';
+    if (p != s.size() && s[p] != '_' && s[p] != '-' && s[p] != ' ') return std::nullopt;
+    return Isotope{s.substr(element, p - element), mass};
 }
 
 }  // namespace
 
-bool isMassChannelName(const std::string& name) {
-    const size_t whole = matchIsotope(name, 0);
+std::optional<Isotope> isotopeOf(const std::string& name) {
+    Isotope found;
+    const size_t whole = matchIsotope(name, 0, &found);
     if (whole != std::string::npos) {
         const std::string rest = name.substr(whole);
-        if (rest.empty() || rest == "Di" || rest == "Dd") return true;
+        if (rest.empty() || rest == "Di" || rest == "Dd") return found;
     }
     for (size_t open = name.find('('); open != std::string::npos; open = name.find('(', open + 1)) {
-        const size_t end = matchIsotope(name, open + 1);
-        if (end != std::string::npos && end < name.size() && name[end] == ')') return true;
+        const size_t end = matchIsotope(name, open + 1, &found);
+        if (end != std::string::npos && end < name.size() && name[end] == ')') return found;
     }
     return massFirst(name);
+}
+
+bool isMassChannelName(const std::string& name) {
+    return isotopeOf(name).has_value();
 }
 
 Cytometry guessCytometry(const io::Table& table) {
@@ -92,38 +100,184 @@ Cytometry guessCytometry(const io::Table& table) {
     return (total > 0 && zeros * 5 >= total) ? Cytometry::Mass : Cytometry::Fluorescence;
 }
 
-bool isTechnicalChannel(const io::Table& table, size_t index) {
+namespace {
+
+/// Lower-case letters and digits only: "Live/Dead" -> "livedead", "(Pd105)Di" -> "pd105di".
+std::string folded(const std::string& s) {
+    std::string out;
+    for (char c : s)
+        if (std::isalnum(static_cast<unsigned char>(c)))
+            out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+bool contains(const std::string& s, const char* part) {
+    return s.find(part) != std::string::npos;
+}
+
+bool isIsotope(const std::optional<Isotope>& iso, const char* element, int mass) {
+    return iso && iso->element == element && iso->mass == mass;
+}
+
+/// An empty marker, or one that only repeats the isotope ("Pd105Di", "105Pd", "Pd105"): the
+/// instrument's placeholder for a channel without an antibody.
+bool markerIsPlaceholder(const io::Channel& channel, const std::optional<Isotope>& iso) {
+    const std::string m = folded(channel.marker);
+    if (m.empty() || m == folded(channel.name)) return true;
+    if (!iso) return false;
+    std::string element = lower(iso->element), mass = std::to_string(iso->mass);
+    for (const std::string& form : {element + mass, mass + element, element + mass + "di",
+                                    element + mass + "dd", mass + element + "di"})
+        if (m == form) return true;
+    return false;
+}
+
+bool isDnaMarker(const std::string& m, const std::optional<Isotope>& markerIso) {
+    if (isIsotope(markerIso, "Ir", 191) || isIsotope(markerIso, "Ir", 193)) return true;
+    const std::string f = folded(m);
+    // "DNA", "DNA1", "DNA_2", "DNA-Ir191", but not "DNAM-1" (CD226, a real marker).
+    if (startsWith(f, "dna")) {
+        const std::string rest = f.substr(3);
+        if (contains(rest, "ir") ||
+            std::all_of(rest.begin(), rest.end(), [](char c) { return isDigit(c); }))
+            return true;
+    }
+    return f == "191" || f == "193" || contains(f, "intercalator") || contains(f, "iridium");
+}
+
+bool isViabilityWord(const std::string& text) {
+    const std::string f = folded(text);
+    return contains(f, "cisplatin") || contains(f, "viab") || contains(f, "zombie") ||
+           contains(f, "livedead") || contains(f, "7aad") || contains(f, "dapi") ||
+           startsWith(f, "dead");
+}
+
+bool isBarcodeMarker(const std::string& m) {
+    const std::string l = lower(m);
+    if (startsWith(folded(m), "barcode")) return true;
+    // "BC1", "BC_102Pd", "bc-3", "BC": a barcode well, never "BCL2" or "BCR".
+    return startsWith(l, "bc") &&
+           (l.size() == 2 || isDigit(l[2]) || l[2] == '_' || l[2] == '-' || l[2] == ' ');
+}
+
+/// Palladium isotopes used for sample barcoding (102, 104, 105, 106, 108, 110).
+bool isPalladiumBarcode(const std::optional<Isotope>& iso) {
+    return iso && iso->element == "Pd" && iso->mass >= 102 && iso->mass <= 110;
+}
+
+/// Channels carrying a real marker, not an empty or isotope-only placeholder.
+size_t labelledChannels(const io::Table& table) {
+    size_t n = 0;
+    for (const auto& c : table.channels)
+        if (hasOwnMarker(c)) ++n;
+    return n;
+}
+
+ChannelRole roleByName(const std::string& n, const std::string& m) {
+    static const char* const kEmbedding[] = {"embed", "umap", "tsne", "t-sne"};
+    for (const char* prefix : kEmbedding)
+        if (startsWith(n, prefix)) return ChannelRole::Embedding;
+    if (m == "embedsom") return ChannelRole::Embedding;
+    static const char* const kCodes[] = {"sample", "population", "cluster", "label", "original_id"};
+    for (const char* prefix : kCodes)
+        if (startsWith(n, prefix)) return ChannelRole::Code;
+    if (startsWith(n, "time") || startsWith(m, "time")) return ChannelRole::Time;
+    if (startsWith(n, "cell_length") || startsWith(m, "cell_length"))
+        return ChannelRole::EventLength;
+    if (startsWith(n, "event") || startsWith(m, "event"))
+        return contains(n + m, "length") ? ChannelRole::EventLength : ChannelRole::Code;
+    static const char* const kGaussian[] = {"center", "offset", "width", "residual"};
+    for (const char* prefix : kGaussian)
+        if (startsWith(n, prefix)) return ChannelRole::Gaussian;
+    if (startsWith(n, "fsc") || startsWith(n, "ssc")) return ChannelRole::Scatter;
+    if (startsWith(n, "beaddist") || contains(m, "bead")) return ChannelRole::Beads;
+    if (startsWith(n, "barcode")) return ChannelRole::Barcode;
+    return ChannelRole::Marker;
+}
+
+}  // namespace
+
+ChannelRole channelRole(const io::Table& table, size_t index) {
     const io::Channel& channel = table.channels[index];
     const std::string n = lower(channel.name);
     const std::string m = lower(channel.marker);
-    static const char* const kNamePrefixes[] = {
-        "fsc",      "ssc",      "time",     "event",  "cell_length", "center",     "offset",
-        "width",    "residual", "beaddist", "sample", "population",  "cluster",    "label",
-        "embedsom", "umap",     "tsne",     "t-sne",  "barcode",     "original_id"};
-    for (const char* prefix : kNamePrefixes)
-        if (startsWith(n, prefix)) return true;
-    static const char* const kMarkerPrefixes[] = {"dna", "barcode", "bead", "time", "event"};
-    for (const char* prefix : kMarkerPrefixes)
-        if (startsWith(m, prefix)) return true;
-    if (m.size() >= 3 && startsWith(m, "bc") && isDigit(m[2])) return true;
-    // DNA intercalator (iridium) and palladium barcode channels of mass cytometry.
-    if (startsWith(n, "ir191") || startsWith(n, "ir193")) return true;
-    const bool unnamed = m.empty() || m == n;
-    if (startsWith(n, "pd1") && unnamed) return true;
-    // In mass cytometry panels only used channels carry a marker name ($PnS).
-    if (unnamed && isMassChannelName(channel.name)) {
-        size_t withMarker = 0;
-        for (const auto& c : table.channels)
-            if (!c.marker.empty() && lower(c.marker) != lower(c.name)) ++withMarker;
-        if (withMarker >= 3) return true;
-    }
+    const ChannelRole byName = roleByName(n, m);
+    if (byName != ChannelRole::Marker) return byName;
+
+    const std::optional<Isotope> iso = isotopeOf(channel.name);
+    const bool placeholder = markerIsPlaceholder(channel, iso);
+    if (isIsotope(iso, "Ir", 191) || isIsotope(iso, "Ir", 193) ||
+        isDnaMarker(channel.marker, isotopeOf(channel.marker)))
+        return ChannelRole::Dna;
+    const bool platinum = iso && iso->element == "Pt" && iso->mass >= 194 && iso->mass <= 196;
+    if (isViabilityWord(channel.marker) || isViabilityWord(channel.name) || folded(m) == "ld" ||
+        (platinum && placeholder))
+        return ChannelRole::Viability;
+    if (isBarcodeMarker(channel.marker) || (isPalladiumBarcode(iso) && placeholder))
+        return ChannelRole::Barcode;
     // Height and width twins of an area channel ("FL1-H" beside "FL1-A").
     if (n.size() > 2 && n[n.size() - 2] == '-' && (n.back() == 'h' || n.back() == 'w')) {
-        std::string area = channel.name.substr(0, channel.name.size() - 1) + "A";
+        const std::string area = n.substr(0, n.size() - 1) + "a";
         for (const auto& c : table.channels)
-            if (lower(c.name) == lower(area)) return true;
+            if (lower(c.name) == area) return ChannelRole::Twin;
     }
-    return false;
+    // In mass cytometry panels only used channels carry a marker name ($PnS).
+    if (iso && placeholder && labelledChannels(table) >= 3) return ChannelRole::Unlabelled;
+    return ChannelRole::Marker;
+}
+
+std::vector<ChannelRole> channelRoles(const io::Table& table) {
+    std::vector<ChannelRole> roles;
+    for (size_t i = 0; i < table.channels.size(); ++i) roles.push_back(channelRole(table, i));
+    return roles;
+}
+
+namespace {
+
+struct RoleNames {
+    ChannelRole role;
+    const char* key;
+    const char* reason;
+};
+
+constexpr RoleNames kRoleNames[] = {
+    {ChannelRole::Marker, "marker", "marker"},
+    {ChannelRole::Scatter, "scatter", "scatter"},
+    {ChannelRole::Time, "time", "time"},
+    {ChannelRole::EventLength, "event_length", "event length"},
+    {ChannelRole::Gaussian, "gaussian", "Gaussian parameter"},
+    {ChannelRole::Barcode, "barcode", "barcode"},
+    {ChannelRole::Dna, "dna", "DNA intercalator"},
+    {ChannelRole::Viability, "viability", "viability"},
+    {ChannelRole::Beads, "beads", "normalisation beads"},
+    {ChannelRole::Code, "code", "code column"},
+    {ChannelRole::Embedding, "embedding", "embedding output"},
+    {ChannelRole::Twin, "twin", "height/width twin"},
+    {ChannelRole::Unlabelled, "unlabelled", "isotope without a marker"},
+};
+
+const RoleNames& namesOf(ChannelRole role) {
+    for (const RoleNames& names : kRoleNames)
+        if (names.role == role) return names;
+    return kRoleNames[0];
+}
+
+}  // namespace
+
+const char* roleKey(ChannelRole role) {
+    return namesOf(role).key;
+}
+
+const char* roleReason(ChannelRole role) {
+    return namesOf(role).reason;
+}
+
+bool hasOwnMarker(const io::Channel& channel) {
+    return !markerIsPlaceholder(channel, isotopeOf(channel.name));
+}
+
+bool isTechnicalChannel(const io::Table& table, size_t index) {
+    return channelRole(table, index) != ChannelRole::Marker;
 }
 
 }  // namespace sepal

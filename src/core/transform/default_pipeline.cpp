@@ -9,8 +9,9 @@ TransformPipeline TransformPipeline::defaultFor(const io::Table& table) {
     ColumnTransform t;
     t.kind = ColumnTransform::Kind::Arcsinh;
     t.cofactor = kind == Cytometry::Mass ? 5.0 : 150.0;
+    const std::vector<ChannelRole> roles = channelRoles(table);
     for (size_t c = 0; c < table.channels.size(); ++c)
-        if (!isTechnicalChannel(table, c)) {
+        if (roles[c] == ChannelRole::Marker) {
             ColumnStep step;
             step.name = table.channels[c].name;
             step.transform = t;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/common/error.h"
+#include "core/transform/channel_label.h"
 #include "core/transform/compensation.h"
 
 namespace sepal {
@@ -296,19 +297,19 @@ Matrix TransformPipeline::apply(const io::Table& table) const {
     std::vector<size_t> source(m);
     std::string missing;
     for (size_t s = 0; s < m; ++s) {
-        const int index = table.findChannel(steps[s].name);
-        if (index < 0)
+        const std::vector<size_t> found = channelsNamed(table, steps[s].name);
+        if (found.size() > 1)
+            throwAmbiguousChannel(table, steps[s].name, found, "transform pipeline");
+        if (found.empty())
             missing += missing.empty() ? steps[s].name : ", " + steps[s].name;
         else
-            source[s] = static_cast<size_t>(index);
+            source[s] = found.front();
     }
     if (!missing.empty()) {
-        std::string available;
-        for (size_t c = 0; c < table.channels.size() && c < 40; ++c)
-            available += c ? ", " + table.channels[c].name : table.channels[c].name;
         throw InputError("transform pipeline: " +
                          (table.source.empty() ? std::string("the data") : table.source) +
-                         " has no column " + missing + " (its numeric columns: " + available + ")");
+                         " has no column " + missing +
+                         " (its numeric columns: " + channelChoices(table) + ")");
     }
 
     std::optional<ResolvedCompensation> comp;

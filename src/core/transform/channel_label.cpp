@@ -1,0 +1,116 @@
+#include "core/transform/channel_label.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "core/common/error.h"
+#include "core/transform/channel_roles.h"
+
+namespace sepal {
+
+namespace {
+
+bool sameIgnoringCase(const std::string& a, const std::string& b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               return std::tolower(static_cast<unsigned char>(x)) ==
+                      std::tolower(static_cast<unsigned char>(y));
+           });
+}
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() &&
+           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+/// A mass channel's isotope without brackets ("(Sm154)Di" -> "Sm154Di"); other names unchanged.
+std::string plainName(const std::string& name) {
+    const auto iso = isotopeOf(name);
+    if (!iso) return name;
+    const std::string suffix = endsWith(name, "Di") ? "Di" : endsWith(name, "Dd") ? "Dd" : "";
+    return iso->element + std::to_string(iso->mass) + suffix;
+}
+
+std::string countWord(size_t n) {
+    static const char* const kWords[] = {"no", "one", "two", "three", "four", "five"};
+    return n < 6 ? kWords[n] : std::to_string(n);
+}
+
+std::string where(const io::Table& table) {
+    return table.source.empty() ? std::string() : " in " + table.source;
+}
+
+}  // namespace
+
+std::string channelLabel(const io::Channel& channel) {
+    // Marker first: that is the name a user looks for in a list of channels.
+    if (!hasOwnMarker(channel)) return channel.name;
+    return channel.marker + " (" + plainName(channel.name) + ")";
+}
+
+std::vector<std::string> channelLabels(const io::Table& table) {
+    std::vector<std::string> labels;
+    for (const auto& c : table.channels) labels.push_back(channelLabel(c));
+    std::vector<std::string> unique = labels;
+    for (size_t i = 0; i < labels.size(); ++i)
+        for (size_t j = 0; j < labels.size(); ++j)
+            if (i != j && sameIgnoringCase(labels[i], labels[j])) {
+                unique[i] += " #" + std::to_string(i + 1);
+                break;
+            }
+    return unique;
+}
+
+std::vector<size_t> channelsNamed(const io::Table& table, const std::string& word) {
+    const std::vector<std::string> labels = channelLabels(table);
+    // What each column answers to, from the most to the least specific.
+    const auto names = [&](size_t c, int level) -> std::vector<std::string> {
+        const io::Channel& ch = table.channels[c];
+        if (level == 0) return {ch.name};
+        if (level == 1) return {labels[c], channelLabel(ch), plainName(ch.name)};
+        return ch.marker.empty() ? std::vector<std::string>{} : std::vector<std::string>{ch.marker};
+    };
+    for (const bool ignoreCase : {false, true})
+        for (int level = 0; level < 3; ++level) {
+            std::vector<size_t> found;
+            for (size_t c = 0; c < table.channels.size(); ++c)
+                for (const std::string& name : names(c, level))
+                    if (ignoreCase ? sameIgnoringCase(name, word) : name == word) {
+                        found.push_back(c);
+                        break;
+                    }
+            if (!found.empty()) return found;
+        }
+    return {};
+}
+
+void throwAmbiguousChannel(const io::Table& table, const std::string& word,
+                           const std::vector<size_t>& columns, const std::string& context) {
+    std::string channels;
+    for (size_t c : columns)
+        channels += (channels.empty() ? "" : ", ") + plainName(table.channels[c].name);
+    throw InputError(context + ": " + word + " is on " + countWord(columns.size()) + " channels" +
+                     where(table) + ": " + channels + "; name one, as '" +
+                     channelLabels(table)[columns.front()] + "' or '" +
+                     plainName(table.channels[columns.front()].name) + "'");
+}
+
+size_t resolveChannel(const io::Table& table, const std::string& word, const std::string& context) {
+    const std::vector<size_t> found = channelsNamed(table, word);
+    if (found.size() > 1) throwAmbiguousChannel(table, word, found, context);
+    if (found.empty())
+        throw InputError(context + ": no channel or marker '" + word + "'" + where(table) +
+                         "; name one of: " + channelChoices(table));
+    return found.front();
+}
+
+std::string channelChoices(const io::Table& table) {
+    constexpr size_t kShown = 80;
+    const std::vector<std::string> labels = channelLabels(table);
+    std::string text;
+    for (size_t c = 0; c < labels.size() && c < kShown; ++c)
+        text += (text.empty() ? "" : ", ") + labels[c];
+    if (labels.size() > kShown) text += " and " + std::to_string(labels.size() - kShown) + " more";
+    return text.empty() ? "(no channels)" : text;
+}
+
+}  // namespace sepal

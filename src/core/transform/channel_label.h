@@ -1,0 +1,40 @@
+#pragma once
+// How channels are shown to people ("CD3 (Sm154Di)") and how the words people type name them
+// back: one resolver for every place a user names a channel (--columns, --color, pipelines).
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/io/table.h"
+
+namespace sepal {
+
+/// "CD3 (Sm154Di)": the marker first, then the channel with a mass channel's isotope written
+/// plainly ("(Sm154)Di" becomes "Sm154Di"); the channel name alone when it has no own marker.
+std::string channelLabel(const io::Channel& channel);
+
+/// channelLabel of every column, made unique: where two columns would read the same, each gets
+/// its column number (" #3").
+std::vector<std::string> channelLabels(const io::Table& table);
+
+/// The columns that `word` names, by the first of these that matches any column: the channel
+/// name ($PnN); a label (channelLabels) or the plainly written channel; the marker ($PnS). Each
+/// is tried exactly, then ignoring case. Empty when nothing matches; several when the word is
+/// ambiguous (a marker on two channels).
+std::vector<size_t> channelsNamed(const io::Table& table, const std::string& word);
+
+/// The one column `word` names. Throws InputError beginning with `context` (such as
+/// "--columns") when the word names several channels ("CD14 is on two channels: Cd112Di,
+/// Cd114Di; name one") or none (listing the markers and channel names it could be).
+size_t resolveChannel(const io::Table& table, const std::string& word, const std::string& context);
+
+/// The error resolveChannel throws for an ambiguous word, for callers that look up softly.
+[[noreturn]] void throwAmbiguousChannel(const io::Table& table, const std::string& word,
+                                        const std::vector<size_t>& columns,
+                                        const std::string& context);
+
+/// What a user may type for the table's columns, for error messages: "CD45 (Y89Di), Time, ...".
+std::string channelChoices(const io::Table& table);
+
+}  // namespace sepal
