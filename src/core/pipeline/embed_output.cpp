@@ -9,6 +9,7 @@
 #include "core/common/error.h"
 #include "core/io/csv_writer.h"
 #include "core/io/fcs_writer.h"
+#include "core/transform/channel_label.h"
 
 namespace sepal {
 
@@ -79,6 +80,19 @@ void writeTableByExtension(const std::string& path, const io::Table& table) {
     io::writeFcs(path, numeric);
 }
 
+namespace {
+
+std::string unknownColorMessage(const io::Table& table, const std::string& color) {
+    std::string labels;
+    for (const auto& l : table.labels) labels += (labels.empty() ? "" : ", ") + l.name;
+    return "--color " + color + ": no such channel, marker or label column" +
+           (table.source.empty() ? "" : " in " + table.source) + "; use density, label" +
+           (labels.empty() ? "" : ", a label column (" + labels + ")") +
+           ", or a channel: " + channelChoices(table);
+}
+
+}  // namespace
+
 raster::PictureSpec pictureSpecFor(const io::Table& table, const std::string& color,
                                    const Matrix& transformed,
                                    const std::vector<std::string>& transformedColumns) {
@@ -109,9 +123,12 @@ raster::PictureSpec pictureSpecFor(const io::Table& table, const std::string& co
     }
     spec.colorBy = raster::ColorBy::Values;
     spec.title = color;
-    // A marker name finds its channel; the transformed values are preferred (what was embedded).
-    const int channel = table.findChannel(color);
-    const std::string name = channel >= 0 ? table.channels[channel].name : color;
+    // A marker or label finds its channel; the transformed values are preferred (what was
+    // embedded).
+    const std::vector<size_t> found = channelsNamed(table, color);
+    if (found.size() > 1) throwAmbiguousChannel(table, color, found, "--color");
+    const std::string name = found.empty() ? color : table.channels[found.front()].name;
+    if (!found.empty()) spec.title = channelLabels(table)[found.front()];
     const auto it = std::find(transformedColumns.begin(), transformedColumns.end(), name);
     if (it != transformedColumns.end() && transformed.rows == table.events()) {
         const size_t j = static_cast<size_t>(it - transformedColumns.begin());
@@ -119,14 +136,8 @@ raster::PictureSpec pictureSpecFor(const io::Table& table, const std::string& co
         for (size_t i = 0; i < transformed.rows; ++i) spec.values[i] = transformed.at(i, j);
         return spec;
     }
-    if (channel < 0) {
-        std::string names;
-        for (const auto& ch : table.channels) names += (names.empty() ? "" : ", ") + ch.name;
-        throw InputError("--color " + color +
-                         ": no such channel or label column; use density, "
-                         "label, or one of: " +
-                         names);
-    }
+    if (found.empty()) throw InputError(unknownColorMessage(table, color));
+    const size_t channel = found.front();
     spec.values.resize(table.events());
     for (size_t i = 0; i < table.events(); ++i) spec.values[i] = table.values.at(i, channel);
     return spec;

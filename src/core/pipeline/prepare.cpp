@@ -7,6 +7,7 @@
 #include "core/common/error.h"
 #include "core/io/read_any.h"
 #include "core/pipeline/samples.h"
+#include "core/transform/channel_label.h"
 
 namespace sepal {
 namespace {
@@ -67,14 +68,7 @@ TransformPipeline choosePipeline(const io::Table& table, const PrepareOptions& o
     if (!options.columns.empty()) {
         std::vector<ColumnStep> chosen;
         for (const auto& name : options.columns) {
-            const int c = table.findChannel(name);
-            if (c < 0) {
-                std::string names;
-                for (const auto& ch : table.channels)
-                    names += (names.empty() ? "" : ", ") + ch.name;
-                throw InputError("--columns: no channel or marker '" + name + "' in " +
-                                 table.source + "; it has: " + names);
-            }
+            const size_t c = resolveChannel(table, name, "--columns");
             const std::string& channel = table.channels[c].name;
             ColumnStep step{channel};
             // Keep the preset's transform for that channel; a new column borrows the first one's.
