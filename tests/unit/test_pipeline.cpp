@@ -5,7 +5,9 @@
 
 #include "backend/backends.h"
 #include "core/common/error.h"
+#include "core/demo/demo_data.h"
 #include "core/pipeline/embed_pipeline.h"
+#include "core/pipeline/prepare.h"
 #include "core/pipeline/samples.h"
 
 namespace sepal {
@@ -124,6 +126,31 @@ TEST(EmbedPipeline, SomKeepsItsGridAndImpossibleRequestsAreRefused) {
     s.landmarks = parseLandmarkSpec("kmeans:10");
     s.params.k = 50;  // k > g
     EXPECT_THROW(embedMatrix(x, s, *backend.projector, *backend.search), InputError);
+}
+
+TEST(Prepare, ColumnsByMarkerOrLabelAndTheDemoKeepsItsMarkers) {
+    // The generated demo, before it is written, carries $CYT only: still cytometry, so the
+    // default keeps its 22 markers, as for data/demo.fcs.
+    const io::Table demo = demo::makeDemoTable(300);
+    const TransformPipeline preset = choosePipeline(demo, PrepareOptions{});
+    ASSERT_EQ(preset.steps.size(), 22u);
+    EXPECT_EQ(preset.steps.front().name, "Y89Di");
+    PrepareOptions pick;
+    pick.columns = {"CD4 (Nd142Di)", "cd8", "Sm154Di", "DNA1"};
+    const TransformPipeline chosen = choosePipeline(demo, pick);
+    EXPECT_EQ(chosen.columns(),
+              (std::vector<std::string>{"Nd142Di", "Nd143Di", "Sm154Di", "Ir191Di"}));
+    for (const auto& step : chosen.steps) EXPECT_EQ(step.transform.cofactor, 5.0) << step.name;
+    pick.columns = {"CD999"};
+    try {
+        choosePipeline(demo, pick);
+        FAIL() << "CD999 was accepted";
+    } catch (const InputError& e) {
+        const std::string message = e.what();
+        EXPECT_NE(message.find("--columns: no channel or marker 'CD999'"), std::string::npos)
+            << message;
+        EXPECT_NE(message.find("DNA1 (Ir191Di)"), std::string::npos) << message;
+    }
 }
 
 }  // namespace

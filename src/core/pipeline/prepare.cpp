@@ -12,9 +12,11 @@
 namespace sepal {
 namespace {
 
-// Cytometry files carry FCS keywords; plain tables (CSV, point clouds) are used as they are.
+// Cytometry files carry FCS keywords (the generated demo only $CYT until it is written); plain
+// tables (CSV, point clouds) are used as they are.
 bool looksLikeCytometry(const io::Table& table) {
-    return table.keyword("$PAR") != nullptr || table.keyword("$TOT") != nullptr;
+    return table.keyword("$PAR") != nullptr || table.keyword("$TOT") != nullptr ||
+           table.keyword("$CYT") != nullptr;
 }
 
 ColumnTransform parseTransform(const std::string& text) {
