@@ -23,12 +23,13 @@
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_error.h"
 #include "cuda/cuda_projector.h"
+#include "cuda/kernel_registry.h"
 
 namespace sepal::bench {
 namespace {
 
 struct Options {
-    std::vector<std::string> kernels{"tensor", "fused", "bitonic+registers"};
+    std::vector<std::string> kernels{"all"};
     bool grid = false;
     size_t n = size_t(1) << 20;
     int reps = 10;
@@ -151,6 +152,19 @@ void runOne(const Options& o, const std::vector<float>& x, size_t d, size_t g, i
     std::fflush(stdout);
 }
 
+/// The kernels named on the command line, with `all` standing for every kernel of the registry.
+std::vector<std::string> expandKernels(const std::vector<std::string>& names) {
+    std::vector<std::string> kernels;
+    for (const auto& name : names) {
+        if (name != "all") {
+            kernels.push_back(name);
+            continue;
+        }
+        for (const auto& entry : cuda::kernelRegistry()) kernels.emplace_back(entry.name);
+    }
+    return kernels;
+}
+
 void run(const Options& o) {
     std::string why;
     if (!cuda::deviceAvailable(&why)) throw std::runtime_error("no usable CUDA device: " + why);
@@ -159,6 +173,7 @@ void run(const Options& o) {
     void* raw = nullptr;
     SEPAL_CUDA_CHECK(cudaMalloc(&raw, o.n * 2 * sizeof(float)));
     deviceOut = static_cast<float*>(raw);
+    const std::vector<std::string> kernels = expandKernels(o.kernels);
     const std::vector<int> ds = o.grid ? std::vector<int>{4, 16, 32, 64} : o.ds;
     const std::vector<int> gs = o.grid ? std::vector<int>{64, 256, 1024} : o.gs;
     const std::vector<int> ks = o.grid ? std::vector<int>{8, 16, 32, 64} : o.ks;
@@ -167,7 +182,7 @@ void run(const Options& o) {
         for (int g : gs)
             for (int k : ks) {
                 if (k >= g) continue;
-                for (const auto& kernel : o.kernels) runOne(o, x, d, g, k, kernel, deviceOut, gpu);
+                for (const auto& kernel : kernels) runOne(o, x, d, g, k, kernel, deviceOut, gpu);
             }
     }
     cudaFree(raw);
@@ -177,7 +192,11 @@ void addCudaProject(CLI::App& app) {
     auto* sub = app.add_subcommand("cuda-project",
                                    "CUDA EmbedSOM kernels: points/s with data on the device");
     static Options o;
-    sub->add_option("--kernel", o.kernels, "kernels to time (fused, bitonic+registers, ...)");
+    std::vector<std::string> choices = cuda::kernelNames();
+    choices.emplace_back("all");
+    sub->add_option("--kernel", o.kernels,
+                    "kernels to time (all, the default: every kernel of the registry)")
+        ->check(CLI::IsMember(choices));
     sub->add_flag("--grid", o.grid, "the whole grid: d 4,16,32,64; g 64,256,1024; k 8..64");
     sub->add_option("--n", o.n, "points (default 2^20)");
     sub->add_option("--reps", o.reps, "timed runs per configuration (median reported)");

@@ -97,8 +97,7 @@ if [ "$mode" = profile ]; then
 fi
 echo "== benchmark: sepal-bench cuda-project"
 bench=$build/bench/sepal-bench
-kernels=(--kernel tensor+table --kernel tensor+parts --kernel tensor+split --kernel tensor --kernel fused
-         --kernel bitonic+registers --kernel bitonic+aligned)
+kernels=(--kernel all)  # every kernel of the registry (src/cuda/kernel_registry.cpp)
 : >"$out/bench.jsonl"
 $bench cuda-project "${kernels[@]}" -d 32 -g 256 -k 16 | tee -a "$out/bench.jsonl" >/dev/null
 $bench cuda-project "${kernels[@]}" -d 64 -g 1024 -k 32 | tee -a "$out/bench.jsonl" >/dev/null

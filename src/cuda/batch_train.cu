@@ -16,6 +16,7 @@
 #include "cuda/cuda_error.h"
 #include "cuda/device_buffer.h"
 #include "cuda/embedsom_kernels.h"
+#include "cuda/kernel_limits.h"
 
 namespace sepal::cuda {
 
@@ -111,13 +112,14 @@ void assignAndSum(const DevicePoints::State& p, const float* landmarks, size_t g
     a.points = p.points.get();
     a.n = p.n;
     a.stride = p.stride;
+    a.dim = int(p.d);
     a.landmarks = w.landmarks.get();
     a.g = int(g);
     a.topn = a.topnn = 1;
     a.knnIdx = w.assign.get();
     a.knnDist = w.dist.get();
     a.kOut = 1;
-    if (fusedSupports(p.stride, 1))
+    if (fusedRefusal(shapeOf(a)).empty())
         launchFused(a, nullptr);
     else
         launchBitonicKnn(a, nullptr);

@@ -6,6 +6,7 @@
 
 #include "cuda/cuda_projector.h"
 #include "cuda/embedsom_kernels.h"
+#include "cuda/kernel_registry.h"
 
 namespace sepal::cuda {
 
@@ -64,8 +65,9 @@ std::unique_ptr<Projector> makeCudaProjector(const std::string& kernel) {
 }
 
 std::vector<std::string> kernelNames() {
-    return {"auto",   "tensor+table", "tensor+parts",      "tensor+split",
-            "tensor", "fused",        "bitonic+registers", "bitonic+aligned"};
+    std::vector<std::string> names{"auto"};
+    for (const KernelEntry& e : kernelRegistry()) names.emplace_back(e.name);
+    return names;
 }
 
 }  // namespace sepal::cuda

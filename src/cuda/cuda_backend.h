@@ -22,7 +22,7 @@ std::unique_ptr<Projector> makeCudaProjector(const std::string& kernel);
 /// where it applies.
 std::unique_ptr<NearestSearch> makeCudaNearestSearch(const std::string& kernel = "fused");
 
-/// Kernel names accepted by makeCudaProjector: "auto", "fused", "bitonic+registers", ...
+/// Kernel names accepted by makeCudaProjector: "auto", then kernelRegistry()'s in its order.
 std::vector<std::string> kernelNames();
 
 }  // namespace sepal::cuda

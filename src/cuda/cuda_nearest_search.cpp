@@ -11,6 +11,7 @@
 #include "cuda/cuda_error.h"
 #include "cuda/device_buffer.h"
 #include "cuda/embedsom_kernels.h"
+#include "cuda/kernel_limits.h"
 #include "cuda/tensor_landmarks.h"
 
 namespace sepal::cuda {
@@ -55,19 +56,20 @@ class CudaNearestSearch : public NearestSearch {
         a.knnIdx = m_idx.get();
         a.knnDist = m_dist.get();
         a.kOut = int(k);
-        if (m_kernel == "resident" && residentKnnSupports(stride, int(g), int(k))) {
+        const KernelShape shape = shapeOf(a);
+        if (m_kernel == "resident" && residentKnnRefusal(shape).empty()) {
             m_tensor.upload(landmarks, g, d, stride, kTensorPadding, nullptr, false);
             a.tensor = m_tensor.view();
             launchResidentKnn(a, nullptr);
-        } else if (m_kernel == "parts" && partsKnnSupports(stride, int(g), int(k))) {
+        } else if (m_kernel == "parts" && partsKnnRefusal(shape).empty()) {
             m_tensor.upload(landmarks, g, d, stride, kTensorPadding, nullptr, false);
             a.tensor = m_tensor.view();
             launchPartsKnn(a, nullptr);
-        } else if (m_kernel == "tensor" && tensorSupports(stride, int(k))) {
+        } else if (m_kernel == "tensor" && tensorRefusal(shape).empty()) {
             m_tensor.upload(landmarks, g, d, stride, kTensorPadding, nullptr);
             a.tensor = m_tensor.view();
             launchTensor(a, nullptr);
-        } else if (fusedSupports(stride, int(k))) {
+        } else if (fusedRefusal(shape).empty()) {
             launchFused(a, nullptr);
         } else {
             launchBitonicKnn(a, nullptr);

@@ -8,25 +8,17 @@
 #include <vector>
 
 #include "core/common/error.h"
+#include "core/embedsom/projection_input.h"
 #include "cuda/cuda_error.h"
 #include "cuda/device_buffer.h"
 #include "cuda/embedsom_kernels.h"
+#include "cuda/kernel_registry.h"
 #include "cuda/sm_split.h"
 #include "cuda/tensor_landmarks.h"
 
 namespace sepal::cuda {
 
 namespace {
-
-enum class Kernel {
-    TensorTable,
-    TensorParts,
-    TensorSplit,
-    Tensor,
-    Fused,
-    BitonicRegisters,
-    BitonicAligned
-};
 
 /// tensor+split: the k-NN's share of the multiprocessors. On the H100 at d = 64, g = 1024,
 /// k = 32, 72 of 132 was the fastest of 64, 72 and 80 (GPU_NOTES.md).
@@ -36,42 +28,8 @@ constexpr size_t kSplitPassesPerChunk = 2;
 /// tensor+split's events (SmSplit::event slots): on the k-NN partition, a chunk's lists are
 /// written, and the k-NN's start and end (timing); on the projection partition, all is done.
 enum SplitEvent { kListed = 0, kKnnStart = 1, kKnnEnd = 2, kProjected = 0 };
-/// auto takes tensor+split from this many points (at d = 64, g = 1024, k = 32 it lost below).
-constexpr size_t kSplitMinPoints = size_t(1) << 18;
-
-Kernel parseKernel(const std::string& name, bool* automatic) {
-    *automatic = name == "auto";
-    if (name == "tensor+table") return Kernel::TensorTable;
-    if (name == "tensor+parts") return Kernel::TensorParts;
-    if (name == "tensor+split") return Kernel::TensorSplit;
-    if (name == "tensor") return Kernel::Tensor;
-    if (name == "auto" || name == "fused") return Kernel::Fused;
-    if (name == "bitonic+registers") return Kernel::BitonicRegisters;
-    if (name == "bitonic+aligned") return Kernel::BitonicAligned;
-    throw InputError("unknown CUDA kernel '" + name +
-                     "': use auto, tensor+table, tensor+parts, tensor+split, tensor, fused, "
-                     "bitonic+registers or bitonic+aligned");
-}
-
-const char* kernelName(Kernel k) {
-    switch (k) {
-        case Kernel::TensorTable:
-            return "tensor+table";
-        case Kernel::TensorParts:
-            return "tensor+parts";
-        case Kernel::TensorSplit:
-            return "tensor+split";
-        case Kernel::Tensor:
-            return "tensor";
-        case Kernel::Fused:
-            return "fused";
-        case Kernel::BitonicRegisters:
-            return "bitonic+registers";
-        case Kernel::BitonicAligned:
-            return "bitonic+aligned";
-    }
-    return "?";
-}
+/// The CUDA backend's own limit on landmarks (16-bit landmark indices in the tensor kernels).
+constexpr size_t kMaxLandmarks = 65535;
 
 /// memcpy on all cores: one thread fills pinned memory at a few GB/s, far below the bus, and
 /// the streaming path copies every point into a pinned buffer before its transfer.
@@ -86,29 +44,11 @@ void parallelCopy(void* dst, const void* src, size_t bytes) {
     }
 }
 
-/// The neighbour counts of embedsom.md for g landmarks; throws InputError on bad parameters.
-void neighbourCounts(const EmbedParams& params, size_t g, int* topn, int* topnn) {
-    const int k = params.k > 0 ? params.k : int(std::floor(1.0 + std::sqrt(double(g))));
-    if (k < 4 || size_t(k) > g)
-        throw InputError("k = " + std::to_string(k) +
-                         " is out of range: it must be at least 4 "
-                         "and at most the number of landmarks (" +
-                         std::to_string(g) + ")");
-    if (!(params.smooth >= -3.0f))
-        throw InputError("smooth must be at least -3 (got " + std::to_string(params.smooth) + ")");
-    if (!(params.adjust >= 0.0f) || !std::isfinite(params.adjust))
-        throw InputError("adjust must be a finite value >= 0 (got " +
-                         std::to_string(params.adjust) + ")");
-    *topn = k;
-    *topnn = size_t(k) < g ? k + 1 : k;
-}
-
 }  // namespace
 
 struct CudaProjector::State {
-    Kernel requested = Kernel::Fused;
-    bool automatic = true;
-    Kernel last = Kernel::Fused;
+    const KernelEntry* requested = nullptr;  // null: auto
+    const KernelEntry* last = nullptr;       // the kernel of the last run
     cudaStream_t streams[2] = {nullptr, nullptr};
     cudaEvent_t events[3] = {nullptr, nullptr, nullptr};
     cudaEvent_t forkEvent = nullptr;  // the split pipeline's start, waited on by both partitions
@@ -159,80 +99,32 @@ struct CudaProjector::State {
         if (forkEvent) cudaEventDestroy(forkEvent);
     }
 
-    /// The kernel for lists of topnn over n points: the requested one, or auto's pick.
-    Kernel choose(int topnn, size_t n) const {
-        const bool fusedOk = fusedSupports(stride, topnn);
-        const bool tensorOk = tensorSupports(stride, topnn);
-        const bool tableOk =
-            residentKnnSupports(stride, int(g), topnn) && tableProjectionSupports(int(g), topnn);
-        const bool partsKnnOk = partsKnnSupports(stride, int(g), topnn);
-        const bool partsOk =
-            partsKnnOk && (tableProjectionSupports(int(g), topnn) || listProjectionSupports(topnn));
-        const bool splitOk = partsKnnOk && listProjectionSupports(topnn);
-        // All of them are exact; on the H100's grid (GPU_NOTES.md): tensor+table where it
-        // applies with d <= 32 (or d = 64 with 64 landmarks and k = 8); tensor+parts with 256
-        // landmarks or more (or d = 64 and k <= 16), but for k = 8 with 1024 landmarks and
-        // d <= 32, where the tensor kernel is faster; fused for the rest (k = 32 with 64
-        // landmarks, d <= 4 or d > 64). tensor+split instead of tensor+parts with 1024 landmarks
-        // or more and k + 1 > 17, where the list projection waits on L2 for its pair terms, when
-        // there are enough points to overlap the phases; with 256 landmarks, or k <= 16, it lost.
-        if (automatic) {
-            if (tableOk && (stride <= 32 || (g < 256 && topnn <= 9))) return Kernel::TensorTable;
-            const bool tensorFaster = stride <= 32 && g >= 1024 && topnn <= 9;
-            if (partsOk && (g >= 256 || (stride >= 64 && topnn <= 17)) && !tensorFaster) {
-                const bool l2Bound = g >= 1024 && topnn > 17;
-                return splitOk && l2Bound && n >= kSplitMinPoints ? Kernel::TensorSplit
-                                                                  : Kernel::TensorParts;
-            }
-            if (tensorOk && (g >= 1024 || (g >= 256 && topnn <= 9))) return Kernel::Tensor;
-            return fusedOk ? Kernel::Fused : Kernel::BitonicRegisters;
-        }
-        auto refuse = [&](const std::string& limits, const std::string& instead) {
-            return InputError(limits + " (here d = " + std::to_string(d) + ", k + 1 = " +
-                              std::to_string(topnn) + "); use --kernel auto or " + instead);
-        };
-        if (requested == Kernel::TensorTable && !tableOk)
-            throw refuse(
-                "the tensor+table CUDA kernels need a GPU of compute capability 8.0 or later, "
-                "5 <= d <= 64, k <= 16, and landmarks that fit in shared memory (g = 256 at "
-                "d = 32)",
-                "tensor");
-        if (requested == Kernel::TensorParts && !partsOk)
-            throw refuse(
-                "the tensor+parts CUDA kernels need a GPU of compute capability 8.0 or later, "
-                "5 <= d <= 64 and k <= 32",
-                "fused");
-        if (requested == Kernel::TensorSplit && !splitOk)
-            throw refuse(
-                "the tensor+split CUDA kernels need a GPU of compute capability 8.0 or later, "
-                "5 <= d <= 64 and k <= 32",
-                "fused");
-        if (requested == Kernel::Tensor && !tensorOk)
-            throw refuse(
-                "the tensor CUDA kernel needs a GPU of compute capability 8.0 or later, "
-                "5 <= d <= 64 and k <= 32",
-                "fused");
-        if (requested == Kernel::Fused && !fusedOk)
-            throw refuse(
-                "the fused CUDA kernel supports d <= 128 with k <= 32, or d <= 64 "
-                "with k <= 64",
-                "bitonic+registers");
-        if ((requested == Kernel::BitonicRegisters || requested == Kernel::BitonicAligned) &&
-            topnn > kBitonicMaxList)
-            throw InputError("the bitonic CUDA kernels support k < " +
-                             std::to_string(kBitonicMaxList) + "; use fewer neighbours");
-        return requested;
+    /// The CPU backend's checks of the model, the shapes and the parameters, with its messages
+    /// and its k (core's validateParams and resolveK), then the CUDA backend's own limits (the
+    /// landmarks, the requested kernel's shapes): all before any CUDA work. Returns topn, topnn
+    /// and boost.
+    ScoreSetup checkInput(const float* points, size_t n, size_t dim, const LandmarkModel& model,
+                          const EmbedParams& params, const float* out) const {
+        const ScoreSetup setup = checkProjectionInput(points, n, dim, model, params, out);
+        if (model.count() > kMaxLandmarks)
+            throw InputError("the CUDA backend takes at most " + std::to_string(kMaxLandmarks) +
+                             " landmarks (the model has " + std::to_string(model.count()) +
+                             "); use --backend cpu");
+        ProjectionArgs shape;
+        shape.n = n;
+        shape.dim = int(dim);
+        shape.stride = paddedDim(dim);
+        shape.g = int(model.count());
+        shape.topn = setup.topn;
+        shape.topnn = setup.topnn;
+        chooseKernel(requested, shapeOf(shape));
+        return setup;
     }
 
     /// Uploads landmarks, positions and pair constants when their content or shape changed.
+    /// The model has passed checkInput for points of pointDim dimensions.
     void prepareModel(const LandmarkModel& model, size_t pointDim) {
-        model.validate();
-        if (model.dim != pointDim)
-            throw InputError("the points have " + std::to_string(pointDim) +
-                             " dimensions but the landmark model has " + std::to_string(model.dim));
         const size_t mg = model.count();
-        if (mg == 0) throw InputError("the landmark model has no landmarks");
-        if (mg >= 65536) throw InputError("the CUDA backend supports fewer than 65536 landmarks");
         const int s = paddedDim(pointDim);
         const bool highSame =
             haveModel && g == mg && d == pointDim && stride == s &&
@@ -268,9 +160,11 @@ struct CudaProjector::State {
         haveModel = true;
     }
 
-    ProjectionArgs baseArgs(const EmbedParams& params) {
+    /// The arguments every launch shares, after checkInput and prepareModel.
+    ProjectionArgs baseArgs(const EmbedParams& params, const ScoreSetup& setup) {
         ProjectionArgs a;
-        neighbourCounts(params, g, &a.topn, &a.topnn);
+        a.topn = setup.topn;
+        a.topnn = setup.topnn;
         a.stride = stride;
         a.dim = int(d);
         a.landmarks = landmarks.get();
@@ -285,7 +179,7 @@ struct CudaProjector::State {
             pairsAdjust = params.adjust;
         }
         a.pairTerms = pairTerms.get();
-        a.boost = std::max(std::exp(-params.smooth - 1.0f), 1e-5f);
+        a.boost = setup.boost;
         a.adjust = params.adjust;
         return a;
     }
@@ -294,13 +188,15 @@ struct CudaProjector::State {
     /// work space and counters (read back into countersHost[b]). knnOnlyPhase: stop after the
     /// k-NN.
     void run(ProjectionArgs a, int b, cudaStream_t stream, bool knnOnlyPhase = false) {
-        last = choose(a.topnn, a.n);
-        if (last == Kernel::TensorSplit && !haveSplit()) last = Kernel::TensorParts;
+        const KernelEntry* kernel = &chooseKernel(requested, shapeOf(a));
+        if (kernel->launch.sideBySide && !haveSplit())
+            kernel = &findKernel(kernel->launch.fallback);
+        last = kernel;
+        const KernelLaunch& launch = kernel->launch;
         splitRan = false;
-        const bool parts = last == Kernel::TensorParts || last == Kernel::TensorSplit;
-        const bool tensor = last == Kernel::Tensor || last == Kernel::TensorTable || parts;
+        const bool tensor = launch.tensor != TensorOrder::None;
         if (tensor) {
-            const bool shuffled = last == Kernel::Tensor;
+            const bool shuffled = launch.tensor == TensorOrder::Shuffled;
             if (tensorStale || tensorShuffled != shuffled) {
                 tensorLandmarks.upload(high.data(), g, d, stride, kTensorPadding, streams[0],
                                        shuffled);
@@ -320,7 +216,7 @@ struct CudaProjector::State {
         a.scratch = scratch[b].get();
         a.scratchIdx = scratchIdx[b].get();
         SEPAL_CUDA_CHECK(cudaMemsetAsync(a.counters, 0, 2 * sizeof(unsigned long long), stream));
-        const bool oneKernel = last == Kernel::Fused || last == Kernel::Tensor;
+        const bool oneKernel = launch.knn == nullptr;
         if (knnOnlyPhase || !oneKernel) {
             knnIdx[b].reserve(a.n * a.topnn);
             knnDist[b].reserve(a.n * a.topnn);
@@ -338,32 +234,15 @@ struct CudaProjector::State {
         }
         if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(events[0], stream));
         if (oneKernel) {
+            // The single kernel writes the lists instead of the result when a.out is null.
             if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(events[1], stream));
-            if (last == Kernel::Tensor)
-                launchTensor(a, stream);
-            else
-                launchFused(a, stream);
-        } else if (last == Kernel::TensorSplit && !knnOnlyPhase) {
-            runSplit(a, stream);
+            launch.project(a, stream);
+        } else if (launch.sideBySide && !knnOnlyPhase) {
+            runSplit(a, stream, launch);
         } else {
-            if (last == Kernel::TensorTable)
-                launchResidentKnn(a, stream);
-            else if (parts)
-                launchPartsKnn(a, stream);
-            else
-                launchBitonicKnn(a, stream);
+            launch.knn(a, stream);
             if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(events[1], stream));
-            if (!knnOnlyPhase) {
-                if (last == Kernel::TensorTable ||
-                    (parts && tableProjectionSupports(int(g), a.topnn)))
-                    launchProjectTable(a, stream);
-                else if (parts)
-                    launchProjectLists(a, stream);
-                else if (last == Kernel::BitonicRegisters)
-                    launchProjectRegisters(a, stream);
-                else
-                    launchProjectAligned(a, stream);
-            }
+            if (!knnOnlyPhase) launch.project(a, stream);
         }
         launchPlaceNonFinite(a, stream);
         if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(events[2], stream));
@@ -391,7 +270,7 @@ struct CudaProjector::State {
     /// chunks of points: chunk c is projected while chunk c + 1's neighbours are searched. The
     /// projection waits on L2 and the k-NN on its multiprocessors, so together they take less
     /// time than one after the other.
-    void runSplit(const ProjectionArgs& a, cudaStream_t stream) {
+    void runSplit(const ProjectionArgs& a, cudaStream_t stream, const KernelLaunch& launch) {
         const cudaStream_t knnStream = split->stream(0), projectStream = split->stream(1);
         if (!forkEvent)
             SEPAL_CUDA_CHECK(cudaEventCreateWithFlags(&forkEvent, cudaEventDisableTiming));
@@ -410,12 +289,12 @@ struct CudaProjector::State {
             part.knnDist = a.knnDist + begin * size_t(a.kOut);
             part.first = a.first + begin;
             part.multiprocessors = split->multiprocessors(0);
-            launchPartsKnn(part, knnStream);
+            launch.knn(part, knnStream);
             // A wait holds on to the record before it: one event serves every chunk.
             SEPAL_CUDA_CHECK(cudaEventRecord(split->event(0, kListed), knnStream));
             SEPAL_CUDA_CHECK(cudaStreamWaitEvent(projectStream, split->event(0, kListed), 0));
             part.multiprocessors = split->multiprocessors(1);
-            launchProjectLists(part, projectStream);
+            launch.project(part, projectStream);
         }
         if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(split->event(0, kKnnEnd), knnStream));
         SEPAL_CUDA_CHECK(cudaEventRecord(split->event(1, kProjected), projectStream));
@@ -450,7 +329,7 @@ struct CudaProjector::State {
 
 CudaProjector::CudaProjector(const std::string& kernel) : m_state(std::make_unique<State>()) {
     State& s = *m_state;
-    s.requested = parseKernel(kernel, &s.automatic);
+    s.requested = kernel == "auto" ? nullptr : &findKernel(kernel);
     for (auto& stream : s.streams)
         SEPAL_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     for (auto& e : s.events) SEPAL_CUDA_CHECK(cudaEventCreate(&e));
@@ -510,8 +389,11 @@ ProjectionReport CudaProjector::projectToDevice(const LandmarkModel& model,
                                                 const EmbedParams& params, float* deviceOut) {
     State& s = *m_state;
     if (s.dim == 0) throw InputError("no points on the device: call setPoints() first");
+    // The points are on the device already: no host pointers to check (n = 0).
+    const ScoreSetup setup = s.checkInput(nullptr, 0, s.dim, model, params, nullptr);
+    if (s.n > 0 && !deviceOut) throw InputError("projectToDevice needs an output buffer");
     s.prepareModel(model, s.dim);
-    ProjectionArgs a = s.baseArgs(params);
+    ProjectionArgs a = s.baseArgs(params, setup);
     if (s.n == 0) return {};
     a.points = s.points.get();
     a.n = s.n;
@@ -537,8 +419,9 @@ ProjectionReport CudaProjector::projectToHost(const LandmarkModel& model, const 
 void CudaProjector::knnOnly(const LandmarkModel& model, const EmbedParams& params) {
     State& s = *m_state;
     if (s.dim == 0) throw InputError("no points on the device: call setPoints() first");
+    const ScoreSetup setup = s.checkInput(nullptr, 0, s.dim, model, params, nullptr);
     s.prepareModel(model, s.dim);
-    ProjectionArgs a = s.baseArgs(params);
+    ProjectionArgs a = s.baseArgs(params, setup);
     if (s.n == 0) return;
     a.points = s.points.get();
     a.n = s.n;
@@ -551,11 +434,11 @@ ProjectionReport CudaProjector::project(const float* points, size_t n, size_t d,
                                         const LandmarkModel& model, const EmbedParams& params,
                                         float* out) {
     State& s = *m_state;
+    const ScoreSetup setup = s.checkInput(points, n, d, model, params, out);
     if (points == s.residentHost && n == s.n && d == s.dim && s.dim > 0)
         return projectToHost(model, params, out);
-    if (d == 0) throw InputError("points must have at least one dimension");
     s.prepareModel(model, d);
-    const ProjectionArgs base = s.baseArgs(params);
+    const ProjectionArgs base = s.baseArgs(params, setup);
     if (n == 0) return {};
 
     // Chunks small enough for two in flight beside everything else on the device.
@@ -609,7 +492,7 @@ ProjectionReport CudaProjector::project(const float* points, size_t n, size_t d,
 }
 
 std::string CudaProjector::lastKernel() const {
-    return kernelName(m_state->last);
+    return m_state->last ? m_state->last->name : "";
 }
 
 std::string CudaProjector::splitUnavailable() const {

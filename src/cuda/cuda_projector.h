@@ -32,8 +32,9 @@ struct PhaseTimes {
 /// content changes; points stay on the device after setPoints().
 class CudaProjector : public Projector {
   public:
-    /// kernel: "auto", "tensor+table", "tensor+parts", "tensor+split", "tensor", "fused",
-    /// "bitonic+registers" or "bitonic+aligned"; throws InputError.
+    /// kernel: "auto" or a name from kernelRegistry() (kernel_registry.h); throws InputError
+    /// for any other. Bad parameters, shapes and kernels throw sepal::InputError before any CUDA
+    /// work; failures of the CUDA runtime throw sepal::cuda::CudaError.
     explicit CudaProjector(const std::string& kernel = "auto");
     ~CudaProjector() override;
     CudaProjector(const CudaProjector&) = delete;
@@ -67,7 +68,7 @@ class CudaProjector : public Projector {
     /// Runs only the k-NN phase of the chosen kernel on the resident points (for benchmarks).
     void knnOnly(const LandmarkModel& model, const EmbedParams& params);
 
-    /// The kernel that the last projection ran ("tensor", "fused", "bitonic+registers", ...).
+    /// The kernel that the last projection ran ("tensor", "fused", ...; empty before the first).
     std::string lastKernel() const;
     /// Why tensor+split ran its kernels one after the other, as tensor+parts (the driver has no
     /// green contexts, or the GPU is too small to split); empty otherwise.

@@ -95,17 +95,47 @@ struct ProjectionArgs {
 /// Threads of the placeNonFinite launch (its scratch holds topnn entries per thread).
 constexpr int kFixThreads = 4096;
 
+// The kernels' limits. The rules that combine them with a shape and a device, and say why a
+// kernel refuses one, are in kernel_limits.h; nothing else decides what a kernel supports.
+
 /// Largest stride the fused kernel takes (points are kept in registers).
 constexpr int kFusedMaxStride = 128;
 /// Largest neighbour list (topnn) the fused kernel keeps in registers.
 constexpr int kFusedMaxList = 65;
+/// Largest neighbour list of the fused kernel at stride 128 (registers).
+constexpr int kFusedWideMaxList = 33;
 /// Largest neighbour list the bitonic k-NN handles (its group of threads is list/2 wide).
 constexpr int kBitonicMaxList = 1024;
+/// Strides of the tensor-core k-NNs (TF32 and FP16 fragments): 8 to 64.
+constexpr int kTensorMinStride = 8;
+/// Largest stride of the tensor-core k-NNs.
+constexpr int kTensorMaxStride = 64;
+/// Largest neighbour list of the tensor kernel.
+constexpr int kTensorMaxList = 33;
+/// Largest neighbour list of the resident k-NN.
+constexpr int kResidentMaxList = 17;
+/// Largest neighbour list of the parts k-NN.
+constexpr int kPartsMaxList = 33;
+/// Most landmarks of the parts k-NN (16-bit candidate indices).
+constexpr int kPartsMaxLandmarks = 65536;
+/// Largest neighbour list of the table projection (its lists are unrolled in registers).
+constexpr int kTableMaxList = 17;
+/// Most landmarks of the table projection (a row start of the pair table in 16 bits).
+constexpr int kTableMaxLandmarks = 362;
+/// Largest neighbour list of the list projection.
+constexpr int kListMaxList = 64;
+
+/// The device's properties that the kernels' limits depend on.
+struct DeviceLimits {
+    int major = 0;           ///< compute capability (0: no device answered)
+    int minor = 0;           ///< compute capability, minor
+    size_t sharedBytes = 0;  ///< dynamic shared memory a block may opt into
+};
+/// The current device's limits, asked once per process (zeros when no device answers).
+const DeviceLimits& currentDeviceLimits();
 
 /// Row stride on the device for d dimensions: 4, 8, 16, 32, 64, 128, then multiples of 4.
 int paddedDim(size_t d);
-/// True when the fused kernel supports this stride and neighbour-list length.
-bool fusedSupports(int stride, int topnn);
 
 /// dst (n x stride) = src (n x d) padded with zeros; src and dst are device buffers.
 void launchPadRows(const float* src, size_t n, int d, float* dst, int stride, cudaStream_t stream);
@@ -125,25 +155,21 @@ void launchPlaceNonFinite(const ProjectionArgs& args, cudaStream_t stream);
 void launchFused(const ProjectionArgs& args, cudaStream_t stream);
 /// TensorLandmarks::gPad is a multiple of this: the tensor kernel's widest landmark tile.
 constexpr int kTensorPadding = 64;
-/// True when the tensor kernel supports this stride and list length on the current device
-/// (TF32 tensor cores: compute capability 8.0 or later).
-bool tensorSupports(int stride, int topnn);
 /// The tensor kernel: TF32 tensor-core candidates, exact re-rank, then the fused projection;
 /// needs args.tensor. Same outputs, bit for bit the same neighbours, as launchFused.
 void launchTensor(const ProjectionArgs& args, cudaStream_t stream);
-/// True when the resident k-NN takes this stride, landmark count and list length on the current
-/// device: TF32 tensor cores, topnn <= 17, and the landmarks (exact and as fragments) fit in
-/// a block's shared memory (g = 256 at d = 32).
-bool residentKnnSupports(int stride, int g, int topnn);
+/// Shared memory a block of the resident k-NN needs at its fewest warps: every landmark, exact
+/// and as fragments, plus the warps' scratch (g = 256 at d = 32 fits in 227 KB).
+size_t residentKnnSharedBytes(int stride, int g, int topnn);
 /// The resident k-NN: the tensor kernel's candidates and exact re-rank with the landmarks held
 /// in shared memory; writes knnIdx/knnDist (kOut = topnn), bit for bit the fused kernel's lists.
 /// Needs args.tensor prepared in index order (TensorLandmarkBuffers::upload, unshuffled). When
 /// args.out is set (a projection follows), points with NaN or infinity are queued for
 /// launchPlaceNonFinite and their lists marked with a distance of -1.
 void launchResidentKnn(const ProjectionArgs& args, cudaStream_t stream);
-/// True when the parts k-NN takes this stride, landmark count and list length on the current
-/// device: FP16 tensor cores (compute capability 8.0 or later), topnn <= 33, stride <= 64.
-bool partsKnnSupports(int stride, int g, int topnn);
+/// Shared memory a block of the parts k-NN needs with its smallest part (kTensorPadding
+/// landmarks) and its warps' scratch.
+size_t partsKnnSharedBytes(int stride, int g, int topnn);
 /// The parts k-NN: FP16 tensor-core candidates and an exact re-rank, with the landmarks passing
 /// through shared memory in parts; writes knnIdx/knnDist (kOut = topnn) as launchResidentKnn
 /// does, bit for bit the fused kernel's lists. Needs args.tensor unshuffled, with halves.
@@ -151,14 +177,12 @@ void launchPartsKnn(const ProjectionArgs& args, cudaStream_t stream);
 /// Points the parts k-NN takes in one pass of its persistent grid over this many
 /// multiprocessors (a tile of 32 points per warp): chunks of whole passes leave no block idle.
 size_t partsKnnPointsPerPass(int multiprocessors);
-/// True when the list projection takes this list length (topnn <= 64).
-bool listProjectionSupports(int topnn);
 /// The list projection: reads knnIdx/knnDist (kOut = topnn), writes out; one warp per point,
 /// the pair terms from the table in global memory. Skips lists marked by a k-NN (distance -1).
 void launchProjectLists(const ProjectionArgs& args, cudaStream_t stream);
-/// True when the table projection takes g landmarks and this list length on the current
-/// device (topnn <= 17, c_uv of every pair in a block's shared memory: g <= 256 or so).
-bool tableProjectionSupports(int g, int topnn);
+/// Shared memory a block of the table projection needs at its fewest warps: c_uv of every
+/// landmark pair, the 2D positions and the warps' lists (g = 256: 129 KB of pairs).
+size_t tableProjectionSharedBytes(int g, int topnn);
 /// The table projection: reads knnIdx/knnDist (kOut = topnn), writes out; c_uv from shared
 /// memory, w_uv computed. Skips lists marked by launchResidentKnn (distance -1).
 void launchProjectTable(const ProjectionArgs& args, cudaStream_t stream);

@@ -140,12 +140,6 @@ void launchForStride(const ProjectionArgs& a, cudaStream_t stream) {
 
 }  // namespace
 
-bool fusedSupports(int stride, int topnn) {
-    if (topnn > kFusedMaxList) return false;
-    if (stride == 128) return topnn <= 33;
-    return stride == 4 || stride == 8 || stride == 16 || stride == 32 || stride == 64;
-}
-
 void launchFused(const ProjectionArgs& a, cudaStream_t stream) {
     if (a.n == 0) return;
     detail::withStride<4, 8, 16, 32, 64, 128>(

@@ -26,7 +26,7 @@ namespace sepal::cuda {
 namespace {
 
 constexpr int kWarps = 8;
-constexpr int kMaxList = 64;
+constexpr int kMaxList = kListMaxList;
 constexpr int kMaxPairs = kMaxList * (kMaxList - 1) / 2;
 constexpr int kPairLoads = 4;  // pair-table reads in flight per lane
 
@@ -146,10 +146,6 @@ __global__ void __launch_bounds__(32 * kWarps) listProjectionKernel(const Projec
 }
 
 }  // namespace
-
-bool listProjectionSupports(int topnn) {
-    return topnn <= kMaxList;
-}
 
 void launchProjectLists(const ProjectionArgs& a, cudaStream_t stream) {
     if (a.n == 0) return;

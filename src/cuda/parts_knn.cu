@@ -19,7 +19,8 @@
 // Sweep A runs the parts backwards, so that both sweeps begin with the part left in shared
 // memory by the other. A point whose part holds more than kCapacity candidates, whose bound
 // overflowed, or whose coordinates do not fit FP16 after scaling scans exactly instead.
-// Limits: stride 8 to 64, topnn <= 33, compute capability 8.0 or later.
+// Limits: stride 8 to 64, topnn <= 33, g <= 65536, compute capability 8.0 or later
+// (kernel_limits.h).
 
 #include <cuda_fp16.h>
 
@@ -296,9 +297,8 @@ int listFor(int topnn) {
 
 }  // namespace
 
-bool partsKnnSupports(int stride, int g, int topnn) {
-    if (topnn > 33 || g > 65536 || !tensorSupports(stride, topnn)) return false;
-    return partFor(g, stride, listFor(topnn)) > 0;
+size_t partsKnnSharedBytes(int stride, int g, int topnn) {
+    return PartsLayout(g, stride, listFor(topnn), kTensorPadding).bytes();
 }
 
 size_t partsKnnPointsPerPass(int multiprocessors) {

@@ -30,17 +30,7 @@ void launchPerPoint(const ProjectionArgs& a, int threads, size_t bytes, cudaStre
 
 /// Largest dynamic shared memory a block may opt into on the current device (0 when unknown).
 inline size_t maxSharedBytesOptin() {
-    static const size_t bytes = [] {
-        int device = 0, value = 0;
-        if (cudaGetDevice(&device) != cudaSuccess ||
-            cudaDeviceGetAttribute(&value, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
-                cudaSuccess) {
-            (void)cudaGetLastError();
-            return size_t(0);
-        }
-        return size_t(value);
-    }();
-    return bytes;
+    return currentDeviceLimits().sharedBytes;
 }
 
 /// Multiprocessors of the current device, asked once per process (the persistent launches run
@@ -80,7 +70,7 @@ void launchPersistent(const ProjectionArgs& a, const Layout& layout, int warps, 
 }
 
 /// Calls launch(std::integral_constant<int, S>{}) for the S among STRIDES that equals stride;
-/// does nothing when none does (the callers' *Supports functions refuse such strides first).
+/// does nothing when none does (kernel_limits.h refuses such strides first).
 template <int... STRIDES, class Launch>
 void withStride(int stride, Launch&& launch) {
     (void)((stride == STRIDES && (launch(std::integral_constant<int, STRIDES>{}), true)) || ...);

@@ -21,7 +21,7 @@
 // by index as in the fused kernel. A point with more candidates than kCapacity, or a bound that
 // overflowed, scans every landmark exactly.
 // Limits: stride 8 to 64, topnn <= 17, the landmarks must fit in shared memory
-// (residentKnnSupports), compute capability 8.0 or later.
+// (residentKnnSharedBytes), compute capability 8.0 or later (kernel_limits.h).
 
 #include <cfloat>
 #include <climits>
@@ -212,9 +212,8 @@ void launchForStride(const ProjectionArgs& a, cudaStream_t stream) {
 
 }  // namespace
 
-bool residentKnnSupports(int stride, int g, int topnn) {
-    if (topnn > 17 || !tensorSupports(stride, topnn)) return false;
-    return warpsFor(g, stride, topnn <= 9 ? 9 : 17) > 0;
+size_t residentKnnSharedBytes(int stride, int g, int topnn) {
+    return ResidentLayout(g, stride, topnn <= 9 ? 9 : 17, 4).bytes();
 }
 
 void launchResidentKnn(const ProjectionArgs& a, cudaStream_t stream) {

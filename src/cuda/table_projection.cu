@@ -12,7 +12,8 @@
 // so that every index into the registers is a constant.
 // Lists whose first distance is negative belong to points with NaN or infinity (marked by the
 // k-NN, placed later by placeNonFinite): skipped here.
-// Limits: topnn <= 17, the table must fit in shared memory (tableProjectionSupports).
+// Limits: topnn <= 17, g <= 362, the table must fit in shared memory (tableProjectionSharedBytes,
+// kernel_limits.h).
 
 #include <cfloat>
 #include <cstdint>
@@ -292,10 +293,8 @@ void launchForList(const ProjectionArgs& a, cudaStream_t stream) {
 
 }  // namespace
 
-bool tableProjectionSupports(int g, int topnn) {
-    // pairKey holds a row start of the table in 16 bits: g <= 362 (the table fits in shared
-    // memory only below that anyway).
-    return topnn <= 17 && g <= 362 && warpsFor(g, topnn <= 9 ? 9 : 17) > 0;
+size_t tableProjectionSharedBytes(int g, int topnn) {
+    return TableLayout(g, topnn <= 9 ? 9 : 17, 4).bytes();
 }
 
 void launchProjectTable(const ProjectionArgs& a, cudaStream_t stream) {

@@ -286,25 +286,7 @@ void launchForStride(const ProjectionArgs& a, cudaStream_t stream) {
     return launchOne<STRIDE, 33>(a, stream);
 }
 
-/// Compute capability major of the current device (0 when it cannot be read).
-int deviceMajor() {
-    int device = 0, major = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    return major;
-}
-
 }  // namespace
-
-bool tensorSupports(int stride, int topnn) {
-    if (topnn > 33) return false;
-    if (stride != 8 && stride != 16 && stride != 32 && stride != 64) return false;
-    static const int major = deviceMajor();
-    return major >= 8;
-}
 
 void launchTensor(const ProjectionArgs& a, cudaStream_t stream) {
     if (a.n == 0) return;

@@ -69,7 +69,7 @@ inline LandmarkModel sampleModel(const std::vector<float>& x, size_t n, size_t d
 inline std::vector<float> hostEmbedSom(const std::vector<float>& x, size_t n, size_t d,
                                        const LandmarkModel& m, const EmbedParams& p) {
     const size_t g = m.count();
-    const int k = p.k > 0 ? p.k : int(std::floor(1 + std::sqrt(double(g))));
+    const int k = resolveK(p, g);  // the rules every backend shares (core/embedsom)
     const int topn = k, topnn = size_t(k) < g ? k + 1 : k;
     const double boost = std::max(std::exp(-double(p.smooth) - 1.0), 1e-5);
     std::vector<float> out(n * 2);
