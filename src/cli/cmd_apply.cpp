@@ -4,11 +4,11 @@
 #include <filesystem>
 
 #include "backend/backends.h"
+#include "cli/cli_export.h"
 #include "cli/cli_progress.h"
 #include "cli/command_registry.h"
 #include "core/common/error.h"
 #include "core/model/model_file.h"
-#include "core/pipeline/embed_output.h"
 #include "core/pipeline/prepare.h"
 #include "core/pipeline/samples.h"
 #include "core/transform/pipeline.h"
@@ -23,6 +23,7 @@ struct ApplyArgs {
     std::string format = "csv";
     std::string backend = "cpu";
     std::string sampleColumn = "sample";
+    ExportOptions exports;
     int threads = 0;
     bool quiet = false;
 };
@@ -40,6 +41,7 @@ void runApply(const ApplyArgs& a) {
     if (ec) throw InputError("--out-dir " + a.outDir + ": cannot create it (" + ec.message() + ")");
     Backend backend = makeBackend(a.backend);
     std::vector<std::string> written;
+    size_t files = 0;
     for (size_t f = 0; f < a.inputs.size(); ++f) {
         const std::string& path = a.inputs[f];
         note(a.quiet,
@@ -70,10 +72,12 @@ void runApply(const ApplyArgs& a) {
             out = (std::filesystem::path(a.outDir) /
                    (sampleName(path) + "_" + std::to_string(f + 1) + "." + a.format))
                       .string();
-        writeTableByExtension(out, withEmbedding(table, xy));
+        files += writeEmbedded(out, {&table, &xy, pipeline.columns(), &points, a.sampleColumn},
+                               a.exports, a.quiet)
+                     .size();
         written.push_back(out);
     }
-    note(a.quiet, "wrote " + std::to_string(written.size()) + " files to " + a.outDir);
+    note(a.quiet, "wrote " + std::to_string(files) + " files to " + a.outDir);
 }
 
 void addApplyCommand(CLI::App& app) {
@@ -81,12 +85,13 @@ void addApplyCommand(CLI::App& app) {
     CLI::App* cmd = app.add_subcommand(
         "apply",
         "Project files through a saved landmark model (from embed --model); writes one "
-        "table per input with embed_x, embed_y and a sample column");
+        "table per input with EmbedSOM1, EmbedSOM2 and a sample column");
     cmd->add_option("--model", args->model, "model file written by embed --model")->required();
     cmd->add_option("inputs", args->inputs, "FCS, CSV/TSV or points JSON files")->required();
     cmd->add_option("--out-dir", args->outDir, "folder for the outputs (created if missing)")
         ->required();
     cmd->add_option("--format", args->format, "csv or fcs")->capture_default_str();
+    addExportOptions(cmd, args->exports);
     cmd->add_option("--sample-column", args->sampleColumn, "name of the sample label column")
         ->capture_default_str();
     cmd->add_option("--backend", args->backend, "cpu, cuda, auto or reference")

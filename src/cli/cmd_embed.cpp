@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "backend/backends.h"
+#include "cli/cli_export.h"
 #include "cli/cli_progress.h"
 #include "cli/command_registry.h"
 #include "core/model/model_file.h"
@@ -29,6 +30,7 @@ struct EmbedArgs {
     std::string backend = "cpu";
     size_t trainSample = 20000;
     std::string out;
+    ExportOptions exports;
     std::string png;
     std::string color = "density";
     std::string size = "1000x1000";
@@ -49,7 +51,7 @@ void runEmbed(const EmbedArgs& a) {
     settings.trainSample = a.trainSample;
     // Check what can be checked before reading and training.
     validateParams(settings.params, settings.landmarks.count);
-    checkTableExtension(a.out);
+    exportFormatOf(a.out);
     int width = 0, height = 0;
     if (!a.png.empty()) parseSize(a.size, width, height);
 
@@ -72,7 +74,10 @@ void runEmbed(const EmbedArgs& a) {
         note(a.quiet, std::to_string(result.report.nonFinitePoints) +
                           " events had non-finite values; they were placed at their neighbours");
 
-    writeTableByExtension(a.out, withEmbedding(input.table, result.xy));
+    writeEmbedded(
+        a.out,
+        {&input.table, &result.xy, input.pipeline.columns(), &input.points, a.prepare.sampleColumn},
+        a.exports, a.quiet);
     if (!a.model.empty())
         saveModel(a.model, result.model, input.pipeline.columns(), input.pipeline.toJson(),
                   settings.params);
@@ -92,8 +97,11 @@ void addEmbedCommand(CLI::App& app) {
         "Train landmarks on the inputs (several files = samples), project every event "
         "with EmbedSOM, write the coordinates (and a picture, and the model)");
     cmd->add_option("inputs", args->inputs, "FCS, CSV/TSV or points JSON files")->required();
-    cmd->add_option("--out", args->out, "output table with embed_x, embed_y added (.csv or .fcs)")
+    cmd->add_option("--out", args->out,
+                    "output table with EmbedSOM1, EmbedSOM2 and the population and sample "
+                    "columns added (.csv or .fcs)")
         ->required();
+    addExportOptions(cmd, args->exports);
     cmd->add_option("--columns", args->prepare.columns,
                     "channels or markers to embed (default: the preset's markers)")
         ->delimiter(',');

@@ -9,7 +9,7 @@
 #include "cli/command_registry.h"
 #include "core/common/error.h"
 #include "core/metrics/quality.h"
-#include "core/pipeline/embed_output.h"
+#include "core/pipeline/export_table.h"
 #include "core/pipeline/prepare.h"
 
 namespace sepal::cli {
@@ -26,12 +26,14 @@ struct ScoreArgs {
     bool json = false;
 };
 
-// The 2D coordinates in an embedding table: embed_x/embed_y, or its only two columns.
+// The 2D coordinates in an embedding table: EmbedSOM1/EmbedSOM2, embed_x/embed_y (tables
+// written before those names), or its only two columns.
 Matrix coordinates(const io::Table& t) {
-    int cx = t.findChannel(kEmbedX), cy = t.findChannel(kEmbedY);
+    int cx = t.findChannel(kEmbedSom1), cy = t.findChannel(kEmbedSom2);
+    if (cx < 0 || cy < 0) cx = t.findChannel(kLegacyEmbedX), cy = t.findChannel(kLegacyEmbedY);
     if ((cx < 0 || cy < 0) && t.channels.size() == 2) cx = 0, cy = 1;
     if (cx < 0 || cy < 0)
-        throw InputError(t.source + ": no " + kEmbedX + " and " + kEmbedY +
+        throw InputError(t.source + ": no " + kEmbedSom1 + " and " + kEmbedSom2 +
                          " columns and not exactly two columns; give the table embed wrote");
     Matrix xy(t.events(), 2);
     for (size_t i = 0; i < t.events(); ++i) {
@@ -75,7 +77,7 @@ void addScoreCommand(CLI::App& app) {
         "Trustworthiness and k-NN preservation of an embedding on a fixed subsample, "
         "measured in the transformed space of the inputs");
     cmd->add_option("inputs", args->inputs, "the files that were embedded")->required();
-    cmd->add_option("--embedding", args->embedding, "table with embed_x, embed_y (from embed)")
+    cmd->add_option("--embedding", args->embedding, "table with EmbedSOM1, EmbedSOM2 (from embed)")
         ->required();
     cmd->add_option("--k", args->k, "neighbours")->capture_default_str();
     cmd->add_option("--sample", args->sample, "events scored (0 = all)")->capture_default_str();

@@ -20,7 +20,7 @@ cp "$demo" "$tmp/b.fcs"
     --png "$tmp/y.png" --color sample --size 300x200 --model "$tmp/m.json" 2>"$tmp/log" ||
     { status=$?; cat "$tmp/log"; fail "embed exited with $status"; }
 header=$(head -1 "$tmp/y.csv")
-case "$header" in *embed_x,embed_y*) ;; *) fail "no coordinates in: $header" ;; esac
+case "$header" in *EmbedSOM1,EmbedSOM2*) ;; *) fail "no coordinates in: $header" ;; esac
 case "$header" in *sample*) ;; *) fail "no sample column in: $header" ;; esac
 events=$("$cli" info "$demo" --json | grep -o '"events": *[0-9]*' | head -1 | grep -o '[0-9]*$')
 rows=$(($(wc -l <"$tmp/y.csv") - 1))
@@ -35,7 +35,7 @@ fi
 
 # FCS output re-reads with the two added parameters.
 "$cli" embed "$tmp/a.fcs" --landmarks som:6x6 --out "$tmp/y.fcs" --quiet || fail "embed to FCS"
-"$cli" info "$tmp/y.fcs" | grep -q "embed_x" || fail "FCS output lacks embed_x"
+"$cli" info "$tmp/y.fcs" | grep -q "EmbedSOM1" || fail "FCS output lacks EmbedSOM1"
 "$cli" embed "$tmp/a.fcs" "$tmp/b.fcs" --landmarks som:6x6 --out "$tmp/y2.fcs" --quiet ||
     fail "embed of two samples to FCS"
 "$cli" info "$tmp/y2.fcs" | grep -q "sample" || fail "FCS output of two samples lacks the sample"

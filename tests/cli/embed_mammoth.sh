@@ -18,7 +18,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 grep -q "landmarks; seconds" "$tmp/embed.log" || fail "embed printed no timing summary"
 
 # The table: the input's columns plus the two coordinates, one row per point.
-[ "$(head -1 "$tmp/y.csv")" = "x,y,z,embed_x,embed_y" ] || fail "columns: $(head -1 "$tmp/y.csv")"
+[ "$(head -1 "$tmp/y.csv")" = "x,y,z,EmbedSOM1,EmbedSOM2" ] || fail "columns: $(head -1 "$tmp/y.csv")"
 [ "$(($(wc -l <"$tmp/y.csv") - 1))" -eq 10000 ] || fail "rows: $(wc -l <"$tmp/y.csv")"
 awk -F, 'NR > 1 && ($4 != $4 + 0 || $5 != $5 + 0) { bad = 1 } END { exit bad }' "$tmp/y.csv" ||
     fail "non-numeric coordinates"

@@ -18,21 +18,6 @@ io::Table smallTable() {
     return t;
 }
 
-TEST(EmbedOutput, AppendsCoordinatesAndKeepsEverythingElse) {
-    const io::Table t = smallTable();
-    Matrix xy(4, 2);
-    for (size_t i = 0; i < 4; ++i) xy.at(i, 0) = 0.5f * i, xy.at(i, 1) = -1.0f * i;
-    const io::Table out = withEmbedding(t, xy);
-    ASSERT_EQ(out.channels.size(), 5u);
-    EXPECT_EQ(out.channels[3].name, kEmbedX);
-    EXPECT_EQ(out.channels[4].name, kEmbedY);
-    EXPECT_EQ(out.values.at(2, 1), t.values.at(2, 1));
-    EXPECT_EQ(out.values.at(3, 3), 1.5f);
-    EXPECT_EQ(out.values.at(3, 4), -3.0f);
-    EXPECT_EQ(out.labels.size(), 1u);
-    EXPECT_THROW(withEmbedding(t, Matrix(3, 2)), InputError);
-}
-
 TEST(EmbedOutput, PictureSpecFollowsTheColourWord) {
     const io::Table t = smallTable();
     const Matrix transformed(4, 1, 7.0f);
@@ -53,16 +38,13 @@ TEST(EmbedOutput, PictureSpecFollowsTheColourWord) {
     EXPECT_THROW(pictureSpecFor(unlabelled, "label", transformed, {}), InputError);
 }
 
-TEST(EmbedOutput, SizesAndExtensionsAreChecked) {
+TEST(EmbedOutput, SizesAreChecked) {
     int w = 0, h = 0;
     parseSize("1200x900", w, h);
     EXPECT_EQ(w, 1200);
     EXPECT_EQ(h, 900);
     for (const char* bad : {"1200", "x900", "12x900", "axb", "1200x900x3"})
         EXPECT_THROW(parseSize(bad, w, h), InputError) << bad;
-    EXPECT_NO_THROW(checkTableExtension("out/y.CSV"));
-    EXPECT_NO_THROW(checkTableExtension("y.fcs"));
-    EXPECT_THROW(checkTableExtension("y.txt"), InputError);
 }
 
 TEST(Prepare, ColumnsAndTransformWordsBuildThePipeline) {

@@ -67,7 +67,8 @@ TEST(FcsWriter, WrittenFilesReadBackEqual) {
     EXPECT_EQ(*back.keyword("$DATATYPE"), "F");
     EXPECT_EQ(*back.keyword("$P2E"), "0,0");
     EXPECT_EQ(back.keyword("$TIMESTEP"), nullptr);  // values are already in time units
-    EXPECT_EQ(back.keyword("SPILL"), nullptr);
+    ASSERT_NE(back.keyword("SPILL"), nullptr);      // rewritten: the input used BD's keyword
+    EXPECT_EQ(*back.keyword("SPILL"), *back.keyword("$SPILLOVER"));
     const io::FcsFileInfo info = io::inspectFcs(path.string());
     EXPECT_EQ(info.datasets[0].version, "FCS3.1");
     fs::remove(path);
@@ -142,13 +143,40 @@ TEST(FcsWriter, ALabelColumnBecomesAPopulationCodeThatReadsBackAsLabels) {
     const io::Table raw = io::readFcs(path.string());
     ASSERT_EQ(raw.channels.size(), 4u);
     EXPECT_EQ(raw.channels[3].name, "population");
-    EXPECT_EQ(raw.values.at(2, 3), -1.0f);
-    EXPECT_EQ(*raw.keyword("SEPAL_POPULATIONS"), "0:T cells;1:B cells");
+    // Codes from 1, 0 for events without a label: FlowJo gates see non-negative values.
+    EXPECT_EQ(raw.values.at(0, 3), 1.0f);
+    EXPECT_EQ(raw.values.at(2, 3), 0.0f);
+    EXPECT_EQ(*raw.keyword("SEPAL_POPULATIONS"), "1:T cells;2:B cells");
     const io::Table back = io::readTable(path.string());
     ASSERT_EQ(back.labels.size(), 1u);
     EXPECT_EQ(back.labels[0].name, "population");
     EXPECT_EQ(back.labels[0].categories, pops.categories);
     EXPECT_EQ(back.labels[0].codes, pops.codes);
+    EXPECT_EQ(back.values.values, t.values.values);
+    fs::remove(path);
+}
+
+TEST(FcsWriter, EveryLabelColumnKeepsItsNames) {
+    io::Table t = sampleTable();
+    t.labels.push_back({"population", {"T cells", "B cells"}, {1, -1, 0, 1}});
+    t.labels.push_back({"sample", {"day 0", "day 7"}, {0, 0, 1, 1}});
+    t.keywords.push_back({"SEPAL_LABEL2", "0:stale"});
+    const fs::path path = tempPath("two_labels.fcs");
+    io::writeFcs(path.string(), t);
+    const io::Table raw = io::readFcs(path.string());
+    ASSERT_EQ(raw.channels.size(), 5u);
+    EXPECT_EQ(raw.channels[4].name, "sample");
+    EXPECT_EQ(raw.values.at(2, 4), 2.0f);
+    EXPECT_EQ(*raw.keyword("SEPAL_LABEL2"), "1:day 0;2:day 7");
+    EXPECT_EQ(*raw.keyword("SEPAL_LABEL2_PARAMETER"), "sample");
+    EXPECT_EQ(*raw.keyword("$P5R"), "3");
+    const io::Table back = io::readTable(path.string());
+    ASSERT_EQ(back.labels.size(), 2u);
+    EXPECT_EQ(back.labels[0].categories, t.labels[0].categories);
+    EXPECT_EQ(back.labels[0].codes, t.labels[0].codes);
+    EXPECT_EQ(back.labels[1].name, "sample");
+    EXPECT_EQ(back.labels[1].categories, t.labels[1].categories);
+    EXPECT_EQ(back.labels[1].codes, t.labels[1].codes);
     EXPECT_EQ(back.values.values, t.values.values);
     fs::remove(path);
 }

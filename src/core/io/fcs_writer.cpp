@@ -101,18 +101,25 @@ double columnRange(const Table& table, size_t c) {
     return std::isfinite(top) ? std::max(1.0, std::ceil(static_cast<double>(top))) : 1.0;
 }
 
-/// The label column written as a code parameter: the first whose name no channel has.
-const LabelColumn* labelToWrite(const Table& table) {
+/// The label columns written as code parameters: those whose name no channel has.
+std::vector<const LabelColumn*> labelsToWrite(const Table& table) {
+    std::vector<const LabelColumn*> labels;
     for (const LabelColumn& l : table.labels) {
         if (l.codes.size() != table.values.rows) continue;
         bool clash = false;
         for (const Channel& c : table.channels) clash = clash || c.name == l.name;
-        if (!clash) return &l;
+        if (!clash) labels.push_back(&l);
     }
-    return nullptr;
+    return labels;
 }
 
-Keywords parameterKeywords(const Table& table, const LabelColumn* label) {
+/// Keywords that name label codes; the writer renumbers them whenever it writes label columns.
+bool namesLabelCodes(const std::string& upperKey) {
+    return upperKey == kPopulationsKeyword || upperKey == kPopulationParameterKeyword ||
+           upperKey.rfind("SEPAL_LABEL", 0) == 0;
+}
+
+Keywords parameterKeywords(const Table& table, const std::vector<const LabelColumn*>& labels) {
     Keywords kw;
     for (size_t c = 0; c < table.channels.size(); ++c) {
         const std::string p = "$P" + std::to_string(c + 1);
@@ -123,15 +130,19 @@ Keywords parameterKeywords(const Table& table, const LabelColumn* label) {
         kw.emplace_back(p + "E", "0,0");
         kw.emplace_back(p + "R", number(columnRange(table, c)));
     }
-    if (label) {
-        const std::string p = "$P" + std::to_string(table.channels.size() + 1);
-        const std::string name = label->name.empty() ? std::string("Population") : label->name;
+    for (size_t l = 0; l < labels.size(); ++l) {
+        // Codes are written from 1 so that events without a label (0) stay non-negative.
+        const LabelColumn& label = *labels[l];
+        const std::string p = "$P" + std::to_string(table.channels.size() + l + 1);
+        const std::string name = label.name.empty() ? p.substr(1) : label.name;
         kw.emplace_back(p + "N", name);
         kw.emplace_back(p + "B", "32");
         kw.emplace_back(p + "E", "0,0");
-        kw.emplace_back(p + "R", number(std::max<double>(1.0, label->categories.size())));
-        kw.emplace_back(kPopulationsKeyword, populationKeywordValue(label->categories));
-        kw.emplace_back(kPopulationParameterKeyword, name);
+        kw.emplace_back(p + "R", number(static_cast<double>(label.categories.size() + 1)));
+        kw.emplace_back(l == 0 ? std::string(kPopulationsKeyword) : labelKeyword(l + 1),
+                        populationKeywordValue(label.categories, 1));
+        kw.emplace_back(
+            l == 0 ? std::string(kPopulationParameterKeyword) : labelParameterKeyword(l + 1), name);
     }
     if (table.spillover && table.spillover->matrix.rows == table.spillover->channels.size() &&
         table.spillover->matrix.cols == table.spillover->channels.size() &&
@@ -141,6 +152,8 @@ Keywords parameterKeywords(const Table& table, const LabelColumn* label) {
         for (const auto& name : s.channels) value.append(",").append(name);
         for (float v : s.matrix.values) value.append(",").append(number(v));
         kw.emplace_back("$SPILLOVER", value);
+        // BD's keyword too when the input used it: some programs look for that one only.
+        if (table.keyword("SPILL")) kw.emplace_back("SPILL", value);
     }
     return kw;
 }
@@ -175,9 +188,9 @@ std::string headerField(uint64_t v) {
 }  // namespace
 
 void writeFcs(const std::string& path, const Table& table) {
-    const LabelColumn* label = labelToWrite(table);
+    const std::vector<const LabelColumn*> labels = labelsToWrite(table);
     const size_t stored = table.channels.size();
-    const size_t cols = stored + (label ? 1 : 0);
+    const size_t cols = stored + labels.size();
     if (stored == 0)
         throw InputError("cannot write '" + path + "': the table has no channels to write");
     if (table.values.cols != stored || table.values.values.size() != table.values.rows * stored)
@@ -186,14 +199,10 @@ void writeFcs(const std::string& path, const Table& table) {
     const uint64_t events = table.values.rows;
     const uint64_t dataBytes = events * cols * 4;
 
-    Keywords body = parameterKeywords(table, label);
+    Keywords body = parameterKeywords(table, labels);
     Keywords kept = keptKeywords(table);
-    if (label)  // the label's own keywords replace any the table carried
-        std::erase_if(kept, [](const auto& kv) {
-            const std::string k = upperCase(kv.first);
-            return k == upperCase(kPopulationsKeyword) ||
-                   k == upperCase(kPopulationParameterKeyword);
-        });
+    if (!labels.empty())  // the labels' own keywords replace any the table carried
+        std::erase_if(kept, [](const auto& kv) { return namesLabelCodes(upperCase(kv.first)); });
     body.insert(body.end(), kept.begin(), kept.end());
     const char delimiter = chooseDelimiter(body);
     auto render = [&](uint64_t dataBegin) {
@@ -240,10 +249,10 @@ void writeFcs(const std::string& path, const Table& table) {
     file.write(header);
     file.write(text);
     const bool swap = std::endian::native != std::endian::little;
-    if (!swap && !label) {
+    if (!swap && labels.empty()) {
         file.write(table.values.data(), dataBytes);
     } else {
-        // Rows in chunks: the label's code joins each row, and big-endian hosts swap bytes.
+        // Rows in chunks: the labels' codes join each row, and big-endian hosts swap bytes.
         const size_t chunkRows = 1 << 14;
         std::vector<float> chunk;
         for (size_t r0 = 0; r0 < events; r0 += chunkRows) {
@@ -251,7 +260,9 @@ void writeFcs(const std::string& path, const Table& table) {
             chunk.resize(n * cols);
             for (size_t r = 0; r < n; ++r) {
                 std::memcpy(&chunk[r * cols], table.values.row(r0 + r), stored * sizeof(float));
-                if (label) chunk[r * cols + stored] = static_cast<float>(label->codes[r0 + r]);
+                for (size_t l = 0; l < labels.size(); ++l)
+                    chunk[r * cols + stored + l] =
+                        static_cast<float>(std::max(labels[l]->codes[r0 + r], -1) + 1);
             }
             if (swap)
                 for (float& f : chunk) {

@@ -8,11 +8,19 @@
 
 namespace sepal::io {
 
-std::string populationKeywordValue(const std::vector<std::string>& names) {
+std::string labelKeyword(size_t number) {
+    return "SEPAL_LABEL" + std::to_string(number);
+}
+
+std::string labelParameterKeyword(size_t number) {
+    return labelKeyword(number) + "_PARAMETER";
+}
+
+std::string populationKeywordValue(const std::vector<std::string>& names, int firstCode) {
     std::string value;
     for (size_t i = 0; i < names.size(); ++i) {
         if (i) value += ';';
-        value += std::to_string(i);
+        value += std::to_string(firstCode + static_cast<int>(i));
         value += ':';
         value += names[i];
     }
@@ -39,16 +47,20 @@ void encodePopulationLabels(Table& table, size_t labelIndex) {
     table.keywords.push_back({kPopulationParameterKeyword, label.name});
 }
 
-bool recoverPopulationLabels(Table& table) {
-    const std::string* pairs = table.keyword(kPopulationsKeyword);
+namespace {
+
+/// Turns the code parameter named by `parameterKey` (default `defaultName`) into a label column
+/// whose names `pairsKey` lists; false (with a warning when something is wrong) otherwise.
+bool recoverLabels(Table& table, const std::string& pairsKey, const std::string& parameterKey,
+                   const std::string& defaultName) {
+    const std::string* pairs = table.keyword(pairsKey);
     if (!pairs) return false;
-    const std::string* parameter = table.keyword(kPopulationParameterKeyword);
-    const std::string name = parameter ? *parameter : std::string("Population");
+    const std::string* parameter = table.keyword(parameterKey);
+    const std::string name = parameter ? *parameter : defaultName;
     const int column = table.findChannel(name);
     if (column < 0) {
-        table.warnings.push_back(std::string(kPopulationsKeyword) +
-                                 " is set but there is no parameter \"" + name +
-                                 "\"; population names are not available");
+        table.warnings.push_back(pairsKey + " is set but there is no parameter \"" + name +
+                                 "\"; its names are not available");
         return false;
     }
     std::map<long, std::string> names;
@@ -60,8 +72,8 @@ bool recoverPopulationLabels(Table& table) {
             item.data(), item.data() + (colon == std::string::npos ? 0 : colon), code);
         if (colon == std::string::npos || r.ec != std::errc() || r.ptr != item.data() + colon ||
             code < 0 || names.count(code)) {
-            table.warnings.push_back(std::string(kPopulationsKeyword) + ": cannot read \"" + item +
-                                     "\" (expected code:name); population names are not available");
+            table.warnings.push_back(pairsKey + ": cannot read \"" + item +
+                                     "\" (expected code:name); its names are not available");
             return false;
         }
         names[code] = item.substr(colon + 1);
@@ -93,6 +105,16 @@ bool recoverPopulationLabels(Table& table) {
     table.channels.erase(table.channels.begin() + column);
     table.labels.push_back(std::move(label));
     return true;
+}
+
+}  // namespace
+
+bool recoverPopulationLabels(Table& table) {
+    const bool population =
+        recoverLabels(table, kPopulationsKeyword, kPopulationParameterKeyword, "Population");
+    for (size_t n = 2; table.keyword(labelKeyword(n)); ++n)
+        recoverLabels(table, labelKeyword(n), labelParameterKeyword(n), labelKeyword(n));
+    return population;
 }
 
 }  // namespace sepal::io
