@@ -59,6 +59,39 @@ class ChangeCommand : public Command {
     std::string m_label, m_mergeKey;
 };
 
+/// Swaps two snapshots of several fields as one step; Snapshot has `void restore(State&)`
+/// (non-const: a snapshot may complete itself the first time, and redo then reuses it).
+template <class Snapshot>
+class SnapshotCommand : public Command {
+  public:
+    /// before/after: what restore() puts back; label: the Edit menu's text.
+    SnapshotCommand(Snapshot before, Snapshot after, std::string label)
+        : m_before(std::move(before)), m_after(std::move(after)), m_label(std::move(label)) {}
+    void apply(State& s) override { m_after.restore(s); }
+    void revert(State& s) override { m_before.restore(s); }
+    std::string label() const override { return m_label; }
+
+  private:
+    Snapshot m_before, m_after;
+    std::string m_label;
+};
+
+/// The landmark model with its EmbedSOM parameters: they change together (a trained recipe,
+/// removed landmarks lowering k), since parameters chosen for one model rarely suit another.
+struct ModelSnapshot {
+    LandmarkModel model;  ///< the landmarks
+    EmbedParams params;   ///< EmbedSOM's k, smooth, adjust
+    /// Puts both into the state.
+    void restore(State& s) const {
+        s.model = model;
+        s.embed = params;
+        s.bump(Part::Model);
+    }
+};
+
+/// Replaces the model and its parameters as one step.
+using ModelCommand = SnapshotCommand<ModelSnapshot>;
+
 /// The undo and redo stacks.
 class UndoStack {
   public:

@@ -1,5 +1,7 @@
 #pragma once
 // The opened files: raw tables, one sample per file, and the transformed matrix the model sees.
+// The transform is core's TransformPipeline, fitted and applied as sepal-cli does, so the app and
+// the command line see the same numbers.
 
 #include <cstdint>
 #include <string>
@@ -8,6 +10,7 @@
 
 #include "core/common/matrix.h"
 #include "core/io/table.h"
+#include "core/transform/pipeline.h"
 
 namespace sepal::app {
 
@@ -19,28 +22,15 @@ struct Sample {
     size_t count = 0;  ///< number of its events
 };
 
-/// How one channel is transformed before it reaches the model.
-struct ChannelTransform {
-    bool use = true;        ///< part of the model's dimensions
-    float cofactor = 5.0f;  ///< arcsinh(x / cofactor); 0 = left linear
-};
-
-/// Per-channel choices and compensation; the transform stage of the pipeline.
-struct DataSettings {
-    std::vector<ChannelTransform> channels;  ///< one per channel of the first sample
-    bool compensate = true;                  ///< apply the file's spillover matrix when present
-    bool operator==(const DataSettings&) const;
-};
-
 /// Every opened sample, combined; `points` is what projection and training read.
 struct Dataset {
     std::vector<io::Table> tables;     ///< raw events, one table per sample
     std::vector<Sample> samples;       ///< one per table
     std::vector<uint16_t> sampleOf;    ///< per event: its sample index
     Matrix points;                     ///< events x used channels, transformed, row-major
-    std::vector<std::string> columns;  ///< names of the columns of `points`
+    std::vector<std::string> columns;  ///< names of the columns of `points` (the pipeline's)
     /// What the user reads for each column of `points`: "CD4 (Nd142Di)" where the file names a
-    /// marker, else the channel name (columns stay the identifiers: files, models, scripts).
+    /// marker, else the channel name (core's channelLabels; columns stay the identifiers).
     std::vector<std::string> labels;
     uint64_t version = 0;  ///< bumped when tables or points change
 
@@ -52,16 +42,17 @@ struct Dataset {
     std::vector<std::string> channelNames() const;
     /// (column, value) of each label column of the event's own file that has a value for it.
     std::vector<std::pair<std::string, std::string>> labelsOf(size_t event) const;
+    /// Every sample's events in one table, as sepal-cli reads the same files (one file as it
+    /// is; several concatenated with a "sample" column).
+    io::Table combined() const;
 };
 
-/// "CD4 (Nd142Di)" for a channel with a marker name, else the channel name.
-std::string channelLabel(const io::Channel& channel);
-
-/// Default transform for a table, guessed as sepal-cli does: arcsinh cofactor 5 (mass) or 150
-/// (fluorescence); technical channels (scatter, time, DNA, barcodes, codes) left out.
-DataSettings defaultSettings(const io::Table& table);
-/// Rebuilds points, columns and sampleOf from tables and settings; throws InputError when the
-/// samples lack a used channel.
-void rebuildPoints(Dataset& data, const DataSettings& settings);
+/// The pipeline sepal-cli's embed chooses for these samples by default (same channels, same
+/// transform, same compensation).
+TransformPipeline defaultPipeline(const Dataset& data);
+/// Rebuilds points, columns, labels, samples and sampleOf from the tables through `pipeline`,
+/// fitted on all samples together as sepal-cli fits it (the fitted statistics are stored in
+/// `pipeline`). Throws InputError when a sample lacks a channel the pipeline uses.
+void rebuildPoints(Dataset& data, TransformPipeline& pipeline);
 
 }  // namespace sepal::app

@@ -1,5 +1,5 @@
 #pragma once
-// The file formats the app reads and writes, through the core readers and writers.
+// What the app opens: the files sepal-cli reads (through core's reader) and generated data.
 
 #include <string>
 
@@ -7,11 +7,8 @@
 
 namespace sepal::app {
 
-/// Reads an FCS, CSV or TSV file (or "synthetic:N" for generated data); throws InputError.
+/// Reads a file as sepal-cli does (FCS, CSV/TSV, points JSON), or makes "synthetic:N"
+/// generated events; throws InputError.
 io::Table readAnyTable(const std::string& path);
-/// Writes a table as CSV; throws InputError.
-void writeCsvTable(const std::string& path, const io::Table& table);
-/// Writes a table as FCS 3.1; throws InputError (also when this build has no FCS writer).
-void writeFcsTable(const std::string& path, const io::Table& table);
 
 }  // namespace sepal::app

@@ -153,7 +153,12 @@ void ThreadSweeper::step(const LandmarkModel& model, const EmbedParams& params,
         throw InputError(error);
     }
     bool fresh = model.highVersion != m_highSeen || model.lowVersion != m_lowSeen;
-    if (fresh && !m_paused && m_n > 0 && model.count() >= 2 && m_points->cols == model.dim) {
+    // Nothing to project (no data, no model yet) is settled: a failed first open must not keep
+    // the window waiting.
+    const bool projectable =
+        !m_paused && m_n > 0 && model.count() >= 2 && m_points->cols == model.dim;
+    fresh = fresh && projectable;
+    if (fresh) {
         // The worker reads its own copy of the model; a change restarts the sweep where it is.
         m_highSeen = model.highVersion;
         m_lowSeen = model.lowVersion;

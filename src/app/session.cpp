@@ -7,6 +7,7 @@
 #include "app/workspace.h"
 #include "core/common/error.h"
 #include "core/model/model_file.h"
+#include "core/pipeline/export_files.h"
 
 namespace sepal::app {
 
@@ -20,22 +21,6 @@ void writeTextAtomically(const std::string& path, const std::string& text) {
         if (!out) throw InputError(path + ": write failed (disk full?)");
     }
     std::filesystem::rename(tmp, path);
-}
-
-nlohmann::json modelJson(const LandmarkModel& m) {
-    return {
-        {"dim", m.dim}, {"high", m.high}, {"low", m.low}, {"locked", m.locked}, {"edges", m.edges}};
-}
-
-LandmarkModel modelFromSession(const nlohmann::json& j) {
-    LandmarkModel m;
-    m.dim = j.at("dim").get<size_t>();
-    m.high = j.at("high").get<std::vector<float>>();
-    m.low = j.at("low").get<std::vector<float>>();
-    m.locked = j.at("locked").get<std::vector<uint8_t>>();
-    m.edges = j.at("edges").get<std::vector<std::pair<uint32_t, uint32_t>>>();
-    m.validate();
-    return m;
 }
 
 // Population membership as runs "start, length, code" (brushed regions are contiguous in
@@ -52,71 +37,38 @@ nlohmann::json runs(const std::vector<uint8_t>& v) {
 }
 }  // namespace
 
-io::Table exportTable(const State& s, const std::vector<float>& xy, bool transformed) {
-    io::Table t;
-    const auto& data = s.data;
-    size_t n = data.events();
-    if (transformed) {
-        for (const auto& c : data.columns) t.channels.push_back({c, "", 0, 32});
-    } else if (!data.tables.empty()) {
-        t.channels = data.tables.front().channels;
-        t.keywords = data.tables.front().keywords;
-    }
-    size_t base = t.channels.size();
-    t.channels.push_back({"embed_x", "EmbedSOM x", 0, 32});
-    t.channels.push_back({"embed_y", "EmbedSOM y", 0, 32});
-    if (!transformed) t.channels.push_back({"population", "population code", 0, 32});
-    t.values = Matrix(n, t.channels.size());
-    for (size_t i = 0; i < n; ++i) {
-        float* row = t.values.row(i);
-        if (transformed) {
-            std::copy(data.points.row(i), data.points.row(i) + data.points.cols, row);
-        } else {
-            size_t sample = data.sampleOf[i];
-            const auto& tab = data.tables[sample];
-            size_t e = i - data.samples[sample].first;
-            for (size_t c = 0; c < base; ++c) {
-                int src = tab.findChannel(t.channels[c].name);
-                row[c] = src >= 0 ? tab.values.at(e, size_t(src)) : 0.0f;
-            }
-        }
-        row[base] = xy.size() >= 2 * n ? xy[2 * i] : 0.0f;
-        row[base + 1] = xy.size() >= 2 * n ? xy[2 * i + 1] : 0.0f;
-        if (!transformed)
-            row[base + 2] = s.populations.membership.empty() ? 0 : s.populations.membership[i];
-    }
-    io::LabelColumn pop{"population", {""}, std::vector<int32_t>(n, 0)};
-    for (const auto& g : s.populations.groups) pop.categories.push_back(g.name);
-    for (size_t i = 0; i < n && i < s.populations.membership.size(); ++i)
-        pop.codes[i] = s.populations.membership[i];
-    io::LabelColumn sample{"sample", {}, std::vector<int32_t>(n, 0)};
-    for (const auto& sm : data.samples) sample.categories.push_back(sm.name);
-    for (size_t i = 0; i < n; ++i) sample.codes[i] = data.sampleOf[i];
-    if (transformed) t.labels = {std::move(sample), std::move(pop)};
-    return t;
-}
-
-void Workspace::exportCsv(const std::string& path) const {
-    if (m_state.data.events() == 0) throw InputError("nothing to export: open a file first");
-    writeCsvTable(path, exportTable(m_state, positions(), true));
-}
-
-void Workspace::exportFcs(const std::string& path) const {
-    if (m_state.data.events() == 0) throw InputError("nothing to export: open a file first");
-    writeFcsTable(path, exportTable(m_state, positions(), false));
+std::vector<std::string> Workspace::exportEvents(const std::string& path,
+                                                 const ExportOptions& options) const {
+    const auto& data = m_state.data;
+    const size_t n = data.events();
+    if (n == 0) throw InputError("nothing to export: open a file first");
+    const auto& xy = positions();
+    if (xy.size() != 2 * n) throw InputError("the picture is not ready yet; try again");
+    Matrix coordinates(n, 2);
+    std::copy(xy.begin(), xy.end(), coordinates.values.begin());
+    PopulationCodes populations;
+    for (const auto& g : m_state.populations.groups) populations.names.push_back(g.name);
+    populations.codes.assign(n, -1);
+    for (size_t i = 0; i < n && i < m_state.populations.membership.size(); ++i)
+        populations.codes[i] = int32_t(m_state.populations.membership[i]) - 1;
+    ExportSource source;
+    source.tables = data.tables;
+    for (const auto& s : data.samples) source.sampleNames.push_back(s.name);
+    source.xy = &coordinates;
+    source.usedColumns = data.columns;
+    source.transformed = &data.points;
+    source.populations = &populations;
+    return writeExport(path, source, options);
 }
 
 void Workspace::exportModel(const std::string& path) const {
-    nlohmann::json transform = sessionJson({0, 0, 1}).at("data");
-    saveModel(path, m_state.model, m_state.data.columns, transform, m_state.embed);
+    if (m_state.data.events() == 0) throw InputError("nothing to export: open a file first");
+    saveModel(path, m_state.model, m_state.data.columns, m_state.pipeline.toJson(), m_state.embed);
 }
 
 nlohmann::json Workspace::sessionJson(const std::array<float, 3>& camera) const {
     nlohmann::json files = nlohmann::json::array();
     for (const auto& s : m_state.data.samples) files.push_back(s.path);
-    nlohmann::json channels = nlohmann::json::array();
-    for (const auto& c : m_state.dataSettings.channels)
-        channels.push_back({{"use", c.use}, {"cofactor", c.cofactor}});
     nlohmann::json groups = nlohmann::json::array();
     for (const auto& g : m_state.populations.groups)
         groups.push_back({{"name", g.name}, {"colour", g.colour}});
@@ -124,14 +76,11 @@ nlohmann::json Workspace::sessionJson(const std::array<float, 3>& camera) const 
     const auto& v = m_state.view;
     const auto& t = m_state.training;
     return {{"format", "sepal-session"},
-            {"version", 1},
+            {"version", 2},
             {"files", files},
-            {"data", {{"channels", channels}, {"compensate", m_state.dataSettings.compensate}}},
-            {"model", modelJson(m_state.model)},
-            {"embed",
-             {{"k", m_state.embed.k},
-              {"smooth", m_state.embed.smooth},
-              {"adjust", m_state.embed.adjust}}},
+            // The model file of `sepal-cli embed --model`: its transform, landmarks, parameters.
+            {"model", modelToJson(m_state.model, m_state.data.columns, m_state.pipeline.toJson(),
+                                  m_state.embed)},
             {"colour",
              {{"mode", int(c.mode)},
               {"column", c.column},
@@ -147,14 +96,17 @@ nlohmann::json Workspace::sessionJson(const std::array<float, 3>& camera) const 
               {"graph", v.showGraph},
               {"camera", camera}}},
             {"training",
-             {{"trainer", t.trainer},
+             {{"recipe", t.recipe},
               {"landmarks", t.landmarks},
+              {"gridRows", t.gridRows},
+              {"gridCols", t.gridCols},
+              {"trainSample", t.trainSample},
+              {"trainer", t.trainer},
               {"graphK", t.graphK},
               {"seed", t.seed},
               {"sigma", t.sigma},
               {"alpha", t.alpha},
-              {"epochs", t.epochs},
-              {"layout", t.layout}}}};
+              {"epochs", t.epochs}}}};
 }
 
 void Workspace::saveSession(const std::string& path, const std::array<float, 3>& camera) const {
@@ -176,6 +128,10 @@ std::array<float, 3> Workspace::loadSession(const std::string& path) {
     }
     if (j.value("format", "") != "sepal-session")
         throw InputError(path + ": not a Sepal session (no \"format\": \"sepal-session\")");
+    if (j.value("version", 0) != 2)
+        throw InputError(path + ": a session of format version " +
+                         std::to_string(j.value("version", 0)) +
+                         "; this Sepal reads version 2 (open the files again and save anew)");
     // Everything is read into a new state first; the current one is replaced only on success.
     State next;
     std::array<float, 3> camera{};
@@ -184,17 +140,13 @@ std::array<float, 3> Workspace::loadSession(const std::string& path) {
         for (const auto& f : j.at("files")) tables.push_back(readAnyTable(f.get<std::string>()));
         if (tables.empty()) throw InputError(path + ": the session lists no files");
         next.data.tables = std::move(tables);
-        for (const auto& c : j.at("data").at("channels"))
-            next.dataSettings.channels.push_back(
-                {c.at("use").get<bool>(), c.at("cofactor").get<float>()});
-        next.dataSettings.compensate = j.at("data").at("compensate").get<bool>();
-        rebuildPoints(next.data, next.dataSettings);
-        next.model = modelFromSession(j.at("model"));
+        LoadedModel loaded = modelFromJson(j.at("model"), path);
+        next.pipeline = TransformPipeline::fromJson(loaded.transform);
+        rebuildPoints(next.data, next.pipeline);
+        next.model = std::move(loaded.model);
         if (next.model.dim != next.data.points.cols)
             throw InputError(path + ": the model's dimension does not match the data");
-        const auto& e = j.at("embed");
-        next.embed = {e.at("k").get<int>(), e.at("smooth").get<float>(),
-                      e.at("adjust").get<float>()};
+        next.embed = loaded.params;
         const auto& c = j.at("colour");
         next.colour.mode = ColourMode(std::clamp(c.at("mode").get<int>(), 0, 4));
         next.colour.column = c.at("column").get<int>();
@@ -215,6 +167,10 @@ std::array<float, 3> Workspace::loadSession(const std::string& path) {
                      v.at("landmarks").get<bool>(), v.at("graph").get<bool>()};
         camera = v.at("camera").get<std::array<float, 3>>();
         const auto& t = j.at("training");
+        next.training.recipe = t.at("recipe").get<std::string>();
+        next.training.gridRows = t.at("gridRows").get<int>();
+        next.training.gridCols = t.at("gridCols").get<int>();
+        next.training.trainSample = t.at("trainSample").get<int>();
         next.training.trainer = t.at("trainer").get<std::string>();
         next.training.landmarks = t.at("landmarks").get<int>();
         next.training.graphK = t.at("graphK").get<int>();
@@ -222,11 +178,12 @@ std::array<float, 3> Workspace::loadSession(const std::string& path) {
         next.training.sigma = t.at("sigma").get<float>();
         next.training.alpha = t.at("alpha").get<float>();
         next.training.epochs = t.at("epochs").get<int>();
-        next.training.layout = t.at("layout").get<std::string>();
     } catch (const nlohmann::json::exception& e) {
         throw InputError(path + ": the session is incomplete or damaged (" + e.what() + ")");
     }
     pauseTraining();
+    m_recipe.reset();
+    m_untrained = false;
     next.counter = m_state.counter;
     m_state = std::move(next);
     for (auto p :

@@ -21,16 +21,20 @@ struct ViewSettings {
     bool operator==(const ViewSettings&) const = default;
 };
 
-/// Trainer choice and parameters (what the Training window edits).
+/// What the Training window edits: the recipe that trains a whole model (as `sepal-cli embed`
+/// does) and the trainer that refines the current landmarks step by step.
 struct TrainingSettings {
-    std::string trainer = "som";   ///< trainer name (som, plsom, kmeans, graph, tsne, umap)
-    int landmarks = 100;           ///< g for a new model
-    int graphK = 3;                ///< neighbours per landmark in the graph
-    uint64_t seed = 1;             ///< every stochastic step is seeded
-    float sigma = 1.5f;            ///< neighbourhood radius at the start (SOM)
-    float alpha = 0.05f;           ///< learning rate at the start
-    int epochs = 20;               ///< passes over the training subsample
-    std::string layout = "force";  ///< 2D layout for graph trainers
+    std::string recipe = "default";  ///< a name from recipes() (app/recipes.h)
+    int landmarks = 512;             ///< k-means recipes: number of landmarks
+    int gridRows = 10;               ///< SOM recipe: grid rows
+    int gridCols = 10;               ///< SOM recipe: grid columns
+    int trainSample = 20000;         ///< events the recipe trains on (0 = all)
+    uint64_t seed = 1;               ///< every stochastic step is seeded
+    std::string trainer = "som";     ///< refining trainer (som, plsom, kmeans, graph, tsne, umap)
+    int graphK = 3;                  ///< neighbours per landmark in the graph
+    float sigma = 1.5f;              ///< neighbourhood radius at the start (SOM)
+    float alpha = 0.05f;             ///< learning rate at the start
+    int epochs = 20;                 ///< passes over the training subsample
     bool operator==(const TrainingSettings&) const = default;
 };
 
@@ -41,7 +45,7 @@ enum class Part { Data, Model, Colour, Populations, View, Training };
 /// changed.
 struct State {
     Dataset data;                        ///< opened samples and the transformed matrix
-    DataSettings dataSettings;           ///< transform and compensation choices
+    TransformPipeline pipeline;          ///< channels, compensation and transforms (core's)
     LandmarkModel model;                 ///< landmarks; its own versions drive the sweeper
     EmbedParams embed;                   ///< EmbedSOM parameters (k, smooth, adjust)
     ColourSettings colour;               ///< colouring

@@ -6,9 +6,12 @@
 #include <random>
 
 #include "app/initial_model.h"
+#include "app/recipes.h"
 #include "app/training.h"
 #include "core/common/error.h"
+#include "core/io/spillover_file.h"
 #include "core/model/landmark_edit.h"
+#include "core/model/model_file.h"
 #include "core/train/landmark_graph.h"
 #include "core/train/som_trainer.h"
 
@@ -17,6 +20,8 @@ namespace sepal::app {
 namespace {
 constexpr size_t kTrainingSubsample = 50000;
 constexpr size_t kMaxRecent = 10;
+// Landmarks of the untrained start model shown while the recipe trains.
+constexpr size_t kStartLandmarks = 64;
 }  // namespace
 
 Workspace::Workspace(const std::string& backendName)
@@ -55,7 +60,13 @@ double Workspace::trainingProgress() const {
 }
 
 bool Workspace::idle() const {
-    return m_sweeper->settled() && !m_training && !m_load;
+    return m_sweeper->settled() && !m_training && !m_load && !m_recipe;
+}
+
+LandmarkModel Workspace::startModel() const {
+    // A sample of the cells on their PCA plane: a fair first look while the recipe trains.
+    return makeInitialModel(m_state.data.points, kStartLandmarks, 0, m_state.training.seed,
+                            "kmeans");
 }
 
 void Workspace::addRecent(const std::string& path) {
@@ -70,6 +81,15 @@ void Workspace::addRecent(const std::string& path) {
 
 void Workspace::openFiles(const std::vector<std::string>& paths, bool addAsSamples) {
     if (paths.empty()) return;
+    if (paths.size() == 1 && isModelFile(paths.front())) {
+        // A model file applies to the open data (the model of sepal-cli embed --model).
+        try {
+            openModel(paths.front());
+        } catch (const std::exception& e) {
+            log(LogEntry::Error, std::string("cannot open the model: ") + e.what());
+        }
+        return;
+    }
     m_load = std::make_unique<LoadTask>(paths);
     m_loadAdds = addAsSamples;
     log(LogEntry::Info, "opening " + std::to_string(paths.size()) + " file(s): " + paths.front() +
@@ -88,21 +108,21 @@ void Workspace::openTables(std::vector<io::Table> tables, bool addAsSamples) {
     Dataset next;
     if (addAsSamples) next.tables = m_state.data.tables;
     for (auto& t : tables) {
+        if (t.events() == 0) throw InputError(t.source + ": holds no events");
         for (const auto& w : t.warnings) log(LogEntry::Warning, t.source + ": " + w);
-        addRecent(t.source);
         next.tables.push_back(std::move(t));
     }
-    DataSettings settings = addAsSamples && !m_state.data.tables.empty()
-                                ? m_state.dataSettings
-                                : defaultSettings(next.tables.front());
-    rebuildPoints(next, settings);
-    if (next.events() == 0) throw InputError(next.tables.front().source + ": holds no events");
+    TransformPipeline pipeline =
+        addAsSamples && !m_state.data.tables.empty() ? m_state.pipeline : defaultPipeline(next);
+    rebuildPoints(next, pipeline);
     if (next.columns.empty())
         throw InputError(next.tables.front().source + ": no channel to use; pick markers");
-    m_training = false;
+    for (const auto& t : next.tables) addRecent(t.source);
+    pauseTraining();
     m_trainer.reset();
+    m_recipe.reset();
     m_state.data = std::move(next);
-    m_state.dataSettings = settings;
+    m_state.pipeline = std::move(pipeline);
     // First colouring: labels when the file has them, samples when there are several, else density.
     if (!m_state.data.tables.front().labels.empty())
         m_state.colour.mode = ColourMode::Label;
@@ -114,9 +134,8 @@ void Workspace::openTables(std::vector<io::Table> tables, bool addAsSamples) {
     m_state.populations.membership.assign(m_state.data.events(), 0);
     m_undo.clear();
     m_state.bump(Part::Data);
-    m_state.model = makeInitialModel(m_state.data.points, size_t(m_state.training.landmarks),
-                                     size_t(m_state.training.graphK), m_state.training.seed,
-                                     m_state.training.trainer);
+    m_state.model = startModel();
+    m_untrained = true;
     m_state.bump(Part::Model);
     m_state.bump(Part::Populations);
     m_state.bump(Part::Colour);
@@ -124,6 +143,8 @@ void Workspace::openTables(std::vector<io::Table> tables, bool addAsSamples) {
     log(LogEntry::Info, "opened " + std::to_string(m_state.data.samples.size()) + " sample(s), " +
                             std::to_string(total) + " events, " +
                             std::to_string(m_state.data.columns.size()) + " columns used");
+    // The picture a user expects on open: the default recipe, trained at once.
+    runRecipe(false);
 }
 
 void Workspace::dataChanged() {
@@ -151,7 +172,11 @@ FrameUpdate Workspace::frame(double budgetMs) {
     if (m_load && m_load->done()) {
         auto task = std::move(m_load);
         if (!task->error().empty()) {
-            log(LogEntry::Error, "cannot open: " + task->error() + " (what was open stays open)");
+            log(LogEntry::Error,
+                "cannot open: " + task->error() +
+                    (m_state.data.events() > 0
+                         ? " (what was open stays open)"
+                         : " (nothing is open: choose a file in the Open window)"));
         } else if (!task->cancelled()) {
             try {
                 openTables(task->takeTables(), m_loadAdds);
@@ -160,6 +185,7 @@ FrameUpdate Workspace::frame(double budgetMs) {
             }
         }
     }
+    pollRecipe();
     if (m_state.version(Part::Data) != m_dataSeen) {
         m_dataSeen = m_state.version(Part::Data);
         dataChanged();
@@ -229,57 +255,93 @@ void Workspace::execute(std::unique_ptr<Command> command) {
 }
 
 namespace {
-// Replacing the data settings rebuilds the matrix; the model of the old space does not fit the
-// new one, so the command carries the model before and the fresh one made after (redo reuses it).
-class DataCommand : public Command {
-  public:
-    DataCommand(DataSettings before, DataSettings after, LandmarkModel modelBefore)
-        : m_before(std::move(before)),
-          m_after(std::move(after)),
-          m_modelBefore(std::move(modelBefore)) {}
-    void apply(State& s) override {
-        set(s, m_after);
-        if (m_modelAfter.dim == s.data.points.cols && m_modelAfter.count() > 0)
-            s.model = m_modelAfter;
-        else
-            s.model = m_modelAfter =
-                makeInitialModel(s.data.points, size_t(s.training.landmarks),
-                                 size_t(s.training.graphK), s.training.seed, s.training.trainer);
-        s.bump(Part::Model);
-    }
-    void revert(State& s) override {
-        set(s, m_before);
-        s.model = m_modelBefore;
-        s.bump(Part::Model);
-    }
-    std::string label() const override { return "Change transform"; }
-
-  private:
-    static void set(State& s, const DataSettings& settings) {
-        s.dataSettings = settings;
-        rebuildPoints(s.data, settings);
+// Replacing the pipeline rebuilds the matrix; the model of the old space does not fit the new
+// one, so the command carries the model before and the one made after (redo reuses it).
+struct PipelineSnapshot {
+    TransformPipeline pipeline;
+    LandmarkModel model;  // empty: "a fresh start model", made once, then kept for redo
+    EmbedParams params;
+    void restore(State& s) {
+        rebuildPoints(s.data, pipeline);
+        s.pipeline = pipeline;
         s.bump(Part::Data);
         s.bump(Part::Colour);
+        if (model.dim != s.data.points.cols || model.count() == 0)
+            model = makeInitialModel(s.data.points, kStartLandmarks, 0, s.training.seed, "kmeans");
+        s.model = model;
+        s.embed = params;
+        s.bump(Part::Model);
     }
-    DataSettings m_before, m_after;
-    LandmarkModel m_modelBefore, m_modelAfter;
 };
+using PipelineCommand = SnapshotCommand<PipelineSnapshot>;
+
+bool samePipeline(const TransformPipeline& a, const TransformPipeline& b) {
+    return a.toJson() == b.toJson();
+}
 }  // namespace
 
-void Workspace::setDataSettings(const DataSettings& settings) {
-    if (settings == m_state.dataSettings || m_state.data.tables.empty()) return;
-    if (std::none_of(settings.channels.begin(), settings.channels.end(),
-                     [](auto& c) { return c.use; })) {
+void Workspace::setPipeline(const TransformPipeline& pipeline) {
+    if (m_state.data.tables.empty() || samePipeline(pipeline, m_state.pipeline)) return;
+    if (pipeline.steps.empty()) {
         log(LogEntry::Error, "at least one marker must be used");
         return;
     }
     pauseTraining();
+    m_recipe.reset();
     try {
-        execute(std::make_unique<DataCommand>(m_state.dataSettings, settings, m_state.model));
+        pipeline.validate();
+        execute(std::make_unique<PipelineCommand>(
+            PipelineSnapshot{m_state.pipeline, m_state.model, m_state.embed},
+            PipelineSnapshot{pipeline, LandmarkModel{}, m_state.embed}, "Change transform"));
     } catch (const std::exception& e) {
         log(LogEntry::Error, e.what());
         return;
     }
+    seal();
+    m_untrained = true;
+    // The landmarks of the old space mean nothing in the new one: train the recipe again.
+    runRecipe(true);
+}
+
+void Workspace::loadSpillover(const std::string& path) {
+    if (m_state.data.tables.empty()) {
+        log(LogEntry::Error, "open a file before loading a spillover matrix");
+        return;
+    }
+    try {
+        TransformPipeline next = m_state.pipeline;
+        next.compensation.source = CompensationStep::Source::Stored;
+        next.compensation.spillover = io::readSpilloverFile(path);
+        // Check it against the data now, so a matrix of other channels is refused with its names.
+        next.apply(m_state.data.tables.front());
+        setPipeline(next);
+        log(LogEntry::Info, "compensating with " + path);
+    } catch (const std::exception& e) {
+        log(LogEntry::Error, e.what());
+    }
+}
+
+void Workspace::openModel(const std::string& path) {
+    if (m_state.data.tables.empty()) throw InputError("open a file before opening a model");
+    LoadedModel loaded = loadModel(path);
+    TransformPipeline pipeline = TransformPipeline::fromJson(loaded.transform);
+    if (pipeline.columns() != loaded.columns)
+        throw InputError(path + ": the transform's columns differ from the model's; re-save it");
+    validateParams(loaded.params, loaded.model.count());
+    // Try the pipeline on the open data first: a missing channel leaves everything as it was.
+    Dataset probe;
+    probe.tables = m_state.data.tables;
+    rebuildPoints(probe, pipeline);
+    pauseTraining();
+    m_recipe.reset();
+    execute(std::make_unique<PipelineCommand>(
+        PipelineSnapshot{m_state.pipeline, m_state.model, m_state.embed},
+        PipelineSnapshot{pipeline, loaded.model, loaded.params}, "Open model " + path));
+    seal();
+    m_untrained = false;
+    ++m_fitRequests;
+    log(LogEntry::Info,
+        "opened model " + path + " (" + std::to_string(loaded.model.count()) + " landmarks)");
 }
 
 void Workspace::setColour(const ColourSettings& s, const std::string& mergeKey) {
@@ -371,13 +433,17 @@ void Workspace::removeLandmarks(std::vector<size_t> indices) {
         log(LogEntry::Warning, "nothing removed (a model keeps at least 4 landmarks)");
         return;
     }
-    int k = m_state.embed.k;
-    if (k > int(next.count())) {
-        log(LogEntry::Warning, "k lowered to the landmark count");
-        m_state.embed.k = int(next.count());
+    const std::string label = removed == 1 ? "Remove landmark " + std::to_string(indices.front())
+                                           : "Remove " + std::to_string(removed) + " landmarks";
+    // k must not exceed the landmark count; lowering it is part of the same undo step.
+    EmbedParams params = m_state.embed;
+    if (params.k > int(next.count())) {
+        params.k = int(next.count());
+        log(LogEntry::Warning, "k lowered to the landmark count, " + std::to_string(params.k));
     }
-    replaceModel(next, removed == 1 ? "Remove landmark " + std::to_string(indices.front())
-                                    : "Remove " + std::to_string(removed) + " landmarks");
+    execute(std::make_unique<ModelCommand>(ModelSnapshot{m_state.model, m_state.embed},
+                                           ModelSnapshot{std::move(next), params}, label));
+    seal();
 }
 
 void Workspace::setLocked(const std::vector<size_t>& indices, bool locked) {
@@ -389,10 +455,8 @@ void Workspace::setLocked(const std::vector<size_t>& indices, bool locked) {
 
 void Workspace::resetModel() {
     pauseTraining();
-    auto next = makeInitialModel(m_state.data.points, size_t(m_state.training.landmarks),
-                                 size_t(m_state.training.graphK), m_state.training.seed,
-                                 m_state.training.trainer);
-    replaceModel(next, "Reset model");
+    replaceModel(startModel(), "Reset model");
+    m_untrained = true;
 }
 
 // ---------------------------------------------------------------- populations
@@ -484,8 +548,76 @@ std::vector<size_t> Workspace::populationSizes() const {
 
 // ---------------------------------------------------------------- training
 
+void Workspace::runRecipe(bool undoable) {
+    if (m_state.data.events() == 0) return;
+    pauseTraining();
+    const Recipe* recipe = findRecipe(m_state.training.recipe);
+    if (recipe && !recipe->trainsNewModel) {
+        // A drawn map trains the landmarks the user placed, with the SOM on their layout.
+        TrainingSettings t = m_state.training;
+        t.trainer = "som";
+        setTraining(t);
+        m_untrained = false;
+        startTraining();
+        return;
+    }
+    try {
+        EmbedSettings settings = recipeSettings(m_state.training);
+        if (m_state.data.events() < settings.landmarks.count)
+            throw InputError("the recipe asks for " + std::to_string(settings.landmarks.count) +
+                             " landmarks but the data has " +
+                             std::to_string(m_state.data.events()) +
+                             " events; ask for fewer landmarks in the Training window");
+        m_recipe = std::make_unique<RecipeTask>(std::make_shared<const Matrix>(m_state.data.points),
+                                                settings, recipe->title);
+        m_recipeUndoable = undoable;
+        log(LogEntry::Info, "training " + recipe->title + " (sepal-cli embed " +
+                                recipeCommandLine(m_state.training) + ")");
+    } catch (const std::exception& e) {
+        log(LogEntry::Error, std::string("cannot train: ") + e.what());
+    }
+}
+
+void Workspace::cancelRecipe() {
+    if (!m_recipe) return;
+    m_recipe.reset();
+    log(LogEntry::Info, "training cancelled; the landmarks stay as they were");
+}
+
+void Workspace::pollRecipe() {
+    if (!m_recipe || !m_recipe->done()) return;
+    auto task = std::move(m_recipe);
+    if (!task->error().empty()) {
+        log(LogEntry::Error, "training failed: " + task->error());
+        return;
+    }
+    auto model = task->takeModel();
+    if (!model) return;
+    model->touch();
+    const EmbedParams params = task->settings().params;
+    if (m_recipeUndoable) {
+        execute(std::make_unique<ModelCommand>(ModelSnapshot{m_state.model, m_state.embed},
+                                               ModelSnapshot{std::move(*model), params},
+                                               "Train " + task->title()));
+        seal();
+    } else {
+        m_state.model = std::move(*model);
+        m_state.embed = params;
+        m_state.bump(Part::Model);
+    }
+    m_untrained = false;
+    ++m_fitRequests;
+    log(LogEntry::Info,
+        "trained " + task->title() + ": " + std::to_string(m_state.model.count()) + " landmarks");
+}
+
 void Workspace::startTraining() {
     if (m_training || m_state.data.events() == 0) return;
+    const std::string& t = m_state.training.trainer;
+    if (m_untrained && (t == "tsne" || t == "umap" || t == "graph"))
+        log(LogEntry::Warning, "the landmarks are not trained yet: " + t +
+                                   " lays out an untrained start; run a recipe first for a "
+                                   "meaningful picture");
     if (!m_trainer) {
         try {
             m_trainer = createTrainer(m_state.training, *m_backend.search);
@@ -496,6 +628,7 @@ void Workspace::startTraining() {
     }
     m_trainBefore = std::make_unique<LandmarkModel>(m_state.model);
     m_training = true;
+    if (t != "tsne" && t != "umap" && t != "graph") m_untrained = false;
     log(LogEntry::Info, "training with " + m_trainer->name());
 }
 

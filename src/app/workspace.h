@@ -12,8 +12,10 @@
 #include "app/command.h"
 #include "app/load_task.h"
 #include "app/projection_sweeper.h"
+#include "app/recipe_task.h"
 #include "app/state.h"
 #include "backend/backends.h"
+#include "core/pipeline/export_table.h"
 #include "core/train/trainer.h"
 #include "nlohmann/json.hpp"
 
@@ -67,10 +69,16 @@ class Workspace {
     const WorkStats& stats() const { return m_stats; }
     /// The file loading in progress, or nullptr.
     const LoadTask* loading() const { return m_load.get(); }
+    /// The recipe training in progress, or nullptr.
+    const RecipeTask* recipeRunning() const { return m_recipe.get(); }
+    /// Counts requests to fit the view to the picture (a new model was trained or opened).
+    uint64_t fitRequests() const { return m_fitRequests; }
     /// The undo stack (labels for the Edit menu).
     const UndoStack& undoStack() const { return m_undo; }
-    /// True while training runs.
+    /// True while a trainer refines the landmarks step by step.
     bool training() const { return m_training; }
+    /// True while the landmarks are an untrained start (no recipe or training has run).
+    bool modelUntrained() const { return m_untrained; }
     /// Progress of the training run in [0, 1], negative when unknown.
     double trainingProgress() const;
     /// Files opened recently, newest first.
@@ -111,8 +119,10 @@ class Workspace {
     void execute(std::unique_ptr<Command> command);
     /// Ends a gesture, so the next edit is a new undo step.
     void seal() { m_undo.seal(); }
-    /// Changes the transform settings (rebuilds the data and the model).
-    void setDataSettings(const DataSettings& settings);
+    /// Changes the transform pipeline (rebuilds the data, then trains the recipe again).
+    void setPipeline(const TransformPipeline& pipeline);
+    /// Compensates with the spillover matrix in `path` (io::readSpilloverFile); undoable.
+    void loadSpillover(const std::string& path);
     /// Changes the colouring (mergeKey folds slider drags).
     void setColour(const ColourSettings& settings, const std::string& mergeKey = {});
     /// Changes the drawing settings.
@@ -137,8 +147,12 @@ class Workspace {
     void removeLandmarks(std::vector<size_t> indices);
     /// Locks or unlocks landmarks.
     void setLocked(const std::vector<size_t>& indices, bool locked);
-    /// Builds a fresh model from the training settings (seeded).
+    /// Builds a fresh untrained start model (a sample of the cells on their PCA plane).
     void resetModel();
+    /// Opens a model file (`sepal-cli embed --model` or exportModel): its transform, landmarks
+    /// and EmbedSOM parameters replace the current ones as one undo step. Throws InputError
+    /// when the open data lacks the model's channels (nothing changes then).
+    void openModel(const std::string& path);
 
     /// Puts the cells inside the polygon (world units, x y pairs) into population `name`
     /// (created when new); returns how many cells were brushed.
@@ -151,17 +165,24 @@ class Workspace {
     std::vector<size_t> populationSizes() const;
 
     // --- training
-    /// Starts or resumes training.
+    /// Runs the training settings' recipe in the background (as `sepal-cli embed` does); the
+    /// trained model replaces the current one as one undo step, or at once when `undoable` is
+    /// false (the picture a file opens with).
+    void runRecipe(bool undoable = true);
+    /// Cancels the recipe in progress (the model stays as it was).
+    void cancelRecipe();
+    /// Starts or resumes refining the current landmarks with the settings' trainer.
     void startTraining();
     /// Pauses training (the run so far is one undo step).
     void pauseTraining();
 
     // --- exports and sessions (throw InputError; the UI shows it)
-    /// Events with their columns, embed_x, embed_y and population, as CSV.
-    void exportCsv(const std::string& path) const;
-    /// The raw events with embed_x, embed_y (and population code) as added FCS parameters.
-    void exportFcs(const std::string& path) const;
-    /// The landmark model as JSON.
+    /// Writes the events with EmbedSOM1, EmbedSOM2, population and sample columns as CSV or FCS
+    /// (by the extension) through core's writeExport, as sepal-cli embed and apply write them;
+    /// returns the paths written (several with options.perPopulation).
+    std::vector<std::string> exportEvents(const std::string& path,
+                                          const ExportOptions& options = {}) const;
+    /// The landmark model file of `sepal-cli embed --model` (transform, landmarks, parameters).
     void exportModel(const std::string& path) const;
     /// Session JSON: files, transforms, model, colours, populations, view (camera passed in).
     nlohmann::json sessionJson(const std::array<float, 3>& camera) const;
@@ -181,6 +202,8 @@ class Workspace {
     void dataChanged();
     void addRecent(const std::string& path);
     void trainStep(double budgetMs);
+    void pollRecipe();
+    LandmarkModel startModel() const;
 
     State m_state;
     UndoStack m_undo;
@@ -192,6 +215,10 @@ class Workspace {
     size_t m_errors = 0;
     WorkStats m_stats;
     std::unique_ptr<LoadTask> m_load;
+    std::unique_ptr<RecipeTask> m_recipe;
+    bool m_recipeUndoable = true;
+    bool m_untrained = true;
+    uint64_t m_fitRequests = 0;
     bool m_loadAdds = false;
     std::vector<std::string> m_recent;
     std::unique_ptr<LandmarkModel> m_dragBefore;

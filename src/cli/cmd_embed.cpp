@@ -108,6 +108,9 @@ void addEmbedCommand(CLI::App& app) {
     cmd->add_option("--transform", args->prepare.transform,
                     "default, none, asinh:COFACTOR, logicle, or a pipeline/model .json file")
         ->capture_default_str();
+    cmd->add_option("--spillover", args->prepare.spilloverFile,
+                    "compensate with this spillover matrix file (CSV/TSV with a header of channel "
+                    "names, or the $SPILLOVER form) instead of the files' own");
     cmd->add_option("--landmarks", args->landmarks, "som:RxC, plsom:RxC or kmeans:G")
         ->capture_default_str();
     cmd->add_option("--layout", args->layout,

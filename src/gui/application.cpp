@@ -358,11 +358,16 @@ void Application::frame() {
         m_points->uploadColours(0, n, m_workspace.colours().data());
     if (m_gpu && gpuFrame()) redraw = true;
 
-    // Fit once per opened dataset: first to the landmarks, again when the first sweep is done.
+    // Fit once per opened dataset and per trained or opened model: first to the landmarks, again
+    // when the next sweep of every cell is done.
     uint64_t dataVersion = m_workspace.state().version(app::Part::Data);
-    if (dataVersion != m_fitForData)
-        m_fitForData = dataVersion, m_fitted = false, m_canvas.fit(*m_ctx);
-    if (!m_fitted && m_workspace.stats().sweeps > 0) m_fitted = true, m_canvas.fit(*m_ctx);
+    uint64_t fitKey = dataVersion * 1000003 + m_workspace.fitRequests();
+    if (fitKey != m_fitForData) {
+        m_fitForData = fitKey, m_fitted = false, m_canvas.fit(*m_ctx);
+        m_fitAfterSweeps = m_workspace.stats().sweeps;
+    }
+    if (!m_fitted && m_workspace.stats().sweeps > m_fitAfterSweeps && m_workspace.idle())
+        m_fitted = true, m_canvas.fit(*m_ctx);
     if (m_ctx->fitRequested) m_ctx->fitRequested = false, m_canvas.fit(*m_ctx);
 
     double drawStart = now();
@@ -410,7 +415,9 @@ void Application::frame() {
     if (m_script) m_script->afterFrame();
     if (!m_options.screenshot.empty() && !m_script) {
         // --screenshot: wait until the data is open and projected, then capture and leave.
-        bool ready = idle() && (m_workspace.state().data.events() > 0 || m_options.files.empty());
+        // A file that failed to open is ready too: the picture then shows the error.
+        bool ready = idle() && (m_workspace.state().data.events() > 0 || m_options.files.empty() ||
+                                m_workspace.errorCount() > 0);
         if ((ready && ++m_settleFrames > 3) || ++m_settleFrames > 3000) {
             requestScreenshot(m_options.screenshot);
             m_options.screenshot.clear();

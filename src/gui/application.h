@@ -124,7 +124,7 @@ class Application {
     std::vector<std::string> m_screenshots;
     std::optional<int> m_quit;
     float m_contentScale = 1;
-    uint64_t m_fitForData = 0;
+    uint64_t m_fitForData = 0, m_fitAfterSweeps = 0;
     bool m_fitted = false;
     size_t m_errorsSeen = 0;
     std::string m_banner;

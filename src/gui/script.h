@@ -10,8 +10,11 @@
 //   key NAME [ctrl] [shift] press a key (z, y, delete, f, escape, left, right, up, down)
 //   lasso NAME X Y X Y ...  right-drag a lasso through canvas pixels into population NAME
 //   set KEY VALUE           colour.mode, colour.marker, colour.map, view.size, view.alpha,
-//                           embed.k, embed.smooth, training.trainer, training.landmarks, ...
-//   train on|off            start or pause training
+//                           embed.k, embed.smooth, training.recipe, training.trainer,
+//                           training.landmarks, training.seed
+//   recipe [cancel]         train the Training window's recipe (or cancel it)
+//   train on|off            start or pause refining the landmarks step by step
+//   spillover PATH          compensate with the spillover matrix in PATH
 //   export csv|fcs|model|session|png PATH [W H]
 //   load-session PATH       restore a session        fit   fit the view
 //   panel TITLE open|close  open or close a side-bar section (Open, Data, Training, ...)

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/common/error.h"
+#include "core/transform/channel_label.h"
 
 namespace sepal::gui {
 
@@ -174,11 +175,13 @@ void ScriptPlayer::start(const ScriptAction& a) {
             ws.setColour(st.colour);
         } else if (k == "colour.marker") {
             // A channel name ("Nd142Di") or a marker name ("CD4"), as the Colour window lists.
-            const int channel = st.data.tables.empty() ? -1 : st.data.tables[0].findChannel(v);
-            auto it = channel < 0 ? st.data.columns.end()
-                                  : std::find(st.data.columns.begin(), st.data.columns.end(),
-                                              st.data.tables[0].channels[size_t(channel)].name);
-            if (it == st.data.columns.end()) throw InputError("no column " + v);
+            // Resolved as sepal-cli resolves --color: a marker on two channels is refused.
+            if (st.data.tables.empty()) throw InputError("set colour.marker: no data is open");
+            const size_t channel = resolveChannel(st.data.tables[0], v, "set colour.marker");
+            auto it = std::find(st.data.columns.begin(), st.data.columns.end(),
+                                st.data.tables[0].channels[channel].name);
+            if (it == st.data.columns.end())
+                throw InputError("set colour.marker: " + v + " is not among the used channels");
             st.colour.column = int(it - st.data.columns.begin());
             st.colour.mode = app::ColourMode::Marker;
             ws.setColour(st.colour);
@@ -198,6 +201,8 @@ void ScriptPlayer::start(const ScriptAction& a) {
             st.training.landmarks = std::stoi(v), ws.setTraining(st.training);
         } else if (k == "training.seed") {
             st.training.seed = std::stoull(v), ws.setTraining(st.training);
+        } else if (k == "training.recipe") {
+            st.training.recipe = v, ws.setTraining(st.training);
         } else {
             throw InputError("unknown setting " + k);
         }
@@ -207,15 +212,33 @@ void ScriptPlayer::start(const ScriptAction& a) {
             ws.pauseTraining();
         else
             ws.startTraining();
+    } else if (a.verb == "recipe") {
+        // "recipe" trains the Training window's recipe (Train); "recipe cancel" cancels it.
+        if (!args.empty() && args[0] == "cancel")
+            ws.cancelRecipe();
+        else
+            ws.runRecipe();
+    } else if (a.verb == "spillover") {
+        if (args.empty()) throw InputError("spillover needs the path of a matrix file");
+        ws.loadSpillover(args[0]);
+        m_settle = true, m_settleFrames = 0;
     } else if (a.verb == "export") {
         if (args.size() < 2) throw InputError("export needs a kind and a path");
         const std::string& kind = args[0];
         const std::string& path = args[1];
-        if (kind == "csv")
-            ws.exportCsv(path);
-        else if (kind == "fcs")
-            ws.exportFcs(path);
-        else if (kind == "model")
+        if (kind == "csv" || kind == "fcs") {
+            // Options after the path: transformed, used (channels), per-population.
+            ExportOptions options;
+            for (size_t i = 2; i < args.size(); ++i) {
+                if (args[i] == "transformed")
+                    options.values = ExportValues::Transformed;
+                else if (args[i] == "used")
+                    options.allChannels = false;
+                else if (args[i] == "per-population")
+                    options.perPopulation = true;
+            }
+            ws.exportEvents(path, options);
+        } else if (kind == "model")
             ws.exportModel(path);
         else if (kind == "session")
             ws.saveSession(path, m_app.camera().state());

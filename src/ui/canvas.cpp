@@ -89,6 +89,7 @@ render::Bounds Canvas::pictureBounds(const UiContext& ctx) const {
 void Canvas::update(UiContext& ctx) {
     ImGuiIO& io = ImGui::GetIO();
     auto& ws = ctx.workspace;
+    if (ws.state().data.events() == 0 && !ws.loading()) drawEmptyHint();
     float mx = io.MousePos.x - m_x, my = io.MousePos.y - m_y;
     bool inside = mx >= 0 && my >= 0 && mx < m_w && my < m_h;
     bool free = !io.WantCaptureMouse || m_gesture != Gesture::None;
@@ -233,6 +234,19 @@ void Canvas::update(UiContext& ctx) {
     if (inside && free && m_gesture == Gesture::None) drawHover(ctx, mx, my);
 }
 
+void Canvas::drawEmptyHint() const {
+    const char* lines[] = {"No data open.", "Open FCS or CSV files in the Open window on the left,",
+                           "or drop them onto this window."};
+    auto* dl = ImGui::GetBackgroundDrawList();
+    const float line = ImGui::GetTextLineHeightWithSpacing();
+    float y = m_y + m_h * 0.5f - line * 1.5f;
+    for (const char* text : lines) {
+        const float w = ImGui::CalcTextSize(text).x;
+        dl->AddText(ImVec2(m_x + (m_w - w) * 0.5f, y), IM_COL32(200, 200, 200, 255), text);
+        y += line;
+    }
+}
+
 void Canvas::drawHover(UiContext& ctx, float sx, float sy) {
     const auto& st = ctx.workspace.state();
     if (m_hoveredLandmark >= 0) {
@@ -257,15 +271,22 @@ void Canvas::drawHover(UiContext& ctx, float sx, float sy) {
     // The file's own labels of the cell (an annotation or gating column).
     for (const auto& [column, value] : st.data.labelsOf(i))
         ImGui::Text("%s: %s", column.c_str(), value.c_str());
-    // Values in one column after the longest label (the font is proportional).
-    const size_t shown = std::min<size_t>(st.data.columns.size(), 16);
+    // The cell's highest markers: what sets it apart, in a few lines whatever the panel's size.
+    const size_t d = st.data.columns.size();
+    std::vector<size_t> order(d);
+    for (size_t c = 0; c < d; ++c) order[c] = c;
+    const size_t shown = std::min<size_t>(d, 8);
+    std::partial_sort(
+        order.begin(), order.begin() + long(shown), order.end(),
+        [&](size_t a, size_t b) { return st.data.points.at(i, a) > st.data.points.at(i, b); });
     float labelWidth = 0;
-    for (size_t c = 0; c < shown; ++c)
-        labelWidth = std::max(labelWidth, ImGui::CalcTextSize(st.data.label(c).c_str()).x);
-    for (size_t c = 0; c < shown; ++c) {
-        ImGui::TextUnformatted(st.data.label(c).c_str());
+    for (size_t k = 0; k < shown; ++k)
+        labelWidth = std::max(labelWidth, ImGui::CalcTextSize(st.data.label(order[k]).c_str()).x);
+    ImGui::TextDisabled("highest of %zu markers", d);
+    for (size_t k = 0; k < shown; ++k) {
+        ImGui::TextUnformatted(st.data.label(order[k]).c_str());
         ImGui::SameLine(labelWidth + 2 * ImGui::GetStyle().ItemSpacing.x);
-        ImGui::Text("%8.3f", st.data.points.at(i, c));
+        ImGui::Text("%7.2f", st.data.points.at(i, order[k]));
     }
     ImGui::EndTooltip();
 }

@@ -31,6 +31,7 @@ class Canvas {
     std::array<float, 2> origin() const { return {m_x, m_y}; }
 
   private:
+    void drawEmptyHint() const;
     enum class Gesture { None, Pan, DragLandmarks, Box, Lasso, CtrlClick };
     int landmarkAt(const UiContext& ctx, float sx, float sy) const;
     long pointAt(const UiContext& ctx, float sx, float sy) const;

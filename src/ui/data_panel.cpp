@@ -3,18 +3,68 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cfloat>
 #include <cmath>
+#include <optional>
+
+#include "core/transform/logicle.h"
 
 namespace sepal::ui {
 
 namespace {
-const char* kPresets[] = {"linear", "arcsinh /5 (mass)", "arcsinh /150 (fluor.)", "arcsinh /1000"};
-const float kCofactors[] = {0, 5, 150, 1000};
+using Kind = ColumnTransform::Kind;
 
-int presetOf(float cofactor) {
-    for (int i = 0; i < 4; ++i)
-        if (cofactor == kCofactors[i]) return i;
-    return 0;
+const char* kKinds[] = {"arcsinh", "logicle", "none"};
+const Kind kKindOf[] = {Kind::Arcsinh, Kind::Logicle, Kind::None};
+
+int kindIndex(Kind k) {
+    for (int i = 0; i < 3; ++i)
+        if (kKindOf[i] == k) return i;
+    return 2;
+}
+
+bool containsNoCase(const std::string& text, const char* needle) {
+    std::string a = text, b = needle;
+    auto lower = [](std::string& s) {
+        for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+    };
+    lower(a), lower(b);
+    return a.find(b) != std::string::npos;
+}
+
+// The step of channel `name` in the pipeline, or nullptr.
+ColumnStep* stepOf(TransformPipeline& p, const std::string& name) {
+    for (auto& s : p.steps)
+        if (s.name == name) return &s;
+    return nullptr;
+}
+
+// Puts a step for channel `c` in the pipeline, in the table's channel order.
+void addStep(TransformPipeline& p, const io::Table& table, size_t c, const ColumnTransform& t) {
+    ColumnStep step;
+    step.name = table.channels[c].name;
+    step.transform = t;
+    auto at = std::find_if(p.steps.begin(), p.steps.end(),
+                           [&](const ColumnStep& s) { return table.findChannel(s.name) > int(c); });
+    p.steps.insert(at, step);
+}
+
+// Values of channel c after the transform `t`, for the histogram (strided, finite only).
+std::vector<float> transformedSample(const io::Table& table, size_t c, const ColumnTransform& t) {
+    std::optional<Logicle> logicle;
+    if (t.kind == Kind::Logicle) logicle.emplace(t.logicle);
+    std::vector<float> values;
+    const size_t stride = std::max<size_t>(1, table.events() / 20000);
+    for (size_t i = 0; i < table.events(); i += stride) {
+        const double v = table.values.at(i, c);
+        const double y = t.kind == Kind::Arcsinh  ? std::asinh(v / t.cofactor)
+                         : t.kind == Kind::Linear ? v * t.scale + t.offset
+                         : logicle                ? logicle->scale(v)
+                                                  : v;
+        if (std::isfinite(y)) values.push_back(float(y));
+    }
+    return values;
 }
 }  // namespace
 
@@ -25,61 +75,137 @@ void DataPanel::draw(UiContext& ctx) {
         ImGui::TextDisabled("No data open.");
         return;
     }
+    const io::Table& table = st.data.tables.front();
+    if (m_rolesFor != st.data.version) m_roles = channelRoles(table), m_rolesFor = st.data.version;
     ImGui::TextWrapped("%zu samples, %zu events, %zu of %zu channels used", st.data.samples.size(),
-                       st.data.events(), st.data.columns.size(),
-                       st.data.tables.front().channels.size());
-    app::DataSettings s = st.dataSettings;
+                       st.data.events(), st.data.columns.size(), table.channels.size());
+    TransformPipeline p = st.pipeline;
     bool changed = false;
-    bool hasSpill = st.data.tables.front().spillover.has_value();
-    ImGui::BeginDisabled(!hasSpill);
-    changed |= ImGui::Checkbox(
-        hasSpill ? "Compensate (file's spillover)" : "Compensate (no spillover in file)",
-        &s.compensate);
+
+    // One transform for every used channel (the usual choice); per-channel cofactors below.
+    ColumnTransform common = p.steps.empty() ? ColumnTransform{} : p.steps.front().transform;
+    int kind = kindIndex(common.kind);
+    ImGui::SetNextItemWidth(100);
+    if (ImGui::Combo("##kind", &kind, kKinds, 3)) {
+        for (auto& s : p.steps) s.transform.kind = kKindOf[kind];
+        changed = true;
+    }
+    if (kKindOf[kind] == Kind::Arcsinh) {
+        ImGui::SameLine();
+        float cofactor = float(common.cofactor);
+        ImGui::SetNextItemWidth(-1);
+        if (ImGui::InputFloat("##cofactor", &cofactor, 0, 0, "cofactor %.4g",
+                              ImGuiInputTextFlags_EnterReturnsTrue) &&
+            cofactor > 0) {
+            for (auto& s : p.steps) s.transform.cofactor = cofactor;
+            changed = true;
+        }
+    }
+
+    // Compensation: the file's own matrix, one loaded from a file, or none.
+    using Source = CompensationStep::Source;
+    const bool fileHasMatrix = table.spillover.has_value() && !table.spillover->channels.empty();
+    const bool stored = p.compensation.source == Source::Stored;
+    bool compensate = p.compensation.source != Source::None;
+    ImGui::BeginDisabled(!fileHasMatrix && !stored);
+    std::string label =
+        stored ? "Compensate (loaded matrix, " +
+                     std::to_string(p.compensation.spillover.channels.size()) + " channels)"
+        : fileHasMatrix ? "Compensate (file's matrix, " +
+                              std::to_string(table.spillover->channels.size()) + " channels)"
+                        : std::string("Compensate (the file has no spillover matrix)");
+    if (ImGui::Checkbox(label.c_str(), &compensate)) {
+        p.compensation.source =
+            compensate ? (stored ? Source::Stored : Source::File) : Source::None;
+        if (!compensate && stored) p.compensation.spillover = {};
+        changed = true;
+    }
     ImGui::EndDisabled();
-    auto names = st.data.channelNames();
-    if (ImGui::BeginTable("channels", 2, ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg,
-                          ImVec2(0, 8 * ImGui::GetTextLineHeightWithSpacing()))) {
-        ImGui::TableSetupColumn("marker");
-        ImGui::TableSetupColumn("transform", ImGuiTableColumnFlags_WidthFixed, 150);
-        for (size_t c = 0; c < names.size() && c < s.channels.size(); ++c) {
+    ImGui::SetNextItemWidth(-60);
+    ImGui::InputTextWithHint("##spill", "spillover matrix file (.csv)", m_spillover,
+                             sizeof m_spillover);
+    ImGui::SameLine();
+    if (ImGui::Button("Load") && m_spillover[0]) ws.loadSpillover(m_spillover);
+
+    // Every channel, with why it is left out by default; a filter box for large panels.
+    ImGui::SetNextItemWidth(-1);
+    ImGui::InputTextWithHint("##filter", "filter channels", m_filter, sizeof m_filter);
+    const auto names = st.data.channelNames();
+    if (m_listHeight <= 0) m_listHeight = 14 * ImGui::GetTextLineHeightWithSpacing();
+    const ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg |
+                                  ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV;
+    if (ImGui::BeginTable("channels", 3, flags, ImVec2(0, m_listHeight))) {
+        ImGui::TableSetupScrollFreeze(0, 1);
+        ImGui::TableSetupColumn("channel", ImGuiTableColumnFlags_WidthStretch);
+        ImGui::TableSetupColumn("role", ImGuiTableColumnFlags_WidthFixed, 80);
+        ImGui::TableSetupColumn("cofactor", ImGuiTableColumnFlags_WidthFixed, 60);
+        ImGui::TableHeadersRow();
+        for (size_t c = 0; c < names.size(); ++c) {
+            if (m_filter[0] && !containsNoCase(names[c], m_filter)) continue;
             ImGui::PushID(int(c));
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            changed |= ImGui::Checkbox(names[c].c_str(), &s.channels[c].use);
+            ColumnStep* step = stepOf(p, table.channels[c].name);
+            bool use = step != nullptr;
+            if (ImGui::Checkbox(names[c].c_str(), &use)) {
+                if (use)
+                    addStep(p, table, c, common);
+                else
+                    p.steps.erase(p.steps.begin() + (step - p.steps.data()));
+                step = nullptr;
+                changed = true;
+            }
             if (ImGui::IsItemHovered()) m_preview = int(c);
             ImGui::TableNextColumn();
-            int p = presetOf(s.channels[c].cofactor);
-            ImGui::SetNextItemWidth(-1);
-            if (ImGui::Combo("##t", &p, kPresets, 4)) {
-                s.channels[c].cofactor = kCofactors[p];
-                changed = true;
-                m_preview = int(c);
+            const ChannelRole role = c < m_roles.size() ? m_roles[c] : ChannelRole::Marker;
+            if (role == ChannelRole::Marker)
+                ImGui::TextUnformatted("marker");
+            else
+                ImGui::TextDisabled("%s", roleReason(role));
+            if (ImGui::IsItemHovered() && role != ChannelRole::Marker)
+                ImGui::SetTooltip("Left out by default: %s", roleReason(role));
+            ImGui::TableNextColumn();
+            if (step && step->transform.kind == Kind::Arcsinh) {
+                float cofactor = float(step->transform.cofactor);
+                ImGui::SetNextItemWidth(-1);
+                if (ImGui::InputFloat("##c", &cofactor, 0, 0, "%.4g",
+                                      ImGuiInputTextFlags_EnterReturnsTrue) &&
+                    cofactor > 0) {
+                    step->transform.cofactor = cofactor;
+                    changed = true;
+                    m_preview = int(c);
+                }
             }
             ImGui::PopID();
         }
         ImGui::EndTable();
     }
-    if (ImGui::Button("All")) {
-        for (auto& c : s.channels) c.use = true;
+    // The list's lower edge: drag it to show more or fewer channels.
+    ImGui::InvisibleButton("##resize", ImVec2(-1, 6));
+    if (ImGui::IsItemActive())
+        m_listHeight = std::max(4 * ImGui::GetTextLineHeightWithSpacing(),
+                                m_listHeight + ImGui::GetIO().MouseDelta.y);
+    if (ImGui::IsItemHovered() || ImGui::IsItemActive())
+        ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeNS);
+    if (ImGui::Button("Markers only")) {
+        TransformPipeline preset = TransformPipeline::defaultFor(table);
+        p.steps.clear();
+        for (const auto& s : preset.steps)
+            addStep(p, table, size_t(table.findChannel(s.name)), common);
         changed = true;
     }
     ImGui::SameLine();
-    if (ImGui::Button("Same transform for all")) {
-        float cof =
-            s.channels[size_t(std::clamp(m_preview, 0, int(s.channels.size()) - 1))].cofactor;
-        for (auto& c : s.channels) c.cofactor = cof;
+    if (ImGui::Button("All channels")) {
+        for (size_t c = 0; c < table.channels.size(); ++c)
+            if (!stepOf(p, table.channels[c].name)) addStep(p, table, c, common);
         changed = true;
     }
+
     // Histogram of the previewed channel after its transform (first sample, strided).
-    const auto& t = st.data.tables.front();
-    size_t c = size_t(std::clamp(m_preview, 0, int(t.channels.size()) - 1));
-    float cof = s.channels[c].cofactor;
-    std::vector<float> values;
-    size_t stride = std::max<size_t>(1, t.events() / 20000);
-    for (size_t i = 0; i < t.events(); i += stride) {
-        float v = t.values.at(i, c);
-        values.push_back(cof > 0 ? std::asinh(v / cof) : v);
-    }
+    const size_t c = size_t(std::clamp(m_preview, 0, int(table.channels.size()) - 1));
+    const ColumnStep* step = stepOf(p, table.channels[c].name);
+    const ColumnTransform t = step ? step->transform : common;
+    const std::vector<float> values = transformedSample(table, c, t);
     if (!values.empty()) {
         auto [lo, hi] = std::minmax_element(values.begin(), values.end());
         float a = *lo, b = std::max(*hi, *lo + 1e-6f);
@@ -89,7 +215,7 @@ void DataPanel::draw(UiContext& ctx) {
         ImGui::PlotHistogram("##hist", hist, 64, 0, nullptr, 0, FLT_MAX,
                              ImVec2(ImGui::GetContentRegionAvail().x, 60));
     }
-    if (changed) ws.setDataSettings(s), ws.seal();
+    if (changed) ws.setPipeline(p), ws.seal();
 }
 
 }  // namespace sepal::ui

@@ -34,12 +34,32 @@ void ExportPanel::draw(UiContext& ctx) {
     };
     bool none = ws.state().data.events() == 0;
     ImGui::BeginDisabled(none);
-    if (ImGui::Button("CSV")) run("CSV", path(".csv"), [&](auto& p) { ws.exportCsv(p); });
+    const char* values[] = {"raw values", "transformed values"};
+    int v = int(m_options.values);
+    ImGui::SetNextItemWidth(150);
+    if (ImGui::Combo("##values", &v, values, 2)) m_options.values = ExportValues(v);
     if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("Transformed columns, embed_x, embed_y, sample, population");
+        ImGui::SetTooltip("CSV only: FCS always holds the raw values FlowJo expects");
     ImGui::SameLine();
-    if (ImGui::Button("FCS")) run("FCS", path(".fcs"), [&](auto& p) { ws.exportFcs(p); });
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Raw channels plus embed_x, embed_y, population");
+    bool used = !m_options.allChannels;
+    if (ImGui::Checkbox("used channels only", &used)) m_options.allChannels = !used;
+    ImGui::Checkbox("one file per population", &m_options.perPopulation);
+    auto events = [&](const std::string& p) {
+        const auto written = ws.exportEvents(p, m_options);
+        if (written.size() > 1)
+            ws.log(app::LogEntry::Info, std::to_string(written.size()) + " files");
+    };
+    if (ImGui::Button("CSV")) run("CSV", path(".csv"), events);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(
+            "Every channel headed 'CD3 (Sm154Di)', EmbedSOM1, EmbedSOM2, population, "
+            "sample");
+    ImGui::SameLine();
+    if (ImGui::Button("FCS")) run("FCS", path(".fcs"), events);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(
+            "Every raw channel, keywords and spillover, plus EmbedSOM1, EmbedSOM2 "
+            "and the named population");
     ImGui::SameLine();
     if (ImGui::Button("Model"))
         run("Model", path(".model.json"), [&](auto& p) { ws.exportModel(p); });

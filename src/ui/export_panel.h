@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "core/pipeline/export_table.h"
 #include "ui/panel.h"
 
 namespace sepal::ui {
@@ -18,6 +19,7 @@ class ExportPanel : public Panel {
     std::string m_folder, m_base = "sepal";
     int m_width = 1600, m_height = 1200;
     bool m_key = true;
+    ExportOptions m_options;  // values, channels and per-population files of CSV/FCS exports
     std::string m_status;
 };
 

@@ -12,10 +12,6 @@ void LandmarksPanel::draw(UiContext& ctx) {
     size_t locked = 0;
     for (auto l : m.locked) locked += l != 0;
     ImGui::Text("%zu landmarks, %zu locked, %zu edges", m.count(), locked, m.edges.size());
-    app::TrainingSettings t = ws.state().training;
-    ImGui::SetNextItemWidth(-150);
-    if (ImGui::InputInt("Count for reset", &t.landmarks, 10, 100))
-        t.landmarks = std::clamp(t.landmarks, 4, 10000), ws.setTraining(t), ws.seal();
     if (ImGui::Button("Add at centre")) {
         auto w = ctx.camera.toWorld(ctx.camera.width() * 0.5f, ctx.camera.height() * 0.5f);
         ws.addLandmark(w[0], w[1]);

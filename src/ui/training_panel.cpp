@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "app/recipes.h"
+
 namespace sepal::ui {
 
 namespace {
@@ -11,22 +13,69 @@ namespace {
 void sealOnRelease(UiContext& ctx) {
     if (ImGui::IsItemDeactivated()) ctx.workspace.seal();
 }
-}  // namespace
 
-void TrainingPanel::draw(UiContext& ctx) {
+// The recipe: which one, its parameters, Train/Cancel with progress.
+void drawRecipe(UiContext& ctx, app::TrainingSettings& t) {
     auto& ws = ctx.workspace;
-    app::TrainingSettings t = ws.state().training;
+    const auto& list = app::recipes();
+    const app::Recipe* current = app::findRecipe(t.recipe);
+    if (!current) current = &list.front();
+    ImGui::SetNextItemWidth(-1);
+    if (ImGui::BeginCombo("##recipe", current->title.c_str())) {
+        for (const auto& r : list)
+            if (ImGui::Selectable(r.title.c_str(), &r == current))
+                t.recipe = r.name, ws.setTraining(t), ws.seal();
+        ImGui::EndCombo();
+    }
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("%s", current->description.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::PushItemWidth(-110);
+    if (t.recipe == "som") {
+        if (ImGui::SliderInt("Grid rows", &t.gridRows, 2, 64)) ws.setTraining(t, "rows");
+        sealOnRelease(ctx);
+        if (ImGui::SliderInt("Grid columns", &t.gridCols, 2, 64)) ws.setTraining(t, "cols");
+        sealOnRelease(ctx);
+    } else if (current->trainsNewModel) {
+        if (ImGui::SliderInt("Landmarks", &t.landmarks, 16, 4096, "%d",
+                             ImGuiSliderFlags_Logarithmic))
+            ws.setTraining(t, "landmarks");
+        sealOnRelease(ctx);
+    }
+    if (current->trainsNewModel) {
+        if (ImGui::SliderInt("Trained on", &t.trainSample, 1000, 200000, "%d cells",
+                             ImGuiSliderFlags_Logarithmic))
+            ws.setTraining(t, "sample");
+        sealOnRelease(ctx);
+    }
+    int seed = int(t.seed);
+    if (ImGui::InputInt("Seed", &seed))
+        t.seed = uint64_t(std::max(seed, 0)), ws.setTraining(t), ws.seal();
+    ImGui::PopItemWidth();
+    if (const auto* task = ws.recipeRunning()) {
+        if (ImGui::Button("Cancel")) ws.cancelRecipe();
+        ImGui::SameLine();
+        const std::string label = task->stage() + " " + task->title();
+        ImGui::ProgressBar(float(task->progress()), ImVec2(-1, 0), label.c_str());
+    } else if (ImGui::Button("Train", ImVec2(-1, 0))) {
+        ws.runRecipe();
+    }
+    if (ws.modelUntrained() && !ws.recipeRunning() && ws.state().data.events() > 0)
+        ImGui::TextColored(ImVec4(1.0f, 0.75f, 0.3f, 1.0f), "The landmarks are not trained yet.");
+}
+
+// Refining the current landmarks step by step (the picture follows every step).
+void drawRefine(UiContext& ctx, app::TrainingSettings& t) {
+    auto& ws = ctx.workspace;
     auto names = ws.trainerNames();
-    {
-        int current = int(std::find(names.begin(), names.end(), t.trainer) - names.begin());
-        if (current >= int(names.size())) current = 0;
-        ImGui::SetNextItemWidth(-110);
-        if (ImGui::BeginCombo("Trainer", names[size_t(current)].c_str())) {
-            for (const auto& n : names)
-                if (ImGui::Selectable(n.c_str(), n == t.trainer))
-                    t.trainer = n, ws.setTraining(t), ws.seal();
-            ImGui::EndCombo();
-        }
+    int current = int(std::find(names.begin(), names.end(), t.trainer) - names.begin());
+    if (current >= int(names.size())) current = 0;
+    ImGui::SetNextItemWidth(-110);
+    if (ImGui::BeginCombo("Trainer", names[size_t(current)].c_str())) {
+        for (const auto& n : names)
+            if (ImGui::Selectable(n.c_str(), n == t.trainer))
+                t.trainer = n, ws.setTraining(t), ws.seal();
+        ImGui::EndCombo();
     }
     if (!ws.training()) {
         if (ImGui::Button("Run")) ws.startTraining();
@@ -38,7 +87,6 @@ void TrainingPanel::draw(UiContext& ctx) {
     ImGui::SameLine();
     double p = ws.trainingProgress();
     ImGui::ProgressBar(p < 0 ? 0.0f : float(p), ImVec2(-1, 0), ws.training() ? "training" : "idle");
-
     ImGui::PushItemWidth(-110);
     if (ImGui::SliderFloat("Sigma", &t.sigma, 0.1f, 5.0f, "%.2f")) ws.setTraining(t, "sigma");
     sealOnRelease(ctx);
@@ -49,16 +97,22 @@ void TrainingPanel::draw(UiContext& ctx) {
     sealOnRelease(ctx);
     if (ImGui::SliderInt("Graph k", &t.graphK, 0, 10)) ws.setTraining(t, "graphk");
     sealOnRelease(ctx);
-    const char* layouts[] = {"force", "tsne", "umap"};
-    int li = int(std::find(std::begin(layouts), std::end(layouts), t.layout) - std::begin(layouts));
-    if (ImGui::Combo("Layout", &li, layouts, 3))
-        t.layout = layouts[li % 3], ws.setTraining(t), ws.seal();
-    int seed = int(t.seed);
-    if (ImGui::InputInt("Seed", &seed))
-        t.seed = uint64_t(std::max(seed, 0)), ws.setTraining(t), ws.seal();
+    ImGui::PopItemWidth();
+}
+}  // namespace
+
+void TrainingPanel::draw(UiContext& ctx) {
+    auto& ws = ctx.workspace;
+    app::TrainingSettings t = ws.state().training;
+    drawRecipe(ctx, t);
+    if (ImGui::TreeNode("Refine step by step")) {
+        drawRefine(ctx, t);
+        ImGui::TreePop();
+    }
 
     ImGui::Separator();
     ImGui::TextDisabled("Projection (EmbedSOM)");
+    ImGui::PushItemWidth(-110);
     EmbedParams e = ws.state().embed;
     int g = int(ws.state().model.count());
     if (ImGui::SliderInt("k (0 = auto)", &e.k, 0, std::max(4, std::min(g, 64)))) {

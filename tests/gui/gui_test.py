@@ -195,10 +195,15 @@ def densest_landmark(state, img):
     return best
 
 
+# A 10 x 10 SOM: few landmarks, each standing for many cells, as a user steers a map by hand (the
+# default's 512 landmarks each move only a few dozen cells).
+SOM = [f"open {CELLS}", "settle", "set training.recipe som", "recipe", "settle"]
+
+
 def test_drag_landmark(out):
-    states, _, _ = run_app([f"open {CELLS}", "settle", "state", f"screenshot {out}/look.png", "quit"], out)
+    states, _, _ = run_app(SOM + ["state", f"screenshot {out}/look.png", "quit"], out)
     lm = densest_landmark(states[0], read_png(f"{out}/look.png"))
-    states, _, _ = run_app([f"open {CELLS}", "settle", "state", f"export csv {out}/a.csv",
+    states, _, _ = run_app(SOM + ["state", f"export csv {out}/a.csv",
                             f"screenshot {out}/a.png", f"drag-landmark {lm} 150 60", "settle",
                             f"export csv {out}/b.csv", f"screenshot {out}/b.png", "state", "quit"], out)
     s0, s1 = states
@@ -208,7 +213,7 @@ def test_drag_landmark(out):
     check(s1["undo"] == f"Move landmark {lm}", f"undo label after the drag: {s1['undo']}")
     header, a = read_csv(f"{out}/a.csv")
     _, b = read_csv(f"{out}/b.csv")
-    ix, iy = header.index("embed_x"), header.index("embed_y")
+    ix, iy = header.index("EmbedSOM1"), header.index("EmbedSOM2")
     moves = [(float(rb[ix]) - float(ra[ix]), float(rb[iy]) - float(ra[iy])) for ra, rb in zip(a, b)]
     xs = [float(r[ix]) for r in a]
     extent = max(xs) - min(xs)
@@ -285,7 +290,8 @@ def test_exports(out):
                            f"export png {out}/e.png 800 600", f"export model {out}/e.model.json",
                            f"export fcs {out}/e.fcs", "state", "quit"], out)
     header, rows = read_csv(f"{out}/e.csv")
-    check("embed_x" in header and "embed_y" in header and "M1" in header, f"CSV header {header}")
+    check("EmbedSOM1" in header and "EmbedSOM2" in header and "Marker1 (M1)" in header,
+          f"CSV header {header}")
     check(len(rows) == 20000, f"CSV has {len(rows)} rows")
     w, h, _, _ = img = read_png(f"{out}/e.png")
     check((w, h) == (800, 600), f"PNG is {w}x{h}")
@@ -342,7 +348,7 @@ def test_session(out):
     h1, c1 = read_csv(f"{out}/c1.csv")
     h2, c2 = read_csv(f"{out}/c2.csv")
     check(h1 == h2, "CSV columns differ")
-    ip, ix = h1.index("population"), h1.index("embed_x")
+    ip, ix = h1.index("population"), h1.index("EmbedSOM1")
     check([r[ip] for r in c1] == [r[ip] for r in c2], "populations differ after reloading")
     diff = max(abs(float(a[ix]) - float(b[ix])) for a, b in zip(c1, c2))
     check(diff < 1e-3, f"positions differ by {diff} after reloading")
@@ -350,7 +356,7 @@ def test_session(out):
 
 def test_box_select_move(out):
     """Shift+drag selects the landmarks in a box; dragging one of them moves them all."""
-    states, _, _ = run_app([f"open {CELLS}", "settle", "state", "quit"], out)
+    states, _, _ = run_app(SOM + ["state", "quit"], out)
     marks, (cx, cy, _, _) = states[0]["landmark_screen"], states[0]["canvas"]
     # A box around the first three landmarks, in canvas pixels.
     xs = [marks[i][0] - cx for i in range(3)]
@@ -358,7 +364,7 @@ def test_box_select_move(out):
     box = (min(xs) - 5, min(ys) - 5, max(xs) + 5, max(ys) + 5)
     inside = [i for i, (x, y) in enumerate(marks)
               if box[0] <= x - cx <= box[2] and box[1] <= y - cy <= box[3]]
-    states, _, _ = run_app([f"open {CELLS}", "settle", "state",
+    states, _, _ = run_app(SOM + ["state",
                             f"drag {box[0]} {box[1]} {box[2]} {box[3]} shift", "wait 2",
                             "drag-landmark 0 40 30", "settle", "state", "key z ctrl", "wait 2",
                             "state", "quit"], out)

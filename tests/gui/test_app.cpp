@@ -12,17 +12,24 @@
 #include "app/projection_sweeper.h"
 #include "app/synthetic.h"
 #include "app/workspace.h"
+#include "backend/backends.h"
 #include "core/common/error.h"
 #include "core/demo/demo_data.h"
 #include "core/embedsom/embedsom.h"
+#include "core/model/model_file.h"
+#include "core/pipeline/embed_pipeline.h"
+#include "core/pipeline/prepare.h"
+#include "core/transform/channel_label.h"
 #include "render/camera.h"
 
 namespace sepal::app {
 namespace {
 
 // Runs frames until nothing is pending (bounded), as the window's loop does.
+// Bounded by time, not frames: a recipe trains on a worker thread, slower on a busy machine.
 void settle(Workspace& ws) {
-    for (int i = 0; i < 2000 && (i < 2 || !ws.idle()); ++i) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    for (int i = 0; (i < 2 || !ws.idle()) && std::chrono::steady_clock::now() < end; ++i) {
         ws.frame(8.0);
         if (!ws.idle()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
@@ -48,18 +55,18 @@ std::vector<float> directProjection(const Workspace& ws) {
 // The window's first guess must be sepal-cli's: the demo is mass cytometry ("Y89Di"), so
 // arcsinh with cofactor 5 on the 22 markers, time and event length left out.
 TEST(DataDefaults, MassCytometryGetsCofactorFiveAndMarkersOnly) {
-    const io::Table demo = demo::makeDemoTable(2000);
-    const DataSettings s = defaultSettings(demo);
-    ASSERT_EQ(s.channels.size(), demo.channels.size());
-    size_t used = 0;
-    for (size_t i = 0; i < s.channels.size(); ++i) {
-        const std::string& name = demo.channels[i].name;
-        if (name == "Time" || name == "Event_length") EXPECT_FALSE(s.channels[i].use) << name;
-        if (!s.channels[i].use) continue;
-        ++used;
-        EXPECT_EQ(s.channels[i].cofactor, 5.0f) << name;
+    Dataset data;
+    data.tables.push_back(demo::makeDemoTable(2000));
+    const TransformPipeline p = defaultPipeline(data);
+    ASSERT_EQ(p.steps.size(), 22u);
+    for (const auto& step : p.steps) {
+        EXPECT_NE(step.name, "Time");
+        EXPECT_NE(step.name, "Event_length");
+        EXPECT_EQ(step.transform.kind, ColumnTransform::Kind::Arcsinh) << step.name;
+        EXPECT_EQ(step.transform.cofactor, 5.0) << step.name;
     }
-    EXPECT_EQ(used, 22u);
+    // The same choice as sepal-cli's: one function decides for both.
+    EXPECT_EQ(p.toJson(), choosePipeline(data.tables.front(), PrepareOptions{}).toJson());
 }
 
 // Users pick markers by their names: the columns stay the channel names (files, models and
@@ -67,7 +74,8 @@ TEST(DataDefaults, MassCytometryGetsCofactorFiveAndMarkersOnly) {
 TEST(DataDefaults, ColumnsKeepChannelNamesAndLabelsLeadWithTheMarker) {
     Dataset data;
     data.tables.push_back(demo::makeDemoTable(500));
-    rebuildPoints(data, defaultSettings(data.tables.front()));
+    TransformPipeline pipeline = defaultPipeline(data);
+    rebuildPoints(data, pipeline);
     ASSERT_EQ(data.columns.size(), 22u);
     ASSERT_EQ(data.labels.size(), data.columns.size());
     const auto cd4 = std::find(data.labels.begin(), data.labels.end(), "CD4 (Nd142Di)");
@@ -90,7 +98,8 @@ TEST(DataDefaults, LabelsOfAnEventComeFromItsOwnFile) {
         t.labels = {kind};
         data.tables.push_back(std::move(t));
     }
-    rebuildPoints(data, defaultSettings(data.tables.front()));
+    TransformPipeline pipeline = defaultPipeline(data);
+    rebuildPoints(data, pipeline);
     ASSERT_EQ(data.events(), 800u);
     for (size_t row : {0u, 124u, 499u}) {
         const auto labels = data.labelsOf(300 + row);
@@ -101,6 +110,64 @@ TEST(DataDefaults, LabelsOfAnEventComeFromItsOwnFile) {
     EXPECT_EQ(data.labelsOf(0)[0].second, "A");   // first file: (0 + 300) % 3
     EXPECT_TRUE(data.labelsOf(300 + 6).empty());  // a missing label shows nothing
     EXPECT_TRUE(data.labelsOf(800).empty());
+}
+
+// Largest difference between two n x 2 coordinate sets, as a fraction of the first's extent.
+double relativeDifference(const std::vector<float>& a, const float* b) {
+    float lo = a[0], hi = a[0];
+    double worst = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        lo = std::min(lo, a[i]), hi = std::max(hi, a[i]);
+        worst = std::max(worst, double(std::abs(a[i] - b[i])));
+    }
+    return worst / std::max(1e-12, double(hi - lo));
+}
+
+// One pipeline: a file opens on sepal-cli embed's picture (same transform, recipe and seed); the
+// model the app exports gives sepal-cli apply's coordinates; a model the CLI wrote opens in the
+// app on the CLI's coordinates.
+TEST(OnePipeline, TheAppAndSepalCliGiveTheSameCoordinates) {
+    const io::Table demo = demo::makeDemoTable(3000, 7);
+    Workspace ws("cpu");
+    ws.openTables({demo});
+    ASSERT_NE(ws.recipeRunning(), nullptr);  // trained on open, no click
+    settle(ws);
+    ASSERT_FALSE(ws.modelUntrained());
+
+    // What `sepal-cli embed demo.fcs` does with its defaults.
+    TransformPipeline pipeline = choosePipeline(demo, PrepareOptions{});
+    const Matrix points = fitAndApply(pipeline, demo);
+    EmbedSettings settings;
+    settings.params = defaultEmbedParams(settings.landmarks);
+    Backend cpu = makeBackend("cpu");
+    const EmbedResult cli = embedMatrix(points, settings, *cpu.projector, *cpu.search);
+    ASSERT_EQ(ws.positions().size(), cli.xy.values.size());
+    EXPECT_LT(relativeDifference(ws.positions(), cli.xy.data()), 1e-5);
+    EXPECT_EQ(ws.state().model.high, cli.model.high);
+
+    // The app's model file, applied as `sepal-cli apply` applies it.
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("sepal-one-pipeline-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    ws.exportModel((dir / "app.json").string());
+    const LoadedModel fromApp = loadModel((dir / "app.json").string());
+    const Matrix applied = TransformPipeline::fromJson(fromApp.transform).apply(demo);
+    Matrix xy(applied.rows, 2);
+    cpu.projector->project(applied.data(), applied.rows, applied.cols, fromApp.model,
+                           fromApp.params, xy.data());
+    EXPECT_LT(relativeDifference(ws.positions(), xy.data()), 1e-5);
+
+    // The CLI's model file, opened in another app window on the same file.
+    saveModel((dir / "cli.json").string(), cli.model, pipeline.columns(), pipeline.toJson(),
+              settings.params);
+    Workspace other("cpu");
+    other.openTables({demo});
+    other.cancelRecipe();
+    other.openModel((dir / "cli.json").string());
+    settle(other);
+    EXPECT_LT(relativeDifference(other.positions(), cli.xy.data()), 1e-5);
+    EXPECT_EQ(other.undoStack().undoLabel(), "Open model " + (dir / "cli.json").string());
+    std::filesystem::remove_all(dir);
 }
 
 TEST(Sweepers, BothGiveTheProjectionOfEveryPointAfterEachModelChange) {
@@ -277,14 +344,19 @@ TEST(Workspace, ChangingTheMarkersRebuildsDataAndModelAndUndoRestoresBoth) {
     settle(ws);
     auto columns = ws.state().data.columns;
     auto model = ws.state().model;
-    DataSettings s = ws.state().dataSettings;
-    s.channels[0].use = false;
-    ws.setDataSettings(s);
+    TransformPipeline p = ws.state().pipeline;
+    p.steps.erase(p.steps.begin());
+    ws.setPipeline(p);
     ASSERT_EQ(ws.state().data.columns.size(), columns.size() - 1);
     EXPECT_EQ(ws.state().model.dim, columns.size() - 1);
     auto fresh = ws.state().model.high;
+    // The new space is trained again at once (a second step), as a file is on opening.
+    ASSERT_NE(ws.recipeRunning(), nullptr);
     settle(ws);
+    EXPECT_EQ(ws.undoStack().undoLabel(), "Train k-means + t-SNE (default)");
     EXPECT_EQ(ws.positions(), directProjection(ws));
+    ASSERT_TRUE(ws.undo());
+    EXPECT_EQ(ws.state().model.high, fresh);
     ASSERT_TRUE(ws.undo());
     EXPECT_EQ(ws.state().data.columns, columns);
     EXPECT_EQ(ws.state().model.high, model.high);
@@ -292,6 +364,9 @@ TEST(Workspace, ChangingTheMarkersRebuildsDataAndModelAndUndoRestoresBoth) {
     EXPECT_EQ(ws.positions(), directProjection(ws));
     ASSERT_TRUE(ws.redo());
     EXPECT_EQ(ws.state().model.high, fresh);
+    ASSERT_TRUE(ws.redo());
+    EXPECT_EQ(ws.state().model.dim, columns.size() - 1);
+    EXPECT_NE(ws.state().model.high, fresh);
 }
 
 TEST(Workspace, SessionRoundTripAndABadSessionKeepsWhatIsOpen) {

@@ -205,4 +205,12 @@ std::vector<size_t> checkColumns(const std::vector<std::string>& modelColumns,
     return index;
 }
 
+bool isModelFile(const std::string& path) {
+    if (!path.ends_with(".json")) return false;
+    std::ifstream in(path);
+    if (!in) return false;
+    const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+    return doc.is_object() && doc.value("format", "") == kFormatName;
+}
+
 }  // namespace sepal

@@ -35,6 +35,10 @@ void saveModel(const std::string& path, const LandmarkModel& model,
 /// Reads a model file. Throws InputError naming the file and the malformed field.
 LoadedModel loadModel(const std::string& path);
 
+/// True when `path` holds a model file (a JSON document with the model format's name), so that
+/// opening it applies the model instead of reading it as data.
+bool isModelFile(const std::string& path);
+
 /// For each model column, its index in `available`; throws InputError listing the missing ones.
 std::vector<size_t> checkColumns(const std::vector<std::string>& modelColumns,
                                  const std::vector<std::string>& available);

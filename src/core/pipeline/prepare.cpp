@@ -6,6 +6,7 @@
 
 #include "core/common/error.h"
 #include "core/io/read_any.h"
+#include "core/io/spillover_file.h"
 #include "core/pipeline/samples.h"
 #include "core/transform/channel_label.h"
 
@@ -93,19 +94,31 @@ TransformPipeline choosePipeline(const io::Table& table, const PrepareOptions& o
     return pipeline;
 }
 
+void useSpilloverFile(TransformPipeline& pipeline, const std::string& path) {
+    pipeline.compensation.source = CompensationStep::Source::Stored;
+    pipeline.compensation.spillover = io::readSpilloverFile(path);
+}
+
+io::Table combineSamples(std::vector<io::Table> tables, const std::string& sampleColumn) {
+    if (tables.empty()) throw InputError("no input files: give at least one");
+    if (tables.size() == 1) return std::move(tables.front());
+    return concatenateSamples(tables, sampleColumn);
+}
+
+Matrix fitAndApply(TransformPipeline& pipeline, const io::Table& table) {
+    pipeline.fit(table);
+    return pipeline.apply(table);
+}
+
 PreparedInput prepareInputs(const std::vector<std::string>& paths, const PrepareOptions& options) {
     if (paths.empty()) throw InputError("no input files: give at least one");
     PreparedInput out;
     std::vector<io::Table> tables;
     for (const auto& p : paths) tables.push_back(readInput(p));
-    if (tables.size() == 1) {
-        out.table = std::move(tables.front());
-    } else {
-        out.table = concatenateSamples(tables, options.sampleColumn);
-    }
+    out.table = combineSamples(std::move(tables), options.sampleColumn);
     out.pipeline = choosePipeline(out.table, options);
-    out.pipeline.fit(out.table);
-    out.points = out.pipeline.apply(out.table);
+    if (!options.spilloverFile.empty()) useSpilloverFile(out.pipeline, options.spilloverFile);
+    out.points = fitAndApply(out.pipeline, out.table);
     return out;
 }
 

@@ -19,6 +19,9 @@ struct PrepareOptions {
     /// "none", "asinh:COFACTOR" (or "arcsinh:COFACTOR"), "logicle", or a pipeline JSON file.
     std::string transform = "default";
     std::string sampleColumn = "sample";  ///< label column naming the file of each event
+    /// A spillover matrix file (io::readSpilloverFile) used instead of the files' own; empty:
+    /// the files' own matrix when the preset compensates.
+    std::string spilloverFile;
 };
 
 /// The concatenated table, the pipeline and its output.
@@ -34,6 +37,17 @@ io::Table readInput(const std::string& path);
 /// The pipeline for `table` per options (columns, transform); throws InputError naming the
 /// unknown column or transform and listing what exists.
 TransformPipeline choosePipeline(const io::Table& table, const PrepareOptions& options);
+
+/// Makes `pipeline` compensate with the matrix in `path` (see io::readSpilloverFile).
+void useSpilloverFile(TransformPipeline& pipeline, const std::string& path);
+
+/// The events of `tables` (one per sample) as sepal-cli reads several inputs: one table as it
+/// is, several concatenated with a `sampleColumn` label column (concatenateSamples).
+io::Table combineSamples(std::vector<io::Table> tables, const std::string& sampleColumn);
+
+/// Fits `pipeline` on `table` (all samples together) and returns the transformed points: the
+/// one step both sepal-cli and the app take, so that they see the same numbers.
+Matrix fitAndApply(TransformPipeline& pipeline, const io::Table& table);
 
 /// Reads all paths (several = samples), chooses the pipeline, fits it and applies it.
 PreparedInput prepareInputs(const std::vector<std::string>& paths, const PrepareOptions& options);
