@@ -14,6 +14,7 @@ if [ ${#sources[@]} -gt 0 ]; then
     clang-format --dry-run -Werror "${sources[@]}"
 fi
 echo "format: ${#sources[@]} files clean"
+scripts/check-includes.sh
 
 if [ "${SEPAL_QUICK:-0}" != 1 ]; then
     echo "== unit and conformance tests with AddressSanitizer and UndefinedBehaviorSanitizer"
