@@ -629,6 +629,11 @@ void Workspace::startTraining() {
     m_trainBefore = std::make_unique<LandmarkModel>(m_state.model);
     m_training = true;
     if (t != "tsne" && t != "umap" && t != "graph") m_untrained = false;
+    // A t-SNE or UMAP layout scatters the graph's edges into a mesh of crossing lines.
+    if ((t == "tsne" || t == "umap") && m_state.view.showGraph) {
+        m_state.view.showGraph = false;
+        m_state.bump(Part::View);
+    }
     log(LogEntry::Info, "training with " + m_trainer->name());
 }
 

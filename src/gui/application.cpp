@@ -598,7 +598,7 @@ struct PictureKey {
 
 PictureKey layoutPictureKey(const app::ColourKey& key, int width, int height) {
     PictureKey k;
-    k.scale = std::max(1, height / 500);
+    k.scale = raster::textScaleFor(height);
     const int margin = 16 * k.scale;
     if (key.continuous) {
         k.width = 16 * k.scale + 8 * k.scale +
@@ -660,7 +660,10 @@ void Application::exportPng(const ui::PngRequest& request) {
                                  k.width > 0 ? float(request.width - k.x) / scale + gap : 0.0f,
                                  k.height > 0 ? float(request.height - k.y) / scale + gap : 0.0f);
         }
-        ui::drawScene(m_workspace, cam, scale, *m_points, *m_overlay, {nullptr, -1});
+        ui::SceneMarks marks;
+        marks.landmarks = request.landmarks;
+        marks.graph = request.graph;
+        ui::drawScene(m_workspace, cam, scale, *m_points, *m_overlay, marks);
         auto image = target.read();
         render::OffscreenTarget::unbind();
         raster::Image picture;

@@ -15,7 +15,8 @@
 //   recipe [cancel]         train the Training window's recipe (or cancel it)
 //   train on|off            start or pause refining the landmarks step by step
 //   spillover PATH          compensate with the spillover matrix in PATH
-//   export csv|fcs|model|session|png PATH [W H]
+//   export csv|fcs|model|session PATH [transformed] [used] [per-population]
+//   export png PATH [W H [landmarks] [graph]]
 //   load-session PATH       restore a session        fit   fit the view
 //   panel TITLE open|close  open or close a side-bar section (Open, Data, Training, ...)
 //   screenshot PATH         the window as PNG         state print the state as one JSON line

@@ -245,6 +245,11 @@ void ScriptPlayer::start(const ScriptAction& a) {
         else if (kind == "png") {
             ui::PngRequest r{path, args.size() > 3 ? int(number(a, 2)) : 1600,
                              args.size() > 3 ? int(number(a, 3)) : 1200, true};
+            // Words after the size draw what exported pictures leave out by default.
+            for (size_t i = 4; i < args.size(); ++i) {
+                r.landmarks = r.landmarks || args[i] == "landmarks";
+                r.graph = r.graph || args[i] == "graph";
+            }
             m_app.exportPng(r);
         } else
             throw InputError("unknown export kind " + kind);

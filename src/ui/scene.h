@@ -16,6 +16,8 @@ struct SceneMarks {
     const std::set<size_t>* selection = nullptr;  ///< drawn highlighted
     int hovered = -1;                             ///< drawn with a ring
     render::PointLayer* layer = nullptr;          ///< show this cached layer instead of drawing
+    bool landmarks = true;  ///< false: no landmarks whatever the view says (exported pictures)
+    bool graph = true;      ///< false: no landmark graph whatever the view says
 };
 
 /// Draws into the bound framebuffer, whose viewport covers camera's area at `scale` framebuffer

@@ -11,10 +11,12 @@ namespace sepal::ui {
 
 /// A PNG export the main loop performs after drawing (it needs the GL context).
 struct PngRequest {
-    std::string path;   ///< where to write
-    int width = 1600;   ///< pixels
-    int height = 1200;  ///< pixels
-    bool key = true;    ///< draw the colour bar or legend
+    std::string path;        ///< where to write
+    int width = 1600;        ///< pixels
+    int height = 1200;       ///< pixels
+    bool key = true;         ///< draw the colour bar or legend
+    bool landmarks = false;  ///< draw the landmarks over the cells (off: a picture of the cells)
+    bool graph = false;      ///< draw the landmark graph (with the landmarks)
 };
 
 /// Shared by the windows and the canvas during one frame.

@@ -394,6 +394,47 @@ def test_autosave(out):
     check(states[-1]["landmarks"] == len(session["model"]["locked"]), "the autosave lost landmarks")
 
 
+def coordinates(path):
+    header, rows = read_csv(path)
+    ix, iy = header.index("EmbedSOM1"), header.index("EmbedSOM2")
+    return [(float(r[ix]), float(r[iy])) for r in rows]
+
+
+def worst_difference(a, b):
+    """Largest coordinate difference as a fraction of the first picture's extent."""
+    check(len(a) == len(b), f"{len(a)} against {len(b)} cells")
+    xs = [x for x, _ in a] + [y for _, y in a]
+    extent = max(xs) - min(xs)
+    return max(max(abs(p[0] - q[0]), abs(p[1] - q[1])) for p, q in zip(a, b)) / extent
+
+
+def test_cli_agreement(out):
+    """The app and sepal-cli are one pipeline: the picture a file opens with is `embed`'s, the
+    app's model gives `apply`'s coordinates, and the CLI's model opens in the app."""
+    cli = os.environ.get("SEPAL_CLI")
+    if not cli or not os.path.exists(cli):
+        print("skipped: SEPAL_CLI is not set to a built sepal-cli")
+        sys.exit(SKIP)
+    data = f"{out}/cohort.fcs"
+    subprocess.run([cli, "demo", "--out", data, "--events", "4000", "--seed", "3"], check=True)
+    run_app([f"open {data}", "settle", f"export model {out}/app.model.json",
+             f"export csv {out}/app.csv", "quit"], out)
+    subprocess.run([cli, "embed", data, "--out", f"{out}/cli.csv", "--model",
+                    f"{out}/cli.model.json", "-q"], check=True)
+    subprocess.run([cli, "apply", "--model", f"{out}/app.model.json", data, "--out-dir",
+                    f"{out}/applied", "-q"], check=True)
+    app = coordinates(f"{out}/app.csv")
+    embedded = coordinates(f"{out}/cli.csv")
+    applied = coordinates(f"{out}/applied/cohort.csv")
+    d1, d2 = worst_difference(app, embedded), worst_difference(app, applied)
+    check(d1 < 1e-5, f"the app's default picture differs from sepal-cli embed's by {d1:.2e}")
+    check(d2 < 1e-5, f"sepal-cli apply of the app's model differs by {d2:.2e}")
+    run_app([f"open {data}", "settle", f"open {out}/cli.model.json", "settle",
+             f"export csv {out}/app2.csv", "state", "quit"], out)
+    d3 = worst_difference(embedded, coordinates(f"{out}/app2.csv"))
+    check(d3 < 1e-5, f"the CLI's model in the app differs from the CLI's picture by {d3:.2e}")
+
+
 def main():
     name = sys.argv[1]
     fn = globals().get("test_" + name)

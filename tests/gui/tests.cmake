@@ -4,11 +4,12 @@ find_package(Python3 COMPONENTS Interpreter QUIET)
 if(Python3_Interpreter_FOUND)
     foreach(name open_demo train drag_landmark landmarks_add_remove colour_by_marker
                  population_export undo_redo exports bad_file session autosave
-                 box_select_move)
+                 box_select_move cli_agreement)
         add_test(NAME gui.${name}
                  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/gui/gui_test.py ${name})
         set_tests_properties(gui.${name} PROPERTIES LABELS gui SKIP_RETURN_CODE 77 TIMEOUT 600
-            ENVIRONMENT "${SEPAL_TEST_ENV};SEPAL_GUI_BIN=$<TARGET_FILE:sepal>")
+            ENVIRONMENT
+            "${SEPAL_TEST_ENV};SEPAL_GUI_BIN=$<TARGET_FILE:sepal>;SEPAL_CLI=$<TARGET_FILE:sepal-cli>")
     endforeach()
 else()
     message(STATUS "Sepal: no Python 3, the GUI tests are not registered")

@@ -71,11 +71,12 @@ int drawLegend(Image& image, int x, int y, int maxHeight,
     const auto [line, shown] = legendRows(entries.size(), maxHeight, textScale);
     drawText(image, x, y, title, textColor, textScale);
     int cy = y + line + 2;
-    const int swatch = line - 4;
+    // A swatch as tall as the glyphs, a gap that grows with them.
+    const int swatch = 8 * std::max(textScale, 1);
     for (size_t i = 0; i < shown; ++i) {
         const auto& [name, c] = entries[i];
         image.fillRect(x, cy, x + swatch, cy + swatch, color::Rgba8{c.r, c.g, c.b, 255});
-        drawText(image, x + swatch + 5, cy, name, textColor, textScale);
+        drawText(image, x + swatch + 4 * std::max(textScale, 1), cy, name, textColor, textScale);
         cy += line;
     }
     if (shown < entries.size()) {
@@ -84,6 +85,10 @@ int drawLegend(Image& image, int x, int y, int maxHeight,
         cy += line;
     }
     return cy - y;
+}
+
+int textScaleFor(int height) {
+    return std::max(1, (height + 200) / 400);
 }
 
 }  // namespace sepal::raster

@@ -31,7 +31,7 @@ Image renderPicture(const float* xy, size_t n, const PictureSpec& spec) {
     checkSpec(n, spec);
     Image image(spec.width, spec.height, spec.background);
     const bool annotated = spec.colorBy != ColorBy::Uniform && spec.width >= 200;
-    const int textScale = spec.height >= 700 ? 2 : 1;
+    const int textScale = textScaleFor(spec.height);
     const int panel = annotated ? std::max(spec.width / 5, 60 * textScale + 40) : 0;
     const int plotWidth = std::max(spec.width - panel, 1);
     const Viewport view = fitViewport(xy, n, 0, 0, plotWidth, spec.height, 0.04);
