@@ -10,6 +10,7 @@
 #include <string>
 
 #include "bench_registry.h"
+#include "core/common/threads.h"
 
 namespace sepal::bench {
 
@@ -40,6 +41,7 @@ std::string contextJson() {
 }  // namespace sepal::bench
 
 int main(int argc, char** argv) {
+    sepal::waitPassively(argv);
     CLI::App app{"sepal-bench: Sepal benchmarks, one JSON object per line"};
     app.require_subcommand(1);
     for (auto& add : sepal::bench::benchRegistry()) add(app);

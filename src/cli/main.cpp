@@ -6,6 +6,7 @@
 
 #include "cli/command_registry.h"
 #include "core/common/error.h"
+#include "core/common/threads.h"
 
 namespace sepal::cli {
 std::vector<CommandAdder>& commandRegistry() {
@@ -15,6 +16,7 @@ std::vector<CommandAdder>& commandRegistry() {
 }  // namespace sepal::cli
 
 int main(int argc, char** argv) {
+    sepal::waitPassively(argv);
     CLI::App app{"sepal-cli: EmbedSOM for cytometry data, headless (version " SEPAL_VERSION ")"};
     app.require_subcommand(1);
     app.set_version_flag("--version", SEPAL_VERSION);

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "core/common/threads.h"
 #include "gui/application.h"
 
 namespace {
@@ -44,6 +45,7 @@ std::string demoPath() {
 }  // namespace
 
 int main(int argc, char** argv) {
+    sepal::waitPassively(argv);
     sepal::gui::Options options;
     bool autosave = true;
     try {

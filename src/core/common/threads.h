@@ -1,0 +1,13 @@
+#pragma once
+// How Sepal's OpenMP threads wait between parallel regions: asleep, never spinning, so that two
+// threads are not slower than one when other programs keep the cores busy.
+
+namespace sepal {
+
+/// Called first in main. When the user set neither OMP_WAIT_POLICY nor GOMP_SPINCOUNT, sets
+/// OMP_WAIT_POLICY=PASSIVE and runs the program again (/proc/self/exe, the same argv), because
+/// the OpenMP runtime reads it only when it is loaded. Returns when a policy was already set,
+/// or, silently, when the program cannot be run again.
+void waitPassively(char** argv);
+
+}  // namespace sepal
