@@ -6,6 +6,7 @@
 
 #include "core/train/init.h"
 #include "core/train/landmark_graph.h"
+#include "core/train/trainer_registry.h"
 
 namespace sepal::app {
 
@@ -16,7 +17,8 @@ LandmarkModel makeInitialModel(const Matrix& points, size_t g, size_t graphK, ui
     TrainingData data{points.data(), points.rows, points.cols};
     InitParams p;
     p.seed = seed;
-    if (trainer == "som" || trainer == "batchsom" || trainer == "plsom") {
+    const TrainerInfo* info = findTrainer(trainer);
+    if (info && info->init == TrainerInit::Grid) {
         size_t side = std::max<size_t>(2, size_t(std::lround(std::sqrt(double(g)))));
         p.method = InitMethod::Grid;
         p.rows = p.cols = side;

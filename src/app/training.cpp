@@ -1,37 +1,48 @@
 #include "app/training.h"
 
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
 #include "core/train/trainer_factory.h"
+#include "core/train/trainer_registry.h"
 
 namespace sepal::app {
+namespace {
+
+// The Training window's sliders that all trainers share, by the parameter keys they set.
+std::optional<double> sharedSlider(const TrainingSettings& s, const std::string& key) {
+    if (key == "epochs") return s.epochs;
+    if (key == "alphaStart" || key == "rate") return s.alpha;
+    if (key == "radiusStart") return s.sigma;
+    if (key == "k") return s.graphK;
+    return std::nullopt;
+}
+
+}  // namespace
 
 std::vector<std::string> availableTrainers() {
-    return {"som", "batchsom", "plsom", "kmeans", "graph", "tsne", "umap"};
+    return trainerNames();
+}
+
+nlohmann::json trainerParams(const TrainingSettings& s) {
+    const TrainerInfo* info = findTrainer(s.trainer);
+    if (!info) return {{"seed", s.seed}};  // makeTrainer says what is wrong
+    nlohmann::json p = info->interactive;
+    for (const auto& param : info->shown) {
+        const double v =
+            std::clamp(sharedSlider(s, param.key).value_or(param.start), param.min, param.max);
+        if (param.kind == ParamKind::Int)
+            p[param.key] = std::llround(v);
+        else
+            p[param.key] = v;
+    }
+    p["seed"] = s.seed;
+    return p;
 }
 
 std::unique_ptr<Trainer> createTrainer(const TrainingSettings& s, NearestSearch& search) {
-    // Only the keys each trainer knows: the factory rejects the others.
-    nlohmann::json p = {{"seed", s.seed}};
-    const std::string& t = s.trainer;
-    // Small steps with batched winner searches keep one step well inside a frame's budget.
-    if (t == "som" || t == "kmeans" || t == "plsom") {
-        p["stepPoints"] = size_t(1024);
-        p["searchBatch"] = size_t(64);
-    }
-    if (t == "som" || t == "batchsom") {
-        p["epochs"] = size_t(s.epochs);
-        p["alphaStart"] = s.alpha;
-        p["radiusStart"] = s.sigma;
-        p["sampleSize"] = size_t(50000);
-    } else if (t == "kmeans") {
-        p["epochs"] = size_t(s.epochs);
-        p["rate"] = s.alpha;
-        p["sampleSize"] = size_t(50000);
-    } else if (t == "plsom") {
-        p["sampleSize"] = size_t(50000);
-    } else if (t == "graph" || t == "umap") {
-        p["k"] = size_t(std::max(1, s.graphK));
-    }
-    return makeTrainer(t, p, search);
+    return makeTrainer(s.trainer, trainerParams(s), search);
 }
 
 }  // namespace sepal::app

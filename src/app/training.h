@@ -1,7 +1,8 @@
 #pragma once
-// How the Training window's settings make a trainer from the core trainer factory.
+// How the Training window's settings make a trainer from core's trainer registry.
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -11,8 +12,15 @@
 
 namespace sepal::app {
 
-/// Trainer names offered in the Training window.
+/// Trainer names offered in the Training window: core's registry (trainer_registry.h), in order.
 std::vector<std::string> availableTrainers();
+
+/// The JSON parameters the settings give their trainer: the registry's interactive overrides
+/// (steps that fit a frame), each shown parameter at the value of the window's slider that sets
+/// it (else at its start) within its range, and the seed; for an unknown trainer only the seed
+/// (createTrainer then says what is wrong).
+nlohmann::json trainerParams(const TrainingSettings& settings);
+
 /// A trainer for the settings (its nearest-landmark search is the backend's); throws InputError.
 std::unique_ptr<Trainer> createTrainer(const TrainingSettings& settings, NearestSearch& search);
 

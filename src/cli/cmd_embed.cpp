@@ -42,7 +42,7 @@ void runEmbed(const EmbedArgs& a) {
     setThreads(a.threads);
     EmbedSettings settings;
     settings.landmarks = parseLandmarkSpec(a.landmarks);
-    settings.layout = a.layout;
+    settings.layout = checkLayout(a.layout);
     settings.params = defaultEmbedParams(settings.landmarks);
     if (a.k) settings.params.k = *a.k;
     if (a.smooth) settings.params.smooth = *a.smooth;
@@ -111,11 +111,12 @@ void addEmbedCommand(CLI::App& app) {
     cmd->add_option("--spillover", args->prepare.spilloverFile,
                     "compensate with this spillover matrix file (CSV/TSV with a header of channel "
                     "names, or the $SPILLOVER form) instead of the files' own");
-    cmd->add_option("--landmarks", args->landmarks, "som:RxC, plsom:RxC or kmeans:G")
+    cmd->add_option("--landmarks", args->landmarks, "landmarks to train: " + landmarkForms())
         ->capture_default_str();
     cmd->add_option("--layout", args->layout,
-                    "2D layout of the landmarks: graph, tsne, umap or grid (default: tsne for "
-                    "kmeans, the grid for SOMs)");
+                    "2D layout of the landmarks: " + layoutForms() +
+                        " (keep the initial positions); default: tsne for kmeans, the grid for "
+                        "SOMs");
     cmd->add_option("--k", args->k,
                     "EmbedSOM neighbours (default 16 for kmeans, 1+sqrt(g) for SOMs)");
     cmd->add_option("--smooth", args->smooth,

@@ -1,5 +1,6 @@
 #include "core/pipeline/embed_pipeline.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <regex>
@@ -9,6 +10,8 @@
 #include "core/train/kmeans_trainer.h"
 #include "core/train/sampling.h"
 #include "core/train/trainer_factory.h"
+#include "core/train/trainer_params.h"
+#include "core/train/trainer_registry.h"
 
 namespace sepal {
 namespace {
@@ -40,30 +43,63 @@ void runTrainer(Trainer& trainer, LandmarkModel& model, const TrainingData& data
     if (progress) progress(stage, 1.0);
 }
 
+// The registry's layout trainers, then "grid": what --layout takes.
+std::vector<std::string> layoutNames() {
+    std::vector<std::string> names = trainerNames(TrainerSpace::Layout);
+    names.push_back("grid");
+    return names;
+}
+
 }  // namespace
 
+std::string landmarkForms() {
+    std::vector<std::string> forms;
+    for (const auto& t : trainerRegistry())
+        if (t.moves == TrainerSpace::Data)
+            forms.push_back(t.name + (t.init == TrainerInit::Grid ? ":ROWSxCOLS" : ":COUNT"));
+    return joinAlternatives(forms);
+}
+
 LandmarkSpec parseLandmarkSpec(const std::string& text) {
-    static const std::regex grid(R"((som|plsom):(\d+)x(\d+))");
-    static const std::regex kmeans(R"(kmeans:(\d+))");
+    // Nine digits at most, so that the sizes below cannot overflow.
+    static const std::regex grid(R"((\d{1,9})x(\d{1,9}))");
+    static const std::regex count(R"(\d{1,9})");
+    const size_t colon = text.find(':');
+    const TrainerInfo* trainer =
+        colon == std::string::npos ? nullptr : findTrainer(text.substr(0, colon));
+    const std::string size = colon == std::string::npos ? "" : text.substr(colon + 1);
     std::smatch m;
     LandmarkSpec spec;
-    if (std::regex_match(text, m, grid)) {
-        spec.kind = m[1];
-        spec.rows = std::stoul(m[2]);
-        spec.cols = std::stoul(m[3]);
+    if (trainer && trainer->moves == TrainerSpace::Data && trainer->init == TrainerInit::Grid &&
+        std::regex_match(size, m, grid)) {
+        spec.kind = trainer->name;
+        spec.rows = std::stoul(m[1]);
+        spec.cols = std::stoul(m[2]);
         spec.count = spec.rows * spec.cols;
-    } else if (std::regex_match(text, m, kmeans)) {
-        spec.kind = "kmeans";
-        spec.count = std::stoul(m[1]);
+    } else if (trainer && trainer->moves == TrainerSpace::Data &&
+               trainer->init == TrainerInit::Sample && std::regex_match(size, count)) {
+        spec.kind = trainer->name;
+        spec.count = std::stoul(size);
     } else {
-        throw InputError("landmarks '" + text +
-                         "' not understood: use som:ROWSxCOLS, plsom:ROWSxCOLS or kmeans:COUNT "
-                         "(for example som:16x16 or kmeans:512)");
+        throw InputError("--landmarks " + text + ": use " + landmarkForms() +
+                         " (for example som:16x16 or kmeans:512)");
     }
     if (spec.count < 4 || spec.count > 65536)
-        throw InputError("landmarks '" + text + "' gives " + std::to_string(spec.count) +
+        throw InputError("--landmarks " + text + " gives " + std::to_string(spec.count) +
                          " landmarks: use between 4 and 65536");
     return spec;
+}
+
+std::string layoutForms() {
+    return joinAlternatives(layoutNames());
+}
+
+const std::string& checkLayout(const std::string& text) {
+    const auto names = layoutNames();
+    if (text.empty() || text == "none" ||
+        std::find(names.begin(), names.end(), text) != names.end())
+        return text;
+    throw InputError("--layout " + text + ": use " + layoutForms());
 }
 
 EmbedParams defaultEmbedParams(const LandmarkSpec& spec) {
@@ -75,6 +111,7 @@ LandmarkModel trainLandmarks(const Matrix& points, const EmbedSettings& settings
                              NearestSearch& search, const ProgressFn& progress,
                              EmbedTimings* timings) {
     const LandmarkSpec& spec = settings.landmarks;
+    std::string layout = checkLayout(settings.layout);
     if (points.rows < spec.count)
         throw InputError("cannot train " + std::to_string(spec.count) + " landmarks on " +
                          std::to_string(points.rows) + " events: ask for fewer landmarks");
@@ -84,7 +121,6 @@ LandmarkModel trainLandmarks(const Matrix& points, const EmbedSettings& settings
     LandmarkModel model;
     InitParams init;
     init.seed = settings.seed;
-    std::string layout = settings.layout;
     if (spec.kind == "kmeans") {
         init.method = InitMethod::Sample;
         init.g = spec.count;

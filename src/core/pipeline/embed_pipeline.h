@@ -14,16 +14,29 @@
 
 namespace sepal {
 
-/// Which landmarks to train: "som:RxC", "plsom:RxC" or "kmeans:G".
+/// Which landmarks to train: a data-space trainer of the registry (trainer_registry.h) with its
+/// grid ("som:RxC") or its number of sampled landmarks ("kmeans:G").
 struct LandmarkSpec {
-    std::string kind = "kmeans";  ///< "som", "plsom" or "kmeans"
-    size_t rows = 0;              ///< som and plsom: grid rows
-    size_t cols = 0;              ///< som and plsom: grid columns
+    std::string kind = "kmeans";  ///< the trainer's name: som, batchsom, plsom or kmeans
+    size_t rows = 0;              ///< grid trainers: grid rows
+    size_t cols = 0;              ///< grid trainers: grid columns
     size_t count = 0;             ///< number of landmarks (rows * cols for grids)
 };
 
-/// Parses "som:16x16", "plsom:12x12" or "kmeans:256"; throws InputError saying the accepted forms.
+/// The forms parseLandmarkSpec takes, from the registry: "som:ROWSxCOLS, ... or kmeans:COUNT".
+std::string landmarkForms();
+
+/// Parses "som:16x16", "plsom:12x12", "kmeans:256" (any data-space trainer of the registry);
+/// throws InputError that lists landmarkForms().
 LandmarkSpec parseLandmarkSpec(const std::string& text);
+
+/// The layouts checkLayout takes: the registry's layout trainers, then "grid" (keep the 2D
+/// positions the landmarks start with): "graph, tsne, umap or grid".
+std::string layoutForms();
+
+/// Returns `text` when it is empty (the default layout), "none" or one of layoutForms();
+/// throws InputError otherwise, listing them.
+const std::string& checkLayout(const std::string& text);
 
 /// EmbedSOM parameters that suit the landmarks: for k-means with a t-SNE layout the quality
 /// defaults of docs/QUALITY.md (k 16, smooth -2, adjust 3); for SOM grids the R package's
@@ -34,7 +47,7 @@ EmbedParams defaultEmbedParams(const LandmarkSpec& spec);
 /// docs/QUALITY.md.
 struct EmbedSettings {
     LandmarkSpec landmarks = {"kmeans", 0, 0, 512};  ///< what to train
-    std::string layout;  ///< "graph", "tsne", "umap"; empty: tsne for kmeans, the grid for SOMs
+    std::string layout;  ///< one of layoutForms(); empty: tsne for kmeans, the grid for SOMs
     EmbedParams params = {16, -2.0f, 3.0f};  ///< EmbedSOM k, smooth, adjust
     uint64_t seed = 1;                       ///< every random choice
     size_t trainSample = 20000;              ///< points the landmarks are trained on (0 = all)

@@ -4,19 +4,17 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <vector>
 
 #include "core/knn/nearest_search.h"
 #include "core/train/trainer.h"
+#include "core/train/trainer_registry.h"
 
 namespace sepal {
 
-/// The trainer names makeTrainer knows: som, batchsom, plsom, kmeans, graph, tsne, umap.
-std::vector<std::string> trainerNames();
-
-/// A trainer by name; `params` is an object whose keys are the field names of that trainer's
-/// parameter struct (e.g. {"epochs": 10, "topology": "free", "seed": 3}); absent keys keep
-/// their defaults. Throws InputError for an unknown name, key or ill-typed value.
+/// A registered trainer (trainer_registry.h) by name; `params` is null or an object whose keys
+/// are the field names of that trainer's parameter struct (e.g. {"epochs": 10, "topology":
+/// "free", "seed": 3}); absent keys keep their defaults. Throws InputError for an unknown name
+/// (listing the registered ones), key or ill-typed value.
 std::unique_ptr<Trainer> makeTrainer(const std::string& name, const nlohmann::json& params,
                                      NearestSearch& search);
 
