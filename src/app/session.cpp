@@ -1,4 +1,5 @@
-// Exports and sessions of the Workspace: CSV, FCS, model JSON, and the session file.
+// Sessions of the workspace: the session file (files, model, colours, populations, view,
+// training settings) written atomically and restored all or nothing.
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -7,7 +8,6 @@
 #include "app/workspace.h"
 #include "core/common/error.h"
 #include "core/model/model_file.h"
-#include "core/pipeline/export_files.h"
 
 namespace sepal::app {
 
@@ -37,50 +37,22 @@ nlohmann::json runs(const std::vector<uint8_t>& v) {
 }
 }  // namespace
 
-std::vector<std::string> Workspace::exportEvents(const std::string& path,
-                                                 const ExportOptions& options) const {
-    const auto& data = m_state.data;
-    const size_t n = data.events();
-    if (n == 0) throw InputError("nothing to export: open a file first");
-    const auto& xy = positions();
-    if (xy.size() != 2 * n) throw InputError("the picture is not ready yet; try again");
-    Matrix coordinates(n, 2);
-    std::copy(xy.begin(), xy.end(), coordinates.values.begin());
-    PopulationCodes populations;
-    for (const auto& g : m_state.populations.groups) populations.names.push_back(g.name);
-    populations.codes.assign(n, -1);
-    for (size_t i = 0; i < n && i < m_state.populations.membership.size(); ++i)
-        populations.codes[i] = int32_t(m_state.populations.membership[i]) - 1;
-    ExportSource source;
-    source.tables = data.tables;
-    for (const auto& s : data.samples) source.sampleNames.push_back(s.name);
-    source.xy = &coordinates;
-    source.usedColumns = data.columns;
-    source.transformed = &data.points;
-    source.populations = &populations;
-    return writeExport(path, source, options);
-}
-
-void Workspace::exportModel(const std::string& path) const {
-    if (m_state.data.events() == 0) throw InputError("nothing to export: open a file first");
-    saveModel(path, m_state.model, m_state.data.columns, m_state.pipeline.toJson(), m_state.embed);
-}
-
 nlohmann::json Workspace::sessionJson(const std::array<float, 3>& camera) const {
+    const State& state = m_document.state();
     nlohmann::json files = nlohmann::json::array();
-    for (const auto& s : m_state.data.samples) files.push_back(s.path);
+    for (const auto& s : state.data.samples) files.push_back(s.path);
     nlohmann::json groups = nlohmann::json::array();
-    for (const auto& g : m_state.populations.groups)
+    for (const auto& g : state.populations.groups)
         groups.push_back({{"name", g.name}, {"colour", g.colour}});
-    const auto& c = m_state.colour;
-    const auto& v = m_state.view;
-    const auto& t = m_state.training;
+    const auto& c = state.colour;
+    const auto& v = state.view;
+    const auto& t = state.training;
     return {{"format", "sepal-session"},
             {"version", 2},
             {"files", files},
             // The model file of `sepal-cli embed --model`: its transform, landmarks, parameters.
-            {"model", modelToJson(m_state.model, m_state.data.columns, m_state.pipeline.toJson(),
-                                  m_state.embed)},
+            {"model",
+             modelToJson(state.model, state.data.columns, state.pipeline.toJson(), state.embed)},
             {"colour",
              {{"mode", int(c.mode)},
               {"column", c.column},
@@ -88,7 +60,7 @@ nlohmann::json Workspace::sessionJson(const std::array<float, 3>& camera) const 
               {"map", c.map},
               {"low", c.lowPercentile},
               {"high", c.highPercentile}}},
-            {"populations", {{"groups", groups}, {"runs", runs(m_state.populations.membership)}}},
+            {"populations", {{"groups", groups}, {"runs", runs(state.populations.membership)}}},
             {"view",
              {{"pointSize", v.pointSize},
               {"alpha", v.alpha},
@@ -181,16 +153,9 @@ std::array<float, 3> Workspace::loadSession(const std::string& path) {
     } catch (const nlohmann::json::exception& e) {
         throw InputError(path + ": the session is incomplete or damaged (" + e.what() + ")");
     }
-    pauseTraining();
-    m_recipe.reset();
-    m_untrained = false;
-    next.counter = m_state.counter;
-    m_state = std::move(next);
-    for (auto p :
-         {Part::Data, Part::Model, Part::Colour, Part::Populations, Part::View, Part::Training})
-        m_state.bump(p);
-    m_undo.clear();
-    for (const auto& s : m_state.data.samples) addRecent(s.path);
+    m_scheduler.stopModelWork();
+    m_document.replaceAll(std::move(next));
+    for (const auto& s : m_document.state().data.samples) addRecent(s.path);
     log(LogEntry::Info, "session restored from " + path);
     return camera;
 }

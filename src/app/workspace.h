@@ -1,6 +1,7 @@
 #pragma once
-// The interactive model behind the window: state, undo, projection, training, tasks and log.
-// The UI reads it and calls its methods; it knows nothing of ImGui or OpenGL.
+// The interactive model behind the window, as the windows see it: a facade over the document
+// (state, undo, edits), the scheduler (projection, training, background tasks) and the log, with
+// the services that use them (opening, exports, sessions). It knows nothing of ImGui or OpenGL.
 
 #include <array>
 #include <chrono>
@@ -10,9 +11,12 @@
 
 #include "app/colouring.h"
 #include "app/command.h"
+#include "app/document.h"
 #include "app/load_task.h"
+#include "app/log.h"
 #include "app/projection_sweeper.h"
 #include "app/recipe_task.h"
+#include "app/scheduler.h"
 #include "app/state.h"
 #include "backend/backends.h"
 #include "core/pipeline/export_table.h"
@@ -20,30 +24,6 @@
 #include "nlohmann/json.hpp"
 
 namespace sepal::app {
-
-/// One line of the Log window.
-struct LogEntry {
-    enum Level { Info, Warning, Error } level = Info;  ///< severity
-    std::string text;                                  ///< message
-    double seconds = 0;                                ///< since the app started
-};
-
-/// What a frame's work changed, for the renderer to upload.
-struct FrameUpdate {
-    std::vector<Range> positions;  ///< ranges of new 2D positions
-    bool allPositions = false;     ///< the point count changed: upload everything
-    bool colours = false;          ///< colours were recomputed
-};
-
-/// Per-frame timings and counts for the Stats window and --bench-frames.
-struct WorkStats {
-    double projectMs = 0;      ///< projection work in the last frame
-    double trainMs = 0;        ///< training work in the last frame
-    double fullSweepMs = 0;    ///< projection work one sweep of every point costs
-    double sweepProgress = 1;  ///< fraction of the current sweep done
-    uint64_t sweeps = 0;       ///< completed sweeps
-    uint64_t projected = 0;    ///< points projected since the data was opened
-};
 
 /// The application's model. Every edit goes through the undo stack.
 class Workspace {
@@ -54,31 +34,31 @@ class Workspace {
 
     // --- reading
     /// The state (read-only; edits go through the methods below).
-    const State& state() const { return m_state; }
+    const State& state() const { return m_document.state(); }
     /// Backend name and why it was chosen.
-    const Backend& backend() const { return m_backend; }
+    const Backend& backend() const { return m_scheduler.backend(); }
     /// 2D positions (n x 2), world units.
-    const std::vector<float>& positions() const { return m_sweeper->positions(); }
+    const std::vector<float>& positions() const { return m_scheduler.positions(); }
     /// Per-cell RGBA colours (n x 4).
-    const std::vector<uint8_t>& colours() const { return m_rgba; }
+    const std::vector<uint8_t>& colours() const { return m_scheduler.colours(); }
     /// What the colour bar or legend shows.
-    const ColourKey& colourKey() const { return m_key; }
+    const ColourKey& colourKey() const { return m_scheduler.colourKey(); }
     /// The log.
-    const std::vector<LogEntry>& log() const { return m_log; }
+    const std::vector<LogEntry>& log() const { return m_log.entries(); }
     /// Timings of the last frame.
-    const WorkStats& stats() const { return m_stats; }
+    const WorkStats& stats() const { return m_scheduler.stats(); }
     /// The file loading in progress, or nullptr.
-    const LoadTask* loading() const { return m_load.get(); }
+    const LoadTask* loading() const { return m_scheduler.loading(); }
     /// The recipe training in progress, or nullptr.
-    const RecipeTask* recipeRunning() const { return m_recipe.get(); }
+    const RecipeTask* recipeRunning() const { return m_scheduler.recipeRunning(); }
     /// Counts requests to fit the view to the picture (a new model was trained or opened).
-    uint64_t fitRequests() const { return m_fitRequests; }
+    uint64_t fitRequests() const { return m_document.fitRequests(); }
     /// The undo stack (labels for the Edit menu).
-    const UndoStack& undoStack() const { return m_undo; }
+    const UndoStack& undoStack() const { return m_document.undoStack(); }
     /// True while a trainer refines the landmarks step by step.
-    bool training() const { return m_training; }
+    bool training() const { return m_scheduler.training(); }
     /// True while the landmarks are an untrained start (no recipe or training has run).
-    bool modelUntrained() const { return m_untrained; }
+    bool modelUntrained() const { return m_document.untrained(); }
     /// Progress of the training run in [0, 1], negative when unknown.
     double trainingProgress() const;
     /// Files opened recently, newest first.
@@ -98,9 +78,9 @@ class Workspace {
     /// Host copy of positions projected elsewhere for the current model (n x 2).
     void acceptPositions(const float* xy);
     /// Records projection time spent elsewhere for the Stats window.
-    void setExternalProjectMs(double ms) { m_stats.projectMs = ms, m_stats.fullSweepMs = ms; }
+    void setExternalProjectMs(double ms) { m_scheduler.setExternalProjectMs(ms); }
     /// Backend name and reason shown in Stats.
-    void setBackendNote(const std::string& reason) { m_backend.reason = reason; }
+    void setBackendNote(const std::string& reason) { m_scheduler.setBackendNote(reason); }
 
     // --- files
     /// Starts loading files in the background (replacing what is open when they are read).
@@ -118,7 +98,7 @@ class Workspace {
     /// Applies and records a command.
     void execute(std::unique_ptr<Command> command);
     /// Ends a gesture, so the next edit is a new undo step.
-    void seal() { m_undo.seal(); }
+    void seal() { m_document.seal(); }
     /// Changes the transform pipeline (rebuilds the data, then trains the recipe again).
     void setPipeline(const TransformPipeline& pipeline);
     /// Compensates with the spillover matrix in `path` (io::readSpilloverFile); undoable.
@@ -196,40 +176,22 @@ class Workspace {
     /// Seconds since the workspace was created.
     double seconds() const;
     /// Counts of log entries per level seen by the UI (for the error banner).
-    size_t errorCount() const { return m_errors; }
+    size_t errorCount() const { return m_log.errorCount(); }
+
+    /// The document: state, history and edits (tests and tools read it directly).
+    const Document& document() const { return m_document; }
+    /// The scheduler: projection, training and background tasks.
+    const Scheduler& scheduler() const { return m_scheduler; }
 
   private:
-    void dataChanged();
     void addRecent(const std::string& path);
-    void trainStep(double budgetMs);
-    void pollRecipe();
-    LandmarkModel startModel() const;
 
-    State m_state;
-    UndoStack m_undo;
-    Backend m_backend;
-    std::unique_ptr<Sweeper> m_sweeper;
-    std::vector<uint8_t> m_rgba;
-    ColourKey m_key;
-    std::vector<LogEntry> m_log;
-    size_t m_errors = 0;
-    WorkStats m_stats;
-    std::unique_ptr<LoadTask> m_load;
-    std::unique_ptr<RecipeTask> m_recipe;
-    bool m_recipeUndoable = true;
-    bool m_untrained = true;
-    uint64_t m_fitRequests = 0;
-    bool m_loadAdds = false;
+    // Declared in this order: the scheduler refers to the document and the log, and its worker
+    // threads stop before either goes.
+    Log m_log;
+    Document m_document;
+    Scheduler m_scheduler;
     std::vector<std::string> m_recent;
-    std::unique_ptr<LandmarkModel> m_dragBefore;
-    std::unique_ptr<Trainer> m_trainer;
-    std::unique_ptr<LandmarkModel> m_trainBefore;
-    std::vector<float> m_trainSample;
-    bool m_training = false;
-    bool m_external = false;
-    uint64_t m_colourSeen = ~0ull, m_sweepsSeen = 0, m_dataSeen = 0;
-    size_t m_pointsSeen = ~size_t(0);
-    std::chrono::steady_clock::time_point m_start;
 };
 
 }  // namespace sepal::app

@@ -6,10 +6,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include "app/dataset.h"
+#include "app/document.h"
 #include "app/projection_sweeper.h"
+#include "app/scheduler.h"
 #include "app/synthetic.h"
 #include "app/workspace.h"
 #include "backend/backends.h"
@@ -399,6 +402,206 @@ TEST(Workspace, SessionRoundTripAndABadSessionKeepsWhatIsOpen) {
     EXPECT_EQ(other.state().data.events(), 2500u);
     EXPECT_EQ(other.state().model.low, before.model.low);
     std::filesystem::remove_all(dir);
+}
+
+// A document holding n synthetic events, opened as the workspace opens a file.
+void openInto(Document& doc, size_t n) {
+    Dataset data;
+    data.tables.push_back(makeSyntheticTable(n));
+    TransformPipeline pipeline = defaultPipeline(data);
+    rebuildPoints(data, pipeline);
+    doc.replaceData(std::move(data), std::move(pipeline));
+}
+
+// What a document edit may change, comparable as a whole.
+struct Edited {
+    std::vector<float> high, low;
+    std::vector<uint8_t> locked;
+    int k;
+    float smooth, adjust;
+    ColourSettings colour;
+    ViewSettings view;
+    TrainingSettings training;
+    Populations populations;
+    std::string pipeline;
+    std::vector<std::string> columns;
+    bool operator==(const Edited&) const = default;
+};
+
+Edited edited(const State& s) {
+    return {s.model.high,
+            s.model.low,
+            s.model.locked,
+            s.embed.k,
+            s.embed.smooth,
+            s.embed.adjust,
+            s.colour,
+            s.view,
+            s.training,
+            s.populations,
+            s.pipeline.toJson().dump(),
+            s.data.columns};
+}
+
+// Every edit the document offers: applied, undone (everything it touched is as before) and
+// redone (everything is as after), each on top of the ones before it.
+TEST(Document, EveryEditIsUndoneAndRedoneWhole) {
+    Log log;
+    Document doc(log);
+    openInto(doc, 1500);
+    ASSERT_GT(doc.state().model.count(), 8u);
+    struct Edit {
+        std::string name;
+        std::function<void(Document&)> apply;
+        int steps = 1;
+    };
+    const std::vector<Edit> edits = {
+        {"colour",
+         [](Document& d) {
+             ColourSettings c = d.state().colour;
+             c.mode = ColourMode::Marker;
+             c.column = 2;
+             d.setColour(c);
+         }},
+        {"view",
+         [](Document& d) {
+             ViewSettings v = d.state().view;
+             v.pointSize = 7;
+             d.setView(v);
+         }},
+        {"training",
+         [](Document& d) {
+             TrainingSettings t = d.state().training;
+             t.landmarks = 100;
+             d.setTraining(t);
+         }},
+        {"embed",
+         [](Document& d) {
+             EmbedParams p = d.state().embed;
+             p.k = 5, p.smooth = 1;
+             d.setEmbed(p);
+         }},
+        {"pipeline",
+         [](Document& d) {
+             TransformPipeline p = d.state().pipeline;
+             p.steps.erase(p.steps.begin());
+             ASSERT_TRUE(d.setPipeline(p));
+         }},
+        {"replace model",
+         [](Document& d) {
+             LandmarkModel m = d.state().model;
+             m.low[0] += 1;
+             d.replaceModel(m, "Move");
+         }},
+        {"drag",
+         [](Document& d) {
+             d.beginLandmarkDrag();
+             const LandmarkModel& m = d.state().model;
+             d.dragLandmarks({1, 2}, {m.low[2] + 1, m.low[3], m.low[4], m.low[5] - 1});
+             d.endLandmarkDrag("Move landmarks 1, 2");
+         }},
+        {"add landmark", [](Document& d) { d.addLandmark(0.5f, -0.5f); }},
+        {"remove landmarks",
+         [](Document& d) {
+             d.removeLandmarks({0, 3});
+         }},
+        {"lock",
+         [](Document& d) {
+             d.setLocked({0, 2}, true);
+         }},
+        {"reset model", [](Document& d) { d.resetModel(); }},
+        {"adopt model",
+         [](Document& d) {
+             LandmarkModel m = d.state().model;
+             for (float& v : m.low) v *= 2;
+             d.adoptModel(d.state().pipeline, m, EmbedParams{6, 0.5f, 1}, "Open model");
+         }},
+        {"adopt trained",
+         [](Document& d) {
+             LandmarkModel m = d.state().model;
+             for (float& v : m.high) v += 0.25f;
+             d.adoptTrained(m, EmbedParams{7, 0, 2}, "Train", true);
+         }},
+        // The brush and the switch to population colours are two steps.
+        {"brush",
+         [](Document& d) {
+             const State& st = d.state();
+             std::vector<float> xy(2 * st.data.events());
+             makeCpuProjector()->project(st.data.points.data(), st.data.events(),
+                                         st.data.points.cols, st.model, st.embed, xy.data());
+             EXPECT_GT(d.brush({-1e6f, -1e6f, 1e6f, -1e6f, 0, 1e6f}, "all", xy), 0u);
+         },
+         2},
+        {"edit population",
+         [](Document& d) {
+             d.editPopulation(0, {"every cell", {9, 8, 7}});
+         }},
+        {"delete population", [](Document& d) { d.deletePopulation(0); }},
+    };
+    for (const auto& edit : edits) {
+        const Edited before = edited(doc.state());
+        edit.apply(doc);
+        doc.seal();
+        const Edited after = edited(doc.state());
+        EXPECT_FALSE(before == after) << edit.name << " changed nothing";
+        for (int i = 0; i < edit.steps; ++i) ASSERT_TRUE(doc.undo()) << edit.name;
+        EXPECT_TRUE(edited(doc.state()) == before) << edit.name << ": undo left a trace";
+        for (int i = 0; i < edit.steps; ++i) ASSERT_TRUE(doc.redo()) << edit.name;
+        EXPECT_TRUE(edited(doc.state()) == after) << edit.name << ": redo differs";
+    }
+    EXPECT_EQ(log.errorCount(), 0u);
+}
+
+// The scheduler alone, on a document: the sweep follows the data, a recipe's model comes back
+// as one step with a request to fit the view, and a refining run is one "Train" step.
+TEST(Scheduler, RecipesAndRefiningRunsComeBackAsOneUndoStepEach) {
+    Log log;
+    Document doc(log);
+    Scheduler scheduler("cpu", doc, log);
+    openInto(doc, 2000);
+    const auto settleAll = [&] {
+        const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+        for (int i = 0; (i < 2 || !scheduler.idle()) && std::chrono::steady_clock::now() < end;
+             ++i) {
+            scheduler.frame(8.0);
+            if (!scheduler.idle()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        ASSERT_TRUE(scheduler.idle());
+    };
+    const auto projected = [&] {
+        const State& st = doc.state();
+        std::vector<float> xy(2 * st.data.events());
+        makeCpuProjector()->project(st.data.points.data(), st.data.events(), st.data.points.cols,
+                                    st.model, st.embed, xy.data());
+        return xy;
+    };
+    settleAll();
+    EXPECT_EQ(scheduler.positions(), projected());
+
+    scheduler.runRecipe(true);
+    ASSERT_NE(scheduler.recipeRunning(), nullptr);
+    settleAll();
+    EXPECT_EQ(doc.undoStack().undoLabel(), "Train k-means + t-SNE (default)");
+    EXPECT_EQ(doc.fitRequests(), 1u);
+    EXPECT_FALSE(doc.untrained());
+    EXPECT_EQ(scheduler.positions(), projected());
+
+    const LandmarkModel trained = doc.state().model;
+    TrainingSettings t = doc.state().training;
+    t.trainer = "som";
+    scheduler.retune(t);
+    doc.setTraining(t);
+    scheduler.startTraining();
+    ASSERT_TRUE(scheduler.training());
+    for (int i = 0; i < 3 && scheduler.training(); ++i) scheduler.frame(8.0);
+    scheduler.pauseTraining();
+    EXPECT_EQ(doc.undoStack().undoLabel(), "Train");
+    EXPECT_NE(doc.state().model.high, trained.high);
+    ASSERT_TRUE(doc.undo());
+    EXPECT_EQ(doc.state().model.high, trained.high);
+    settleAll();
+    EXPECT_EQ(scheduler.positions(), projected());
+    EXPECT_EQ(log.errorCount(), 0u);
 }
 
 }  // namespace

@@ -1,0 +1,231 @@
+#include "app/document.h"
+
+#include "app/initial_model.h"
+#include "app/populations.h"
+
+namespace sepal::app {
+
+namespace {
+// Landmarks of the untrained start model shown while the recipe trains.
+constexpr size_t kStartLandmarks = 64;
+// Population codes are bytes, 0 meaning none; a few stay free for the palette's first colours.
+constexpr size_t kMaxPopulations = 250;
+
+LandmarkModel startModelOf(const State& s) {
+    // A sample of the cells on their PCA plane: a fair first look while the recipe trains.
+    return makeInitialModel(s.data.points, kStartLandmarks, 0, s.training.seed, "kmeans");
+}
+
+// Replacing the pipeline rebuilds the matrix; the model of the old space does not fit the new
+// one, so the command carries the model before and the one made after (redo reuses it).
+struct PipelineSnapshot {
+    TransformPipeline pipeline;
+    LandmarkModel model;  // empty: "a fresh start model", made once, then kept for redo
+    EmbedParams params;
+    void restore(State& s) {
+        rebuildPoints(s.data, pipeline);
+        s.pipeline = pipeline;
+        s.bump(Part::Data);
+        s.bump(Part::Colour);
+        if (model.dim != s.data.points.cols || model.count() == 0) model = startModelOf(s);
+        s.model = model;
+        s.embed = params;
+        s.bump(Part::Model);
+    }
+};
+using PipelineCommand = SnapshotCommand<PipelineSnapshot>;
+
+bool samePipeline(const TransformPipeline& a, const TransformPipeline& b) {
+    return a.toJson() == b.toJson();
+}
+}  // namespace
+
+Document::Document(Log& log) : m_log(log) {}
+
+LandmarkModel Document::startModel() const {
+    return startModelOf(m_state);
+}
+
+// ---------------------------------------------------------------- settings
+
+void Document::setColour(const ColourSettings& s, const std::string& mergeKey) {
+    if (s == m_state.colour) return;
+    execute(std::make_unique<ChangeCommand<ColourSettings>>(
+        &State::colour, Part::Colour, m_state.colour, s, "Change colouring", mergeKey));
+}
+
+void Document::setView(const ViewSettings& s, const std::string& mergeKey) {
+    if (s == m_state.view) return;
+    execute(std::make_unique<ChangeCommand<ViewSettings>>(&State::view, Part::View, m_state.view, s,
+                                                          "Change drawing", mergeKey));
+}
+
+void Document::setTraining(const TrainingSettings& s, const std::string& mergeKey) {
+    if (s == m_state.training) return;
+    execute(std::make_unique<ChangeCommand<TrainingSettings>>(
+        &State::training, Part::Training, m_state.training, s, "Change training", mergeKey));
+}
+
+void Document::setEmbed(const EmbedParams& p, const std::string& mergeKey) {
+    try {
+        validateParams(p, m_state.model.count());
+    } catch (const std::exception& e) {
+        m_log.add(LogEntry::Error, e.what());
+        return;
+    }
+    // EmbedSOM parameters change every position, like a model edit.
+    execute(std::make_unique<ChangeCommand<EmbedParams>>(&State::embed, Part::Model, m_state.embed,
+                                                         p, "Change projection", mergeKey));
+}
+
+void Document::showGraph(bool show) {
+    if (m_state.view.showGraph == show) return;
+    m_state.view.showGraph = show;
+    m_state.bump(Part::View);
+}
+
+// ---------------------------------------------------------------- data and models
+
+bool Document::acceptsPipeline(const TransformPipeline& pipeline) const {
+    if (m_state.data.tables.empty() || samePipeline(pipeline, m_state.pipeline)) return false;
+    if (pipeline.steps.empty()) {
+        m_log.add(LogEntry::Error, "at least one marker must be used");
+        return false;
+    }
+    return true;
+}
+
+bool Document::setPipeline(const TransformPipeline& pipeline) {
+    if (!acceptsPipeline(pipeline)) return false;
+    try {
+        pipeline.validate();
+        execute(std::make_unique<PipelineCommand>(
+            PipelineSnapshot{m_state.pipeline, m_state.model, m_state.embed},
+            PipelineSnapshot{pipeline, LandmarkModel{}, m_state.embed}, "Change transform"));
+    } catch (const std::exception& e) {
+        m_log.add(LogEntry::Error, e.what());
+        return false;
+    }
+    seal();
+    m_untrained = true;
+    return true;
+}
+
+void Document::adoptModel(const TransformPipeline& pipeline, const LandmarkModel& model,
+                          const EmbedParams& params, const std::string& label) {
+    execute(std::make_unique<PipelineCommand>(
+        PipelineSnapshot{m_state.pipeline, m_state.model, m_state.embed},
+        PipelineSnapshot{pipeline, model, params}, label));
+    seal();
+    m_untrained = false;
+    ++m_fitRequests;
+}
+
+void Document::replaceModel(const LandmarkModel& after, const std::string& label) {
+    execute(std::make_unique<ChangeCommand<LandmarkModel>>(&State::model, Part::Model,
+                                                           m_state.model, after, label));
+    seal();
+}
+
+void Document::adoptTrained(LandmarkModel model, const EmbedParams& params,
+                            const std::string& label, bool undoable) {
+    if (undoable) {
+        execute(std::make_unique<ModelCommand>(ModelSnapshot{m_state.model, m_state.embed},
+                                               ModelSnapshot{std::move(model), params}, label));
+        seal();
+    } else {
+        m_state.model = std::move(model);
+        m_state.embed = params;
+        m_state.bump(Part::Model);
+    }
+    m_untrained = false;
+    ++m_fitRequests;
+}
+
+void Document::recordModelEdit(LandmarkModel before, const std::string& label) {
+    m_undo.record(std::make_unique<ChangeCommand<LandmarkModel>>(
+        &State::model, Part::Model, std::move(before), m_state.model, label));
+    seal();
+}
+
+void Document::replaceData(Dataset data, TransformPipeline pipeline) {
+    m_state.data = std::move(data);
+    m_state.pipeline = std::move(pipeline);
+    // First colouring: labels when the file has them, samples when there are several, else density.
+    if (!m_state.data.tables.front().labels.empty())
+        m_state.colour.mode = ColourMode::Label;
+    else if (m_state.data.samples.size() > 1)
+        m_state.colour.mode = ColourMode::Sample;
+    else
+        m_state.colour.mode = ColourMode::Density;
+    m_state.populations = Populations{};
+    m_state.populations.membership.assign(m_state.data.events(), 0);
+    m_undo.clear();
+    m_state.bump(Part::Data);
+    m_state.model = startModel();
+    m_untrained = true;
+    m_state.bump(Part::Model);
+    m_state.bump(Part::Populations);
+    m_state.bump(Part::Colour);
+}
+
+void Document::replaceAll(State next) {
+    m_untrained = false;
+    next.counter = m_state.counter;
+    m_state = std::move(next);
+    for (auto p :
+         {Part::Data, Part::Model, Part::Colour, Part::Populations, Part::View, Part::Training})
+        m_state.bump(p);
+    m_undo.clear();
+}
+
+// ---------------------------------------------------------------- populations
+
+size_t Document::brush(const std::vector<float>& polygon, const std::string& name,
+                       const std::vector<float>& xy) {
+    if (polygon.size() < 6 || m_state.data.events() == 0) return 0;
+    Populations next = m_state.populations;
+    size_t id = 0;
+    for (; id < next.groups.size(); ++id)
+        if (next.groups[id].name == name) break;
+    if (id == next.groups.size()) {
+        if (id >= kMaxPopulations) {
+            m_log.add(LogEntry::Error, "too many populations (250); delete some first");
+            return 0;
+        }
+        next.groups.push_back({name, paletteColour(id + 3)});
+    }
+    size_t count = paintPolygon(polygon, xy, uint8_t(id + 1), next.membership);
+    execute(std::make_unique<ChangeCommand<Populations>>(&State::populations, Part::Populations,
+                                                         m_state.populations, std::move(next),
+                                                         "Brush " + name));
+    seal();
+    if (m_state.colour.mode != ColourMode::Population) {
+        ColourSettings c = m_state.colour;
+        c.mode = ColourMode::Population;
+        setColour(c);
+        seal();
+    }
+    m_log.add(LogEntry::Info, "brushed " + std::to_string(count) + " cells into " + name);
+    return count;
+}
+
+void Document::deletePopulation(size_t i) {
+    if (i >= m_state.populations.groups.size()) return;
+    const std::string name = m_state.populations.groups[i].name;
+    execute(std::make_unique<ChangeCommand<Populations>>(
+        &State::populations, Part::Populations, m_state.populations,
+        withoutGroup(m_state.populations, i), "Delete " + name));
+    seal();
+}
+
+void Document::editPopulation(size_t i, const Population& p) {
+    if (i >= m_state.populations.groups.size()) return;
+    Populations next = m_state.populations;
+    next.groups[i] = p;
+    execute(std::make_unique<ChangeCommand<Populations>>(
+        &State::populations, Part::Populations, m_state.populations, std::move(next),
+        "Edit " + p.name, "population" + std::to_string(i)));
+}
+
+}  // namespace sepal::app

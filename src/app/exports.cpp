@@ -1,0 +1,42 @@
+// Exports of the workspace: the events with their coordinates and populations, and the model.
+#include <algorithm>
+
+#include "app/workspace.h"
+#include "core/common/error.h"
+#include "core/model/model_file.h"
+#include "core/pipeline/export_files.h"
+
+namespace sepal::app {
+
+std::vector<std::string> Workspace::exportEvents(const std::string& path,
+                                                 const ExportOptions& options) const {
+    const State& state = m_document.state();
+    const auto& data = state.data;
+    const size_t n = data.events();
+    if (n == 0) throw InputError("nothing to export: open a file first");
+    const auto& xy = positions();
+    if (xy.size() != 2 * n) throw InputError("the picture is not ready yet; try again");
+    Matrix coordinates(n, 2);
+    std::copy(xy.begin(), xy.end(), coordinates.values.begin());
+    PopulationCodes populations;
+    for (const auto& g : state.populations.groups) populations.names.push_back(g.name);
+    populations.codes.assign(n, -1);
+    for (size_t i = 0; i < n && i < state.populations.membership.size(); ++i)
+        populations.codes[i] = int32_t(state.populations.membership[i]) - 1;
+    ExportSource source;
+    source.tables = data.tables;
+    for (const auto& s : data.samples) source.sampleNames.push_back(s.name);
+    source.xy = &coordinates;
+    source.usedColumns = data.columns;
+    source.transformed = &data.points;
+    source.populations = &populations;
+    return writeExport(path, source, options);
+}
+
+void Workspace::exportModel(const std::string& path) const {
+    const State& state = m_document.state();
+    if (state.data.events() == 0) throw InputError("nothing to export: open a file first");
+    saveModel(path, state.model, state.data.columns, state.pipeline.toJson(), state.embed);
+}
+
+}  // namespace sepal::app

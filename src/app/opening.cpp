@@ -1,0 +1,105 @@
+// Opening things into the workspace: data files (in the background), tables, model files and
+// spillover matrices, and the list of recent files.
+#include <algorithm>
+#include <filesystem>
+
+#include "app/workspace.h"
+#include "core/common/error.h"
+#include "core/io/spillover_file.h"
+#include "core/model/model_file.h"
+
+namespace sepal::app {
+
+namespace {
+constexpr size_t kMaxRecent = 10;
+}  // namespace
+
+void Workspace::addRecent(const std::string& path) {
+    if (path.starts_with("synthetic:")) return;
+    std::string abs = std::filesystem::absolute(path).lexically_normal().string();
+    m_recent.erase(std::remove(m_recent.begin(), m_recent.end(), abs), m_recent.end());
+    m_recent.insert(m_recent.begin(), abs);
+    if (m_recent.size() > kMaxRecent) m_recent.resize(kMaxRecent);
+}
+
+void Workspace::openFiles(const std::vector<std::string>& paths, bool addAsSamples) {
+    if (paths.empty()) return;
+    if (paths.size() == 1 && isModelFile(paths.front())) {
+        // A model file applies to the open data (the model of sepal-cli embed --model).
+        try {
+            openModel(paths.front());
+        } catch (const std::exception& e) {
+            log(LogEntry::Error, std::string("cannot open the model: ") + e.what());
+        }
+        return;
+    }
+    m_scheduler.startLoading(paths, addAsSamples);
+    log(LogEntry::Info, "opening " + std::to_string(paths.size()) + " file(s): " + paths.front() +
+                            (paths.size() > 1 ? ", ..." : ""));
+}
+
+void Workspace::openTables(std::vector<io::Table> tables, bool addAsSamples) {
+    if (tables.empty()) return;
+    const State& state = m_document.state();
+    // Build the new dataset aside, so a failure leaves what was open untouched.
+    Dataset next;
+    if (addAsSamples) next.tables = state.data.tables;
+    for (auto& t : tables) {
+        if (t.events() == 0) throw InputError(t.source + ": holds no events");
+        for (const auto& w : t.warnings) log(LogEntry::Warning, t.source + ": " + w);
+        next.tables.push_back(std::move(t));
+    }
+    TransformPipeline pipeline =
+        addAsSamples && !state.data.tables.empty() ? state.pipeline : defaultPipeline(next);
+    rebuildPoints(next, pipeline);
+    if (next.columns.empty())
+        throw InputError(next.tables.front().source + ": no channel to use; pick markers");
+    for (const auto& t : next.tables) addRecent(t.source);
+    m_scheduler.stopModelWork();
+    m_scheduler.forgetTrainer();
+    m_document.replaceData(std::move(next), std::move(pipeline));
+    log(LogEntry::Info, "opened " + std::to_string(state.data.samples.size()) + " sample(s), " +
+                            std::to_string(state.data.events()) + " events, " +
+                            std::to_string(state.data.columns.size()) + " columns used");
+    // The picture a user expects on open: the default recipe, trained at once.
+    m_scheduler.runRecipe(false);
+}
+
+void Workspace::openModel(const std::string& path) {
+    const State& state = m_document.state();
+    if (state.data.tables.empty()) throw InputError("open a file before opening a model");
+    LoadedModel loaded = loadModel(path);
+    TransformPipeline pipeline = TransformPipeline::fromJson(loaded.transform);
+    if (pipeline.columns() != loaded.columns)
+        throw InputError(path + ": the transform's columns differ from the model's; re-save it");
+    validateParams(loaded.params, loaded.model.count());
+    // Try the pipeline on the open data first: a missing channel leaves everything as it was.
+    Dataset probe;
+    probe.tables = state.data.tables;
+    rebuildPoints(probe, pipeline);
+    m_scheduler.stopModelWork();
+    m_document.adoptModel(pipeline, loaded.model, loaded.params, "Open model " + path);
+    log(LogEntry::Info,
+        "opened model " + path + " (" + std::to_string(loaded.model.count()) + " landmarks)");
+}
+
+void Workspace::loadSpillover(const std::string& path) {
+    const State& state = m_document.state();
+    if (state.data.tables.empty()) {
+        log(LogEntry::Error, "open a file before loading a spillover matrix");
+        return;
+    }
+    try {
+        TransformPipeline next = state.pipeline;
+        next.compensation.source = CompensationStep::Source::Stored;
+        next.compensation.spillover = io::readSpilloverFile(path);
+        // Check it against the data now, so a matrix of other channels is refused with its names.
+        next.apply(state.data.tables.front());
+        setPipeline(next);
+        log(LogEntry::Info, "compensating with " + path);
+    } catch (const std::exception& e) {
+        log(LogEntry::Error, e.what());
+    }
+}
+
+}  // namespace sepal::app

@@ -1,0 +1,55 @@
+#include "app/populations.h"
+
+#include <algorithm>
+
+namespace sepal::app {
+
+namespace {
+bool inside(const std::vector<float>& poly, float x, float y) {
+    bool in = false;
+    size_t m = poly.size() / 2;
+    for (size_t i = 0, j = m - 1; i < m; j = i++) {
+        float xi = poly[2 * i], yi = poly[2 * i + 1], xj = poly[2 * j], yj = poly[2 * j + 1];
+        if ((yi > y) != (yj > y) && x < (xj - xi) * (y - yi) / (yj - yi) + xi) in = !in;
+    }
+    return in;
+}
+}  // namespace
+
+size_t paintPolygon(const std::vector<float>& polygon, const std::vector<float>& xy, uint8_t code,
+                    std::vector<uint8_t>& membership) {
+    float minX = polygon[0], maxX = polygon[0], minY = polygon[1], maxY = polygon[1];
+    for (size_t i = 0; i < polygon.size(); i += 2) {
+        minX = std::min(minX, polygon[i]), maxX = std::max(maxX, polygon[i]);
+        minY = std::min(minY, polygon[i + 1]), maxY = std::max(maxY, polygon[i + 1]);
+    }
+    size_t count = 0;
+    for (size_t i = 0; i < membership.size() && 2 * i + 1 < xy.size(); ++i) {
+        float x = xy[2 * i], y = xy[2 * i + 1];
+        if (x < minX || x > maxX || y < minY || y > maxY || !inside(polygon, x, y)) continue;
+        membership[i] = code;
+        ++count;
+    }
+    return count;
+}
+
+Populations withoutGroup(const Populations& populations, size_t i) {
+    Populations next = populations;
+    next.groups.erase(next.groups.begin() + long(i));
+    for (auto& m : next.membership) {
+        if (m == i + 1)
+            m = 0;
+        else if (m > i + 1)
+            --m;
+    }
+    return next;
+}
+
+std::vector<size_t> groupSizes(const Populations& populations) {
+    std::vector<size_t> sizes(populations.groups.size(), 0);
+    for (uint8_t m : populations.membership)
+        if (m > 0 && m <= sizes.size()) ++sizes[m - 1];
+    return sizes;
+}
+
+}  // namespace sepal::app

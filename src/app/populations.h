@@ -1,0 +1,21 @@
+#pragma once
+// Population arithmetic on plain values: which cells a lasso takes, removing a group, sizes.
+// The document wraps these in undoable commands.
+
+#include <cstdint>
+#include <vector>
+
+#include "app/colouring.h"
+
+namespace sepal::app {
+
+/// Sets membership[i] = code for every cell whose 2D position (xy, n x 2) lies inside the
+/// polygon (world units, x y pairs); returns how many cells it set.
+size_t paintPolygon(const std::vector<float>& polygon, const std::vector<float>& xy, uint8_t code,
+                    std::vector<uint8_t>& membership);
+/// The populations without group i (its cells become unassigned, later codes move down).
+Populations withoutGroup(const Populations& populations, size_t i);
+/// Cells in each group.
+std::vector<size_t> groupSizes(const Populations& populations);
+
+}  // namespace sepal::app

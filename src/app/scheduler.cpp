@@ -1,0 +1,142 @@
+#include "app/scheduler.h"
+
+#include <algorithm>
+#include <random>
+
+namespace sepal::app {
+
+namespace {
+// Training reads a fixed seeded subsample, so that steps cost the same on any dataset size.
+constexpr size_t kTrainingSubsample = 50000;
+// Share of a frame's budget a training run may take; the sweep gets the rest.
+constexpr double kTrainShare = 0.4;
+}  // namespace
+
+Scheduler::Scheduler(const std::string& backendName, Document& document, Log& log)
+    : m_document(document), m_log(log), m_sweeper(makeSweeper()) {
+    try {
+        m_backend = makeBackend(backendName);
+    } catch (const std::exception& e) {
+        m_backend = makeBackend("cpu");
+        m_backend.reason = std::string(e.what()) + "; using the CPU";
+    }
+    m_log.add(LogEntry::Info,
+              "projection backend: " + m_backend.name + " (" + m_backend.reason + ")");
+}
+
+Scheduler::~Scheduler() = default;
+
+bool Scheduler::idle() const {
+    return m_sweeper->settled() && !m_training && !m_load && !m_recipe;
+}
+
+void Scheduler::dataChanged() {
+    m_trainer.reset();
+    const State& state = m_document.state();
+    // The sweeper gets its own copy of the points: it may read them on another thread while
+    // the state changes.
+    bool same = m_sweeper->positions().size() == 2 * state.data.events();
+    m_sweeper->reset(std::make_shared<const Matrix>(state.data.points), same);
+    const auto& pts = state.data.points;
+    size_t n = pts.rows, d = pts.cols, m = std::min(n, kTrainingSubsample);
+    m_trainSample.resize(m * d);
+    std::mt19937_64 rng(state.training.seed);
+    std::uniform_int_distribution<size_t> any(0, n ? n - 1 : 0);
+    for (size_t i = 0; i < m; ++i) {
+        size_t src = m == n ? i : any(rng);
+        std::copy(pts.row(src), pts.row(src) + d, m_trainSample.begin() + long(i * d));
+    }
+}
+
+// ---------------------------------------------------------------- frame
+
+FrameUpdate Scheduler::frame(double budgetMs) {
+    FrameUpdate update;
+    pollRecipe();
+    const State& state = m_document.state();
+    if (state.version(Part::Data) != m_dataSeen) {
+        m_dataSeen = state.version(Part::Data);
+        dataChanged();
+    }
+    m_stats.trainMs = 0;
+    if (m_training) trainStep(budgetMs * kTrainShare);
+    double left = std::max(1.0, budgetMs - m_stats.trainMs);
+    try {
+        if (!m_external)
+            m_sweeper->step(state.model, state.embed, *m_backend.projector, left, update.positions);
+    } catch (const std::exception& e) {
+        m_log.add(LogEntry::Error, std::string("projection failed: ") + e.what());
+        m_sweeper->invalidate();
+    }
+    if (m_pointsSeen != state.data.events()) {
+        m_pointsSeen = state.data.events();
+        update.allPositions = true;
+    }
+    updateStats();
+    // Colours follow the colouring, data and populations, and density follows every sweep.
+    uint64_t colourKey = state.version(Part::Colour) * 1000003 + state.version(Part::Data) * 31 +
+                         state.version(Part::Populations);
+    bool densityStale =
+        state.colour.mode == ColourMode::Density && m_sweeper->sweeps() != m_sweepsSeen;
+    if (colourKey != m_colourSeen || densityStale || update.allPositions) {
+        m_colourSeen = colourKey;
+        m_sweepsSeen = m_sweeper->sweeps();
+        m_key = computeColours(state.data, state.colour, state.populations, m_sweeper->positions(),
+                               m_rgba);
+        update.colours = true;
+    }
+    return update;
+}
+
+void Scheduler::updateStats() {
+    if (!m_external) {
+        m_stats.projectMs = m_sweeper->lastStepMs();
+        m_stats.fullSweepMs = m_sweeper->fullSweepMs();
+    }
+    m_stats.sweepProgress = m_sweeper->progress();
+    m_stats.sweeps = m_sweeper->sweeps();
+    m_stats.projected = m_sweeper->projectedTotal();
+}
+
+void Scheduler::useExternalProjection(bool on) {
+    m_external = on;
+    m_sweeper->setPaused(on);
+    if (!on) m_sweeper->invalidate();
+}
+
+void Scheduler::acceptPositions(const float* xy) {
+    const State& state = m_document.state();
+    if (m_sweeper->positions().size() != 2 * state.data.events()) return;
+    m_sweeper->accept(xy, state.model);
+    m_stats.sweepProgress = m_sweeper->progress();  // settled now, not a frame later
+}
+
+// ---------------------------------------------------------------- files
+
+void Scheduler::startLoading(const std::vector<std::string>& paths, bool addAsSamples) {
+    m_load = std::make_unique<LoadTask>(paths);
+    m_loadAdds = addAsSamples;
+}
+
+void Scheduler::cancelLoading() {
+    if (!m_load) return;
+    m_load->cancel();
+    m_log.add(LogEntry::Info, "loading cancelled; what was open stays open");
+}
+
+std::optional<LoadedFiles> Scheduler::takeLoaded() {
+    if (!m_load || !m_load->done()) return std::nullopt;
+    auto task = std::move(m_load);
+    if (!task->error().empty()) {
+        m_log.add(LogEntry::Error,
+                  "cannot open: " + task->error() +
+                      (m_document.state().data.events() > 0
+                           ? " (what was open stays open)"
+                           : " (nothing is open: choose a file in the Open window)"));
+        return std::nullopt;
+    }
+    if (task->cancelled()) return std::nullopt;
+    return LoadedFiles{task->takeTables(), m_loadAdds};
+}
+
+}  // namespace sepal::app

@@ -1,0 +1,153 @@
+// The scheduler's training: recipes on a worker thread, and the refining trainer's steps within
+// each frame's budget.
+#include <chrono>
+
+#include "app/recipes.h"
+#include "app/scheduler.h"
+#include "app/training.h"
+#include "core/common/error.h"
+#include "core/train/som_trainer.h"
+
+namespace sepal::app {
+
+namespace {
+// Trainers that lay the landmarks out in 2D rather than train them in data space.
+bool laysOut(const std::string& trainer) {
+    return trainer == "tsne" || trainer == "umap" || trainer == "graph";
+}
+}  // namespace
+
+double Scheduler::trainingProgress() const {
+    return m_trainer ? m_trainer->progress() : -1.0;
+}
+
+void Scheduler::runRecipe(bool undoable) {
+    const State& state = m_document.state();
+    if (state.data.events() == 0) return;
+    pauseTraining();
+    const Recipe* recipe = findRecipe(state.training.recipe);
+    if (recipe && !recipe->trainsNewModel) {
+        // A drawn map trains the landmarks the user placed, with the SOM on their layout.
+        TrainingSettings t = state.training;
+        t.trainer = "som";
+        retune(t);
+        m_document.setTraining(t);
+        m_document.markTrained();
+        startTraining();
+        return;
+    }
+    try {
+        EmbedSettings settings = recipeSettings(state.training);
+        if (state.data.events() < settings.landmarks.count)
+            throw InputError("the recipe asks for " + std::to_string(settings.landmarks.count) +
+                             " landmarks but the data has " + std::to_string(state.data.events()) +
+                             " events; ask for fewer landmarks in the Training window");
+        m_recipe = std::make_unique<RecipeTask>(std::make_shared<const Matrix>(state.data.points),
+                                                settings, recipe->title);
+        m_recipeUndoable = undoable;
+        m_log.add(LogEntry::Info, "training " + recipe->title + " (sepal-cli embed " +
+                                      recipeCommandLine(state.training) + ")");
+    } catch (const std::exception& e) {
+        m_log.add(LogEntry::Error, std::string("cannot train: ") + e.what());
+    }
+}
+
+void Scheduler::cancelRecipe() {
+    if (!m_recipe) return;
+    m_recipe.reset();
+    m_log.add(LogEntry::Info, "training cancelled; the landmarks stay as they were");
+}
+
+void Scheduler::stopModelWork() {
+    pauseTraining();
+    m_recipe.reset();
+}
+
+void Scheduler::pollRecipe() {
+    if (!m_recipe || !m_recipe->done()) return;
+    auto task = std::move(m_recipe);
+    if (!task->error().empty()) {
+        m_log.add(LogEntry::Error, "training failed: " + task->error());
+        return;
+    }
+    auto model = task->takeModel();
+    if (!model) return;
+    model->touch();
+    m_document.adoptTrained(std::move(*model), task->settings().params, "Train " + task->title(),
+                            m_recipeUndoable);
+    m_log.add(LogEntry::Info, "trained " + task->title() + ": " +
+                                  std::to_string(m_document.state().model.count()) + " landmarks");
+}
+
+void Scheduler::retune(const TrainingSettings& s) {
+    const TrainingSettings& now = m_document.state().training;
+    if (s == now) return;
+    // A running SOM takes new radius and rate at once (manual mode); other changes apply to the
+    // next run.
+    if (auto* som = dynamic_cast<SomTrainer*>(m_trainer.get());
+        som && m_training && (s.sigma != now.sigma || s.alpha != now.alpha))
+        som->setManual(s.sigma, s.alpha);
+    else if (!m_training)
+        m_trainer.reset();
+}
+
+void Scheduler::startTraining() {
+    const State& state = m_document.state();
+    if (m_training || state.data.events() == 0) return;
+    const std::string& t = state.training.trainer;
+    if (m_document.untrained() && laysOut(t))
+        m_log.add(LogEntry::Warning, "the landmarks are not trained yet: " + t +
+                                         " lays out an untrained start; run a recipe first for a "
+                                         "meaningful picture");
+    if (!m_trainer) {
+        try {
+            m_trainer = createTrainer(state.training, *m_backend.search);
+        } catch (const std::exception& e) {
+            m_log.add(LogEntry::Error, std::string("cannot train: ") + e.what());
+            return;
+        }
+    }
+    m_trainBefore = std::make_unique<LandmarkModel>(state.model);
+    m_training = true;
+    if (!laysOut(t)) m_document.markTrained();
+    // A t-SNE or UMAP layout scatters the graph's edges into a mesh of crossing lines.
+    if (t == "tsne" || t == "umap") m_document.showGraph(false);
+    m_log.add(LogEntry::Info, "training with " + m_trainer->name());
+}
+
+void Scheduler::pauseTraining() {
+    if (!m_training) return;
+    m_training = false;
+    if (m_trainBefore) {
+        LandmarkModel before = std::move(*m_trainBefore);
+        m_trainBefore.reset();
+        m_document.recordModelEdit(std::move(before), "Train");
+    }
+}
+
+void Scheduler::trainStep(double budgetMs) {
+    using Clock = std::chrono::steady_clock;
+    auto start = Clock::now();
+    const size_t d = m_document.state().data.points.cols;
+    TrainingData data{m_trainSample.data(), m_trainSample.size() / std::max<size_t>(1, d), d};
+    LandmarkModel& model = m_document.liveModel();
+    bool more = true;
+    try {
+        do {
+            more = m_trainer->step(model, data);
+            model.touch();
+        } while (more && std::chrono::duration<double, std::milli>(Clock::now() - start).count() <
+                             budgetMs);
+    } catch (const std::exception& e) {
+        m_log.add(LogEntry::Error, std::string("training stopped: ") + e.what());
+        more = false;
+    }
+    m_stats.trainMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    if (!more) {
+        pauseTraining();
+        m_trainer.reset();
+        m_log.add(LogEntry::Info, "training finished");
+    }
+}
+
+}  // namespace sepal::app
