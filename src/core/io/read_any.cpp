@@ -13,6 +13,45 @@
 
 namespace sepal::io {
 
+namespace {
+
+std::string lowerExtension(const std::string& path) {
+    std::string ext = std::filesystem::path(path).extension().string();
+    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return ext;
+}
+
+Table readByContent(const std::string& path, const std::string& head) {
+    if (head.rfind("FCS", 0) == 0) {
+        Table table = readFcs(path);
+        recoverPopulationLabels(table);
+        return table;
+    }
+    const std::string ext = lowerExtension(path);
+    // A .fcs name promises FCS: reading such a file as text would report a table without events.
+    if (ext == ".fcs")
+        throw InputError(path + ": not an FCS file (it does not start with 'FCS'); " +
+                         (head.empty() ? std::string("it is empty")
+                                       : std::string("it may be damaged or another kind of file")) +
+                         ": Sepal reads FCS 2.0-3.2, and CSV/TSV or points JSON named .csv, "
+                         ".tsv, .txt or .json");
+    if (head.empty()) throw InputError(path + ": holds no events (the file is empty)");
+    if (ext == ".json") return readPointsJson(path);
+    const bool text = head.find('\0') == std::string::npos;
+    if (ext == ".csv" || ext == ".tsv" || ext == ".txt" || text) {
+        if (!text)
+            throw InputError(path +
+                             ": holds binary bytes, not delimited text; expected an FCS "
+                             "file (starting with \"FCS\"), CSV/TSV or points JSON");
+        return readCsv(path);
+    }
+    throw InputError(path +
+                     ": not an FCS file (it does not start with 'FCS'), nor CSV/TSV text, "
+                     "nor points JSON; Sepal reads FCS 2.0-3.2, CSV, TSV and JSON point lists");
+}
+
+}  // namespace
+
 Table readTable(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError("cannot open '" + path + "' (check the path and permissions)");
@@ -21,25 +60,11 @@ Table readTable(const std::string& path) {
     head.resize(static_cast<size_t>(in.gcount()));
     in.close();
 
-    if (head.rfind("FCS", 0) == 0) {
-        Table table = readFcs(path);
-        recoverPopulationLabels(table);
-        return table;
-    }
-    std::string ext = std::filesystem::path(path).extension().string();
-    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (ext == ".json") return readPointsJson(path);
-    const bool text = head.find('\0') == std::string::npos;
-    if (ext == ".csv" || ext == ".tsv" || ext == ".txt" || (text && !head.empty())) {
-        if (!text)
-            throw InputError(path +
-                             ": holds binary bytes, not delimited text; expected an FCS "
-                             "file (starting with \"FCS\"), CSV/TSV or points JSON");
-        return readCsv(path);
-    }
-    throw InputError(path +
-                     ": not an FCS file (it does not start with \"FCS\"), nor CSV/TSV text, "
-                     "nor points JSON; Sepal reads FCS 2.0-3.2, CSV, TSV and JSON point lists");
+    Table table = readByContent(path, head);
+    if (table.events() == 0)
+        throw InputError(path + ": holds no events (" + std::to_string(table.channels.size()) +
+                         " columns, no rows); give a file with at least one event");
+    return table;
 }
 
 }  // namespace sepal::io

@@ -9,7 +9,8 @@ namespace sepal::io {
 
 /// Reads `path`: FCS when it starts with "FCS" (population codes become labels, see
 /// FORMATS.md), points JSON for .json, delimited text for .csv/.tsv/.txt or any other text
-/// file. Throws InputError naming the file when its content is none of these.
+/// file. Throws InputError naming the file when its content is none of these, when a .fcs file
+/// does not start with "FCS", and when the file holds no events.
 Table readTable(const std::string& path);
 
 }  // namespace sepal::io

@@ -112,9 +112,14 @@ LandmarkModel trainLandmarks(const Matrix& points, const EmbedSettings& settings
                              EmbedTimings* timings) {
     const LandmarkSpec& spec = settings.landmarks;
     std::string layout = checkLayout(settings.layout);
+    if (points.rows == 0)
+        throw InputError(
+            "cannot train landmarks: the data holds no events; give a file with "
+            "at least one event");
     if (points.rows < spec.count)
         throw InputError("cannot train " + std::to_string(spec.count) + " landmarks on " +
-                         std::to_string(points.rows) + " events: ask for fewer landmarks");
+                         std::to_string(points.rows) + " events: ask for " +
+                         std::to_string(points.rows) + " landmarks or fewer");
     const auto start = Clock::now();
     const Matrix train = subsample(points, settings.trainSample, settings.seed);
     const TrainingData data{train.data(), train.rows, train.cols};
