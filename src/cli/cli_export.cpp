@@ -43,7 +43,7 @@ std::vector<std::string> writeEmbedded(const std::string& path, const EmbeddedTa
     source.populations = populations ? &*populations : nullptr;
     if (options.values == ExportValues::Transformed && exportFormatOf(path) == ExportFormat::Fcs)
         note(quiet, path + ": FCS holds the raw values; --values transformed applies to CSV");
-    const std::vector<std::string> written = writeExport(path, source, options);
+    const std::vector<std::string> written = writeExport(path, source, options, embedded.inputs);
     if (options.perPopulation)
         for (const std::string& file : written) note(quiet, "wrote " + file);
     return written;

@@ -24,6 +24,7 @@ struct EmbeddedTable {
     std::vector<std::string> columns;     ///< the pipeline's columns (channel names)
     const Matrix* points = nullptr;       ///< events x columns, transformed
     std::string sampleColumn = "sample";  ///< the label column naming each event's sample
+    std::vector<std::string> inputs;      ///< files read, which no output may replace
 };
 
 /// Writes the export of `embedded` to `path` (the population column: the table's first label

@@ -8,6 +8,7 @@
 #include "cli/cli_progress.h"
 #include "cli/command_registry.h"
 #include "core/common/error.h"
+#include "core/io/input_guard.h"
 #include "core/model/model_file.h"
 #include "core/pipeline/prepare.h"
 #include "core/pipeline/samples.h"
@@ -40,6 +41,8 @@ void runApply(const ApplyArgs& a) {
     std::filesystem::create_directories(a.outDir, ec);
     if (ec) throw InputError("--out-dir " + a.outDir + ": cannot create it (" + ec.message() + ")");
     Backend backend = makeBackend(a.backend);
+    std::vector<std::string> readFiles = a.inputs;
+    readFiles.push_back(a.model);
     std::vector<std::string> written;
     size_t files = 0;
     for (size_t f = 0; f < a.inputs.size(); ++f) {
@@ -72,8 +75,9 @@ void runApply(const ApplyArgs& a) {
             out = (std::filesystem::path(a.outDir) /
                    (sampleName(path) + "_" + std::to_string(f + 1) + "." + a.format))
                       .string();
-        files += writeEmbedded(out, {&table, &xy, pipeline.columns(), &points, a.sampleColumn},
-                               a.exports, a.quiet)
+        files += writeEmbedded(
+                     out, {&table, &xy, pipeline.columns(), &points, a.sampleColumn, readFiles},
+                     a.exports, a.quiet)
                      .size();
         written.push_back(out);
     }

@@ -16,6 +16,7 @@
 #include "core/io/csv_writer.h"
 #include "core/io/fcs_reader.h"
 #include "core/io/fcs_writer.h"
+#include "core/io/input_guard.h"
 #include "core/io/population_labels.h"
 #include "core/io/read_any.h"
 #include "core/transform/channel_label.h"
@@ -128,6 +129,7 @@ void runConvert(const ConvertOptions& o) {
     if (!toFcs && !toCsv)
         throw InputError("convert: cannot tell the output format of '" + o.output +
                          "'; name it .csv or .fcs");
+    io::refuseOverwritingInput(o.output, {o.input, o.transform}, "convert: the output");
     io::Table table;
     if (looksLikeFcs(o.input)) {
         table = io::readFcs(o.input, {.dataset = o.dataset, .raw = o.raw});

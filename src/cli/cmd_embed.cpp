@@ -8,6 +8,7 @@
 #include "cli/cli_export.h"
 #include "cli/cli_progress.h"
 #include "cli/command_registry.h"
+#include "core/io/input_guard.h"
 #include "core/model/model_file.h"
 #include "core/pipeline/embed_output.h"
 #include "core/pipeline/embed_pipeline.h"
@@ -52,6 +53,12 @@ void runEmbed(const EmbedArgs& a) {
     // Check what can be checked before reading and training.
     validateParams(settings.params, settings.landmarks.count);
     exportFormatOf(a.out);
+    std::vector<std::string> readFiles = a.inputs;
+    readFiles.push_back(a.prepare.spilloverFile);
+    readFiles.push_back(a.prepare.transform);
+    if (!a.exports.perPopulation) io::refuseOverwritingInput(a.out, readFiles, "--out");
+    io::refuseOverwritingInput(a.model, readFiles, "--model");
+    io::refuseOverwritingInput(a.png, readFiles, "--png");
     int width = 0, height = 0;
     if (!a.png.empty()) parseSize(a.size, width, height);
 
@@ -74,10 +81,10 @@ void runEmbed(const EmbedArgs& a) {
         note(a.quiet, std::to_string(result.report.nonFinitePoints) +
                           " events had non-finite values; they were placed at their neighbours");
 
-    writeEmbedded(
-        a.out,
-        {&input.table, &result.xy, input.pipeline.columns(), &input.points, a.prepare.sampleColumn},
-        a.exports, a.quiet);
+    writeEmbedded(a.out,
+                  {&input.table, &result.xy, input.pipeline.columns(), &input.points,
+                   a.prepare.sampleColumn, readFiles},
+                  a.exports, a.quiet);
     if (!a.model.empty())
         saveModel(a.model, result.model, input.pipeline.columns(), input.pipeline.toJson(),
                   settings.params);

@@ -10,6 +10,7 @@
 #include "cli/command_registry.h"
 #include "cli/csv_matrix.h"
 #include "core/common/error.h"
+#include "core/io/input_guard.h"
 
 namespace sepal::cli {
 
@@ -23,6 +24,7 @@ struct ProjectOptions {
 };
 
 void runProject(const ProjectOptions& o) {
+    io::refuseOverwritingInput(o.out, {o.data, o.landmarks, o.positions}, "--out");
     const Matrix x = readCsvMatrix(o.data);
     const Matrix high = readCsvMatrix(o.landmarks);
     const Matrix low = readCsvMatrix(o.positions);

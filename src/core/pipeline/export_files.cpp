@@ -8,6 +8,7 @@
 #include "core/common/error.h"
 #include "core/io/csv_writer.h"
 #include "core/io/fcs_writer.h"
+#include "core/io/input_guard.h"
 
 namespace sepal {
 
@@ -69,7 +70,8 @@ std::string fileNamePart(const std::string& name) {
 }
 
 std::vector<std::string> writeExport(const std::string& path, const ExportSource& source,
-                                     const ExportOptions& options) {
+                                     const ExportOptions& options,
+                                     const std::vector<std::string>& inputs) {
     const ExportFormat format = exportFormatOf(path);
     if (options.perPopulation && !source.populations)
         throw InputError(path +
@@ -77,6 +79,7 @@ std::vector<std::string> writeExport(const std::string& path, const ExportSource
                          "population column; name or draw populations first");
     const io::Table table = buildExportTable(source, options, format);
     if (!options.perPopulation) {
+        io::refuseOverwritingInput(path, inputs, "the output");
         writeTable(path, format, table);
         return {path};
     }
@@ -88,17 +91,22 @@ std::vector<std::string> writeExport(const std::string& path, const ExportSource
     std::vector<size_t> counts(names.size() + 1, 0);  // the last: events in no population
     for (int32_t code : table.labels.front().codes)
         ++counts[code >= 0 ? static_cast<size_t>(code) : names.size()];
-    std::vector<std::string> written;
+    std::vector<std::string> files(names.size() + 1);
     std::set<std::string> used;
     for (size_t p = 0; p <= names.size(); ++p) {
         if (counts[p] == 0) continue;
         const std::string base = p < names.size() ? fileNamePart(names[p]) : "unassigned";
         std::string part = base;
         for (int n = 2; !used.insert(part).second; ++n) part = base + "_" + std::to_string(n);
-        const std::string file = stem + "_" + part + ext;
-        writeTable(file, format,
+        files[p] = stem + "_" + part + ext;
+        io::refuseOverwritingInput(files[p], inputs, "the population file");
+    }
+    std::vector<std::string> written;
+    for (size_t p = 0; p <= names.size(); ++p) {
+        if (counts[p] == 0) continue;
+        writeTable(files[p], format,
                    eventsWithCode(table, 0, p < names.size() ? static_cast<int32_t>(p) : -1));
-        written.push_back(file);
+        written.push_back(files[p]);
     }
     return written;
 }

@@ -20,8 +20,10 @@ std::string fileNamePart(const std::string& name);
 /// raw values), through a temporary file and a rename. With options.perPopulation: one file per
 /// population that has events instead, STEM_<name>.EXT beside `path` (names from fileNamePart,
 /// made unique), then STEM_unassigned.EXT for events in none; each file holds the same columns.
-/// Returns the paths written; throws InputError (per population without populations, too).
+/// Returns the paths written; throws InputError (per population without populations, too, and
+/// before anything is written when a file to write is one of `inputs`: see refuseOverwritingInput).
 std::vector<std::string> writeExport(const std::string& path, const ExportSource& source,
-                                     const ExportOptions& options);
+                                     const ExportOptions& options,
+                                     const std::vector<std::string>& inputs = {});
 
 }  // namespace sepal

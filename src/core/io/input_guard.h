@@ -1,0 +1,18 @@
+#pragma once
+// Outputs never replace inputs: a command that would write over a file it reads refuses first.
+
+#include <string>
+#include <vector>
+
+namespace sepal::io {
+
+/// Whether `a` and `b` name one file: std::filesystem::equivalent when both exist (so symlinks
+/// and hard links count), otherwise the same absolute, normalised path.
+bool sameFile(const std::string& a, const std::string& b);
+
+/// Throws InputError when `output` (what `option` names, e.g. "--out") is the same file as one
+/// of `inputs`, so that writing it cannot destroy data still being read. Empty paths are skipped.
+void refuseOverwritingInput(const std::string& output, const std::vector<std::string>& inputs,
+                            const std::string& option);
+
+}  // namespace sepal::io

@@ -1,0 +1,53 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "core/common/error.h"
+#include "core/io/input_guard.h"
+#include "fresh_dir.h"
+
+namespace sepal {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(InputGuard, OneFileThroughSpellingsSymlinksAndHardLinks) {
+    const fs::path dir = test::freshDir("guard_same");
+    const fs::path in = dir / "in.csv";
+    std::ofstream(in) << "a,b\n1,2\n";
+    fs::create_symlink(in, dir / "link.csv");
+    fs::create_hard_link(in, dir / "hard.csv");
+    std::ofstream(dir / "other.csv") << "a,b\n1,2\n";
+    EXPECT_TRUE(io::sameFile(in.string(), (dir / "." / "in.csv").string()));
+    EXPECT_TRUE(io::sameFile(in.string(), (dir / "link.csv").string()));
+    EXPECT_TRUE(io::sameFile(in.string(), (dir / "hard.csv").string()));
+    EXPECT_FALSE(io::sameFile(in.string(), (dir / "other.csv").string()));
+    EXPECT_FALSE(io::sameFile(in.string(), (dir / "missing.csv").string()));
+    EXPECT_FALSE(io::sameFile(in.string(), ""));
+    fs::remove_all(dir);
+}
+
+TEST(InputGuard, RefusesAnOutputThatIsAnInputAndNamesBoth) {
+    const fs::path dir = test::freshDir("guard_refuse");
+    const fs::path in = dir / "in.fcs";
+    std::ofstream(in) << "FCS3.1";
+    fs::create_symlink(in, dir / "alias.fcs");
+    try {
+        io::refuseOverwritingInput((dir / "alias.fcs").string(), {"", in.string()}, "--out");
+        FAIL() << "an output that is the input was accepted";
+    } catch (const InputError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("--out"), std::string::npos) << what;
+        EXPECT_NE(what.find("in.fcs"), std::string::npos) << what;
+        EXPECT_NE(what.find("choose another"), std::string::npos) << what;
+    }
+    EXPECT_NO_THROW(io::refuseOverwritingInput((dir / "new.fcs").string(), {in.string()}, "--out"));
+    EXPECT_NO_THROW(io::refuseOverwritingInput("", {in.string()}, "--png"));
+    fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace sepal
