@@ -331,6 +331,35 @@ TEST(FcsReader, ReconcilesDisagreeingOffsetsByLength) {
     EXPECT_TRUE(hasWarning(t, "longer"));
 }
 
+TEST(FcsReader, AcceptsEnddataOnePastTheEndWhenTheDataFillsTheFile) {
+    // Both offsets end one byte past the file: the DATA is the file's last 24 bytes, whole.
+    FcsBuilder b = floatSet(true);
+    const int64_t size = static_cast<int64_t>(b.build().size());
+    b.headerEnd = size;
+    b.textEnd = size;
+    const std::string bytes = b.build();
+    ASSERT_EQ(static_cast<int64_t>(bytes.size()), size);
+    const io::Table t = read(bytes);
+    EXPECT_EQ(t.values.at(0, 0), 1.5f);
+    EXPECT_EQ(t.values.at(2, 1), 3.0e-5f);
+    EXPECT_TRUE(hasWarning(t, "one byte past the end of the file")) << t.warnings.front();
+    // inspect (sepal-cli info) and read (convert) agree: the events are readable.
+    const io::FcsFileInfo info = io::inspectFcsBytes(test::bytesOf(bytes), "mem.fcs");
+    ASSERT_EQ(info.datasets.size(), 1u);
+    EXPECT_TRUE(info.datasets[0].eventsReadable);
+    // Without $TOT the events are inferred from the whole segment.
+    FcsBuilder noTot = floatSet(true);
+    std::erase_if(noTot.keywords, [](const auto& kv) { return kv.first == "$TOT"; });
+    const int64_t noTotSize = static_cast<int64_t>(noTot.build().size());
+    noTot.headerEnd = noTotSize;
+    noTot.textEnd = noTotSize;
+    EXPECT_EQ(read(noTot.build()).events(), 3u);
+    // A byte of DATA really missing is still refused as truncated.
+    const std::string cut = bytes.substr(0, bytes.size() - 1);
+    EXPECT_NE(failure(cut).find("truncated"), std::string::npos) << failure(cut);
+    EXPECT_FALSE(io::inspectFcsBytes(test::bytesOf(cut), "cut.fcs").datasets[0].eventsReadable);
+}
+
 TEST(FcsReader, FailsClearlyWhenNoOffsetsFitTheData) {
     FcsBuilder b = floatSet(true);
     b.headerBegin = 60;

@@ -264,8 +264,16 @@ void locateData(Dataset& ds, std::span<const uint8_t> file, const Header& h, con
         text.end = saturatingAdd(ds.start, *te);
     }
     const uint64_t size = file.size();
+    const std::string overrunNote =
+        " ends one byte past the end of the file (" + std::to_string(size) +
+        " bytes), a common $ENDDATA off-by-one; the data ends at the file's last byte and is read "
+        "whole";
     if (ds.delimitedAscii || !totKnown) {
         for (Candidate* c : {&header, &text}) {
+            if (c->present && c->end == size && c->begin < c->end && !overlapsText(*c)) {
+                ds.warnings.push_back("DATA segment (bytes " + rangeText(*c) + ")" + overrunNote);
+                c->end = size - 1;
+            }
             if (!c->present || c->begin > c->end || c->end >= size || overlapsText(*c)) continue;
             ds.dataBegin = c->begin;
             ds.dataLength = c->end - c->begin + 1;
@@ -297,8 +305,14 @@ void locateData(Dataset& ds, std::span<const uint8_t> file, const Header& h, con
         ds.dataLength = 0;
         return;
     }
-    // Score: 0 exact length, 1 one byte long (a common off-by-one $ENDDATA), 2 longer; -1 unusable.
+    // The off-by-one $ENDDATA of a file whose DATA is its last `need` bytes: the data is whole.
+    auto overrun = [&](const Candidate& c) {
+        return c.present && c.end == size && c.begin + need == size && !overlapsText(c);
+    };
+    // Score: 0 exact length, 1 one byte long (a common off-by-one $ENDDATA, inside the file or
+    // one byte past its end), 2 longer; -1 unusable.
     auto score = [&](const Candidate& c) {
+        if (overrun(c)) return 1;
         if (!c.present || c.begin > c.end || c.end >= size || overlapsText(c)) return -1;
         const uint64_t len = c.end - c.begin + 1;
         if (len == need) return 0;
@@ -350,7 +364,9 @@ void locateData(Dataset& ds, std::span<const uint8_t> file, const Header& h, con
                               chosen->label + " offsets, whose range lies inside the file and " +
                               "fits $TOT x event size");
     }
-    if (s > 0)
+    if (overrun(*chosen))
+        ds.warnings.push_back("DATA segment (bytes " + rangeText(*chosen) + ")" + overrunNote);
+    else if (s > 0)
         ds.warnings.push_back("DATA segment (bytes " + rangeText(*chosen) + ") is " +
                               std::to_string(chosen->end - chosen->begin + 1 - need) +
                               " bytes longer than $TOT x event size; the extra bytes are ignored");
