@@ -104,6 +104,43 @@ TEST(CsvReader, ErrorsNameFileLineAndColumn) {
     EXPECT_THROW(io::readCsv("/nonexistent/cells.csv"), InputError);
 }
 
+TEST(CsvReader, ReadsCrLfAndCrOnlyLineEndingsAlike) {
+    for (const std::string eol : {"\n", "\r\n", "\r"}) {
+        const auto t = io::parseCsv("x,y,population" + eol + "1,2,T" + eol + "3,4.5,B" + eol + eol +
+                                    "5,6,T" + eol);
+        ASSERT_EQ(t.channels.size(), 2u) << "line ending of " << eol.size() << " bytes";
+        EXPECT_EQ(t.events(), 3u);
+        EXPECT_FLOAT_EQ(t.values.at(1, 1), 4.5f);
+        ASSERT_EQ(t.labels.size(), 1u);
+        EXPECT_EQ(t.labels[0].codes, (std::vector<int32_t>{0, 1, 0}));
+    }
+    // The last line need not end; a quoted field keeps its CRLF.
+    const auto last = io::parseCsv("a,b\r1,\"x\r\ny\"\r2,z");
+    EXPECT_EQ(last.events(), 2u);
+    ASSERT_EQ(last.labels.size(), 1u);
+    EXPECT_EQ(last.labels[0].categories[0], "x\r\ny");
+}
+
+TEST(CsvReader, ANumericColumnWithAFewBadCellsIsAnErrorListingThem) {
+    std::string text = "a,CD4,b\n";
+    for (int i = 0; i < 20; ++i) text += std::to_string(i) + "," + std::to_string(i) + ".5,1\n";
+    text += "20,0x10,1\n21,1.5e,1\n22,NA,1\n23,,1\n";
+    const std::string message = errorOf(text);
+    EXPECT_NE(message.find("cells.csv: column 2 (\"CD4\")"), std::string::npos) << message;
+    EXPECT_NE(message.find("2 of its 22 cells"), std::string::npos) << message;
+    EXPECT_NE(message.find("line 22: \"0x10\", line 23: \"1.5e\""), std::string::npos) << message;
+    // Mostly text: a label column, with its numeric-looking values as categories.
+    const auto labels = io::parseCsv("x,cluster\n1,A\n2,B\n3,7\n4,A\n");
+    ASSERT_EQ(labels.channels.size(), 1u);
+    ASSERT_EQ(labels.labels.size(), 1u);
+    EXPECT_EQ(labels.labels[0].categories, (std::vector<std::string>{"A", "B", "7"}));
+    // Many bad cells: the first five are listed, then "...".
+    std::string many = "x\n";
+    for (int i = 0; i < 30; ++i) many += (i % 4 == 0 ? "bad" + std::to_string(i) : "1") + "\n";
+    const std::string manyMessage = errorOf(many);
+    EXPECT_NE(manyMessage.find("line 18: \"bad16\", ..."), std::string::npos) << manyMessage;
+}
+
 TEST(CsvReader, LargeInputSplitsIntoBlocksWithExactLineNumbers) {
     std::string text = "x,y,z\n";
     const size_t rows = 300000;

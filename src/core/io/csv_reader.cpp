@@ -28,6 +28,31 @@ struct SyntaxError {
     std::string what;
 };
 
+/// A cell that is not a number, in a column that may still turn out numeric.
+struct BadCell {
+    size_t line;  ///< relative to where its part started
+    size_t column;
+    std::string value;
+};
+
+/// Bad cells kept per column for the message: enough to show the pattern, few enough to read.
+constexpr size_t kBadCellsShown = 5;
+
+/// Whether `bytes` holds a carriage return not followed by a line feed (old Mac line endings).
+bool hasBareCarriageReturn(std::string_view bytes) {
+    for (size_t at = bytes.find('\r'); at != std::string_view::npos; at = bytes.find('\r', at + 1))
+        if (at + 1 == bytes.size() || bytes[at + 1] != '\n') return true;
+    return false;
+}
+
+/// `bytes` with every bare carriage return made a line feed (CRLF stays as it is).
+std::string withLineFeeds(std::string_view bytes) {
+    std::string out(bytes);
+    for (size_t i = 0; i < out.size(); ++i)
+        if (out[i] == '\r' && (i + 1 == out.size() || out[i + 1] != '\n')) out[i] = '\n';
+    return out;
+}
+
 /// One field as it lies in the bytes: quotes removed, doubled quotes not yet collapsed.
 struct Field {
     std::string_view text;
@@ -249,6 +274,12 @@ Table parseCsv(std::string_view bytes, const CsvReadOptions& options, const std:
         throw InputError(source + ": unsupported delimiter '" + std::string(1, options.delimiter) +
                          "' (use comma, tab or semicolon)");
     if (bytes.size() >= 3 && bytes.substr(0, 3) == "\xEF\xBB\xBF") bytes.remove_prefix(3);
+    // CR-only line endings (old Mac files) read as LF, not as one row of many columns.
+    std::string lineFeeds;
+    if (hasBareCarriageReturn(bytes)) {
+        lineFeeds = withLineFeeds(bytes);
+        bytes = lineFeeds;
+    }
     const char delimiter = options.delimiter ? options.delimiter : detectDelimiter(bytes);
     const bool decimalComma = delimiter == ';';
 
@@ -337,7 +368,7 @@ Table parseCsv(std::string_view bytes, const CsvReadOptions& options, const std:
         dataStart = begin;
     }
 
-    // Numeric pass: every cell parsed as a number; a column with text becomes a label column.
+    // Numeric pass: every cell parsed as a number, text cells counted per column (see below).
     const bool anyQuote =
         std::memchr(dataStart, '"', static_cast<size_t>(end - dataStart)) != nullptr;
     const size_t threads = static_cast<size_t>(std::max(1, omp_get_max_threads()));
@@ -349,7 +380,9 @@ Table parseCsv(std::string_view bytes, const CsvReadOptions& options, const std:
     const std::vector<const char*> cuts = splitAtLines(dataStart, end, wanted);
     const size_t parts = cuts.size() - 1;
     std::vector<std::vector<float>> partValues(parts);
-    std::vector<std::vector<uint8_t>> partText(parts, std::vector<uint8_t>(columns, 0));
+    std::vector<std::vector<size_t>> partText(parts, std::vector<size_t>(columns, 0));
+    std::vector<std::vector<size_t>> partNumbers(parts, std::vector<size_t>(columns, 0));
+    std::vector<std::vector<BadCell>> partBad(parts);
     std::vector<size_t> partLines(parts, 0);
     std::vector<std::optional<SyntaxError>> partErrors(parts);
 
@@ -357,6 +390,10 @@ Table parseCsv(std::string_view bytes, const CsvReadOptions& options, const std:
     for (size_t part = 0; part < parts; ++part) {
         auto& values = partValues[part];
         auto& text = partText[part];
+        auto& numbers = partNumbers[part];
+        auto& bad = partBad[part];
+        std::vector<size_t> shown(columns, 0);
+        size_t pendingBad = bad.size();  // bad cells of the current record, line not yet known
         const size_t rowBytesGuess = std::max<size_t>(columns * 4, 8);
         values.reserve(static_cast<size_t>(cuts[part + 1] - cuts[part]) / rowBytesGuess * columns +
                        columns);
@@ -367,23 +404,29 @@ Table parseCsv(std::string_view bytes, const CsvReadOptions& options, const std:
             walkRecords(
                 cuts[part], cuts[part + 1], delimiter, line,
                 [&](size_t index, const Field& f) {
-                    if (index == 0) rowStart = values.size();
+                    if (index == 0) {
+                        rowStart = values.size();
+                        pendingBad = bad.size();
+                    }
                     if (index >= columns) return;
                     float v = kMissing;
-                    if (!text[index]) {
-                        std::string_view cell = f.text;
-                        if (f.escaped) {
-                            scratch = collapseQuotes(f.text);
-                            cell = scratch;
-                        }
-                        if (!parseNumber(cell, decimalComma, v)) {
-                            text[index] = 1;
-                            v = kMissing;
-                        }
+                    std::string_view cell = f.text;
+                    if (f.escaped) {
+                        scratch = collapseQuotes(f.text);
+                        cell = scratch;
+                    }
+                    if (!parseNumber(cell, decimalComma, v)) {
+                        ++text[index];
+                        v = kMissing;
+                        if (shown[index]++ < kBadCellsShown)
+                            bad.push_back(BadCell{0, index, std::string(trim(cell))});
+                    } else if (!isMissingToken(trim(cell))) {
+                        ++numbers[index];
                     }
                     values.push_back(v);
                 },
                 [&](size_t count, size_t recordLine) {
+                    for (size_t b = pendingBad; b < bad.size(); ++b) bad[b].line = recordLine;
                     if (count != columns) {
                         values.resize(rowStart);
                         throw SyntaxError{recordLine, count < columns ? count + 1 : columns + 1,
@@ -409,15 +452,43 @@ Table parseCsv(std::string_view bytes, const CsvReadOptions& options, const std:
         lineBase += partLines[part];
     }
 
-    std::vector<uint8_t> isText(columns, 0);
+    // A column is a label column when at least half of its non-missing cells are not numbers;
+    // a mostly numeric column with some text cells is an error that lists them (a typo such as
+    // 1.5e must not silently turn a channel into labels).
+    std::vector<size_t> textCells(columns, 0), numberCells(columns, 0);
+    std::vector<std::vector<std::string>> badShown(columns);
     size_t rows = 0;
+    lineBase = lineOffset;
     for (size_t part = 0; part < parts; ++part) {
         rows += partValues[part].size() / columns;
-        for (size_t c = 0; c < columns; ++c) isText[c] |= partText[part][c];
+        for (size_t c = 0; c < columns; ++c) {
+            textCells[c] += partText[part][c];
+            numberCells[c] += partNumbers[part][c];
+        }
+        for (const BadCell& b : partBad[part])
+            if (badShown[b.column].size() < kBadCellsShown)
+                badShown[b.column].push_back("line " + std::to_string(lineBase + b.line) + ": \"" +
+                                             b.value + "\"");
+        lineBase += partLines[part];
     }
     std::vector<size_t> numeric;
     std::vector<size_t> textual;
-    for (size_t c = 0; c < columns; ++c) (isText[c] ? textual : numeric).push_back(c);
+    for (size_t c = 0; c < columns; ++c) {
+        if (textCells[c] == 0) {
+            numeric.push_back(c);
+        } else if (textCells[c] * 2 >= textCells[c] + numberCells[c]) {
+            textual.push_back(c);
+        } else {
+            std::string list;
+            for (const std::string& cell : badShown[c]) list += (list.empty() ? "" : ", ") + cell;
+            if (textCells[c] > badShown[c].size()) list += ", ...";
+            throw InputError(source + ": column " + std::to_string(c + 1) + " (\"" + names[c] +
+                             "\") holds numbers but " + std::to_string(textCells[c]) + " of its " +
+                             std::to_string(textCells[c] + numberCells[c]) +
+                             " cells are not numbers (" + list +
+                             "); correct them, or leave them empty or NA for a missing value");
+        }
+    }
 
     table.values = Matrix(rows, numeric.size());
     std::vector<size_t> partRow(parts + 1, 0);
