@@ -8,19 +8,12 @@
 
 #include "core/common/error.h"
 #include "core/io/atomic_file.h"
+#include "fresh_dir.h"
 
 namespace sepal {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path freshDir(const std::string& name) {
-    const fs::path dir =
-        fs::temp_directory_path() / ("sepal_atomic_" + name + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    return dir;
-}
 
 std::string slurp(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
@@ -33,7 +26,7 @@ size_t entries(const fs::path& dir) {
 }
 
 TEST(AtomicFile, CommitReplacesTheFileAndLeavesNoTemporary) {
-    const fs::path dir = freshDir("commit");
+    const fs::path dir = test::freshDir("atomic_commit");
     const fs::path target = dir / "out.bin";
     std::ofstream(target) << "old contents";
     {
@@ -50,7 +43,7 @@ TEST(AtomicFile, CommitReplacesTheFileAndLeavesNoTemporary) {
 }
 
 TEST(AtomicFile, AnExceptionLeavesTheOldFileAndNoTemporary) {
-    const fs::path dir = freshDir("fail");
+    const fs::path dir = test::freshDir("atomic_fail");
     const fs::path target = dir / "out.csv";
     std::ofstream(target) << "keep me";
     EXPECT_THROW(io::writeFileAtomically(target.string(),

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/common/error.h"
+#include "core/io/temporary_files.h"
 
 namespace sepal::io {
 
@@ -59,7 +60,8 @@ class AtomicBuffer : public std::streambuf {
 }  // namespace
 
 AtomicFile::AtomicFile(const std::string& path) : m_path(path) {
-    std::string pattern = path + ".tmp-XXXXXX";
+    removeStaleTemporaries(path);
+    std::string pattern = temporaryPattern(path);
     std::vector<char> name(pattern.begin(), pattern.end());
     name.push_back('\0');
     const int fd = mkstemp(name.data());
@@ -67,6 +69,7 @@ AtomicFile::AtomicFile(const std::string& path) : m_path(path) {
         throw InputError("cannot write '" + path + "': " + systemError() +
                          " (check that the folder exists and is writable)");
     m_temporary = name.data();
+    m_slot = rememberTemporary(m_temporary);
     // mkstemp creates 0600; the finished file gets the usual permissions (0666 less the umask).
     const mode_t mask = ::umask(0);
     ::umask(mask);
@@ -76,6 +79,7 @@ AtomicFile::AtomicFile(const std::string& path) : m_path(path) {
         const std::string why = systemError();
         ::close(fd);
         std::remove(m_temporary.c_str());
+        forgetTemporary(m_slot);
         throw InputError("cannot write '" + path + "': " + why);
     }
 }
@@ -83,6 +87,7 @@ AtomicFile::AtomicFile(const std::string& path) : m_path(path) {
 AtomicFile::~AtomicFile() {
     if (m_file) std::fclose(m_file);
     if (!m_committed) std::remove(m_temporary.c_str());
+    forgetTemporary(m_slot);
 }
 
 void AtomicFile::write(const void* data, size_t size) {

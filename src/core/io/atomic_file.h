@@ -10,8 +10,10 @@
 
 namespace sepal::io {
 
-/// A file being written under a temporary name (`path.tmp-XXXXXX`, same folder); commit() renames
-/// it to `path`; destroying it uncommitted removes the temporary. Errors throw InputError.
+/// A file being written under a temporary name (`path.tmp-PID-XXXXXX`, same folder); commit()
+/// renames it to `path`; destroying it uncommitted, SIGINT or SIGTERM removes the temporary, and
+/// stale temporaries of dead writers in the folder are removed (temporary_files.h). Errors throw
+/// InputError.
 class AtomicFile {
   public:
     /// Creates the temporary file beside `path`; throws InputError when the folder is not writable.
@@ -37,6 +39,7 @@ class AtomicFile {
     std::string m_temporary;
     std::FILE* m_file = nullptr;
     bool m_committed = false;
+    int m_slot = -1;  ///< the signal handler's record of the temporary
 };
 
 /// Writes `path` atomically through a stream: `body` writes everything; exceptions leave no file.

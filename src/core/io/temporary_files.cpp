@@ -1,0 +1,135 @@
+#include "core/io/temporary_files.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+#include <set>
+#include <string_view>
+
+namespace sepal::io {
+
+namespace {
+
+constexpr size_t kSlots = 64;
+constexpr size_t kPathBytes = 4096;
+constexpr size_t kRandomChars = 6;  // mkstemp's XXXXXX
+constexpr auto kStaleAge = std::chrono::hours(1);
+
+enum SlotState : int { kFree = 0, kBusy = 1, kHeld = 2 };
+
+// Fixed storage: the signal handler may only read memory that nobody frees under it.
+std::array<std::atomic<int>, kSlots> g_state{};
+std::array<std::array<char, kPathBytes>, kSlots> g_paths{};
+std::array<struct sigaction, 2> g_previous{};
+constexpr std::array<int, 2> kSignals{SIGINT, SIGTERM};
+
+/// Unlinks every held temporary (async-signal-safe calls only), then lets the signal do what it
+/// did before: the default action, so the process ends with the signal's status.
+void onSignal(int signal) {
+    for (size_t i = 0; i < kSlots; ++i)
+        if (g_state[i].load(std::memory_order_acquire) == kHeld) ::unlink(g_paths[i].data());
+    for (size_t k = 0; k < kSignals.size(); ++k)
+        if (kSignals[k] == signal) ::sigaction(signal, &g_previous[k], nullptr);
+    ::raise(signal);
+}
+
+void installHandlers() {
+    for (size_t k = 0; k < kSignals.size(); ++k) {
+        struct sigaction current {};
+        if (::sigaction(kSignals[k], nullptr, &current) != 0) continue;
+        // A program that handles or ignores the signal itself keeps doing so.
+        if ((current.sa_flags & SA_SIGINFO) || current.sa_handler != SIG_DFL) continue;
+        g_previous[k] = current;
+        struct sigaction ours {};
+        ours.sa_handler = onSignal;
+        sigemptyset(&ours.sa_mask);
+        ::sigaction(kSignals[k], &ours, nullptr);
+    }
+}
+
+bool allDigits(std::string_view s) {
+    return !s.empty() &&
+           std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+}
+
+bool randomPart(std::string_view s) {
+    return s.size() == kRandomChars &&
+           std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isalnum(c) != 0; });
+}
+
+bool processGone(std::string_view digits) {
+    if (digits.size() > 9) return true;  // beyond any pid_max
+    const pid_t pid = static_cast<pid_t>(std::stol(std::string(digits)));
+    return pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+/// Whether `name` is one of Sepal's temporaries that nobody is writing any more.
+bool isStale(const std::filesystem::directory_entry& entry) {
+    const std::string name = entry.path().filename().string();
+    const size_t tmp = name.rfind(".tmp-");
+    if (tmp == std::string::npos || tmp == 0) return false;
+    const std::string_view rest = std::string_view(name).substr(tmp + 5);
+    if (rest.size() > kRandomChars + 1 && rest[rest.size() - kRandomChars - 1] == '-') {
+        const std::string_view pid = rest.substr(0, rest.size() - kRandomChars - 1);
+        if (allDigits(pid) && randomPart(rest.substr(rest.size() - kRandomChars)))
+            return processGone(pid);
+    }
+    if (!randomPart(rest)) return false;
+    std::error_code ec;
+    const auto modified = entry.last_write_time(ec);
+    return !ec && std::filesystem::file_time_type::clock::now() - modified > kStaleAge;
+}
+
+}  // namespace
+
+std::string temporaryPattern(const std::string& path) {
+    return path + ".tmp-" + std::to_string(::getpid()) + "-XXXXXX";
+}
+
+int rememberTemporary(const std::string& temporary) {
+    static std::once_flag installed;
+    std::call_once(installed, installHandlers);
+    if (temporary.size() >= kPathBytes) return -1;
+    for (size_t i = 0; i < kSlots; ++i) {
+        int expected = kFree;
+        if (!g_state[i].compare_exchange_strong(expected, kBusy)) continue;
+        std::memcpy(g_paths[i].data(), temporary.c_str(), temporary.size() + 1);
+        g_state[i].store(kHeld, std::memory_order_release);
+        return static_cast<int>(i);
+    }
+    return -1;
+}
+
+void forgetTemporary(int slot) {
+    if (slot >= 0 && static_cast<size_t>(slot) < kSlots)
+        g_state[static_cast<size_t>(slot)].store(kFree, std::memory_order_release);
+}
+
+void removeStaleTemporaries(const std::string& path) {
+    static std::mutex mutex;
+    static std::set<std::string> cleaned;
+    std::error_code ec;
+    std::filesystem::path folder = std::filesystem::path(path).parent_path();
+    if (folder.empty()) folder = ".";
+    const std::string key = std::filesystem::absolute(folder, ec).lexically_normal().string();
+    {
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (!cleaned.insert(key).second) return;
+    }
+    for (std::filesystem::directory_iterator it(folder, ec), end; !ec && it != end;
+         it.increment(ec)) {
+        std::error_code fileError;
+        if (it->is_regular_file(fileError) && isStale(*it)) std::filesystem::remove(*it, fileError);
+    }
+}
+
+}  // namespace sepal::io

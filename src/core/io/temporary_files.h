@@ -1,0 +1,25 @@
+#pragma once
+// Temporary files never outlive their writer: removed on SIGINT/SIGTERM, and stale ones (their
+// writing process gone) removed the next time Sepal writes into their folder.
+
+#include <string>
+
+namespace sepal::io {
+
+/// The temporary name pattern for `path` as mkstemp wants it: `path.tmp-PID-XXXXXX`.
+std::string temporaryPattern(const std::string& path);
+
+/// Remembers `temporary` so that SIGINT or SIGTERM removes it; installs the handlers on first
+/// use (only where the signal still has its default action). Returns a slot for forget(), or
+/// -1 when the registry is full or the path too long (the file is then only removed normally).
+int rememberTemporary(const std::string& temporary);
+
+/// Forgets the slot rememberTemporary returned (after the temporary was renamed or removed).
+void forgetTemporary(int slot);
+
+/// Removes Sepal's stale temporaries in the folder of `path`, once per folder and process:
+/// `NAME.tmp-PID-XXXXXX` whose process no longer runs, and `NAME.tmp-XXXXXX` (the older naming,
+/// without a process id) not modified for an hour. Errors are ignored: this is housekeeping.
+void removeStaleTemporaries(const std::string& path);
+
+}  // namespace sepal::io

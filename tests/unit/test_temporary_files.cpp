@@ -1,0 +1,78 @@
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "core/io/atomic_file.h"
+#include "core/io/temporary_files.h"
+#include "fresh_dir.h"
+
+namespace sepal {
+namespace {
+
+namespace fs = std::filesystem;
+
+size_t temporariesIn(const fs::path& dir) {
+    size_t n = 0;
+    for (const auto& e : fs::directory_iterator(dir))
+        if (e.path().filename().string().find(".tmp-") != std::string::npos) ++n;
+    return n;
+}
+
+TEST(TemporaryFiles, TheNameCarriesTheWritersProcessId) {
+    EXPECT_EQ(io::temporaryPattern("/d/out.fcs"),
+              "/d/out.fcs.tmp-" + std::to_string(::getpid()) + "-XXXXXX");
+}
+
+TEST(TemporaryFiles, StaleOnesAreRemovedOnTheNextWriteIntoTheFolder) {
+    const fs::path dir = test::freshDir("tmpfiles_stale");
+    const std::string mine = std::to_string(::getpid());
+    std::ofstream(dir / "a.csv.tmp-999999999-AbC123") << "dead writer";  // no such process
+    std::ofstream(dir / ("b.csv.tmp-" + mine + "-xyz789")) << "a live writer (this test)";
+    std::ofstream(dir / "c.fcs.tmp-q1w2e3") << "old naming, two hours old";
+    fs::last_write_time(dir / "c.fcs.tmp-q1w2e3",
+                        fs::file_time_type::clock::now() - std::chrono::hours(2));
+    std::ofstream(dir / "d.fcs.tmp-r4t5y6") << "old naming, just written";
+    std::ofstream(dir / "notes.tmp-1") << "not Sepal's";
+    {
+        io::AtomicFile f((dir / "new.csv").string());
+        f.write("x\n");
+        f.commit();
+    }
+    EXPECT_FALSE(fs::exists(dir / "a.csv.tmp-999999999-AbC123"));
+    EXPECT_TRUE(fs::exists(dir / ("b.csv.tmp-" + mine + "-xyz789")));
+    EXPECT_FALSE(fs::exists(dir / "c.fcs.tmp-q1w2e3"));
+    EXPECT_TRUE(fs::exists(dir / "d.fcs.tmp-r4t5y6"));
+    EXPECT_TRUE(fs::exists(dir / "notes.tmp-1"));
+    EXPECT_TRUE(fs::exists(dir / "new.csv"));
+    fs::remove_all(dir);
+}
+
+TEST(TemporaryFiles, SigtermRemovesOpenTemporariesAndStillEndsTheProcess) {
+    const fs::path dir = test::freshDir("tmpfiles_signal");
+    for (int signal : {SIGTERM, SIGINT}) {
+        const pid_t child = ::fork();
+        ASSERT_GE(child, 0);
+        if (child == 0) {
+            io::AtomicFile first((dir / "one.fcs").string());
+            io::AtomicFile second((dir / "two.csv").string());
+            first.write("half of a file");
+            std::raise(signal);
+            ::_exit(0);  // not reached: the signal ends the process
+        }
+        int status = 0;
+        ASSERT_EQ(::waitpid(child, &status, 0), child);
+        ASSERT_TRUE(WIFSIGNALED(status)) << "the child exited normally";
+        EXPECT_EQ(WTERMSIG(status), signal);
+        EXPECT_EQ(temporariesIn(dir), 0u);
+    }
+    fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace sepal
