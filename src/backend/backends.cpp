@@ -31,9 +31,12 @@ Backend makeBackend(const std::string& name, const BackendOptions& options) {
     if (name == "cuda" || name == "auto") {
 #ifdef SEPAL_HAVE_CUDA
         std::string why;
-        if (cuda::deviceAvailable(&why))
-            return {cuda::makeCudaProjector(options.kernel), cuda::makeCudaNearestSearch(), "cuda",
-                    name == "auto" ? "auto: " + why : why};
+        if (cuda::deviceAvailable(&why)) {
+            Backend b{cuda::makeCudaProjector(options.kernel), cuda::makeCudaNearestSearch(),
+                      "cuda", name == "auto" ? "auto: " + why : why};
+            b.resident = cuda::residentOf(*b.projector);
+            return b;
+        }
         if (name == "cuda") throw InputError("the CUDA backend cannot run: " + why);
         return cpuBackend("auto: " + why + "; using the CPU");
 #else

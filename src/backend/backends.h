@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/embedsom/projector.h"
+#include "core/embedsom/resident_projector.h"
 #include "core/knn/nearest_search.h"
 
 namespace sepal {
@@ -15,6 +16,9 @@ struct Backend {
     std::unique_ptr<NearestSearch> search;  ///< k-NN for the trainers, same device
     std::string name;                       ///< "reference", "cpu" or "cuda"
     std::string reason;                     ///< why: e.g. "auto: no CUDA device (error 100)"
+    /// The same projector, device-resident, when the backend has a device (else nullptr):
+    /// what the desktop application projects into its vertex buffer with.
+    ResidentProjector* resident = nullptr;
 };
 
 /// Backend-specific choices; each backend ignores what it does not know.

@@ -60,6 +60,10 @@ bool deviceAvailable(std::string* why) {
     return true;
 }
 
+ResidentProjector* residentOf(Projector& projector) {
+    return dynamic_cast<CudaProjector*>(&projector);
+}
+
 std::unique_ptr<Projector> makeCudaProjector(const std::string& kernel) {
     return std::make_unique<CudaProjector>(kernel);
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/embedsom/projector.h"
+#include "core/embedsom/resident_projector.h"
 #include "core/knn/nearest_search.h"
 
 namespace sepal::cuda {
@@ -16,6 +17,9 @@ bool deviceAvailable(std::string* why);
 
 /// A CUDA Projector (a CudaProjector) using `kernel`: one of kernelNames(); throws InputError.
 std::unique_ptr<Projector> makeCudaProjector(const std::string& kernel);
+
+/// The device-resident side of a projector made by makeCudaProjector (nullptr for others).
+ResidentProjector* residentOf(Projector& projector);
 
 /// The k-NN of the trainers on the GPU: the fused kernel's k-NN phase (landmarks in shared
 /// memory, register top-k), or with "tensor" (or "resident", "parts") that tensor-core k-NN

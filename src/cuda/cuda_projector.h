@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/embedsom/projector.h"
+#include "core/embedsom/resident_projector.h"
 
 namespace sepal::cuda {
 
@@ -30,7 +31,7 @@ struct PhaseTimes {
 
 /// EmbedSOM on the GPU. Landmarks and per-pair constants are uploaded only when the model's
 /// content changes; points stay on the device after setPoints().
-class CudaProjector : public Projector {
+class CudaProjector : public Projector, public ResidentProjector {
   public:
     /// kernel: "auto" or a name from kernelRegistry() (kernel_registry.h); throws InputError
     /// for any other. Bad parameters, shapes and kernels throw sepal::InputError before any CUDA
@@ -50,7 +51,7 @@ class CudaProjector : public Projector {
 
     /// Uploads points (n x d, host, row-major) and keeps them on the device until the next call;
     /// call again whenever the data change (the caller owns the data's identity).
-    void setPoints(const float* host, size_t n, size_t d);
+    void setPoints(const float* host, size_t n, size_t d) override;
     /// Forgets the device-resident points (frees their memory).
     void clearPoints();
     /// Number of device-resident points (0 when none).
@@ -61,15 +62,15 @@ class CudaProjector : public Projector {
     /// Projects the resident points into deviceOut (n x 2 floats in device memory owned by the
     /// caller, e.g. a mapped OpenGL buffer); returns after the result is complete.
     ProjectionReport projectToDevice(const LandmarkModel& model, const EmbedParams& params,
-                                     float* deviceOut);
+                                     float* deviceOut) override;
     /// Projects the resident points into hostOut (n x 2 floats on the host).
     ProjectionReport projectToHost(const LandmarkModel& model, const EmbedParams& params,
-                                   float* hostOut);
+                                   float* hostOut) override;
     /// Runs only the k-NN phase of the chosen kernel on the resident points (for benchmarks).
     void knnOnly(const LandmarkModel& model, const EmbedParams& params);
 
     /// The kernel that the last projection ran ("tensor", "fused", ...; empty before the first).
-    std::string lastKernel() const;
+    std::string lastKernel() const override;
     /// Why tensor+split ran its kernels one after the other, as tensor+parts (the driver has no
     /// green contexts, or the GPU is too small to split); empty otherwise.
     std::string splitUnavailable() const;

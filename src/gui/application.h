@@ -2,7 +2,6 @@
 // The desktop application: the window, Dear ImGui, the side bars, the canvas and the frame loop.
 
 #include <array>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,20 +18,22 @@ namespace sepal::render {
 class ScatterRenderer;
 class OverlayRenderer;
 class PointLayer;
-class CudaGlBuffer;
 }  // namespace sepal::render
 
-namespace sepal::ui {
-class Panel;
+namespace sepal::app {
+class GpuProjection;
 }
 
-namespace sepal::raster {
-struct Image;
-}
+namespace sepal::ui {
+class SideBars;
+class ErrorBanner;
+}  // namespace sepal::ui
 
 namespace sepal::gui {
 
 class ScriptPlayer;
+class FrameBench;
+class GlDevicePositions;
 
 /// Command-line options of `sepal`.
 struct Options {
@@ -78,29 +79,19 @@ class Application {
     /// Writes a PNG export of the canvas at a size (before the next frame).
     void exportPng(const ui::PngRequest& request);
     /// Opens or closes the side-bar section titled `title` next frame.
-    void showPanel(const std::string& title, bool open) { m_panelRequests[title] = open; }
+    void showPanel(const std::string& title, bool open);
     /// Ends the loop after this frame.
     void quit(int status) { m_quit = status; }
     /// True when nothing is pending: data projected and the points drawn.
     bool idle() const;
-    /// One JSON line describing the state (for scripts and tests).
-    std::string stateJson();
 
   private:
-    void initWindow();
-    void initImGui();
     void frame();
-    void drawMenu();
-    void drawSideBars(float top);
-    void drawColourKey();
-    void drawErrorBanner();
+    void uploadPoints(const app::FrameUpdate& update, bool& redraw);
+    void fitWhenDue();
+    void afterDrawing(int fbW, int fbH);
     void handleShortcuts();
-    void injectInput(const InputFrame& in);
     void autosave(bool force);
-    void benchFrame(double frameMs);
-    void annotate(raster::Image& picture) const;
-    void initGpu();
-    bool gpuFrame();
 
     Options m_options;
     GLFWwindow* m_window = nullptr;
@@ -113,34 +104,24 @@ class Application {
     std::unique_ptr<render::PointLayer> m_layer;
     /// Milliseconds of point drawing into the cached layer per frame (by the OpenGL renderer).
     double m_layerBudgetMs = 12.0;
-    std::unique_ptr<render::CudaGlBuffer> m_interop;
-    bool m_gpu = false, m_gpuHostStale = false, m_gpuAttached = false, m_interopBroken = false;
-    uint64_t m_gpuData = 0, m_gpuProjected = 0, m_benchGpuStart = 0;
-    std::array<uint64_t, 2> m_gpuModel{};
-    int m_gpuQuiet = 0;
+    std::unique_ptr<GlDevicePositions> m_devicePositions;
+    std::unique_ptr<app::GpuProjection> m_gpu;  // null on the CPU path
     std::array<float, 5> m_lastLook{};
-    std::vector<std::unique_ptr<ui::Panel>> m_left, m_right;
+    std::unique_ptr<ui::SideBars> m_bars;
+    std::unique_ptr<ui::ErrorBanner> m_banner;
     std::unique_ptr<ScriptPlayer> m_script;
+    std::unique_ptr<FrameBench> m_bench;
     std::vector<std::string> m_screenshots;
     std::optional<int> m_quit;
     float m_contentScale = 1;
     uint64_t m_fitForData = 0, m_fitAfterSweeps = 0;
     bool m_fitted = false;
-    size_t m_errorsSeen = 0;
-    std::string m_banner;
-    double m_bannerUntil = 0;
     double m_lastAutosave = 0;
     uint64_t m_autosavedCounter = 0;
-    std::vector<double> m_benchTimes;
-    uint64_t m_benchProjectedStart = 0;
-    double m_benchStart = 0;
-    double m_benchWorkMs = 0, m_benchDrawMs = 0, m_benchLayerMs = 0;
     double m_budgetMs = 8, m_lastWorkMs = 0, m_lastDrawMs = 0;
-    std::array<float, 2> m_benchCentre{};
     bool m_quitAfterScreenshot = false;
     int m_settleFrames = 0;
     std::vector<std::string> m_dropped;
-    std::map<std::string, bool> m_panelRequests;
 
     friend void dropCallback(GLFWwindow*, int, const char**);
 };

@@ -8,6 +8,7 @@
 
 #include "core/common/error.h"
 #include "core/transform/channel_label.h"
+#include "nlohmann/json.hpp"
 
 namespace sepal::gui {
 
@@ -28,6 +29,51 @@ float number(const ScriptAction& a, size_t i) {
     }
 }
 }  // namespace
+
+std::string stateJson(Application& application) {
+    auto& ws = application.workspace();
+    const auto& canvas = application.canvas();
+    const auto& camera = application.camera();
+    const auto& ctx = application.context();
+    const auto& st = ws.state();
+    nlohmann::json pops = nlohmann::json::array();
+    auto sizes = ws.populationSizes();
+    for (size_t i = 0; i < st.populations.groups.size(); ++i)
+        pops.push_back({{"name", st.populations.groups[i].name}, {"size", sizes[i]}});
+    nlohmann::json samples = nlohmann::json::array();
+    for (const auto& s : st.data.samples) samples.push_back(s.path);
+    const char* modes[] = {"marker", "sample", "label", "density", "population"};
+    nlohmann::json j = {{"events", st.data.events()},
+                        {"samples", samples},
+                        {"columns", st.data.columns},
+                        {"landmarks", st.model.count()},
+                        {"locked", st.model.count() - size_t(std::count(st.model.locked.begin(),
+                                                                        st.model.locked.end(), 0))},
+                        {"populations", pops},
+                        {"colour_mode", modes[int(st.colour.mode)]},
+                        {"errors", ws.errorCount()},
+                        {"undo", ws.undoStack().undoLabel()},
+                        {"redo", ws.undoStack().redoLabel()},
+                        {"sweeps", ws.stats().sweeps},
+                        {"backend", ws.backend().name}};
+    // Window pixels of the canvas and of each landmark, so tests can look at the screenshot.
+    auto o = canvas.origin();
+    j["canvas"] = {o[0], o[1], camera.width(), camera.height()};
+    nlohmann::json marks = nlohmann::json::array();
+    for (size_t l = 0; l < st.model.count(); ++l) {
+        auto p = camera.toScreen(st.model.low[2 * l], st.model.low[2 * l + 1]);
+        marks.push_back({o[0] + p[0], o[1] + p[1]});
+    }
+    j["landmark_screen"] = marks;
+    // The corner the colour key takes, in window pixels (empty when none is drawn).
+    nlohmann::json keyBox = nlohmann::json::array();
+    float right = o[0] + camera.width(), bottom = o[1] + camera.height();
+    if (ctx.keySize[0] > 0)
+        keyBox = {right - ctx.keySize[0], bottom - ctx.keySize[1], right, bottom};
+    j["colour_key"] = keyBox;
+    j["colour_title"] = ws.colourKey().title;
+    return j.dump();
+}
 
 ScriptPlayer::ScriptPlayer(Application& app, std::vector<ScriptAction> actions)
     : m_app(app), m_actions(std::move(actions)) {
@@ -274,7 +320,7 @@ void ScriptPlayer::start(const ScriptAction& a) {
         m_app.requestScreenshot(args[0]);
         m_wait = 1;
     } else if (a.verb == "state") {
-        std::printf("%s\n", m_app.stateJson().c_str());
+        std::printf("%s\n", stateJson(m_app).c_str());
         std::fflush(stdout);
     } else if (a.verb == "quit") {
         m_app.quit(0);

@@ -3,12 +3,17 @@
 // the workspace as the windows would.
 
 #include <deque>
+#include <string>
 #include <vector>
 
 #include "gui/application.h"
 #include "gui/script.h"
 
 namespace sepal::gui {
+
+/// One JSON line describing the application's state (the script's "state" action; tests read
+/// it): counts, undo labels, the canvas and each landmark in window pixels, the colour key.
+std::string stateJson(Application& application);
 
 /// Feeds one InputFrame per frame and runs the actions in order.
 class ScriptPlayer {

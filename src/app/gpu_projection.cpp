@@ -1,0 +1,112 @@
+#include "app/gpu_projection.h"
+
+#include <chrono>
+#include <vector>
+
+#include "app/workspace.h"
+#include "core/common/error.h"
+
+namespace sepal::app {
+
+namespace {
+// Frames the model must rest before the host copy is refreshed (each copy costs a transfer).
+constexpr int kQuietFrames = 3;
+
+double msSince(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
+}
+}  // namespace
+
+GpuProjection::GpuProjection(Workspace& workspace, ResidentProjector& projector,
+                             DevicePositions& target)
+    : m_workspace(workspace), m_projector(projector), m_target(target) {
+    m_workspace.useExternalProjection(true);
+    m_workspace.setBackendNote(m_workspace.backend().reason +
+                               "; projecting straight into the OpenGL vertex buffer");
+}
+
+void GpuProjection::copyToHost() {
+    const auto& st = m_workspace.state();
+    std::vector<float> xy(2 * st.data.events());
+    m_projector.projectToHost(st.model, st.embed, xy.data());
+    if (!m_mapped) m_target.upload(xy.data(), st.data.events());
+    m_workspace.acceptPositions(xy.data());
+    m_hostStale = false;
+}
+
+void GpuProjection::giveUp(const std::string& why) {
+    m_workspace.log(LogEntry::Error, "GPU projection failed, continuing on the CPU: " + why);
+    m_kernel.clear();
+    m_active = false;
+    m_workspace.useExternalProjection(false);
+}
+
+bool GpuProjection::frame() {
+    if (!m_active) return false;
+    const auto& st = m_workspace.state();
+    const size_t n = st.data.events();
+    if (n == 0 || st.model.count() < 2) return false;
+    try {
+        if (st.version(Part::Data) != m_data || !m_attached) {
+            m_projector.setPoints(st.data.points.data(), n, st.data.points.cols);
+            if (m_mapped) {
+                try {
+                    m_target.attach(n);
+                } catch (const std::exception& e) {
+                    m_mapped = false;
+                    m_workspace.log(LogEntry::Warning,
+                                    std::string("no CUDA-OpenGL interop (") + e.what() +
+                                        "); the GPU projects through host memory");
+                }
+            }
+            m_attached = true;
+            m_data = st.version(Part::Data);
+            m_model = {~0ull, ~0ull};
+        }
+        const std::array<uint64_t, 2> model = {st.model.highVersion, st.model.lowVersion};
+        if (model != m_model) {
+            m_model = model;
+            const auto start = std::chrono::steady_clock::now();
+            float* device = nullptr;
+            if (m_mapped) {
+                try {
+                    device = m_target.map();
+                } catch (const std::exception& e) {
+                    // OpenGL not on the NVIDIA driver (Mesa under Xvfb): the GPU still
+                    // projects, through host memory.
+                    m_mapped = false;
+                    m_workspace.log(LogEntry::Warning,
+                                    std::string("no CUDA-OpenGL interop (") + e.what() +
+                                        "); the GPU projects through host memory");
+                }
+            }
+            if (device) {
+                try {
+                    m_projector.projectToDevice(st.model, st.embed, device);
+                } catch (...) {
+                    m_target.unmap();
+                    throw;
+                }
+                m_target.unmap();
+                m_hostStale = true;
+                m_quietFrames = 0;
+            } else {
+                copyToHost();
+            }
+            m_workspace.setExternalProjectMs(msSince(start));
+            m_projected += n;
+            m_kernel = m_projector.lastKernel();  // what "auto" chose for this shape
+            return true;
+        }
+        if (m_hostStale && ++m_quietFrames > kQuietFrames) copyToHost();
+    } catch (const InputError& e) {
+        // A parameter the user can change (k, smooth, adjust): say so; the GPU stays on.
+        m_workspace.log(LogEntry::Error, std::string("cannot project: ") + e.what());
+    } catch (const std::exception& e) {
+        giveUp(e.what());
+    }
+    return false;
+}
+
+}  // namespace sepal::app

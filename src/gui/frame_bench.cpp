@@ -1,0 +1,80 @@
+#include "gui/frame_bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+#include "nlohmann/json.hpp"
+
+namespace sepal::gui {
+
+namespace {
+double now() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+}  // namespace
+
+void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
+                       const FrameBenchContext& context) {
+    const auto& st = ws.state();
+    // The first frames (opening, training the recipe, the first sweep) are not measured.
+    if (m_done || st.data.events() == 0 || ws.loading() || ws.recipeRunning()) return;
+    if (m_start == 0) {
+        m_start = now();
+        m_projectedStart = ws.stats().projected;
+        m_gpuStart = context.gpuProjected;
+        m_centre = {st.model.low[0], st.model.low[1]};
+        ws.beginLandmarkDrag();
+        return;
+    }
+    m_times.push_back(cost.frameMs);
+    m_workMs += cost.workMs;
+    m_drawMs += cost.drawMs;
+    if (cost.layerRedrawMs > 0) m_layerMs = cost.layerRedrawMs;
+    const float a = float(m_times.size()) * 0.05f, r = 0.05f;
+    ws.dragLandmarks({0}, {m_centre[0] + r * std::cos(a), m_centre[1] + r * std::sin(a)});
+    if (int(m_times.size()) < m_frames) return;
+    ws.endLandmarkDrag("bench");
+    const double seconds = now() - m_start;
+    auto times = m_times;
+    std::sort(times.begin(), times.end());
+    const double mean = std::accumulate(times.begin(), times.end(), 0.0) / double(times.size());
+    const double p95 = times[std::min(times.size() - 1, size_t(double(times.size()) * 0.95))];
+    double projected = double(ws.stats().projected - m_projectedStart);
+    if (!context.kernel.empty()) projected = double(context.gpuProjected - m_gpuStart);
+    const double n = double(st.data.events());
+    const double frames = double(times.size());
+    nlohmann::json j = {{"bench", "gui_frames"},
+                        {"frames", times.size()},
+                        {"mean_ms", mean},
+                        {"median_ms", times[times.size() / 2]},
+                        {"p95_ms", p95},
+                        {"fps", 1000.0 / mean},
+                        {"points", st.data.events()},
+                        {"landmarks", st.model.count()},
+                        {"dims", st.data.points.cols},
+                        {"backend", ws.backend().name},
+                        {"projected_per_s", projected / seconds},
+                        {"full_sweep_s", projected > 0 ? n / (projected / seconds) : -1.0},
+                        {"sweep_work_ms", ws.stats().fullSweepMs},
+                        {"work_ms", m_workMs / frames},
+                        {"draw_ms", m_drawMs / frames},
+                        {"point_redraw_ms", m_layerMs},
+                        {"layer_budget_ms", context.layerBudgetMs},
+                        // Which OpenGL drew the frames (NVIDIA, or Mesa's llvmpipe under Xvfb).
+                        {"gl_renderer", context.glRenderer},
+                        {"gl_vendor", context.glVendor},
+                        {"gl_version", context.glVersion},
+                        {"gl_context", context.glContext},
+                        {"cuda_gl_interop", context.interop},
+                        {"backend_reason", ws.backend().reason},
+                        {"cuda_kernel", context.kernel}};
+    std::printf("%s\n", j.dump().c_str());
+    std::fflush(stdout);
+    m_done = true;
+}
+
+}  // namespace sepal::gui

@@ -1,0 +1,50 @@
+#pragma once
+// --bench-frames N: frames while a landmark is dragged in a circle (the model changes every
+// frame, as in use), then one JSON line of frame times and throughput.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "app/workspace.h"
+
+namespace sepal::gui {
+
+/// What one frame cost, measured by the main loop.
+struct FrameCost {
+    double frameMs = 0;        ///< the whole frame
+    double workMs = 0;         ///< projection and training
+    double drawMs = 0;         ///< drawing and swapping
+    double layerRedrawMs = 0;  ///< the point layer's last complete redraw (0: none yet)
+};
+
+/// How the frames were drawn, for the JSON line.
+struct FrameBenchContext {
+    std::string glRenderer, glVendor, glVersion, glContext;  ///< OpenGL implementation
+    double layerBudgetMs = 0;                                ///< point layer budget per frame
+    bool interop = false;                                    ///< CUDA wrote the vertex buffer
+    uint64_t gpuProjected = 0;                               ///< cells projected on the GPU
+    std::string kernel;                                      ///< CUDA kernel (empty on the CPU)
+};
+
+/// Drives the drag and collects the frames; done() after `frames` frames (the JSON printed).
+class FrameBench {
+  public:
+    /// frames: how many to measure after the data is open and shown.
+    explicit FrameBench(int frames) : m_frames(frames) {}
+    /// Records one frame and moves the landmark; prints the result after the last.
+    void frame(app::Workspace& ws, const FrameCost& cost, const FrameBenchContext& context);
+    /// True once the result was printed.
+    bool done() const { return m_done; }
+
+  private:
+    int m_frames;
+    bool m_done = false;
+    double m_start = 0, m_workMs = 0, m_drawMs = 0, m_layerMs = 0;
+    uint64_t m_projectedStart = 0, m_gpuStart = 0;
+    std::array<float, 2> m_centre{};
+    std::vector<double> m_times;
+};
+
+}  // namespace sepal::gui
