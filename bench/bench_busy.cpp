@@ -19,6 +19,7 @@
 #include "backend/backends.h"
 #include "bench_registry.h"
 #include "busy_load.h"
+#include "core/common/threads.h"
 #include "core/pipeline/embed_pipeline.h"
 #include "core/pipeline/prepare.h"
 
@@ -154,7 +155,9 @@ void runStage(const std::string& name, const BusyOptions& o, const Matrix& point
     std::fflush(stdout);
 }
 
-void runBusy(const BusyOptions& o) {
+void runBusy(BusyOptions o) {
+    checkThreadCount(o.threads, "--threads");
+    if (o.threads == 0) o.threads = omp_get_num_procs();
     PreparedInput input = prepareInputs({o.data}, PrepareOptions{});
     Backend backend = makeBackend("cpu");
     for (const auto& name : o.stages) runStage(name, o, input.points, backend);
@@ -172,7 +175,7 @@ void addBusy(CLI::App& app) {
         ->delimiter(',');
     cmd->add_option("--competitors", o->competitors,
                     "busy processes (default: one per core; 0: a quiet measurement)");
-    cmd->add_option("--threads", o->threads, "the thread count compared with 1");
+    cmd->add_option("--threads", o->threads, "the thread count compared with 1 (0 = one per core)");
     cmd->add_option("--repeats", o->repeats, "runs of each thread count (the median is kept)");
     cmd->add_option("--limit", o->limitSeconds, "seconds after which a busy process ends itself");
     cmd->add_option("--slice", o->slice, "sweep: points per projection call");

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "core/common/error.h"
+#include "core/common/threads.h"
 
 namespace sepal::cli {
 
@@ -34,8 +34,7 @@ void note(bool quiet, const std::string& text) {
 }
 
 void setThreads(int threads) {
-    if (threads < 0)
-        throw InputError("--threads " + std::to_string(threads) + ": give 0 (all cores) or more");
+    checkThreadCount(threads, "--threads");
     if (threads > 0) omp_set_num_threads(threads);
 }
 

@@ -13,7 +13,7 @@ ProgressFn stderrProgress(bool quiet);
 /// Prints "sepal-cli: note: <text>" to stderr unless `quiet`.
 void note(bool quiet, const std::string& text);
 
-/// Applies --threads (0 keeps OpenMP's default); throws InputError when negative.
+/// Applies --threads (0 keeps OpenMP's default); throws InputError outside 0..maxThreadCount().
 void setThreads(int threads);
 
 }  // namespace sepal::cli

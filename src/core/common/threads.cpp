@@ -2,9 +2,27 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <thread>
+
+#include "core/common/error.h"
 
 namespace sepal {
+
+int maxThreadCount() {
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    return std::min(1024, 4 * cores);
+}
+
+void checkThreadCount(int threads, const std::string& option) {
+    const int limit = maxThreadCount();
+    if (threads >= 0 && threads <= limit) return;
+    throw InputError(option + " " + std::to_string(threads) + ": give 0 (one per core) up to " +
+                     std::to_string(limit) + " (four per core of this machine's " +
+                     std::to_string(std::max(1u, std::thread::hardware_concurrency())) +
+                     ", at most 1024)");
+}
 
 // libgomp's default lets an idle thread spin for about 3 ms after each parallel region before
 // it sleeps. On two cores that other programs use, those spins take the time the working
