@@ -7,13 +7,16 @@
 #include "app/training.h"
 #include "core/common/error.h"
 #include "core/train/som_trainer.h"
+#include "core/train/trainer_registry.h"
 
 namespace sepal::app {
 
 namespace {
-// Trainers that lay the landmarks out in 2D rather than train them in data space.
+// Trainers that lay the landmarks out in 2D rather than train them in data space (the registry
+// says which).
 bool laysOut(const std::string& trainer) {
-    return trainer == "tsne" || trainer == "umap" || trainer == "graph";
+    const TrainerInfo* info = findTrainer(trainer);
+    return info && info->moves == TrainerSpace::Layout;
 }
 }  // namespace
 
@@ -110,8 +113,9 @@ void Scheduler::startTraining() {
     m_trainBefore = std::make_unique<LandmarkModel>(state.model);
     m_training = true;
     if (!laysOut(t)) m_document.markTrained();
-    // A t-SNE or UMAP layout scatters the graph's edges into a mesh of crossing lines.
-    if (t == "tsne" || t == "umap") m_document.showGraph(false);
+    // A layout other than the graph's own (t-SNE, UMAP) scatters the graph's edges into a mesh
+    // of crossing lines.
+    if (laysOut(t) && t != "graph") m_document.showGraph(false);
     m_log.add(LogEntry::Info, "training with " + m_trainer->name());
 }
 
