@@ -2,6 +2,7 @@
 // and optionally a picture and the model.
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 
 #include "backend/backends.h"
@@ -14,6 +15,7 @@
 #include "core/pipeline/embed_pipeline.h"
 #include "core/pipeline/prepare.h"
 #include "core/raster/png.h"
+#include "core/transform/empty_channels.h"
 
 namespace sepal::cli {
 namespace {
@@ -64,6 +66,10 @@ void runEmbed(const EmbedArgs& a) {
 
     PreparedInput input = prepareInputs(a.inputs, a.prepare);
     for (const auto& w : input.table.warnings) note(a.quiet, w);
+    const std::vector<std::string> used = input.pipeline.columns();
+    for (size_t c : emptyChannels(input.table))
+        if (std::find(used.begin(), used.end(), input.table.channels[c].name) == used.end())
+            note(a.quiet, emptyChannelNote(input.table, c));
     note(a.quiet, std::to_string(input.points.rows) + " events, " +
                       std::to_string(input.points.cols) + " columns");
     Backend backend = makeBackend(a.backend);
@@ -77,9 +83,12 @@ void runEmbed(const EmbedArgs& a) {
                   result.model.count(), t.train, t.layout, t.project,
                   t.train + t.layout + t.project);
     note(a.quiet, timing);
-    if (result.report.nonFinitePoints > 0)
-        note(a.quiet, std::to_string(result.report.nonFinitePoints) +
-                          " events had non-finite values; they were placed at their neighbours");
+    // Both counts are the events with a missing value in an embedded column.
+    if (result.trainingSkipped > 0 || result.report.nonFinitePoints > 0)
+        note(a.quiet,
+             std::to_string(std::max(result.trainingSkipped, result.report.nonFinitePoints)) +
+                 " events have NA, NaN or infinity in an embedded column: they were left "
+                 "out of training and placed at their neighbours");
 
     writeEmbedded(a.out,
                   {&input.table, &result.xy, input.pipeline.columns(), &input.points,

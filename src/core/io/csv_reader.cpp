@@ -106,7 +106,15 @@ bool parseNumber(std::string_view cell, bool decimalComma, float& out) {
     if (p == e && ec == std::errc()) return true;
     if (p == e && ec == std::errc::result_out_of_range) {
         double wide = 0;  // beyond float's range: the nearest float (infinity or zero)
-        std::from_chars(b, e, wide);
+        if (std::from_chars(b, e, wide).ec == std::errc::result_out_of_range) {
+            // Beyond double's range too (1e400): from_chars leaves `wide` alone, so decide by
+            // the exponent's sign; a silent 0 would be a wrong value, infinity is missing.
+            const size_t exponent = s.find_first_of("eE");
+            const bool tiny = exponent != std::string_view::npos && exponent + 1 < s.size() &&
+                              s[exponent + 1] == '-';
+            wide = tiny ? 0.0 : std::numeric_limits<double>::infinity();
+            if (s.front() == '-') wide = -wide;
+        }
         out = static_cast<float>(wide);
         return true;
     }

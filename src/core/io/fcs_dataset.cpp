@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <limits>
 #include <unordered_map>
 
 #include "core/common/error.h"
@@ -38,6 +40,21 @@ std::optional<double> parseDouble(const std::string& text) {
     auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
     if (ec != std::errc() || p != t.data() + t.size() || !std::isfinite(v)) return std::nullopt;
     return v;
+}
+
+// Log amplification offset * 10^(decades * v / range) passes the largest float for large f1:
+// those values would silently become infinite, so the reader says where that starts.
+std::optional<std::string> logOverflowWarning(const Parameter& p, const std::string& what) {
+    const double limit = std::log10(static_cast<double>(std::numeric_limits<float>::max()));
+    const double headroom = limit - std::log10(p.logOffset);
+    if (p.logDecades <= headroom) return std::nullopt;
+    const double fraction = std::max(0.0, headroom / p.logDecades);
+    char percent[32];
+    std::snprintf(percent, sizeof percent, "%.3g%%", 100.0 * fraction);
+    return what + " for channel " + p.name + ": stored values above " + percent +
+           " of the range become infinite (past the largest float, about 3.4e38); such events "
+           "are left out of training and placed at their neighbours. Four or five decades "
+           "are usual: check the file's $PnE";
 }
 
 struct Header {
@@ -219,6 +236,8 @@ void readParameters(Dataset& ds, const Lookup& kw, size_t count, const std::stri
                     if (!(*f2 > 0))
                         ds.warnings.push_back(pkey(n, "E") + " = " + e +
                                               ": offset 0 read as 1 (the usual meaning)");
+                    if (const auto w = logOverflowWarning(p, pkey(n, "E") + " = " + e))
+                        ds.warnings.push_back(*w);
                 }
             }
         }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <regex>
 
@@ -22,14 +23,40 @@ double secondsSince(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// Rows of `points` picked by a seeded sample, copied so trainers see a compact matrix.
-Matrix subsample(const Matrix& points, size_t count, uint64_t seed) {
-    if (count == 0 || count >= points.rows) return points;
-    const auto idx = samplePoints(points.rows, count, seed);
-    Matrix out(count, points.cols);
-    for (size_t i = 0; i < count; ++i)
+// Of the rows `usable` of `points`, a seeded sample of `count` (0: all), copied so trainers see
+// a compact matrix. With every row usable the sample is the one of samplePoints(rows, count).
+Matrix subsample(const Matrix& points, const std::vector<size_t>& usable, size_t count,
+                 uint64_t seed) {
+    if (usable.size() == points.rows && (count == 0 || count >= points.rows)) return points;
+    std::vector<size_t> idx = usable;
+    if (count != 0 && count < usable.size()) {
+        idx = samplePoints(usable.size(), count, seed);
+        for (size_t& i : idx) i = usable[i];
+    }
+    Matrix out(idx.size(), points.cols);
+    for (size_t i = 0; i < idx.size(); ++i)
         std::copy(points.row(idx[i]), points.row(idx[i]) + points.cols, out.row(i));
     return out;
+}
+
+// Why too few events are usable: with missing values, say so and name a column without any.
+std::string tooFewEvents(const Matrix& points, size_t usable, size_t count) {
+    if (usable == points.rows)
+        return "cannot train " + std::to_string(count) + " landmarks on " +
+               std::to_string(points.rows) + " events: ask for " + std::to_string(points.rows) +
+               " landmarks or fewer";
+    std::string why = "cannot train " + std::to_string(count) + " landmarks: only " +
+                      std::to_string(usable) + " of the " + std::to_string(points.rows) +
+                      " events have a finite value in every column (the others hold NaN, NA "
+                      "or infinity)";
+    for (size_t c = 0; c < points.cols; ++c) {
+        bool any = false;
+        for (size_t i = 0; i < points.rows && !any; ++i) any = std::isfinite(points.at(i, c));
+        if (!any)
+            return why + "; column " + std::to_string(c + 1) +
+                   " has no finite value: leave it out (--columns)";
+    }
+    return why + ": ask for " + std::to_string(usable) + " landmarks or fewer";
 }
 
 // Runs a trainer to its end, reporting progress.
@@ -109,19 +136,20 @@ EmbedParams defaultEmbedParams(const LandmarkSpec& spec) {
 
 LandmarkModel trainLandmarks(const Matrix& points, const EmbedSettings& settings,
                              NearestSearch& search, const ProgressFn& progress,
-                             EmbedTimings* timings) {
+                             EmbedTimings* timings, size_t* skippedNonFinite) {
     const LandmarkSpec& spec = settings.landmarks;
     std::string layout = checkLayout(settings.layout);
     if (points.rows == 0)
         throw InputError(
             "cannot train landmarks: the data holds no events; give a file with "
             "at least one event");
-    if (points.rows < spec.count)
-        throw InputError("cannot train " + std::to_string(spec.count) + " landmarks on " +
-                         std::to_string(points.rows) + " events: ask for " +
-                         std::to_string(points.rows) + " landmarks or fewer");
+    // Events with a missing value are left out of training; projection places them later.
+    const std::vector<size_t> usable = finiteRows(points.data(), points.rows, points.cols);
+    if (skippedNonFinite) *skippedNonFinite = points.rows - usable.size();
+    if (usable.size() < spec.count)
+        throw InputError(tooFewEvents(points, usable.size(), spec.count));
     const auto start = Clock::now();
-    const Matrix train = subsample(points, settings.trainSample, settings.seed);
+    const Matrix train = subsample(points, usable, settings.trainSample, settings.seed);
     const TrainingData data{train.data(), train.rows, train.cols};
     LandmarkModel model;
     InitParams init;
@@ -165,7 +193,8 @@ LandmarkModel trainLandmarks(const Matrix& points, const EmbedSettings& settings
 EmbedResult embedMatrix(const Matrix& points, const EmbedSettings& settings, Projector& projector,
                         NearestSearch& search, const ProgressFn& progress) {
     EmbedResult result;
-    result.model = trainLandmarks(points, settings, search, progress, &result.timings);
+    result.model = trainLandmarks(points, settings, search, progress, &result.timings,
+                                  &result.trainingSkipped);
     validateParams(settings.params, result.model.count());
     const auto start = Clock::now();
     result.xy = Matrix(points.rows, 2);

@@ -66,17 +66,20 @@ struct EmbedTimings {
     double project = 0.0;  ///< EmbedSOM of all points
 };
 
-/// Trains landmarks on (a seeded subsample of) points (n x d) and lays them out in 2D.
+/// Trains landmarks on (a seeded subsample of) points (n x d) and lays them out in 2D. Events
+/// with NaN or infinity in any column are left out of training; their number goes to
+/// `skippedNonFinite`. Throws InputError when fewer usable events than landmarks remain.
 LandmarkModel trainLandmarks(const Matrix& points, const EmbedSettings& settings,
                              NearestSearch& search, const ProgressFn& progress = {},
-                             EmbedTimings* timings = nullptr);
+                             EmbedTimings* timings = nullptr, size_t* skippedNonFinite = nullptr);
 
 /// What embedMatrix produces.
 struct EmbedResult {
-    LandmarkModel model;      ///< the trained landmarks
-    Matrix xy;                ///< n x 2 coordinates
-    ProjectionReport report;  ///< points a user should hear about
-    EmbedTimings timings;     ///< seconds per stage
+    LandmarkModel model;         ///< the trained landmarks
+    Matrix xy;                   ///< n x 2 coordinates
+    ProjectionReport report;     ///< points a user should hear about
+    EmbedTimings timings;        ///< seconds per stage
+    size_t trainingSkipped = 0;  ///< events left out of training for NaN or infinity
 };
 
 /// trainLandmarks, then projects every point. Throws InputError for impossible settings

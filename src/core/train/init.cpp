@@ -47,6 +47,12 @@ double rayleigh(const std::vector<double>& cov, const std::vector<double>& v, si
     return s;
 }
 
+std::string noFiniteRows(size_t n) {
+    return "cannot initialise landmarks: none of the " + std::to_string(n) +
+           " training events has a finite value in every column (each has NaN, NA or "
+           "infinity); leave out the columns that are missing";
+}
+
 // Coordinates of point x on the plane.
 void planeCoords(const PcaPlane& p, const float* x, float& a1, float& a2) {
     double s1 = 0.0, s2 = 0.0;
@@ -65,7 +71,11 @@ PcaPlane computePcaPlane(const TrainingData& data, uint64_t seed, size_t maxPoin
     if (data.n == 0 || data.d == 0)
         throw InputError("cannot initialise landmarks: the training data is empty");
     const size_t d = data.d;
-    const std::vector<size_t> rows = samplePoints(data.n, maxPoints, seed);
+    // Rows with a missing value would make the mean and covariance NaN.
+    const std::vector<size_t> finite = finiteRows(data.points, data.n, d);
+    if (finite.empty()) throw InputError(noFiniteRows(data.n));
+    std::vector<size_t> rows = samplePoints(finite.size(), maxPoints, seed);
+    for (size_t& r : rows) r = finite[r];
     std::vector<double> mean(d, 0.0), cov(d * d, 0.0);
     for (size_t r : rows)
         for (size_t t = 0; t < d; ++t) mean[t] += data.points[r * d + t];
@@ -144,7 +154,9 @@ void initModel(LandmarkModel& model, const TrainingData& data, const InitParams&
         return;
     }
 
-    const std::vector<size_t> picked = samplePoints(data.n, g, params.seed, true);
+    const std::vector<size_t> finite = finiteRows(data.points, data.n, d);
+    std::vector<size_t> picked = samplePoints(finite.size(), g, params.seed, true);
+    for (size_t& r : picked) r = finite[r];
     for (size_t i = 0; i < g; ++i) {
         const float* x = data.points + picked[i] * d;
         float a1, a2;

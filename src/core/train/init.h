@@ -19,7 +19,8 @@ struct PcaPlane {
     float sd2 = 0.0f;          ///< standard deviation of the data along axis2
 };
 
-/// PCA by power iteration on the covariance of at most maxPoints points (a seeded sample).
+/// PCA by power iteration on the covariance of at most maxPoints points (a seeded sample of the
+/// points whose values are all finite); throws InputError when there are none.
 PcaPlane computePcaPlane(const TrainingData& data, uint64_t seed, size_t maxPoints = 100000);
 
 /// How initModel places landmarks.
@@ -42,7 +43,8 @@ struct InitParams {
 InitMethod parseInitMethod(const std::string& name);
 
 /// Replaces the model's landmarks (all unlocked, no edges) by a fresh placement; 2D positions
-/// are in grid-like units (about sqrt(g) wide) so that EmbedSOM defaults fit. Throws InputError.
+/// are in grid-like units (about sqrt(g) wide) so that EmbedSOM defaults fit. Points with NaN or
+/// infinity are never sampled. Throws InputError.
 void initModel(LandmarkModel& model, const TrainingData& data, const InitParams& params);
 
 }  // namespace sepal

@@ -15,6 +15,10 @@ inline constexpr size_t kParallelLandmarks = 192;
 /// count >= n, unless `allowRepeats`, which then fills up to `count` with repeated indices.
 std::vector<size_t> samplePoints(size_t n, size_t count, uint64_t seed, bool allowRepeats = false);
 
+/// Indices of the rows of `points` (n x d, row-major) whose d values are all finite, in order:
+/// rows with NaN or infinity (a missing value) must not move or seed landmarks.
+std::vector<size_t> finiteRows(const float* points, size_t n, size_t d);
+
 /// A small, fast, portable generator (splitmix64): identical streams on every platform.
 class SplitMix {
   public:

@@ -1,4 +1,7 @@
+#include <algorithm>
+
 #include "core/transform/channel_roles.h"
+#include "core/transform/empty_channels.h"
 #include "core/transform/pipeline.h"
 
 namespace sepal {
@@ -10,17 +13,23 @@ TransformPipeline TransformPipeline::defaultFor(const io::Table& table) {
     t.kind = ColumnTransform::Kind::Arcsinh;
     t.cofactor = kind == Cytometry::Mass ? 5.0 : 150.0;
     const std::vector<ChannelRole> roles = channelRoles(table);
+    // A column without any finite value would leave no event to train on.
+    const std::vector<size_t> empty = emptyChannels(table);
+    const auto usable = [&](size_t c) {
+        return std::find(empty.begin(), empty.end(), c) == empty.end();
+    };
     for (size_t c = 0; c < table.channels.size(); ++c)
-        if (roles[c] == ChannelRole::Marker) {
+        if (roles[c] == ChannelRole::Marker && usable(c)) {
             ColumnStep step;
             step.name = table.channels[c].name;
             step.transform = t;
             p.steps.push_back(step);
         }
     if (p.steps.empty())  // nothing looks like a marker: keep every column rather than none
-        for (const auto& c : table.channels) {
+        for (size_t c = 0; c < table.channels.size(); ++c) {
+            if (!usable(c)) continue;
             ColumnStep step;
-            step.name = c.name;
+            step.name = table.channels[c].name;
             step.transform = t;
             p.steps.push_back(step);
         }
