@@ -19,6 +19,7 @@
 #include "core/io/input_guard.h"
 #include "core/io/population_labels.h"
 #include "core/io/read_any.h"
+#include "core/io/regular_file.h"
 #include "core/transform/channel_label.h"
 #include "core/transform/pipeline.h"
 
@@ -42,6 +43,7 @@ std::string lowerExtension(const std::string& path) {
 }
 
 bool looksLikeFcs(const std::string& path) {
+    io::requireRegularFile(path);  // a FIFO would block the peek below
     std::ifstream in(path, std::ios::binary);
     char magic[3] = {0, 0, 0};
     in.read(magic, 3);
@@ -54,6 +56,7 @@ TransformPipeline loadPipeline(const std::string& spec) {
     std::string where = "--transform";
     if (spec.find_first_not_of(" \t\r\n") == std::string::npos ||
         spec[spec.find_first_not_of(" \t\r\n")] != '{') {
+        io::requireRegularFile(spec);
         std::ifstream in(spec);
         if (!in)
             throw InputError("--transform: cannot open '" + spec +

@@ -10,6 +10,7 @@
 
 #include "core/common/error.h"
 #include "core/io/atomic_file.h"
+#include "core/io/regular_file.h"
 
 namespace sepal::cli {
 
@@ -60,6 +61,7 @@ bool parseLine(const std::string& line, std::vector<float>& out, size_t& badColu
 }  // namespace
 
 Matrix readCsvMatrix(const std::string& path) {
+    io::requireRegularFile(path);
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw InputError("cannot open '" + path + "': check that the file exists and is readable");

@@ -4,6 +4,7 @@
 #include "core/io/fcs_dataset.h"
 #include "core/io/fcs_decode.h"
 #include "core/io/mapped_file.h"
+#include "core/io/regular_file.h"
 
 namespace sepal::io {
 
@@ -47,11 +48,13 @@ FcsFileInfo inspectFcsBytes(std::span<const uint8_t> bytes, const std::string& n
 }
 
 Table readFcs(const std::string& path, const FcsReadOptions& options) {
+    requireRegularFile(path);
     MappedFile file(path, true);
     return readFcsBytes(file.bytes(), path, options);
 }
 
 FcsFileInfo inspectFcs(const std::string& path) {
+    requireRegularFile(path);
     MappedFile file(path, false);
     return inspectFcsBytes(file.bytes(), path);
 }

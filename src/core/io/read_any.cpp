@@ -10,6 +10,7 @@
 #include "core/io/fcs_reader.h"
 #include "core/io/points_json.h"
 #include "core/io/population_labels.h"
+#include "core/io/regular_file.h"
 
 namespace sepal::io {
 
@@ -53,6 +54,7 @@ Table readByContent(const std::string& path, const std::string& head) {
 }  // namespace
 
 Table readTable(const std::string& path) {
+    requireRegularFile(path);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError("cannot open '" + path + "' (check the path and permissions)");
     std::string head(4096, '\0');

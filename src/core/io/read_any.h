@@ -10,7 +10,8 @@ namespace sepal::io {
 /// Reads `path`: FCS when it starts with "FCS" (population codes become labels, see
 /// FORMATS.md), points JSON for .json, delimited text for .csv/.tsv/.txt or any other text
 /// file. Throws InputError naming the file when its content is none of these, when a .fcs file
-/// does not start with "FCS", and when the file holds no events.
+/// does not start with "FCS", when the file holds no events, and when `path` is a directory,
+/// a FIFO or a device rather than a regular file.
 Table readTable(const std::string& path);
 
 }  // namespace sepal::io

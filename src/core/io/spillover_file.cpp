@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/common/error.h"
+#include "core/io/regular_file.h"
 
 namespace sepal::io {
 namespace {
@@ -124,6 +125,7 @@ Spillover parseSpillover(const std::string& text, const std::string& source) {
 }
 
 Spillover readSpilloverFile(const std::string& path) {
+    requireRegularFile(path);
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec))
         throw InputError(path + ": no such spillover file; check the path");

@@ -3,15 +3,21 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "core/common/error.h"
 #include "core/io/atomic_file.h"
+#include "core/io/regular_file.h"
 
 namespace sepal {
 
 namespace {
 
 constexpr const char* kFormatName = "sepal-landmark-model";
+// Far above what Sepal trains (65536 landmarks) or reads (FCS files have at most thousands of
+// columns), and low enough that their product fits in 64 bits.
+constexpr unsigned long long kMostLandmarks = 1ull << 24;
+constexpr unsigned long long kMostColumns = 1ull << 20;
 
 nlohmann::json floatArray(const std::vector<float>& values) {
     nlohmann::json a = nlohmann::json::array();
@@ -35,6 +41,17 @@ class FieldReader {
                 : v.type() == kind;
         if (!ok) fail(std::string("field \"") + field + "\" must be " + kindName);
         return v;
+    }
+
+    // A non-negative integer up to `most`, read without wrapping: 4294967297 must not become 1.
+    size_t count(const char* field, unsigned long long most, const std::string& meaning) const {
+        const auto& v =
+            require(field, nlohmann::json::value_t::number_unsigned, "a non-negative integer");
+        const auto n = v.get<unsigned long long>();
+        if (n > most)
+            fail(std::string("field \"") + field + "\" (" + meaning + ") is " + std::to_string(n) +
+                 ", more than " + std::to_string(most));
+        return static_cast<size_t>(n);
     }
 
     std::vector<float> floats(const char* field, size_t expected) const {
@@ -103,8 +120,9 @@ LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source) 
     if (version == 0 || version > static_cast<unsigned long long>(kModelFileVersion))
         r.fail("field \"version\" is " + std::to_string(version) + "; this Sepal reads up to " +
                std::to_string(kModelFileVersion) + " (use a newer Sepal)");
-    const size_t g = r.require("g", V::number_unsigned, "a non-negative integer").get<size_t>();
-    const size_t d = r.require("d", V::number_unsigned, "a non-negative integer").get<size_t>();
+    // Bounded so that g * d and g * 2 below cannot wrap around.
+    const size_t g = r.count("g", kMostLandmarks, "the number of landmarks");
+    const size_t d = r.count("d", kMostColumns, "the number of columns");
 
     LoadedModel out;
     const auto& cols = r.require("columns", V::array, "an array of strings");
@@ -146,7 +164,8 @@ LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source) 
     const auto& es = r.require("embedsom", V::object, "an object");
     FieldReader er(es, source);
     try {
-        out.params.k = er.require("k", V::number_unsigned, "a non-negative integer").get<int>();
+        out.params.k =
+            static_cast<int>(er.count("k", std::numeric_limits<int>::max(), "EmbedSOM neighbours"));
         out.params.smooth = static_cast<float>(es.at("smooth").get<double>());
         out.params.adjust = static_cast<float>(es.at("adjust").get<double>());
     } catch (const nlohmann::json::exception&) {
@@ -166,6 +185,7 @@ void saveModel(const std::string& path, const LandmarkModel& model,
 }
 
 LoadedModel loadModel(const std::string& path) {
+    io::requireRegularFile(path);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError("cannot open model file " + path + ": check the path");
     nlohmann::json doc;
@@ -206,7 +226,8 @@ std::vector<size_t> checkColumns(const std::vector<std::string>& modelColumns,
 }
 
 bool isModelFile(const std::string& path) {
-    if (!path.ends_with(".json")) return false;
+    std::error_code ec;
+    if (!path.ends_with(".json") || !std::filesystem::is_regular_file(path, ec)) return false;
     std::ifstream in(path);
     if (!in) return false;
     const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);

@@ -1,14 +1,17 @@
 #include "core/pipeline/prepare.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 
 #include "core/common/error.h"
 #include "core/io/read_any.h"
+#include "core/io/regular_file.h"
 #include "core/io/spillover_file.h"
 #include "core/pipeline/samples.h"
 #include "core/transform/channel_label.h"
+#include "core/transform/empty_channels.h"
 
 namespace sepal {
 namespace {
@@ -41,6 +44,23 @@ ColumnTransform parseTransform(const std::string& text) {
                      "fluorescence), logicle, or a transform pipeline .json file");
 }
 
+// Columns are chosen by name: two columns of one name cannot both be embedded, and the
+// pipeline's own complaint would speak of a pipeline the user never wrote.
+void refuseDuplicateNames(const io::Table& table, const TransformPipeline& pipeline) {
+    for (const auto& step : pipeline.steps) {
+        std::string columns;
+        size_t count = 0;
+        for (size_t c = 0; c < table.channels.size(); ++c)
+            if (table.channels[c].name == step.name)
+                columns += (count++ ? " and " : "") + std::to_string(c + 1);
+        if (count > 1)
+            throw InputError(table.source + ": the column name '" + step.name +
+                             "' is used by columns " + columns +
+                             "; give each column its own name, or embed other columns "
+                             "(--columns)");
+    }
+}
+
 }  // namespace
 
 io::Table readInput(const std::string& path) {
@@ -53,6 +73,7 @@ TransformPipeline choosePipeline(const io::Table& table, const PrepareOptions& o
     const std::string& tf = options.transform;
     const bool fromFile = tf.size() > 5 && tf.substr(tf.size() - 5) == ".json";
     if (fromFile) {
+        io::requireRegularFile(tf);
         std::ifstream in(tf);
         if (!in) throw InputError("--transform " + tf + ": cannot open the pipeline file");
         nlohmann::json doc;
@@ -66,7 +87,10 @@ TransformPipeline choosePipeline(const io::Table& table, const PrepareOptions& o
     } else if (looksLikeCytometry(table)) {
         pipeline = TransformPipeline::defaultFor(table);
     } else {
-        for (const auto& ch : table.channels) pipeline.steps.push_back(ColumnStep{ch.name});
+        const std::vector<size_t> empty = emptyChannels(table);
+        for (size_t c = 0; c < table.channels.size(); ++c)
+            if (std::find(empty.begin(), empty.end(), c) == empty.end())
+                pipeline.steps.push_back(ColumnStep{table.channels[c].name});
     }
     if (!options.columns.empty()) {
         std::vector<ColumnStep> chosen;
@@ -90,6 +114,7 @@ TransformPipeline choosePipeline(const io::Table& table, const PrepareOptions& o
     }
     if (pipeline.steps.empty())
         throw InputError(table.source + ": no columns to embed; choose them with --columns");
+    refuseDuplicateNames(table, pipeline);
     pipeline.validate();
     return pipeline;
 }
