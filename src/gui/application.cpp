@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "app/autosave.h"
 #include "app/gpu_projection.h"
 #include "gui/frame_bench.h"
 #include "gui/gl_device_positions.h"
@@ -51,7 +52,6 @@ constexpr double kMinBudgetMs = 4.0, kMaxBudgetMs = 24.0;
 // splats in ~58 ms whether straight (measured 12.5 frames/s) or through the layer.
 constexpr double kSoftwareLayerBudgetMs = 12.0;
 constexpr double kHardwareLayerBudgetMs = 8.0;
-constexpr double kAutosaveSeconds = 30.0;
 constexpr float kLeftWidth = 330, kRightWidth = 300;
 
 double now() {
@@ -82,6 +82,7 @@ void dropCallback(GLFWwindow* window, int count, const char** paths) {
 Application::Application(Options options)
     : m_options(std::move(options)), m_workspace(m_options.backend) {
     m_ctx = std::make_unique<ui::UiContext>(m_workspace, m_camera);
+    m_autosave = std::make_unique<app::Autosaver>(m_options.autosave);
     m_window = createWindow(m_options, this, m_contentScale);
     initImGui(m_window, m_contentScale);
     m_points = std::make_unique<render::ScatterRenderer>();
@@ -154,7 +155,7 @@ int Application::run() {
             if (m_bench->done()) m_quit = 0;
         }
     }
-    autosave(true);
+    m_autosave->save(m_workspace, m_camera.state(), true);
     return m_quit.value_or(0);
 }
 
@@ -297,7 +298,7 @@ void Application::frame() {
             m_quitAfterScreenshot = true;
         }
     }
-    autosave(false);
+    m_autosave->save(m_workspace, m_camera.state(), false);
 }
 
 void Application::afterDrawing(int fbW, int fbH) {
@@ -315,20 +316,6 @@ void Application::afterDrawing(int fbW, int fbH) {
     if (m_ctx->pngRequest) {
         exportPng(*m_ctx->pngRequest);
         m_ctx->pngRequest = nullptr;
-    }
-}
-
-void Application::autosave(bool force) {
-    if (m_options.autosave.empty() || m_workspace.state().data.events() == 0) return;
-    double t = m_workspace.seconds();
-    if (!force && t - m_lastAutosave < kAutosaveSeconds) return;
-    m_lastAutosave = t;
-    if (m_workspace.state().counter == m_autosavedCounter && !force) return;
-    m_autosavedCounter = m_workspace.state().counter;
-    try {
-        m_workspace.saveSession(m_options.autosave, m_camera.state());
-    } catch (const std::exception& e) {
-        m_workspace.log(app::LogEntry::Warning, std::string("autosave failed: ") + e.what());
     }
 }
 

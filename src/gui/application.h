@@ -22,7 +22,8 @@ class PointLayer;
 
 namespace sepal::app {
 class GpuProjection;
-}
+class Autosaver;
+}  // namespace sepal::app
 
 namespace sepal::ui {
 class SideBars;
@@ -91,7 +92,6 @@ class Application {
     void fitWhenDue();
     void afterDrawing(int fbW, int fbH);
     void handleShortcuts();
-    void autosave(bool force);
 
     Options m_options;
     GLFWwindow* m_window = nullptr;
@@ -116,8 +116,7 @@ class Application {
     float m_contentScale = 1;
     uint64_t m_fitForData = 0, m_fitAfterSweeps = 0;
     bool m_fitted = false;
-    double m_lastAutosave = 0;
-    uint64_t m_autosavedCounter = 0;
+    std::unique_ptr<app::Autosaver> m_autosave;
     double m_budgetMs = 8, m_lastWorkMs = 0, m_lastDrawMs = 0;
     bool m_quitAfterScreenshot = false;
     int m_settleFrames = 0;

@@ -77,8 +77,9 @@ void DataPanel::draw(UiContext& ctx) {
     }
     const io::Table& table = st.data.tables.front();
     if (m_rolesFor != st.data.version) m_roles = channelRoles(table), m_rolesFor = st.data.version;
-    ImGui::TextWrapped("%zu samples, %zu events, %zu of %zu channels used", st.data.samples.size(),
-                       st.data.events(), st.data.columns.size(), table.channels.size());
+    ImGui::TextWrapped("%zu sample%s, %zu events, %zu of %zu channels used", st.data.samples.size(),
+                       st.data.samples.size() == 1 ? "" : "s", st.data.events(),
+                       st.data.columns.size(), table.channels.size());
     TransformPipeline p = st.pipeline;
     bool changed = false;
 
@@ -113,7 +114,7 @@ void DataPanel::draw(UiContext& ctx) {
                      std::to_string(p.compensation.spillover.channels.size()) + " channels)"
         : fileHasMatrix ? "Compensate (file's matrix, " +
                               std::to_string(table.spillover->channels.size()) + " channels)"
-                        : std::string("Compensate (the file has no spillover matrix)");
+                        : std::string("Compensate (no matrix in the file)");
     if (ImGui::Checkbox(label.c_str(), &compensate)) {
         p.compensation.source =
             compensate ? (stored ? Source::Stored : Source::File) : Source::None;
@@ -161,7 +162,7 @@ void DataPanel::draw(UiContext& ctx) {
             if (role == ChannelRole::Marker)
                 ImGui::TextUnformatted("marker");
             else
-                ImGui::TextDisabled("%s", roleReason(role));
+                ImGui::TextDisabled("%s", roleKey(role));
             if (ImGui::IsItemHovered() && role != ChannelRole::Marker)
                 ImGui::SetTooltip("Left out by default: %s", roleReason(role));
             ImGui::TableNextColumn();
