@@ -31,6 +31,16 @@ for c in "${commands[@]}"; do
     done
 done
 
+# sepal-bench busy compares a thread count with 1: the same limit, before any busy process starts.
+bench=${SEPAL_BENCH:-}
+if [ -n "$bench" ] && [ -x "$bench" ]; then
+    rc=0
+    "$bench" busy --data "$demo" --threads 100000 --competitors 0 >"$tmp/out.txt" 2>&1 || rc=$?
+    [ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] || fail "sepal-bench busy --threads 100000: exit $rc"
+    grep -q -- "--threads 100000: give 0 (one per core) up to" "$tmp/out.txt" ||
+        fail "sepal-bench busy said: $(cat "$tmp/out.txt")"
+fi
+
 # A count within the limit still works.
 "$cli" embed "$demo" --landmarks kmeans:16 --train-sample 2000 --threads 4 --quiet \
     --out "$tmp/b.csv" || fail "--threads 4 was refused"
