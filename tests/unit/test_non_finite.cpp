@@ -18,6 +18,7 @@
 #include "core/pipeline/prepare.h"
 #include "core/train/init.h"
 #include "core/train/sampling.h"
+#include "core/train/trainer_factory.h"
 #include "core/transform/empty_channels.h"
 #include "core/transform/pipeline.h"
 #include "fcs_builder.h"
@@ -117,6 +118,26 @@ TEST(NonFinite, EveryTrainerAndLayoutEmbedsDataWithGaps) {
         EXPECT_TRUE(allFinite(r.model.low));
         EXPECT_TRUE(allFinite(r.xy.values));
     }
+}
+
+// The app refines landmarks by stepping the online trainers on all events, gaps included.
+TEST(NonFinite, OnlineTrainersSteppedOnDataWithGapsKeepFiniteLandmarks) {
+    const Matrix x = blobsWithGaps(900, 3, 5);
+    const TrainingData data{x.data(), x.rows, x.cols};
+    Backend backend = makeBackend("cpu");
+    for (const char* kind : {"som", "plsom", "kmeans"})
+        for (size_t sample : {0u, 300u}) {
+            SCOPED_TRACE(std::string(kind) + " sample " + std::to_string(sample));
+            LandmarkModel model;
+            InitParams init;
+            init.rows = init.cols = 5;
+            initModel(model, data, init);
+            auto trainer =
+                makeTrainer(kind, {{"epochs", 2}, {"sampleSize", sample}}, *backend.search);
+            while (trainer->step(model, data)) {
+            }
+            EXPECT_TRUE(allFinite(model.high));
+        }
 }
 
 TEST(NonFinite, DataWithoutGapsKeepsTheSeededSample) {

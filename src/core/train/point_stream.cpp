@@ -12,8 +12,18 @@ void PointStream::refreshSample(const TrainingData& data) {
     m_source = data.points;
     m_sourceN = data.n;
     m_sample.clear();
-    if (m_sampleSize > 0 && m_sampleSize < data.n)
-        m_sample = samplePoints(data.n, m_sampleSize, m_seed ^ 0xa5a5a5a5ULL);
+    // Points with a missing value would drag their winners to NaN: draw from the others only.
+    const std::vector<size_t> finite = finiteRows(data.points, data.n, data.d);
+    if (finite.empty() && data.n > 0)
+        throw InputError("cannot train landmarks: none of the " + std::to_string(data.n) +
+                         " events has a finite value in every column (each has NaN, NA or "
+                         "infinity); leave out the columns that are missing");
+    if (m_sampleSize > 0 && m_sampleSize < finite.size()) {
+        m_sample = samplePoints(finite.size(), m_sampleSize, m_seed ^ 0xa5a5a5a5ULL);
+        for (size_t& r : m_sample) r = finite[r];
+    } else if (finite.size() < data.n) {
+        m_sample = finite;
+    }
 }
 
 size_t PointStream::epochSize(const TrainingData& data) {

@@ -12,7 +12,8 @@
 namespace sepal {
 
 /// Draws points uniformly (with replacement, as the EmbedSOM R package) from all data or from a
-/// fixed seeded subsample, and finds each one's nearest landmark through NearestSearch.
+/// fixed seeded subsample, and finds each one's nearest landmark through NearestSearch. Points
+/// with NaN or infinity are never drawn.
 class PointStream {
   public:
     /// sampleSize 0 = all points; otherwise a fixed subsample of that many points.
