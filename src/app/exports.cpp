@@ -30,7 +30,10 @@ std::vector<std::string> Workspace::exportEvents(const std::string& path,
     source.usedColumns = data.columns;
     source.transformed = &data.points;
     source.populations = &populations;
-    return writeExport(path, source, options);
+    // The files the data came from are never written over.
+    std::vector<std::string> inputs;
+    for (const auto& sample : data.samples) inputs.push_back(sample.path);
+    return writeExport(path, source, options, inputs);
 }
 
 void Workspace::exportModel(const std::string& path) const {

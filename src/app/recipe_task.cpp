@@ -50,9 +50,12 @@ void RecipeTask::run() {
         m_progress = fraction;
     };
     try {
-        LandmarkModel model = trainLandmarks(*m_points, m_settings, *search, progress);
+        size_t skipped = 0;
+        LandmarkModel model =
+            trainLandmarks(*m_points, m_settings, *search, progress, nullptr, &skipped);
         std::lock_guard lock(m_mutex);
         if (!m_cancel) m_model = std::move(model);
+        m_skipped = skipped;
     } catch (const Cancelled&) {
     } catch (const std::exception& e) {
         std::lock_guard lock(m_mutex);

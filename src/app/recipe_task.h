@@ -41,6 +41,8 @@ class RecipeTask {
     std::optional<LandmarkModel> takeModel();
     /// After done(): the error message, empty when it trained.
     std::string error() const;
+    /// After done(): events left out of training for a missing (NaN or infinite) value.
+    size_t skippedNonFinite() const { return m_skipped.load(); }
     /// The settings it runs.
     const EmbedSettings& settings() const { return m_settings; }
 
@@ -53,6 +55,7 @@ class RecipeTask {
     std::string m_error, m_stage;
     mutable std::mutex m_mutex;
     std::atomic<double> m_progress{0.0};
+    std::atomic<size_t> m_skipped{0};
     std::atomic<bool> m_done{false}, m_cancel{false};
     std::thread m_thread;
 };

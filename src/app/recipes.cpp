@@ -1,5 +1,7 @@
 #include "app/recipes.h"
 
+#include <algorithm>
+
 #include "core/common/error.h"
 
 namespace sepal::app {

@@ -80,6 +80,12 @@ void Scheduler::pollRecipe() {
                             m_recipeUndoable);
     m_log.add(LogEntry::Info, "trained " + task->title() + ": " +
                                   std::to_string(m_document.state().model.count()) + " landmarks");
+    // As sepal-cli embed says it: cells with a missing value train nothing but are still placed.
+    if (const size_t skipped = task->skippedNonFinite(); skipped > 0)
+        m_log.add(LogEntry::Warning, std::to_string(skipped) +
+                                         " events with a missing (NaN or infinite) value were left "
+                                         "out of training; the picture places them by their "
+                                         "other values");
 }
 
 void Scheduler::retune(const TrainingSettings& s) {

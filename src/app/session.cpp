@@ -2,27 +2,16 @@
 // training settings) written atomically and restored all or nothing.
 #include <filesystem>
 #include <fstream>
-#include <random>
 
 #include "app/file_io.h"
 #include "app/workspace.h"
 #include "core/common/error.h"
+#include "core/io/atomic_file.h"
 #include "core/model/model_file.h"
 
 namespace sepal::app {
 
 namespace {
-void writeTextAtomically(const std::string& path, const std::string& text) {
-    std::string tmp = path + ".tmp-" + std::to_string(std::random_device{}() % 1000000);
-    {
-        std::ofstream out(tmp);
-        if (!out) throw InputError(path + ": cannot write here; choose another folder");
-        out << text;
-        if (!out) throw InputError(path + ": write failed (disk full?)");
-    }
-    std::filesystem::rename(tmp, path);
-}
-
 // Population membership as runs "start, length, code" (brushed regions are contiguous in
 // neither order nor space, but runs of 0 dominate and compress well).
 nlohmann::json runs(const std::vector<uint8_t>& v) {
@@ -84,7 +73,8 @@ nlohmann::json Workspace::sessionJson(const std::array<float, 3>& camera) const 
 void Workspace::saveSession(const std::string& path, const std::array<float, 3>& camera) const {
     std::filesystem::path p(path);
     if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
-    writeTextAtomically(path, sessionJson(camera).dump(1));
+    // Core's atomic writer: a temporary name, renamed when complete, removed on SIGINT/SIGTERM.
+    io::writeFileAtomically(path, [&](std::ostream& out) { out << sessionJson(camera).dump(1); });
 }
 
 std::array<float, 3> Workspace::loadSession(const std::string& path) {

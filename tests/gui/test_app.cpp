@@ -173,6 +173,27 @@ TEST(OnePipeline, TheAppAndSepalCliGiveTheSameCoordinates) {
     std::filesystem::remove_all(dir);
 }
 
+// The app's exports never replace a file the data came from (nor its session's sources).
+TEST(Workspace, ExportsRefuseToWriteOverAnInput) {
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("sepal-app-overwrite-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string input = (dir / "cells.csv").string();
+    {
+        std::ofstream out(input);
+        out << "a,b,c\n";
+        for (int i = 0; i < 400; ++i) out << i % 7 << "," << (i * 3) % 11 << "," << i % 5 << "\n";
+    }
+    const auto size = std::filesystem::file_size(input);
+    Workspace ws("cpu");
+    ws.openTables({readInput(input)});
+    settle(ws);
+    EXPECT_THROW(ws.exportEvents(input), InputError);
+    EXPECT_EQ(std::filesystem::file_size(input), size);
+    EXPECT_NO_THROW(ws.exportEvents((dir / "out.csv").string()));
+    std::filesystem::remove_all(dir);
+}
+
 TEST(Sweepers, BothGiveTheProjectionOfEveryPointAfterEachModelChange) {
     auto table = makeSyntheticTable(5000);
     auto points = std::make_shared<const Matrix>(table.values);
