@@ -10,6 +10,7 @@
 #include <limits>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/common/error.h"
@@ -355,18 +356,18 @@ Table parseCsv(std::string_view bytes, const CsvReadOptions& options, const std:
     std::vector<std::string> names(columns);
     Table table;
     table.source = source;
+    // Names seen so far in a set: a header of tens of thousands of columns stays linear.
+    std::unordered_set<std::string> seen;
     for (size_t c = 0; c < columns; ++c) {
         std::string name = hasHeader ? std::string(trim(first[c])) : std::string();
         if (name.empty()) name = "V" + std::to_string(c + 1);
-        for (size_t k = 0; k < c; ++k)
-            if (names[k] == name) {
-                const std::string renamed = name + "_" + std::to_string(c + 1);
-                table.warnings.push_back("column " + std::to_string(c + 1) +
-                                         " repeats the name \"" + name + "\"; it is named \"" +
-                                         renamed + "\"");
-                name = renamed;
-                break;
-            }
+        if (seen.count(name)) {
+            const std::string renamed = name + "_" + std::to_string(c + 1);
+            table.warnings.push_back("column " + std::to_string(c + 1) + " repeats the name \"" +
+                                     name + "\"; it is named \"" + renamed + "\"");
+            name = renamed;
+        }
+        seen.insert(name);
         names[c] = std::move(name);
     }
     size_t lineOffset = 1;  // 1-based line number of dataStart

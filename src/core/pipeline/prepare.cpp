@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <unordered_map>
 
 #include "core/common/error.h"
 #include "core/io/read_any.h"
@@ -47,17 +48,19 @@ ColumnTransform parseTransform(const std::string& text) {
 // Columns are chosen by name: two columns of one name cannot both be embedded, and the
 // pipeline's own complaint would speak of a pipeline the user never wrote.
 void refuseDuplicateNames(const io::Table& table, const TransformPipeline& pipeline) {
+    // Columns by name, counted once (a wide table has tens of thousands of columns).
+    std::unordered_map<std::string, std::vector<size_t>> byName;
+    for (size_t c = 0; c < table.channels.size(); ++c) byName[table.channels[c].name].push_back(c);
     for (const auto& step : pipeline.steps) {
+        const auto it = byName.find(step.name);
+        if (it == byName.end() || it->second.size() < 2) continue;
         std::string columns;
-        size_t count = 0;
-        for (size_t c = 0; c < table.channels.size(); ++c)
-            if (table.channels[c].name == step.name)
-                columns += (count++ ? " and " : "") + std::to_string(c + 1);
-        if (count > 1)
-            throw InputError(table.source + ": the column name '" + step.name +
-                             "' is used by columns " + columns +
-                             "; give each column its own name, or embed other columns "
-                             "(--columns)");
+        for (size_t c : it->second)
+            columns += (columns.empty() ? "" : " and ") + std::to_string(c + 1);
+        throw InputError(table.source + ": the column name '" + step.name +
+                         "' is used by columns " + columns +
+                         "; give each column its own name, or embed other columns "
+                         "(--columns)");
     }
 }
 
@@ -87,10 +90,10 @@ TransformPipeline choosePipeline(const io::Table& table, const PrepareOptions& o
     } else if (looksLikeCytometry(table)) {
         pipeline = TransformPipeline::defaultFor(table);
     } else {
-        const std::vector<size_t> empty = emptyChannels(table);
+        std::vector<bool> empty(table.channels.size(), false);
+        for (size_t c : emptyChannels(table)) empty[c] = true;
         for (size_t c = 0; c < table.channels.size(); ++c)
-            if (std::find(empty.begin(), empty.end(), c) == empty.end())
-                pipeline.steps.push_back(ColumnStep{table.channels[c].name});
+            if (!empty[c]) pipeline.steps.push_back(ColumnStep{table.channels[c].name});
     }
     if (!options.columns.empty()) {
         std::vector<ColumnStep> chosen;

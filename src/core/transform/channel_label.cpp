@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <unordered_map>
 
 #include "core/common/error.h"
 #include "core/transform/channel_roles.h"
@@ -50,13 +51,18 @@ std::string channelLabel(const io::Channel& channel) {
 std::vector<std::string> channelLabels(const io::Table& table) {
     std::vector<std::string> labels;
     for (const auto& c : table.channels) labels.push_back(channelLabel(c));
+    // Counted by their lower-case form: O(columns), where comparing pairs was O(columns^2).
+    std::unordered_map<std::string, size_t> count;
+    std::vector<std::string> folded;
+    for (const auto& l : labels) {
+        std::string f = l;
+        for (char& ch : f) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+        ++count[f];
+        folded.push_back(std::move(f));
+    }
     std::vector<std::string> unique = labels;
     for (size_t i = 0; i < labels.size(); ++i)
-        for (size_t j = 0; j < labels.size(); ++j)
-            if (i != j && sameIgnoringCase(labels[i], labels[j])) {
-                unique[i] += " #" + std::to_string(i + 1);
-                break;
-            }
+        if (count[folded[i]] > 1) unique[i] += " #" + std::to_string(i + 1);
     return unique;
 }
 

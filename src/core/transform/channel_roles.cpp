@@ -1,5 +1,7 @@
 #include "core/transform/channel_roles.h"
 
+#include <unordered_set>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -197,7 +199,23 @@ ChannelRole roleByName(const std::string& n, const std::string& m) {
 
 }  // namespace
 
-ChannelRole channelRole(const io::Table& table, size_t index) {
+namespace {
+
+// What a role looks up across the whole table, computed once per table so that the roles of
+// every column cost O(columns), not O(columns^2) (a CSV may have tens of thousands).
+struct TableFacts {
+    std::unordered_set<std::string> lowerNames;  // every channel's name, lower case
+    size_t labelled = 0;                         // labelledChannels(table)
+};
+
+TableFacts factsOf(const io::Table& table) {
+    TableFacts f;
+    for (const auto& c : table.channels) f.lowerNames.insert(lower(c.name));
+    f.labelled = labelledChannels(table);
+    return f;
+}
+
+ChannelRole roleWith(const io::Table& table, size_t index, const TableFacts& facts) {
     const io::Channel& channel = table.channels[index];
     const std::string n = lower(channel.name);
     const std::string m = lower(channel.marker);
@@ -218,17 +236,23 @@ ChannelRole channelRole(const io::Table& table, size_t index) {
     // Height and width twins of an area channel ("FL1-H" beside "FL1-A").
     if (n.size() > 2 && n[n.size() - 2] == '-' && (n.back() == 'h' || n.back() == 'w')) {
         const std::string area = n.substr(0, n.size() - 1) + "a";
-        for (const auto& c : table.channels)
-            if (lower(c.name) == area) return ChannelRole::Twin;
+        if (facts.lowerNames.count(area)) return ChannelRole::Twin;
     }
     // In mass cytometry panels only used channels carry a marker name ($PnS).
-    if (iso && placeholder && labelledChannels(table) >= 3) return ChannelRole::Unlabelled;
+    if (iso && placeholder && facts.labelled >= 3) return ChannelRole::Unlabelled;
     return ChannelRole::Marker;
 }
 
+}  // namespace
+
+ChannelRole channelRole(const io::Table& table, size_t index) {
+    return roleWith(table, index, factsOf(table));
+}
+
 std::vector<ChannelRole> channelRoles(const io::Table& table) {
+    const TableFacts facts = factsOf(table);
     std::vector<ChannelRole> roles;
-    for (size_t i = 0; i < table.channels.size(); ++i) roles.push_back(channelRole(table, i));
+    for (size_t i = 0; i < table.channels.size(); ++i) roles.push_back(roleWith(table, i, facts));
     return roles;
 }
 

@@ -14,10 +14,9 @@ TransformPipeline TransformPipeline::defaultFor(const io::Table& table) {
     t.cofactor = kind == Cytometry::Mass ? 5.0 : 150.0;
     const std::vector<ChannelRole> roles = channelRoles(table);
     // A column without any finite value would leave no event to train on.
-    const std::vector<size_t> empty = emptyChannels(table);
-    const auto usable = [&](size_t c) {
-        return std::find(empty.begin(), empty.end(), c) == empty.end();
-    };
+    std::vector<bool> empty(table.channels.size(), false);
+    for (size_t c : emptyChannels(table)) empty[c] = true;
+    const auto usable = [&](size_t c) { return !empty[c]; };
     for (size_t c = 0; c < table.channels.size(); ++c)
         if (roles[c] == ChannelRole::Marker && usable(c)) {
             ColumnStep step;

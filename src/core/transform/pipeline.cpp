@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <unordered_map>
 
 #include "core/common/error.h"
 #include "core/transform/channel_label.h"
@@ -296,8 +297,14 @@ Matrix TransformPipeline::apply(const io::Table& table) const {
     const size_t m = steps.size();
     std::vector<size_t> source(m);
     std::string missing;
+    // Exact channel names (the usual case: the pipeline was made for such a table) through a
+    // map; other words (markers, labels, other case) through the resolver.
+    std::unordered_map<std::string, std::vector<size_t>> byName;
+    for (size_t c = 0; c < table.channels.size(); ++c) byName[table.channels[c].name].push_back(c);
     for (size_t s = 0; s < m; ++s) {
-        const std::vector<size_t> found = channelsNamed(table, steps[s].name);
+        const auto exact = byName.find(steps[s].name);
+        const std::vector<size_t> found =
+            exact != byName.end() ? exact->second : channelsNamed(table, steps[s].name);
         if (found.size() > 1)
             throwAmbiguousChannel(table, steps[s].name, found, "transform pipeline");
         if (found.empty())
