@@ -29,7 +29,8 @@ std::vector<std::string> Workspace::exportEvents(const std::string& path,
     source.xy = &coordinates;
     source.usedColumns = data.columns;
     source.transformed = &data.points;
-    source.populations = &populations;
+    // No populations brushed: the file has no population column, as sepal-cli writes it.
+    if (!populations.names.empty()) source.populations = &populations;
     // The files the data came from are never written over.
     std::vector<std::string> inputs;
     for (const auto& sample : data.samples) inputs.push_back(sample.path);
