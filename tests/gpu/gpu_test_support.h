@@ -1,7 +1,6 @@
 #pragma once
-// Support for the GPU tests: skipping without a device, random data, the fixtures, and a plain
-// host oracle of embedsom.md (float32 difference-form distances with the GPU's fused
-// multiply-add, so that both find the same neighbours; double precision after that).
+// Support for the GPU tests: skipping without a device, random data and the fixtures (the host
+// oracle and the hard cases are in embedsom_hard_cases.h).
 
 #include <gtest/gtest.h>
 
@@ -18,6 +17,7 @@
 #include "core/embedsom/projector.h"
 #include "core/model/landmark_model.h"
 #include "cuda/cuda_backend.h"
+#include "embedsom_hard_cases.h"
 
 namespace sepal::test {
 
@@ -63,93 +63,6 @@ inline LandmarkModel sampleModel(const std::vector<float>& x, size_t n, size_t d
     }
     m.touch();
     return m;
-}
-
-/// The spec's projection of one point set on the host (the test oracle).
-inline std::vector<float> hostEmbedSom(const std::vector<float>& x, size_t n, size_t d,
-                                       const LandmarkModel& m, const EmbedParams& p) {
-    const size_t g = m.count();
-    const int k = resolveK(p, g);  // the rules every backend shares (core/embedsom)
-    const int topn = k, topnn = size_t(k) < g ? k + 1 : k;
-    const double boost = std::max(std::exp(-double(p.smooth) - 1.0), 1e-5);
-    std::vector<float> out(n * 2);
-    std::vector<std::pair<float, uint32_t>> dist(g);
-    for (size_t i = 0; i < n; ++i) {
-        const float* xi = x.data() + i * d;
-        for (size_t j = 0; j < g; ++j) {
-            float acc = 0;
-            for (size_t t = 0; t < d; ++t) {
-                const float e = xi[t] - m.high[j * d + t];
-                acc = std::fma(e, e, acc);
-            }
-            dist[j] = {acc, uint32_t(j)};
-        }
-        std::partial_sort(dist.begin(), dist.begin() + topnn, dist.end());
-        double sw = 0, sr = 0, sr2 = 0;
-        for (int a = 0; a < topnn; ++a) {
-            const double r = std::sqrt(double(dist[a].first)), w = 1.0 / (a + 1);
-            sw += w, sr += r * w, sr2 += r * r * w;
-        }
-        const double mean = sr / sw, var = sr2 / sw - mean * mean;
-        const double rLast = std::sqrt(double(dist[topnn - 1].first));
-        std::vector<double> score(topn);
-        for (int a = 0; a < topn; ++a) {
-            const double r = std::sqrt(double(dist[a].first));
-            score[a] = std::exp((mean - r) * boost / std::sqrt(var)) *
-                       (topn < topnn ? 1 - std::exp(r * 10 / rLast - 10) : 1);
-        }
-        double a00 = 0, a01 = 0, a11 = 0, b0 = 0, b1 = 0;
-        for (int a = 0; a < topn; ++a) {
-            const uint32_t u = dist[a].second;
-            const double gs = score[a] * 1e-5;
-            a00 += gs, a11 += gs, b0 += gs * m.low[2 * u], b1 += gs * m.low[2 * u + 1];
-            for (int b = a + 1; b < topn; ++b) {
-                const uint32_t v = dist[b].second;
-                double sqd = 0, dot = 0;
-                for (size_t t = 0; t < d; ++t) {
-                    const double h = double(m.high[v * d + t]) - m.high[u * d + t];
-                    sqd += h * h;
-                    dot += (double(xi[t]) - m.high[u * d + t]) * h;
-                }
-                if (sqd == 0) continue;
-                const double dd = dot / sqd;
-                const double hx = double(m.low[2 * v]) - m.low[2 * u];
-                const double hy = double(m.low[2 * v + 1]) - m.low[2 * u + 1];
-                const double hp = hx * hx + hy * hy;
-                if (hp < 1e-10) continue;
-                const double s = score[a] * score[b] * std::pow(1 + hp, -double(p.adjust)) *
-                                 std::exp(-(dd - 0.5) * (dd - 0.5));
-                a00 += s / hp * hx * hx, a01 += s / hp * hx * hy, a11 += s / hp * hy * hy;
-                const double f = s * (dd + (hx * m.low[2 * u] + hy * m.low[2 * u + 1]) / hp);
-                b0 += f * hx, b1 += f * hy;
-            }
-        }
-        const double det = a00 * a11 - a01 * a01;
-        out[2 * i] = float((b0 * a11 - b1 * a01) / det);
-        out[2 * i + 1] = float((a00 * b1 - a01 * b0) / det);
-    }
-    return out;
-}
-
-/// max over both axes of (max l - min l).
-inline double extentOf(const std::vector<float>& low) {
-    double e = 0;
-    for (int axis = 0; axis < 2; ++axis) {
-        double lo = 1e300, hi = -1e300;
-        for (size_t i = axis; i < low.size(); i += 2)
-            lo = std::min(lo, double(low[i])), hi = std::max(hi, double(low[i]));
-        e = std::max(e, hi - lo);
-    }
-    return e;
-}
-
-/// Per-point distances between two n x 2 results, sorted ascending.
-inline std::vector<double> pointErrors(const std::vector<float>& a, const std::vector<float>& b) {
-    std::vector<double> err(a.size() / 2);
-    for (size_t i = 0; i < err.size(); ++i)
-        err[i] = std::hypot(double(a[2 * i]) - b[2 * i], double(a[2 * i + 1]) - b[2 * i + 1]);
-    std::sort(err.begin(), err.end());
-    return err;
 }
 
 /// Raw little-endian float32 file.

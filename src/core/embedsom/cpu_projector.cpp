@@ -32,7 +32,6 @@ class CpuProjector final : public Projector {
         const LandmarkTiles& tiles = m_tiles;
         const PairConstants& pairs = m_pairs;
         const size_t g = model.count(), kk = static_cast<size_t>(setup.topnn);
-        const float* low = model.low.data();
         const long long groups = static_cast<long long>((n + kPointGroup - 1) / kPointGroup);
         size_t nonFinite = 0, degenerate = 0;
 #pragma omp parallel if (n >= 64) reduction(+ : nonFinite, degenerate)
@@ -57,7 +56,8 @@ class CpuProjector final : public Projector {
                         continue;
                     }
                     selectNearest(dist.data() + p * tiles.gp, g, kk, idx.data(), a.data());
-                    if (!projectFastPoint(a.data(), idx.data(), setup, pairs, low, scratch, y))
+                    if (!projectFastPoint(rows[p], model, a.data(), idx.data(), setup, pairs,
+                                          params.adjust, scratch, y))
                         ++degenerate;
                 }
             }

@@ -5,25 +5,27 @@
 #include <cmath>
 
 #include "core/embedsom/fallback.h"
+#include "core/embedsom/reference_solve.h"
 #include "core/embedsom/simd_exp.h"
 
 namespace sepal {
 
 namespace {
 
-// The pair loop adds to acc = (a00, a01, a11, b0, b1). The 2x2 system is often nearly
-// singular, so the sums are kept in double and each term follows the reference's order of
-// operations (no FMA): every rounding that differs shows in the solution.
-using PairLoop = void (*)(const float*, const uint32_t*, int, const PairConstants&,
+// The pair loop adds to acc = (a00, a01, a11, b0, b1), the sums kept in double and each term in
+// the reference's order of operations (no FMA). It returns true when a pair's O(1) form of D
+// loses digits (a_j c_uv > kExactRatio): the point is then solved the reference's way.
+using PairLoop = bool (*)(const float*, const uint32_t*, int, const PairConstants&,
                           const FastPointScratch&, double*);
 
 // One pair at a time.
-void pairLoopPortable(const float* a, const uint32_t* idx, int topn, const PairConstants& pairs,
+bool pairLoopPortable(const float* a, const uint32_t* idx, int topn, const PairConstants& pairs,
                       const FastPointScratch& scratch, double* acc) {
     const float* score = scratch.score.data();
     const float* lx = scratch.lx.data();
     const float* ly = scratch.ly.data();
     double a00 = 0.0, a01 = 0.0, a11 = 0.0, b0 = 0.0, b1 = 0.0;
+    bool inexact = false;
     for (int i = 0; i < topn; ++i) {
         const float* cf = pairs.row(idx[i]);
         const float ai = a[i], si = score[i], ux = lx[i], uy = ly[i];
@@ -31,6 +33,8 @@ void pairLoopPortable(const float* a, const uint32_t* idx, int topn, const PairC
             const uint32_t v = idx[j];
             // D - 0.5 = (a_u - a_v) c_uv; skipped pairs have c = 0 and weight 0: they add 0.
             const float t = (ai - a[j]) * cf[2 * v];
+            // The list is sorted: a[j] is the pair's larger distance.
+            inexact |= a[j] * cf[2 * v] > kExactRatio;
             const float s = si * score[j] * cf[2 * v + 1] * std::exp(-(t * t));
             const float hx = lx[j] - ux, hy = ly[j] - uy;
             const float hpRaw = hx * hx + hy * hy;
@@ -45,6 +49,7 @@ void pairLoopPortable(const float* a, const uint32_t* idx, int topn, const PairC
         }
     }
     acc[0] += a00, acc[1] += a01, acc[2] += a11, acc[3] += b0, acc[4] += b1;
+    return inexact;
 }
 
 // Adds eight float terms to four double lanes.
@@ -60,7 +65,7 @@ __attribute__((target("avx2,fma"))) double sum4(__m256d v) {
 
 // Eight pairs (i, j..j+7) at a time; the per-pair constants are gathered by landmark index.
 // The buffers are padded to a multiple of 8 with score 0, which makes padding pairs add 0.
-__attribute__((target("avx2,fma"))) void pairLoopAvx2(const float* a, const uint32_t* idx, int topn,
+__attribute__((target("avx2,fma"))) bool pairLoopAvx2(const float* a, const uint32_t* idx, int topn,
                                                       const PairConstants& pairs,
                                                       const FastPointScratch& scratch,
                                                       double* acc) {
@@ -72,6 +77,8 @@ __attribute__((target("avx2,fma"))) void pairLoopAvx2(const float* a, const uint
     __m256d a00 = _mm256_setzero_pd(), a01 = a00, a11 = a00, b0 = a00, b1 = a00;
     const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f);
     const __m256 tiny = _mm256_set1_ps(1e-10f), sign = _mm256_set1_ps(-0.0f);
+    const __m256 ratio = _mm256_set1_ps(kExactRatio);
+    __m256 inexact = _mm256_setzero_ps();
     for (int i = 0; i + 1 < topn; ++i) {
         const float* cf = pairs.row(idx[i]);
         const __m256 ai = _mm256_set1_ps(a[i]), si = _mm256_set1_ps(score[i]);
@@ -81,7 +88,9 @@ __attribute__((target("avx2,fma"))) void pairLoopAvx2(const float* a, const uint
                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pidx + j)), 1);
             const __m256 c = _mm256_i32gather_ps(cf, v2, 4);
             const __m256 f = _mm256_i32gather_ps(cf + 1, v2, 4);
-            const __m256 t = _mm256_mul_ps(_mm256_sub_ps(ai, _mm256_loadu_ps(pa + j)), c);
+            const __m256 aj = _mm256_loadu_ps(pa + j);
+            const __m256 t = _mm256_mul_ps(_mm256_sub_ps(ai, aj), c);
+            inexact = _mm256_or_ps(inexact, _mm256_cmp_ps(_mm256_mul_ps(aj, c), ratio, _CMP_GT_OQ));
             const __m256 e = exp8(_mm256_xor_ps(_mm256_mul_ps(t, t), sign));
             const __m256 s =
                 _mm256_mul_ps(_mm256_mul_ps(_mm256_mul_ps(si, _mm256_loadu_ps(score + j)), f), e);
@@ -102,6 +111,7 @@ __attribute__((target("avx2,fma"))) void pairLoopAvx2(const float* a, const uint
     }
     acc[0] += sum4(a00), acc[1] += sum4(a01), acc[2] += sum4(a11);
     acc[3] += sum4(b0), acc[4] += sum4(b1);
+    return _mm256_movemask_ps(inexact) != 0;
 }
 
 PairLoop pickPairLoop() {
@@ -112,9 +122,10 @@ PairLoop pickPairLoop() {
 
 }  // namespace
 
-bool projectFastPoint(const float* a, const uint32_t* idx, const ScoreSetup& setup,
-                      const PairConstants& pairs, const float* low, FastPointScratch& scratch,
-                      float* y) {
+bool projectFastPoint(const float* x, const LandmarkModel& model, const float* a,
+                      const uint32_t* idx, const ScoreSetup& setup, const PairConstants& pairs,
+                      float adjust, FastPointScratch& scratch, float* y) {
+    const float* low = model.low.data();
     static const PairLoop pairLoop = pickPairLoop();
     const int topn = setup.topn;
     float* score = scratch.score.data();
@@ -137,11 +148,19 @@ bool projectFastPoint(const float* a, const uint32_t* idx, const ScoreSetup& set
         acc[3] += gs * lx[i];
         acc[4] += gs * ly[i];
     }
-    pairLoop(a, idx, topn, pairs, scratch, acc);
+    const bool inexact = pairLoop(a, idx, topn, pairs, scratch, acc);
     const double det = acc[0] * acc[2] - acc[1] * acc[1];
-    y[0] = static_cast<float>((acc[3] * acc[2] - acc[4] * acc[1]) / det);
-    y[1] = static_cast<float>((acc[0] * acc[4] - acc[1] * acc[3]) / det);
-    if (std::isfinite(y[0]) && std::isfinite(y[1])) return true;
+    // An ill-conditioned system turns the differences between these roundings and the
+    // reference's into visible moves: such points (and those whose O(1) form of D lost digits)
+    // are solved in the reference's arithmetic. A few percent of points at most, with sharp
+    // negative smoothing; next to none at the defaults.
+    if (inexact || !(det * kReferenceConditioning > acc[0] * acc[2])) {
+        if (solveLikeReference(x, model, idx, score, topn, adjust, y)) return true;
+    } else {
+        y[0] = static_cast<float>((acc[3] * acc[2] - acc[4] * acc[1]) / det);
+        y[1] = static_cast<float>((acc[0] * acc[4] - acc[1] * acc[3]) / det);
+        if (std::isfinite(y[0]) && std::isfinite(y[1])) return true;
+    }
     neighbourMean(idx, score, topn, low, y);
     return false;
 }

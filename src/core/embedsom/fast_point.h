@@ -6,6 +6,7 @@
 
 #include "core/embedsom/pair_constants.h"
 #include "core/embedsom/scores.h"
+#include "core/model/landmark_model.h"
 
 namespace sepal {
 
@@ -21,10 +22,10 @@ struct FastPointScratch {
     }
 };
 
-/// a, idx: topnn neighbours, ascending; low: g x 2. Writes y (2 values); returns false when
-/// the point was degenerate and placed by the fallback.
-bool projectFastPoint(const float* a, const uint32_t* idx, const ScoreSetup& setup,
-                      const PairConstants& pairs, const float* low, FastPointScratch& scratch,
-                      float* y);
+/// x: the point; a, idx: its topnn neighbours, ascending. Writes y (2 values); returns false
+/// when the point was degenerate and placed by the fallback.
+bool projectFastPoint(const float* x, const LandmarkModel& model, const float* a,
+                      const uint32_t* idx, const ScoreSetup& setup, const PairConstants& pairs,
+                      float adjust, FastPointScratch& scratch, float* y);
 
 }  // namespace sepal
