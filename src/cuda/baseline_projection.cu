@@ -56,8 +56,11 @@ __device__ void finishPoint(const ProjectionArgs& a, size_t p, LeastSquares ls, 
     if (threadIdx.x % 32 != 0) return;
     float2 y;
     const bool placed = s.ok && detail::solve(ls, y);
+    const uint32_t* idx = a.knnIdx + p * a.kOut;
+    if (placed)
+        detail::referenceWhereIllConditioned(a, p, ls, a.knnDist + p * a.kOut, 1,
+                                             reinterpret_cast<const int*>(idx), y);
     if (!placed) {
-        const uint32_t* idx = a.knnIdx + p * a.kOut;
         y = detail::neighbourMean([&](int i) { return idx[i]; }, [&](int i) { return scores[i]; },
                                   s.scored, a.topn, a.low);
         if (s.bad)

@@ -58,13 +58,13 @@ __global__ void bitonicKnnKernel(const ProjectionArgs a, int kp) {
                 for (int t = 0; t < a.stride / 4; ++t) {
                     const float4 xv = x[t], lv = l[t];
                     float e = detail::finiteOrZero(xv.x, bad) - lv.x;
-                    acc = fmaf(e, e, acc);
+                    acc = detail::addSquare(acc, e);
                     e = detail::finiteOrZero(xv.y, bad) - lv.y;
-                    acc = fmaf(e, e, acc);
+                    acc = detail::addSquare(acc, e);
                     e = detail::finiteOrZero(xv.z, bad) - lv.z;
-                    acc = fmaf(e, e, acc);
+                    acc = detail::addSquare(acc, e);
                     e = detail::finiteOrZero(xv.w, bad) - lv.w;
-                    acc = fmaf(e, e, acc);
+                    acc = detail::addSquare(acc, e);
                 }
                 c = make_float2(acc, __int_as_float(j));
             }

@@ -146,7 +146,8 @@ __device__ __forceinline__ void loadRotatedRow(const float* points, size_t p, bo
         x[s] = finiteOrZero4(active ? src[(s - r) & (KVEC - 1)] : make_float4(0, 0, 0, 0), ignored);
 }
 
-/// Exact re-rank in the reference's arithmetic: the difference-form distances from the point
+/// Exact re-rank in the reference's arithmetic (each square rounded before it is added): the
+/// difference-form distances from the point
 /// (x, rotated: x[s] is its float4 (s - r) mod KVEC, r = lane mod 8) to `total` landmark rows
 /// (unpadded, KVEC float4s each, from shared address rowsAddress), row candidateAt(e) for
 /// e = 0 .. total - 1 in index order, inserted into the list as offset + row.
@@ -184,13 +185,13 @@ __device__ __forceinline__ void rerankStaggered(const float4 (&x)[KVEC], int r,
                 // indices and two more instructions of address arithmetic per step).
                 const float4 lv = loadSharedFloat4((s < r ? earlier[u] : current[u]) + 16u * s);
                 float e = x[s].x - lv.x;
-                acc[u] = fmaf(e, e, acc[u]);
+                acc[u] = addSquare(acc[u], e);
                 e = x[s].y - lv.y;
-                acc[u] = fmaf(e, e, acc[u]);
+                acc[u] = addSquare(acc[u], e);
                 e = x[s].z - lv.z;
-                acc[u] = fmaf(e, e, acc[u]);
+                acc[u] = addSquare(acc[u], e);
                 e = x[s].w - lv.w;
-                acc[u] = fmaf(e, e, acc[u]);
+                acc[u] = addSquare(acc[u], e);
             }
         }
 #pragma unroll

@@ -4,9 +4,13 @@
 
 #include <cstdint>
 
+#include "core/embedsom/exactness.h"
 #include "cuda/embedsom_kernels.h"
 
 namespace sepal::cuda::detail {
+
+using sepal::kExactRatio;
+using sepal::kReferenceConditioning;
 
 /// Index of the unordered pair {u, v} in the triangular pair table.
 __device__ __forceinline__ uint32_t pairIndex(uint32_t u, uint32_t v) {
@@ -23,7 +27,7 @@ struct LeastSquares {
 __device__ __forceinline__ float adjustFactor(float hp, float adjust) {
     if (adjust == 1.0f) return 1.0f / (1.0f + hp);
     if (adjust == 0.0f) return 1.0f;
-    return powf(1.0f + hp, -adjust);
+    return float(pow(double(1.0f + hp), double(-adjust)));
 }
 
 /// Gravity toward a neighbour's 2D position (keeps A positive definite).
@@ -61,19 +65,33 @@ __device__ __forceinline__ bool solve(const LeastSquares& ls, float2& y) {
     return isfinite(y.x) && isfinite(y.y);
 }
 
-/// Scores from sorted squared distances a[0..topnn) (any accessor); false when degenerate
-/// (all distances equal, k+1 duplicates, or non-finite scores). kMax > 0: loops unrolled to
-/// kMax with guards, so that register arrays are only indexed by constants.
-template <int kMax, class DistAt, class ScoreOut>
-__device__ __forceinline__ bool computeScores(DistAt distAt, int topn, int topnn, float boost,
-                                              ScoreOut scoreOut) {
+/// a + e * e with the square rounded before the sum, as the reference computes a distance: a
+/// fused multiply-add changes a distance's last bits, and the scores amplify that (below).
+__device__ __forceinline__ float addSquare(float acc, float e) {
+    return __fadd_rn(acc, __fmul_rn(e, e));
+}
+
+/// The scoring step's per-point constants (embedsom.md step 2).
+struct ScoreMoments {
+    float mean = 0, sdinv = 0, nmax = 0;
+    bool ok = false;  ///< false: degenerate (all distances equal, or k+1 duplicates)
+};
+
+/// The moments of sorted squared distances a[0..topnn) (any accessor), in the reference's order
+/// and roundings (no fused multiply-add, sequential sums): var = E[r^2] - mean^2 cancels, and a
+/// last-bit difference in it shows in every score once smoothing is negative (1e-3 of the
+/// layout at smooth = -2.5). kMax > 0: the loop is unrolled to kMax with guards, so that
+/// register arrays are only indexed by constants.
+template <int kMax, class DistAt>
+__device__ __forceinline__ ScoreMoments scoreMoments(DistAt distAt, int topn, int topnn,
+                                                     float boost) {
     float sumw = 0, sumr = 0, sumr2 = 0, rLast = 0;
     auto accumulate = [&](int i) {
         const float r = sqrtf(distAt(i));
-        const float w = 1.0f / float(i + 1);
-        sumw += w;
-        sumr += r * w;
-        sumr2 += r * r * w;
+        const float w = __fdiv_rn(1.0f, float(i + 1));
+        sumw = __fadd_rn(sumw, w);
+        sumr = __fadd_rn(sumr, __fmul_rn(r, w));
+        sumr2 = __fadd_rn(sumr2, __fmul_rn(__fmul_rn(r, r), w));
         rLast = r;
     };
     if constexpr (kMax > 0) {
@@ -83,16 +101,42 @@ __device__ __forceinline__ bool computeScores(DistAt distAt, int topn, int topnn
     } else {
         for (int i = 0; i < topnn; ++i) accumulate(i);
     }
-    const float mean = sumr / sumw;
-    const float var = sumr2 / sumw - mean * mean;
-    if (!(var > 0.0f) || (topn < topnn && !(rLast > 0.0f))) return false;
-    const float sdinv = boost / sqrtf(var);
-    const float nmax = topn < topnn ? 10.0f / rLast : 0.0f;
+    ScoreMoments m;
+    m.mean = __fdiv_rn(sumr, sumw);
+    const float var = __fsub_rn(__fdiv_rn(sumr2, sumw), __fmul_rn(m.mean, m.mean));
+    m.ok = var > 0.0f && (topn == topnn || rLast > 0.0f);
+    m.sdinv = __fdiv_rn(boost, sqrtf(var));
+    m.nmax = topn < topnn ? __fdiv_rn(10.0f, rLast) : 0.0f;
+    return m;
+}
+
+/// e^x rounded to float from a double evaluation: the host's expf, nearly always to the bit
+/// (CUDA's expf may be 2 units in the last place off, which ill-conditioned points amplify).
+__device__ __forceinline__ float hostExp(float x) {
+    return float(exp(double(x)));
+}
+
+/// The score of a neighbour at distance r (sqrt of its squared distance), in the reference's
+/// roundings; normalise: topn < topnn. HOST_EXP: exponentials by hostExp (the rare reference
+/// path) instead of expf.
+template <bool HOST_EXP = false>
+__device__ __forceinline__ float scoreOf(const ScoreMoments& m, float r, bool normalise) {
+    auto exp = [](float x) { return HOST_EXP ? hostExp(x) : expf(x); };
+    float s = exp(__fmul_rn(__fsub_rn(m.mean, r), m.sdinv));
+    if (normalise) s = __fmul_rn(s, __fsub_rn(1.0f, exp(__fsub_rn(__fmul_rn(r, m.nmax), 10.0f))));
+    return s;
+}
+
+/// Scores from sorted squared distances a[0..topnn) (any accessor); false when degenerate
+/// (all distances equal, k+1 duplicates, or non-finite scores). kMax as scoreMoments'.
+template <int kMax, class DistAt, class ScoreOut>
+__device__ __forceinline__ bool computeScores(DistAt distAt, int topn, int topnn, float boost,
+                                              ScoreOut scoreOut) {
+    const ScoreMoments m = scoreMoments<kMax>(distAt, topn, topnn, boost);
+    if (!m.ok) return false;
     bool ok = true, anyPositive = false;
     auto score = [&](int i) {
-        const float r = sqrtf(distAt(i));
-        float s = expf((mean - r) * sdinv);
-        if (topn < topnn) s *= 1.0f - expf(r * nmax - 10.0f);
+        const float s = scoreOf(m, sqrtf(distAt(i)), topn < topnn);
         ok = ok && isfinite(s);
         anyPositive = anyPositive || s > 0.0f;
         scoreOut(i, s);
@@ -105,6 +149,91 @@ __device__ __forceinline__ bool computeScores(DistAt distAt, int topn, int topnn
         for (int i = 0; i < topn; ++i) score(i);
     }
     return ok && anyPositive;
+}
+
+/// True when the 2x2 system is too ill-conditioned for the fast paths' roundings to agree with
+/// the reference's (a00 a11 / det >= kReferenceConditioning): solveLikeReference places the point.
+__device__ __forceinline__ bool illConditioned(const LeastSquares& ls) {
+    const float det = ls.a00 * ls.a11 - ls.a01 * ls.a01;
+    return !(det * kReferenceConditioning > ls.a00 * ls.a11);
+}
+
+/// Steps 2-4 of embedsom.md for the point x (stride floats) in the reference's own float
+/// arithmetic and order, from its sorted list (distance i at dist[i * distStride], landmark
+/// idx[i]); the CPU backend's solveLikeReference, step for step: scores again from the distances
+/// (recomputed per pair: no list-sized array), D in the O(d) form, sums in float, Cramer's rule,
+/// exponentials and powers evaluated in double and rounded as the host's expf and powf are.
+/// For the rare ill-conditioned points; NaN when the reference form fails too. Plain arguments:
+/// a reference to the kernel's ProjectionArgs would give every thread a local copy of them.
+__device__ __noinline__ inline float2 solveLikeReference(const float* x, const float* landmarks,
+                                                         const float* low, int stride, int topn,
+                                                         int topnn, float boost, float adjust,
+                                                         const float* dist, int distStride,
+                                                         const int* idx) {
+    const float2 failed = make_float2(NAN, NAN);
+    const bool normalise = topn < topnn;
+    const ScoreMoments m =
+        scoreMoments<0>([&](int i) { return dist[i * distStride]; }, topn, topnn, boost);
+    if (!m.ok) return failed;
+    auto score = [&](int i) { return scoreOf<true>(m, sqrtf(dist[i * distStride]), normalise); };
+    float a00 = 0, a01 = 0, a11 = 0, b0 = 0, b1 = 0;
+    for (int i = 0; i < topn; ++i) {
+        const int u = idx[i];
+        const float gs = __fmul_rn(score(i), 1e-5f);
+        a00 = __fadd_rn(a00, gs);
+        a11 = __fadd_rn(a11, gs);
+        b0 = __fadd_rn(b0, __fmul_rn(gs, low[2 * u]));
+        b1 = __fadd_rn(b1, __fmul_rn(gs, low[2 * u + 1]));
+    }
+    for (int i = 0; i < topn; ++i) {
+        const int u = idx[i];
+        const float si = score(i);
+        const float* lu = landmarks + size_t(u) * stride;
+        const float lux = low[2 * u], luy = low[2 * u + 1];
+        for (int j = i + 1; j < topn; ++j) {
+            const int v = idx[j];
+            const float* lv = landmarks + size_t(v) * stride;
+            float sqd = 0, dot = 0;
+            for (int t = 0; t < stride; ++t) {  // padding adds exact zeros
+                const float e = __fsub_rn(lv[t], lu[t]);
+                sqd = addSquare(sqd, e);
+                dot = __fadd_rn(dot, __fmul_rn(__fsub_rn(x[t], lu[t]), e));
+            }
+            if (sqd == 0.0f) continue;
+            const float D = __fdiv_rn(dot, sqd);
+            const float hx = __fsub_rn(low[2 * v], lux), hy = __fsub_rn(low[2 * v + 1], luy);
+            const float hp = __fadd_rn(__fmul_rn(hx, hx), __fmul_rn(hy, hy));
+            if (hp < 1e-10f) continue;
+            const float q = __fsub_rn(D, 0.5f);
+            const float s = __fmul_rn(
+                __fmul_rn(__fmul_rn(si, score(j)), float(pow(double(1.0f + hp), double(-adjust)))),
+                hostExp(__fmul_rn(-q, q)));
+            const float sh = __fdiv_rn(s, hp);
+            a00 = __fadd_rn(a00, __fmul_rn(__fmul_rn(sh, hx), hx));
+            a01 = __fadd_rn(a01, __fmul_rn(__fmul_rn(sh, hx), hy));
+            a11 = __fadd_rn(a11, __fmul_rn(__fmul_rn(sh, hy), hy));
+            const float along = __fdiv_rn(__fadd_rn(__fmul_rn(hx, lux), __fmul_rn(hy, luy)), hp);
+            const float f = __fmul_rn(s, __fadd_rn(D, along));
+            b0 = __fadd_rn(b0, __fmul_rn(f, hx));
+            b1 = __fadd_rn(b1, __fmul_rn(f, hy));
+        }
+    }
+    const float det = __fsub_rn(__fmul_rn(a00, a11), __fmul_rn(a01, a01));
+    const float2 y = make_float2(__fdiv_rn(__fsub_rn(__fmul_rn(b0, a11), __fmul_rn(b1, a01)), det),
+                                 __fdiv_rn(__fsub_rn(__fmul_rn(a00, b1), __fmul_rn(a01, b0)), det));
+    return isfinite(y.x) && isfinite(y.y) ? y : failed;
+}
+
+/// Replaces y, the fast paths' solution of point p, by solveLikeReference's when the system ls
+/// is ill-conditioned and the reference form places the point.
+__device__ __forceinline__ void referenceWhereIllConditioned(const ProjectionArgs& a, size_t p,
+                                                             const LeastSquares& ls,
+                                                             const float* dist, int distStride,
+                                                             const int* idx, float2& y) {
+    if (!illConditioned(ls)) return;
+    const float2 r = solveLikeReference(a.points + p * a.stride, a.landmarks, a.low, a.stride,
+                                        a.topn, a.topnn, a.boost, a.adjust, dist, distStride, idx);
+    if (isfinite(r.x)) y = r;
 }
 
 /// Where the formula cannot place a point: the mean of its neighbours' 2D positions weighted by

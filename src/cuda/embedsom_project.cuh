@@ -13,14 +13,11 @@
 
 namespace sepal::cuda::detail {
 
-/// Above this a_max * c_uv (= a_max / (2 |L_u - L_v|^2)) the pair's D is computed in O(d): the
-/// O(1) form's error grows like float epsilon times this ratio.
-constexpr float kExactRatio = 64.0f;
-
 /// Pair-table entries loaded together in the pair loop.
 constexpr int kPairBatch = 8;
 
-/// D = <x - L_u, L_v - L_u> / |L_v - L_u|^2 from the rows in global memory (the reference form).
+/// D = <x - L_u, L_v - L_u> / |L_v - L_u|^2 from the rows in global memory (the reference form,
+/// with its roundings).
 __device__ __noinline__ inline float exactPosition(const ProjectionArgs& a, size_t p, int u,
                                                    int v) {
     const float* x = a.points + p * a.stride;
@@ -29,8 +26,8 @@ __device__ __noinline__ inline float exactPosition(const ProjectionArgs& a, size
     float sqd = 0, dot = 0;
     for (int t = 0; t < a.stride; ++t) {
         const float e = lv[t] - lu[t];
-        sqd = fmaf(e, e, sqd);
-        dot = fmaf(x[t] - lu[t], e, dot);
+        sqd = addSquare(sqd, e);
+        dot = __fadd_rn(dot, __fmul_rn(x[t] - lu[t], e));
     }
     return dot / sqd;
 }
@@ -43,9 +40,9 @@ __device__ __forceinline__ float4 finiteOrZero4(float4 v, bool& bad) {
 }
 
 /// Squared distance from the point x (KVEC float4s) to a landmark row, in difference form and
-/// dimension order, as the CPU backend computes it: the fused and tensor kernels' neighbours
-/// are the host's bit for bit because both sum through here. rowAt(c) loads float4 c of the
-/// row (from shared memory or through the read-only cache).
+/// dimension order, each square rounded before it is added, as the reference and the CPU backend
+/// compute it: the fused and tensor kernels' neighbours and distances are the host's bit for bit.
+/// rowAt(c) loads float4 c of the row (from shared memory or through the read-only cache).
 template <int KVEC, class RowAt>
 __device__ __forceinline__ float squaredDistance(const float4 (&x)[KVEC], RowAt rowAt) {
     float acc = 0;
@@ -53,13 +50,13 @@ __device__ __forceinline__ float squaredDistance(const float4 (&x)[KVEC], RowAt 
     for (int c = 0; c < KVEC; ++c) {
         const float4 lv = rowAt(c);
         float e = x[c].x - lv.x;
-        acc = fmaf(e, e, acc);
+        acc = addSquare(acc, e);
         e = x[c].y - lv.y;
-        acc = fmaf(e, e, acc);
+        acc = addSquare(acc, e);
         e = x[c].z - lv.z;
-        acc = fmaf(e, e, acc);
+        acc = addSquare(acc, e);
         e = x[c].w - lv.w;
-        acc = fmaf(e, e, acc);
+        acc = addSquare(acc, e);
     }
     return acc;
 }
@@ -141,7 +138,7 @@ __device__ __forceinline__ void placeFromList(const ProjectionArgs& a, size_t p,
     int* mineIdx = reinterpret_cast<int*>(lists + THREADS * LIST) + tid * LIST;
 #pragma unroll
     for (int i = 0; i < LIST; ++i) {
-        if (i < a.topn) {
+        if (i < a.topnn) {  // the last one only for solveLikeReference's scores
             const float2 l = __ldg(low + bi[i]);
             mine[i] = make_float4(bd[i], 0, l.x, l.y);
             mineIdx[i] = bi[i];
@@ -156,6 +153,7 @@ __device__ __forceinline__ void placeFromList(const ProjectionArgs& a, size_t p,
         LeastSquares ls;
         pairLoop(a, active ? p : 0, mine, mineIdx, ls);
         placed = solve(ls, y);
+        if (placed && active) referenceWhereIllConditioned(a, p, ls, &mine[0].x, 4, mineIdx, y);
     }
     if (!placed) {
         y = neighbourMean([&](int i) { return uint32_t(mineIdx[i]); },

@@ -6,9 +6,9 @@
 // point's pairs keep 4 such reads in flight per lane with few registers, so that many warps per
 // multiprocessor hide the L2 latency; one thread per point (the one-pass kernels) holds the whole
 // list in registers or shared memory and runs few warps.
-// Each warp reads its point's list (two entries per lane), computes the scores (the moments by
-// warp sums), writes (distance, score, 2D position) and the index of each neighbour to its
-// shared rows, then takes pairs lane + 32 m of the block's (i, j) enumeration; the five sums of
+// Each warp reads its point's list (two entries per lane), computes the scores (the moments in
+// the reference's order), writes (distance, score, 2D position) and the index of each neighbour to
+// its shared rows, then takes pairs lane + 32 m of the block's (i, j) enumeration; the five sums of
 // the 2x2 system are reduced over the warp and every lane solves it.
 // Lists whose first distance is negative belong to points with NaN or infinity (marked by the
 // k-NN, placed later by placeNonFinite): skipped here.
@@ -49,7 +49,7 @@ __global__ void __launch_bounds__(32 * kWarps) listProjectionKernel(const Projec
     const float2* low = reinterpret_cast<const float2*>(a.low);
     for (size_t p = size_t(blockIdx.x) * kWarps + warp; p < a.n; p += size_t(gridDim.x) * kWarps) {
         // Entries lane and lane + 32 of the list.
-        float d[2], r[2], w[2];
+        float d[2], r[2];
         uint32_t u[2];
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
@@ -58,28 +58,20 @@ __global__ void __launch_bounds__(32 * kWarps) listProjectionKernel(const Projec
             d[h] = in ? a.knnDist[p * kOut + i] : 0.0f;
             u[h] = in ? a.knnIdx[p * kOut + i] : 0u;
             r[h] = sqrtf(d[h]);
-            w[h] = in ? 1.0f / float(i + 1) : 0.0f;
         }
         if (!(__shfl_sync(0xffffffffu, d[0], 0) >= 0.0f)) continue;  // placeNonFinite's
 
-        // Scores (embedsom.md step 2), the moments summed over the warp.
-        const float sumw = detail::warpSum(w[0] + w[1]);
-        const float sumr = detail::warpSum(r[0] * w[0] + r[1] * w[1]);
-        const float sumr2 = detail::warpSum(r[0] * r[0] * w[0] + r[1] * r[1] * w[1]);
-        const int lastLane = (topnn - 1) & 31;
-        const float rLast = __shfl_sync(0xffffffffu, topnn > 32 ? r[1] : r[0], lastLane);
-        const float mean = sumr / sumw;
-        const float var = sumr2 / sumw - mean * mean;
-        bool ok = var > 0.0f && (topn == topnn || rLast > 0.0f);
-        const float sdinv = a.boost / sqrtf(var);
-        const float nmax = topn < topnn ? 10.0f / rLast : 0.0f;
+        // Scores (embedsom.md step 2): the moments in the reference's order (every lane sums the
+        // same list, read through the cache), then each lane's own scores.
+        const detail::ScoreMoments m = detail::scoreMoments<0>(
+            [&](int i) { return a.knnDist[p * kOut + i]; }, topn, topnn, a.boost);
+        bool ok = m.ok;
         bool finite = true, positive = false;
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             const int i = lane + 32 * h;
             if (i >= topn) continue;
-            float s = expf((mean - r[h]) * sdinv);
-            if (topn < topnn) s *= 1.0f - expf(r[h] * nmax - 10.0f);
+            const float s = detail::scoreOf(m, r[h], topn < topnn);
             finite = finite && isfinite(s);
             positive = positive || s > 0.0f;
             const float2 l = low[u[h]];
@@ -132,6 +124,10 @@ __global__ void __launch_bounds__(32 * kWarps) listProjectionKernel(const Projec
             ls.b0 = detail::warpSum(ls.b0);
             ls.b1 = detail::warpSum(ls.b1);
             placed = detail::solve(ls, y);
+            if (placed && lane == 0)
+                detail::referenceWhereIllConditioned(
+                    a, p, ls, a.knnDist + p * kOut, 1,
+                    reinterpret_cast<const int*>(a.knnIdx + p * kOut), y);
         }
         if (lane == 0) {
             if (!placed) {

@@ -30,7 +30,7 @@ __global__ void pairTermsKernel(const float* landmarks, const float* low, int g,
     float sqd = 0;
     for (int t = 0; t < stride; ++t) {
         const float e = lv[t] - lu[t];
-        sqd = fmaf(e, e, sqd);
+        sqd = detail::addSquare(sqd, e);
     }
     const float hx = low[2 * v] - low[2 * u], hy = low[2 * v + 1] - low[2 * u + 1];
     const float hp = hx * hx + hy * hy;

@@ -197,11 +197,17 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
         bool placed = false;
         if (ok) {
             // log2 s_j joins the exponent of the pair weight: e = w 2^(log2 s_j - q^2 log2 e).
+            // A score can be negative: the k-th neighbour tied with the (k+1)-th gets
+            // 1 - e^(r 10/r - 10), which rounds to about -1e-7. Its log is NaN, so such points
+            // take the rare path below, which multiplies the scores as the reference does.
             float logS[LIST];
-#pragma unroll
-            for (int j = 0; j < LIST; ++j) logS[j] = fastLog2(s[j]);
-            detail::LeastSquares ls;
             bool needExact = false;
+#pragma unroll
+            for (int j = 0; j < LIST; ++j) {
+                logS[j] = fastLog2(s[j]);
+                needExact = needExact || (j < topn && s[j] < 0.0f);
+            }
+            detail::LeastSquares ls;
 #pragma unroll
             for (int i = 0; i < LIST; ++i) {
                 if (i >= topn) break;
@@ -234,9 +240,9 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
                 ls.b0 = fmaf(s[i], row.b0, ls.b0);
                 ls.b1 = fmaf(s[i], row.b1, ls.b1);
             }
-            // Rare: a pair whose O(1) form of D loses digits. All pairs again, rolled (indices
-            // and scores from the scratch, distances from the lists in global memory), with the
-            // O(d) form where it is needed (a branch kept out of the fast loop).
+            // Rare: a pair whose O(1) form of D loses digits, or a negative score. All pairs again,
+            // rolled (indices and scores from the scratch, distances from the lists in global
+            // memory), with the O(d) form where it is needed (a branch kept out of the fast loop).
             if (needExact) {
                 ls = detail::LeastSquares{};
                 spillScores();
@@ -260,6 +266,10 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
                 }
             }
             placed = detail::solve(ls, y);
+            if (placed)
+                detail::referenceWhereIllConditioned(
+                    a, p, ls, a.knnDist + p * kOut, 1,
+                    reinterpret_cast<const int*>(a.knnIdx + p * kOut), y);
         }
         if (active && !marked) {
             if (!placed) {

@@ -22,7 +22,7 @@ void hostKnn(const std::vector<float>& x, size_t n, const std::vector<float>& l,
             float acc = 0;
             for (size_t t = 0; t < d; ++t) {
                 const float e = x[i * d + t] - l[j * d + t];
-                acc = std::fma(e, e, acc);
+                acc += e * e;
             }
             all[j] = {acc, uint32_t(j)};
         }

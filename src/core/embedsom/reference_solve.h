@@ -5,18 +5,10 @@
 
 #include <cstdint>
 
+#include "core/embedsom/exactness.h"
 #include "core/model/landmark_model.h"
 
 namespace sepal {
-
-/// Above this conditioning of the 2x2 system (a00 a11 / det) the fast path re-solves a point in
-/// the reference's arithmetic: float roundings then move the solution by more than the spec's
-/// tolerance, and only the same roundings in the same order agree with the reference.
-constexpr double kReferenceConditioning = 20.0;
-
-/// Above this a_max * c_uv (= a_max / (2 |L_u - L_v|^2)) the O(1) form of D loses digits to
-/// cancellation (its error grows like float epsilon times the ratio): the reference form is used.
-constexpr float kExactRatio = 64.0f;
 
 /// x: the point (model.dim values); idx, score: its topn neighbours in sorted order and their
 /// scores. Accumulates the least-squares system in float, term by term as the reference does,
