@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "app/autosave.h"
+#include "app/autosave_folder.h"
 #include "app/gpu_projection.h"
 #include "gui/frame_bench.h"
 #include "gui/gl_device_positions.h"
@@ -26,6 +27,7 @@
 #include "render/scatter_renderer.h"
 #include "ui/colour_key.h"
 #include "ui/colour_panel.h"
+#include "ui/crash_recovery.h"
 #include "ui/data_panel.h"
 #include "ui/error_banner.h"
 #include "ui/export_panel.h"
@@ -82,7 +84,17 @@ void dropCallback(GLFWwindow* window, int count, const char** paths) {
 Application::Application(Options options)
     : m_options(std::move(options)), m_workspace(m_options.backend) {
     m_ctx = std::make_unique<ui::UiContext>(m_workspace, m_camera);
-    m_autosave = std::make_unique<app::Autosaver>(m_options.autosave);
+    // The crashed session is looked for before this launch claims its own autosave file.
+    m_autosaveFolder = std::make_unique<app::AutosaveFolder>(m_options.autosaveDir);
+    auto crashed = m_autosaveFolder->lastCrashed();
+    std::string autosavePath;
+    try {
+        autosavePath = m_autosaveFolder->claim();
+    } catch (const std::exception& e) {
+        m_workspace.log(app::LogEntry::Warning, std::string("autosave is off: ") + e.what());
+    }
+    m_autosave = std::make_unique<app::Autosaver>(autosavePath);
+    m_recovery = std::make_unique<ui::CrashRecovery>(*m_autosaveFolder, std::move(crashed));
     m_window = createWindow(m_options, this, m_contentScale);
     initImGui(m_window, m_contentScale);
     m_points = std::make_unique<render::ScatterRenderer>();
@@ -156,12 +168,17 @@ int Application::run() {
         }
     }
     m_autosave->save(m_workspace, m_camera.state(), true);
+    m_autosaveFolder->release();
     return m_quit.value_or(0);
 }
 
 bool Application::idle() const {
     return m_workspace.idle() && !m_layer->busy() &&
            !(m_gpu && m_gpu->active() && m_gpu->hostStale());
+}
+
+void Application::autosaveNow() {
+    m_autosave->save(m_workspace, m_camera.state(), true);
 }
 
 void Application::showPanel(const std::string& title, bool open) {
@@ -241,7 +258,8 @@ void Application::frame() {
     glfwGetFramebufferSize(m_window, &fbW, &fbH);
     float fbScale = winW > 0 ? float(fbW) / float(winW) : 1.0f;
 
-    ui::drawMainMenu(*m_ctx, m_options.autosave, m_contentScale);
+    ui::drawMainMenu(*m_ctx, *m_recovery, m_contentScale);
+    m_recovery->drawDialog(*m_ctx, m_contentScale);
     float top = ImGui::GetFrameHeight();
     float left = kLeftWidth * m_contentScale, right = kRightWidth * m_contentScale;
     m_bars->draw(*m_ctx, top, left, right);

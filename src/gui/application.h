@@ -23,11 +23,13 @@ class PointLayer;
 namespace sepal::app {
 class GpuProjection;
 class Autosaver;
+class AutosaveFolder;
 }  // namespace sepal::app
 
 namespace sepal::ui {
 class SideBars;
 class ErrorBanner;
+class CrashRecovery;
 }  // namespace sepal::ui
 
 namespace sepal::gui {
@@ -46,7 +48,7 @@ struct Options {
     bool hidden = false;             ///< --hidden: no visible window (benchmarks)
     bool egl = false;                ///< --egl: create the OpenGL context through EGL
     std::string backend = "auto";    ///< --backend NAME
-    std::string autosave;            ///< autosave path ("" = none)
+    std::string autosaveDir;         ///< autosave folder ("" = no autosave)
 };
 
 /// Virtual input for one frame (scripts drive the real input path with it).
@@ -85,6 +87,10 @@ class Application {
     void quit(int status) { m_quit = status; }
     /// True when nothing is pending: data projected and the points drawn.
     bool idle() const;
+    /// The crashed session offered on start (the dialog).
+    ui::CrashRecovery& recovery() { return *m_recovery; }
+    /// Writes the autosave now, as the half-minute timer would.
+    void autosaveNow();
 
   private:
     void frame();
@@ -116,7 +122,9 @@ class Application {
     float m_contentScale = 1;
     uint64_t m_fitForData = 0, m_fitAfterSweeps = 0;
     bool m_fitted = false;
+    std::unique_ptr<app::AutosaveFolder> m_autosaveFolder;
     std::unique_ptr<app::Autosaver> m_autosave;
+    std::unique_ptr<ui::CrashRecovery> m_recovery;
     double m_budgetMs = 8, m_lastWorkMs = 0, m_lastDrawMs = 0;
     bool m_quitAfterScreenshot = false;
     int m_settleFrames = 0;

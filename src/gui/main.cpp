@@ -22,11 +22,13 @@ const char* kUsage =
     "  --egl                create the OpenGL context through EGL (NVIDIA driver under Xvfb)\n"
     "  --backend NAME       projection backend: auto (default), cpu or cuda\n"
     "  --synthetic N        open N generated cells instead of a file\n"
-    "  --no-autosave        do not write the autosave file\n"
-    "Environment: SEPAL_DATA_DIR (where demo.fcs is), SEPAL_AUTOSAVE (autosave path).\n";
+    "  --no-autosave        do not write autosaves\n"
+    "  --autosave-dir DIR   the autosave folder (also with --script, which has none otherwise)\n"
+    "Environment: SEPAL_DATA_DIR (where demo.fcs is), SEPAL_AUTOSAVE_DIR (autosave folder;\n"
+    "default $XDG_STATE_HOME/sepal/autosave or ~/.local/state/sepal/autosave).\n";
 
-std::string defaultAutosavePath() {
-    if (const char* p = std::getenv("SEPAL_AUTOSAVE")) return p;
+std::string defaultAutosaveDir() {
+    if (const char* p = std::getenv("SEPAL_AUTOSAVE_DIR")) return p;
     std::filesystem::path base;
     if (const char* x = std::getenv("XDG_STATE_HOME"))
         base = x;
@@ -34,7 +36,7 @@ std::string defaultAutosavePath() {
         base = std::filesystem::path(h) / ".local" / "state";
     else
         return "";
-    return (base / "sepal" / "autosave.json").string();
+    return (base / "sepal" / "autosave").string();
 }
 
 std::string demoPath() {
@@ -48,6 +50,7 @@ int main(int argc, char** argv) {
     sepal::waitPassively(argv);
     sepal::gui::Options options;
     bool autosave = true;
+    std::string autosaveDir;
     try {
         for (int i = 1; i < argc; ++i) {
             std::string a = argv[i];
@@ -81,6 +84,8 @@ int main(int argc, char** argv) {
                 options.files.push_back("synthetic:" + value());
             } else if (a == "--no-autosave") {
                 autosave = false;
+            } else if (a == "--autosave-dir") {
+                autosaveDir = value();
             } else if (a.starts_with("--")) {
                 throw std::invalid_argument("unknown option " + a);
             } else {
@@ -98,8 +103,11 @@ int main(int argc, char** argv) {
         else
             options.files.push_back("synthetic:100000");
     }
-    if (autosave && options.script.empty() && options.benchFrames == 0)
-        options.autosave = defaultAutosavePath();
+    // Scripted runs and benchmarks leave the user's autosaves alone unless given a folder.
+    if (autosave && !autosaveDir.empty())
+        options.autosaveDir = autosaveDir;
+    else if (autosave && options.script.empty() && options.benchFrames == 0)
+        options.autosaveDir = defaultAutosaveDir();
     try {
         sepal::gui::Application app(options);
         return app.run();

@@ -18,6 +18,8 @@
 //   export csv|fcs|model|session PATH [transformed] [used] [per-population]
 //   export png PATH [W H [landmarks] [graph]]
 //   load-session PATH       restore a session        fit   fit the view
+//   crashed restore|dismiss answer the offer of the last crashed session (the start dialog)
+//   autosave                write the autosave now (with --autosave-dir)
 //   panel TITLE open|close  open or close a side-bar section (Open, Data, Training, ...)
 //   screenshot PATH         the window as PNG         state print the state as one JSON line
 //   quit                    leave (exit status 0)

@@ -8,7 +8,9 @@
 
 #include "core/common/error.h"
 #include "core/transform/channel_label.h"
+#include "gui/application.h"
 #include "nlohmann/json.hpp"
+#include "ui/crash_recovery.h"
 
 namespace sepal::gui {
 
@@ -72,6 +74,8 @@ std::string stateJson(Application& application) {
         keyBox = {right - ctx.keySize[0], bottom - ctx.keySize[1], right, bottom};
     j["colour_key"] = keyBox;
     j["colour_title"] = ws.colourKey().title;
+    j["crash_offer"] = application.recovery().offered();
+    j["crash_dialog"] = application.recovery().dialogOpen();
     return j.dump();
 }
 
@@ -308,6 +312,17 @@ void ScriptPlayer::start(const ScriptAction& a) {
             ws.log(app::LogEntry::Error, e.what());
         }
         m_settle = true, m_settleFrames = 0;
+    } else if (a.verb == "crashed") {
+        const std::string answer = args.empty() ? "" : args[0];
+        if (answer != "restore" && answer != "dismiss")
+            throw InputError("script line " + std::to_string(a.line) +
+                             ": crashed takes restore or dismiss");
+        const bool answered = answer == "restore" ? m_app.recovery().restore(m_app.context())
+                                                  : m_app.recovery().dismiss();
+        if (!answered) ws.log(app::LogEntry::Error, "no crashed session is on offer");
+        m_settle = true, m_settleFrames = 0;
+    } else if (a.verb == "autosave") {
+        m_app.autosaveNow();
     } else if (a.verb == "panel") {
         if (args.size() < 2) throw InputError("panel needs a title and open or close");
         m_app.showPanel(args[0], args[1] == "open");

@@ -5,9 +5,11 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "ui/crash_recovery.h"
+
 namespace sepal::ui {
 
-void drawMainMenu(UiContext& ctx, const std::string& autosavePath, float contentScale) {
+void drawMainMenu(UiContext& ctx, CrashRecovery& recovery, float contentScale) {
     auto& ws = ctx.workspace;
     if (!ImGui::BeginMainMenuBar()) return;
     if (ImGui::BeginMenu("File")) {
@@ -17,13 +19,7 @@ void drawMainMenu(UiContext& ctx, const std::string& autosavePath, float content
                               .string()});
         }
         if (ImGui::MenuItem("Generated data (100k cells)")) ws.openFiles({"synthetic:100000"});
-        if (!autosavePath.empty() && ImGui::MenuItem("Restore autosave")) {
-            try {
-                ctx.camera.setState(ws.loadSession(autosavePath));
-            } catch (const std::exception& e) {
-                ctx.error(e.what());
-            }
-        }
+        recovery.drawMenu(ctx);
         if (!ctx.sessionPath.empty() && ImGui::MenuItem("Save session")) {
             try {
                 ws.saveSession(ctx.sessionPath, ctx.camera.state());

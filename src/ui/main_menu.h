@@ -8,7 +8,9 @@
 
 namespace sepal::ui {
 
-/// Draws the menu bar; autosavePath: the autosave file ("" = none), for "Restore autosave".
-void drawMainMenu(UiContext& ctx, const std::string& autosavePath, float contentScale);
+class CrashRecovery;
+
+/// Draws the menu bar; recovery draws File > Restore autosave.
+void drawMainMenu(UiContext& ctx, CrashRecovery& recovery, float contentScale);
 
 }  // namespace sepal::ui

@@ -30,15 +30,21 @@ def check(cond, message):
 
 # ---------------------------------------------------------------- running the app
 
-def run_sepal(args, autosave, timeout=240):
-    """Runs sepal with args (under xvfb-run when there is no display); the finished process."""
+def sepal_command(args):
+    """The command line running sepal with args (through xvfb-run when there is no display)."""
     cmd = [os.environ["SEPAL_GUI_BIN"]] + args
     if not os.environ.get("DISPLAY"):
         if not shutil.which("xvfb-run"):
             print("skipped: no DISPLAY and no xvfb-run")
             sys.exit(SKIP)
         cmd = ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24"] + cmd
-    env = dict(os.environ, SEPAL_AUTOSAVE=autosave)
+    return cmd
+
+
+def run_sepal(args, autosave_dir, timeout=240):
+    """Runs sepal with args (under xvfb-run when there is no display); the finished process."""
+    cmd = sepal_command(args)
+    env = dict(os.environ, SEPAL_AUTOSAVE_DIR=autosave_dir)
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
     if proc.returncode != 0 and "cannot open a window: no display" in proc.stderr:
         # The X server shared by the whole suite refused one connection (seen once in CI, with
@@ -48,12 +54,12 @@ def run_sepal(args, autosave, timeout=240):
     return proc
 
 
-def run_app(script_lines, out_dir, timeout=240):
+def run_app(script_lines, out_dir, timeout=240, extra_args=()):
     script = os.path.join(out_dir, "actions.txt")
     with open(script, "w") as f:
         f.write("\n".join(script_lines) + "\n")
-    proc = run_sepal(["--script", script, "--size", "1280x800"],
-                     os.path.join(out_dir, "autosave.json"), timeout)
+    proc = run_sepal(["--script", script, "--size", "1280x800"] + list(extra_args),
+                     os.path.join(out_dir, "autosave"), timeout)
     if proc.returncode != 0:
         raise Failure(f"sepal exited with {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
     lines = [json.loads(l) for l in proc.stdout.splitlines() if l.startswith("{")]
@@ -380,18 +386,78 @@ def test_box_select_move(out):
     check(undone["landmark_screen"] == before["landmark_screen"], "one undo did not restore them all")
 
 
+def autosaves(folder):
+    """The autosave files of a folder: {name: bytes}."""
+    if not os.path.isdir(folder):
+        return {}
+    return {n: open(os.path.join(folder, n), "rb").read() for n in sorted(os.listdir(folder))
+            if n.startswith("autosave-") and n.endswith(".json")}
+
+
 def test_autosave(out):
-    """A plain run (no script) writes the autosave file on exit; a later run restores it."""
-    autosave = os.path.join(out, "state", "autosave.json")
+    """A plain run (no script) writes its autosave file on exit; a later run restores it."""
+    folder = os.path.join(out, "state")
     proc = run_sepal(["--synthetic", "3000", "--screenshot", f"{out}/plain.png", "--size",
-                      "1280x800"], autosave)
+                      "1280x800"], folder)
     check(proc.returncode == 0, f"sepal exited with {proc.returncode}: {proc.stderr}")
-    check(os.path.exists(autosave), "no autosave file was written on exit")
-    session = json.load(open(autosave))
+    files = autosaves(folder)
+    check(len(files) == 1, f"expected one autosave file after a clean exit, found {list(files)}")
+    name = next(iter(files))
+    check(not os.path.exists(os.path.join(folder, name[:-5] + ".running")),
+          "a clean exit left its autosave marked as running")
+    autosave = os.path.join(folder, name)
+    session = json.loads(files[name])
     check(session["files"] == ["synthetic:3000"], f"autosave lists {session['files']}")
     states, _, _ = run_app([f"load-session {autosave}", "settle", "state", "quit"], out)
     check(states[-1]["events"] == 3000, "the autosave did not restore the data")
     check(states[-1]["landmarks"] == len(session["model"]["locked"]), "the autosave lost landmarks")
+    check(states[-1]["crash_offer"] == "", "a clean exit was offered as a crash")
+
+
+def test_crash_recovery(out):
+    """kill -9 after an autosave: the next launch (with other data) leaves that file alone,
+    offers it in a dialog, and restores it; answered, it is not offered again."""
+    folder = os.path.join(out, "state")
+    script = os.path.join(out, "crash.txt")
+    with open(script, "w") as f:
+        f.write("open synthetic:3000\nsettle\nautosave\nwait 100000\n")
+    cmd = sepal_command(["--script", script, "--size", "1280x800", "--autosave-dir", folder])
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 180
+    while time.time() < deadline and not autosaves(folder) and proc.poll() is None:
+        time.sleep(0.2)
+    crashed = autosaves(folder)
+    check(len(crashed) == 1, f"the first launch wrote no autosave: {proc.poll()} "
+          f"{proc.stderr.read() if proc.poll() is not None else ''}")
+    name = next(iter(crashed))
+    marker = os.path.join(folder, name[:-5] + ".running")
+    check(os.path.exists(marker), "the running launch's autosave is not marked")
+    pid = int(open(marker).read().split()[0])
+    os.kill(pid, 9)  # the app itself (xvfb-run may stand between)
+    proc.wait(timeout=60)
+    check(os.path.exists(marker), "the crash removed the marker")
+
+    # A new launch with other data: it offers the crashed session and writes its own file.
+    states, _, _ = run_app(["open synthetic:2000", "settle", "state", "autosave",
+                            f"screenshot {out}/dialog.png", "crashed restore", "settle", "state",
+                            "quit"], out, extra_args=["--autosave-dir", folder])
+    check(states[0]["crash_offer"] == os.path.join(folder, name),
+          f"the crashed session was not offered: {states[0]['crash_offer']!r}")
+    check(states[0]["events"] == 2000, "the new launch did not open its own data")
+    check(states[-1]["events"] == 3000, "restoring did not bring back the crashed session's data")
+    check(states[-1]["crash_offer"] == "", "the offer stands after it was answered")
+    after = autosaves(folder)
+    check(after.get(name) == crashed[name], "the new launch wrote over the crashed autosave")
+    check(len(after) == 2, f"the new launch did not write its own autosave: {list(after)}")
+    check(not os.path.exists(marker), "the restored session is still marked as crashed")
+    check(states[0]["crash_dialog"], "the offer was not shown as a dialog")
+    check(not states[-1]["crash_dialog"], "the dialog stayed open after the answer")
+    check(os.path.exists(f"{out}/dialog.png"), "no screenshot of the dialog")
+
+    # Answered once, the crash is not offered again; the file stays for File > Restore autosave.
+    states, _, _ = run_app(["state", "quit"], out, extra_args=["--autosave-dir", folder])
+    check(states[0]["crash_offer"] == "", "an answered crash was offered again")
+    check(name in autosaves(folder), "the crashed autosave was removed")
 
 
 def coordinates(path):

@@ -9,6 +9,7 @@
 #include <functional>
 #include <thread>
 
+#include "app/autosave_folder.h"
 #include "app/dataset.h"
 #include "app/document.h"
 #include "app/projection_sweeper.h"
@@ -627,3 +628,94 @@ TEST(Scheduler, RecipesAndRefiningRunsComeBackAsOneUndoStepEach) {
 
 }  // namespace
 }  // namespace sepal::app
+
+namespace sepal::test {
+namespace {
+
+/// A folder of its own under the temporary folder, emptied.
+std::filesystem::path autosaveDir(const std::string& name) {
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("sepal-autosave-" + name + "-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    return dir;
+}
+
+/// Writes a file with the given text.
+void writeText(const std::filesystem::path& path, const std::string& text) {
+    std::ofstream(path) << text;
+}
+
+TEST(AutosaveFolder, EachLaunchWritesItsOwnFileAndACrashIsOffered) {
+    const auto dir = autosaveDir("crash");
+    // A launch that crashed: its file and a marker naming a process that no longer runs.
+    std::filesystem::create_directories(dir);
+    const auto crashed = dir / "autosave-20260101-120000-999999.json";
+    writeText(crashed, "{\"files\": []}");
+    writeText(dir / "autosave-20260101-120000-999999.running", "999999\n");
+    // A launch that exited cleanly (no marker), and one still running (this process).
+    writeText(dir / "autosave-20260101-110000-123.json", "{}");
+    writeText(dir / "autosave-20260101-130000-77.json", "{}");
+    writeText(dir / "autosave-20260101-130000-77.running", std::to_string(::getpid()) + "\n");
+
+    app::AutosaveFolder folder(dir.string());
+    const auto offer = folder.lastCrashed();
+    ASSERT_TRUE(offer.has_value());
+    EXPECT_EQ(offer->path, crashed.string());
+    const std::string own = folder.claim();
+    EXPECT_NE(own, crashed.string());
+    EXPECT_EQ(std::filesystem::path(own).parent_path(), dir);
+    EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(own).replace_extension(".running")));
+    // The launch's own file is not among the earlier ones; the running one is not "crashed".
+    const auto files = folder.list();
+    EXPECT_EQ(files.size(), 3u);
+    for (const auto& f : files) {
+        EXPECT_NE(f.path, own);
+        EXPECT_EQ(f.crashed, f.path == crashed.string()) << f.path;
+    }
+    // Declined: the crash is not offered again, and its file stays.
+    app::AutosaveFolder::dismiss(*offer);
+    EXPECT_FALSE(folder.lastCrashed().has_value());
+    EXPECT_TRUE(std::filesystem::exists(crashed));
+    writeText(own, "{}");
+    folder.release();
+    EXPECT_TRUE(std::filesystem::exists(own));
+    EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(own).replace_extension(".running")));
+    std::filesystem::remove_all(dir);
+}
+
+TEST(AutosaveFolder, ACleanExitKeepsTheNewestCleanFilesAndEveryCrashedOne) {
+    const auto dir = autosaveDir("prune");
+    std::filesystem::create_directories(dir);
+    const auto now = std::filesystem::file_time_type::clock::now();
+    for (int i = 0; i < 14; ++i) {
+        const auto p =
+            dir / ("autosave-2026010" + std::to_string(i % 10) + "-" + std::to_string(100000 + i) +
+                   "-" + std::to_string(1000 + i) + ".json");
+        writeText(p, "{}");
+        std::filesystem::last_write_time(p, now - std::chrono::hours(100 - i));
+    }
+    const auto crashed = dir / "autosave-20250101-000000-999998.json";
+    writeText(crashed, "{}");
+    std::filesystem::last_write_time(crashed, now - std::chrono::hours(1000));
+    writeText(dir / "autosave-20250101-000000-999998.running", "999998\n");
+    app::AutosaveFolder folder(dir.string());
+    writeText(folder.claim(), "{}");
+    folder.release();
+    const auto files = folder.list();
+    // The launch's own file and the 9 newest earlier clean ones, and the crashed one.
+    EXPECT_EQ(files.size(), app::AutosaveFolder::kKeepClean + 1);
+    EXPECT_TRUE(std::filesystem::exists(crashed));
+    EXPECT_FALSE(std::filesystem::exists(dir / "autosave-20260100-100000-1000.json"));
+    EXPECT_TRUE(std::filesystem::exists(dir / "autosave-20260103-100013-1013.json"));
+    std::filesystem::remove_all(dir);
+}
+
+TEST(AutosaveFolder, OffWithoutAFolder) {
+    app::AutosaveFolder folder("");
+    EXPECT_EQ(folder.claim(), "");
+    EXPECT_TRUE(folder.list().empty());
+    folder.release();
+}
+
+}  // namespace
+}  // namespace sepal::test
