@@ -1,5 +1,7 @@
 #include "app/dataset.h"
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "core/common/error.h"
@@ -72,6 +74,12 @@ void rebuildPoints(Dataset& data, TransformPipeline& pipeline) {
     for (size_t s = 0; s < data.samples.size(); ++s)
         std::fill_n(data.sampleOf.begin() + long(data.samples[s].first), data.samples[s].count,
                     uint16_t(std::min<size_t>(s, 65535)));
+    data.incompleteEvents = 0;
+    for (size_t i = 0; i < points.rows; ++i) {
+        const float* r = points.row(i);
+        data.incompleteEvents +=
+            !std::all_of(r, r + points.cols, [](float v) { return std::isfinite(v); });
+    }
     data.columns = pipeline.columns();
     const auto& first = data.tables.front();
     const auto labels = channelLabels(first);

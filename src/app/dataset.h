@@ -33,6 +33,9 @@ struct Dataset {
     /// marker, else the channel name (core's channelLabels; columns stay the identifiers).
     std::vector<std::string> labels;
     uint64_t version = 0;  ///< bumped when tables or points change
+    /// Events with a missing value (NA, NaN or infinity) in a used column: left out of training
+    /// and placed by the projection from their other columns.
+    size_t incompleteEvents = 0;
 
     /// The label of column c (labels[c], or the column's name when no label was made).
     const std::string& label(size_t c) const { return c < labels.size() ? labels[c] : columns[c]; }

@@ -7,6 +7,7 @@
 #include "core/common/error.h"
 #include "core/io/spillover_file.h"
 #include "core/model/model_file.h"
+#include "core/transform/empty_channels.h"
 
 namespace sepal::app {
 
@@ -49,9 +50,20 @@ void Workspace::openTables(std::vector<io::Table> tables, bool addAsSamples) {
         for (const auto& w : t.warnings) log(LogEntry::Warning, t.source + ": " + w);
         next.tables.push_back(std::move(t));
     }
-    TransformPipeline pipeline =
-        addAsSamples && !state.data.tables.empty() ? state.pipeline : defaultPipeline(next);
+    const bool keepPipeline = addAsSamples && !state.data.tables.empty();
+    TransformPipeline pipeline = keepPipeline ? state.pipeline : defaultPipeline(next);
     rebuildPoints(next, pipeline);
+    // What sepal-cli's embed notes on the same files: channels without any value, left out by
+    // the default pipeline, and events with a gap in a used channel.
+    if (!keepPipeline) {
+        const io::Table all = next.combined();
+        for (size_t c : emptyChannels(all)) log(LogEntry::Warning, emptyChannelNote(all, c));
+    }
+    if (next.incompleteEvents > 0)
+        log(LogEntry::Warning,
+            std::to_string(next.incompleteEvents) +
+                " events have NA, NaN or infinity in a used channel: they are left out of "
+                "training and placed at their neighbours");
     if (next.columns.empty())
         throw InputError(next.tables.front().source + ": no channel to use; pick markers");
     for (const auto& t : next.tables) addRecent(t.source);

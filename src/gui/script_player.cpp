@@ -57,6 +57,7 @@ std::string stateJson(Application& application) {
                         {"undo", ws.undoStack().undoLabel()},
                         {"redo", ws.undoStack().redoLabel()},
                         {"sweeps", ws.stats().sweeps},
+                        {"incomplete_events", st.data.incompleteEvents},
                         {"backend", ws.backend().name}};
     // Window pixels of the canvas and of each landmark, so tests can look at the screenshot.
     auto o = canvas.origin();

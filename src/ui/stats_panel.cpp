@@ -9,6 +9,13 @@ void StatsPanel::draw(UiContext& ctx) {
     const auto& s = ws.stats();
     ImGui::Text("%.1f fps (%.1f ms a frame)", ctx.fps, ctx.frameMs);
     ImGui::Text("%zu points, %zu landmarks", ws.state().data.events(), ws.state().model.count());
+    if (const size_t gaps = ws.state().data.incompleteEvents; gaps > 0) {
+        ImGui::TextColored(ImVec4(0.95f, 0.75f, 0.35f, 1), "%zu with missing values", gaps);
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip(
+                "Events with NA, NaN or infinity in a used channel: left out of training and "
+                "placed at their neighbours.");
+    }
     ImGui::Text("Projection %.1f ms this frame", s.projectMs);
     ImGui::Text("Full sweep %.0f ms of work", s.fullSweepMs);
     ImGui::ProgressBar(float(s.sweepProgress), ImVec2(-1, 0),

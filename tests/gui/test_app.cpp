@@ -719,3 +719,43 @@ TEST(AutosaveFolder, OffWithoutAFolder) {
 
 }  // namespace
 }  // namespace sepal::test
+
+namespace sepal::app {
+namespace {
+
+TEST(Workspace, MissingValuesAreCountedAndAnEmptyChannelIsNamed) {
+    io::Table t = makeSyntheticTable(3000, 6);
+    const size_t empty = t.channels.size();
+    // A channel without any value, and gaps in the others: every 10th event misses one.
+    io::Channel blank = t.channels.back();
+    blank.name = "Blank";
+    blank.marker = "";
+    t.channels.push_back(blank);
+    Matrix values(t.events(), t.channels.size());
+    for (size_t i = 0; i < t.events(); ++i) {
+        for (size_t c = 0; c < empty; ++c) values.row(i)[c] = t.values.row(i)[c];
+        values.row(i)[empty] = NAN;
+        if (i % 10 == 0) values.row(i)[i % empty] = i % 20 ? NAN : INFINITY;
+    }
+    t.values = std::move(values);
+    Workspace ws("cpu");
+    ws.openTables({t});
+    settle(ws);
+    const auto& st = ws.state();
+    EXPECT_EQ(st.data.incompleteEvents, 300u);
+    EXPECT_EQ(std::count(st.data.columns.begin(), st.data.columns.end(), "Blank"), 0);
+    bool namedEmpty = false, countedGaps = false;
+    for (const auto& e : ws.log()) {
+        namedEmpty |= e.text.find("channel Blank has no finite value") != std::string::npos;
+        countedGaps |= e.text.find("300 events have NA, NaN or infinity") != std::string::npos;
+    }
+    EXPECT_TRUE(namedEmpty);
+    EXPECT_TRUE(countedGaps);
+    // Trained and projected: every event has a finite place.
+    const auto xy = directProjection(ws);
+    EXPECT_TRUE(std::all_of(xy.begin(), xy.end(), [](float v) { return std::isfinite(v); }));
+    for (float v : st.model.high) ASSERT_TRUE(std::isfinite(v));
+}
+
+}  // namespace
+}  // namespace sepal::app
