@@ -9,6 +9,7 @@
 #include "cli/cli_export.h"
 #include "cli/cli_progress.h"
 #include "cli/command_registry.h"
+#include "core/common/error.h"
 #include "core/io/input_guard.h"
 #include "core/model/model_file.h"
 #include "core/pipeline/embed_output.h"
@@ -61,6 +62,16 @@ void runEmbed(const EmbedArgs& a) {
     if (!a.exports.perPopulation) io::refuseOverwritingInput(a.out, readFiles, "--out");
     io::refuseOverwritingInput(a.model, readFiles, "--model");
     io::refuseOverwritingInput(a.png, readFiles, "--png");
+    // Two outputs on one file: the second would replace the first.
+    const std::pair<const char*, const std::string*> outputs[] = {
+        {"--out", &a.out}, {"--model", &a.model}, {"--png", &a.png}};
+    for (size_t i = 0; i < 3; ++i)
+        for (size_t j = i + 1; j < 3; ++j)
+            if (!outputs[i].second->empty() && !outputs[j].second->empty() &&
+                io::sameFile(*outputs[i].second, *outputs[j].second))
+                throw InputError(std::string(outputs[i].first) + " and " + outputs[j].first +
+                                 " name the same file " + *outputs[j].second +
+                                 ": choose another output name for one of them");
     int width = 0, height = 0;
     if (!a.png.empty()) parseSize(a.size, width, height);
 

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -62,9 +64,15 @@ bool parseLine(const std::string& line, std::vector<float>& out, size_t& badColu
 
 Matrix readCsvMatrix(const std::string& path) {
     io::requireRegularFile(path);
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
+    std::ifstream file(path, std::ios::binary);
+    if (!file)
         throw InputError("cannot open '" + path + "': check that the file exists and is readable");
+    // Lines end in LF, CRLF or a bare CR (old Mac files): a bare CR becomes LF before splitting,
+    // or the whole file would read as one line.
+    std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    for (size_t i = 0; i < bytes.size(); ++i)
+        if (bytes[i] == '\r' && (i + 1 == bytes.size() || bytes[i + 1] != '\n')) bytes[i] = '\n';
+    std::istringstream in(std::move(bytes));
     Matrix m;
     std::string line;
     std::vector<float> row;
