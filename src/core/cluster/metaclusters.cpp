@@ -1,0 +1,187 @@
+#include "core/cluster/metaclusters.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <random>
+
+#include "core/cluster/agglomerate.h"
+#include "core/common/error.h"
+
+namespace sepal {
+
+namespace {
+
+/// Median of v (v is reordered); NaN when empty.
+float medianOf(std::vector<float>& v) {
+    if (v.empty()) return NAN;
+    const size_t mid = v.size() / 2;
+    std::nth_element(v.begin(), v.begin() + long(mid), v.end());
+    float m = v[mid];
+    if (v.size() % 2 == 0) m = 0.5f * (m + *std::max_element(v.begin(), v.begin() + long(mid)));
+    return m;
+}
+
+/// FlowSOM's consensus: groups from average linkage on resampled landmarks, counted pair by
+/// pair, then average linkage on 1 - (times grouped together / times resampled together).
+std::vector<int32_t> consensusGroups(const LandmarkModel& model, const MetaclusterSettings& s) {
+    const size_t g = model.count(), d = model.dim;
+    const size_t take = std::max<size_t>(s.k, size_t(std::lround(s.fraction * double(g))));
+    std::vector<double> together(g * g, 0.0), sampled(g * g, 0.0);
+    const std::vector<double> all = squaredDistances(model.high.data(), g, d);
+    std::mt19937_64 rng(s.seed);
+    std::vector<size_t> order(g);
+    for (int r = 0; r < s.resamplings; ++r) {
+        for (size_t i = 0; i < g; ++i) order[i] = i;
+        std::shuffle(order.begin(), order.end(), rng);
+        std::vector<size_t> pick(order.begin(), order.begin() + long(std::min(take, g)));
+        std::sort(pick.begin(), pick.end());
+        const size_t m = pick.size();
+        std::vector<double> sub(m * m);
+        for (size_t i = 0; i < m; ++i)
+            for (size_t j = 0; j < m; ++j) sub[i * m + j] = std::sqrt(all[pick[i] * g + pick[j]]);
+        const auto groups = agglomerate(std::move(sub), m, Linkage::Average, std::min(s.k, m));
+        for (size_t i = 0; i < m; ++i)
+            for (size_t j = i + 1; j < m; ++j) {
+                const size_t a = pick[i], b = pick[j];
+                sampled[a * g + b] += 1;
+                together[a * g + b] += groups[i] == groups[j];
+            }
+    }
+    std::vector<double> dis(g * g, 0.0);
+    for (size_t a = 0; a < g; ++a)
+        for (size_t b = a + 1; b < g; ++b) {
+            const double n = sampled[a * g + b];
+            dis[a * g + b] = dis[b * g + a] = n > 0 ? 1.0 - together[a * g + b] / n : 1.0;
+        }
+    return agglomerate(std::move(dis), g, Linkage::Average, s.k);
+}
+
+}  // namespace
+
+MetaclusterMethod metaclusterMethod(const std::string& name) {
+    if (name == "ward") return MetaclusterMethod::Ward;
+    if (name == "consensus") return MetaclusterMethod::Consensus;
+    throw InputError("metacluster method '" + name + "': use ward or consensus");
+}
+
+std::vector<int32_t> metaclusterLandmarks(const LandmarkModel& model,
+                                          const MetaclusterSettings& settings) {
+    const size_t g = model.count();
+    if (settings.k < 1 || settings.k > g)
+        throw InputError("--metaclusters " + std::to_string(settings.k) + ": the model has " +
+                         std::to_string(g) + " landmarks; make 1 to " + std::to_string(g) +
+                         " populations");
+    for (float v : model.high)
+        if (!std::isfinite(v)) throw InputError("a landmark has a missing value: retrain it");
+    if (settings.method == MetaclusterMethod::Consensus) {
+        if (settings.resamplings < 1 || !(settings.fraction > 0 && settings.fraction <= 1))
+            throw InputError("consensus clustering needs resamplings >= 1 and 0 < fraction <= 1");
+        return consensusGroups(model, settings);
+    }
+    return agglomerate(squaredDistances(model.high.data(), g, model.dim), g, Linkage::Ward,
+                       settings.k);
+}
+
+std::vector<int32_t> groupsOfPoints(const Matrix& points, const LandmarkModel& model,
+                                    const std::vector<int32_t>& groupOfLandmark,
+                                    NearestSearch& search) {
+    if (groupOfLandmark.size() != model.count())
+        throw InputError("the populations name " + std::to_string(groupOfLandmark.size()) +
+                         " landmarks; the model has " + std::to_string(model.count()));
+    if (points.cols != model.dim)
+        throw InputError("the points have " + std::to_string(points.cols) + " columns; the model " +
+                         std::to_string(model.dim));
+    std::vector<int32_t> codes(points.rows, -1);
+    if (points.rows == 0 || model.count() == 0) return codes;
+    std::vector<uint32_t> idx(points.rows);
+    std::vector<float> dist(points.rows);
+    search.search(points.data(), points.rows, model.high.data(), model.count(), model.dim, 1,
+                  idx.data(), dist.data());
+    for (size_t i = 0; i < points.rows; ++i) {
+        const float* r = points.row(i);
+        const bool complete =
+            std::all_of(r, r + points.cols, [](float v) { return std::isfinite(v); });
+        codes[i] = complete ? groupOfLandmark[idx[i]] : -1;
+    }
+    return codes;
+}
+
+std::vector<std::string> nameGroups(const Matrix& points, const std::vector<int32_t>& codes,
+                                    size_t k, const std::vector<std::string>& markers) {
+    const size_t d = points.cols;
+    // Medians over at most ~20000 points per group keep naming fast on millions of cells.
+    const size_t step = std::max<size_t>(1, points.rows / 200000);
+    std::vector<std::vector<std::vector<float>>> values(k, std::vector<std::vector<float>>(d));
+    std::vector<std::vector<float>> everyone(d);
+    for (size_t i = 0; i < points.rows; i += step) {
+        const int32_t c = codes[i];
+        for (size_t t = 0; t < d; ++t) {
+            const float v = points.at(i, t);
+            if (!std::isfinite(v)) continue;
+            everyone[t].push_back(v);
+            if (c >= 0 && size_t(c) < k) values[size_t(c)][t].push_back(v);
+        }
+    }
+    std::vector<float> centre(d), spread(d);
+    for (size_t t = 0; t < d; ++t) {
+        auto& v = everyone[t];
+        centre[t] = medianOf(v);
+        // The spread: half the distance between the 16th and 84th percentiles (one sd for a
+        // normal), robust to the long tails of cytometry channels.
+        std::sort(v.begin(), v.end());
+        spread[t] = v.empty() ? 0.0f
+                              : 0.5f * (v[size_t(0.84 * double(v.size() - 1))] -
+                                        v[size_t(0.16 * double(v.size() - 1))]);
+    }
+    std::vector<std::string> names(k);
+    std::map<std::string, int> seen;
+    for (size_t c = 0; c < k; ++c) {
+        std::vector<std::pair<float, size_t>> scores;
+        for (size_t t = 0; t < d && t < markers.size(); ++t) {
+            if (!(spread[t] > 0)) continue;
+            const float z = (medianOf(values[c][t]) - centre[t]) / spread[t];
+            if (std::isfinite(z) && std::fabs(z) >= 1.0f) scores.emplace_back(-std::fabs(z), t);
+        }
+        std::sort(scores.begin(), scores.end());
+        // The positive markers first: how populations are called.
+        std::vector<size_t> chosen;
+        for (size_t i = 0; i < scores.size() && chosen.size() < 3; ++i)
+            chosen.push_back(scores[i].second);
+        std::string name;
+        for (int positive = 1; positive >= 0; --positive)
+            for (size_t t : chosen) {
+                const bool up = medianOf(values[c][t]) > centre[t];
+                if (up != bool(positive)) continue;
+                name += (name.empty() ? "" : " ") + markers[t] + (up ? "+" : "-");
+            }
+        if (name.empty()) name = "population " + std::to_string(c + 1);
+        const int n = ++seen[name];
+        names[c] = n == 1 ? name : name + " (" + std::to_string(n) + ")";
+    }
+    return names;
+}
+
+double adjustedRandIndex(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
+    if (a.size() != b.size()) throw InputError("the two labellings differ in length");
+    std::map<std::pair<int32_t, int32_t>, double> cells;
+    std::map<int32_t, double> rows, cols;
+    double n = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        if (a[i] < 0 || b[i] < 0) continue;
+        cells[{a[i], b[i]}] += 1;
+        rows[a[i]] += 1;
+        cols[b[i]] += 1;
+        n += 1;
+    }
+    auto pairs = [](double x) { return x * (x - 1) / 2; };
+    double index = 0, sumRows = 0, sumCols = 0;
+    for (const auto& [key, v] : cells) index += pairs(v);
+    for (const auto& [key, v] : rows) sumRows += pairs(v);
+    for (const auto& [key, v] : cols) sumCols += pairs(v);
+    const double expected = n > 1 ? sumRows * sumCols / pairs(n) : 0;
+    const double best = 0.5 * (sumRows + sumCols);
+    return best == expected ? 1.0 : (index - expected) / (best - expected);
+}
+
+}  // namespace sepal

@@ -1,0 +1,57 @@
+#pragma once
+// Populations from landmarks, as FlowSOM makes them: the landmarks' data-space positions grouped
+// into K metaclusters, every cell labelled by its nearest landmark's group, and each population
+// named by the markers that set it apart.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/common/matrix.h"
+#include "core/knn/nearest_search.h"
+#include "core/model/landmark_model.h"
+
+namespace sepal {
+
+/// How the landmarks are grouped.
+enum class MetaclusterMethod {
+    Ward,       ///< Ward's linkage on the landmarks' positions
+    Consensus,  ///< FlowSOM's consensus clustering (resampled average linkage, then average
+                ///< linkage on how often two landmarks were grouped together)
+};
+
+/// What metaclusterLandmarks needs.
+struct MetaclusterSettings {
+    size_t k = 10;                                       ///< populations to make
+    MetaclusterMethod method = MetaclusterMethod::Ward;  ///< see MetaclusterMethod
+    uint64_t seed = 1;                                   ///< the resamplings' seed
+    int resamplings = 100;                               ///< consensus: resampled clusterings
+    double fraction = 0.9;                               ///< consensus: landmarks per resampling
+};
+
+/// "ward" or "consensus" as a method; throws InputError naming both otherwise.
+MetaclusterMethod metaclusterMethod(const std::string& name);
+
+/// Each landmark's group (0 .. k-1, numbered by first landmark) from its data-space position.
+/// Throws InputError when k is not in 1 .. g or the model has more landmarks than can be grouped.
+std::vector<int32_t> metaclusterLandmarks(const LandmarkModel& model,
+                                          const MetaclusterSettings& settings);
+
+/// Each point's group: that of its nearest landmark in data space (-1 for a point with a
+/// missing value, which has no nearest landmark).
+std::vector<int32_t> groupsOfPoints(const Matrix& points, const LandmarkModel& model,
+                                    const std::vector<int32_t>& groupOfLandmark,
+                                    NearestSearch& search);
+
+/// Names for k groups from the points' values (columns named by `markers`): the up to three
+/// markers whose median in the group lies furthest from the median of all points, in units of
+/// their spread, each with + or - ("CD3+ CD4+ CD8-"); "population N" when no marker stands
+/// out by a spread or more. Equal names get " (2)", " (3)"...
+std::vector<std::string> nameGroups(const Matrix& points, const std::vector<int32_t>& codes,
+                                    size_t k, const std::vector<std::string>& markers);
+
+/// The adjusted Rand index of two labellings of the same items (1: the same partition; about
+/// 0: chance). Items with a negative label in either are left out.
+double adjustedRandIndex(const std::vector<int32_t>& a, const std::vector<int32_t>& b);
+
+}  // namespace sepal

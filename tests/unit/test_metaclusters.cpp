@@ -1,0 +1,109 @@
+// Populations from landmarks: the agglomerative clustering, the adjusted Rand index, the
+// metaclusters of a trained demo model against the generator's true populations, and names.
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "core/cluster/agglomerate.h"
+#include "core/cluster/metaclusters.h"
+#include "core/common/error.h"
+#include "core/demo/demo_data.h"
+#include "core/pipeline/embed_pipeline.h"
+#include "core/pipeline/prepare.h"
+
+namespace sepal {
+namespace {
+
+TEST(Agglomerate, CutsTheObviousGroupsWithEitherLinkage) {
+    // Points on a line: {0, 1}, {10, 11.5}, {30}.
+    const float x[] = {10, 0, 30, 1, 11.5f};
+    for (Linkage linkage : {Linkage::Ward, Linkage::Average}) {
+        const auto dis = linkage == Linkage::Ward ? squaredDistances(x, 5, 1) : [&] {
+            auto d = squaredDistances(x, 5, 1);
+            for (double& v : d) v = std::sqrt(v);
+            return d;
+        }();
+        EXPECT_EQ(agglomerate(dis, 5, linkage, 3), (std::vector<int32_t>{0, 1, 2, 1, 0}));
+        EXPECT_EQ(agglomerate(dis, 5, linkage, 1), (std::vector<int32_t>{0, 0, 0, 0, 0}));
+        EXPECT_EQ(agglomerate(dis, 5, linkage, 5), (std::vector<int32_t>{0, 1, 2, 3, 4}));
+        // Two groups: 30 stays apart from the rest under both linkages.
+        EXPECT_EQ(agglomerate(dis, 5, linkage, 2), (std::vector<int32_t>{0, 0, 1, 0, 0}));
+    }
+    EXPECT_THROW(agglomerate(squaredDistances(x, 5, 1), 5, Linkage::Ward, 0), InputError);
+    EXPECT_THROW(agglomerate(squaredDistances(x, 5, 1), 5, Linkage::Ward, 6), InputError);
+}
+
+TEST(AdjustedRandIndex, OneForTheSamePartitionAndNearZeroForChance) {
+    const std::vector<int32_t> a = {0, 0, 1, 1, 2, 2, 2};
+    EXPECT_DOUBLE_EQ(adjustedRandIndex(a, {5, 5, 3, 3, 9, 9, 9}), 1.0);
+    EXPECT_LT(adjustedRandIndex(a, {0, 1, 0, 1, 0, 1, 2}), 0.1);
+    std::vector<int32_t> x(20000), y(20000);
+    uint32_t s = 7;
+    for (size_t i = 0; i < x.size(); ++i) {
+        s = s * 1664525u + 1013904223u;
+        x[i] = int32_t(s >> 28);
+        s = s * 1664525u + 1013904223u;
+        y[i] = int32_t(s >> 28);
+    }
+    EXPECT_NEAR(adjustedRandIndex(x, y), 0.0, 0.01);
+    // Negative labels are left out.
+    EXPECT_DOUBLE_EQ(adjustedRandIndex({0, 0, 1, -1}, {1, 1, 0, 0}), 1.0);
+}
+
+/// The demo's true population of every event (the generator's code channel).
+std::vector<int32_t> truthOf(const io::Table& table) {
+    const int c = table.findChannel("Population");
+    if (c < 0) return {};
+    std::vector<int32_t> truth(table.events());
+    for (size_t i = 0; i < truth.size(); ++i) truth[i] = int32_t(table.values.at(i, size_t(c)));
+    return truth;
+}
+
+TEST(Metaclusters, TheDemoModelsPopulationsAreTheGeneratorsOwn) {
+    io::Table table = demo::makeDemoTable(30000, 2);
+    const std::vector<int32_t> truth = truthOf(table);
+    ASSERT_EQ(truth.size(), table.events());
+    TransformPipeline pipeline = choosePipeline(table, PrepareOptions{});
+    const Matrix points = fitAndApply(pipeline, table);
+    auto search = makeCpuNearestSearch();
+    const LandmarkModel model = trainLandmarks(points, EmbedSettings{}, *search, {}, nullptr);
+    for (auto method : {MetaclusterMethod::Consensus, MetaclusterMethod::Ward}) {
+        MetaclusterSettings settings;
+        settings.k = 15;
+        settings.method = method;
+        const auto groups = metaclusterLandmarks(model, settings);
+        ASSERT_EQ(groups.size(), model.count());
+        EXPECT_EQ(std::set<int32_t>(groups.begin(), groups.end()).size(), 15u);
+        const auto codes = groupsOfPoints(points, model, groups, *search);
+        EXPECT_GE(adjustedRandIndex(codes, truth), 0.8)
+            << (method == MetaclusterMethod::Ward ? "ward" : "consensus");
+        // The same seed gives the same groups.
+        EXPECT_EQ(metaclusterLandmarks(model, settings), groups);
+    }
+    MetaclusterSettings tooMany;
+    tooMany.k = model.count() + 1;
+    EXPECT_THROW(metaclusterLandmarks(model, tooMany), InputError);
+    EXPECT_THROW(metaclusterMethod("kmeans"), InputError);
+}
+
+TEST(Metaclusters, NamesCallTheMarkersThatSetAGroupApart) {
+    // Group 0: A high; group 1: A low and B high (B by more spreads); group 2: like everyone.
+    Matrix points(300, 3);
+    std::vector<int32_t> codes(300);
+    for (size_t i = 0; i < 300; ++i) {
+        const int g = int(i % 3);
+        codes[i] = g;
+        const float jitter = float(i % 7) * 0.01f;
+        points.at(i, 0) = (g == 0 ? 5.0f : g == 1 ? -5.0f : 0.0f) + jitter;
+        points.at(i, 1) = (g == 1 ? 5.0f : 0.0f) + jitter;
+        points.at(i, 2) = jitter;
+    }
+    const auto names = nameGroups(points, codes, 3, {"A", "B", "C"});
+    EXPECT_EQ(names[0], "A+");
+    EXPECT_EQ(names[1], "B+ A-");
+    EXPECT_EQ(names[2], "population 3");
+}
+
+}  // namespace
+}  // namespace sepal
