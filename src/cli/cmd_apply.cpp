@@ -2,11 +2,15 @@
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
+#include <optional>
 
 #include "backend/backends.h"
 #include "cli/cli_export.h"
+#include "cli/cli_populations.h"
 #include "cli/cli_progress.h"
 #include "cli/command_registry.h"
+#include "core/cluster/metaclusters.h"
+#include "core/cluster/population_tally.h"
 #include "core/common/error.h"
 #include "core/io/input_guard.h"
 #include "core/model/model_file.h"
@@ -45,6 +49,17 @@ void runApply(const ApplyArgs& a) {
     readFiles.push_back(a.model);
     std::vector<std::string> written;
     size_t files = 0;
+    // The model's populations label every cell, and are counted over all inputs.
+    const std::vector<int32_t> groupOfLandmark =
+        groupsOfLandmarks(loaded.populations, loaded.model.count());
+    const std::vector<std::string> populationNamesOfModel = populationNames(loaded.populations);
+    std::optional<PopulationTally> tally;
+    const std::string countsPath = (std::filesystem::path(a.outDir) / "populations.csv").string();
+    const std::string mediansPath = (std::filesystem::path(a.outDir) / "medians.csv").string();
+    if (!loaded.populations.empty()) {
+        io::refuseOverwritingInput(countsPath, readFiles, "populations.csv in --out-dir");
+        io::refuseOverwritingInput(mediansPath, readFiles, "medians.csv in --out-dir");
+    }
     for (size_t f = 0; f < a.inputs.size(); ++f) {
         const std::string& path = a.inputs[f];
         note(a.quiet,
@@ -62,6 +77,14 @@ void runApply(const ApplyArgs& a) {
         if (report.nonFinitePoints > 0)
             note(a.quiet, path + ": " + std::to_string(report.nonFinitePoints) +
                               " events had non-finite values");
+        if (!loaded.populations.empty()) {
+            const auto codes =
+                groupsOfPoints(points, loaded.model, groupOfLandmark, *backend.search);
+            setPopulationColumn(table, populationNamesOfModel, codes);
+            if (!tally)
+                tally.emplace(populationNamesOfModel, markerNames(table, pipeline.columns()), 1);
+            tally->add(sampleName(path), codes, points);
+        }
         // Each output names its sample, so the files can be pooled later.
         io::LabelColumn sample{a.sampleColumn, {sampleName(path)}, {}};
         sample.codes.assign(table.events(), 0);
@@ -81,6 +104,13 @@ void runApply(const ApplyArgs& a) {
                      .size();
         written.push_back(out);
     }
+    if (tally) {
+        tally->writeCounts(countsPath);
+        tally->writeMedians(mediansPath);
+        files += 2;
+        note(a.quiet,
+             "cells per sample and population: " + countsPath + "; medians: " + mediansPath);
+    }
     note(a.quiet, "wrote " + std::to_string(files) + " files to " + a.outDir);
 }
 
@@ -89,7 +119,9 @@ void addApplyCommand(CLI::App& app) {
     CLI::App* cmd = app.add_subcommand(
         "apply",
         "Project files through a saved landmark model (from embed --model); writes one "
-        "table per input with EmbedSOM1, EmbedSOM2 and a sample column");
+        "table per input with EmbedSOM1, EmbedSOM2 and a sample column, and when the model "
+        "has populations a population column, populations.csv (cells per sample and "
+        "population) and medians.csv (population x marker medians)");
     cmd->add_option("--model", args->model, "model file written by embed --model")->required();
     cmd->add_option("inputs", args->inputs, "FCS, CSV/TSV or points JSON files")->required();
     cmd->add_option("--out-dir", args->outDir, "folder for the outputs (created if missing)")

@@ -7,8 +7,10 @@
 
 #include "backend/backends.h"
 #include "cli/cli_export.h"
+#include "cli/cli_populations.h"
 #include "cli/cli_progress.h"
 #include "cli/command_registry.h"
+#include "core/cluster/metaclusters.h"
 #include "core/common/error.h"
 #include "core/io/input_guard.h"
 #include "core/model/model_file.h"
@@ -39,6 +41,8 @@ struct EmbedArgs {
     std::string color = "density";
     std::string size = "1000x1000";
     std::string model;
+    size_t metaclusters = 0;
+    std::string metaclusterMethod = "consensus";
     bool quiet = false;
 };
 
@@ -74,6 +78,14 @@ void runEmbed(const EmbedArgs& a) {
                                  ": choose another output name for one of them");
     int width = 0, height = 0;
     if (!a.png.empty()) parseSize(a.size, width, height);
+    MetaclusterSettings groups;
+    groups.k = a.metaclusters;
+    groups.method = metaclusterMethod(a.metaclusterMethod);
+    groups.seed = a.seed;
+    if (a.metaclusters > 0 && settings.landmarks.count > 0 &&
+        a.metaclusters > settings.landmarks.count)
+        throw InputError("--metaclusters " + std::to_string(a.metaclusters) + ": more than the " +
+                         std::to_string(settings.landmarks.count) + " landmarks to group");
 
     PreparedInput input = prepareInputs(a.inputs, a.prepare);
     for (const auto& w : input.table.warnings) note(a.quiet, w);
@@ -101,13 +113,26 @@ void runEmbed(const EmbedArgs& a) {
                  " events have NA, NaN or infinity in an embedded column: they were left "
                  "out of training and placed at their neighbours");
 
+    std::vector<ModelPopulation> populations;
+    if (a.metaclusters > 0) {
+        const auto ofLandmark = metaclusterLandmarks(result.model, groups);
+        const auto codes = groupsOfPoints(input.points, result.model, ofLandmark, *backend.search);
+        const auto names = nameGroups(input.points, codes, groups.k,
+                                      markerNames(input.table, input.pipeline.columns()));
+        populations = populationsFromGroups(ofLandmark, names);
+        setPopulationColumn(input.table, names, codes);
+        std::string list;
+        for (const auto& n : names) list += (list.empty() ? "" : "; ") + n;
+        note(a.quiet, std::to_string(names.size()) + " populations (" + a.metaclusterMethod +
+                          " metaclusters of the landmarks): " + list);
+    }
     writeEmbedded(a.out,
                   {&input.table, &result.xy, input.pipeline.columns(), &input.points,
                    a.prepare.sampleColumn, readFiles},
                   a.exports, a.quiet);
     if (!a.model.empty())
         saveModel(a.model, result.model, input.pipeline.columns(), input.pipeline.toJson(),
-                  settings.params);
+                  settings.params, populations);
     if (!a.png.empty()) {
         raster::PictureSpec spec =
             pictureSpecFor(input.table, a.color, input.points, input.pipeline.columns());
@@ -162,6 +187,13 @@ void addEmbedCommand(CLI::App& app) {
         ->capture_default_str();
     cmd->add_option("--size", args->size, "picture size WIDTHxHEIGHT")->capture_default_str();
     cmd->add_option("--model", args->model, "also save the landmark model (JSON) for apply");
+    cmd->add_option("--metaclusters", args->metaclusters,
+                    "group the landmarks into this many populations (kept in the model; the "
+                    "output gets a population column); 0: none")
+        ->capture_default_str();
+    cmd->add_option("--metacluster-method", args->metaclusterMethod,
+                    "consensus (FlowSOM's consensus clustering) or ward")
+        ->capture_default_str();
     cmd->add_flag("--quiet,-q", args->quiet, "no progress or notes on stderr");
     cmd->callback([args] { runEmbed(*args); });
 }

@@ -83,6 +83,30 @@ TEST(ModelFile, MalformedFieldsAreNamed) {
     EXPECT_NE(errorOf(badColumns.dump()).find("\"columns\""), std::string::npos);
 }
 
+TEST(ModelFile, PopulationsTravelWithTheModel) {
+    const LandmarkModel m = smallModel();
+    const std::vector<ModelPopulation> pops = {{"CD3+ CD4+", {0, 2}}, {"B cells", {1}}};
+    const LoadedModel back =
+        modelFromJson(modelToJson(m, {"a", "b"}, nullptr, EmbedParams{}, pops), "memory");
+    ASSERT_EQ(back.populations.size(), 2u);
+    EXPECT_EQ(back.populations[0].name, "CD3+ CD4+");
+    EXPECT_EQ(back.populations[0].landmarks, (std::vector<uint32_t>{0, 2}));
+    EXPECT_EQ(groupsOfLandmarks(back.populations, m.count())[1], 1);
+    // A model without populations has none; bad ones are named.
+    EXPECT_TRUE(modelFromJson(modelToJson(m, {"a", "b"}, nullptr), "memory").populations.empty());
+    auto bad = modelToJson(m, {"a", "b"}, nullptr, EmbedParams{}, pops);
+    bad["populations"][1]["landmarks"] = nlohmann::json::array({uint32_t(0)});
+    try {
+        modelFromJson(bad, "m.json");
+        ADD_FAILURE() << "a landmark in two populations was accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("two populations"), std::string::npos) << e.what();
+    }
+    bad["populations"][1]["landmarks"] = nlohmann::json::array({uint32_t(99)});
+    EXPECT_THROW(modelFromJson(bad, "m.json"), InputError);
+    EXPECT_THROW(modelToJson(m, {"a", "b"}, nullptr, EmbedParams{}, {{"x", {7}}}), InputError);
+}
+
 TEST(ModelFile, SaveRefusesWrongColumnCountAndLeavesNoFile) {
     const std::string path = tempPath("sepal_test_model_wrong.json");
     EXPECT_THROW(saveModel(path, smallModel(), {"only-one"}, nullptr), InputError);

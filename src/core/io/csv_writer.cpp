@@ -115,4 +115,10 @@ void writeCsv(const std::string& path, const Table& table) {
     file.commit();
 }
 
+std::string csvField(const std::string& text) {
+    std::string out;
+    appendText(out, text);
+    return out;
+}
+
 }  // namespace sepal::io

@@ -13,4 +13,8 @@ namespace sepal::io {
 /// fields with commas, quotes, line breaks or edge spaces quoted. Throws InputError.
 void writeCsv(const std::string& path, const Table& table);
 
+/// `text` as one CSV field, quoted as writeCsv quotes it (commas, quotes, line breaks, edge
+/// spaces).
+std::string csvField(const std::string& text);
+
 }  // namespace sepal::io

@@ -85,7 +85,9 @@ class FieldReader {
 }  // namespace
 
 nlohmann::json modelToJson(const LandmarkModel& model, const std::vector<std::string>& columns,
-                           const nlohmann::json& transformJson, const EmbedParams& params) {
+                           const nlohmann::json& transformJson, const EmbedParams& params,
+                           const std::vector<ModelPopulation>& populations) {
+    groupsOfLandmarks(populations, model.count());
     model.validate();
     if (columns.size() != model.dim)
         throw InputError("cannot save the model: it has " + std::to_string(model.dim) +
@@ -105,6 +107,12 @@ nlohmann::json modelToJson(const LandmarkModel& model, const std::vector<std::st
     for (auto [a, b] : model.edges) edges.push_back({a, b});
     doc["edges"] = edges;
     doc["embedsom"] = {{"k", params.k}, {"smooth", params.smooth}, {"adjust", params.adjust}};
+    if (!populations.empty()) {
+        nlohmann::json pops = nlohmann::json::array();
+        for (const auto& p : populations)
+            pops.push_back({{"name", p.name}, {"landmarks", p.landmarks}});
+        doc["populations"] = pops;
+    }
     return doc;
 }
 
@@ -171,14 +179,40 @@ LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source) 
     } catch (const nlohmann::json::exception&) {
         r.fail("field \"embedsom\" must hold numbers \"k\", \"smooth\" and \"adjust\"");
     }
+    // Optional: named sets of landmarks (embed --metaclusters, the app's populations).
+    if (doc.contains("populations")) {
+        const auto& pops = r.require("populations", V::array, "an array of populations");
+        for (size_t p = 0; p < pops.size(); ++p) {
+            const auto& e = pops[p];
+            if (!e.is_object() || !e.contains("name") || !e["name"].is_string() ||
+                !e.contains("landmarks") || !e["landmarks"].is_array())
+                r.fail("field \"populations\" element " + std::to_string(p) +
+                       " needs a \"name\" string and a \"landmarks\" array");
+            ModelPopulation pop;
+            pop.name = e["name"].get<std::string>();
+            for (const auto& j : e["landmarks"]) {
+                if (!j.is_number_unsigned() || j.get<unsigned long long>() >= g)
+                    r.fail("population \"" + pop.name + "\" names a landmark that is not an " +
+                           "index below " + std::to_string(g));
+                pop.landmarks.push_back(j.get<uint32_t>());
+            }
+            out.populations.push_back(std::move(pop));
+        }
+        try {
+            groupsOfLandmarks(out.populations, g);
+        } catch (const InputError& e) {
+            r.fail(e.what());
+        }
+    }
     m.touch();
     return out;
 }
 
 void saveModel(const std::string& path, const LandmarkModel& model,
                const std::vector<std::string>& columns, const nlohmann::json& transformJson,
-               const EmbedParams& params) {
-    const std::string text = modelToJson(model, columns, transformJson, params).dump(1) + "\n";
+               const EmbedParams& params, const std::vector<ModelPopulation>& populations) {
+    const std::string text =
+        modelToJson(model, columns, transformJson, params, populations).dump(1) + "\n";
     io::AtomicFile file(path);
     file.write(text);
     file.commit();

@@ -8,6 +8,7 @@
 
 #include "core/embedsom/projector.h"
 #include "core/model/landmark_model.h"
+#include "core/model/model_populations.h"
 
 namespace sepal {
 
@@ -20,18 +21,21 @@ struct LoadedModel {
     std::vector<std::string> columns;  ///< d column names, in the order of the model's dimensions
     nlohmann::json transform;          ///< TransformPipeline::toJson() output (opaque here)
     EmbedParams params;                ///< EmbedSOM parameters the model was used with
+    std::vector<ModelPopulation> populations;  ///< named sets of landmarks (may be none)
 };
 
 /// The model as a JSON document (the file's content); columns.size() must equal model.dim.
 nlohmann::json modelToJson(const LandmarkModel& model, const std::vector<std::string>& columns,
-                           const nlohmann::json& transformJson, const EmbedParams& params = {});
+                           const nlohmann::json& transformJson, const EmbedParams& params = {},
+                           const std::vector<ModelPopulation>& populations = {});
 /// Parses a model document; `source` names it in errors. Throws InputError naming the field.
 LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source);
 
 /// Writes the model file atomically (temporary name, then rename). Throws InputError on failure.
 void saveModel(const std::string& path, const LandmarkModel& model,
                const std::vector<std::string>& columns, const nlohmann::json& transformJson,
-               const EmbedParams& params = {});
+               const EmbedParams& params = {},
+               const std::vector<ModelPopulation>& populations = {});
 /// Reads a model file. Throws InputError naming the file and the malformed field.
 LoadedModel loadModel(const std::string& path);
 

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Populations from a steered model to counts per sample: embed three demo files with
+# --metaclusters 15 and a model, apply the model to the same files; the per-cell tables carry a
+# population column that agrees with embed's, populations.csv adds up per sample, and the
+# populations agree with the generator's true ones (adjusted Rand index >= 0.8).
+set -euo pipefail
+cli=${SEPAL_CLI:?set SEPAL_CLI to the sepal-cli binary}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+for s in 1 2 3; do "$cli" demo --events 20000 --seed $s --out "$tmp/s$s.fcs" >/dev/null; done
+"$cli" embed "$tmp/s1.fcs" "$tmp/s2.fcs" "$tmp/s3.fcs" --metaclusters 15 --model "$tmp/m.json" \
+    --out "$tmp/y.csv" --quiet
+"$cli" apply --model "$tmp/m.json" "$tmp/s1.fcs" "$tmp/s2.fcs" "$tmp/s3.fcs" --out-dir "$tmp/out" \
+    --quiet
+for f in s1.csv s2.csv s3.csv populations.csv medians.csv; do
+    [ -s "$tmp/out/$f" ] || fail "apply did not write $f"
+done
+python3 - "$tmp" <<'PY'
+import csv, math, sys
+from collections import Counter
+tmp = sys.argv[1]
+
+def column(rows, header, name):
+    return [r[header.index(name)] for r in rows]
+
+def read(path):
+    with open(path) as f:
+        rows = list(csv.reader(f))
+    return rows[0], rows[1:]
+
+def ari(a, b):
+    pairs = lambda x: x * (x - 1) / 2
+    n = len(a)
+    index = sum(pairs(v) for v in Counter(zip(a, b)).values())
+    ra = sum(pairs(v) for v in Counter(a).values())
+    rb = sum(pairs(v) for v in Counter(b).values())
+    expected = ra * rb / pairs(n)
+    return (index - expected) / (0.5 * (ra + rb) - expected)
+
+header, rows = read(f"{tmp}/y.csv")
+assert "population" in header, f"embed wrote no population column: {header[-5:]}"
+found = column(rows, header, "population")
+truth = column(rows, header, "Population")
+names = sorted(set(found))
+assert len(names) == 15, f"expected 15 populations, got {len(names)}: {names}"
+score = ari(found, truth)
+print(f"adjusted Rand index against the generator's populations: {score:.3f}")
+assert score >= 0.8, f"ARI {score:.3f} < 0.8"
+
+counts_header, counts = read(f"{tmp}/out/populations.csv")
+assert counts_header == ["sample", "population", "cells", "fraction"], counts_header
+embed_offset = 0
+for s in ("s1", "s2", "s3"):
+    h, r = read(f"{tmp}/out/{s}.csv")
+    applied = column(r, h, "population")
+    assert set(column(r, h, "sample")) == {s}, f"{s}: wrong sample column"
+    # The model labels the same cells as embed did.
+    same = sum(x == y for x, y in zip(applied, found[embed_offset:embed_offset + len(applied)]))
+    assert same == len(applied), f"{s}: {len(applied) - same} cells labelled differently by apply"
+    embed_offset += len(applied)
+    mine = [c for c in counts if c[0] == s]
+    total = sum(int(c[2]) for c in mine)
+    assert total == len(applied), f"{s}: populations.csv counts {total} cells, the file has {len(applied)}"
+    assert abs(sum(float(c[3]) for c in mine) - 1) < 1e-6, f"{s}: fractions do not add up to 1"
+    by_name = Counter(applied)
+    for c in mine:
+        assert by_name.get(c[1], 0) == int(c[2]), f"{s} {c[1]}: {c[2]} counted, {by_name.get(c[1], 0)} in the table"
+
+med_header, med = read(f"{tmp}/out/medians.csv")
+assert med_header[:2] == ["population", "cells"] and "CD3" in med_header, med_header[:5]
+assert sorted(m[0] for m in med) == names, "medians.csv names other populations"
+assert sum(int(m[1]) for m in med) == embed_offset, "medians.csv counts other cells"
+print("ok")
+PY
