@@ -92,6 +92,22 @@ struct ModelSnapshot {
 /// Replaces the model and its parameters as one step.
 using ModelCommand = SnapshotCommand<ModelSnapshot>;
 
+/// The populations with the colouring that shows them: made from the landmarks in one step.
+struct PopulationsSnapshot {
+    Populations populations;  ///< groups and membership
+    ColourSettings colour;    ///< the colouring
+    /// Puts both into the state.
+    void restore(State& s) const {
+        s.populations = populations;
+        s.colour = colour;
+        s.bump(Part::Populations);
+        s.bump(Part::Colour);
+    }
+};
+
+/// Replaces the populations and the colouring as one step.
+using PopulationsCommand = SnapshotCommand<PopulationsSnapshot>;
+
 /// The undo and redo stacks.
 class UndoStack {
   public:

@@ -210,6 +210,15 @@ size_t Document::brush(const std::vector<float>& polygon, const std::string& nam
     return count;
 }
 
+void Document::replacePopulations(Populations next, const std::string& label) {
+    ColourSettings colour = m_state.colour;
+    colour.mode = ColourMode::Population;
+    execute(std::make_unique<PopulationsCommand>(
+        PopulationsSnapshot{m_state.populations, m_state.colour},
+        PopulationsSnapshot{std::move(next), colour}, label));
+    seal();
+}
+
 void Document::deletePopulation(size_t i) {
     if (i >= m_state.populations.groups.size()) return;
     const std::string name = m_state.populations.groups[i].name;

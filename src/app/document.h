@@ -103,6 +103,8 @@ class Document {
     void deletePopulation(size_t i);
     /// Renames or recolours population i.
     void editPopulation(size_t i, const Population& p);
+    /// Replaces every population and colours by population (one undo step named `label`).
+    void replacePopulations(Populations next, const std::string& label);
 
   private:
     Log& m_log;

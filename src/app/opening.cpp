@@ -91,6 +91,7 @@ void Workspace::openModel(const std::string& path) {
     rebuildPoints(probe, pipeline);
     m_scheduler.stopModelWork();
     m_document.adoptModel(pipeline, loaded.model, loaded.params, "Open model " + path);
+    adoptModelPopulations(loaded.populations, path);
     log(LogEntry::Info,
         "opened model " + path + " (" + std::to_string(loaded.model.count()) + " landmarks)");
 }

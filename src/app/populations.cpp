@@ -52,4 +52,16 @@ std::vector<size_t> groupSizes(const Populations& populations) {
     return sizes;
 }
 
+Populations populationsFromCodes(const std::vector<std::string>& names,
+                                 const std::vector<int32_t>& codes) {
+    Populations out;
+    for (size_t i = 0; i < names.size(); ++i)
+        out.groups.push_back({names[i], paletteColour(i + 3)});
+    out.membership.resize(codes.size(), 0);
+    for (size_t i = 0; i < codes.size(); ++i)
+        if (codes[i] >= 0 && size_t(codes[i]) < names.size())
+            out.membership[i] = uint8_t(codes[i] + 1);
+    return out;
+}
+
 }  // namespace sepal::app

@@ -3,6 +3,7 @@
 // The document wraps these in undoable commands.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "app/colouring.h"
@@ -17,5 +18,8 @@ size_t paintPolygon(const std::vector<float>& polygon, const std::vector<float>&
 Populations withoutGroup(const Populations& populations, size_t i);
 /// Cells in each group.
 std::vector<size_t> groupSizes(const Populations& populations);
+/// Populations named `names` (palette colours) with each cell in group codes[i] (-1: none).
+Populations populationsFromCodes(const std::vector<std::string>& names,
+                                 const std::vector<int32_t>& codes);
 
 }  // namespace sepal::app

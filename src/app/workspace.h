@@ -19,6 +19,7 @@
 #include "app/scheduler.h"
 #include "app/state.h"
 #include "backend/backends.h"
+#include "core/model/model_populations.h"
 #include "core/pipeline/export_table.h"
 #include "core/train/trainer.h"
 #include "nlohmann/json.hpp"
@@ -143,6 +144,13 @@ class Workspace {
     void editPopulation(size_t i, const Population& p);
     /// Cells in each population.
     std::vector<size_t> populationSizes() const;
+    /// Replaces the populations by k metaclusters of the landmarks (sepal-cli embed
+    /// --metaclusters: the same groups, cells and names), one undo step; errors are logged.
+    void populationsFromLandmarks(size_t k);
+    /// Labels the cells with a model file's populations (each cell: its nearest landmark's), one
+    /// undo step; nothing when there are none.
+    void adoptModelPopulations(const std::vector<ModelPopulation>& populations,
+                               const std::string& source);
 
     // --- training
     /// Runs the training settings' recipe in the background (as `sepal-cli embed` does); the

@@ -9,11 +9,31 @@
 namespace sepal::gui {
 
 std::vector<ScriptAction> readScript(const std::string& path) {
-    static const std::set<std::string> kVerbs = {
-        "open",          "add-samples",    "wait",   "settle",       "click",   "drag",
-        "drag-landmark", "click-landmark", "key",    "lasso",        "set",     "train",
-        "recipe",        "spillover",      "export", "load-session", "fit",     "screenshot",
-        "state",         "quit",           "mouse",  "panel",        "crashed", "autosave"};
+    static const std::set<std::string> kVerbs = {"open",
+                                                 "add-samples",
+                                                 "wait",
+                                                 "settle",
+                                                 "click",
+                                                 "drag",
+                                                 "drag-landmark",
+                                                 "click-landmark",
+                                                 "key",
+                                                 "lasso",
+                                                 "set",
+                                                 "train",
+                                                 "recipe",
+                                                 "spillover",
+                                                 "export",
+                                                 "load-session",
+                                                 "fit",
+                                                 "screenshot",
+                                                 "state",
+                                                 "quit",
+                                                 "mouse",
+                                                 "panel",
+                                                 "crashed",
+                                                 "autosave",
+                                                 "populations-from-landmarks"};
     std::ifstream in(path);
     if (!in) throw InputError(path + ": cannot read the script");
     std::vector<ScriptAction> actions;

@@ -9,6 +9,7 @@
 //   click-landmark I [right] [ctrl]       click on landmark I
 //   key NAME [ctrl] [shift] press a key (z, y, delete, f, escape, left, right, up, down)
 //   lasso NAME X Y X Y ...  right-drag a lasso through canvas pixels into population NAME
+//   populations-from-landmarks K   K populations from the landmarks (Populations window)
 //   set KEY VALUE           colour.mode, colour.marker, colour.map, view.size, view.alpha,
 //                           embed.k, embed.smooth, training.recipe, training.trainer,
 //                           training.landmarks, training.seed

@@ -322,6 +322,10 @@ void ScriptPlayer::start(const ScriptAction& a) {
                                                   : m_app.recovery().dismiss();
         if (!answered) ws.log(app::LogEntry::Error, "no crashed session is on offer");
         m_settle = true, m_settleFrames = 0;
+    } else if (a.verb == "populations-from-landmarks") {
+        if (args.empty()) throw InputError("populations-from-landmarks needs a count");
+        ws.populationsFromLandmarks(size_t(number(a, 0)));
+        m_settle = true, m_settleFrames = 0;
     } else if (a.verb == "autosave") {
         m_app.autosaveNow();
     } else if (a.verb == "panel") {

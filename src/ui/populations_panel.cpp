@@ -3,6 +3,8 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include <algorithm>
+
 namespace sepal::ui {
 
 void PopulationsPanel::draw(UiContext& ctx) {
@@ -12,6 +14,16 @@ void PopulationsPanel::draw(UiContext& ctx) {
     ImGui::TextDisabled("(or right-drag)");
     ImGui::SetNextItemWidth(-110);
     ImGui::InputText("Brush into", &ctx.brushName);
+    ImGui::SetNextItemWidth(80);
+    ImGui::InputInt("##metaclusters", &m_metaclusters);
+    m_metaclusters = std::clamp(m_metaclusters, 2, 250);
+    ImGui::SameLine();
+    if (ImGui::Button("From landmarks")) ws.populationsFromLandmarks(size_t(m_metaclusters));
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(
+            "Group the landmarks into this many populations (FlowSOM's consensus "
+            "clustering), as sepal-cli embed --metaclusters does; named by the markers that set "
+            "them apart. Replaces the populations (Ctrl+Z undoes).");
     const auto& pops = ws.state().populations.groups;
     auto sizes = ws.populationSizes();
     if (pops.empty()) ImGui::TextWrapped("Lasso cells on the canvas to make a population.");
@@ -27,6 +39,8 @@ void PopulationsPanel::draw(UiContext& ctx) {
         ImGui::SameLine();
         if (ImGui::Selectable(p.name.c_str(), ctx.brushName == p.name, 0, ImVec2(140, 0)))
             ctx.brushName = p.name;
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("%s (click: the lasso adds to it)", p.name.c_str());
         ImGui::SameLine();
         ImGui::Text("%zu", sizes[i]);
         ImGui::SameLine(ImGui::GetContentRegionAvail().x - 10);

@@ -1,5 +1,6 @@
 #pragma once
-// The Populations window: brushed groups with name, colour, size, delete; the lasso's target.
+// The Populations window: populations from the landmarks' metaclusters or brushed with the lasso,
+// with name, colour, size, delete; the lasso's target.
 
 #include "ui/panel.h"
 
@@ -10,6 +11,9 @@ class PopulationsPanel : public Panel {
   public:
     const char* title() const override { return "Populations"; }
     void draw(UiContext& ctx) override;
+
+  private:
+    int m_metaclusters = 15;  // populations "From landmarks" makes
 };
 
 }  // namespace sepal::ui

@@ -17,6 +17,7 @@
 #include "app/synthetic.h"
 #include "app/workspace.h"
 #include "backend/backends.h"
+#include "core/cluster/metaclusters.h"
 #include "core/common/error.h"
 #include "core/demo/demo_data.h"
 #include "core/embedsom/embedsom.h"
@@ -171,6 +172,65 @@ TEST(OnePipeline, TheAppAndSepalCliGiveTheSameCoordinates) {
     settle(other);
     EXPECT_LT(relativeDifference(other.positions(), cli.xy.data()), 1e-5);
     EXPECT_EQ(other.undoStack().undoLabel(), "Open model " + (dir / "cli.json").string());
+    std::filesystem::remove_all(dir);
+}
+
+// Populations from landmarks are sepal-cli embed --metaclusters' (groups, cells and names), one
+// undo step; a model file's populations label the cells of the app that opens it the same way.
+TEST(OnePipeline, PopulationsFromLandmarksAreSepalClisMetaclusters) {
+    const io::Table demo = demo::makeDemoTable(4000, 3);
+    Workspace ws("cpu");
+    ws.openTables({demo});
+    settle(ws);
+    ws.populationsFromLandmarks(12);
+    const auto& pops = ws.state().populations;
+    ASSERT_EQ(pops.groups.size(), 12u);
+    EXPECT_EQ(ws.undoStack().undoLabel(), "Populations from landmarks");
+    EXPECT_EQ(ws.state().colour.mode, ColourMode::Population);
+
+    TransformPipeline pipeline = choosePipeline(demo, PrepareOptions{});
+    const Matrix points = fitAndApply(pipeline, demo);
+    EmbedSettings settings;
+    settings.params = defaultEmbedParams(settings.landmarks);
+    Backend cpu = makeBackend("cpu");
+    const EmbedResult cli = embedMatrix(points, settings, *cpu.projector, *cpu.search);
+    MetaclusterSettings groups;
+    groups.k = 12;
+    const auto ofLandmark = metaclusterLandmarks(cli.model, groups);
+    const auto codes = groupsOfPoints(points, cli.model, ofLandmark, *cpu.search);
+    std::vector<std::string> markers;
+    for (const auto& column : pipeline.columns()) {
+        const auto& ch = demo.channels[size_t(demo.findChannel(column))];
+        markers.push_back(ch.marker.empty() ? ch.name : ch.marker);
+    }
+    const auto names = nameGroups(points, codes, 12, markers);
+    for (size_t p = 0; p < 12; ++p) EXPECT_EQ(pops.groups[p].name, names[p]);
+    ASSERT_EQ(pops.membership.size(), codes.size());
+    size_t differ = 0;
+    for (size_t i = 0; i < codes.size(); ++i) differ += int(pops.membership[i]) - 1 != codes[i];
+    EXPECT_EQ(differ, 0u);
+    ws.undo();
+    EXPECT_TRUE(ws.state().populations.groups.empty());
+    ws.redo();
+    EXPECT_EQ(ws.state().populations.groups.size(), 12u);
+
+    // The CLI's model with its populations, opened on the same file.
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("sepal-model-populations-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    saveModel((dir / "m.json").string(), cli.model, pipeline.columns(), pipeline.toJson(),
+              settings.params, populationsFromGroups(ofLandmark, names));
+    Workspace other("cpu");
+    other.openTables({demo});
+    other.cancelRecipe();
+    other.openModel((dir / "m.json").string());
+    settle(other);
+    EXPECT_EQ(other.state().populations.groups, pops.groups);
+    size_t otherDiffer = 0;
+    for (size_t i = 0; i < codes.size(); ++i)
+        otherDiffer += other.state().populations.membership[i] != pops.membership[i];
+    EXPECT_EQ(otherDiffer, 0u) << "of " << codes.size() << " cells; populations "
+                               << other.state().populations.groups.size();
     std::filesystem::remove_all(dir);
 }
 
