@@ -128,6 +128,20 @@ double relativeDifference(const std::vector<float>& a, const float* b) {
     return worst / std::max(1e-12, double(hi - lo));
 }
 
+// What `sepal-cli embed FILE` does with its defaults: the pipeline, the points, the result.
+struct CliEmbed {
+    TransformPipeline pipeline;
+    Matrix points;
+    EmbedSettings settings;
+    Backend cpu = makeBackend("cpu");
+    EmbedResult result;
+    explicit CliEmbed(const io::Table& table)
+        : pipeline(choosePipeline(table, PrepareOptions{})), points(fitAndApply(pipeline, table)) {
+        settings.params = defaultEmbedParams(settings.landmarks);
+        result = embedMatrix(points, settings, *cpu.projector, *cpu.search);
+    }
+};
+
 // One pipeline: a file opens on sepal-cli embed's picture (same transform, recipe and seed); the
 // model the app exports gives sepal-cli apply's coordinates; a model the CLI wrote opens in the
 // app on the CLI's coordinates.
@@ -140,12 +154,12 @@ TEST(OnePipeline, TheAppAndSepalCliGiveTheSameCoordinates) {
     ASSERT_FALSE(ws.modelUntrained());
 
     // What `sepal-cli embed demo.fcs` does with its defaults.
-    TransformPipeline pipeline = choosePipeline(demo, PrepareOptions{});
-    const Matrix points = fitAndApply(pipeline, demo);
-    EmbedSettings settings;
-    settings.params = defaultEmbedParams(settings.landmarks);
-    Backend cpu = makeBackend("cpu");
-    const EmbedResult cli = embedMatrix(points, settings, *cpu.projector, *cpu.search);
+    const CliEmbed run(demo);
+    const TransformPipeline& pipeline = run.pipeline;
+    const Matrix& points = run.points;
+    const EmbedSettings& settings = run.settings;
+    const Backend& cpu = run.cpu;
+    const EmbedResult& cli = run.result;
     ASSERT_EQ(ws.positions().size(), cli.xy.values.size());
     EXPECT_LT(relativeDifference(ws.positions(), cli.xy.data()), 1e-5);
     EXPECT_EQ(ws.state().model.high, cli.model.high);
@@ -188,12 +202,12 @@ TEST(OnePipeline, PopulationsFromLandmarksAreSepalClisMetaclusters) {
     EXPECT_EQ(ws.undoStack().undoLabel(), "Populations from landmarks");
     EXPECT_EQ(ws.state().colour.mode, ColourMode::Population);
 
-    TransformPipeline pipeline = choosePipeline(demo, PrepareOptions{});
-    const Matrix points = fitAndApply(pipeline, demo);
-    EmbedSettings settings;
-    settings.params = defaultEmbedParams(settings.landmarks);
-    Backend cpu = makeBackend("cpu");
-    const EmbedResult cli = embedMatrix(points, settings, *cpu.projector, *cpu.search);
+    const CliEmbed run(demo);
+    const TransformPipeline& pipeline = run.pipeline;
+    const Matrix& points = run.points;
+    const EmbedSettings& settings = run.settings;
+    const Backend& cpu = run.cpu;
+    const EmbedResult& cli = run.result;
     MetaclusterSettings groups;
     groups.k = 12;
     const auto ofLandmark = metaclusterLandmarks(cli.model, groups);
