@@ -30,8 +30,17 @@ struct ApplyArgs {
     std::string sampleColumn = "sample";
     ExportOptions exports;
     int threads = 0;
+    bool force = false;
     bool quiet = false;
 };
+
+/// True when `output` exists and was written after `input` was last changed.
+bool newerThan(const std::string& output, const std::string& input) {
+    std::error_code ec1, ec2;
+    const auto out = std::filesystem::last_write_time(output, ec1);
+    const auto in = std::filesystem::last_write_time(input, ec2);
+    return !ec1 && !ec2 && out > in;
+}
 
 void runApply(const ApplyArgs& a) {
     setThreads(a.threads);
@@ -64,6 +73,22 @@ void runApply(const ApplyArgs& a) {
         const std::string& path = a.inputs[f];
         note(a.quiet,
              "[" + std::to_string(f + 1) + "/" + std::to_string(a.inputs.size()) + "] " + path);
+        std::string out =
+            (std::filesystem::path(a.outDir) / (sampleName(path) + "." + a.format)).string();
+        // Two inputs with one name (in different folders) must not overwrite each other.
+        if (std::find(written.begin(), written.end(), out) != written.end())
+            out = (std::filesystem::path(a.outDir) /
+                   (sampleName(path) + "_" + std::to_string(f + 1) + "." + a.format))
+                      .string();
+        // Resuming: an output newer than its input and the model is left as it is (the
+        // populations still count its cells).
+        const bool upToDate =
+            !a.force && !a.exports.perPopulation && newerThan(out, path) && newerThan(out, a.model);
+        if (upToDate && loaded.populations.empty()) {
+            note(a.quiet, out + " is up to date: skipped (--force writes it again)");
+            written.push_back(out);
+            continue;
+        }
         io::Table table = readInput(path);
         std::vector<std::string> available;
         for (const auto& ch : table.channels) available.push_back(ch.name);
@@ -71,6 +96,16 @@ void runApply(const ApplyArgs& a) {
             if (!ch.marker.empty()) available.push_back(ch.marker);
         checkColumns(loaded.columns, available);
         const Matrix points = pipeline.apply(table);
+        if (upToDate) {
+            const auto codes =
+                groupsOfPoints(points, loaded.model, groupOfLandmark, *backend.search);
+            if (!tally)
+                tally.emplace(populationNamesOfModel, markerNames(table, pipeline.columns()), 1);
+            tally->add(sampleName(path), codes, points);
+            note(a.quiet, out + " is up to date: counted, not written again (--force writes it)");
+            written.push_back(out);
+            continue;
+        }
         Matrix xy(points.rows, 2);
         const ProjectionReport report = backend.projector->project(
             points.data(), points.rows, points.cols, loaded.model, loaded.params, xy.data());
@@ -91,13 +126,6 @@ void runApply(const ApplyArgs& a) {
         std::erase_if(table.labels,
                       [&](const io::LabelColumn& l) { return l.name == a.sampleColumn; });
         table.labels.push_back(std::move(sample));
-        std::string out =
-            (std::filesystem::path(a.outDir) / (sampleName(path) + "." + a.format)).string();
-        // Two inputs with one name (in different folders) must not overwrite each other.
-        if (std::find(written.begin(), written.end(), out) != written.end())
-            out = (std::filesystem::path(a.outDir) /
-                   (sampleName(path) + "_" + std::to_string(f + 1) + "." + a.format))
-                      .string();
         files += writeEmbedded(
                      out, {&table, &xy, pipeline.columns(), &points, a.sampleColumn, readFiles},
                      a.exports, a.quiet)
@@ -133,6 +161,9 @@ void addApplyCommand(CLI::App& app) {
     cmd->add_option("--backend", args->backend, "cpu, cuda, auto or reference")
         ->capture_default_str();
     cmd->add_option("--threads", args->threads, "CPU threads (0 = all)")->capture_default_str();
+    cmd->add_flag("--force", args->force,
+                  "write every output again (by default an output newer than its input and the "
+                  "model is kept)");
     cmd->add_flag("--quiet,-q", args->quiet, "no progress on stderr");
     cmd->callback([args] { runApply(*args); });
 }

@@ -74,3 +74,19 @@ assert sorted(m[0] for m in med) == names, "medians.csv names other populations"
 assert sum(int(m[1]) for m in med) == embed_offset, "medians.csv counts other cells"
 print("ok")
 PY
+
+# Resuming: outputs newer than their input and the model stay; the counts still cover every file.
+cp "$tmp/out/populations.csv" "$tmp/counts-first.csv"
+before1=$(date -r "$tmp/out/s1.csv" +%s.%N)
+sleep 1.1
+touch "$tmp/s2.fcs"
+"$cli" apply --model "$tmp/m.json" "$tmp/s1.fcs" "$tmp/s2.fcs" "$tmp/s3.fcs" --out-dir "$tmp/out" \
+    2>"$tmp/resume.txt"
+grep -q "s1.csv is up to date" "$tmp/resume.txt" || fail "s1 was not kept: $(cat "$tmp/resume.txt")"
+grep -q "s2.csv is up to date" "$tmp/resume.txt" && fail "s2 changed but was kept"
+[ "$(date -r "$tmp/out/s1.csv" +%s.%N)" = "$before1" ] ||
+    fail "s1.csv was written again"
+cmp -s "$tmp/out/populations.csv" "$tmp/counts-first.csv" || fail "resuming changed the counts"
+"$cli" apply --model "$tmp/m.json" "$tmp/s1.fcs" --out-dir "$tmp/out" --force 2>"$tmp/force.txt"
+grep -q "up to date" "$tmp/force.txt" && fail "--force kept an output"
+echo "resume ok"
