@@ -16,6 +16,7 @@
 #include "core/model/model_file.h"
 #include "core/pipeline/prepare.h"
 #include "core/pipeline/samples.h"
+#include "core/raster/png.h"
 #include "core/transform/pipeline.h"
 
 namespace sepal::cli {
@@ -31,6 +32,7 @@ struct ApplyArgs {
     ExportOptions exports;
     int threads = 0;
     bool force = false;
+    std::string heatmap;
     bool quiet = false;
 };
 
@@ -65,6 +67,10 @@ void runApply(const ApplyArgs& a) {
     std::optional<PopulationTally> tally;
     const std::string countsPath = (std::filesystem::path(a.outDir) / "populations.csv").string();
     const std::string mediansPath = (std::filesystem::path(a.outDir) / "medians.csv").string();
+    if (!a.heatmap.empty() && loaded.populations.empty())
+        throw InputError("--heatmap: the model " + a.model +
+                         " has no populations (embed --metaclusters K makes them)");
+    io::refuseOverwritingInput(a.heatmap, readFiles, "--heatmap");
     if (!loaded.populations.empty()) {
         io::refuseOverwritingInput(countsPath, readFiles, "populations.csv in --out-dir");
         io::refuseOverwritingInput(mediansPath, readFiles, "medians.csv in --out-dir");
@@ -136,6 +142,10 @@ void runApply(const ApplyArgs& a) {
         tally->writeCounts(countsPath);
         tally->writeMedians(mediansPath);
         files += 2;
+        if (!a.heatmap.empty()) {
+            raster::writePng(a.heatmap, renderHeatmap(tally->heatmap()));
+            ++files;
+        }
         note(a.quiet,
              "cells per sample and population: " + countsPath + "; medians: " + mediansPath);
     }
@@ -161,6 +171,9 @@ void addApplyCommand(CLI::App& app) {
     cmd->add_option("--backend", args->backend, "cpu, cuda, auto or reference")
         ->capture_default_str();
     cmd->add_option("--threads", args->threads, "CPU threads (0 = all)")->capture_default_str();
+    cmd->add_option("--heatmap", args->heatmap,
+                    "also draw the populations x markers heatmap (scaled medians, cell counts) "
+                    "as PNG (a model with populations)");
     cmd->add_flag("--force", args->force,
                   "write every output again (by default an output newer than its input and the "
                   "model is kept)");

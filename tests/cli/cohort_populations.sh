@@ -13,7 +13,8 @@ for s in 1 2 3; do "$cli" demo --events 20000 --seed $s --out "$tmp/s$s.fcs" >/d
 "$cli" embed "$tmp/s1.fcs" "$tmp/s2.fcs" "$tmp/s3.fcs" --metaclusters 15 --model "$tmp/m.json" \
     --out "$tmp/y.csv" --quiet
 "$cli" apply --model "$tmp/m.json" "$tmp/s1.fcs" "$tmp/s2.fcs" "$tmp/s3.fcs" --out-dir "$tmp/out" \
-    --quiet
+    --heatmap "$tmp/heat.png" --quiet
+[ "$(head -c 8 "$tmp/heat.png" | od -An -c | tr -d ' ')" = '211PNG\r\n032\n' ] || fail "no heatmap PNG"
 for f in s1.csv s2.csv s3.csv populations.csv medians.csv; do
     [ -s "$tmp/out/$f" ] || fail "apply did not write $f"
 done

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/cluster/agglomerate.h"
+#include "core/cluster/heatmap.h"
 #include "core/cluster/metaclusters.h"
 #include "core/common/error.h"
 #include "core/demo/demo_data.h"
@@ -103,6 +104,38 @@ TEST(Metaclusters, NamesCallTheMarkersThatSetAGroupApart) {
     EXPECT_EQ(names[0], "A+");
     EXPECT_EQ(names[1], "B+ A-");
     EXPECT_EQ(names[2], "population 3");
+}
+
+}  // namespace
+}  // namespace sepal
+
+namespace sepal {
+namespace {
+
+TEST(Heatmap, MediansScaledPerMarkerBetweenItsPercentilesWithCounts) {
+    // Marker A: group 0 at 10, group 1 at 0; marker B: the same everywhere but one outlier.
+    Matrix values(201, 2);
+    std::vector<int32_t> codes(201);
+    for (size_t i = 0; i < 200; ++i) {
+        codes[i] = int32_t(i % 2);
+        values.at(i, 0) = i % 2 ? 0.0f : 10.0f;
+        values.at(i, 1) = 1.0f + 0.001f * float(i);
+    }
+    codes[200] = -1;  // counts for the percentiles only
+    values.at(200, 0) = 5.0f;
+    values.at(200, 1) = 1000.0f;
+    const Heatmap h = heatmapOf(values, codes, {"high A", "low A"}, {"A", "B"});
+    EXPECT_EQ(h.cells, (std::vector<size_t>{100, 100}));
+    EXPECT_FLOAT_EQ(h.medians[0], 10.0f);
+    EXPECT_FLOAT_EQ(h.scaled[0], 1.0f);
+    EXPECT_FLOAT_EQ(h.scaled[2], 0.0f);
+    // B's outlier lies above the 99th percentile, so the ordinary values keep their spread.
+    EXPECT_GT(h.scaled[1], 0.3f);
+    EXPECT_LT(h.scaled[1], 0.7f);
+    const raster::Image picture = renderHeatmap(h);
+    EXPECT_GT(picture.width, 200);
+    EXPECT_GT(picture.height, 100);
+    EXPECT_THROW(heatmapOf(values, {0, 1}, {"a"}, {"A", "B"}), InputError);
 }
 
 }  // namespace

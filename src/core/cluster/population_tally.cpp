@@ -104,4 +104,23 @@ void PopulationTally::writeMedians(const std::string& path) const {
     io::writeFileAtomically(path, [&](std::ostream& out) { out << text; });
 }
 
+Heatmap PopulationTally::heatmap() const {
+    const size_t d = m_markers.size();
+    size_t rows = 0;
+    for (const auto& kept : m_kept) rows += d ? kept.size() / d : 0;
+    Matrix values(rows, d);
+    std::vector<int32_t> codes;
+    codes.reserve(rows);
+    size_t at = 0;
+    for (size_t p = 0; p < m_kept.size(); ++p) {
+        std::copy(m_kept[p].begin(), m_kept[p].end(), values.values.begin() + long(at * d));
+        const size_t n = d ? m_kept[p].size() / d : 0;
+        codes.insert(codes.end(), n, int32_t(p));
+        at += n;
+    }
+    Heatmap h = heatmapOf(values, codes, m_populations, m_markers);
+    h.cells = m_seen;
+    return h;
+}
+
 }  // namespace sepal

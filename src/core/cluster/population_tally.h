@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cluster/heatmap.h"
 #include "core/common/matrix.h"
 
 namespace sepal {
@@ -30,6 +31,9 @@ class PopulationTally {
     void writeCounts(const std::string& path) const;
     /// Writes population,cells,MARKER...: the median of each marker's values per population.
     void writeMedians(const std::string& path) const;
+    /// The populations x markers heatmap of the kept values (exact while no population had more
+    /// than kKeptPerPopulation cells), with every cell counted.
+    Heatmap heatmap() const;
 
   private:
     struct Sample {
