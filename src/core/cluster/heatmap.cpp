@@ -5,23 +5,13 @@
 
 #include "core/color/value_map.h"
 #include "core/common/error.h"
+#include "core/common/median.h"
 #include "core/raster/annotate.h"
 #include "core/raster/text.h"
 
 namespace sepal {
 
-namespace {
-
-float medianOf(std::vector<float>& v) {
-    if (v.empty()) return NAN;
-    const size_t mid = v.size() / 2;
-    std::nth_element(v.begin(), v.begin() + long(mid), v.end());
-    float m = v[mid];
-    if (v.size() % 2 == 0) m = 0.5f * (m + *std::max_element(v.begin(), v.begin() + long(mid)));
-    return m;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 Heatmap heatmapOf(const Matrix& values, const std::vector<int32_t>& codes,
                   const std::vector<std::string>& rows, const std::vector<std::string>& columns) {

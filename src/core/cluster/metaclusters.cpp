@@ -7,20 +7,11 @@
 
 #include "core/cluster/agglomerate.h"
 #include "core/common/error.h"
+#include "core/common/median.h"
 
 namespace sepal {
 
 namespace {
-
-/// Median of v (v is reordered); NaN when empty.
-float medianOf(std::vector<float>& v) {
-    if (v.empty()) return NAN;
-    const size_t mid = v.size() / 2;
-    std::nth_element(v.begin(), v.begin() + long(mid), v.end());
-    float m = v[mid];
-    if (v.size() % 2 == 0) m = 0.5f * (m + *std::max_element(v.begin(), v.begin() + long(mid)));
-    return m;
-}
 
 /// FlowSOM's consensus: groups from average linkage on resampled landmarks, counted pair by
 /// pair, then average linkage on 1 - (times grouped together / times resampled together).

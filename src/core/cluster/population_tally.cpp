@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "core/common/error.h"
+#include "core/common/median.h"
 #include "core/io/atomic_file.h"
 #include "core/io/csv_writer.h"
 
@@ -88,16 +89,7 @@ void PopulationTally::writeMedians(const std::string& path) const {
             column.clear();
             for (size_t r = 0; r < rows; ++r)
                 if (std::isfinite(kept[r * d + t])) column.push_back(kept[r * d + t]);
-            double median = NAN;
-            if (!column.empty()) {
-                const size_t mid = column.size() / 2;
-                std::nth_element(column.begin(), column.begin() + long(mid), column.end());
-                median = column[mid];
-                if (column.size() % 2 == 0)
-                    median = 0.5 * (median + double(*std::max_element(column.begin(),
-                                                                      column.begin() + long(mid))));
-            }
-            text += "," + number(median);
+            text += "," + number(medianOf(column));
         }
         text += "\n";
     }
