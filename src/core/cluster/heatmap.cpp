@@ -11,8 +11,6 @@
 
 namespace sepal {
 
-namespace {}  // namespace
-
 Heatmap heatmapOf(const Matrix& values, const std::vector<int32_t>& codes,
                   const std::vector<std::string>& rows, const std::vector<std::string>& columns) {
     if (codes.size() != values.rows || values.cols != columns.size())
