@@ -21,6 +21,16 @@ std::vector<std::string> Dataset::channelNames() const {
     return channelLabels(tables.front());
 }
 
+std::vector<std::string> Dataset::markerNames() const {
+    std::vector<std::string> out;
+    for (const auto& column : columns) {
+        const int c = tables.empty() ? -1 : tables.front().findChannel(column);
+        const io::Channel* ch = c >= 0 ? &tables.front().channels[size_t(c)] : nullptr;
+        out.push_back(ch && !ch->marker.empty() ? ch->marker : column);
+    }
+    return out;
+}
+
 std::vector<std::pair<std::string, std::string>> Dataset::labelsOf(size_t event) const {
     std::vector<std::pair<std::string, std::string>> out;
     if (event >= sampleOf.size() || sampleOf[event] >= tables.size()) return out;

@@ -41,6 +41,9 @@ struct Dataset {
     const std::string& label(size_t c) const { return c < labels.size() ? labels[c] : columns[c]; }
     /// Number of events over all samples.
     size_t events() const { return points.rows; }
+    /// Each column's marker (else its channel name), from the first sample: what population
+    /// names and heatmap columns are made of, as sepal-cli names them.
+    std::vector<std::string> markerNames() const;
     /// Channel labels of the first sample (what the Data window lists), as in `labels`.
     std::vector<std::string> channelNames() const;
     /// (column, value) of each label column of the event's own file that has a value for it.

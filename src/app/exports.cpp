@@ -1,10 +1,13 @@
-// Exports of the workspace: the events with their coordinates and populations, and the model.
+// Exports of the workspace: the events with their coordinates and populations, the model (with
+// its populations), and the heatmap.
 #include <algorithm>
 
 #include "app/workspace.h"
 #include "core/common/error.h"
+#include "core/io/input_guard.h"
 #include "core/model/model_file.h"
 #include "core/pipeline/export_files.h"
+#include "core/raster/png.h"
 
 namespace sepal::app {
 
@@ -40,7 +43,18 @@ std::vector<std::string> Workspace::exportEvents(const std::string& path,
 void Workspace::exportModel(const std::string& path) const {
     const State& state = m_document.state();
     if (state.data.events() == 0) throw InputError("nothing to export: open a file first");
-    saveModel(path, state.model, state.data.columns, state.pipeline.toJson(), state.embed);
+    saveModel(path, state.model, state.data.columns, state.pipeline.toJson(), state.embed,
+              modelPopulations());
+}
+
+void Workspace::exportHeatmap(const std::string& path) const {
+    const State& state = m_document.state();
+    if (state.populations.groups.empty())
+        throw InputError("no populations for a heatmap: make some (From landmarks, or the lasso)");
+    std::vector<std::string> inputs;
+    for (const auto& sample : state.data.samples) inputs.push_back(sample.path);
+    io::refuseOverwritingInput(path, inputs, "the heatmap");
+    raster::writePng(path, renderHeatmap(populationHeatmap()));
 }
 
 }  // namespace sepal::app

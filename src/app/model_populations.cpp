@@ -1,32 +1,17 @@
 // Workspace services: populations made from the landmarks, as sepal-cli embed --metaclusters
-// makes them, and the populations a model file carries.
+// makes them, the populations a model file carries (both ways), and their heatmap.
 
+#include <algorithm>
 #include <string>
 
 #include "app/populations.h"
 #include "app/workspace.h"
+#include "core/cluster/heatmap.h"
 #include "core/cluster/metaclusters.h"
 #include "core/common/error.h"
 #include "core/knn/nearest_search.h"
 
 namespace sepal::app {
-
-namespace {
-
-/// Each used column's marker (else its channel name), from the first sample: what names are
-/// made of, as sepal-cli's markerNames.
-std::vector<std::string> markersOf(const Dataset& data) {
-    std::vector<std::string> out;
-    for (const auto& column : data.columns) {
-        const io::Table& t = data.tables.front();
-        const int c = t.findChannel(column);
-        out.push_back(c >= 0 && !t.channels[size_t(c)].marker.empty() ? t.channels[size_t(c)].marker
-                                                                      : column);
-    }
-    return out;
-}
-
-}  // namespace
 
 void Workspace::populationsFromLandmarks(size_t k) {
     const State& st = m_document.state();
@@ -40,13 +25,48 @@ void Workspace::populationsFromLandmarks(size_t k) {
         const auto ofLandmark = metaclusterLandmarks(st.model, settings);
         auto search = makeCpuNearestSearch();
         const auto codes = groupsOfPoints(st.data.points, st.model, ofLandmark, *search);
-        const auto names = nameGroups(st.data.points, codes, k, markersOf(st.data));
+        const auto names = nameGroups(st.data.points, codes, k, st.data.markerNames());
         m_document.replacePopulations(populationsFromCodes(names, codes),
                                       "Populations from landmarks");
         log(LogEntry::Info, std::to_string(k) + " populations from the landmarks");
     } catch (const std::exception& e) {
         log(LogEntry::Error, std::string("populations from landmarks: ") + e.what());
     }
+}
+
+Heatmap Workspace::populationHeatmap() const {
+    const State& st = m_document.state();
+    std::vector<std::string> names;
+    for (const auto& g : st.populations.groups) names.push_back(g.name);
+    std::vector<int32_t> codes(st.data.events(), -1);
+    for (size_t i = 0; i < codes.size() && i < st.populations.membership.size(); ++i)
+        codes[i] = int32_t(st.populations.membership[i]) - 1;
+    return heatmapOf(st.data.points, codes, names, st.data.markerNames());
+}
+
+std::vector<ModelPopulation> Workspace::modelPopulations() const {
+    // Each landmark joins the population most of its cells (those it is nearest to) are in, so
+    // that brushed populations travel with the model too; landmarks of metaclusters keep their
+    // group, since all their cells share it.
+    const State& st = m_document.state();
+    const size_t g = st.model.count(), k = st.populations.groups.size();
+    if (k == 0 || g == 0 || st.data.events() == 0) return {};
+    std::vector<int32_t> self(g);
+    for (size_t j = 0; j < g; ++j) self[j] = int32_t(j);
+    auto search = makeCpuNearestSearch();
+    const auto nearest = groupsOfPoints(st.data.points, st.model, self, *search);
+    std::vector<size_t> votes(g * (k + 1), 0);
+    for (size_t i = 0; i < nearest.size() && i < st.populations.membership.size(); ++i)
+        if (nearest[i] >= 0) ++votes[size_t(nearest[i]) * (k + 1) + st.populations.membership[i]];
+    std::vector<int32_t> group(g, -1);
+    for (size_t j = 0; j < g; ++j) {
+        const size_t* v = votes.data() + j * (k + 1);
+        const size_t best = size_t(std::max_element(v, v + k + 1) - v);
+        if (v[best] > 0 && best > 0) group[j] = int32_t(best - 1);
+    }
+    std::vector<std::string> names;
+    for (const auto& p : st.populations.groups) names.push_back(p.name);
+    return populationsFromGroups(group, names);
 }
 
 void Workspace::adoptModelPopulations(const std::vector<ModelPopulation>& populations,

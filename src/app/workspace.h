@@ -19,6 +19,7 @@
 #include "app/scheduler.h"
 #include "app/state.h"
 #include "backend/backends.h"
+#include "core/cluster/heatmap.h"
 #include "core/model/model_populations.h"
 #include "core/pipeline/export_table.h"
 #include "core/train/trainer.h"
@@ -151,6 +152,13 @@ class Workspace {
     /// undo step; nothing when there are none.
     void adoptModelPopulations(const std::vector<ModelPopulation>& populations,
                                const std::string& source);
+    /// The populations as landmark sets for the model file: each landmark joins the population
+    /// most of its cells are in.
+    std::vector<ModelPopulation> modelPopulations() const;
+    /// The populations x markers heatmap of the open data (core's heatmapOf).
+    Heatmap populationHeatmap() const;
+    /// Writes the heatmap as PNG (as sepal-cli apply --heatmap draws it). Throws InputError.
+    void exportHeatmap(const std::string& path) const;
 
     // --- training
     /// Runs the training settings' recipe in the background (as `sepal-cli embed` does); the

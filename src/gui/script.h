@@ -16,7 +16,7 @@
 //   recipe [cancel]         train the Training window's recipe (or cancel it)
 //   train on|off            start or pause refining the landmarks step by step
 //   spillover PATH          compensate with the spillover matrix in PATH
-//   export csv|fcs|model|session PATH [transformed] [used] [per-population]
+//   export csv|fcs|model|session|heatmap PATH [transformed] [used] [per-population]
 //   export png PATH [W H [landmarks] [graph]]
 //   load-session PATH       restore a session        fit   fit the view
 //   crashed restore|dismiss answer the offer of the last crashed session (the start dialog)

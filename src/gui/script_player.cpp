@@ -291,6 +291,8 @@ void ScriptPlayer::start(const ScriptAction& a) {
             ws.exportEvents(path, options);
         } else if (kind == "model")
             ws.exportModel(path);
+        else if (kind == "heatmap")
+            ws.exportHeatmap(path);
         else if (kind == "session")
             ws.saveSession(path, m_app.camera().state());
         else if (kind == "png") {

@@ -69,6 +69,13 @@ void ExportPanel::draw(UiContext& ctx) {
             ws.saveSession(p, ctx.camera.state());
             ctx.sessionPath = p;
         });
+    if (!ws.state().populations.groups.empty()) {
+        ImGui::SameLine();
+        if (ImGui::Button("Heatmap"))
+            run("Heatmap", path(".heatmap.png"), [&](auto& p) { ws.exportHeatmap(p); });
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("Populations x markers, scaled medians and counts, as PNG");
+    }
     ImGui::SetNextItemWidth(140);
     ImGui::InputInt2("PNG size", &m_width);
     m_width = std::clamp(m_width, 64, 8192);

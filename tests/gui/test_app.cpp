@@ -240,6 +240,21 @@ TEST(OnePipeline, PopulationsFromLandmarksAreSepalClisMetaclusters) {
     other.openModel((dir / "m.json").string());
     settle(other);
     EXPECT_EQ(other.state().populations.groups, pops.groups);
+    // The app's own model file carries its populations: applied, it labels every cell the same.
+    ws.exportModel((dir / "app.json").string());
+    const LoadedModel fromApp = loadModel((dir / "app.json").string());
+    ASSERT_EQ(fromApp.populations.size(), 12u);
+    const auto appCodes = groupsOfPoints(
+        points, fromApp.model, groupsOfLandmarks(fromApp.populations, fromApp.model.count()),
+        *cpu.search);
+    EXPECT_EQ(appCodes, codes);
+    // Its heatmap: a row per population with its cells, a column per marker.
+    const Heatmap heat = ws.populationHeatmap();
+    EXPECT_EQ(heat.rows, names);
+    EXPECT_EQ(heat.columns, markers);
+    EXPECT_EQ(heat.cells, ws.populationSizes());
+    ws.exportHeatmap((dir / "heat.png").string());
+    EXPECT_GT(std::filesystem::file_size(dir / "heat.png"), 1000u);
     size_t otherDiffer = 0;
     for (size_t i = 0; i < codes.size(); ++i)
         otherDiffer += other.state().populations.membership[i] != pops.membership[i];
