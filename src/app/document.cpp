@@ -219,6 +219,16 @@ void Document::replacePopulations(Populations next, const std::string& label) {
     seal();
 }
 
+void Document::mergePopulations(size_t from, size_t into) {
+    const auto& groups = m_state.populations.groups;
+    if (from >= groups.size() || into >= groups.size() || from == into) return;
+    const std::string label = "Merge " + groups[from].name + " into " + groups[into].name;
+    execute(std::make_unique<ChangeCommand<Populations>>(
+        &State::populations, Part::Populations, m_state.populations,
+        mergedGroups(m_state.populations, from, into), label));
+    seal();
+}
+
 void Document::deletePopulation(size_t i) {
     if (i >= m_state.populations.groups.size()) return;
     const std::string name = m_state.populations.groups[i].name;

@@ -103,6 +103,8 @@ class Document {
     void deletePopulation(size_t i);
     /// Renames or recolours population i.
     void editPopulation(size_t i, const Population& p);
+    /// Merges population `from` into `into` (one undo step).
+    void mergePopulations(size_t from, size_t into);
     /// Replaces every population and colours by population (one undo step named `label`).
     void replacePopulations(Populations next, const std::string& label);
 

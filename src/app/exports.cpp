@@ -1,12 +1,15 @@
 // Exports of the workspace: the events with their coordinates and populations, the model (with
 // its populations), and the heatmap.
 #include <algorithm>
+#include <filesystem>
 
 #include "app/workspace.h"
+#include "core/cluster/population_tally.h"
 #include "core/common/error.h"
 #include "core/io/input_guard.h"
 #include "core/model/model_file.h"
 #include "core/pipeline/export_files.h"
+#include "core/pipeline/samples.h"
 #include "core/raster/png.h"
 
 namespace sepal::app {
@@ -45,6 +48,36 @@ void Workspace::exportModel(const std::string& path) const {
     if (state.data.events() == 0) throw InputError("nothing to export: open a file first");
     saveModel(path, state.model, state.data.columns, state.pipeline.toJson(), state.embed,
               modelPopulations());
+}
+
+std::vector<std::string> Workspace::exportPopulationCounts(const std::string& folder) const {
+    const State& state = m_document.state();
+    const auto& data = state.data;
+    if (state.populations.groups.empty())
+        throw InputError("no populations to count: make some (From landmarks, or the lasso)");
+    std::vector<std::string> names;
+    for (const auto& g : state.populations.groups) names.push_back(g.name);
+    // The same tally sepal-cli apply fills, one sample after another.
+    PopulationTally tally(names, data.markerNames(), 1);
+    for (const auto& sample : data.samples) {
+        Matrix values(sample.count, data.points.cols);
+        std::copy_n(data.points.row(sample.first), sample.count * data.points.cols,
+                    values.values.begin());
+        std::vector<int32_t> codes(sample.count, -1);
+        for (size_t i = 0; i < sample.count; ++i)
+            if (sample.first + i < state.populations.membership.size())
+                codes[i] = int32_t(state.populations.membership[sample.first + i]) - 1;
+        tally.add(sampleName(sample.path), codes, values);
+    }
+    std::vector<std::string> inputs;
+    for (const auto& sample : data.samples) inputs.push_back(sample.path);
+    const std::string counts = (std::filesystem::path(folder) / "populations.csv").string();
+    const std::string medians = (std::filesystem::path(folder) / "medians.csv").string();
+    io::refuseOverwritingInput(counts, inputs, "populations.csv");
+    io::refuseOverwritingInput(medians, inputs, "medians.csv");
+    tally.writeCounts(counts);
+    tally.writeMedians(medians);
+    return {counts, medians};
 }
 
 void Workspace::exportHeatmap(const std::string& path) const {

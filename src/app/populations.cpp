@@ -45,6 +45,15 @@ Populations withoutGroup(const Populations& populations, size_t i) {
     return next;
 }
 
+Populations mergedGroups(const Populations& populations, size_t from, size_t into) {
+    const size_t k = populations.groups.size();
+    if (from >= k || into >= k || from == into) return populations;
+    Populations next = populations;
+    for (auto& m : next.membership)
+        if (m == from + 1) m = uint8_t(into + 1);
+    return withoutGroup(next, from);
+}
+
 std::vector<size_t> groupSizes(const Populations& populations) {
     std::vector<size_t> sizes(populations.groups.size(), 0);
     for (uint8_t m : populations.membership)

@@ -16,6 +16,9 @@ size_t paintPolygon(const std::vector<float>& polygon, const std::vector<float>&
                     std::vector<uint8_t>& membership);
 /// The populations without group i (its cells become unassigned, later codes move down).
 Populations withoutGroup(const Populations& populations, size_t i);
+/// The populations with group `from` merged into group `into` (its cells join `into`, then it
+/// is removed); unchanged when either index is out of range or they are equal.
+Populations mergedGroups(const Populations& populations, size_t from, size_t into);
 /// Cells in each group.
 std::vector<size_t> groupSizes(const Populations& populations);
 /// Populations named `names` (palette colours) with each cell in group codes[i] (-1: none).

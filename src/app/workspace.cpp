@@ -140,6 +140,10 @@ void Workspace::editPopulation(size_t i, const Population& p) {
     m_document.editPopulation(i, p);
 }
 
+void Workspace::mergePopulations(size_t from, size_t into) {
+    m_document.mergePopulations(from, into);
+}
+
 std::vector<size_t> Workspace::populationSizes() const {
     return groupSizes(m_document.state().populations);
 }

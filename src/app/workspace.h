@@ -143,6 +143,11 @@ class Workspace {
     void deletePopulation(size_t i);
     /// Renames or recolours population i.
     void editPopulation(size_t i, const Population& p);
+    /// Merges population `from` into `into` (its cells join `into`; one undo step).
+    void mergePopulations(size_t from, size_t into);
+    /// Writes populations.csv and medians.csv (sample,population,cells,fraction and population x
+    /// marker medians) into `folder`, in sepal-cli apply's format; returns the paths written.
+    std::vector<std::string> exportPopulationCounts(const std::string& folder) const;
     /// Cells in each population.
     std::vector<size_t> populationSizes() const;
     /// Replaces the populations by k metaclusters of the landmarks (sepal-cli embed

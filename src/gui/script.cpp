@@ -33,7 +33,8 @@ std::vector<ScriptAction> readScript(const std::string& path) {
                                                  "panel",
                                                  "crashed",
                                                  "autosave",
-                                                 "populations-from-landmarks"};
+                                                 "populations-from-landmarks",
+                                                 "merge-population"};
     std::ifstream in(path);
     if (!in) throw InputError(path + ": cannot read the script");
     std::vector<ScriptAction> actions;

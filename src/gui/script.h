@@ -17,6 +17,8 @@
 //   train on|off            start or pause refining the landmarks step by step
 //   spillover PATH          compensate with the spillover matrix in PATH
 //   export csv|fcs|model|session|heatmap PATH [transformed] [used] [per-population]
+//   export counts FOLDER    populations.csv and medians.csv, as sepal-cli apply writes them
+//   merge-population FROM INTO   merge population FROM into INTO (names with no spaces)
 //   export png PATH [W H [landmarks] [graph]]
 //   load-session PATH       restore a session        fit   fit the view
 //   crashed restore|dismiss answer the offer of the last crashed session (the start dialog)

@@ -293,6 +293,8 @@ void ScriptPlayer::start(const ScriptAction& a) {
             ws.exportModel(path);
         else if (kind == "heatmap")
             ws.exportHeatmap(path);
+        else if (kind == "counts")
+            ws.exportPopulationCounts(path);
         else if (kind == "session")
             ws.saveSession(path, m_app.camera().state());
         else if (kind == "png") {
@@ -324,6 +326,15 @@ void ScriptPlayer::start(const ScriptAction& a) {
                                                   : m_app.recovery().dismiss();
         if (!answered) ws.log(app::LogEntry::Error, "no crashed session is on offer");
         m_settle = true, m_settleFrames = 0;
+    } else if (a.verb == "merge-population") {
+        if (args.size() < 2) throw InputError("merge-population needs two population names");
+        const auto& groups = ws.state().populations.groups;
+        auto find = [&](const std::string& name) {
+            for (size_t i = 0; i < groups.size(); ++i)
+                if (groups[i].name == name) return i;
+            throw InputError("script line " + std::to_string(a.line) + ": no population " + name);
+        };
+        ws.mergePopulations(find(args[0]), find(args[1]));
     } else if (a.verb == "populations-from-landmarks") {
         if (args.empty()) throw InputError("populations-from-landmarks needs a count");
         ws.populationsFromLandmarks(size_t(number(a, 0)));

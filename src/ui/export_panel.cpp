@@ -75,6 +75,14 @@ void ExportPanel::draw(UiContext& ctx) {
             run("Heatmap", path(".heatmap.png"), [&](auto& p) { ws.exportHeatmap(p); });
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip("Populations x markers, scaled medians and counts, as PNG");
+        ImGui::SameLine();
+        if (ImGui::Button("Counts"))
+            run("Counts", (std::filesystem::path(m_folder) / "populations.csv").string(),
+                [&](auto&) { ws.exportPopulationCounts(m_folder); });
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip(
+                "populations.csv (cells per sample and population) and medians.csv in the "
+                "folder, as sepal-cli apply writes them");
     }
     ImGui::SetNextItemWidth(140);
     ImGui::InputInt2("PNG size", &m_width);

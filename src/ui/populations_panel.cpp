@@ -39,6 +39,27 @@ void PopulationsPanel::draw(UiContext& ctx) {
         ImGui::SameLine();
         if (ImGui::Selectable(p.name.c_str(), ctx.brushName == p.name, 0, ImVec2(140, 0)))
             ctx.brushName = p.name;
+        // Right-click: rename, or merge into another population.
+        if (ImGui::BeginPopupContextItem("edit")) {
+            std::string name = p.name;
+            ImGui::SetNextItemWidth(200);
+            if (ImGui::InputText("Name", &name, ImGuiInputTextFlags_EnterReturnsTrue) &&
+                !name.empty()) {
+                p.name = name;
+                ws.editPopulation(i, p);
+                ws.seal();
+                ImGui::CloseCurrentPopup();
+            }
+            if (ImGui::BeginMenu("Merge into")) {
+                for (size_t j = 0; j < pops.size(); ++j)
+                    if (j != i && ImGui::MenuItem(pops[j].name.c_str())) {
+                        ws.mergePopulations(i, j);
+                        ImGui::CloseCurrentPopup();
+                    }
+                ImGui::EndMenu();
+            }
+            ImGui::EndPopup();
+        }
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip("%s (click: the lasso adds to it)", p.name.c_str());
         ImGui::SameLine();

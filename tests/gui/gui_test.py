@@ -501,6 +501,36 @@ def test_cli_agreement(out):
     check(d3 < 1e-5, f"the CLI's model in the app differs from the CLI's picture by {d3:.2e}")
 
 
+def test_counts_agreement(out):
+    """A user's path to counts per sample and the same path through sepal-cli give the same
+    files: three samples opened in the app, populations from the landmarks, the counts saved;
+    and embed --metaclusters then apply on the same files."""
+    cli = os.environ.get("SEPAL_CLI")
+    if not cli or not os.path.exists(cli):
+        print("skipped: SEPAL_CLI is not set to a built sepal-cli")
+        sys.exit(SKIP)
+    files = []
+    for seed in (1, 2, 3):
+        files.append(f"{out}/s{seed}.fcs")
+        subprocess.run([cli, "demo", "--out", files[-1], "--events", "5000", "--seed", str(seed)],
+                       check=True)
+    os.makedirs(f"{out}/app")
+    states, _, _ = run_app(["open " + " ".join(files), "settle", "populations-from-landmarks 12",
+                            "settle", f"export counts {out}/app", f"export heatmap {out}/app.png",
+                            "state", "quit"], out)
+    check(len(states[-1]["populations"]) == 12, "the app made no 12 populations")
+    check(states[-1]["errors"] == 0, "the app logged errors")
+    subprocess.run([cli, "embed", *files, "--metaclusters", "12", "--model", f"{out}/m.json",
+                    "--out", f"{out}/y.csv", "-q"], check=True)
+    subprocess.run([cli, "apply", "--model", f"{out}/m.json", *files, "--out-dir", f"{out}/cli",
+                    "-q"], check=True)
+    for name in ("populations.csv", "medians.csv"):
+        app, mine = open(f"{out}/app/{name}").read(), open(f"{out}/cli/{name}").read()
+        check(app == mine, f"{name} differs between the app and sepal-cli:\n{app[:400]}\n---\n"
+              f"{mine[:400]}")
+    check(read_png(f"{out}/app.png")[0] > 200, "the app's heatmap is not a picture")
+
+
 def main():
     name = sys.argv[1]
     fn = globals().get("test_" + name)

@@ -244,9 +244,9 @@ TEST(OnePipeline, PopulationsFromLandmarksAreSepalClisMetaclusters) {
     ws.exportModel((dir / "app.json").string());
     const LoadedModel fromApp = loadModel((dir / "app.json").string());
     ASSERT_EQ(fromApp.populations.size(), 12u);
-    const auto appCodes = groupsOfPoints(
-        points, fromApp.model, groupsOfLandmarks(fromApp.populations, fromApp.model.count()),
-        *cpu.search);
+    const auto appCodes =
+        groupsOfPoints(points, fromApp.model,
+                       groupsOfLandmarks(fromApp.populations, fromApp.model.count()), *cpu.search);
     EXPECT_EQ(appCodes, codes);
     // Its heatmap: a row per population with its cells, a column per marker.
     const Heatmap heat = ws.populationHeatmap();
@@ -844,6 +844,32 @@ TEST(Workspace, MissingValuesAreCountedAndAnEmptyChannelIsNamed) {
     const auto xy = directProjection(ws);
     EXPECT_TRUE(std::all_of(xy.begin(), xy.end(), [](float v) { return std::isfinite(v); }));
     for (float v : st.model.high) ASSERT_TRUE(std::isfinite(v));
+}
+
+}  // namespace
+}  // namespace sepal::app
+
+namespace sepal::app {
+namespace {
+
+TEST(Workspace, MergingPopulationsAddsTheirCellsAndUndoSplitsThemAgain) {
+    auto ws = openSynthetic(3000);
+    settle(*ws);
+    ws->populationsFromLandmarks(4);
+    const Populations before = ws->state().populations;
+    const auto sizes = ws->populationSizes();
+    ASSERT_EQ(sizes.size(), 4u);
+    ws->mergePopulations(0, 2);
+    const auto& after = ws->state().populations;
+    ASSERT_EQ(after.groups.size(), 3u);
+    EXPECT_EQ(after.groups[1].name, before.groups[2].name);  // the target moved down one
+    EXPECT_EQ(ws->populationSizes()[1], sizes[0] + sizes[2]);
+    EXPECT_EQ(ws->undoStack().undoLabel(),
+              "Merge " + before.groups[0].name + " into " + before.groups[2].name);
+    ws->undo();
+    EXPECT_EQ(ws->state().populations, before);
+    ws->mergePopulations(1, 1);  // nothing to merge
+    EXPECT_EQ(ws->state().populations, before);
 }
 
 }  // namespace
