@@ -42,6 +42,7 @@ struct EmbedArgs {
     std::string size = "1000x1000";
     std::string model;
     size_t metaclusters = 0;
+    bool balanced = false;
     std::string metaclusterMethod = "consensus";
     bool quiet = false;
 };
@@ -95,6 +96,16 @@ void runEmbed(const EmbedArgs& a) {
             note(a.quiet, emptyChannelNote(input.table, c));
     note(a.quiet, std::to_string(input.points.rows) + " events, " +
                       std::to_string(input.points.cols) + " columns");
+    if (a.balanced) {
+        // The sample column prepareInputs adds to several files names each event's file.
+        for (const auto& l : input.table.labels)
+            if (l.name == a.prepare.sampleColumn) settings.balanceGroups = l.codes;
+        if (settings.balanceGroups.empty())
+            note(a.quiet, "--balanced: one file, nothing to balance");
+        else
+            note(a.quiet, "training on the same number of events from each of the " +
+                              std::to_string(a.inputs.size()) + " files");
+    }
     Backend backend = makeBackend(a.backend);
     if (!backend.reason.empty()) note(a.quiet, "backend " + backend.name + ": " + backend.reason);
     EmbedResult result = embedMatrix(input.points, settings, *backend.projector, *backend.search,
@@ -187,6 +198,9 @@ void addEmbedCommand(CLI::App& app) {
         ->capture_default_str();
     cmd->add_option("--size", args->size, "picture size WIDTHxHEIGHT")->capture_default_str();
     cmd->add_option("--model", args->model, "also save the landmark model (JSON) for apply");
+    cmd->add_flag("--balanced", args->balanced,
+                  "with several files: train on the same number of events from each (of "
+                  "--train-sample in all), so that a large sample does not outweigh the others");
     cmd->add_option("--metaclusters", args->metaclusters,
                     "group the landmarks into this many populations (kept in the model; the "
                     "output gets a population column); 0: none")

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <regex>
 
 #include "core/common/error.h"
@@ -33,6 +34,32 @@ Matrix subsample(const Matrix& points, const std::vector<size_t>& usable, size_t
         idx = samplePoints(usable.size(), count, seed);
         for (size_t& i : idx) i = usable[i];
     }
+    Matrix out(idx.size(), points.cols);
+    for (size_t i = 0; i < idx.size(); ++i)
+        std::copy(points.row(idx[i]), points.row(idx[i]) + points.cols, out.row(i));
+    return out;
+}
+
+// A training sample with the same number of points from every group (trainSample / groups
+// each, or all of a smaller group's), each group drawn with its own seed.
+Matrix balancedSubsample(const Matrix& points, const std::vector<size_t>& usable,
+                         const std::vector<int32_t>& groups, size_t count, uint64_t seed) {
+    if (groups.size() != points.rows)
+        throw InputError("the balanced sample needs a group for each of the " +
+                         std::to_string(points.rows) + " events");
+    std::map<int32_t, std::vector<size_t>> members;
+    for (size_t i : usable) members[groups[i]].push_back(i);
+    const size_t per = count == 0 ? 0 : std::max<size_t>(1, count / members.size());
+    std::vector<size_t> idx;
+    for (const auto& [group, rows] : members) {
+        if (per == 0 || rows.size() <= per) {
+            idx.insert(idx.end(), rows.begin(), rows.end());
+            continue;
+        }
+        for (size_t i : samplePoints(rows.size(), per, seed + uint64_t(group) * 7919))
+            idx.push_back(rows[i]);
+    }
+    std::sort(idx.begin(), idx.end());
     Matrix out(idx.size(), points.cols);
     for (size_t i = 0; i < idx.size(); ++i)
         std::copy(points.row(idx[i]), points.row(idx[i]) + points.cols, out.row(i));
@@ -149,7 +176,10 @@ LandmarkModel trainLandmarks(const Matrix& points, const EmbedSettings& settings
     if (usable.size() < spec.count)
         throw InputError(tooFewEvents(points, usable.size(), spec.count));
     const auto start = Clock::now();
-    const Matrix train = subsample(points, usable, settings.trainSample, settings.seed);
+    const Matrix train = settings.balanceGroups.empty()
+                             ? subsample(points, usable, settings.trainSample, settings.seed)
+                             : balancedSubsample(points, usable, settings.balanceGroups,
+                                                 settings.trainSample, settings.seed);
     const TrainingData data{train.data(), train.rows, train.cols};
     LandmarkModel model;
     InitParams init;

@@ -51,8 +51,11 @@ struct EmbedSettings {
     EmbedParams params = {16, -2.0f, 3.0f};  ///< EmbedSOM k, smooth, adjust
     uint64_t seed = 1;                       ///< every random choice
     size_t trainSample = 20000;              ///< points the landmarks are trained on (0 = all)
-    size_t lloydIterations = 10;             ///< kmeans: Lloyd iterations after sampling landmarks
-    size_t somEpochs = 10;                   ///< som and plsom: passes over the training sample
+    /// Per point, its group (a sample of a cohort); when not empty, the training sample takes
+    /// the same number of points from every group (all of a smaller group's).
+    std::vector<int32_t> balanceGroups;
+    size_t lloydIterations = 10;  ///< kmeans: Lloyd iterations after sampling landmarks
+    size_t somEpochs = 10;        ///< som and plsom: passes over the training sample
     nlohmann::json layoutParams = nlohmann::json::object();  ///< overrides for the layout trainer
 };
 
