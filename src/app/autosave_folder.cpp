@@ -21,6 +21,7 @@ namespace {
 
 constexpr const char* kPrefix = "autosave-";
 constexpr const char* kMarker = ".running";
+constexpr const char* kSeen = ".crashed";  // a crash the user has answered
 
 /// The marker beside a session file.
 fs::path markerOf(const fs::path& session) {
@@ -67,7 +68,8 @@ std::vector<AutosaveFile> AutosaveFolder::list() const {
         f.written = secondsOf(entry.last_write_time(ec));
         f.label = localTime(f.written);
         const fs::path marker = markerOf(p);
-        f.crashed = fs::exists(marker, ec) && !markerAlive(marker);
+        f.seen = fs::exists(fs::path(p).replace_extension(kSeen), ec);
+        f.crashed = f.seen || (fs::exists(marker, ec) && !markerAlive(marker));
         files.push_back(std::move(f));
     }
     std::sort(files.begin(), files.end(), [](const AutosaveFile& a, const AutosaveFile& b) {
@@ -78,7 +80,7 @@ std::vector<AutosaveFile> AutosaveFolder::list() const {
 
 std::optional<AutosaveFile> AutosaveFolder::lastCrashed() const {
     for (const AutosaveFile& f : list())
-        if (f.crashed) return f;
+        if (f.crashed && !f.seen) return f;
     return std::nullopt;
 }
 
@@ -121,8 +123,9 @@ void AutosaveFolder::release() {
 }
 
 void AutosaveFolder::dismiss(const AutosaveFile& file) {
+    // The mark changes from "running" to "crashed": never offered again, never removed.
     std::error_code ec;
-    fs::remove(markerOf(file.path), ec);
+    fs::rename(markerOf(file.path), fs::path(file.path).replace_extension(kSeen), ec);
 }
 
 }  // namespace sepal::app

@@ -16,6 +16,7 @@ struct AutosaveFile {
     std::string path;      ///< the session file
     std::string label;     ///< when it was last written, local time ("2026-11-25 11:04:17")
     bool crashed = false;  ///< its launch ended without a clean exit
+    bool seen = false;     ///< the crash was offered and answered (not offered again)
     int64_t written = 0;   ///< last write, seconds since the epoch
 };
 
@@ -37,8 +38,8 @@ class AutosaveFolder {
     std::string claim();
     /// A clean exit: removes this launch's marker and the clean autosaves beyond kKeepClean.
     void release();
-    /// Marks a crashed autosave as seen (its marker removed): it is not offered again, and stays
-    /// in list() for "Restore autosave".
+    /// Marks a crashed autosave as seen (NAME.running becomes NAME.crashed): it is not offered
+    /// again, stays in list() for "Restore autosave", and is never removed.
     static void dismiss(const AutosaveFile& file);
     /// The folder ("" = off).
     const std::string& dir() const { return m_dir; }

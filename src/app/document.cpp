@@ -8,8 +8,6 @@ namespace sepal::app {
 namespace {
 // Landmarks of the untrained start model shown while the recipe trains.
 constexpr size_t kStartLandmarks = 64;
-// Population codes are bytes, 0 meaning none; a few stay free for the palette's first colours.
-constexpr size_t kMaxPopulations = 250;
 
 LandmarkModel startModelOf(const State& s) {
     // A sample of the cells on their PCA plane: a fair first look while the recipe trains.
@@ -189,7 +187,7 @@ size_t Document::brush(const std::vector<float>& polygon, const std::string& nam
     for (; id < next.groups.size(); ++id)
         if (next.groups[id].name == name) break;
     if (id == next.groups.size()) {
-        if (id >= kMaxPopulations) {
+        if (id >= kMostPopulations) {
             m_log.add(LogEntry::Error, "too many populations (250); delete some first");
             return 0;
         }

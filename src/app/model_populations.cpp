@@ -18,7 +18,9 @@ void Workspace::populationsFromLandmarks(size_t k) {
     try {
         if (st.data.events() == 0 || st.model.count() == 0)
             throw InputError("open data and train landmarks first");
-        if (k > 250) throw InputError("at most 250 populations; ask for fewer");
+        if (k > kMostPopulations)
+            throw InputError("at most " + std::to_string(kMostPopulations) +
+                             " populations; ask for fewer");
         MetaclusterSettings settings;
         settings.k = k;
         settings.seed = st.training.seed;
@@ -73,6 +75,12 @@ void Workspace::adoptModelPopulations(const std::vector<ModelPopulation>& popula
                                       const std::string& source) {
     const State& st = m_document.state();
     if (populations.empty() || st.data.events() == 0) return;
+    if (populations.size() > kMostPopulations) {
+        log(LogEntry::Warning, source + " has " + std::to_string(populations.size()) +
+                                   " populations; the app shows at most " +
+                                   std::to_string(kMostPopulations) + ": they were left out");
+        return;
+    }
     const auto ofLandmark = groupsOfLandmarks(populations, st.model.count());
     auto search = makeCpuNearestSearch();
     const auto codes = groupsOfPoints(st.data.points, st.model, ofLandmark, *search);

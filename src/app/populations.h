@@ -10,6 +10,9 @@
 
 namespace sepal::app {
 
+/// Populations the app holds at most (a cell's membership is one byte).
+inline constexpr size_t kMostPopulations = 250;
+
 /// Sets membership[i] = code for every cell whose 2D position (xy, n x 2) lies inside the
 /// polygon (world units, x y pairs); returns how many cells it set.
 size_t paintPolygon(const std::vector<float>& polygon, const std::vector<float>& xy, uint8_t code,

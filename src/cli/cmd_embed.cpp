@@ -10,6 +10,7 @@
 #include "cli/cli_populations.h"
 #include "cli/cli_progress.h"
 #include "cli/command_registry.h"
+#include "core/cluster/agglomerate.h"
 #include "core/cluster/metaclusters.h"
 #include "core/common/error.h"
 #include "core/io/input_guard.h"
@@ -83,6 +84,10 @@ void runEmbed(const EmbedArgs& a) {
     groups.k = a.metaclusters;
     groups.method = metaclusterMethod(a.metaclusterMethod);
     groups.seed = a.seed;
+    if (a.metaclusters > 0 && settings.landmarks.count > kMostAgglomerated)
+        throw InputError("--metaclusters: at most " + std::to_string(kMostAgglomerated) +
+                         " landmarks can be grouped; --landmarks asks for " +
+                         std::to_string(settings.landmarks.count));
     if (a.metaclusters > 0 && settings.landmarks.count > 0 &&
         a.metaclusters > settings.landmarks.count)
         throw InputError("--metaclusters " + std::to_string(a.metaclusters) + ": more than the " +

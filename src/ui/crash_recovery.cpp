@@ -25,13 +25,15 @@ std::string summaryOf(const std::string& path) {
     }
 }
 
-/// Loads a session file into the workspace and the camera; errors go to the log.
-void loadInto(UiContext& ctx, const std::string& path) {
+/// Loads a session file into the workspace and the camera; errors go to the log (false).
+bool loadInto(UiContext& ctx, const std::string& path) {
     try {
         ctx.camera.setState(ctx.workspace.loadSession(path));
         ctx.sessionPath.clear();  // an autosave is not where the user's own saves go
+        return true;
     } catch (const std::exception& e) {
         ctx.error(e.what());
+        return false;
     }
 }
 
@@ -112,10 +114,8 @@ void CrashRecovery::drawMenu(UiContext& ctx) {
     if (files.empty()) ImGui::TextDisabled("no autosaves yet");
     for (const app::AutosaveFile& f : files) {
         const std::string label = f.label + (f.crashed ? "  (after a crash)" : "");
-        if (ImGui::MenuItem(label.c_str())) {
-            if (f.crashed) app::AutosaveFolder::dismiss(f);
-            loadInto(ctx, f.path);
-        }
+        if (ImGui::MenuItem(label.c_str()) && loadInto(ctx, f.path) && f.crashed && !f.seen)
+            app::AutosaveFolder::dismiss(f);
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", f.path.c_str());
     }
     ImGui::EndMenu();

@@ -765,6 +765,9 @@ TEST(AutosaveFolder, EachLaunchWritesItsOwnFileAndACrashIsOffered) {
     app::AutosaveFolder::dismiss(*offer);
     EXPECT_FALSE(folder.lastCrashed().has_value());
     EXPECT_TRUE(std::filesystem::exists(crashed));
+    EXPECT_TRUE(std::filesystem::exists(dir / "autosave-20260101-120000-999999.crashed"));
+    for (const auto& f : folder.list())
+        if (f.path == crashed.string()) EXPECT_TRUE(f.crashed && f.seen);
     writeText(own, "{}");
     folder.release();
     EXPECT_TRUE(std::filesystem::exists(own));
@@ -787,13 +790,19 @@ TEST(AutosaveFolder, ACleanExitKeepsTheNewestCleanFilesAndEveryCrashedOne) {
     writeText(crashed, "{}");
     std::filesystem::last_write_time(crashed, now - std::chrono::hours(1000));
     writeText(dir / "autosave-20250101-000000-999998.running", "999998\n");
+    // A crash the user answered ("Not now"): old, but kept as well.
+    const auto answered = dir / "autosave-20240101-000000-999997.json";
+    writeText(answered, "{}");
+    std::filesystem::last_write_time(answered, now - std::chrono::hours(2000));
+    writeText(dir / "autosave-20240101-000000-999997.crashed", "999997\n");
     app::AutosaveFolder folder(dir.string());
     writeText(folder.claim(), "{}");
     folder.release();
     const auto files = folder.list();
-    // The launch's own file and the 9 newest earlier clean ones, and the crashed one.
-    EXPECT_EQ(files.size(), app::AutosaveFolder::kKeepClean + 1);
+    // The launch's own file and the 9 newest earlier clean ones, and both crashed ones.
+    EXPECT_EQ(files.size(), app::AutosaveFolder::kKeepClean + 2);
     EXPECT_TRUE(std::filesystem::exists(crashed));
+    EXPECT_TRUE(std::filesystem::exists(answered));
     EXPECT_FALSE(std::filesystem::exists(dir / "autosave-20260100-100000-1000.json"));
     EXPECT_TRUE(std::filesystem::exists(dir / "autosave-20260103-100013-1013.json"));
     std::filesystem::remove_all(dir);

@@ -86,6 +86,12 @@ TEST(Metaclusters, TheDemoModelsPopulationsAreTheGeneratorsOwn) {
     tooMany.k = model.count() + 1;
     EXPECT_THROW(metaclusterLandmarks(model, tooMany), InputError);
     EXPECT_THROW(metaclusterMethod("kmeans"), InputError);
+    // Too many landmarks to group: refused before any g x g matrix is made.
+    LandmarkModel huge;
+    huge.resize(kMostAgglomerated + 1, 1);
+    MetaclusterSettings few;
+    few.k = 5;
+    EXPECT_THROW(metaclusterLandmarks(huge, few), InputError);
 }
 
 TEST(Metaclusters, NamesCallTheMarkersThatSetAGroupApart) {

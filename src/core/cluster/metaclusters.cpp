@@ -63,6 +63,10 @@ std::vector<int32_t> metaclusterLandmarks(const LandmarkModel& model,
         throw InputError("--metaclusters " + std::to_string(settings.k) + ": the model has " +
                          std::to_string(g) + " landmarks; make 1 to " + std::to_string(g) +
                          " populations");
+    // Checked before the g x g matrices are made (4096 landmarks: 128 MiB each).
+    if (g > kMostAgglomerated)
+        throw InputError("populations from " + std::to_string(g) + " landmarks: at most " +
+                         std::to_string(kMostAgglomerated) + " can be grouped; train fewer");
     for (float v : model.high)
         if (!std::isfinite(v)) throw InputError("a landmark has a missing value: retrain it");
     if (settings.method == MetaclusterMethod::Consensus) {
