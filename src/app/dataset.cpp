@@ -22,13 +22,7 @@ std::vector<std::string> Dataset::channelNames() const {
 }
 
 std::vector<std::string> Dataset::markerNames() const {
-    std::vector<std::string> out;
-    for (const auto& column : columns) {
-        const int c = tables.empty() ? -1 : tables.front().findChannel(column);
-        const io::Channel* ch = c >= 0 ? &tables.front().channels[size_t(c)] : nullptr;
-        out.push_back(ch && !ch->marker.empty() ? ch->marker : column);
-    }
-    return out;
+    return tables.empty() ? columns : sepal::markerNames(tables.front(), columns);
 }
 
 std::vector<std::pair<std::string, std::string>> Dataset::labelsOf(size_t event) const {

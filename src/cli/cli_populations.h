@@ -1,6 +1,6 @@
 #pragma once
-// What embed and apply share about populations: the names markers go by, and the population
-// label column written into each output.
+// What embed and apply share about populations: the population label column written into each
+// output.
 
 #include <string>
 #include <vector>
@@ -8,11 +8,6 @@
 #include "core/io/table.h"
 
 namespace sepal::cli {
-
-/// For each pipeline column (a channel name), the channel's marker when it has one, else the
-/// name: what a population's name is made of ("CD3+").
-std::vector<std::string> markerNames(const io::Table& table,
-                                     const std::vector<std::string>& columns);
 
 /// Makes the population label column ("population": names, codes per event, -1 for none) the
 /// table's first label column, replacing one of that name, so that the exports write it.

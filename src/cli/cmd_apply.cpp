@@ -17,6 +17,7 @@
 #include "core/pipeline/prepare.h"
 #include "core/pipeline/samples.h"
 #include "core/raster/png.h"
+#include "core/transform/channel_label.h"
 #include "core/transform/pipeline.h"
 
 namespace sepal::cli {

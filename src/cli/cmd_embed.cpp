@@ -19,6 +19,7 @@
 #include "core/pipeline/embed_pipeline.h"
 #include "core/pipeline/prepare.h"
 #include "core/raster/png.h"
+#include "core/transform/channel_label.h"
 #include "core/transform/empty_channels.h"
 
 namespace sepal::cli {

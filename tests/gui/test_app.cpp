@@ -154,15 +154,10 @@ TEST(OnePipeline, TheAppAndSepalCliGiveTheSameCoordinates) {
     ASSERT_FALSE(ws.modelUntrained());
 
     // What `sepal-cli embed demo.fcs` does with its defaults.
-    const CliEmbed run(demo);
-    const TransformPipeline& pipeline = run.pipeline;
-    const Matrix& points = run.points;
-    const EmbedSettings& settings = run.settings;
-    const Backend& cpu = run.cpu;
-    const EmbedResult& cli = run.result;
-    ASSERT_EQ(ws.positions().size(), cli.xy.values.size());
-    EXPECT_LT(relativeDifference(ws.positions(), cli.xy.data()), 1e-5);
-    EXPECT_EQ(ws.state().model.high, cli.model.high);
+    const CliEmbed cli(demo);
+    ASSERT_EQ(ws.positions().size(), cli.result.xy.values.size());
+    EXPECT_LT(relativeDifference(ws.positions(), cli.result.xy.data()), 1e-5);
+    EXPECT_EQ(ws.state().model.high, cli.result.model.high);
 
     // The app's model file, applied as `sepal-cli apply` applies it.
     const auto dir = std::filesystem::temp_directory_path() /
@@ -172,19 +167,19 @@ TEST(OnePipeline, TheAppAndSepalCliGiveTheSameCoordinates) {
     const LoadedModel fromApp = loadModel((dir / "app.json").string());
     const Matrix applied = TransformPipeline::fromJson(fromApp.transform).apply(demo);
     Matrix xy(applied.rows, 2);
-    cpu.projector->project(applied.data(), applied.rows, applied.cols, fromApp.model,
-                           fromApp.params, xy.data());
+    cli.cpu.projector->project(applied.data(), applied.rows, applied.cols, fromApp.model,
+                               fromApp.params, xy.data());
     EXPECT_LT(relativeDifference(ws.positions(), xy.data()), 1e-5);
 
     // The CLI's model file, opened in another app window on the same file.
-    saveModel((dir / "cli.json").string(), cli.model, pipeline.columns(), pipeline.toJson(),
-              settings.params);
+    saveModel((dir / "cli.json").string(), cli.result.model, cli.pipeline.columns(),
+              cli.pipeline.toJson(), cli.settings.params);
     Workspace other("cpu");
     other.openTables({demo});
     other.cancelRecipe();
     other.openModel((dir / "cli.json").string());
     settle(other);
-    EXPECT_LT(relativeDifference(other.positions(), cli.xy.data()), 1e-5);
+    EXPECT_LT(relativeDifference(other.positions(), cli.result.xy.data()), 1e-5);
     EXPECT_EQ(other.undoStack().undoLabel(), "Open model " + (dir / "cli.json").string());
     std::filesystem::remove_all(dir);
 }
@@ -202,22 +197,14 @@ TEST(OnePipeline, PopulationsFromLandmarksAreSepalClisMetaclusters) {
     EXPECT_EQ(ws.undoStack().undoLabel(), "Populations from landmarks");
     EXPECT_EQ(ws.state().colour.mode, ColourMode::Population);
 
-    const CliEmbed run(demo);
-    const TransformPipeline& pipeline = run.pipeline;
-    const Matrix& points = run.points;
-    const EmbedSettings& settings = run.settings;
-    const Backend& cpu = run.cpu;
-    const EmbedResult& cli = run.result;
+    const CliEmbed cli(demo);
     MetaclusterSettings groups;
     groups.k = 12;
-    const auto ofLandmark = metaclusterLandmarks(cli.model, groups);
-    const auto codes = groupsOfPoints(points, cli.model, ofLandmark, *cpu.search);
-    std::vector<std::string> markers;
-    for (const auto& column : pipeline.columns()) {
-        const auto& ch = demo.channels[size_t(demo.findChannel(column))];
-        markers.push_back(ch.marker.empty() ? ch.name : ch.marker);
-    }
-    const auto names = nameGroups(points, codes, 12, markers);
+    const auto ofLandmark = metaclusterLandmarks(cli.result.model, groups);
+    const auto codes = groupsOfPoints(cli.points, cli.result.model, ofLandmark, *cli.cpu.search);
+    const auto markers = markerNames(demo, cli.pipeline.columns());
+    EXPECT_EQ(markers.front(), "CD45");  // Y89Di's marker, not the channel
+    const auto names = nameGroups(cli.points, codes, 12, markers);
     for (size_t p = 0; p < 12; ++p) EXPECT_EQ(pops.groups[p].name, names[p]);
     ASSERT_EQ(pops.membership.size(), codes.size());
     size_t differ = 0;
@@ -232,8 +219,8 @@ TEST(OnePipeline, PopulationsFromLandmarksAreSepalClisMetaclusters) {
     const auto dir = std::filesystem::temp_directory_path() /
                      ("sepal-model-populations-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
-    saveModel((dir / "m.json").string(), cli.model, pipeline.columns(), pipeline.toJson(),
-              settings.params, populationsFromGroups(ofLandmark, names));
+    saveModel((dir / "m.json").string(), cli.result.model, cli.pipeline.columns(),
+              cli.pipeline.toJson(), cli.settings.params, populationsFromGroups(ofLandmark, names));
     Workspace other("cpu");
     other.openTables({demo});
     other.cancelRecipe();
@@ -244,9 +231,9 @@ TEST(OnePipeline, PopulationsFromLandmarksAreSepalClisMetaclusters) {
     ws.exportModel((dir / "app.json").string());
     const LoadedModel fromApp = loadModel((dir / "app.json").string());
     ASSERT_EQ(fromApp.populations.size(), 12u);
-    const auto appCodes =
-        groupsOfPoints(points, fromApp.model,
-                       groupsOfLandmarks(fromApp.populations, fromApp.model.count()), *cpu.search);
+    const auto appCodes = groupsOfPoints(
+        cli.points, fromApp.model, groupsOfLandmarks(fromApp.populations, fromApp.model.count()),
+        *cli.cpu.search);
     EXPECT_EQ(appCodes, codes);
     // Its heatmap: a row per population with its cells, a column per marker.
     const Heatmap heat = ws.populationHeatmap();

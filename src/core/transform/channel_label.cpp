@@ -119,4 +119,15 @@ std::string channelChoices(const io::Table& table) {
     return text.empty() ? "(no channels)" : text;
 }
 
+std::vector<std::string> markerNames(const io::Table& table,
+                                     const std::vector<std::string>& columns) {
+    std::vector<std::string> out;
+    for (const auto& column : columns) {
+        const int c = table.findChannel(column);
+        const io::Channel* ch = c >= 0 ? &table.channels[size_t(c)] : nullptr;
+        out.push_back(ch && !ch->marker.empty() ? ch->marker : column);
+    }
+    return out;
+}
+
 }  // namespace sepal

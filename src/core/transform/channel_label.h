@@ -18,6 +18,11 @@ std::string channelLabel(const io::Channel& channel);
 /// its column number (" #3").
 std::vector<std::string> channelLabels(const io::Table& table);
 
+/// For each of `columns` (channel names), the channel's marker when it has one, else the name:
+/// what population names and heatmap columns are made of ("CD3+").
+std::vector<std::string> markerNames(const io::Table& table,
+                                     const std::vector<std::string>& columns);
+
 /// The columns that `word` names, by the first of these that matches any column: the channel
 /// name ($PnN); a label (channelLabels) or the plainly written channel; the marker ($PnS). Each
 /// is tried exactly, then ignoring case. Empty when nothing matches; several when the word is
