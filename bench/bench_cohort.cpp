@@ -106,7 +106,8 @@ void runCohort(const CohortOptions& o) {
     size_t cells = 0;
     PopulationTally tally(names, pipeline.columns(), 1);
     start = Clock::now();
-    for (const std::string& path : inputs) {
+    for (size_t f = 0; f < inputs.size(); ++f) {
+        const std::string& path = inputs[f];
         auto t = Clock::now();
         const io::Table table = readInput(path);
         read += since(t);
@@ -120,7 +121,7 @@ void runCohort(const CohortOptions& o) {
         project += since(t);
         t = Clock::now();
         const auto codes = groupsOfPoints(points, model, ofLandmark, *backend.search);
-        tally.add(sampleName(path), codes, points);
+        tally.add(f, sampleName(path), codes, points);
         label += since(t);
         t = Clock::now();
         const PopulationCodes populations = codesFor(codes, names);

@@ -59,7 +59,8 @@ std::vector<std::string> Workspace::exportPopulationCounts(const std::string& fo
     for (const auto& g : state.populations.groups) names.push_back(g.name);
     // The same tally sepal-cli apply fills, one sample after another.
     PopulationTally tally(names, data.markerNames(), 1);
-    for (const auto& sample : data.samples) {
+    for (size_t si = 0; si < data.samples.size(); ++si) {
+        const auto& sample = data.samples[si];
         Matrix values(sample.count, data.points.cols);
         std::copy_n(data.points.row(sample.first), sample.count * data.points.cols,
                     values.values.begin());
@@ -67,7 +68,7 @@ std::vector<std::string> Workspace::exportPopulationCounts(const std::string& fo
         for (size_t i = 0; i < sample.count; ++i)
             if (sample.first + i < state.populations.membership.size())
                 codes[i] = int32_t(state.populations.membership[sample.first + i]) - 1;
-        tally.add(sampleName(sample.path), codes, values);
+        tally.add(si, sampleName(sample.path), codes, values);
     }
     std::vector<std::string> inputs;
     for (const auto& sample : data.samples) inputs.push_back(sample.path);

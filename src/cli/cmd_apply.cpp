@@ -8,6 +8,7 @@
 #include "cli/cli_export.h"
 #include "cli/cli_populations.h"
 #include "cli/cli_progress.h"
+#include "cli/cli_ranks.h"
 #include "cli/command_registry.h"
 #include "core/cluster/metaclusters.h"
 #include "core/cluster/population_tally.h"
@@ -45,7 +46,104 @@ bool newerThan(const std::string& output, const std::string& input) {
     return !ec1 && !ec2 && out > in;
 }
 
-void runApply(const ApplyArgs& a) {
+/// The output for each input: NAME.FORMAT in the folder, numbered when two inputs (in different
+/// folders) share a name, so that none overwrites another. The same on every rank.
+std::vector<std::string> outputPaths(const ApplyArgs& a) {
+    std::vector<std::string> outs;
+    for (size_t f = 0; f < a.inputs.size(); ++f) {
+        const std::string name = sampleName(a.inputs[f]);
+        std::string out = (std::filesystem::path(a.outDir) / (name + "." + a.format)).string();
+        if (std::find(outs.begin(), outs.end(), out) != outs.end())
+            out = (std::filesystem::path(a.outDir) /
+                   (name + "_" + std::to_string(f + 1) + "." + a.format))
+                      .string();
+        outs.push_back(out);
+    }
+    return outs;
+}
+
+/// One run of apply: the model and what is counted over the files this rank does.
+struct ApplyRun {
+    const ApplyArgs& args;
+    const LoadedModel& loaded;
+    const TransformPipeline& pipeline;
+    Backend& backend;
+    std::vector<std::string> readFiles{};        // never written over
+    std::vector<int32_t> groupOfLandmark{};      // population per landmark
+    std::vector<std::string> populationNames{};  // the model's
+    std::optional<PopulationTally> tally{};      // over this rank's files
+    std::string prefix{};                        // "rank R: " under mpirun
+};
+
+/// Labels the table's cells with the model's populations and counts them; returns the codes.
+std::vector<int32_t> labelAndCount(ApplyRun& run, size_t f, const io::Table& table,
+                                   const Matrix& points) {
+    auto codes = groupsOfPoints(points, run.loaded.model, run.groupOfLandmark, *run.backend.search);
+    if (!run.tally)
+        run.tally.emplace(run.populationNames, markerNames(table, run.pipeline.columns()), 1);
+    run.tally->add(f, sampleName(run.args.inputs[f]), codes, points);
+    return codes;
+}
+
+/// Projects input `f` and writes its output (or only counts it when the output is up to date);
+/// returns how many files it wrote.
+size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
+    const ApplyArgs& a = run.args;
+    const std::string& path = a.inputs[f];
+    note(a.quiet, run.prefix + "[" + std::to_string(f + 1) + "/" + std::to_string(a.inputs.size()) +
+                      "] " + path);
+    // Resuming: an output newer than its input and the model is left as it is (the
+    // populations still count its cells).
+    const bool upToDate =
+        !a.force && !a.exports.perPopulation && newerThan(out, path) && newerThan(out, a.model);
+    const bool counted = !run.loaded.populations.empty();
+    if (upToDate && !counted) {
+        note(a.quiet, run.prefix + out + " is up to date: skipped (--force writes it again)");
+        return 0;
+    }
+    io::Table table = readInput(path);
+    std::vector<std::string> available;
+    for (const auto& ch : table.channels) available.push_back(ch.name);
+    for (const auto& ch : table.channels)
+        if (!ch.marker.empty()) available.push_back(ch.marker);
+    checkColumns(run.loaded.columns, available);
+    const Matrix points = run.pipeline.apply(table);
+    if (upToDate) {
+        labelAndCount(run, f, table, points);
+        note(a.quiet,
+             run.prefix + out + " is up to date: counted, not written again (--force writes it)");
+        return 0;
+    }
+    Matrix xy(points.rows, 2);
+    const ProjectionReport report = run.backend.projector->project(
+        points.data(), points.rows, points.cols, run.loaded.model, run.loaded.params, xy.data());
+    if (report.nonFinitePoints > 0)
+        note(a.quiet, run.prefix + path + ": " + std::to_string(report.nonFinitePoints) +
+                          " events had non-finite values");
+    if (counted)
+        setPopulationColumn(table, run.populationNames, labelAndCount(run, f, table, points));
+    // Each output names its sample, so the files can be pooled later.
+    io::LabelColumn sample{a.sampleColumn, {sampleName(path)}, {}};
+    sample.codes.assign(table.events(), 0);
+    std::erase_if(table.labels, [&](const io::LabelColumn& l) { return l.name == a.sampleColumn; });
+    table.labels.push_back(std::move(sample));
+    return writeEmbedded(
+               out, {&table, &xy, run.pipeline.columns(), &points, a.sampleColumn, run.readFiles},
+               a.exports, a.quiet)
+        .size();
+}
+
+/// The paths of what apply writes over all files.
+std::filesystem::path countsPath(const ApplyArgs& a) {
+    return std::filesystem::path(a.outDir) / "populations.csv";
+}
+std::filesystem::path mediansPath(const ApplyArgs& a) {
+    return std::filesystem::path(a.outDir) / "medians.csv";
+}
+
+/// Checks the arguments and the model, then projects and writes this rank's files; returns the
+/// tally of their populations (none when the model has none) and adds the files written.
+std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks, size_t& files) {
     setThreads(a.threads);
     if (a.format != "csv" && a.format != "fcs")
         throw InputError("--format " + a.format + ": use csv or fcs");
@@ -57,100 +155,55 @@ void runApply(const ApplyArgs& a) {
     std::filesystem::create_directories(a.outDir, ec);
     if (ec) throw InputError("--out-dir " + a.outDir + ": cannot create it (" + ec.message() + ")");
     Backend backend = makeBackend(a.backend);
-    std::vector<std::string> readFiles = a.inputs;
-    readFiles.push_back(a.model);
-    std::vector<std::string> written;
-    size_t files = 0;
+    ApplyRun run{a, loaded, pipeline, backend};
+    run.readFiles = a.inputs;
+    run.readFiles.push_back(a.model);
     // The model's populations label every cell, and are counted over all inputs.
-    const std::vector<int32_t> groupOfLandmark =
-        groupsOfLandmarks(loaded.populations, loaded.model.count());
-    const std::vector<std::string> populationNamesOfModel = populationNames(loaded.populations);
-    std::optional<PopulationTally> tally;
-    const std::string countsPath = (std::filesystem::path(a.outDir) / "populations.csv").string();
-    const std::string mediansPath = (std::filesystem::path(a.outDir) / "medians.csv").string();
+    run.groupOfLandmark = groupsOfLandmarks(loaded.populations, loaded.model.count());
+    run.populationNames = populationNames(loaded.populations);
+    if (ranks.size() > 1) run.prefix = "rank " + std::to_string(ranks.rank()) + ": ";
     if (!a.heatmap.empty() && loaded.populations.empty())
         throw InputError("--heatmap: the model " + a.model +
                          " has no populations (embed --metaclusters K makes them)");
-    io::refuseOverwritingInput(a.heatmap, readFiles, "--heatmap");
+    io::refuseOverwritingInput(a.heatmap, run.readFiles, "--heatmap");
     if (!loaded.populations.empty()) {
-        io::refuseOverwritingInput(countsPath, readFiles, "populations.csv in --out-dir");
-        io::refuseOverwritingInput(mediansPath, readFiles, "medians.csv in --out-dir");
+        io::refuseOverwritingInput(countsPath(a).string(), run.readFiles,
+                                   "populations.csv in --out-dir");
+        io::refuseOverwritingInput(mediansPath(a).string(), run.readFiles,
+                                   "medians.csv in --out-dir");
     }
-    for (size_t f = 0; f < a.inputs.size(); ++f) {
-        const std::string& path = a.inputs[f];
-        note(a.quiet,
-             "[" + std::to_string(f + 1) + "/" + std::to_string(a.inputs.size()) + "] " + path);
-        std::string out =
-            (std::filesystem::path(a.outDir) / (sampleName(path) + "." + a.format)).string();
-        // Two inputs with one name (in different folders) must not overwrite each other.
-        if (std::find(written.begin(), written.end(), out) != written.end())
-            out = (std::filesystem::path(a.outDir) /
-                   (sampleName(path) + "_" + std::to_string(f + 1) + "." + a.format))
-                      .string();
-        // Resuming: an output newer than its input and the model is left as it is (the
-        // populations still count its cells).
-        const bool upToDate =
-            !a.force && !a.exports.perPopulation && newerThan(out, path) && newerThan(out, a.model);
-        if (upToDate && loaded.populations.empty()) {
-            note(a.quiet, out + " is up to date: skipped (--force writes it again)");
-            written.push_back(out);
-            continue;
-        }
-        io::Table table = readInput(path);
-        std::vector<std::string> available;
-        for (const auto& ch : table.channels) available.push_back(ch.name);
-        for (const auto& ch : table.channels)
-            if (!ch.marker.empty()) available.push_back(ch.marker);
-        checkColumns(loaded.columns, available);
-        const Matrix points = pipeline.apply(table);
-        if (upToDate) {
-            const auto codes =
-                groupsOfPoints(points, loaded.model, groupOfLandmark, *backend.search);
-            if (!tally)
-                tally.emplace(populationNamesOfModel, markerNames(table, pipeline.columns()), 1);
-            tally->add(sampleName(path), codes, points);
-            note(a.quiet, out + " is up to date: counted, not written again (--force writes it)");
-            written.push_back(out);
-            continue;
-        }
-        Matrix xy(points.rows, 2);
-        const ProjectionReport report = backend.projector->project(
-            points.data(), points.rows, points.cols, loaded.model, loaded.params, xy.data());
-        if (report.nonFinitePoints > 0)
-            note(a.quiet, path + ": " + std::to_string(report.nonFinitePoints) +
-                              " events had non-finite values");
-        if (!loaded.populations.empty()) {
-            const auto codes =
-                groupsOfPoints(points, loaded.model, groupOfLandmark, *backend.search);
-            setPopulationColumn(table, populationNamesOfModel, codes);
-            if (!tally)
-                tally.emplace(populationNamesOfModel, markerNames(table, pipeline.columns()), 1);
-            tally->add(sampleName(path), codes, points);
-        }
-        // Each output names its sample, so the files can be pooled later.
-        io::LabelColumn sample{a.sampleColumn, {sampleName(path)}, {}};
-        sample.codes.assign(table.events(), 0);
-        std::erase_if(table.labels,
-                      [&](const io::LabelColumn& l) { return l.name == a.sampleColumn; });
-        table.labels.push_back(std::move(sample));
-        files += writeEmbedded(
-                     out, {&table, &xy, pipeline.columns(), &points, a.sampleColumn, readFiles},
-                     a.exports, a.quiet)
-                     .size();
-        written.push_back(out);
+    const std::vector<std::string> outs = outputPaths(a);
+    for (size_t f = 0; f < a.inputs.size(); ++f)
+        if (ranks.owns(f)) files += applyOne(run, f, outs[f]);
+    return std::move(run.tally);
+}
+
+void runApply(const ApplyArgs& a) {
+    const Ranks ranks;
+    std::optional<PopulationTally> tally;
+    size_t files = 0;
+    ranks.together([&] { tally = applyFiles(a, ranks, files); });
+    if (ranks.size() > 1) {
+        // Rank 0 does file 0, so it has a tally whenever any rank has one.
+        const auto tallies = ranks.gather(tally ? tally->toBytes() : std::string());
+        for (size_t r = 1; r < tallies.size(); ++r)
+            if (!tallies[r].empty()) tally->merge(tallies[r]);
+        files = ranks.sum(files);
+        if (!ranks.root()) return;
     }
     if (tally) {
-        tally->writeCounts(countsPath);
-        tally->writeMedians(mediansPath);
+        tally->writeCounts(countsPath(a).string());
+        tally->writeMedians(mediansPath(a).string());
         files += 2;
         if (!a.heatmap.empty()) {
             raster::writePng(a.heatmap, renderHeatmap(tally->heatmap()));
             ++files;
         }
-        note(a.quiet,
-             "cells per sample and population: " + countsPath + "; medians: " + mediansPath);
+        note(a.quiet, "cells per sample and population: " + countsPath(a).string() +
+                          "; medians: " + mediansPath(a).string());
     }
-    note(a.quiet, "wrote " + std::to_string(files) + " files to " + a.outDir);
+    note(a.quiet, "wrote " + std::to_string(files) + " files to " + a.outDir +
+                      (ranks.size() > 1 ? " (" + std::to_string(ranks.size()) + " ranks)" : ""));
 }
 
 void addApplyCommand(CLI::App& app) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "cli/cli_ranks.h"
 #include "cli/command_registry.h"
 #include "core/common/error.h"
 #include "core/common/threads.h"
@@ -25,6 +26,8 @@ int main(int argc, char** argv) {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         return app.exit(e);
+    } catch (const sepal::cli::ReportedError&) {
+        return 1;
     } catch (const sepal::InputError& e) {
         std::fprintf(stderr, "sepal-cli: error: %s\n", e.what());
         return 1;

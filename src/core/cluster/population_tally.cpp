@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "core/common/error.h"
 #include "core/common/median.h"
@@ -21,24 +22,103 @@ std::string number(double v) {
     return text;
 }
 
+/// A 64-bit mix (splitmix64's finaliser): nearby inputs give unrelated outputs.
+uint64_t mix(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/// Appends plain values to a byte string, and reads them back in the same order.
+struct Bytes {
+    std::string text;
+    size_t at = 0;
+    template <class T>
+    void put(const T& v) {
+        putRaw(&v, sizeof v);
+    }
+    void putRaw(const void* p, size_t n) {
+        const size_t end = text.size();
+        text.resize(end + n);
+        if (n) std::memcpy(text.data() + end, p, n);
+    }
+    void putString(const std::string& s) {
+        put(uint64_t(s.size()));
+        putRaw(s.data(), s.size());
+    }
+    template <class T>
+    void putVector(const std::vector<T>& v) {
+        put(uint64_t(v.size()));
+        putRaw(v.data(), v.size() * sizeof(T));
+    }
+    void need(size_t n) const {
+        if (text.size() - at < n)
+            throw InputError("population tally: the merged bytes are cut short");
+    }
+    template <class T>
+    T get() {
+        need(sizeof(T));
+        T v;
+        std::memcpy(&v, text.data() + at, sizeof v);
+        at += sizeof v;
+        return v;
+    }
+    std::string getString() {
+        const auto n = get<uint64_t>();
+        need(n);
+        std::string s = text.substr(at, n);
+        at += n;
+        return s;
+    }
+    template <class T>
+    std::vector<T> getVector() {
+        const auto n = get<uint64_t>();
+        need(n * sizeof(T));
+        std::vector<T> v(n);
+        std::memcpy(v.data(), text.data() + at, n * sizeof(T));
+        at += n * sizeof(T);
+        return v;
+    }
+};
+
 }  // namespace
 
 PopulationTally::PopulationTally(std::vector<std::string> populations,
                                  std::vector<std::string> markers, uint64_t seed)
     : m_populations(std::move(populations)),
       m_markers(std::move(markers)),
+      m_seed(seed),
       m_seen(m_populations.size(), 0),
-      m_kept(m_populations.size()),
-      m_rng(seed) {}
+      m_kept(m_populations.size()) {}
 
-void PopulationTally::add(const std::string& sample, const std::vector<int32_t>& codes,
-                          const Matrix& values) {
+void PopulationTally::offer(Kept& kept, uint64_t key, const float* row) {
+    const size_t d = m_markers.size();
+    const auto larger = [](const auto& a, const auto& b) { return a.key < b.key; };
+    if (kept.heap.size() < kKeptPerPopulation) {
+        const uint64_t slot = kept.heap.size();
+        kept.rows.insert(kept.rows.end(), row, row + d);
+        kept.heap.push_back({key, slot});
+        std::push_heap(kept.heap.begin(), kept.heap.end(), larger);
+        return;
+    }
+    if (key >= kept.heap.front().key) return;
+    std::pop_heap(kept.heap.begin(), kept.heap.end(), larger);
+    const uint64_t slot = kept.heap.back().slot;
+    std::copy(row, row + d, kept.rows.begin() + long(size_t(slot) * d));
+    kept.heap.back() = {key, slot};
+    std::push_heap(kept.heap.begin(), kept.heap.end(), larger);
+}
+
+void PopulationTally::add(size_t sampleIndex, const std::string& sample,
+                          const std::vector<int32_t>& codes, const Matrix& values) {
     const size_t k = m_populations.size(), d = m_markers.size();
     if (codes.size() != values.rows || values.cols != d)
         throw InputError("population tally: " + std::to_string(codes.size()) + " codes for " +
                          std::to_string(values.rows) + " x " + std::to_string(values.cols) +
                          " values, expected " + std::to_string(d) + " markers");
-    Sample s{sample, std::vector<size_t>(k + 1, 0), codes.size()};
+    Sample s{sampleIndex, sample, std::vector<uint64_t>(k + 1, 0), codes.size()};
+    const uint64_t sampleKey = mix(m_seed ^ mix(sampleIndex));
     for (size_t i = 0; i < codes.size(); ++i) {
         const int32_t c = codes[i];
         if (c < 0 || size_t(c) >= k) {
@@ -46,31 +126,78 @@ void PopulationTally::add(const std::string& sample, const std::vector<int32_t>&
             continue;
         }
         ++s.cells[size_t(c)];
-        const size_t seen = ++m_seen[size_t(c)];
-        auto& kept = m_kept[size_t(c)];
-        const float* row = values.row(i);
-        if (seen <= kKeptPerPopulation) {
-            kept.insert(kept.end(), row, row + d);
-        } else {
-            // Reservoir sampling: every cell seen so far is kept with the same chance.
-            const size_t slot = std::uniform_int_distribution<size_t>(0, seen - 1)(m_rng);
-            if (slot < kKeptPerPopulation) std::copy(row, row + d, kept.begin() + long(slot * d));
-        }
+        ++m_seen[size_t(c)];
+        offer(m_kept[size_t(c)], mix(sampleKey ^ i), values.row(i));
     }
     m_samples.push_back(std::move(s));
+}
+
+std::string PopulationTally::toBytes() const {
+    Bytes b;
+    b.put(m_seed);
+    b.put(uint64_t(m_populations.size()));
+    b.put(uint64_t(m_markers.size()));
+    b.put(uint64_t(m_samples.size()));
+    for (const auto& s : m_samples) {
+        b.put(s.index);
+        b.putString(s.name);
+        b.putVector(s.cells);
+        b.put(s.total);
+    }
+    b.putVector(m_seen);
+    for (const auto& kept : m_kept) {
+        b.putVector(kept.heap);
+        b.putVector(kept.rows);
+    }
+    return b.text;
+}
+
+void PopulationTally::merge(const std::string& bytes) {
+    Bytes b{bytes};
+    const size_t k = m_populations.size(), d = m_markers.size();
+    if (b.get<uint64_t>() != m_seed || b.get<uint64_t>() != k || b.get<uint64_t>() != d)
+        throw InputError("population tally: the merged tally has other populations or markers");
+    const auto samples = b.get<uint64_t>();
+    for (uint64_t i = 0; i < samples; ++i) {
+        Sample s;
+        s.index = b.get<uint64_t>();
+        s.name = b.getString();
+        s.cells = b.getVector<uint64_t>();
+        s.total = b.get<uint64_t>();
+        if (s.cells.size() != k + 1)
+            throw InputError("population tally: sample " + s.name + " has other populations");
+        m_samples.push_back(std::move(s));
+    }
+    const auto seen = b.getVector<uint64_t>();
+    if (seen.size() != k) throw InputError("population tally: other populations");
+    for (size_t p = 0; p < k; ++p) {
+        m_seen[p] += seen[p];
+        const auto heap = b.getVector<KeySlot>();
+        const auto rows = b.getVector<float>();
+        if (rows.size() != heap.size() * d)
+            throw InputError("population tally: kept values do not match their keys");
+        for (const auto& [key, slot] : heap) {
+            if (slot >= heap.size()) throw InputError("population tally: a slot out of range");
+            offer(m_kept[p], key, rows.data() + size_t(slot) * d);
+        }
+    }
 }
 
 void PopulationTally::writeCounts(const std::string& path) const {
     const size_t k = m_populations.size();
     bool anyUnassigned = false;
     for (const auto& s : m_samples) anyUnassigned |= s.cells[k] > 0;
+    std::vector<const Sample*> ordered;
+    for (const auto& s : m_samples) ordered.push_back(&s);
+    std::stable_sort(ordered.begin(), ordered.end(),
+                     [](const Sample* a, const Sample* b) { return a->index < b->index; });
     std::string text = "sample,population,cells,fraction\n";
-    for (const auto& s : m_samples)
+    for (const Sample* s : ordered)
         for (size_t p = 0; p < k + (anyUnassigned ? 1 : 0); ++p) {
             const std::string name = p < k ? m_populations[p] : "unassigned";
-            text += io::csvField(s.name) + "," + io::csvField(name) + "," +
-                    std::to_string(s.cells[p]) + "," +
-                    number(s.total ? double(s.cells[p]) / double(s.total) : NAN) + "\n";
+            text += io::csvField(s->name) + "," + io::csvField(name) + "," +
+                    std::to_string(s->cells[p]) + "," +
+                    number(s->total ? double(s->cells[p]) / double(s->total) : NAN) + "\n";
         }
     io::writeFileAtomically(path, [&](std::ostream& out) { out << text; });
 }
@@ -78,18 +205,18 @@ void PopulationTally::writeCounts(const std::string& path) const {
 void PopulationTally::writeMedians(const std::string& path) const {
     const size_t d = m_markers.size();
     std::string text = "population,cells";
-    for (const auto& m : m_markers) text += "," + io::csvField(m);
+    for (const auto& m : m_markers) text.append(",").append(io::csvField(m));
     text += "\n";
     std::vector<float> column;
     for (size_t p = 0; p < m_populations.size(); ++p) {
         text += io::csvField(m_populations[p]) + "," + std::to_string(m_seen[p]);
-        const auto& kept = m_kept[p];
-        const size_t rows = d ? kept.size() / d : 0;
+        const auto& rows = m_kept[p].rows;
+        const size_t n = m_kept[p].heap.size();
         for (size_t t = 0; t < d; ++t) {
             column.clear();
-            for (size_t r = 0; r < rows; ++r)
-                if (std::isfinite(kept[r * d + t])) column.push_back(kept[r * d + t]);
-            text += "," + number(medianOf(column));
+            for (size_t r = 0; r < n; ++r)
+                if (std::isfinite(rows[r * d + t])) column.push_back(rows[r * d + t]);
+            text.append(",").append(number(medianOf(column)));
         }
         text += "\n";
     }
@@ -99,19 +226,23 @@ void PopulationTally::writeMedians(const std::string& path) const {
 Heatmap PopulationTally::heatmap() const {
     const size_t d = m_markers.size();
     size_t rows = 0;
-    for (const auto& kept : m_kept) rows += d ? kept.size() / d : 0;
+    for (const auto& kept : m_kept) rows += kept.heap.size();
     Matrix values(rows, d);
     std::vector<int32_t> codes;
     codes.reserve(rows);
     size_t at = 0;
     for (size_t p = 0; p < m_kept.size(); ++p) {
-        std::copy(m_kept[p].begin(), m_kept[p].end(), values.values.begin() + long(at * d));
-        const size_t n = d ? m_kept[p].size() / d : 0;
-        codes.insert(codes.end(), n, int32_t(p));
-        at += n;
+        // Rows in key order, so the heatmap is the same however the tally was filled.
+        auto order = m_kept[p].heap;
+        std::sort(order.begin(), order.end(),
+                  [](const KeySlot& x, const KeySlot& y) { return x.key < y.key; });
+        for (const auto& [key, slot] : order)
+            std::copy_n(m_kept[p].rows.begin() + long(size_t(slot) * d), d,
+                        values.values.begin() + long((at++) * d));
+        codes.insert(codes.end(), order.size(), int32_t(p));
     }
     Heatmap h = heatmapOf(values, codes, m_populations, m_markers);
-    h.cells = m_seen;
+    h.cells.assign(m_seen.begin(), m_seen.end());
     return h;
 }
 

@@ -1,9 +1,9 @@
 #pragma once
 // Counts per sample and population, and each population's median marker values, over the files
-// of a cohort: what populations.csv and medians.csv hold.
+// of a cohort: what populations.csv and medians.csv hold. Tallies of disjoint sets of samples
+// merge into the tally of all of them, whatever the order (MPI ranks each tally their files).
 
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -16,18 +16,27 @@ namespace sepal {
 class PopulationTally {
   public:
     /// Values kept per population for its medians: below this many cells they are exact, above
-    /// it they are the medians of a uniform sample of this many (reservoir sampling, seeded).
+    /// it they are the medians of a uniform sample of this many: the cells with the smallest
+    /// hashed (sample index, cell index) keys, so the sample does not depend on the order in
+    /// which samples are added or tallies merged.
     static constexpr size_t kKeptPerPopulation = 100000;
 
     /// populations: their names (code i = populations[i]); markers: the value columns' names.
     PopulationTally(std::vector<std::string> populations, std::vector<std::string> markers,
                     uint64_t seed = 1);
-    /// Adds one sample: codes per cell (-1: no population) and the cells' values (cells x
-    /// markers, transformed).
-    void add(const std::string& sample, const std::vector<int32_t>& codes, const Matrix& values);
-    /// Writes sample,population,cells,fraction: a row per sample and population (populations
-    /// without cells included, cells without one as "unassigned" when there are any); fraction
-    /// of the sample's cells. Atomic; throws InputError.
+    /// Adds one sample: its index in the cohort (the order of the rows in populations.csv, and
+    /// part of each cell's sampling key), codes per cell (-1: no population) and the cells'
+    /// values (cells x markers, transformed).
+    void add(size_t sampleIndex, const std::string& sample, const std::vector<int32_t>& codes,
+             const Matrix& values);
+    /// The tally as bytes, for merge() in another process.
+    std::string toBytes() const;
+    /// Adds a tally of other samples (from toBytes() of one with the same populations, markers
+    /// and seed); throws InputError when it does not fit.
+    void merge(const std::string& bytes);
+    /// Writes sample,population,cells,fraction: a row per sample (by sample index) and
+    /// population (populations without cells included, cells without one as "unassigned" when
+    /// there are any); fraction of the sample's cells. Atomic; throws InputError.
     void writeCounts(const std::string& path) const;
     /// Writes population,cells,MARKER...: the median of each marker's values per population.
     void writeMedians(const std::string& path) const;
@@ -37,15 +46,28 @@ class PopulationTally {
 
   private:
     struct Sample {
+        uint64_t index = 0;
         std::string name;
-        std::vector<size_t> cells;  // per population, then unassigned last
-        size_t total = 0;
+        std::vector<uint64_t> cells;  // per population, then unassigned last
+        uint64_t total = 0;
     };
+    /// The values kept of one population: a max-heap of keys over slots of rows.
+    struct KeySlot {
+        uint64_t key;
+        uint64_t slot;
+    };
+    struct Kept {
+        std::vector<KeySlot> heap;  // largest key first
+        std::vector<float> rows;    // slot x markers
+    };
+    /// Keeps a row when its key is among the kKeptPerPopulation smallest of its population.
+    void offer(Kept& kept, uint64_t key, const float* row);
+
     std::vector<std::string> m_populations, m_markers;
+    uint64_t m_seed;
     std::vector<Sample> m_samples;
-    std::vector<size_t> m_seen;              // cells seen per population
-    std::vector<std::vector<float>> m_kept;  // per population: kept rows x markers
-    std::mt19937_64 m_rng;
+    std::vector<uint64_t> m_seen;  // cells seen per population
+    std::vector<Kept> m_kept;      // per population
 };
 
 }  // namespace sepal

@@ -1,0 +1,50 @@
+#pragma once
+// The processes that share one sepal-cli run: the ranks of an MPI job when started by mpirun,
+// otherwise this process alone. Built without MPI, there is always one rank.
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace sepal::cli {
+
+/// A failure already reported on stderr (by rank 0 for every rank): sepal-cli exits with 1
+/// without saying more.
+struct ReportedError : std::runtime_error {
+    ReportedError() : std::runtime_error("reported") {}
+};
+
+/// This process's place among the processes of the run; joins MPI on construction when
+/// mpirun started it, and leaves it on destruction.
+class Ranks {
+  public:
+    Ranks();
+    ~Ranks();
+    Ranks(const Ranks&) = delete;
+    Ranks& operator=(const Ranks&) = delete;
+
+    /// This process's rank, 0 .. size() - 1.
+    int rank() const { return m_rank; }
+    /// How many processes share the run.
+    int size() const { return m_size; }
+    /// True on the rank that gathers and writes what is over all files.
+    bool root() const { return m_rank == 0; }
+    /// Whether file number `index` of the run is this rank's to do (round robin).
+    bool owns(size_t index) const { return index % size_t(m_size) == size_t(m_rank); }
+    /// Every rank sends `bytes`; rank 0 gets them all in rank order, the others an empty list.
+    std::vector<std::string> gather(const std::string& bytes) const;
+    /// The sum of `value` over the ranks, on every rank.
+    uint64_t sum(uint64_t value) const;
+    /// Runs `work` on every rank. With one rank its exceptions pass through; with several, a
+    /// rank that fails still waits for the others, rank 0 prints every rank's error, and then
+    /// every rank throws ReportedError (no rank is left waiting for one that stopped).
+    void together(const std::function<void()>& work) const;
+
+  private:
+    int m_rank = 0, m_size = 1;
+    bool m_joined = false;
+};
+
+}  // namespace sepal::cli

@@ -1,0 +1,117 @@
+// PopulationTally: counts and medians per population over samples, the same whatever the order
+// the samples come in or how tallies of parts of the cohort are merged (as MPI ranks do).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "core/cluster/population_tally.h"
+#include "core/common/error.h"
+#include "fresh_dir.h"
+
+namespace sepal {
+namespace {
+
+struct Sample {
+    std::string name;
+    std::vector<int32_t> codes;
+    Matrix values;
+};
+
+/// A sample of `n` cells: of every ten, five in population 0, four in 1 and one in none; marker 0
+/// is centred on the population's code, marker 1 on 10 + code.
+Sample makeSample(const std::string& name, size_t n, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> noise(0.f, 1.f);
+    Sample s{name, std::vector<int32_t>(n), Matrix(n, 2)};
+    for (size_t i = 0; i < n; ++i) {
+        s.codes[i] = i % 10 == 9 ? -1 : int32_t(i % 2);
+        s.values.row(i)[0] = float(s.codes[i]) + noise(rng);
+        s.values.row(i)[1] = 10.f + float(s.codes[i]) + noise(rng);
+    }
+    return s;
+}
+
+std::string readText(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+PopulationTally emptyTally() {
+    return PopulationTally({"A", "B"}, {"m0", "m1"}, 7);
+}
+
+TEST(PopulationTally, CountsAddUpPerSample) {
+    const auto dir = test::freshDir("tally_counts");
+    PopulationTally tally = emptyTally();
+    const Sample s = makeSample("s1", 100, 1);
+    tally.add(0, s.name, s.codes, s.values);
+    tally.writeCounts((dir / "p.csv").string());
+    // 100 cells: 50 in A, 40 in B, 10 in none.
+    EXPECT_EQ(readText(dir / "p.csv"),
+              "sample,population,cells,fraction\n"
+              "s1,A,50,0.5\n"
+              "s1,B,40,0.4\n"
+              "s1,unassigned,10,0.1\n");
+}
+
+TEST(PopulationTally, MergedPartsAndAnyOrderGiveTheSameFiles) {
+    // Above the keep limit, so the medians come from the sampled cells.
+    const size_t n = PopulationTally::kKeptPerPopulation + 60000;
+    const std::vector<Sample> samples = {makeSample("s1", n, 1), makeSample("s2", n, 2),
+                                         makeSample("s3", 5000, 3)};
+    const auto dir = test::freshDir("tally_merge");
+    const auto write = [&](const PopulationTally& t, const std::string& name) {
+        t.writeCounts((dir / (name + "_counts.csv")).string());
+        t.writeMedians((dir / (name + "_medians.csv")).string());
+    };
+    PopulationTally inOrder = emptyTally();
+    for (size_t i = 0; i < samples.size(); ++i)
+        inOrder.add(i, samples[i].name, samples[i].codes, samples[i].values);
+    write(inOrder, "order");
+
+    // Two "ranks": files 0 and 2 on one, file 1 on the other, merged into the first.
+    PopulationTally rank0 = emptyTally(), rank1 = emptyTally();
+    rank0.add(2, samples[2].name, samples[2].codes, samples[2].values);
+    rank0.add(0, samples[0].name, samples[0].codes, samples[0].values);
+    rank1.add(1, samples[1].name, samples[1].codes, samples[1].values);
+    rank0.merge(rank1.toBytes());
+    write(rank0, "merged");
+
+    EXPECT_EQ(readText(dir / "order_counts.csv"), readText(dir / "merged_counts.csv"));
+    EXPECT_EQ(readText(dir / "order_medians.csv"), readText(dir / "merged_medians.csv"));
+    const Heatmap a = inOrder.heatmap(), b = rank0.heatmap();
+    EXPECT_EQ(a.medians, b.medians);
+    EXPECT_EQ(a.cells, b.cells);
+
+    // The sampled medians are close to the populations' centres (0 and 1, 10 and 11).
+    std::istringstream medians(readText(dir / "order_medians.csv"));
+    std::string header, rowA, rowB;
+    std::getline(medians, header);
+    std::getline(medians, rowA);
+    std::getline(medians, rowB);
+    EXPECT_EQ(header, "population,cells,m0,m1");
+    float m0 = 0, m1 = 0;
+    ASSERT_EQ(std::sscanf(rowA.c_str(), "A,%*d,%f,%f", &m0, &m1), 2) << rowA;
+    EXPECT_NEAR(m0, 0.f, 0.02f);
+    EXPECT_NEAR(m1, 10.f, 0.02f);
+    ASSERT_EQ(std::sscanf(rowB.c_str(), "B,%*d,%f,%f", &m0, &m1), 2) << rowB;
+    EXPECT_NEAR(m0, 1.f, 0.02f);
+    EXPECT_NEAR(m1, 11.f, 0.02f);
+    EXPECT_EQ(a.cells[0], n + 2500);
+    EXPECT_EQ(a.cells[1], 2 * n * 4 / 10 + 2000);
+}
+
+TEST(PopulationTally, RefusesBytesOfAnotherTally) {
+    PopulationTally tally = emptyTally();
+    PopulationTally other({"A", "B", "C"}, {"m0", "m1"}, 7);
+    EXPECT_THROW(tally.merge(other.toBytes()), InputError);
+    const std::string bytes = emptyTally().toBytes();
+    EXPECT_THROW(tally.merge(bytes.substr(0, bytes.size() - 3)), InputError);
+}
+
+}  // namespace
+}  // namespace sepal
