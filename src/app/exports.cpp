@@ -50,26 +50,39 @@ void Workspace::exportModel(const std::string& path) const {
               modelPopulations());
 }
 
-std::vector<std::string> Workspace::exportPopulationCounts(const std::string& folder) const {
+PopulationTally Workspace::populationTally(bool withValues) const {
     const State& state = m_document.state();
     const auto& data = state.data;
-    if (state.populations.groups.empty())
-        throw InputError("no populations to count: make some (From landmarks, or the lasso)");
     std::vector<std::string> names;
     for (const auto& g : state.populations.groups) names.push_back(g.name);
     // The same tally sepal-cli apply fills, one sample after another.
-    PopulationTally tally(names, data.markerNames(), 1);
+    PopulationTally tally(names, withValues ? data.markerNames() : std::vector<std::string>{}, 1);
     for (size_t si = 0; si < data.samples.size(); ++si) {
         const auto& sample = data.samples[si];
-        Matrix values(sample.count, data.points.cols);
-        std::copy_n(data.points.row(sample.first), sample.count * data.points.cols,
-                    values.values.begin());
+        Matrix values(sample.count, withValues ? data.points.cols : 0);
+        if (withValues)
+            std::copy_n(data.points.row(sample.first), sample.count * data.points.cols,
+                        values.values.begin());
         std::vector<int32_t> codes(sample.count, -1);
         for (size_t i = 0; i < sample.count; ++i)
             if (sample.first + i < state.populations.membership.size())
                 codes[i] = int32_t(state.populations.membership[sample.first + i]) - 1;
         tally.add(si, sampleName(sample.path), codes, values);
     }
+    return tally;
+}
+
+std::vector<PopulationCount> Workspace::populationCounts() const {
+    if (m_document.state().populations.groups.empty()) return {};
+    return populationTally(false).counts();
+}
+
+std::vector<std::string> Workspace::exportPopulationCounts(const std::string& folder) const {
+    const State& state = m_document.state();
+    const auto& data = state.data;
+    if (state.populations.groups.empty())
+        throw InputError("no populations to count: make some (From landmarks, or the lasso)");
+    const PopulationTally tally = populationTally(true);
     std::vector<std::string> inputs;
     for (const auto& sample : data.samples) inputs.push_back(sample.path);
     const std::string counts = (std::filesystem::path(folder) / "populations.csv").string();

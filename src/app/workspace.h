@@ -20,6 +20,7 @@
 #include "app/state.h"
 #include "backend/backends.h"
 #include "core/cluster/heatmap.h"
+#include "core/cluster/population_tally.h"
 #include "core/model/model_populations.h"
 #include "core/pipeline/export_table.h"
 #include "core/train/trainer.h"
@@ -148,6 +149,9 @@ class Workspace {
     /// Writes populations.csv and medians.csv (sample,population,cells,fraction and population x
     /// marker medians) into `folder`, in sepal-cli apply's format; returns the paths written.
     std::vector<std::string> exportPopulationCounts(const std::string& folder) const;
+    /// The rows of populations.csv for the open data, as exportPopulationCounts writes them
+    /// (none without populations).
+    std::vector<PopulationCount> populationCounts() const;
     /// Cells in each population.
     std::vector<size_t> populationSizes() const;
     /// Replaces the populations by k metaclusters of the landmarks (sepal-cli embed
@@ -206,6 +210,9 @@ class Workspace {
 
   private:
     void addRecent(const std::string& path);
+    /// The open data's populations counted per sample (with their values for the medians when
+    /// `withValues`), as sepal-cli apply counts a cohort.
+    PopulationTally populationTally(bool withValues) const;
 
     // Declared in this order: the scheduler refers to the document and the log, and its worker
     // threads stop before either goes.

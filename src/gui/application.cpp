@@ -31,6 +31,7 @@
 #include "ui/data_panel.h"
 #include "ui/error_banner.h"
 #include "ui/export_panel.h"
+#include "ui/counts_panel.h"
 #include "ui/heatmap_panel.h"
 #include "ui/landmarks_panel.h"
 #include "ui/log_panel.h"
@@ -118,6 +119,7 @@ Application::Application(Options options)
     auto& right = m_bars->right();
     right.push_back(std::make_unique<ui::PopulationsPanel>());
     right.push_back(std::make_unique<ui::HeatmapPanel>());
+    right.push_back(std::make_unique<ui::CountsPanel>());
     right.push_back(std::make_unique<ui::ExportPanel>());
     right.push_back(std::make_unique<ui::StatsPanel>());
     right.push_back(std::make_unique<ui::LogPanel>());

@@ -44,6 +44,9 @@ std::string stateJson(Application& application) {
         pops.push_back({{"name", st.populations.groups[i].name}, {"size", sizes[i]}});
     nlohmann::json samples = nlohmann::json::array();
     for (const auto& s : st.data.samples) samples.push_back(s.path);
+    // What the Counts window shows: sample, population, cells.
+    nlohmann::json counts = nlohmann::json::array();
+    for (const auto& c : ws.populationCounts()) counts.push_back({c.sample, c.population, c.cells});
     const char* modes[] = {"marker", "sample", "label", "density", "population"};
     nlohmann::json j = {{"events", st.data.events()},
                         {"samples", samples},
@@ -52,6 +55,7 @@ std::string stateJson(Application& application) {
                         {"locked", st.model.count() - size_t(std::count(st.model.locked.begin(),
                                                                         st.model.locked.end(), 0))},
                         {"populations", pops},
+                        {"counts", counts},
                         {"colour_mode", modes[int(st.colour.mode)]},
                         {"errors", ws.errorCount()},
                         {"undo", ws.undoStack().undoLabel()},

@@ -517,7 +517,8 @@ def test_counts_agreement(out):
     os.makedirs(f"{out}/app")
     states, _, _ = run_app(["open " + " ".join(files), "settle", "populations-from-landmarks 12",
                             "settle", f"export counts {out}/app", f"export heatmap {out}/app.png",
-                            "state", "quit"], out)
+                            "panel Counts open", "panel Heatmap open", "wait 0.5",
+                            f"screenshot {out}/counts.png", "state", "quit"], out)
     check(len(states[-1]["populations"]) == 12, "the app made no 12 populations")
     check(states[-1]["errors"] == 0, "the app logged errors")
     subprocess.run([cli, "embed", *files, "--metaclusters", "12", "--model", f"{out}/m.json",
@@ -529,6 +530,11 @@ def test_counts_agreement(out):
         check(app == mine, f"{name} differs between the app and sepal-cli:\n{app[:400]}\n---\n"
               f"{mine[:400]}")
     check(read_png(f"{out}/app.png")[0] > 200, "the app's heatmap is not a picture")
+    # The Counts window shows the rows of populations.csv.
+    _, rows = read_csv(f"{out}/cli/populations.csv")
+    shown = [[s, p, int(c)] for s, p, c, _ in rows]
+    check(states[-1]["counts"] == shown, f"the Counts window shows {states[-1]['counts'][:3]}, "
+          f"populations.csv has {shown[:3]}")
 
 
 def main():

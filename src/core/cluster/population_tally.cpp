@@ -183,7 +183,7 @@ void PopulationTally::merge(const std::string& bytes) {
     }
 }
 
-void PopulationTally::writeCounts(const std::string& path) const {
+std::vector<PopulationCount> PopulationTally::counts() const {
     const size_t k = m_populations.size();
     bool anyUnassigned = false;
     for (const auto& s : m_samples) anyUnassigned |= s.cells[k] > 0;
@@ -191,14 +191,19 @@ void PopulationTally::writeCounts(const std::string& path) const {
     for (const auto& s : m_samples) ordered.push_back(&s);
     std::stable_sort(ordered.begin(), ordered.end(),
                      [](const Sample* a, const Sample* b) { return a->index < b->index; });
-    std::string text = "sample,population,cells,fraction\n";
+    std::vector<PopulationCount> rows;
     for (const Sample* s : ordered)
-        for (size_t p = 0; p < k + (anyUnassigned ? 1 : 0); ++p) {
-            const std::string name = p < k ? m_populations[p] : "unassigned";
-            text += io::csvField(s->name) + "," + io::csvField(name) + "," +
-                    std::to_string(s->cells[p]) + "," +
-                    number(s->total ? double(s->cells[p]) / double(s->total) : NAN) + "\n";
-        }
+        for (size_t p = 0; p < k + (anyUnassigned ? 1 : 0); ++p)
+            rows.push_back({s->name, p < k ? m_populations[p] : "unassigned", s->cells[p],
+                            s->total ? double(s->cells[p]) / double(s->total) : NAN});
+    return rows;
+}
+
+void PopulationTally::writeCounts(const std::string& path) const {
+    std::string text = "sample,population,cells,fraction\n";
+    for (const auto& row : counts())
+        text += io::csvField(row.sample) + "," + io::csvField(row.population) + "," +
+                std::to_string(row.cells) + "," + number(row.fraction) + "\n";
     io::writeFileAtomically(path, [&](std::ostream& out) { out << text; });
 }
 

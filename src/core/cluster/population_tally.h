@@ -12,6 +12,14 @@
 
 namespace sepal {
 
+/// One row of populations.csv: the cells of a sample in a population.
+struct PopulationCount {
+    std::string sample;      ///< the sample's name
+    std::string population;  ///< the population's name, or "unassigned"
+    uint64_t cells = 0;      ///< its cells in the sample
+    double fraction = 0;     ///< of the sample's cells (NaN for an empty sample)
+};
+
 /// Adds up one labelled sample after another; memory stays bounded by the values it keeps.
 class PopulationTally {
   public:
@@ -34,9 +42,10 @@ class PopulationTally {
     /// Adds a tally of other samples (from toBytes() of one with the same populations, markers
     /// and seed); throws InputError when it does not fit.
     void merge(const std::string& bytes);
-    /// Writes sample,population,cells,fraction: a row per sample (by sample index) and
-    /// population (populations without cells included, cells without one as "unassigned" when
-    /// there are any); fraction of the sample's cells. Atomic; throws InputError.
+    /// A row per sample (by sample index) and population (populations without cells
+    /// included, cells without one as "unassigned" when there are any).
+    std::vector<PopulationCount> counts() const;
+    /// Writes counts() as sample,population,cells,fraction. Atomic; throws InputError.
     void writeCounts(const std::string& path) const;
     /// Writes population,cells,MARKER...: the median of each marker's values per population.
     void writeMedians(const std::string& path) const;
