@@ -6,6 +6,7 @@
 
 #include "backend/backends.h"
 #include "cli/cli_export.h"
+#include "cli/cli_gates.h"
 #include "cli/cli_populations.h"
 #include "cli/cli_progress.h"
 #include "cli/cli_ranks.h"
@@ -102,6 +103,8 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
         return 0;
     }
     io::Table table = readInput(path);
+    // The model's gates choose the cells, as they chose those it was trained on.
+    keepGatedCells(table, run.loaded.gates, run.prefix + path + ": ", a.quiet);
     std::vector<std::string> available;
     for (const auto& ch : table.channels) available.push_back(ch.name);
     for (const auto& ch : table.channels)
@@ -213,7 +216,8 @@ void addApplyCommand(CLI::App& app) {
         "Project files through a saved landmark model (from embed --model); writes one "
         "table per input with EmbedSOM1, EmbedSOM2 and a sample column, and when the model "
         "has populations a population column, populations.csv (cells per sample and "
-        "population) and medians.csv (population x marker medians)");
+        "population) and medians.csv (population x marker medians). When the model has gates, "
+        "only the cells inside them are projected, written and counted");
     cmd->add_option("--model", args->model, "model file written by embed --model")->required();
     cmd->add_option("inputs", args->inputs, "FCS, CSV/TSV or points JSON files")->required();
     cmd->add_option("--out-dir", args->outDir, "folder for the outputs (created if missing)")

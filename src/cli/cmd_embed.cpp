@@ -7,6 +7,7 @@
 
 #include "backend/backends.h"
 #include "cli/cli_export.h"
+#include "cli/cli_gates.h"
 #include "cli/cli_populations.h"
 #include "cli/cli_progress.h"
 #include "cli/command_registry.h"
@@ -43,6 +44,7 @@ struct EmbedArgs {
     std::string color = "density";
     std::string size = "1000x1000";
     std::string model;
+    std::string gates;
     size_t metaclusters = 0;
     bool balanced = false;
     std::string metaclusterMethod = "consensus";
@@ -66,6 +68,8 @@ void runEmbed(const EmbedArgs& a) {
     std::vector<std::string> readFiles = a.inputs;
     readFiles.push_back(a.prepare.spilloverFile);
     readFiles.push_back(a.prepare.transform);
+    readFiles.push_back(a.gates);
+    const std::vector<Gate> gates = a.gates.empty() ? std::vector<Gate>{} : readGatesFile(a.gates);
     if (!a.exports.perPopulation) io::refuseOverwritingInput(a.out, readFiles, "--out");
     io::refuseOverwritingInput(a.model, readFiles, "--model");
     io::refuseOverwritingInput(a.png, readFiles, "--png");
@@ -96,6 +100,12 @@ void runEmbed(const EmbedArgs& a) {
 
     PreparedInput input = prepareInputs(a.inputs, a.prepare);
     for (const auto& w : input.table.warnings) note(a.quiet, w);
+    if (!gates.empty()) {
+        // The transform stays fitted on every event (as the app fits it before gating); the
+        // gates then choose the events that are trained on, projected and written.
+        keepGatedCells(input.table, gates, "", a.quiet);
+        input.points = input.pipeline.apply(input.table);
+    }
     const std::vector<std::string> used = input.pipeline.columns();
     for (size_t c : emptyChannels(input.table))
         if (std::find(used.begin(), used.end(), input.table.channels[c].name) == used.end())
@@ -149,7 +159,7 @@ void runEmbed(const EmbedArgs& a) {
                   a.exports, a.quiet);
     if (!a.model.empty())
         saveModel(a.model, result.model, input.pipeline.columns(), input.pipeline.toJson(),
-                  settings.params, populations);
+                  settings.params, populations, gates);
     if (!a.png.empty()) {
         raster::PictureSpec spec =
             pictureSpecFor(input.table, a.color, input.points, input.pipeline.columns());
@@ -204,6 +214,9 @@ void addEmbedCommand(CLI::App& app) {
         ->capture_default_str();
     cmd->add_option("--size", args->size, "picture size WIDTHxHEIGHT")->capture_default_str();
     cmd->add_option("--model", args->model, "also save the landmark model (JSON) for apply");
+    cmd->add_option("--gates", args->gates,
+                    "keep only the events inside these gates (a gates file from the app's Export "
+                    "> Gates, or a model or session with gates); the model keeps them for apply");
     cmd->add_flag("--balanced", args->balanced,
                   "with several files: train on the same number of events from each (of "
                   "--train-sample in all), so that a large sample does not outweigh the others");

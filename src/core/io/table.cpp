@@ -30,4 +30,27 @@ const std::string* Table::keyword(const std::string& key) const {
     return nullptr;
 }
 
+Table keepRows(const Table& table, const std::vector<uint8_t>& keep) {
+    Table out;
+    out.source = table.source;
+    out.channels = table.channels;
+    out.keywords = table.keywords;
+    out.spillover = table.spillover;
+    out.warnings = table.warnings;
+    size_t n = 0;
+    for (size_t i = 0; i < table.events() && i < keep.size(); ++i) n += keep[i] ? 1 : 0;
+    const size_t d = table.values.cols;
+    out.values = Matrix(n, d);
+    for (const auto& l : table.labels) out.labels.push_back({l.name, l.categories, {}});
+    size_t at = 0;
+    for (size_t i = 0; i < table.events() && i < keep.size(); ++i) {
+        if (!keep[i]) continue;
+        std::copy_n(table.values.row(i), d, out.values.row(at++));
+        for (size_t l = 0; l < table.labels.size(); ++l)
+            out.labels[l].codes.push_back(
+                i < table.labels[l].codes.size() ? table.labels[l].codes[i] : -1);
+    }
+    return out;
+}
+
 }  // namespace sepal::io

@@ -50,4 +50,7 @@ struct Table {
     const std::string* keyword(const std::string& key) const;
 };
 
+/// The events of `table` where keep[i] is not 0, in order (values and labels; the rest as is).
+Table keepRows(const Table& table, const std::vector<uint8_t>& keep);
+
 }  // namespace sepal::io

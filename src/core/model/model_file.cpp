@@ -86,7 +86,8 @@ class FieldReader {
 
 nlohmann::json modelToJson(const LandmarkModel& model, const std::vector<std::string>& columns,
                            const nlohmann::json& transformJson, const EmbedParams& params,
-                           const std::vector<ModelPopulation>& populations) {
+                           const std::vector<ModelPopulation>& populations,
+                           const std::vector<Gate>& gates) {
     groupsOfLandmarks(populations, model.count());
     model.validate();
     if (columns.size() != model.dim)
@@ -112,6 +113,10 @@ nlohmann::json modelToJson(const LandmarkModel& model, const std::vector<std::st
         for (const auto& p : populations)
             pops.push_back({{"name", p.name}, {"landmarks", p.landmarks}});
         doc["populations"] = pops;
+    }
+    if (!gates.empty()) {
+        for (const Gate& gate : gates) validateGate(gate, "cannot save the model");
+        doc["gates"] = gatesToJson(gates);
     }
     return doc;
 }
@@ -204,15 +209,18 @@ LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source) 
             r.fail(e.what());
         }
     }
+    // Optional: the gates the model's cells passed (the app's biaxial plots, embed --gates).
+    if (doc.contains("gates")) out.gates = gatesFromJson(doc["gates"], "model file " + source);
     m.touch();
     return out;
 }
 
 void saveModel(const std::string& path, const LandmarkModel& model,
                const std::vector<std::string>& columns, const nlohmann::json& transformJson,
-               const EmbedParams& params, const std::vector<ModelPopulation>& populations) {
+               const EmbedParams& params, const std::vector<ModelPopulation>& populations,
+               const std::vector<Gate>& gates) {
     const std::string text =
-        modelToJson(model, columns, transformJson, params, populations).dump(1) + "\n";
+        modelToJson(model, columns, transformJson, params, populations, gates).dump(1) + "\n";
     io::AtomicFile file(path);
     file.write(text);
     file.commit();

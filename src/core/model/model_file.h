@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/embedsom/projector.h"
+#include "core/gate/gate.h"
 #include "core/model/landmark_model.h"
 #include "core/model/model_populations.h"
 
@@ -22,20 +23,22 @@ struct LoadedModel {
     nlohmann::json transform;          ///< TransformPipeline::toJson() output (opaque here)
     EmbedParams params;                ///< EmbedSOM parameters the model was used with
     std::vector<ModelPopulation> populations;  ///< named sets of landmarks (may be none)
+    std::vector<Gate> gates;  ///< the cells the model was trained on and applies to (may be none)
 };
 
 /// The model as a JSON document (the file's content); columns.size() must equal model.dim.
 nlohmann::json modelToJson(const LandmarkModel& model, const std::vector<std::string>& columns,
                            const nlohmann::json& transformJson, const EmbedParams& params = {},
-                           const std::vector<ModelPopulation>& populations = {});
+                           const std::vector<ModelPopulation>& populations = {},
+                           const std::vector<Gate>& gates = {});
 /// Parses a model document; `source` names it in errors. Throws InputError naming the field.
 LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source);
 
 /// Writes the model file atomically (temporary name, then rename). Throws InputError on failure.
 void saveModel(const std::string& path, const LandmarkModel& model,
                const std::vector<std::string>& columns, const nlohmann::json& transformJson,
-               const EmbedParams& params = {},
-               const std::vector<ModelPopulation>& populations = {});
+               const EmbedParams& params = {}, const std::vector<ModelPopulation>& populations = {},
+               const std::vector<Gate>& gates = {});
 /// Reads a model file. Throws InputError naming the file and the malformed field.
 LoadedModel loadModel(const std::string& path);
 
