@@ -4,6 +4,7 @@ in vec4 vColour;
 uniform float uAlpha;
 out vec4 fragColour;
 void main() {
+    if (vColour.a == 0.0) discard;  // a cell outside the gates
     vec2 p = gl_PointCoord * 2.0 - 1.0;
     float r2 = dot(p, p);
     if (r2 > 1.0) discard;

@@ -36,8 +36,8 @@ void put(std::vector<uint8_t>& rgba, size_t i, std::array<uint8_t, 3> c, uint8_t
 }  // namespace
 
 ColourKey computeColours(const Dataset& data, const ColourSettings& settings,
-                         const Populations& populations, const std::vector<float>& xy,
-                         std::vector<uint8_t>& rgba) {
+                         const Populations& populations, const Gating& gating,
+                         const std::vector<float>& xy, std::vector<uint8_t>& rgba) {
     size_t n = data.events();
     rgba.assign(n * 4, 255);
     ColourKey key;
@@ -113,7 +113,7 @@ ColourKey computeColours(const Dataset& data, const ColourSettings& settings,
                 int gx = std::clamp(int((xy[2 * i] - minX) * sx), 0, kGrid - 1);
                 int gy = std::clamp(int((xy[2 * i + 1] - minY) * sy), 0, kGrid - 1);
                 cell[i] = uint32_t(gy * kGrid + gx);
-                ++counts[cell[i]];
+                if (gating.contains(i)) ++counts[cell[i]];
             }
             float top = std::log1p(float(*std::max_element(counts.begin(), counts.end())));
             for (size_t i = 0; i < n; ++i)
@@ -133,6 +133,10 @@ ColourKey computeColours(const Dataset& data, const ColourSettings& settings,
             }
             break;
     }
+    // Cells outside the gates are not drawn (alpha 0 is discarded by the point shader).
+    if (!gating.inside.empty())
+        for (size_t i = 0; i < n && i < gating.inside.size(); ++i)
+            if (!gating.inside[i]) rgba[4 * i + 3] = 0;
     return key;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/dataset.h"
+#include "app/gating.h"
 
 namespace sepal::app {
 
@@ -59,10 +60,10 @@ std::array<uint8_t, 3> colourMap(const std::string& map, float t);
 /// The i-th colour of the categorical palette.
 std::array<uint8_t, 3> paletteColour(size_t i);
 
-/// Computes n x 4 RGBA bytes for every cell; xy (n x 2) is needed for density only. Returns the
-/// key.
+/// Computes n x 4 RGBA bytes for every cell (alpha 0 outside the gates); xy (n x 2) is needed
+/// for density only. Returns the key.
 ColourKey computeColours(const Dataset& data, const ColourSettings& settings,
-                         const Populations& populations, const std::vector<float>& xy,
-                         std::vector<uint8_t>& rgba);
+                         const Populations& populations, const Gating& gating,
+                         const std::vector<float>& xy, std::vector<uint8_t>& rgba);
 
 }  // namespace sepal::app

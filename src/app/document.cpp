@@ -1,5 +1,7 @@
 #include "app/document.h"
 
+#include <cmath>
+
 #include "app/initial_model.h"
 #include "app/populations.h"
 
@@ -158,6 +160,17 @@ void Document::replaceData(Dataset data, TransformPipeline pipeline) {
         m_state.colour.mode = ColourMode::Density;
     m_state.populations = Populations{};
     m_state.populations.membership.assign(m_state.data.events(), 0);
+    // Clean-up gates suit the next files of a panel too; they go when a file lacks a channel.
+    if (!m_state.gating.gates.empty()) {
+        try {
+            m_state.gating = gatingOf(m_state.data, m_state.gating.gates);
+            m_log.add(LogEntry::Info, gatedSummary(m_state.gating.inside, m_state.gating.gates));
+        } catch (const std::exception& e) {
+            m_log.add(LogEntry::Warning, std::string("the gates were removed: ") + e.what());
+            m_state.gating = Gating{};
+        }
+    }
+    m_state.bump(Part::Gates);
     m_undo.clear();
     m_state.bump(Part::Data);
     m_state.model = startModel();
@@ -171,8 +184,8 @@ void Document::replaceAll(State next) {
     m_untrained = false;
     next.counter = m_state.counter;
     m_state = std::move(next);
-    for (auto p :
-         {Part::Data, Part::Model, Part::Colour, Part::Populations, Part::View, Part::Training})
+    for (auto p : {Part::Data, Part::Model, Part::Colour, Part::Populations, Part::View,
+                   Part::Training, Part::Gates})
         m_state.bump(p);
     m_undo.clear();
 }
@@ -193,7 +206,12 @@ size_t Document::brush(const std::vector<float>& polygon, const std::string& nam
         }
         next.groups.push_back({name, paletteColour(id + 3)});
     }
-    size_t count = paintPolygon(polygon, xy, uint8_t(id + 1), next.membership);
+    // Cells outside the gates are not drawn, so the lasso cannot take them.
+    std::vector<float> shown = xy;
+    if (!m_state.gating.inside.empty())
+        for (size_t i = 0; 2 * i + 1 < shown.size(); ++i)
+            if (!m_state.gating.contains(i)) shown[2 * i] = shown[2 * i + 1] = NAN;
+    size_t count = paintPolygon(polygon, shown, uint8_t(id + 1), next.membership);
     execute(std::make_unique<ChangeCommand<Populations>>(&State::populations, Part::Populations,
                                                          m_state.populations, std::move(next),
                                                          "Brush " + name));
@@ -243,6 +261,23 @@ void Document::editPopulation(size_t i, const Population& p) {
     execute(std::make_unique<ChangeCommand<Populations>>(
         &State::populations, Part::Populations, m_state.populations, std::move(next),
         "Edit " + p.name, "population" + std::to_string(i)));
+}
+
+// ---------------------------------------------------------------- gates
+
+bool Document::setGates(std::vector<Gate> gates, const std::string& label) {
+    Gating next;
+    try {
+        next = gatingOf(m_state.data, std::move(gates));
+    } catch (const std::exception& e) {
+        m_log.add(LogEntry::Error, label + ": " + e.what());
+        return false;
+    }
+    if (!next.gates.empty()) m_log.add(LogEntry::Info, gatedSummary(next.inside, next.gates));
+    execute(std::make_unique<ChangeCommand<Gating>>(&State::gating, Part::Gates, m_state.gating,
+                                                    std::move(next), label));
+    seal();
+    return true;
 }
 
 }  // namespace sepal::app

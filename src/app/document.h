@@ -108,6 +108,11 @@ class Document {
     /// Replaces every population and colours by population (one undo step named `label`).
     void replacePopulations(Populations next, const std::string& label);
 
+    // --- gates
+    /// Replaces the gates (one undo step named `label`); the cells inside are found at once.
+    /// False, with the reason logged, when a gate reads a channel a sample lacks.
+    bool setGates(std::vector<Gate> gates, const std::string& label);
+
   private:
     Log& m_log;
     State m_state;

@@ -35,6 +35,25 @@ std::vector<std::string> Workspace::exportEvents(const std::string& path,
     source.xy = &coordinates;
     source.usedColumns = data.columns;
     source.transformed = &data.points;
+    // Only the cells inside the gates are written, as sepal-cli writes them.
+    std::vector<io::Table> gatedTables;
+    Matrix gatedXy, gatedPoints;
+    if (!state.gating.inside.empty()) {
+        for (size_t s = 0; s < data.samples.size(); ++s) {
+            const auto first = state.gating.inside.begin() + long(data.samples[s].first);
+            gatedTables.push_back(io::keepRows(
+                data.tables[s], std::vector<uint8_t>(first, first + long(data.samples[s].count))));
+        }
+        gatedXy = gatedRows(coordinates, state.gating);
+        gatedPoints = gatedRows(data.points, state.gating);
+        PopulationCodes kept{populations.column, populations.names, {}};
+        for (size_t i = 0; i < n; ++i)
+            if (state.gating.contains(i)) kept.codes.push_back(populations.codes[i]);
+        populations = std::move(kept);
+        source.tables = gatedTables;
+        source.xy = &gatedXy;
+        source.transformed = &gatedPoints;
+    }
     // No populations brushed: the file has no population column, as sepal-cli writes it.
     if (!populations.names.empty()) source.populations = &populations;
     // The files the data came from are never written over.
@@ -43,11 +62,20 @@ std::vector<std::string> Workspace::exportEvents(const std::string& path,
     return writeExport(path, source, options, inputs);
 }
 
+void Workspace::exportGates(const std::string& path) const {
+    const State& state = m_document.state();
+    if (state.gating.gates.empty()) throw InputError("no gates to export: draw some (Biaxial)");
+    std::vector<std::string> inputs;
+    for (const auto& sample : state.data.samples) inputs.push_back(sample.path);
+    io::refuseOverwritingInput(path, inputs, "the gates file");
+    writeGatesFile(path, state.gating.gates);
+}
+
 void Workspace::exportModel(const std::string& path) const {
     const State& state = m_document.state();
     if (state.data.events() == 0) throw InputError("nothing to export: open a file first");
     saveModel(path, state.model, state.data.columns, state.pipeline.toJson(), state.embed,
-              modelPopulations());
+              modelPopulations(), state.gating.gates);
 }
 
 PopulationTally Workspace::populationTally(bool withValues) const {
@@ -57,16 +85,20 @@ PopulationTally Workspace::populationTally(bool withValues) const {
     for (const auto& g : state.populations.groups) names.push_back(g.name);
     // The same tally sepal-cli apply fills, one sample after another.
     PopulationTally tally(names, withValues ? data.markerNames() : std::vector<std::string>{}, 1);
+    // Only the cells inside the gates count, as sepal-cli apply counts the gated cells.
     for (size_t si = 0; si < data.samples.size(); ++si) {
         const auto& sample = data.samples[si];
-        Matrix values(sample.count, withValues ? data.points.cols : 0);
-        if (withValues)
-            std::copy_n(data.points.row(sample.first), sample.count * data.points.cols,
-                        values.values.begin());
-        std::vector<int32_t> codes(sample.count, -1);
-        for (size_t i = 0; i < sample.count; ++i)
-            if (sample.first + i < state.populations.membership.size())
-                codes[i] = int32_t(state.populations.membership[sample.first + i]) - 1;
+        std::vector<size_t> rows;
+        for (size_t i = sample.first; i < sample.first + sample.count; ++i)
+            if (state.gating.contains(i)) rows.push_back(i);
+        const size_t d = withValues ? data.points.cols : 0;
+        Matrix values(rows.size(), d);
+        std::vector<int32_t> codes(rows.size(), -1);
+        for (size_t r = 0; r < rows.size(); ++r) {
+            std::copy_n(data.points.row(rows[r]), d, values.row(r));
+            if (rows[r] < state.populations.membership.size())
+                codes[r] = int32_t(state.populations.membership[rows[r]]) - 1;
+        }
         tally.add(si, sampleName(sample.path), codes, values);
     }
     return tally;

@@ -26,8 +26,14 @@ void Workspace::populationsFromLandmarks(size_t k) {
         settings.seed = st.training.seed;
         const auto ofLandmark = metaclusterLandmarks(st.model, settings);
         auto search = makeCpuNearestSearch();
-        const auto codes = groupsOfPoints(st.data.points, st.model, ofLandmark, *search);
-        const auto names = nameGroups(st.data.points, codes, k, st.data.markerNames());
+        // Named from the cells inside the gates, as sepal-cli embed --gates names them; the
+        // cells outside join none.
+        const Matrix gated = gatedRows(st.data.points, st.gating);
+        const auto names = nameGroups(gated, groupsOfPoints(gated, st.model, ofLandmark, *search),
+                                      k, st.data.markerNames());
+        auto codes = groupsOfPoints(st.data.points, st.model, ofLandmark, *search);
+        for (size_t i = 0; i < codes.size(); ++i)
+            if (!st.gating.contains(i)) codes[i] = -1;
         m_document.replacePopulations(populationsFromCodes(names, codes),
                                       "Populations from landmarks");
         log(LogEntry::Info, std::to_string(k) + " populations from the landmarks");
@@ -40,10 +46,12 @@ Heatmap Workspace::populationHeatmap() const {
     const State& st = m_document.state();
     std::vector<std::string> names;
     for (const auto& g : st.populations.groups) names.push_back(g.name);
-    std::vector<int32_t> codes(st.data.events(), -1);
-    for (size_t i = 0; i < codes.size() && i < st.populations.membership.size(); ++i)
-        codes[i] = int32_t(st.populations.membership[i]) - 1;
-    return heatmapOf(st.data.points, codes, names, st.data.markerNames());
+    // The cells inside the gates, as sepal-cli apply's heatmap.
+    std::vector<int32_t> codes;
+    for (size_t i : st.gating.events(st.data.events()))
+        codes.push_back(
+            i < st.populations.membership.size() ? int32_t(st.populations.membership[i]) - 1 : -1);
+    return heatmapOf(gatedRows(st.data.points, st.gating), codes, names, st.data.markerNames());
 }
 
 std::vector<ModelPopulation> Workspace::modelPopulations() const {
@@ -59,7 +67,8 @@ std::vector<ModelPopulation> Workspace::modelPopulations() const {
     const auto nearest = groupsOfPoints(st.data.points, st.model, self, *search);
     std::vector<size_t> votes(g * (k + 1), 0);
     for (size_t i = 0; i < nearest.size() && i < st.populations.membership.size(); ++i)
-        if (nearest[i] >= 0) ++votes[size_t(nearest[i]) * (k + 1) + st.populations.membership[i]];
+        if (nearest[i] >= 0 && st.gating.contains(i))
+            ++votes[size_t(nearest[i]) * (k + 1) + st.populations.membership[i]];
     std::vector<int32_t> group(g, -1);
     for (size_t j = 0; j < g; ++j) {
         const size_t* v = votes.data() + j * (k + 1);
@@ -83,7 +92,9 @@ void Workspace::adoptModelPopulations(const std::vector<ModelPopulation>& popula
     }
     const auto ofLandmark = groupsOfLandmarks(populations, st.model.count());
     auto search = makeCpuNearestSearch();
-    const auto codes = groupsOfPoints(st.data.points, st.model, ofLandmark, *search);
+    auto codes = groupsOfPoints(st.data.points, st.model, ofLandmark, *search);
+    for (size_t i = 0; i < codes.size(); ++i)
+        if (!st.gating.contains(i)) codes[i] = -1;  // as sepal-cli apply leaves them out
     m_document.replacePopulations(populationsFromCodes(populationNames(populations), codes),
                                   "Populations of " + source);
 }

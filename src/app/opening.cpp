@@ -91,6 +91,9 @@ void Workspace::openModel(const std::string& path) {
     rebuildPoints(probe, pipeline);
     m_scheduler.stopModelWork();
     m_document.adoptModel(pipeline, loaded.model, loaded.params, "Open model " + path);
+    // The model's gates choose the cells its populations label (a model without gates leaves
+    // the user's own as they are).
+    if (!loaded.gates.empty()) m_document.setGates(loaded.gates, "Gates of " + path);
     adoptModelPopulations(loaded.populations, path);
     log(LogEntry::Info,
         "opened model " + path + " (" + std::to_string(loaded.model.count()) + " landmarks)");

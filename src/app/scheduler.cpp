@@ -37,13 +37,20 @@ void Scheduler::dataChanged() {
     // the state changes.
     bool same = m_sweeper->positions().size() == 2 * state.data.events();
     m_sweeper->reset(std::make_shared<const Matrix>(state.data.points), same);
+    gatesChanged();
+}
+
+void Scheduler::gatesChanged() {
+    // Step-by-step trainers refine on a sample of the cells inside the gates.
+    const State& state = m_document.state();
     const auto& pts = state.data.points;
-    size_t n = pts.rows, d = pts.cols, m = std::min(n, kTrainingSubsample);
+    const std::vector<size_t> inside = state.gating.events(pts.rows);
+    size_t n = inside.size(), d = pts.cols, m = std::min(n, kTrainingSubsample);
     m_trainSample.resize(m * d);
     std::mt19937_64 rng(state.training.seed);
     std::uniform_int_distribution<size_t> any(0, n ? n - 1 : 0);
     for (size_t i = 0; i < m; ++i) {
-        size_t src = m == n ? i : any(rng);
+        size_t src = inside[m == n ? i : any(rng)];
         std::copy(pts.row(src), pts.row(src) + d, m_trainSample.begin() + long(i * d));
     }
 }
@@ -56,7 +63,11 @@ FrameUpdate Scheduler::frame(double budgetMs) {
     const State& state = m_document.state();
     if (state.version(Part::Data) != m_dataSeen) {
         m_dataSeen = state.version(Part::Data);
+        m_gatesSeen = state.version(Part::Gates);
         dataChanged();
+    } else if (state.version(Part::Gates) != m_gatesSeen) {
+        m_gatesSeen = state.version(Part::Gates);
+        gatesChanged();
     }
     m_stats.trainMs = 0;
     if (m_training) trainStep(budgetMs * kTrainShare);
@@ -75,14 +86,14 @@ FrameUpdate Scheduler::frame(double budgetMs) {
     updateStats();
     // Colours follow the colouring, data and populations, and density follows every sweep.
     uint64_t colourKey = state.version(Part::Colour) * 1000003 + state.version(Part::Data) * 31 +
-                         state.version(Part::Populations);
+                         state.version(Part::Populations) + state.version(Part::Gates) * 7919;
     bool densityStale =
         state.colour.mode == ColourMode::Density && m_sweeper->sweeps() != m_sweepsSeen;
     if (colourKey != m_colourSeen || densityStale || update.allPositions) {
         m_colourSeen = colourKey;
         m_sweepsSeen = m_sweeper->sweeps();
-        m_key = computeColours(state.data, state.colour, state.populations, m_sweeper->positions(),
-                               m_rgba);
+        m_key = computeColours(state.data, state.colour, state.populations, state.gating,
+                               m_sweeper->positions(), m_rgba);
         update.colours = true;
     }
     return update;

@@ -114,6 +114,7 @@ class Scheduler {
 
   private:
     void dataChanged();
+    void gatesChanged();
     void pollRecipe();
     void trainStep(double budgetMs);
     void updateStats();
@@ -134,7 +135,7 @@ class Scheduler {
     std::vector<float> m_trainSample;
     bool m_training = false;
     bool m_external = false;
-    uint64_t m_colourSeen = ~0ull, m_sweepsSeen = 0, m_dataSeen = 0;
+    uint64_t m_colourSeen = ~0ull, m_sweepsSeen = 0, m_dataSeen = 0, m_gatesSeen = 0;
     size_t m_pointsSeen = ~size_t(0);
 };
 

@@ -41,12 +41,14 @@ void Scheduler::runRecipe(bool undoable) {
     }
     try {
         EmbedSettings settings = recipeSettings(state.training);
-        if (state.data.events() < settings.landmarks.count)
+        // The recipe trains on the cells inside the gates, as sepal-cli embed --gates does.
+        auto points = std::make_shared<const Matrix>(gatedRows(state.data.points, state.gating));
+        if (points->rows < settings.landmarks.count)
             throw InputError("the recipe asks for " + std::to_string(settings.landmarks.count) +
-                             " landmarks but the data has " + std::to_string(state.data.events()) +
-                             " events; ask for fewer landmarks in the Training window");
-        m_recipe = std::make_unique<RecipeTask>(std::make_shared<const Matrix>(state.data.points),
-                                                settings, recipe->title);
+                             " landmarks but " + std::to_string(points->rows) +
+                             " events are in the data and its gates; ask for fewer landmarks "
+                             "in the Training window");
+        m_recipe = std::make_unique<RecipeTask>(std::move(points), settings, recipe->title);
         m_recipeUndoable = undoable;
         m_log.add(LogEntry::Info, "training " + recipe->title + " (sepal-cli embed " +
                                       recipeCommandLine(state.training) + ")");

@@ -1,4 +1,4 @@
-// Sessions of the workspace: the session file (files, model, colours, populations, view,
+// Sessions of the workspace: the session file (files, model with gates, colours, populations, view,
 // training settings) written atomically and restored all or nothing.
 #include <filesystem>
 #include <fstream>
@@ -40,8 +40,8 @@ nlohmann::json Workspace::sessionJson(const std::array<float, 3>& camera) const 
             {"version", 2},
             {"files", files},
             // The model file of `sepal-cli embed --model`: its transform, landmarks, parameters.
-            {"model",
-             modelToJson(state.model, state.data.columns, state.pipeline.toJson(), state.embed)},
+            {"model", modelToJson(state.model, state.data.columns, state.pipeline.toJson(),
+                                  state.embed, {}, state.gating.gates)},
             {"colour",
              {{"mode", int(c.mode)},
               {"column", c.column},
@@ -109,6 +109,7 @@ std::array<float, 3> Workspace::loadSession(const std::string& path) {
         if (next.model.dim != next.data.points.cols)
             throw InputError(path + ": the model's dimension does not match the data");
         next.embed = loaded.params;
+        next.gating = gatingOf(next.data, loaded.gates);
         const auto& c = j.at("colour");
         next.colour.mode = ColourMode(std::clamp(c.at("mode").get<int>(), 0, 4));
         next.colour.column = c.at("column").get<int>();

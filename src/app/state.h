@@ -7,6 +7,7 @@
 
 #include "app/colouring.h"
 #include "app/dataset.h"
+#include "app/gating.h"
 #include "core/embedsom/projector.h"
 #include "core/model/landmark_model.h"
 
@@ -39,7 +40,7 @@ struct TrainingSettings {
 };
 
 /// The parts of the state; a change of one bumps its version.
-enum class Part { Data, Model, Colour, Populations, View, Training };
+enum class Part { Data, Model, Colour, Populations, View, Training, Gates };
 
 /// The user's document. Version counters tell consumers (sweeper, colours, GPU buffers) what
 /// changed.
@@ -50,9 +51,10 @@ struct State {
     EmbedParams embed;                   ///< EmbedSOM parameters (k, smooth, adjust)
     ColourSettings colour;               ///< colouring
     Populations populations;             ///< brushed groups
+    Gating gating;                       ///< the gates and the cells inside them
     ViewSettings view;                   ///< drawing
     TrainingSettings training;           ///< trainer choices
-    std::array<uint64_t, 6> versions{};  ///< per Part
+    std::array<uint64_t, 7> versions{};  ///< per Part
     uint64_t counter = 0;                ///< source of fresh version numbers
 
     /// Marks a part changed (and, for the model, gives it fresh version numbers).

@@ -164,6 +164,13 @@ class Workspace {
     /// The populations as landmark sets for the model file: each landmark joins the population
     /// most of its cells are in.
     std::vector<ModelPopulation> modelPopulations() const;
+    /// Replaces the gates (one undo step named `label`); false, with the reason logged, when a
+    /// sample lacks a gate's channel.
+    bool setGates(std::vector<Gate> gates, const std::string& label) {
+        return m_document.setGates(std::move(gates), label);
+    }
+    /// Writes the gates as a gates file (sepal-cli embed --gates reads it). Throws InputError.
+    void exportGates(const std::string& path) const;
     /// The populations x markers heatmap of the open data (core's heatmapOf).
     Heatmap populationHeatmap() const;
     /// Writes the heatmap as PNG (as sepal-cli apply --heatmap draws it). Throws InputError.

@@ -25,13 +25,14 @@
 #include "render/overlay_renderer.h"
 #include "render/point_layer.h"
 #include "render/scatter_renderer.h"
+#include "ui/biaxial_panel.h"
 #include "ui/colour_key.h"
 #include "ui/colour_panel.h"
+#include "ui/counts_panel.h"
 #include "ui/crash_recovery.h"
 #include "ui/data_panel.h"
 #include "ui/error_banner.h"
 #include "ui/export_panel.h"
-#include "ui/counts_panel.h"
 #include "ui/heatmap_panel.h"
 #include "ui/landmarks_panel.h"
 #include "ui/log_panel.h"
@@ -116,6 +117,7 @@ Application::Application(Options options)
     left.push_back(std::make_unique<ui::TrainingPanel>());
     left.push_back(std::make_unique<ui::LandmarksPanel>(m_canvas.selection()));
     left.push_back(std::make_unique<ui::ColourPanel>());
+    left.push_back(std::make_unique<ui::BiaxialPanel>());
     auto& right = m_bars->right();
     right.push_back(std::make_unique<ui::PopulationsPanel>());
     right.push_back(std::make_unique<ui::HeatmapPanel>());

@@ -79,6 +79,22 @@ std::string stateJson(Application& application) {
         keyBox = {right - ctx.keySize[0], bottom - ctx.keySize[1], right, bottom};
     j["colour_key"] = keyBox;
     j["colour_title"] = ws.colourKey().title;
+    // The gates and the Biaxial window's plot, so tests can draw gates with the mouse.
+    nlohmann::json gates = nlohmann::json::array();
+    for (const auto& g : st.gating.gates)
+        gates.push_back({{"name", g.name},
+                         {"x", g.axes.steps[0].name},
+                         {"y", g.axes.steps[1].name},
+                         {"polygon", g.polygon}});
+    j["gates"] = gates;
+    j["gated"] = st.gating.events(st.data.events()).size();
+    const auto& plot = ctx.biaxialFrame;
+    j["biaxial"] = plot.shown ? nlohmann::json{{"box", {plot.x, plot.y, plot.width, plot.height}},
+                                               {"low", plot.low},
+                                               {"high", plot.high},
+                                               {"x", ctx.biaxial.x},
+                                               {"y", ctx.biaxial.y}}
+                              : nlohmann::json(nullptr);
     j["crash_offer"] = application.recovery().offered();
     j["crash_dialog"] = application.recovery().dialogOpen();
     return j.dump();
@@ -240,6 +256,21 @@ void ScriptPlayer::start(const ScriptAction& a) {
             st.colour.column = int(it - st.data.columns.begin());
             st.colour.mode = app::ColourMode::Marker;
             ws.setColour(st.colour);
+        } else if (k == "biaxial.x" || k == "biaxial.y") {
+            // What the Biaxial window's combos choose: a channel name or a marker.
+            if (st.data.tables.empty()) throw InputError("set " + k + ": no data is open");
+            const size_t channel = resolveChannel(st.data.tables[0], v, "set " + k);
+            auto& ctx = m_app.context();
+            (k == "biaxial.x" ? ctx.biaxial.x : ctx.biaxial.y) =
+                st.data.tables[0].channels[channel].name;
+        } else if (k == "biaxial.tool") {
+            if (v != "rectangle" && v != "polygon")
+                throw InputError("biaxial.tool: rectangle or polygon");
+            m_app.context().biaxial.polygon = v == "polygon";
+        } else if (k == "biaxial.colour") {
+            m_app.context().biaxial.byPopulation = v == "population";
+        } else if (k == "biaxial.name") {
+            m_app.context().biaxial.gateName = v;
         } else if (k == "colour.map") {
             st.colour.map = v, ws.setColour(st.colour);
         } else if (k == "view.size") {
@@ -299,6 +330,8 @@ void ScriptPlayer::start(const ScriptAction& a) {
             ws.exportHeatmap(path);
         else if (kind == "counts")
             ws.exportPopulationCounts(path);
+        else if (kind == "gates")
+            ws.exportGates(path);
         else if (kind == "session")
             ws.saveSession(path, m_app.camera().state());
         else if (kind == "png") {

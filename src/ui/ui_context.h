@@ -19,6 +19,22 @@ struct PngRequest {
     bool graph = false;      ///< draw the landmark graph (with the landmarks)
 };
 
+/// What the Biaxial window plots and how it draws gates: its controls (scripts set them too).
+struct BiaxialSettings {
+    std::string x, y;               ///< channels (names or markers); empty: chosen from the data
+    bool byPopulation = false;      ///< colour cells by population instead of density
+    bool polygon = false;           ///< draw polygon gates (click vertices) instead of rectangles
+    std::string gateName = "live";  ///< the name the next gate gets
+};
+
+/// Where the Biaxial window drew its plot this frame, in window pixels, and the values at its
+/// edges (the state JSON gives them to tests that draw gates with the mouse).
+struct PlotFrame {
+    bool shown = false;                          ///< drawn this frame
+    float x = 0, y = 0, width = 0, height = 0;   ///< the plot's box
+    std::array<float, 2> low{0, 0}, high{1, 1};  ///< x and y at the left/bottom and right/top
+};
+
 /// Shared by the windows and the canvas during one frame.
 struct UiContext {
     app::Workspace& workspace;               ///< the model
@@ -37,6 +53,8 @@ struct UiContext {
     std::string gpuKernel;             ///< CUDA kernel of the last projection (empty: none)
     std::string sessionPath;           ///< last session saved or loaded
     bool quitRequested = false;        ///< File > Quit
+    BiaxialSettings biaxial;           ///< the Biaxial window's controls
+    PlotFrame biaxialFrame;            ///< where it drew its plot
 
     /// Logs an error from a UI action and keeps running.
     void error(const std::string& what) { workspace.log(app::LogEntry::Error, what); }

@@ -537,6 +537,75 @@ def test_counts_agreement(out):
           f"populations.csv has {shown[:3]}")
 
 
+def plot_pixel(state, x, y):
+    """Where value (x, y) of the Biaxial window's plot is, relative to the canvas (as drag takes)."""
+    b = state["biaxial"]
+    bx, by, bw, bh = b["box"]
+    px = bx + (x - b["low"][0]) / (b["high"][0] - b["low"][0]) * bw
+    py = by + (1 - (y - b["low"][1]) / (b["high"][1] - b["low"][1])) * bh
+    return px - state["canvas"][0], py - state["canvas"][1]
+
+
+def test_gates(out):
+    """A clean-up gate drawn with the mouse on the Biaxial window (DNA1 vs cisplatin, a
+    rectangle round the live cells) hides the cells outside on the canvas, is one undo step, is
+    saved in the model; sepal-cli apply with that model writes and counts exactly the cells the
+    app kept, and the app's export and counts agree with it."""
+    cli = os.environ.get("SEPAL_CLI")
+    if not cli or not os.path.exists(cli):
+        print("skipped: SEPAL_CLI is not set to a built sepal-cli")
+        sys.exit(SKIP)
+    files = []
+    for seed in (1, 2):
+        files.append(f"{out}/s{seed}.fcs")
+        subprocess.run([cli, "demo", "--out", files[-1], "--events", "6000", "--seed", str(seed)],
+                       check=True)
+    opening = ["open " + " ".join(files), "settle", "panel Training close", "panel Landmarks close",
+               "panel Colour close", "panel Biaxial open", "set biaxial.x DNA1",
+               "set biaxial.y Cisplatin", "set biaxial.name live", "wait 3"]
+    states, _, _ = run_app(opening + ["state", "quit"], out)
+    before = states[-1]
+    check(before["biaxial"] is not None, "the Biaxial window drew no plot")
+    check(before["biaxial"]["x"] == "Ir191Di" and before["biaxial"]["y"] == "Pt195Di",
+          f"the plot shows {before['biaxial']['x']} vs {before['biaxial']['y']}")
+    low, high = before["biaxial"]["low"], before["biaxial"]["high"]
+    # Live cells: all of the DNA range, cisplatin below 3 (arcsinh(x/5)); the dead are near 4.6.
+    x0, y0 = plot_pixel(before, low[0] + 0.02 * (high[0] - low[0]), 3.0)
+    x1, y1 = plot_pixel(before, high[0] - 0.02 * (high[0] - low[0]), low[1] + 0.02 * (high[1] - low[1]))
+    os.makedirs(f"{out}/app")
+    states, _, _ = run_app(opening + [
+        "state", f"drag {x0:.1f} {y0:.1f} {x1:.1f} {y1:.1f}", "wait 3", "settle",
+        f"screenshot {out}/gated.png", "state", "populations-from-landmarks 8", "settle",
+        f"export model {out}/m.json", f"export csv {out}/app.csv", f"export counts {out}/app",
+        f"export gates {out}/gates.json", "key z ctrl", "wait 2", "key z ctrl", "wait 3", "state",
+        "quit"], out)
+    gated, undone = states[-2], states[-1]
+    check(len(gated["gates"]) == 1 and gated["gates"][0]["name"] == "live",
+          f"the drag made gates {gated['gates']}")
+    total = gated["events"]
+    check(0.85 * total < gated["gated"] < total,
+          f"{gated['gated']} of {total} cells in the live gate; the demo has ~5% dead")
+    check(gated["undo"] == "Gate live", f"the gate is not one undo step: {gated['undo']}")
+    check(undone["gated"] == total and not undone["gates"], "undo left the gate")
+    model = json.load(open(f"{out}/m.json"))
+    check([g["name"] for g in model.get("gates", [])] == ["live"], "the model has no gate")
+    check(json.load(open(f"{out}/gates.json"))["gates"] == model["gates"],
+          "Export > Gates wrote other gates than the model's")
+    # The app exported the gated cells only, with their populations.
+    header, rows = read_csv(f"{out}/app.csv")
+    check(len(rows) == gated["gated"], f"the app exported {len(rows)} cells, {gated['gated']} in the gate")
+    # sepal-cli applies the app's model to the same files: the same cells, counts and places.
+    subprocess.run([cli, "apply", "--model", f"{out}/m.json", *files, "--out-dir", f"{out}/cli",
+                    "-q"], check=True)
+    cli_rows = sum(len(read_csv(f"{out}/cli/s{seed}.csv")[1]) for seed in (1, 2))
+    check(cli_rows == gated["gated"], f"sepal-cli wrote {cli_rows} cells, the app kept {gated['gated']}")
+    app_counts, cli_counts = open(f"{out}/app/populations.csv").read(), open(f"{out}/cli/populations.csv").read()
+    check(app_counts == cli_counts, f"the counts differ:\n{app_counts[:300]}\n---\n{cli_counts[:300]}")
+    # Cells outside the gate are not drawn: fewer lit pixels than before the gate.
+    img = read_png(f"{out}/gated.png")
+    check(lit_pixels(img, canvas_box(gated)) > 1000, "nothing drawn after gating")
+
+
 def main():
     name = sys.argv[1]
     fn = globals().get("test_" + name)
