@@ -37,7 +37,8 @@ void put(std::vector<uint8_t>& rgba, size_t i, std::array<uint8_t, 3> c, uint8_t
 
 ColourKey computeColours(const Dataset& data, const ColourSettings& settings,
                          const Populations& populations, const Gating& gating,
-                         const std::vector<float>& xy, std::vector<uint8_t>& rgba) {
+                         const SampleMetadata& metadata, const std::vector<float>& xy,
+                         std::vector<uint8_t>& rgba) {
     size_t n = data.events();
     rgba.assign(n * 4, 255);
     ColourKey key;
@@ -119,6 +120,30 @@ ColourKey computeColours(const Dataset& data, const ColourSettings& settings,
             for (size_t i = 0; i < n; ++i)
                 put(rgba, i, colourMap(settings.map, std::log1p(float(counts[cell[i]])) / top));
             key = {true, "density (log cells per bin)", 0, top, settings.map, {}};
+            break;
+        }
+        case ColourMode::Group: {
+            // Each sample in the colour of its value of a metadata column (condition, patient).
+            if (metadata.columns.empty()) {
+                for (size_t i = 0; i < n; ++i) put(rgba, i, {200, 200, 200});
+                key.title = "no sample metadata";
+                break;
+            }
+            const size_t column =
+                size_t(std::clamp(settings.groupColumn, 0, int(metadata.columns.size()) - 1));
+            std::vector<std::string> paths;
+            for (const auto& s : data.samples) paths.push_back(s.path);
+            const auto values = metadata.valuesOver(paths, column);
+            key.title = metadata.columns[column];
+            for (size_t v = 0; v < values.size(); ++v)
+                key.legend.push_back(
+                    {values[v].empty() ? "(not listed)" : values[v], paletteColour(v)});
+            for (const auto& s : data.samples) {
+                const auto value = metadata.valueOf(s.path, column);
+                const size_t v =
+                    size_t(std::find(values.begin(), values.end(), value) - values.begin());
+                for (size_t e = 0; e < s.count; ++e) put(rgba, s.first + e, paletteColour(v));
+            }
             break;
         }
         case ColourMode::Population:

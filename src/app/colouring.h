@@ -8,17 +8,19 @@
 
 #include "app/dataset.h"
 #include "app/gating.h"
+#include "core/pipeline/sample_metadata.h"
 
 namespace sepal::app {
 
 /// What the points are coloured by.
-enum class ColourMode { Marker, Sample, Label, Density, Population };
+enum class ColourMode { Marker, Sample, Label, Density, Population, Group };
 
 /// Colouring choices; part of the undoable state.
 struct ColourSettings {
     ColourMode mode = ColourMode::Sample;          ///< what decides a cell's colour
     int column = 0;                                ///< Marker: column of Dataset::points
     int labelColumn = 0;                           ///< Label: label column of the first sample
+    int groupColumn = 0;                           ///< Group: the sample metadata's column
     std::string map = "viridis";                   ///< continuous colour map name
     float lowPercentile = 1, highPercentile = 99;  ///< Marker: clipping, percent
     bool operator==(const ColourSettings&) const = default;
@@ -61,9 +63,10 @@ std::array<uint8_t, 3> colourMap(const std::string& map, float t);
 std::array<uint8_t, 3> paletteColour(size_t i);
 
 /// Computes n x 4 RGBA bytes for every cell (alpha 0 outside the gates); xy (n x 2) is needed
-/// for density only. Returns the key.
+/// for density only, the metadata for Group only. Returns the key.
 ColourKey computeColours(const Dataset& data, const ColourSettings& settings,
                          const Populations& populations, const Gating& gating,
-                         const std::vector<float>& xy, std::vector<uint8_t>& rgba);
+                         const SampleMetadata& metadata, const std::vector<float>& xy,
+                         std::vector<uint8_t>& rgba);
 
 }  // namespace sepal::app

@@ -108,6 +108,21 @@ struct PopulationsSnapshot {
 /// Replaces the populations and the colouring as one step.
 using PopulationsCommand = SnapshotCommand<PopulationsSnapshot>;
 
+/// The sample metadata with the colouring that shows it: opened in one step.
+struct MetadataSnapshot {
+    SampleMetadata metadata;  ///< the samples' attributes
+    ColourSettings colour;    ///< the colouring
+    /// Puts both into the state.
+    void restore(State& s) const {
+        s.metadata = metadata;
+        s.colour = colour;
+        s.bump(Part::Colour);
+    }
+};
+
+/// Replaces the sample metadata and the colouring as one step.
+using MetadataCommand = SnapshotCommand<MetadataSnapshot>;
+
 /// The undo and redo stacks.
 class UndoStack {
   public:

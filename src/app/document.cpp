@@ -263,6 +263,15 @@ void Document::editPopulation(size_t i, const Population& p) {
         "Edit " + p.name, "population" + std::to_string(i)));
 }
 
+void Document::setMetadata(SampleMetadata metadata) {
+    ColourSettings colour = m_state.colour;
+    if (!metadata.columns.empty()) colour.mode = ColourMode::Group, colour.groupColumn = 0;
+    execute(std::make_unique<MetadataCommand>(MetadataSnapshot{m_state.metadata, m_state.colour},
+                                              MetadataSnapshot{std::move(metadata), colour},
+                                              "Sample metadata"));
+    seal();
+}
+
 // ---------------------------------------------------------------- gates
 
 bool Document::setGates(std::vector<Gate> gates, const std::string& label) {

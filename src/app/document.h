@@ -108,6 +108,10 @@ class Document {
     /// Replaces every population and colours by population (one undo step named `label`).
     void replacePopulations(Populations next, const std::string& label);
 
+    /// Replaces the sample metadata (one undo step; colours by its first column when it has
+    /// one).
+    void setMetadata(SampleMetadata metadata);
+
     // --- gates
     /// Replaces the gates (one undo step named `label`); the cells inside are found at once.
     /// False, with the reason logged, when a gate reads a channel a sample lacks.

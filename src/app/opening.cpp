@@ -7,6 +7,7 @@
 #include "core/common/error.h"
 #include "core/io/spillover_file.h"
 #include "core/model/model_file.h"
+#include "core/pipeline/sample_metadata.h"
 #include "core/transform/empty_channels.h"
 
 namespace sepal::app {
@@ -115,6 +116,23 @@ void Workspace::loadSpillover(const std::string& path) {
         log(LogEntry::Info, "compensating with " + path);
     } catch (const std::exception& e) {
         log(LogEntry::Error, e.what());
+    }
+}
+
+void Workspace::openSampleMetadata(const std::string& path) {
+    const State& state = m_document.state();
+    try {
+        SampleMetadata metadata = readSampleMetadata(path);
+        size_t listed = 0;
+        for (const auto& s : state.data.samples) listed += metadata.rowOf(s.path) >= 0 ? 1 : 0;
+        std::string columns;
+        for (const auto& c : metadata.columns) columns += (columns.empty() ? "" : ", ") + c;
+        m_document.setMetadata(std::move(metadata));
+        log(listed == state.data.samples.size() ? LogEntry::Info : LogEntry::Warning,
+            path + ": " + columns + " for " + std::to_string(listed) + " of the " +
+                std::to_string(state.data.samples.size()) + " open samples");
+    } catch (const std::exception& e) {
+        log(LogEntry::Error, std::string("sample metadata: ") + e.what());
     }
 }
 

@@ -93,7 +93,7 @@ FrameUpdate Scheduler::frame(double budgetMs) {
         m_colourSeen = colourKey;
         m_sweepsSeen = m_sweeper->sweeps();
         m_key = computeColours(state.data, state.colour, state.populations, state.gating,
-                               m_sweeper->positions(), m_rgba);
+                               state.metadata, m_sweeper->positions(), m_rgba);
         update.colours = true;
     }
     return update;

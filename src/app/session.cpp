@@ -46,15 +46,23 @@ nlohmann::json Workspace::sessionJson(const std::array<float, 3>& camera) const 
              {{"mode", int(c.mode)},
               {"column", c.column},
               {"labelColumn", c.labelColumn},
+              {"groupColumn", c.groupColumn},
               {"map", c.map},
               {"low", c.lowPercentile},
               {"high", c.highPercentile}}},
             {"populations", {{"groups", groups}, {"runs", runs(state.populations.membership)}}},
+            {"metadata",
+             {{"source", state.metadata.source},
+              {"columns", state.metadata.columns},
+              {"files", state.metadata.files},
+              {"values", state.metadata.values}}},
             {"view",
              {{"pointSize", v.pointSize},
               {"alpha", v.alpha},
               {"landmarks", v.showLandmarks},
               {"graph", v.showGraph},
+              {"smallMultiples", v.smallMultiples},
+              {"panelsBy", v.panelsBy},
               {"camera", camera}}},
             {"training",
              {{"recipe", t.recipe},
@@ -111,7 +119,8 @@ std::array<float, 3> Workspace::loadSession(const std::string& path) {
         next.embed = loaded.params;
         next.gating = gatingOf(next.data, loaded.gates);
         const auto& c = j.at("colour");
-        next.colour.mode = ColourMode(std::clamp(c.at("mode").get<int>(), 0, 4));
+        next.colour.mode = ColourMode(std::clamp(c.at("mode").get<int>(), 0, 5));
+        next.colour.groupColumn = c.value("groupColumn", 0);
         next.colour.column = c.at("column").get<int>();
         next.colour.labelColumn = c.at("labelColumn").get<int>();
         next.colour.map = c.at("map").get<std::string>();
@@ -129,6 +138,20 @@ std::array<float, 3> Workspace::loadSession(const std::string& path) {
         next.view = {v.at("pointSize").get<float>(), v.at("alpha").get<float>(),
                      v.at("landmarks").get<bool>(), v.at("graph").get<bool>()};
         camera = v.at("camera").get<std::array<float, 3>>();
+        next.view.smallMultiples = v.value("smallMultiples", false);
+        next.view.panelsBy = v.value("panelsBy", -1);
+        // Sessions saved before sample metadata have none.
+        if (j.contains("metadata")) {
+            const auto& m = j.at("metadata");
+            next.metadata.source = m.at("source").get<std::string>();
+            next.metadata.columns = m.at("columns").get<std::vector<std::string>>();
+            next.metadata.files = m.at("files").get<std::vector<std::string>>();
+            next.metadata.values = m.at("values").get<std::vector<std::vector<std::string>>>();
+            for (const auto& row : next.metadata.values)
+                if (row.size() != next.metadata.columns.size() ||
+                    next.metadata.values.size() != next.metadata.files.size())
+                    throw InputError(path + ": the sample metadata's rows do not fit its columns");
+        }
         const auto& t = j.at("training");
         next.training.recipe = t.at("recipe").get<std::string>();
         next.training.gridRows = t.at("gridRows").get<int>();

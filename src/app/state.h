@@ -15,10 +15,12 @@ namespace sepal::app {
 
 /// How the points are drawn.
 struct ViewSettings {
-    float pointSize = 3.0f;     ///< splat diameter, logical pixels
-    float alpha = 0.6f;         ///< splat opacity
-    bool showLandmarks = true;  ///< draw landmark discs
-    bool showGraph = true;      ///< draw the landmark graph
+    float pointSize = 3.0f;       ///< splat diameter, logical pixels
+    float alpha = 0.6f;           ///< splat opacity
+    bool showLandmarks = true;    ///< draw landmark discs
+    bool showGraph = true;        ///< draw the landmark graph
+    bool smallMultiples = false;  ///< one panel per sample (or group) instead of an overlay
+    int panelsBy = -1;            ///< small multiples: -1 one per sample, else a metadata column
     bool operator==(const ViewSettings&) const = default;
 };
 
@@ -52,6 +54,7 @@ struct State {
     ColourSettings colour;               ///< colouring
     Populations populations;             ///< brushed groups
     Gating gating;                       ///< the gates and the cells inside them
+    SampleMetadata metadata;             ///< condition, patient, batch... of the samples
     ViewSettings view;                   ///< drawing
     TrainingSettings training;           ///< trainer choices
     std::array<uint64_t, 7> versions{};  ///< per Part

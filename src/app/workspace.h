@@ -106,6 +106,9 @@ class Workspace {
     void setPipeline(const TransformPipeline& pipeline);
     /// Compensates with the spillover matrix in `path` (io::readSpilloverFile); undoable.
     void loadSpillover(const std::string& path);
+    /// Reads a sample metadata CSV (file, condition, patient, ...) and colours the samples by
+    /// its first column; undoable. Errors are logged.
+    void openSampleMetadata(const std::string& path);
     /// Changes the colouring (mergeKey folds slider drags).
     void setColour(const ColourSettings& settings, const std::string& mergeKey = {});
     /// Changes the drawing settings.

@@ -42,6 +42,7 @@
 #include "ui/populations_panel.h"
 #include "ui/scene.h"
 #include "ui/side_bars.h"
+#include "ui/small_multiples.h"
 #include "ui/stats_panel.h"
 #include "ui/training_panel.h"
 
@@ -179,7 +180,8 @@ int Application::run() {
 }
 
 bool Application::idle() const {
-    return m_workspace.idle() && !m_layer->busy() &&
+    // Small multiples draw every frame without the layer, which then waits.
+    return m_workspace.idle() && (!m_layer->busy() || m_smallMultiples) &&
            !(m_gpu && m_gpu->active() && m_gpu->hostStale());
 }
 
@@ -273,6 +275,9 @@ void Application::frame() {
     m_camera.setViewport(float(winW) - left - right, float(winH) - top);
     handleShortcuts();
     m_canvas.update(*m_ctx);
+    const auto panels =
+        ui::smallMultiplePanels(m_workspace.state(), m_camera.width(), m_camera.height());
+    ui::drawPanelFrames(panels, m_canvas.origin());
     ui::drawColourKey(*m_ctx, m_canvas.origin(), m_contentScale);
     m_banner->draw(*m_ctx, m_canvas.origin());
 
@@ -296,13 +301,26 @@ void Application::frame() {
     const auto& view = m_workspace.state().view;
     auto cam = m_camera.state();
     std::array<float, 5> look = {cam[0], cam[1], cam[2], view.pointSize, view.alpha};
-    if (redraw || look != m_lastLook) m_layer->invalidate();
+    // Back from small multiples, the overlay's layer is drawn anew.
+    if (redraw || look != m_lastLook || panels.empty() == m_smallMultiples) m_layer->invalidate();
     m_lastLook = look;
-    m_layer->advance(*m_points, m_camera, view.pointSize * fbScale, view.alpha, vw, vh,
-                     m_layerBudgetMs);
-    glViewport(vx, 0, vw, vh);
-    ui::drawScene(m_workspace, m_camera, fbScale, *m_points, *m_overlay,
-                  {&m_canvas.selection(), m_canvas.hoveredLandmark(), m_layer.get()});
+    m_smallMultiples = !panels.empty();
+    if (panels.empty()) {
+        m_layer->advance(*m_points, m_camera, view.pointSize * fbScale, view.alpha, vw, vh,
+                         m_layerBudgetMs);
+        glViewport(vx, 0, vw, vh);
+        ui::drawScene(m_workspace, m_camera, fbScale, *m_points, *m_overlay,
+                      {&m_canvas.selection(), m_canvas.hoveredLandmark(), m_layer.get()});
+    }
+    // Small multiples: each panel's samples drawn straight, in the panel's part of the canvas.
+    for (const auto& p : panels) {
+        const auto camera = ui::panelCamera(m_camera, p);
+        glViewport(vx + int(std::lround(p.x * fbScale)),
+                   vh - int(std::lround((p.y + p.height) * fbScale)),
+                   int(std::lround(p.width * fbScale)), int(std::lround(p.height * fbScale)));
+        for (const auto& [first, count] : p.ranges)
+            m_points->drawRange(camera, view.pointSize * fbScale, view.alpha, first, count);
+    }
     glViewport(0, 0, fbW, fbH);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     afterDrawing(fbW, fbH);

@@ -103,6 +103,7 @@ class Application {
     GLFWwindow* m_window = nullptr;
     app::Workspace m_workspace;
     render::Camera m_camera;
+    bool m_smallMultiples = false;  // the canvas showed small multiples last frame
     ui::Canvas m_canvas;
     std::unique_ptr<ui::UiContext> m_ctx;
     std::unique_ptr<render::ScatterRenderer> m_points;

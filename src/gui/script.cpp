@@ -23,6 +23,7 @@ std::vector<ScriptAction> readScript(const std::string& path) {
                                                  "train",
                                                  "recipe",
                                                  "spillover",
+                                                 "metadata",
                                                  "export",
                                                  "load-session",
                                                  "fit",

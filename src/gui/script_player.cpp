@@ -11,6 +11,7 @@
 #include "gui/application.h"
 #include "nlohmann/json.hpp"
 #include "ui/crash_recovery.h"
+#include "ui/small_multiples.h"
 
 namespace sepal::gui {
 
@@ -47,7 +48,7 @@ std::string stateJson(Application& application) {
     // What the Counts window shows: sample, population, cells.
     nlohmann::json counts = nlohmann::json::array();
     for (const auto& c : ws.populationCounts()) counts.push_back({c.sample, c.population, c.cells});
-    const char* modes[] = {"marker", "sample", "label", "density", "population"};
+    const char* modes[] = {"marker", "sample", "label", "density", "population", "group"};
     nlohmann::json j = {{"events", st.data.events()},
                         {"samples", samples},
                         {"columns", st.data.columns},
@@ -95,6 +96,14 @@ std::string stateJson(Application& application) {
                                                {"x", ctx.biaxial.x},
                                                {"y", ctx.biaxial.y}}
                               : nlohmann::json(nullptr);
+    // The small multiples on the canvas, each panel's title and box in window pixels.
+    nlohmann::json multiples = nlohmann::json::array();
+    for (const auto& p : ui::smallMultiplePanels(st, camera.width(), camera.height()))
+        multiples.push_back(
+            {{"title", p.title}, {"box", {o[0] + p.x, o[1] + p.y, p.width, p.height}}});
+    j["small_multiples"] = multiples;
+    j["legend"] = nlohmann::json::array();
+    for (const auto& e : ws.colourKey().legend) j["legend"].push_back(e.name);
     j["crash_offer"] = application.recovery().offered();
     j["crash_dialog"] = application.recovery().dialogOpen();
     return j.dump();
@@ -236,11 +245,9 @@ void ScriptPlayer::start(const ScriptAction& a) {
         auto st = ws.state();
         if (k == "colour.mode") {
             static const std::map<std::string, app::ColourMode> modes = {
-                {"marker", app::ColourMode::Marker},
-                {"sample", app::ColourMode::Sample},
-                {"label", app::ColourMode::Label},
-                {"density", app::ColourMode::Density},
-                {"population", app::ColourMode::Population}};
+                {"marker", app::ColourMode::Marker},         {"sample", app::ColourMode::Sample},
+                {"label", app::ColourMode::Label},           {"density", app::ColourMode::Density},
+                {"population", app::ColourMode::Population}, {"group", app::ColourMode::Group}};
             if (!modes.count(v)) throw InputError("unknown colour mode " + v);
             st.colour.mode = modes.at(v);
             ws.setColour(st.colour);
@@ -271,6 +278,16 @@ void ScriptPlayer::start(const ScriptAction& a) {
             m_app.context().biaxial.byPopulation = v == "population";
         } else if (k == "biaxial.name") {
             m_app.context().biaxial.gateName = v;
+        } else if (k == "view.multiples") {
+            st.view.smallMultiples = v == "on", ws.setView(st.view);
+        } else if (k == "view.panels") {
+            // "sample", or a metadata column's name.
+            const auto& columns = st.metadata.columns;
+            const auto it = std::find(columns.begin(), columns.end(), v);
+            if (v != "sample" && it == columns.end())
+                throw InputError("view.panels: sample or a metadata column, not " + v);
+            st.view.panelsBy = v == "sample" ? -1 : int(it - columns.begin());
+            ws.setView(st.view);
         } else if (k == "colour.map") {
             st.colour.map = v, ws.setColour(st.colour);
         } else if (k == "view.size") {
@@ -304,6 +321,9 @@ void ScriptPlayer::start(const ScriptAction& a) {
             ws.cancelRecipe();
         else
             ws.runRecipe();
+    } else if (a.verb == "metadata") {
+        if (args.empty()) throw InputError("metadata needs a CSV path");
+        ws.openSampleMetadata(args[0]);
     } else if (a.verb == "spillover") {
         if (args.empty()) throw InputError("spillover needs the path of a matrix file");
         ws.loadSpillover(args[0]);

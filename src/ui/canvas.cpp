@@ -108,6 +108,13 @@ void Canvas::update(UiContext& ctx) {
         }
     }
 
+    // Small multiples are for looking: landmarks and the lasso work on the overlay.
+    const auto& st = ws.state();
+    if (st.view.smallMultiples && st.data.samples.size() > 1) {
+        m_gesture = Gesture::None;
+        m_hoveredLandmark = -1;
+        return;
+    }
     if (m_gesture == Gesture::None)
         m_hoveredLandmark = inside && free ? landmarkAt(ctx, mx, my) : -1;
 

@@ -8,11 +8,19 @@ void ColourPanel::draw(UiContext& ctx) {
     auto& ws = ctx.workspace;
     const auto& st = ws.state();
     app::ColourSettings c = st.colour;
-    const char* modes[] = {"Marker", "Sample", "Label", "Density", "Population"};
+    const char* modes[] = {"Marker", "Sample", "Label", "Density", "Population", "Sample group"};
     int mode = int(c.mode);
     ImGui::PushItemWidth(-110);
-    if (ImGui::Combo("Colour by", &mode, modes, 5))
+    if (ImGui::Combo("Colour by", &mode, modes, 6))
         c.mode = app::ColourMode(mode), ws.setColour(c), ws.seal();
+    const auto& metadata = st.metadata.columns;
+    if (c.mode == app::ColourMode::Group) {
+        if (metadata.empty())
+            ImGui::TextDisabled("Open a sample metadata CSV (Open window) first.");
+        for (size_t i = 0; i < metadata.size(); ++i)
+            if (ImGui::RadioButton(metadata[i].c_str(), c.groupColumn == int(i)))
+                c.groupColumn = int(i), ws.setColour(c), ws.seal();
+    }
     if (c.mode == app::ColourMode::Marker && !st.data.columns.empty()) {
         int col = std::clamp(c.column, 0, int(st.data.columns.size()) - 1);
         if (ImGui::BeginCombo("Marker", st.data.label(size_t(col)).c_str())) {
@@ -54,6 +62,29 @@ void ColourPanel::draw(UiContext& ctx) {
     if (ImGui::Checkbox("Graph", &v.showGraph)) ws.setView(v), ws.seal();
     ImGui::SameLine();
     if (ImGui::Button("Fit view")) ctx.fitRequested = true;
+    // Samples side by side: a panel per sample (or per group of samples), one layout.
+    if (st.data.samples.size() > 1) {
+        if (ImGui::Checkbox("Small multiples", &v.smallMultiples)) ws.setView(v), ws.seal();
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip(
+                "One panel per sample in the same layout; switch back to the "
+                "overlay to edit landmarks or lasso cells");
+        if (v.smallMultiples) {
+            ImGui::SameLine();
+            ImGui::SetNextItemWidth(-1);
+            const std::string by = v.panelsBy < 0 || v.panelsBy >= int(metadata.size())
+                                       ? "per sample"
+                                       : "per " + metadata[size_t(v.panelsBy)];
+            if (ImGui::BeginCombo("##panels", by.c_str())) {
+                if (ImGui::Selectable("per sample", v.panelsBy < 0))
+                    v.panelsBy = -1, ws.setView(v), ws.seal();
+                for (size_t i = 0; i < metadata.size(); ++i)
+                    if (ImGui::Selectable(("per " + metadata[i]).c_str(), v.panelsBy == int(i)))
+                        v.panelsBy = int(i), ws.setView(v), ws.seal();
+                ImGui::EndCombo();
+            }
+        }
+    }
 }
 
 }  // namespace sepal::ui

@@ -79,6 +79,16 @@ void OpenPanel::draw(UiContext& ctx) {
     ImGui::EndDisabled();
     ImGui::SameLine();
     ImGui::Checkbox("Add to current", &m_addAsSamples);
+    // A CSV of file,condition,patient,... describes the open samples instead of adding cells.
+    const bool oneTable = chosen.size() == 1 && (fs::path(chosen[0]).extension() == ".csv" ||
+                                                 fs::path(chosen[0]).extension() == ".tsv");
+    ImGui::BeginDisabled(!oneTable || ws.state().data.samples.empty());
+    if (ImGui::Button("Open as sample metadata")) ws.openSampleMetadata(chosen[0]);
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip(
+            "A CSV with a row per file: file,condition,patient,batch; colours and "
+            "groups the open samples by them");
+    ImGui::EndDisabled();
     ImGui::SetNextItemWidth(-60);
     ImGui::InputTextWithHint("##path", "or type a path", m_path, sizeof m_path);
     ImGui::SameLine();

@@ -501,19 +501,25 @@ def test_cli_agreement(out):
     check(d3 < 1e-5, f"the CLI's model in the app differs from the CLI's picture by {d3:.2e}")
 
 
-def test_counts_agreement(out):
-    """A user's path to counts per sample and the same path through sepal-cli give the same
-    files: three samples opened in the app, populations from the landmarks, the counts saved;
-    and embed --metaclusters then apply on the same files."""
+def demo_files(out, seeds, events):
+    """Demo FCS files from sepal-cli demo, one per seed (skips the test without sepal-cli)."""
     cli = os.environ.get("SEPAL_CLI")
     if not cli or not os.path.exists(cli):
         print("skipped: SEPAL_CLI is not set to a built sepal-cli")
         sys.exit(SKIP)
     files = []
-    for seed in (1, 2, 3):
+    for seed in seeds:
         files.append(f"{out}/s{seed}.fcs")
-        subprocess.run([cli, "demo", "--out", files[-1], "--events", "5000", "--seed", str(seed)],
-                       check=True)
+        subprocess.run([cli, "demo", "--out", files[-1], "--events", str(events), "--seed",
+                        str(seed)], check=True)
+    return cli, files
+
+
+def test_counts_agreement(out):
+    """A user's path to counts per sample and the same path through sepal-cli give the same
+    files: three samples opened in the app, populations from the landmarks, the counts saved;
+    and embed --metaclusters then apply on the same files."""
+    cli, files = demo_files(out, (1, 2, 3), 5000)
     os.makedirs(f"{out}/app")
     states, _, _ = run_app(["open " + " ".join(files), "settle", "populations-from-landmarks 12",
                             "settle", f"export counts {out}/app", f"export heatmap {out}/app.png",
@@ -551,15 +557,7 @@ def test_gates(out):
     rectangle round the live cells) hides the cells outside on the canvas, is one undo step, is
     saved in the model; sepal-cli apply with that model writes and counts exactly the cells the
     app kept, and the app's export and counts agree with it."""
-    cli = os.environ.get("SEPAL_CLI")
-    if not cli or not os.path.exists(cli):
-        print("skipped: SEPAL_CLI is not set to a built sepal-cli")
-        sys.exit(SKIP)
-    files = []
-    for seed in (1, 2):
-        files.append(f"{out}/s{seed}.fcs")
-        subprocess.run([cli, "demo", "--out", files[-1], "--events", "6000", "--seed", str(seed)],
-                       check=True)
+    cli, files = demo_files(out, (1, 2), 6000)
     opening = ["open " + " ".join(files), "settle", "panel Training close", "panel Landmarks close",
                "panel Colour close", "panel Biaxial open", "set biaxial.x DNA1",
                "set biaxial.y Cisplatin", "set biaxial.name live", "wait 3"]
@@ -604,6 +602,39 @@ def test_gates(out):
     # Cells outside the gate are not drawn: fewer lit pixels than before the gate.
     img = read_png(f"{out}/gated.png")
     check(lit_pixels(img, canvas_box(gated)) > 1000, "nothing drawn after gating")
+
+
+def test_small_multiples(out):
+    """Three samples side by side in one layout, then grouped by a metadata column: a CSV of
+    file,condition,patient colours the samples by condition, small multiples show one panel per
+    sample (each with its own cells drawn) and then one per condition; a saved session brings
+    the metadata and the panels back, and undo returns to the panels per sample."""
+    cli, files = demo_files(out, (1, 2, 3), 4000)
+    with open(f"{out}/meta.csv", "w") as f:
+        f.write("file,condition,patient\ns1.fcs,healthy,1\ns2.fcs,disease,2\ns3,disease,3\n")
+    states, _, _ = run_app([
+        "open " + " ".join(files), "settle", f"metadata {out}/meta.csv", "set view.multiples on",
+        "wait 3", "settle", f"screenshot {out}/samples.png", "state", "set view.panels condition",
+        "wait 3", f"screenshot {out}/conditions.png", "state", "key z ctrl", "wait 3", "state",
+        "set view.panels condition", "wait 2", f"export session {out}/s.json",
+        "set view.multiples off", "open " + files[0], "settle", f"load-session {out}/s.json",
+        "settle", "state", "quit"], out)
+    samples, conditions, undone, reloaded = states
+    check(samples["colour_mode"] == "group" and samples["legend"] == ["healthy", "disease"],
+          f"the metadata colours by {samples['colour_mode']} {samples['legend']}")
+    check([p["title"] for p in samples["small_multiples"]] == ["s1.fcs", "s2.fcs", "s3.fcs"],
+          f"panels {samples['small_multiples']}")
+    img = read_png(f"{out}/samples.png")
+    for p in samples["small_multiples"]:
+        x, y, w, h = p["box"]
+        lit = lit_pixels(img, (x + 2, y + 20, x + w - 2, y + h - 2))
+        check(lit > 500, f"panel {p['title']} shows {lit} lit pixels")
+    check([p["title"] for p in conditions["small_multiples"]] ==
+          ["condition: healthy", "condition: disease"], f"panels {conditions['small_multiples']}")
+    check(reloaded["small_multiples"] == conditions["small_multiples"] and
+          reloaded["legend"] == conditions["legend"], "the session lost the panels or the metadata")
+    check(undone["small_multiples"] == samples["small_multiples"],
+          f"undo left {undone['small_multiples']}")
 
 
 def main():
