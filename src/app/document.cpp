@@ -193,7 +193,7 @@ void Document::replaceAll(State next) {
 // ---------------------------------------------------------------- populations
 
 size_t Document::brush(const std::vector<float>& polygon, const std::string& name,
-                       const std::vector<float>& xy) {
+                       const std::vector<float>& xy, const std::string& onlyFrom) {
     if (polygon.size() < 6 || m_state.data.events() == 0) return 0;
     Populations next = m_state.populations;
     size_t id = 0;
@@ -206,15 +206,21 @@ size_t Document::brush(const std::vector<float>& polygon, const std::string& nam
         }
         next.groups.push_back({name, paletteColour(id + 3)});
     }
-    // Cells outside the gates are not drawn, so the lasso cannot take them.
+    // Cells outside the gates are not drawn, so the lasso cannot take them; a split takes only
+    // the cells of the population it splits.
     std::vector<float> shown = xy;
-    if (!m_state.gating.inside.empty())
-        for (size_t i = 0; 2 * i + 1 < shown.size(); ++i)
-            if (!m_state.gating.contains(i)) shown[2 * i] = shown[2 * i + 1] = NAN;
+    size_t from = 0;
+    for (; !onlyFrom.empty() && from < next.groups.size(); ++from)
+        if (next.groups[from].name == onlyFrom) break;
+    for (size_t i = 0; 2 * i + 1 < shown.size(); ++i) {
+        const bool other =
+            !onlyFrom.empty() && (i >= next.membership.size() || next.membership[i] != from + 1);
+        if (!m_state.gating.contains(i) || other) shown[2 * i] = shown[2 * i + 1] = NAN;
+    }
     size_t count = paintPolygon(polygon, shown, uint8_t(id + 1), next.membership);
-    execute(std::make_unique<ChangeCommand<Populations>>(&State::populations, Part::Populations,
-                                                         m_state.populations, std::move(next),
-                                                         "Brush " + name));
+    execute(std::make_unique<ChangeCommand<Populations>>(
+        &State::populations, Part::Populations, m_state.populations, std::move(next),
+        onlyFrom.empty() ? "Brush " + name : "Split " + onlyFrom));
     seal();
     if (m_state.colour.mode != ColourMode::Population) {
         ColourSettings c = m_state.colour;

@@ -128,8 +128,9 @@ void Workspace::resetModel() {
     m_document.resetModel();
 }
 
-size_t Workspace::brush(const std::vector<float>& polygon, const std::string& name) {
-    return m_document.brush(polygon, name, m_scheduler.positions());
+size_t Workspace::brush(const std::vector<float>& polygon, const std::string& name,
+                        const std::string& onlyFrom) {
+    return m_document.brush(polygon, name, m_scheduler.positions(), onlyFrom);
 }
 
 void Workspace::deletePopulation(size_t i) {

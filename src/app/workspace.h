@@ -142,7 +142,8 @@ class Workspace {
 
     /// Puts the cells inside the polygon (world units, x y pairs) into population `name`
     /// (created when new); returns how many cells were brushed.
-    size_t brush(const std::vector<float>& polygon, const std::string& name);
+    size_t brush(const std::vector<float>& polygon, const std::string& name,
+                 const std::string& onlyFrom = {});
     /// Deletes population i (its cells become unassigned).
     void deletePopulation(size_t i);
     /// Renames or recolours population i.

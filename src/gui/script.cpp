@@ -19,6 +19,7 @@ std::vector<ScriptAction> readScript(const std::string& path) {
                                                  "click-landmark",
                                                  "key",
                                                  "lasso",
+                                                 "split",
                                                  "set",
                                                  "train",
                                                  "recipe",

@@ -224,11 +224,15 @@ void ScriptPlayer::start(const ScriptAction& a) {
         m_frames.push_back(f);
         f.key = -1;
         m_frames.push_back(f);
-    } else if (a.verb == "lasso") {
-        if (args.size() < 7) throw InputError("lasso needs a name and at least three points");
-        m_app.context().brushName = args[0];
+    } else if (a.verb == "lasso" || a.verb == "split") {
+        // split FROM NAME x y ...: the Populations menu's "Split with the lasso", then a lasso.
+        const size_t first = a.verb == "split" ? 1 : 0;
+        if (args.size() < first + 7)
+            throw InputError(a.verb + " needs a name and at least three points");
+        if (a.verb == "split") m_app.context().splitFrom = args[0];
+        m_app.context().brushName = args[first];
         std::vector<float> path;
-        for (size_t i = 1; i + 1 < args.size(); i += 2)
+        for (size_t i = first + 1; i + 1 < args.size(); i += 2)
             path.insert(path.end(), {std::stof(args[i]), std::stof(args[i + 1])});
         path.insert(path.end(), {path[0], path[1]});
         // Fill in the segments so the lasso is drawn as a user would drag it.

@@ -100,7 +100,7 @@ void Canvas::update(UiContext& ctx) {
         if (ImGui::IsKeyPressed(GLFW_KEY_UP)) ctx.camera.panPixels(0, 40);
         if (ImGui::IsKeyPressed(GLFW_KEY_DOWN)) ctx.camera.panPixels(0, -40);
         if (ImGui::IsKeyPressed(GLFW_KEY_F) || ImGui::IsKeyPressed(GLFW_KEY_HOME)) fit(ctx);
-        if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE)) m_selection.clear();
+        if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE)) m_selection.clear(), ctx.splitFrom.clear();
         if (ImGui::IsKeyPressed(GLFW_KEY_DELETE)) {
             std::vector<size_t> del(m_selection.begin(), m_selection.end());
             if (del.empty() && m_hoveredLandmark >= 0) del.push_back(size_t(m_hoveredLandmark));
@@ -219,7 +219,9 @@ void Canvas::update(UiContext& ctx) {
                         auto w = ctx.camera.toWorld(m_lasso[i], m_lasso[i + 1]);
                         world.insert(world.end(), {w[0], w[1]});
                     }
-                    ws.brush(world, ctx.brushName.empty() ? "population" : ctx.brushName);
+                    ws.brush(world, ctx.brushName.empty() ? "population" : ctx.brushName,
+                             ctx.splitFrom);
+                    ctx.splitFrom.clear();
                 }
                 m_lasso.clear();
                 m_gesture = Gesture::None;

@@ -27,6 +27,9 @@ void PopulationsPanel::draw(UiContext& ctx) {
     const auto& pops = ws.state().populations.groups;
     auto sizes = ws.populationSizes();
     if (pops.empty()) ImGui::TextWrapped("Lasso cells on the canvas to make a population.");
+    if (!ctx.splitFrom.empty())
+        ImGui::TextWrapped("Lasso the cells of %s to split off into %s (Esc: cancel)",
+                           ctx.splitFrom.c_str(), ctx.brushName.c_str());
     for (size_t i = 0; i < pops.size(); ++i) {
         ImGui::PushID(int(i));
         app::Population p = pops[i];
@@ -37,7 +40,9 @@ void PopulationsPanel::draw(UiContext& ctx) {
         }
         if (ImGui::IsItemDeactivated()) ws.seal();
         ImGui::SameLine();
-        if (ImGui::Selectable(p.name.c_str(), ctx.brushName == p.name, 0, ImVec2(140, 0)))
+        // The name takes what the count and the delete button leave.
+        const float nameWidth = std::max(60.0f, ImGui::GetContentRegionAvail().x - 80.0f);
+        if (ImGui::Selectable(p.name.c_str(), ctx.brushName == p.name, 0, ImVec2(nameWidth, 0)))
             ctx.brushName = p.name;
         // Right-click: rename, or merge into another population.
         if (ImGui::BeginPopupContextItem("edit")) {
@@ -48,6 +53,13 @@ void PopulationsPanel::draw(UiContext& ctx) {
                 p.name = name;
                 ws.editPopulation(i, p);
                 ws.seal();
+                ImGui::CloseCurrentPopup();
+            }
+            if (ImGui::MenuItem("Split with the lasso")) {
+                // The next lasso takes only this population's cells into a new one.
+                ctx.splitFrom = p.name;
+                ctx.brushName = p.name + " b";
+                ctx.lassoTool = true;
                 ImGui::CloseCurrentPopup();
             }
             if (ImGui::BeginMenu("Merge into")) {

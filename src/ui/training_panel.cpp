@@ -43,7 +43,13 @@ void drawRecipe(UiContext& ctx, app::TrainingSettings& t) {
         sealOnRelease(ctx);
     }
     if (current->trainsNewModel) {
-        if (ImGui::SliderInt("Trained on", &t.trainSample, 1000, 200000, "%d cells",
+        // The sample is at most the cells there are (inside the gates): say so, not the cap.
+        const auto& st = ws.state();
+        const size_t available = st.gating.events(st.data.events()).size();
+        const std::string shown = available > 0 && available < size_t(t.trainSample)
+                                      ? "all " + std::to_string(available) + " cells"
+                                      : "%d cells";
+        if (ImGui::SliderInt("Trained on", &t.trainSample, 1000, 200000, shown.c_str(),
                              ImGuiSliderFlags_Logarithmic))
             ws.setTraining(t, "sample");
         sealOnRelease(ctx);

@@ -41,7 +41,9 @@ struct UiContext {
     render::Camera& camera;                  ///< the canvas view
     std::string brushName = "population 1";  ///< the population the lasso fills
     bool lassoTool = false;                  ///< left drag draws a lasso instead of panning
-    bool fitRequested = false;               ///< fit the view to the points next frame
+    /// When set, the next lasso splits this population: only its cells move to brushName.
+    std::string splitFrom;
+    bool fitRequested = false;  ///< fit the view to the points next frame
     /// Width and height of the colour key in the canvas's lower right corner, in logical
     /// pixels with its margin (zero when none is drawn): fitting keeps the picture clear of it.
     std::array<float, 2> keySize{0, 0};

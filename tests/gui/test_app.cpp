@@ -868,5 +868,35 @@ TEST(Workspace, MergingPopulationsAddsTheirCellsAndUndoSplitsThemAgain) {
     EXPECT_EQ(ws->state().populations, before);
 }
 
+TEST(Workspace, SplittingByLassoMovesOnlyThatPopulationsCells) {
+    auto ws = openSynthetic(3000);
+    settle(*ws);
+    ws->populationsFromLandmarks(4);
+    const Populations before = ws->state().populations;
+    const auto sizes = ws->populationSizes();
+    // A lasso round the whole picture, splitting population 1: all of its cells and no other.
+    const auto& xy = ws->positions();
+    float minX = xy[0], maxX = xy[0], minY = xy[1], maxY = xy[1];
+    for (size_t i = 0; i < xy.size(); i += 2) {
+        minX = std::min(minX, xy[i]), maxX = std::max(maxX, xy[i]);
+        minY = std::min(minY, xy[i + 1]), maxY = std::max(maxY, xy[i + 1]);
+    }
+    const std::vector<float> all = {minX - 1, minY - 1, maxX + 1, minY - 1,
+                                    maxX + 1, maxY + 1, minX - 1, maxY + 1};
+    const std::string from = before.groups[1].name;
+    EXPECT_EQ(ws->brush(all, from + " b", from), sizes[1]);
+    const auto after = ws->populationSizes();
+    ASSERT_EQ(after.size(), 5u);
+    EXPECT_EQ(after[1], 0u);
+    EXPECT_EQ(after[4], sizes[1]);
+    EXPECT_EQ(after[0], sizes[0]);
+    EXPECT_EQ(after[2], sizes[2]);
+    EXPECT_EQ(ws->undoStack().undoLabel(), "Split " + from);
+    // Without a population to split, the same lasso takes every cell.
+    ws->undo();
+    EXPECT_EQ(ws->state().populations, before);
+    EXPECT_EQ(ws->brush(all, "everything"), ws->state().data.events());
+}
+
 }  // namespace
 }  // namespace sepal::app
