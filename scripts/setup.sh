@@ -10,6 +10,7 @@ packages=(
     libopenmpi-dev openmpi-bin                 # sepal-cli apply under mpirun
     libglfw3-dev libimgui-dev libepoxy-dev libglm-dev
     xvfb xauth libgl1-mesa-dri mesa-utils fonts-dejavu-core python3   # GUI tests and its font
+    time                                       # peak memory of a streamed apply (tests/cli)
 )
 
 missing=()

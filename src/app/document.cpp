@@ -164,7 +164,9 @@ void Document::replaceData(Dataset data, TransformPipeline pipeline) {
     if (!m_state.gating.gates.empty()) {
         try {
             m_state.gating = gatingOf(m_state.data, m_state.gating.gates);
-            m_log.add(LogEntry::Info, gatedSummary(m_state.gating.inside, m_state.gating.gates));
+            m_log.add(LogEntry::Info,
+                      gatedSummary(m_state.gating.events(m_state.data.events()).size(),
+                                   m_state.data.events(), m_state.gating.gates));
         } catch (const std::exception& e) {
             m_log.add(LogEntry::Warning, std::string("the gates were removed: ") + e.what());
             m_state.gating = Gating{};
@@ -288,7 +290,9 @@ bool Document::setGates(std::vector<Gate> gates, const std::string& label) {
         m_log.add(LogEntry::Error, label + ": " + e.what());
         return false;
     }
-    if (!next.gates.empty()) m_log.add(LogEntry::Info, gatedSummary(next.inside, next.gates));
+    if (!next.gates.empty())
+        m_log.add(LogEntry::Info, gatedSummary(next.events(m_state.data.events()).size(),
+                                               m_state.data.events(), next.gates));
     execute(std::make_unique<ChangeCommand<Gating>>(&State::gating, Part::Gates, m_state.gating,
                                                     std::move(next), label));
     seal();

@@ -26,11 +26,12 @@ void addExportOptions(CLI::App* cmd, ExportOptions& options) {
                   "OUT_unassigned.fcs for events in none");
 }
 
-std::vector<std::string> writeEmbedded(const std::string& path, const EmbeddedTable& embedded,
-                                       const ExportOptions& options, bool quiet) {
+namespace {
+
+/// The export source of `embedded`; `populations` holds its population column: the input's
+/// first label column that does not name samples.
+ExportSource sourceOf(const EmbeddedTable& embedded, std::optional<PopulationCodes>& populations) {
     const io::Table& table = *embedded.table;
-    // The population column: the input's first label column that does not name samples.
-    std::optional<PopulationCodes> populations;
     for (const io::LabelColumn& l : table.labels)
         if (!populations && l.name != embedded.sampleColumn)
             populations = PopulationCodes{l.name, l.categories, l.codes};
@@ -41,6 +42,20 @@ std::vector<std::string> writeEmbedded(const std::string& path, const EmbeddedTa
     source.usedColumns = embedded.columns;
     source.transformed = embedded.points;
     source.populations = populations ? &*populations : nullptr;
+    return source;
+}
+
+}  // namespace
+
+void appendEmbedded(ExportStream& stream, const EmbeddedTable& embedded) {
+    std::optional<PopulationCodes> populations;
+    stream.append(sourceOf(embedded, populations));
+}
+
+std::vector<std::string> writeEmbedded(const std::string& path, const EmbeddedTable& embedded,
+                                       const ExportOptions& options, bool quiet) {
+    std::optional<PopulationCodes> populations;
+    const ExportSource source = sourceOf(embedded, populations);
     if (options.values == ExportValues::Transformed && exportFormatOf(path) == ExportFormat::Fcs)
         note(quiet, path + ": FCS holds the raw values; --values transformed applies to CSV");
     const std::vector<std::string> written = writeExport(path, source, options, embedded.inputs);

@@ -7,6 +7,7 @@
 #include "core/common/matrix.h"
 #include "core/io/table.h"
 #include "core/pipeline/export_files.h"
+#include "core/pipeline/export_stream.h"
 
 namespace CLI {
 class App;
@@ -32,5 +33,9 @@ struct EmbeddedTable {
 /// when --values does not apply (FCS) and which files one per population made.
 std::vector<std::string> writeEmbedded(const std::string& path, const EmbeddedTable& embedded,
                                        const ExportOptions& options, bool quiet);
+
+/// Appends `embedded` (a block of one file's events) to a streamed export, with the population
+/// column writeEmbedded would choose.
+void appendEmbedded(ExportStream& stream, const EmbeddedTable& embedded);
 
 }  // namespace sepal::cli

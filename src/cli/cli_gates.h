@@ -2,7 +2,7 @@
 // What embed and apply share about gates: a table is cut down to the cells inside them before
 // anything else sees it.
 
-#include <string>
+#include <cstddef>
 #include <vector>
 
 #include "core/gate/gate.h"
@@ -10,10 +10,8 @@
 
 namespace sepal::cli {
 
-/// Keeps the table's events that are inside every gate (nothing without gates) and notes how
-/// many, beginning with `prefix`, unless `quiet`. Throws InputError when a gate's channel is
-/// missing or no event is left.
-void keepGatedCells(io::Table& table, const std::vector<Gate>& gates, const std::string& prefix,
-                    bool quiet);
+/// Keeps the table's events that are inside every gate (all without gates); returns how many
+/// it kept. Throws InputError when a gate's channel is missing.
+size_t keepGatedCells(io::Table& table, const std::vector<Gate>& gates);
 
 }  // namespace sepal::cli

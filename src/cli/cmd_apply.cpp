@@ -1,6 +1,7 @@
 // sepal-cli apply: project many files through a saved landmark model, one output per file.
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 
@@ -16,6 +17,7 @@
 #include "core/common/error.h"
 #include "core/io/input_guard.h"
 #include "core/model/model_file.h"
+#include "core/pipeline/input_blocks.h"
 #include "core/pipeline/prepare.h"
 #include "core/pipeline/samples.h"
 #include "core/raster/png.h"
@@ -36,6 +38,7 @@ struct ApplyArgs {
     int threads = 0;
     bool force = false;
     std::string heatmap;
+    size_t blockEvents = 1000000;
     bool quiet = false;
 };
 
@@ -76,18 +79,20 @@ struct ApplyRun {
     std::string prefix{};                        // "rank R: " under mpirun
 };
 
-/// Labels the table's cells with the model's populations and counts them; returns the codes.
+/// Labels the table's cells with the model's populations and counts them (the block's first
+/// cell is cell `firstCell` of its file); returns the codes.
 std::vector<int32_t> labelAndCount(ApplyRun& run, size_t f, const io::Table& table,
-                                   const Matrix& points) {
+                                   const Matrix& points, size_t firstCell) {
     auto codes = groupsOfPoints(points, run.loaded.model, run.groupOfLandmark, *run.backend.search);
     if (!run.tally)
         run.tally.emplace(run.populationNames, markerNames(table, run.pipeline.columns()), 1);
-    run.tally->add(f, sampleName(run.args.inputs[f]), codes, points);
+    run.tally->add(f, sampleName(run.args.inputs[f]), codes, points, firstCell);
     return codes;
 }
 
-/// Projects input `f` and writes its output (or only counts it when the output is up to date);
-/// returns how many files it wrote.
+/// Projects input `f` a block of events at a time and writes its output (or only counts it when
+/// the output is up to date); returns how many files it wrote. Memory holds one block of an FCS
+/// input; other formats, and one file per population, are read whole.
 size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
     const ApplyArgs& a = run.args;
     const std::string& path = a.inputs[f];
@@ -102,38 +107,68 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
         note(a.quiet, run.prefix + out + " is up to date: skipped (--force writes it again)");
         return 0;
     }
-    io::Table table = readInput(path);
-    // The model's gates choose the cells, as they chose those it was trained on.
-    keepGatedCells(table, run.loaded.gates, run.prefix + path + ": ", a.quiet);
-    std::vector<std::string> available;
-    for (const auto& ch : table.channels) available.push_back(ch.name);
-    for (const auto& ch : table.channels)
-        if (!ch.marker.empty()) available.push_back(ch.marker);
-    checkColumns(run.loaded.columns, available);
-    const Matrix points = run.pipeline.apply(table);
+    InputBlocks blocks(path, a.exports.perPopulation ? SIZE_MAX : a.blockEvents);
+    std::optional<ExportStream> stream;
+    if (!upToDate && !a.exports.perPopulation) {
+        stream.emplace(out, a.exports, run.readFiles);
+        if (a.exports.values == ExportValues::Transformed &&
+            exportFormatOf(out) == ExportFormat::Fcs)
+            note(a.quiet, out + ": FCS holds the raw values; --values transformed applies to CSV");
+    }
+    size_t events = 0, kept = 0, nonFinite = 0, written = 0;
+    bool checked = false;
+    while (auto block = blocks.next()) {
+        io::Table& table = *block;
+        events += table.events();
+        const size_t firstCell = kept;
+        // The model's gates choose the cells, as they chose those it was trained on.
+        kept += keepGatedCells(table, run.loaded.gates);
+        if (!checked) {
+            std::vector<std::string> available;
+            for (const auto& ch : table.channels) available.push_back(ch.name);
+            for (const auto& ch : table.channels)
+                if (!ch.marker.empty()) available.push_back(ch.marker);
+            checkColumns(run.loaded.columns, available);
+            checked = true;
+        }
+        const Matrix points = run.pipeline.apply(table);
+        std::vector<int32_t> codes;
+        if (counted) codes = labelAndCount(run, f, table, points, firstCell);
+        if (upToDate) continue;
+        Matrix xy(points.rows, 2);
+        nonFinite += run.backend.projector
+                         ->project(points.data(), points.rows, points.cols, run.loaded.model,
+                                   run.loaded.params, xy.data())
+                         .nonFinitePoints;
+        if (counted) setPopulationColumn(table, run.populationNames, codes);
+        // Each output names its sample, so the files can be pooled later.
+        io::LabelColumn sample{a.sampleColumn, {sampleName(path)}, {}};
+        sample.codes.assign(table.events(), 0);
+        std::erase_if(table.labels,
+                      [&](const io::LabelColumn& l) { return l.name == a.sampleColumn; });
+        table.labels.push_back(std::move(sample));
+        const EmbeddedTable embedded{&table,         &xy,          run.pipeline.columns(), &points,
+                                     a.sampleColumn, run.readFiles};
+        if (stream)
+            appendEmbedded(*stream, embedded);
+        else
+            written += writeEmbedded(out, embedded, a.exports, a.quiet).size();
+    }
+    if (!run.loaded.gates.empty())
+        note(a.quiet, run.prefix + path + ": " + gatedSummary(kept, events, run.loaded.gates));
+    if (nonFinite > 0)
+        note(a.quiet, run.prefix + path + ": " + std::to_string(nonFinite) +
+                          " events had non-finite values");
     if (upToDate) {
-        labelAndCount(run, f, table, points);
         note(a.quiet,
              run.prefix + out + " is up to date: counted, not written again (--force writes it)");
         return 0;
     }
-    Matrix xy(points.rows, 2);
-    const ProjectionReport report = run.backend.projector->project(
-        points.data(), points.rows, points.cols, run.loaded.model, run.loaded.params, xy.data());
-    if (report.nonFinitePoints > 0)
-        note(a.quiet, run.prefix + path + ": " + std::to_string(report.nonFinitePoints) +
-                          " events had non-finite values");
-    if (counted)
-        setPopulationColumn(table, run.populationNames, labelAndCount(run, f, table, points));
-    // Each output names its sample, so the files can be pooled later.
-    io::LabelColumn sample{a.sampleColumn, {sampleName(path)}, {}};
-    sample.codes.assign(table.events(), 0);
-    std::erase_if(table.labels, [&](const io::LabelColumn& l) { return l.name == a.sampleColumn; });
-    table.labels.push_back(std::move(sample));
-    return writeEmbedded(
-               out, {&table, &xy, run.pipeline.columns(), &points, a.sampleColumn, run.readFiles},
-               a.exports, a.quiet)
-        .size();
+    if (stream) {
+        stream->commit();
+        ++written;
+    }
+    return written;
 }
 
 /// The paths of what apply writes over all files.
@@ -232,6 +267,11 @@ void addApplyCommand(CLI::App& app) {
     cmd->add_option("--heatmap", args->heatmap,
                     "also draw the populations x markers heatmap (scaled medians, cell counts) "
                     "as PNG (a model with populations)");
+    cmd->add_option("--block-events", args->blockEvents,
+                    "events of an FCS input read, projected and written at a time (memory holds "
+                    "one block, so a file larger than memory works)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     cmd->add_flag("--force", args->force,
                   "write every output again (by default an output newer than its input and the "
                   "model is kept)");

@@ -103,7 +103,10 @@ void runEmbed(const EmbedArgs& a) {
     if (!gates.empty()) {
         // The transform stays fitted on every event (as the app fits it before gating); the
         // gates then choose the events that are trained on, projected and written.
-        keepGatedCells(input.table, gates, "", a.quiet);
+        const size_t events = input.table.events();
+        const size_t kept = keepGatedCells(input.table, gates);
+        note(a.quiet, gatedSummary(kept, events, gates));
+        if (kept == 0) throw InputError(gatedSummary(kept, events, gates) + ": nothing to embed");
         input.points = input.pipeline.apply(input.table);
     }
     const std::vector<std::string> used = input.pipeline.columns();

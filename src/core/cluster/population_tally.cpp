@@ -111,13 +111,17 @@ void PopulationTally::offer(Kept& kept, uint64_t key, const float* row) {
 }
 
 void PopulationTally::add(size_t sampleIndex, const std::string& sample,
-                          const std::vector<int32_t>& codes, const Matrix& values) {
+                          const std::vector<int32_t>& codes, const Matrix& values,
+                          size_t firstCell) {
     const size_t k = m_populations.size(), d = m_markers.size();
     if (codes.size() != values.rows || values.cols != d)
         throw InputError("population tally: " + std::to_string(codes.size()) + " codes for " +
                          std::to_string(values.rows) + " x " + std::to_string(values.cols) +
                          " values, expected " + std::to_string(d) + " markers");
-    Sample s{sampleIndex, sample, std::vector<uint64_t>(k + 1, 0), codes.size()};
+    if (m_samples.empty() || m_samples.back().index != sampleIndex)
+        m_samples.push_back({sampleIndex, sample, std::vector<uint64_t>(k + 1, 0), 0});
+    Sample& s = m_samples.back();
+    s.total += codes.size();
     const uint64_t sampleKey = mix(m_seed ^ mix(sampleIndex));
     for (size_t i = 0; i < codes.size(); ++i) {
         const int32_t c = codes[i];
@@ -127,9 +131,8 @@ void PopulationTally::add(size_t sampleIndex, const std::string& sample,
         }
         ++s.cells[size_t(c)];
         ++m_seen[size_t(c)];
-        offer(m_kept[size_t(c)], mix(sampleKey ^ i), values.row(i));
+        offer(m_kept[size_t(c)], mix(sampleKey ^ (firstCell + i)), values.row(i));
     }
-    m_samples.push_back(std::move(s));
 }
 
 std::string PopulationTally::toBytes() const {

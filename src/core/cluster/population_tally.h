@@ -32,11 +32,12 @@ class PopulationTally {
     /// populations: their names (code i = populations[i]); markers: the value columns' names.
     PopulationTally(std::vector<std::string> populations, std::vector<std::string> markers,
                     uint64_t seed = 1);
-    /// Adds one sample: its index in the cohort (the order of the rows in populations.csv, and
-    /// part of each cell's sampling key), codes per cell (-1: no population) and the cells'
-    /// values (cells x markers, transformed).
+    /// Adds one sample, or a block of one: its index in the cohort (the order of the rows in
+    /// populations.csv, and part of each cell's sampling key), codes per cell (-1: no
+    /// population), the cells' values (cells x markers, transformed), and the index of the
+    /// block's first cell in its sample. Blocks of the sample last added join its counts.
     void add(size_t sampleIndex, const std::string& sample, const std::vector<int32_t>& codes,
-             const Matrix& values);
+             const Matrix& values, size_t firstCell = 0);
     /// The tally as bytes, for merge() in another process.
     std::string toBytes() const;
     /// Adds a tally of other samples (from toBytes() of one with the same populations, markers

@@ -145,15 +145,13 @@ void writeGatesFile(const std::string& path, const std::vector<Gate>& gates) {
     file.commit();
 }
 
-std::string gatedSummary(const std::vector<uint8_t>& inside, const std::vector<Gate>& gates) {
-    size_t kept = 0;
-    for (uint8_t v : inside) kept += v ? 1 : 0;
+std::string gatedSummary(size_t kept, size_t events, const std::vector<Gate>& gates) {
     std::string names;
     for (const Gate& g : gates) names += (names.empty() ? "" : ", ") + g.name;
     char share[32];
     std::snprintf(share, sizeof share, "%.1f%%",
-                  inside.empty() ? 0.0 : 100.0 * double(kept) / double(inside.size()));
-    return std::to_string(kept) + " of " + std::to_string(inside.size()) + " events (" + share +
+                  events == 0 ? 0.0 : 100.0 * double(kept) / double(events));
+    return std::to_string(kept) + " of " + std::to_string(events) + " events (" + share +
            ") are in the gate" + (gates.size() > 1 ? "s " : " ") + names;
 }
 

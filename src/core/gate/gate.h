@@ -55,6 +55,6 @@ std::vector<Gate> readGatesFile(const std::string& path);
 void writeGatesFile(const std::string& path, const std::vector<Gate>& gates);
 
 /// "12,345 of 20,000 events (61.7%) are in the gates live, singlets": what is said after gating.
-std::string gatedSummary(const std::vector<uint8_t>& inside, const std::vector<Gate>& gates);
+std::string gatedSummary(size_t inside, size_t events, const std::vector<Gate>& gates);
 
 }  // namespace sepal

@@ -44,7 +44,13 @@ void appendNumber(std::string& out, float v) {
 
 }  // namespace
 
-void writeCsv(const std::string& path, const Table& table) {
+CsvStreamWriter::CsvStreamWriter(const std::string& path)
+    : m_file(std::make_unique<AtomicFile>(path)) {}
+
+CsvStreamWriter::~CsvStreamWriter() = default;
+
+void CsvStreamWriter::append(const Table& table) {
+    const std::string& path = m_file->path();
     const size_t rows = table.events();
     const size_t columns = table.values.cols;
     if (columns != table.channels.size() || table.values.values.size() != rows * columns)
@@ -65,7 +71,6 @@ void writeCsv(const std::string& path, const Table& table) {
     if (columns + table.labels.size() == 0)
         throw InputError("cannot write '" + path + "': the table has no columns");
 
-    AtomicFile file(path);
     std::string header;
     bool first = true;
     for (const auto& c : table.channels) {
@@ -79,7 +84,13 @@ void writeCsv(const std::string& path, const Table& table) {
         first = false;
     }
     header += '\n';
-    file.write(header);
+    // The first block writes the header; the next ones must have the same columns.
+    if (m_header.empty()) {
+        m_header = header;
+        m_file->write(header);
+    } else if (header != m_header) {
+        throw InputError("cannot write '" + path + "': a block of events has other columns");
+    }
 
     // Rows are formatted in parallel blocks and written in order.
     constexpr size_t kBlockRows = 8192;
@@ -110,9 +121,19 @@ void writeCsv(const std::string& path, const Table& table) {
                 out += '\n';
             }
         }
-        for (size_t b = 0; b < blocks; ++b) file.write(buffers[b]);
+        for (size_t b = 0; b < blocks; ++b) m_file->write(buffers[b]);
     }
-    file.commit();
+}
+
+void CsvStreamWriter::commit() {
+    if (m_header.empty()) throw InputError("cannot write '" + m_file->path() + "': no events");
+    m_file->commit();
+}
+
+void writeCsv(const std::string& path, const Table& table) {
+    CsvStreamWriter writer(path);
+    writer.append(table);
+    writer.commit();
 }
 
 std::string csvField(const std::string& text) {

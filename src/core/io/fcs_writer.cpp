@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <bit>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <set>
@@ -13,6 +15,7 @@
 #include "core/common/error.h"
 #include "core/io/atomic_file.h"
 #include "core/io/population_labels.h"
+#include "core/io/temporary_files.h"
 
 namespace sepal::io {
 
@@ -93,12 +96,20 @@ Keywords keptKeywords(const Table& table) {
     return kept;
 }
 
-double columnRange(const Table& table, size_t c) {
-    if (table.channels[c].range > 0) return table.channels[c].range;
-    float top = 0;
+/// The largest magnitude of each value column (non-finite values left out).
+std::vector<float> columnTops(const Table& table) {
+    std::vector<float> top(table.values.cols, 0.0f);
     for (size_t r = 0; r < table.values.rows; ++r)
-        top = std::max(top, std::fabs(table.values.at(r, c)));
-    return std::isfinite(top) ? std::max(1.0, std::ceil(static_cast<double>(top))) : 1.0;
+        for (size_t c = 0; c < top.size(); ++c)
+            if (const float v = std::fabs(table.values.at(r, c)); std::isfinite(v))
+                top[c] = std::max(top[c], v);
+    return top;
+}
+
+/// $PnR: the channel's own range, else the largest magnitude of its values (at least 1).
+double channelRange(const Channel& channel, float top) {
+    if (channel.range > 0) return channel.range;
+    return std::max(1.0, std::ceil(static_cast<double>(top)));
 }
 
 /// The label columns written as code parameters: those whose name no channel has.
@@ -119,7 +130,8 @@ bool namesLabelCodes(const std::string& upperKey) {
            upperKey.rfind("SEPAL_LABEL", 0) == 0;
 }
 
-Keywords parameterKeywords(const Table& table, const std::vector<const LabelColumn*>& labels) {
+Keywords parameterKeywords(const Table& table, const std::vector<const LabelColumn*>& labels,
+                           const std::vector<float>& tops) {
     Keywords kw;
     for (size_t c = 0; c < table.channels.size(); ++c) {
         const std::string p = "$P" + std::to_string(c + 1);
@@ -128,7 +140,7 @@ Keywords parameterKeywords(const Table& table, const std::vector<const LabelColu
         if (!ch.marker.empty()) kw.emplace_back(p + "S", ch.marker);
         kw.emplace_back(p + "B", "32");
         kw.emplace_back(p + "E", "0,0");
-        kw.emplace_back(p + "R", number(columnRange(table, c)));
+        kw.emplace_back(p + "R", number(channelRange(ch, tops[c])));
     }
     for (size_t l = 0; l < labels.size(); ++l) {
         // Codes are written from 1 so that events without a label (0) stay non-negative.
@@ -185,21 +197,13 @@ std::string headerField(uint64_t v) {
     return buf;
 }
 
-}  // namespace
-
-void writeFcs(const std::string& path, const Table& table) {
-    const std::vector<const LabelColumn*> labels = labelsToWrite(table);
-    const size_t stored = table.channels.size();
-    const size_t cols = stored + labels.size();
-    if (stored == 0)
-        throw InputError("cannot write '" + path + "': the table has no channels to write");
-    if (table.values.cols != stored || table.values.values.size() != table.values.rows * stored)
-        throw InputError("cannot write '" + path + "': the table has " + std::to_string(stored) +
-                         " channels but " + std::to_string(table.values.cols) + " value columns");
-    const uint64_t events = table.values.rows;
+/// HEADER and TEXT of a file holding `events` rows of `table`'s channels and `labels` (as code
+/// parameters), with $PnR from the channels' ranges or `tops`.
+std::string headerAndText(const Table& table, const std::vector<const LabelColumn*>& labels,
+                          const std::vector<float>& tops, uint64_t events) {
+    const size_t cols = table.channels.size() + labels.size();
     const uint64_t dataBytes = events * cols * 4;
-
-    Keywords body = parameterKeywords(table, labels);
+    Keywords body = parameterKeywords(table, labels, tops);
     Keywords kept = keptKeywords(table);
     if (!labels.empty())  // the labels' own keywords replace any the table carried
         std::erase_if(kept, [](const auto& kv) { return namesLabelCodes(upperCase(kv.first)); });
@@ -244,38 +248,133 @@ void writeFcs(const std::string& path, const Table& table) {
     header += dataBytes ? headerField(dataBegin) + headerField(dataBegin + dataBytes - 1)
                         : headerField(0) + headerField(0);
     header += headerField(0) + headerField(0);
+    return header + text;
+}
 
-    AtomicFile file(path);
-    file.write(header);
-    file.write(text);
+/// Checks that `table` can be written; returns the label columns it writes as codes.
+std::vector<const LabelColumn*> checkedLabels(const std::string& path, const Table& table) {
+    const size_t stored = table.channels.size();
+    if (stored == 0)
+        throw InputError("cannot write '" + path + "': the table has no channels to write");
+    if (table.values.cols != stored || table.values.values.size() != table.values.rows * stored)
+        throw InputError("cannot write '" + path + "': the table has " + std::to_string(stored) +
+                         " channels but " + std::to_string(table.values.cols) + " value columns");
+    return labelsToWrite(table);
+}
+
+/// Writes the rows of `table` as float32 little-endian DATA: its values, then its labels' codes.
+template <class Sink>
+void writeRows(Sink& sink, const Table& table, const std::vector<const LabelColumn*>& labels) {
+    const size_t stored = table.channels.size(), cols = stored + labels.size();
+    const uint64_t events = table.values.rows;
     const bool swap = std::endian::native != std::endian::little;
     if (!swap && labels.empty()) {
-        file.write(table.values.data(), dataBytes);
-    } else {
-        // Rows in chunks: the labels' codes join each row, and big-endian hosts swap bytes.
-        const size_t chunkRows = 1 << 14;
-        std::vector<float> chunk;
-        for (size_t r0 = 0; r0 < events; r0 += chunkRows) {
-            const size_t n = std::min<size_t>(chunkRows, events - r0);
-            chunk.resize(n * cols);
-            for (size_t r = 0; r < n; ++r) {
-                std::memcpy(&chunk[r * cols], table.values.row(r0 + r), stored * sizeof(float));
-                for (size_t l = 0; l < labels.size(); ++l)
-                    chunk[r * cols + stored + l] =
-                        static_cast<float>(std::max(labels[l]->codes[r0 + r], -1) + 1);
-            }
-            if (swap)
-                for (float& f : chunk) {
-                    uint32_t u;
-                    std::memcpy(&u, &f, 4);
-                    u = __builtin_bswap32(u);
-                    std::memcpy(&f, &u, 4);
-                }
-            file.write(chunk.data(), chunk.size() * sizeof(float));
-        }
+        sink.write(table.values.data(), events * cols * 4);
+        return;
     }
+    // Rows in chunks: the labels' codes join each row, and big-endian hosts swap bytes.
+    const size_t chunkRows = 1 << 14;
+    std::vector<float> chunk;
+    for (size_t r0 = 0; r0 < events; r0 += chunkRows) {
+        const size_t n = std::min<size_t>(chunkRows, events - r0);
+        chunk.resize(n * cols);
+        for (size_t r = 0; r < n; ++r) {
+            std::memcpy(&chunk[r * cols], table.values.row(r0 + r), stored * sizeof(float));
+            for (size_t l = 0; l < labels.size(); ++l)
+                chunk[r * cols + stored + l] =
+                    static_cast<float>(std::max(labels[l]->codes[r0 + r], -1) + 1);
+        }
+        if (swap)
+            for (float& f : chunk) {
+                uint32_t u;
+                std::memcpy(&u, &f, 4);
+                u = __builtin_bswap32(u);
+                std::memcpy(&f, &u, 4);
+            }
+        sink.write(chunk.data(), chunk.size() * sizeof(float));
+    }
+}
+
+}  // namespace
+
+void writeFcs(const std::string& path, const Table& table) {
+    const std::vector<const LabelColumn*> labels = checkedLabels(path, table);
+    AtomicFile file(path);
+    file.write(headerAndText(table, labels, columnTops(table), table.values.rows));
+    writeRows(file, table, labels);
     file.write("00000000");  // the optional CRC, left unset as FCS 3.1 allows
     file.commit();
+}
+
+/// The DATA of a streamed FCS file, kept beside the output until the HEADER can be written.
+struct FcsStreamWriter::Scratch {
+    std::string path;
+    std::FILE* file = nullptr;
+    int slot = -1;
+    explicit Scratch(const std::string& output) {
+        path = temporaryPattern(output + ".data");
+        const int fd = ::mkstemp(path.data());
+        if (fd < 0 || !(file = ::fdopen(fd, "w+b")))
+            throw InputError("cannot write '" + output + "': cannot create a temporary file " +
+                             "beside it (" + std::strerror(errno) + ")");
+        slot = rememberTemporary(path);
+    }
+    ~Scratch() {
+        if (file) std::fclose(file);
+        std::remove(path.c_str());
+        forgetTemporary(slot);
+    }
+    void write(const void* data, size_t size) {
+        if (size && std::fwrite(data, 1, size, file) != size)
+            throw InputError("cannot write '" + path + "': " + std::strerror(errno));
+    }
+};
+
+FcsStreamWriter::FcsStreamWriter(const std::string& path) : m_path(path) {}
+
+FcsStreamWriter::~FcsStreamWriter() = default;
+
+void FcsStreamWriter::append(const Table& block) {
+    const std::vector<const LabelColumn*> labels = checkedLabels(m_path, block);
+    if (!m_scratch) {
+        m_scratch = std::make_unique<Scratch>(m_path);
+        m_layout.source = block.source;
+        m_layout.channels = block.channels;
+        m_layout.keywords = block.keywords;
+        m_layout.spillover = block.spillover;
+        m_layout.values = Matrix(0, block.channels.size());
+        for (const LabelColumn* l : labels) m_layout.labels.push_back({l->name, l->categories, {}});
+        m_tops.assign(block.channels.size(), 0.0f);
+    } else if (block.channels.size() != m_layout.channels.size() ||
+               labels.size() != m_layout.labels.size()) {
+        throw InputError("cannot write '" + m_path + "': a block of events has other columns");
+    }
+    const std::vector<float> tops = columnTops(block);
+    for (size_t c = 0; c < tops.size(); ++c) m_tops[c] = std::max(m_tops[c], tops[c]);
+    writeRows(*m_scratch, block, labels);
+    m_events += block.values.rows;
+}
+
+void FcsStreamWriter::commit(const Table* layout) {
+    if (!m_scratch) throw InputError("cannot write '" + m_path + "': no events");
+    const Table& final = layout ? *layout : m_layout;
+    if (final.channels.size() != m_layout.channels.size())
+        throw InputError("cannot write '" + m_path + "': the layout has other channels");
+    std::vector<const LabelColumn*> labels;
+    for (const LabelColumn& l : m_layout.labels) labels.push_back(&l);
+    AtomicFile file(m_path);
+    file.write(headerAndText(final, labels, m_tops, m_events));
+    // The DATA as it was streamed, copied in blocks.
+    if (std::fflush(m_scratch->file) != 0 || std::fseek(m_scratch->file, 0, SEEK_SET) != 0)
+        throw InputError("cannot write '" + m_path + "': " + std::strerror(errno));
+    std::vector<char> buffer(size_t(1) << 22);
+    for (size_t n; (n = std::fread(buffer.data(), 1, buffer.size(), m_scratch->file)) > 0;)
+        file.write(buffer.data(), n);
+    if (std::ferror(m_scratch->file))
+        throw InputError("cannot write '" + m_path + "': reading back its data failed");
+    file.write("00000000");  // the optional CRC, left unset as FCS 3.1 allows
+    file.commit();
+    m_scratch.reset();
 }
 
 }  // namespace sepal::io

@@ -1,7 +1,10 @@
 #pragma once
 // Writing a Table as an FCS 3.1 file (float32 list mode), through a temporary file and a rename.
 
+#include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "core/io/table.h"
 
@@ -16,5 +19,32 @@ namespace sepal::io {
 /// see docs/FORMATS.md. Throws InputError when the file cannot be written; an existing file is
 /// replaced only on success.
 void writeFcs(const std::string& path, const Table& table);
+
+/// An FCS file written a block of events at a time, the same bytes writeFcs writes for all of
+/// them at once: the DATA goes to a temporary beside the file, and commit() writes HEADER and
+/// TEXT (which need the event count and the ranges) before it. Memory holds one block.
+class FcsStreamWriter {
+  public:
+    /// Nothing is created until the first block.
+    explicit FcsStreamWriter(const std::string& path);
+    ~FcsStreamWriter();
+    FcsStreamWriter(const FcsStreamWriter&) = delete;
+    FcsStreamWriter& operator=(const FcsStreamWriter&) = delete;
+    /// Appends a block's events; the first block sets the channels, label columns and keywords,
+    /// later ones must have the same columns. Throws InputError.
+    void append(const Table& block);
+    /// Writes the file and renames it into place. `layout` (0 rows), when given, replaces the
+    /// first block's channels (their ranges) and keywords: what depends on every block. Throws
+    /// InputError.
+    void commit(const Table* layout = nullptr);
+
+  private:
+    struct Scratch;
+    std::string m_path;
+    std::unique_ptr<Scratch> m_scratch;
+    Table m_layout;             // the first block's columns, no events
+    std::vector<float> m_tops;  // per channel: the largest magnitude streamed
+    uint64_t m_events = 0;
+};
 
 }  // namespace sepal::io

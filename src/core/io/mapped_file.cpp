@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -39,6 +40,14 @@ MappedFile::MappedFile(const std::string& path, bool populate) {
 
 MappedFile::~MappedFile() {
     if (m_data) ::munmap(const_cast<uint8_t*>(m_data), m_size);
+}
+
+void MappedFile::release(size_t offset, size_t length) const {
+    if (!m_data || offset >= m_size) return;
+    const size_t page = size_t(::sysconf(_SC_PAGESIZE));
+    const size_t begin = (offset + page - 1) / page * page;
+    const size_t end = std::min(m_size, offset + length) / page * page;
+    if (end > begin) ::madvise(const_cast<uint8_t*>(m_data) + begin, end - begin, MADV_DONTNEED);
 }
 
 }  // namespace sepal::io

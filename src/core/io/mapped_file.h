@@ -22,6 +22,9 @@ class MappedFile {
     std::span<const uint8_t> bytes() const { return {m_data, m_size}; }
     /// Size in bytes.
     size_t size() const { return m_size; }
+    /// Lets the system drop the pages wholly inside [offset, offset + length) from memory (read
+    /// again from the file if used again): what a reader done with them calls.
+    void release(size_t offset, size_t length) const;
 
   private:
     const uint8_t* m_data = nullptr;

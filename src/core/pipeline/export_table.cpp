@@ -114,7 +114,7 @@ std::string shortNumber(double v) {
 /// display range $PnD (FCS 3.1: "Linear,low,high") of the new ones; $ORIGINALITY says the data
 /// changed. The FCS writer moves $Pn keywords to their channel's new number by $PnN.
 std::vector<std::pair<std::string, std::string>> exportKeywords(
-    const std::vector<std::pair<std::string, std::string>>& source, const Matrix& xy) {
+    const std::vector<std::pair<std::string, std::string>>& source, const CoordinateBounds& xy) {
     static const std::regex parameter(R"(\$[Pp](\d{1,9})([A-Za-z]+))");
     std::set<std::string> replaced;
     size_t highest = 0;
@@ -134,12 +134,7 @@ std::vector<std::pair<std::string, std::string>> exportKeywords(
         out.emplace_back(k, upper == "$ORIGINALITY" ? "DataModified" : v);
     }
     for (size_t axis = 0; axis < 2; ++axis) {
-        float lo = INFINITY, hi = -INFINITY;
-        for (size_t i = 0; i < xy.rows; ++i)
-            if (const float v = xy.at(i, axis); std::isfinite(v)) {
-                lo = std::min(lo, v);
-                hi = std::max(hi, v);
-            }
+        float lo = xy.low[axis], hi = xy.high[axis];
         if (lo > hi) lo = hi = 0;  // no finite coordinate: any range will do
         const double margin = 0.05 * (static_cast<double>(hi) - lo) + 0.5;
         const std::string p = "$P" + std::to_string(highest + 1 + axis);
@@ -162,6 +157,16 @@ io::LabelColumn populationColumn(const PopulationCodes& p, size_t events) {
 }
 
 }  // namespace
+
+void CoordinateBounds::add(const Matrix& xy) {
+    for (size_t i = 0; i < xy.rows; ++i)
+        for (size_t axis = 0; axis < 2; ++axis)
+            if (const float v = xy.at(i, axis); std::isfinite(v)) {
+                low[axis] = std::min(low[axis], v);
+                high[axis] = std::max(high[axis], v);
+                top[axis] = std::max(top[axis], std::fabs(v));
+            }
+}
 
 io::Table buildExportTable(const ExportSource& source, const ExportOptions& options,
                            ExportFormat format) {
@@ -209,15 +214,14 @@ io::Table buildExportTable(const ExportSource& source, const ExportOptions& opti
             dst[kept + 1] = source.xy->at(row, 1);
         }
     }
+    CoordinateBounds own;
+    if (!source.bounds) own.add(*source.xy);
+    const CoordinateBounds& bounds = source.bounds ? *source.bounds : own;
     for (size_t axis = 0; axis < 2; ++axis) {
         // $PnR covers the largest magnitude; $PnD (in the keywords) gives the display range.
-        float top = 0;
-        for (size_t i = 0; i < events; ++i)
-            if (const float v = source.xy->at(i, axis); std::isfinite(v))
-                top = std::max(top, std::fabs(v));
-        out.channels.push_back(io::Channel{axis == 0 ? kEmbedSom1 : kEmbedSom2,
-                                           axis == 0 ? kEmbedSom1Marker : kEmbedSom2Marker,
-                                           std::ceil(static_cast<double>(top)) + 1.0, 32});
+        out.channels.push_back(io::Channel{
+            axis == 0 ? kEmbedSom1 : kEmbedSom2, axis == 0 ? kEmbedSom1Marker : kEmbedSom2Marker,
+            std::ceil(static_cast<double>(bounds.top[axis])) + 1.0, 32});
     }
     if (format == ExportFormat::Csv) {
         // The labels people read ("CD3 (Sm154Di)"), unique over the first table's channels.
@@ -233,7 +237,7 @@ io::Table buildExportTable(const ExportSource& source, const ExportOptions& opti
         out.channels[kept].marker.clear();
         out.channels[kept + 1].marker.clear();
     }
-    out.keywords = exportKeywords(first.keywords, *source.xy);
+    out.keywords = exportKeywords(first.keywords, bounds);
     out.spillover = keptSpillover(first.spillover, map.channels);
 
     // Labels: the population first (the FCS writer names its codes in SEPAL_POPULATIONS), the

@@ -2,6 +2,7 @@
 // The table an export writes, built once for sepal-cli and the application: the raw events (or
 // the transformed values), the two EmbedSOM coordinates, the population and sample columns.
 
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -48,6 +49,15 @@ struct PopulationCodes {
     std::vector<int32_t> codes;         ///< per event: index into names, -1 for none
 };
 
+/// The extent of the coordinates, for the FCS keywords that describe them ($PnR, $PnD).
+struct CoordinateBounds {
+    float low[2] = {INFINITY, INFINITY};     ///< smallest finite x and y
+    float high[2] = {-INFINITY, -INFINITY};  ///< largest finite x and y
+    float top[2] = {0, 0};                   ///< largest finite magnitude of x and y
+    /// Widens the bounds to cover xy (events x 2).
+    void add(const Matrix& xy);
+};
+
 /// What an export is made from; everything is borrowed, rows follow the tables in order.
 struct ExportSource {
     std::span<const io::Table> tables;  ///< raw events: one table, or one per sample
@@ -58,6 +68,9 @@ struct ExportSource {
     std::vector<std::string> usedColumns;  ///< channels (names or markers) that were embedded
     const Matrix* transformed = nullptr;   ///< events x usedColumns, for transformed values
     const PopulationCodes* populations = nullptr;  ///< replaces a label column of its name
+    /// The coordinates' bounds over every block of a streamed export (ExportStream); when
+    /// null, those of xy.
+    const CoordinateBounds* bounds = nullptr;
 };
 
 /// The table to write: the kept channels (all, or the embedded ones) with raw or transformed
