@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The cohort command across MPI ranks on one machine: builds sepal-cli (CUDA and MPI when found),
+# generates a cohort of demo FCS files, trains a model with populations on the first, then times
+# `sepal-cli apply` with 1 and 2 ranks (CPU: 1 x T threads, 2 x T threads and 2 x T/2 threads;
+# CUDA: 1 and 2 ranks on the one GPU), checks that every output is the same bytes, and prints a
+# JSON line per run under $OUT (default ./out) with cells per second.
+#   MPI_FILES (8), MPI_EVENTS (1000000), SEPAL_GPU_BUILD (build-gpu), SEPAL_DEPS_DIR (deps)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-$PWD/out}
+mkdir -p "$out"
+build=${SEPAL_GPU_BUILD:-build-gpu}
+deps=${SEPAL_DEPS_DIR:-$PWD/deps}
+files=${MPI_FILES:-8}
+events=${MPI_EVENTS:-1000000}
+threads=$(nproc)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+args=(-G Ninja -DSEPAL_GUI=OFF -DSEPAL_TESTS=OFF -DSEPAL_CUDA=${SEPAL_CUDA:-AUTO} -DSEPAL_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release)
+[ -d "$deps/include" ] && args+=(-DSEPAL_DEPS_DIR="$deps")
+cmake -S . -B "$build" "${args[@]}" >"$out/mpi-cmake.log" 2>&1 || { tail -30 "$out/mpi-cmake.log"; exit 1; }
+grep -E "Sepal: (MPI|no MPI)" "$out/mpi-cmake.log"
+cmake --build "$build" -j "$threads" --target sepal-cli >"$out/mpi-build.log" 2>&1 ||
+    { grep -E "error" -A3 "$out/mpi-build.log" | head -30; exit 1; }
+cli=$build/src/sepal-cli
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+inputs=()
+for s in $(seq 1 "$files"); do
+    "$cli" demo --events "$events" --seed "$s" --out "$work/s$s.fcs" >/dev/null
+    inputs+=("$work/s$s.fcs")
+done
+"$cli" embed "$work/s1.fcs" --metaclusters 15 --model "$work/m.json" --out "$work/y.fcs" --quiet
+cells=$((files * events))
+
+# run NAME RANKS THREADS BACKEND: one timed apply into $work/NAME, a JSON line.
+run() {
+    local name=$1 ranks=$2 per=$3 backend=$4 start end
+    rm -rf "$work/$name"
+    start=$(date +%s.%N)
+    if [ "$ranks" = 1 ]; then
+        "$cli" apply --model "$work/m.json" "${inputs[@]}" --out-dir "$work/$name" --format fcs \
+            --threads "$per" --backend "$backend" --quiet
+    else
+        mpirun -np "$ranks" --oversubscribe --bind-to none "$cli" apply --model "$work/m.json" \
+            "${inputs[@]}" --out-dir "$work/$name" --format fcs --threads "$per" \
+            --backend "$backend" --quiet
+    fi || { echo "{\"run\":\"$name\",\"error\":\"apply failed\"}"; return; }
+    end=$(date +%s.%N)
+    python3 -c "import json; s=$end-$start; print(json.dumps({'bench':'mpi-apply','run':'$name','ranks':$ranks,'threads_per_rank':$per,'backend':'$backend','files':$files,'cells':$cells,'seconds':round(s,3),'cells_per_s':$cells/s}))"
+}
+half=$((threads / 2))
+{
+    run cpu-1x$half 1 "$half" cpu
+    run cpu-2x$half 2 "$half" cpu
+    run cpu-1x$threads 1 "$threads" cpu
+    run cuda-1 1 "$threads" cuda
+    run cuda-2 2 "$half" cuda
+} | tee "$out/mpi-bench.jsonl"
+# Ranks and threads never change the bytes (the CUDA kernels agree with the CPU within the
+# tolerance, not bit for bit, so they are compared with each other).
+for pair in "cpu-1x$half cpu-2x$half" "cpu-1x$half cpu-1x$threads" "cuda-1 cuda-2"; do
+    set -- $pair
+    same=yes
+    for f in "$work/$1"/*; do cmp -s "$f" "$work/$2/$(basename "$f")" || same=no; done
+    echo "outputs of $2 equal to $1: $same"
+done
