@@ -4,7 +4,9 @@
 # `sepal-cli apply` with 1 and 2 ranks (CPU: 1 x T threads, 2 x T threads and 2 x T/2 threads;
 # CUDA: 1 and 2 ranks on the one GPU), checks that every output is the same bytes, and prints a
 # JSON line per run under $OUT (default ./out) with cells per second.
-#   MPI_FILES (8), MPI_EVENTS (1000000), SEPAL_GPU_BUILD (build-gpu), SEPAL_DEPS_DIR (deps)
+#   MPI_FILES (8), MPI_EVENTS (1000000), MPI_THREADS (threads per rank; default half the cores),
+#   MPI_WORK (folder for the cohort and outputs, e.g. /dev/shm to leave the disk out; default a
+#   temporary folder), SEPAL_GPU_BUILD (build-gpu), SEPAL_DEPS_DIR (deps)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-$PWD/out}
@@ -24,8 +26,9 @@ cmake --build "$build" -j "$threads" --target sepal-cli >"$out/mpi-build.log" 2>
     { grep -E "error" -A3 "$out/mpi-build.log" | head -30; exit 1; }
 cli=$build/src/sepal-cli
 
-work=$(mktemp -d)
+work=$(mktemp -d -p "${MPI_WORK:-${TMPDIR:-/tmp}}")
 trap 'rm -rf "$work"' EXIT
+df -h "$work" | tail -1
 inputs=()
 for s in $(seq 1 "$files"); do
     "$cli" demo --events "$events" --seed "$s" --out "$work/s$s.fcs" >/dev/null
@@ -50,7 +53,7 @@ run() {
     end=$(date +%s.%N)
     python3 -c "import json; s=$end-$start; print(json.dumps({'bench':'mpi-apply','run':'$name','ranks':$ranks,'threads_per_rank':$per,'backend':'$backend','files':$files,'cells':$cells,'seconds':round(s,3),'cells_per_s':$cells/s}))"
 }
-half=$((threads / 2))
+half=${MPI_THREADS:-$((threads / 2))}
 {
     run cpu-1x$half 1 "$half" cpu
     run cpu-2x$half 2 "$half" cpu
