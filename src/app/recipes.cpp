@@ -56,6 +56,7 @@ std::string recipeCommandLine(const TrainingSettings& t) {
     std::string line = "--landmarks " + spec + " --seed " + std::to_string(s.seed) +
                        " --train-sample " + std::to_string(s.trainSample);
     if (!s.layout.empty()) line += " --layout " + s.layout;
+    if (t.balanced) line += " --balanced";
     return line;
 }
 

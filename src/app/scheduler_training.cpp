@@ -43,6 +43,10 @@ void Scheduler::runRecipe(bool undoable) {
         EmbedSettings settings = recipeSettings(state.training);
         // The recipe trains on the cells inside the gates, as sepal-cli embed --gates does.
         auto points = std::make_shared<const Matrix>(gatedRows(state.data.points, state.gating));
+        // Balanced: each sample gives the same number of training events, as embed --balanced.
+        if (state.training.balanced && state.data.samples.size() > 1)
+            for (size_t i : state.gating.events(state.data.events()))
+                settings.balanceGroups.push_back(int32_t(state.data.sampleOf[i]));
         if (points->rows < settings.landmarks.count)
             throw InputError("the recipe asks for " + std::to_string(settings.landmarks.count) +
                              " landmarks but " + std::to_string(points->rows) +

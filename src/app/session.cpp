@@ -70,6 +70,7 @@ nlohmann::json Workspace::sessionJson(const std::array<float, 3>& camera) const 
               {"gridRows", t.gridRows},
               {"gridCols", t.gridCols},
               {"trainSample", t.trainSample},
+              {"balanced", t.balanced},
               {"trainer", t.trainer},
               {"graphK", t.graphK},
               {"seed", t.seed},
@@ -157,6 +158,7 @@ std::array<float, 3> Workspace::loadSession(const std::string& path) {
         next.training.gridRows = t.at("gridRows").get<int>();
         next.training.gridCols = t.at("gridCols").get<int>();
         next.training.trainSample = t.at("trainSample").get<int>();
+        next.training.balanced = t.value("balanced", false);
         next.training.trainer = t.at("trainer").get<std::string>();
         next.training.landmarks = t.at("landmarks").get<int>();
         next.training.graphK = t.at("graphK").get<int>();

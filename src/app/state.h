@@ -32,6 +32,7 @@ struct TrainingSettings {
     int gridRows = 10;               ///< SOM recipe: grid rows
     int gridCols = 10;               ///< SOM recipe: grid columns
     int trainSample = 20000;         ///< events the recipe trains on (0 = all)
+    bool balanced = false;           ///< the same number of events from each sample (--balanced)
     uint64_t seed = 1;               ///< every stochastic step is seeded
     std::string trainer = "som";     ///< refining trainer (som, plsom, kmeans, graph, tsne, umap)
     int graphK = 3;                  ///< neighbours per landmark in the graph

@@ -54,6 +54,13 @@ void drawRecipe(UiContext& ctx, app::TrainingSettings& t) {
             ws.setTraining(t, "sample");
         sealOnRelease(ctx);
     }
+    if (current->trainsNewModel && ws.state().data.samples.size() > 1) {
+        if (ImGui::Checkbox("Balanced samples", &t.balanced)) ws.setTraining(t), ws.seal();
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip(
+                "Train on the same number of cells from each sample, so that a "
+                "large sample does not outweigh the others (embed --balanced)");
+    }
     int seed = int(t.seed);
     if (ImGui::InputInt("Seed", &seed))
         t.seed = uint64_t(std::max(seed, 0)), ws.setTraining(t), ws.seal();

@@ -21,6 +21,7 @@
 #include "core/common/error.h"
 #include "core/demo/demo_data.h"
 #include "core/embedsom/embedsom.h"
+#include "core/gate/gate.h"
 #include "core/model/model_file.h"
 #include "core/pipeline/embed_pipeline.h"
 #include "core/pipeline/prepare.h"
@@ -186,6 +187,51 @@ TEST(OnePipeline, TheAppAndSepalCliGiveTheSameCoordinates) {
 
 // Populations from landmarks are sepal-cli embed --metaclusters' (groups, cells and names), one
 // undo step; a model file's populations label the cells of the app that opens it the same way.
+// One pipeline with gates and a balanced training sample: three samples of different sizes, a
+// live gate and "Balanced samples" in the app train the landmarks and give the coordinates that
+// sepal-cli embed s1 s2 s3 --gates G --balanced gives.
+TEST(OnePipeline, GatesAndBalancedSamplesTrainAsSepalCli) {
+    std::vector<io::Table> tables = {demo::makeDemoTable(3000, 1), demo::makeDemoTable(1200, 2),
+                                     demo::makeDemoTable(2000, 3)};
+    for (size_t s = 0; s < tables.size(); ++s)
+        tables[s].source = "s" + std::to_string(s + 1) + ".fcs";
+    const Gate live{"live", gateAxes(tables[0], "DNA1", "Cisplatin", {}),
+                    rectanglePolygon(4, -1, 9, 3)};
+    Workspace ws("cpu");
+    ws.openTables(tables);
+    settle(ws);
+    ASSERT_TRUE(ws.setGates({live}, "Gate live"));
+    TrainingSettings t = ws.state().training;
+    t.balanced = true;
+    t.trainSample = 1500;  // less than the smallest sample's share
+    ws.setTraining(t);
+    ws.runRecipe();
+    settle(ws);
+    const Gating& gating = ws.state().gating;
+
+    // sepal-cli embed s1.fcs s2.fcs s3.fcs --gates G --balanced --train-sample 1500
+    io::Table table = combineSamples(tables, "sample");
+    TransformPipeline pipeline = choosePipeline(table, PrepareOptions{});
+    fitAndApply(pipeline, table);
+    table = io::keepRows(table, insideGates(table, {live}));
+    const Matrix points = pipeline.apply(table);
+    EmbedSettings settings;
+    settings.params = defaultEmbedParams(settings.landmarks);
+    settings.trainSample = 1500;
+    for (const auto& l : table.labels)
+        if (l.name == "sample") settings.balanceGroups = l.codes;
+    ASSERT_EQ(settings.balanceGroups.size(), points.rows);
+    Backend cpu = makeBackend("cpu");
+    const EmbedResult result = embedMatrix(points, settings, *cpu.projector, *cpu.search);
+
+    ASSERT_EQ(gating.events(ws.state().data.events()).size(), points.rows);
+    EXPECT_EQ(ws.state().model.high, result.model.high);
+    std::vector<float> gated;
+    for (size_t i : gating.events(ws.state().data.events()))
+        gated.insert(gated.end(), {ws.positions()[2 * i], ws.positions()[2 * i + 1]});
+    EXPECT_LT(relativeDifference(gated, result.xy.data()), 1e-5);
+}
+
 TEST(OnePipeline, PopulationsFromLandmarksAreSepalClisMetaclusters) {
     const io::Table demo = demo::makeDemoTable(4000, 3);
     Workspace ws("cpu");
