@@ -290,9 +290,11 @@ bool Document::setGates(std::vector<Gate> gates, const std::string& label) {
         m_log.add(LogEntry::Error, label + ": " + e.what());
         return false;
     }
+    // The landmarks stay as they were trained: the user decides when to train on the gated cells.
     if (!next.gates.empty())
         m_log.add(LogEntry::Info, gatedSummary(next.events(m_state.data.events()).size(),
-                                               m_state.data.events(), next.gates));
+                                               m_state.data.events(), next.gates) +
+                                      "; Train fits the landmarks to them");
     execute(std::make_unique<ChangeCommand<Gating>>(&State::gating, Part::Gates, m_state.gating,
                                                     std::move(next), label));
     seal();
