@@ -111,12 +111,15 @@ using PopulationsCommand = SnapshotCommand<PopulationsSnapshot>;
 /// The sample metadata with the colouring that shows it: opened in one step.
 struct MetadataSnapshot {
     SampleMetadata metadata;  ///< the samples' attributes
-    ColourSettings colour;    ///< the colouring
-    /// Puts both into the state.
+    ColourSettings colour;    ///< the colouring (a metadata column by index)
+    ViewSettings view;        ///< small multiples (panels by a metadata column's index)
+    /// Puts them into the state.
     void restore(State& s) const {
         s.metadata = metadata;
         s.colour = colour;
+        s.view = view;
         s.bump(Part::Colour);
+        s.bump(Part::View);
     }
 };
 

@@ -219,7 +219,11 @@ size_t Document::brush(const std::vector<float>& polygon, const std::string& nam
             !onlyFrom.empty() && (i >= next.membership.size() || next.membership[i] != from + 1);
         if (!m_state.gating.contains(i) || other) shown[2 * i] = shown[2 * i + 1] = NAN;
     }
+    // A split of a population that is gone (renamed, deleted, undone) or that moves nothing
+    // leaves everything as it was.
+    if (!onlyFrom.empty() && from == next.groups.size()) return 0;
     size_t count = paintPolygon(polygon, shown, uint8_t(id + 1), next.membership);
+    if (!onlyFrom.empty() && count == 0) return 0;
     execute(std::make_unique<ChangeCommand<Populations>>(
         &State::populations, Part::Populations, m_state.populations, std::move(next),
         onlyFrom.empty() ? "Brush " + name : "Split " + onlyFrom));
@@ -274,9 +278,12 @@ void Document::editPopulation(size_t i, const Population& p) {
 void Document::setMetadata(SampleMetadata metadata) {
     ColourSettings colour = m_state.colour;
     if (!metadata.columns.empty()) colour.mode = ColourMode::Group, colour.groupColumn = 0;
-    execute(std::make_unique<MetadataCommand>(MetadataSnapshot{m_state.metadata, m_state.colour},
-                                              MetadataSnapshot{std::move(metadata), colour},
-                                              "Sample metadata"));
+    // Panels by a column of the old metadata would name another column of the new.
+    ViewSettings view = m_state.view;
+    view.panelsBy = -1;
+    execute(std::make_unique<MetadataCommand>(
+        MetadataSnapshot{m_state.metadata, m_state.colour, m_state.view},
+        MetadataSnapshot{std::move(metadata), colour, view}, "Sample metadata"));
     seal();
 }
 

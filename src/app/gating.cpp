@@ -23,6 +23,7 @@ Gating gatingOf(const Dataset& data, std::vector<Gate> gates) {
         std::copy_n(inside.begin(), std::min(inside.size(), data.samples[s].count),
                     g.inside.begin() + long(data.samples[s].first));
     }
+    g.kept = size_t(std::count(g.inside.begin(), g.inside.end(), uint8_t(1)));
     return g;
 }
 

@@ -16,7 +16,11 @@ namespace sepal::app {
 struct Gating {
     std::vector<Gate> gates;      ///< in the order they were drawn
     std::vector<uint8_t> inside;  ///< one per event; empty without gates (every cell is in)
+    size_t kept = 0;              ///< events inside (with gates)
+    /// Same gates and cells.
     bool operator==(const Gating&) const = default;
+    /// How many of `total` events are inside (all without gates); no pass over the cells.
+    size_t count(size_t total) const { return inside.empty() ? total : kept; }
     /// True when the event passed every gate.
     bool contains(size_t event) const { return inside.empty() || inside[event] != 0; }
     /// The events inside, in order (every event when there are no gates).

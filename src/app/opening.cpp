@@ -90,6 +90,9 @@ void Workspace::openModel(const std::string& path) {
     Dataset probe;
     probe.tables = state.data.tables;
     rebuildPoints(probe, pipeline);
+    // Its gates too: a model whose gates the data cannot pass is refused whole, as sepal-cli
+    // apply refuses such a file.
+    if (!loaded.gates.empty()) gatingOf(state.data, loaded.gates);
     m_scheduler.stopModelWork();
     m_document.adoptModel(pipeline, loaded.model, loaded.params, "Open model " + path);
     // The model's gates choose the cells its populations label (a model without gates leaves

@@ -148,10 +148,11 @@ std::array<float, 3> Workspace::loadSession(const std::string& path) {
             next.metadata.columns = m.at("columns").get<std::vector<std::string>>();
             next.metadata.files = m.at("files").get<std::vector<std::string>>();
             next.metadata.values = m.at("values").get<std::vector<std::vector<std::string>>>();
+            bool fits = next.metadata.values.size() == next.metadata.files.size();
             for (const auto& row : next.metadata.values)
-                if (row.size() != next.metadata.columns.size() ||
-                    next.metadata.values.size() != next.metadata.files.size())
-                    throw InputError(path + ": the sample metadata's rows do not fit its columns");
+                fits = fits && row.size() == next.metadata.columns.size();
+            if (!fits)
+                throw InputError(path + ": the sample metadata's rows do not fit its columns");
         }
         const auto& t = j.at("training");
         next.training.recipe = t.at("recipe").get<std::string>();

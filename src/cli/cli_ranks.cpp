@@ -23,6 +23,12 @@ bool startedByMpirun() {
 
 }  // namespace
 
+std::vector<std::string> Ranks::gather(const std::string& bytes) const {
+    std::vector<std::string> all;
+    collect(bytes, [&](const std::string& b) { all.push_back(b); });
+    return all;
+}
+
 void Ranks::together(const std::function<void()>& work) const {
     if (m_size == 1) return work();
     std::string error;
@@ -65,8 +71,9 @@ Ranks::~Ranks() {
     if (m_joined) MPI_Finalize();
 }
 
-std::vector<std::string> Ranks::gather(const std::string& bytes) const {
-    if (m_size == 1) return {bytes};
+void Ranks::collect(const std::string& bytes,
+                    const std::function<void(const std::string&)>& take) const {
+    if (m_size == 1) return take(bytes);
     // Sizes first (64-bit: a rank's tally may pass 2 GB), then the bytes in pieces MPI counts
     // with an int.
     const auto mine = static_cast<unsigned long long>(bytes.size());
@@ -74,23 +81,32 @@ std::vector<std::string> Ranks::gather(const std::string& bytes) const {
     MPI_Gather(&mine, 1, MPI_UNSIGNED_LONG_LONG, sizes.data(), 1, MPI_UNSIGNED_LONG_LONG, 0,
                MPI_COMM_WORLD);
     constexpr size_t kPiece = size_t(1) << 30;
-    std::vector<std::string> all;
-    if (root()) {
-        all.resize(size_t(m_size));
-        all[0] = bytes;
-        for (int r = 1; r < m_size; ++r) {
-            all[size_t(r)].resize(sizes[size_t(r)]);
-            for (size_t at = 0; at < all[size_t(r)].size(); at += kPiece)
-                MPI_Recv(all[size_t(r)].data() + at,
-                         int(std::min(kPiece, all[size_t(r)].size() - at)), MPI_BYTE, r, 0,
-                         MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        }
-    } else {
+    if (!root()) {
         for (size_t at = 0; at < bytes.size(); at += kPiece)
             MPI_Send(bytes.data() + at, int(std::min(kPiece, bytes.size() - at)), MPI_BYTE, 0, 0,
                      MPI_COMM_WORLD);
+        return;
     }
-    return all;
+    // Everything is received even when `take` fails, so that no rank is left sending.
+    std::string error;
+    const auto taking = [&](const std::string& b) {
+        if (!error.empty()) return;
+        try {
+            take(b);
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+    };
+    taking(bytes);
+    std::string other;
+    for (int r = 1; r < m_size; ++r) {
+        other.assign(sizes[size_t(r)], '\0');
+        for (size_t at = 0; at < other.size(); at += kPiece)
+            MPI_Recv(other.data() + at, int(std::min(kPiece, other.size() - at)), MPI_BYTE, r, 0,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        taking(other);
+    }
+    if (!error.empty()) throw InputError(error);
 }
 
 uint64_t Ranks::sum(uint64_t value) const {
@@ -111,8 +127,9 @@ Ranks::Ranks() {
 
 Ranks::~Ranks() = default;
 
-std::vector<std::string> Ranks::gather(const std::string& bytes) const {
-    return {bytes};
+void Ranks::collect(const std::string& bytes,
+                    const std::function<void(const std::string&)>& take) const {
+    take(bytes);
 }
 
 uint64_t Ranks::sum(uint64_t value) const {

@@ -35,6 +35,10 @@ class Ranks {
     bool owns(size_t index) const { return index % size_t(m_size) == size_t(m_rank); }
     /// Every rank sends `bytes`; rank 0 gets them all in rank order, the others an empty list.
     std::vector<std::string> gather(const std::string& bytes) const;
+    /// Every rank sends `bytes`; rank 0 hands each to `take` in rank order (its own first), one
+    /// at a time, so that it never holds more than one other rank's bytes.
+    void collect(const std::string& bytes,
+                 const std::function<void(const std::string&)>& take) const;
     /// The sum of `value` over the ranks, on every rank.
     uint64_t sum(uint64_t value) const;
     /// Runs `work` on every rank. With one rank its exceptions pass through; with several, a

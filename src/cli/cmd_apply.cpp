@@ -222,10 +222,16 @@ void runApply(const ApplyArgs& a) {
     size_t files = 0;
     ranks.together([&] { tally = applyFiles(a, ranks, files); });
     if (ranks.size() > 1) {
-        // Rank 0 does file 0, so it has a tally whenever any rank has one.
-        const auto tallies = ranks.gather(tally ? tally->toBytes() : std::string());
-        for (size_t r = 1; r < tallies.size(); ++r)
-            if (!tallies[r].empty()) tally->merge(tallies[r]);
+        // Rank 0 merges the other ranks' tallies one at a time (it does file 0, so it has a
+        // tally whenever another rank has one); a failure there is reported as any rank's.
+        ranks.together([&] {
+            const std::string mine = tally ? tally->toBytes() : std::string();
+            ranks.collect(mine, [&](const std::string& bytes) {
+                if (&bytes == &mine || bytes.empty()) return;
+                if (!tally) throw InputError("rank 0 counted no populations but another rank did");
+                tally->merge(bytes);
+            });
+        });
         files = ranks.sum(files);
         if (!ranks.root()) return;
     }

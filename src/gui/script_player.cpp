@@ -88,7 +88,7 @@ std::string stateJson(Application& application) {
                          {"y", g.axes.steps[1].name},
                          {"polygon", g.polygon}});
     j["gates"] = gates;
-    j["gated"] = st.gating.events(st.data.events()).size();
+    j["gated"] = st.gating.count(st.data.events());
     const auto& plot = ctx.biaxialFrame;
     j["biaxial"] = plot.shown ? nlohmann::json{{"box", {plot.x, plot.y, plot.width, plot.height}},
                                                {"low", plot.low},

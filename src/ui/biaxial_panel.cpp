@@ -104,18 +104,24 @@ void BiaxialPanel::drawGates(UiContext& ctx, float ox, float oy, float size) {
     const float mx = m_plot.low[0] + (mouse.x - ox) / size * (m_plot.high[0] - m_plot.low[0]);
     const float my = m_plot.low[1] + (1 - (mouse.y - oy) / size) * (m_plot.high[1] - m_plot.low[1]);
     draw->PushClipRect(ImVec2(ox, oy), ImVec2(ox + size, oy + size), true);
-    // The gates drawn on these two channels, with their names.
+    // The gates drawn on these two channels, with their names; one on another scale (another
+    // cofactor or compensation) is drawn grey: its polygon is in other units than the plot's.
+    const auto plotAxes = m_plot.axes.toJson();
     for (const Gate& g : st.gating.gates) {
         if (g.axes.steps[0].name != m_plot.axes.steps[0].name ||
             g.axes.steps[1].name != m_plot.axes.steps[1].name)
             continue;
+        const bool sameScale = g.axes.toJson() == plotAxes;
         std::vector<ImVec2> points;
         for (size_t i = 0; i + 1 < g.polygon.size(); i += 2)
             points.push_back(toScreen(g.polygon[i], g.polygon[i + 1]));
-        draw->AddPolyline(points.data(), int(points.size()), IM_COL32(255, 140, 40, 255),
+        draw->AddPolyline(points.data(), int(points.size()),
+                          sameScale ? IM_COL32(255, 140, 40, 255) : IM_COL32(150, 150, 150, 200),
                           ImDrawFlags_Closed, 2.0f);
-        draw->AddText(ImVec2(points[0].x + 3, points[0].y - 16), IM_COL32(255, 170, 80, 255),
-                      g.name.c_str());
+        const std::string label = sameScale ? g.name : g.name + " (on another scale)";
+        draw->AddText(ImVec2(points[0].x + 3, points[0].y - 16),
+                      sameScale ? IM_COL32(255, 170, 80, 255) : IM_COL32(170, 170, 170, 255),
+                      label.c_str());
     }
     // The gate being drawn.
     const bool hovered = ImGui::IsItemHovered();
@@ -229,9 +235,8 @@ void BiaxialPanel::draw(UiContext& ctx) {
         ImGui::TextWrapped("Drag on the plot to gate the cells to keep (live, singlets).");
         return;
     }
-    size_t inside = 0;
-    for (uint8_t v : st.gating.inside) inside += v;
-    ImGui::Text("%zu of %zu cells in the gates", inside, st.data.events());
+    ImGui::Text("%zu of %zu cells in the gates", st.gating.count(st.data.events()),
+                st.data.events());
     for (size_t i = 0; i < gates.size(); ++i) {
         ImGui::PushID(int(i));
         if (ImGui::SmallButton("x")) {

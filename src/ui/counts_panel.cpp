@@ -14,21 +14,24 @@ void CountsPanel::draw(UiContext& ctx) {
         ImGui::TextWrapped("No populations yet: Populations > From landmarks, or the lasso.");
         return;
     }
-    if (m_counter != st.counter) {
+    // Counted again when the cells, their populations or the gates change (not on every drag).
+    const uint64_t key = st.version(app::Part::Data) * 1000003 +
+                         st.version(app::Part::Populations) * 7919 + st.version(app::Part::Gates);
+    if (m_counter != key) {
         m_rows = ws.populationCounts();
-        m_counter = st.counter;
+        m_counter = key;
     }
-    // The rows come sample by sample, each with every population in one order.
+    // The rows come sample by sample (two samples may share a name), each with every
+    // population in one order.
+    const size_t sampleCount = st.data.samples.size();
+    if (sampleCount == 0 || m_rows.empty() || m_rows.size() % sampleCount != 0) return;
+    const size_t p = m_rows.size() / sampleCount;
     std::vector<std::string> samples, populations;
-    for (const auto& r : m_rows) {
-        if (samples.empty() || samples.back() != r.sample) samples.push_back(r.sample);
-        if (samples.size() == 1) populations.push_back(r.population);
-    }
-    if (samples.empty()) return;
+    for (size_t s = 0; s < sampleCount; ++s) samples.push_back(m_rows[s * p].sample);
+    for (size_t i = 0; i < p; ++i) populations.push_back(m_rows[i].population);
     ImGui::RadioButton("% of sample", &m_percent, 1);
     ImGui::SameLine();
     ImGui::RadioButton("cells", &m_percent, 0);
-    const size_t p = populations.size();
     const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
                                   ImGuiTableFlags_ScrollX | ImGuiTableFlags_ScrollY |
                                   ImGuiTableFlags_SizingFixedFit;

@@ -20,7 +20,7 @@ class CountsPanel : public Panel {
 
   private:
     std::vector<PopulationCount> m_rows;
-    uint64_t m_counter = ~uint64_t(0);  // the state's counter m_rows were counted at
+    uint64_t m_counter = ~uint64_t(0);  // the versions m_rows were counted at
     int m_percent = 1;                  // 1: percent of the sample; 0: cells
 };
 

@@ -45,7 +45,7 @@ void drawRecipe(UiContext& ctx, app::TrainingSettings& t) {
     if (current->trainsNewModel) {
         // The sample is at most the cells there are (inside the gates): say so, not the cap.
         const auto& st = ws.state();
-        const size_t available = st.gating.events(st.data.events()).size();
+        const size_t available = st.gating.count(st.data.events());
         const std::string shown = available > 0 && available < size_t(t.trainSample)
                                       ? "all " + std::to_string(available) + " cells"
                                       : "%d cells";

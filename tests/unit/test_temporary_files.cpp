@@ -24,9 +24,14 @@ size_t temporariesIn(const fs::path& dir) {
     return n;
 }
 
-TEST(TemporaryFiles, TheNameCarriesTheWritersProcessId) {
-    EXPECT_EQ(io::temporaryPattern("/d/out.fcs"),
-              "/d/out.fcs.tmp-" + std::to_string(::getpid()) + "-XXXXXX");
+TEST(TemporaryFiles, TheNameCarriesTheWritersProcessIdAndHost) {
+    char host[256] = {0};
+    ::gethostname(host, sizeof host - 1);
+    const std::string pattern = io::temporaryPattern("/d/out.fcs");
+    const std::string start = "/d/out.fcs.tmp-" + std::to_string(::getpid()) + "@";
+    EXPECT_EQ(pattern.substr(0, start.size()), start);
+    EXPECT_EQ(pattern.substr(pattern.size() - 7), "-XXXXXX");
+    EXPECT_NE(pattern.find(std::string(host).substr(0, 4)), std::string::npos) << pattern;
 }
 
 TEST(TemporaryFiles, StaleOnesAreRemovedOnTheNextWriteIntoTheFolder) {
@@ -39,6 +44,12 @@ TEST(TemporaryFiles, StaleOnesAreRemovedOnTheNextWriteIntoTheFolder) {
                         fs::file_time_type::clock::now() - std::chrono::hours(2));
     std::ofstream(dir / "d.fcs.tmp-r4t5y6") << "old naming, just written";
     std::ofstream(dir / "notes.tmp-1") << "not Sepal's";
+    // Another machine's writer (MPI ranks sharing a folder): its process id means nothing here;
+    // stale only once it stopped changing for an hour.
+    std::ofstream(dir / "e.csv.tmp-999999999@elsewhere-Zx9y8w") << "a rank on another node";
+    std::ofstream(dir / "f.csv.tmp-999999999@elsewhere-Qa1s2d") << "another node, two hours old";
+    fs::last_write_time(dir / "f.csv.tmp-999999999@elsewhere-Qa1s2d",
+                        fs::file_time_type::clock::now() - std::chrono::hours(2));
     {
         io::AtomicFile f((dir / "new.csv").string());
         f.write("x\n");
@@ -49,6 +60,8 @@ TEST(TemporaryFiles, StaleOnesAreRemovedOnTheNextWriteIntoTheFolder) {
     EXPECT_FALSE(fs::exists(dir / "c.fcs.tmp-q1w2e3"));
     EXPECT_TRUE(fs::exists(dir / "d.fcs.tmp-r4t5y6"));
     EXPECT_TRUE(fs::exists(dir / "notes.tmp-1"));
+    EXPECT_TRUE(fs::exists(dir / "e.csv.tmp-999999999@elsewhere-Zx9y8w"));
+    EXPECT_FALSE(fs::exists(dir / "f.csv.tmp-999999999@elsewhere-Qa1s2d"));
     EXPECT_TRUE(fs::exists(dir / "new.csv"));
     fs::remove_all(dir);
 }

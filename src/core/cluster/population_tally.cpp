@@ -131,7 +131,8 @@ void PopulationTally::add(size_t sampleIndex, const std::string& sample,
         }
         ++s.cells[size_t(c)];
         ++m_seen[size_t(c)];
-        offer(m_kept[size_t(c)], mix(sampleKey ^ (firstCell + i)), values.row(i));
+        // Without markers (counts only) there are no values to keep.
+        if (d > 0) offer(m_kept[size_t(c)], mix(sampleKey ^ (firstCell + i)), values.row(i));
     }
 }
 

@@ -61,11 +61,12 @@ class PopulationTally {
         std::vector<uint64_t> cells;  // per population, then unassigned last
         uint64_t total = 0;
     };
-    /// The values kept of one population: a max-heap of keys over slots of rows.
+    /// A kept row's sampling key and where its values are.
     struct KeySlot {
         uint64_t key;
         uint64_t slot;
     };
+    /// The values kept of one population: a max-heap of keys over slots of rows.
     struct Kept {
         std::vector<KeySlot> heap;  // largest key first
         std::vector<float> rows;    // slot x markers

@@ -54,7 +54,7 @@ std::vector<Gate> readGatesFile(const std::string& path);
 /// Writes {"format": "sepal-gates", "gates": [...]} atomically. Throws InputError.
 void writeGatesFile(const std::string& path, const std::vector<Gate>& gates);
 
-/// "12,345 of 20,000 events (61.7%) are in the gates live, singlets": what is said after gating.
+/// "12345 of 20000 events (61.7%) are in the gates live, singlets": what is said after gating.
 std::string gatedSummary(size_t inside, size_t events, const std::vector<Gate>& gates);
 
 }  // namespace sepal

@@ -1,5 +1,7 @@
 #include "core/io/fcs_writer.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <bit>
 #include <cctype>
@@ -314,7 +316,11 @@ struct FcsStreamWriter::Scratch {
     explicit Scratch(const std::string& output) {
         path = temporaryPattern(output + ".data");
         const int fd = ::mkstemp(path.data());
-        if (fd < 0 || !(file = ::fdopen(fd, "w+b")))
+        if (fd >= 0 && !(file = ::fdopen(fd, "w+b"))) {
+            ::close(fd);
+            std::remove(path.c_str());
+        }
+        if (!file)
             throw InputError("cannot write '" + output + "': cannot create a temporary file " +
                              "beside it (" + std::strerror(errno) + ")");
         slot = rememberTemporary(path);

@@ -66,6 +66,19 @@ bool randomPart(std::string_view s) {
            std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isalnum(c) != 0; });
 }
 
+/// This machine's name as it goes into temporary names: letters, digits, '.' and '_' only.
+const std::string& hostTag() {
+    static const std::string tag = [] {
+        char name[256] = {0};
+        if (::gethostname(name, sizeof name - 1) != 0) return std::string("host");
+        std::string t;
+        for (const char* c = name; *c && t.size() < 64; ++c)
+            if (std::isalnum(static_cast<unsigned char>(*c)) || *c == '.' || *c == '_') t += *c;
+        return t.empty() ? std::string("host") : t;
+    }();
+    return tag;
+}
+
 bool processGone(std::string_view digits) {
     if (digits.size() > 9) return true;  // beyond any pid_max
     const pid_t pid = static_cast<pid_t>(std::stol(std::string(digits)));
@@ -79,9 +92,18 @@ bool isStale(const std::filesystem::directory_entry& entry) {
     if (tmp == std::string::npos || tmp == 0) return false;
     const std::string_view rest = std::string_view(name).substr(tmp + 5);
     if (rest.size() > kRandomChars + 1 && rest[rest.size() - kRandomChars - 1] == '-') {
-        const std::string_view pid = rest.substr(0, rest.size() - kRandomChars - 1);
-        if (allDigits(pid) && randomPart(rest.substr(rest.size() - kRandomChars)))
-            return processGone(pid);
+        std::string_view pid = rest.substr(0, rest.size() - kRandomChars - 1);
+        // PID@HOST: a process of another machine (MPI ranks writing into one shared folder)
+        // cannot be asked whether it runs; its file is stale only when it stopped changing.
+        const size_t at = pid.find('@');
+        const bool here = at == std::string_view::npos || pid.substr(at + 1) == hostTag();
+        if (at != std::string_view::npos) pid = pid.substr(0, at);
+        if (allDigits(pid) && randomPart(rest.substr(rest.size() - kRandomChars))) {
+            if (here) return processGone(pid);
+            std::error_code ec;
+            const auto modified = entry.last_write_time(ec);
+            return !ec && std::filesystem::file_time_type::clock::now() - modified > kStaleAge;
+        }
     }
     if (!randomPart(rest)) return false;
     std::error_code ec;
@@ -92,7 +114,7 @@ bool isStale(const std::filesystem::directory_entry& entry) {
 }  // namespace
 
 std::string temporaryPattern(const std::string& path) {
-    return path + ".tmp-" + std::to_string(::getpid()) + "-XXXXXX";
+    return path + ".tmp-" + std::to_string(::getpid()) + "@" + hostTag() + "-XXXXXX";
 }
 
 int rememberTemporary(const std::string& temporary) {

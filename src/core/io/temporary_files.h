@@ -6,7 +6,8 @@
 
 namespace sepal::io {
 
-/// The temporary name pattern for `path` as mkstemp wants it: `path.tmp-PID-XXXXXX`.
+/// The temporary name pattern for `path` as mkstemp wants it: `path.tmp-PID@HOST-XXXXXX` (the
+/// host, so that processes of other machines sharing the folder are not taken for dead).
 std::string temporaryPattern(const std::string& path);
 
 /// Remembers `temporary` so that SIGINT or SIGTERM removes it; installs the handlers on first

@@ -1,12 +1,11 @@
 #include "core/pipeline/sample_metadata.h"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <filesystem>
+#include <fstream>
 
 #include "core/common/error.h"
-#include "core/io/csv_reader.h"
+#include "core/io/regular_file.h"
 #include "core/pipeline/samples.h"
 
 namespace sepal {
@@ -34,40 +33,76 @@ std::vector<std::string> SampleMetadata::valuesOver(const std::vector<std::strin
     return out;
 }
 
+namespace {
+
+/// The fields of one line of delimited text: quoted fields may hold the delimiter and doubled
+/// quotes; the text is kept as written (no numbers are read, so "007" stays "007").
+std::vector<std::string> fieldsOf(const std::string& line, char delimiter) {
+    std::vector<std::string> fields(1);
+    bool quoted = false;
+    for (size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+                fields.back() += '"', ++i;
+            else if (c == '"')
+                quoted = false;
+            else
+                fields.back() += c;
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == delimiter) {
+            fields.emplace_back();
+        } else {
+            fields.back() += c;
+        }
+    }
+    for (auto& f : fields) {
+        const size_t a = f.find_first_not_of(" \t"), b = f.find_last_not_of(" \t");
+        f = a == std::string::npos ? std::string() : f.substr(a, b - a + 1);
+    }
+    return fields;
+}
+
+}  // namespace
+
 SampleMetadata readSampleMetadata(const std::string& path) {
-    io::CsvReadOptions options;
-    options.header = io::CsvHeader::Present;
-    const io::Table t = io::readCsv(path, options);
+    io::requireRegularFile(path);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(path + ": cannot open the sample metadata; check the path");
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (lines.empty() && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a BOM
+        if (line.find_first_not_of(" \t") != std::string::npos) lines.push_back(line);
+    }
+    if (lines.empty()) throw InputError(path + ": the sample metadata is empty");
+    // Commas, else tabs or semicolons: whichever the header uses.
+    char delimiter = ',';
+    for (char d : {',', '\t', ';'})
+        if (lines.front().find(d) != std::string::npos) {
+            delimiter = d;
+            break;
+        }
     SampleMetadata m;
     m.source = path;
-    // The file column is text; numeric attributes (a patient number) are read as numbers and
-    // kept as the text they were.
-    const io::LabelColumn* fileColumn = t.labels.empty() ? nullptr : &t.labels.front();
-    if (!fileColumn)
-        throw InputError(path + ": the first column must name the files (file,condition,...)");
-    const size_t n = t.events();
-    if (n == 0) throw InputError(path + ": no samples are listed");
-    for (size_t l = 1; l < t.labels.size(); ++l) m.columns.push_back(t.labels[l].name);
-    for (const auto& ch : t.channels) m.columns.push_back(ch.name);
-    for (size_t r = 0; r < n; ++r) {
-        const int32_t code = fileColumn->codes[r];
-        if (code < 0) throw InputError(path + ": row " + std::to_string(r + 1) + " names no file");
-        const std::string file = fileColumn->categories[size_t(code)];
-        if (std::find(m.files.begin(), m.files.end(), file) != m.files.end())
-            throw InputError(path + ": " + file + " is listed twice");
-        m.files.push_back(file);
-        std::vector<std::string> row;
-        for (size_t l = 1; l < t.labels.size(); ++l) {
-            const int32_t c = t.labels[l].codes[r];
-            row.push_back(c < 0 ? "" : t.labels[l].categories[size_t(c)]);
-        }
-        for (size_t c = 0; c < t.channels.size(); ++c) {
-            const float v = t.values.at(r, c);
-            char text[32] = "";
-            if (std::isfinite(v)) std::snprintf(text, sizeof text, "%g", double(v));
-            row.push_back(text);
-        }
-        m.values.push_back(std::move(row));
+    const std::vector<std::string> header = fieldsOf(lines.front(), delimiter);
+    if (header.size() < 2 || header.front().empty())
+        throw InputError(path + ": the first row must name the columns, the first naming the " +
+                         "files (file,condition,patient,...)");
+    m.columns.assign(header.begin() + 1, header.end());
+    if (lines.size() < 2) throw InputError(path + ": no samples are listed");
+    for (size_t r = 1; r < lines.size(); ++r) {
+        std::vector<std::string> row = fieldsOf(lines[r], delimiter);
+        const std::string where = path + " line " + std::to_string(r + 1);
+        if (row.size() != header.size())
+            throw InputError(where + " has " + std::to_string(row.size()) + " fields, the " +
+                             "header " + std::to_string(header.size()));
+        if (row.front().empty()) throw InputError(where + " names no file");
+        if (std::find(m.files.begin(), m.files.end(), row.front()) != m.files.end())
+            throw InputError(path + ": " + row.front() + " is listed twice");
+        m.files.push_back(row.front());
+        m.values.emplace_back(row.begin() + 1, row.end());
     }
     return m;
 }

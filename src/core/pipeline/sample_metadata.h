@@ -25,9 +25,10 @@ struct SampleMetadata {
     std::vector<std::string> valuesOver(const std::vector<std::string>& paths, size_t column) const;
 };
 
-/// Reads the metadata CSV: a header whose first column names the files (file, sample,
-/// filename, ...), then a row per file. Throws InputError naming the file and line of a problem
-/// (no rows, a file listed twice).
+/// Reads the metadata CSV (or TSV): a header whose first column names the files (file, sample,
+/// filename, ...), then a row per file; every value is kept as written, columns in file order.
+/// Throws InputError naming the file and line of a problem (no rows, a short row, a file listed
+/// twice).
 SampleMetadata readSampleMetadata(const std::string& path);
 
 }  // namespace sepal
