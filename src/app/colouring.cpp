@@ -146,17 +146,23 @@ ColourKey computeColours(const Dataset& data, const ColourSettings& settings,
             }
             break;
         }
-        case ColourMode::Population:
+        case ColourMode::Population: {
             key.title = "population";
+            // By name: a population since deleted or merged away greys nothing.
+            size_t highlighted = 0;
+            for (size_t g = 0; g < populations.groups.size() && !settings.highlight.empty(); ++g)
+                if (populations.groups[g].name == settings.highlight) highlighted = g + 1;
             for (const auto& p : populations.groups) key.legend.push_back({p.name, p.colour});
             for (size_t i = 0; i < n; ++i) {
                 uint8_t m = i < populations.membership.size() ? populations.membership[i] : 0;
-                if (m > 0 && m <= populations.groups.size())
+                const bool greyed = highlighted > 0 && m != highlighted;
+                if (m > 0 && m <= populations.groups.size() && !greyed)
                     put(rgba, i, populations.groups[m - 1].colour);
                 else
-                    put(rgba, i, {120, 120, 120}, 110);
+                    put(rgba, i, {120, 120, 120}, greyed ? 60 : 110);
             }
             break;
+        }
     }
     // Cells outside the gates are not drawn (alpha 0 is discarded by the point shader).
     if (!gating.inside.empty())

@@ -17,10 +17,13 @@ enum class ColourMode { Marker, Sample, Label, Density, Population, Group };
 
 /// Colouring choices; part of the undoable state.
 struct ColourSettings {
-    ColourMode mode = ColourMode::Sample;          ///< what decides a cell's colour
-    int column = 0;                                ///< Marker: column of Dataset::points
-    int labelColumn = 0;                           ///< Label: label column of the first sample
-    int groupColumn = 0;                           ///< Group: the sample metadata's column
+    ColourMode mode = ColourMode::Sample;  ///< what decides a cell's colour
+    int column = 0;                        ///< Marker: column of Dataset::points
+    int labelColumn = 0;                   ///< Label: label column of the first sample
+    int groupColumn = 0;                   ///< Group: the sample metadata's column
+    /// Population: the one (by name) shown in its colour with the others greyed (empty, or a
+    /// name no population has: all in colour); a click on a Heatmap row sets it.
+    std::string highlight;
     std::string map = "viridis";                   ///< continuous colour map name
     float lowPercentile = 1, highPercentile = 99;  ///< Marker: clipping, percent
     bool operator==(const ColourSettings&) const = default;

@@ -65,8 +65,18 @@ void HeatmapPanel::draw(UiContext& ctx) {
     // The rows: name and count; a click makes the population the lasso's target.
     for (size_t r = 0; r < k; ++r) {
         ImGui::PushID(int(r));
-        if (ImGui::Selectable(h.rows[r].c_str(), ctx.brushName == h.rows[r]))
+        // A click shows the population on the canvas (the others greyed; again: all) and makes
+        // it the lasso's target.
+        const bool shown =
+            st.colour.mode == app::ColourMode::Population && st.colour.highlight == h.rows[r];
+        if (ImGui::Selectable(h.rows[r].c_str(), shown || ctx.brushName == h.rows[r])) {
             ctx.brushName = h.rows[r];
+            app::ColourSettings c = st.colour;
+            c.mode = app::ColourMode::Population;
+            c.highlight = shown ? std::string() : h.rows[r];
+            ws.setColour(c);
+            ws.seal();
+        }
         ImGui::SameLine(ImGui::GetContentRegionAvail().x - 60);
         ImGui::Text("%zu", h.cells[r]);
         ImGui::PopID();

@@ -914,6 +914,38 @@ TEST(Workspace, MergingPopulationsAddsTheirCellsAndUndoSplitsThemAgain) {
     EXPECT_EQ(ws->state().populations, before);
 }
 
+// A click on a Heatmap row shows that population on the canvas: its cells in its colour, the
+// others greyed; a population merged away leaves no greying behind.
+TEST(Workspace, HighlightingAPopulationGreysTheOthers) {
+    auto ws = openSynthetic(2000);
+    settle(*ws);
+    ws->populationsFromLandmarks(3);
+    ColourSettings c = ws->state().colour;
+    c.highlight = ws->state().populations.groups[1].name;
+    ws->setColour(c);
+    settle(*ws);
+    const auto& pops = ws->state().populations;
+    const auto& rgba = ws->colours();
+    ASSERT_EQ(rgba.size(), 4 * pops.membership.size());
+    size_t shown = 0, greyed = 0;
+    for (size_t i = 0; i < pops.membership.size(); ++i) {
+        const std::array<uint8_t, 3> colour = {rgba[4 * i], rgba[4 * i + 1], rgba[4 * i + 2]};
+        if (pops.membership[i] == 2) {
+            EXPECT_EQ(colour, pops.groups[1].colour);
+            ++shown;
+        } else {
+            EXPECT_EQ(rgba[4 * i + 3], 60);  // greyed, faint
+            ++greyed;
+        }
+    }
+    EXPECT_GT(shown, 0u);
+    EXPECT_GT(greyed, 0u);
+    ws->mergePopulations(1, 0);  // the highlighted one is gone: two remain, both in colour
+    settle(*ws);
+    for (size_t i = 0; i < ws->state().populations.membership.size(); ++i)
+        EXPECT_NE(ws->colours()[4 * i + 3], 60) << i;
+}
+
 TEST(Workspace, SplittingByLassoMovesOnlyThatPopulationsCells) {
     auto ws = openSynthetic(3000);
     settle(*ws);
