@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# sepal-cli knn: the exact neighbours of every event, as CSV and as the binary form; on a table
+# whose answer is known (points on a line, one duplicated), and with clear errors for a bad
+# metric or k.
+set -euo pipefail
+cli=${SEPAL_CLI:?set SEPAL_CLI to the sepal-cli binary}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+printf 'x,y\n0,0\n1,0\n3,0\n3,0\n10,0\n' >"$tmp/line.csv"
+"$cli" knn "$tmp/line.csv" --k 2 --transform none --out "$tmp/g.csv" --quiet
+expected='neighbour_1,neighbour_2,distance_1,distance_2
+1,2,1,3
+0,2,1,2
+3,1,0,2
+2,1,0,2
+2,3,7,7'
+[ "$(cat "$tmp/g.csv")" = "$expected" ] || fail "the graph is $(cat "$tmp/g.csv")"
+"$cli" knn "$tmp/line.csv" --k 2 --transform none --metric manhattan --out "$tmp/g.bin" --quiet
+python3 - "$tmp/g.bin" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"SEPALKNN", data[:8]
+version, n, k = struct.unpack("<3Q", data[8:32])
+assert (version, n, k) == (1, 5, 2), (version, n, k)
+idx = struct.unpack("<10I", data[32:72])
+dist = struct.unpack("<10f", data[72:112])
+assert idx == (1, 2, 0, 2, 3, 1, 2, 1, 2, 3), idx
+assert dist == (1, 3, 1, 2, 0, 2, 0, 2, 7, 7), dist
+assert len(data) == 112
+print("binary graph ok")
+PY
+if "$cli" knn "$tmp/line.csv" --k 5 --transform none --out "$tmp/x.csv" 2>"$tmp/e1.txt"; then
+    fail "k = 5 of 5 points was accepted"
+fi
+grep -q "1 <= k < 5" "$tmp/e1.txt" || fail "the k error says $(cat "$tmp/e1.txt")"
+if "$cli" knn "$tmp/line.csv" --metric chebyshev --out "$tmp/x.csv" 2>"$tmp/e2.txt"; then
+    fail "an unknown metric was accepted"
+fi
+grep -q "euclidean, cosine, pearson or manhattan" "$tmp/e2.txt" || fail "$(cat "$tmp/e2.txt")"
+echo "errors: $(cat "$tmp/e1.txt") / $(cat "$tmp/e2.txt")"

@@ -1,0 +1,122 @@
+// The k-NN graph of every point against a plain brute force written apart (double precision,
+// every pair, sorted by distance then index): random data, exact ties (duplicated points and an
+// integer grid), data far from the origin, every metric, and thread counts.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include "core/common/error.h"
+#include "core/knn/knn_graph.h"
+
+namespace sepal {
+namespace {
+
+double bruteDistance(const float* a, const float* b, size_t d, KnnMetric metric) {
+    double s = 0;
+    if (metric == KnnMetric::Euclidean) {
+        for (size_t c = 0; c < d; ++c) s += (double(a[c]) - b[c]) * (double(a[c]) - b[c]);
+        return s;  // compared squared; the graph reports the root
+    }
+    if (metric == KnnMetric::Manhattan) {
+        for (size_t c = 0; c < d; ++c) s += std::fabs(double(a[c]) - b[c]);
+        return s;
+    }
+    double ma = 0, mb = 0;
+    if (metric == KnnMetric::Pearson) {
+        for (size_t c = 0; c < d; ++c) ma += a[c], mb += b[c];
+        ma /= double(d), mb /= double(d);
+    }
+    double dot = 0, na = 0, nb = 0;
+    for (size_t c = 0; c < d; ++c) {
+        const double x = a[c] - ma, y = b[c] - mb;
+        dot += x * y, na += x * x, nb += y * y;
+    }
+    return 1.0 - (na > 0 && nb > 0 ? dot / std::sqrt(na * nb) : 0.0);
+}
+
+/// The graph's distances and neighbours equal the brute force's, up to float rounding of the
+/// distance and the order within exact ties (which must then be by index).
+void expectBrute(const Matrix& m, size_t k, KnnMetric metric) {
+    const KnnGraph g = knnGraph(m, k, metric);
+    const size_t n = m.rows;
+    std::vector<double> dist(n);
+    std::vector<uint32_t> order(n);
+    for (size_t q = 0; q < n; ++q) {
+        for (size_t r = 0; r < n; ++r) dist[r] = bruteDistance(m.row(q), m.row(r), m.cols, metric);
+        order.resize(n);
+        std::iota(order.begin(), order.end(), 0u);
+        order.erase(order.begin() + long(q));
+        std::stable_sort(order.begin(), order.end(),
+                         [&](uint32_t x, uint32_t y) { return dist[x] < dist[y]; });
+        for (size_t j = 0; j < k; ++j) {
+            const double want =
+                metric == KnnMetric::Euclidean ? std::sqrt(dist[order[j]]) : dist[order[j]];
+            ASSERT_EQ(g.neighbours[q * k + j], order[j])
+                << "point " << q << " neighbour " << j << " distance " << want << " vs graph "
+                << g.distances[q * k + j];
+            ASSERT_NEAR(g.distances[q * k + j], want, 1e-5 * std::max(1.0, std::fabs(want)));
+        }
+    }
+}
+
+Matrix randomPoints(size_t n, size_t d, uint32_t seed, float offset) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> noise(0.f, 1.f);
+    Matrix m(n, d);
+    for (float& v : m.values) v = offset + noise(rng);
+    return m;
+}
+
+TEST(KnnGraph, EqualsBruteForceForEveryMetric) {
+    const Matrix m = randomPoints(300, 7, 1, 0.f);
+    for (KnnMetric metric :
+         {KnnMetric::Euclidean, KnnMetric::Cosine, KnnMetric::Pearson, KnnMetric::Manhattan})
+        expectBrute(m, 10, metric);
+}
+
+TEST(KnnGraph, TiesGoToTheLowerIndex) {
+    // An integer grid (many equal distances) with every point twice.
+    Matrix m(2 * 81, 2);
+    for (size_t i = 0; i < 81; ++i)
+        for (size_t copy = 0; copy < 2; ++copy) {
+            m.at(2 * i + copy, 0) = float(i % 9);
+            m.at(2 * i + copy, 1) = float(i / 9);
+        }
+    expectBrute(m, 6, KnnMetric::Euclidean);
+    expectBrute(m, 6, KnnMetric::Manhattan);
+    const KnnGraph g = knnGraph(m, 1, KnnMetric::Euclidean);
+    EXPECT_EQ(g.neighbours[0], 1u);  // its duplicate, at distance 0
+    EXPECT_EQ(g.distances[0], 0.f);
+}
+
+TEST(KnnGraph, DataFarFromTheOriginKeepsItsOrder) {
+    // Differences of 1e-3 on values of 1e4: the expanded form |x|^2 + |y|^2 - 2xy in float
+    // loses them; the difference form does not.
+    Matrix m = randomPoints(200, 5, 2, 0.f);
+    for (float& v : m.values) v = 1e4f + 1e-3f * v;
+    expectBrute(m, 8, KnnMetric::Euclidean);
+}
+
+TEST(KnnGraph, ThreadsChangeNothingAndMissingValuesAreLeftOut) {
+    Matrix m = randomPoints(500, 4, 3, 0.f);
+    m.at(7, 2) = NAN;
+    const int threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    const KnnGraph one = knnGraph(m, 5, KnnMetric::Euclidean);
+    omp_set_num_threads(std::max(2, threads));
+    const KnnGraph many = knnGraph(m, 5, KnnMetric::Euclidean);
+    omp_set_num_threads(threads);
+    EXPECT_EQ(one.neighbours, many.neighbours);
+    EXPECT_EQ(one.neighbours[7 * 5], 0xFFFFFFFFu);
+    for (uint32_t v : one.neighbours) EXPECT_NE(v, 7u);
+    EXPECT_THROW(knnGraph(m, 0, KnnMetric::Euclidean), InputError);
+    EXPECT_THROW(knnGraph(m, 500, KnnMetric::Euclidean), InputError);
+    EXPECT_THROW(knnMetricNamed("chebyshev"), InputError);
+}
+
+}  // namespace
+}  // namespace sepal
