@@ -40,7 +40,34 @@ FrameUpdate Workspace::frame(double budgetMs) {
             log(LogEntry::Error, std::string("cannot open: ") + e.what());
         }
     }
-    return m_scheduler.frame(budgetMs);
+    FrameUpdate update = m_scheduler.frame(budgetMs);
+    updateQuality();
+    return update;
+}
+
+void Workspace::updateQuality() {
+    if (m_qualityTask && m_qualityTask->done()) {
+        m_quality = {m_qualityTask->scores(), true, false};
+        m_qualityTask.reset();
+    }
+    const State& st = m_document.state();
+    const uint64_t key =
+        st.version(Part::Model) * 1000003 + st.version(Part::Data) * 7919 + st.version(Part::Gates);
+    if (key == m_qualityKey || m_qualityTask || !idle()) return;
+    const std::vector<size_t> inside = st.gating.events(st.data.events());
+    const auto& xy = positions();
+    if (inside.size() < 50 || xy.size() != 2 * st.data.events()) return;
+    // Evenly spaced cells: the same sample for every picture of the same data.
+    const size_t m = std::min(kQualitySample, inside.size());
+    Matrix high(m, st.data.points.cols), low(m, 2);
+    for (size_t j = 0; j < m; ++j) {
+        const size_t i = inside[j * inside.size() / m];
+        std::copy_n(st.data.points.row(i), high.cols, high.row(j));
+        low.at(j, 0) = xy[2 * i], low.at(j, 1) = xy[2 * i + 1];
+    }
+    m_qualityKey = key;
+    m_quality.scoring = true;
+    m_qualityTask = std::make_unique<QualityTask>(std::move(high), std::move(low), 10);
 }
 
 void Workspace::useExternalProjection(bool on) {

@@ -15,6 +15,7 @@
 #include "app/load_task.h"
 #include "app/log.h"
 #include "app/projection_sweeper.h"
+#include "app/quality_task.h"
 #include "app/recipe_task.h"
 #include "app/scheduler.h"
 #include "app/state.h"
@@ -219,11 +220,26 @@ class Workspace {
     /// The scheduler: projection, training and background tasks.
     const Scheduler& scheduler() const { return m_scheduler; }
 
+    /// How well the picture keeps the cells' neighbourhoods: trustworthiness and k-NN
+    /// preservation (k = 10) over a sample of the cells in the gates, scored in the background
+    /// once the picture settles after a change.
+    struct PictureQuality {
+        QualityScores scores;  ///< of the last picture scored
+        bool valid = false;    ///< a picture has been scored
+        bool scoring = false;  ///< a newer picture is being scored
+    };
+    /// The picture's quality (Stats shows it).
+    const PictureQuality& quality() const { return m_quality; }
+    /// Cells the quality is scored on.
+    static constexpr size_t kQualitySample = 2000;
+
   private:
     void addRecent(const std::string& path);
     /// The open data's populations counted per sample (with their values for the medians when
     /// `withValues`), as sepal-cli apply counts a cohort.
     PopulationTally populationTally(bool withValues) const;
+    /// Takes a finished quality score, and starts one when the picture settled after a change.
+    void updateQuality();
 
     // Declared in this order: the scheduler refers to the document and the log, and its worker
     // threads stop before either goes.
@@ -231,6 +247,9 @@ class Workspace {
     Document m_document;
     Scheduler m_scheduler;
     std::vector<std::string> m_recent;
+    std::unique_ptr<QualityTask> m_qualityTask;
+    PictureQuality m_quality;
+    uint64_t m_qualityKey = 0;  // the versions of the picture scored last
 };
 
 }  // namespace sepal::app

@@ -21,6 +21,20 @@ void StatsPanel::draw(UiContext& ctx) {
     ImGui::ProgressBar(float(s.sweepProgress), ImVec2(-1, 0),
                        s.sweepProgress >= 1 ? "settled" : "sweeping");
     ImGui::Text("Training %.1f ms this frame", s.trainMs);
+    // Whether the last edit kept or tore the neighbourhoods.
+    const auto& q = ws.quality();
+    if (q.valid) {
+        ImGui::Text("Trustworthiness %.3f, k-NN kept %.2f%s", q.scores.trustworthiness,
+                    q.scores.knnPreservation, q.scoring ? " (scoring...)" : "");
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip(
+                "Of %zu cells (k = 10): 1 = no false neighbours in the picture; "
+                "the share of each cell's 10 data-space neighbours kept in 2D. "
+                "Scored again when the picture settles after an edit.",
+                q.scores.points);
+    } else if (q.scoring) {
+        ImGui::TextDisabled("Trustworthiness: scoring...");
+    }
     ImGui::Text("Backend: %s", ws.backend().name.c_str());
     ImGui::TextWrapped("Why: %s", ws.backend().reason.c_str());
     if (!ctx.gpuKernel.empty()) ImGui::Text("CUDA kernel: %s", ctx.gpuKernel.c_str());

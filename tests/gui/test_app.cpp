@@ -22,6 +22,7 @@
 #include "core/demo/demo_data.h"
 #include "core/embedsom/embedsom.h"
 #include "core/gate/gate.h"
+#include "core/metrics/quality.h"
 #include "core/model/model_file.h"
 #include "core/pipeline/embed_pipeline.h"
 #include "core/pipeline/prepare.h"
@@ -916,6 +917,44 @@ TEST(Workspace, MergingPopulationsAddsTheirCellsAndUndoSplitsThemAgain) {
 
 // A click on a Heatmap row shows that population on the canvas: its cells in its colour, the
 // others greyed; a population merged away leaves no greying behind.
+// The Stats window's quality: once the picture settles, trustworthiness and k-NN preservation
+// of an even sample of the cells, as core scores them; an edit scores the new picture.
+TEST(Workspace, ThePicturesQualityIsScoredWhenItSettles) {
+    auto ws = openSynthetic(3000);
+    settle(*ws);
+    const auto waitForScore = [&] {
+        for (int i = 0; i < 20000 && (!ws->quality().valid || ws->quality().scoring); ++i) {
+            ws->frame(8.0);
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        ASSERT_TRUE(ws->quality().valid);
+        ASSERT_FALSE(ws->quality().scoring);
+    };
+    waitForScore();
+    const auto& st = ws->state();
+    const size_t m = Workspace::kQualitySample, n = st.data.events();
+    Matrix high(m, st.data.points.cols), low(m, 2);
+    for (size_t j = 0; j < m; ++j) {
+        const size_t i = j * n / m;
+        std::copy_n(st.data.points.row(i), high.cols, high.row(j));
+        low.at(j, 0) = ws->positions()[2 * i], low.at(j, 1) = ws->positions()[2 * i + 1];
+    }
+    QualityParams params;
+    params.sampleSize = 0;
+    const QualityScores want = scoreEmbedding(high.data(), m, high.cols, low.data(), params);
+    EXPECT_EQ(ws->quality().scores.points, m);
+    EXPECT_DOUBLE_EQ(ws->quality().scores.trustworthiness, want.trustworthiness);
+    EXPECT_DOUBLE_EQ(ws->quality().scores.knnPreservation, want.knnPreservation);
+    EXPECT_GT(want.trustworthiness, 0.8);
+    // Moving a landmark far away tears the picture: scored again, and worse.
+    LandmarkModel model = st.model;
+    model.low[0] += 50.0f;
+    ws->replaceModel(model, "Move");
+    settle(*ws);
+    waitForScore();
+    EXPECT_LT(ws->quality().scores.trustworthiness, want.trustworthiness);
+}
+
 TEST(Workspace, HighlightingAPopulationGreysTheOthers) {
     auto ws = openSynthetic(2000);
     settle(*ws);
