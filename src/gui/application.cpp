@@ -270,6 +270,7 @@ void Application::frame() {
     m_recovery->drawDialog(*m_ctx, m_contentScale);
     float top = ImGui::GetFrameHeight();
     float left = kLeftWidth * m_contentScale, right = kRightWidth * m_contentScale;
+    m_ctx->biaxialFrame.shown = false;  // set again by the Biaxial window when it is open
     m_bars->draw(*m_ctx, top, left, right);
     m_canvas.setArea(left, top, float(winW) - left - right, float(winH) - top);
     m_camera.setViewport(float(winW) - left - right, float(winH) - top);

@@ -76,7 +76,7 @@ struct Bytes {
         const auto n = get<uint64_t>();
         need(n * sizeof(T));
         std::vector<T> v(n);
-        std::memcpy(v.data(), text.data() + at, n * sizeof(T));
+        if (n) std::memcpy(v.data(), text.data() + at, n * sizeof(T));
         at += n * sizeof(T);
         return v;
     }
