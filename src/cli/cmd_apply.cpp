@@ -1,8 +1,10 @@
 // sepal-cli apply: project many files through a saved landmark model, one output per file.
 
+#include <omp.h>
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <filesystem>
+#include <future>
 #include <optional>
 
 #include "backend/backends.h"
@@ -79,6 +81,12 @@ struct ApplyRun {
     std::string prefix{};                        // "rank R: " under mpirun
 };
 
+/// A block's events with their coordinates and transformed values, on their way to the output.
+struct EmbeddedBlock {
+    io::Table table;
+    Matrix xy, points;
+};
+
 /// Labels the table's cells with the model's populations and counts them (the block's first
 /// cell is cell `firstCell` of its file); returns the codes.
 std::vector<int32_t> labelAndCount(ApplyRun& run, size_t f, const io::Table& table,
@@ -117,7 +125,19 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
     }
     size_t events = 0, kept = 0, nonFinite = 0, written = 0;
     bool checked = false;
-    while (auto block = blocks.next()) {
+    // Reading the next block and writing the last one overlap the work on this one. The stages
+    // keep their order, so the bytes are those of one block after another. The helper threads
+    // use as many OpenMP threads as --threads gave this one.
+    const int threads = omp_get_max_threads();
+    const auto nextBlock = [&blocks, threads] {
+        omp_set_num_threads(threads);
+        return blocks.next();
+    };
+    // Declared after what they use, so that leaving early waits for them first.
+    std::future<std::optional<io::Table>> reading = std::async(std::launch::async, nextBlock);
+    std::future<void> writing;
+    while (auto block = reading.get()) {
+        reading = std::async(std::launch::async, nextBlock);
         io::Table& table = *block;
         events += table.events();
         const size_t firstCell = kept;
@@ -131,7 +151,7 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
             checkColumns(run.loaded.columns, available);
             checked = true;
         }
-        const Matrix points = run.pipeline.apply(table);
+        Matrix points = run.pipeline.apply(table);
         std::vector<int32_t> codes;
         if (counted) codes = labelAndCount(run, f, table, points, firstCell);
         if (upToDate) continue;
@@ -147,13 +167,24 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
         std::erase_if(table.labels,
                       [&](const io::LabelColumn& l) { return l.name == a.sampleColumn; });
         table.labels.push_back(std::move(sample));
-        const EmbeddedTable embedded{&table,         &xy,          run.pipeline.columns(), &points,
-                                     a.sampleColumn, run.readFiles};
-        if (stream)
-            appendEmbedded(*stream, embedded);
-        else
-            written += writeEmbedded(out, embedded, a.exports, a.quiet).size();
+        if (!stream) {
+            written += writeEmbedded(out,
+                                     {&table, &xy, run.pipeline.columns(), &points, a.sampleColumn,
+                                      run.readFiles},
+                                     a.exports, a.quiet)
+                           .size();
+            continue;
+        }
+        auto done = std::make_shared<EmbeddedBlock>(
+            EmbeddedBlock{std::move(table), std::move(xy), std::move(points)});
+        if (writing.valid()) writing.get();
+        writing = std::async(std::launch::async, [&stream, &run, &a, done, threads] {
+            omp_set_num_threads(threads);
+            appendEmbedded(*stream, {&done->table, &done->xy, run.pipeline.columns(), &done->points,
+                                     a.sampleColumn, run.readFiles});
+        });
     }
+    if (writing.valid()) writing.get();
     if (!run.loaded.gates.empty())
         note(a.quiet, run.prefix + path + ": " + gatedSummary(kept, events, run.loaded.gates));
     if (nonFinite > 0)
