@@ -6,7 +6,9 @@
 # JSON line per run under $OUT (default ./out) with cells per second.
 #   MPI_FILES (8), MPI_EVENTS (1000000), MPI_THREADS (threads per rank; default half the cores),
 #   MPI_WORK (folder for the cohort and outputs, e.g. /dev/shm to leave the disk out; default a
-#   temporary folder), SEPAL_GPU_BUILD (build-gpu), SEPAL_DEPS_DIR (deps)
+#   temporary folder), MPI_RUNS (which runs, default all: cpu-1 cpu-2 cpu-all cuda-1 cuda-2),
+#   APPLY_ARGS (more options for apply, e.g. --block-events 250000), SEPAL_GPU_BUILD (build-gpu),
+#   SEPAL_DEPS_DIR (deps)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-$PWD/out}
@@ -44,28 +46,31 @@ run() {
     start=$(date +%s.%N)
     if [ "$ranks" = 1 ]; then
         "$cli" apply --model "$work/m.json" "${inputs[@]}" --out-dir "$work/$name" --format fcs \
-            --threads "$per" --backend "$backend" --quiet
+            --threads "$per" --backend "$backend" --quiet ${APPLY_ARGS:-}
     else
         mpirun -np "$ranks" --oversubscribe --bind-to none "$cli" apply --model "$work/m.json" \
             "${inputs[@]}" --out-dir "$work/$name" --format fcs --threads "$per" \
-            --backend "$backend" --quiet
+            --backend "$backend" --quiet ${APPLY_ARGS:-}
     fi || { echo "{\"run\":\"$name\",\"error\":\"apply failed\"}"; return; }
     end=$(date +%s.%N)
     python3 -c "import json; s=$end-$start; print(json.dumps({'bench':'mpi-apply','run':'$name','ranks':$ranks,'threads_per_rank':$per,'backend':'$backend','files':$files,'cells':$cells,'seconds':round(s,3),'cells_per_s':$cells/s}))"
 }
 half=${MPI_THREADS:-$((threads / 2))}
+runs=" ${MPI_RUNS:-cpu-1 cpu-2 cpu-all cuda-1 cuda-2} "
 {
-    run cpu-1x$half 1 "$half" cpu
-    run cpu-2x$half 2 "$half" cpu
-    run cpu-1x$threads 1 "$threads" cpu
-    run cuda-1 1 "$threads" cuda
-    run cuda-2 2 "$half" cuda
+    [[ $runs == *" cpu-1 "* ]] && run cpu-1x$half 1 "$half" cpu
+    [[ $runs == *" cpu-2 "* ]] && run cpu-2x$half 2 "$half" cpu
+    [[ $runs == *" cpu-all "* ]] && run cpu-1x$threads 1 "$threads" cpu
+    [[ $runs == *" cuda-1 "* ]] && run cuda-1 1 "$threads" cuda
+    [[ $runs == *" cuda-2 "* ]] && run cuda-2 2 "$half" cuda
+    true
 } | tee "$out/mpi-bench.jsonl"
 # Ranks and threads never change the bytes (the CUDA kernels agree with the CPU within the
 # tolerance, not bit for bit, so they are compared with each other).
 for pair in "cpu-1x$half cpu-2x$half" "cpu-1x$half cpu-1x$threads" "cuda-1 cuda-2"; do
     set -- $pair
     same=yes
+    [ -d "$work/$1" ] && [ -d "$work/$2" ] || continue
     for f in "$work/$1"/*; do cmp -s "$f" "$work/$2/$(basename "$f")" || same=no; done
     echo "outputs of $2 equal to $1: $same"
 done
