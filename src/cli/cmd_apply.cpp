@@ -40,7 +40,7 @@ struct ApplyArgs {
     int threads = 0;
     bool force = false;
     std::string heatmap;
-    size_t blockEvents = 1000000;
+    size_t blockEvents = 100000;
     bool quiet = false;
 };
 
@@ -306,7 +306,8 @@ void addApplyCommand(CLI::App& app) {
                     "as PNG (a model with populations)");
     cmd->add_option("--block-events", args->blockEvents,
                     "events of an FCS input read, projected and written at a time (memory holds "
-                    "one block, so a file larger than memory works)")
+                    "three blocks: one read, one projected, one written; a file larger than "
+                    "memory works)")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
     cmd->add_flag("--force", args->force,
