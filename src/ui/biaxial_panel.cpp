@@ -22,7 +22,19 @@ std::pair<std::string, std::string> firstAxes(const io::Table& table) {
             if (roles[c] == role && skip-- == 0) return int(c);
         return -1;
     };
+    // Forward against side scatter: the area channels when there are, else the first of each.
+    const auto scatter = [&](const std::string& prefix) -> int {
+        int first = -1;
+        for (size_t c = 0; c < roles.size(); ++c) {
+            const std::string& name = table.channels[c].name;
+            if (roles[c] != ChannelRole::Scatter || name.rfind(prefix, 0) != 0) continue;
+            if (name.size() >= 2 && name.compare(name.size() - 2, 2, "-A") == 0) return int(c);
+            if (first < 0) first = int(c);
+        }
+        return first;
+    };
     int x = find(ChannelRole::Dna, 0), y = find(ChannelRole::Viability, 0);
+    if (x < 0 || y < 0) x = scatter("FSC"), y = scatter("SSC");
     if (x < 0 || y < 0) x = find(ChannelRole::Scatter, 0), y = find(ChannelRole::Scatter, 1);
     if (x < 0 || y < 0) x = 0, y = table.channels.size() > 1 ? 1 : 0;
     return {table.channels[size_t(x)].name, table.channels[size_t(y)].name};
