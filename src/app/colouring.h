@@ -8,6 +8,7 @@
 
 #include "app/dataset.h"
 #include "app/gating.h"
+#include "core/model/population_regions.h"
 #include "core/pipeline/sample_metadata.h"
 
 namespace sepal::app {
@@ -40,6 +41,9 @@ struct Population {
 struct Populations {
     std::vector<Population> groups;   ///< in creation order
     std::vector<uint8_t> membership;  ///< one per event
+    /// How a model labels new files as these were made: landmark sets, then lasso strokes (empty
+    /// for populations of unknown making, which travel as the landmarks' majorities).
+    PopulationRegions regions;
     bool operator==(const Populations&) const = default;
 };
 

@@ -1,5 +1,6 @@
 #include "app/document.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "app/initial_model.h"
@@ -194,6 +195,26 @@ void Document::replaceAll(State next) {
 
 // ---------------------------------------------------------------- populations
 
+namespace {
+/// Records a lasso stroke that painted population `id` (taking only the cells of `from`, -1:
+/// any) in the regions, so that a model labels new files the same way. The first population of
+/// a document starts the regions; populations of unknown making have none, and keep none.
+void addStroke(PopulationRegions& regions, const std::vector<float>& polygon, size_t id,
+               int32_t from, bool first, size_t landmarks) {
+    if (first) regions = PopulationRegions{{}, std::vector<int32_t>(landmarks, -1), {}};
+    if (regions.empty() && !first) return;
+    RegionStroke stroke;
+    stroke.polygon = polygon;
+    auto& labels = regions.populationOfLabel;
+    const auto own = std::find(labels.begin(), labels.end(), int32_t(id));
+    stroke.label = int32_t(own - labels.begin());
+    if (own == labels.end()) labels.push_back(int32_t(id));
+    for (size_t l = 0; from >= 0 && l < labels.size(); ++l)
+        if (labels[l] == from) stroke.from.push_back(int32_t(l));
+    regions.strokes.push_back(std::move(stroke));
+}
+}  // namespace
+
 size_t Document::brush(const std::vector<float>& polygon, const std::string& name,
                        const std::vector<float>& xy, const std::string& onlyFrom) {
     if (polygon.size() < 6 || m_state.data.events() == 0) return 0;
@@ -224,6 +245,8 @@ size_t Document::brush(const std::vector<float>& polygon, const std::string& nam
     if (!onlyFrom.empty() && from == next.groups.size()) return 0;
     size_t count = paintPolygon(polygon, shown, uint8_t(id + 1), next.membership);
     if (!onlyFrom.empty() && count == 0) return 0;
+    addStroke(next.regions, polygon, id, onlyFrom.empty() ? -1 : int32_t(from),
+              next.groups.size() == 1 && m_state.populations.groups.empty(), m_state.model.count());
     execute(std::make_unique<ChangeCommand<Populations>>(
         &State::populations, Part::Populations, m_state.populations, std::move(next),
         onlyFrom.empty() ? "Brush " + name : "Split " + onlyFrom));

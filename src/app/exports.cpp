@@ -71,11 +71,20 @@ void Workspace::exportGates(const std::string& path) const {
     writeGatesFile(path, state.gating.gates);
 }
 
-void Workspace::exportModel(const std::string& path) const {
+void Workspace::exportModel(const std::string& path) {
     const State& state = m_document.state();
     if (state.data.events() == 0) throw InputError("nothing to export: open a file first");
+    const ModelLabels labels = modelPopulations();
     saveModel(path, state.model, state.data.columns, state.pipeline.toJson(), state.embed,
-              modelPopulations(), state.gating.gates);
+              labels.populations, state.gating.gates, labels.regions);
+    // The picture keeps each cell's population; the model labels by where cells land now. They
+    // part when the landmarks were trained, moved, added or removed after the populations were
+    // made, and the user should know before applying the model to a cohort.
+    if (labels.disagreeing > 0)
+        log(LogEntry::Warning,
+            path + ": the model labels " + std::to_string(labels.disagreeing) +
+                " cells otherwise than the picture (the landmarks changed since the populations "
+                "were made); open the model again to see its labels");
 }
 
 PopulationTally Workspace::populationTally(bool withValues) const {

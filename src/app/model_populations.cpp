@@ -9,6 +9,7 @@
 #include "core/cluster/heatmap.h"
 #include "core/cluster/metaclusters.h"
 #include "core/common/error.h"
+#include "core/embedsom/embedsom.h"
 #include "core/knn/nearest_search.h"
 
 namespace sepal::app {
@@ -34,8 +35,9 @@ void Workspace::populationsFromLandmarks(size_t k) {
         auto codes = groupsOfPoints(st.data.points, st.model, ofLandmark, *search);
         for (size_t i = 0; i < codes.size(); ++i)
             if (!st.gating.contains(i)) codes[i] = -1;
-        m_document.replacePopulations(populationsFromCodes(names, codes),
-                                      "Populations from landmarks");
+        Populations next = populationsFromCodes(names, codes);
+        next.regions = regionsFromLandmarks(ofLandmark, k);
+        m_document.replacePopulations(std::move(next), "Populations from landmarks");
         log(LogEntry::Info, std::to_string(k) + " populations from the landmarks");
     } catch (const std::exception& e) {
         log(LogEntry::Error, std::string("populations from landmarks: ") + e.what());
@@ -54,35 +56,53 @@ Heatmap Workspace::populationHeatmap() const {
     return heatmapOf(gatedRows(st.data.points, st.gating), codes, names, st.data.markerNames());
 }
 
-std::vector<ModelPopulation> Workspace::modelPopulations() const {
-    // Each landmark joins the population most of its cells (those it is nearest to) are in, so
-    // that brushed populations travel with the model too; landmarks of metaclusters keep their
-    // group, since all their cells share it.
+ModelLabels Workspace::modelPopulations() const {
     const State& st = m_document.state();
-    const size_t g = st.model.count(), k = st.populations.groups.size();
-    if (k == 0 || g == 0 || st.data.events() == 0) return {};
-    std::vector<int32_t> self(g);
-    for (size_t j = 0; j < g; ++j) self[j] = int32_t(j);
-    auto search = makeCpuNearestSearch();
-    const auto nearest = groupsOfPoints(st.data.points, st.model, self, *search);
-    std::vector<size_t> votes(g * (k + 1), 0);
-    for (size_t i = 0; i < nearest.size() && i < st.populations.membership.size(); ++i)
-        if (nearest[i] >= 0 && st.gating.contains(i))
-            ++votes[size_t(nearest[i]) * (k + 1) + st.populations.membership[i]];
-    std::vector<int32_t> group(g, -1);
-    for (size_t j = 0; j < g; ++j) {
-        const size_t* v = votes.data() + j * (k + 1);
-        const size_t best = size_t(std::max_element(v, v + k + 1) - v);
-        if (v[best] > 0 && best > 0) group[j] = int32_t(best - 1);
-    }
+    const size_t g = st.model.count(), k = st.populations.groups.size(), n = st.data.events();
+    if (k == 0 || g == 0 || n == 0) return {};
     std::vector<std::string> names;
     for (const auto& p : st.populations.groups) names.push_back(p.name);
-    return populationsFromGroups(group, names);
+    auto search = makeCpuNearestSearch();
+    ModelLabels out;
+    const PopulationRegions& regions = st.populations.regions;
+    const auto& xy = positions();
+    std::vector<int32_t> labels;
+    if (!regions.empty() && regions.labelOfLandmark.size() == g && xy.size() == 2 * n) {
+        // The populations as they were made: the landmarks' labels, then the strokes.
+        out.regions = regions;
+        out.populations = populationsFromGroups(populationOfLandmarks(regions), names);
+        labels = labelCells(
+            regions, groupsOfPoints(st.data.points, st.model, regions.labelOfLandmark, *search),
+            xy.data());
+    } else {
+        // Of unknown making (or the landmarks were added or removed since): each landmark joins
+        // the population most of its cells are in.
+        std::vector<int32_t> self(g);
+        for (size_t j = 0; j < g; ++j) self[j] = int32_t(j);
+        const auto nearest = groupsOfPoints(st.data.points, st.model, self, *search);
+        std::vector<size_t> votes(g * (k + 1), 0);
+        for (size_t i = 0; i < nearest.size() && i < st.populations.membership.size(); ++i)
+            if (nearest[i] >= 0 && st.gating.contains(i))
+                ++votes[size_t(nearest[i]) * (k + 1) + st.populations.membership[i]];
+        std::vector<int32_t> group(g, -1);
+        for (size_t j = 0; j < g; ++j) {
+            const size_t* v = votes.data() + j * (k + 1);
+            const size_t best = size_t(std::max_element(v, v + k + 1) - v);
+            if (v[best] > 0 && best > 0) group[j] = int32_t(best - 1);
+        }
+        out.populations = populationsFromGroups(group, names);
+        labels = nearest;
+        for (int32_t& l : labels) l = l >= 0 ? group[size_t(l)] : -1;
+    }
+    for (size_t i = 0; i < n && i < st.populations.membership.size(); ++i)
+        if (st.gating.contains(i) && labels[i] != int32_t(st.populations.membership[i]) - 1)
+            ++out.disagreeing;
+    return out;
 }
 
-void Workspace::adoptModelPopulations(const std::vector<ModelPopulation>& populations,
-                                      const std::string& source) {
+void Workspace::adoptModelPopulations(const LoadedModel& loaded, const std::string& source) {
     const State& st = m_document.state();
+    const auto& populations = loaded.populations;
     if (populations.empty() || st.data.events() == 0) return;
     if (populations.size() > kMostPopulations) {
         log(LogEntry::Warning, source + " has " + std::to_string(populations.size()) +
@@ -90,13 +110,27 @@ void Workspace::adoptModelPopulations(const std::vector<ModelPopulation>& popula
                                    std::to_string(kMostPopulations) + ": they were left out");
         return;
     }
-    const auto ofLandmark = groupsOfLandmarks(populations, st.model.count());
     auto search = makeCpuNearestSearch();
-    auto codes = groupsOfPoints(st.data.points, st.model, ofLandmark, *search);
+    std::vector<int32_t> codes;
+    PopulationRegions regions = loaded.regions;
+    if (regions.empty()) {
+        const auto ofLandmark = groupsOfLandmarks(populations, st.model.count());
+        codes = groupsOfPoints(st.data.points, st.model, ofLandmark, *search);
+        regions = regionsFromLandmarks(ofLandmark, populations.size());
+    } else {
+        // Regions of the layout: where the model places each cell, as sepal-cli apply places it.
+        std::vector<float> xy(2 * st.data.events());
+        makeCpuProjector()->project(st.data.points.data(), st.data.points.rows, st.data.points.cols,
+                                    st.model, st.embed, xy.data());
+        codes = labelCells(
+            regions, groupsOfPoints(st.data.points, st.model, regions.labelOfLandmark, *search),
+            xy.data());
+    }
     for (size_t i = 0; i < codes.size(); ++i)
         if (!st.gating.contains(i)) codes[i] = -1;  // as sepal-cli apply leaves them out
-    m_document.replacePopulations(populationsFromCodes(populationNames(populations), codes),
-                                  "Populations of " + source);
+    Populations next = populationsFromCodes(populationNames(populations), codes);
+    next.regions = std::move(regions);
+    m_document.replacePopulations(std::move(next), "Populations of " + source);
 }
 
 }  // namespace sepal::app

@@ -98,7 +98,7 @@ void Workspace::openModel(const std::string& path) {
     // The model's gates choose the cells its populations label (a model without gates leaves
     // the user's own as they are).
     if (!loaded.gates.empty()) m_document.setGates(loaded.gates, "Gates of " + path);
-    adoptModelPopulations(loaded.populations, path);
+    adoptModelPopulations(loaded, path);
     log(LogEntry::Info,
         "opened model " + path + " (" + std::to_string(loaded.model.count()) + " landmarks)");
 }

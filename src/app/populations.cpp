@@ -2,19 +2,9 @@
 
 #include <algorithm>
 
-namespace sepal::app {
+#include "core/gate/gate.h"
 
-namespace {
-bool inside(const std::vector<float>& poly, float x, float y) {
-    bool in = false;
-    size_t m = poly.size() / 2;
-    for (size_t i = 0, j = m - 1; i < m; j = i++) {
-        float xi = poly[2 * i], yi = poly[2 * i + 1], xj = poly[2 * j], yj = poly[2 * j + 1];
-        if ((yi > y) != (yj > y) && x < (xj - xi) * (y - yi) / (yj - yi) + xi) in = !in;
-    }
-    return in;
-}
-}  // namespace
+namespace sepal::app {
 
 size_t paintPolygon(const std::vector<float>& polygon, const std::vector<float>& xy, uint8_t code,
                     std::vector<uint8_t>& membership) {
@@ -26,7 +16,7 @@ size_t paintPolygon(const std::vector<float>& polygon, const std::vector<float>&
     size_t count = 0;
     for (size_t i = 0; i < membership.size() && 2 * i + 1 < xy.size(); ++i) {
         float x = xy[2 * i], y = xy[2 * i + 1];
-        if (x < minX || x > maxX || y < minY || y > maxY || !inside(polygon, x, y)) continue;
+        if (x < minX || x > maxX || y < minY || y > maxY || !insidePolygon(polygon, x, y)) continue;
         membership[i] = code;
         ++count;
     }
@@ -36,6 +26,7 @@ size_t paintPolygon(const std::vector<float>& polygon, const std::vector<float>&
 Populations withoutGroup(const Populations& populations, size_t i) {
     Populations next = populations;
     next.groups.erase(next.groups.begin() + long(i));
+    if (!next.regions.empty()) next.regions = withoutPopulation(next.regions, int32_t(i));
     for (auto& m : next.membership) {
         if (m == i + 1)
             m = 0;
@@ -51,6 +42,9 @@ Populations mergedGroups(const Populations& populations, size_t from, size_t int
     Populations next = populations;
     for (auto& m : next.membership)
         if (m == from + 1) m = uint8_t(into + 1);
+    // Labels that ended in `from` end in `into`; withoutGroup then renumbers them.
+    for (int32_t& p : next.regions.populationOfLabel)
+        if (p == int32_t(from)) p = int32_t(into);
     return withoutGroup(next, from);
 }
 

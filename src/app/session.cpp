@@ -50,7 +50,12 @@ nlohmann::json Workspace::sessionJson(const std::array<float, 3>& camera) const 
               {"map", c.map},
               {"low", c.lowPercentile},
               {"high", c.highPercentile}}},
-            {"populations", {{"groups", groups}, {"runs", runs(state.populations.membership)}}},
+            {"populations",
+             {{"groups", groups},
+              {"runs", runs(state.populations.membership)},
+              {"regions", state.populations.regions.empty()
+                              ? nlohmann::json()
+                              : regionsToJson(state.populations.regions)}}},
             {"metadata",
              {{"source", state.metadata.source},
               {"columns", state.metadata.columns},
@@ -135,6 +140,13 @@ std::array<float, 3> Workspace::loadSession(const std::string& path) {
         for (size_t i = 0; i + 2 < r.size(); i += 3)
             for (uint64_t k = r[i]; k < r[i] + r[i + 1] && k < next.data.events(); ++k)
                 next.populations.membership[k] = uint8_t(r[i + 2]);
+        // Sessions saved before regions have none: their populations travel as landmark sets.
+        const auto& regions = j.at("populations").value("regions", nlohmann::json());
+        if (!regions.is_null()) {
+            next.populations.regions = regionsFromJson(regions, "session " + path);
+            validateRegions(next.populations.regions, next.model.count(),
+                            next.populations.groups.size(), "session " + path);
+        }
         const auto& v = j.at("view");
         next.view = {v.at("pointSize").get<float>(), v.at("alpha").get<float>(),
                      v.at("landmarks").get<bool>(), v.at("graph").get<bool>()};

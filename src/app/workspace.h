@@ -22,6 +22,7 @@
 #include "backend/backends.h"
 #include "core/cluster/heatmap.h"
 #include "core/cluster/population_tally.h"
+#include "core/model/model_file.h"
 #include "core/model/model_populations.h"
 #include "core/pipeline/export_table.h"
 #include "core/train/trainer.h"
@@ -30,6 +31,13 @@
 namespace sepal::app {
 
 /// The application's model. Every edit goes through the undo stack.
+/// The populations a model file carries, as the app makes them.
+struct ModelLabels {
+    std::vector<ModelPopulation> populations;  ///< named landmark sets
+    PopulationRegions regions;                 ///< the lasso strokes (may be none)
+    size_t disagreeing = 0;  ///< gated cells the model labels otherwise than the picture
+};
+
 class Workspace {
   public:
     /// backendName: "auto", "cpu" or "cuda" (see makeBackend).
@@ -162,13 +170,13 @@ class Workspace {
     /// Replaces the populations by k metaclusters of the landmarks (sepal-cli embed
     /// --metaclusters: the same groups, cells and names), one undo step; errors are logged.
     void populationsFromLandmarks(size_t k);
-    /// Labels the cells with a model file's populations (each cell: its nearest landmark's), one
-    /// undo step; nothing when there are none.
-    void adoptModelPopulations(const std::vector<ModelPopulation>& populations,
-                               const std::string& source);
-    /// The populations as landmark sets for the model file: each landmark joins the population
-    /// most of its cells are in.
-    std::vector<ModelPopulation> modelPopulations() const;
+    /// Labels the cells with a model file's populations (each cell: its nearest landmark's, then
+    /// the regions drawn), one undo step; nothing when there are none.
+    void adoptModelPopulations(const LoadedModel& loaded, const std::string& source);
+    /// The populations as the model file carries them: landmark sets and the regions drawn (or,
+    /// for populations of unknown making, each landmark in the population most of its cells are
+    /// in), with how many gated cells the model would label otherwise than the picture does.
+    ModelLabels modelPopulations() const;
     /// Replaces the gates (one undo step named `label`); false, with the reason logged, when a
     /// sample lacks a gate's channel.
     bool setGates(std::vector<Gate> gates, const std::string& label) {
@@ -200,7 +208,7 @@ class Workspace {
     std::vector<std::string> exportEvents(const std::string& path,
                                           const ExportOptions& options = {}) const;
     /// The landmark model file of `sepal-cli embed --model` (transform, landmarks, parameters).
-    void exportModel(const std::string& path) const;
+    void exportModel(const std::string& path);
     /// Session JSON: files, transforms, model, colours, populations, view (camera passed in).
     nlohmann::json sessionJson(const std::array<float, 3>& camera) const;
     /// Writes sessionJson to path (atomically).

@@ -88,10 +88,15 @@ struct EmbeddedBlock {
 };
 
 /// Labels the table's cells with the model's populations and counts them (the block's first
-/// cell is cell `firstCell` of its file); returns the codes.
+/// cell is cell `firstCell` of its file); returns the codes. The cells' layout positions (xy)
+/// matter only to a model whose populations were drawn as regions.
 std::vector<int32_t> labelAndCount(ApplyRun& run, size_t f, const io::Table& table,
-                                   const Matrix& points, size_t firstCell) {
-    auto codes = groupsOfPoints(points, run.loaded.model, run.groupOfLandmark, *run.backend.search);
+                                   const Matrix& points, const Matrix& xy, size_t firstCell) {
+    const PopulationRegions& regions = run.loaded.regions;
+    auto codes = groupsOfPoints(points, run.loaded.model,
+                                regions.empty() ? run.groupOfLandmark : regions.labelOfLandmark,
+                                *run.backend.search);
+    if (!regions.empty()) codes = labelCells(regions, codes, xy.data());
     if (!run.tally)
         run.tally.emplace(run.populationNames, markerNames(table, run.pipeline.columns()), 1);
     run.tally->add(f, sampleName(run.args.inputs[f]), codes, points, firstCell);
@@ -152,14 +157,17 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
             checked = true;
         }
         Matrix points = run.pipeline.apply(table);
+        // An up-to-date output is only counted; populations drawn as regions need the layout.
+        const bool projected = !upToDate || !run.loaded.regions.empty();
+        Matrix xy(projected ? points.rows : 0, 2);
+        if (projected)
+            nonFinite += run.backend.projector
+                             ->project(points.data(), points.rows, points.cols, run.loaded.model,
+                                       run.loaded.params, xy.data())
+                             .nonFinitePoints;
         std::vector<int32_t> codes;
-        if (counted) codes = labelAndCount(run, f, table, points, firstCell);
+        if (counted) codes = labelAndCount(run, f, table, points, xy, firstCell);
         if (upToDate) continue;
-        Matrix xy(points.rows, 2);
-        nonFinite += run.backend.projector
-                         ->project(points.data(), points.rows, points.cols, run.loaded.model,
-                                   run.loaded.params, xy.data())
-                         .nonFinitePoints;
         if (counted) setPopulationColumn(table, run.populationNames, codes);
         // Each output names its sample, so the files can be pooled later.
         io::LabelColumn sample{a.sampleColumn, {sampleName(path)}, {}};

@@ -91,3 +91,46 @@ cmp -s "$tmp/out/populations.csv" "$tmp/counts-first.csv" || fail "resuming chan
 "$cli" apply --model "$tmp/m.json" "$tmp/s1.fcs" --out-dir "$tmp/out" --force 2>"$tmp/force.txt"
 grep -q "up to date" "$tmp/force.txt" && fail "--force kept an output"
 echo "resume ok"
+
+# Populations drawn as layout regions (the app's lasso) travel in the model: a stroke over the
+# left half that takes only the second population's cells into the first. apply labels by where
+# each cell lands; resuming still counts the cells of outputs it keeps.
+python3 - "$tmp" <<'PY'
+import json, sys, csv
+tmp = sys.argv[1]
+model = json.load(open(f"{tmp}/m.json"))
+pops = model["populations"]
+landmarks = [-1] * model["g"]
+for p, pop in enumerate(pops):
+    for j in pop["landmarks"]:
+        landmarks[j] = p
+rows = list(csv.reader(open(f"{tmp}/out/s1.csv")))
+x = sorted(float(r[rows[0].index("EmbedSOM1")]) for r in rows[1:])
+mid = x[len(x) // 2]
+stroke = {"label": 0, "from": [1], "polygon": [-1e6, -1e6, mid, -1e6, mid, 1e6, -1e6, 1e6]}
+model["regions"] = {"labels": list(range(len(pops))), "landmarks": landmarks, "strokes": [stroke]}
+json.dump(model, open(f"{tmp}/drawn.json", "w"))
+open(f"{tmp}/mid.txt", "w").write(repr(mid))
+PY
+"$cli" apply --model "$tmp/drawn.json" "$tmp/s1.fcs" --out-dir "$tmp/drawn" --quiet
+python3 - "$tmp" <<'PY'
+import csv, json, sys
+tmp = sys.argv[1]
+names = [p["name"] for p in json.load(open(f"{tmp}/drawn.json"))["populations"]]
+mid = float(open(f"{tmp}/mid.txt").read())
+before, after = list(csv.reader(open(f"{tmp}/out/s1.csv"))), list(csv.reader(open(f"{tmp}/drawn/s1.csv")))
+h = before[0]
+pop, x = h.index("population"), h.index("EmbedSOM1")
+moved = 0
+for b, a in zip(before[1:], after[1:]):
+    expect = names[0] if b[pop] == names[1] and float(b[x]) < mid else b[pop]
+    assert a[pop] == expect, f"cell at x={b[x]}: {b[pop]} became {a[pop]}, expected {expect}"
+    moved += a[pop] != b[pop]
+assert moved > 0, "the stroke moved no cell"
+print(f"regions ok: {moved} cells drawn into {names[0]}")
+PY
+cp "$tmp/drawn/populations.csv" "$tmp/drawn-first.csv"
+"$cli" apply --model "$tmp/drawn.json" "$tmp/s1.fcs" --out-dir "$tmp/drawn" 2>"$tmp/drawn.txt"
+grep -q "s1.csv is up to date" "$tmp/drawn.txt" || fail "the drawn model's output was not kept"
+cmp -s "$tmp/drawn/populations.csv" "$tmp/drawn-first.csv" || fail "resuming changed drawn counts"
+echo "drawn regions ok"

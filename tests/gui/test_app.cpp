@@ -297,6 +297,82 @@ TEST(OnePipeline, PopulationsFromLandmarksAreSepalClisMetaclusters) {
     std::filesystem::remove_all(dir);
 }
 
+// Populations drawn with the lasso travel with the model as regions of the layout: after
+// metaclusters, a brush, a split, a merge and a deletion, the app's model file labels the cells
+// of its own file as the picture does, and those of a new file as an app that opens the model
+// on it does (the path of sepal-cli apply: nearest landmark, projection, strokes).
+TEST(OnePipeline, DrawnPopulationsTravelWithTheModel) {
+    const io::Table demo = demo::makeDemoTable(4000, 3);
+    Workspace ws("cpu");
+    ws.openTables({demo});
+    settle(ws);
+    ws.populationsFromLandmarks(8);
+    const auto& xy = ws.positions();
+    float minX = INFINITY, maxX = -INFINITY, minY = INFINITY, maxY = -INFINITY;
+    for (size_t i = 0; i < xy.size(); i += 2) {
+        minX = std::min(minX, xy[i]), maxX = std::max(maxX, xy[i]);
+        minY = std::min(minY, xy[i + 1]), maxY = std::max(maxY, xy[i + 1]);
+    }
+    const float w = maxX - minX, h = maxY - minY;
+    // A triangle over the lower left, a split of the first population over the right half,
+    // the split merged into the third population, the second deleted.
+    EXPECT_GT(ws.brush({minX, minY, minX + 0.6f * w, minY, minX, minY + 0.6f * h}, "Drawn"), 0u);
+    const std::string first = ws.state().populations.groups[0].name;
+    const auto right = rectanglePolygon(minX + 0.5f * w, minY, maxX, maxY);
+    ws.brush(right, "Split", first);
+    const size_t k = ws.state().populations.groups.size();
+    ASSERT_EQ(ws.state().populations.groups[k - 1].name, "Split");
+    ws.mergePopulations(k - 1, 2);
+    ws.deletePopulation(1);
+    const Populations& pops = ws.state().populations;
+    ASSERT_FALSE(pops.regions.empty());
+    EXPECT_EQ(pops.regions.strokes.size(), 2u);
+    EXPECT_EQ(ws.modelPopulations().disagreeing, 0u);
+
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("sepal-drawn-populations-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    ws.exportModel((dir / "app.json").string());
+    const LoadedModel model = loadModel((dir / "app.json").string());
+    ASSERT_EQ(model.regions, pops.regions);
+    // What sepal-cli apply does with each block of a file.
+    Backend cpu = makeBackend("cpu");
+    const auto applyModel = [&](const io::Table& table) {
+        const Matrix points = TransformPipeline::fromJson(model.transform).apply(table);
+        Matrix placed(points.rows, 2);
+        cpu.projector->project(points.data(), points.rows, points.cols, model.model, model.params,
+                               placed.data());
+        return labelCells(
+            model.regions,
+            groupsOfPoints(points, model.model, model.regions.labelOfLandmark, *cpu.search),
+            placed.data());
+    };
+    const auto applied = applyModel(demo);
+    std::vector<int32_t> shown;
+    for (uint8_t m : pops.membership) shown.push_back(int32_t(m) - 1);
+    EXPECT_EQ(applied, shown);
+    // The drawn population and the merged split label cells; the deleted one's cells join none.
+    const auto& names = pops.groups;
+    const auto drawn = std::find_if(names.begin(), names.end(),
+                                    [](const Population& p) { return p.name == "Drawn"; });
+    ASSERT_NE(drawn, names.end());
+    EXPECT_GT(std::count(applied.begin(), applied.end(), int32_t(drawn - names.begin())), 0);
+    EXPECT_GT(std::count(applied.begin(), applied.end(), -1), 0);
+
+    // A new file: the app that opens the model labels its cells as sepal-cli apply does.
+    const io::Table other = demo::makeDemoTable(3000, 11);
+    Workspace second("cpu");
+    second.openTables({other});
+    second.cancelRecipe();
+    second.openModel((dir / "app.json").string());
+    settle(second);
+    std::vector<int32_t> opened;
+    for (uint8_t m : second.state().populations.membership) opened.push_back(int32_t(m) - 1);
+    EXPECT_EQ(opened, applyModel(other));
+    EXPECT_EQ(second.state().populations.regions, pops.regions);
+    std::filesystem::remove_all(dir);
+}
+
 // The app's exports never replace a file the data came from (nor its session's sources).
 TEST(Workspace, ExportsRefuseToWriteOverAnInput) {
     const auto dir = std::filesystem::temp_directory_path() /
@@ -531,6 +607,7 @@ TEST(Workspace, SessionRoundTripAndABadSessionKeepsWhatIsOpen) {
     std::string path = (dir / "s.json").string();
     ws.saveSession(path, {1, 2, 30});
     State before = ws.state();
+    ASSERT_EQ(before.populations.regions.strokes.size(), 1u);  // the stroke travels too
 
     Workspace other("cpu");
     auto camera = other.loadSession(path);

@@ -87,7 +87,7 @@ class FieldReader {
 nlohmann::json modelToJson(const LandmarkModel& model, const std::vector<std::string>& columns,
                            const nlohmann::json& transformJson, const EmbedParams& params,
                            const std::vector<ModelPopulation>& populations,
-                           const std::vector<Gate>& gates) {
+                           const std::vector<Gate>& gates, const PopulationRegions& regions) {
     groupsOfLandmarks(populations, model.count());
     model.validate();
     if (columns.size() != model.dim)
@@ -113,6 +113,10 @@ nlohmann::json modelToJson(const LandmarkModel& model, const std::vector<std::st
         for (const auto& p : populations)
             pops.push_back({{"name", p.name}, {"landmarks", p.landmarks}});
         doc["populations"] = pops;
+    }
+    if (!regions.empty()) {
+        validateRegions(regions, model.count(), populations.size(), "cannot save the model");
+        doc["regions"] = regionsToJson(regions);
     }
     if (!gates.empty()) {
         for (const Gate& gate : gates) validateGate(gate, "cannot save the model");
@@ -209,6 +213,12 @@ LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source) 
             r.fail(e.what());
         }
     }
+    // Optional: populations drawn as layout regions (the app's lasso); they label the cells in
+    // place of the populations' landmark sets.
+    if (doc.contains("regions")) {
+        out.regions = regionsFromJson(doc["regions"], "model file " + source);
+        validateRegions(out.regions, g, out.populations.size(), "model file " + source);
+    }
     // Optional: the gates the model's cells passed (the app's biaxial plots, embed --gates).
     if (doc.contains("gates")) out.gates = gatesFromJson(doc["gates"], "model file " + source);
     m.touch();
@@ -218,9 +228,10 @@ LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source) 
 void saveModel(const std::string& path, const LandmarkModel& model,
                const std::vector<std::string>& columns, const nlohmann::json& transformJson,
                const EmbedParams& params, const std::vector<ModelPopulation>& populations,
-               const std::vector<Gate>& gates) {
+               const std::vector<Gate>& gates, const PopulationRegions& regions) {
     const std::string text =
-        modelToJson(model, columns, transformJson, params, populations, gates).dump(1) + "\n";
+        modelToJson(model, columns, transformJson, params, populations, gates, regions).dump(1) +
+        "\n";
     io::AtomicFile file(path);
     file.write(text);
     file.commit();

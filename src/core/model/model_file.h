@@ -10,6 +10,7 @@
 #include "core/gate/gate.h"
 #include "core/model/landmark_model.h"
 #include "core/model/model_populations.h"
+#include "core/model/population_regions.h"
 
 namespace sepal {
 
@@ -24,13 +25,16 @@ struct LoadedModel {
     EmbedParams params;                ///< EmbedSOM parameters the model was used with
     std::vector<ModelPopulation> populations;  ///< named sets of landmarks (may be none)
     std::vector<Gate> gates;  ///< the cells the model was trained on and applies to (may be none)
+    /// Populations drawn as layout regions (empty: the populations are sets of landmarks).
+    PopulationRegions regions;
 };
 
 /// The model as a JSON document (the file's content); columns.size() must equal model.dim.
 nlohmann::json modelToJson(const LandmarkModel& model, const std::vector<std::string>& columns,
                            const nlohmann::json& transformJson, const EmbedParams& params = {},
                            const std::vector<ModelPopulation>& populations = {},
-                           const std::vector<Gate>& gates = {});
+                           const std::vector<Gate>& gates = {},
+                           const PopulationRegions& regions = {});
 /// Parses a model document; `source` names it in errors. Throws InputError naming the field.
 LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source);
 
@@ -38,7 +42,7 @@ LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source);
 void saveModel(const std::string& path, const LandmarkModel& model,
                const std::vector<std::string>& columns, const nlohmann::json& transformJson,
                const EmbedParams& params = {}, const std::vector<ModelPopulation>& populations = {},
-               const std::vector<Gate>& gates = {});
+               const std::vector<Gate>& gates = {}, const PopulationRegions& regions = {});
 /// Reads a model file. Throws InputError naming the file and the malformed field.
 LoadedModel loadModel(const std::string& path);
 
