@@ -17,6 +17,14 @@ bool builtWithCuda() {
 #endif
 }
 
+size_t gpuCount() {
+#ifdef SEPAL_HAVE_CUDA
+    return size_t(cuda::deviceCount());
+#else
+    return 0;
+#endif
+}
+
 namespace {
 Backend cpuBackend(std::string reason) {
     return {makeCpuProjector(), makeCpuNearestSearch(), "cpu", std::move(reason)};
@@ -31,6 +39,7 @@ Backend makeBackend(const std::string& name, const BackendOptions& options) {
     if (name == "cuda" || name == "auto") {
 #ifdef SEPAL_HAVE_CUDA
         std::string why;
+        if (options.device >= 0 && cuda::deviceCount() > 0) cuda::useDevice(options.device);
         if (cuda::deviceAvailable(&why)) {
             Backend b{cuda::makeCudaProjector(options.kernel), cuda::makeCudaNearestSearch(),
                       "cuda", name == "auto" ? "auto: " + why : why};

@@ -24,11 +24,17 @@ struct Backend {
 /// Backend-specific choices; each backend ignores what it does not know.
 struct BackendOptions {
     std::string kernel = "auto";  ///< CUDA projection kernel by name ("auto" picks the fastest)
+    /// CUDA device the backend works on (-1: the calling thread's current one). The device is
+    /// the calling thread's from then on: use the backend from that thread.
+    int device = -1;
 };
 
 /// Builds the backend called `name`; "cuda" in a build without CUDA throws InputError
 /// ("built without CUDA"); "auto" picks CUDA when a device answers, else the CPU, and says why.
 Backend makeBackend(const std::string& name, const BackendOptions& options = {});
+
+/// The GPUs a CUDA backend can use (0 without CUDA, in this build or on this machine).
+size_t gpuCount();
 
 /// True when this build contains the CUDA backend.
 bool builtWithCuda();

@@ -2,10 +2,12 @@
 
 #include <omp.h>
 #include <CLI/CLI.hpp>
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <future>
 #include <optional>
+#include <thread>
 
 #include "backend/backends.h"
 #include "cli/cli_export.h"
@@ -41,6 +43,7 @@ struct ApplyArgs {
     bool force = false;
     std::string heatmap;
     size_t blockEvents = 100000;
+    int workers = 0;  // files in flight at once (0: one per visible GPU, else 1)
     bool quiet = false;
 };
 
@@ -231,28 +234,73 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
     std::error_code ec;
     std::filesystem::create_directories(a.outDir, ec);
     if (ec) throw InputError("--out-dir " + a.outDir + ": cannot create it (" + ec.message() + ")");
-    Backend backend = makeBackend(a.backend);
-    ApplyRun run{a, loaded, pipeline, backend};
-    run.readFiles = a.inputs;
-    run.readFiles.push_back(a.model);
-    // The model's populations label every cell, and are counted over all inputs.
-    run.groupOfLandmark = groupsOfLandmarks(loaded.populations, loaded.model.count());
-    run.populationNames = populationNames(loaded.populations);
-    if (ranks.size() > 1) run.prefix = "rank " + std::to_string(ranks.rank()) + ": ";
+    std::vector<std::string> readFiles = a.inputs;
+    readFiles.push_back(a.model);
     if (!a.heatmap.empty() && loaded.populations.empty())
         throw InputError("--heatmap: the model " + a.model +
                          " has no populations (embed --metaclusters K makes them)");
-    io::refuseOverwritingInput(a.heatmap, run.readFiles, "--heatmap");
+    io::refuseOverwritingInput(a.heatmap, readFiles, "--heatmap");
     if (!loaded.populations.empty()) {
-        io::refuseOverwritingInput(countsPath(a).string(), run.readFiles,
+        io::refuseOverwritingInput(countsPath(a).string(), readFiles,
                                    "populations.csv in --out-dir");
-        io::refuseOverwritingInput(mediansPath(a).string(), run.readFiles,
-                                   "medians.csv in --out-dir");
+        io::refuseOverwritingInput(mediansPath(a).string(), readFiles, "medians.csv in --out-dir");
     }
     const std::vector<std::string> outs = outputPaths(a);
+    std::vector<size_t> mine;  // this rank's files
     for (size_t f = 0; f < a.inputs.size(); ++f)
-        if (ranks.owns(f)) files += applyOne(run, f, outs[f]);
-    return std::move(run.tally);
+        if (ranks.owns(f)) mine.push_back(f);
+    // Files in flight at once: one per visible GPU by default, each lane on its own GPU (under
+    // mpirun the ranks of a machine take turns over its GPUs), sharing the CPU threads.
+    const bool cpuOnly = a.backend == "cpu" || a.backend == "reference";
+    const size_t gpus = cpuOnly ? 0 : gpuCount();
+    size_t lanes = a.workers > 0 ? size_t(a.workers) : std::max<size_t>(1, gpus);
+    lanes = std::max<size_t>(1, std::min(lanes, mine.size()));
+    const int threads = std::max(1, omp_get_max_threads() / int(lanes));
+    std::vector<std::optional<PopulationTally>> tallies(lanes);
+    std::vector<size_t> written(lanes, 0);
+    std::vector<std::exception_ptr> errors(lanes);
+    std::atomic<bool> failed{false};
+    const auto lane = [&](size_t w) {
+        try {
+            omp_set_num_threads(threads);
+            BackendOptions options;
+            if (gpus > 0) options.device = int((size_t(ranks.rank()) * lanes + w) % gpus);
+            Backend backend = makeBackend(a.backend, options);
+            ApplyRun run{a, loaded, pipeline, backend};
+            run.readFiles = readFiles;
+            // The model's populations label every cell, and are counted over all inputs.
+            run.groupOfLandmark = groupsOfLandmarks(loaded.populations, loaded.model.count());
+            run.populationNames = populationNames(loaded.populations);
+            if (ranks.size() > 1) run.prefix = "rank " + std::to_string(ranks.rank()) + ": ";
+            for (size_t j = w; j < mine.size() && !failed; j += lanes)
+                written[w] += applyOne(run, mine[j], outs[mine[j]]);
+            tallies[w] = std::move(run.tally);
+        } catch (...) {
+            errors[w] = std::current_exception();
+            failed = true;
+        }
+    };
+    if (lanes == 1) {
+        lane(0);
+    } else {
+        std::vector<std::thread> running;
+        for (size_t w = 0; w < lanes; ++w) running.emplace_back(lane, w);
+        for (auto& t : running) t.join();
+    }
+    for (const auto& e : errors)
+        if (e) std::rethrow_exception(e);
+    // The lanes' tallies merge as the ranks' do: the counts and medians do not depend on which
+    // lane (or rank) did a file.
+    std::optional<PopulationTally> tally;
+    for (size_t w = 0; w < lanes; ++w) {
+        files += written[w];
+        if (!tallies[w]) continue;
+        if (!tally)
+            tally = std::move(tallies[w]);
+        else
+            tally->merge(tallies[w]->toBytes());
+    }
+    return tally;
 }
 
 void runApply(const ApplyArgs& a) {
@@ -318,6 +366,11 @@ void addApplyCommand(CLI::App& app) {
                     "memory works)")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
+    cmd->add_option("--workers", args->workers,
+                    "files projected at once, each on its own GPU in turn, sharing the CPU "
+                    "threads (0: one per visible GPU with the cuda or auto backend, else one)")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
     cmd->add_flag("--force", args->force,
                   "write every output again (by default an output newer than its input and the "
                   "model is kept)");

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "core/common/error.h"
 #include "cuda/cuda_projector.h"
 #include "cuda/embedsom_kernels.h"
 #include "cuda/kernel_registry.h"
@@ -22,7 +23,9 @@ bool deviceAvailable(std::string* why) {
         return false;
     }
     cudaDeviceProp prop{};
-    if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
+    int current = 0;
+    if (cudaGetDevice(&current) != cudaSuccess ||
+        cudaGetDeviceProperties(&prop, current) != cudaSuccess) {
         (void)cudaGetLastError();
         if (why) *why = "the CUDA device does not answer";
         return false;
@@ -58,6 +61,24 @@ bool deviceAvailable(std::string* why) {
         *why = text;
     }
     return true;
+}
+
+int deviceCount() {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return count;
+}
+
+void useDevice(int device) {
+    const cudaError_t e = cudaSetDevice(device);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        throw InputError("CUDA device " + std::to_string(device) + " cannot be used (" +
+                         cudaGetErrorString(e) + ")");
+    }
 }
 
 ResidentProjector* residentOf(Projector& projector) {

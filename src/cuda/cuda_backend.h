@@ -15,6 +15,11 @@ namespace sepal::cuda {
 /// name on success, or the reason it cannot be used ("no CUDA device: ...").
 bool deviceAvailable(std::string* why);
 
+/// How many CUDA devices this process sees (0 when none answers).
+int deviceCount();
+/// Makes `device` the calling thread's CUDA device; throws InputError when it cannot be used.
+void useDevice(int device);
+
 /// A CUDA Projector (a CudaProjector) using `kernel`: one of kernelNames(); throws InputError.
 std::unique_ptr<Projector> makeCudaProjector(const std::string& kernel);
 

@@ -76,6 +76,15 @@ assert sum(int(m[1]) for m in med) == embed_offset, "medians.csv counts other ce
 print("ok")
 PY
 
+# Two files in flight at once (--workers 2, as with two GPUs): the same bytes as one at a time.
+"$cli" apply --model "$tmp/m.json" "$tmp/s1.fcs" "$tmp/s2.fcs" "$tmp/s3.fcs" \
+    --out-dir "$tmp/lanes" --heatmap "$tmp/lanes-heat.png" --workers 2 --quiet
+for f in s1.csv s2.csv s3.csv populations.csv medians.csv; do
+    cmp -s "$tmp/out/$f" "$tmp/lanes/$f" || fail "--workers 2 wrote another $f"
+done
+cmp -s "$tmp/heat.png" "$tmp/lanes-heat.png" || fail "--workers 2 drew another heatmap"
+echo "workers ok"
+
 # Resuming: outputs newer than their input and the model stay; the counts still cover every file.
 cp "$tmp/out/populations.csv" "$tmp/counts-first.csv"
 before1=$(date -r "$tmp/out/s1.csv" +%s.%N)
