@@ -6,7 +6,8 @@
 # JSON line per run under $OUT (default ./out) with cells per second.
 #   MPI_FILES (8), MPI_EVENTS (1000000), MPI_THREADS (threads per rank; default half the cores),
 #   MPI_WORK (folder for the cohort and outputs, e.g. /dev/shm to leave the disk out; default a
-#   temporary folder), MPI_RUNS (which runs, default all: cpu-1 cpu-2 cpu-all cuda-1 cuda-2),
+#   temporary folder), MPI_RUNS (which runs, default: cpu-1 cpu-2 cpu-all cuda-1 cuda-2; also cuda-w2 and
+#   cpu-w2: one process, --workers 2),
 #   APPLY_ARGS (more options for apply, e.g. --block-events 250000), SEPAL_GPU_BUILD (build-gpu),
 #   SEPAL_DEPS_DIR (deps)
 set -uo pipefail
@@ -39,21 +40,21 @@ done
 "$cli" embed "$work/s1.fcs" --metaclusters 15 --model "$work/m.json" --out "$work/y.fcs" --quiet
 cells=$((files * events))
 
-# run NAME RANKS THREADS BACKEND: one timed apply into $work/NAME, a JSON line.
+# run NAME RANKS THREADS BACKEND [WORKERS]: one timed apply into $work/NAME, a JSON line.
 run() {
-    local name=$1 ranks=$2 per=$3 backend=$4 start end
+    local name=$1 ranks=$2 per=$3 backend=$4 workers=${5:-0} start end
     rm -rf "$work/$name"
     start=$(date +%s.%N)
     if [ "$ranks" = 1 ]; then
         "$cli" apply --model "$work/m.json" "${inputs[@]}" --out-dir "$work/$name" --format fcs \
-            --threads "$per" --backend "$backend" --quiet ${APPLY_ARGS:-}
+            --threads "$per" --backend "$backend" --workers "$workers" --quiet ${APPLY_ARGS:-}
     else
         mpirun -np "$ranks" --oversubscribe --bind-to none "$cli" apply --model "$work/m.json" \
             "${inputs[@]}" --out-dir "$work/$name" --format fcs --threads "$per" \
             --backend "$backend" --quiet ${APPLY_ARGS:-}
     fi || { echo "{\"run\":\"$name\",\"error\":\"apply failed\"}"; return; }
     end=$(date +%s.%N)
-    python3 -c "import json; s=$end-$start; print(json.dumps({'bench':'mpi-apply','run':'$name','ranks':$ranks,'threads_per_rank':$per,'backend':'$backend','files':$files,'cells':$cells,'seconds':round(s,3),'cells_per_s':$cells/s}))"
+    python3 -c "import json; s=$end-$start; print(json.dumps({'bench':'mpi-apply','run':'$name','ranks':$ranks,'threads_per_rank':$per,'backend':'$backend','workers':$workers,'files':$files,'cells':$cells,'seconds':round(s,3),'cells_per_s':$cells/s}))"
 }
 half=${MPI_THREADS:-$((threads / 2))}
 runs=" ${MPI_RUNS:-cpu-1 cpu-2 cpu-all cuda-1 cuda-2} "
@@ -63,11 +64,14 @@ runs=" ${MPI_RUNS:-cpu-1 cpu-2 cpu-all cuda-1 cuda-2} "
     [[ $runs == *" cpu-all "* ]] && run cpu-1x$threads 1 "$threads" cpu
     [[ $runs == *" cuda-1 "* ]] && run cuda-1 1 "$threads" cuda
     [[ $runs == *" cuda-2 "* ]] && run cuda-2 2 "$half" cuda
+    [[ $runs == *" cuda-w2 "* ]] && run cuda-w2 1 "$threads" cuda 2
+    [[ $runs == *" cpu-w2 "* ]] && run cpu-w2 1 "$threads" cpu 2
     true
 } | tee "$out/mpi-bench.jsonl"
 # Ranks and threads never change the bytes (the CUDA kernels agree with the CPU within the
 # tolerance, not bit for bit, so they are compared with each other).
-for pair in "cpu-1x$half cpu-2x$half" "cpu-1x$half cpu-1x$threads" "cuda-1 cuda-2"; do
+for pair in "cpu-1x$half cpu-2x$half" "cpu-1x$half cpu-1x$threads" "cuda-1 cuda-2" "cuda-1 cuda-w2" \
+    "cpu-1x$threads cpu-w2"; do
     set -- $pair
     same=yes
     [ -d "$work/$1" ] && [ -d "$work/$2" ] || continue

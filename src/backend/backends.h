@@ -6,16 +6,18 @@
 
 #include "core/embedsom/projector.h"
 #include "core/embedsom/resident_projector.h"
+#include "core/knn/knn_graph.h"
 #include "core/knn/nearest_search.h"
 
 namespace sepal {
 
 /// A projector and the nearest-landmark search of the same backend, with why it was chosen.
 struct Backend {
-    std::unique_ptr<Projector> projector;   ///< EmbedSOM of many points
-    std::unique_ptr<NearestSearch> search;  ///< k-NN for the trainers, same device
-    std::string name;                       ///< "reference", "cpu" or "cuda"
-    std::string reason;                     ///< why: e.g. "auto: no CUDA device (error 100)"
+    std::unique_ptr<Projector> projector;    ///< EmbedSOM of many points
+    std::unique_ptr<NearestSearch> search;   ///< k-NN for the trainers, same device
+    std::unique_ptr<KnnGraphBuilder> graph;  ///< the k-NN graph of every point, same device
+    std::string name;                        ///< "reference", "cpu" or "cuda"
+    std::string reason;                      ///< why: e.g. "auto: no CUDA device (error 100)"
     /// The same projector, device-resident, when the backend has a device (else nullptr):
     /// what the desktop application projects into its vertex buffer with.
     ResidentProjector* resident = nullptr;

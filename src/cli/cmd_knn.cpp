@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "backend/backends.h"
 #include "cli/cli_progress.h"
 #include "cli/command_registry.h"
 #include "core/common/error.h"
@@ -22,6 +23,7 @@ struct KnnArgs {
     size_t k = 15;
     std::string metric = "euclidean";
     int threads = 0;
+    std::string backend = "auto";
     bool quiet = false;
 };
 
@@ -37,14 +39,19 @@ void runKnn(const KnnArgs& a) {
     const PreparedInput input = prepareInputs(a.inputs, a.prepare);
     note(a.quiet, std::to_string(input.points.rows) + " events, " +
                       std::to_string(input.points.cols) + " columns");
+    Backend backend = makeBackend(a.backend);
     const auto start = std::chrono::steady_clock::now();
-    const KnnGraph graph = knnGraph(input.points, a.k, metric);
+    const KnnGraph graph = backend.graph->build(input.points, a.k, metric);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    char line[128];
-    std::snprintf(line, sizeof line, "%zu neighbours of every event (%s) in %.3f s", a.k,
-                  a.metric.c_str(), seconds);
+    char line[160];
+    std::snprintf(line, sizeof line, "%zu neighbours of every event (%s) in %.3f s on the %s", a.k,
+                  a.metric.c_str(), seconds, backend.name == "cuda" ? "GPU" : "CPU");
     note(a.quiet, line);
+    if (backend.graph->redone() > 0)
+        note(a.quiet, std::to_string(backend.graph->redone()) +
+                          " events' neighbours were too close to call in single precision: "
+                          "found again exactly on the CPU");
     writeKnnGraph(a.out, graph);
 }
 
@@ -63,6 +70,9 @@ void addKnnCommand(CLI::App& app) {
     cmd->add_option("--columns", args->prepare.columns, "as for embed")->delimiter(',');
     cmd->add_option("--transform", args->prepare.transform, "as for embed")->capture_default_str();
     cmd->add_option("--threads", args->threads, "CPU threads (0 = all)")->capture_default_str();
+    cmd->add_option("--backend", args->backend,
+                    "cpu, cuda or auto (the GPU when there is one; the same graph)")
+        ->capture_default_str();
     cmd->add_flag("--quiet,-q", args->quiet, "no notes on stderr");
     cmd->callback([args] { runKnn(*args); });
 }

@@ -7,6 +7,7 @@
 
 #include "core/embedsom/projector.h"
 #include "core/embedsom/resident_projector.h"
+#include "core/knn/knn_graph.h"
 #include "core/knn/nearest_search.h"
 
 namespace sepal::cuda {
@@ -30,6 +31,9 @@ ResidentProjector* residentOf(Projector& projector);
 /// memory, register top-k), or with "tensor" (or "resident", "parts") that tensor-core k-NN
 /// where it applies.
 std::unique_ptr<NearestSearch> makeCudaNearestSearch(const std::string& kernel = "fused");
+
+/// The exact k-NN graph of every point on the GPU (knnGraph's graph).
+std::unique_ptr<KnnGraphBuilder> makeCudaKnnGraphBuilder();
 
 /// Kernel names accepted by makeCudaProjector: "auto", then kernelRegistry()'s in its order.
 std::vector<std::string> kernelNames();

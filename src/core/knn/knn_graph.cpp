@@ -22,28 +22,19 @@ constexpr size_t kQueryTile = 64, kReferenceTile = 2048;
 /// first), so that every metric is a sum over columns of the prepared values.
 std::vector<double> prepared(const Matrix& points, KnnMetric metric, std::vector<uint8_t>& usable) {
     const size_t n = points.rows, d = points.cols;
+    KnnRowScales scales = knnRowScales(points, metric);
     std::vector<double> out(n * d);
-    usable.assign(n, 1);
+    const bool unit = metric == KnnMetric::Cosine || metric == KnnMetric::Pearson;
     for (size_t i = 0; i < n; ++i) {
+        if (!scales.usable[i]) continue;
         const float* r = points.row(i);
         double* o = out.data() + i * d;
-        double mean = 0;
-        for (size_t c = 0; c < d; ++c) {
-            if (!std::isfinite(r[c])) usable[i] = 0;
-            o[c] = r[c];
-            mean += r[c];
-        }
-        if (!usable[i]) continue;
-        if (metric == KnnMetric::Pearson)
-            for (size_t c = 0; c < d; ++c) o[c] -= mean / double(d);
-        if (metric == KnnMetric::Cosine || metric == KnnMetric::Pearson) {
-            double norm = 0;
-            for (size_t c = 0; c < d; ++c) norm += o[c] * o[c];
-            norm = std::sqrt(norm);
-            // A zero vector has no direction: it is taken as orthogonal to every other (1).
-            for (size_t c = 0; c < d; ++c) o[c] = norm > 0 ? o[c] / norm : 0.0;
-        }
+        const double shift = scales.shift[i], norm = scales.norm[i];
+        // A zero vector has no direction: it is taken as orthogonal to every other (1).
+        for (size_t c = 0; c < d; ++c)
+            o[c] = unit ? (norm > 0 ? (double(r[c]) - shift) / norm : 0.0) : double(r[c]);
     }
+    usable = std::move(scales.usable);
     return out;
 }
 
@@ -84,17 +75,61 @@ KnnMetric knnMetricNamed(const std::string& name) {
     throw InputError("--metric " + name + ": use euclidean, cosine, pearson or manhattan");
 }
 
-KnnGraph knnGraph(const Matrix& points, size_t k, KnnMetric metric) {
+KnnRowScales knnRowScales(const Matrix& points, KnnMetric metric) {
     const size_t n = points.rows, d = points.cols;
+    KnnRowScales s{std::vector<uint8_t>(n, 1), std::vector<double>(n, 0.0),
+                   std::vector<double>(n, 1.0)};
+    for (size_t i = 0; i < n; ++i) {
+        const float* r = points.row(i);
+        double mean = 0;
+        for (size_t c = 0; c < d; ++c) {
+            if (!std::isfinite(r[c])) s.usable[i] = 0;
+            mean += r[c];
+        }
+        if (!s.usable[i] || (metric != KnnMetric::Cosine && metric != KnnMetric::Pearson)) continue;
+        if (metric == KnnMetric::Pearson) s.shift[i] = mean / double(d);
+        double norm = 0;
+        for (size_t c = 0; c < d; ++c) {
+            const double o = double(r[c]) - s.shift[i];
+            norm += o * o;
+        }
+        s.norm[i] = std::sqrt(norm);
+    }
+    return s;
+}
+
+KnnRows knnRows(const Matrix& points, KnnMetric metric) {
+    KnnRows rows;
+    rows.n = points.rows;
+    rows.d = points.cols;
+    rows.metric = metric;
+    rows.values = prepared(points, metric, rows.usable);
+    return rows;
+}
+
+double knnKey(const KnnRows& rows, size_t a, size_t b) {
+    return orderKey(rows.values.data() + a * rows.d, rows.values.data() + b * rows.d, rows.d,
+                    rows.metric);
+}
+
+float knnDistance(double key, KnnMetric metric) {
+    return reported(key, metric);
+}
+
+KnnGraph emptyKnnGraph(size_t n, size_t k) {
     if (k == 0 || k >= n)
         throw InputError("k-NN graph: k = " + std::to_string(k) + " needs 1 <= k < " +
                          std::to_string(n) + " (the number of points)");
     if (n > size_t(kNone)) throw InputError("k-NN graph: more than 2^32 - 1 points");
-    std::vector<uint8_t> usable;
-    const std::vector<double> rows = prepared(points, metric, usable);
-    KnnGraph g{n, k, std::vector<uint32_t>(n * k, kNone),
-               std::vector<float>(n * k, std::numeric_limits<float>::quiet_NaN())};
-    const long tiles = long((n + kQueryTile - 1) / kQueryTile);
+    return KnnGraph{n, k, std::vector<uint32_t>(n * k, kNone),
+                    std::vector<float>(n * k, std::numeric_limits<float>::quiet_NaN())};
+}
+
+void exactNeighbours(const KnnRows& rows, const std::vector<uint32_t>& queries, KnnGraph& g) {
+    const size_t n = rows.n, d = rows.d, k = g.k;
+    const KnnMetric metric = rows.metric;
+    const auto& usable = rows.usable;
+    const long tiles = long((queries.size() + kQueryTile - 1) / kQueryTile);
 #pragma omp parallel
     {
         // Per query of the tile: its k best so far, sorted, ties kept in index order (references
@@ -104,19 +139,21 @@ KnnGraph knnGraph(const Matrix& points, size_t k, KnnMetric metric) {
         std::vector<size_t> filled(kQueryTile);
 #pragma omp for schedule(dynamic, 1)
         for (long t = 0; t < tiles; ++t) {
-            const size_t q0 = size_t(t) * kQueryTile, q1 = std::min(n, q0 + kQueryTile);
+            const size_t t0 = size_t(t) * kQueryTile,
+                         t1 = std::min(queries.size(), t0 + kQueryTile);
             std::fill(filled.begin(), filled.end(), 0);
             for (size_t r0 = 0; r0 < n; r0 += kReferenceTile) {
                 const size_t r1 = std::min(n, r0 + kReferenceTile);
-                for (size_t q = q0; q < q1; ++q) {
+                for (size_t u = t0; u < t1; ++u) {
+                    const size_t q = queries[u];
                     if (!usable[q]) continue;
-                    const double* a = rows.data() + q * d;
-                    double* key = keys.data() + (q - q0) * k;
-                    uint32_t* id = idx.data() + (q - q0) * k;
-                    size_t& m = filled[q - q0];
+                    const double* a = rows.values.data() + q * d;
+                    double* key = keys.data() + (u - t0) * k;
+                    uint32_t* id = idx.data() + (u - t0) * k;
+                    size_t& m = filled[u - t0];
                     for (size_t r = r0; r < r1; ++r) {
                         if (r == q || !usable[r]) continue;
-                        const double s = orderKey(a, rows.data() + r * d, d, metric);
+                        const double s = orderKey(a, rows.values.data() + r * d, d, metric);
                         if (m == k && !(s < key[k - 1])) continue;
                         size_t at = m < k ? m++ : k - 1;
                         while (at > 0 && s < key[at - 1]) {
@@ -129,14 +166,37 @@ KnnGraph knnGraph(const Matrix& points, size_t k, KnnMetric metric) {
                     }
                 }
             }
-            for (size_t q = q0; q < q1; ++q)
-                for (size_t j = 0; j < filled[q - q0]; ++j) {
-                    g.neighbours[q * k + j] = idx[(q - q0) * k + j];
-                    g.distances[q * k + j] = reported(keys[(q - q0) * k + j], metric);
+            for (size_t u = t0; u < t1; ++u) {
+                const size_t q = queries[u];
+                for (size_t j = 0; j < filled[u - t0]; ++j) {
+                    g.neighbours[q * k + j] = idx[(u - t0) * k + j];
+                    g.distances[q * k + j] = reported(keys[(u - t0) * k + j], metric);
                 }
+            }
         }
     }
+}
+
+KnnGraph knnGraph(const Matrix& points, size_t k, KnnMetric metric) {
+    KnnGraph g = emptyKnnGraph(points.rows, k);
+    std::vector<uint32_t> all(points.rows);
+    for (size_t i = 0; i < all.size(); ++i) all[i] = uint32_t(i);
+    exactNeighbours(knnRows(points, metric), all, g);
     return g;
+}
+
+namespace {
+class CpuKnnGraphBuilder : public KnnGraphBuilder {
+  public:
+    std::string name() const override { return "cpu"; }
+    KnnGraph build(const Matrix& points, size_t k, KnnMetric metric) override {
+        return knnGraph(points, k, metric);
+    }
+};
+}  // namespace
+
+std::unique_ptr<KnnGraphBuilder> makeCpuKnnGraphBuilder() {
+    return std::make_unique<CpuKnnGraphBuilder>();
 }
 
 void writeKnnGraph(const std::string& path, const KnnGraph& g) {

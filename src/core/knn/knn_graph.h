@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,50 @@ struct KnnGraph {
 /// (index 0xFFFFFFFF, distance NaN) and is no one's neighbour. Throws InputError when k is 0 or not
 /// below n.
 KnnGraph knnGraph(const Matrix& points, size_t k, KnnMetric metric);
+
+/// Builds exact k-NN graphs on a device; every builder gives knnGraph's graph.
+class KnnGraphBuilder {
+  public:
+    virtual ~KnnGraphBuilder() = default;
+    /// "cpu" or "cuda".
+    virtual std::string name() const = 0;
+    /// As knnGraph; throws InputError.
+    virtual KnnGraph build(const Matrix& points, size_t k, KnnMetric metric) = 0;
+    /// Queries the last build found again on the CPU (a GPU's candidates not proven complete).
+    virtual size_t redone() const { return 0; }
+};
+
+/// knnGraph on all cores.
+std::unique_ptr<KnnGraphBuilder> makeCpuKnnGraphBuilder();
+
+/// How each row is prepared for a metric: usable (every value finite), then (x - shift) / norm
+/// for cosine (shift 0) and pearson (shift: the row's mean), x itself for the others.
+struct KnnRowScales {
+    std::vector<uint8_t> usable;  ///< 1: every value finite
+    std::vector<double> shift;    ///< subtracted from each value
+    std::vector<double> norm;     ///< each value divided by it (0: a zero vector, all 0)
+};
+/// The scales of every row of `points` for `metric`.
+KnnRowScales knnRowScales(const Matrix& points, KnnMetric metric);
+
+/// Points prepared for a metric in double precision (cosine and pearson as unit vectors,
+/// pearson's centred first), and which of them have no missing value.
+struct KnnRows {
+    size_t n = 0, d = 0;          ///< points and columns
+    KnnMetric metric{};           ///< what the keys measure
+    std::vector<double> values;   ///< n x d prepared values
+    std::vector<uint8_t> usable;  ///< 1: every value finite
+};
+/// The rows of `points` prepared for `metric`.
+KnnRows knnRows(const Matrix& points, KnnMetric metric);
+/// The key that orders neighbours (squared euclidean, manhattan, or 1 - u.v), summed in order.
+double knnKey(const KnnRows& rows, size_t a, size_t b);
+/// The distance reported for a key (the root of a squared euclidean key).
+float knnDistance(double key, KnnMetric metric);
+/// A graph of n points with no neighbours yet; throws InputError unless 1 <= k < n < 2^32.
+KnnGraph emptyKnnGraph(size_t n, size_t k);
+/// Fills the rows `queries` of g with their exact neighbours (all cores).
+void exactNeighbours(const KnnRows& rows, const std::vector<uint32_t>& queries, KnnGraph& g);
 
 /// Writes the graph as CSV (neighbour_1..neighbour_K, distance_1..distance_K, a row per point)
 /// or, for a path ending in .bin, the binary form of docs/FORMATS.md. Atomic; throws InputError.

@@ -1,0 +1,102 @@
+// sepal-bench knn-graph: the exact k-NN graph of every point (sepal-cli knn), as JSON lines, with
+// the GPU's graph checked against the CPU's on a sample of its rows.
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backend/backends.h"
+#include "bench_registry.h"
+#include "core/knn/knn_graph.h"
+#include "embedsom_bench_data.h"
+
+namespace sepal::bench {
+
+namespace {
+
+struct GraphOptions {
+    std::string backend = "auto";
+    std::vector<size_t> n{100000};
+    std::vector<size_t> d{32};
+    size_t k = 15;
+    std::string metric = "euclidean";
+    std::string data = "clustered";
+    int repeats = 3;
+    size_t check = 200;  // rows compared with the CPU's exact neighbours
+    uint64_t seed = 42;
+};
+
+/// Rows of the graph (a seeded sample) that differ from the CPU's exact neighbours.
+size_t rowsDiffering(const Matrix& points, const KnnGraph& graph, KnnMetric metric, size_t rows,
+                     uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<uint32_t> sample;
+    for (size_t i = 0; i < rows && i < points.rows; ++i)
+        sample.push_back(uint32_t(rng() % points.rows));
+    KnnGraph exact = emptyKnnGraph(points.rows, graph.k);
+    exactNeighbours(knnRows(points, metric), sample, exact);
+    size_t differ = 0;
+    for (uint32_t q : sample)
+        for (size_t j = 0; j < graph.k; ++j)
+            if (exact.neighbours[q * graph.k + j] != graph.neighbours[q * graph.k + j]) {
+                ++differ;
+                break;
+            }
+    return differ;
+}
+
+void runGraph(const GraphOptions& o) {
+    Backend backend = makeBackend(o.backend);
+    const KnnMetric metric = knnMetricNamed(o.metric);
+    for (size_t d : o.d)
+        for (size_t n : o.n) {
+            const std::vector<float> x = benchPoints(o.data, n, d, o.seed + d);
+            Matrix points(n, d);
+            std::copy(x.begin(), x.end(), points.values.begin());
+            KnnGraph graph;
+            const Timings t =
+                timeRepeated(o.repeats, [&] { graph = backend.graph->build(points, o.k, metric); });
+            nlohmann::json j = nlohmann::json::parse(contextJson());
+            j["bench"] = "knn-graph";
+            j["backend"] = backend.name;
+            j["metric"] = o.metric;
+            j["data"] = o.data;
+            j["n"] = n;
+            j["d"] = d;
+            j["k"] = o.k;
+            j["repeats"] = o.repeats;
+            j["median_s"] = t.median;
+            j["min_s"] = t.min;
+            j["redone_on_cpu"] = backend.graph->redone();
+            j["pairs_per_s"] = double(n) * double(n) / t.median;
+            j["rows_checked"] = o.check;
+            j["rows_differing"] = rowsDiffering(points, graph, metric, o.check, o.seed);
+            std::printf("%s\n", j.dump().c_str());
+            std::fflush(stdout);
+        }
+}
+
+void addGraph(CLI::App& app) {
+    auto o = std::make_shared<GraphOptions>();
+    CLI::App* sub = app.add_subcommand(
+        "knn-graph", "Exact k-NN graph of every point (sepal-cli knn), checked on sampled rows");
+    sub->add_option("--backend", o->backend, "cpu, cuda or auto");
+    sub->add_option("--n", o->n, "points, a list")->delimiter(',');
+    sub->add_option("--d", o->d, "dimensions, a list")->delimiter(',');
+    sub->add_option("--k", o->k, "neighbours");
+    sub->add_option("--metric", o->metric, "euclidean, cosine, pearson or manhattan");
+    sub->add_option("--data", o->data, "normal or clustered");
+    sub->add_option("--repeats", o->repeats, "timed runs after a warm-up");
+    sub->add_option("--check", o->check, "rows compared with the CPU's exact neighbours");
+    sub->add_option("--seed", o->seed, "data seed");
+    sub->callback([o] { runGraph(*o); });
+}
+
+BenchRegistration reg{addGraph};
+
+}  // namespace
+}  // namespace sepal::bench

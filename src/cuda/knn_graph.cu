@@ -1,0 +1,354 @@
+// The exact k-NN graph of every point on the GPU: single-precision candidates over tiles of
+// references in shared memory, then an exact re-rank in double precision, summed in the CPU's
+// order, so the graph equals the CPU's. A query whose candidates cannot be proven to hold its k
+// nearest (the single-precision error bound says a point left out might be nearer) is done again
+// exactly on the CPU.
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/common/error.h"
+#include "core/knn/knn_graph.h"
+#include "cuda/cuda_backend.h"
+#include "cuda/cuda_error.h"
+#include "cuda/device_buffer.h"
+
+namespace sepal::cuda {
+namespace {
+
+constexpr int kQueriesPerBlock = 128;       // one query per thread
+constexpr int kRefTile = 32;                // references in shared memory at once
+constexpr int kDimChunk = 32;               // columns of a tile
+constexpr int kMargin = 8;                  // candidates kept beyond k
+constexpr size_t kBatch = size_t(1) << 18;  // queries per launch (bounds the candidate buffers)
+
+/// How a metric's key sums over columns in single precision.
+enum class Sum { Squares, Absolute, Dot };
+
+template <Sum S>
+__device__ __forceinline__ float addTerm(float q, float r, float acc) {
+    if constexpr (S == Sum::Squares) {
+        const float t = q - r;
+        return fmaf(t, t, acc);
+    } else if constexpr (S == Sum::Absolute) {
+        return acc + fabsf(q - r);
+    } else {
+        return fmaf(q, r, acc);
+    }
+}
+
+/// Per query of the batch: its C best references by the single-precision key, ascending.
+template <Sum S, int C, bool kSmall>
+__global__ void candidateKernel(const float* __restrict__ rows, const uint8_t* __restrict__ usable,
+                                int n, int d, int q0, int qn, float* __restrict__ outKey,
+                                uint32_t* __restrict__ outIdx, int* __restrict__ outCount) {
+    __shared__ float tile[kRefTile][kDimChunk];
+    __shared__ uint8_t tileUsable[kRefTile];
+    const int t = threadIdx.x;
+    const int qi = blockIdx.x * kQueriesPerBlock + t;
+    const bool active = qi < qn;
+    const int q = q0 + qi;
+    float qv[kDimChunk];
+    if constexpr (kSmall) {
+#pragma unroll
+        for (int c = 0; c < kDimChunk; ++c)
+            qv[c] = active && c < d ? rows[size_t(q) * d + c] : 0.0f;
+    }
+    float key[C];
+    uint32_t id[C];
+    int count = 0;
+    float worst = INFINITY;
+    for (int r0 = 0; r0 < n; r0 += kRefTile) {
+        float acc[kRefTile];
+#pragma unroll
+        for (int r = 0; r < kRefTile; ++r) acc[r] = 0.0f;
+        for (int c0 = 0; c0 < d; c0 += kDimChunk) {
+            __syncthreads();
+            for (int e = t; e < kRefTile * kDimChunk; e += blockDim.x) {
+                const int r = r0 + e / kDimChunk, c = c0 + e % kDimChunk;
+                tile[e / kDimChunk][e % kDimChunk] =
+                    r < n && c < d ? rows[size_t(r) * d + c] : 0.0f;
+            }
+            if (t < kRefTile) tileUsable[t] = r0 + t < n ? usable[r0 + t] : 0;
+            __syncthreads();
+            if constexpr (!kSmall) {
+#pragma unroll
+                for (int c = 0; c < kDimChunk; ++c)
+                    qv[c] = active && c0 + c < d ? rows[size_t(q) * d + c0 + c] : 0.0f;
+            }
+#pragma unroll
+            for (int r = 0; r < kRefTile; ++r) {
+                float a = acc[r];
+#pragma unroll
+                for (int c = 0; c < kDimChunk; ++c) a = addTerm<S>(qv[c], tile[r][c], a);
+                acc[r] = a;
+            }
+        }
+        if (!active) continue;
+#pragma unroll
+        for (int r = 0; r < kRefTile; ++r) {
+            const int ref = r0 + r;
+            const float s = S == Sum::Dot ? 1.0f - acc[r] : acc[r];
+            if (ref >= n || ref == q || !tileUsable[r] || !(s < worst)) continue;
+            int at = count < C ? count++ : C - 1;
+            while (at > 0 && s < key[at - 1]) {
+                key[at] = key[at - 1];
+                id[at] = id[at - 1];
+                --at;
+            }
+            key[at] = s;
+            id[at] = uint32_t(ref);
+            if (count == C) worst = key[C - 1];
+        }
+    }
+    if (!active) return;
+    for (int j = 0; j < count; ++j) {
+        outKey[size_t(qi) * C + j] = key[j];
+        outIdx[size_t(qi) * C + j] = id[j];
+    }
+    outCount[qi] = count;
+}
+
+/// The exact key of rows a and b in double precision, in the CPU's order of operations
+/// (knnKey; no fused multiply-adds).
+template <Sum S>
+__device__ double exactKey(const float* a, const float* b, int d, double shiftA, double normA,
+                           double shiftB, double normB) {
+    double s = 0.0;
+    for (int c = 0; c < d; ++c) {
+        if constexpr (S == Sum::Squares) {
+            const double t = __dsub_rn(double(a[c]), double(b[c]));
+            s = __dadd_rn(s, __dmul_rn(t, t));
+        } else if constexpr (S == Sum::Absolute) {
+            s = __dadd_rn(s, fabs(__dsub_rn(double(a[c]), double(b[c]))));
+        } else {
+            const double u = normA > 0 ? __ddiv_rn(__dsub_rn(double(a[c]), shiftA), normA) : 0.0;
+            const double v = normB > 0 ? __ddiv_rn(__dsub_rn(double(b[c]), shiftB), normB) : 0.0;
+            s = __dadd_rn(s, __dmul_rn(u, v));
+        }
+    }
+    return S == Sum::Dot ? __dsub_rn(1.0, s) : s;
+}
+
+/// Re-ranks each query's candidates exactly and keeps the k best (ties by index); certified[q]
+/// says whether no point left out can be nearer than the k-th (the single-precision key of the
+/// worst candidate, less its error bound, is above the k-th exact key).
+template <Sum S, int C>
+__global__ void rerankKernel(const float* __restrict__ rows, const double* __restrict__ shift,
+                             const double* __restrict__ norm, int d, int q0, int qn, int k,
+                             const float* __restrict__ candKey,
+                             const uint32_t* __restrict__ candIdx,
+                             const int* __restrict__ candCount, double relError, double absError,
+                             uint32_t* __restrict__ outIdx, double* __restrict__ outKey,
+                             uint8_t* __restrict__ certified) {
+    const int qi = blockIdx.x * blockDim.x + threadIdx.x;
+    if (qi >= qn) return;
+    const int q = q0 + qi;
+    const int m = candCount[qi];
+    double key[C];
+    uint32_t id[C];
+    for (int j = 0; j < m; ++j) {
+        const uint32_t r = candIdx[size_t(qi) * C + j];
+        const double s = exactKey<S>(rows + size_t(q) * d, rows + size_t(r) * d, d, shift[q],
+                                     norm[q], shift[r], norm[r]);
+        int at = j;
+        while (at > 0 && (s < key[at - 1] || (s == key[at - 1] && r < id[at - 1]))) {
+            key[at] = key[at - 1];
+            id[at] = id[at - 1];
+            --at;
+        }
+        key[at] = s;
+        id[at] = r;
+    }
+    const int kept = m < k ? m : k;
+    for (int j = 0; j < kept; ++j) {
+        outIdx[size_t(qi) * k + j] = id[j];
+        outKey[size_t(qi) * k + j] = key[j];
+    }
+    bool sure = true;
+    if (m == C) {
+        const double worst = candKey[size_t(qi) * C + C - 1];
+        const double bound = S == Sum::Dot ? worst - absError : worst / (1.0 + relError);
+        sure = bound > key[k - 1];
+    }
+    certified[qi] = sure ? 1 : 0;
+}
+
+class CudaKnnGraphBuilder : public KnnGraphBuilder {
+  public:
+    std::string name() const override { return "cuda"; }
+
+    KnnGraph build(const Matrix& points, size_t k, KnnMetric metric) override {
+        KnnGraph g = emptyKnnGraph(points.rows, k);
+        const size_t n = points.rows, d = points.cols;
+        if (k + kMargin > 64 || n > size_t(INT32_MAX) || d > size_t(INT32_MAX) / 2) {
+            // Beyond what the kernels hold: the CPU gives the same graph.
+            return knnGraph(points, k, metric);
+        }
+        const KnnRowScales scales = knnRowScales(points, metric);
+        DeviceBuffer<float> rows, unit;
+        DeviceBuffer<uint8_t> usable;
+        DeviceBuffer<double> shift, norm;
+        rows.reserve(n * d);
+        usable.reserve(n);
+        shift.reserve(n);
+        norm.reserve(n);
+        SEPAL_CUDA_CHECK(
+            cudaMemcpy(rows.get(), points.data(), n * d * sizeof(float), cudaMemcpyHostToDevice));
+        SEPAL_CUDA_CHECK(cudaMemcpy(usable.get(), scales.usable.data(), n, cudaMemcpyHostToDevice));
+        SEPAL_CUDA_CHECK(cudaMemcpy(shift.get(), scales.shift.data(), n * sizeof(double),
+                                    cudaMemcpyHostToDevice));
+        SEPAL_CUDA_CHECK(
+            cudaMemcpy(norm.get(), scales.norm.data(), n * sizeof(double), cudaMemcpyHostToDevice));
+        const float* candidateRows = rows.get();
+        if (metric == KnnMetric::Cosine || metric == KnnMetric::Pearson) {
+            // Candidates compare the unit vectors in single precision.
+            std::vector<float> prepared(n * d, 0.0f);
+            for (size_t i = 0; i < n; ++i)
+                if (scales.usable[i] && scales.norm[i] > 0)
+                    for (size_t c = 0; c < d; ++c)
+                        prepared[i * d + c] =
+                            float((double(points.at(i, c)) - scales.shift[i]) / scales.norm[i]);
+            unit.reserve(n * d);
+            SEPAL_CUDA_CHECK(cudaMemcpy(unit.get(), prepared.data(), n * d * sizeof(float),
+                                        cudaMemcpyHostToDevice));
+            candidateRows = unit.get();
+        }
+        const int C = k + kMargin <= 32 ? 32 : 64;
+        const size_t batch = std::min(n, kBatch);
+        DeviceBuffer<float> candKey;
+        DeviceBuffer<uint32_t> candIdx, outIdx;
+        DeviceBuffer<int> candCount;
+        DeviceBuffer<double> outKey;
+        DeviceBuffer<uint8_t> certified;
+        candKey.reserve(batch * C);
+        candIdx.reserve(batch * C);
+        candCount.reserve(batch);
+        outIdx.reserve(batch * k);
+        outKey.reserve(batch * k);
+        certified.reserve(batch);
+        // Single-precision error bounds of the candidates' keys (unit roundoff 2^-24, with room).
+        const double u = std::ldexp(1.0, -24);
+        const double relError = 1.05 * double(d + 4) * u;
+        const double absError = 1.05 * double(d + 8) * u;
+        std::vector<uint32_t> idx(batch * k);
+        std::vector<double> keys(batch * k);
+        std::vector<uint8_t> sure(batch);
+        std::vector<uint32_t> redo;
+        for (size_t q0 = 0; q0 < n; q0 += batch) {
+            const int qn = int(std::min(batch, n - q0));
+            launchCandidates(metric, C, d <= size_t(kDimChunk), candidateRows, usable.get(), int(n),
+                             int(d), int(q0), qn, candKey.get(), candIdx.get(), candCount.get());
+            launchRerank(metric, C, rows.get(), shift.get(), norm.get(), int(d), int(q0), qn,
+                         int(k), candKey.get(), candIdx.get(), candCount.get(), relError, absError,
+                         outIdx.get(), outKey.get(), certified.get());
+            SEPAL_CUDA_CHECK(cudaMemcpy(idx.data(), outIdx.get(), size_t(qn) * k * sizeof(uint32_t),
+                                        cudaMemcpyDeviceToHost));
+            SEPAL_CUDA_CHECK(cudaMemcpy(keys.data(), outKey.get(), size_t(qn) * k * sizeof(double),
+                                        cudaMemcpyDeviceToHost));
+            SEPAL_CUDA_CHECK(
+                cudaMemcpy(sure.data(), certified.get(), size_t(qn), cudaMemcpyDeviceToHost));
+            std::vector<int> counts(static_cast<size_t>(qn), 0);
+            SEPAL_CUDA_CHECK(cudaMemcpy(counts.data(), candCount.get(), size_t(qn) * sizeof(int),
+                                        cudaMemcpyDeviceToHost));
+            for (size_t i = 0; i < size_t(qn); ++i) {
+                const size_t q = q0 + i;
+                if (!scales.usable[q]) continue;
+                if (!sure[i]) {
+                    redo.push_back(uint32_t(q));
+                    continue;
+                }
+                const size_t kept = std::min(k, size_t(counts[i]));
+                for (size_t j = 0; j < kept; ++j) {
+                    g.neighbours[q * k + j] = idx[i * k + j];
+                    g.distances[q * k + j] = knnDistance(keys[i * k + j], metric);
+                }
+            }
+        }
+        m_redone = redo.size();
+        if (!redo.empty()) exactNeighbours(knnRows(points, metric), redo, g);
+        return g;
+    }
+
+    size_t redone() const override { return m_redone; }
+
+  private:
+    template <Sum S, int C>
+    static void candidatesOf(bool small, const float* rows, const uint8_t* usable, int n, int d,
+                             int q0, int qn, float* key, uint32_t* idx, int* count) {
+        const int blocks = (qn + kQueriesPerBlock - 1) / kQueriesPerBlock;
+        if (small)
+            candidateKernel<S, C, true>
+                <<<blocks, kQueriesPerBlock>>>(rows, usable, n, d, q0, qn, key, idx, count);
+        else
+            candidateKernel<S, C, false>
+                <<<blocks, kQueriesPerBlock>>>(rows, usable, n, d, q0, qn, key, idx, count);
+        SEPAL_CUDA_CHECK_LAUNCH("candidateKernel");
+    }
+    template <int C>
+    static void candidatesBy(KnnMetric metric, bool small, const float* rows, const uint8_t* usable,
+                             int n, int d, int q0, int qn, float* key, uint32_t* idx, int* count) {
+        if (metric == KnnMetric::Euclidean)
+            candidatesOf<Sum::Squares, C>(small, rows, usable, n, d, q0, qn, key, idx, count);
+        else if (metric == KnnMetric::Manhattan)
+            candidatesOf<Sum::Absolute, C>(small, rows, usable, n, d, q0, qn, key, idx, count);
+        else
+            candidatesOf<Sum::Dot, C>(small, rows, usable, n, d, q0, qn, key, idx, count);
+    }
+    static void launchCandidates(KnnMetric metric, int C, bool small, const float* rows,
+                                 const uint8_t* usable, int n, int d, int q0, int qn, float* key,
+                                 uint32_t* idx, int* count) {
+        if (C == 32)
+            candidatesBy<32>(metric, small, rows, usable, n, d, q0, qn, key, idx, count);
+        else
+            candidatesBy<64>(metric, small, rows, usable, n, d, q0, qn, key, idx, count);
+    }
+    template <Sum S, int C>
+    static void rerankOf(const float* rows, const double* shift, const double* norm, int d, int q0,
+                         int qn, int k, const float* ck, const uint32_t* ci, const int* cc,
+                         double rel, double abs, uint32_t* oi, double* ok, uint8_t* sure) {
+        rerankKernel<S, C><<<(qn + 127) / 128, 128>>>(rows, shift, norm, d, q0, qn, k, ck, ci, cc,
+                                                      rel, abs, oi, ok, sure);
+        SEPAL_CUDA_CHECK_LAUNCH("rerankKernel");
+    }
+    template <int C>
+    static void rerankBy(KnnMetric metric, const float* rows, const double* shift,
+                         const double* norm, int d, int q0, int qn, int k, const float* ck,
+                         const uint32_t* ci, const int* cc, double rel, double abs, uint32_t* oi,
+                         double* ok, uint8_t* sure) {
+        if (metric == KnnMetric::Euclidean)
+            rerankOf<Sum::Squares, C>(rows, shift, norm, d, q0, qn, k, ck, ci, cc, rel, abs, oi, ok,
+                                      sure);
+        else if (metric == KnnMetric::Manhattan)
+            rerankOf<Sum::Absolute, C>(rows, shift, norm, d, q0, qn, k, ck, ci, cc, rel, abs, oi,
+                                       ok, sure);
+        else
+            rerankOf<Sum::Dot, C>(rows, shift, norm, d, q0, qn, k, ck, ci, cc, rel, abs, oi, ok,
+                                  sure);
+    }
+    static void launchRerank(KnnMetric metric, int C, const float* rows, const double* shift,
+                             const double* norm, int d, int q0, int qn, int k, const float* ck,
+                             const uint32_t* ci, const int* cc, double rel, double abs,
+                             uint32_t* oi, double* ok, uint8_t* sure) {
+        if (C == 32)
+            rerankBy<32>(metric, rows, shift, norm, d, q0, qn, k, ck, ci, cc, rel, abs, oi, ok,
+                         sure);
+        else
+            rerankBy<64>(metric, rows, shift, norm, d, q0, qn, k, ck, ci, cc, rel, abs, oi, ok,
+                         sure);
+    }
+
+    size_t m_redone = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<KnnGraphBuilder> makeCudaKnnGraphBuilder() {
+    return std::make_unique<CudaKnnGraphBuilder>();
+}
+
+}  // namespace sepal::cuda
