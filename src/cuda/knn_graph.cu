@@ -41,13 +41,30 @@ __device__ __forceinline__ float addTerm(float q, float r, float acc) {
     }
 }
 
-/// Per query of the batch: its C best references by the single-precision key, ascending.
+/// Offers reference `ref` at key s to a query's C best (ascending; ties keep the earlier).
+template <int C>
+__device__ __forceinline__ void offer(float (&key)[C], uint32_t (&id)[C], int& count, float& worst,
+                                      float s, int ref) {
+    if (!(s < worst)) return;
+    int at = count < C ? count++ : C - 1;
+    while (at > 0 && s < key[at - 1]) {
+        key[at] = key[at - 1];
+        id[at] = id[at - 1];
+        --at;
+    }
+    key[at] = s;
+    id[at] = uint32_t(ref);
+    if (count == C) worst = key[C - 1];
+}
+
+/// Per query of the batch: its C best references by the single-precision key, ascending. Rows
+/// of at most kDimChunk columns (kSmall) keep the query in registers and finish each reference
+/// before the next, so the loop body stays small; wider rows sum a tile over column chunks.
 template <Sum S, int C, bool kSmall>
 __global__ void candidateKernel(const float* __restrict__ rows, const uint8_t* __restrict__ usable,
                                 int n, int d, int q0, int qn, float* __restrict__ outKey,
                                 uint32_t* __restrict__ outIdx, int* __restrict__ outCount) {
-    // Read as float4: a shared-memory load feeds four columns, so the loads keep up with the
-    // arithmetic (one scalar load per fused multiply-add halves the kernel's speed).
+    // Read as float4: a shared-memory load feeds four columns.
     __shared__ float4 tile[kRefTile][kDimChunk / 4];
     __shared__ uint8_t tileUsable[kRefTile];
     const int t = threadIdx.x;
@@ -64,53 +81,67 @@ __global__ void candidateKernel(const float* __restrict__ rows, const uint8_t* _
     uint32_t id[C];
     int count = 0;
     float worst = INFINITY;
+    const auto loadTile = [&](int r0, int c0) {
+        __syncthreads();
+        for (int e = t; e < kRefTile * kDimChunk; e += blockDim.x) {
+            const int r = r0 + e / kDimChunk, c = c0 + e % kDimChunk;
+            reinterpret_cast<float*>(&tile[0][0])[e] =
+                r < n && c < d ? rows[size_t(r) * d + c] : 0.0f;
+        }
+        if (t < kRefTile) tileUsable[t] = r0 + t < n ? usable[r0 + t] : 0;
+        __syncthreads();
+    };
     for (int r0 = 0; r0 < n; r0 += kRefTile) {
-        float acc[kRefTile];
-#pragma unroll
-        for (int r = 0; r < kRefTile; ++r) acc[r] = 0.0f;
-        for (int c0 = 0; c0 < d; c0 += kDimChunk) {
-            __syncthreads();
-            for (int e = t; e < kRefTile * kDimChunk; e += blockDim.x) {
-                const int r = r0 + e / kDimChunk, c = c0 + e % kDimChunk;
-                reinterpret_cast<float*>(&tile[0][0])[e] =
-                    r < n && c < d ? rows[size_t(r) * d + c] : 0.0f;
-            }
-            if (t < kRefTile) tileUsable[t] = r0 + t < n ? usable[r0 + t] : 0;
-            __syncthreads();
-            if constexpr (!kSmall) {
-#pragma unroll
-                for (int c = 0; c < kDimChunk; ++c)
-                    qv[c] = active && c0 + c < d ? rows[size_t(q) * d + c0 + c] : 0.0f;
-            }
-#pragma unroll
+        if constexpr (kSmall) {
+            loadTile(r0, 0);
+            if (!active) continue;
+                // Two partial sums per reference: shorter dependency chains (the error bound holds
+                // for any order of the sum).
+#pragma unroll 4
             for (int r = 0; r < kRefTile; ++r) {
-                float a = acc[r];
+                float a = 0.0f, b = 0.0f;
 #pragma unroll
                 for (int c = 0; c < kDimChunk / 4; ++c) {
                     const float4 v = tile[r][c];
                     a = addTerm<S>(qv[4 * c], v.x, a);
-                    a = addTerm<S>(qv[4 * c + 1], v.y, a);
+                    b = addTerm<S>(qv[4 * c + 1], v.y, b);
                     a = addTerm<S>(qv[4 * c + 2], v.z, a);
-                    a = addTerm<S>(qv[4 * c + 3], v.w, a);
+                    b = addTerm<S>(qv[4 * c + 3], v.w, b);
                 }
-                acc[r] = a;
+                const int ref = r0 + r;
+                if (ref < n && ref != q && tileUsable[r])
+                    offer<C>(key, id, count, worst, S == Sum::Dot ? 1.0f - (a + b) : a + b, ref);
             }
-        }
-        if (!active) continue;
+        } else {
+            float acc[kRefTile];
 #pragma unroll
-        for (int r = 0; r < kRefTile; ++r) {
-            const int ref = r0 + r;
-            const float s = S == Sum::Dot ? 1.0f - acc[r] : acc[r];
-            if (ref >= n || ref == q || !tileUsable[r] || !(s < worst)) continue;
-            int at = count < C ? count++ : C - 1;
-            while (at > 0 && s < key[at - 1]) {
-                key[at] = key[at - 1];
-                id[at] = id[at - 1];
-                --at;
+            for (int r = 0; r < kRefTile; ++r) acc[r] = 0.0f;
+            for (int c0 = 0; c0 < d; c0 += kDimChunk) {
+                loadTile(r0, c0);
+#pragma unroll
+                for (int c = 0; c < kDimChunk; ++c)
+                    qv[c] = active && c0 + c < d ? rows[size_t(q) * d + c0 + c] : 0.0f;
+#pragma unroll
+                for (int r = 0; r < kRefTile; ++r) {
+                    float a = acc[r];
+#pragma unroll
+                    for (int c = 0; c < kDimChunk / 4; ++c) {
+                        const float4 v = tile[r][c];
+                        a = addTerm<S>(qv[4 * c], v.x, a);
+                        a = addTerm<S>(qv[4 * c + 1], v.y, a);
+                        a = addTerm<S>(qv[4 * c + 2], v.z, a);
+                        a = addTerm<S>(qv[4 * c + 3], v.w, a);
+                    }
+                    acc[r] = a;
+                }
             }
-            key[at] = s;
-            id[at] = uint32_t(ref);
-            if (count == C) worst = key[C - 1];
+            if (!active) continue;
+#pragma unroll
+            for (int r = 0; r < kRefTile; ++r) {
+                const int ref = r0 + r;
+                if (ref < n && ref != q && tileUsable[r])
+                    offer<C>(key, id, count, worst, S == Sum::Dot ? 1.0f - acc[r] : acc[r], ref);
+            }
         }
     }
     if (!active) return;
