@@ -36,9 +36,11 @@ void put(std::vector<uint8_t>& rgba, size_t i, std::array<uint8_t, 3> c, uint8_t
 }  // namespace
 
 ColourKey computeColours(const Dataset& data, const ColourSettings& settings,
-                         const Populations& populations, const Gating& gating,
-                         const SampleMetadata& metadata, const std::vector<float>& xy,
-                         std::vector<uint8_t>& rgba) {
+                         const ColourInputs& in, std::vector<uint8_t>& rgba) {
+    const Populations& populations = in.populations;
+    const Gating& gating = in.gating;
+    const SampleMetadata& metadata = in.metadata;
+    const std::vector<float>& xy = in.xy;
     size_t n = data.events();
     rgba.assign(n * 4, 255);
     ColourKey key;
@@ -144,6 +146,25 @@ ColourKey computeColours(const Dataset& data, const ColourSettings& settings,
                     size_t(std::find(values.begin(), values.end(), value) - values.begin());
                 for (size_t e = 0; e < s.count; ++e) put(rgba, s.first + e, paletteColour(v));
             }
+            break;
+        }
+        case ColourMode::Neighbours: {
+            // The scored cells by the share of their neighbours the picture kept, red where it
+            // tears and blue where it holds (a fixed map: the warm end is the signal); the
+            // others faint, for the picture's shape. The key runs from 1 kept down to 0.
+            const NeighbourScores& scores = in.neighbours;
+            for (size_t i = 0; i < n; ++i) put(rgba, i, {150, 150, 150}, 25);
+            for (size_t j = 0; j < scores.cells.size() && j < scores.kept.size(); ++j)
+                if (scores.cells[j] < n)
+                    put(rgba, scores.cells[j], colourMap("coolwarm", 1.0f - scores.kept[j]));
+            key = {true,
+                   scores.cells.empty() ? std::string("neighbours kept: scoring...")
+                                        : "neighbours kept (of " + std::to_string(scores.k) + ", " +
+                                              std::to_string(scores.cells.size()) + " cells)",
+                   1,
+                   0,
+                   "coolwarm",
+                   {}};
             break;
         }
         case ColourMode::Population: {

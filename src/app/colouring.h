@@ -14,7 +14,7 @@
 namespace sepal::app {
 
 /// What the points are coloured by.
-enum class ColourMode { Marker, Sample, Label, Density, Population, Group };
+enum class ColourMode { Marker, Sample, Label, Density, Population, Group, Neighbours };
 
 /// Colouring choices; part of the undoable state.
 struct ColourSettings {
@@ -69,11 +69,24 @@ std::array<uint8_t, 3> colourMap(const std::string& map, float t);
 /// The i-th colour of the categorical palette.
 std::array<uint8_t, 3> paletteColour(size_t i);
 
-/// Computes n x 4 RGBA bytes for every cell (alpha 0 outside the gates); xy (n x 2) is needed
-/// for density only, the metadata for Group only. Returns the key.
+/// The picture's neighbourhoods cell by cell, on the cells the quality was scored on.
+struct NeighbourScores {
+    std::vector<size_t> cells;  ///< scored cells (indices of the data), ascending
+    std::vector<float> kept;    ///< per scored cell: the share of its k neighbours kept in 2D
+    size_t k = 10;              ///< neighbours compared
+};
+
+/// What computeColours reads besides the data and the settings.
+struct ColourInputs {
+    const Populations& populations;     ///< Population
+    const Gating& gating;               ///< every mode: cells outside are not drawn
+    const SampleMetadata& metadata;     ///< Group
+    const std::vector<float>& xy;       ///< Density: n x 2 positions
+    const NeighbourScores& neighbours;  ///< Neighbours
+};
+
+/// Computes n x 4 RGBA bytes for every cell (alpha 0 outside the gates). Returns the key.
 ColourKey computeColours(const Dataset& data, const ColourSettings& settings,
-                         const Populations& populations, const Gating& gating,
-                         const SampleMetadata& metadata, const std::vector<float>& xy,
-                         std::vector<uint8_t>& rgba);
+                         const ColourInputs& in, std::vector<uint8_t>& rgba);
 
 }  // namespace sepal::app

@@ -86,14 +86,17 @@ FrameUpdate Scheduler::frame(double budgetMs) {
     updateStats();
     // Colours follow the colouring, data and populations, and density follows every sweep.
     uint64_t colourKey = state.version(Part::Colour) * 1000003 + state.version(Part::Data) * 31 +
-                         state.version(Part::Populations) + state.version(Part::Gates) * 7919;
+                         state.version(Part::Populations) + state.version(Part::Gates) * 7919 +
+                         m_neighboursVersion * 104729;
     bool densityStale =
         state.colour.mode == ColourMode::Density && m_sweeper->sweeps() != m_sweepsSeen;
     if (colourKey != m_colourSeen || densityStale || update.allPositions) {
         m_colourSeen = colourKey;
         m_sweepsSeen = m_sweeper->sweeps();
-        m_key = computeColours(state.data, state.colour, state.populations, state.gating,
-                               state.metadata, m_sweeper->positions(), m_rgba);
+        m_key = computeColours(
+            state.data, state.colour,
+            {state.populations, state.gating, state.metadata, m_sweeper->positions(), m_neighbours},
+            m_rgba);
         update.colours = true;
     }
     return update;

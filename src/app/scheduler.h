@@ -81,6 +81,11 @@ class Scheduler {
     void useExternalProjection(bool on);
     /// Host copy of positions projected elsewhere for the current model (n x 2).
     void acceptPositions(const float* xy);
+    /// The picture's neighbourhoods cell by cell (the quality task's), for ColourMode::Neighbours.
+    void setNeighbourScores(NeighbourScores scores) {
+        m_neighbours = std::move(scores);
+        ++m_neighboursVersion;
+    }
     /// Records projection time spent elsewhere for the Stats window.
     void setExternalProjectMs(double ms) { m_stats.projectMs = ms, m_stats.fullSweepMs = ms; }
     /// Backend name and reason shown in Stats.
@@ -136,6 +141,8 @@ class Scheduler {
     bool m_training = false;
     bool m_external = false;
     uint64_t m_colourSeen = ~0ull, m_sweepsSeen = 0, m_dataSeen = 0, m_gatesSeen = 0;
+    NeighbourScores m_neighbours;
+    uint64_t m_neighboursVersion = 0;
     size_t m_pointsSeen = ~size_t(0);
 };
 

@@ -48,6 +48,7 @@ FrameUpdate Workspace::frame(double budgetMs) {
 void Workspace::updateQuality() {
     if (m_qualityTask && m_qualityTask->done()) {
         m_quality = {m_qualityTask->scores(), true, false};
+        m_scheduler.setNeighbourScores({m_qualityCells, m_quality.scores.keptPerPoint, kQualityK});
         m_qualityTask.reset();
     }
     const State& st = m_document.state();
@@ -60,14 +61,16 @@ void Workspace::updateQuality() {
     // Evenly spaced cells: the same sample for every picture of the same data.
     const size_t m = std::min(kQualitySample, inside.size());
     Matrix high(m, st.data.points.cols), low(m, 2);
+    m_qualityCells.resize(m);
     for (size_t j = 0; j < m; ++j) {
         const size_t i = inside[j * inside.size() / m];
+        m_qualityCells[j] = i;
         std::copy_n(st.data.points.row(i), high.cols, high.row(j));
         low.at(j, 0) = xy[2 * i], low.at(j, 1) = xy[2 * i + 1];
     }
     m_qualityKey = key;
     m_quality.scoring = true;
-    m_qualityTask = std::make_unique<QualityTask>(std::move(high), std::move(low), 10);
+    m_qualityTask = std::make_unique<QualityTask>(std::move(high), std::move(low), kQualityK);
 }
 
 void Workspace::useExternalProjection(bool on) {

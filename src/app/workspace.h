@@ -238,8 +238,10 @@ class Workspace {
     };
     /// The picture's quality (Stats shows it).
     const PictureQuality& quality() const { return m_quality; }
-    /// Cells the quality is scored on.
-    static constexpr size_t kQualitySample = 2000;
+    /// Cells the quality is scored on (and the Neighbours colouring shows).
+    static constexpr size_t kQualitySample = 5000;
+    /// Neighbours the quality compares.
+    static constexpr size_t kQualityK = 10;
 
   private:
     void addRecent(const std::string& path);
@@ -257,7 +259,8 @@ class Workspace {
     std::vector<std::string> m_recent;
     std::unique_ptr<QualityTask> m_qualityTask;
     PictureQuality m_quality;
-    uint64_t m_qualityKey = 0;  // the versions of the picture scored last
+    std::vector<size_t> m_qualityCells;  // the cells being scored, ascending
+    uint64_t m_qualityKey = 0;           // the versions of the picture scored last
 };
 
 }  // namespace sepal::app

@@ -13,6 +13,7 @@ std::vector<ScriptAction> readScript(const std::string& path) {
                                                  "add-samples",
                                                  "wait",
                                                  "settle",
+                                                 "scored",
                                                  "click",
                                                  "drag",
                                                  "drag-landmark",

@@ -48,7 +48,8 @@ std::string stateJson(Application& application) {
     // What the Counts window shows: sample, population, cells.
     nlohmann::json counts = nlohmann::json::array();
     for (const auto& c : ws.populationCounts()) counts.push_back({c.sample, c.population, c.cells});
-    const char* modes[] = {"marker", "sample", "label", "density", "population", "group"};
+    const char* modes[] = {"marker",     "sample", "label",     "density",
+                           "population", "group",  "neighbours"};
     nlohmann::json j = {{"events", st.data.events()},
                         {"samples", samples},
                         {"columns", st.data.columns},
@@ -160,7 +161,12 @@ void ScriptPlayer::afterFrame() {
         if (!m_app.idle() && ++m_settleFrames < 3000) return;
         m_settle = false;
     }
-    while (m_next < m_actions.size() && m_frames.empty() && m_wait == 0 && !m_settle) {
+    if (m_scored) {
+        const auto& q = m_app.workspace().quality();
+        if ((!q.valid || q.scoring) && ++m_settleFrames < 3000) return;
+        m_scored = false;
+    }
+    while (m_next < m_actions.size() && m_frames.empty() && m_wait == 0 && !m_settle && !m_scored) {
         const auto& a = m_actions[m_next++];
         try {
             start(a);
@@ -169,7 +175,8 @@ void ScriptPlayer::afterFrame() {
             m_app.workspace().log(app::LogEntry::Error, std::string("script: ") + e.what());
         }
     }
-    if (m_next >= m_actions.size() && m_frames.empty() && m_wait == 0 && !m_settle) m_app.quit(0);
+    if (m_next >= m_actions.size() && m_frames.empty() && m_wait == 0 && !m_settle && !m_scored)
+        m_app.quit(0);
 }
 
 void ScriptPlayer::start(const ScriptAction& a) {
@@ -184,6 +191,9 @@ void ScriptPlayer::start(const ScriptAction& a) {
         m_wait = int(number(a, 0));
     } else if (a.verb == "settle") {
         m_settle = true, m_settleFrames = 0;
+    } else if (a.verb == "scored") {
+        // Until the picture's quality (Stats, colour by neighbours kept) is scored.
+        m_scored = true, m_settleFrames = 0;
     } else if (a.verb == "mouse") {
         InputFrame f;
         f.x = canvasX(number(a, 0)), f.y = canvasY(number(a, 1));
@@ -251,7 +261,8 @@ void ScriptPlayer::start(const ScriptAction& a) {
             static const std::map<std::string, app::ColourMode> modes = {
                 {"marker", app::ColourMode::Marker},         {"sample", app::ColourMode::Sample},
                 {"label", app::ColourMode::Label},           {"density", app::ColourMode::Density},
-                {"population", app::ColourMode::Population}, {"group", app::ColourMode::Group}};
+                {"population", app::ColourMode::Population}, {"group", app::ColourMode::Group},
+                {"neighbours", app::ColourMode::Neighbours}};
             if (!modes.count(v)) throw InputError("unknown colour mode " + v);
             st.colour.mode = modes.at(v);
             ws.setColour(st.colour);

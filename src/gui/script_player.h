@@ -38,6 +38,7 @@ class ScriptPlayer {
     InputFrame m_idle;                // input between actions (mouse rests where it was)
     int m_wait = 0;
     bool m_settle = false;
+    bool m_scored = false;  // waiting for the picture's quality score
     int m_settleFrames = 0;
 };
 

@@ -8,11 +8,18 @@ void ColourPanel::draw(UiContext& ctx) {
     auto& ws = ctx.workspace;
     const auto& st = ws.state();
     app::ColourSettings c = st.colour;
-    const char* modes[] = {"Marker", "Sample", "Label", "Density", "Population", "Sample group"};
+    const char* modes[] = {"Marker",     "Sample",       "Label",          "Density",
+                           "Population", "Sample group", "Neighbours kept"};
     int mode = int(c.mode);
     ImGui::PushItemWidth(-110);
-    if (ImGui::Combo("Colour by", &mode, modes, 6))
+    if (ImGui::Combo("Colour by", &mode, modes, 7))
         c.mode = app::ColourMode(mode), ws.setColour(c), ws.seal();
+    if (c.mode == app::ColourMode::Neighbours)
+        ImGui::TextWrapped(
+            "%zu evenly spaced cells by the share of their %zu data-space neighbours that are "
+            "also their neighbours in the picture: low where it tears. Scored again when the "
+            "picture settles after an edit.",
+            app::Workspace::kQualitySample, app::Workspace::kQualityK);
     const auto& metadata = st.metadata.columns;
     if (c.mode == app::ColourMode::Group) {
         if (metadata.empty())

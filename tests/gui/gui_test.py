@@ -262,6 +262,25 @@ def test_colour_by_marker(out):
     check(len(hues) >= 6, f"colouring by a marker shows only {len(hues)} colour groups")
 
 
+def test_neighbours_kept(out):
+    """Colour by "Neighbours kept": the scored cells in the colour of their share of neighbours
+    kept in the picture, the others faint; a landmark dragged far away tears the picture there."""
+    states, _, _ = run_app([f"open {CELLS}", "settle", "set colour.mode neighbours", "scored",
+                            "wait 2", f"screenshot {out}/kept.png", "state", "quit"], out)
+    s = states[-1]
+    check(s["colour_mode"] == "neighbours", f"colour mode is {s['colour_mode']}")
+    check("neighbours kept (of 10" in s["colour_title"], f"colour key says '{s['colour_title']}'")
+    img = read_png(f"{out}/kept.png")
+    x0, y0, x1, y1 = canvas_box(s)
+    hues = set()
+    for y in range(int(y0), int(y1), 3):
+        for x in range(int(x0), int(x1), 3):
+            p = pixel(img, x, y)
+            if sum(p) > 150:
+                hues.add((p[0] // 48, p[1] // 48, p[2] // 48))
+    check(len(hues) >= 4, f"the neighbours view shows only {len(hues)} colour groups")
+
+
 def test_population_export(out):
     states, lines, _ = run_app([f"open {CELLS}", "settle", "lasso T_cells 200 150 450 150 450 450 200 450",
                                 "wait 2", "state", f"export csv {out}/pop.csv", "quit"], out)

@@ -995,9 +995,10 @@ TEST(Workspace, MergingPopulationsAddsTheirCellsAndUndoSplitsThemAgain) {
 // A click on a Heatmap row shows that population on the canvas: its cells in its colour, the
 // others greyed; a population merged away leaves no greying behind.
 // The Stats window's quality: once the picture settles, trustworthiness and k-NN preservation
-// of an even sample of the cells, as core scores them; an edit scores the new picture.
+// of an even sample of the cells, as core scores them; an edit scores the new picture. Colour by
+// "Neighbours kept" shows each scored cell's share of its neighbours kept, the others faint.
 TEST(Workspace, ThePicturesQualityIsScoredWhenItSettles) {
-    auto ws = openSynthetic(3000);
+    auto ws = openSynthetic(8000);
     settle(*ws);
     const auto waitForScore = [&] {
         for (int i = 0; i < 20000 && (!ws->quality().valid || ws->quality().scoring); ++i) {
@@ -1009,7 +1010,8 @@ TEST(Workspace, ThePicturesQualityIsScoredWhenItSettles) {
     };
     waitForScore();
     const auto& st = ws->state();
-    const size_t m = Workspace::kQualitySample, n = st.data.events();
+    const size_t n = st.data.events(), m = std::min(Workspace::kQualitySample, n);
+    ASSERT_LT(m, n);
     Matrix high(m, st.data.points.cols), low(m, 2);
     for (size_t j = 0; j < m; ++j) {
         const size_t i = j * n / m;
@@ -1023,9 +1025,26 @@ TEST(Workspace, ThePicturesQualityIsScoredWhenItSettles) {
     EXPECT_DOUBLE_EQ(ws->quality().scores.trustworthiness, want.trustworthiness);
     EXPECT_DOUBLE_EQ(ws->quality().scores.knnPreservation, want.knnPreservation);
     EXPECT_GT(want.trustworthiness, 0.8);
+    ASSERT_EQ(want.keptPerPoint.size(), m);
+    ColourSettings colour = ws->state().colour;
+    colour.mode = ColourMode::Neighbours;
+    ws->setColour(colour);
+    ws->frame(8.0);
+    const auto& rgba = ws->colours();
+    ASSERT_EQ(rgba.size(), 4 * n);
+    size_t faint = 0;
+    for (size_t j = 0; j < m; ++j) {
+        const size_t i = j * n / m;
+        const auto c = colourMap("coolwarm", 1.0f - want.keptPerPoint[j]);
+        EXPECT_EQ(rgba[4 * i], c[0]);
+        EXPECT_EQ(rgba[4 * i + 3], 255);
+    }
+    for (size_t i = 0; i < n; ++i) faint += rgba[4 * i + 3] < 255;
+    EXPECT_EQ(faint, n - m);
+    EXPECT_NE(ws->scheduler().colourKey().title.find("neighbours kept (of 10"), std::string::npos);
     // Moving a landmark far away tears the picture: scored again, and worse.
     LandmarkModel model = st.model;
-    model.low[0] += 50.0f;
+    for (size_t j = 0; j < model.count(); j += 4) model.low[2 * j] += 50.0f;  // a quarter
     ws->replaceModel(model, "Move");
     settle(*ws);
     waitForScore();

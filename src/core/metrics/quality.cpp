@@ -122,6 +122,7 @@ QualityScores scoreEmbedding(const float* high, size_t n, size_t d, const float*
     s.trustworthiness = 1.0 - 2.0 / (md * kd * (2.0 * md - 3.0 * kd - 1.0)) * sumP;
     s.knnPreservation = sumK / md;
     s.points = m;
+    s.keptPerPoint.assign(kept.begin(), kept.end());
     return s;
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace sepal {
 
@@ -18,6 +19,9 @@ struct QualityScores {
     double trustworthiness = 0.0;  ///< 1 = no false 2D neighbours (standard definition)
     double knnPreservation = 0.0;  ///< mean fraction of the k data-space neighbours kept in 2D
     size_t points = 0;             ///< the subsample's size
+    /// Per scored point (in the order of its index): the share of its k data-space neighbours
+    /// kept in 2D, where the picture tears (low) or holds (high).
+    std::vector<float> keptPerPoint;
 };
 
 /// high: n x d, low: n x 2, both row-major. Neighbours are found within the subsample, ties
