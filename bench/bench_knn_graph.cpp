@@ -1,5 +1,7 @@
 // sepal-bench knn-graph: the exact k-NN graph of every point (sepal-cli knn), as JSON lines, with
-// the GPU's graph checked against the CPU's on a sample of its rows.
+// the GPU's graph checked against the CPU's on a sample of its rows; sepal-bench trust: the
+// trustworthiness of every point (sepal-cli score --sample 0) of a picture that keeps some
+// neighbourhoods and tears others.
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -12,6 +14,7 @@
 #include "backend/backends.h"
 #include "bench_registry.h"
 #include "core/knn/knn_graph.h"
+#include "core/metrics/quality.h"
 #include "embedsom_bench_data.h"
 
 namespace sepal::bench {
@@ -96,7 +99,58 @@ void addGraph(CLI::App& app) {
     sub->callback([o] { runGraph(*o); });
 }
 
+void runTrust(const GraphOptions& o) {
+    Backend backend = makeBackend(o.backend);
+    for (size_t d : o.d)
+        for (size_t n : o.n) {
+            const std::vector<float> x = benchPoints(o.data, n, d, o.seed + d);
+            // The first two columns, the second scrambled for a third of the points.
+            std::vector<float> low(2 * n);
+            for (size_t i = 0; i < n; ++i) {
+                low[2 * i] = x[i * d];
+                low[2 * i + 1] = x[(i % 3 == 0 ? (i * 7919) % n : i) * d + (d > 1 ? 1 : 0)];
+            }
+            QualityParams params;
+            params.k = o.k;
+            params.sampleSize = 0;
+            QualityScores scores;
+            const Timings t = timeRepeated(o.repeats, [&] {
+                scores = backend.quality->score(x.data(), n, d, low.data(), params);
+            });
+            nlohmann::json j = nlohmann::json::parse(contextJson());
+            j["bench"] = "trust";
+            j["backend"] = backend.name;
+            j["data"] = o.data;
+            j["n"] = n;
+            j["d"] = d;
+            j["k"] = o.k;
+            j["repeats"] = o.repeats;
+            j["median_s"] = t.median;
+            j["min_s"] = t.min;
+            j["trustworthiness"] = scores.trustworthiness;
+            j["knn_preservation"] = scores.knnPreservation;
+            std::printf("%s\n", j.dump().c_str());
+            std::fflush(stdout);
+        }
+}
+
+void addTrust(CLI::App& app) {
+    auto o = std::make_shared<GraphOptions>();
+    o->k = 10;
+    CLI::App* sub = app.add_subcommand(
+        "trust", "Trustworthiness of every point (sepal-cli score --sample 0) of a torn picture");
+    sub->add_option("--backend", o->backend, "cpu, cuda or auto");
+    sub->add_option("--n", o->n, "points, a list")->delimiter(',');
+    sub->add_option("--d", o->d, "dimensions, a list")->delimiter(',');
+    sub->add_option("--k", o->k, "neighbours");
+    sub->add_option("--data", o->data, "normal or clustered");
+    sub->add_option("--repeats", o->repeats, "timed runs after a warm-up");
+    sub->add_option("--seed", o->seed, "data seed");
+    sub->callback([o] { runTrust(*o); });
+}
+
 BenchRegistration reg{addGraph};
+BenchRegistration trustReg{addTrust};
 
 }  // namespace
 }  // namespace sepal::bench

@@ -2,15 +2,14 @@
 
 namespace sepal::app {
 
-QualityTask::QualityTask(Matrix high, Matrix low, size_t k)
+QualityTask::QualityTask(Matrix high, Matrix low, size_t k, QualityScorer& scorer)
     : m_high(std::move(high)), m_low(std::move(low)), m_k(k) {
-    m_thread = std::thread([this] {
+    m_thread = std::thread([this, &scorer] {
         try {
             QualityParams params;
             params.k = m_k;
             params.sampleSize = 0;  // the cells given are the sample
-            m_scores =
-                scoreEmbedding(m_high.data(), m_high.rows, m_high.cols, m_low.data(), params);
+            m_scores = scorer.score(m_high.data(), m_high.rows, m_high.cols, m_low.data(), params);
         } catch (const std::exception&) {
             m_scores = QualityScores{};
         }

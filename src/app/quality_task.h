@@ -14,8 +14,9 @@ namespace sepal::app {
 /// Scores one picture; poll done(), then read scores().
 class QualityTask {
   public:
-    /// Starts at once on copies of the sampled cells: high (m x d, transformed) and low (m x 2).
-    QualityTask(Matrix high, Matrix low, size_t k);
+    /// Starts at once on copies of the sampled cells: high (m x d, transformed) and low (m x 2),
+    /// scored by `scorer` (the backend's: the GPU when there is one), which outlives the task.
+    QualityTask(Matrix high, Matrix low, size_t k, QualityScorer& scorer);
     /// Waits for the worker.
     ~QualityTask();
     QualityTask(const QualityTask&) = delete;

@@ -70,7 +70,8 @@ void Workspace::updateQuality() {
     }
     m_qualityKey = key;
     m_quality.scoring = true;
-    m_qualityTask = std::make_unique<QualityTask>(std::move(high), std::move(low), kQualityK);
+    m_qualityTask = std::make_unique<QualityTask>(std::move(high), std::move(low), kQualityK,
+                                                  *backend().quality);
 }
 
 void Workspace::useExternalProjection(bool on) {

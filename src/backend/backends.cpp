@@ -27,23 +27,34 @@ size_t gpuCount() {
 
 namespace {
 Backend cpuBackend(std::string reason) {
-    return {makeCpuProjector(), makeCpuNearestSearch(), makeCpuKnnGraphBuilder(), "cpu",
+    return {makeCpuProjector(),
+            makeCpuNearestSearch(),
+            makeCpuKnnGraphBuilder(),
+            makeCpuQualityScorer(),
+            "cpu",
             std::move(reason)};
 }
 }  // namespace
 
 Backend makeBackend(const std::string& name, const BackendOptions& options) {
     if (name == "reference")
-        return {makeReferenceProjector(), makeCpuNearestSearch(), makeCpuKnnGraphBuilder(),
-                "reference", "the plain reference implementation was asked for"};
+        return {makeReferenceProjector(),
+                makeCpuNearestSearch(),
+                makeCpuKnnGraphBuilder(),
+                makeCpuQualityScorer(),
+                "reference",
+                "the plain reference implementation was asked for"};
     if (name == "cpu") return cpuBackend("the CPU backend was asked for");
     if (name == "cuda" || name == "auto") {
 #ifdef SEPAL_HAVE_CUDA
         std::string why;
         if (options.device >= 0 && cuda::deviceCount() > 0) cuda::useDevice(options.device);
         if (cuda::deviceAvailable(&why)) {
-            Backend b{cuda::makeCudaProjector(options.kernel), cuda::makeCudaNearestSearch(),
-                      cuda::makeCudaKnnGraphBuilder(), "cuda",
+            Backend b{cuda::makeCudaProjector(options.kernel),
+                      cuda::makeCudaNearestSearch(),
+                      cuda::makeCudaKnnGraphBuilder(),
+                      cuda::makeCudaQualityScorer(),
+                      "cuda",
                       name == "auto" ? "auto: " + why : why};
             b.resident = cuda::residentOf(*b.projector);
             return b;

@@ -8,6 +8,7 @@
 #include "core/embedsom/resident_projector.h"
 #include "core/knn/knn_graph.h"
 #include "core/knn/nearest_search.h"
+#include "core/metrics/quality.h"
 
 namespace sepal {
 
@@ -16,6 +17,7 @@ struct Backend {
     std::unique_ptr<Projector> projector;    ///< EmbedSOM of many points
     std::unique_ptr<NearestSearch> search;   ///< k-NN for the trainers, same device
     std::unique_ptr<KnnGraphBuilder> graph;  ///< the k-NN graph of every point, same device
+    std::unique_ptr<QualityScorer> quality;  ///< trustworthiness and k-NN preservation
     std::string name;                        ///< "reference", "cpu" or "cuda"
     std::string reason;                      ///< why: e.g. "auto: no CUDA device (error 100)"
     /// The same projector, device-resident, when the backend has a device (else nullptr):

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "backend/backends.h"
 #include "cli/cli_progress.h"
 #include "cli/command_registry.h"
 #include "core/common/error.h"
@@ -23,6 +24,7 @@ struct ScoreArgs {
     size_t sample = 10000;
     uint64_t seed = 1;
     int threads = 0;
+    std::string backend = "auto";
     bool json = false;
 };
 
@@ -55,8 +57,9 @@ void runScore(const ScoreArgs& a) {
     params.k = a.k;
     params.sampleSize = a.sample;
     params.seed = a.seed;
-    const QualityScores s = scoreEmbedding(input.points.data(), input.points.rows,
-                                           input.points.cols, xy.data(), params);
+    Backend backend = makeBackend(a.backend);
+    const QualityScores s = backend.quality->score(input.points.data(), input.points.rows,
+                                                   input.points.cols, xy.data(), params);
     if (a.json) {
         nlohmann::json j = {{"trustworthiness", s.trustworthiness},
                             {"knn_preservation", s.knnPreservation},
@@ -85,6 +88,9 @@ void addScoreCommand(CLI::App& app) {
     cmd->add_option("--columns", args->prepare.columns, "as for embed")->delimiter(',');
     cmd->add_option("--transform", args->prepare.transform, "as for embed")->capture_default_str();
     cmd->add_option("--threads", args->threads, "CPU threads (0 = all)")->capture_default_str();
+    cmd->add_option("--backend", args->backend,
+                    "cpu, cuda or auto (the GPU when there is one; the same figures)")
+        ->capture_default_str();
     cmd->add_flag("--json", args->json, "one JSON object instead of lines");
     cmd->callback([args] { runScore(*args); });
 }

@@ -9,6 +9,7 @@
 #include "core/embedsom/resident_projector.h"
 #include "core/knn/knn_graph.h"
 #include "core/knn/nearest_search.h"
+#include "core/metrics/quality.h"
 
 namespace sepal::cuda {
 
@@ -34,6 +35,9 @@ std::unique_ptr<NearestSearch> makeCudaNearestSearch(const std::string& kernel =
 
 /// The exact k-NN graph of every point on the GPU (knnGraph's graph).
 std::unique_ptr<KnnGraphBuilder> makeCudaKnnGraphBuilder();
+
+/// Trustworthiness and k-NN preservation on the GPU (scoreEmbedding's figures).
+std::unique_ptr<QualityScorer> makeCudaQualityScorer();
 
 /// Kernel names accepted by makeCudaProjector: "auto", then kernelRegistry()'s in its order.
 std::vector<std::string> kernelNames();

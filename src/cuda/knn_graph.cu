@@ -16,30 +16,13 @@
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_error.h"
 #include "cuda/device_buffer.h"
+#include "cuda/tile_keys.cuh"
 
 namespace sepal::cuda {
 namespace {
 
-constexpr int kQueriesPerBlock = 128;       // one query per thread
-constexpr int kRefTile = 32;                // references in shared memory at once
-constexpr int kDimChunk = 32;               // columns of a tile
 constexpr int kMargin = 8;                  // candidates kept beyond k
 constexpr size_t kBatch = size_t(1) << 18;  // queries per launch (bounds the candidate buffers)
-
-/// How a metric's key sums over columns in single precision.
-enum class Sum { Squares, Absolute, Dot };
-
-template <Sum S>
-__device__ __forceinline__ float addTerm(float q, float r, float acc) {
-    if constexpr (S == Sum::Squares) {
-        const float t = q - r;
-        return fmaf(t, t, acc);
-    } else if constexpr (S == Sum::Absolute) {
-        return acc + fabsf(q - r);
-    } else {
-        return fmaf(q, r, acc);
-    }
-}
 
 /// Offers reference `ref` at key s to a query's C best (ascending; ties keep the earlier).
 template <int C>
@@ -57,120 +40,25 @@ __device__ __forceinline__ void offer(float (&key)[C], uint32_t (&id)[C], int& c
     if (count == C) worst = key[C - 1];
 }
 
-/// Per query of the batch: its C best references by the single-precision key, ascending. Rows
-/// of at most kDimChunk columns (kSmall) keep the query in registers and finish each reference
-/// before the next, so the loop body stays small; wider rows sum a tile over column chunks.
-template <Sum S, int C, bool kSmall>
+/// Per query of the batch: its C best references by the single-precision key, ascending.
+template <Sum S, int C, int W>
 __global__ void candidateKernel(const float* __restrict__ rows, const uint8_t* __restrict__ usable,
                                 int n, int d, int q0, int qn, float* __restrict__ outKey,
                                 uint32_t* __restrict__ outIdx, int* __restrict__ outCount) {
-    // Read as float4: a shared-memory load feeds four columns.
-    __shared__ float4 tile[kRefTile][kDimChunk / 4];
-    __shared__ uint8_t tileUsable[kRefTile];
-    const int t = threadIdx.x;
-    const int qi = blockIdx.x * kQueriesPerBlock + t;
+    const int qi = blockIdx.x * kTileQueries + threadIdx.x;
     const bool active = qi < qn;
-    const int q = q0 + qi;
-    float qv[kDimChunk];
-    if constexpr (kSmall) {
-#pragma unroll
-        for (int c = 0; c < kDimChunk; ++c)
-            qv[c] = active && c < d ? rows[size_t(q) * d + c] : 0.0f;
-    }
     float key[C];
     uint32_t id[C];
     int count = 0;
     float worst = INFINITY;
-    const auto loadTile = [&](int r0, int c0) {
-        __syncthreads();
-        for (int e = t; e < kRefTile * kDimChunk; e += blockDim.x) {
-            const int r = r0 + e / kDimChunk, c = c0 + e % kDimChunk;
-            reinterpret_cast<float*>(&tile[0][0])[e] =
-                r < n && c < d ? rows[size_t(r) * d + c] : 0.0f;
-        }
-        if (t < kRefTile) tileUsable[t] = r0 + t < n ? usable[r0 + t] : 0;
-        __syncthreads();
-    };
-    for (int r0 = 0; r0 < n; r0 += kRefTile) {
-        if constexpr (kSmall) {
-            loadTile(r0, 0);
-            if (!active) continue;
-                // Two partial sums per reference: shorter dependency chains (the error bound holds
-                // for any order of the sum).
-#pragma unroll 4
-            for (int r = 0; r < kRefTile; ++r) {
-                float a = 0.0f, b = 0.0f;
-#pragma unroll
-                for (int c = 0; c < kDimChunk / 4; ++c) {
-                    const float4 v = tile[r][c];
-                    a = addTerm<S>(qv[4 * c], v.x, a);
-                    b = addTerm<S>(qv[4 * c + 1], v.y, b);
-                    a = addTerm<S>(qv[4 * c + 2], v.z, a);
-                    b = addTerm<S>(qv[4 * c + 3], v.w, b);
-                }
-                const int ref = r0 + r;
-                if (ref < n && ref != q && tileUsable[r])
-                    offer<C>(key, id, count, worst, S == Sum::Dot ? 1.0f - (a + b) : a + b, ref);
-            }
-        } else {
-            float acc[kRefTile];
-#pragma unroll
-            for (int r = 0; r < kRefTile; ++r) acc[r] = 0.0f;
-            for (int c0 = 0; c0 < d; c0 += kDimChunk) {
-                loadTile(r0, c0);
-#pragma unroll
-                for (int c = 0; c < kDimChunk; ++c)
-                    qv[c] = active && c0 + c < d ? rows[size_t(q) * d + c0 + c] : 0.0f;
-#pragma unroll
-                for (int r = 0; r < kRefTile; ++r) {
-                    float a = acc[r];
-#pragma unroll
-                    for (int c = 0; c < kDimChunk / 4; ++c) {
-                        const float4 v = tile[r][c];
-                        a = addTerm<S>(qv[4 * c], v.x, a);
-                        a = addTerm<S>(qv[4 * c + 1], v.y, a);
-                        a = addTerm<S>(qv[4 * c + 2], v.z, a);
-                        a = addTerm<S>(qv[4 * c + 3], v.w, a);
-                    }
-                    acc[r] = a;
-                }
-            }
-            if (!active) continue;
-#pragma unroll
-            for (int r = 0; r < kRefTile; ++r) {
-                const int ref = r0 + r;
-                if (ref < n && ref != q && tileUsable[r])
-                    offer<C>(key, id, count, worst, S == Sum::Dot ? 1.0f - acc[r] : acc[r], ref);
-            }
-        }
-    }
+    scanReferences<S, W>(rows, usable, n, d, q0 + qi, active,
+                         [&](int ref, float s) { offer<C>(key, id, count, worst, s, ref); });
     if (!active) return;
     for (int j = 0; j < count; ++j) {
         outKey[size_t(qi) * C + j] = key[j];
         outIdx[size_t(qi) * C + j] = id[j];
     }
     outCount[qi] = count;
-}
-
-/// The exact key of rows a and b in double precision, in the CPU's order of operations
-/// (knnKey; no fused multiply-adds).
-template <Sum S>
-__device__ double exactKey(const float* a, const float* b, int d, double shiftA, double normA,
-                           double shiftB, double normB) {
-    double s = 0.0;
-    for (int c = 0; c < d; ++c) {
-        if constexpr (S == Sum::Squares) {
-            const double t = __dsub_rn(double(a[c]), double(b[c]));
-            s = __dadd_rn(s, __dmul_rn(t, t));
-        } else if constexpr (S == Sum::Absolute) {
-            s = __dadd_rn(s, fabs(__dsub_rn(double(a[c]), double(b[c]))));
-        } else {
-            const double u = normA > 0 ? __ddiv_rn(__dsub_rn(double(a[c]), shiftA), normA) : 0.0;
-            const double v = normB > 0 ? __ddiv_rn(__dsub_rn(double(b[c]), shiftB), normB) : 0.0;
-            s = __dadd_rn(s, __dmul_rn(u, v));
-        }
-    }
-    return S == Sum::Dot ? __dsub_rn(1.0, s) : s;
 }
 
 /// Re-ranks each query's candidates exactly and keeps the k best (ties by index); certified[q]
@@ -270,18 +158,20 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
         outIdx.reserve(batch * k);
         outKey.reserve(batch * k);
         certified.reserve(batch);
-        // Single-precision error bounds of the candidates' keys (unit roundoff 2^-24, with room).
-        const double u = std::ldexp(1.0, -24);
-        const double relError = 1.05 * double(d + 4) * u;
-        const double absError = 1.05 * double(d + 8) * u;
+        const double relError = relativeKeyError(int(d));
+        const double absError = absoluteKeyError(int(d));
         std::vector<uint32_t> idx(batch * k);
         std::vector<double> keys(batch * k);
         std::vector<uint8_t> sure(batch);
         std::vector<uint32_t> redo;
         for (size_t q0 = 0; q0 < n; q0 += batch) {
             const int qn = int(std::min(batch, n - q0));
-            launchCandidates(metric, C, d <= size_t(kDimChunk), candidateRows, usable.get(), int(n),
-                             int(d), int(q0), qn, candKey.get(), candIdx.get(), candCount.get());
+            launchCandidates(metric, C,
+                             d <= 4    ? 4
+                             : d <= 32 ? 32
+                                       : 0,
+                             candidateRows, usable.get(), int(n), int(d), int(q0), qn,
+                             candKey.get(), candIdx.get(), candCount.get());
             launchRerank(metric, C, rows.get(), shift.get(), norm.get(), int(d), int(q0), qn,
                          int(k), candKey.get(), candIdx.get(), candCount.get(), relError, absError,
                          outIdx.get(), outKey.get(), certified.get());
@@ -317,34 +207,37 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
 
   private:
     template <Sum S, int C>
-    static void candidatesOf(bool small, const float* rows, const uint8_t* usable, int n, int d,
+    static void candidatesOf(int width, const float* rows, const uint8_t* usable, int n, int d,
                              int q0, int qn, float* key, uint32_t* idx, int* count) {
-        const int blocks = (qn + kQueriesPerBlock - 1) / kQueriesPerBlock;
-        if (small)
-            candidateKernel<S, C, true>
-                <<<blocks, kQueriesPerBlock>>>(rows, usable, n, d, q0, qn, key, idx, count);
+        const int blocks = (qn + kTileQueries - 1) / kTileQueries;
+        if (width == 4)
+            candidateKernel<S, C, 4>
+                <<<blocks, kTileQueries>>>(rows, usable, n, d, q0, qn, key, idx, count);
+        else if (width == 32)
+            candidateKernel<S, C, 32>
+                <<<blocks, kTileQueries>>>(rows, usable, n, d, q0, qn, key, idx, count);
         else
-            candidateKernel<S, C, false>
-                <<<blocks, kQueriesPerBlock>>>(rows, usable, n, d, q0, qn, key, idx, count);
+            candidateKernel<S, C, 0>
+                <<<blocks, kTileQueries>>>(rows, usable, n, d, q0, qn, key, idx, count);
         SEPAL_CUDA_CHECK_LAUNCH("candidateKernel");
     }
     template <int C>
-    static void candidatesBy(KnnMetric metric, bool small, const float* rows, const uint8_t* usable,
+    static void candidatesBy(KnnMetric metric, int width, const float* rows, const uint8_t* usable,
                              int n, int d, int q0, int qn, float* key, uint32_t* idx, int* count) {
         if (metric == KnnMetric::Euclidean)
-            candidatesOf<Sum::Squares, C>(small, rows, usable, n, d, q0, qn, key, idx, count);
+            candidatesOf<Sum::Squares, C>(width, rows, usable, n, d, q0, qn, key, idx, count);
         else if (metric == KnnMetric::Manhattan)
-            candidatesOf<Sum::Absolute, C>(small, rows, usable, n, d, q0, qn, key, idx, count);
+            candidatesOf<Sum::Absolute, C>(width, rows, usable, n, d, q0, qn, key, idx, count);
         else
-            candidatesOf<Sum::Dot, C>(small, rows, usable, n, d, q0, qn, key, idx, count);
+            candidatesOf<Sum::Dot, C>(width, rows, usable, n, d, q0, qn, key, idx, count);
     }
-    static void launchCandidates(KnnMetric metric, int C, bool small, const float* rows,
+    static void launchCandidates(KnnMetric metric, int C, int width, const float* rows,
                                  const uint8_t* usable, int n, int d, int q0, int qn, float* key,
                                  uint32_t* idx, int* count) {
         if (C == 32)
-            candidatesBy<32>(metric, small, rows, usable, n, d, q0, qn, key, idx, count);
+            candidatesBy<32>(metric, width, rows, usable, n, d, q0, qn, key, idx, count);
         else
-            candidatesBy<64>(metric, small, rows, usable, n, d, q0, qn, key, idx, count);
+            candidatesBy<64>(metric, width, rows, usable, n, d, q0, qn, key, idx, count);
     }
     template <Sum S, int C>
     static void rerankOf(const float* rows, const double* shift, const double* norm, int d, int q0,

@@ -1,5 +1,6 @@
 // The GPU's k-NN graph of every point equals the CPU's (knnGraph), index for index and distance
-// for distance, on every metric, with ties, far from the origin and with missing values.
+// for distance, on every metric, with ties, far from the origin and with missing values; its
+// trustworthiness and k-NN preservation equal scoreEmbedding's to the last bit.
 
 #include <gtest/gtest.h>
 
@@ -7,6 +8,7 @@
 
 #include "core/common/matrix.h"
 #include "core/knn/knn_graph.h"
+#include "core/metrics/quality.h"
 #include "gpu_test_support.h"
 
 namespace sepal::test {
@@ -71,6 +73,47 @@ TEST(CudaKnnGraph, TiesFarFromTheOriginAndMissingValues) {
     for (size_t i = 0; i < 1500; i += 97) x[i * 6 + i % 6] = NAN;
     expectSameGraph(matrixOf(x, 1500, 6), 8, KnnMetric::Euclidean, "missing values");
     expectSameGraph(matrixOf(x, 1500, 6), 8, KnnMetric::Pearson, "missing values (pearson)");
+}
+
+void expectSameScores(const std::vector<float>& high, size_t n, size_t d,
+                      const std::vector<float>& low, size_t sample, const std::string& what) {
+    QualityParams params;
+    params.k = 10;
+    params.sampleSize = sample;
+    const QualityScores cpu = scoreEmbedding(high.data(), n, d, low.data(), params);
+    const QualityScores gpu =
+        cuda::makeCudaQualityScorer()->score(high.data(), n, d, low.data(), params);
+    EXPECT_EQ(gpu.trustworthiness, cpu.trustworthiness) << what;
+    EXPECT_EQ(gpu.knnPreservation, cpu.knnPreservation) << what;
+    EXPECT_EQ(gpu.points, cpu.points) << what;
+    EXPECT_EQ(gpu.keptPerPoint, cpu.keptPerPoint) << what;
+}
+
+TEST(CudaQuality, EqualsTheCpuScoresOnEveryShape) {
+    SEPAL_REQUIRE_GPU();
+    struct Shape {
+        size_t n, d, sample;
+    };
+    for (const Shape s : {Shape{3000, 3, 0}, Shape{2500, 16, 0}, Shape{4000, 40, 1500}}) {
+        const auto high = randomPoints(s.n, s.d, uint32_t(s.n), 5);
+        // A picture that keeps some neighbourhoods and tears others: two data columns, one
+        // scrambled for a third of the cells.
+        std::vector<float> low(2 * s.n);
+        for (size_t i = 0; i < s.n; ++i) {
+            low[2 * i] = high[i * s.d];
+            low[2 * i + 1] = i % 3 == 0 ? high[((i * 7919) % s.n) * s.d + 1] : high[i * s.d + 1];
+        }
+        expectSameScores(high, s.n, s.d, low, s.sample,
+                         "n=" + std::to_string(s.n) + " d=" + std::to_string(s.d));
+    }
+    // Ties everywhere: small integers in both spaces.
+    const size_t n = 2000, d = 3;
+    std::vector<float> grid(n * d), flat(2 * n);
+    for (size_t i = 0; i < n; ++i) {
+        for (size_t c = 0; c < d; ++c) grid[i * d + c] = float((i * (c + 3) + c) % 7);
+        flat[2 * i] = float(i % 5), flat[2 * i + 1] = float((i / 5) % 4);
+    }
+    expectSameScores(grid, n, d, flat, 0, "integer grids");
 }
 
 }  // namespace

@@ -59,8 +59,7 @@ double sqdist(const float* a, const float* b, size_t dim) {
 
 }  // namespace
 
-QualityScores scoreEmbedding(const float* high, size_t n, size_t d, const float* low,
-                             const QualityParams& params) {
+std::vector<size_t> qualitySample(size_t n, const QualityParams& params) {
     const size_t m = params.sampleSize == 0 || params.sampleSize >= n ? n : params.sampleSize;
     const size_t k = params.k;
     if (k < 1 || 2 * m < 3 * k + 2)
@@ -70,6 +69,13 @@ QualityScores scoreEmbedding(const float* high, size_t n, size_t d, const float*
     std::vector<size_t> sample = samplePoints(n, m, params.seed);
     // Sorted sample order makes results independent of the shuffle used to draw it.
     std::sort(sample.begin(), sample.end());
+    return sample;
+}
+
+QualityScores scoreEmbedding(const float* high, size_t n, size_t d, const float* low,
+                             const QualityParams& params) {
+    const std::vector<size_t> sample = qualitySample(n, params);
+    const size_t m = sample.size(), k = params.k;
 
     // The subsample gathered contiguously: the m^2 distance loops stay in cache.
     std::vector<float> hs(m * d), ls(m * 2);
@@ -124,6 +130,21 @@ QualityScores scoreEmbedding(const float* high, size_t n, size_t d, const float*
     s.points = m;
     s.keptPerPoint.assign(kept.begin(), kept.end());
     return s;
+}
+
+namespace {
+class CpuQualityScorer : public QualityScorer {
+  public:
+    std::string name() const override { return "cpu"; }
+    QualityScores score(const float* high, size_t n, size_t d, const float* low,
+                        const QualityParams& params) override {
+        return scoreEmbedding(high, n, d, low, params);
+    }
+};
+}  // namespace
+
+std::unique_ptr<QualityScorer> makeCpuQualityScorer() {
+    return std::make_unique<CpuQualityScorer>();
 }
 
 double trustworthiness(const float* high, size_t n, size_t d, const float* low,

@@ -3,6 +3,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <vector>
 
 namespace sepal {
@@ -30,6 +32,24 @@ struct QualityScores {
 /// Throws InputError when k does not fit the subsample. OpenMP; thread-count independent.
 QualityScores scoreEmbedding(const float* high, size_t n, size_t d, const float* low,
                              const QualityParams& params);
+
+/// The points scoreEmbedding scores: params.sampleSize of n (all for 0), drawn with the seed,
+/// ascending. Throws InputError when k does not fit them.
+std::vector<size_t> qualitySample(size_t n, const QualityParams& params);
+
+/// Scores embeddings on a device; every scorer gives scoreEmbedding's figures.
+class QualityScorer {
+  public:
+    virtual ~QualityScorer() = default;
+    /// "cpu" or "cuda".
+    virtual std::string name() const = 0;
+    /// As scoreEmbedding.
+    virtual QualityScores score(const float* high, size_t n, size_t d, const float* low,
+                                const QualityParams& params) = 0;
+};
+
+/// scoreEmbedding on all cores.
+std::unique_ptr<QualityScorer> makeCpuQualityScorer();
 
 /// Trustworthiness alone (see scoreEmbedding).
 double trustworthiness(const float* high, size_t n, size_t d, const float* low,

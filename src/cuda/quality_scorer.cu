@@ -1,0 +1,180 @@
+// Trustworthiness and k-NN preservation of every cell on the GPU, with scoreEmbedding's figures:
+// the exact k-NN graphs of the cells in data space and in 2D (the GPU's k-NN graph), then, for
+// each 2D neighbour that is no data-space neighbour, its rank in data space counted over every
+// cell in one scan of the tiles. A single-precision key decides "nearer" or "farther" where its
+// error bound allows; the few keys too close to call are taken again exactly in double precision
+// in the CPU's order, so the counts, and so the scores, equal the CPU's.
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/common/error.h"
+#include "core/knn/knn_graph.h"
+#include "core/metrics/quality.h"
+#include "cuda/cuda_backend.h"
+#include "cuda/cuda_error.h"
+#include "cuda/device_buffer.h"
+#include "cuda/tile_keys.cuh"
+
+namespace sepal::cuda {
+namespace {
+
+constexpr int kMostK = 32;  // neighbours the rank kernel holds per cell
+constexpr uint32_t kNoTarget = 0xFFFFFFFFu;
+
+/// For each cell and each of its targets (2D neighbours that are no data-space neighbour, at
+/// exact key tKey): how many other cells are nearer in data space, or as near with a lower index.
+template <int W>
+__global__ void rankKernel(const float* __restrict__ rows, const uint8_t* __restrict__ usable,
+                           int m, int d, int k, double relError, const uint32_t* __restrict__ tIdx,
+                           const double* __restrict__ tKey, uint32_t* __restrict__ outCount) {
+    const int qi = blockIdx.x * kTileQueries + threadIdx.x;
+    double key[kMostK];
+    float below[kMostK], above[kMostK];
+    uint32_t id[kMostK], count[kMostK];
+    int slot[kMostK];
+    int targets = 0;
+    if (qi < m)
+        for (int j = 0; j < k; ++j) {
+            const uint32_t t = tIdx[size_t(qi) * k + j];
+            if (t == kNoTarget) continue;
+            key[targets] = tKey[size_t(qi) * k + j];
+            // Float keys below `below` are surely nearer, above `above` surely farther.
+            below[targets] = __double2float_rd(key[targets] * (1.0 - relError));
+            above[targets] = __double2float_ru(key[targets] * (1.0 + relError));
+            id[targets] = t;
+            count[targets] = 0;
+            slot[targets] = j;
+            ++targets;
+        }
+    const float* mine = rows + size_t(qi < m ? qi : 0) * d;
+    scanReferences<Sum::Squares, W>(
+        rows, usable, m, d, qi, qi < m && targets > 0, [&](int ref, float f) {
+            for (int t = 0; t < targets; ++t) {
+                if (f < below[t]) {
+                    ++count[t];
+                } else if (f <= above[t]) {
+                    const double e =
+                        exactKey<Sum::Squares>(mine, rows + size_t(ref) * d, d, 0, 1, 0, 1);
+                    if (e < key[t] || (e == key[t] && uint32_t(ref) < id[t])) ++count[t];
+                }
+            }
+        });
+    if (qi >= m) return;
+    for (int t = 0; t < targets; ++t) outCount[size_t(qi) * k + slot[t]] = count[t];
+}
+
+class CudaQualityScorer : public QualityScorer {
+  public:
+    std::string name() const override { return "cuda"; }
+
+    QualityScores score(const float* high, size_t n, size_t d, const float* low,
+                        const QualityParams& params) override {
+        const std::vector<size_t> sample = qualitySample(n, params);
+        const size_t m = sample.size(), k = params.k;
+        Matrix hs(m, d), ls(m, 2);
+        bool finite = true;
+        for (size_t i = 0; i < m; ++i) {
+            std::copy_n(high + sample[i] * d, d, hs.row(i));
+            std::copy_n(low + sample[i] * 2, 2, ls.row(i));
+        }
+        for (float v : hs.values) finite = finite && std::isfinite(v);
+        for (float v : ls.values) finite = finite && std::isfinite(v);
+        // Beyond what the kernel holds, or missing values (whose order the CPU defines): the CPU.
+        if (!finite || k > size_t(kMostK) || m > size_t(INT32_MAX) || d > size_t(INT32_MAX) / 2)
+            return scoreEmbedding(high, n, d, low, params);
+        auto graphs = makeCudaKnnGraphBuilder();
+        const KnnGraph inData = graphs->build(hs, k, KnnMetric::Euclidean);
+        const KnnGraph inPicture = graphs->build(ls, k, KnnMetric::Euclidean);
+        const KnnRows rows = knnRows(hs, KnnMetric::Euclidean);
+
+        // The targets: each cell's 2D neighbours that are no data-space neighbour, in the
+        // picture's order (the CPU's order of the penalty's sum).
+        std::vector<uint32_t> targets(m * k, kNoTarget);
+        std::vector<double> keys(m * k, 0.0), kept(m, 0.0);
+#pragma omp parallel for schedule(static)
+        for (long long ii = 0; ii < (long long)m; ++ii) {
+            const size_t i = size_t(ii);
+            std::vector<uint32_t> near(inData.neighbours.begin() + long(i * k),
+                                       inData.neighbours.begin() + long((i + 1) * k));
+            std::sort(near.begin(), near.end());
+            size_t both = 0;
+            for (size_t j = 0; j < k; ++j) {
+                const uint32_t other = inPicture.neighbours[i * k + j];
+                if (std::binary_search(near.begin(), near.end(), other)) {
+                    ++both;
+                    continue;
+                }
+                targets[i * k + j] = other;
+                keys[i * k + j] = knnKey(rows, i, other);
+            }
+            kept[i] = double(both) / double(k);
+        }
+        DeviceBuffer<float> deviceRows;
+        DeviceBuffer<uint8_t> usable;
+        DeviceBuffer<uint32_t> deviceTargets, counts;
+        DeviceBuffer<double> deviceKeys;
+        deviceRows.reserve(m * d);
+        usable.reserve(m);
+        deviceTargets.reserve(m * k);
+        counts.reserve(m * k);
+        deviceKeys.reserve(m * k);
+        SEPAL_CUDA_CHECK(
+            cudaMemcpy(deviceRows.get(), hs.data(), m * d * sizeof(float), cudaMemcpyHostToDevice));
+        SEPAL_CUDA_CHECK(cudaMemset(usable.get(), 1, m));
+        SEPAL_CUDA_CHECK(cudaMemcpy(deviceTargets.get(), targets.data(), m * k * sizeof(uint32_t),
+                                    cudaMemcpyHostToDevice));
+        SEPAL_CUDA_CHECK(cudaMemcpy(deviceKeys.get(), keys.data(), m * k * sizeof(double),
+                                    cudaMemcpyHostToDevice));
+        SEPAL_CUDA_CHECK(cudaMemset(counts.get(), 0, m * k * sizeof(uint32_t)));
+        const int blocks = int((m + kTileQueries - 1) / kTileQueries);
+        const double rel = relativeKeyError(int(d));
+        if (d <= 4)
+            rankKernel<4><<<blocks, kTileQueries>>>(deviceRows.get(), usable.get(), int(m), int(d),
+                                                    int(k), rel, deviceTargets.get(),
+                                                    deviceKeys.get(), counts.get());
+        else if (d <= 32)
+            rankKernel<32><<<blocks, kTileQueries>>>(deviceRows.get(), usable.get(), int(m), int(d),
+                                                     int(k), rel, deviceTargets.get(),
+                                                     deviceKeys.get(), counts.get());
+        else
+            rankKernel<0><<<blocks, kTileQueries>>>(deviceRows.get(), usable.get(), int(m), int(d),
+                                                    int(k), rel, deviceTargets.get(),
+                                                    deviceKeys.get(), counts.get());
+        SEPAL_CUDA_CHECK_LAUNCH("rankKernel");
+        std::vector<uint32_t> nearer(m * k);
+        SEPAL_CUDA_CHECK(cudaMemcpy(nearer.data(), counts.get(), m * k * sizeof(uint32_t),
+                                    cudaMemcpyDeviceToHost));
+        // The sums of scoreEmbedding, in its order: rank = 1 + the cells nearer (ties by index).
+        double sumP = 0.0, sumK = 0.0;
+        QualityScores s;
+        s.keptPerPoint.resize(m);
+        for (size_t i = 0; i < m; ++i) {
+            double p = 0.0;
+            for (size_t j = 0; j < k; ++j)
+                if (targets[i * k + j] != kNoTarget)
+                    p += static_cast<double>(size_t(1) + nearer[i * k + j] - k);
+            sumP += p;
+            sumK += kept[i];
+            s.keptPerPoint[i] = float(kept[i]);
+        }
+        const double md = double(m), kd = double(k);
+        s.trustworthiness = 1.0 - 2.0 / (md * kd * (2.0 * md - 3.0 * kd - 1.0)) * sumP;
+        s.knnPreservation = sumK / md;
+        s.points = m;
+        return s;
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<QualityScorer> makeCudaQualityScorer() {
+    return std::make_unique<CudaQualityScorer>();
+}
+
+}  // namespace sepal::cuda
