@@ -71,7 +71,7 @@ if [ "$mode" != bench ] && [ "$mode" != profile ]; then
         filter=$small
         # memcheck also covers tensor+split's chunk offsets (racecheck: its kernels are those of
         # tensor+parts, already in the set).
-        [ $tool = memcheck ] && filter+=':CudaSplit.SideBySide*:CudaKnnGraph.Ties*'
+        [ $tool = memcheck ] && filter+=':CudaSplit.SideBySide*:CudaKnnGraph.Ties*:CudaQuality.*'
         compute-sanitizer --tool $tool --error-exitcode 9 $tests --gtest_brief=1 \
             --gtest_filter="$filter" >"$out/sanitizer_$tool.log" 2>&1
         rc=$?
