@@ -52,9 +52,13 @@ __global__ void rankKernel(const float* __restrict__ rows, const uint8_t* __rest
             slot[targets] = j;
             ++targets;
         }
+    // Most cells are farther than every target: one comparison rules them out.
+    float farthest = -INFINITY;
+    for (int t = 0; t < targets; ++t) farthest = fmaxf(farthest, above[t]);
     const float* mine = rows + size_t(qi < m ? qi : 0) * d;
     scanReferences<Sum::Squares, W>(
         rows, usable, m, d, qi, qi < m && targets > 0, [&](int ref, float f) {
+            if (f > farthest) return;
             for (int t = 0; t < targets; ++t) {
                 if (f < below[t]) {
                     ++count[t];
