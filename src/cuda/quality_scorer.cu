@@ -36,41 +36,53 @@ __global__ void rankKernel(const float* __restrict__ rows, const uint8_t* __rest
     const int qi = blockIdx.x * kTileQueries + threadIdx.x;
     double key[kMostK];
     float below[kMostK], above[kMostK];
-    uint32_t id[kMostK], count[kMostK];
+    uint32_t id[kMostK], hits[kMostK + 1], exact[kMostK];
     int slot[kMostK];
     int targets = 0;
     if (qi < m)
         for (int j = 0; j < k; ++j) {
             const uint32_t t = tIdx[size_t(qi) * k + j];
             if (t == kNoTarget) continue;
-            key[targets] = tKey[size_t(qi) * k + j];
-            // Float keys below `below` are surely nearer, above `above` surely farther.
-            below[targets] = __double2float_rd(key[targets] * (1.0 - relError));
-            above[targets] = __double2float_ru(key[targets] * (1.0 + relError));
-            id[targets] = t;
-            count[targets] = 0;
-            slot[targets] = j;
-            ++targets;
+            // Kept in ascending order of key, so that the thresholds ascend too.
+            const double e = tKey[size_t(qi) * k + j];
+            int at = targets++;
+            while (at > 0 && e < key[at - 1]) {
+                key[at] = key[at - 1], id[at] = id[at - 1], slot[at] = slot[at - 1];
+                --at;
+            }
+            key[at] = e, id[at] = t, slot[at] = j;
         }
-    // Most cells are farther than every target: one comparison rules them out.
-    float farthest = -INFINITY;
-    for (int t = 0; t < targets; ++t) farthest = fmaxf(farthest, above[t]);
+    for (int t = 0; t < targets; ++t) {
+        // Float keys below `below` are surely nearer, above `above` surely farther.
+        below[t] = __double2float_rd(key[t] * (1.0 - relError));
+        above[t] = __double2float_ru(key[t] * (1.0 + relError));
+        exact[t] = 0;
+    }
+    for (int t = 0; t <= targets; ++t) hits[t] = 0;
+    const float farthest = targets > 0 ? above[targets - 1] : -INFINITY;
     const float* mine = rows + size_t(qi < m ? qi : 0) * d;
     scanReferences<Sum::Squares, W>(
         rows, usable, m, d, qi, qi < m && targets > 0, [&](int ref, float f) {
+            // Most cells are farther than every target: one comparison rules them out.
             if (f > farthest) return;
-            for (int t = 0; t < targets; ++t) {
-                if (f < below[t]) {
-                    ++count[t];
-                } else if (f <= above[t]) {
-                    const double e =
-                        exactKey<Sum::Squares>(mine, rows + size_t(ref) * d, d, 0, 1, 0, 1);
-                    if (e < key[t] || (e == key[t] && uint32_t(ref) < id[t])) ++count[t];
-                }
+            // Surely nearer than targets pos.. (one count for all of them, summed at the end).
+            int pos = 0;
+            while (pos < targets && !(f < below[pos])) ++pos;
+            ++hits[pos];
+            // The targets below pos whose error interval holds f: too close to call in single
+            // precision, taken exactly.
+            for (int t = pos - 1; t >= 0 && f <= above[t]; --t) {
+                const double e =
+                    exactKey<Sum::Squares>(mine, rows + size_t(ref) * d, d, 0, 1, 0, 1);
+                if (e < key[t] || (e == key[t] && uint32_t(ref) < id[t])) ++exact[t];
             }
         });
     if (qi >= m) return;
-    for (int t = 0; t < targets; ++t) outCount[size_t(qi) * k + slot[t]] = count[t];
+    uint32_t nearer = 0;
+    for (int t = 0; t < targets; ++t) {
+        nearer += hits[t];
+        outCount[size_t(qi) * k + slot[t]] = nearer + exact[t];
+    }
 }
 
 class CudaQualityScorer : public QualityScorer {
