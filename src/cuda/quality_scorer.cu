@@ -71,11 +71,10 @@ __global__ void rankKernel(const float* __restrict__ rows, const uint8_t* __rest
             ++hits[pos];
             // The targets below pos whose error interval holds f: too close to call in single
             // precision, taken exactly.
-            for (int t = pos - 1; t >= 0 && f <= above[t]; --t) {
-                const double e =
-                    exactKey<Sum::Squares>(mine, rows + size_t(ref) * d, d, 0, 1, 0, 1);
+            if (pos == 0 || f > above[pos - 1]) return;
+            const double e = exactKey<Sum::Squares>(mine, rows + size_t(ref) * d, d, 0, 1, 0, 1);
+            for (int t = pos - 1; t >= 0 && f <= above[t]; --t)
                 if (e < key[t] || (e == key[t] && uint32_t(ref) < id[t])) ++exact[t];
-            }
         });
     if (qi >= m) return;
     uint32_t nearer = 0;
