@@ -46,12 +46,21 @@ FrameUpdate Workspace::frame(double budgetMs) {
 }
 
 void Workspace::updateQuality() {
+    const State& st = m_document.state();
+    // Scores of other data name other cells: forgotten at once, and a task still scoring them
+    // is let finish unread.
     if (m_qualityTask && m_qualityTask->done()) {
-        m_quality = {m_qualityTask->scores(), true, false};
-        m_scheduler.setNeighbourScores({m_qualityCells, m_quality.scores.keptPerPoint, kQualityK});
+        if (m_qualityData == st.version(Part::Data)) {
+            m_quality = {m_qualityTask->scores(), true, false};
+            m_scheduler.setNeighbourScores(
+                {m_qualityCells, m_quality.scores.keptPerPoint, kQualityK});
+        }
         m_qualityTask.reset();
     }
-    const State& st = m_document.state();
+    if (m_qualityData != st.version(Part::Data) && m_quality.valid) {
+        m_quality = {};
+        m_scheduler.setNeighbourScores({});
+    }
     const uint64_t key =
         st.version(Part::Model) * 1000003 + st.version(Part::Data) * 7919 + st.version(Part::Gates);
     if (key == m_qualityKey || m_qualityTask || !idle()) return;
@@ -69,6 +78,7 @@ void Workspace::updateQuality() {
         low.at(j, 0) = xy[2 * i], low.at(j, 1) = xy[2 * i + 1];
     }
     m_qualityKey = key;
+    m_qualityData = st.version(Part::Data);
     m_quality.scoring = true;
     m_qualityTask = std::make_unique<QualityTask>(std::move(high), std::move(low), kQualityK,
                                                   *backend().quality);

@@ -260,6 +260,7 @@ class Workspace {
     std::unique_ptr<QualityTask> m_qualityTask;
     PictureQuality m_quality;
     std::vector<size_t> m_qualityCells;  // the cells being scored, ascending
+    uint64_t m_qualityData = 0;          // the data version scored (or being scored)
     uint64_t m_qualityKey = 0;           // the versions of the picture scored last
 };
 
