@@ -7,7 +7,7 @@
 #   MPI_FILES (8), MPI_EVENTS (1000000), MPI_THREADS (threads per rank; default half the cores),
 #   MPI_WORK (folder for the cohort and outputs, e.g. /dev/shm to leave the disk out; default a
 #   temporary folder), MPI_RUNS (which runs, default: cpu-1 cpu-2 cpu-all cuda-1 cuda-2; also cuda-w2 and
-#   cpu-w2: one process, --workers 2),
+#   cpu-w2: one process, --workers 2; cuda-w4: --workers 4; cuda-2w2: 2 ranks of 2 lanes),
 #   APPLY_ARGS (more options for apply, e.g. --block-events 250000), SEPAL_GPU_BUILD (build-gpu),
 #   SEPAL_DEPS_DIR (deps)
 set -uo pipefail
@@ -65,12 +65,14 @@ runs=" ${MPI_RUNS:-cpu-1 cpu-2 cpu-all cuda-1 cuda-2} "
     [[ $runs == *" cuda-1 "* ]] && run cuda-1 1 "$threads" cuda
     [[ $runs == *" cuda-2 "* ]] && run cuda-2 2 "$half" cuda
     [[ $runs == *" cuda-w2 "* ]] && run cuda-w2 1 "$threads" cuda 2
+    [[ $runs == *" cuda-w4 "* ]] && run cuda-w4 1 "$threads" cuda 4
+    [[ $runs == *" cuda-2w2 "* ]] && run cuda-2w2 2 "$half" cuda 2
     [[ $runs == *" cpu-w2 "* ]] && run cpu-w2 1 "$threads" cpu 2
     true
 } | tee "$out/mpi-bench.jsonl"
 # Ranks and threads never change the bytes (the CUDA kernels agree with the CPU within the
 # tolerance, not bit for bit, so they are compared with each other).
-for pair in "cpu-1x$half cpu-2x$half" "cpu-1x$half cpu-1x$threads" "cuda-1 cuda-2" "cuda-1 cuda-w2" \
+for pair in "cpu-1x$half cpu-2x$half" "cpu-1x$half cpu-1x$threads" "cuda-1 cuda-2" "cuda-1 cuda-w2" "cuda-1 cuda-w4" "cuda-1 cuda-2w2" \
     "cpu-1x$threads cpu-w2"; do
     set -- $pair
     same=yes
