@@ -249,11 +249,14 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
     std::vector<size_t> mine;  // this rank's files
     for (size_t f = 0; f < a.inputs.size(); ++f)
         if (ranks.owns(f)) mine.push_back(f);
-    // Files in flight at once: one per visible GPU by default, each lane on its own GPU (under
-    // mpirun the ranks of a machine take turns over its GPUs), sharing the CPU threads.
+    // Files in flight at once, each lane on its own GPU in turn (under mpirun the ranks of a
+    // machine take turns over its GPUs), sharing the CPU threads. On the GPU, two lanes by
+    // default (or one per GPU when there are more): one file's reading and writing overlap
+    // another's projection (8 files of 1M cells on one H100: 4.90 s with one lane, 3.96 s with
+    // two, 4.28 s with four).
     const bool cpuOnly = a.backend == "cpu" || a.backend == "reference";
     const size_t gpus = cpuOnly ? 0 : gpuCount();
-    size_t lanes = a.workers > 0 ? size_t(a.workers) : std::max<size_t>(1, gpus);
+    size_t lanes = a.workers > 0 ? size_t(a.workers) : gpus > 0 ? std::max<size_t>(2, gpus) : 1;
     lanes = std::max<size_t>(1, std::min(lanes, mine.size()));
     const int threads = std::max(1, omp_get_max_threads() / int(lanes));
     std::vector<std::optional<PopulationTally>> tallies(lanes);
@@ -368,7 +371,8 @@ void addApplyCommand(CLI::App& app) {
         ->check(CLI::PositiveNumber);
     cmd->add_option("--workers", args->workers,
                     "files projected at once, each on its own GPU in turn, sharing the CPU "
-                    "threads (0: one per visible GPU with the cuda or auto backend, else one)")
+                    "threads (0: on the GPU two, or one per GPU when there are more; one on the "
+                    "CPU)")
         ->capture_default_str()
         ->check(CLI::NonNegativeNumber);
     cmd->add_flag("--force", args->force,
