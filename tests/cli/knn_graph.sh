@@ -40,3 +40,20 @@ if "$cli" knn "$tmp/line.csv" --metric chebyshev --out "$tmp/x.csv" 2>"$tmp/e2.t
 fi
 grep -q "euclidean, cosine, pearson or manhattan" "$tmp/e2.txt" || fail "$(cat "$tmp/e2.txt")"
 echo "errors: $(cat "$tmp/e1.txt") / $(cat "$tmp/e2.txt")"
+
+# The backends give the same graph and scores (auto: the GPU when there is one); a backend that
+# cannot run says why.
+"$cli" demo --events 3000 --seed 4 --out "$tmp/d.fcs" >/dev/null
+"$cli" knn "$tmp/d.fcs" --k 15 --backend cpu --out "$tmp/cpu.bin" --quiet
+"$cli" knn "$tmp/d.fcs" --k 15 --backend auto --out "$tmp/auto.bin" 2>"$tmp/auto.txt"
+cmp -s "$tmp/cpu.bin" "$tmp/auto.bin" || fail "auto ($(cat "$tmp/auto.txt")) gave another graph"
+"$cli" embed "$tmp/d.fcs" --out "$tmp/y.csv" --quiet
+"$cli" score "$tmp/d.fcs" --embedding "$tmp/y.csv" --sample 0 --backend cpu >"$tmp/s-cpu.txt"
+"$cli" score "$tmp/d.fcs" --embedding "$tmp/y.csv" --sample 0 --backend auto >"$tmp/s-auto.txt"
+cmp -s "$tmp/s-cpu.txt" "$tmp/s-auto.txt" || fail "scores differ: $(cat "$tmp/s-cpu.txt" "$tmp/s-auto.txt")"
+if ! "$cli" knn "$tmp/d.fcs" --k 15 --backend cuda --out "$tmp/cuda.bin" 2>"$tmp/cuda.txt"; then
+    grep -q "CUDA" "$tmp/cuda.txt" || fail "--backend cuda failed saying $(cat "$tmp/cuda.txt")"
+else
+    cmp -s "$tmp/cpu.bin" "$tmp/cuda.bin" || fail "the GPU's graph differs from the CPU's"
+fi
+echo "backends ok: $(grep -h "in [0-9.]* s" "$tmp/auto.txt")"
