@@ -83,8 +83,9 @@ void Workspace::exportModel(const std::string& path) {
     if (labels.disagreeing > 0)
         log(LogEntry::Warning,
             path + ": the model labels " + std::to_string(labels.disagreeing) +
-                " cells otherwise than the picture (the landmarks changed since the populations "
-                "were made); open the model again to see its labels");
+                " cells otherwise than the picture: populations made before the landmarks "
+                "were trained, added or removed, or of unknown making (an older session), "
+                "follow the landmarks now; open the model again to see its labels");
 }
 
 PopulationTally Workspace::populationTally(bool withValues) const {

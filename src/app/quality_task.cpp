@@ -9,7 +9,14 @@ QualityTask::QualityTask(Matrix high, Matrix low, size_t k, QualityScorer& score
             QualityParams params;
             params.k = m_k;
             params.sampleSize = 0;  // the cells given are the sample
-            m_scores = scorer.score(m_high.data(), m_high.rows, m_high.cols, m_low.data(), params);
+            try {
+                m_scores =
+                    scorer.score(m_high.data(), m_high.rows, m_high.cols, m_low.data(), params);
+            } catch (const std::exception&) {
+                // The GPU failing (out of memory, a lost device) leaves the CPU's figures.
+                m_scores = makeCpuQualityScorer()->score(m_high.data(), m_high.rows, m_high.cols,
+                                                         m_low.data(), params);
+            }
         } catch (const std::exception&) {
             m_scores = QualityScores{};
         }

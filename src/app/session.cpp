@@ -53,9 +53,13 @@ nlohmann::json Workspace::sessionJson(const std::array<float, 3>& camera) const 
             {"populations",
              {{"groups", groups},
               {"runs", runs(state.populations.membership)},
-              {"regions", state.populations.regions.empty()
-                              ? nlohmann::json()
-                              : regionsToJson(state.populations.regions)}}},
+              // Regions whose landmark labels no longer fit (landmarks added or removed since)
+              // are not saved: the populations then travel as landmark sets.
+              {"regions",
+               state.populations.regions.empty() ||
+                       state.populations.regions.labelOfLandmark.size() != state.model.count()
+                   ? nlohmann::json()
+                   : regionsToJson(state.populations.regions)}}},
             {"metadata",
              {{"source", state.metadata.source},
               {"columns", state.metadata.columns},
@@ -140,12 +144,19 @@ std::array<float, 3> Workspace::loadSession(const std::string& path) {
         for (size_t i = 0; i + 2 < r.size(); i += 3)
             for (uint64_t k = r[i]; k < r[i] + r[i + 1] && k < next.data.events(); ++k)
                 next.populations.membership[k] = uint8_t(r[i + 2]);
-        // Sessions saved before regions have none: their populations travel as landmark sets.
+        // Sessions saved before regions have none: their populations travel as landmark sets,
+        // as do regions that no longer fit (the populations themselves are kept).
         const auto& regions = j.at("populations").value("regions", nlohmann::json());
         if (!regions.is_null()) {
-            next.populations.regions = regionsFromJson(regions, "session " + path);
-            validateRegions(next.populations.regions, next.model.count(),
-                            next.populations.groups.size(), "session " + path);
+            try {
+                next.populations.regions = regionsFromJson(regions, "session " + path);
+                validateRegions(next.populations.regions, next.model.count(),
+                                next.populations.groups.size(), "session " + path);
+            } catch (const InputError& e) {
+                next.populations.regions = {};
+                log(LogEntry::Warning,
+                    std::string(e.what()) + "; the populations travel in models as landmark sets");
+            }
         }
         const auto& v = j.at("view");
         next.view = {v.at("pointSize").get<float>(), v.at("alpha").get<float>(),

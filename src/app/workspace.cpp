@@ -52,8 +52,10 @@ void Workspace::updateQuality() {
     if (m_qualityTask && m_qualityTask->done()) {
         if (m_qualityData == st.version(Part::Data)) {
             m_quality = {m_qualityTask->scores(), true, false};
-            m_scheduler.setNeighbourScores(
-                {m_qualityCells, m_quality.scores.keptPerPoint, kQualityK});
+            // Scoring that failed has no per-cell values: the view then waits for the next.
+            if (m_quality.scores.keptPerPoint.size() == m_qualityCells.size())
+                m_scheduler.setNeighbourScores(
+                    {m_qualityCells, m_quality.scores.keptPerPoint, kQualityK});
         }
         m_qualityTask.reset();
     }

@@ -30,7 +30,6 @@
 
 namespace sepal::app {
 
-/// The application's model. Every edit goes through the undo stack.
 /// The populations a model file carries, as the app makes them.
 struct ModelLabels {
     std::vector<ModelPopulation> populations;  ///< named landmark sets
@@ -38,6 +37,7 @@ struct ModelLabels {
     size_t disagreeing = 0;  ///< gated cells the model labels otherwise than the picture
 };
 
+/// The application's model. Every edit goes through the undo stack.
 class Workspace {
   public:
     /// backendName: "auto", "cpu" or "cuda" (see makeBackend).

@@ -48,7 +48,14 @@ Backend makeBackend(const std::string& name, const BackendOptions& options) {
     if (name == "cuda" || name == "auto") {
 #ifdef SEPAL_HAVE_CUDA
         std::string why;
-        if (options.device >= 0 && cuda::deviceCount() > 0) cuda::useDevice(options.device);
+        if (options.device >= 0 && cuda::deviceCount() > 0) {
+            try {
+                cuda::useDevice(options.device);
+            } catch (const InputError& e) {
+                if (name == "cuda") throw;
+                return cpuBackend(std::string("auto: ") + e.what() + "; using the CPU");
+            }
+        }
         if (cuda::deviceAvailable(&why)) {
             Backend b{cuda::makeCudaProjector(options.kernel),
                       cuda::makeCudaNearestSearch(),

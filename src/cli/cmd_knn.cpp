@@ -50,8 +50,8 @@ void runKnn(const KnnArgs& a) {
     note(a.quiet, line);
     if (backend.graph->redone() > 0)
         note(a.quiet, std::to_string(backend.graph->redone()) +
-                          " events' neighbours were too close to call in single precision: "
-                          "found again exactly on the CPU");
+                          " events' neighbours were found on the CPU (too close to call in "
+                          "single precision, or beyond the GPU kernels' limits)");
     writeKnnGraph(a.out, graph);
 }
 

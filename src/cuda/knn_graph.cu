@@ -69,9 +69,9 @@ __global__ void rerankKernel(const float* __restrict__ rows, const double* __res
                              const double* __restrict__ norm, int d, int q0, int qn, int k,
                              const float* __restrict__ candKey,
                              const uint32_t* __restrict__ candIdx,
-                             const int* __restrict__ candCount, double relError, double absError,
-                             uint32_t* __restrict__ outIdx, double* __restrict__ outKey,
-                             uint8_t* __restrict__ certified) {
+                             const int* __restrict__ candCount, int others, double relError,
+                             double absError, uint32_t* __restrict__ outIdx,
+                             double* __restrict__ outKey, uint8_t* __restrict__ certified) {
     const int qi = blockIdx.x * blockDim.x + threadIdx.x;
     if (qi >= qn) return;
     const int q = q0 + qi;
@@ -96,10 +96,13 @@ __global__ void rerankKernel(const float* __restrict__ rows, const double* __res
         outIdx[size_t(qi) * k + j] = id[j];
         outKey[size_t(qi) * k + j] = key[j];
     }
-    bool sure = true;
+    // Fewer than C candidates: complete when every other usable point is among them (a key that
+    // overflowed single precision was never offered).
+    bool sure = m == others;
     if (m == C) {
         const double worst = candKey[size_t(qi) * C + C - 1];
-        const double bound = S == Sum::Dot ? worst - absError : worst / (1.0 + relError);
+        const double bound =
+            S == Sum::Dot ? worst - absError : worst / (1.0 + relError) - subnormalKeyError(d);
         sure = bound > key[k - 1];
     }
     certified[qi] = sure ? 1 : 0;
@@ -112,8 +115,10 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
     KnnGraph build(const Matrix& points, size_t k, KnnMetric metric) override {
         KnnGraph g = emptyKnnGraph(points.rows, k);
         const size_t n = points.rows, d = points.cols;
-        if (k + kMargin > 64 || n > size_t(INT32_MAX) || d > size_t(INT32_MAX) / 2) {
+        m_redone = 0;
+        if (k + kMargin > 64 || n > size_t(INT32_MAX - 64) || d > size_t(INT32_MAX) / 2) {
             // Beyond what the kernels hold: the CPU gives the same graph.
+            m_redone = n;
             return knnGraph(points, k, metric);
         }
         const KnnRowScales scales = knnRowScales(points, metric);
@@ -160,6 +165,8 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
         certified.reserve(batch);
         const double relError = relativeKeyError(int(d));
         const double absError = absoluteKeyError(int(d));
+        // Usable points other than a usable query: its candidates when there are fewer than C.
+        const int others = int(std::count(scales.usable.begin(), scales.usable.end(), 1)) - 1;
         std::vector<uint32_t> idx(batch * k);
         std::vector<double> keys(batch * k);
         std::vector<uint8_t> sure(batch);
@@ -173,8 +180,8 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
                              candidateRows, usable.get(), int(n), int(d), int(q0), qn,
                              candKey.get(), candIdx.get(), candCount.get());
             launchRerank(metric, C, rows.get(), shift.get(), norm.get(), int(d), int(q0), qn,
-                         int(k), candKey.get(), candIdx.get(), candCount.get(), relError, absError,
-                         outIdx.get(), outKey.get(), certified.get());
+                         int(k), candKey.get(), candIdx.get(), candCount.get(), others, relError,
+                         absError, outIdx.get(), outKey.get(), certified.get());
             SEPAL_CUDA_CHECK(cudaMemcpy(idx.data(), outIdx.get(), size_t(qn) * k * sizeof(uint32_t),
                                         cudaMemcpyDeviceToHost));
             SEPAL_CUDA_CHECK(cudaMemcpy(keys.data(), outKey.get(), size_t(qn) * k * sizeof(double),
@@ -242,36 +249,37 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
     template <Sum S, int C>
     static void rerankOf(const float* rows, const double* shift, const double* norm, int d, int q0,
                          int qn, int k, const float* ck, const uint32_t* ci, const int* cc,
-                         double rel, double abs, uint32_t* oi, double* ok, uint8_t* sure) {
+                         int others, double rel, double abs, uint32_t* oi, double* ok,
+                         uint8_t* sure) {
         rerankKernel<S, C><<<(qn + 127) / 128, 128>>>(rows, shift, norm, d, q0, qn, k, ck, ci, cc,
-                                                      rel, abs, oi, ok, sure);
+                                                      others, rel, abs, oi, ok, sure);
         SEPAL_CUDA_CHECK_LAUNCH("rerankKernel");
     }
     template <int C>
     static void rerankBy(KnnMetric metric, const float* rows, const double* shift,
                          const double* norm, int d, int q0, int qn, int k, const float* ck,
-                         const uint32_t* ci, const int* cc, double rel, double abs, uint32_t* oi,
-                         double* ok, uint8_t* sure) {
+                         const uint32_t* ci, const int* cc, int others, double rel, double abs,
+                         uint32_t* oi, double* ok, uint8_t* sure) {
         if (metric == KnnMetric::Euclidean)
-            rerankOf<Sum::Squares, C>(rows, shift, norm, d, q0, qn, k, ck, ci, cc, rel, abs, oi, ok,
-                                      sure);
+            rerankOf<Sum::Squares, C>(rows, shift, norm, d, q0, qn, k, ck, ci, cc, others, rel, abs,
+                                      oi, ok, sure);
         else if (metric == KnnMetric::Manhattan)
-            rerankOf<Sum::Absolute, C>(rows, shift, norm, d, q0, qn, k, ck, ci, cc, rel, abs, oi,
-                                       ok, sure);
+            rerankOf<Sum::Absolute, C>(rows, shift, norm, d, q0, qn, k, ck, ci, cc, others, rel,
+                                       abs, oi, ok, sure);
         else
-            rerankOf<Sum::Dot, C>(rows, shift, norm, d, q0, qn, k, ck, ci, cc, rel, abs, oi, ok,
-                                  sure);
+            rerankOf<Sum::Dot, C>(rows, shift, norm, d, q0, qn, k, ck, ci, cc, others, rel, abs, oi,
+                                  ok, sure);
     }
     static void launchRerank(KnnMetric metric, int C, const float* rows, const double* shift,
                              const double* norm, int d, int q0, int qn, int k, const float* ck,
-                             const uint32_t* ci, const int* cc, double rel, double abs,
+                             const uint32_t* ci, const int* cc, int others, double rel, double abs,
                              uint32_t* oi, double* ok, uint8_t* sure) {
         if (C == 32)
-            rerankBy<32>(metric, rows, shift, norm, d, q0, qn, k, ck, ci, cc, rel, abs, oi, ok,
-                         sure);
+            rerankBy<32>(metric, rows, shift, norm, d, q0, qn, k, ck, ci, cc, others, rel, abs, oi,
+                         ok, sure);
         else
-            rerankBy<64>(metric, rows, shift, norm, d, q0, qn, k, ck, ci, cc, rel, abs, oi, ok,
-                         sure);
+            rerankBy<64>(metric, rows, shift, norm, d, q0, qn, k, ck, ci, cc, others, rel, abs, oi,
+                         ok, sure);
     }
 
     size_t m_redone = 0;

@@ -3,6 +3,7 @@
 // persistent grid of one block per multiprocessor), the kernel's dynamic shared-memory limit,
 // and the run-time stride to a template.
 
+#include <atomic>
 #include <cstddef>
 #include <type_traits>
 
@@ -11,18 +12,32 @@
 
 namespace sepal::cuda::detail {
 
+/// Raises KERNEL's dynamic shared-memory limit to `bytes` on the current device, once per
+/// device and size: the attribute is per kernel and device, and apply's lanes launch from
+/// several threads, on several GPUs.
+template <auto KERNEL>
+void allowSharedBytes(size_t bytes) {
+    constexpr int kDevices = 64;
+    static std::atomic<size_t> allowed[kDevices] = {};
+    int device = 0;
+    SEPAL_CUDA_CHECK(cudaGetDevice(&device));
+    if (device >= 0 && device < kDevices && allowed[device].load() >= bytes) return;
+    SEPAL_CUDA_CHECK(
+        cudaFuncSetAttribute(KERNEL, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+    if (device >= 0 && device < kDevices) {
+        size_t seen = allowed[device].load();
+        while (seen < bytes && !allowed[device].compare_exchange_weak(seen, bytes)) {
+        }
+    }
+}
+
 /// Launches KERNEL over a.n points, `threads` points per block with `bytes` of dynamic shared
-/// memory; the first launch raises the kernel's limit (the attribute is per kernel and process).
-/// `what` names the launch in errors ("launch of fusedKernel").
+/// memory (the kernel's limit raised first). `what` names the launch in errors ("launch of
+/// fusedKernel").
 template <auto KERNEL>
 void launchPerPoint(const ProjectionArgs& a, int threads, size_t bytes, cudaStream_t stream,
                     const char* what) {
-    static bool configured = false;
-    if (!configured) {
-        SEPAL_CUDA_CHECK(
-            cudaFuncSetAttribute(KERNEL, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-        configured = true;
-    }
+    allowSharedBytes<KERNEL>(bytes);
     const unsigned blocks = unsigned((a.n + threads - 1) / threads);
     KERNEL<<<blocks, threads, bytes, stream>>>(a);
     check(cudaGetLastError(), what, __FILE__, __LINE__);
@@ -34,7 +49,7 @@ inline size_t maxSharedBytesOptin() {
 }
 
 /// Multiprocessors of the current device, asked once per process (the persistent launches run
-/// once per frame and phase in the app).
+/// once per frame and phase in the app; several GPUs are taken to be alike).
 inline int multiprocessorCount() {
     static const int count = [] {
         int device = 0, value = 0;
@@ -55,12 +70,7 @@ inline int multiprocessorsFor(const ProjectionArgs& a) {
 template <auto KERNEL, class Layout>
 void launchPersistent(const ProjectionArgs& a, const Layout& layout, int warps, size_t bytes,
                       cudaStream_t stream, const char* what) {
-    static bool configured = false;
-    if (!configured) {
-        SEPAL_CUDA_CHECK(cudaFuncSetAttribute(KERNEL, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              int(maxSharedBytesOptin())));
-        configured = true;
-    }
+    allowSharedBytes<KERNEL>(maxSharedBytesOptin());
     const int sms = multiprocessorsFor(a);
     const size_t tiles = (a.n + 31) / 32;
     const size_t wanted = (tiles + size_t(warps) - 1) / size_t(warps);

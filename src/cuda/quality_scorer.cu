@@ -52,10 +52,11 @@ __global__ void rankKernel(const float* __restrict__ rows, const uint8_t* __rest
             }
             key[at] = e, id[at] = t, slot[at] = j;
         }
+    const double tiny = subnormalKeyError(d);
     for (int t = 0; t < targets; ++t) {
         // Float keys below `below` are surely nearer, above `above` surely farther.
-        below[t] = __double2float_rd(key[t] * (1.0 - relError));
-        above[t] = __double2float_ru(key[t] * (1.0 + relError));
+        below[t] = __double2float_rd(key[t] * (1.0 - relError) - tiny);
+        above[t] = __double2float_ru(key[t] * (1.0 + relError) + tiny);
         exact[t] = 0;
     }
     for (int t = 0; t <= targets; ++t) hits[t] = 0;
@@ -101,7 +102,8 @@ class CudaQualityScorer : public QualityScorer {
         for (float v : hs.values) finite = finite && std::isfinite(v);
         for (float v : ls.values) finite = finite && std::isfinite(v);
         // Beyond what the kernel holds, or missing values (whose order the CPU defines): the CPU.
-        if (!finite || k > size_t(kMostK) || m > size_t(INT32_MAX) || d > size_t(INT32_MAX) / 2)
+        if (!finite || k > size_t(kMostK) || m > size_t(INT32_MAX - 64) ||
+            d > size_t(INT32_MAX) / 2)
             return scoreEmbedding(high, n, d, low, params);
         auto graphs = makeCudaKnnGraphBuilder();
         const KnnGraph inData = graphs->build(hs, k, KnnMetric::Euclidean);

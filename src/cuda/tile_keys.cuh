@@ -132,12 +132,17 @@ __device__ double exactKey(const float* a, const float* b, int d, double shiftA,
 
 /// The relative error bound of a single-precision squared-difference or absolute-difference key
 /// of d columns (unit roundoff 2^-24, with room): |float key - exact| <= bound * exact.
-inline double relativeKeyError(int d) {
+__host__ __device__ inline double relativeKeyError(int d) {
     return 1.05 * double(d + 4) * 0x1p-24;
 }
 /// The absolute error bound of a single-precision 1 - dot key of unit rows.
-inline double absoluteKeyError(int d) {
+__host__ __device__ inline double absoluteKeyError(int d) {
     return 1.05 * double(d + 8) * 0x1p-24;
+}
+/// What rounding in the subnormal range adds to a squared-difference or absolute-difference
+/// key, where the relative bound does not hold: half the smallest subnormal per operation.
+__host__ __device__ inline double subnormalKeyError(int d) {
+    return double(2 * d + 4) * 0x1p-149;
 }
 
 }  // namespace sepal::cuda

@@ -619,6 +619,16 @@ TEST(Workspace, SessionRoundTripAndABadSessionKeepsWhatIsOpen) {
     settle(other);
     EXPECT_EQ(other.positions(), directProjection(other));
 
+    // A landmark added after the strokes: the regions no longer fit the landmarks, so the
+    // session keeps the populations without them (and still opens).
+    ws.addLandmark(-0.3f, 0.2f);
+    settle(ws);
+    ws.saveSession(path, {1, 2, 30});
+    Workspace third("cpu");
+    third.loadSession(path);
+    EXPECT_EQ(third.state().populations.groups, ws.state().populations.groups);
+    EXPECT_TRUE(third.state().populations.regions.empty());
+
     std::ofstream(dir / "bad.json") << "{\"format\": \"sepal-session\", \"files\": [";
     EXPECT_THROW(other.loadSession((dir / "bad.json").string()), InputError);
     EXPECT_EQ(other.state().data.events(), 2500u);

@@ -88,6 +88,12 @@ TEST(PopulationRegions, TravelInModelFilesAndBadOnesAreNamed) {
     bad["regions"]["strokes"][0]["from"] = {"B"};
     EXPECT_NE(errorOf(bad).find("\"from\""), std::string::npos) << errorOf(bad);
     bad = doc;
+    bad["regions"]["labels"] = {0, uint64_t(18446744073709551615ull)};
+    EXPECT_NE(errorOf(bad).find("not an integer >= -1"), std::string::npos) << errorOf(bad);
+    bad = doc;
+    bad["regions"]["strokes"][0]["polygon"] = {0, 0, 1e300, 0, 0, 1};
+    EXPECT_NE(errorOf(bad).find("not a finite number"), std::string::npos) << errorOf(bad);
+    bad = doc;
     bad["regions"].erase("strokes");
     EXPECT_NE(errorOf(bad).find("m.json"), std::string::npos) << errorOf(bad);
     // Saving refuses a rule that names more populations than the model has.

@@ -111,9 +111,12 @@ PopulationRegions regionsFromJson(const nlohmann::json& json, const std::string&
         if (!a.is_array()) fail("\"" + what + "\" is not an array of integers");
         std::vector<int32_t> out;
         for (const auto& v : a) {
-            if (!v.is_number_integer() || v.get<long long>() < -1 || v.get<long long>() > INT32_MAX)
-                fail("\"" + what + "\" holds something that is not an integer >= -1");
-            out.push_back(v.get<int32_t>());
+            const bool fits =
+                v.is_number_unsigned()
+                    ? v.get<unsigned long long>() <= static_cast<unsigned long long>(INT32_MAX)
+                    : v.is_number_integer() && v.get<long long>() >= -1;
+            if (!fits) fail("\"" + what + "\" holds something that is not an integer >= -1");
+            out.push_back(static_cast<int32_t>(v.get<long long>()));
         }
         return out;
     };
@@ -132,8 +135,9 @@ PopulationRegions regionsFromJson(const nlohmann::json& json, const std::string&
         stroke.label = label[0];
         stroke.from = integers(s["from"], "from");
         for (const auto& v : s["polygon"]) {
-            if (!v.is_number()) fail("a stroke's polygon holds something that is not a number");
-            stroke.polygon.push_back(v.get<float>());
+            if (!v.is_number() || !(std::fabs(v.get<double>()) <= 3.0e38))
+                fail("a stroke's polygon holds something that is not a finite number");
+            stroke.polygon.push_back(static_cast<float>(v.get<double>()));
         }
         regions.strokes.push_back(std::move(stroke));
     }
