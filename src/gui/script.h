@@ -3,7 +3,7 @@
 //
 //   open PATH...            open files (several become samples); add-samples PATH... adds
 //   wait N                  let N frames pass          settle  wait until nothing is pending
-//   scored                  wait until the picture's quality (Stats; colour by neighbours) is scored
+//   scored                  wait until the picture's quality (Stats, Neighbours kept) is in
 //   click X Y [right] [ctrl] [shift]      press and release at canvas pixel (X, Y)
 //   drag X1 Y1 X2 Y2 [right] [ctrl] [shift]   press, move over frames, release
 //   drag-landmark I DX DY   drag landmark I by (DX, DY) pixels
