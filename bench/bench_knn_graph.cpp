@@ -31,7 +31,22 @@ struct GraphOptions {
     int repeats = 3;
     size_t check = 200;  // rows compared with the CPU's exact neighbours
     uint64_t seed = 42;
+    std::vector<int> gpus;  // devices the graph spreads over (empty: every visible one)
 };
+
+/// FNV-1a of the graph's indices and distances: equal graphs, equal hashes (compares runs).
+std::string graphHash(const KnnGraph& g) {
+    uint64_t h = 1469598103934665603ull;
+    const auto add = [&](const void* data, size_t bytes) {
+        const auto* p = static_cast<const unsigned char*>(data);
+        for (size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 1099511628211ull;
+    };
+    add(g.neighbours.data(), g.neighbours.size() * sizeof(uint32_t));
+    add(g.distances.data(), g.distances.size() * sizeof(float));
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+    return text;
+}
 
 /// Rows of the graph (a seeded sample) that differ from the CPU's exact neighbours.
 size_t rowsDiffering(const Matrix& points, const KnnGraph& graph, KnnMetric metric, size_t rows,
@@ -53,7 +68,9 @@ size_t rowsDiffering(const Matrix& points, const KnnGraph& graph, KnnMetric metr
 }
 
 void runGraph(const GraphOptions& o) {
-    Backend backend = makeBackend(o.backend);
+    BackendOptions options;
+    options.graphDevices = o.gpus;
+    Backend backend = makeBackend(o.backend, options);
     const KnnMetric metric = knnMetricNamed(o.metric);
     for (size_t d : o.d)
         for (size_t n : o.n) {
@@ -76,6 +93,8 @@ void runGraph(const GraphOptions& o) {
             j["min_s"] = t.min;
             j["redone_on_cpu"] = backend.graph->redone();
             j["pairs_per_s"] = double(n) * double(n) / t.median;
+            j["gpus"] = backend.name == "cuda" ? (o.gpus.empty() ? gpuCount() : o.gpus.size()) : 0;
+            j["graph_hash"] = graphHash(graph);
             j["rows_checked"] = o.check;
             j["rows_differing"] = rowsDiffering(points, graph, metric, o.check, o.seed);
             std::printf("%s\n", j.dump().c_str());
@@ -93,9 +112,11 @@ void addGraph(CLI::App& app) {
     sub->add_option("--k", o->k, "neighbours");
     sub->add_option("--metric", o->metric, "euclidean, cosine, pearson or manhattan");
     sub->add_option("--data", o->data, "normal or clustered");
-    sub->add_option("--repeats", o->repeats, "timed runs after a warm-up");
+    sub->add_option("--repeats", o->repeats, "timed runs after a warm-up (0: one, no warm-up)");
     sub->add_option("--check", o->check, "rows compared with the CPU's exact neighbours");
     sub->add_option("--seed", o->seed, "data seed");
+    sub->add_option("--gpus", o->gpus, "CUDA devices to spread over, a list (default: all)")
+        ->delimiter(',');
     sub->callback([o] { runGraph(*o); });
 }
 

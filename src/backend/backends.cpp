@@ -26,6 +26,14 @@ size_t gpuCount() {
 }
 
 namespace {
+#ifdef SEPAL_HAVE_CUDA
+std::vector<int> graphDevicesOf(const BackendOptions& options) {
+    if (!options.graphDevices.empty()) return options.graphDevices;
+    if (options.device >= 0) return {options.device};
+    return {};
+}
+#endif
+
 Backend cpuBackend(std::string reason) {
     return {makeCpuProjector(),
             makeCpuNearestSearch(),
@@ -59,7 +67,7 @@ Backend makeBackend(const std::string& name, const BackendOptions& options) {
         if (cuda::deviceAvailable(&why)) {
             Backend b{cuda::makeCudaProjector(options.kernel),
                       cuda::makeCudaNearestSearch(),
-                      cuda::makeCudaKnnGraphBuilder(),
+                      cuda::makeCudaKnnGraphBuilder(graphDevicesOf(options)),
                       cuda::makeCudaQualityScorer(),
                       "cuda",
                       name == "auto" ? "auto: " + why : why};

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/embedsom/projector.h"
 #include "core/embedsom/resident_projector.h"
@@ -31,6 +32,9 @@ struct BackendOptions {
     /// CUDA device the backend works on (-1: the calling thread's current one). The device is
     /// the calling thread's from then on: use the backend from that thread.
     int device = -1;
+    /// GPUs the k-NN graph spreads its batches of queries over (empty: `device` when it is set,
+    /// else every visible one).
+    std::vector<int> graphDevices;
 };
 
 /// Builds the backend called `name`; "cuda" in a build without CUDA throws InputError

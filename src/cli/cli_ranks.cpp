@@ -23,6 +23,15 @@ bool startedByMpirun() {
 
 }  // namespace
 
+std::vector<int> Ranks::gpusOfThisRank(size_t gpus) const {
+    std::vector<int> mine;
+    if (gpus == 0) return mine;
+    const size_t ranks = size_t(m_localSize), me = size_t(m_localRank);
+    if (ranks >= gpus) return {int(me % gpus)};
+    for (size_t g = me; g < gpus; g += ranks) mine.push_back(int(g));
+    return mine;
+}
+
 std::vector<std::string> Ranks::gather(const std::string& bytes) const {
     std::vector<std::string> all;
     collect(bytes, [&](const std::string& b) { all.push_back(b); });
@@ -65,6 +74,12 @@ Ranks::Ranks() {
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &m_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &m_size);
+    // The ranks of this machine, to share its GPUs among them.
+    MPI_Comm local;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, m_rank, MPI_INFO_NULL, &local);
+    MPI_Comm_rank(local, &m_localRank);
+    MPI_Comm_size(local, &m_localSize);
+    MPI_Comm_free(&local);
 }
 
 Ranks::~Ranks() {

@@ -29,6 +29,13 @@ class Ranks {
     int rank() const { return m_rank; }
     /// How many processes share the run.
     int size() const { return m_size; }
+    /// This process's rank among those of its machine, 0 .. localSize() - 1.
+    int localRank() const { return m_localRank; }
+    /// How many processes of the run share this machine.
+    int localSize() const { return m_localSize; }
+    /// The GPUs of this machine (of `gpus` visible) that are this rank's: its share when the
+    /// machine's ranks are fewer than its GPUs, else one, the machine's ranks taking turns.
+    std::vector<int> gpusOfThisRank(size_t gpus) const;
     /// True on the rank that gathers and writes what is over all files.
     bool root() const { return m_rank == 0; }
     /// Whether file number `index` of the run is this rank's to do (round robin).
@@ -48,6 +55,7 @@ class Ranks {
 
   private:
     int m_rank = 0, m_size = 1;
+    int m_localRank = 0, m_localSize = 1;
     bool m_joined = false;
 };
 

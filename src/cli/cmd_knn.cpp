@@ -1,12 +1,14 @@
 // sepal-cli knn: the exact k-nearest-neighbour graph of every event, in the transformed space
-// embed uses.
+// embed uses; under mpirun the ranks share the queries and rank 0 writes the graph.
 
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 
 #include "backend/backends.h"
 #include "cli/cli_progress.h"
+#include "cli/cli_ranks.h"
 #include "cli/command_registry.h"
 #include "core/common/error.h"
 #include "core/io/input_guard.h"
@@ -27,32 +29,84 @@ struct KnnArgs {
     bool quiet = false;
 };
 
-void runKnn(const KnnArgs& a) {
+/// The rows [first, last) of `graph` as bytes: the indices, then the distances.
+std::string rowsAsBytes(const KnnGraph& graph, size_t first, size_t last) {
+    const size_t cells = (last - first) * graph.k;
+    std::string bytes(cells * (sizeof(uint32_t) + sizeof(float)), '\0');
+    std::memcpy(bytes.data(), graph.neighbours.data() + first * graph.k, cells * sizeof(uint32_t));
+    std::memcpy(bytes.data() + cells * sizeof(uint32_t), graph.distances.data() + first * graph.k,
+                cells * sizeof(float));
+    return bytes;
+}
+
+/// Puts rows [first, last) sent as rowsAsBytes into `graph`.
+void rowsFromBytes(const std::string& bytes, size_t first, size_t last, KnnGraph& graph) {
+    const size_t cells = (last - first) * graph.k;
+    if (bytes.size() != cells * (sizeof(uint32_t) + sizeof(float)))
+        throw InputError("k-NN graph: a rank sent " + std::to_string(bytes.size()) +
+                         " bytes for rows " + std::to_string(first) + " to " +
+                         std::to_string(last));
+    std::memcpy(graph.neighbours.data() + first * graph.k, bytes.data(), cells * sizeof(uint32_t));
+    std::memcpy(graph.distances.data() + first * graph.k, bytes.data() + cells * sizeof(uint32_t),
+                cells * sizeof(float));
+}
+
+void runKnn(const KnnArgs& a, const Ranks& ranks) {
     setThreads(a.threads);
     const KnnMetric metric = knnMetricNamed(a.metric);
     const bool csv = a.out.size() >= 4 && a.out.compare(a.out.size() - 4, 4, ".csv") == 0;
     const bool bin = a.out.size() >= 4 && a.out.compare(a.out.size() - 4, 4, ".bin") == 0;
-    if (!csv && !bin) throw InputError("--out " + a.out + ": name a .csv or a .bin file");
-    std::vector<std::string> readFiles = a.inputs;
-    readFiles.push_back(a.prepare.transform);
-    io::refuseOverwritingInput(a.out, readFiles, "--out");
-    const PreparedInput input = prepareInputs(a.inputs, a.prepare);
-    note(a.quiet, std::to_string(input.points.rows) + " events, " +
-                      std::to_string(input.points.cols) + " columns");
-    Backend backend = makeBackend(a.backend);
+    const bool quiet = a.quiet || !ranks.root();
+    // Under mpirun every rank reads every event and finds the neighbours of its share of them,
+    // on its share of its machine's GPUs; rank 0 gathers the rows in rank order. No rank calls
+    // MPI inside `together`, so that a rank's failure leaves none of them waiting.
+    KnnGraph graph;
+    size_t first = 0, last = 0, redone = 0;
+    std::string device;
     const auto start = std::chrono::steady_clock::now();
-    const KnnGraph graph = backend.graph->build(input.points, a.k, metric);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    char line[160];
-    std::snprintf(line, sizeof line, "%zu neighbours of every event (%s) in %.3f s on the %s", a.k,
-                  a.metric.c_str(), seconds, backend.name == "cuda" ? "GPU" : "CPU");
-    note(a.quiet, line);
-    if (backend.graph->redone() > 0)
-        note(a.quiet, std::to_string(backend.graph->redone()) +
-                          " events' neighbours were found on the CPU (too close to call in "
-                          "single precision, or beyond the GPU kernels' limits)");
-    writeKnnGraph(a.out, graph);
+    ranks.together([&] {
+        if (!csv && !bin) throw InputError("--out " + a.out + ": name a .csv or a .bin file");
+        std::vector<std::string> readFiles = a.inputs;
+        readFiles.push_back(a.prepare.transform);
+        io::refuseOverwritingInput(a.out, readFiles, "--out");
+        const PreparedInput input = prepareInputs(a.inputs, a.prepare);
+        note(quiet, std::to_string(input.points.rows) + " events, " +
+                        std::to_string(input.points.cols) + " columns");
+        const size_t n = input.points.rows, share = size_t(ranks.rank());
+        first = n * share / size_t(ranks.size());
+        last = n * (share + 1) / size_t(ranks.size());
+        BackendOptions options;
+        if (a.backend != "cpu" && a.backend != "reference")
+            options.graphDevices = ranks.gpusOfThisRank(gpuCount());
+        Backend backend = makeBackend(a.backend, options);
+        graph = backend.graph->buildRows(input.points, a.k, metric, first, last);
+        redone = backend.graph->redone();
+        device = backend.name == "cuda" ? "GPU" : "CPU";
+    });
+    redone = ranks.sum(redone);
+    ranks.together([&] {
+        const std::string bounds = std::to_string(first) + " " + std::to_string(last);
+        const std::vector<std::string> shares = ranks.gather(bounds);
+        size_t sender = 0;
+        ranks.collect(rowsAsBytes(graph, first, last), [&](const std::string& bytes) {
+            size_t from = 0, to = 0;
+            std::sscanf(shares[sender].c_str(), "%zu %zu", &from, &to);
+            if (sender++ > 0) rowsFromBytes(bytes, from, to, graph);
+        });
+        if (!ranks.root()) return;
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        char line[200];
+        std::snprintf(line, sizeof line, "%zu neighbours of every event (%s) in %.3f s on the %s",
+                      a.k, a.metric.c_str(), seconds, device.c_str());
+        note(quiet, line + (ranks.size() > 1 ? " (" + std::to_string(ranks.size()) + " ranks)"
+                                             : std::string()));
+        if (redone > 0)
+            note(quiet, std::to_string(redone) +
+                            " events' neighbours were found on the CPU (too close to call in "
+                            "single precision, or beyond the GPU kernels' limits)");
+        writeKnnGraph(a.out, graph);
+    });
 }
 
 void addKnnCommand(CLI::App& app) {
@@ -74,7 +128,7 @@ void addKnnCommand(CLI::App& app) {
                     "cpu, cuda or auto (the GPU when there is one; the same graph)")
         ->capture_default_str();
     cmd->add_flag("--quiet,-q", args->quiet, "no notes on stderr");
-    cmd->callback([args] { runKnn(*args); });
+    cmd->callback([args] { runKnn(*args, Ranks()); });
 }
 
 CommandRegistration reg{addKnnCommand};

@@ -33,8 +33,10 @@ ResidentProjector* residentOf(Projector& projector);
 /// where it applies.
 std::unique_ptr<NearestSearch> makeCudaNearestSearch(const std::string& kernel = "fused");
 
-/// The exact k-NN graph of every point on the GPU (knnGraph's graph).
-std::unique_ptr<KnnGraphBuilder> makeCudaKnnGraphBuilder();
+/// The exact k-NN graph of every point on the GPUs `devices` (empty: every visible one), batches
+/// of `queriesPerBatch` queries (0: 2^18) dealt to them in turn; knnGraph's graph on any number.
+std::unique_ptr<KnnGraphBuilder> makeCudaKnnGraphBuilder(std::vector<int> devices = {},
+                                                         size_t queriesPerBatch = 0);
 
 /// Trustworthiness and k-NN preservation on the GPU (scoreEmbedding's figures).
 std::unique_ptr<QualityScorer> makeCudaQualityScorer();

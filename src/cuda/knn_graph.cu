@@ -2,13 +2,17 @@
 // references in shared memory, then an exact re-rank in double precision, summed in the CPU's
 // order, so the graph equals the CPU's. A query whose candidates cannot be proven to hold its k
 // nearest (the single-precision error bound says a point left out might be nearer) is done again
-// exactly on the CPU.
+// exactly on the CPU. Batches of queries are dealt to the devices in turn, one host thread each,
+// every device holding all the points.
 
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "core/common/error.h"
@@ -108,20 +112,105 @@ __global__ void rerankKernel(const float* __restrict__ rows, const double* __res
     certified[qi] = sure ? 1 : 0;
 }
 
+/// What every device's share of a build reads: the points, their scales, and the unit rows
+/// cosine and pearson compare in single precision.
+struct GraphInput {
+    const Matrix& points;
+    const KnnRowScales& scales;
+    const std::vector<float>& unitRows;  // empty for euclidean and manhattan
+    size_t k;
+    KnnMetric metric;
+    int others;  // usable points other than a usable query
+};
+
 class CudaKnnGraphBuilder : public KnnGraphBuilder {
   public:
+    CudaKnnGraphBuilder(std::vector<int> devices, size_t batch)
+        : m_devices(std::move(devices)), m_batch(batch > 0 ? batch : kBatch) {}
+
     std::string name() const override { return "cuda"; }
 
-    KnnGraph build(const Matrix& points, size_t k, KnnMetric metric) override {
+    KnnGraph buildRows(const Matrix& points, size_t k, KnnMetric metric, size_t first,
+                       size_t last) override {
         KnnGraph g = emptyKnnGraph(points.rows, k);
         const size_t n = points.rows, d = points.cols;
+        if (first > last || last > n)
+            throw InputError("k-NN graph: rows " + std::to_string(first) + " to " +
+                             std::to_string(last) + " of " + std::to_string(n));
         m_redone = 0;
         if (k + kMargin > 64 || n > size_t(INT32_MAX - 64) || d > size_t(INT32_MAX) / 2) {
             // Beyond what the kernels hold: the CPU gives the same graph.
-            m_redone = n;
-            return knnGraph(points, k, metric);
+            std::vector<uint32_t> rows(last - first);
+            for (size_t i = 0; i < rows.size(); ++i) rows[i] = uint32_t(first + i);
+            exactNeighbours(knnRows(points, metric), rows, g);
+            m_redone = rows.size();
+            return g;
         }
         const KnnRowScales scales = knnRowScales(points, metric);
+        std::vector<float> unitRows;
+        if (metric == KnnMetric::Cosine || metric == KnnMetric::Pearson) {
+            // Candidates compare the unit vectors in single precision.
+            unitRows.assign(n * d, 0.0f);
+            for (size_t i = 0; i < n; ++i)
+                if (scales.usable[i] && scales.norm[i] > 0)
+                    for (size_t c = 0; c < d; ++c)
+                        unitRows[i * d + c] =
+                            float((double(points.at(i, c)) - scales.shift[i]) / scales.norm[i]);
+        }
+        const int others = int(std::count(scales.usable.begin(), scales.usable.end(), 1)) - 1;
+        const GraphInput input{points, scales, unitRows, k, metric, others};
+        std::vector<int> devices = m_devices;
+        if (devices.empty())
+            for (int i = 0; i < deviceCount(); ++i) devices.push_back(i);
+        if (devices.empty()) throw InputError("k-NN graph: no CUDA device");
+        // Batches of queries go to the devices in turn; each device (one host thread each)
+        // writes only its batches' rows of g, so the graph does not depend on how many there are.
+        const size_t batches = (last - first + m_batch - 1) / m_batch;
+        const size_t lanes = std::max<size_t>(1, std::min(devices.size(), batches));
+        std::vector<std::vector<uint32_t>> redo(lanes);
+        std::vector<std::exception_ptr> errors(lanes);
+        const auto lane = [&](size_t w) {
+            try {
+                useDevice(devices[w]);
+                std::vector<std::pair<size_t, size_t>> mine;
+                for (size_t b = w; b < batches; b += lanes)
+                    mine.emplace_back(first + b * m_batch,
+                                      std::min(last, first + (b + 1) * m_batch));
+                buildOnDevice(input, mine, g, redo[w]);
+            } catch (...) {
+                errors[w] = std::current_exception();
+            }
+        };
+        int previous = 0;
+        SEPAL_CUDA_CHECK(cudaGetDevice(&previous));
+        if (lanes == 1) {
+            lane(0);
+        } else {
+            std::vector<std::thread> running;
+            for (size_t w = 0; w < lanes; ++w) running.emplace_back(lane, w);
+            for (std::thread& t : running) t.join();
+        }
+        SEPAL_CUDA_CHECK(cudaSetDevice(previous));
+        for (const std::exception_ptr& e : errors)
+            if (e) std::rethrow_exception(e);
+        std::vector<uint32_t> again;
+        for (const auto& r : redo) again.insert(again.end(), r.begin(), r.end());
+        std::sort(again.begin(), again.end());
+        m_redone = again.size();
+        if (!again.empty()) exactNeighbours(knnRows(points, metric), again, g);
+        return g;
+    }
+
+    size_t redone() const override { return m_redone; }
+
+  private:
+    /// The rows of `ranges` on the calling thread's device; queries whose candidates are not
+    /// proven complete go to `redo`.
+    void buildOnDevice(const GraphInput& in, const std::vector<std::pair<size_t, size_t>>& ranges,
+                       KnnGraph& g, std::vector<uint32_t>& redo) const {
+        if (ranges.empty()) return;
+        const size_t n = in.points.rows, d = in.points.cols, k = in.k;
+        const KnnRowScales& scales = in.scales;
         DeviceBuffer<float> rows, unit;
         DeviceBuffer<uint8_t> usable;
         DeviceBuffer<double> shift, norm;
@@ -129,29 +218,22 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
         usable.reserve(n);
         shift.reserve(n);
         norm.reserve(n);
-        SEPAL_CUDA_CHECK(
-            cudaMemcpy(rows.get(), points.data(), n * d * sizeof(float), cudaMemcpyHostToDevice));
+        SEPAL_CUDA_CHECK(cudaMemcpy(rows.get(), in.points.data(), n * d * sizeof(float),
+                                    cudaMemcpyHostToDevice));
         SEPAL_CUDA_CHECK(cudaMemcpy(usable.get(), scales.usable.data(), n, cudaMemcpyHostToDevice));
         SEPAL_CUDA_CHECK(cudaMemcpy(shift.get(), scales.shift.data(), n * sizeof(double),
                                     cudaMemcpyHostToDevice));
         SEPAL_CUDA_CHECK(
             cudaMemcpy(norm.get(), scales.norm.data(), n * sizeof(double), cudaMemcpyHostToDevice));
         const float* candidateRows = rows.get();
-        if (metric == KnnMetric::Cosine || metric == KnnMetric::Pearson) {
-            // Candidates compare the unit vectors in single precision.
-            std::vector<float> prepared(n * d, 0.0f);
-            for (size_t i = 0; i < n; ++i)
-                if (scales.usable[i] && scales.norm[i] > 0)
-                    for (size_t c = 0; c < d; ++c)
-                        prepared[i * d + c] =
-                            float((double(points.at(i, c)) - scales.shift[i]) / scales.norm[i]);
+        if (!in.unitRows.empty()) {
             unit.reserve(n * d);
-            SEPAL_CUDA_CHECK(cudaMemcpy(unit.get(), prepared.data(), n * d * sizeof(float),
+            SEPAL_CUDA_CHECK(cudaMemcpy(unit.get(), in.unitRows.data(), n * d * sizeof(float),
                                         cudaMemcpyHostToDevice));
             candidateRows = unit.get();
         }
         const int C = k + kMargin <= 32 ? 32 : 64;
-        const size_t batch = std::min(n, kBatch);
+        const size_t batch = m_batch;
         DeviceBuffer<float> candKey;
         DeviceBuffer<uint32_t> candIdx, outIdx;
         DeviceBuffer<int> candCount;
@@ -165,22 +247,20 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
         certified.reserve(batch);
         const double relError = relativeKeyError(int(d));
         const double absError = absoluteKeyError(int(d));
-        // Usable points other than a usable query: its candidates when there are fewer than C.
-        const int others = int(std::count(scales.usable.begin(), scales.usable.end(), 1)) - 1;
         std::vector<uint32_t> idx(batch * k);
         std::vector<double> keys(batch * k);
         std::vector<uint8_t> sure(batch);
-        std::vector<uint32_t> redo;
-        for (size_t q0 = 0; q0 < n; q0 += batch) {
-            const int qn = int(std::min(batch, n - q0));
-            launchCandidates(metric, C,
+        std::vector<int> counts(batch);
+        for (const auto& [q0, q1] : ranges) {
+            const int qn = int(q1 - q0);
+            launchCandidates(in.metric, C,
                              d <= 4    ? 4
                              : d <= 32 ? 32
                                        : 0,
                              candidateRows, usable.get(), int(n), int(d), int(q0), qn,
                              candKey.get(), candIdx.get(), candCount.get());
-            launchRerank(metric, C, rows.get(), shift.get(), norm.get(), int(d), int(q0), qn,
-                         int(k), candKey.get(), candIdx.get(), candCount.get(), others, relError,
+            launchRerank(in.metric, C, rows.get(), shift.get(), norm.get(), int(d), int(q0), qn,
+                         int(k), candKey.get(), candIdx.get(), candCount.get(), in.others, relError,
                          absError, outIdx.get(), outKey.get(), certified.get());
             SEPAL_CUDA_CHECK(cudaMemcpy(idx.data(), outIdx.get(), size_t(qn) * k * sizeof(uint32_t),
                                         cudaMemcpyDeviceToHost));
@@ -188,7 +268,6 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
                                         cudaMemcpyDeviceToHost));
             SEPAL_CUDA_CHECK(
                 cudaMemcpy(sure.data(), certified.get(), size_t(qn), cudaMemcpyDeviceToHost));
-            std::vector<int> counts(static_cast<size_t>(qn), 0);
             SEPAL_CUDA_CHECK(cudaMemcpy(counts.data(), candCount.get(), size_t(qn) * sizeof(int),
                                         cudaMemcpyDeviceToHost));
             for (size_t i = 0; i < size_t(qn); ++i) {
@@ -201,18 +280,12 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
                 const size_t kept = std::min(k, size_t(counts[i]));
                 for (size_t j = 0; j < kept; ++j) {
                     g.neighbours[q * k + j] = idx[i * k + j];
-                    g.distances[q * k + j] = knnDistance(keys[i * k + j], metric);
+                    g.distances[q * k + j] = knnDistance(keys[i * k + j], in.metric);
                 }
             }
         }
-        m_redone = redo.size();
-        if (!redo.empty()) exactNeighbours(knnRows(points, metric), redo, g);
-        return g;
     }
 
-    size_t redone() const override { return m_redone; }
-
-  private:
     template <Sum S, int C>
     static void candidatesOf(int width, const float* rows, const uint8_t* usable, int n, int d,
                              int q0, int qn, float* key, uint32_t* idx, int* count) {
@@ -282,13 +355,16 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
                          ok, sure);
     }
 
+    std::vector<int> m_devices;  // empty: every visible device
+    size_t m_batch;              // queries per launch
     size_t m_redone = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<KnnGraphBuilder> makeCudaKnnGraphBuilder() {
-    return std::make_unique<CudaKnnGraphBuilder>();
+std::unique_ptr<KnnGraphBuilder> makeCudaKnnGraphBuilder(std::vector<int> devices,
+                                                         size_t queriesPerBatch) {
+    return std::make_unique<CudaKnnGraphBuilder>(std::move(devices), queriesPerBatch);
 }
 
 }  // namespace sepal::cuda

@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "core/common/error.h"
 #include "core/common/matrix.h"
 #include "core/knn/knn_graph.h"
 #include "core/metrics/quality.h"
@@ -20,9 +21,9 @@ Matrix matrixOf(const std::vector<float>& x, size_t n, size_t d) {
     return m;
 }
 
-void expectSameGraph(const Matrix& m, size_t k, KnnMetric metric, const std::string& what) {
+void expectSameGraph(const Matrix& m, size_t k, KnnMetric metric, const std::string& what,
+                     std::unique_ptr<KnnGraphBuilder> builder = cuda::makeCudaKnnGraphBuilder()) {
     const KnnGraph cpu = knnGraph(m, k, metric);
-    auto builder = cuda::makeCudaKnnGraphBuilder();
     const KnnGraph gpu = builder->build(m, k, metric);
     ASSERT_EQ(gpu.neighbours.size(), cpu.neighbours.size()) << what;
     size_t differ = 0;
@@ -73,6 +74,31 @@ TEST(CudaKnnGraph, TiesFarFromTheOriginAndMissingValues) {
     for (size_t i = 0; i < 1500; i += 97) x[i * 6 + i % 6] = NAN;
     expectSameGraph(matrixOf(x, 1500, 6), 8, KnnMetric::Euclidean, "missing values");
     expectSameGraph(matrixOf(x, 1500, 6), 8, KnnMetric::Pearson, "missing values (pearson)");
+}
+
+TEST(CudaKnnGraph, BatchesSpreadOverSeveralDevicesGiveTheSameGraph) {
+    SEPAL_REQUIRE_GPU();
+    // Every visible GPU, then device 0 again (so one GPU has two lanes too), batches of 700
+    // queries dealt to them in turn (the last one short).
+    std::vector<int> devices;
+    for (int i = 0; i < cuda::deviceCount(); ++i) devices.push_back(i);
+    devices.push_back(0);
+    const size_t n = 3001, d = 20;
+    const Matrix m = matrixOf(randomPoints(n, d, 11, 6), n, d);
+    for (KnnMetric metric : {KnnMetric::Euclidean, KnnMetric::Pearson})
+        expectSameGraph(m, 15, metric, std::to_string(devices.size()) + " lanes",
+                        cuda::makeCudaKnnGraphBuilder(devices, 700));
+    // A share of the rows (as an MPI rank does): those rows equal the whole graph's, the others
+    // stay empty.
+    const KnnGraph whole = knnGraph(m, 15, KnnMetric::Euclidean);
+    const KnnGraph part = cuda::makeCudaKnnGraphBuilder({0, 0}, 500)
+                              ->buildRows(m, 15, KnnMetric::Euclidean, 1200, 2345);
+    for (size_t i = 0; i < n * 15; ++i) {
+        const bool inside = i >= 1200 * 15 && i < 2345 * 15;
+        ASSERT_EQ(part.neighbours[i], inside ? whole.neighbours[i] : 0xFFFFFFFFu) << i / 15;
+    }
+    EXPECT_THROW(cuda::makeCudaKnnGraphBuilder({0})->buildRows(m, 15, KnnMetric::Euclidean, 5, 3),
+                 InputError);
 }
 
 void expectSameScores(const std::vector<float>& high, size_t n, size_t d,

@@ -118,5 +118,21 @@ TEST(KnnGraph, ThreadsChangeNothingAndMissingValuesAreLeftOut) {
     EXPECT_THROW(knnMetricNamed("chebyshev"), InputError);
 }
 
+TEST(KnnGraph, ABuilderFillsTheRowsItIsGivenAsTheWholeGraphDoes) {
+    // A share of the rows, as one MPI rank finds them: equal to the whole graph's, the rest empty.
+    const Matrix m = randomPoints(400, 6, 9, 0.f);
+    const KnnGraph whole = knnGraph(m, 7, KnnMetric::Manhattan);
+    const KnnGraph part = makeCpuKnnGraphBuilder()->buildRows(m, 7, KnnMetric::Manhattan, 150, 290);
+    for (size_t i = 0; i < 400 * 7; ++i) {
+        const bool inside = i >= 150 * 7 && i < 290 * 7;
+        ASSERT_EQ(part.neighbours[i], inside ? whole.neighbours[i] : 0xFFFFFFFFu) << i / 7;
+        if (inside) ASSERT_EQ(part.distances[i], whole.distances[i]);
+    }
+    EXPECT_THROW(makeCpuKnnGraphBuilder()->buildRows(m, 7, KnnMetric::Manhattan, 300, 200),
+                 InputError);
+    EXPECT_THROW(makeCpuKnnGraphBuilder()->buildRows(m, 7, KnnMetric::Manhattan, 0, 401),
+                 InputError);
+}
+
 }  // namespace
 }  // namespace sepal

@@ -189,8 +189,16 @@ namespace {
 class CpuKnnGraphBuilder : public KnnGraphBuilder {
   public:
     std::string name() const override { return "cpu"; }
-    KnnGraph build(const Matrix& points, size_t k, KnnMetric metric) override {
-        return knnGraph(points, k, metric);
+    KnnGraph buildRows(const Matrix& points, size_t k, KnnMetric metric, size_t first,
+                       size_t last) override {
+        KnnGraph g = emptyKnnGraph(points.rows, k);
+        if (first > last || last > points.rows)
+            throw InputError("k-NN graph: rows " + std::to_string(first) + " to " +
+                             std::to_string(last) + " of " + std::to_string(points.rows));
+        std::vector<uint32_t> rows(last - first);
+        for (size_t i = 0; i < rows.size(); ++i) rows[i] = uint32_t(first + i);
+        exactNeighbours(knnRows(points, metric), rows, g);
+        return g;
     }
 };
 }  // namespace

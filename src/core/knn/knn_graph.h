@@ -48,7 +48,13 @@ class KnnGraphBuilder {
     /// "cpu" or "cuda".
     virtual std::string name() const = 0;
     /// As knnGraph; throws InputError.
-    virtual KnnGraph build(const Matrix& points, size_t k, KnnMetric metric) = 0;
+    KnnGraph build(const Matrix& points, size_t k, KnnMetric metric) {
+        return buildRows(points, k, metric, 0, points.rows);
+    }
+    /// As build, for the rows [first, last) alone: their neighbours among all points; the other
+    /// rows stay empty (a share of a run spread over MPI ranks). Throws InputError.
+    virtual KnnGraph buildRows(const Matrix& points, size_t k, KnnMetric metric, size_t first,
+                               size_t last) = 0;
     /// Queries the last build found again on the CPU (a GPU's candidates not proven complete).
     virtual size_t redone() const { return 0; }
 };

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# On a machine with several GPUs: builds the CUDA parts with MPI, runs the GPU tests with every
+# GPU visible, then times the k-NN graph and the cohort on one GPU and on two, and checks that
+# every run gives the same graph and the same output bytes. Logs and JSON lines go under $OUT.
+#   MG_KNN_N (2000000): points of the k-NN graph (d = 32, k = 15)
+#   MG_FILES (8), MG_EVENTS (1000000): the cohort, generated in MG_WORK (/dev/shm)
+#   MG_STEPS ("tests knn cohort"): which parts run
+#   SEPAL_GPU_BUILD (build-gpu), SEPAL_DEPS_DIR (deps): as scripts/gpu-check.sh
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-$PWD/out}
+mkdir -p "$out"
+build=${SEPAL_GPU_BUILD:-build-gpu}
+deps=${SEPAL_DEPS_DIR:-$PWD/deps}
+steps=" ${MG_STEPS:-tests knn cohort} "
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader | tee "$out/gpus.txt"
+gpus=$(nvidia-smi -L | wc -l)
+
+start=$(date +%s)
+args=(-G Ninja -DSEPAL_GUI=OFF -DSEPAL_CUDA=ON -DSEPAL_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release)
+[ -d "$deps/include" ] && args+=(-DSEPAL_DEPS_DIR="$deps")
+cmake -S . -B "$build" "${args[@]}" >"$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
+grep -E "Sepal: (MPI|no MPI)" "$out/cmake.log"
+cmake --build "$build" -j "$(nproc)" --target sepal_gpu_tests sepal-bench sepal-cli \
+    >"$out/build.log" 2>&1 || { grep -E "error|FAILED" -A5 "$out/build.log" | head -40; exit 1; }
+echo "built in $(($(date +%s) - start)) s"
+cli=$build/src/sepal-cli
+bench=$build/bench/sepal-bench
+
+if [[ $steps == *" tests "* ]]; then
+    start=$(date +%s)
+    SEPAL_SHARED_DATA=$deps $build/tests/sepal_gpu_tests --gtest_brief=1 >"$out/gpu_tests.log" 2>&1
+    rc=$?
+    grep -E "FAILED|Failure|PASSED|SKIPPED" "$out/gpu_tests.log" | head -20
+    echo "gpu tests with $gpus GPUs visible: rc=$rc in $(($(date +%s) - start)) s"
+fi
+
+if [[ $steps == *" knn "* ]]; then
+    n=${MG_KNN_N:-2000000}
+    for list in 0 "$(seq -s, 0 $((gpus - 1)))"; do
+        $bench knn-graph --backend cuda --n "$n" --d 32 --k 15 --repeats 0 --check 50 \
+            --gpus "$list" | tee -a "$out/knn.jsonl"
+    done
+    python3 - "$out/knn.jsonl" <<'PY'
+import json, sys
+runs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+one = runs[0]
+for r in runs[1:]:
+    print(f"knn {r['n']} x {r['d']}: {one['gpus']} GPU {one['median_s']:.2f} s, {r['gpus']} GPUs "
+          f"{r['median_s']:.2f} s, efficiency {one['median_s'] / (r['gpus'] * r['median_s']):.2f}, "
+          f"same graph: {r['graph_hash'] == one['graph_hash']}, rows differing from the CPU: "
+          f"{one['rows_differing']} and {r['rows_differing']}")
+PY
+fi
+
+if [[ $steps == *" cohort "* ]]; then
+    work=$(mktemp -d -p "${MG_WORK:-/dev/shm}")
+    trap 'rm -rf "$work"' EXIT
+    files=${MG_FILES:-8}
+    events=${MG_EVENTS:-1000000}
+    inputs=()
+    for s in $(seq 1 "$files"); do
+        "$cli" demo --events "$events" --seed "$s" --out "$work/s$s.fcs" >/dev/null &
+        inputs+=("$work/s$s.fcs")
+    done
+    wait
+    "$cli" embed "$work/s1.fcs" --metaclusters 15 --model "$work/m.json" --out "$work/y.fcs" --quiet
+    cells=$((files * events))
+    # timed NAME CMD...: one timed apply into $work/NAME, a JSON line.
+    timed() {
+        local name=$1 t0 t1
+        shift
+        t0=$(date +%s.%N)
+        "$@" --model "$work/m.json" "${inputs[@]}" --out-dir "$work/$name" --format fcs --quiet ||
+            { echo "{\"run\":\"$name\",\"error\":\"apply failed\"}"; return; }
+        t1=$(date +%s.%N)
+        python3 -c "import json; s=$t1-$t0; print(json.dumps({'bench':'multi-gpu-apply','run':'$name','files':$files,'cells':$cells,'seconds':round(s,3),'cells_per_s':$cells/s}))"
+    }
+    {
+        CUDA_VISIBLE_DEVICES=0 timed gpu1 "$cli" apply --backend cuda
+        timed gpu2 "$cli" apply --backend cuda
+        timed mpi2 mpirun -np 2 --bind-to none "$cli" apply --backend cuda --threads $(($(nproc) / 2))
+    } | tee "$out/cohort.jsonl"
+    for run in gpu2 mpi2; do
+        same=yes
+        for f in "$work/gpu1"/*; do cmp -s "$f" "$work/$run/$(basename "$f")" || same=no; done
+        echo "outputs of $run equal to gpu1: $same ($(ls "$work/gpu1" | wc -l) files)"
+    done
+fi
