@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <optional>
 
 #include "core/common/error.h"
 
@@ -28,14 +30,82 @@ std::unique_ptr<Sweeper> makeSweeper() {
     return std::make_unique<FrameSweeper>();
 }
 
+// ---------------------------------------------------------------- SweepQueue
+
+void SweepQueue::reset(size_t n) {
+    m_n = n;
+    m_cursor = m_remaining = m_next = 0;
+    m_listed.clear();
+}
+
+void SweepQueue::all() {
+    m_remaining = m_n;
+    m_listed.clear();
+    m_next = 0;
+}
+
+void SweepQueue::add(const std::vector<uint32_t>& points) {
+    if (m_remaining > 0 || points.empty()) return;  // the sweep covers them
+    std::vector<uint32_t> merged;
+    merged.reserve(m_listed.size() - m_next + points.size());
+    std::set_union(m_listed.begin() + long(m_next), m_listed.end(), points.begin(), points.end(),
+                   std::back_inserter(merged));
+    m_listed.swap(merged);
+    m_next = 0;
+}
+
+SweepQueue::Piece SweepQueue::take(size_t max) {
+    Piece piece;
+    if (m_next < m_listed.size()) {
+        const size_t count = std::min(max, m_listed.size() - m_next);
+        piece.points.assign(m_listed.begin() + long(m_next),
+                            m_listed.begin() + long(m_next + count));
+        m_next += count;
+        if (m_next == m_listed.size()) m_listed.clear(), m_next = 0;
+        return piece;
+    }
+    piece.first = m_cursor;
+    piece.count = std::min({max, m_remaining, m_n - m_cursor});
+    m_cursor = m_n == 0 ? 0 : (m_cursor + piece.count) % m_n;
+    m_remaining -= piece.count;
+    return piece;
+}
+
+// ---------------------------------------------------------------- Sweeper
+
+void Sweeper::coverPoints(const std::vector<uint32_t>& points, std::vector<Range>& changed) {
+    // Points closer than this share a range: fewer, larger uploads.
+    constexpr size_t kGap = 4096;
+    for (size_t i = 0; i < points.size();) {
+        size_t j = i + 1;
+        while (j < points.size() && points[j] - points[j - 1] <= kGap) ++j;
+        changed.push_back({points[i], size_t(points[j - 1]) - points[i] + 1});
+        i = j;
+    }
+}
+
+void Sweeper::projectPiece(const SweepQueue::Piece& piece, const Matrix& points,
+                           const LandmarkModel& model, const EmbedParams& params,
+                           Projector& projector, NeighbourCache& cache, float* xy) {
+    if (!piece.points.empty())
+        cache.projectListed(points.data(), points.cols, piece.points.data(), piece.points.size(),
+                            model, params, xy);
+    else if (cacheServes(projector))
+        cache.projectRows(points.data(), points.rows, points.cols, piece.first, piece.count, model,
+                          params, xy);
+    else
+        projector.project(points.row(piece.first), piece.count, points.cols, model, params, xy);
+}
+
 // ---------------------------------------------------------------- FrameSweeper
 
 void FrameSweeper::reset(std::shared_ptr<const Matrix> points, bool keepPositions) {
     m_points = std::move(points);
     m_n = m_points ? m_points->rows : 0;
     if (!keepPositions || m_xy.size() != 2 * m_n) m_xy.assign(2 * m_n, 0.0f);
-    m_cursor = 0;
-    m_remaining = m_n;
+    m_queue.reset(m_n);
+    m_queue.all();
+    m_cache.reset(m_n);
     m_highSeen = m_lowSeen = ~0ull;
     m_sweeps = 0;
     m_settled = m_n == 0;
@@ -43,7 +113,8 @@ void FrameSweeper::reset(std::shared_ptr<const Matrix> points, bool keepPosition
 }
 
 void FrameSweeper::invalidate() {
-    m_remaining = m_n;
+    m_queue.all();
+    m_cache.unsettle();
     m_settled = m_n == 0;
 }
 
@@ -51,10 +122,15 @@ void FrameSweeper::accept(const float* xy, const LandmarkModel& model) {
     std::copy(xy, xy + m_xy.size(), m_xy.begin());
     m_highSeen = model.highVersion;
     m_lowSeen = model.lowVersion;
-    if (m_remaining > 0) ++m_sweeps;
-    m_remaining = 0;
+    if (m_queue.due() > 0) ++m_sweeps;
+    m_queue.reset(m_n);
+    m_cache.unsettle();  // the cache did not place these positions
     m_settled = true;
     m_progress = 1;
+}
+
+std::pair<size_t, std::string> FrameSweeper::cacheState() const {
+    return {m_cache.bytes(), m_cache.refusal()};
 }
 
 void FrameSweeper::step(const LandmarkModel& model, const EmbedParams& params, Projector& projector,
@@ -64,29 +140,44 @@ void FrameSweeper::step(const LandmarkModel& model, const EmbedParams& params, P
     if (model.highVersion != m_highSeen || model.lowVersion != m_lowSeen) {
         m_highSeen = model.highVersion;
         m_lowSeen = model.lowVersion;
-        m_remaining = m_n;
+        const auto moved =
+            cacheServes(projector) ? m_cache.takeChanges(model, params) : std::nullopt;
+        if (moved)
+            m_queue.add(*moved);
+        else
+            m_queue.all();
     }
     auto start = Clock::now();
-    while (m_remaining > 0) {
+    std::vector<float> xy;
+    while (m_queue.due() > 0) {
         double left = budgetMs - msSince(start);
         if (left <= 0) break;
         size_t slice = m_msPerPoint > 0 ? size_t(left / m_msPerPoint) : kMinSlice;
-        slice = std::clamp(slice, kMinSlice, m_remaining);
-        slice = std::min(slice, m_n - m_cursor);
+        const SweepQueue::Piece piece = m_queue.take(std::max(slice, kMinSlice));
+        const bool wasSweep = piece.points.empty();
+        const size_t count = wasSweep ? piece.count : piece.points.size();
+        xy.resize(2 * count);
         auto t0 = Clock::now();
-        projector.project(m_points->row(m_cursor), slice, m_points->cols, model, params,
-                          m_xy.data() + 2 * m_cursor);
-        double perPoint = msSince(t0) / double(slice);
+        projectPiece(piece, *m_points, model, params, projector, m_cache, xy.data());
+        double perPoint = msSince(t0) / double(count);
         m_msPerPoint = m_msPerPoint == 0 ? perPoint : 0.8 * m_msPerPoint + 0.2 * perPoint;
-        changed.push_back({m_cursor, slice});
-        m_cursor = (m_cursor + slice) % m_n;
-        m_remaining -= slice;
-        m_projectedTotal += slice;
-        if (m_remaining == 0) ++m_sweeps;
+        if (wasSweep) {
+            std::copy(xy.begin(), xy.end(), m_xy.begin() + long(2 * piece.first));
+            changed.push_back({piece.first, count});
+            if (!m_queue.sweeping()) m_cache.settle(model, params);
+        } else {
+            for (size_t i = 0; i < count; ++i) {
+                m_xy[2 * size_t(piece.points[i])] = xy[2 * i];
+                m_xy[2 * size_t(piece.points[i]) + 1] = xy[2 * i + 1];
+            }
+            coverPoints(piece.points, changed);
+        }
+        m_projectedTotal += count;
+        if (m_queue.due() == 0) ++m_sweeps;
     }
     m_lastStepMs = msSince(start);
-    m_settled = m_remaining == 0;
-    m_progress = 1.0 - double(m_remaining) / double(m_n);
+    m_settled = m_queue.due() == 0;
+    m_progress = 1.0 - double(m_queue.due()) / double(m_n);
 }
 
 // ---------------------------------------------------------------- ThreadSweeper
@@ -111,8 +202,9 @@ void ThreadSweeper::reset(std::shared_ptr<const Matrix> points, bool keepPositio
     if (!keepPositions || m_xy.size() != 2 * m_n) m_xy.assign(2 * m_n, 0.0f);
     ++m_epoch;  // slices of the old points are dropped when they arrive
     m_done.clear();
-    m_cursor = 0;
-    m_remaining = 0;  // work starts at the next step, with the model it brings
+    m_queue.reset(m_n);  // work starts at the next step, with the model it brings
+    m_fresh = false;
+    m_forget = true;
     m_highSeen = m_lowSeen = ~0ull;
     m_sweeps = 0;
     m_settled = m_n == 0;
@@ -122,12 +214,13 @@ void ThreadSweeper::reset(std::shared_ptr<const Matrix> points, bool keepPositio
 void ThreadSweeper::setPaused(bool paused) {
     std::lock_guard lock(m_mutex);
     m_paused = paused;
-    if (paused) m_remaining = 0;
+    if (paused) m_queue.reset(m_n), m_fresh = false;
 }
 
 void ThreadSweeper::invalidate() {
     std::lock_guard lock(m_mutex);
     m_highSeen = m_lowSeen = ~0ull;
+    m_unsettled = true;
     m_settled = m_n == 0;
 }
 
@@ -138,10 +231,17 @@ void ThreadSweeper::accept(const float* xy, const LandmarkModel& model) {
     m_lowSeen = model.lowVersion;
     ++m_epoch;
     m_done.clear();
-    m_remaining = 0;
+    m_queue.reset(m_n);
+    m_fresh = false;
+    m_unsettled = true;  // the cache did not place these positions
     ++m_sweeps;
     m_settled = true;
     m_progress = 1;
+}
+
+std::pair<size_t, std::string> ThreadSweeper::cacheState() const {
+    std::lock_guard lock(m_mutex);
+    return {m_cacheBytes, m_cacheRefusal};
 }
 
 void ThreadSweeper::step(const LandmarkModel& model, const EmbedParams& params,
@@ -159,25 +259,35 @@ void ThreadSweeper::step(const LandmarkModel& model, const EmbedParams& params,
         !m_paused && m_n > 0 && model.count() >= 2 && m_points->cols == model.dim;
     fresh = fresh && projectable;
     if (fresh) {
-        // The worker reads its own copy of the model; a change restarts the sweep where it is.
+        // The worker reads its own copy of the model and plans what it changed (with its
+        // neighbour cache, which only it touches).
         m_highSeen = model.highVersion;
         m_lowSeen = model.lowVersion;
         m_model = model;
         m_params = params;
         m_projector = &projector;
-        m_remaining = m_n;
+        m_fresh = true;
         m_wake.notify_one();
     }
     std::deque<Slice> done;
     done.swap(m_done);
-    bool quiet = m_remaining == 0 && m_inFlight == 0;
+    const bool quiet = !m_fresh && !m_planning && m_queue.due() == 0 && m_inFlight == 0;
     m_lastStepMs = m_workMs;
     m_workMs = 0;
     lock.unlock();
     for (auto& s : done) {
-        size_t count = s.xy.size() / 2;
-        std::copy(s.xy.begin(), s.xy.end(), m_xy.begin() + long(2 * s.first));
-        changed.push_back({s.first, count});
+        const SweepQueue::Piece& piece = s.piece;
+        const size_t count = s.xy.size() / 2;
+        if (piece.points.empty()) {
+            std::copy(s.xy.begin(), s.xy.end(), m_xy.begin() + long(2 * piece.first));
+            changed.push_back({piece.first, count});
+        } else {
+            for (size_t i = 0; i < count; ++i) {
+                m_xy[2 * size_t(piece.points[i])] = s.xy[2 * i];
+                m_xy[2 * size_t(piece.points[i]) + 1] = s.xy[2 * i + 1];
+            }
+            coverPoints(piece.points, changed);
+        }
         m_projectedTotal += count;
         double perPoint = s.ms / double(count);
         m_msPerPoint = m_msPerPoint == 0 ? perPoint : 0.8 * m_msPerPoint + 0.2 * perPoint;
@@ -186,7 +296,8 @@ void ThreadSweeper::step(const LandmarkModel& model, const EmbedParams& params,
     m_settled = quiet && !fresh;
     if (m_settled && !wasSettled) ++m_sweeps;
     lock.lock();
-    m_progress = m_n == 0 ? 1.0 : 1.0 - double(m_remaining + m_inFlight) / double(m_n);
+    m_progress =
+        m_n == 0 ? 1.0 : 1.0 - double(std::min(m_n, m_queue.due() + m_inFlight)) / double(m_n);
 }
 
 void ThreadSweeper::run() {
@@ -194,36 +305,77 @@ void ThreadSweeper::run() {
     omp_set_num_threads(std::max(1, omp_get_num_procs() - 1));
     std::unique_lock lock(m_mutex);
     while (true) {
-        m_wake.wait(lock, [this] { return m_stop || (m_remaining > 0 && !m_paused); });
+        m_wake.wait(lock, [this] {
+            return m_stop || (!m_paused && (m_fresh || m_queue.due() > 0 || m_forget));
+        });
         if (m_stop) return;
-        size_t slice = std::min({kThreadSlice, m_remaining, m_n - m_cursor});
-        size_t first = m_cursor;
-        uint64_t epoch = m_epoch;
+        if (m_forget || m_unsettled) {
+            const bool forget = m_forget;
+            const size_t n = m_n;
+            m_forget = m_unsettled = false;
+            lock.unlock();
+            if (forget)
+                m_cache.reset(n);
+            else
+                m_cache.unsettle();
+            lock.lock();
+            continue;
+        }
+        if (m_fresh) {
+            // What the new model changed: the points listing a moved landmark, else all.
+            m_fresh = false;
+            m_planning = true;  // not settled while the plan is made unlocked
+            LandmarkModel model = m_model;
+            EmbedParams params = m_params;
+            const bool cached = cacheServes(*m_projector);
+            lock.unlock();
+            std::optional<std::vector<uint32_t>> moved;
+            std::string error;
+            try {
+                if (cached) moved = m_cache.takeChanges(model, params);
+            } catch (const std::exception& e) {
+                error = e.what();
+            }
+            lock.lock();
+            m_planning = false;
+            if (!error.empty()) m_error = error;
+            if (moved)
+                m_queue.add(*moved);
+            else
+                m_queue.all();
+            m_cacheBytes = m_cache.bytes();
+            m_cacheRefusal = m_cache.refusal();
+            continue;
+        }
+        Slice out{m_epoch, m_queue.take(kThreadSlice), {}, 0};
+        const size_t count = out.piece.points.empty() ? out.piece.count : out.piece.points.size();
+        const bool sweepEnds = out.piece.points.empty() && !m_queue.sweeping();
         auto points = m_points;
         LandmarkModel model = m_model;
         EmbedParams params = m_params;
         Projector* projector = m_projector;
-        m_cursor = (m_cursor + slice) % m_n;
-        m_remaining -= slice;
-        m_inFlight += slice;
+        m_inFlight += count;
         lock.unlock();
-        Slice out{epoch, first, std::vector<float>(2 * slice), 0};
+        out.xy.resize(2 * count);
         std::string error;
         auto t0 = Clock::now();
         try {
-            projector->project(points->row(first), slice, points->cols, model, params,
-                               out.xy.data());
+            projectPiece(out.piece, *points, model, params, *projector, m_cache, out.xy.data());
         } catch (const std::exception& e) {
             error = e.what();
         }
         out.ms = msSince(t0);
         lock.lock();
-        m_inFlight -= slice;
+        m_inFlight -= count;
         m_workMs += out.ms;
         if (!error.empty()) {
             m_error = error;
-            m_remaining = 0;
+            m_queue.reset(m_n);
         } else if (out.epoch == m_epoch) {
+            // A sweep of every point ended with this model: drags are tracked from here.
+            if (sweepEnds && !m_fresh && cacheServes(*projector)) m_cache.settle(model, params);
+            m_cacheBytes = m_cache.bytes();
+            m_cacheRefusal = m_cache.refusal();
             m_done.push_back(std::move(out));
         }
     }

@@ -10,9 +10,11 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "core/common/matrix.h"
+#include "core/embedsom/neighbour_cache.h"
 #include "core/embedsom/projector.h"
 
 namespace sepal::app {
@@ -22,8 +24,36 @@ struct Range {
     size_t first = 0, count = 0;  ///< points [first, first + count)
 };
 
+/// What is left to project: a sweep of every point in order from a cursor, and points listed by
+/// the neighbour cache (those a drag moved). Not thread-safe.
+class SweepQueue {
+  public:
+    /// n points, nothing due.
+    void reset(size_t n);
+    /// Every point is due, continuing from the cursor; listed points are dropped.
+    void all();
+    /// These points (ascending) are due too.
+    void add(const std::vector<uint32_t>& points);
+    /// Points due.
+    size_t due() const { return m_remaining + (m_listed.size() - m_next); }
+    /// True while a sweep of every point is under way.
+    bool sweeping() const { return m_remaining > 0; }
+    /// The next piece of at most `max` points: listed ones first, else a range of the sweep.
+    struct Piece {
+        size_t first = 0, count = 0;   ///< a range of the sweep (when `points` is empty)
+        std::vector<uint32_t> points;  ///< listed points
+    };
+    Piece take(size_t max);
+
+  private:
+    size_t m_n = 0, m_cursor = 0, m_remaining = 0, m_next = 0;
+    std::vector<uint32_t> m_listed;
+};
+
 /// Round-robin re-projection: when the model changes, every point is re-projected once more,
-/// continuing from where the cursor is. Positions are owned by the UI thread.
+/// continuing from where the cursor is; on the CPU backend a neighbour cache keeps each point's
+/// nearest landmarks, so that a drag re-projects only the points listing a moved landmark.
+/// Positions are owned by the UI thread.
 class Sweeper {
   public:
     virtual ~Sweeper() = default;
@@ -55,8 +85,19 @@ class Sweeper {
     uint64_t sweeps() const { return m_sweeps; }
     /// Points projected since reset (throughput figures).
     uint64_t projectedTotal() const { return m_projectedTotal; }
+    /// Bytes of the neighbour cache, and why it is not kept ("" while it is).
+    virtual std::pair<size_t, std::string> cacheState() const = 0;
 
   protected:
+    /// Appends the ranges covering `points` (ascending) to `changed`, merging close ones.
+    static void coverPoints(const std::vector<uint32_t>& points, std::vector<Range>& changed);
+    /// Projects a piece with the cache (CPU backend) or the projector into xy (count x 2).
+    static void projectPiece(const SweepQueue::Piece& piece, const Matrix& points,
+                             const LandmarkModel& model, const EmbedParams& params,
+                             Projector& projector, NeighbourCache& cache, float* xy);
+    /// True when the neighbour cache gives this projector's positions (the CPU backend).
+    static bool cacheServes(const Projector& projector) { return projector.name() == "cpu"; }
+
     std::vector<float> m_xy;
     bool m_settled = true;
     double m_progress = 1, m_msPerPoint = 0, m_lastStepMs = 0;
@@ -72,10 +113,13 @@ class FrameSweeper : public Sweeper {
     void setPaused(bool paused) override { m_paused = paused; }
     void accept(const float* xy, const LandmarkModel& model) override;
     void invalidate() override;
+    std::pair<size_t, std::string> cacheState() const override;
 
   private:
     std::shared_ptr<const Matrix> m_points;
-    size_t m_n = 0, m_cursor = 0, m_remaining = 0;
+    size_t m_n = 0;
+    SweepQueue m_queue;
+    NeighbourCache m_cache;
     uint64_t m_highSeen = ~0ull, m_lowSeen = ~0ull;
     bool m_paused = false;
 };
@@ -92,17 +136,18 @@ class ThreadSweeper : public Sweeper {
     void setPaused(bool paused) override;
     void accept(const float* xy, const LandmarkModel& model) override;
     void invalidate() override;
+    std::pair<size_t, std::string> cacheState() const override;
 
   private:
     struct Slice {
         uint64_t epoch;
-        size_t first;
+        SweepQueue::Piece piece;
         std::vector<float> xy;
         double ms;
     };
     void run();
 
-    std::mutex m_mutex;
+    mutable std::mutex m_mutex;
     std::condition_variable m_wake;
     std::thread m_thread;
     // Shared with the worker (under m_mutex).
@@ -110,12 +155,21 @@ class ThreadSweeper : public Sweeper {
     LandmarkModel m_model;
     EmbedParams m_params;
     Projector* m_projector = nullptr;
-    size_t m_n = 0, m_cursor = 0, m_remaining = 0, m_inFlight = 0;
+    size_t m_n = 0, m_inFlight = 0;
+    SweepQueue m_queue;
     uint64_t m_epoch = 0;
     bool m_stop = false, m_paused = false;
+    bool m_fresh = false;      // a model the worker has not planned for yet
+    bool m_planning = false;   // the worker is planning for a model (unlocked)
+    bool m_forget = false;     // the cache must forget its lists (new points)
+    bool m_unsettled = false;  // positions came from elsewhere: the cache cannot tell changes
+    size_t m_cacheBytes = 0;   // the worker's last report of its cache
+    std::string m_cacheRefusal;
     std::deque<Slice> m_done;
     std::string m_error;
     double m_workMs = 0;
+    // The worker thread only.
+    NeighbourCache m_cache;
     // UI thread only.
     uint64_t m_highSeen = ~0ull, m_lowSeen = ~0ull;
 };

@@ -25,7 +25,7 @@ class CpuProjector final : public Projector {
         const ScoreSetup setup = checkProjectionInput(points, n, d, model, params, out);
         ProjectionReport report;
         if (n == 0) return report;
-        if (model.count() > kMaxPairTable)
+        if (model.count() > kMaxPairTableLandmarks)
             return projectManyLandmarks(points, n, d, model, params, out);
         m_pairs.update(model, params.adjust);
         m_tiles.build(model.high.data(), model.count(), d);
@@ -68,10 +68,6 @@ class CpuProjector final : public Projector {
     }
 
   private:
-    // Above this many landmarks the g x g pair table (8 bytes a pair) would not fit in memory
-    // comfortably; the points are then projected the reference way, in parallel.
-    static constexpr size_t kMaxPairTable = 4096;
-
     ProjectionReport projectManyLandmarks(const float* points, size_t n, size_t d,
                                           const LandmarkModel& model, const EmbedParams& params,
                                           float* out) {

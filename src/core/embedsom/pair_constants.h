@@ -9,6 +9,10 @@
 
 namespace sepal {
 
+/// Above this many landmarks the g x g pair table (8 bytes a pair) would not fit in memory
+/// comfortably: the points are then projected the reference way.
+constexpr size_t kMaxPairTableLandmarks = 4096;
+
 /// For every ordered pair (u, v): c_uv = 1 / (2 |L_v - L_u|^2) and
 /// f_uv = (1 + hp)^(-adjust) with hp = |l_v - l_u|^2; both 0 for the pairs the reference
 /// skips (equal landmarks, or landmarks on one 2D spot). Rebuilt only when the model changes.

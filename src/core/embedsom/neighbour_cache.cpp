@@ -1,0 +1,265 @@
+#include "core/embedsom/neighbour_cache.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+
+#include "core/common/error.h"
+#include "core/embedsom/embedsom.h"
+#include "core/embedsom/fallback.h"
+#include "core/embedsom/fast_point.h"
+#include "core/embedsom/projection_input.h"
+
+namespace sepal {
+
+namespace {
+
+/// FNV-1a of the data-space landmarks: lists stay valid while these bytes stay.
+uint64_t highFingerprint(const LandmarkModel& model) {
+    uint64_t h = 1469598103934665603ULL ^ model.dim;
+    const auto* bytes = reinterpret_cast<const unsigned char*>(model.high.data());
+    for (size_t i = 0; i < model.high.size() * sizeof(float); ++i)
+        h = (h ^ bytes[i]) * 1099511628211ULL;
+    return h;
+}
+
+size_t quarterOfMemory() {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page > 0 ? size_t(pages) * size_t(page) / 4 : size_t(1) << 30;
+}
+
+std::string gigabytes(size_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f GB", double(bytes) / 1e9);
+    return text;
+}
+
+}  // namespace
+
+NeighbourCache::NeighbourCache(size_t limitBytes)
+    : m_limit(limitBytes > 0 ? limitBytes : quarterOfMemory()) {}
+
+size_t NeighbourCache::bytesFor(size_t n, int topnn, size_t g) {
+    // Per row: topnn indices and distances, a state byte, and up to topnn index entries.
+    return n * (size_t(topnn) * (2 * sizeof(uint32_t) + sizeof(float)) + 1) +
+           (g + 1) * sizeof(uint64_t);
+}
+
+size_t NeighbourCache::bytes() const {
+    return m_idx.capacity() * sizeof(uint32_t) + m_dist.capacity() * sizeof(float) +
+           m_state.capacity() + m_offset.capacity() * sizeof(uint64_t) +
+           m_rows.capacity() * sizeof(uint32_t) + m_missing.capacity() * sizeof(uint32_t);
+}
+
+void NeighbourCache::reset(size_t n) {
+    m_n = n;
+    m_key = Key{};
+    m_keeping = m_indexed = m_settled = false;
+    m_idx = {}, m_dist = {}, m_state = {}, m_offset = {}, m_rows = {}, m_missing = {};
+    m_listed = 0;
+}
+
+NeighbourCache::Key NeighbourCache::keyOf(const LandmarkModel& model, const ScoreSetup& setup) {
+    return Key{model.count(), model.dim, setup.topn, setup.topnn, highFingerprint(model)};
+}
+
+void NeighbourCache::adopt(const Key& key) {
+    const size_t n = m_n;
+    reset(n);
+    m_key = key;
+    m_tilesReady = false;
+    if (key.g > kMaxPairTableLandmarks) {
+        m_refusal = "no neighbour lists above " + std::to_string(kMaxPairTableLandmarks) +
+                    " landmarks: every change re-projects every cell";
+    } else if (bytesFor(n, key.topnn, key.g) > m_limit) {
+        m_refusal = "the neighbour lists of " + std::to_string(n) + " cells would take " +
+                    gigabytes(bytesFor(n, key.topnn, key.g)) + ", more than " + gigabytes(m_limit) +
+                    ": every change re-projects every cell";
+    } else {
+        m_refusal.clear();
+        m_keeping = true;
+        try {
+            m_idx.resize(n * size_t(key.topnn));
+            m_dist.resize(n * size_t(key.topnn));
+            m_state.assign(n, 0);
+        } catch (const std::bad_alloc&) {
+            reset(n);
+            m_key = key;
+            m_refusal = "no memory for the neighbour lists: every change re-projects every cell";
+        }
+    }
+}
+
+ProjectionReport NeighbourCache::projectRows(const float* points, size_t n, size_t d, size_t first,
+                                             size_t count, const LandmarkModel& model,
+                                             const EmbedParams& params, float* out) {
+    const ScoreSetup setup = checkProjectionInput(points, count, d, model, params, out);
+    ProjectionReport report;
+    if (count == 0) return report;
+    if (n != m_n) reset(n);
+    if (first + count > n) throw std::logic_error("NeighbourCache: rows beyond the points");
+    const Key key = keyOf(model, setup);
+    if (!(key == m_key)) adopt(key);
+    if (model.count() > kMaxPairTableLandmarks) {
+        if (!m_plain) m_plain = makeCpuProjector();
+        return m_plain->project(points + first * d, count, d, model, params, out);
+    }
+    if (!m_tilesReady) m_tiles.build(model.high.data(), model.count(), d), m_tilesReady = true;
+    m_pairs.update(model, params.adjust);
+    const LandmarkTiles& tiles = m_tiles;
+    const PairConstants& pairs = m_pairs;
+    const size_t g = model.count(), kk = size_t(setup.topnn);
+    const bool keeping = m_keeping;
+    const long long groups = static_cast<long long>((count + kPointGroup - 1) / kPointGroup);
+    size_t nonFinite = 0, degenerate = 0, listed = 0;
+#pragma omp parallel if (count >= 64) reduction(+ : nonFinite, degenerate, listed)
+    {
+        std::vector<float> dist(kPointGroup * tiles.gp), scratchA(kk);
+        std::vector<uint32_t> scratchIdx(kk);
+        FastPointScratch scratch;
+        scratch.reserve(setup.topnn);
+#pragma omp for schedule(static)
+        for (long long grp = 0; grp < groups; ++grp) {
+            const size_t g0 = first + size_t(grp) * kPointGroup;
+            const size_t inGroup = std::min(kPointGroup, first + count - g0);
+            const float* rows[kPointGroup];
+            bool search = false;
+            for (size_t p = 0; p < kPointGroup; ++p) {
+                rows[p] = points + (g0 + std::min(p, inGroup - 1)) * d;
+                if (p < inGroup) search |= !keeping || m_state[g0 + p] == 0;
+            }
+            if (search) groupDistances(rows, tiles, dist.data());
+            for (size_t p = 0; p < inGroup; ++p) {
+                const size_t row = g0 + p;
+                float* y = out + 2 * (row - first);
+                uint8_t state = keeping ? m_state[row] : 0;
+                if (state == 0 && !allFinite(rows[p], d)) {
+                    state = 2;
+                    if (keeping) m_state[row] = 2, ++listed;
+                }
+                if (state == 2) {
+                    placeNonFinitePoint(rows[p], model, setup, y);
+                    ++nonFinite;
+                    continue;
+                }
+                uint32_t* idx = keeping ? m_idx.data() + row * kk : scratchIdx.data();
+                float* a = keeping ? m_dist.data() + row * kk : scratchA.data();
+                if (state == 0) {
+                    selectNearest(dist.data() + p * tiles.gp, g, kk, idx, a);
+                    if (keeping) m_state[row] = 1, ++listed;
+                }
+                if (!projectFastPoint(rows[p], model, a, idx, setup, pairs, params.adjust, scratch,
+                                      y))
+                    ++degenerate;
+            }
+        }
+    }
+    m_listed += listed;
+    report.nonFinitePoints = nonFinite;
+    report.degeneratePoints = degenerate;
+    return report;
+}
+
+void NeighbourCache::projectListed(const float* points, size_t d, const uint32_t* rows,
+                                   size_t count, const LandmarkModel& model,
+                                   const EmbedParams& params, float* out) {
+    const ScoreSetup setup = checkProjectionInput(points, count, d, model, params, out);
+    if (count == 0) return;
+    if (!m_keeping || !(keyOf(model, setup) == m_key))
+        throw std::logic_error("NeighbourCache: listed rows projected with another model");
+    m_pairs.update(model, params.adjust);
+    const PairConstants& pairs = m_pairs;
+    const size_t kk = size_t(setup.topnn);
+    const long long total = static_cast<long long>(count);
+#pragma omp parallel if (count >= 256)
+    {
+        FastPointScratch scratch;
+        scratch.reserve(setup.topnn);
+#pragma omp for schedule(static)
+        for (long long i = 0; i < total; ++i) {
+            const size_t row = rows[i];
+            const float* x = points + row * d;
+            float* y = out + 2 * i;
+            if (m_state[row] == 2)
+                placeNonFinitePoint(x, model, setup, y);
+            else
+                projectFastPoint(x, model, m_dist.data() + row * kk, m_idx.data() + row * kk, setup,
+                                 pairs, params.adjust, scratch, y);
+        }
+    }
+}
+
+void NeighbourCache::settle(const LandmarkModel& model, const EmbedParams& params) {
+    m_settled = true;
+    m_low = model.low;
+    m_smooth = params.smooth;
+    m_adjust = params.adjust;
+    m_k = params.k;
+}
+
+void NeighbourCache::buildIndex() {
+    // A counting sort of (landmark, row) over each row's topn: rows come out ascending.
+    const size_t g = m_key.g, kk = size_t(m_key.topnn), topn = size_t(m_key.topn);
+    m_offset.assign(g + 1, 0);
+    m_missing.clear();
+    for (size_t row = 0; row < m_n; ++row) {
+        if (m_state[row] == 2) {
+            m_missing.push_back(uint32_t(row));
+            continue;
+        }
+        for (size_t j = 0; j < topn; ++j) ++m_offset[m_idx[row * kk + j] + 1];
+    }
+    for (size_t u = 0; u < g; ++u) m_offset[u + 1] += m_offset[u];
+    m_rows.assign(m_offset[g], 0);
+    std::vector<uint64_t> at(m_offset.begin(), m_offset.end() - 1);
+    for (size_t row = 0; row < m_n; ++row)
+        if (m_state[row] == 1)
+            for (size_t j = 0; j < topn; ++j) m_rows[at[m_idx[row * kk + j]]++] = uint32_t(row);
+    m_indexed = true;
+}
+
+std::optional<std::vector<uint32_t>> NeighbourCache::takeChanges(const LandmarkModel& model,
+                                                                 const EmbedParams& params) {
+    ScoreSetup setup;
+    try {
+        setup = makeScoreSetup(resolveK(params, model.count()), model.count(), params.smooth);
+    } catch (const InputError&) {
+        m_settled = false;  // the projection will say what is wrong
+        return std::nullopt;
+    }
+    const bool usable = m_keeping && m_settled && m_n > 0 && m_listed == m_n &&
+                        keyOf(model, setup) == m_key && m_low.size() == model.low.size() &&
+                        params.smooth == m_smooth && params.adjust == m_adjust && params.k == m_k;
+    if (!usable) {
+        // Every row is due; the lists (where they match) still spare the search.
+        m_settled = false;
+        return std::nullopt;
+    }
+    if (!m_indexed) buildIndex();
+    std::vector<uint32_t> moved;
+    for (size_t u = 0; u < model.count(); ++u)
+        if (model.low[2 * u] != m_low[2 * u] || model.low[2 * u + 1] != m_low[2 * u + 1])
+            moved.push_back(uint32_t(u));
+    size_t total = m_missing.size();
+    for (uint32_t u : moved) total += m_offset[u + 1] - m_offset[u];
+    if (total > m_n / 2) {
+        m_settled = false;  // cheaper to go through every row in order
+        return std::nullopt;
+    }
+    std::vector<uint32_t> rows(m_missing);
+    rows.reserve(total);
+    for (uint32_t u : moved)
+        rows.insert(rows.end(), m_rows.begin() + long(m_offset[u]),
+                    m_rows.begin() + long(m_offset[u + 1]));
+    if (moved.size() > 1 || !m_missing.empty()) {
+        std::sort(rows.begin(), rows.end());
+        rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    }
+    m_low = model.low;
+    return rows;
+}
+
+}  // namespace sepal
