@@ -45,7 +45,7 @@ void SweepQueue::all() {
 }
 
 void SweepQueue::add(const std::vector<uint32_t>& points) {
-    if (m_remaining > 0 || points.empty()) return;  // the sweep covers them
+    if (points.empty()) return;
     std::vector<uint32_t> merged;
     merged.reserve(m_listed.size() - m_next + points.size());
     std::set_union(m_listed.begin() + long(m_next), m_listed.end(), points.begin(), points.end(),
@@ -164,7 +164,6 @@ void FrameSweeper::step(const LandmarkModel& model, const EmbedParams& params, P
         if (wasSweep) {
             std::copy(xy.begin(), xy.end(), m_xy.begin() + long(2 * piece.first));
             changed.push_back({piece.first, count});
-            if (!m_queue.sweeping()) m_cache.settle(model, params);
         } else {
             for (size_t i = 0; i < count; ++i) {
                 m_xy[2 * size_t(piece.points[i])] = xy[2 * i];
@@ -349,7 +348,6 @@ void ThreadSweeper::run() {
         }
         Slice out{m_epoch, m_queue.take(kThreadSlice), {}, 0};
         const size_t count = out.piece.points.empty() ? out.piece.count : out.piece.points.size();
-        const bool sweepEnds = out.piece.points.empty() && !m_queue.sweeping();
         auto points = m_points;
         LandmarkModel model = m_model;
         EmbedParams params = m_params;
@@ -372,8 +370,6 @@ void ThreadSweeper::run() {
             m_error = error;
             m_queue.reset(m_n);
         } else if (out.epoch == m_epoch) {
-            // A sweep of every point ended with this model: drags are tracked from here.
-            if (sweepEnds && !m_fresh && cacheServes(*projector)) m_cache.settle(model, params);
             m_cacheBytes = m_cache.bytes();
             m_cacheRefusal = m_cache.refusal();
             m_done.push_back(std::move(out));

@@ -32,12 +32,10 @@ class SweepQueue {
     void reset(size_t n);
     /// Every point is due, continuing from the cursor; listed points are dropped.
     void all();
-    /// These points (ascending) are due too.
+    /// These points (ascending) are due too (listed points go before the rest of a sweep).
     void add(const std::vector<uint32_t>& points);
     /// Points due.
     size_t due() const { return m_remaining + (m_listed.size() - m_next); }
-    /// True while a sweep of every point is under way.
-    bool sweeping() const { return m_remaining > 0; }
     /// The next piece of at most `max` points: listed ones first, else a range of the sweep.
     struct Piece {
         size_t first = 0, count = 0;   ///< a range of the sweep (when `points` is empty)

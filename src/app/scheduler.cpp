@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <random>
+#include <tuple>
 
 namespace sepal::app {
 
@@ -110,6 +111,7 @@ void Scheduler::updateStats() {
     m_stats.sweepProgress = m_sweeper->progress();
     m_stats.sweeps = m_sweeper->sweeps();
     m_stats.projected = m_sweeper->projectedTotal();
+    std::tie(m_stats.cacheBytes, m_stats.cacheRefusal) = m_sweeper->cacheState();
 }
 
 void Scheduler::useExternalProjection(bool on) {

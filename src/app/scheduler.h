@@ -34,6 +34,8 @@ struct WorkStats {
     double sweepProgress = 1;  ///< fraction of the current sweep done
     uint64_t sweeps = 0;       ///< completed sweeps
     uint64_t projected = 0;    ///< points projected since the data was opened
+    size_t cacheBytes = 0;     ///< the CPU path's neighbour cache (0: not kept)
+    std::string cacheRefusal;  ///< why the neighbour cache is not kept ("" while it is)
 };
 
 /// Tables a finished background load read, to be opened.

@@ -169,8 +169,10 @@ int Application::run() {
                                             m_gpu && m_gpu->active() && m_gpu->interop(),
                                             m_gpu ? m_gpu->projected() : 0,
                                             m_gpu ? m_gpu->kernel() : ""};
-            m_bench->frame(m_workspace, {ms, m_lastWorkMs, m_lastDrawMs, m_layer->lastRedrawMs()},
-                           context);
+            m_bench->frame(
+                m_workspace,
+                {ms, m_lastWorkMs, m_lastDrawMs, m_layer->lastRedrawMs(), m_layer->busy()},
+                context);
             if (m_bench->done()) m_quit = 0;
         }
     }

@@ -1,6 +1,7 @@
 #pragma once
 // --bench-frames N: frames while a landmark is dragged in a circle (the model changes every
-// frame, as in use), then one JSON line of frame times and throughput.
+// frame, as in use), then the time until the picture settles after the drag, then one JSON line
+// of frame times, throughput and that time.
 
 #include <array>
 #include <cstdint>
@@ -17,6 +18,7 @@ struct FrameCost {
     double workMs = 0;         ///< projection and training
     double drawMs = 0;         ///< drawing and swapping
     double layerRedrawMs = 0;  ///< the point layer's last complete redraw (0: none yet)
+    bool layerBusy = false;    ///< the point layer is still redrawing (the picture not final)
 };
 
 /// How the frames were drawn, for the JSON line.
@@ -42,6 +44,7 @@ class FrameBench {
     int m_frames;
     bool m_done = false;
     double m_start = 0, m_workMs = 0, m_drawMs = 0, m_layerMs = 0;
+    double m_dragEnd = 0, m_dragSeconds = 0;  // when the drag ended (0: still dragging)
     uint64_t m_projectedStart = 0, m_gpuStart = 0;
     std::array<float, 2> m_centre{};
     std::vector<double> m_times;

@@ -20,6 +20,17 @@ void StatsPanel::draw(UiContext& ctx) {
     ImGui::Text("Full sweep %.0f ms of work", s.fullSweepMs);
     ImGui::ProgressBar(float(s.sweepProgress), ImVec2(-1, 0),
                        s.sweepProgress >= 1 ? "settled" : "sweeping");
+    if (!s.cacheRefusal.empty()) {
+        // Drags then cost a whole sweep: the user should know why the picture lags.
+        ImGui::TextColored(ImVec4(0.95f, 0.75f, 0.35f, 1), "Neighbour cache off");
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.cacheRefusal.c_str());
+    } else if (s.cacheBytes > 0) {
+        ImGui::Text("Neighbour cache %.0f MB", double(s.cacheBytes) / 1e6);
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip(
+                "Each cell's nearest landmarks, kept until training moves the landmarks: a drag "
+                "re-projects only the cells that use the dragged landmark.");
+    }
     ImGui::Text("Training %.1f ms this frame", s.trainMs);
     // Whether the last edit kept or tore the neighbourhoods.
     const auto& q = ws.quality();

@@ -28,21 +28,35 @@ struct Scene {
         model = test::gridModel(x, g, d);
         for (size_t i = 250; i < n; i += 500) x[i * d + i % d] = NAN;  // 12 with missing values
         cached.assign(2 * n, 0.0f);
+        cache.reset(n);
     }
     std::vector<float> full() const {
         std::vector<float> y(2 * n);
         makeCpuProjector()->project(x.data(), n, d, model, params, y.data());
         return y;
     }
-    /// A whole sweep in uneven slices, then settled.
-    void sweep() {
-        for (size_t first = 0; first < n;) {
-            const size_t count = std::min<size_t>(777, n - first);
+    /// Rows [first, last) in uneven slices.
+    void sweep(size_t first = 0, size_t last = 0) {
+        last = last ? last : n;
+        while (first < last) {
+            const size_t count = std::min<size_t>(777, last - first);
             cache.projectRows(x.data(), n, d, first, count, model, params,
                               cached.data() + 2 * first);
             first += count;
         }
-        cache.settle(model, params);
+    }
+    /// The first model: nothing to compare with, every row due.
+    void start() {
+        EXPECT_FALSE(cache.takeChanges(model, params).has_value());
+        sweep();
+    }
+    /// Projects the listed rows from their lists into `cached`.
+    void project(const std::vector<uint32_t>& rows) {
+        std::vector<float> y(2 * rows.size());
+        cache.projectListed(x.data(), d, rows.data(), rows.size(), model, params, y.data());
+        for (size_t i = 0; i < rows.size(); ++i)
+            std::copy(y.begin() + long(2 * i), y.begin() + long(2 * i + 2),
+                      cached.begin() + long(2 * rows[i]));
     }
     /// Applies the change the cache reports; returns the rows it re-projected (or n for all).
     size_t follow() {
@@ -51,11 +65,7 @@ struct Scene {
             sweep();
             return n;
         }
-        std::vector<float> y(2 * rows->size());
-        cache.projectListed(x.data(), d, rows->data(), rows->size(), model, params, y.data());
-        for (size_t i = 0; i < rows->size(); ++i)
-            std::copy(y.begin() + long(2 * i), y.begin() + long(2 * i + 2),
-                      cached.begin() + long(2 * (*rows)[i]));
+        project(*rows);
         return rows->size();
     }
     void drag(size_t u, float dx, float dy) {
@@ -77,7 +87,7 @@ void expectSameBits(const std::vector<float>& a, const std::vector<float>& b, co
 
 TEST(NeighbourCache, ADragReprojectsOnlyTheCellsListingTheMovedLandmark) {
     Scene s;
-    s.sweep();
+    s.start();
     expectSameBits(s.cached, s.full(), "first sweep");
     const std::vector<float> before = s.cached;
     s.drag(20, 0.7f, -0.3f);
@@ -97,7 +107,7 @@ TEST(NeighbourCache, ADragReprojectsOnlyTheCellsListingTheMovedLandmark) {
 
 TEST(NeighbourCache, DragsBeforeAFollowAndUndoGiveTheFullProjection) {
     Scene s;
-    s.sweep();
+    s.start();
     const std::vector<float> low = s.model.low;
     s.drag(3, 0.5f, 0.5f);
     s.drag(40, -1.0f, 0.25f);
@@ -112,7 +122,7 @@ TEST(NeighbourCache, DragsBeforeAFollowAndUndoGiveTheFullProjection) {
 
 TEST(NeighbourCache, ParametersLandmarksAndTrainingGoThroughEveryCell) {
     Scene s;
-    s.sweep();
+    s.start();
     s.params.adjust = 1.0f;
     EXPECT_EQ(s.follow(), s.n);
     expectSameBits(s.cached, s.full(), "adjust changed");
@@ -132,18 +142,24 @@ TEST(NeighbourCache, ParametersLandmarksAndTrainingGoThroughEveryCell) {
     expectSameBits(s.cached, s.full(), "a drag after training");
 }
 
-TEST(NeighbourCache, ASweepCutShortIsFinishedBeforeDragsAreTracked) {
+TEST(NeighbourCache, DragsDuringTheFirstSweepNeedOnlyTheRowsAlreadyProjected) {
     Scene s;
-    // Half a sweep, then a drag: the lists cannot tell yet, so every cell is projected.
-    s.cache.projectRows(s.x.data(), s.n, s.d, 0, s.n / 2, s.model, s.params, s.cached.data());
+    EXPECT_FALSE(s.cache.takeChanges(s.model, s.params).has_value());
+    s.sweep(0, s.n / 2);
+    // A drag half way: of the rows done, those listing the landmark; the rest are due anyway.
     s.drag(9, 0.3f, 0.3f);
-    EXPECT_EQ(s.follow(), s.n);
-    expectSameBits(s.cached, s.full(), "after the interrupted sweep");
+    const auto rows = s.cache.takeChanges(s.model, s.params);
+    ASSERT_TRUE(rows.has_value());
+    EXPECT_GT(rows->size(), 0u);
+    for (uint32_t r : *rows) ASSERT_LT(r, s.n / 2);
+    s.project(*rows);
+    s.sweep(s.n / 2, s.n);
+    expectSameBits(s.cached, s.full(), "after the drag half way");
 }
 
 TEST(NeighbourCache, OverItsMemoryLimitItProjectsEverythingAndSaysWhy) {
     Scene s(1000);
-    s.sweep();
+    s.start();
     EXPECT_NE(s.cache.refusal().find("more than"), std::string::npos) << s.cache.refusal();
     EXPECT_EQ(s.cache.bytes(), 0u);
     s.drag(5, 0.4f, 0.0f);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -26,7 +27,11 @@ uint64_t highFingerprint(const LandmarkModel& model) {
     return h;
 }
 
-size_t quarterOfMemory() {
+/// SEPAL_NEIGHBOUR_CACHE_MB when set (0 turns the cache off, for comparisons), else a quarter
+/// of the machine's memory.
+size_t defaultLimit() {
+    if (const char* mb = std::getenv("SEPAL_NEIGHBOUR_CACHE_MB"); mb && *mb)
+        return std::max<size_t>(1, size_t(std::strtoull(mb, nullptr, 10)) << 20);
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     return pages > 0 && page > 0 ? size_t(pages) * size_t(page) / 4 : size_t(1) << 30;
 }
@@ -40,7 +45,7 @@ std::string gigabytes(size_t bytes) {
 }  // namespace
 
 NeighbourCache::NeighbourCache(size_t limitBytes)
-    : m_limit(limitBytes > 0 ? limitBytes : quarterOfMemory()) {}
+    : m_limit(limitBytes > 0 ? limitBytes : defaultLimit()) {}
 
 size_t NeighbourCache::bytesFor(size_t n, int topnn, size_t g) {
     // Per row: topnn indices and distances, a state byte, and up to topnn index entries.
@@ -56,8 +61,13 @@ size_t NeighbourCache::bytes() const {
 
 void NeighbourCache::reset(size_t n) {
     m_n = n;
+    m_taken = false;
+    clearLists();
+}
+
+void NeighbourCache::clearLists() {
     m_key = Key{};
-    m_keeping = m_indexed = m_settled = false;
+    m_keeping = m_indexed = false;
     m_idx = {}, m_dist = {}, m_state = {}, m_offset = {}, m_rows = {}, m_missing = {};
     m_listed = 0;
 }
@@ -68,7 +78,7 @@ NeighbourCache::Key NeighbourCache::keyOf(const LandmarkModel& model, const Scor
 
 void NeighbourCache::adopt(const Key& key) {
     const size_t n = m_n;
-    reset(n);
+    clearLists();
     m_key = key;
     m_tilesReady = false;
     if (key.g > kMaxPairTableLandmarks) {
@@ -86,7 +96,7 @@ void NeighbourCache::adopt(const Key& key) {
             m_dist.resize(n * size_t(key.topnn));
             m_state.assign(n, 0);
         } catch (const std::bad_alloc&) {
-            reset(n);
+            clearLists();
             m_key = key;
             m_refusal = "no memory for the neighbour lists: every change re-projects every cell";
         }
@@ -192,14 +202,6 @@ void NeighbourCache::projectListed(const float* points, size_t d, const uint32_t
     }
 }
 
-void NeighbourCache::settle(const LandmarkModel& model, const EmbedParams& params) {
-    m_settled = true;
-    m_low = model.low;
-    m_smooth = params.smooth;
-    m_adjust = params.adjust;
-    m_k = params.k;
-}
-
 void NeighbourCache::buildIndex() {
     // A counting sort of (landmark, row) over each row's topn: rows come out ascending.
     const size_t g = m_key.g, kk = size_t(m_key.topnn), topn = size_t(m_key.topn);
@@ -223,42 +225,56 @@ void NeighbourCache::buildIndex() {
 
 std::optional<std::vector<uint32_t>> NeighbourCache::takeChanges(const LandmarkModel& model,
                                                                  const EmbedParams& params) {
+    const bool hadTaken = m_taken;
+    const std::vector<float> low = std::move(m_low);
+    const EmbedParams taken = m_params;
+    m_taken = true;
+    m_low = model.low;
+    m_params = params;
     ScoreSetup setup;
     try {
         setup = makeScoreSetup(resolveK(params, model.count()), model.count(), params.smooth);
     } catch (const InputError&) {
-        m_settled = false;  // the projection will say what is wrong
+        m_taken = false;  // the projection will say what is wrong
         return std::nullopt;
     }
-    const bool usable = m_keeping && m_settled && m_n > 0 && m_listed == m_n &&
-                        keyOf(model, setup) == m_key && m_low.size() == model.low.size() &&
-                        params.smooth == m_smooth && params.adjust == m_adjust && params.k == m_k;
-    if (!usable) {
-        // Every row is due; the lists (where they match) still spare the search.
-        m_settled = false;
-        return std::nullopt;
+    // Rows without a list are due already (they were never projected with these landmarks).
+    const bool usable = hadTaken && m_keeping && m_n > 0 && keyOf(model, setup) == m_key &&
+                        low.size() == model.low.size() && params.smooth == taken.smooth &&
+                        params.adjust == taken.adjust && params.k == taken.k;
+    if (!usable) return std::nullopt;
+    std::vector<uint8_t> moved(model.count(), 0);
+    size_t movedCount = 0;
+    for (size_t u = 0; u < model.count(); ++u)
+        if (model.low[2 * u] != low[2 * u] || model.low[2 * u + 1] != low[2 * u + 1])
+            moved[u] = 1, ++movedCount;
+    std::vector<uint32_t> rows;
+    if (m_listed < m_n) {
+        // The lists are still being filled (the first sweep): look through those there are.
+        const size_t kk = size_t(m_key.topnn), topn = size_t(m_key.topn);
+        for (size_t row = 0; row < m_n; ++row) {
+            bool hit = m_state[row] == 2;
+            for (size_t j = 0; m_state[row] == 1 && j < topn && !hit; ++j)
+                hit = moved[m_idx[row * kk + j]];
+            if (hit) rows.push_back(uint32_t(row));
+        }
+        return rows;
     }
     if (!m_indexed) buildIndex();
-    std::vector<uint32_t> moved;
-    for (size_t u = 0; u < model.count(); ++u)
-        if (model.low[2 * u] != m_low[2 * u] || model.low[2 * u + 1] != m_low[2 * u + 1])
-            moved.push_back(uint32_t(u));
     size_t total = m_missing.size();
-    for (uint32_t u : moved) total += m_offset[u + 1] - m_offset[u];
-    if (total > m_n / 2) {
-        m_settled = false;  // cheaper to go through every row in order
-        return std::nullopt;
-    }
-    std::vector<uint32_t> rows(m_missing);
+    for (size_t u = 0; u < model.count(); ++u)
+        if (moved[u]) total += m_offset[u + 1] - m_offset[u];
+    if (total > m_n / 2) return std::nullopt;  // cheaper to go through every row in order
+    rows = m_missing;
     rows.reserve(total);
-    for (uint32_t u : moved)
-        rows.insert(rows.end(), m_rows.begin() + long(m_offset[u]),
-                    m_rows.begin() + long(m_offset[u + 1]));
-    if (moved.size() > 1 || !m_missing.empty()) {
+    for (size_t u = 0; u < model.count(); ++u)
+        if (moved[u])
+            rows.insert(rows.end(), m_rows.begin() + long(m_offset[u]),
+                        m_rows.begin() + long(m_offset[u + 1]));
+    if (movedCount > 1 || !m_missing.empty()) {
         std::sort(rows.begin(), rows.end());
         rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
     }
-    m_low = model.low;
     return rows;
 }
 

@@ -23,13 +23,14 @@ namespace sepal {
 /// topn. Not thread-safe: one thread uses it at a time.
 class NeighbourCache {
   public:
-    /// At most `limitBytes` of lists and index (0: a quarter of the machine's memory).
+    /// At most `limitBytes` of lists and index (0: $SEPAL_NEIGHBOUR_CACHE_MB megabytes when set,
+    /// else a quarter of the machine's memory).
     explicit NeighbourCache(size_t limitBytes = 0);
 
     /// Bytes the lists and the index of n points take with topnn neighbours of g landmarks.
     static size_t bytesFor(size_t n, int topnn, size_t g);
 
-    /// Forgets every list; the points to come number n.
+    /// Forgets every list and the model taken; the points to come number n.
     void reset(size_t n);
 
     /// Projects rows [first, first + count) of `points` (n x d, row-major) as makeCpuProjector's
@@ -45,19 +46,17 @@ class NeighbourCache {
     void projectListed(const float* points, size_t d, const uint32_t* rows, size_t count,
                        const LandmarkModel& model, const EmbedParams& params, float* out);
 
-    /// Records that every row's position now follows `model` and `params` (a full sweep ended
-    /// with them).
-    void settle(const LandmarkModel& model, const EmbedParams& params);
+    /// Forgets the last taken model (positions were placed elsewhere): the next change re-projects
+    /// every row, from the lists where they match.
+    void unsettle() { m_taken = false; }
 
-    /// Forgets which model the positions follow (they were placed elsewhere): the next change
-    /// re-projects every row, from the lists where they match.
-    void unsettle() { m_settled = false; }
-
-    /// The rows whose positions change from the last settled or taken model to `model`: those
-    /// listing a landmark whose 2D position moved among their topn, and rows with missing values;
-    /// every row when smooth or adjust changed. Records `model` as taken. Empty optional when the
-    /// lists cannot tell (another data-space model or k, lists missing or over the limit, nothing
-    /// settled): then every row must be projected again.
+    /// The rows whose positions change from the last taken model to `model`, which it records:
+    /// those listing a landmark whose 2D position moved among their topn, and rows with missing
+    /// values. Empty optional when the lists cannot tell (another data-space model, k, smooth or
+    /// adjust, lists over the limit, no model taken yet, or most rows): then every row is due.
+    /// A row without a list is never returned: it has not been projected with these landmarks,
+    /// so it is due already. Positions stay exact when every row returned is projected (as any
+    /// row due) with the latest model taken.
     std::optional<std::vector<uint32_t>> takeChanges(const LandmarkModel& model,
                                                      const EmbedParams& params);
 
@@ -77,6 +76,7 @@ class NeighbourCache {
     };
     static Key keyOf(const LandmarkModel& model, const ScoreSetup& setup);
     void adopt(const Key& key);
+    void clearLists();
     void buildIndex();
 
     size_t m_limit = 0, m_n = 0;
@@ -90,11 +90,10 @@ class NeighbourCache {
     std::vector<uint32_t> m_rows;     // rows listing each landmark among their topn
     std::vector<uint32_t> m_missing;  // rows with missing values (always re-placed)
     bool m_indexed = false;
-    // The model the positions last followed (settled or taken).
-    bool m_settled = false;
+    // The model last taken: positions of rows not due follow it.
+    bool m_taken = false;
     std::vector<float> m_low;
-    float m_smooth = 0, m_adjust = 0;
-    int m_k = 0;
+    EmbedParams m_params;
     std::string m_refusal;
     PairConstants m_pairs;
     LandmarkTiles m_tiles;
