@@ -11,8 +11,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
+#include <string>
 
 #include "app/autosave.h"
 #include "app/autosave_folder.h"
@@ -105,6 +107,10 @@ Application::Application(Options options)
     m_overlay = std::make_unique<render::OverlayRenderer>();
     m_layer = std::make_unique<render::PointLayer>();
     m_layerBudgetMs = hardwareOpenGl() ? kHardwareLayerBudgetMs : kSoftwareLayerBudgetMs;
+    // Software OpenGL rasterises points slowly: the layer is splatted on the CPU instead
+    // (SEPAL_CPU_SPLATS=0 keeps OpenGL, for comparisons).
+    const char* splats = std::getenv("SEPAL_CPU_SPLATS");
+    m_cpuSplats = !hardwareOpenGl() && !(splats && std::string(splats) == "0");
     // The GPU leg: a device-resident projector writes straight into the vertex buffer.
     if (auto* resident = m_workspace.backend().resident) {
         m_devicePositions = std::make_unique<GlDevicePositions>(*m_points);
@@ -309,8 +315,17 @@ void Application::frame() {
     m_lastLook = look;
     m_smallMultiples = !panels.empty();
     if (panels.empty()) {
-        m_layer->advance(*m_points, m_camera, view.pointSize * fbScale, view.alpha, vw, vh,
-                         m_layerBudgetMs);
+        const auto& xy = m_workspace.positions();
+        const auto& rgba = m_workspace.colours();
+        // The CPU path's host positions are the drawn ones; the GPU's live on the device.
+        const bool onCpu =
+            m_cpuSplats && !(m_gpu && m_gpu->active()) && rgba.size() == 2 * xy.size();
+        if (onCpu)
+            m_layer->advanceOnCpu(xy.data(), rgba.data(), xy.size() / 2, m_camera,
+                                  view.pointSize * fbScale, view.alpha, vw, vh, m_layerBudgetMs);
+        else
+            m_layer->advance(*m_points, m_camera, view.pointSize * fbScale, view.alpha, vw, vh,
+                             m_layerBudgetMs);
         glViewport(vx, 0, vw, vh);
         ui::drawScene(m_workspace, m_camera, fbScale, *m_points, *m_overlay,
                       {&m_canvas.selection(), m_canvas.hoveredLandmark(), m_layer.get()});

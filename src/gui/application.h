@@ -111,6 +111,7 @@ class Application {
     std::unique_ptr<render::PointLayer> m_layer;
     /// Milliseconds of point drawing into the cached layer per frame (by the OpenGL renderer).
     double m_layerBudgetMs = 12.0;
+    bool m_cpuSplats = false;  // the point layer is splatted on the CPU (software OpenGL)
     std::unique_ptr<GlDevicePositions> m_devicePositions;
     std::unique_ptr<app::GpuProjection> m_gpu;  // null on the CPU path
     std::array<float, 5> m_lastLook{};

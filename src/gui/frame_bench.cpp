@@ -23,6 +23,11 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
     // The first frames (opening, training the recipe, the first sweep) are not measured.
     if (m_done || st.data.events() == 0 || ws.loading() || ws.recipeRunning()) return;
     if (m_start == 0) {
+        // The drag starts on the settled picture (every cell projected and drawn), as a user's
+        // would; at most a minute is waited for it.
+        if (m_waitStart == 0) m_waitStart = now();
+        const bool settled = ws.stats().sweepProgress >= 1 && !cost.layerBusy;
+        if (!settled && now() - m_waitStart < 60) return;
         m_start = now();
         m_projectedStart = ws.stats().projected;
         m_gpuStart = context.gpuProjected;

@@ -1,7 +1,7 @@
 #pragma once
 // --bench-frames N: frames while a landmark is dragged in a circle (the model changes every
-// frame, as in use), then the time until the picture settles after the drag, then one JSON line
-// of frame times, throughput and that time.
+// frame, as in use) once the first picture has settled, then the time until the picture settles
+// after the drag, then one JSON line of frame times, throughput and that time.
 
 #include <array>
 #include <cstdint>
@@ -45,6 +45,7 @@ class FrameBench {
     bool m_done = false;
     double m_start = 0, m_workMs = 0, m_drawMs = 0, m_layerMs = 0;
     double m_dragEnd = 0, m_dragSeconds = 0;  // when the drag ended (0: still dragging)
+    double m_waitStart = 0;                   // when waiting for the first settled picture began
     uint64_t m_projectedStart = 0, m_gpuStart = 0;
     std::array<float, 2> m_centre{};
     std::vector<double> m_times;

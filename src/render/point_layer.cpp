@@ -51,24 +51,38 @@ void PointLayer::allocate(int width, int height) {
     m_stale = true;
 }
 
+bool PointLayer::startRedraw(const Camera& camera, float pointSize, float alpha, bool onCpu) {
+    if (m_cursor > 0 && onCpu != m_onCpu) m_cursor = 0, m_stale = true;  // the other way: anew
+    m_onCpu = onCpu;
+    if (m_cursor > 0) return true;
+    if (!m_stale) return false;
+    // A new redraw: settings and camera are frozen until it completes.
+    m_stale = false;
+    m_backCamera = camera;
+    m_backSize = pointSize, m_backAlpha = alpha;
+    m_redrawMs = 0;
+    return true;
+}
+
+void PointLayer::completeRedraw(int back) {
+    m_cursor = 0;
+    m_front = back;
+    m_frontCamera = m_backCamera;
+    m_hasFront = true;
+    m_lastRedrawMs = m_redrawMs;
+}
+
 void PointLayer::advance(const ScatterRenderer& points, const Camera& camera, float pointSize,
                          float alpha, int width, int height, double budgetMs) {
     using Clock = std::chrono::steady_clock;
     if (width <= 0 || height <= 0) return;
     if (width != m_width || height != m_height) allocate(width, height);
     int back = 1 - m_front;
+    if (!startRedraw(camera, pointSize, alpha, false)) return;
+    const bool fresh = m_cursor == 0;
     glBindFramebuffer(GL_FRAMEBUFFER, m_fbo[back]);
     glViewport(0, 0, width, height);
-    if (m_cursor == 0) {
-        if (!m_stale) {
-            glBindFramebuffer(GL_FRAMEBUFFER, 0);
-            return;
-        }
-        // A new redraw: settings and camera are frozen until it completes.
-        m_stale = false;
-        m_backCamera = camera;
-        m_backSize = pointSize, m_backAlpha = alpha;
-        m_redrawMs = 0;
+    if (fresh) {
         glClearColor(0, 0, 0, 0);
         glClear(GL_COLOR_BUFFER_BIT);
     }
@@ -88,14 +102,45 @@ void PointLayer::advance(const ScatterRenderer& points, const Camera& camera, fl
         m_cursor += chunk;
     }
     m_redrawMs += std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-    if (m_cursor >= n) {
-        m_cursor = 0;
-        m_front = back;
-        m_frontCamera = m_backCamera;
-        m_hasFront = true;
-        m_lastRedrawMs = m_redrawMs;
-    }
+    if (m_cursor >= n) completeRedraw(back);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
+}
+
+void PointLayer::advanceOnCpu(const float* xy, const uint8_t* rgba, size_t n, const Camera& camera,
+                              float pointSize, float alpha, int width, int height,
+                              double budgetMs) {
+    using Clock = std::chrono::steady_clock;
+    if (width <= 0 || height <= 0) return;
+    if (width != m_width || height != m_height) allocate(width, height);
+    const int back = 1 - m_front;
+    if (!startRedraw(camera, pointSize, alpha, true)) return;
+    if (m_cursor == 0) m_cpu.begin(width, height);
+    const auto start = Clock::now();
+    float scale[2], offset[2];
+    m_backCamera.clipTransform(scale, offset);
+    while (m_cursor < n) {
+        const double spent =
+            std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+        if (spent >= budgetMs && spent > 0) break;
+        size_t chunk = m_msPerPoint > 0 ? size_t((budgetMs - spent) / m_msPerPoint) : 200000;
+        chunk = std::clamp<size_t>(chunk, 50000, n - m_cursor);
+        const auto t0 = Clock::now();
+        m_cpu.draw(xy, rgba, m_cursor, chunk, scale, offset, m_backSize, m_backAlpha);
+        const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        const double perPoint = ms / double(chunk);
+        m_msPerPoint = m_msPerPoint == 0 ? perPoint : 0.7 * m_msPerPoint + 0.3 * perPoint;
+        m_cursor += chunk;
+    }
+    if (m_cursor >= n) {
+        m_cpu.finish(m_cpuBytes);
+        glBindTexture(GL_TEXTURE_2D, m_texture[back]);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE,
+                        m_cpuBytes.data());
+        glBindTexture(GL_TEXTURE_2D, 0);
+    }
+    m_redrawMs += std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    if (m_cursor >= n) completeRedraw(back);
 }
 
 void PointLayer::present(const Camera& camera) {

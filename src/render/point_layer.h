@@ -10,6 +10,7 @@
 #include <cstddef>
 
 #include "render/camera.h"
+#include "render/cpu_splats.h"
 #include "render/gl_program.h"
 #include "render/scatter_renderer.h"
 
@@ -29,6 +30,11 @@ class PointLayer {
     /// framebuffer pixels. Leaves the default framebuffer bound and the viewport unset.
     void advance(const ScatterRenderer& points, const Camera& camera, float pointSize, float alpha,
                  int width, int height, double budgetMs);
+    /// As advance, with the points splatted on the CPU (CpuSplats) and the picture uploaded when
+    /// complete: for software OpenGL. xy: n x 2 world positions; rgba: n x 4 colour bytes (what
+    /// the renderer's buffers hold), read in chunks while the redraw lasts.
+    void advanceOnCpu(const float* xy, const uint8_t* rgba, size_t n, const Camera& camera,
+                      float pointSize, float alpha, int width, int height, double budgetMs);
     /// Draws the front buffer into the bound viewport (camera's area), moved from the camera it
     /// was drawn with to `camera`.
     void present(const Camera& camera);
@@ -39,6 +45,11 @@ class PointLayer {
 
   private:
     void allocate(int width, int height);
+    /// Starts a redraw when stale (or when the last one was drawn the other way, on the CPU or
+    /// by OpenGL): freezes camera and settings; false when nothing is due.
+    bool startRedraw(const Camera& camera, float pointSize, float alpha, bool onCpu);
+    /// Makes the back buffer the front one after a complete redraw.
+    void completeRedraw(int back);
     GlProgram m_program;
     GLuint m_vao = 0, m_buffer = 0;
     GLuint m_fbo[2] = {0, 0}, m_texture[2] = {0, 0};
@@ -48,6 +59,9 @@ class PointLayer {
     double m_msPerPoint = 0, m_redrawMs = 0, m_lastRedrawMs = 0;
     Camera m_backCamera, m_frontCamera;
     float m_backSize = 1, m_backAlpha = 1;
+    bool m_onCpu = false;             // the redraw under way is splatted on the CPU
+    CpuSplats m_cpu;                  // the back picture when splatted on the CPU
+    std::vector<uint8_t> m_cpuBytes;  // its upload
 };
 
 }  // namespace sepal::render

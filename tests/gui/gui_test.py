@@ -656,6 +656,35 @@ def test_small_multiples(out):
           f"undo left {undone['small_multiples']}")
 
 
+def test_cpu_splats(out):
+    """Under software OpenGL the point layer is splatted on the CPU: the same picture as OpenGL's
+    point sprites (SEPAL_CPU_SPLATS=0), up to the 8-bit rounding of OpenGL's blending."""
+    pictures = {}
+    for splats in ("1", "0"):
+        os.environ["SEPAL_CPU_SPLATS"] = splats
+        try:
+            states, _, _ = run_app([f"open {CELLS}", "settle", f"screenshot {out}/s{splats}.png",
+                                    "state", "quit"], out)
+        finally:
+            del os.environ["SEPAL_CPU_SPLATS"]
+        pictures[splats] = read_png(f"{out}/s{splats}.png")
+    x0, y0, x1, y1 = [int(v) for v in canvas_box(states[-1])]
+    lit = lit_pixels(pictures["1"], (x0, y0, x1, y1))
+    check(lit > 2000, f"the CPU's picture shows {lit} lit pixels")
+    total, far, count = 0, 0, 0
+    for y in range(y0, y1):
+        for x in range(x0, x1):
+            a, b = pixel(pictures["1"], x, y), pixel(pictures["0"], x, y)
+            d = sum(abs(a[i] - b[i]) for i in range(3))
+            total += d
+            far += d > 24
+            count += 1
+    print(f"mean difference {total / count / 3:.3f} a channel, {far} of {count} pixels off by more "
+          f"than 8 a channel")
+    check(total / count / 3 < 1.0, f"mean difference {total / count / 3:.2f} a channel")
+    check(far < count // 200, f"{far} of {count} pixels differ by more than 8 a channel")
+
+
 def main():
     name = sys.argv[1]
     fn = globals().get("test_" + name)

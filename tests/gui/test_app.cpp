@@ -1,8 +1,10 @@
 // The interactive model without a window: sweepers, undo, populations, landmarks, sessions.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -29,6 +31,7 @@
 #include "core/pipeline/prepare.h"
 #include "core/transform/channel_label.h"
 #include "render/camera.h"
+#include "render/cpu_splats.h"
 
 namespace sepal::app {
 namespace {
@@ -454,6 +457,49 @@ TEST(Sweepers, BothGiveTheProjectionOfEveryPointAfterEachModelChange) {
             EXPECT_EQ(sweeper->cacheState().second, "");
             if (projector == cpu.get()) EXPECT_GT(sweeper->cacheState().first, 0u);
         }
+}
+
+TEST(CpuSplats, ASplatIsRoundWithASoftRimAndBlendsInOrderWhateverTheThreads) {
+    // World = clip space (scale 1, offset 0) on a 40 x 20 picture: (0, 0) is pixel (20, 10).
+    const float scale[2] = {1, 1}, offset[2] = {0, 0};
+    render::CpuSplats one;
+    one.begin(40, 20);
+    const float centre[2] = {0.0f, 0.0f};
+    const uint8_t red[4] = {255, 0, 0, 255};
+    one.draw(centre, red, 0, 1, scale, offset, 8.0f, 1.0f);
+    std::vector<uint8_t> px;
+    one.finish(px);
+    const auto at = [&](int x, int y, int c) { return int(px[(size_t(y) * 40 + x) * 4 + c]); };
+    EXPECT_EQ(at(20, 10, 0), 255);  // the centre: fully opaque, premultiplied red
+    EXPECT_EQ(at(20, 10, 3), 255);
+    EXPECT_EQ(at(20, 10, 1), 0);
+    EXPECT_GT(at(23, 10, 3), 0);  // the rim: fainter
+    EXPECT_LT(at(23, 10, 3), 255);
+    EXPECT_EQ(at(24, 10, 3), 0);  // outside the diameter of 8
+    EXPECT_EQ(at(23, 13, 3), 0);  // the square's corner is not in the disc
+    // Many overlapping splats blend in their order; two threads or one give the same bytes.
+    const size_t n = 20000;
+    std::vector<float> xy(2 * n);
+    std::vector<uint8_t> rgba(4 * n);
+    for (size_t i = 0; i < n; ++i) {
+        xy[2 * i] = std::sin(float(i)) * 0.9f, xy[2 * i + 1] = std::cos(float(i) * 1.3f) * 0.9f;
+        for (int c = 0; c < 4; ++c) rgba[4 * i + size_t(c)] = uint8_t((i * (c + 7)) % 256);
+    }
+    std::vector<uint8_t> pictures[2];
+    const int threads = omp_get_max_threads();
+    for (int t = 0; t < 2; ++t) {
+        omp_set_num_threads(t == 0 ? 1 : 2);
+        render::CpuSplats s;
+        s.begin(64, 48);
+        s.draw(xy.data(), rgba.data(), 0, n / 2, scale, offset, 3.0f, 0.7f);
+        s.draw(xy.data(), rgba.data(), n / 2, n - n / 2, scale, offset, 3.0f, 0.7f);
+        s.finish(pictures[t]);
+    }
+    omp_set_num_threads(threads);
+    EXPECT_EQ(pictures[0], pictures[1]);
+    EXPECT_GT(
+        std::count_if(pictures[0].begin(), pictures[0].end(), [](uint8_t v) { return v > 0; }),
+        1000);
 }
 
 TEST(Camera, FitLeavesTheColourKeyCornerClearAndKeepsThePictureLarge) {
