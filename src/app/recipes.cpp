@@ -1,6 +1,7 @@
 #include "app/recipes.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "core/common/error.h"
 
@@ -57,7 +58,45 @@ std::string recipeCommandLine(const TrainingSettings& t) {
                        " --train-sample " + std::to_string(s.trainSample);
     if (!s.layout.empty()) line += " --layout " + s.layout;
     if (t.balanced) line += " --balanced";
+    if (!t.supervise.empty() && supervisable(t)) {
+        // The app's populations reach sepal-cli as the population column of an export.
+        line +=
+            " --supervise " + (t.supervise == kSupervisePopulations ? "population" : t.supervise);
+        char strength[32];
+        std::snprintf(strength, sizeof strength, "%g", double(t.supervisionStrength));
+        line += " --supervision-strength " + std::string(strength);
+    }
     return line;
+}
+
+std::vector<int32_t> supervisionLabels(const State& state) {
+    const std::string& column = state.training.supervise;
+    const std::vector<size_t> events = state.gating.events(state.data.events());
+    std::vector<int32_t> codes;
+    codes.reserve(events.size());
+    if (column == kSupervisePopulations) {
+        const auto& membership = state.populations.membership;
+        for (size_t i : events)
+            codes.push_back(i < membership.size() ? int32_t(membership[i]) - 1 : -1);
+        return codes;
+    }
+    // The files' label columns as one table, categories merged as sepal-cli merges them.
+    const io::Table all = state.data.combined();
+    for (const auto& l : all.labels)
+        if (l.name == column) {
+            for (size_t i : events) codes.push_back(i < l.codes.size() ? l.codes[i] : -1);
+            return codes;
+        }
+    throw InputError("the data has no label column " + column + " to pull together");
+}
+
+std::vector<std::string> labelColumnNames(const Dataset& data) {
+    std::vector<std::string> names;
+    for (const auto& t : data.tables)
+        for (const auto& l : t.labels)
+            if (std::find(names.begin(), names.end(), l.name) == names.end())
+                names.push_back(l.name);
+    return names;
 }
 
 }  // namespace sepal::app

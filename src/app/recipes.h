@@ -31,4 +31,17 @@ EmbedSettings recipeSettings(const TrainingSettings& training);
 /// The `sepal-cli embed` options that run the same recipe (shown to the user, for scripts).
 std::string recipeCommandLine(const TrainingSettings& training);
 
+/// True when the settings' recipe lays its landmarks out by t-SNE, which a label can supervise.
+inline bool supervisable(const TrainingSettings& t) {
+    return t.recipe == "default";
+}
+/// What TrainingSettings::supervise holds to pull the app's populations together.
+inline constexpr const char* kSupervisePopulations = "populations";
+/// Per cell inside the gates, its label for the supervised layout the training settings ask
+/// for: its population (-1 for none), or its value in that label column as sepal-cli reads the
+/// files (-1 missing). Throws InputError when the data has no such column.
+std::vector<int32_t> supervisionLabels(const State& state);
+/// The label columns the data's files have (what the Training window offers to pull together).
+std::vector<std::string> labelColumnNames(const Dataset& data);
+
 }  // namespace sepal::app

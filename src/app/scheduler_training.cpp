@@ -47,6 +47,10 @@ void Scheduler::runRecipe(bool undoable) {
         if (state.training.balanced && state.data.samples.size() > 1)
             for (size_t i : state.gating.events(state.data.events()))
                 settings.balanceGroups.push_back(int32_t(state.data.sampleOf[i]));
+        if (!state.training.supervise.empty() && supervisable(state.training)) {
+            settings.supervision = supervisionLabels(state);
+            settings.supervisionStrength = state.training.supervisionStrength;
+        }
         if (points->rows < settings.landmarks.count)
             throw InputError("the recipe asks for " + std::to_string(settings.landmarks.count) +
                              " landmarks but " + std::to_string(points->rows) +

@@ -80,6 +80,8 @@ nlohmann::json Workspace::sessionJson(const std::array<float, 3>& camera) const 
               {"gridCols", t.gridCols},
               {"trainSample", t.trainSample},
               {"balanced", t.balanced},
+              {"supervise", t.supervise},
+              {"supervisionStrength", t.supervisionStrength},
               {"trainer", t.trainer},
               {"graphK", t.graphK},
               {"seed", t.seed},
@@ -183,6 +185,8 @@ std::array<float, 3> Workspace::loadSession(const std::string& path) {
         next.training.gridCols = t.at("gridCols").get<int>();
         next.training.trainSample = t.at("trainSample").get<int>();
         next.training.balanced = t.value("balanced", false);
+        next.training.supervise = t.value("supervise", std::string());
+        next.training.supervisionStrength = t.value("supervisionStrength", 3.0f);
         next.training.trainer = t.at("trainer").get<std::string>();
         next.training.landmarks = t.at("landmarks").get<int>();
         next.training.graphK = t.at("graphK").get<int>();

@@ -33,12 +33,16 @@ struct TrainingSettings {
     int gridCols = 10;               ///< SOM recipe: grid columns
     int trainSample = 20000;         ///< events the recipe trains on (0 = all)
     bool balanced = false;           ///< the same number of events from each sample (--balanced)
-    uint64_t seed = 1;               ///< every stochastic step is seeded
-    std::string trainer = "som";     ///< refining trainer (som, plsom, kmeans, graph, tsne, umap)
-    int graphK = 3;                  ///< neighbours per landmark in the graph
-    float sigma = 1.5f;              ///< neighbourhood radius at the start (SOM)
-    float alpha = 0.05f;             ///< learning rate at the start
-    int epochs = 20;                 ///< passes over the training subsample
+    /// Supervised layout: "" none, "populations" (the app's), or a label column of the data;
+    /// the layout pulls each label's landmarks together (embed --supervise)
+    std::string supervise;
+    float supervisionStrength = 3.0f;  ///< embed --supervision-strength
+    uint64_t seed = 1;                 ///< every stochastic step is seeded
+    std::string trainer = "som";       ///< refining trainer (som, plsom, kmeans, graph, tsne, umap)
+    int graphK = 3;                    ///< neighbours per landmark in the graph
+    float sigma = 1.5f;                ///< neighbourhood radius at the start (SOM)
+    float alpha = 0.05f;               ///< learning rate at the start
+    int epochs = 20;                   ///< passes over the training subsample
     bool operator==(const TrainingSettings&) const = default;
 };
 

@@ -47,6 +47,8 @@ struct EmbedArgs {
     std::string gates;
     size_t metaclusters = 0;
     bool balanced = false;
+    std::string supervise;
+    float supervisionStrength = 3.0f;
     std::string metaclusterMethod = "consensus";
     bool quiet = false;
 };
@@ -115,6 +117,20 @@ void runEmbed(const EmbedArgs& a) {
             note(a.quiet, emptyChannelNote(input.table, c));
     note(a.quiet, std::to_string(input.points.rows) + " events, " +
                       std::to_string(input.points.cols) + " columns");
+    if (!a.supervise.empty()) {
+        // A label column of the inputs (its events in the gates) guides the layout.
+        std::string names;
+        bool found = false;
+        for (const auto& l : input.table.labels) {
+            if (l.name == a.supervise) settings.supervision = l.codes, found = true;
+            names += (names.empty() ? "" : ", ") + l.name;
+        }
+        if (!found)
+            throw InputError("--supervise " + a.supervise +
+                             ": no such label column (the inputs have " +
+                             (names.empty() ? std::string("none") : names) + ")");
+        settings.supervisionStrength = a.supervisionStrength;
+    }
     if (a.balanced) {
         // The sample column prepareInputs adds to several files names each event's file.
         for (const auto& l : input.table.labels)
@@ -223,6 +239,14 @@ void addEmbedCommand(CLI::App& app) {
     cmd->add_flag("--balanced", args->balanced,
                   "with several files: train on the same number of events from each (of "
                   "--train-sample in all), so that a large sample does not outweigh the others");
+    cmd->add_option("--supervise", args->supervise,
+                    "a label column (for example the populations of an earlier analysis): the "
+                    "layout pulls the landmarks of each label together (tsne and umap layouts)");
+    cmd->add_option("--supervision-strength", args->supervisionStrength,
+                    "how strongly: the similarity of landmarks with different labels is "
+                    "multiplied by exp(-strength)")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0f, 50.0f));
     cmd->add_option("--metaclusters", args->metaclusters,
                     "group the landmarks into this many populations (kept in the model; the "
                     "output gets a population column); 0: none")

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "backend/backends.h"
 #include "cli/cli_progress.h"
@@ -25,6 +26,7 @@ struct ScoreArgs {
     uint64_t seed = 1;
     int threads = 0;
     std::string backend = "auto";
+    std::string labels;
     bool json = false;
 };
 
@@ -60,16 +62,29 @@ void runScore(const ScoreArgs& a) {
     Backend backend = makeBackend(a.backend);
     const QualityScores s = backend.quality->score(input.points.data(), input.points.rows,
                                                    input.points.cols, xy.data(), params);
+    // How well the picture keeps a label column's groups apart (a supervised layout's aim).
+    std::optional<double> agreement, silhouette;
+    if (!a.labels.empty()) {
+        const io::LabelColumn* column = nullptr;
+        for (const auto& l : input.table.labels)
+            if (l.name == a.labels) column = &l;
+        if (!column) throw InputError("--labels " + a.labels + ": no such label column");
+        agreement = labelAgreement(xy.data(), xy.rows, column->codes, params);
+        silhouette = labelSilhouette(xy.data(), xy.rows, column->codes, params);
+    }
     if (a.json) {
         nlohmann::json j = {{"trustworthiness", s.trustworthiness},
                             {"knn_preservation", s.knnPreservation},
                             {"points", s.points},
                             {"k", a.k},
                             {"seed", a.seed}};
+        if (agreement) j["label_agreement"] = *agreement, j["label_silhouette"] = *silhouette;
         std::printf("%s\n", j.dump().c_str());
     } else {
         std::printf("trustworthiness %.5f\nknn_preservation %.5f\npoints %zu\nk %zu\n",
                     s.trustworthiness, s.knnPreservation, s.points, a.k);
+        if (agreement)
+            std::printf("label_agreement %.5f\nlabel_silhouette %.5f\n", *agreement, *silhouette);
     }
 }
 
@@ -88,6 +103,10 @@ void addScoreCommand(CLI::App& app) {
     cmd->add_option("--columns", args->prepare.columns, "as for embed")->delimiter(',');
     cmd->add_option("--transform", args->prepare.transform, "as for embed")->capture_default_str();
     cmd->add_option("--threads", args->threads, "CPU threads (0 = all)")->capture_default_str();
+    cmd->add_option("--labels", args->labels,
+                    "a label column: also print label_agreement (the mean share of a scored "
+                    "event's k nearest 2D neighbours with its label) and label_silhouette (how "
+                    "far apart the labels lie, -1 to 1)");
     cmd->add_option("--backend", args->backend,
                     "cpu, cuda or auto (the GPU when there is one; the same figures)")
         ->capture_default_str();

@@ -3,6 +3,8 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "app/recipes.h"
 
@@ -15,6 +17,30 @@ void sealOnRelease(UiContext& ctx) {
 }
 
 // The recipe: which one, its parameters, Train/Cancel with progress.
+// A supervised layout: what to pull together (nothing, the populations, a label column) and how
+// strongly.
+void drawSupervision(UiContext& ctx, app::TrainingSettings& t) {
+    auto& ws = ctx.workspace;
+    std::vector<std::string> choices = {""};
+    if (!ws.state().populations.groups.empty()) choices.push_back(app::kSupervisePopulations);
+    for (const auto& name : app::labelColumnNames(ws.state().data)) choices.push_back(name);
+    const auto shown = [](const std::string& c) { return c.empty() ? std::string("nothing") : c; };
+    if (ImGui::BeginCombo("Pull together", shown(t.supervise).c_str())) {
+        for (const auto& c : choices)
+            if (ImGui::Selectable(shown(c).c_str(), c == t.supervise))
+                t.supervise = c, ws.setTraining(t), ws.seal();
+        ImGui::EndCombo();
+    }
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(
+            "A supervised layout: the t-SNE of the landmarks pulls the landmarks of each "
+            "population (or label) together, so that known groups lie apart (embed --supervise)");
+    if (t.supervise.empty()) return;
+    if (ImGui::SliderFloat("Strength", &t.supervisionStrength, 0.5f, 10.0f, "%.1f"))
+        ws.setTraining(t, "supervision strength");
+    sealOnRelease(ctx);
+}
+
 void drawRecipe(UiContext& ctx, app::TrainingSettings& t) {
     auto& ws = ctx.workspace;
     const auto& list = app::recipes();
@@ -61,6 +87,7 @@ void drawRecipe(UiContext& ctx, app::TrainingSettings& t) {
                 "Train on the same number of cells from each sample, so that a "
                 "large sample does not outweigh the others (embed --balanced)");
     }
+    if (app::supervisable(t)) drawSupervision(ctx, t);
     int seed = int(t.seed);
     if (ImGui::InputInt("Seed", &seed))
         t.seed = uint64_t(std::max(seed, 0)), ws.setTraining(t), ws.seal();

@@ -16,6 +16,7 @@
 #include "app/dataset.h"
 #include "app/document.h"
 #include "app/projection_sweeper.h"
+#include "app/recipes.h"
 #include "app/scheduler.h"
 #include "app/synthetic.h"
 #include "app/workspace.h"
@@ -235,6 +236,59 @@ TEST(OnePipeline, GatesAndBalancedSamplesTrainAsSepalCli) {
     for (size_t i : gating.events(ws.state().data.events()))
         gated.insert(gated.end(), {ws.positions()[2 * i], ws.positions()[2 * i + 1]});
     EXPECT_LT(relativeDifference(gated, result.xy.data()), 1e-5);
+}
+
+TEST(OnePipeline, ASupervisedLayoutIsSepalClisEmbedSupervise) {
+    // Two samples with a label column (whether the generator made the cell an odd or even
+    // population): "Pull together: stage" in the app, embed --supervise stage in sepal-cli.
+    std::vector<io::Table> tables = {demo::makeDemoTable(2500, 4), demo::makeDemoTable(1500, 5)};
+    for (size_t s = 0; s < tables.size(); ++s) {
+        io::Table& t = tables[s];
+        t.source = "s" + std::to_string(s + 1) + ".fcs";
+        const int pop = t.findChannel("Population");
+        ASSERT_GE(pop, 0);
+        io::LabelColumn stage{"stage",
+                              s == 0 ? std::vector<std::string>{"even", "odd"}
+                                     : std::vector<std::string>{"odd", "even"},
+                              {}};
+        for (size_t i = 0; i < t.events(); ++i) {
+            const bool odd = int(t.values.at(i, size_t(pop))) % 2 == 1;
+            stage.codes.push_back(s == 0 ? (odd ? 1 : 0) : (odd ? 0 : 1));
+        }
+        t.labels.push_back(stage);
+    }
+    Workspace ws("cpu");
+    ws.openTables(tables);
+    settle(ws);
+    TrainingSettings t = ws.state().training;
+    t.supervise = "stage";
+    t.supervisionStrength = 4.0f;
+    t.landmarks = 128;
+    ws.setTraining(t);
+    ws.runRecipe();
+    settle(ws);
+    EXPECT_NE(recipeCommandLine(ws.state().training).find("--supervise stage"), std::string::npos);
+
+    // sepal-cli embed s1.fcs s2.fcs --landmarks kmeans:128 --supervise stage
+    //     --supervision-strength 4
+    io::Table table = combineSamples(tables, "sample");
+    TransformPipeline pipeline = choosePipeline(table, PrepareOptions{});
+    const Matrix points = fitAndApply(pipeline, table);
+    EmbedSettings settings;
+    settings.landmarks = parseLandmarkSpec("kmeans:128");
+    settings.params = defaultEmbedParams(settings.landmarks);
+    settings.supervisionStrength = 4.0f;
+    for (const auto& l : table.labels)
+        if (l.name == "stage") settings.supervision = l.codes;
+    ASSERT_EQ(settings.supervision.size(), points.rows);
+    Backend cpu = makeBackend("cpu");
+    const EmbedResult result = embedMatrix(points, settings, *cpu.projector, *cpu.search);
+    EXPECT_EQ(ws.state().model.low, result.model.low);
+    EXPECT_LT(relativeDifference(ws.positions(), result.xy.data()), 1e-5);
+    // Unsupervised, the layout differs: the labels did act.
+    settings.supervision.clear();
+    EXPECT_NE(embedMatrix(points, settings, *cpu.projector, *cpu.search).model.low,
+              result.model.low);
 }
 
 TEST(OnePipeline, PopulationsFromLandmarksAreSepalClisMetaclusters) {

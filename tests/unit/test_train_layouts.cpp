@@ -3,13 +3,18 @@
 #include <omp.h>
 
 #include <cmath>
+#include <memory>
+#include <string>
 
+#include "core/common/error.h"
+#include "core/knn/nearest_search.h"
 #include "core/metrics/quality.h"
 #include "core/model/landmark_edit.h"
 #include "core/train/force_layout.h"
 #include "core/train/init.h"
 #include "core/train/landmark_graph.h"
 #include "core/train/sampling.h"
+#include "core/train/supervision.h"
 #include "core/train/tsne_layout.h"
 #include "core/train/umap_layout.h"
 #include "train_fixtures.h"
@@ -158,6 +163,81 @@ TEST(TrainUmap, CrossEntropyFallsAndSameSeedSameLayout) {
     EXPECT_EQ(a.low[18], original.low[18]);
     EXPECT_EQ(a.low, run(1, nullptr).low);
     EXPECT_NE(a.low, run(2, nullptr).low);
+}
+
+namespace {
+// Labels that cut across the four blobs: the sign of a landmark's last coordinate relative to
+// its blob (so each blob holds both labels, as a marker the layout does not see would).
+std::vector<int32_t> crossingLabels(const LandmarkModel& m) {
+    std::vector<int32_t> labels(m.count());
+    for (size_t i = 0; i < m.count(); ++i) labels[i] = m.highRow(i)[m.dim - 1] > 0 ? 1 : 0;
+    return labels;
+}
+
+double layoutSilhouette(const LandmarkModel& m, const std::vector<int32_t>& labels) {
+    QualityParams q;
+    q.sampleSize = 0;
+    return labelSilhouette(m.low.data(), m.count(), labels, q);
+}
+
+double layoutAgreement(const LandmarkModel& m, const std::vector<int32_t>& labels) {
+    QualityParams q;
+    q.sampleSize = 0;
+    q.k = 5;
+    return labelAgreement(m.low.data(), m.count(), labels, q);
+}
+}  // namespace
+
+TEST(SupervisedLayout, TsneAndUmapKeepLabelsApart) {
+    for (const std::string layout : {"tsne", "umap"}) {
+        double silhouette[2] = {0, 0}, agreement[2] = {0, 0};
+        for (int supervised = 0; supervised < 2; ++supervised) {
+            LandmarkModel m = scrambled(200, 6, 5);
+            const std::vector<int32_t> labels = crossingLabels(m);
+            std::unique_ptr<Trainer> t;
+            if (layout == "tsne") {
+                TsneParams p;
+                p.perplexity = 15.0f;
+                p.iterations = 300;
+                p.exaggerationIters = 100;
+                t = std::make_unique<TsneLayoutTrainer>(p);
+            } else {
+                UmapParams p;
+                p.epochs = 200;
+                t = std::make_unique<UmapLayoutTrainer>(p);
+            }
+            if (supervised) EXPECT_TRUE(t->supervise(labels, 3.0f));
+            while (t->step(m, kNoData)) {
+            }
+            silhouette[supervised] = layoutSilhouette(m, labels);
+            agreement[supervised] = layoutAgreement(m, labels);
+            // Supervision reorders within the blobs; the blobs' neighbourhoods stay.
+            EXPECT_GT(landmarkTrust(m), 0.85) << layout << (supervised ? " supervised" : "");
+        }
+        // Both keep the labels apart locally (a landmark's 2D neighbours share its label); t-SNE,
+        // whose similarities join every pair, also gathers each label's landmarks of different
+        // blobs (the UMAP-like graph only weakens the edges between labels).
+        EXPECT_GT(agreement[1], agreement[0] + 0.03) << layout;
+        EXPECT_GT(agreement[1], 0.97) << layout;
+        if (layout == "tsne") EXPECT_GT(silhouette[1], silhouette[0] + 0.1);
+    }
+}
+
+TEST(SupervisedLayout, LandmarksTakeTheirCellsMostCommonLabel) {
+    LandmarkModel m;
+    m.resize(3, 1);
+    m.high = {0.0f, 10.0f, 20.0f};
+    // Cells near 0 are mostly 2, near 10 tied between 1 and 4 (the lower wins), near 20 none.
+    const std::vector<float> cells = {0.1f, -0.2f, 0.3f, 9.9f, 10.1f, 19.0f, NAN};
+    const std::vector<int32_t> labels = {2, 2, 5, 4, 1, -1, 2};
+    auto search = makeCpuNearestSearch();
+    EXPECT_EQ(landmarkLabels(cells.data(), 7, 1, labels, m, *search),
+              (std::vector<int32_t>{2, 1, -1}));
+    EXPECT_THROW(landmarkLabels(cells.data(), 6, 1, labels, m, *search), InputError);
+    const std::vector<float> f = supervisionFactors({0, 1, -1}, 2.0f);
+    EXPECT_FLOAT_EQ(f[0 * 3 + 1], std::exp(-2.0f));
+    EXPECT_EQ(f[0 * 3 + 2], 1.0f);
+    EXPECT_EQ(f[1 * 3 + 1], 1.0f);
 }
 
 }  // namespace sepal

@@ -1,6 +1,7 @@
 #include "core/metrics/quality.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
@@ -155,6 +156,82 @@ double trustworthiness(const float* high, size_t n, size_t d, const float* low,
 double knnPreservation(const float* high, size_t n, size_t d, const float* low,
                        const QualityParams& params) {
     return scoreEmbedding(high, n, d, low, params).knnPreservation;
+}
+
+double labelAgreement(const float* low, size_t n, const std::vector<int32_t>& labels,
+                      const QualityParams& params) {
+    if (labels.size() != n)
+        throw InputError("label agreement: " + std::to_string(labels.size()) + " labels for " +
+                         std::to_string(n) + " points");
+    const std::vector<size_t> sample = qualitySample(n, params);
+    const size_t m = sample.size(), k = params.k;
+    double sum = 0.0;
+    size_t scored = 0;
+#pragma omp parallel reduction(+ : sum, scored)
+    {
+        std::vector<std::pair<float, size_t>> near(m);
+#pragma omp for schedule(static)
+        for (long long ii = 0; ii < static_cast<long long>(m); ++ii) {
+            const size_t i = sample[size_t(ii)];
+            if (labels[i] < 0) continue;
+            size_t c = 0;
+            for (size_t jj = 0; jj < m; ++jj) {
+                const size_t j = sample[jj];
+                if (j == i) continue;
+                const float dx = low[2 * i] - low[2 * j], dy = low[2 * i + 1] - low[2 * j + 1];
+                near[c++] = {dx * dx + dy * dy, j};
+            }
+            const size_t kk = std::min(k, c);
+            std::partial_sort(near.begin(), near.begin() + long(kk), near.begin() + long(c));
+            size_t same = 0;
+            for (size_t r = 0; r < kk; ++r) same += labels[near[r].second] == labels[i];
+            sum += kk ? double(same) / double(kk) : 0.0;
+            ++scored;
+        }
+    }
+    return scored ? sum / double(scored) : 0.0;
+}
+
+double labelSilhouette(const float* low, size_t n, const std::vector<int32_t>& labels,
+                       const QualityParams& params) {
+    if (labels.size() != n)
+        throw InputError("label silhouette: " + std::to_string(labels.size()) + " labels for " +
+                         std::to_string(n) + " points");
+    std::vector<size_t> sample;
+    for (size_t i : qualitySample(n, params))
+        if (labels[i] >= 0) sample.push_back(i);
+    int32_t top = -1;
+    for (size_t i : sample) top = std::max(top, labels[i]);
+    const size_t groups = size_t(top + 1), m = sample.size();
+    std::vector<size_t> size(groups, 0);
+    for (size_t i : sample) ++size[size_t(labels[i])];
+    double sum = 0.0;
+    size_t scored = 0;
+#pragma omp parallel reduction(+ : sum, scored)
+    {
+        std::vector<double> total(groups);
+#pragma omp for schedule(static)
+        for (long long ii = 0; ii < static_cast<long long>(m); ++ii) {
+            const size_t i = sample[size_t(ii)];
+            const size_t own = size_t(labels[i]);
+            if (size[own] < 2) continue;  // a lone point has no silhouette
+            std::fill(total.begin(), total.end(), 0.0);
+            for (size_t j : sample) {
+                const double dx = double(low[2 * i]) - low[2 * j];
+                const double dy = double(low[2 * i + 1]) - low[2 * j + 1];
+                total[size_t(labels[j])] += std::sqrt(dx * dx + dy * dy);
+            }
+            const double a = total[own] / double(size[own] - 1);
+            double b = std::numeric_limits<double>::infinity();
+            for (size_t c = 0; c < groups; ++c)
+                if (c != own && size[c] > 0) b = std::min(b, total[c] / double(size[c]));
+            if (!std::isfinite(b)) continue;  // one label only
+            const double w = std::max(a, b);
+            sum += w > 0 ? (b - a) / w : 0.0;
+            ++scored;
+        }
+    }
+    return scored ? sum / double(scored) : 0.0;
 }
 
 }  // namespace sepal

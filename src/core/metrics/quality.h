@@ -51,6 +51,18 @@ class QualityScorer {
 /// scoreEmbedding on all cores.
 std::unique_ptr<QualityScorer> makeCpuQualityScorer();
 
+/// How well the picture keeps labels apart: over the subsample scoreEmbedding scores (its
+/// points with a label, labels[i] >= 0), the mean share of each point's k nearest 2D neighbours
+/// (within the subsample, ties by index) that carry its label. low: n x 2; labels: n values.
+double labelAgreement(const float* low, size_t n, const std::vector<int32_t>& labels,
+                      const QualityParams& params);
+
+/// How far apart the picture lays the labels out: the mean 2D silhouette of the subsample's
+/// labelled points ((b - a) / max(a, b), a: the mean distance to the point's own label, b: the
+/// smallest mean distance to another label), from -1 (mixed) to 1 (apart). 0 with one label.
+double labelSilhouette(const float* low, size_t n, const std::vector<int32_t>& labels,
+                       const QualityParams& params);
+
 /// Trustworthiness alone (see scoreEmbedding).
 double trustworthiness(const float* high, size_t n, size_t d, const float* low,
                        const QualityParams& params);

@@ -11,6 +11,7 @@
 #include "core/train/init.h"
 #include "core/train/kmeans_trainer.h"
 #include "core/train/sampling.h"
+#include "core/train/supervision.h"
 #include "core/train/trainer_factory.h"
 #include "core/train/trainer_params.h"
 #include "core/train/trainer_registry.h"
@@ -214,7 +215,15 @@ LandmarkModel trainLandmarks(const Matrix& points, const EmbedSettings& settings
             if (!params.contains("exaggerationIters")) params["exaggerationIters"] = 100;
         }
         auto trainer = makeTrainer(layout, params, search);
+        if (!settings.supervision.empty() &&
+            !trainer->supervise(landmarkLabels(points.data(), points.rows, points.cols,
+                                               settings.supervision, model, search),
+                                settings.supervisionStrength))
+            throw InputError("a supervised layout needs --layout tsne or umap, not " + layout);
         runTrainer(*trainer, model, data, "layout", progress);
+    } else if (!settings.supervision.empty()) {
+        throw InputError("a supervised layout needs --layout tsne or umap, not " +
+                         (layout.empty() ? std::string("the SOM's grid") : layout));
     }
     if (timings) timings->layout = secondsSince(layoutStart);
     return model;

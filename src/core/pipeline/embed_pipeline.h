@@ -57,6 +57,11 @@ struct EmbedSettings {
     size_t lloydIterations = 10;  ///< kmeans: Lloyd iterations after sampling landmarks
     size_t somEpochs = 10;        ///< som and plsom: passes over the training sample
     nlohmann::json layoutParams = nlohmann::json::object();  ///< overrides for the layout trainer
+    /// Per point, its label (a label column or a population; -1 none) for a supervised layout:
+    /// landmarks take their points' most common label and the layout (tsne or umap) pulls each
+    /// label's landmarks together. Empty: unsupervised.
+    std::vector<int32_t> supervision;
+    float supervisionStrength = 3.0f;  ///< different labels' similarity times exp(-strength)
 };
 
 /// Stage reports: stage name ("train", "layout", "project") and fraction done in [0, 1].

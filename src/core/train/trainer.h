@@ -2,7 +2,9 @@
 // The Trainer interface: landmark placement that runs in bounded steps between GUI frames.
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/model/landmark_model.h"
 
@@ -25,6 +27,14 @@ class Trainer {
     virtual bool step(LandmarkModel& model, const TrainingData& data) = 0;
     /// Fraction of a scheduled run done, in [0, 1]; negative for trainers without an end.
     virtual double progress() const = 0;
+    /// A supervised layout: the similarity of two landmarks with different known labels
+    /// (landmarkLabels: one per landmark, -1 unknown) is multiplied by exp(-strength), so that
+    /// each label's landmarks are pulled together. Call before the first step; returns false for
+    /// trainers that do not lay out landmarks by similarity (they ignore it).
+    virtual bool supervise(std::vector<int32_t> landmarkLabels, float strength) {
+        (void)landmarkLabels, (void)strength;
+        return false;
+    }
 };
 
 }  // namespace sepal

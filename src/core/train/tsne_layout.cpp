@@ -6,6 +6,7 @@
 
 #include "core/model/landmark_edit.h"
 #include "core/train/sampling.h"
+#include "core/train/supervision.h"
 
 namespace sepal {
 
@@ -80,12 +81,26 @@ void TsneLayoutTrainer::prepare(const LandmarkModel& model) {
     for (size_t i = 0; i < g; ++i)
         for (size_t j = 0; j < g; ++j)
             m_p[i * g + j] = std::max((cond[i * g + j] + cond[j * g + i]) * norm, 1e-12f);
+    if (m_labels.size() == g && m_strength > 0.0f) {
+        // Supervised: pairs of different labels weaken, then P sums to 1 again.
+        const std::vector<float> f = supervisionFactors(m_labels, m_strength);
+        double sum = 0.0;
+        for (size_t i = 0; i < g * g; ++i) sum += m_p[i] *= f[i];
+        for (float& v : m_p) v = std::max(float(v / sum), 1e-12f);
+    }
     m_y = m_frame.start(model, m_params.startStd, m_params.seed);
     m_update.assign(2 * g, 0.0f);
     m_gains.assign(2 * g, 1.0f);
     m_grad.assign(2 * g, 0.0f);
     m_rep.assign(2 * g, 0.0f);
     m_rowZ.assign(g, 0.0f);
+}
+
+bool TsneLayoutTrainer::supervise(std::vector<int32_t> landmarkLabels, float strength) {
+    m_labels = std::move(landmarkLabels);
+    m_strength = strength;
+    m_p.clear();  // built again with the labels
+    return true;
 }
 
 bool TsneLayoutTrainer::step(LandmarkModel& model, const TrainingData&) {

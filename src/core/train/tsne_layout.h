@@ -30,6 +30,7 @@ class TsneLayoutTrainer final : public Trainer {
     std::string name() const override { return "tsne"; }
     bool step(LandmarkModel& model, const TrainingData& data) override;
     double progress() const override;
+    bool supervise(std::vector<int32_t> landmarkLabels, float strength) override;
     /// KL(P || Q) of the current layout (no exaggeration); 0 before the first step.
     double divergence() const;
 
@@ -42,7 +43,9 @@ class TsneLayoutTrainer final : public Trainer {
     LayoutFrame m_frame;
     size_t m_g = 0;
     size_t m_iter = 0;
-    std::vector<float> m_p;  // g x g joint probabilities
+    std::vector<float> m_p;         // g x g joint probabilities
+    std::vector<int32_t> m_labels;  // per landmark, for a supervised layout (empty: none)
+    float m_strength = 0.0f;
     std::vector<float> m_y, m_update, m_gains, m_grad, m_rep, m_rowZ;
 };
 

@@ -5,6 +5,7 @@
 
 #include "core/model/landmark_edit.h"
 #include "core/train/landmark_graph.h"
+#include "core/train/supervision.h"
 
 namespace sepal {
 
@@ -62,6 +63,13 @@ double UmapLayoutTrainer::progress() const {
                : std::min(1.0, static_cast<double>(m_epoch) / static_cast<double>(m_params.epochs));
 }
 
+bool UmapLayoutTrainer::supervise(std::vector<int32_t> landmarkLabels, float strength) {
+    m_labels = std::move(landmarkLabels);
+    m_strength = strength;
+    m_g = 0;  // built again with the labels
+    return true;
+}
+
 void UmapLayoutTrainer::prepare(const LandmarkModel& model) {
     const size_t g = model.count();
     m_g = g;
@@ -98,14 +106,17 @@ void UmapLayoutTrainer::prepare(const LandmarkModel& model) {
             dense[i * g + nn[i * k + r]] =
                 static_cast<float>(std::exp(-std::max(0.0, dist[r] - rho) / sigma));
     }
-    // Fuzzy union: w = a + b - a b.
+    // Fuzzy union: w = a + b - a b; supervised, pairs of different labels weaken.
+    const std::vector<float> f = m_labels.size() == g && m_strength > 0.0f
+                                     ? supervisionFactors(m_labels, m_strength)
+                                     : std::vector<float>();
     m_dense.assign(g * g, 0.0f);
     m_head.clear(), m_tail.clear(), m_weight.clear();
     float wmax = 0.0f;
     for (size_t i = 0; i < g; ++i)
         for (size_t j = 0; j < g; ++j) {
             const float a = dense[i * g + j], b = dense[j * g + i];
-            const float w = a + b - a * b;
+            const float w = (a + b - a * b) * (f.empty() ? 1.0f : f[i * g + j]);
             m_dense[i * g + j] = w;
             if (w <= 0.0f || i == j) continue;
             m_head.push_back(static_cast<uint32_t>(i));

@@ -41,6 +41,7 @@ class UmapLayoutTrainer final : public Trainer {
     std::string name() const override { return "umap"; }
     bool step(LandmarkModel& model, const TrainingData& data) override;
     double progress() const override;
+    bool supervise(std::vector<int32_t> landmarkLabels, float strength) override;
     /// Fuzzy cross-entropy between the graph weights and the 2D similarities, over all pairs
     /// of the current layout (O(g^2)); 0 before the first step.
     double crossEntropy() const;
@@ -60,7 +61,9 @@ class UmapLayoutTrainer final : public Trainer {
     // Directed edges (both directions of each symmetric pair) with their sampling schedule.
     std::vector<uint32_t> m_head, m_tail;
     std::vector<float> m_weight, m_perSample, m_nextSample, m_perNegative, m_nextNegative;
-    std::vector<float> m_dense;  // g x g symmetric weights, for crossEntropy
+    std::vector<float> m_dense;     // g x g symmetric weights, for crossEntropy
+    std::vector<int32_t> m_labels;  // per landmark, for a supervised layout (empty: none)
+    float m_strength = 0.0f;
 };
 
 }  // namespace sepal
