@@ -48,6 +48,7 @@ struct EmbedArgs {
     size_t metaclusters = 0;
     bool balanced = false;
     std::string supervise;
+    size_t polish = 0;
     float supervisionStrength = 3.0f;
     std::string metaclusterMethod = "consensus";
     bool quiet = false;
@@ -117,6 +118,8 @@ void runEmbed(const EmbedArgs& a) {
             note(a.quiet, emptyChannelNote(input.table, c));
     note(a.quiet, std::to_string(input.points.rows) + " events, " +
                       std::to_string(input.points.cols) + " columns");
+    settings.polish.epochs = a.polish;
+    settings.polish.seed = a.seed;
     if (!a.supervise.empty()) {
         // A label column of the inputs (its events in the gates) guides the layout.
         std::string names;
@@ -146,11 +149,12 @@ void runEmbed(const EmbedArgs& a) {
     EmbedResult result = embedMatrix(input.points, settings, *backend.projector, *backend.search,
                                      stderrProgress(a.quiet));
     const auto& t = result.timings;
-    char timing[160];
+    char timing[200];
     std::snprintf(timing, sizeof timing,
-                  "%zu landmarks; seconds: train %.3f, layout %.3f, project %.3f, total %.3f",
+                  "%zu landmarks; seconds: train %.3f, layout %.3f, project %.3f%s, total %.3f",
                   result.model.count(), t.train, t.layout, t.project,
-                  t.train + t.layout + t.project);
+                  settings.polish.epochs ? (", polish " + std::to_string(t.polish)).c_str() : "",
+                  t.train + t.layout + t.project + t.polish);
     note(a.quiet, timing);
     // Both counts are the events with a missing value in an embedded column.
     if (result.trainingSkipped > 0 || result.report.nonFinitePoints > 0)
@@ -239,6 +243,12 @@ void addEmbedCommand(CLI::App& app) {
     cmd->add_flag("--balanced", args->balanced,
                   "with several files: train on the same number of events from each (of "
                   "--train-sample in all), so that a large sample does not outweigh the others");
+    cmd->add_option("--polish", args->polish,
+                    "epochs of a UMAP-like polish of every cell on its data-space neighbours, "
+                    "from EmbedSOM's positions (0: none); polished cells no longer follow the "
+                    "landmarks, so the model and apply give EmbedSOM's positions")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 10000));
     cmd->add_option("--supervise", args->supervise,
                     "a label column (for example the populations of an earlier analysis): the "
                     "layout pulls the landmarks of each label together (tsne and umap layouts)");

@@ -242,6 +242,11 @@ EmbedResult embedMatrix(const Matrix& points, const EmbedSettings& settings, Pro
                                       settings.params, result.xy.data());
     if (progress) progress("project", 1.0);
     result.timings.project = secondsSince(start);
+    if (settings.polish.epochs > 0) {
+        const auto polishStart = Clock::now();
+        polishPositions(points, result.model, result.xy.data(), settings.polish, search);
+        result.timings.polish = secondsSince(polishStart);
+    }
     return result;
 }
 

@@ -11,6 +11,7 @@
 #include "core/embedsom/projector.h"
 #include "core/knn/nearest_search.h"
 #include "core/model/landmark_model.h"
+#include "core/pipeline/polish.h"
 
 namespace sepal {
 
@@ -62,6 +63,7 @@ struct EmbedSettings {
     /// label's landmarks together. Empty: unsupervised.
     std::vector<int32_t> supervision;
     float supervisionStrength = 3.0f;  ///< different labels' similarity times exp(-strength)
+    PolishParams polish;  ///< after the projection (epochs 0: none); polished cells leave EmbedSOM
 };
 
 /// Stage reports: stage name ("train", "layout", "project") and fraction done in [0, 1].
@@ -72,6 +74,7 @@ struct EmbedTimings {
     double train = 0.0;    ///< initialisation and landmark training
     double layout = 0.0;   ///< 2D layout of the landmarks
     double project = 0.0;  ///< EmbedSOM of all points
+    double polish = 0.0;   ///< the optional polish of every point
 };
 
 /// Trains landmarks on (a seeded subsample of) points (n x d) and lays them out in 2D. Events

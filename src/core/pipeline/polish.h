@@ -1,0 +1,36 @@
+#pragma once
+// An optional polish of EmbedSOM's picture: a few epochs of a UMAP-like neighbour embedding of
+// every cell, started from its EmbedSOM position, on the cells' nearest neighbours in data space
+// (found among the cells of their nearest landmarks). Polished cells no longer follow the
+// landmarks: a drag or a model applied to other files gives EmbedSOM's positions again.
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/common/matrix.h"
+#include "core/knn/nearest_search.h"
+#include "core/model/landmark_model.h"
+
+namespace sepal {
+
+/// How the polish runs.
+struct PolishParams {
+    size_t epochs = 0;           ///< passes over every cell (0: no polish; 60 suits the mammoth)
+    size_t k = 15;               ///< neighbours of each cell in data space
+    size_t probes = 3;           ///< nearest landmarks whose cells are a cell's candidates
+    size_t negativeSamples = 5;  ///< random cells each cell is pushed from, per epoch
+    float learningRate = 0.05f;  ///< the first epoch's step (falls linearly to 0)
+    float repulsion = 0.05f;     ///< weight of the repulsion against UMAP's
+    float minDist = 0.1f;        ///< as UMAP's: how tightly cells may pack
+    uint64_t seed = 1;           ///< the negative samples
+};
+
+/// Moves the cells' 2D positions (xy: n x 2, EmbedSOM's) by `params.epochs` epochs of a
+/// UMAP-like gradient (attraction along each cell's k data-space neighbours, repulsion from
+/// random cells), every cell from the same positions in an epoch, so that the result does not
+/// depend on the thread count. points: n x d, the model's space; cells with a missing value
+/// keep their position and are no one's neighbour. Throws InputError for impossible settings.
+void polishPositions(const Matrix& points, const LandmarkModel& model, float* xy,
+                     const PolishParams& params, NearestSearch& search);
+
+}  // namespace sepal

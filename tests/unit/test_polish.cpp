@@ -1,0 +1,92 @@
+// The polish of EmbedSOM's picture: it keeps more neighbourhoods than EmbedSOM alone on a
+// curved shape, gives the same positions on any number of threads, does nothing at 0 epochs,
+// and leaves cells with a missing value where they were.
+
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <cmath>
+
+#include "core/common/error.h"
+#include "core/embedsom/embedsom.h"
+#include "core/metrics/quality.h"
+#include "core/pipeline/embed_pipeline.h"
+#include "core/pipeline/polish.h"
+
+namespace sepal {
+namespace {
+
+// A noisy 3D spiral: a shape whose neighbourhoods a coarse landmark layout bends.
+Matrix spiral(size_t n) {
+    Matrix m(n, 3);
+    for (size_t i = 0; i < n; ++i) {
+        const double t = 12.0 * double(i) / double(n);
+        const double wobble = 0.15 * std::sin(double(i) * 12.9898);
+        m.at(i, 0) = float((1 + t) * std::cos(t) + wobble);
+        m.at(i, 1) = float((1 + t) * std::sin(t) - wobble);
+        m.at(i, 2) = float(0.3 * std::cos(double(i) * 78.233));
+    }
+    return m;
+}
+
+struct Embedded {
+    Matrix points;
+    EmbedResult result;
+};
+
+Embedded embedSpiral(size_t n) {
+    Embedded e{spiral(n), {}};
+    EmbedSettings s;
+    s.landmarks = parseLandmarkSpec("kmeans:64");
+    s.params = defaultEmbedParams(s.landmarks);
+    auto projector = makeCpuProjector();
+    auto search = makeCpuNearestSearch();
+    e.result = embedMatrix(e.points, s, *projector, *search);
+    return e;
+}
+
+double trust(const Matrix& points, const std::vector<float>& xy) {
+    QualityParams q;
+    q.sampleSize = 0;
+    return trustworthiness(points.data(), points.rows, points.cols, xy.data(), q);
+}
+
+TEST(Polish, KeepsMoreNeighbourhoodsThanEmbedsomAlone) {
+    const Embedded e = embedSpiral(4000);
+    std::vector<float> xy(e.result.xy.values);
+    PolishParams p;
+    p.epochs = 60;
+    auto search = makeCpuNearestSearch();
+    polishPositions(e.points, e.result.model, xy.data(), p, *search);
+    const double before = trust(e.points, e.result.xy.values), after = trust(e.points, xy);
+    EXPECT_GT(after, before + 0.002) << before << " -> " << after;
+}
+
+TEST(Polish, ThreadsChangeNothingAndZeroEpochsIsNoPolish) {
+    Embedded e = embedSpiral(3000);
+    e.points.at(17, 1) = NAN;  // a cell with a missing value keeps its place
+    PolishParams p;
+    p.epochs = 8;
+    auto search = makeCpuNearestSearch();
+    std::vector<float> results[2];
+    const int threads = omp_get_max_threads();
+    for (int t = 0; t < 2; ++t) {
+        omp_set_num_threads(t == 0 ? 1 : 2);
+        results[t] = e.result.xy.values;
+        polishPositions(e.points, e.result.model, results[t].data(), p, *search);
+    }
+    omp_set_num_threads(threads);
+    EXPECT_EQ(results[0], results[1]);
+    EXPECT_NE(results[0], e.result.xy.values);
+    EXPECT_EQ(results[0][34], e.result.xy.values[34]);
+    EXPECT_EQ(results[0][35], e.result.xy.values[35]);
+    std::vector<float> none(e.result.xy.values);
+    p.epochs = 0;
+    polishPositions(e.points, e.result.model, none.data(), p, *search);
+    EXPECT_EQ(none, e.result.xy.values);
+    p.epochs = 3, p.k = 0;
+    EXPECT_THROW(polishPositions(e.points, e.result.model, none.data(), p, *search), InputError);
+}
+
+}  // namespace
+}  // namespace sepal
