@@ -55,7 +55,7 @@ TEST(Polish, KeepsMoreNeighbourhoodsThanEmbedsomAlone) {
     const Embedded e = embedSpiral(4000);
     std::vector<float> xy(e.result.xy.values);
     PolishParams p;
-    p.epochs = 60;
+    p.epochs = 20;
     auto search = makeCpuNearestSearch();
     polishPositions(e.points, e.result.model, xy.data(), p, *search);
     const double before = trust(e.points, e.result.xy.values), after = trust(e.points, xy);
