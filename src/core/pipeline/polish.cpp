@@ -69,8 +69,7 @@ void candidateNeighbours(const Matrix& points, const std::vector<uint8_t>& usabl
     }
 }
 
-/// UMAP's membership strengths of each cell's neighbours: exp(-(dist - rho) / sigma), rho the
-/// nearest distance, sigma such that they sum to log2(k).
+/// UMAP's membership strengths of each cell's neighbours (membershipStrengths).
 std::vector<float> neighbourWeights(const std::vector<uint32_t>& nbr, const std::vector<float>& sq,
                                     size_t n, size_t k) {
     std::vector<float> w(n * k, 0.0f);
@@ -80,32 +79,11 @@ std::vector<float> neighbourWeights(const std::vector<uint32_t>& nbr, const std:
         const size_t i = size_t(ii);
         double dist[64];
         size_t m = 0;
-        while (m < k && m < 64 && nbr[i * k + m] != kNone) {
+        while (m < k && nbr[i * k + m] != kNone) {
             dist[m] = std::sqrt(double(sq[i * k + m]));
             ++m;
         }
-        if (m == 0) continue;
-        double rho = 0.0;
-        for (size_t r = 0; r < m; ++r)
-            if (dist[r] > 0.0) {
-                rho = dist[r];
-                break;
-            }
-        double lo = 0.0, hi = std::numeric_limits<double>::infinity(), sigma = 1.0;
-        for (int it = 0; it < 64; ++it) {
-            double sum = 0.0;
-            for (size_t r = 0; r < m; ++r) sum += std::exp(-std::max(0.0, dist[r] - rho) / sigma);
-            if (std::abs(sum - target) < 1e-5) break;
-            if (sum > target) {
-                hi = sigma;
-                sigma = 0.5 * (lo + hi);
-            } else {
-                lo = sigma;
-                sigma = std::isinf(hi) ? sigma * 2.0 : 0.5 * (lo + hi);
-            }
-        }
-        for (size_t r = 0; r < m; ++r)
-            w[i * k + r] = float(std::exp(-std::max(0.0, dist[r] - rho) / sigma));
+        if (m > 0) membershipStrengths(dist, m, target, w.data() + i * k);
     }
     return w;
 }

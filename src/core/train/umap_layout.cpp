@@ -63,6 +63,30 @@ double UmapLayoutTrainer::progress() const {
                : std::min(1.0, static_cast<double>(m_epoch) / static_cast<double>(m_params.epochs));
 }
 
+void membershipStrengths(const double* dist, size_t m, double target, float* w) {
+    double rho = 0.0;
+    for (size_t r = 0; r < m; ++r)
+        if (dist[r] > 0.0) {
+            rho = dist[r];
+            break;
+        }
+    double lo = 0.0, hi = 1e300, sigma = 1.0;
+    for (int it = 0; it < 64; ++it) {
+        double sum = 0.0;
+        for (size_t r = 0; r < m; ++r) sum += std::exp(-std::max(0.0, dist[r] - rho) / sigma);
+        if (std::abs(sum - target) < 1e-5) break;
+        if (sum > target) {
+            hi = sigma;
+            sigma = 0.5 * (lo + hi);
+        } else {
+            lo = sigma;
+            sigma = hi >= 1e300 ? sigma * 2.0 : 0.5 * (lo + hi);
+        }
+    }
+    for (size_t r = 0; r < m; ++r)
+        w[r] = static_cast<float>(std::exp(-std::max(0.0, dist[r] - rho) / sigma));
+}
+
 bool UmapLayoutTrainer::supervise(std::vector<int32_t> landmarkLabels, float strength) {
     m_labels = std::move(landmarkLabels);
     m_strength = strength;
@@ -82,29 +106,10 @@ void UmapLayoutTrainer::prepare(const LandmarkModel& model) {
     const double target = std::log2(static_cast<double>(std::max<size_t>(k, 2)));
     for (size_t i = 0; i < g; ++i) {
         std::vector<double> dist(k);
-        double rho = 0.0;
         for (size_t r = 0; r < k; ++r) dist[r] = std::sqrt(static_cast<double>(sq[i * k + r]));
-        for (size_t r = 0; r < k; ++r)
-            if (dist[r] > 0.0) {
-                rho = dist[r];
-                break;
-            }
-        double lo = 0.0, hi = 1e300, sigma = 1.0;
-        for (int it = 0; it < 64; ++it) {
-            double sum = 0.0;
-            for (size_t r = 0; r < k; ++r) sum += std::exp(-std::max(0.0, dist[r] - rho) / sigma);
-            if (std::abs(sum - target) < 1e-5) break;
-            if (sum > target) {
-                hi = sigma;
-                sigma = 0.5 * (lo + hi);
-            } else {
-                lo = sigma;
-                sigma = hi >= 1e300 ? sigma * 2.0 : 0.5 * (lo + hi);
-            }
-        }
-        for (size_t r = 0; r < k; ++r)
-            dense[i * g + nn[i * k + r]] =
-                static_cast<float>(std::exp(-std::max(0.0, dist[r] - rho) / sigma));
+        std::vector<float> w(k);
+        membershipStrengths(dist.data(), k, target, w.data());
+        for (size_t r = 0; r < k; ++r) dense[i * g + nn[i * k + r]] = w[r];
     }
     // Fuzzy union: w = a + b - a b; supervised, pairs of different labels weaken.
     const std::vector<float> f = m_labels.size() == g && m_strength > 0.0f

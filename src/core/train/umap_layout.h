@@ -33,6 +33,11 @@ struct CurveParams {
 /// Fits a and b as UMAP does (minDist 0.1, spread 1 gives a = 1.577, b = 0.895).
 CurveParams fitCurve(double minDist, double spread);
 
+/// UMAP's membership strengths of one point's m neighbours (dist: ascending distances):
+/// exp(-(dist - rho) / sigma), rho the nearest non-zero distance, sigma found by bisection so
+/// that they sum to `target` (log2 of the neighbour count). Writes m weights.
+void membershipStrengths(const double* dist, size_t m, double target, float* w);
+
 /// The UMAP-like layout trainer.
 class UmapLayoutTrainer final : public Trainer {
   public:
