@@ -60,10 +60,11 @@ struct Timings {
     double median = 0.0, min = 0.0, max = 0.0;
 };
 
-/// Runs `f` once to warm up, then `repeats` times; returns the median and the spread.
+/// Runs `f` once to warm up, then `repeats` times; returns the median and the spread. With
+/// repeats <= 0, one run without a warm-up (for runs too long to do twice).
 template <typename F>
 Timings timeRepeated(int repeats, F&& f) {
-    if (repeats <= 0) {  // one run, no warm-up: for runs too long to do twice
+    if (repeats <= 0) {
         const auto a = std::chrono::steady_clock::now();
         f();
         const double s =
@@ -72,7 +73,7 @@ Timings timeRepeated(int repeats, F&& f) {
     }
     f();
     std::vector<double> t;
-    for (int r = 0; r < std::max(repeats, 1); ++r) {
+    for (int r = 0; r < repeats; ++r) {
         const auto a = std::chrono::steady_clock::now();
         f();
         t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());

@@ -297,6 +297,8 @@ void ThreadSweeper::step(const LandmarkModel& model, const EmbedParams& params,
     lock.lock();
     m_progress =
         m_n == 0 ? 1.0 : 1.0 - double(std::min(m_n, m_queue.due() + m_inFlight)) / double(m_n);
+    // A model not planned yet has work to come: not done, though nothing is queued.
+    if (!m_settled) m_progress = std::min(m_progress, std::nextafter(1.0, 0.0));
 }
 
 void ThreadSweeper::run() {
@@ -324,6 +326,7 @@ void ThreadSweeper::run() {
             // What the new model changed: the points listing a moved landmark, else all.
             m_fresh = false;
             m_planning = true;  // not settled while the plan is made unlocked
+            const uint64_t epoch = m_epoch;
             LandmarkModel model = m_model;
             EmbedParams params = m_params;
             const bool cached = cacheServes(*m_projector);
@@ -337,16 +340,30 @@ void ThreadSweeper::run() {
             }
             lock.lock();
             m_planning = false;
+            // Points opened (or positions taken from the GPU) meanwhile: this plan is of the old.
+            if (epoch != m_epoch) continue;
             if (!error.empty()) m_error = error;
-            if (moved)
-                m_queue.add(*moved);
-            else
-                m_queue.all();
+            try {
+                if (moved)
+                    m_queue.add(*moved);
+                else
+                    m_queue.all();
+            } catch (const std::exception& e) {  // no memory for the list: say so, stop
+                m_error = e.what();
+                m_queue.reset(m_n);
+            }
             m_cacheBytes = m_cache.bytes();
             m_cacheRefusal = m_cache.refusal();
             continue;
         }
-        Slice out{m_epoch, m_queue.take(kThreadSlice), {}, 0};
+        Slice out{m_epoch, {}, {}, 0};
+        try {
+            out.piece = m_queue.take(kThreadSlice);
+        } catch (const std::exception& e) {  // no memory for the piece: say so, stop
+            m_error = e.what();
+            m_queue.reset(m_n);
+            continue;
+        }
         const size_t count = out.piece.points.empty() ? out.piece.count : out.piece.points.size();
         auto points = m_points;
         LandmarkModel model = m_model;
@@ -354,10 +371,10 @@ void ThreadSweeper::run() {
         Projector* projector = m_projector;
         m_inFlight += count;
         lock.unlock();
-        out.xy.resize(2 * count);
         std::string error;
         auto t0 = Clock::now();
         try {
+            out.xy.resize(2 * count);
             projectPiece(out.piece, *points, model, params, *projector, m_cache, out.xy.data());
         } catch (const std::exception& e) {
             error = e.what();

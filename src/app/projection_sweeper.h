@@ -1,6 +1,7 @@
 #pragma once
-// The CPU path's projection: every point is re-projected once after each model change, in
-// slices, so that the UI never waits for a whole sweep.
+// The CPU path's projection: after each model change the points it moved are re-projected (all
+// of them, or on the CPU backend those a neighbour cache names), in slices, so that the UI never
+// waits for a whole sweep.
 
 #include <condition_variable>
 #include <cstddef>
@@ -36,11 +37,12 @@ class SweepQueue {
     void add(const std::vector<uint32_t>& points);
     /// Points due.
     size_t due() const { return m_remaining + (m_listed.size() - m_next); }
-    /// The next piece of at most `max` points: listed ones first, else a range of the sweep.
+    /// Points to project together: listed ones, or a range of the sweep.
     struct Piece {
         size_t first = 0, count = 0;   ///< a range of the sweep (when `points` is empty)
         std::vector<uint32_t> points;  ///< listed points
     };
+    /// The next piece of at most `max` points: listed ones first, else a range of the sweep.
     Piece take(size_t max);
 
   private:

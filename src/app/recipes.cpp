@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/common/error.h"
+#include "core/pipeline/samples.h"
 
 namespace sepal::app {
 
@@ -80,14 +81,12 @@ std::vector<int32_t> supervisionLabels(const State& state) {
             codes.push_back(i < membership.size() ? int32_t(membership[i]) - 1 : -1);
         return codes;
     }
-    // The files' label columns as one table, categories merged as sepal-cli merges them.
-    const io::Table all = state.data.combined();
-    for (const auto& l : all.labels)
-        if (l.name == column) {
-            for (size_t i : events) codes.push_back(i < l.codes.size() ? l.codes[i] : -1);
-            return codes;
-        }
-    throw InputError("the data has no label column " + column + " to pull together");
+    // The files' label column as one, categories merged as sepal-cli merges them.
+    const auto labels = concatenatedLabels(state.data.tables, column);
+    if (!labels)
+        throw InputError("not every file has the label column " + column + " to pull together");
+    for (size_t i : events) codes.push_back(i < labels->codes.size() ? labels->codes[i] : -1);
+    return codes;
 }
 
 std::vector<std::string> labelColumnNames(const Dataset& data) {

@@ -29,8 +29,9 @@ struct Backend {
 /// Backend-specific choices; each backend ignores what it does not know.
 struct BackendOptions {
     std::string kernel = "auto";  ///< CUDA projection kernel by name ("auto" picks the fastest)
-    /// CUDA device the backend works on (-1: the calling thread's current one). The device is
-    /// the calling thread's from then on: use the backend from that thread.
+    /// CUDA device the backend works on (-1: the calling thread's current one, and the k-NN
+    /// graph on every visible GPU). The device is the calling thread's from then on: use the
+    /// backend from that thread.
     int device = -1;
     /// GPUs the k-NN graph spreads its batches of queries over (empty: `device` when it is set,
     /// else every visible one).

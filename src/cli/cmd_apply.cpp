@@ -372,10 +372,11 @@ void addApplyCommand(CLI::App& app) {
                     "memory works)")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
-    cmd->add_option("--workers", args->workers,
-                    "files projected at once, each on its own GPU in turn, sharing the CPU "
-                    "threads (0: on the GPU two, or one per GPU when there are more; one on the "
-                    "CPU)")
+    cmd->add_option(
+           "--workers", args->workers,
+           "files projected at once, the lanes taking turns over this rank's GPUs, sharing "
+           "the CPU threads (0: on the GPU two, or one per GPU when there are more; one "
+           "on the CPU)")
         ->capture_default_str()
         ->check(CLI::NonNegativeNumber);
     cmd->add_flag("--force", args->force,

@@ -149,11 +149,12 @@ void runEmbed(const EmbedArgs& a) {
     EmbedResult result = embedMatrix(input.points, settings, *backend.projector, *backend.search,
                                      stderrProgress(a.quiet));
     const auto& t = result.timings;
+    char polish[32] = "";
+    if (settings.polish.epochs) std::snprintf(polish, sizeof polish, ", polish %.3f", t.polish);
     char timing[200];
     std::snprintf(timing, sizeof timing,
                   "%zu landmarks; seconds: train %.3f, layout %.3f, project %.3f%s, total %.3f",
-                  result.model.count(), t.train, t.layout, t.project,
-                  settings.polish.epochs ? (", polish " + std::to_string(t.polish)).c_str() : "",
+                  result.model.count(), t.train, t.layout, t.project, polish,
                   t.train + t.layout + t.project + t.polish);
     note(a.quiet, timing);
     // Both counts are the events with a missing value in an embedded column.

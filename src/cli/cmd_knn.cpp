@@ -2,9 +2,11 @@
 // embed uses; under mpirun the ranks share the queries and rank 0 writes the graph.
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include "backend/backends.h"
 #include "cli/cli_progress.h"
@@ -29,17 +31,16 @@ struct KnnArgs {
     bool quiet = false;
 };
 
-/// The rows [first, last) of `graph` as bytes: the indices, then the distances.
-std::string rowsAsBytes(const KnnGraph& graph, size_t first, size_t last) {
-    const size_t cells = (last - first) * graph.k;
-    std::string bytes(cells * (sizeof(uint32_t) + sizeof(float)), '\0');
-    std::memcpy(bytes.data(), graph.neighbours.data() + first * graph.k, cells * sizeof(uint32_t));
-    std::memcpy(bytes.data() + cells * sizeof(uint32_t), graph.distances.data() + first * graph.k,
-                cells * sizeof(float));
+/// The rows a graph holds (a share of a run) as bytes: the indices, then the distances.
+std::string rowsAsBytes(const KnnGraph& share) {
+    std::string bytes(share.neighbours.size() * (sizeof(uint32_t) + sizeof(float)), '\0');
+    std::memcpy(bytes.data(), share.neighbours.data(), share.neighbours.size() * sizeof(uint32_t));
+    std::memcpy(bytes.data() + share.neighbours.size() * sizeof(uint32_t), share.distances.data(),
+                share.distances.size() * sizeof(float));
     return bytes;
 }
 
-/// Puts rows [first, last) sent as rowsAsBytes into `graph`.
+/// Puts rows [first, last) sent as rowsAsBytes into the whole graph.
 void rowsFromBytes(const std::string& bytes, size_t first, size_t last, KnnGraph& graph) {
     const size_t cells = (last - first) * graph.k;
     if (bytes.size() != cells * (sizeof(uint32_t) + sizeof(float)))
@@ -58,12 +59,17 @@ void runKnn(const KnnArgs& a, const Ranks& ranks) {
     const bool bin = a.out.size() >= 4 && a.out.compare(a.out.size() - 4, 4, ".bin") == 0;
     const bool quiet = a.quiet || !ranks.root();
     // Under mpirun every rank reads every event and finds the neighbours of its share of them,
-    // on its share of its machine's GPUs; rank 0 gathers the rows in rank order. No rank calls
-    // MPI inside `together`, so that a rank's failure leaves none of them waiting.
-    KnnGraph graph;
-    size_t first = 0, last = 0, redone = 0;
+    // on its share of its machine's GPUs; rank 0 gathers the shares in rank order. Collectives
+    // run only between `together` calls, so a rank's failure leaves none of them waiting.
+    KnnGraph graph;  // rank 0: the whole graph; the others: their share
+    std::string share;
+    size_t n = 0, redone = 0;
+    double seconds = 0;
     std::string device;
-    const auto start = std::chrono::steady_clock::now();
+    const auto shareOf = [&](size_t rank) {
+        const size_t of = size_t(ranks.size());
+        return std::make_pair(n * rank / of, n * (rank + 1) / of);
+    };
     ranks.together([&] {
         if (!csv && !bin) throw InputError("--out " + a.out + ": name a .csv or a .bin file");
         std::vector<std::string> readFiles = a.inputs;
@@ -72,34 +78,46 @@ void runKnn(const KnnArgs& a, const Ranks& ranks) {
         const PreparedInput input = prepareInputs(a.inputs, a.prepare);
         note(quiet, std::to_string(input.points.rows) + " events, " +
                         std::to_string(input.points.cols) + " columns");
-        const size_t n = input.points.rows, share = size_t(ranks.rank());
-        first = n * share / size_t(ranks.size());
-        last = n * (share + 1) / size_t(ranks.size());
+        n = input.points.rows;
+        const auto [first, last] = shareOf(size_t(ranks.rank()));
         BackendOptions options;
         if (a.backend != "cpu" && a.backend != "reference")
             options.graphDevices = ranks.gpusOfThisRank(gpuCount());
         Backend backend = makeBackend(a.backend, options);
+        const auto start = std::chrono::steady_clock::now();
         graph = backend.graph->buildRows(input.points, a.k, metric, first, last);
+        seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         redone = backend.graph->redone();
         device = backend.name == "cuda" ? "GPU" : "CPU";
+        if (ranks.root() && ranks.size() > 1) {
+            // Rank 0 holds the whole graph: its share found, the others' received below.
+            KnnGraph whole = emptyKnnGraph(n, a.k);
+            std::copy(graph.neighbours.begin(), graph.neighbours.end(), whole.neighbours.begin());
+            std::copy(graph.distances.begin(), graph.distances.end(), whole.distances.begin());
+            graph = std::move(whole);
+        }
+        if (!ranks.root()) share = rowsAsBytes(graph);
     });
     redone = ranks.sum(redone);
-    ranks.together([&] {
-        const std::string bounds = std::to_string(first) + " " + std::to_string(last);
-        const std::vector<std::string> shares = ranks.gather(bounds);
-        size_t sender = 0;
-        ranks.collect(rowsAsBytes(graph, first, last), [&](const std::string& bytes) {
-            size_t from = 0, to = 0;
-            std::sscanf(shares[sender].c_str(), "%zu %zu", &from, &to);
+    // Rank 0 receives every share even when one is wrong (collect), then says so with the rest.
+    std::string failure;
+    size_t sender = 0;
+    try {
+        ranks.collect(share, [&](const std::string& bytes) {
+            const auto [from, to] = shareOf(sender);
             if (sender++ > 0) rowsFromBytes(bytes, from, to, graph);
         });
+    } catch (const std::exception& e) {
+        failure = e.what();
+    }
+    ranks.together([&] {
+        if (!failure.empty()) throw InputError(failure);
         if (!ranks.root()) return;
-        const double seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         char line[200];
         std::snprintf(line, sizeof line, "%zu neighbours of every event (%s) in %.3f s on the %s",
                       a.k, a.metric.c_str(), seconds, device.c_str());
-        note(quiet, line + (ranks.size() > 1 ? " (" + std::to_string(ranks.size()) + " ranks)"
+        note(quiet, line + (ranks.size() > 1 ? " (" + std::to_string(ranks.size()) +
+                                                   " ranks, the time of rank 0's share)"
                                              : std::string()));
         if (redone > 0)
             note(quiet, std::to_string(redone) +

@@ -66,9 +66,14 @@ void runScore(const ScoreArgs& a) {
     std::optional<double> agreement, silhouette;
     if (!a.labels.empty()) {
         const io::LabelColumn* column = nullptr;
-        for (const auto& l : input.table.labels)
+        std::string names;
+        for (const auto& l : input.table.labels) {
             if (l.name == a.labels) column = &l;
-        if (!column) throw InputError("--labels " + a.labels + ": no such label column");
+            names += (names.empty() ? "" : ", ") + l.name;
+        }
+        if (!column)
+            throw InputError("--labels " + a.labels + ": no such label column (the inputs have " +
+                             (names.empty() ? std::string("none") : names) + ")");
         agreement = labelAgreement(xy.data(), xy.rows, column->codes, params);
         silhouette = labelSilhouette(xy.data(), xy.rows, column->codes, params);
     }

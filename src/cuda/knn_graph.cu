@@ -132,18 +132,13 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
 
     KnnGraph buildRows(const Matrix& points, size_t k, KnnMetric metric, size_t first,
                        size_t last) override {
-        KnnGraph g = emptyKnnGraph(points.rows, k);
+        KnnGraph g = emptyKnnGraph(points.rows, k, first, last);
         const size_t n = points.rows, d = points.cols;
-        if (first > last || last > n)
-            throw InputError("k-NN graph: rows " + std::to_string(first) + " to " +
-                             std::to_string(last) + " of " + std::to_string(n));
         m_redone = 0;
         if (k + kMargin > 64 || n > size_t(INT32_MAX - 64) || d > size_t(INT32_MAX) / 2) {
             // Beyond what the kernels hold: the CPU gives the same graph.
-            std::vector<uint32_t> rows(last - first);
-            for (size_t i = 0; i < rows.size(); ++i) rows[i] = uint32_t(first + i);
-            exactNeighbours(knnRows(points, metric), rows, g);
-            m_redone = rows.size();
+            exactNeighbours(knnRows(points, metric), rowsOf(g), g);
+            m_redone = g.rows();
             return g;
         }
         const KnnRowScales scales = knnRowScales(points, metric);
@@ -233,7 +228,8 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
             candidateRows = unit.get();
         }
         const int C = k + kMargin <= 32 ? 32 : 64;
-        const size_t batch = m_batch;
+        size_t batch = 0;  // the longest range: small inputs get small buffers
+        for (const auto& [q0, q1] : ranges) batch = std::max(batch, q1 - q0);
         DeviceBuffer<float> candKey;
         DeviceBuffer<uint32_t> candIdx, outIdx;
         DeviceBuffer<int> candCount;
@@ -279,8 +275,8 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
                 }
                 const size_t kept = std::min(k, size_t(counts[i]));
                 for (size_t j = 0; j < kept; ++j) {
-                    g.neighbours[q * k + j] = idx[i * k + j];
-                    g.distances[q * k + j] = knnDistance(keys[i * k + j], in.metric);
+                    g.neighbours[(q - g.first) * k + j] = idx[i * k + j];
+                    g.distances[(q - g.first) * k + j] = knnDistance(keys[i * k + j], in.metric);
                 }
             }
         }

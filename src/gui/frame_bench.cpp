@@ -26,8 +26,7 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         // The drag starts on the settled picture (every cell projected and drawn), as a user's
         // would; at most a minute is waited for it.
         if (m_waitStart == 0) m_waitStart = now();
-        const bool settled = ws.stats().sweepProgress >= 1 && !cost.layerBusy;
-        if (!settled && now() - m_waitStart < 60) return;
+        if (!(ws.idle() && !cost.layerBusy) && now() - m_waitStart < 60) return;
         m_start = now();
         m_projectedStart = ws.stats().projected;
         m_gpuStart = context.gpuProjected;
@@ -46,10 +45,12 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         ws.endLandmarkDrag("bench");
         m_dragEnd = now();
         m_dragSeconds = m_dragEnd - m_start;
+        m_projectedEnd = ws.stats().projected;
+        m_gpuEnd = context.gpuProjected;
         return;
     }
     // Settled: every cell projected with the last model and the point layer drawn with it.
-    const bool settled = ws.stats().sweepProgress >= 1 && !cost.layerBusy;
+    const bool settled = ws.idle() && !cost.layerBusy;
     const double settleSeconds = now() - m_dragEnd;
     if (!settled && settleSeconds < 120) return;
     const double seconds = m_dragSeconds;
@@ -57,8 +58,9 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
     std::sort(times.begin(), times.end());
     const double mean = std::accumulate(times.begin(), times.end(), 0.0) / double(times.size());
     const double p95 = times[std::min(times.size() - 1, size_t(double(times.size()) * 0.95))];
-    double projected = double(ws.stats().projected - m_projectedStart);
-    if (!context.kernel.empty()) projected = double(context.gpuProjected - m_gpuStart);
+    // Throughput while dragging: cells projected between the drag's first and last frames.
+    double projected = double(m_projectedEnd - m_projectedStart);
+    if (!context.kernel.empty()) projected = double(m_gpuEnd - m_gpuStart);
     const double n = double(st.data.events());
     const double frames = double(times.size());
     nlohmann::json j = {{"bench", "gui_frames"},

@@ -46,7 +46,7 @@ class FrameBench {
     double m_start = 0, m_workMs = 0, m_drawMs = 0, m_layerMs = 0;
     double m_dragEnd = 0, m_dragSeconds = 0;  // when the drag ended (0: still dragging)
     double m_waitStart = 0;                   // when waiting for the first settled picture began
-    uint64_t m_projectedStart = 0, m_gpuStart = 0;
+    uint64_t m_projectedStart = 0, m_gpuStart = 0, m_projectedEnd = 0, m_gpuEnd = 0;
     std::array<float, 2> m_centre{};
     std::vector<double> m_times;
 };

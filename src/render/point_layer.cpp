@@ -92,7 +92,7 @@ void PointLayer::advance(const ScatterRenderer& points, const Camera& camera, fl
         double spent = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
         if (spent >= budgetMs && spent > 0) break;
         size_t chunk = m_msPerPoint > 0 ? size_t((budgetMs - spent) / m_msPerPoint) : 50000;
-        chunk = std::clamp<size_t>(chunk, 20000, n - m_cursor);
+        chunk = std::min(std::max<size_t>(chunk, 20000), n - m_cursor);
         auto t0 = Clock::now();
         points.drawRange(m_backCamera, m_backSize, m_backAlpha, m_cursor, chunk);
         glFinish();  // the time a chunk really costs, so the next chunk fits the budget
@@ -123,7 +123,7 @@ void PointLayer::advanceOnCpu(const float* xy, const uint8_t* rgba, size_t n, co
             std::chrono::duration<double, std::milli>(Clock::now() - start).count();
         if (spent >= budgetMs && spent > 0) break;
         size_t chunk = m_msPerPoint > 0 ? size_t((budgetMs - spent) / m_msPerPoint) : 200000;
-        chunk = std::clamp<size_t>(chunk, 50000, n - m_cursor);
+        chunk = std::min(std::max<size_t>(chunk, 50000), n - m_cursor);
         const auto t0 = Clock::now();
         m_cpu.draw(xy, rgba, m_cursor, chunk, scale, offset, m_backSize, m_backAlpha);
         const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();

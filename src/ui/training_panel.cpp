@@ -16,7 +16,6 @@ void sealOnRelease(UiContext& ctx) {
     if (ImGui::IsItemDeactivated()) ctx.workspace.seal();
 }
 
-// The recipe: which one, its parameters, Train/Cancel with progress.
 // A supervised layout: what to pull together (nothing, the populations, a label column) and how
 // strongly.
 void drawSupervision(UiContext& ctx, app::TrainingSettings& t) {
@@ -41,6 +40,7 @@ void drawSupervision(UiContext& ctx, app::TrainingSettings& t) {
     sealOnRelease(ctx);
 }
 
+// The recipe: which one, its parameters, Train/Cancel with progress.
 void drawRecipe(UiContext& ctx, app::TrainingSettings& t) {
     auto& ws = ctx.workspace;
     const auto& list = app::recipes();

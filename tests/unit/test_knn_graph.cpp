@@ -119,15 +119,17 @@ TEST(KnnGraph, ThreadsChangeNothingAndMissingValuesAreLeftOut) {
 }
 
 TEST(KnnGraph, ABuilderFillsTheRowsItIsGivenAsTheWholeGraphDoes) {
-    // A share of the rows, as one MPI rank finds them: equal to the whole graph's, the rest empty.
+    // A share of the rows, as one MPI rank finds them: the whole graph's rows, and only those.
     const Matrix m = randomPoints(400, 6, 9, 0.f);
     const KnnGraph whole = knnGraph(m, 7, KnnMetric::Manhattan);
     const KnnGraph part = makeCpuKnnGraphBuilder()->buildRows(m, 7, KnnMetric::Manhattan, 150, 290);
-    for (size_t i = 0; i < 400 * 7; ++i) {
-        const bool inside = i >= 150 * 7 && i < 290 * 7;
-        ASSERT_EQ(part.neighbours[i], inside ? whole.neighbours[i] : 0xFFFFFFFFu) << i / 7;
-        if (inside) ASSERT_EQ(part.distances[i], whole.distances[i]);
+    ASSERT_EQ(part.first, 150u);
+    ASSERT_EQ(part.rows(), 140u);
+    for (size_t i = 0; i < 140 * 7; ++i) {
+        ASSERT_EQ(part.neighbours[i], whole.neighbours[150 * 7 + i]) << 150 + i / 7;
+        ASSERT_EQ(part.distances[i], whole.distances[150 * 7 + i]);
     }
+    EXPECT_EQ(makeCpuKnnGraphBuilder()->buildRows(m, 7, KnnMetric::Manhattan, 0, 0).rows(), 0u);
     EXPECT_THROW(makeCpuKnnGraphBuilder()->buildRows(m, 7, KnnMetric::Manhattan, 300, 200),
                  InputError);
     EXPECT_THROW(makeCpuKnnGraphBuilder()->buildRows(m, 7, KnnMetric::Manhattan, 0, 401),

@@ -18,20 +18,11 @@ namespace sepal {
 
 namespace {
 
-/// FNV-1a of the data-space landmarks: lists stay valid while these bytes stay.
-uint64_t highFingerprint(const LandmarkModel& model) {
-    uint64_t h = 1469598103934665603ULL ^ model.dim;
-    const auto* bytes = reinterpret_cast<const unsigned char*>(model.high.data());
-    for (size_t i = 0; i < model.high.size() * sizeof(float); ++i)
-        h = (h ^ bytes[i]) * 1099511628211ULL;
-    return h;
-}
-
 /// SEPAL_NEIGHBOUR_CACHE_MB when set (0 turns the cache off, for comparisons), else a quarter
 /// of the machine's memory.
 size_t defaultLimit() {
     if (const char* mb = std::getenv("SEPAL_NEIGHBOUR_CACHE_MB"); mb && *mb)
-        return std::max<size_t>(1, size_t(std::strtoull(mb, nullptr, 10)) << 20);
+        return std::max<size_t>(1, size_t(std::strtoull(mb, nullptr, 10)) << 20);  // 0: 1, off
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     return pages > 0 && page > 0 ? size_t(pages) * size_t(page) / 4 : size_t(1) << 30;
 }
@@ -72,16 +63,22 @@ void NeighbourCache::clearLists() {
     m_listed = 0;
 }
 
-NeighbourCache::Key NeighbourCache::keyOf(const LandmarkModel& model, const ScoreSetup& setup) {
-    return Key{model.count(), model.dim, setup.topn, setup.topnn, highFingerprint(model)};
+bool NeighbourCache::matches(const LandmarkModel& model, const ScoreSetup& setup) const {
+    return m_key.g == model.count() && m_key.d == model.dim && m_key.topn == setup.topn &&
+           m_key.topnn == setup.topnn && m_key.high.size() == model.high.size() &&
+           std::memcmp(m_key.high.data(), model.high.data(), model.high.size() * sizeof(float)) ==
+               0;
 }
 
-void NeighbourCache::adopt(const Key& key) {
+void NeighbourCache::adopt(const LandmarkModel& model, const ScoreSetup& setup) {
     const size_t n = m_n;
     clearLists();
+    const Key key{model.count(), model.dim, setup.topn, setup.topnn, model.high};
     m_key = key;
     m_tilesReady = false;
-    if (key.g > kMaxPairTableLandmarks) {
+    if (m_limit <= 1) {
+        m_refusal = "turned off (SEPAL_NEIGHBOUR_CACHE_MB=0): every change re-projects every cell";
+    } else if (key.g > kMaxPairTableLandmarks) {
         m_refusal = "no neighbour lists above " + std::to_string(kMaxPairTableLandmarks) +
                     " landmarks: every change re-projects every cell";
     } else if (bytesFor(n, key.topnn, key.g) > m_limit) {
@@ -111,8 +108,7 @@ ProjectionReport NeighbourCache::projectRows(const float* points, size_t n, size
     if (count == 0) return report;
     if (n != m_n) reset(n);
     if (first + count > n) throw std::logic_error("NeighbourCache: rows beyond the points");
-    const Key key = keyOf(model, setup);
-    if (!(key == m_key)) adopt(key);
+    if (!matches(model, setup)) adopt(model, setup);
     if (model.count() > kMaxPairTableLandmarks) {
         if (!m_plain) m_plain = makeCpuProjector();
         return m_plain->project(points + first * d, count, d, model, params, out);
@@ -178,7 +174,7 @@ void NeighbourCache::projectListed(const float* points, size_t d, const uint32_t
                                    const EmbedParams& params, float* out) {
     const ScoreSetup setup = checkProjectionInput(points, count, d, model, params, out);
     if (count == 0) return;
-    if (!m_keeping || !(keyOf(model, setup) == m_key))
+    if (!m_keeping || !matches(model, setup))
         throw std::logic_error("NeighbourCache: listed rows projected with another model");
     m_pairs.update(model, params.adjust);
     const PairConstants& pairs = m_pairs;
@@ -239,7 +235,7 @@ std::optional<std::vector<uint32_t>> NeighbourCache::takeChanges(const LandmarkM
         return std::nullopt;
     }
     // Rows without a list are due already (they were never projected with these landmarks).
-    const bool usable = hadTaken && m_keeping && m_n > 0 && keyOf(model, setup) == m_key &&
+    const bool usable = hadTaken && m_keeping && m_n > 0 && matches(model, setup) &&
                         low.size() == model.low.size() && params.smooth == taken.smooth &&
                         params.adjust == taken.adjust && params.k == taken.k;
     if (!usable) return std::nullopt;

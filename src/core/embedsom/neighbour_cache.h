@@ -66,16 +66,17 @@ class NeighbourCache {
     const std::string& refusal() const { return m_refusal; }
 
   private:
+    // The lists were found for these landmarks (their bytes: versions cannot tell models
+    // apart) and this k.
     struct Key {
         size_t g = 0, d = 0;
         int topn = 0, topnn = 0;
-        uint64_t high = 0;  // fingerprint of the data-space landmarks
-        bool operator==(const Key& o) const {
-            return g == o.g && d == o.d && topn == o.topn && topnn == o.topnn && high == o.high;
-        }
+        std::vector<float> high;  // g x d
     };
-    static Key keyOf(const LandmarkModel& model, const ScoreSetup& setup);
-    void adopt(const Key& key);
+    /// True when the lists were found for `model`'s data-space landmarks and this setup's k.
+    bool matches(const LandmarkModel& model, const ScoreSetup& setup) const;
+    /// Forgets the lists and keeps new ones for `model` and `setup` when they fit.
+    void adopt(const LandmarkModel& model, const ScoreSetup& setup);
     void clearLists();
     void buildIndex();
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 
 #include "core/common/error.h"
 #include "core/io/atomic_file.h"
@@ -116,13 +117,24 @@ float knnDistance(double key, KnnMetric metric) {
     return reported(key, metric);
 }
 
-KnnGraph emptyKnnGraph(size_t n, size_t k) {
+KnnGraph emptyKnnGraph(size_t n, size_t k, size_t first, size_t last) {
     if (k == 0 || k >= n)
         throw InputError("k-NN graph: k = " + std::to_string(k) + " needs 1 <= k < " +
                          std::to_string(n) + " (the number of points)");
     if (n > size_t(kNone)) throw InputError("k-NN graph: more than 2^32 - 1 points");
-    return KnnGraph{n, k, std::vector<uint32_t>(n * k, kNone),
-                    std::vector<float>(n * k, std::numeric_limits<float>::quiet_NaN())};
+    if (last == SIZE_MAX) last = n;
+    if (first > last || last > n)
+        throw InputError("k-NN graph: rows " + std::to_string(first) + " to " +
+                         std::to_string(last) + " of " + std::to_string(n));
+    const size_t rows = last - first;
+    return KnnGraph{n, k, first, std::vector<uint32_t>(rows * k, kNone),
+                    std::vector<float>(rows * k, std::numeric_limits<float>::quiet_NaN())};
+}
+
+std::vector<uint32_t> rowsOf(const KnnGraph& g) {
+    std::vector<uint32_t> rows(g.rows());
+    for (size_t i = 0; i < rows.size(); ++i) rows[i] = uint32_t(g.first + i);
+    return rows;
 }
 
 void exactNeighbours(const KnnRows& rows, const std::vector<uint32_t>& queries, KnnGraph& g) {
@@ -169,8 +181,8 @@ void exactNeighbours(const KnnRows& rows, const std::vector<uint32_t>& queries, 
             for (size_t u = t0; u < t1; ++u) {
                 const size_t q = queries[u];
                 for (size_t j = 0; j < filled[u - t0]; ++j) {
-                    g.neighbours[q * k + j] = idx[(u - t0) * k + j];
-                    g.distances[q * k + j] = reported(keys[(u - t0) * k + j], metric);
+                    g.neighbours[(q - g.first) * k + j] = idx[(u - t0) * k + j];
+                    g.distances[(q - g.first) * k + j] = reported(keys[(u - t0) * k + j], metric);
                 }
             }
         }
@@ -179,9 +191,7 @@ void exactNeighbours(const KnnRows& rows, const std::vector<uint32_t>& queries, 
 
 KnnGraph knnGraph(const Matrix& points, size_t k, KnnMetric metric) {
     KnnGraph g = emptyKnnGraph(points.rows, k);
-    std::vector<uint32_t> all(points.rows);
-    for (size_t i = 0; i < all.size(); ++i) all[i] = uint32_t(i);
-    exactNeighbours(knnRows(points, metric), all, g);
+    exactNeighbours(knnRows(points, metric), rowsOf(g), g);
     return g;
 }
 
@@ -191,13 +201,8 @@ class CpuKnnGraphBuilder : public KnnGraphBuilder {
     std::string name() const override { return "cpu"; }
     KnnGraph buildRows(const Matrix& points, size_t k, KnnMetric metric, size_t first,
                        size_t last) override {
-        KnnGraph g = emptyKnnGraph(points.rows, k);
-        if (first > last || last > points.rows)
-            throw InputError("k-NN graph: rows " + std::to_string(first) + " to " +
-                             std::to_string(last) + " of " + std::to_string(points.rows));
-        std::vector<uint32_t> rows(last - first);
-        for (size_t i = 0; i < rows.size(); ++i) rows[i] = uint32_t(first + i);
-        exactNeighbours(knnRows(points, metric), rows, g);
+        KnnGraph g = emptyKnnGraph(points.rows, k, first, last);
+        exactNeighbours(knnRows(points, metric), rowsOf(g), g);
         return g;
     }
 };
@@ -208,6 +213,10 @@ std::unique_ptr<KnnGraphBuilder> makeCpuKnnGraphBuilder() {
 }
 
 void writeKnnGraph(const std::string& path, const KnnGraph& g) {
+    if (g.first != 0 || g.rows() != g.n)
+        throw std::logic_error("writeKnnGraph: a share of a graph (rows " +
+                               std::to_string(g.first) + " to " +
+                               std::to_string(g.first + g.rows()) + ")");
     io::AtomicFile file(path);
     const bool binary = path.size() >= 4 && path.compare(path.size() - 4, 4, ".bin") == 0;
     if (binary) {

@@ -25,12 +25,16 @@ enum class KnnMetric {
 /// them for another word.
 KnnMetric knnMetricNamed(const std::string& name);
 
-/// For n points: k neighbour indices and distances each, nearest first, ties by lower index.
+/// For n points (or a share of them, rows [first, first + rows())): k neighbour indices and
+/// distances each, nearest first, ties by lower index.
 struct KnnGraph {
     size_t n = 0;                      ///< points
     size_t k = 0;                      ///< neighbours per point
-    std::vector<uint32_t> neighbours;  ///< n x k, 0-based row indices
-    std::vector<float> distances;      ///< n x k, under the metric
+    size_t first = 0;                  ///< the point of the first row held
+    std::vector<uint32_t> neighbours;  ///< rows() x k, 0-based point indices
+    std::vector<float> distances;      ///< rows() x k, under the metric
+    /// Rows held: n for a whole graph.
+    size_t rows() const { return k ? neighbours.size() / k : 0; }
 };
 
 /// The exact k nearest other points of every row of `points` (a point is not its own
@@ -51,8 +55,8 @@ class KnnGraphBuilder {
     KnnGraph build(const Matrix& points, size_t k, KnnMetric metric) {
         return buildRows(points, k, metric, 0, points.rows);
     }
-    /// As build, for the rows [first, last) alone: their neighbours among all points; the other
-    /// rows stay empty (a share of a run spread over MPI ranks). Throws InputError.
+    /// As build, for the rows [first, last) alone: their neighbours among all points, a graph
+    /// holding those rows only (a share of a run spread over MPI ranks). Throws InputError.
     virtual KnnGraph buildRows(const Matrix& points, size_t k, KnnMetric metric, size_t first,
                                size_t last) = 0;
     /// Queries the last build found again on the CPU (a GPU's candidates not proven complete).
@@ -86,13 +90,17 @@ KnnRows knnRows(const Matrix& points, KnnMetric metric);
 double knnKey(const KnnRows& rows, size_t a, size_t b);
 /// The distance reported for a key (the root of a squared euclidean key).
 float knnDistance(double key, KnnMetric metric);
-/// A graph of n points with no neighbours yet; throws InputError unless 1 <= k < n < 2^32.
-KnnGraph emptyKnnGraph(size_t n, size_t k);
-/// Fills the rows `queries` of g with their exact neighbours (all cores).
+/// A graph of n points with no neighbours yet, holding rows [first, last) (all by default);
+/// throws InputError unless 1 <= k < n < 2^32 and first <= last <= n.
+KnnGraph emptyKnnGraph(size_t n, size_t k, size_t first = 0, size_t last = SIZE_MAX);
+/// The points [first, last) of g's share, in order (what buildRows finds).
+std::vector<uint32_t> rowsOf(const KnnGraph& g);
+/// Fills the rows `queries` (within g's share) of g with their exact neighbours (all cores).
 void exactNeighbours(const KnnRows& rows, const std::vector<uint32_t>& queries, KnnGraph& g);
 
-/// Writes the graph as CSV (neighbour_1..neighbour_K, distance_1..distance_K, a row per point)
-/// or, for a path ending in .bin, the binary form of docs/FORMATS.md. Atomic; throws InputError.
+/// Writes the whole graph as CSV (neighbour_1..neighbour_K, distance_1..distance_K, a row per
+/// point) or, for a path ending in .bin, the binary form of docs/FORMATS.md. Atomic; throws
+/// InputError.
 void writeKnnGraph(const std::string& path, const KnnGraph& graph);
 
 }  // namespace sepal

@@ -167,6 +167,12 @@ LandmarkModel trainLandmarks(const Matrix& points, const EmbedSettings& settings
                              EmbedTimings* timings, size_t* skippedNonFinite) {
     const LandmarkSpec& spec = settings.landmarks;
     std::string layout = checkLayout(settings.layout);
+    // A supervised layout weakens similarities: only the t-SNE and UMAP-like layouts have them.
+    const std::string laidOut = !layout.empty()         ? layout
+                                : spec.kind == "kmeans" ? "tsne"
+                                                        : "the SOM's grid";
+    if (!settings.supervision.empty() && laidOut != "tsne" && laidOut != "umap")
+        throw InputError("a supervised layout needs --layout tsne or umap, not " + laidOut);
     if (points.rows == 0)
         throw InputError(
             "cannot train landmarks: the data holds no events; give a file with "
@@ -215,15 +221,11 @@ LandmarkModel trainLandmarks(const Matrix& points, const EmbedSettings& settings
             if (!params.contains("exaggerationIters")) params["exaggerationIters"] = 100;
         }
         auto trainer = makeTrainer(layout, params, search);
-        if (!settings.supervision.empty() &&
-            !trainer->supervise(landmarkLabels(points.data(), points.rows, points.cols,
-                                               settings.supervision, model, search),
-                                settings.supervisionStrength))
-            throw InputError("a supervised layout needs --layout tsne or umap, not " + layout);
+        if (!settings.supervision.empty())
+            trainer->supervise(landmarkLabels(points.data(), points.rows, points.cols,
+                                              settings.supervision, model, search),
+                               settings.supervisionStrength);
         runTrainer(*trainer, model, data, "layout", progress);
-    } else if (!settings.supervision.empty()) {
-        throw InputError("a supervised layout needs --layout tsne or umap, not " +
-                         (layout.empty() ? std::string("the SOM's grid") : layout));
     }
     if (timings) timings->layout = secondsSince(layoutStart);
     return model;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <vector>
 
@@ -14,7 +15,8 @@ namespace sepal {
 namespace {
 
 constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
-constexpr double kHalfBox = 30.0;  // the picture's half width while it is polished
+constexpr double kHalfBox = 30.0;    // the picture's half width while it is polished
+constexpr double kMostPairs = 2e10;  // neighbour candidates compared, at most (about a minute)
 
 bool finiteRow(const float* x, size_t d) {
     for (size_t t = 0; t < d; ++t)
@@ -37,6 +39,21 @@ void candidateNeighbours(const Matrix& points, const std::vector<uint8_t>& usabl
     std::vector<size_t> at(offset.begin(), offset.end() - 1);
     for (size_t i = 0; i < n; ++i)
         if (usable[i]) cells[at[probe[i * probes]]++] = uint32_t(i);
+    // The search compares each cell with every cell of its probes' lists: refused when that
+    // would run for minutes (a few landmarks for millions of cells).
+    double pairs = 0;
+    for (size_t i = 0; i < n; ++i)
+        for (size_t p = 0; usable[i] && p < probes; ++p)
+            pairs += double(offset[probe[i * probes + p] + 1] - offset[probe[i * probes + p]]);
+    if (pairs > kMostPairs) {
+        char text[200];
+        std::snprintf(text, sizeof text,
+                      "polish: finding the cells' neighbours among those of their nearest "
+                      "landmarks would compare %.1e pairs; train more landmarks (about one per "
+                      "2,000 cells) or polish fewer cells",
+                      pairs);
+        throw InputError(text);
+    }
     nbr.assign(n * k, kNone);
     sq.assign(n * k, std::numeric_limits<float>::infinity());
 #pragma omp parallel for schedule(dynamic, 256)

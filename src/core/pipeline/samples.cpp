@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include "core/common/error.h"
 
@@ -11,6 +12,29 @@ namespace sepal {
 std::string sampleName(const std::string& path) {
     const std::string stem = std::filesystem::path(path).stem().string();
     return stem.empty() ? path : stem;
+}
+
+std::optional<io::LabelColumn> concatenatedLabels(const std::vector<io::Table>& tables,
+                                                  const std::string& name) {
+    io::LabelColumn merged;
+    merged.name = name;
+    std::map<std::string, int32_t> index;
+    for (const auto& t : tables) {
+        const auto it = std::find_if(t.labels.begin(), t.labels.end(),
+                                     [&](const io::LabelColumn& l) { return l.name == name; });
+        if (it == t.labels.end()) return std::nullopt;
+        std::vector<int32_t> remap(it->categories.size());
+        for (size_t c = 0; c < it->categories.size(); ++c) {
+            auto [pos, inserted] = index.try_emplace(
+                it->categories[c], static_cast<int32_t>(merged.categories.size()));
+            if (inserted) merged.categories.push_back(it->categories[c]);
+            remap[c] = pos->second;
+        }
+        for (int32_t code : it->codes)
+            merged.codes.push_back(
+                code < 0 || static_cast<size_t>(code) >= remap.size() ? -1 : remap[code]);
+    }
+    return merged;
 }
 
 io::Table concatenateSamples(const std::vector<io::Table>& tables,
@@ -65,31 +89,8 @@ io::Table concatenateSamples(const std::vector<io::Table>& tables,
     // Label columns common to all samples, categories merged in order of first appearance.
     for (const auto& label : first.labels) {
         if (label.name == sampleColumn) continue;
-        io::LabelColumn merged;
-        merged.name = label.name;
-        std::map<std::string, int32_t> index;
-        bool everywhere = true;
-        for (const auto& t : tables) {
-            const auto it =
-                std::find_if(t.labels.begin(), t.labels.end(),
-                             [&](const io::LabelColumn& l) { return l.name == label.name; });
-            if (it == t.labels.end()) {
-                everywhere = false;
-                break;
-            }
-            std::vector<int32_t> remap(it->categories.size());
-            for (size_t c = 0; c < it->categories.size(); ++c) {
-                auto [pos, inserted] = index.try_emplace(
-                    it->categories[c], static_cast<int32_t>(merged.categories.size()));
-                if (inserted) merged.categories.push_back(it->categories[c]);
-                remap[c] = pos->second;
-            }
-            for (int32_t code : it->codes)
-                merged.codes.push_back(
-                    code < 0 || static_cast<size_t>(code) >= remap.size() ? -1 : remap[code]);
-        }
-        if (everywhere)
-            out.labels.push_back(std::move(merged));
+        if (auto merged = concatenatedLabels(tables, label.name))
+            out.labels.push_back(std::move(*merged));
         else
             out.warnings.push_back("label column '" + label.name +
                                    "' left out: not in every sample");

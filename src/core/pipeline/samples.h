@@ -2,6 +2,7 @@
 // Several input files as samples of one dataset: rows concatenated, a label column says which
 // file each event came from.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,11 @@ namespace sepal {
 
 /// Short sample name of a path: the file name without folders and extension ("a/b/s1.fcs" -> "s1").
 std::string sampleName(const std::string& path);
+
+/// The label column `name` of every table, one after the other, categories merged in order of
+/// first appearance (as concatenateSamples merges them); empty when a table lacks it.
+std::optional<io::LabelColumn> concatenatedLabels(const std::vector<io::Table>& tables,
+                                                  const std::string& name);
 
 /// Concatenates tables (one per sample) into one. Channels are matched by name and ordered as in
 /// the first table; channels some sample lacks are dropped with a warning (InputError when no
