@@ -13,7 +13,8 @@
 //   populations-from-landmarks K   K populations from the landmarks (Populations window)
 //   set KEY VALUE           colour.mode, colour.marker, colour.map, view.size, view.alpha,
 //                           embed.k, embed.smooth, training.recipe, training.trainer,
-//                           training.landmarks, training.seed
+//                           training.landmarks, training.seed, training.supervise (a label
+//                           column, populations or none), training.supervisionStrength
 //   recipe [cancel]         train the Training window's recipe (or cancel it)
 //   train on|off            start or pause refining the landmarks step by step
 //   spillover PATH          compensate with the spillover matrix in PATH

@@ -321,6 +321,10 @@ void ScriptPlayer::start(const ScriptAction& a) {
             st.training.seed = std::stoull(v), ws.setTraining(st.training);
         } else if (k == "training.recipe") {
             st.training.recipe = v, ws.setTraining(st.training);
+        } else if (k == "training.supervise") {
+            st.training.supervise = v == "none" ? "" : v, ws.setTraining(st.training);
+        } else if (k == "training.supervisionStrength") {
+            st.training.supervisionStrength = std::stof(v), ws.setTraining(st.training);
         } else {
             throw InputError("unknown setting " + k);
         }

@@ -685,6 +685,28 @@ def test_cpu_splats(out):
     check(far < count // 200, f"{far} of {count} pixels differ by more than 8 a channel")
 
 
+def test_supervised_layout(out):
+    """Training > Pull together: the recipe's t-SNE pulls each population's landmarks together.
+    Two populations lassoed across the largest cluster (the cluster column itself would change
+    nothing: its clusters lie apart already); the setting is saved in the session."""
+    states, _, _ = run_app([f"open {CELLS}", "settle", f"export csv {out}/plain.csv",
+                            "lasso A 300 280 620 280 620 400 300 400",
+                            "lasso B 300 400 620 400 620 520 300 520",
+                            "set training.supervise populations",
+                            "set training.supervisionStrength 4", "recipe", "settle",
+                            f"export csv {out}/supervised.csv", f"export session {out}/s.json",
+                            f"screenshot {out}/supervised.png", "state", "quit"], out)
+    check(states[-1]["errors"] == 0, f"errors: {states[-1]}")
+    h0, plain = read_csv(f"{out}/plain.csv")
+    h1, supervised = read_csv(f"{out}/supervised.csv")
+    ix = h0.index("EmbedSOM1")
+    moved = sum(1 for a, b in zip(plain, supervised) if abs(float(a[ix]) - float(b[ix])) > 1e-3)
+    check(moved > len(plain) // 2, f"only {moved} cells moved: the supervision did nothing")
+    training = json.load(open(f"{out}/s.json"))["training"]
+    check(training["supervise"] == "populations" and training["supervisionStrength"] == 4,
+          f"the session holds {training}")
+
+
 def main():
     name = sys.argv[1]
     fn = globals().get("test_" + name)
