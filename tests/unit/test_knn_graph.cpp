@@ -118,6 +118,49 @@ TEST(KnnGraph, ThreadsChangeNothingAndMissingValuesAreLeftOut) {
     EXPECT_THROW(knnMetricNamed("chebyshev"), InputError);
 }
 
+// The euclidean graph's single-precision candidates (euclideanNeighbours) give exactNeighbours'
+// graph, index for index and bit for bit: clustered data across several reference blocks, an
+// integer grid full of ties, data far from the origin, missing values.
+void expectSameAsExact(const Matrix& m, size_t k, const char* what) {
+    KnnGraph exact = emptyKnnGraph(m.rows, k);
+    exactNeighbours(knnRows(m, KnnMetric::Euclidean), rowsOf(exact), exact);
+    const KnnGraph fast = knnGraph(m, k, KnnMetric::Euclidean);
+    ASSERT_EQ(fast.neighbours, exact.neighbours) << what;
+    for (size_t i = 0; i < exact.distances.size(); ++i)
+        ASSERT_TRUE(fast.distances[i] == exact.distances[i] ||
+                    (std::isnan(fast.distances[i]) && std::isnan(exact.distances[i])))
+            << what << ": " << i;
+}
+
+TEST(KnnGraph, SinglePrecisionCandidatesGiveTheExactGraph) {
+    Matrix blobs(5000, 20);
+    std::mt19937 rng(5);
+    std::normal_distribution<float> noise(0.f, 1.f);
+    for (size_t i = 0; i < blobs.rows; ++i)
+        for (size_t c = 0; c < blobs.cols; ++c)
+            blobs.at(i, c) = float((i % 7) * 3) * (c % 2 ? 1.f : -1.f) + noise(rng);
+    expectSameAsExact(blobs, 15, "clustered, three blocks of references");
+    Matrix grid(3000, 3);
+    for (size_t i = 0; i < grid.rows; ++i)
+        for (size_t c = 0; c < 3; ++c) grid.at(i, c) = float((i * (c + 3) + c) % 5);
+    expectSameAsExact(grid, 12, "an integer grid (ties everywhere)");
+    expectSameAsExact(randomPoints(2500, 8, 4, 1e4f), 10, "far from the origin");
+    Matrix holes = randomPoints(2200, 6, 6, 0.f);
+    for (size_t i = 0; i < holes.rows; i += 37) holes.at(i, i % 6) = NAN;
+    expectSameAsExact(holes, 9, "missing values");
+    expectSameAsExact(randomPoints(12, 3, 7, 0.f), 10, "fewer points than candidates");
+    // Hundreds of points on one sphere around the centre: single precision cannot order their
+    // distances, so the centre's candidates are proven incomplete and it is found exactly.
+    Matrix ring(400, 3);
+    for (size_t i = 1; i < ring.rows; ++i) {
+        const double a = double(i) * 2.399963, z = 1.0 - 2.0 * double(i) / double(ring.rows);
+        const double r = std::sqrt(1.0 - z * z);
+        ring.at(i, 0) = float(r * std::cos(a)), ring.at(i, 1) = float(r * std::sin(a));
+        ring.at(i, 2) = float(z);
+    }
+    expectSameAsExact(ring, 5, "points on a sphere around the first");
+}
+
 TEST(KnnGraph, ABuilderFillsTheRowsItIsGivenAsTheWholeGraphDoes) {
     // A share of the rows, as one MPI rank finds them: the whole graph's rows, and only those.
     const Matrix m = randomPoints(400, 6, 9, 0.f);

@@ -189,9 +189,20 @@ void exactNeighbours(const KnnRows& rows, const std::vector<uint32_t>& queries, 
     }
 }
 
+namespace {
+/// The rows of g, by the fastest exact way for the metric.
+void neighboursOf(const Matrix& points, KnnMetric metric, KnnGraph& g) {
+    const KnnRows rows = knnRows(points, metric);
+    if (metric == KnnMetric::Euclidean)
+        euclideanNeighbours(points, rows, rowsOf(g), g);
+    else
+        exactNeighbours(rows, rowsOf(g), g);
+}
+}  // namespace
+
 KnnGraph knnGraph(const Matrix& points, size_t k, KnnMetric metric) {
     KnnGraph g = emptyKnnGraph(points.rows, k);
-    exactNeighbours(knnRows(points, metric), rowsOf(g), g);
+    neighboursOf(points, metric, g);
     return g;
 }
 
@@ -202,7 +213,7 @@ class CpuKnnGraphBuilder : public KnnGraphBuilder {
     KnnGraph buildRows(const Matrix& points, size_t k, KnnMetric metric, size_t first,
                        size_t last) override {
         KnnGraph g = emptyKnnGraph(points.rows, k, first, last);
-        exactNeighbours(knnRows(points, metric), rowsOf(g), g);
+        neighboursOf(points, metric, g);
         return g;
     }
 };
