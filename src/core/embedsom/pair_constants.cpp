@@ -21,41 +21,69 @@ uint64_t modelFingerprint(const LandmarkModel& model) {
     return h[0] ^ (h[1] << 1) ^ (h[2] << 2) ^ (h[3] << 3) ^ model.high.size();
 }
 
+namespace {
+/// The constants of ordered pair (u, v), written at out[0..1] (both 0 for skipped pairs).
+void pairEntry(const LandmarkModel& model, float adjust, size_t u, size_t v, float* out) {
+    const float* lu = model.highRow(u);
+    const float* lv = model.highRow(v);
+    float sqd = 0.0f;
+    for (size_t t = 0; t < model.dim; ++t) {
+        const float e = lv[t] - lu[t];
+        sqd += e * e;
+    }
+    const float* low = model.low.data();
+    const float hx = low[2 * v] - low[2 * u], hy = low[2 * v + 1] - low[2 * u + 1];
+    const float hp = hx * hx + hy * hy;
+    out[0] = out[1] = 0.0f;
+    if (sqd == 0.0f || hp < 1e-10f) return;
+    out[0] = 1.0f / (2.0f * sqd);
+    out[1] = std::pow(1.0f + hp, -adjust);
+}
+}  // namespace
+
 void PairConstants::update(const LandmarkModel& model, float adjust) {
     const size_t g = model.count(), d = model.dim;
-    if (m_valid && g == m_g && d == m_d && adjust == m_adjust &&
-        model.highVersion == m_highVersion && model.lowVersion == m_lowVersion) {
+    const bool sameShape = m_valid && g == m_g && d == m_d && adjust == m_adjust;
+    if (sameShape && model.highVersion == m_highVersion && model.lowVersion == m_lowVersion) {
         if (modelFingerprint(model) == m_fingerprint) return;
     }
+    // Only 2D positions moved (a drag): the rows and columns of the moved landmarks change.
+    if (sameShape && model.high == m_high && m_low.size() == model.low.size()) {
+        std::vector<size_t> moved;
+        for (size_t u = 0; u < g; ++u)
+            if (model.low[2 * u] != m_low[2 * u] || model.low[2 * u + 1] != m_low[2 * u + 1])
+                moved.push_back(u);
+        if (moved.size() * 8 < g) {
+            for (size_t u : moved)
+                for (size_t v = 0; v < g; ++v) {
+                    pairEntry(model, adjust, u, v, m_values.data() + 2 * (u * g + v));
+                    pairEntry(model, adjust, v, u, m_values.data() + 2 * (v * g + u));
+                }
+            remember(model);
+            return;
+        }
+    }
     m_values.assign(2 * g * g, 0.0f);
-    const float* low = model.low.data();
     const long long gl = static_cast<long long>(g);
 #pragma omp parallel for schedule(static)
     for (long long ui = 0; ui < gl; ++ui) {
         const size_t u = static_cast<size_t>(ui);
-        const float* lu = model.highRow(u);
-        float* out = m_values.data() + 2 * u * g;
-        for (size_t v = 0; v < g; ++v) {
-            const float* lv = model.highRow(v);
-            float sqd = 0.0f;
-            for (size_t t = 0; t < d; ++t) {
-                const float e = lv[t] - lu[t];
-                sqd += e * e;
-            }
-            const float hx = low[2 * v] - low[2 * u], hy = low[2 * v + 1] - low[2 * u + 1];
-            const float hp = hx * hx + hy * hy;
-            if (sqd == 0.0f || hp < 1e-10f) continue;
-            out[2 * v] = 1.0f / (2.0f * sqd);
-            out[2 * v + 1] = std::pow(1.0f + hp, -adjust);
-        }
+        for (size_t v = 0; v < g; ++v)
+            pairEntry(model, adjust, u, v, m_values.data() + 2 * (u * g + v));
     }
     m_g = g;
     m_d = d;
     m_adjust = adjust;
+    remember(model);
+    m_valid = true;
+}
+
+void PairConstants::remember(const LandmarkModel& model) {
+    m_high = model.high;
+    m_low = model.low;
     m_highVersion = model.highVersion;
     m_lowVersion = model.lowVersion;
     m_fingerprint = modelFingerprint(model);
-    m_valid = true;
 }
 
 }  // namespace sepal

@@ -18,13 +18,18 @@ constexpr size_t kMaxPairTableLandmarks = 4096;
 /// skips (equal landmarks, or landmarks on one 2D spot). Rebuilt only when the model changes.
 class PairConstants {
   public:
-    /// Brings the table up to date with `model` and `adjust`; cheap when nothing changed.
+    /// Brings the table up to date with `model` and `adjust`; cheap when nothing changed, and
+    /// only the moved landmarks' rows and columns when a few 2D positions moved (a drag).
     void update(const LandmarkModel& model, float adjust);
     /// Interleaved (c_uv, f_uv) of pair (u, v): 2 values at 2 * (u * g + v).
     const float* row(size_t u) const { return m_values.data() + 2 * u * m_g; }
 
   private:
-    std::vector<float> m_values;  // g x g x 2
+    /// Records the model the table now follows.
+    void remember(const LandmarkModel& model);
+
+    std::vector<float> m_values;       // g x g x 2
+    std::vector<float> m_high, m_low;  // the model's values the table was made from
     size_t m_g = 0, m_d = 0;
     float m_adjust = -1.0f;
     uint64_t m_highVersion = 0, m_lowVersion = 0, m_fingerprint = 0;
