@@ -1,15 +1,19 @@
-// The exact k-NN graph of every point on the GPU: single-precision candidates over tiles of
-// references in shared memory, then an exact re-rank in double precision, summed in the CPU's
-// order, so the graph equals the CPU's. A query whose candidates cannot be proven to hold its k
-// nearest (the single-precision error bound says a point left out might be nearer) is done again
-// exactly on the CPU. Batches of queries are dealt to the devices in turn, one host thread each,
-// every device holding all the points.
+// The exact k-NN graph of every point on the GPU: candidates, then an exact re-rank in double
+// precision, summed in the CPU's order, so the graph equals the CPU's. The candidates come from
+// the tensor cores where the metric has a dot-product form and the rows 8 to 32 columns
+// (split_knn.h), otherwise from single-precision difference-form keys over tiles of references
+// in shared memory. A query whose candidates cannot be proven to hold its k nearest (an error
+// bound says a point left out might be nearer) is taken again by the difference form, and if
+// still unproven, exactly on the CPU. Batches of queries are dealt to the devices in turn, one
+// host thread each, every device holding all the points.
 
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <exception>
+#include <memory>
 #include <string>
 #include <thread>
 #include <utility>
@@ -20,6 +24,7 @@
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_error.h"
 #include "cuda/device_buffer.h"
+#include "cuda/split_knn.h"
 #include "cuda/tile_keys.cuh"
 
 namespace sepal::cuda {
@@ -33,59 +38,83 @@ template <int C>
 __device__ __forceinline__ void offer(float (&key)[C], uint32_t (&id)[C], int& count, float& worst,
                                       float s, int ref) {
     if (!(s < worst)) return;
-    int at = count < C ? count++ : C - 1;
-    while (at > 0 && s < key[at - 1]) {
-        key[at] = key[at - 1];
-        id[at] = id[at - 1];
-        --at;
-    }
-    key[at] = s;
-    id[at] = uint32_t(ref);
+    insertAscending<C>(key, id, count, s, uint32_t(ref));
     if (count == C) worst = key[C - 1];
 }
 
+/// What the difference-form candidate kernel reads and writes for a batch of queries: q0 + i,
+/// or list[i] where a list is given (i < qn).
+struct CandidateArgs {
+    const float* rows;      // n x d (unit rows for cosine and pearson)
+    const uint8_t* usable;  // n: 1 where every value is finite
+    int n, d, q0, qn;       // points, columns, the batch
+    const uint32_t* list;   // null: queries q0 .. q0 + qn - 1
+    double relError;        // relativeKeyError(d)
+    double absError;        // absoluteKeyError(d)
+    float* key;             // qn x C single-precision keys, ascending
+    uint32_t* idx;          // qn x C references
+    int* count;             // qn: candidates kept
+    double* leftOut;        // qn: the least exact key of a point left out
+};
+
 /// Per query of the batch: its C best references by the single-precision key, ascending.
 template <Sum S, int C, int W>
-__global__ void candidateKernel(const float* __restrict__ rows, const uint8_t* __restrict__ usable,
-                                int n, int d, int q0, int qn, float* __restrict__ outKey,
-                                uint32_t* __restrict__ outIdx, int* __restrict__ outCount) {
+__global__ void candidateKernel(const CandidateArgs a) {
     const int qi = blockIdx.x * kTileQueries + threadIdx.x;
-    const bool active = qi < qn;
+    const bool active = qi < a.qn;
+    const int q = !active ? 0 : a.list ? int(a.list[qi]) : a.q0 + qi;
     float key[C];
     uint32_t id[C];
     int count = 0;
     float worst = INFINITY;
-    scanReferences<S, W>(rows, usable, n, d, q0 + qi, active,
+    scanReferences<S, W>(a.rows, a.usable, a.n, a.d, q, active,
                          [&](int ref, float s) { offer<C>(key, id, count, worst, s, ref); });
     if (!active) return;
     for (int j = 0; j < count; ++j) {
-        outKey[size_t(qi) * C + j] = key[j];
-        outIdx[size_t(qi) * C + j] = id[j];
+        a.key[size_t(qi) * C + j] = key[j];
+        a.idx[size_t(qi) * C + j] = id[j];
     }
-    outCount[qi] = count;
+    a.count[qi] = count;
+    // A full list left points out: their single-precision keys were at least the worst kept.
+    const double last = key[C - 1];
+    a.leftOut[qi] = count < C       ? double(INFINITY)
+                    : S == Sum::Dot ? last - a.absError
+                                    : last / (1.0 + a.relError) - subnormalKeyError(a.d);
 }
 
-/// Re-ranks each query's candidates exactly and keeps the k best (ties by index); certified[q]
-/// says whether no point left out can be nearer than the k-th (the single-precision key of the
-/// worst candidate, less its error bound, is above the k-th exact key).
+/// What the exact re-rank reads and writes for a batch of queries (as CandidateArgs).
+struct RerankArgs {
+    const float* rows;        // n x d, the points themselves
+    const double* shift;      // n: knnRowScales' shift
+    const double* norm;       // n: knnRowScales' norm
+    int d, q0, qn, k;         // columns, the batch, neighbours
+    const uint32_t* list;     // null: queries q0 .. q0 + qn - 1
+    const uint32_t* candIdx;  // qn x C candidates
+    const int* candCount;     // qn
+    const double* leftOut;    // qn
+    int others;               // usable points other than a usable query
+    uint32_t* outIdx;         // qn x k neighbours, nearest first
+    double* outKey;           // qn x k exact keys
+    uint8_t* certified;       // qn: 1 where the candidates are proven complete
+};
+
+/// Re-ranks each query's candidates exactly and keeps the k best (ties by index); certified
+/// says whether no point left out can be nearer than the k-th: leftOut, the least exact key a
+/// point left out can have, is above the k-th exact key (infinity: none was left out but those
+/// never offered, so every usable point must be among the candidates).
 template <Sum S, int C>
-__global__ void rerankKernel(const float* __restrict__ rows, const double* __restrict__ shift,
-                             const double* __restrict__ norm, int d, int q0, int qn, int k,
-                             const float* __restrict__ candKey,
-                             const uint32_t* __restrict__ candIdx,
-                             const int* __restrict__ candCount, int others, double relError,
-                             double absError, uint32_t* __restrict__ outIdx,
-                             double* __restrict__ outKey, uint8_t* __restrict__ certified) {
+__global__ void rerankKernel(const RerankArgs a) {
     const int qi = blockIdx.x * blockDim.x + threadIdx.x;
-    if (qi >= qn) return;
-    const int q = q0 + qi;
-    const int m = candCount[qi];
+    if (qi >= a.qn) return;
+    const int q = a.list ? int(a.list[qi]) : a.q0 + qi;
+    const int m = a.candCount[qi];
+    const int d = a.d;
     double key[C];
     uint32_t id[C];
     for (int j = 0; j < m; ++j) {
-        const uint32_t r = candIdx[size_t(qi) * C + j];
-        const double s = exactKey<S>(rows + size_t(q) * d, rows + size_t(r) * d, d, shift[q],
-                                     norm[q], shift[r], norm[r]);
+        const uint32_t r = a.candIdx[size_t(qi) * C + j];
+        const double s = exactKey<S>(a.rows + size_t(q) * d, a.rows + size_t(r) * d, d, a.shift[q],
+                                     a.norm[q], a.shift[r], a.norm[r]);
         int at = j;
         while (at > 0 && (s < key[at - 1] || (s == key[at - 1] && r < id[at - 1]))) {
             key[at] = key[at - 1];
@@ -95,21 +124,61 @@ __global__ void rerankKernel(const float* __restrict__ rows, const double* __res
         key[at] = s;
         id[at] = r;
     }
-    const int kept = m < k ? m : k;
+    const int kept = m < a.k ? m : a.k;
     for (int j = 0; j < kept; ++j) {
-        outIdx[size_t(qi) * k + j] = id[j];
-        outKey[size_t(qi) * k + j] = key[j];
+        a.outIdx[size_t(qi) * a.k + j] = id[j];
+        a.outKey[size_t(qi) * a.k + j] = key[j];
     }
-    // Fewer than C candidates: complete when every other usable point is among them (a key that
-    // overflowed single precision was never offered).
-    bool sure = m == others;
-    if (m == C) {
-        const double worst = candKey[size_t(qi) * C + C - 1];
-        const double bound =
-            S == Sum::Dot ? worst - absError : worst / (1.0 + relError) - subnormalKeyError(d);
-        sure = bound > key[k - 1];
-    }
-    certified[qi] = sure ? 1 : 0;
+    const double bound = a.leftOut[qi];
+    const bool sure = bound == double(INFINITY) ? m == a.others : m >= a.k && bound > key[a.k - 1];
+    a.certified[qi] = sure ? 1 : 0;
+}
+
+/// Launches the difference-form candidates for the metric, list length and row width.
+template <Sum S, int C>
+void launchCandidatesOf(const CandidateArgs& a) {
+    const int blocks = (a.qn + kTileQueries - 1) / kTileQueries;
+    if (a.d <= 4)
+        candidateKernel<S, C, 4><<<blocks, kTileQueries>>>(a);
+    else if (a.d <= 32)
+        candidateKernel<S, C, 32><<<blocks, kTileQueries>>>(a);
+    else
+        candidateKernel<S, C, 0><<<blocks, kTileQueries>>>(a);
+    SEPAL_CUDA_CHECK_LAUNCH("candidateKernel");
+}
+template <int C>
+void launchCandidatesBy(KnnMetric metric, const CandidateArgs& a) {
+    if (metric == KnnMetric::Euclidean)
+        launchCandidatesOf<Sum::Squares, C>(a);
+    else if (metric == KnnMetric::Manhattan)
+        launchCandidatesOf<Sum::Absolute, C>(a);
+    else
+        launchCandidatesOf<Sum::Dot, C>(a);
+}
+void launchCandidates(KnnMetric metric, int C, const CandidateArgs& a) {
+    if (C == 32)
+        launchCandidatesBy<32>(metric, a);
+    else
+        launchCandidatesBy<64>(metric, a);
+}
+
+/// Launches the exact re-rank for the metric and list length.
+template <int C>
+void launchRerankBy(KnnMetric metric, const RerankArgs& a) {
+    const int blocks = (a.qn + 127) / 128;
+    if (metric == KnnMetric::Euclidean)
+        rerankKernel<Sum::Squares, C><<<blocks, 128>>>(a);
+    else if (metric == KnnMetric::Manhattan)
+        rerankKernel<Sum::Absolute, C><<<blocks, 128>>>(a);
+    else
+        rerankKernel<Sum::Dot, C><<<blocks, 128>>>(a);
+    SEPAL_CUDA_CHECK_LAUNCH("rerankKernel");
+}
+void launchRerank(KnnMetric metric, int C, const RerankArgs& a) {
+    if (C == 32)
+        launchRerankBy<32>(metric, a);
+    else
+        launchRerankBy<64>(metric, a);
 }
 
 /// What every device's share of a build reads: the points, their scales, and the unit rows
@@ -118,6 +187,7 @@ struct GraphInput {
     const Matrix& points;
     const KnnRowScales& scales;
     const std::vector<float>& unitRows;  // empty for euclidean and manhattan
+    const SplitKnnInput& split;          // empty (n = 0) where the tensor cores do not take it
     size_t k;
     KnnMetric metric;
     int others;  // usable points other than a usable query
@@ -153,7 +223,13 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
                             float((double(points.at(i, c)) - scales.shift[i]) / scales.norm[i]);
         }
         const int others = int(std::count(scales.usable.begin(), scales.usable.end(), 1)) - 1;
-        const GraphInput input{points, scales, unitRows, k, metric, others};
+        // The tensor cores' candidates where the metric has a dot-product form
+        // (SEPAL_KNN_TENSOR=0 keeps the difference form, for benchmarks).
+        const char* tensor = std::getenv("SEPAL_KNN_TENSOR");
+        SplitKnnInput split;
+        if (splitKnnTakes(metric, d) && !(tensor && std::string(tensor) == "0"))
+            split = prepareSplitKnn(points, scales, metric, unitRows);
+        const GraphInput input{points, scales, unitRows, split, k, metric, others};
         std::vector<int> devices = m_devices;
         if (devices.empty())
             for (int i = 0; i < deviceCount(); ++i) devices.push_back(i);
@@ -200,7 +276,8 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
 
   private:
     /// The rows of `ranges` on the calling thread's device; queries whose candidates are not
-    /// proven complete go to `redo`.
+    /// proven complete go to `redo`. With the tensor cores' candidates, the queries they cannot
+    /// prove are first taken again by the difference form, which proves nearly all.
     void buildOnDevice(const GraphInput& in, const std::vector<std::pair<size_t, size_t>>& ranges,
                        KnnGraph& g, std::vector<uint32_t>& redo) const {
         if (ranges.empty()) return;
@@ -227,13 +304,18 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
                                         cudaMemcpyHostToDevice));
             candidateRows = unit.get();
         }
+        std::unique_ptr<SplitKnnCandidates> split;
+        int device = 0, major = 0;
+        SEPAL_CUDA_CHECK(cudaGetDevice(&device));
+        SEPAL_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+        if (in.split.n > 0 && major >= 8) split = std::make_unique<SplitKnnCandidates>(in.split);
         const int C = k + kMargin <= 32 ? 32 : 64;
         size_t batch = 0;  // the longest range: small inputs get small buffers
         for (const auto& [q0, q1] : ranges) batch = std::max(batch, q1 - q0);
         DeviceBuffer<float> candKey;
-        DeviceBuffer<uint32_t> candIdx, outIdx;
+        DeviceBuffer<uint32_t> candIdx, outIdx, list;
         DeviceBuffer<int> candCount;
-        DeviceBuffer<double> outKey;
+        DeviceBuffer<double> outKey, leftOut;
         DeviceBuffer<uint8_t> certified;
         candKey.reserve(batch * C);
         candIdx.reserve(batch * C);
@@ -241,36 +323,56 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
         outIdx.reserve(batch * k);
         outKey.reserve(batch * k);
         certified.reserve(batch);
-        const double relError = relativeKeyError(int(d));
-        const double absError = absoluteKeyError(int(d));
+        leftOut.reserve(batch);
+        CandidateArgs cand{candidateRows,
+                           usable.get(),
+                           int(n),
+                           int(d),
+                           0,
+                           0,
+                           nullptr,
+                           relativeKeyError(int(d)),
+                           absoluteKeyError(int(d)),
+                           candKey.get(),
+                           candIdx.get(),
+                           candCount.get(),
+                           leftOut.get()};
+        RerankArgs rerank{rows.get(),
+                          shift.get(),
+                          norm.get(),
+                          int(d),
+                          0,
+                          0,
+                          int(k),
+                          nullptr,
+                          candIdx.get(),
+                          candCount.get(),
+                          leftOut.get(),
+                          in.others,
+                          outIdx.get(),
+                          outKey.get(),
+                          certified.get()};
         std::vector<uint32_t> idx(batch * k);
         std::vector<double> keys(batch * k);
         std::vector<uint8_t> sure(batch);
         std::vector<int> counts(batch);
-        for (const auto& [q0, q1] : ranges) {
-            const int qn = int(q1 - q0);
-            launchCandidates(in.metric, C,
-                             d <= 4    ? 4
-                             : d <= 32 ? 32
-                                       : 0,
-                             candidateRows, usable.get(), int(n), int(d), int(q0), qn,
-                             candKey.get(), candIdx.get(), candCount.get());
-            launchRerank(in.metric, C, rows.get(), shift.get(), norm.get(), int(d), int(q0), qn,
-                         int(k), candKey.get(), candIdx.get(), candCount.get(), in.others, relError,
-                         absError, outIdx.get(), outKey.get(), certified.get());
-            SEPAL_CUDA_CHECK(cudaMemcpy(idx.data(), outIdx.get(), size_t(qn) * k * sizeof(uint32_t),
+        // Copies a pass's results back and writes its proven queries into g; the others are
+        // returned.
+        const auto collect = [&](const std::vector<uint32_t>& queries) {
+            const size_t qn = queries.size();
+            SEPAL_CUDA_CHECK(cudaMemcpy(idx.data(), outIdx.get(), qn * k * sizeof(uint32_t),
                                         cudaMemcpyDeviceToHost));
-            SEPAL_CUDA_CHECK(cudaMemcpy(keys.data(), outKey.get(), size_t(qn) * k * sizeof(double),
+            SEPAL_CUDA_CHECK(cudaMemcpy(keys.data(), outKey.get(), qn * k * sizeof(double),
                                         cudaMemcpyDeviceToHost));
-            SEPAL_CUDA_CHECK(
-                cudaMemcpy(sure.data(), certified.get(), size_t(qn), cudaMemcpyDeviceToHost));
-            SEPAL_CUDA_CHECK(cudaMemcpy(counts.data(), candCount.get(), size_t(qn) * sizeof(int),
+            SEPAL_CUDA_CHECK(cudaMemcpy(sure.data(), certified.get(), qn, cudaMemcpyDeviceToHost));
+            SEPAL_CUDA_CHECK(cudaMemcpy(counts.data(), candCount.get(), qn * sizeof(int),
                                         cudaMemcpyDeviceToHost));
-            for (size_t i = 0; i < size_t(qn); ++i) {
-                const size_t q = q0 + i;
+            std::vector<uint32_t> doubtful;
+            for (size_t i = 0; i < qn; ++i) {
+                const size_t q = queries[i];
                 if (!scales.usable[q]) continue;
                 if (!sure[i]) {
-                    redo.push_back(uint32_t(q));
+                    doubtful.push_back(uint32_t(q));
                     continue;
                 }
                 const size_t kept = std::min(k, size_t(counts[i]));
@@ -279,76 +381,36 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
                     g.distances[(q - g.first) * k + j] = knnDistance(keys[i * k + j], in.metric);
                 }
             }
+            return doubtful;
+        };
+        std::vector<uint32_t> queries;
+        for (const auto& [q0, q1] : ranges) {
+            const int qn = int(q1 - q0);
+            queries.resize(size_t(qn));
+            for (int i = 0; i < qn; ++i) queries[size_t(i)] = uint32_t(q0 + size_t(i));
+            cand.q0 = rerank.q0 = int(q0);
+            cand.qn = rerank.qn = qn;
+            cand.list = rerank.list = nullptr;
+            if (split)
+                split->candidates(int(q0), qn, int(k), C, candKey.get(), candIdx.get(),
+                                  candCount.get(), leftOut.get());
+            else
+                launchCandidates(in.metric, C, cand);
+            launchRerank(in.metric, C, rerank);
+            std::vector<uint32_t> doubtful = collect(queries);
+            if (split && !doubtful.empty()) {
+                list.reserve(doubtful.size());
+                SEPAL_CUDA_CHECK(cudaMemcpy(list.get(), doubtful.data(),
+                                            doubtful.size() * sizeof(uint32_t),
+                                            cudaMemcpyHostToDevice));
+                cand.qn = rerank.qn = int(doubtful.size());
+                cand.list = rerank.list = list.get();
+                launchCandidates(in.metric, C, cand);
+                launchRerank(in.metric, C, rerank);
+                doubtful = collect(doubtful);
+            }
+            redo.insert(redo.end(), doubtful.begin(), doubtful.end());
         }
-    }
-
-    template <Sum S, int C>
-    static void candidatesOf(int width, const float* rows, const uint8_t* usable, int n, int d,
-                             int q0, int qn, float* key, uint32_t* idx, int* count) {
-        const int blocks = (qn + kTileQueries - 1) / kTileQueries;
-        if (width == 4)
-            candidateKernel<S, C, 4>
-                <<<blocks, kTileQueries>>>(rows, usable, n, d, q0, qn, key, idx, count);
-        else if (width == 32)
-            candidateKernel<S, C, 32>
-                <<<blocks, kTileQueries>>>(rows, usable, n, d, q0, qn, key, idx, count);
-        else
-            candidateKernel<S, C, 0>
-                <<<blocks, kTileQueries>>>(rows, usable, n, d, q0, qn, key, idx, count);
-        SEPAL_CUDA_CHECK_LAUNCH("candidateKernel");
-    }
-    template <int C>
-    static void candidatesBy(KnnMetric metric, int width, const float* rows, const uint8_t* usable,
-                             int n, int d, int q0, int qn, float* key, uint32_t* idx, int* count) {
-        if (metric == KnnMetric::Euclidean)
-            candidatesOf<Sum::Squares, C>(width, rows, usable, n, d, q0, qn, key, idx, count);
-        else if (metric == KnnMetric::Manhattan)
-            candidatesOf<Sum::Absolute, C>(width, rows, usable, n, d, q0, qn, key, idx, count);
-        else
-            candidatesOf<Sum::Dot, C>(width, rows, usable, n, d, q0, qn, key, idx, count);
-    }
-    static void launchCandidates(KnnMetric metric, int C, int width, const float* rows,
-                                 const uint8_t* usable, int n, int d, int q0, int qn, float* key,
-                                 uint32_t* idx, int* count) {
-        if (C == 32)
-            candidatesBy<32>(metric, width, rows, usable, n, d, q0, qn, key, idx, count);
-        else
-            candidatesBy<64>(metric, width, rows, usable, n, d, q0, qn, key, idx, count);
-    }
-    template <Sum S, int C>
-    static void rerankOf(const float* rows, const double* shift, const double* norm, int d, int q0,
-                         int qn, int k, const float* ck, const uint32_t* ci, const int* cc,
-                         int others, double rel, double abs, uint32_t* oi, double* ok,
-                         uint8_t* sure) {
-        rerankKernel<S, C><<<(qn + 127) / 128, 128>>>(rows, shift, norm, d, q0, qn, k, ck, ci, cc,
-                                                      others, rel, abs, oi, ok, sure);
-        SEPAL_CUDA_CHECK_LAUNCH("rerankKernel");
-    }
-    template <int C>
-    static void rerankBy(KnnMetric metric, const float* rows, const double* shift,
-                         const double* norm, int d, int q0, int qn, int k, const float* ck,
-                         const uint32_t* ci, const int* cc, int others, double rel, double abs,
-                         uint32_t* oi, double* ok, uint8_t* sure) {
-        if (metric == KnnMetric::Euclidean)
-            rerankOf<Sum::Squares, C>(rows, shift, norm, d, q0, qn, k, ck, ci, cc, others, rel, abs,
-                                      oi, ok, sure);
-        else if (metric == KnnMetric::Manhattan)
-            rerankOf<Sum::Absolute, C>(rows, shift, norm, d, q0, qn, k, ck, ci, cc, others, rel,
-                                       abs, oi, ok, sure);
-        else
-            rerankOf<Sum::Dot, C>(rows, shift, norm, d, q0, qn, k, ck, ci, cc, others, rel, abs, oi,
-                                  ok, sure);
-    }
-    static void launchRerank(KnnMetric metric, int C, const float* rows, const double* shift,
-                             const double* norm, int d, int q0, int qn, int k, const float* ck,
-                             const uint32_t* ci, const int* cc, int others, double rel, double abs,
-                             uint32_t* oi, double* ok, uint8_t* sure) {
-        if (C == 32)
-            rerankBy<32>(metric, rows, shift, norm, d, q0, qn, k, ck, ci, cc, others, rel, abs, oi,
-                         ok, sure);
-        else
-            rerankBy<64>(metric, rows, shift, norm, d, q0, qn, k, ck, ci, cc, others, rel, abs, oi,
-                         ok, sure);
     }
 
     std::vector<int> m_devices;  // empty: every visible device

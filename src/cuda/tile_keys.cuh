@@ -25,6 +25,21 @@ __device__ __forceinline__ float addTerm(float q, float r, float acc) {
     }
 }
 
+/// Inserts (s, ref) into a list of keys kept ascending (count entries; the largest falls off a
+/// full list); equal keys keep their arrival order.
+template <int C>
+__device__ __forceinline__ void insertAscending(float (&key)[C], uint32_t (&id)[C], int& count,
+                                                float s, uint32_t ref) {
+    int at = count < C ? count++ : C - 1;
+    while (at > 0 && s < key[at - 1]) {
+        key[at] = key[at - 1];
+        id[at] = id[at - 1];
+        --at;
+    }
+    key[at] = s;
+    id[at] = ref;
+}
+
 /// Calls visit(ref, key) for every usable reference other than q (in ascending order), with
 /// the single-precision key of row q against it (squared differences, absolute differences, or
 /// 1 - the dot product). Every thread of the block calls it (it synchronises); an inactive one

@@ -1,0 +1,346 @@
+// The device half of the split-TF32 candidates (split_knn.h). A block of 4 warps takes 128
+// queries; each warp holds its 32 queries' split A fragments in registers for the whole scan and
+// streams the references through shared memory in tiles of 64 (B fragments laid out once per
+// build, copied asynchronously one tile ahead). Per 32 references a lane holds 32 products; one
+// fused multiply-add and one comparison against its row's threshold decide whether any needs a
+// look. Only then (rarely, once the lists fill) does the warp pass its values through a scratch,
+// each lane visiting just the passing values of its own query, found from its quad's bit masks.
+
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+
+#include "cuda/cuda_error.h"
+#include "cuda/knn_device.cuh"
+#include "cuda/point_kernel_launch.cuh"
+#include "cuda/split_knn.h"
+#include "cuda/tile_keys.cuh"
+
+namespace sepal::cuda {
+namespace {
+
+constexpr int kWarps = 4;            // warps of a block, 32 queries each
+constexpr int kRefTile = 64;         // references per shared-memory tile (2 parts of 32)
+constexpr int kScratchStride = 40;   // floats per scratch row: conflict-free float2 stores
+constexpr int kFragmentBlock = 256;  // threads of the layout kernel
+
+// The tensor-core helpers and kernel bodies exist for compute capability 8.0 and later (the
+// builder takes this path only there).
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+/// x as a TF32 high part and the TF32 rounding of the rest.
+__device__ __forceinline__ void splitTf32(float x, uint32_t& hi, uint32_t& lo) {
+    hi = detail::toTf32(x);
+    lo = detail::toTf32(x - __uint_as_float(hi));
+}
+
+/// Lays out the rows as m16n8k8 B fragments: float4 (hi b0, hi b1, lo b0, lo b1) of group j of
+/// 8 references, k-step s and lane at ((j kSteps) + s) 32 + lane; rows past n are zeros.
+#endif
+
+__global__ void fragmentKernel(const float* __restrict__ rows, size_t n, size_t groups, int kSteps,
+                               float4* __restrict__ out) {
+#if __CUDA_ARCH__ >= 800
+    const size_t e = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (e >= groups * size_t(kSteps) * 32) return;
+    const int lane = int(e % 32), s = int(e / 32 % size_t(kSteps));
+    const size_t ref = e / 32 / size_t(kSteps) * 8 + size_t(lane >> 2);
+    const int stride = 8 * kSteps, col = 8 * s + (lane & 3);
+    const float b0 = ref < n ? rows[ref * stride + col] : 0.0f;
+    const float b1 = ref < n ? rows[ref * stride + col + 4] : 0.0f;
+    uint32_t h0, l0, h1, l1;
+    splitTf32(b0, h0, l0);
+    splitTf32(b1, h1, l1);
+    out[e] = make_float4(__uint_as_float(h0), __uint_as_float(h1), __uint_as_float(l0),
+                         __uint_as_float(l1));
+#endif
+}
+
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+
+__device__ __forceinline__ void commitCopies() {
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void waitCopiesBut() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+__device__ __forceinline__ void copy16(void* dst, const void* src) {
+    const uint32_t to = uint32_t(__cvta_generic_to_shared(dst));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(src));
+}
+
+/// Inserts reference `ref` at key s into a query's list (ascending; C entries at most) and
+/// lowers its threshold: the C-th key, or the k-th plus the margin, whichever is smaller.
+template <int C>
+__device__ __forceinline__ void insertCandidate(float (&key)[C], uint32_t (&id)[C], int& count,
+                                                float& tau, float s, uint32_t ref, int k,
+                                                float margin) {
+    insertAscending<C>(key, id, count, s, ref);
+    float t = count == C ? key[C - 1] : INFINITY;
+    if (count >= k) t = fminf(t, key[k - 1] + margin);
+    tau = fminf(tau, t);
+}
+#endif
+
+/// Shared memory of a block: two reference tiles (fragments and norms), a scratch per warp
+/// and the warps' thresholds.
+template <int KS>
+struct SplitLayout {
+    static constexpr int kTileFragments = kRefTile / 8 * KS * 32;  // float4 per tile
+    static constexpr size_t kFragmentBytes = 2 * kTileFragments * sizeof(float4);
+    static constexpr size_t kNormBytes = 2 * kRefTile * sizeof(float);
+    static constexpr size_t kScratchBytes = kWarps * 32 * kScratchStride * sizeof(float);
+    static constexpr size_t kTauBytes = kWarps * 32 * sizeof(float);
+    static constexpr size_t kBytes = kFragmentBytes + kNormBytes + kScratchBytes + kTauBytes;
+};
+
+/// Per query q0 + i (i < qn): its C best references by v = |b|^2 - 2 a.b, ascending, and the
+/// least exact key of any point left out.
+template <int KS, int C>
+__global__ void __launch_bounds__(kWarps * 32, 4)
+    splitCandidateKernel(const float* __restrict__ rows, const float4* __restrict__ fragments,
+                         const float* __restrict__ norm2, const double* __restrict__ ownNorm2,
+                         const double* __restrict__ error, const float* __restrict__ margins,
+                         int nPad, int q0, int qn, int k, double keyScale, double relSlack,
+                         double absSlack, float* __restrict__ outKey, uint32_t* __restrict__ outIdx,
+                         int* __restrict__ outCount, double* __restrict__ outLeftOut) {
+#if __CUDA_ARCH__ >= 800
+    using Layout = SplitLayout<KS>;
+    constexpr int kStride = 8 * KS;
+    extern __shared__ float4 shared[];
+    float4* tiles = shared;
+    float* tileNorm = reinterpret_cast<float*>(shared + 2 * Layout::kTileFragments);
+    float* scratch = tileNorm + 2 * kRefTile;
+    float* tauShared = scratch + kWarps * 32 * kScratchStride;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, gq = lane >> 2, t4 = lane & 3;
+    scratch += warp * 32 * kScratchStride;
+    tauShared += warp * 32;
+    const int warpFirst = (blockIdx.x * kWarps + warp) * 32;  // within the batch
+    const int mine = warpFirst + lane;
+    const bool active = mine < qn;
+    const int query = q0 + mine;
+
+    // The warp's 32 queries as split A fragments: rows 16 mt + gq (+ 8), columns 8 ks + t4 (+ 4).
+    uint32_t aHi[2][KS][4], aLo[2][KS][4];
+#pragma unroll
+    for (int mt = 0; mt < 2; ++mt)
+#pragma unroll
+        for (int ks = 0; ks < KS; ++ks)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+                const int row = warpFirst + 16 * mt + gq + 8 * (r & 1);
+                const int col = 8 * ks + t4 + 4 * (r >> 1);
+                const float x = row < qn ? rows[size_t(q0 + row) * kStride + col] : 0.0f;
+                splitTf32(x, aHi[mt][ks][r], aLo[mt][ks][r]);
+            }
+
+    float key[C];
+    uint32_t id[C];
+    int count = 0;
+    // This lane's query's threshold; rows past the batch take nothing (no needless looks).
+    float tau = active ? INFINITY : -INFINITY;
+    const float margin = active ? margins[query] : 0.0f;
+    float rowTau[4];  // the thresholds of rows gq + 8 r
+#pragma unroll
+    for (int r = 0; r < 4; ++r) rowTau[r] = warpFirst + gq + 8 * r < qn ? INFINITY : -INFINITY;
+
+    // 32 references from `first` on: their B fragments and norms.
+    const auto scanPart = [&](const float4* partFragments, const float* partNorms, int first) {
+        float acc[2][4][4];
+#pragma unroll
+        for (int mt = 0; mt < 2; ++mt)
+#pragma unroll
+            for (int nt = 0; nt < 4; ++nt)
+#pragma unroll
+                for (int r = 0; r < 4; ++r) acc[mt][nt][r] = 0.0f;
+#pragma unroll
+        for (int ks = 0; ks < KS; ++ks)
+#pragma unroll
+            for (int nt = 0; nt < 4; ++nt) {
+                const float4 b = partFragments[(nt * KS + ks) * 32 + lane];
+                const uint32_t h0 = __float_as_uint(b.x), h1 = __float_as_uint(b.y);
+                const uint32_t l0 = __float_as_uint(b.z), l1 = __float_as_uint(b.w);
+#pragma unroll
+                for (int mt = 0; mt < 2; ++mt) {
+                    // The small terms first: they are summed before the large one.
+                    detail::mmaTf32(acc[mt][nt], aLo[mt][ks], h0, h1);
+                    detail::mmaTf32(acc[mt][nt], aHi[mt][ks], l0, l1);
+                    detail::mmaTf32(acc[mt][nt], aHi[mt][ks], h0, h1);
+                }
+            }
+        // Which values pass their row's threshold: byte r of `passing` for row gq + 8 r,
+        // bit 2 nt + c for column 8 nt + 2 t4 + c.
+        uint32_t passing = 0;
+#pragma unroll
+        for (int nt = 0; nt < 4; ++nt) {
+            const float2 nb = *reinterpret_cast<const float2*>(partNorms + 8 * nt + 2 * t4);
+#pragma unroll
+            for (int mt = 0; mt < 2; ++mt) {
+                float* a = acc[mt][nt];
+                a[0] = fmaf(-2.0f, a[0], nb.x);
+                a[1] = fmaf(-2.0f, a[1], nb.y);
+                a[2] = fmaf(-2.0f, a[2], nb.x);
+                a[3] = fmaf(-2.0f, a[3], nb.y);
+                const int low = 16 * mt + 2 * nt, high = low + 8;
+                passing |= uint32_t(a[0] < rowTau[2 * mt]) << low;
+                passing |= uint32_t(a[1] < rowTau[2 * mt]) << (low + 1);
+                passing |= uint32_t(a[2] < rowTau[2 * mt + 1]) << high;
+                passing |= uint32_t(a[3] < rowTau[2 * mt + 1]) << (high + 1);
+            }
+        }
+        if (!__any_sync(0xffffffffu, passing != 0)) return;
+            // Rarely: through the scratch (row 16 mt + gq (+ 8), column 8 nt + 2 t4), each lane
+            // visiting only its own row's passing values, found from the quad's masks.
+#pragma unroll
+        for (int mt = 0; mt < 2; ++mt)
+#pragma unroll
+            for (int nt = 0; nt < 4; ++nt) {
+                float* at = scratch + (16 * mt + gq) * kScratchStride + 8 * nt + 2 * t4;
+                *reinterpret_cast<float2*>(at) = make_float2(acc[mt][nt][0], acc[mt][nt][1]);
+                *reinterpret_cast<float2*>(at + 8 * kScratchStride) =
+                    make_float2(acc[mt][nt][2], acc[mt][nt][3]);
+            }
+        __syncwarp();
+        // This lane's row, lane = 8 r + g, is row g + 8 r of the quad g's lanes.
+        const int g = lane & 7, r = lane >> 3;
+        const float* row = scratch + lane * kScratchStride;
+#pragma unroll
+        for (int src = 0; src < 4; ++src) {
+            uint32_t bits = (__shfl_sync(0xffffffffu, passing, 4 * g + src) >> (8 * r)) & 0xffu;
+            while (active && bits) {
+                const int bit = __ffs(bits) - 1;
+                bits &= bits - 1;
+                const int col = 8 * (bit >> 1) + 2 * src + (bit & 1);
+                const float v = row[col];
+                if (v < tau && first + col != query)
+                    insertCandidate<C>(key, id, count, tau, v, uint32_t(first + col), k, margin);
+            }
+        }
+        tauShared[lane] = tau;
+        __syncwarp();
+#pragma unroll
+        for (int j = 0; j < 4; ++j) rowTau[j] = tauShared[gq + 8 * j];
+        __syncwarp();
+    };
+    constexpr int kPartFragments = 4 * KS * 32;  // float4 per 32 references
+    const int tiles_ = nPad / kRefTile;
+    // The block's own queries' tile first: sorted data finds near neighbours early.
+    const int start = int((size_t(q0) + size_t(blockIdx.x) * kWarps * 32) / kRefTile) % tiles_;
+    const auto issue = [&](int i) {
+        const int tile = (start + i) % tiles_, buffer = i & 1;
+        const float4* src = fragments + size_t(tile) * Layout::kTileFragments;
+        float4* dst = tiles + buffer * Layout::kTileFragments;
+        for (int e = threadIdx.x; e < Layout::kTileFragments; e += kWarps * 32)
+            copy16(dst + e, src + e);
+        if (threadIdx.x < kRefTile / 4)
+            copy16(tileNorm + buffer * kRefTile + 4 * threadIdx.x,
+                   norm2 + size_t(tile) * kRefTile + 4 * threadIdx.x);
+        commitCopies();
+    };
+    issue(0);
+    for (int i = 0; i < tiles_; ++i) {
+        if (i + 1 < tiles_) {
+            issue(i + 1);
+            waitCopiesBut<1>();
+        } else {
+            waitCopiesBut<0>();
+        }
+        __syncthreads();
+        const int buffer = i & 1;
+        const int tileFirst = ((start + i) % tiles_) * kRefTile;
+#pragma unroll 1
+        for (int part = 0; part < kRefTile / 32; ++part)
+            scanPart(tiles + buffer * Layout::kTileFragments + part * kPartFragments,
+                     tileNorm + buffer * kRefTile + 32 * part, tileFirst + 32 * part);
+        __syncthreads();  // the tile's buffer is refilled two iterations on
+    }
+    if (!active) return;
+    for (int j = 0; j < count; ++j) {
+        outKey[size_t(mine) * C + j] = key[j];
+        outIdx[size_t(mine) * C + j] = id[j];
+    }
+    outCount[mine] = count;
+    outLeftOut[mine] = tau == INFINITY ? double(INFINITY)
+                                       : (double(tau) + ownNorm2[query] - error[query]) * keyScale *
+                                                 (1.0 - relSlack) -
+                                             absSlack;
+#endif
+}
+
+template <int KS, int C>
+void launchSplit(const float* rows, const float4* fragments, const float* norm2,
+                 const double* ownNorm2, const double* error, const float* margins, int nPad,
+                 int q0, int qn, int k, double keyScale, double relSlack, double absSlack,
+                 float* key, uint32_t* idx, int* count, double* leftOut) {
+    constexpr auto kernel = splitCandidateKernel<KS, C>;
+    const size_t bytes = SplitLayout<KS>::kBytes;
+    detail::allowSharedBytes<kernel>(bytes);
+    const int blocks = (qn + kWarps * 32 - 1) / (kWarps * 32);
+    kernel<<<blocks, kWarps * 32, bytes>>>(rows, fragments, norm2, ownNorm2, error, margins, nPad,
+                                           q0, qn, k, keyScale, relSlack, absSlack, key, idx, count,
+                                           leftOut);
+    SEPAL_CUDA_CHECK_LAUNCH("splitCandidateKernel");
+}
+
+template <int C>
+void launchSplitWidth(int kSteps, const float* rows, const float4* fragments, const float* norm2,
+                      const double* ownNorm2, const double* error, const float* margins, int nPad,
+                      int q0, int qn, int k, double keyScale, double relSlack, double absSlack,
+                      float* key, uint32_t* idx, int* count, double* leftOut) {
+    if (kSteps == 1)
+        launchSplit<1, C>(rows, fragments, norm2, ownNorm2, error, margins, nPad, q0, qn, k,
+                          keyScale, relSlack, absSlack, key, idx, count, leftOut);
+    else if (kSteps == 2)
+        launchSplit<2, C>(rows, fragments, norm2, ownNorm2, error, margins, nPad, q0, qn, k,
+                          keyScale, relSlack, absSlack, key, idx, count, leftOut);
+    else
+        launchSplit<4, C>(rows, fragments, norm2, ownNorm2, error, margins, nPad, q0, qn, k,
+                          keyScale, relSlack, absSlack, key, idx, count, leftOut);
+}
+
+template <class T>
+void upload(DeviceBuffer<T>& to, const std::vector<T>& from, size_t count) {
+    to.reserve(count);
+    SEPAL_CUDA_CHECK(cudaMemset(to.get(), 0, count * sizeof(T)));
+    SEPAL_CUDA_CHECK(
+        cudaMemcpy(to.get(), from.data(), from.size() * sizeof(T), cudaMemcpyHostToDevice));
+}
+
+}  // namespace
+
+SplitKnnCandidates::SplitKnnCandidates(const SplitKnnInput& in)
+    : m_n(in.n),
+      m_nPad((in.n + kRefTile - 1) / kRefTile * kRefTile),
+      m_kSteps(in.kSteps),
+      m_keyScale(in.keyScale),
+      m_relSlack(in.relSlack),
+      m_absSlack(in.absSlack) {
+    const size_t stride = size_t(8 * m_kSteps);
+    upload(m_rows, in.rows, m_n * stride);
+    // Padding references: an infinite norm is never a candidate.
+    std::vector<float> norm2(in.norm2);
+    norm2.resize(m_nPad, INFINITY);
+    upload(m_norm2, norm2, m_nPad);
+    upload(m_ownNorm2, in.ownNorm2, m_n);
+    upload(m_error, in.error, m_n);
+    upload(m_margin, in.margin, m_n);
+    const size_t groups = m_nPad / 8, total = groups * size_t(m_kSteps) * 32;
+    m_fragments.reserve(total);
+    fragmentKernel<<<unsigned((total + kFragmentBlock - 1) / kFragmentBlock), kFragmentBlock>>>(
+        m_rows.get(), m_n, groups, m_kSteps, m_fragments.get());
+    SEPAL_CUDA_CHECK_LAUNCH("fragmentKernel");
+}
+
+void SplitKnnCandidates::candidates(int q0, int qn, int k, int C, float* key, uint32_t* idx,
+                                    int* count, double* leftOut) const {
+    if (C == 32)
+        launchSplitWidth<32>(m_kSteps, m_rows.get(), m_fragments.get(), m_norm2.get(),
+                             m_ownNorm2.get(), m_error.get(), m_margin.get(), int(m_nPad), q0, qn,
+                             k, m_keyScale, m_relSlack, m_absSlack, key, idx, count, leftOut);
+    else
+        launchSplitWidth<64>(m_kSteps, m_rows.get(), m_fragments.get(), m_norm2.get(),
+                             m_ownNorm2.get(), m_error.get(), m_margin.get(), int(m_nPad), q0, qn,
+                             k, m_keyScale, m_relSlack, m_absSlack, key, idx, count, leftOut);
+}
+
+}  // namespace sepal::cuda

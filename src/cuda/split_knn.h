@@ -1,0 +1,63 @@
+#pragma once
+// Candidates of the exact k-NN graph from tensor cores: the dot-product form of each key,
+// |a|^2 + |b|^2 - 2 a.b over rows centred on the column means, with a.b from three TF32
+// products of split operands (hi.hi + hi.lo + lo.hi, about 22 bits of each value), so that the
+// error bound stays near single precision's and a query's candidates are few more than k. The
+// caller re-ranks them exactly; the bound each query carries says which of them are proven
+// complete. Euclidean, cosine and pearson (the last two as half the squared distance of unit
+// rows); manhattan has no dot-product form.
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/common/matrix.h"
+#include "core/knn/knn_graph.h"
+#include "cuda/device_buffer.h"
+
+namespace sepal::cuda {
+
+/// Whether the split-TF32 candidates take this metric and width.
+bool splitKnnTakes(KnnMetric metric, size_t d);
+
+/// The rows and per-row bounds the split-TF32 candidates read, prepared once per build.
+struct SplitKnnInput {
+    size_t n = 0;                  ///< points
+    int kSteps = 0;                ///< k-steps of 8 columns: rows are padded to 8 kSteps
+    std::vector<float> rows;       ///< n x 8 kSteps: centred rows (euclidean) or unit rows
+    std::vector<float> norm2;      ///< |row|^2 in single precision; infinity for unusable rows
+    std::vector<double> ownNorm2;  ///< |row|^2 exactly (1 for unit rows: the key's own term)
+    std::vector<double> error;     ///< bound on |approximate - exact| of any key of the row
+    std::vector<float> margin;     ///< candidates kept beyond the k-th approximate key
+    double keyScale = 1;           ///< exact key = keyScale x approximate key
+    double relSlack = 0;           ///< the CPU's relative rounding of an exact key
+    double absSlack = 0;           ///< the CPU's absolute rounding of an exact key
+};
+
+/// The split-TF32 input of `points` for `metric` (unitRows: the unit rows of cosine and
+/// pearson, as the difference-form kernel compares them).
+SplitKnnInput prepareSplitKnn(const Matrix& points, const KnnRowScales& scales, KnnMetric metric,
+                              const std::vector<float>& unitRows);
+
+/// A build's split-TF32 rows on the current device, and the candidate kernel over them.
+class SplitKnnCandidates {
+  public:
+    /// Uploads `in` and lays the references out as mma.sync B fragments.
+    explicit SplitKnnCandidates(const SplitKnnInput& in);
+    /// For queries q0 .. q0 + qn - 1: their C (32 or 64) nearest by the approximate key,
+    /// ascending (key, idx: qn x C; count: how many), and leftOut, the least exact key any point
+    /// left out can have (infinity when every offered point was kept).
+    void candidates(int q0, int qn, int k, int C, float* key, uint32_t* idx, int* count,
+                    double* leftOut) const;
+
+  private:
+    size_t m_n;
+    size_t m_nPad;
+    int m_kSteps;
+    double m_keyScale, m_relSlack, m_absSlack;
+    DeviceBuffer<float> m_rows, m_norm2, m_margin;
+    DeviceBuffer<double> m_ownNorm2, m_error;
+    DeviceBuffer<float4> m_fragments;
+};
+
+}  // namespace sepal::cuda

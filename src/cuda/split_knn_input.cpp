@@ -1,0 +1,106 @@
+// The host half of the split-TF32 candidates: rows centred on the column means (or the unit rows
+// of cosine and pearson), their norms, and each row's error bound.
+//
+// Euclidean, for centred rows a = fl(x - mean), b likewise (u = 2^-24):
+// - the key the kernel compares is v = fl(|b|^2 - 2 dot), dot = the tensor cores' a.b, and a
+//   left-out point has v >= tau, the query's final threshold;
+// - |dot - a.b| <= eps |a| |b|, eps = (2 k + 8) 2^-22 for k padded columns: the three products
+//   miss lo.lo and round each lo to TF32 (3 x 2^-22), and the tensor cores may truncate each of
+//   their 3 k / 8 accumulations (9 terms each, at most one ulp of 2^-23 per term);
+// - rounding |b|^2 to float and v itself: 2.01 u (|a| + |b|)^2; centring moves |x - y|^2 by at
+//   most 2.0001 u (|a| + |b|)^2;
+// so |x - y|^2 >= tau + |a|^2 - error, error = 1.05 (2 eps |a| r + 4.02 u (|a| + r)^2), r the
+// largest |b| of any row.
+// Cosine and pearson compare unit rows U as 2 (1 - U.U') = 1 + v with |row|^2 taken as 1: the
+// float unit rows move the dot by 2.01 u, v's rounding by 3.01 u, so error = 1.05 (2 eps (1 + 3u)
+// + 7.03 u) and the key is half.
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "cuda/split_knn.h"
+
+namespace sepal::cuda {
+
+namespace {
+constexpr double kUnit = 0x1p-24;
+}  // namespace
+
+bool splitKnnTakes(KnnMetric metric, size_t d) {
+    // Below 8 columns the k nearest lie too close, relative to the rows' norms, for the
+    // dot-product form's error bound to prove them (and the difference form is cheap there).
+    return metric != KnnMetric::Manhattan && d >= 8 && d <= 32;
+}
+
+SplitKnnInput prepareSplitKnn(const Matrix& points, const KnnRowScales& scales, KnnMetric metric,
+                              const std::vector<float>& unitRows) {
+    const size_t n = points.rows, d = points.cols;
+    SplitKnnInput in;
+    in.n = n;
+    in.kSteps = d <= 8 ? 1 : d <= 16 ? 2 : 4;  // padded to 8, 16 or 32 columns
+    const size_t stride = size_t(8 * in.kSteps);
+    const double eps = double(2 * stride + 8) * 0x1p-22;
+    const bool unit = metric == KnnMetric::Cosine || metric == KnnMetric::Pearson;
+    in.rows.assign(n * stride, 0.0f);
+    in.norm2.assign(n, std::numeric_limits<float>::infinity());
+    in.ownNorm2.assign(n, unit ? 1.0 : 0.0);
+    in.error.assign(n, 0.0);
+    in.margin.assign(n, 0.0f);
+    const long long rowsSigned = static_cast<long long>(n);
+    if (unit) {
+        const double error = 1.05 * (2 * eps * (1 + 3 * kUnit) + 7.03 * kUnit);
+#pragma omp parallel for schedule(static)
+        for (long long i = 0; i < rowsSigned; ++i) {
+            if (!scales.usable[size_t(i)]) continue;
+            std::copy_n(unitRows.data() + size_t(i) * d, d, in.rows.data() + size_t(i) * stride);
+            in.norm2[size_t(i)] = 1.0f;
+            in.error[size_t(i)] = error;
+            in.margin[size_t(i)] = float(2.5 * error);
+        }
+        in.keyScale = 0.5;
+        in.absSlack = double(d + 2) * 0x1p-53;
+        return in;
+    }
+    std::vector<double> mean(d, 0.0);
+    size_t usable = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (!scales.usable[i]) continue;
+        ++usable;
+        const float* r = points.row(i);
+        for (size_t c = 0; c < d; ++c) mean[c] += r[c];
+    }
+    for (double& m : mean) m /= double(std::max<size_t>(usable, 1));
+    double largest = 0;
+#pragma omp parallel for schedule(static) reduction(max : largest)
+    for (long long i = 0; i < rowsSigned; ++i) {
+        if (!scales.usable[size_t(i)]) continue;
+        const float* r = points.row(size_t(i));
+        float* a = in.rows.data() + size_t(i) * stride;
+        double s = 0;
+        for (size_t c = 0; c < d; ++c) {
+            a[c] = float(double(r[c]) - mean[c]);
+            s += double(a[c]) * double(a[c]);
+        }
+        in.ownNorm2[size_t(i)] = s;
+        in.norm2[size_t(i)] = float(s);
+        largest = std::max(largest, s);
+    }
+    const double reach = std::sqrt(largest);
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < rowsSigned; ++i) {
+        if (!scales.usable[size_t(i)]) continue;
+        const double own = std::sqrt(in.ownNorm2[size_t(i)]);
+        const double error =
+            1.05 * (2 * eps * own * reach + 4.02 * kUnit * (own + reach) * (own + reach));
+        in.error[size_t(i)] = error;
+        in.margin[size_t(i)] = float(2.5 * error);
+    }
+    in.relSlack = double(d + 2) * 0x1p-53;
+    in.absSlack = double(8 * stride + 16) * 0x1p-149;
+    return in;
+}
+
+}  // namespace sepal::cuda
