@@ -33,10 +33,10 @@ __device__ __forceinline__ void splitTf32(float x, uint32_t& hi, uint32_t& lo) {
     lo = detail::toTf32(x - __uint_as_float(hi));
 }
 
-/// Lays out the rows as m16n8k8 B fragments: float4 (hi b0, hi b1, lo b0, lo b1) of group j of
-/// 8 references, k-step s and lane at ((j kSteps) + s) 32 + lane; rows past n are zeros.
 #endif
 
+/// Lays out the rows as m16n8k8 B fragments: float4 (hi b0, hi b1, lo b0, lo b1) of group j of
+/// 8 references, k-step s and lane at ((j kSteps) + s) 32 + lane; rows past n are zeros.
 __global__ void fragmentKernel(const float* __restrict__ rows, size_t n, size_t groups, int kSteps,
                                float4* __restrict__ out) {
 #if __CUDA_ARCH__ >= 800
