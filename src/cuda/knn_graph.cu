@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <string>
@@ -223,12 +222,9 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
                             float((double(points.at(i, c)) - scales.shift[i]) / scales.norm[i]);
         }
         const int others = int(std::count(scales.usable.begin(), scales.usable.end(), 1)) - 1;
-        // The tensor cores' candidates where the metric has a dot-product form
-        // (SEPAL_KNN_TENSOR=0 keeps the difference form, for benchmarks).
-        const char* tensor = std::getenv("SEPAL_KNN_TENSOR");
+        // The tensor cores' candidates where the metric has a dot-product form.
         SplitKnnInput split;
-        if (splitKnnTakes(metric, d) && !(tensor && std::string(tensor) == "0"))
-            split = prepareSplitKnn(points, scales, metric, unitRows);
+        if (splitKnnTakes(metric, d)) split = prepareSplitKnn(points, scales, metric, unitRows);
         const GraphInput input{points, scales, unitRows, split, k, metric, others};
         std::vector<int> devices = m_devices;
         if (devices.empty())
@@ -305,10 +301,8 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
             candidateRows = unit.get();
         }
         std::unique_ptr<SplitKnnCandidates> split;
-        int device = 0, major = 0;
-        SEPAL_CUDA_CHECK(cudaGetDevice(&device));
-        SEPAL_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-        if (in.split.n > 0 && major >= 8) split = std::make_unique<SplitKnnCandidates>(in.split);
+        if (in.split.n > 0 && SplitKnnCandidates::deviceTakes())
+            split = std::make_unique<SplitKnnCandidates>(in.split);
         const int C = k + kMargin <= 32 ? 32 : 64;
         size_t batch = 0;  // the longest range: small inputs get small buffers
         for (const auto& [q0, q1] : ranges) batch = std::max(batch, q1 - q0);

@@ -331,6 +331,13 @@ SplitKnnCandidates::SplitKnnCandidates(const SplitKnnInput& in)
     SEPAL_CUDA_CHECK_LAUNCH("fragmentKernel");
 }
 
+bool SplitKnnCandidates::deviceTakes() {
+    int device = 0, major = 0;
+    SEPAL_CUDA_CHECK(cudaGetDevice(&device));
+    SEPAL_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    return major >= 8;
+}
+
 void SplitKnnCandidates::candidates(int q0, int qn, int k, int C, float* key, uint32_t* idx,
                                     int* count, double* leftOut) const {
     if (C == 32)

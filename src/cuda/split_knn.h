@@ -17,7 +17,8 @@
 
 namespace sepal::cuda {
 
-/// Whether the split-TF32 candidates take this metric and width.
+/// Whether the split-TF32 candidates take this metric and width (SEPAL_KNN_TENSOR=0 turns them
+/// off, for comparisons).
 bool splitKnnTakes(KnnMetric metric, size_t d);
 
 /// The rows and per-row bounds the split-TF32 candidates read, prepared once per build.
@@ -44,6 +45,8 @@ class SplitKnnCandidates {
   public:
     /// Uploads `in` and lays the references out as mma.sync B fragments.
     explicit SplitKnnCandidates(const SplitKnnInput& in);
+    /// Whether the current device has the tensor cores the kernel needs (compute capability 8).
+    static bool deviceTakes();
     /// For queries q0 .. q0 + qn - 1: their C (32 or 64) nearest by the approximate key,
     /// ascending (key, idx: qn x C; count: how many), and leftOut, the least exact key any point
     /// left out can have (infinity when every offered point was kept).

@@ -19,7 +19,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <string>
 
 #include "cuda/split_knn.h"
 
@@ -30,9 +32,13 @@ constexpr double kUnit = 0x1p-24;
 }  // namespace
 
 bool splitKnnTakes(KnnMetric metric, size_t d) {
+    static const bool wanted = [] {
+        const char* v = std::getenv("SEPAL_KNN_TENSOR");
+        return !(v && std::string(v) == "0");
+    }();
     // Below 8 columns the k nearest lie too close, relative to the rows' norms, for the
     // dot-product form's error bound to prove them (and the difference form is cheap there).
-    return metric != KnnMetric::Manhattan && d >= 8 && d <= 32;
+    return wanted && metric != KnnMetric::Manhattan && d >= 8 && d <= 32;
 }
 
 SplitKnnInput prepareSplitKnn(const Matrix& points, const KnnRowScales& scales, KnnMetric metric,
