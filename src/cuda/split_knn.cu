@@ -1,4 +1,4 @@
-// The device half of the split-TF32 candidates (split_knn.h). A block of 4 warps takes 128
+// The device half of the split FP16 candidates (split_knn.h). A block of 4 warps takes 128
 // queries; each warp holds its 32 queries' split A fragments in registers for the whole scan and
 // streams the references through shared memory in tiles of 64 (B fragments laid out once per
 // build, copied asynchronously one tile ahead). Per 32 references a lane holds 32 products; one
@@ -6,6 +6,7 @@
 // look. Only then (rarely, once the lists fill) does the warp pass its values through a scratch,
 // each lane visiting just the passing values of its own query, found from its quad's bit masks.
 
+#include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
 #include <cmath>
@@ -27,29 +28,35 @@ constexpr int kFragmentBlock = 256;  // threads of the layout kernel
 // The tensor-core helpers and kernel bodies exist for compute capability 8.0 and later (the
 // builder takes this path only there).
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
-/// x as a TF32 high part and the TF32 rounding of the rest.
-__device__ __forceinline__ void splitTf32(float x, uint32_t& hi, uint32_t& lo) {
-    hi = detail::toTf32(x);
-    lo = detail::toTf32(x - __uint_as_float(hi));
+/// Two values (already scaled into FP16's range) as FP16 high parts and the FP16 roundings of
+/// the rests, each pair packed as an mma.sync register (the first in the low half).
+__device__ __forceinline__ void splitHalf2(float x0, float x1, uint32_t& hi, uint32_t& lo) {
+    const __half2 h = __floats2half2_rn(x0, x1);
+    const float2 back = __half22float2(h);
+    const __half2 l = __floats2half2_rn(x0 - back.x, x1 - back.y);
+    hi = *reinterpret_cast<const uint32_t*>(&h);
+    lo = *reinterpret_cast<const uint32_t*>(&l);
 }
 
 #endif
 
-/// Lays out the rows as m16n8k8 B fragments: float4 (hi b0, hi b1, lo b0, lo b1) of group j of
-/// 8 references, k-step s and lane at ((j kSteps) + s) 32 + lane; rows past n are zeros.
+/// Lays out the rows times `scale` as m16n8k16 FP16 B fragments: the registers (hi b0, hi b1,
+/// lo b0, lo b1), each two values, of group j of 8 references, k-step s (16 columns) and lane at
+/// ((j kSteps) + s) 32 + lane; rows past n are zeros.
 __global__ void fragmentKernel(const float* __restrict__ rows, size_t n, size_t groups, int kSteps,
-                               float4* __restrict__ out) {
+                               int stride, float scale, float4* __restrict__ out) {
 #if __CUDA_ARCH__ >= 800
     const size_t e = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (e >= groups * size_t(kSteps) * 32) return;
-    const int lane = int(e % 32), s = int(e / 32 % size_t(kSteps));
+    const int lane = int(e % 32), s = int(e / 32 % size_t(kSteps)), t4 = lane & 3;
     const size_t ref = e / 32 / size_t(kSteps) * 8 + size_t(lane >> 2);
-    const int stride = 8 * kSteps, col = 8 * s + (lane & 3);
-    const float b0 = ref < n ? rows[ref * stride + col] : 0.0f;
-    const float b1 = ref < n ? rows[ref * stride + col + 4] : 0.0f;
+    const float* row = rows + ref * size_t(stride);
+    const auto at = [&](int col) { return ref < n ? row[col] : 0.0f; };
+    // b0: k = 2 t4 and the next, b1: k = 2 t4 + 8 and the next.
+    const int col = 16 * s + 2 * t4;
     uint32_t h0, l0, h1, l1;
-    splitTf32(b0, h0, l0);
-    splitTf32(b1, h1, l1);
+    splitHalf2(at(col) * scale, at(col + 1) * scale, h0, l0);
+    splitHalf2(at(col + 8) * scale, at(col + 9) * scale, h1, l1);
     out[e] = make_float4(__uint_as_float(h0), __uint_as_float(h1), __uint_as_float(l0),
                          __uint_as_float(l1));
 #endif
@@ -98,15 +105,17 @@ struct SplitLayout {
 /// least exact key of any point left out.
 template <int KS, int C>
 __global__ void __launch_bounds__(kWarps * 32, 4)
-    splitCandidateKernel(const float* __restrict__ rows, const float4* __restrict__ fragments,
-                         const float* __restrict__ norm2, const double* __restrict__ ownNorm2,
-                         const double* __restrict__ error, const float* __restrict__ margins,
-                         int nPad, int q0, int qn, int k, double keyScale, double relSlack,
-                         double absSlack, float* __restrict__ outKey, uint32_t* __restrict__ outIdx,
+    splitCandidateKernel(const float* __restrict__ rows, int kStride, float scale,
+                         const float4* __restrict__ fragments, const float* __restrict__ norm2,
+                         const double* __restrict__ ownNorm2, const double* __restrict__ error,
+                         const float* __restrict__ margins, int nPad, int q0, int qn, int k,
+                         double keyScale, double relSlack, double absSlack,
+                         float* __restrict__ outKey, uint32_t* __restrict__ outIdx,
                          int* __restrict__ outCount, double* __restrict__ outLeftOut) {
 #if __CUDA_ARCH__ >= 800
     using Layout = SplitLayout<KS>;
-    constexpr int kStride = 8 * KS;
+    // v = |b|^2 - 2 a.b from the products of the scaled operands.
+    const float minusTwoOverScale2 = -2.0f / (scale * scale);
     extern __shared__ float4 shared[];
     float4* tiles = shared;
     float* tileNorm = reinterpret_cast<float*>(shared + 2 * Layout::kTileFragments);
@@ -120,7 +129,8 @@ __global__ void __launch_bounds__(kWarps * 32, 4)
     const bool active = mine < qn;
     const int query = q0 + mine;
 
-    // The warp's 32 queries as split A fragments: rows 16 mt + gq (+ 8), columns 8 ks + t4 (+ 4).
+    // The warp's 32 queries as split A fragments, scaled: register r holds row 16 mt + gq (+ 8
+    // for odd r), columns 16 ks + 2 t4 and the next (+ 8 for r >= 2).
     uint32_t aHi[2][KS][4], aLo[2][KS][4];
 #pragma unroll
     for (int mt = 0; mt < 2; ++mt)
@@ -129,9 +139,11 @@ __global__ void __launch_bounds__(kWarps * 32, 4)
 #pragma unroll
             for (int r = 0; r < 4; ++r) {
                 const int row = warpFirst + 16 * mt + gq + 8 * (r & 1);
-                const int col = 8 * ks + t4 + 4 * (r >> 1);
-                const float x = row < qn ? rows[size_t(q0 + row) * kStride + col] : 0.0f;
-                splitTf32(x, aHi[mt][ks][r], aLo[mt][ks][r]);
+                const float* x = rows + size_t(q0 + (row < qn ? row : 0)) * kStride;
+                const int col = 16 * ks + 2 * t4 + 8 * (r >> 1);
+                const float x0 = row < qn ? x[col] * scale : 0.0f;
+                const float x1 = row < qn ? x[col + 1] * scale : 0.0f;
+                splitHalf2(x0, x1, aHi[mt][ks][r], aLo[mt][ks][r]);
             }
 
     float key[C];
@@ -163,9 +175,9 @@ __global__ void __launch_bounds__(kWarps * 32, 4)
 #pragma unroll
                 for (int mt = 0; mt < 2; ++mt) {
                     // The small terms first: they are summed before the large one.
-                    detail::mmaTf32(acc[mt][nt], aLo[mt][ks], h0, h1);
-                    detail::mmaTf32(acc[mt][nt], aHi[mt][ks], l0, l1);
-                    detail::mmaTf32(acc[mt][nt], aHi[mt][ks], h0, h1);
+                    detail::mmaF16(acc[mt][nt], aLo[mt][ks], h0, h1);
+                    detail::mmaF16(acc[mt][nt], aHi[mt][ks], l0, l1);
+                    detail::mmaF16(acc[mt][nt], aHi[mt][ks], h0, h1);
                 }
             }
         // Which values pass their row's threshold: byte r of `passing` for row gq + 8 r,
@@ -177,10 +189,10 @@ __global__ void __launch_bounds__(kWarps * 32, 4)
 #pragma unroll
             for (int mt = 0; mt < 2; ++mt) {
                 float* a = acc[mt][nt];
-                a[0] = fmaf(-2.0f, a[0], nb.x);
-                a[1] = fmaf(-2.0f, a[1], nb.y);
-                a[2] = fmaf(-2.0f, a[2], nb.x);
-                a[3] = fmaf(-2.0f, a[3], nb.y);
+                a[0] = fmaf(minusTwoOverScale2, a[0], nb.x);
+                a[1] = fmaf(minusTwoOverScale2, a[1], nb.y);
+                a[2] = fmaf(minusTwoOverScale2, a[2], nb.x);
+                a[3] = fmaf(minusTwoOverScale2, a[3], nb.y);
                 const int low = 16 * mt + 2 * nt, high = low + 8;
                 passing |= uint32_t(a[0] < rowTau[2 * mt]) << low;
                 passing |= uint32_t(a[1] < rowTau[2 * mt]) << (low + 1);
@@ -267,35 +279,21 @@ __global__ void __launch_bounds__(kWarps * 32, 4)
 #endif
 }
 
+/// The candidate kernel for the k-steps and list length.
 template <int KS, int C>
-void launchSplit(const float* rows, const float4* fragments, const float* norm2,
-                 const double* ownNorm2, const double* error, const float* margins, int nPad,
-                 int q0, int qn, int k, double keyScale, double relSlack, double absSlack,
-                 float* key, uint32_t* idx, int* count, double* leftOut) {
+void launchSplit(const float* rows, int stride, float scale, const float4* fragments,
+                 const float* norm2, const double* ownNorm2, const double* error,
+                 const float* margins, int nPad, int q0, int qn, int k, double keyScale,
+                 double relSlack, double absSlack, float* key, uint32_t* idx, int* count,
+                 double* leftOut) {
     constexpr auto kernel = splitCandidateKernel<KS, C>;
     const size_t bytes = SplitLayout<KS>::kBytes;
     detail::allowSharedBytes<kernel>(bytes);
     const int blocks = (qn + kWarps * 32 - 1) / (kWarps * 32);
-    kernel<<<blocks, kWarps * 32, bytes>>>(rows, fragments, norm2, ownNorm2, error, margins, nPad,
-                                           q0, qn, k, keyScale, relSlack, absSlack, key, idx, count,
-                                           leftOut);
+    kernel<<<blocks, kWarps * 32, bytes>>>(rows, stride, scale, fragments, norm2, ownNorm2, error,
+                                           margins, nPad, q0, qn, k, keyScale, relSlack, absSlack,
+                                           key, idx, count, leftOut);
     SEPAL_CUDA_CHECK_LAUNCH("splitCandidateKernel");
-}
-
-template <int C>
-void launchSplitWidth(int kSteps, const float* rows, const float4* fragments, const float* norm2,
-                      const double* ownNorm2, const double* error, const float* margins, int nPad,
-                      int q0, int qn, int k, double keyScale, double relSlack, double absSlack,
-                      float* key, uint32_t* idx, int* count, double* leftOut) {
-    if (kSteps == 1)
-        launchSplit<1, C>(rows, fragments, norm2, ownNorm2, error, margins, nPad, q0, qn, k,
-                          keyScale, relSlack, absSlack, key, idx, count, leftOut);
-    else if (kSteps == 2)
-        launchSplit<2, C>(rows, fragments, norm2, ownNorm2, error, margins, nPad, q0, qn, k,
-                          keyScale, relSlack, absSlack, key, idx, count, leftOut);
-    else
-        launchSplit<4, C>(rows, fragments, norm2, ownNorm2, error, margins, nPad, q0, qn, k,
-                          keyScale, relSlack, absSlack, key, idx, count, leftOut);
 }
 
 template <class T>
@@ -311,12 +309,12 @@ void upload(DeviceBuffer<T>& to, const std::vector<T>& from, size_t count) {
 SplitKnnCandidates::SplitKnnCandidates(const SplitKnnInput& in)
     : m_n(in.n),
       m_nPad((in.n + kRefTile - 1) / kRefTile * kRefTile),
-      m_kSteps(in.kSteps),
+      m_stride(in.stride),
+      m_scale(in.scale),
       m_keyScale(in.keyScale),
       m_relSlack(in.relSlack),
       m_absSlack(in.absSlack) {
-    const size_t stride = size_t(8 * m_kSteps);
-    upload(m_rows, in.rows, m_n * stride);
+    upload(m_rows, in.rows, m_n * size_t(m_stride));
     // Padding references: an infinite norm is never a candidate.
     std::vector<float> norm2(in.norm2);
     norm2.resize(m_nPad, INFINITY);
@@ -324,10 +322,12 @@ SplitKnnCandidates::SplitKnnCandidates(const SplitKnnInput& in)
     upload(m_ownNorm2, in.ownNorm2, m_n);
     upload(m_error, in.error, m_n);
     upload(m_margin, in.margin, m_n);
-    const size_t groups = m_nPad / 8, total = groups * size_t(m_kSteps) * 32;
+    const int kSteps = m_stride / 16;
+    const size_t groups = m_nPad / 8, total = groups * size_t(kSteps) * 32;
     m_fragments.reserve(total);
-    fragmentKernel<<<unsigned((total + kFragmentBlock - 1) / kFragmentBlock), kFragmentBlock>>>(
-        m_rows.get(), m_n, groups, m_kSteps, m_fragments.get());
+    const unsigned blocks = unsigned((total + kFragmentBlock - 1) / kFragmentBlock);
+    fragmentKernel<<<blocks, kFragmentBlock>>>(m_rows.get(), m_n, groups, kSteps, m_stride, m_scale,
+                                               m_fragments.get());
     SEPAL_CUDA_CHECK_LAUNCH("fragmentKernel");
 }
 
@@ -340,14 +340,16 @@ bool SplitKnnCandidates::deviceTakes() {
 
 void SplitKnnCandidates::candidates(int q0, int qn, int k, int C, float* key, uint32_t* idx,
                                     int* count, double* leftOut) const {
-    if (C == 32)
-        launchSplitWidth<32>(m_kSteps, m_rows.get(), m_fragments.get(), m_norm2.get(),
-                             m_ownNorm2.get(), m_error.get(), m_margin.get(), int(m_nPad), q0, qn,
-                             k, m_keyScale, m_relSlack, m_absSlack, key, idx, count, leftOut);
-    else
-        launchSplitWidth<64>(m_kSteps, m_rows.get(), m_fragments.get(), m_norm2.get(),
-                             m_ownNorm2.get(), m_error.get(), m_margin.get(), int(m_nPad), q0, qn,
-                             k, m_keyScale, m_relSlack, m_absSlack, key, idx, count, leftOut);
+    using Launch = void (*)(const float*, int, float, const float4*, const float*, const double*,
+                            const double*, const float*, int, int, int, int, double, double, double,
+                            float*, uint32_t*, int*, double*);
+    // [stride 32][list 64]
+    static constexpr Launch kLaunches[2][2] = {{launchSplit<1, 32>, launchSplit<1, 64>},
+                                               {launchSplit<2, 32>, launchSplit<2, 64>}};
+    const Launch launch = kLaunches[m_stride == 32 ? 1 : 0][C == 64 ? 1 : 0];
+    launch(m_rows.get(), m_stride, m_scale, m_fragments.get(), m_norm2.get(), m_ownNorm2.get(),
+           m_error.get(), m_margin.get(), int(m_nPad), q0, qn, k, m_keyScale, m_relSlack,
+           m_absSlack, key, idx, count, leftOut);
 }
 
 }  // namespace sepal::cuda

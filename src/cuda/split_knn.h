@@ -1,11 +1,12 @@
 #pragma once
 // Candidates of the exact k-NN graph from tensor cores: the dot-product form of each key,
-// |a|^2 + |b|^2 - 2 a.b over rows centred on the column means, with a.b from three TF32
-// products of split operands (hi.hi + hi.lo + lo.hi, about 22 bits of each value), so that the
-// error bound stays near single precision's and a query's candidates are few more than k. The
-// caller re-ranks them exactly; the bound each query carries says which of them are proven
-// complete. Euclidean, cosine and pearson (the last two as half the squared distance of unit
-// rows); manhattan has no dot-product form.
+// |a|^2 + |b|^2 - 2 a.b over rows centred on the column means, with a.b from three FP16 products
+// of split operands (hi.hi + hi.lo + lo.hi, about 22 bits of each value, scaled by a power of two
+// into FP16's range; m16n8k16 with single-precision sums), so that the error bound stays near
+// single precision's and a query's candidates are few more than k. The caller re-ranks them
+// exactly; the bound each query carries says which of them are proven complete. Euclidean,
+// cosine and pearson (the last two as half the squared distance of unit rows); manhattan has no
+// dot-product form.
 
 #include <cstddef>
 #include <cstdint>
@@ -17,15 +18,16 @@
 
 namespace sepal::cuda {
 
-/// Whether the split-TF32 candidates take this metric and width (SEPAL_KNN_TENSOR=0 turns them
+/// Whether the split candidates take this metric and width (SEPAL_KNN_TENSOR=0 turns them
 /// off, for comparisons).
 bool splitKnnTakes(KnnMetric metric, size_t d);
 
-/// The rows and per-row bounds the split-TF32 candidates read, prepared once per build.
+/// The rows and per-row bounds the split candidates read, prepared once per build.
 struct SplitKnnInput {
     size_t n = 0;                  ///< points
-    int kSteps = 0;                ///< k-steps of 8 columns: rows are padded to 8 kSteps
-    std::vector<float> rows;       ///< n x 8 kSteps: centred rows (euclidean) or unit rows
+    int stride = 0;                ///< columns of a row: d padded to 16 or 32
+    float scale = 1;               ///< a power of two taking every value into FP16's range
+    std::vector<float> rows;       ///< n x stride: centred rows (euclidean) or unit rows
     std::vector<float> norm2;      ///< |row|^2 in single precision; infinity for unusable rows
     std::vector<double> ownNorm2;  ///< |row|^2 exactly (1 for unit rows: the key's own term)
     std::vector<double> error;     ///< bound on |approximate - exact| of any key of the row
@@ -35,12 +37,13 @@ struct SplitKnnInput {
     double absSlack = 0;           ///< the CPU's absolute rounding of an exact key
 };
 
-/// The split-TF32 input of `points` for `metric` (unitRows: the unit rows of cosine and
-/// pearson, as the difference-form kernel compares them).
+/// The split input of `points` for `metric` (unitRows: the unit rows of cosine and pearson, as
+/// the difference-form kernel compares them); empty (n = 0) for values too wide or narrow to
+/// scale into FP16's range.
 SplitKnnInput prepareSplitKnn(const Matrix& points, const KnnRowScales& scales, KnnMetric metric,
                               const std::vector<float>& unitRows);
 
-/// A build's split-TF32 rows on the current device, and the candidate kernel over them.
+/// A build's split rows on the current device, and the candidate kernel over them.
 class SplitKnnCandidates {
   public:
     /// Uploads `in` and lays the references out as mma.sync B fragments.
@@ -56,7 +59,8 @@ class SplitKnnCandidates {
   private:
     size_t m_n;
     size_t m_nPad;
-    int m_kSteps;
+    int m_stride;
+    float m_scale;
     double m_keyScale, m_relSlack, m_absSlack;
     DeviceBuffer<float> m_rows, m_norm2, m_margin;
     DeviceBuffer<double> m_ownNorm2, m_error;

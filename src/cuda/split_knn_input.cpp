@@ -1,19 +1,21 @@
-// The host half of the split-TF32 candidates: rows centred on the column means (or the unit rows
-// of cosine and pearson), their norms, and each row's error bound.
+// The host half of the split candidates: rows centred on the column means (or the unit rows of
+// cosine and pearson), their norms, the scale into FP16's range, and each row's error bound.
 //
 // Euclidean, for centred rows a = fl(x - mean), b likewise (u = 2^-24):
 // - the key the kernel compares is v = fl(|b|^2 - 2 dot), dot = the tensor cores' a.b, and a
 //   left-out point has v >= tau, the query's final threshold;
-// - |dot - a.b| <= eps |a| |b|, eps = (2 k + 8) 2^-22 for k padded columns: the three products
-//   miss lo.lo and round each lo to TF32 (3 x 2^-22), and the tensor cores may truncate each of
-//   their 3 k / 8 accumulations (9 terms each, at most one ulp of 2^-23 per term);
+// - |dot - a.b| <= eps |a| |b| + tiny (|a| + |b|), eps = (2 k + 8) 2^-22 for k padded columns:
+//   the three products miss lo.lo and round each lo to 11 bits (3 x 2^-22), and the tensor
+//   cores may truncate each of their accumulations (at most one ulp of 2^-23 per term: 3 k / 16
+//   products of 17 terms); tiny = 2^-25 sqrt(k) / scale, where an FP16 part falls below its
+//   normal range (half its spacing there, per value);
 // - rounding |b|^2 to float and v itself: 2.01 u (|a| + |b|)^2; centring moves |x - y|^2 by at
 //   most 2.0001 u (|a| + |b|)^2;
-// so |x - y|^2 >= tau + |a|^2 - error, error = 1.05 (2 eps |a| r + 4.02 u (|a| + r)^2), r the
-// largest |b| of any row.
+// so |x - y|^2 >= tau + |a|^2 - error, error = 1.05 (2 eps |a| r + 2 tiny (|a| + r) + 4.02 u
+// (|a| + r)^2), r the largest |b| of any row.
 // Cosine and pearson compare unit rows U as 2 (1 - U.U') = 1 + v with |row|^2 taken as 1: the
 // float unit rows move the dot by 2.01 u, v's rounding by 3.01 u, so error = 1.05 (2 eps (1 + 3u)
-// + 7.03 u) and the key is half.
+// + 4 tiny (1 + u) + 7.03 u) and the key is half.
 
 #include <omp.h>
 
@@ -46,8 +48,8 @@ SplitKnnInput prepareSplitKnn(const Matrix& points, const KnnRowScales& scales, 
     const size_t n = points.rows, d = points.cols;
     SplitKnnInput in;
     in.n = n;
-    in.kSteps = d <= 8 ? 1 : d <= 16 ? 2 : 4;  // padded to 8, 16 or 32 columns
-    const size_t stride = size_t(8 * in.kSteps);
+    in.stride = d <= 16 ? 16 : 32;
+    const size_t stride = size_t(in.stride);
     const double eps = double(2 * stride + 8) * 0x1p-22;
     const bool unit = metric == KnnMetric::Cosine || metric == KnnMetric::Pearson;
     in.rows.assign(n * stride, 0.0f);
@@ -57,7 +59,10 @@ SplitKnnInput prepareSplitKnn(const Matrix& points, const KnnRowScales& scales, 
     in.margin.assign(n, 0.0f);
     const long long rowsSigned = static_cast<long long>(n);
     if (unit) {
-        const double error = 1.05 * (2 * eps * (1 + 3 * kUnit) + 7.03 * kUnit);
+        in.scale = 0x1p14f;  // unit rows: every value within 1
+        const double tiny = 0x1p-25 * std::sqrt(double(stride)) / double(in.scale);
+        const double error =
+            1.05 * (2 * eps * (1 + 3 * kUnit) + 4 * tiny * (1 + kUnit) + 7.03 * kUnit);
 #pragma omp parallel for schedule(static)
         for (long long i = 0; i < rowsSigned; ++i) {
             if (!scales.usable[size_t(i)]) continue;
@@ -79,8 +84,8 @@ SplitKnnInput prepareSplitKnn(const Matrix& points, const KnnRowScales& scales, 
         for (size_t c = 0; c < d; ++c) mean[c] += r[c];
     }
     for (double& m : mean) m /= double(std::max<size_t>(usable, 1));
-    double largest = 0;
-#pragma omp parallel for schedule(static) reduction(max : largest)
+    double largest = 0, widest = 0;  // the largest |row|^2 and |value|
+#pragma omp parallel for schedule(static) reduction(max : largest, widest)
     for (long long i = 0; i < rowsSigned; ++i) {
         if (!scales.usable[size_t(i)]) continue;
         const float* r = points.row(size_t(i));
@@ -89,18 +94,26 @@ SplitKnnInput prepareSplitKnn(const Matrix& points, const KnnRowScales& scales, 
         for (size_t c = 0; c < d; ++c) {
             a[c] = float(double(r[c]) - mean[c]);
             s += double(a[c]) * double(a[c]);
+            widest = std::max(widest, double(std::fabs(a[c])));
         }
         in.ownNorm2[size_t(i)] = s;
         in.norm2[size_t(i)] = float(s);
         largest = std::max(largest, s);
     }
+    // Values times the scale stay below 2^14, within FP16's range with room for the parts; data
+    // too wide or too narrow for a scale within 2^+-60 keeps the difference form.
+    int exponent = 0;
+    std::frexp(widest, &exponent);
+    if (exponent > 60 || exponent < -60) return SplitKnnInput{};
+    in.scale = std::ldexp(1.0f, 14 - exponent);
     const double reach = std::sqrt(largest);
+    const double tiny = 0x1p-25 * std::sqrt(double(stride)) / double(in.scale);
 #pragma omp parallel for schedule(static)
     for (long long i = 0; i < rowsSigned; ++i) {
         if (!scales.usable[size_t(i)]) continue;
         const double own = std::sqrt(in.ownNorm2[size_t(i)]);
-        const double error =
-            1.05 * (2 * eps * own * reach + 4.02 * kUnit * (own + reach) * (own + reach));
+        const double error = 1.05 * (2 * eps * own * reach + 2 * tiny * (own + reach) +
+                                     4.02 * kUnit * (own + reach) * (own + reach));
         in.error[size_t(i)] = error;
         in.margin[size_t(i)] = float(2.5 * error);
     }
