@@ -343,10 +343,12 @@ void SplitKnnCandidates::candidates(int q0, int qn, int k, int C, float* key, ui
     using Launch = void (*)(const float*, int, float, const float4*, const float*, const double*,
                             const double*, const float*, int, int, int, int, double, double, double,
                             float*, uint32_t*, int*, double*);
-    // [stride 32][list 64]
-    static constexpr Launch kLaunches[2][2] = {{launchSplit<1, 32>, launchSplit<1, 64>},
-                                               {launchSplit<2, 32>, launchSplit<2, 64>}};
-    const Launch launch = kLaunches[m_stride == 32 ? 1 : 0][C == 64 ? 1 : 0];
+    // [k-steps - 1][list of 64]
+    static constexpr Launch kLaunches[4][2] = {{launchSplit<1, 32>, launchSplit<1, 64>},
+                                               {launchSplit<2, 32>, launchSplit<2, 64>},
+                                               {launchSplit<3, 32>, launchSplit<3, 64>},
+                                               {launchSplit<4, 32>, launchSplit<4, 64>}};
+    const Launch launch = kLaunches[m_stride / 16 - 1][C == 64 ? 1 : 0];
     launch(m_rows.get(), m_stride, m_scale, m_fragments.get(), m_norm2.get(), m_ownNorm2.get(),
            m_error.get(), m_margin.get(), int(m_nPad), q0, qn, k, m_keyScale, m_relSlack,
            m_absSlack, key, idx, count, leftOut);

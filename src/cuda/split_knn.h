@@ -25,7 +25,7 @@ bool splitKnnTakes(KnnMetric metric, size_t d);
 /// The rows and per-row bounds the split candidates read, prepared once per build.
 struct SplitKnnInput {
     size_t n = 0;                  ///< points
-    int stride = 0;                ///< columns of a row: d padded to 16 or 32
+    int stride = 0;                ///< columns of a row: d padded to 16, 32, 48 or 64
     float scale = 1;               ///< a power of two taking every value into FP16's range
     std::vector<float> rows;       ///< n x stride: centred rows (euclidean) or unit rows
     std::vector<float> norm2;      ///< |row|^2 in single precision; infinity for unusable rows

@@ -40,7 +40,7 @@ bool splitKnnTakes(KnnMetric metric, size_t d) {
     }();
     // Below 8 columns the k nearest lie too close, relative to the rows' norms, for the
     // dot-product form's error bound to prove them (and the difference form is cheap there).
-    return wanted && metric != KnnMetric::Manhattan && d >= 8 && d <= 32;
+    return wanted && metric != KnnMetric::Manhattan && d >= 8 && d <= 64;
 }
 
 SplitKnnInput prepareSplitKnn(const Matrix& points, const KnnRowScales& scales, KnnMetric metric,
@@ -48,7 +48,7 @@ SplitKnnInput prepareSplitKnn(const Matrix& points, const KnnRowScales& scales, 
     const size_t n = points.rows, d = points.cols;
     SplitKnnInput in;
     in.n = n;
-    in.stride = d <= 16 ? 16 : 32;
+    in.stride = int((d + 15) / 16 * 16);
     const size_t stride = size_t(in.stride);
     const double eps = double(2 * stride + 8) * 0x1p-22;
     const bool unit = metric == KnnMetric::Cosine || metric == KnnMetric::Pearson;

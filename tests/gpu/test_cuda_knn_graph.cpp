@@ -50,9 +50,10 @@ TEST(CudaKnnGraph, EqualsTheCpuGraphForEveryMetricAndShape) {
     struct Shape {
         size_t n, d, k;
     };
-    // Small and wide rows (one and several column chunks), k within and beyond 24.
-    for (const Shape s :
-         {Shape{3001, 5, 15}, Shape{2500, 32, 15}, Shape{1800, 70, 10}, Shape{2200, 12, 40}})
+    // Small and wide rows (one and several column chunks; 12, 32 and 41 columns take the tensor
+    // cores' candidates), k within and beyond 24.
+    for (const Shape s : {Shape{3001, 5, 15}, Shape{2500, 32, 15}, Shape{1800, 70, 10},
+                          Shape{2200, 12, 40}, Shape{2400, 41, 15}})
         for (int m = 0; m < 4; ++m)
             expectSameGraph(matrixOf(randomPoints(s.n, s.d, uint32_t(s.n + s.d), 6), s.n, s.d), s.k,
                             metrics[m],
@@ -81,13 +82,15 @@ TEST(CudaKnnGraph, TiesFarFromTheOriginAndMissingValues) {
 
 TEST(CudaKnnGraph, TheTensorCoresProveAlmostEveryQuery) {
     SEPAL_REQUIRE_GPU();
-    // Blobs in 32 dimensions (the tensor cores' candidates): the same graph, and the error bound
+    // Blobs in 32 and 41 dimensions (the tensor cores' candidates): the same graph, and the bound
     // proves the candidates complete for nearly every query, so that the CPU redoes few.
-    const size_t n = 20000, d = 32;
-    const Matrix m = matrixOf(randomPoints(n, d, 21, 12), n, d);
-    for (KnnMetric metric : {KnnMetric::Euclidean, KnnMetric::Cosine})
-        EXPECT_LE(expectSameGraph(m, 15, metric, "blobs"), n / 200)
-            << "queries the bound could not prove";
+    const size_t n = 20000;
+    for (size_t d : {size_t(32), size_t(41)}) {
+        const Matrix m = matrixOf(randomPoints(n, d, 21, 12), n, d);
+        for (KnnMetric metric : {KnnMetric::Euclidean, KnnMetric::Cosine})
+            EXPECT_LE(expectSameGraph(m, 15, metric, "blobs d=" + std::to_string(d)), n / 200)
+                << "queries the bound could not prove";
+    }
 }
 
 TEST(CudaKnnGraph, ATinyClusterFarFromTheDatasCentreIsStillExact) {
