@@ -4,7 +4,8 @@
 # every run gives the same graph and the same output bytes. Logs and JSON lines go under $OUT.
 #   MG_KNN_N (2000000): points of the k-NN graph (d = 32, k = 15)
 #   MG_FILES (8), MG_EVENTS (1000000): the cohort, generated in MG_WORK (/dev/shm)
-#   MG_STEPS ("tests knn cohort"): which parts run
+#   MG_STEPS ("tests knn cohort"): which parts run; "knn-cli" runs `sepal-cli knn` on a demo file
+#   of MG_KNN_CLI_EVENTS (10000000) cells with one GPU, two GPUs and two MPI ranks
 #   SEPAL_GPU_BUILD (build-gpu), SEPAL_DEPS_DIR (deps): as scripts/gpu-check.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -87,4 +88,31 @@ if [[ $steps == *" cohort "* ]]; then
         for f in "$work/gpu1"/*; do cmp -s "$f" "$work/$run/$(basename "$f")" || same=no; done
         echo "outputs of $run equal to gpu1: $same ($(ls "$work/gpu1" | wc -l) files)"
     done
+fi
+
+if [[ $steps == *" knn-cli "* ]]; then
+    work=$(mktemp -d -p "${MG_WORK:-/dev/shm}")
+    trap 'rm -rf "$work"' EXIT
+    events=${MG_KNN_CLI_EVENTS:-10000000}
+    "$cli" demo --events "$events" --out "$work/cells.fcs" >/dev/null
+    # graph NAME CMD...: one timed `sepal-cli knn` into $work/NAME.bin, a JSON line.
+    graph() {
+        local name=$1 t0 t1
+        shift
+        t0=$(date +%s.%N)
+        "$@" knn "$work/cells.fcs" --k 15 --backend cuda --out "$work/$name.bin" --quiet ||
+            { echo "{\"run\":\"$name\",\"error\":\"knn failed\"}"; return; }
+        t1=$(date +%s.%N)
+        python3 -c "import json; print(json.dumps({'bench':'multi-gpu-knn-cli','run':'$name','events':$events,'k':15,'seconds':round($t1-$t0,3)}))"
+    }
+    {
+        CUDA_VISIBLE_DEVICES=0 graph gpu1 "$cli"
+        graph gpu2 "$cli"
+        graph mpi2 mpirun -np 2 --bind-to none "$cli"
+    } | tee "$out/knn_cli.jsonl"
+    for run in gpu2 mpi2; do
+        if cmp -s "$work/gpu1.bin" "$work/$run.bin"; then same=yes; else same=no; fi
+        echo "graph of $run equal to gpu1: $same ($(stat -c %s "$work/gpu1.bin") bytes)"
+    done
+    rm -rf "$work"
 fi
