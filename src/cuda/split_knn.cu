@@ -64,13 +64,16 @@ __global__ void fragmentKernel(const float* __restrict__ rows, size_t n, size_t 
 
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
 
+/// Closes the group of cp.async copies this thread started.
 __device__ __forceinline__ void commitCopies() {
     asm volatile("cp.async.commit_group;\n" ::: "memory");
 }
+/// Waits until at most N of this thread's groups of copies are still in flight.
 template <int N>
 __device__ __forceinline__ void waitCopiesBut() {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
+/// Starts a 16-byte copy from global to shared memory.
 __device__ __forceinline__ void copy16(void* dst, const void* src) {
     const uint32_t to = uint32_t(__cvta_generic_to_shared(dst));
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(src));
@@ -235,11 +238,11 @@ __global__ void __launch_bounds__(kWarps * 32, 4)
         __syncwarp();
     };
     constexpr int kPartFragments = 4 * KS * 32;  // float4 per 32 references
-    const int tiles_ = nPad / kRefTile;
+    const int tileCount = nPad / kRefTile;
     // The block's own queries' tile first: sorted data finds near neighbours early.
-    const int start = int((size_t(q0) + size_t(blockIdx.x) * kWarps * 32) / kRefTile) % tiles_;
+    const int start = int((size_t(q0) + size_t(blockIdx.x) * kWarps * 32) / kRefTile) % tileCount;
     const auto issue = [&](int i) {
-        const int tile = (start + i) % tiles_, buffer = i & 1;
+        const int tile = (start + i) % tileCount, buffer = i & 1;
         const float4* src = fragments + size_t(tile) * Layout::kTileFragments;
         float4* dst = tiles + buffer * Layout::kTileFragments;
         for (int e = threadIdx.x; e < Layout::kTileFragments; e += kWarps * 32)
@@ -250,8 +253,8 @@ __global__ void __launch_bounds__(kWarps * 32, 4)
         commitCopies();
     };
     issue(0);
-    for (int i = 0; i < tiles_; ++i) {
-        if (i + 1 < tiles_) {
+    for (int i = 0; i < tileCount; ++i) {
+        if (i + 1 < tileCount) {
             issue(i + 1);
             waitCopiesBut<1>();
         } else {
@@ -259,7 +262,7 @@ __global__ void __launch_bounds__(kWarps * 32, 4)
         }
         __syncthreads();
         const int buffer = i & 1;
-        const int tileFirst = ((start + i) % tiles_) * kRefTile;
+        const int tileFirst = ((start + i) % tileCount) * kRefTile;
 #pragma unroll 1
         for (int part = 0; part < kRefTile / 32; ++part)
             scanPart(tiles + buffer * Layout::kTileFragments + part * kPartFragments,

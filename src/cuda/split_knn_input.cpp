@@ -104,7 +104,7 @@ SplitKnnInput prepareSplitKnn(const Matrix& points, const KnnRowScales& scales, 
     // too wide or too narrow for a scale within 2^+-60 keeps the difference form.
     int exponent = 0;
     std::frexp(widest, &exponent);
-    if (exponent > 60 || exponent < -60) return SplitKnnInput{};
+    if (14 - exponent > 60 || 14 - exponent < -60) return SplitKnnInput{};
     in.scale = std::ldexp(1.0f, 14 - exponent);
     const double reach = std::sqrt(largest);
     const double tiny = 0x1p-25 * std::sqrt(double(stride)) / double(in.scale);
