@@ -28,7 +28,7 @@ def knn_graph(x, k, block, dtype):
     for q0 in range(0, n, block):
         q = xs[q0 : q0 + block]
         dist = norms[q0 : q0 + block, None] + norms[None, :] - 2.0 * (q @ xs.T).float()
-        # The point itself is its own nearest: take k + 1 and drop it.
+        # The point itself is no neighbour of its own: its distance is made infinite.
         dist[torch.arange(q.shape[0], device="cuda"), torch.arange(q0, q0 + q.shape[0], device="cuda")] = float("inf")
         out[q0 : q0 + block] = dist.topk(k, dim=1, largest=False).indices
     return out

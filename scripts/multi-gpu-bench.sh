@@ -88,6 +88,7 @@ if [[ $steps == *" cohort "* ]]; then
         for f in "$work/gpu1"/*; do cmp -s "$f" "$work/$run/$(basename "$f")" || same=no; done
         echo "outputs of $run equal to gpu1: $same ($(ls "$work/gpu1" | wc -l) files)"
     done
+    rm -rf "$work"
 fi
 
 if [[ $steps == *" knn-cli "* ]]; then
@@ -95,24 +96,26 @@ if [[ $steps == *" knn-cli "* ]]; then
     trap 'rm -rf "$work"' EXIT
     events=${MG_KNN_CLI_EVENTS:-10000000}
     "$cli" demo --events "$events" --out "$work/cells.fcs" >/dev/null
-    # graph NAME CMD...: one timed `sepal-cli knn` into $work/NAME.bin, a JSON line.
+    # graph NAME THREADS CMD...: one timed `sepal-cli knn` (THREADS CPU threads a process, 0: all)
+    # into $work/NAME.bin, a JSON line.
     graph() {
-        local name=$1 t0 t1
-        shift
+        local name=$1 threads=$2 t0 t1
+        shift 2
         t0=$(date +%s.%N)
-        "$@" knn "$work/cells.fcs" --k 15 --backend cuda --out "$work/$name.bin" --quiet ||
+        "$@" knn "$work/cells.fcs" --k 15 --backend cuda --threads "$threads" \
+            --out "$work/$name.bin" --quiet ||
             { echo "{\"run\":\"$name\",\"error\":\"knn failed\"}"; return; }
         t1=$(date +%s.%N)
         python3 -c "import json; print(json.dumps({'bench':'multi-gpu-knn-cli','run':'$name','events':$events,'k':15,'seconds':round($t1-$t0,3)}))"
     }
     {
-        CUDA_VISIBLE_DEVICES=0 graph gpu1 "$cli"
-        graph gpu2 "$cli"
-        graph mpi2 mpirun -np 2 --bind-to none "$cli"
+        CUDA_VISIBLE_DEVICES=0 graph gpu1 0 "$cli"
+        graph gpu2 0 "$cli"
+        graph mpi2 $(($(nproc) / 2)) mpirun -np 2 --bind-to none "$cli"
     } | tee "$out/knn_cli.jsonl"
     for run in gpu2 mpi2; do
         if cmp -s "$work/gpu1.bin" "$work/$run.bin"; then same=yes; else same=no; fi
-        echo "graph of $run equal to gpu1: $same ($(stat -c %s "$work/gpu1.bin") bytes)"
+        echo "graph of $run equal to gpu1: $same ($(stat -c %s "$work/gpu1.bin" 2>/dev/null) bytes)"
     done
     rm -rf "$work"
 fi

@@ -1,6 +1,6 @@
 // The exact k-NN graph of every point on the GPU: candidates, then an exact re-rank in double
 // precision, summed in the CPU's order, so the graph equals the CPU's. The candidates come from
-// the tensor cores where the metric has a dot-product form and the rows 8 to 32 columns
+// the tensor cores where the metric has a dot-product form and the rows 8 to 64 columns
 // (split_knn.h), otherwise from single-precision difference-form keys over tiles of references
 // in shared memory. A query whose candidates cannot be proven to hold its k nearest (an error
 // bound says a point left out might be nearer) is taken again by the difference form, and if
@@ -75,10 +75,13 @@ __global__ void candidateKernel(const CandidateArgs a) {
     }
     a.count[qi] = count;
     // A full list left points out: their single-precision keys were at least the worst kept.
-    const double last = key[C - 1];
-    a.leftOut[qi] = count < C       ? double(INFINITY)
-                    : S == Sum::Dot ? last - a.absError
-                                    : last / (1.0 + a.relError) - subnormalKeyError(a.d);
+    double leftOut = INFINITY;
+    if (count == C) {
+        const double last = key[C - 1];
+        leftOut =
+            S == Sum::Dot ? last - a.absError : last / (1.0 + a.relError) - subnormalKeyError(a.d);
+    }
+    a.leftOut[qi] = leftOut;
 }
 
 /// What the exact re-rank reads and writes for a batch of queries (as CandidateArgs).

@@ -279,6 +279,14 @@ __global__ void __launch_bounds__(kWarps * 32, 4)
                                        : (double(tau) + ownNorm2[query] - error[query]) * keyScale *
                                                  (1.0 - relSlack) -
                                              absSlack;
+#else
+    // Built without the tensor cores' code for this device: no candidates, none proven, so the
+    // difference form takes every query.
+    const int mine = (blockIdx.x * kWarps + (threadIdx.x >> 5)) * 32 + (threadIdx.x & 31);
+    if (mine < qn) {
+        outCount[mine] = 0;
+        outLeftOut[mine] = -INFINITY;
+    }
 #endif
 }
 
@@ -299,10 +307,10 @@ void launchSplit(const float* rows, int stride, float scale, const float4* fragm
     SEPAL_CUDA_CHECK_LAUNCH("splitCandidateKernel");
 }
 
+/// Copies `from` into a device buffer of its size.
 template <class T>
-void upload(DeviceBuffer<T>& to, const std::vector<T>& from, size_t count) {
-    to.reserve(count);
-    SEPAL_CUDA_CHECK(cudaMemset(to.get(), 0, count * sizeof(T)));
+void upload(DeviceBuffer<T>& to, const std::vector<T>& from) {
+    to.reserve(from.size());
     SEPAL_CUDA_CHECK(
         cudaMemcpy(to.get(), from.data(), from.size() * sizeof(T), cudaMemcpyHostToDevice));
 }
@@ -317,14 +325,14 @@ SplitKnnCandidates::SplitKnnCandidates(const SplitKnnInput& in)
       m_keyScale(in.keyScale),
       m_relSlack(in.relSlack),
       m_absSlack(in.absSlack) {
-    upload(m_rows, in.rows, m_n * size_t(m_stride));
+    upload(m_rows, in.rows);
     // Padding references: an infinite norm is never a candidate.
     std::vector<float> norm2(in.norm2);
     norm2.resize(m_nPad, INFINITY);
-    upload(m_norm2, norm2, m_nPad);
-    upload(m_ownNorm2, in.ownNorm2, m_n);
-    upload(m_error, in.error, m_n);
-    upload(m_margin, in.margin, m_n);
+    upload(m_norm2, norm2);
+    upload(m_ownNorm2, in.ownNorm2);
+    upload(m_error, in.error);
+    upload(m_margin, in.margin);
     const int kSteps = m_stride / 16;
     const size_t groups = m_nPad / 8, total = groups * size_t(kSteps) * 32;
     m_fragments.reserve(total);

@@ -16,6 +16,9 @@
 // Cosine and pearson compare unit rows U as 2 (1 - U.U') = 1 + v with |row|^2 taken as 1: the
 // float unit rows move the dot by 2.01 u, v's rounding by 3.01 u, so error = 1.05 (2 eps (1 + 3u)
 // + 4 tiny (1 + u) + 7.03 u) and the key is half.
+// The accumulation term is a model of the tensor cores (products exact, sums aligned and
+// truncated to single precision); it holds for Ampere and Hopper's FP16 products, and would have
+// to be revisited for hardware that keeps fewer accumulator bits.
 
 #include <omp.h>
 
@@ -102,6 +105,9 @@ SplitKnnInput prepareSplitKnn(const Matrix& points, const KnnRowScales& scales, 
     }
     // Values times the scale stay below 2^14, within FP16's range with room for the parts; data
     // too wide or too narrow for a scale within 2^+-60 keeps the difference form.
+    // Squared norms (and the products) must stay finite in single precision: a reference whose
+    // |b|^2 overflowed would never be a candidate though it might be near.
+    if (!(4 * largest < 0x1p126)) return SplitKnnInput{};
     int exponent = 0;
     std::frexp(widest, &exponent);
     if (14 - exponent > 60 || 14 - exponent < -60) return SplitKnnInput{};

@@ -80,6 +80,26 @@ TEST(CudaKnnGraph, TiesFarFromTheOriginAndMissingValues) {
     expectSameGraph(matrixOf(x, 1500, 6), 8, KnnMetric::Pearson, "missing values (pearson)");
 }
 
+TEST(CudaKnnGraph, MissingValuesConstantRowsAndHugeValuesInTwelveColumns) {
+    SEPAL_REQUIRE_GPU();
+    // The tensor cores' path (12 columns): rows with a missing value (no neighbours, no one's),
+    // constant rows (pearson's zero vectors, orthogonal to every other), and values near 2^62,
+    // whose squared norms overflow single precision (the split form refuses them; the
+    // difference form and the CPU take them).
+    const size_t n = 1500, d = 12;
+    auto x = randomPoints(n, d, 9, 4);
+    for (size_t i = 0; i < n; i += 97) x[i * d + i % d] = NAN;
+    for (size_t i = 5; i < n; i += 89)
+        for (size_t c = 0; c < d; ++c) x[i * d + c] = 3.0f;
+    const Matrix m = matrixOf(x, n, d);
+    expectSameGraph(m, 8, KnnMetric::Euclidean, "missing values, d=12");
+    expectSameGraph(m, 8, KnnMetric::Cosine, "missing values and constant rows (cosine), d=12");
+    expectSameGraph(m, 8, KnnMetric::Pearson, "missing values and constant rows (pearson), d=12");
+    auto huge = randomPoints(n, d, 13, 4);
+    for (float& v : huge) v *= 0x1p60f;
+    expectSameGraph(matrixOf(huge, n, d), 8, KnnMetric::Euclidean, "values near 2^62");
+}
+
 TEST(CudaKnnGraph, TheTensorCoresProveAlmostEveryQuery) {
     SEPAL_REQUIRE_GPU();
     // Blobs in 32 and 41 dimensions (the tensor cores' candidates): the same graph, and the bound
