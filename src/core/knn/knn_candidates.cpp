@@ -19,10 +19,11 @@ namespace sepal {
 
 namespace {
 
-constexpr uint32_t kNone = 0xFFFFFFFFu;
-constexpr size_t kMargin = 8;        // candidates kept beyond k
-constexpr size_t kBlock = 2048;      // references per transposed block
-constexpr float kSmallest = 1e-37f;  // absolute error of a sum of subnormal squares, at most
+constexpr size_t kMargin = 8;                      // candidates kept beyond k
+constexpr size_t kMostBlock = 2048;                // references per transposed block, at most
+constexpr size_t kBlockBytes = size_t(256) << 10;  // a block's values: within a core's L2
+constexpr size_t kGroupsTogether = 16;  // query groups that share each block while it is cached
+constexpr float kSmallest = 1e-37f;     // absolute error of a sum of subnormal squares, at most
 
 }  // namespace
 
@@ -30,13 +31,18 @@ void euclideanNeighbours(const Matrix& points, const KnnRows& rows,
                          const std::vector<uint32_t>& queries, KnnGraph& g) {
     const size_t n = points.rows, d = points.cols, k = g.k;
     const size_t C = std::min(k + kMargin, n > 0 ? n - 1 : 0);
-    // The references as transposed blocks; a reference with a missing value is never offered.
-    const size_t blocks = (n + kBlock - 1) / kBlock;
+    // The references as transposed blocks small enough to stay in a core's cache while
+    // kGroupsTogether groups of queries use them (wide rows: fewer references a block); a
+    // reference with a missing value is never offered.
+    const size_t block = std::clamp(
+        kBlockBytes / (sizeof(float) * std::max<size_t>(d, 1)) / kLandmarkBlock * kLandmarkBlock,
+        kLandmarkBlock, kMostBlock);
+    const size_t blocks = (n + block - 1) / block;
     std::vector<LandmarkTiles> tiles(blocks);
 #pragma omp parallel for schedule(static)
     for (long long b = 0; b < static_cast<long long>(blocks); ++b) {
-        const size_t r0 = size_t(b) * kBlock;
-        tiles[size_t(b)].build(points.row(r0), std::min(kBlock, n - r0), d);
+        const size_t r0 = size_t(b) * block;
+        tiles[size_t(b)].build(points.row(r0), std::min(block, n - r0), d);
     }
     size_t others = 0;  // usable points: a usable query's candidates when fewer than C
     for (uint8_t u : rows.usable) others += u;
@@ -46,53 +52,56 @@ void euclideanNeighbours(const Matrix& points, const KnnRows& rows,
     // rounds once, relative 2^-24).
     const double rel = 1.05 * double(d + 4) * std::ldexp(1.0, -24);
     std::vector<uint8_t> redo(queries.size(), 0);
-    const long long groups =
-        static_cast<long long>((queries.size() + kPointGroup - 1) / kPointGroup);
+    constexpr size_t kTogether = kGroupsTogether * kPointGroup;  // queries of a batch
+    const long long batches = static_cast<long long>((queries.size() + kTogether - 1) / kTogether);
 #pragma omp parallel
     {
-        std::vector<float> dist(kPointGroup * std::max<size_t>(kBlock, kLandmarkBlock));
-        std::vector<float> key(kPointGroup * C);
-        std::vector<uint32_t> id(kPointGroup * C);
+        std::vector<float> dist(kPointGroup * std::max(block, kLandmarkBlock));
+        std::vector<float> key(kTogether * C);
+        std::vector<uint32_t> id(kTogether * C);
         std::vector<std::pair<double, uint32_t>> exact(C);
-#pragma omp for schedule(dynamic, 4)
-        for (long long grp = 0; grp < groups; ++grp) {
-            const size_t u0 = size_t(grp) * kPointGroup;
-            const size_t inGroup = std::min(kPointGroup, queries.size() - u0);
-            const float* qrows[kPointGroup];
-            size_t filled[kPointGroup] = {0, 0, 0, 0};
-            float worst[kPointGroup];
-            for (size_t p = 0; p < kPointGroup; ++p) {
-                qrows[p] = points.row(queries[u0 + std::min(p, inGroup - 1)]);
+#pragma omp for schedule(dynamic, 1)
+        for (long long batch = 0; batch < batches; ++batch) {
+            const size_t u0 = size_t(batch) * kTogether;
+            const size_t inBatch = std::min(kTogether, queries.size() - u0);
+            const float* qrows[kTogether];
+            size_t filled[kTogether];
+            float worst[kTogether];
+            for (size_t p = 0; p < kTogether; ++p) {
+                qrows[p] = points.row(queries[u0 + std::min(p, inBatch - 1)]);
+                filled[p] = 0;
                 worst[p] = std::numeric_limits<float>::infinity();
             }
             for (size_t b = 0; b < blocks; ++b) {
                 const LandmarkTiles& t = tiles[b];
-                groupDistances(qrows, t, dist.data());
-                const uint32_t r0 = uint32_t(b * kBlock);
-                for (size_t p = 0; p < inGroup; ++p) {
-                    const uint32_t q = queries[u0 + p];
-                    if (!rows.usable[q]) continue;
-                    const float* s = dist.data() + p * t.gp;
-                    float* kp = key.data() + p * C;
-                    uint32_t* ip = id.data() + p * C;
-                    size_t& m = filled[p];
-                    for (size_t j = 0; j < t.g; ++j) {
-                        if (!(s[j] < worst[p])) continue;  // NaN too: a missing value
-                        const uint32_t r = r0 + uint32_t(j);
-                        if (r == q || !rows.usable[r]) continue;
-                        size_t at = m < C ? m++ : C - 1;
-                        while (at > 0 && s[j] < kp[at - 1]) {
-                            kp[at] = kp[at - 1];
-                            ip[at] = ip[at - 1];
-                            --at;
+                const uint32_t r0 = uint32_t(b * block);
+                for (size_t g0 = 0; g0 < inBatch; g0 += kPointGroup) {
+                    groupDistances(qrows + g0, t, dist.data());
+                    for (size_t p = g0; p < std::min(g0 + kPointGroup, inBatch); ++p) {
+                        const uint32_t q = queries[u0 + p];
+                        if (!rows.usable[q]) continue;
+                        const float* s = dist.data() + (p - g0) * t.gp;
+                        float* kp = key.data() + p * C;
+                        uint32_t* ip = id.data() + p * C;
+                        size_t& m = filled[p];
+                        for (size_t j = 0; j < t.g; ++j) {
+                            if (!(s[j] < worst[p])) continue;  // NaN too: a missing value
+                            const uint32_t r = r0 + uint32_t(j);
+                            if (r == q || !rows.usable[r]) continue;
+                            size_t at = m < C ? m++ : C - 1;
+                            while (at > 0 && s[j] < kp[at - 1]) {
+                                kp[at] = kp[at - 1];
+                                ip[at] = ip[at - 1];
+                                --at;
+                            }
+                            kp[at] = s[j];
+                            ip[at] = r;
+                            if (m == C) worst[p] = kp[C - 1];
                         }
-                        kp[at] = s[j];
-                        ip[at] = r;
-                        if (m == C) worst[p] = kp[C - 1];
                     }
                 }
             }
-            for (size_t p = 0; p < inGroup; ++p) {
+            for (size_t p = 0; p < inBatch; ++p) {
                 const uint32_t q = queries[u0 + p];
                 if (!rows.usable[q]) continue;
                 const size_t m = filled[p];
