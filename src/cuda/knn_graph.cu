@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -136,51 +137,46 @@ __global__ void rerankKernel(const RerankArgs a) {
     a.certified[qi] = sure ? 1 : 0;
 }
 
-/// Launches the difference-form candidates for the metric, list length and row width.
-template <Sum S, int C>
-void launchCandidatesOf(const CandidateArgs& a) {
-    const int blocks = (a.qn + kTileQueries - 1) / kTileQueries;
-    if (a.d <= 4)
-        candidateKernel<S, C, 4><<<blocks, kTileQueries>>>(a);
-    else if (a.d <= 32)
-        candidateKernel<S, C, 32><<<blocks, kTileQueries>>>(a);
-    else
-        candidateKernel<S, C, 0><<<blocks, kTileQueries>>>(a);
-    SEPAL_CUDA_CHECK_LAUNCH("candidateKernel");
-}
-template <int C>
-void launchCandidatesBy(KnnMetric metric, const CandidateArgs& a) {
+/// Calls f(std::integral_constant<Sum, S>, std::integral_constant<int, C>) for the metric's
+/// sum and the list length: the kernels' template arguments from run-time values.
+template <class F>
+void withSumAndList(KnnMetric metric, int C, F&& f) {
+    const auto list = [&](auto sum) {
+        if (C == 32)
+            f(sum, std::integral_constant<int, 32>{});
+        else
+            f(sum, std::integral_constant<int, 64>{});
+    };
     if (metric == KnnMetric::Euclidean)
-        launchCandidatesOf<Sum::Squares, C>(a);
+        list(std::integral_constant<Sum, Sum::Squares>{});
     else if (metric == KnnMetric::Manhattan)
-        launchCandidatesOf<Sum::Absolute, C>(a);
+        list(std::integral_constant<Sum, Sum::Absolute>{});
     else
-        launchCandidatesOf<Sum::Dot, C>(a);
+        list(std::integral_constant<Sum, Sum::Dot>{});
 }
+
+/// Launches the difference-form candidates for the metric, list length and row width.
 void launchCandidates(KnnMetric metric, int C, const CandidateArgs& a) {
-    if (C == 32)
-        launchCandidatesBy<32>(metric, a);
-    else
-        launchCandidatesBy<64>(metric, a);
+    withSumAndList(metric, C, [&](auto sum, auto list) {
+        constexpr Sum S = decltype(sum)::value;
+        constexpr int L = decltype(list)::value;
+        const int blocks = (a.qn + kTileQueries - 1) / kTileQueries;
+        if (a.d <= 4)
+            candidateKernel<S, L, 4><<<blocks, kTileQueries>>>(a);
+        else if (a.d <= 32)
+            candidateKernel<S, L, 32><<<blocks, kTileQueries>>>(a);
+        else
+            candidateKernel<S, L, 0><<<blocks, kTileQueries>>>(a);
+        SEPAL_CUDA_CHECK_LAUNCH("candidateKernel");
+    });
 }
 
 /// Launches the exact re-rank for the metric and list length.
-template <int C>
-void launchRerankBy(KnnMetric metric, const RerankArgs& a) {
-    const int blocks = (a.qn + 127) / 128;
-    if (metric == KnnMetric::Euclidean)
-        rerankKernel<Sum::Squares, C><<<blocks, 128>>>(a);
-    else if (metric == KnnMetric::Manhattan)
-        rerankKernel<Sum::Absolute, C><<<blocks, 128>>>(a);
-    else
-        rerankKernel<Sum::Dot, C><<<blocks, 128>>>(a);
-    SEPAL_CUDA_CHECK_LAUNCH("rerankKernel");
-}
 void launchRerank(KnnMetric metric, int C, const RerankArgs& a) {
-    if (C == 32)
-        launchRerankBy<32>(metric, a);
-    else
-        launchRerankBy<64>(metric, a);
+    withSumAndList(metric, C, [&](auto sum, auto list) {
+        rerankKernel<decltype(sum)::value, decltype(list)::value><<<(a.qn + 127) / 128, 128>>>(a);
+        SEPAL_CUDA_CHECK_LAUNCH("rerankKernel");
+    });
 }
 
 /// What every device's share of a build reads: the points, their scales, and the unit rows

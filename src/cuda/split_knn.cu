@@ -318,8 +318,7 @@ void upload(DeviceBuffer<T>& to, const std::vector<T>& from) {
 }  // namespace
 
 SplitKnnCandidates::SplitKnnCandidates(const SplitKnnInput& in)
-    : m_n(in.n),
-      m_nPad((in.n + kRefTile - 1) / kRefTile * kRefTile),
+    : m_nPad((in.n + kRefTile - 1) / kRefTile * kRefTile),
       m_stride(in.stride),
       m_scale(in.scale),
       m_keyScale(in.keyScale),
@@ -337,8 +336,8 @@ SplitKnnCandidates::SplitKnnCandidates(const SplitKnnInput& in)
     const size_t groups = m_nPad / 8, total = groups * size_t(kSteps) * 32;
     m_fragments.reserve(total);
     const unsigned blocks = unsigned((total + kFragmentBlock - 1) / kFragmentBlock);
-    fragmentKernel<<<blocks, kFragmentBlock>>>(m_rows.get(), m_n, groups, kSteps, m_stride, m_scale,
-                                               m_fragments.get());
+    fragmentKernel<<<blocks, kFragmentBlock>>>(m_rows.get(), in.n, groups, kSteps, m_stride,
+                                               m_scale, m_fragments.get());
     SEPAL_CUDA_CHECK_LAUNCH("fragmentKernel");
 }
 

@@ -57,7 +57,6 @@ class SplitKnnCandidates {
                     double* leftOut) const;
 
   private:
-    size_t m_n;
     size_t m_nPad;
     int m_stride;
     float m_scale;
