@@ -22,6 +22,9 @@ GpuProjection::GpuProjection(Workspace& workspace, ResidentProjector& projector,
                              DevicePositions& target)
     : m_workspace(workspace), m_projector(projector), m_target(target) {
     m_workspace.useExternalProjection(true);
+    // A drag moves landmarks only in 2D: with each cell's lists kept on the device, it
+    // re-projects only the cells listing a moved landmark.
+    m_projector.keepNeighbourLists(true);
     m_workspace.setBackendNote(m_workspace.backend().reason +
                                "; projecting straight into the OpenGL vertex buffer");
 }
@@ -36,6 +39,7 @@ void GpuProjection::copyToHost() {
 }
 
 void GpuProjection::giveUp(const std::string& why) {
+    m_workspace.setExternalCache(0, "");
     m_workspace.log(LogEntry::Error, "GPU projection failed, continuing on the CPU: " + why);
     m_kernel.clear();
     m_active = false;
@@ -95,7 +99,9 @@ bool GpuProjection::frame() {
                 copyToHost();
             }
             m_workspace.setExternalProjectMs(msSince(start));
-            m_projected += n;
+            const auto [cacheBytes, cacheRefusal] = m_projector.cacheState();
+            m_workspace.setExternalCache(cacheBytes, cacheRefusal);
+            m_projected += m_projector.lastProjected();
             m_kernel = m_projector.lastKernel();  // what "auto" chose for this shape
             return true;
         }

@@ -111,7 +111,7 @@ void Scheduler::updateStats() {
     m_stats.sweepProgress = m_sweeper->progress();
     m_stats.sweeps = m_sweeper->sweeps();
     m_stats.projected = m_sweeper->projectedTotal();
-    std::tie(m_stats.cacheBytes, m_stats.cacheRefusal) = m_sweeper->cacheState();
+    if (!m_external) std::tie(m_stats.cacheBytes, m_stats.cacheRefusal) = m_sweeper->cacheState();
 }
 
 void Scheduler::useExternalProjection(bool on) {

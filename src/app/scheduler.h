@@ -90,6 +90,11 @@ class Scheduler {
     }
     /// Records projection time spent elsewhere for the Stats window.
     void setExternalProjectMs(double ms) { m_stats.projectMs = ms, m_stats.fullSweepMs = ms; }
+    /// Records the neighbour cache of the projection elsewhere (bytes, why none) for Stats.
+    void setExternalCache(size_t bytes, const std::string& refusal) {
+        m_stats.cacheBytes = bytes;
+        m_stats.cacheRefusal = refusal;
+    }
     /// Backend name and reason shown in Stats.
     void setBackendNote(const std::string& reason) { m_backend.reason = reason; }
 

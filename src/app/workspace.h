@@ -91,6 +91,10 @@ class Workspace {
     void acceptPositions(const float* xy);
     /// Records projection time spent elsewhere for the Stats window.
     void setExternalProjectMs(double ms) { m_scheduler.setExternalProjectMs(ms); }
+    /// Records the neighbour cache of the projection elsewhere for the Stats window.
+    void setExternalCache(size_t bytes, const std::string& refusal) {
+        m_scheduler.setExternalCache(bytes, refusal);
+    }
     /// Backend name and reason shown in Stats.
     void setBackendNote(const std::string& reason) { m_scheduler.setBackendNote(reason); }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -13,6 +14,8 @@
 #include "cuda/device_buffer.h"
 #include "cuda/embedsom_kernels.h"
 #include "cuda/kernel_registry.h"
+#include "cuda/list_cache.h"
+#include "cuda/list_index.h"
 #include "cuda/sm_split.h"
 #include "cuda/tensor_landmarks.h"
 
@@ -42,6 +45,14 @@ void parallelCopy(void* dst, const void* src, size_t bytes) {
         std::memcpy(static_cast<char*>(dst) + first, static_cast<const char*>(src) + first,
                     std::min(kBlock, bytes - first));
     }
+}
+
+/// The neighbour cache's limit: SEPAL_NEIGHBOUR_CACHE_MB megabytes when set (0 turns it off,
+/// for comparisons, as on the CPU), else whatever the device has free.
+size_t cacheLimitFromEnvironment() {
+    if (const char* mb = std::getenv("SEPAL_NEIGHBOUR_CACHE_MB"); mb && *mb)
+        return size_t(std::strtoull(mb, nullptr, 10)) << 20;
+    return SIZE_MAX;
 }
 
 }  // namespace
@@ -75,10 +86,14 @@ struct CudaProjector::State {
     bool pairsStale = true;
     float pairsAdjust = 0;
 
-    // Resident points.
+    // Resident points; `out` holds their positions when the neighbour cache placed them.
     const float* residentHost = nullptr;
     size_t n = 0, dim = 0;
     DeviceBuffer<float> points, out;
+    DeviceListCache cache;
+    bool cacheOn = false;      // keepNeighbourLists(true)
+    bool cachedRun = false;    // the last projection went through the cache
+    size_t lastProjected = 0;  // cells the last projection computed
 
     // Work space: k-NN lists of the split kernels, counters, streamed chunks.
     DeviceBuffer<uint32_t> knnIdx[2];
@@ -184,6 +199,19 @@ struct CudaProjector::State {
         return a;
     }
 
+    /// The landmark copy a tensor-core k-NN reads, uploaded when the landmarks or the order
+    /// changed.
+    TensorLandmarks prepareTensor(const KernelLaunch& launch) {
+        const bool shuffled = launch.tensor == TensorOrder::Shuffled;
+        if (tensorStale || tensorShuffled != shuffled) {
+            tensorLandmarks.upload(high.data(), g, d, stride, kTensorPadding, streams[0], shuffled);
+            SEPAL_CUDA_CHECK(cudaStreamSynchronize(streams[0]));
+            tensorStale = false;
+            tensorShuffled = shuffled;
+        }
+        return tensorLandmarks.view();
+    }
+
     /// Runs the chosen kernel(s) on a.points (a.n points) into a.out, on `stream` with slot b's
     /// work space and counters (read back into countersHost[b]). knnOnlyPhase: stop after the
     /// k-NN.
@@ -195,17 +223,7 @@ struct CudaProjector::State {
         const KernelLaunch& launch = kernel->launch;
         splitRan = false;
         const bool tensor = launch.tensor != TensorOrder::None;
-        if (tensor) {
-            const bool shuffled = launch.tensor == TensorOrder::Shuffled;
-            if (tensorStale || tensorShuffled != shuffled) {
-                tensorLandmarks.upload(high.data(), g, d, stride, kTensorPadding, streams[0],
-                                       shuffled);
-                SEPAL_CUDA_CHECK(cudaStreamSynchronize(streams[0]));
-                tensorStale = false;
-                tensorShuffled = shuffled;
-            }
-            a.tensor = tensorLandmarks.view();
-        }
+        if (tensor) a.tensor = prepareTensor(launch);
         counters[b].reserve(2);
         countersHost[b].reserve(2);
         nonFinite[b].reserve(a.n);
@@ -256,6 +274,98 @@ struct CudaProjector::State {
                                          stream));
     }
 
+    /// The kernel whose k-NN fills the neighbour cache (a tensor-core k-NN: it marks the cells
+    /// with NaN or infinity for placeNonFinite) and whose projection places the cells from the
+    /// lists, all or some: the chosen kernel when it has those two phases, else tensor+parts;
+    /// null when neither takes the shape.
+    const KernelEntry* cacheKernel(const ProjectionArgs& a) const {
+        if (a.topnn > kListMaxList) return nullptr;
+        const KernelShape shape = shapeOf(a);
+        const KernelEntry& chosen = chooseKernel(requested, shape);
+        if (chosen.launch.knn && chosen.launch.tensor == TensorOrder::Indexed) return &chosen;
+        const KernelEntry& parts = findKernel("tensor+parts");
+        return parts.refusal(shape).empty() ? &parts : nullptr;
+    }
+
+    /// Projects the resident cells (a.n of them) into `out` through the neighbour cache: the
+    /// lists found again when the data-space landmarks or k changed (then every cell projected
+    /// from them), else only the cells a change of 2D positions touches re-projected from their
+    /// kept lists, by the same projection kernel (a cell's position does not depend on the
+    /// others', so the positions are those of a full recompute, bit for bit). False, with
+    /// nothing launched, when the cache cannot serve (off, too large for the device, or a shape
+    /// its k-NN cannot take).
+    bool runCached(ProjectionArgs a, const LandmarkModel& model, const EmbedParams& params,
+                   cudaStream_t stream) {
+        if (!cacheOn) return false;
+        const KernelEntry* kernel = cacheKernel(a);
+        if (!kernel) {
+            cache.decline("no neighbour cache for this shape (" + std::to_string(a.dim) +
+                          " dimensions, k = " + std::to_string(a.topn) +
+                          "): every change re-projects every cell");
+            return false;
+        }
+        const bool fresh = !cache.holds(high, g, d, a.topn, a.topnn);
+        if (fresh && !cache.reserve(g, a.topn, a.topnn)) return false;
+        scratch[0].reserve(size_t(kFixThreads) * a.topnn);
+        scratchIdx[0].reserve(size_t(kFixThreads) * a.topnn);
+        a.scratch = scratch[0].get();
+        a.scratchIdx = scratchIdx[0].get();
+        a.out = out.get();
+        a.counters = cache.counters();
+        a.nonFinite = cache.nonFinite();
+        a.knnIdx = cache.idx();
+        a.knnDist = cache.dist();
+        a.kOut = a.topnn;
+        a.fellBack = cache.fellBack();
+        if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(events[0], stream));
+        const KernelLaunch& launch = kernel->launch;
+        DueCells due;
+        splitRan = false;
+        if (fresh) {
+            a.tensor = prepareTensor(launch);
+            SEPAL_CUDA_CHECK(
+                cudaMemsetAsync(a.counters, 0, 2 * sizeof(unsigned long long), stream));
+            SEPAL_CUDA_CHECK(cudaMemsetAsync(a.fellBack, 0, a.n, stream));
+            // The k-NN marks and queues the cells with NaN or infinity.
+            if (launch.sideBySide && haveSplit()) {
+                runSplit(a, stream, launch);
+            } else {
+                launch.knn(a, stream);
+                if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(events[1], stream));
+                launch.project(a, stream);
+            }
+            due.all = true;
+        } else {
+            due = cache.due(model.low, params.smooth, params.adjust, stream);
+            if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(events[1], stream));
+            if (due.all) {
+                launch.project(a, stream);
+            } else if (due.count > 0) {
+                ProjectionArgs part = a;
+                part.rows = due.rows;
+                part.n = due.count;
+                launch.project(part, stream);
+            }
+        }
+        lastProjected = due.all ? a.n : due.count;
+        // The cells with NaN or infinity sit at their neighbours' 2D mean: they follow too.
+        if (due.all || due.count > 0) launchPlaceNonFinite(a, stream);
+        // The fallbacks among all cells, not only those just projected.
+        SEPAL_CUDA_CHECK(cudaMemsetAsync(a.counters + 1, 0, sizeof(unsigned long long), stream));
+        launchCountFlags(a.fellBack, a.n, a.counters + 1, stream);
+        if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(events[2], stream));
+        countersHost[0].reserve(2);
+        SEPAL_CUDA_CHECK(cudaMemcpyAsync(countersHost[0].get(), a.counters,
+                                         2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                                         stream));
+        if (fresh) cache.adopt(high, g, d, a.topn, a.topnn);
+        cache.placed(model.low, params.smooth, params.adjust);
+        last = kernel;
+        cachedRun = true;
+        statsPoints = 0;
+        return true;
+    }
+
     /// True when the device's multiprocessors are split for runSplit (made on first use; when
     /// they cannot be, splitWhyNot says why and tensor+split runs as tensor+parts).
     bool haveSplit() {
@@ -287,6 +397,7 @@ struct CudaProjector::State {
             part.out = a.out + 2 * begin;
             part.knnIdx = a.knnIdx + begin * size_t(a.kOut);
             part.knnDist = a.knnDist + begin * size_t(a.kOut);
+            part.fellBack = a.fellBack ? a.fellBack + begin : nullptr;
             part.first = a.first + begin;
             part.multiprocessors = split->multiprocessors(0);
             launch.knn(part, knnStream);
@@ -365,6 +476,7 @@ void CudaProjector::setPoints(const float* host, size_t n, size_t d) {
     s.residentHost = host;
     s.n = n;
     s.dim = d;
+    s.cache.reset(n);
 }
 
 void CudaProjector::clearPoints() {
@@ -372,6 +484,7 @@ void CudaProjector::clearPoints() {
     m_state->out.release();
     m_state->residentHost = nullptr;
     m_state->n = 0;
+    m_state->cache.reset(0);
 }
 
 size_t CudaProjector::residentCount() const {
@@ -397,8 +510,17 @@ ProjectionReport CudaProjector::projectToDevice(const LandmarkModel& model,
     if (s.n == 0) return {};
     a.points = s.points.get();
     a.n = s.n;
-    a.out = deviceOut;
-    s.run(a, 0, s.streams[0]);
+    if (s.runCached(a, model, params, s.streams[0])) {
+        if (deviceOut != s.out.get())
+            SEPAL_CUDA_CHECK(cudaMemcpyAsync(deviceOut, s.out.get(), s.n * 2 * sizeof(float),
+                                             cudaMemcpyDeviceToDevice, s.streams[0]));
+    } else {
+        s.cache.unsettle();  // `out` may now hold other positions than the cache placed
+        s.cachedRun = false;
+        s.lastProjected = s.n;
+        a.out = deviceOut;
+        s.run(a, 0, s.streams[0]);
+    }
     SEPAL_CUDA_CHECK(cudaStreamSynchronize(s.streams[0]));
     ProjectionReport r;
     s.collect(0, r);
@@ -492,7 +614,28 @@ ProjectionReport CudaProjector::project(const float* points, size_t n, size_t d,
 }
 
 std::string CudaProjector::lastKernel() const {
-    return m_state->last ? m_state->last->name : "";
+    if (!m_state->last) return "";
+    return std::string(m_state->last->name) + (m_state->cachedRun ? ", cached lists" : "");
+}
+
+size_t CudaProjector::lastProjected() const {
+    return m_state->lastProjected;
+}
+
+std::pair<size_t, std::string> CudaProjector::cacheState() const {
+    return {m_state->cache.refusal().empty() ? m_state->cache.bytes() : 0,
+            m_state->cache.refusal()};
+}
+
+void CudaProjector::keepNeighbourLists(bool on) {
+    State& s = *m_state;
+    if (on && !s.cacheOn) s.cache.setLimit(cacheLimitFromEnvironment());
+    if (!on) s.cache.reset(s.n);
+    s.cacheOn = on;
+}
+
+void CudaProjector::setNeighbourCacheLimit(size_t bytes) {
+    m_state->cache.setLimit(bytes);
 }
 
 std::string CudaProjector::splitUnavailable() const {

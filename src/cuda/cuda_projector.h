@@ -69,8 +69,22 @@ class CudaProjector : public Projector, public ResidentProjector {
     /// Runs only the k-NN phase of the chosen kernel on the resident points (for benchmarks).
     void knnOnly(const LandmarkModel& model, const EmbedParams& params);
 
-    /// The kernel that the last projection ran ("tensor", "fused", ...; empty before the first).
+    /// The kernel that the last projection ran ("tensor", "fused", ...; empty before the first);
+    /// through the neighbour cache, the kernel whose phases it ran and ", cached lists".
     std::string lastKernel() const override;
+    /// Turns the device-side neighbour cache on or off (DeviceListCache; off by default). On, the
+    /// resident projections keep the lists of a two-phase kernel's tensor-core k-NN (the chosen
+    /// kernel's, else tensor+parts'); while the data-space landmarks and k stay, only cells
+    /// listing a landmark whose 2D position changed are projected again. Its memory is bounded by
+    /// SEPAL_NEIGHBOUR_CACHE_MB (0: off) or the device's free memory; beyond that, every
+    /// projection is a full one and cacheState() says why.
+    void keepNeighbourLists(bool on) override;
+    /// Device bytes of the kept lists and index, and why none are kept.
+    std::pair<size_t, std::string> cacheState() const override;
+    /// Cells the last resident projection computed.
+    size_t lastProjected() const override;
+    /// The neighbour cache's limit in bytes (tests: a small one forces the full recompute).
+    void setNeighbourCacheLimit(size_t bytes);
     /// Why tensor+split ran its kernels one after the other, as tensor+parts (the driver has no
     /// green contexts, or the GPU is too small to split); empty otherwise.
     std::string splitUnavailable() const;

@@ -90,6 +90,12 @@ struct ProjectionArgs {
     /// Multiprocessors the persistent launches size their grids for (0: the whole device; fewer
     /// when the kernel runs in one partition of an SmSplit).
     int multiprocessors = 0;
+    /// List and table projections only: the n cells to project are rows[0..n) of the whole set
+    /// (null: cells 0..n); lists, points and out are indexed by cell.
+    const uint32_t* rows = nullptr;
+    /// List and table projections only: per cell, 1 when it fell back to its neighbours' mean,
+    /// else 0 (null: not written).
+    uint8_t* fellBack = nullptr;
 };
 
 /// Threads of the placeNonFinite launch (its scratch holds topnn entries per thread).
@@ -179,12 +185,14 @@ void launchPartsKnn(const ProjectionArgs& args, cudaStream_t stream);
 size_t partsKnnPointsPerPass(int multiprocessors);
 /// The list projection: reads knnIdx/knnDist (kOut = topnn), writes out; one warp per point,
 /// the pair terms from the table in global memory. Skips lists marked by a k-NN (distance -1).
+/// With args.rows, projects only those cells (the neighbour cache's re-projection).
 void launchProjectLists(const ProjectionArgs& args, cudaStream_t stream);
 /// Shared memory a block of the table projection needs at its fewest warps: c_uv of every
 /// landmark pair, the 2D positions and the warps' lists (g = 256: 129 KB of pairs).
 size_t tableProjectionSharedBytes(int g, int topnn);
 /// The table projection: reads knnIdx/knnDist (kOut = topnn), writes out; c_uv from shared
-/// memory, w_uv computed. Skips lists marked by launchResidentKnn (distance -1).
+/// memory, w_uv computed. Skips lists marked by launchResidentKnn (distance -1). With
+/// args.rows, projects only those cells.
 void launchProjectTable(const ProjectionArgs& args, cudaStream_t stream);
 /// Bitonic k-NN baseline: writes the sorted topnn neighbours to knnIdx/knnDist (kOut = topnn).
 void launchBitonicKnn(const ProjectionArgs& args, cudaStream_t stream);

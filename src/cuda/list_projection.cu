@@ -12,6 +12,8 @@
 // the 2x2 system are reduced over the warp and every lane solves it.
 // Lists whose first distance is negative belong to points with NaN or infinity (marked by the
 // k-NN, placed later by placeNonFinite): skipped here.
+// With a list of rows (the neighbour cache's re-projection after a drag), warp w projects cell
+// rows[w]; a cell listed twice is computed twice, alike, so both writes agree.
 // Limits: topnn <= 64.
 
 #include <cfloat>
@@ -47,7 +49,8 @@ __global__ void __launch_bounds__(32 * kWarps) listProjectionKernel(const Projec
     float4* mine = entries[warp];
     uint32_t* mineIdx = indices[warp];
     const float2* low = reinterpret_cast<const float2*>(a.low);
-    for (size_t p = size_t(blockIdx.x) * kWarps + warp; p < a.n; p += size_t(gridDim.x) * kWarps) {
+    for (size_t w = size_t(blockIdx.x) * kWarps + warp; w < a.n; w += size_t(gridDim.x) * kWarps) {
+        const size_t p = a.rows ? a.rows[w] : w;
         // Entries lane and lane + 32 of the list.
         float d[2], r[2];
         uint32_t u[2];
@@ -130,6 +133,7 @@ __global__ void __launch_bounds__(32 * kWarps) listProjectionKernel(const Projec
                     reinterpret_cast<const int*>(a.knnIdx + p * kOut), y);
         }
         if (lane == 0) {
+            if (a.fellBack) a.fellBack[p] = placed ? 0 : 1;
             if (!placed) {
                 y = detail::neighbourMean([&](int i) { return mineIdx[i]; },
                                           [&](int i) { return mine[i].y; }, ok, topn, a.low);

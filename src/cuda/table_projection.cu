@@ -11,7 +11,9 @@
 // holds its point's list in registers, and the pair loop is unrolled over the list (LIST <= 17),
 // so that every index into the registers is a constant.
 // Lists whose first distance is negative belong to points with NaN or infinity (marked by the
-// k-NN, placed later by placeNonFinite): skipped here.
+// k-NN, placed later by placeNonFinite): skipped here. With a list of rows (the neighbour
+// cache's re-projection after a drag), a tile is 32 consecutive entries of it, each lane's list
+// gathered from its own cell's place.
 // Limits: topnn <= 17, g <= 362, the table must fit in shared memory (tableProjectionSharedBytes,
 // kernel_limits.h).
 
@@ -143,8 +145,10 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
     const int kOut = a.kOut;
     const int tiles = int((a.n + 31) / 32);
     for (int tile = blockIdx.x * lay.warps + warp; tile < tiles; tile += gridDim.x * lay.warps) {
-        const size_t p0 = size_t(tile) * 32, p = p0 + lane;
-        const bool active = p < a.n;
+        const size_t p0 = size_t(tile) * 32;
+        const bool active = p0 + lane < a.n;
+        // The lane's cell: the tile's 32 consecutive cells, or 32 consecutive entries of rows.
+        const size_t p = a.rows && active ? a.rows[p0 + lane] : p0 + lane;
         {
             // All of the warp's list loads in flight at once (up to 2 x 17 per lane): one wait
             // on memory per tile, where a loop waited once per iteration.
@@ -155,8 +159,11 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
 #pragma unroll
             for (int m = 0; m < LIST; ++m) {
                 const int e = lane + 32 * m;
-                dist[m] = e < entries ? a.knnDist[first + e] : 0.0f;
-                idx[m] = e < entries ? a.knnIdx[first + e] : 0u;
+                const size_t at = a.rows && e < entries
+                                      ? size_t(a.rows[p0 + e / kOut]) * kOut + e % kOut
+                                      : first + e;
+                dist[m] = e < entries ? a.knnDist[at] : 0.0f;
+                idx[m] = e < entries ? a.knnIdx[at] : 0u;
             }
 #pragma unroll
             for (int m = 0; m < LIST; ++m) {
@@ -272,6 +279,7 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
                     reinterpret_cast<const int*>(a.knnIdx + p * kOut), y);
         }
         if (active && !marked) {
+            if (a.fellBack) a.fellBack[p] = placed ? 0 : 1;
             if (!placed) {
                 // Weights and indices from the scratch (registers cannot be indexed at run time).
                 spillScores();

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 
 #include "core/embedsom/projector.h"
 
@@ -26,6 +27,15 @@ class ResidentProjector {
                                            float* hostOut) = 0;
     /// What the last projection ran (a kernel name; empty before the first).
     virtual std::string lastKernel() const = 0;
+    /// Keeps each cell's nearest landmarks between projections while the data-space landmarks
+    /// stay, so that a change of 2D positions alone (a drag, a layout) re-projects only the
+    /// cells it touches, to the same positions. Off by default: one-shot projections gain
+    /// nothing from it.
+    virtual void keepNeighbourLists(bool on) = 0;
+    /// Bytes the kept lists take, and why none are kept ("" while they are or when not asked).
+    virtual std::pair<size_t, std::string> cacheState() const = 0;
+    /// Cells the last projection computed: all of them, or those a change touched.
+    virtual size_t lastProjected() const = 0;
 };
 
 }  // namespace sepal
