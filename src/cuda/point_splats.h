@@ -1,0 +1,49 @@
+#pragma once
+// The point layer drawn by CUDA: every cell splatted into the picture in one pass, for pictures
+// of 10^7 to 10^8 cells that OpenGL's point rasterisation draws in tenths of a second. A splat
+// covers the pixels OpenGL's round point would (render/cpu_splats.h), with the same soft rim.
+// Blending is order-independent: per pixel the integer sums of colour x coverage and of coverage
+// (exact, so the picture is the same whatever order the GPU's threads take); the pixel's alpha
+// is that of its splats composited one over another, 1 - (1 - alpha)^(coverage), and its colour
+// their coverage-weighted mean (OpenGL's in-order blending shows the last drawn cell's instead).
+// No OpenGL here: the caller passes device pointers (mapped buffers).
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cuda/device_buffer.h"
+
+namespace sepal::cuda {
+
+/// What one picture is drawn from; all pointers are device pointers.
+struct SplatInput {
+    const float* xy = nullptr;      ///< n x 2 world positions
+    const uint8_t* rgba = nullptr;  ///< n x 4 colour bytes (alpha 0: not drawn, a gated cell)
+    size_t n = 0;                   ///< cells
+    float scale[2] = {1, 1};        ///< world to clip space (Camera::clipTransform)
+    float offset[2] = {0, 0};       ///< world to clip space
+    float pointSize = 1;            ///< splat diameter in pixels
+    float alpha = 1;                ///< opacity of one splat
+    int width = 0, height = 0;      ///< picture in pixels
+};
+
+/// Coverage units per splat pixel at full coverage: the soft rim and the colour's alpha are
+/// quantised to 1/16.
+constexpr int kSplatCoverageUnits = 16;
+
+/// Draws pictures of splats; keeps its accumulation buffer between pictures.
+class CudaSplats {
+  public:
+    /// Splats every cell of `in` and writes the picture to rgba8 (device memory, width x height
+    /// x 4 bytes, rows bottom to top, premultiplied RGBA as the layer texture holds it). Returns
+    /// when the picture is complete. Throws CudaError on device failures.
+    void draw(const SplatInput& in, uint8_t* rgba8, cudaStream_t stream = nullptr);
+
+  private:
+    DeviceBuffer<unsigned long long>
+        m_sums;  // per pixel: (red << 32 | green), (blue << 32 | cover)
+};
+
+}  // namespace sepal::cuda

@@ -1,0 +1,121 @@
+// The CUDA point splats against a host rendition of the same rules: the pixels a splat covers
+// (OpenGL's round point, CpuSplats's geometry), its soft rim, the order-independent sums and the
+// resolve to premultiplied RGBA8.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "cuda/device_buffer.h"
+#include "cuda/point_splats.h"
+#include "gpu_test_support.h"
+
+namespace sepal::test {
+namespace {
+
+/// The picture as point_splats.cu defines it, on the host.
+std::vector<uint8_t> hostSplats(const std::vector<float>& xy, const std::vector<uint8_t>& rgba,
+                                const cuda::SplatInput& in) {
+    const size_t pixels = size_t(in.width) * size_t(in.height);
+    std::vector<uint64_t> red(pixels), green(pixels), blue(pixels), cover(pixels);
+    const float half = 0.5f * in.pointSize, inverseHalf = half > 0 ? 1.0f / half : 0.0f;
+    const float toPixelX = 0.5f * float(in.width), toPixelY = 0.5f * float(in.height);
+    const float ax = in.scale[0] * toPixelX, bx = (in.offset[0] + 1.0f) * toPixelX - 0.5f;
+    const float ay = in.scale[1] * toPixelY, by = (in.offset[1] + 1.0f) * toPixelY - 0.5f;
+    for (size_t i = 0; i < xy.size() / 2; ++i) {
+        const uint8_t* c = &rgba[4 * i];
+        if (c[3] == 0) continue;
+        const float cx = xy[2 * i] * ax + bx, cy = xy[2 * i + 1] * ay + by;
+        if (!(cx > -half - 1.0f && cx < float(in.width) + half)) continue;
+        if (!(cy > -half - 1.0f && cy < float(in.height) + half)) continue;
+        const float units = float(cuda::kSplatCoverageUnits) * float(c[3]) / 255.0f;
+        for (int y = std::max(0, int(std::floor(cy - half)));
+             y <= std::min(in.height - 1, int(std::floor(cy + half))); ++y)
+            for (int x = std::max(0, int(std::floor(cx - half)));
+                 x <= std::min(in.width - 1, int(std::floor(cx + half))); ++x) {
+                // Pixel centres inside the point's square, then inside its disc.
+                if (float(x) < cx - half || float(x) > cx + half) continue;
+                if (float(y) < cy - half || float(y) > cy + half) continue;
+                const float dx = (float(x) - cx) * inverseHalf, dy = (float(y) - cy) * inverseHalf;
+                const float r2 = dx * dx + dy * dy;
+                if (r2 > 1.0f) continue;
+                float k = 1.0f;
+                if (r2 > 0.6f) {
+                    const float t = (r2 - 0.6f) * 2.5f;
+                    k = 1.0f - t * t * (3.0f - 2.0f * t);
+                }
+                const uint64_t q = uint64_t(std::lrint(k * units));
+                const size_t p = size_t(y) * in.width + x;
+                red[p] += c[0] * q, green[p] += c[1] * q, blue[p] += c[2] * q, cover[p] += q;
+            }
+    }
+    std::vector<uint8_t> out(pixels * 4, 0);
+    for (size_t p = 0; p < pixels; ++p) {
+        if (cover[p] == 0) continue;
+        const double a = in.alpha >= 1
+                             ? 1.0
+                             : 1.0 - std::pow(1.0 - double(in.alpha),
+                                              double(cover[p]) / cuda::kSplatCoverageUnits);
+        auto byte = [](double v) { return uint8_t(std::lround(std::clamp(v, 0.0, 1.0) * 255)); };
+        const double s = a / (255.0 * double(cover[p]));
+        out[4 * p] = byte(double(red[p]) * s);
+        out[4 * p + 1] = byte(double(green[p]) * s);
+        out[4 * p + 2] = byte(double(blue[p]) * s);
+        out[4 * p + 3] = byte(a);
+    }
+    return out;
+}
+
+TEST(CudaSplats, EqualTheHostsRenditionOfTheSameRules) {
+    SEPAL_REQUIRE_GPU();
+    const size_t n = 200000;
+    std::mt19937 rng(5);
+    std::normal_distribution<float> normal(0.0f, 0.4f);
+    std::vector<float> xy(2 * n);
+    std::vector<uint8_t> rgba(4 * n);
+    for (size_t i = 0; i < n; ++i) {
+        xy[2 * i] = normal(rng), xy[2 * i + 1] = normal(rng);  // some beyond the picture
+        for (int c = 0; c < 3; ++c) rgba[4 * i + c] = uint8_t(rng() % 256);
+        rgba[4 * i + 3] = i % 10 == 0 ? 0 : (i % 10 == 1 ? 128 : 255);  // gated, faded, shown
+    }
+    xy[2 * 7] = NAN;
+    xy[2 * 8 + 1] = INFINITY;
+    cuda::DeviceBuffer<float> dxy;
+    cuda::DeviceBuffer<uint8_t> drgba, dout;
+    dxy.reserve(xy.size());
+    drgba.reserve(rgba.size());
+    ASSERT_EQ(cudaMemcpy(dxy.get(), xy.data(), xy.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(drgba.get(), rgba.data(), rgba.size(), cudaMemcpyHostToDevice),
+              cudaSuccess);
+    cuda::CudaSplats splats;
+    for (float size : {1.0f, 3.0f, 5.5f})
+        for (float alpha : {0.25f, 1.0f}) {
+            cuda::SplatInput in;
+            in.xy = dxy.get();
+            in.rgba = drgba.get();
+            in.n = n;
+            in.scale[0] = 1.1f, in.scale[1] = 0.9f, in.offset[0] = 0.05f, in.offset[1] = -0.1f;
+            in.pointSize = size, in.alpha = alpha;
+            in.width = 301, in.height = 199;
+            dout.reserve(size_t(in.width) * in.height * 4);
+            splats.draw(in, dout.get());
+            std::vector<uint8_t> got(size_t(in.width) * in.height * 4);
+            ASSERT_EQ(cudaMemcpy(got.data(), dout.get(), got.size(), cudaMemcpyDeviceToHost),
+                      cudaSuccess);
+            const auto want = hostSplats(xy, rgba, in);
+            size_t covered = 0, off = 0;
+            for (size_t i = 0; i < got.size(); ++i) {
+                off += std::abs(int(got[i]) - int(want[i])) > 1;  // exp2f against pow
+                covered += i % 4 == 3 && want[i] > 0;
+            }
+            EXPECT_EQ(off, 0u) << "size " << size << ", alpha " << alpha;
+            EXPECT_GT(covered, size_t(in.width) * in.height / 4) << "size " << size;
+        }
+}
+
+}  // namespace
+}  // namespace sepal::test
