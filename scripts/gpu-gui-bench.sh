@@ -8,13 +8,19 @@
 #   SEPAL_GPUDEPS=dir              the carried packages (default .gpudeps)
 #   SEPAL_GPUDEPS_PREFIX=dir       where they are unpacked (default /tmp/gpudeps)
 #   SEPAL_GPU_BUILD=dir            build directory (default /tmp/build-gui)
-#   SEPAL_GUI_BENCH_POINTS=list    cells for the CUDA runs (default "1000000 10000000")
-#   SEPAL_GUI_BENCH_CPU_POINTS=    cells for the CPU runs (default 1000000)
+#   SEPAL_GUI_BENCH_POINTS=list    cells for the CUDA runs (default "1000000 10000000"); the
+#                                  points are splatted by CUDA
+#   SEPAL_GUI_BENCH_GL_POINTS=list cells for CUDA runs whose points OpenGL draws
+#                                  (SEPAL_CUDA_SPLATS=0; default 10000000; empty: none)
+#   SEPAL_GUI_BENCH_CPU_POINTS=    cells for the CPU runs (default 1000000; empty: none)
+#   SEPAL_GUI_BENCH_DIMS=D         channels of the generated cells (default 32)
+#   SEPAL_GUI_BENCH_LANDMARKS=list landmarks, one set of runs each (default 256)
 #   SEPAL_GUI_BENCH_FRAMES=N       frames a run (default 300)
 #   SEPAL_GUI_BENCH_TIMEOUT=s      the most one run may take (default 240)
 #   SEPAL_GUI_BENCH_DEADLINE=s     no run starts past this many seconds after the start (470)
 #   SEPAL_GUI_SHOT=1               also a screenshot of the demo data on the CUDA backend
-#                                  ($OUT/gpu_screenshot.png)
+#                                  ($OUT/gpu_screenshot.png); SEPAL_GUI_SHOT=N: of N generated
+#                                  cells instead (the first landmark count)
 #   SEPAL_GPUDEPS_LIBXML2=auto|system|stub   what Mesa's LLVM gets for libxml2.so.2 (auto: the
 #                                  system's if there is one, else a stand-in built here)
 set -uo pipefail
@@ -28,7 +34,10 @@ deps=${SEPAL_GPUDEPS:-$repo/.gpudeps}
 P=${SEPAL_GPUDEPS_PREFIX:-/tmp/gpudeps}
 build=${SEPAL_GPU_BUILD:-/tmp/build-gui}
 read -r -a cuda_points <<<"${SEPAL_GUI_BENCH_POINTS:-1000000 10000000}"
-read -r -a cpu_points <<<"${SEPAL_GUI_BENCH_CPU_POINTS:-1000000}"
+read -r -a cpu_points <<<"${SEPAL_GUI_BENCH_CPU_POINTS-1000000}"
+read -r -a gl_points <<<"${SEPAL_GUI_BENCH_GL_POINTS-10000000}"
+read -r -a landmark_counts <<<"${SEPAL_GUI_BENCH_LANDMARKS:-256}"
+dims=${SEPAL_GUI_BENCH_DIMS:-32}
 frames=${SEPAL_GUI_BENCH_FRAMES:-300}
 run_limit=${SEPAL_GUI_BENCH_TIMEOUT:-240}
 deadline=${SEPAL_GUI_BENCH_DEADLINE:-470}
@@ -265,9 +274,11 @@ fi
 
 echo "== frame-rate runs ($frames frames each)"
 context=()
-# run LABEL BACKEND POINTS: one --bench-frames run; its JSON line (or its error) into $jsonl.
+# run LABEL BACKEND POINTS LANDMARKS [VAR=VALUE...]: one --bench-frames run on POINTS generated
+# cells of $dims channels (VAR=VALUE: its environment); its JSON line (or error) into $jsonl.
 run() {
-    local label=$1 backend=$2 points=$3 left limit log rc line
+    local label=$1 backend=$2 points=$3 g=$4 left limit log rc line
+    shift 4
     left=$((deadline - $(elapsed)))
     if [ $left -lt 30 ]; then
         echo "$label: skipped, $(elapsed) s gone (SEPAL_GUI_BENCH_DEADLINE=$deadline)"
@@ -277,10 +288,11 @@ run() {
     limit=$((left < run_limit ? left : run_limit))
     log=$tmp/$label.log
     local t=$SECONDS
-    timeout "$limit" env "${run_env[@]}" "$sepal" --synthetic "$points" --bench-frames "$frames" \
-        --hidden --backend "$backend" --no-autosave "${context[@]}" >"$log" 2>&1
+    timeout "$limit" env "${run_env[@]}" "$@" "$sepal" --synthetic "${points}x$dims" \
+        --landmarks "$g" --bench-frames "$frames" --hidden --backend "$backend" --no-autosave \
+        "${context[@]}" >"$log" 2>&1
     rc=$?
-    { echo "== $label: sepal --synthetic $points --backend $backend ${context[*]} (exit $rc)"; cat "$log"; } >>"$runs_log"
+    { echo "== $label: $* sepal --synthetic ${points}x$dims --landmarks $g --backend $backend ${context[*]} (exit $rc)"; cat "$log"; } >>"$runs_log"
     line=$(grep '"bench":"gui_frames"' "$log" | tail -1)
     if [ $rc -eq 0 ] && [ -n "$line" ]; then
         python3 -c 'import json,sys; j=json.loads(sys.argv[1]); j["run"]=sys.argv[2]; j["wall_s"]=float(sys.argv[3]); print(json.dumps(j))' \
@@ -295,23 +307,30 @@ run() {
     return 1
 }
 first=1
-for n in "${cuda_points[@]}"; do
-    label=cuda_$n
-    if ! run "$label" cuda "$n" && [ $first = 1 ] &&
-        grep -qE "cannot create an OpenGL|cannot open a window|glfw:" "$tmp/$label.log"; then
-        echo "the GLX window failed: once more through EGL (--egl)"
-        context=(--egl)
-        run "${label}_egl" cuda "$n" || context=()
-    fi
-    first=0
-done
-for n in "${cpu_points[@]}"; do
-    run "cpu_$n" cpu "$n"
+for g in "${landmark_counts[@]}"; do
+    for n in "${cuda_points[@]}"; do
+        label=cuda_${n}_g$g
+        if ! run "$label" cuda "$n" "$g" && [ $first = 1 ] &&
+            grep -qE "cannot create an OpenGL|cannot open a window|glfw:" "$tmp/$label.log"; then
+            echo "the GLX window failed: once more through EGL (--egl)"
+            context=(--egl)
+            run "${label}_egl" cuda "$n" "$g" || context=()
+        fi
+        first=0
+    done
+    for n in "${gl_points[@]}"; do
+        run "cuda_opengl_${n}_g$g" cuda "$n" "$g" SEPAL_CUDA_SPLATS=0
+    done
+    for n in "${cpu_points[@]}"; do
+        run "cpu_${n}_g$g" cpu "$n" "$g"
+    done
 done
 if [ -n "${SEPAL_GUI_SHOT:-}" ]; then
     # The window as a GPU user sees it (the Stats window names the CUDA kernel), to look at.
     shot=$out/gpu_screenshot.png
-    if timeout 60 env "${run_env[@]}" "$sepal" "$repo/data/demo.fcs" --screenshot "$shot" \
+    what=("$repo/data/demo.fcs")
+    [ "$SEPAL_GUI_SHOT" != 1 ] && what=(--synthetic "${SEPAL_GUI_SHOT}x$dims" --landmarks "${landmark_counts[0]}")
+    if timeout 240 env "${run_env[@]}" "$sepal" "${what[@]}" --screenshot "$shot" \
         --backend cuda --no-autosave "${context[@]}" >"$tmp/shot.log" 2>&1; then
         echo "screenshot: $shot"
     else
@@ -324,16 +343,17 @@ echo "== summary ($(elapsed) s in all; $jsonl)"
 python3 - "$jsonl" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-print(f"{'run':22} {'backend':7} {'points':>9} {'fps':>7} {'mean':>7} {'median':>7} {'p95':>7} "
-      f"{'sweep s':>8} {'interop':7} {'kernel':13} renderer")
+print(f"{'run':28} {'backend':7} {'points':>9} {'g':>5} {'fps':>7} {'mean':>7} {'median':>7} "
+      f"{'p95':>7} {'whole':>5} {'settle':>6} {'painter':7} {'interop':7} {'kernel':28} renderer")
 for j in rows:
     if "error" in j:
         last = (j.get("log_tail") or "").strip().splitlines()[-1:] or [""]
-        print(f"{j['run']:22} error: {j['error']}: {last[0][:110]}")
+        print(f"{j['run']:28} error: {j['error']}: {last[0][:110]}")
         continue
-    print(f"{j['run']:22} {j['backend']:7} {j['points']:>9} {j['fps']:7.1f} {j['mean_ms']:7.2f} "
-          f"{j['median_ms']:7.2f} {j['p95_ms']:7.2f} {j['full_sweep_s']:8.3f} "
-          f"{str(j.get('cuda_gl_interop', '?')):7} {j.get('cuda_kernel') or '-':13} "
-          f"{j.get('gl_renderer', '?')} ({j.get('gl_context', '?')})")
+    print(f"{j['run']:28} {j['backend']:7} {j['points']:>9} {j['landmarks']:>5} {j['fps']:7.1f} "
+          f"{j['mean_ms']:7.2f} {j['median_ms']:7.2f} {j['p95_ms']:7.2f} "
+          f"{j.get('whole_picture_frames', -1):>5} {j['settle_s']:6.2f} "
+          f"{j.get('point_painter', '?'):7} {str(j.get('cuda_gl_interop', '?')):7} "
+          f"{j.get('cuda_kernel') or '-':28} {j.get('gl_renderer', '?')} ({j.get('gl_context', '?')})")
 PY
 grep -q '"fps"' "$jsonl"

@@ -94,6 +94,7 @@ bool GpuProjection::frame() {
                 }
                 m_target.unmap();
                 m_hostStale = true;
+                m_workspace.externalMoved();
                 m_quietFrames = 0;
             } else {
                 copyToHost();

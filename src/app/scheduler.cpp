@@ -28,7 +28,8 @@ Scheduler::Scheduler(const std::string& backendName, Document& document, Log& lo
 Scheduler::~Scheduler() = default;
 
 bool Scheduler::idle() const {
-    return m_sweeper->settled() && !m_training && !m_load && !m_recipe;
+    return m_sweeper->settled() && !m_training && !m_load && !m_recipe &&
+           !(m_external && m_externalPending);
 }
 
 void Scheduler::dataChanged() {
@@ -86,9 +87,13 @@ FrameUpdate Scheduler::frame(double budgetMs) {
     }
     updateStats();
     // Colours follow the colouring, data and populations, and density follows every sweep.
+    // (New neighbour scores recolour only the view that shows them: at 10^8 cells a recolouring
+    // and its upload cost a tenth of a second.)
+    const uint64_t neighbours =
+        state.colour.mode == ColourMode::Neighbours ? m_neighboursVersion : 0;
     uint64_t colourKey = state.version(Part::Colour) * 1000003 + state.version(Part::Data) * 31 +
                          state.version(Part::Populations) + state.version(Part::Gates) * 7919 +
-                         m_neighboursVersion * 104729;
+                         neighbours * 104729;
     bool densityStale =
         state.colour.mode == ColourMode::Density && m_sweeper->sweeps() != m_sweepsSeen;
     if (colourKey != m_colourSeen || densityStale || update.allPositions) {
@@ -121,6 +126,7 @@ void Scheduler::useExternalProjection(bool on) {
 }
 
 void Scheduler::acceptPositions(const float* xy) {
+    m_externalPending = false;
     const State& state = m_document.state();
     if (m_sweeper->positions().size() != 2 * state.data.events()) return;
     m_sweeper->accept(xy, state.model);

@@ -83,6 +83,9 @@ class Scheduler {
     void useExternalProjection(bool on);
     /// Host copy of positions projected elsewhere for the current model (n x 2).
     void acceptPositions(const float* xy);
+    /// Positions projected elsewhere have moved past the host copy (until acceptPositions):
+    /// meanwhile the scheduler is not idle, so that nothing scores or exports stale positions.
+    void externalMoved() { m_externalPending = true; }
     /// The picture's neighbourhoods cell by cell (the quality task's), for ColourMode::Neighbours.
     void setNeighbourScores(NeighbourScores scores) {
         m_neighbours = std::move(scores);
@@ -147,6 +150,7 @@ class Scheduler {
     std::vector<float> m_trainSample;
     bool m_training = false;
     bool m_external = false;
+    bool m_externalPending = false;  // the host copy lags the positions projected elsewhere
     uint64_t m_colourSeen = ~0ull, m_sweepsSeen = 0, m_dataSeen = 0, m_gatesSeen = 0;
     NeighbourScores m_neighbours;
     uint64_t m_neighboursVersion = 0;

@@ -66,18 +66,26 @@ void Workspace::updateQuality() {
     const uint64_t key =
         st.version(Part::Model) * 1000003 + st.version(Part::Data) * 7919 + st.version(Part::Gates);
     if (key == m_qualityKey || m_qualityTask || !idle()) return;
-    const std::vector<size_t> inside = st.gating.events(st.data.events());
+    const size_t n = st.data.events(), kept = st.gating.count(n);
     const auto& xy = positions();
-    if (inside.size() < 50 || xy.size() != 2 * st.data.events()) return;
-    // Evenly spaced cells: the same sample for every picture of the same data.
-    const size_t m = std::min(kQualitySample, inside.size());
+    if (kept < 50 || xy.size() != 2 * n) return;
+    // Evenly spaced cells among those inside the gates: the same sample for every picture of
+    // the same data (found in one pass, without a list of every cell inside: 10^8 of them
+    // would take 800 MB).
+    const size_t m = std::min(kQualitySample, kept);
     Matrix high(m, st.data.points.cols), low(m, 2);
     m_qualityCells.resize(m);
-    for (size_t j = 0; j < m; ++j) {
-        const size_t i = inside[j * inside.size() / m];
+    auto take = [&](size_t j, size_t i) {
         m_qualityCells[j] = i;
         std::copy_n(st.data.points.row(i), high.cols, high.row(j));
         low.at(j, 0) = xy[2 * i], low.at(j, 1) = xy[2 * i + 1];
+    };
+    if (st.gating.inside.empty()) {
+        for (size_t j = 0; j < m; ++j) take(j, j * n / m);
+    } else {
+        size_t j = 0, rank = 0;
+        for (size_t i = 0; i < n && j < m; ++i)
+            if (st.gating.contains(i) && rank++ == j * kept / m) take(j++, i);
     }
     m_qualityKey = key;
     m_qualityData = st.version(Part::Data);
@@ -188,8 +196,14 @@ void Workspace::mergePopulations(size_t from, size_t into) {
     m_document.mergePopulations(from, into);
 }
 
-std::vector<size_t> Workspace::populationSizes() const {
-    return groupSizes(m_document.state().populations);
+const std::vector<size_t>& Workspace::populationSizes() const {
+    const State& st = m_document.state();
+    const uint64_t key = st.version(Part::Populations) * 1000003 + st.version(Part::Data);
+    if (key != m_sizesKey) {
+        m_sizes = groupSizes(st.populations);
+        m_sizesKey = key;
+    }
+    return m_sizes;
 }
 
 // ---------------------------------------------------------------- training

@@ -89,6 +89,8 @@ class Workspace {
     void useExternalProjection(bool on);
     /// Host copy of positions projected elsewhere for the current model (n x 2).
     void acceptPositions(const float* xy);
+    /// Positions projected elsewhere moved past the host copy (not idle until acceptPositions).
+    void externalMoved() { m_scheduler.externalMoved(); }
     /// Records projection time spent elsewhere for the Stats window.
     void setExternalProjectMs(double ms) { m_scheduler.setExternalProjectMs(ms); }
     /// Records the neighbour cache of the projection elsewhere for the Stats window.
@@ -169,8 +171,9 @@ class Workspace {
     /// The rows of populations.csv for the open data, as exportPopulationCounts writes them
     /// (none without populations).
     std::vector<PopulationCount> populationCounts() const;
-    /// Cells in each population.
-    std::vector<size_t> populationSizes() const;
+    /// Cells in each population (counted again only when the populations or the data changed:
+    /// the Populations window asks every frame, and 10^8 cells take a tenth of a second).
+    const std::vector<size_t>& populationSizes() const;
     /// Replaces the populations by k metaclusters of the landmarks (sepal-cli embed
     /// --metaclusters: the same groups, cells and names), one undo step; errors are logged.
     void populationsFromLandmarks(size_t k);
@@ -254,6 +257,10 @@ class Workspace {
     PopulationTally populationTally(bool withValues) const;
     /// Takes a finished quality score, and starts one when the picture settled after a change.
     void updateQuality();
+
+    // populationSizes() of the populations and data versions in m_sizesKey.
+    mutable std::vector<size_t> m_sizes;
+    mutable uint64_t m_sizesKey = ~0ull;
 
     // Declared in this order: the scheduler refers to the document and the log, and its worker
     // threads stop before either goes.

@@ -49,6 +49,7 @@ struct Options {
     bool egl = false;                ///< --egl: create the OpenGL context through EGL
     std::string backend = "auto";    ///< --backend NAME
     std::string autosaveDir;         ///< autosave folder ("" = no autosave)
+    int landmarks = 0;               ///< --landmarks G for the k-means recipes (0: default)
 };
 
 /// Virtual input for one frame (scripts drive the real input path with it).
@@ -96,6 +97,11 @@ class Application {
     void frame();
     void uploadPoints(const app::FrameUpdate& update, bool& redraw);
     void fitWhenDue();
+    /// Splats the point layer with CUDA when the GPU projects into the vertex buffers; false
+    /// when it cannot (then OpenGL draws it), and for good after a CUDA failure.
+    bool paintLayerOnCuda(float pointSize, float alpha, int width, int height);
+    /// What draws the point layer now: "CUDA", "CPU" or "OpenGL".
+    std::string layerPainter() const;
     void afterDrawing(int fbW, int fbH);
     void handleShortcuts();
 
@@ -111,7 +117,8 @@ class Application {
     std::unique_ptr<render::PointLayer> m_layer;
     /// Milliseconds of point drawing into the cached layer per frame (by the OpenGL renderer).
     double m_layerBudgetMs = 12.0;
-    bool m_cpuSplats = false;  // the point layer is splatted on the CPU (software OpenGL)
+    bool m_cpuSplats = false;   // the point layer is splatted on the CPU (software OpenGL)
+    bool m_cudaSplats = false;  // the point layer is splatted by CUDA (GPU projection, interop)
     std::unique_ptr<GlDevicePositions> m_devicePositions;
     std::unique_ptr<app::GpuProjection> m_gpu;  // null on the CPU path
     std::array<float, 5> m_lastLook{};
@@ -128,8 +135,10 @@ class Application {
     std::unique_ptr<app::Autosaver> m_autosave;
     std::unique_ptr<ui::CrashRecovery> m_recovery;
     double m_budgetMs = 8, m_lastWorkMs = 0, m_lastDrawMs = 0;
+    double m_lastUiMs = 0, m_lastUploadMs = 0;  // the panels; the GPU leg and buffer uploads
     bool m_quitAfterScreenshot = false;
     int m_settleFrames = 0;
+    double m_screenshotWaitStart = 0;  // when --screenshot began waiting (seconds)
     std::vector<std::string> m_dropped;
 
     friend void dropCallback(GLFWwindow*, int, const char**);

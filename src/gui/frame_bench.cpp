@@ -36,8 +36,12 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
     }
     if (m_dragEnd == 0) {
         m_times.push_back(cost.frameMs);
+        // The layer finished within the frame: every cell was drawn where the model puts it.
+        m_wholeFrames += !cost.layerBusy;
         m_workMs += cost.workMs;
         m_drawMs += cost.drawMs;
+        m_uiMs += cost.uiMs;
+        m_uploadMs += cost.uploadMs;
         if (cost.layerRedrawMs > 0) m_layerMs = cost.layerRedrawMs;
         const float a = float(m_times.size()) * 0.05f, r = 0.05f;
         ws.dragLandmarks({0}, {m_centre[0] + r * std::cos(a), m_centre[1] + r * std::sin(a)});
@@ -81,6 +85,8 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
                         {"neighbour_cache_off", ws.stats().cacheRefusal},
                         {"work_ms", m_workMs / frames},
                         {"draw_ms", m_drawMs / frames},
+                        {"ui_ms", m_uiMs / frames},
+                        {"upload_ms", m_uploadMs / frames},
                         {"point_redraw_ms", m_layerMs},
                         {"layer_budget_ms", context.layerBudgetMs},
                         // Which OpenGL drew the frames (NVIDIA, or Mesa's llvmpipe under Xvfb).
@@ -90,7 +96,9 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
                         {"gl_context", context.glContext},
                         {"cuda_gl_interop", context.interop},
                         {"backend_reason", ws.backend().reason},
-                        {"cuda_kernel", context.kernel}};
+                        {"cuda_kernel", context.kernel},
+                        {"point_painter", context.pointPainter},
+                        {"whole_picture_frames", m_wholeFrames}};
     std::printf("%s\n", j.dump().c_str());
     std::fflush(stdout);
     m_done = true;

@@ -19,6 +19,8 @@ struct FrameCost {
     double drawMs = 0;         ///< drawing and swapping
     double layerRedrawMs = 0;  ///< the point layer's last complete redraw (0: none yet)
     bool layerBusy = false;    ///< the point layer is still redrawing (the picture not final)
+    double uiMs = 0;           ///< events and the panels, before the work
+    double uploadMs = 0;       ///< the GPU projection and the buffers' uploads
 };
 
 /// How the frames were drawn, for the JSON line.
@@ -28,6 +30,7 @@ struct FrameBenchContext {
     bool interop = false;                                    ///< CUDA wrote the vertex buffer
     uint64_t gpuProjected = 0;                               ///< cells projected on the GPU
     std::string kernel;                                      ///< CUDA kernel (empty on the CPU)
+    std::string pointPainter;  ///< what drew the point layer: "CUDA", "CPU" or "OpenGL"
 };
 
 /// Drives the drag and collects the frames; done() after `frames` frames (the JSON printed).
@@ -43,10 +46,11 @@ class FrameBench {
   private:
     int m_frames;
     bool m_done = false;
-    double m_start = 0, m_workMs = 0, m_drawMs = 0, m_layerMs = 0;
+    double m_start = 0, m_workMs = 0, m_drawMs = 0, m_layerMs = 0, m_uiMs = 0, m_uploadMs = 0;
     double m_dragEnd = 0, m_dragSeconds = 0;  // when the drag ended (0: still dragging)
     double m_waitStart = 0;                   // when waiting for the first settled picture began
     uint64_t m_projectedStart = 0, m_gpuStart = 0, m_projectedEnd = 0, m_gpuEnd = 0;
+    size_t m_wholeFrames = 0;  // drag frames that showed the whole picture for their model
     std::array<float, 2> m_centre{};
     std::vector<double> m_times;
 };

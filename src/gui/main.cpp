@@ -21,7 +21,8 @@ const char* kUsage =
     "  --hidden             no visible window (benchmarks on a display-less machine)\n"
     "  --egl                create the OpenGL context through EGL (NVIDIA driver under Xvfb)\n"
     "  --backend NAME       projection backend: auto (default), cpu or cuda\n"
-    "  --synthetic N        open N generated cells instead of a file\n"
+    "  --synthetic N[xD]    open N generated cells (D channels, default 10) instead of a file\n"
+    "  --landmarks G        landmarks the k-means recipes train (default 512)\n"
     "  --no-autosave        do not write autosaves\n"
     "  --autosave-dir DIR   the autosave folder (also with --script, which has none otherwise)\n"
     "Environment: SEPAL_DATA_DIR (where demo.fcs is), SEPAL_AUTOSAVE_DIR (autosave folder;\n"
@@ -82,6 +83,10 @@ int main(int argc, char** argv) {
                 options.backend = value();
             } else if (a == "--synthetic") {
                 options.files.push_back("synthetic:" + value());
+            } else if (a == "--landmarks") {
+                options.landmarks = std::stoi(value());
+                if (options.landmarks < 4)
+                    throw std::invalid_argument("--landmarks takes a number of at least 4");
             } else if (a == "--no-autosave") {
                 autosave = false;
             } else if (a == "--autosave-dir") {

@@ -36,14 +36,17 @@ bool CudaGlBuffer::available() {
     return true;
 }
 
-void CudaGlBuffer::attach(GLuint buffer, size_t bytes) {
+void CudaGlBuffer::attach(GLuint buffer, size_t bytes, CudaGlAccess access) {
     if (m_state->resource && m_state->buffer == buffer && m_state->bytes == bytes) return;
     if (m_state->resource) {
         check(cudaGraphicsUnregisterResource(m_state->resource), "cudaGraphicsUnregisterResource");
         m_state->resource = nullptr;
     }
-    check(cudaGraphicsGLRegisterBuffer(&m_state->resource, buffer,
-                                       cudaGraphicsRegisterFlagsWriteDiscard),
+    const unsigned flags = access == CudaGlAccess::ReadOnly ? cudaGraphicsRegisterFlagsReadOnly
+                           : access == CudaGlAccess::WriteDiscard
+                               ? cudaGraphicsRegisterFlagsWriteDiscard
+                               : cudaGraphicsRegisterFlagsNone;
+    check(cudaGraphicsGLRegisterBuffer(&m_state->resource, buffer, flags),
           "cudaGraphicsGLRegisterBuffer");
     m_state->buffer = buffer;
     m_state->bytes = bytes;
@@ -55,7 +58,11 @@ void CudaGlBuffer::detach() {
     m_state->resource = nullptr;
 }
 
-float* CudaGlBuffer::map() {
+bool CudaGlBuffer::attached() const {
+    return m_state->resource != nullptr;
+}
+
+void* CudaGlBuffer::mapBytes() {
     if (!m_state->resource) throw std::runtime_error("no OpenGL buffer attached for CUDA");
     check(cudaGraphicsMapResources(1, &m_state->resource), "cudaGraphicsMapResources");
     m_state->mapped = true;
@@ -64,7 +71,7 @@ float* CudaGlBuffer::map() {
     check(cudaGraphicsResourceGetMappedPointer(&ptr, &size, m_state->resource),
           "cudaGraphicsResourceGetMappedPointer");
     if (size < m_state->bytes) throw std::runtime_error("mapped OpenGL buffer is too small");
-    return static_cast<float*>(ptr);
+    return ptr;
 }
 
 void CudaGlBuffer::unmap() {
@@ -85,10 +92,13 @@ CudaGlBuffer::~CudaGlBuffer() = default;
 bool CudaGlBuffer::available() {
     return false;
 }
-void CudaGlBuffer::attach(GLuint, size_t) {
+void CudaGlBuffer::attach(GLuint, size_t, CudaGlAccess) {
     throw std::runtime_error("this Sepal was built without CUDA");
 }
-float* CudaGlBuffer::map() {
+bool CudaGlBuffer::attached() const {
+    return false;
+}
+void* CudaGlBuffer::mapBytes() {
     throw std::runtime_error("this Sepal was built without CUDA");
 }
 void CudaGlBuffer::unmap() {}

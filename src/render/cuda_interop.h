@@ -11,6 +11,13 @@
 
 namespace sepal::render {
 
+/// What CUDA does with a registered buffer's contents while it is mapped.
+enum class CudaGlAccess {
+    ReadWrite,    ///< reads and writes (the positions: projected, then splatted)
+    ReadOnly,     ///< reads only (the colours)
+    WriteDiscard  ///< overwrites all of it (a picture's pixels)
+};
+
 /// A GL buffer registered with CUDA; map() gives a device pointer valid until unmap().
 class CudaGlBuffer {
   public:
@@ -21,13 +28,17 @@ class CudaGlBuffer {
 
     /// True when this build has CUDA (the interop can be used).
     static bool available();
-    /// Registers `buffer` (write-discard) unless it is the one registered with `bytes` already;
+    /// Registers `buffer` for `access` unless it is the one registered with `bytes` already;
     /// throws std::runtime_error (a CUDA error) on failure.
-    void attach(GLuint buffer, size_t bytes);
+    void attach(GLuint buffer, size_t bytes, CudaGlAccess access = CudaGlAccess::ReadWrite);
+    /// True while a buffer is registered.
+    bool attached() const;
     /// Forgets the registration (call before the buffer's storage is reallocated).
     void detach();
     /// Maps the buffer for CUDA and returns its device pointer (bytes as attached).
-    float* map();
+    void* mapBytes();
+    /// mapBytes() as floats (the positions).
+    float* map() { return static_cast<float*>(mapBytes()); }
     /// Unmaps it so OpenGL can draw it.
     void unmap();
     /// "used / total MiB" of the current device, or "n/a".

@@ -143,6 +143,29 @@ void PointLayer::advanceOnCpu(const float* xy, const uint8_t* rgba, size_t n, co
     if (m_cursor >= n) completeRedraw(back);
 }
 
+void PointLayer::advanceOnCuda(const float* xy, const uint8_t* rgba, size_t n, const Camera& camera,
+                               float pointSize, float alpha, int width, int height) {
+    using Clock = std::chrono::steady_clock;
+    if (width <= 0 || height <= 0) return;
+    if (width != m_width || height != m_height) allocate(width, height);
+    const int back = 1 - m_front;
+    m_cursor = 0;  // a redraw by OpenGL under way is replaced by a whole picture
+    if (!startRedraw(camera, pointSize, alpha, false)) return;
+    const auto start = Clock::now();
+    if (!m_cuda) m_cuda = std::make_unique<CudaLayerPainter>();
+    float scale[2], offset[2];
+    m_backCamera.clipTransform(scale, offset);
+    try {
+        m_cuda->paint(m_texture[back], width, height, xy, rgba, n, scale, offset, m_backSize,
+                      m_backAlpha);
+    } catch (...) {
+        m_stale = true;  // drawn again the other way
+        throw;
+    }
+    m_redrawMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    completeRedraw(back);
+}
+
 void PointLayer::present(const Camera& camera) {
     if (!m_hasFront) return;
     // The layer's corners, drawn with the front camera, placed where the current camera puts them.

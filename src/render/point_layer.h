@@ -8,9 +8,13 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "render/camera.h"
 #include "render/cpu_splats.h"
+#include "render/cuda_layer.h"
 #include "render/gl_program.h"
 #include "render/scatter_renderer.h"
 
@@ -35,6 +39,11 @@ class PointLayer {
     /// the renderer's buffers hold), read in chunks while the redraw lasts.
     void advanceOnCpu(const float* xy, const uint8_t* rgba, size_t n, const Camera& camera,
                       float pointSize, float alpha, int width, int height, double budgetMs);
+    /// As advance, with the whole picture splatted by CUDA in one go (CudaLayerPainter): xy and
+    /// rgba are device pointers (the mapped vertex buffers). Throws std::runtime_error on CUDA
+    /// failures (the caller then draws with OpenGL).
+    void advanceOnCuda(const float* xy, const uint8_t* rgba, size_t n, const Camera& camera,
+                       float pointSize, float alpha, int width, int height);
     /// Draws the front buffer into the bound viewport (camera's area), moved from the camera it
     /// was drawn with to `camera`.
     void present(const Camera& camera);
@@ -59,9 +68,10 @@ class PointLayer {
     double m_msPerPoint = 0, m_redrawMs = 0, m_lastRedrawMs = 0;
     Camera m_backCamera, m_frontCamera;
     float m_backSize = 1, m_backAlpha = 1;
-    bool m_onCpu = false;             // the redraw under way is splatted on the CPU
-    CpuSplats m_cpu;                  // the back picture when splatted on the CPU
-    std::vector<uint8_t> m_cpuBytes;  // its upload
+    bool m_onCpu = false;                      // the redraw under way is splatted on the CPU
+    CpuSplats m_cpu;                           // the back picture when splatted on the CPU
+    std::unique_ptr<CudaLayerPainter> m_cuda;  // made on the first picture splatted by CUDA
+    std::vector<uint8_t> m_cpuBytes;           // its upload
 };
 
 }  // namespace sepal::render

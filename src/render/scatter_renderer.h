@@ -34,6 +34,8 @@ class ScatterRenderer {
                    size_t count) const;
     /// The position buffer object (for CUDA-GL interop, which writes into it directly).
     GLuint positionBuffer() const { return m_positions; }
+    /// The colour buffer object (for CUDA-GL interop: the CUDA splats read it).
+    GLuint colourBuffer() const { return m_colours; }
 
   private:
     GlProgram m_program;

@@ -50,6 +50,7 @@ void StatsPanel::draw(UiContext& ctx) {
     ImGui::TextWrapped("Why: %s", ws.backend().reason.c_str());
     if (!ctx.gpuKernel.empty()) ImGui::Text("CUDA kernel: %s", ctx.gpuKernel.c_str());
     ImGui::Text("GPU memory: %s", ctx.gpuMemory.c_str());
+    if (!ctx.pointPainter.empty()) ImGui::Text("Points drawn by: %s", ctx.pointPainter.c_str());
 }
 
 }  // namespace sepal::ui
