@@ -86,13 +86,18 @@ bool GpuProjection::frame() {
                 }
             }
             if (device) {
+                const auto mapped = std::chrono::steady_clock::now();
+                m_partsMs[0] = msSince(start);
                 try {
                     m_projector.projectToDevice(st.model, st.embed, device);
                 } catch (...) {
                     m_target.unmap();
                     throw;
                 }
+                const auto projected = std::chrono::steady_clock::now();
+                m_partsMs[1] = msSince(mapped);
                 m_target.unmap();
+                m_partsMs[2] = msSince(projected);
                 m_hostStale = true;
                 m_workspace.externalMoved();
                 m_quietFrames = 0;

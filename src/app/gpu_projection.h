@@ -55,6 +55,9 @@ class GpuProjection {
     bool interop() const { return m_mapped; }
     /// Device memory line for the Stats window.
     std::string memoryLine() const { return m_target.memoryLine(); }
+    /// Milliseconds of the last projection's parts: mapping the drawn memory, projecting,
+    /// unmapping it (for --bench-frames).
+    std::array<double, 3> lastPartsMs() const { return m_partsMs; }
 
   private:
     void copyToHost();
@@ -67,6 +70,7 @@ class GpuProjection {
     std::array<uint64_t, 2> m_model{};
     int m_quietFrames = 0;
     uint64_t m_projected = 0;
+    std::array<double, 3> m_partsMs{};
     std::string m_kernel;
 };
 

@@ -189,7 +189,8 @@ int Application::run() {
                                             layerPainter()};
             m_bench->frame(m_workspace,
                            {ms, m_lastWorkMs, m_lastDrawMs, m_layer->lastRedrawMs(),
-                            m_layer->busy(), m_lastUiMs, m_lastUploadMs},
+                            m_layer->busy(), m_lastUiMs, m_lastUploadMs,
+                            m_gpu ? m_gpu->lastPartsMs() : std::array<double, 3>{}},
                            context);
             if (m_bench->done()) m_quit = 0;
         }

@@ -42,6 +42,7 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         m_drawMs += cost.drawMs;
         m_uiMs += cost.uiMs;
         m_uploadMs += cost.uploadMs;
+        for (int i = 0; i < 3; ++i) m_gpuPartsMs[i] += cost.gpuPartsMs[i];
         if (cost.layerRedrawMs > 0) m_layerMs = cost.layerRedrawMs;
         const float a = float(m_times.size()) * 0.05f, r = 0.05f;
         ws.dragLandmarks({0}, {m_centre[0] + r * std::cos(a), m_centre[1] + r * std::sin(a)});
@@ -67,38 +68,41 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
     if (!context.kernel.empty()) projected = double(m_gpuEnd - m_gpuStart);
     const double n = double(st.data.events());
     const double frames = double(times.size());
-    nlohmann::json j = {{"bench", "gui_frames"},
-                        {"frames", times.size()},
-                        {"mean_ms", mean},
-                        {"median_ms", times[times.size() / 2]},
-                        {"p95_ms", p95},
-                        {"fps", 1000.0 / mean},
-                        {"points", st.data.events()},
-                        {"landmarks", st.model.count()},
-                        {"dims", st.data.points.cols},
-                        {"backend", ws.backend().name},
-                        {"projected_per_s", projected / seconds},
-                        {"full_sweep_s", projected > 0 ? n / (projected / seconds) : -1.0},
-                        {"sweep_work_ms", ws.stats().fullSweepMs},
-                        {"settle_s", settled ? settleSeconds : -1.0},
-                        {"neighbour_cache_mb", double(ws.stats().cacheBytes) / 1e6},
-                        {"neighbour_cache_off", ws.stats().cacheRefusal},
-                        {"work_ms", m_workMs / frames},
-                        {"draw_ms", m_drawMs / frames},
-                        {"ui_ms", m_uiMs / frames},
-                        {"upload_ms", m_uploadMs / frames},
-                        {"point_redraw_ms", m_layerMs},
-                        {"layer_budget_ms", context.layerBudgetMs},
-                        // Which OpenGL drew the frames (NVIDIA, or Mesa's llvmpipe under Xvfb).
-                        {"gl_renderer", context.glRenderer},
-                        {"gl_vendor", context.glVendor},
-                        {"gl_version", context.glVersion},
-                        {"gl_context", context.glContext},
-                        {"cuda_gl_interop", context.interop},
-                        {"backend_reason", ws.backend().reason},
-                        {"cuda_kernel", context.kernel},
-                        {"point_painter", context.pointPainter},
-                        {"whole_picture_frames", m_wholeFrames}};
+    nlohmann::json j = {
+        {"bench", "gui_frames"},
+        {"frames", times.size()},
+        {"mean_ms", mean},
+        {"median_ms", times[times.size() / 2]},
+        {"p95_ms", p95},
+        {"fps", 1000.0 / mean},
+        {"points", st.data.events()},
+        {"landmarks", st.model.count()},
+        {"dims", st.data.points.cols},
+        {"backend", ws.backend().name},
+        {"projected_per_s", projected / seconds},
+        {"full_sweep_s", projected > 0 ? n / (projected / seconds) : -1.0},
+        {"sweep_work_ms", ws.stats().fullSweepMs},
+        {"settle_s", settled ? settleSeconds : -1.0},
+        {"neighbour_cache_mb", double(ws.stats().cacheBytes) / 1e6},
+        {"neighbour_cache_off", ws.stats().cacheRefusal},
+        {"work_ms", m_workMs / frames},
+        {"draw_ms", m_drawMs / frames},
+        {"ui_ms", m_uiMs / frames},
+        {"upload_ms", m_uploadMs / frames},
+        {"gpu_map_project_unmap_ms",
+         {m_gpuPartsMs[0] / frames, m_gpuPartsMs[1] / frames, m_gpuPartsMs[2] / frames}},
+        {"point_redraw_ms", m_layerMs},
+        {"layer_budget_ms", context.layerBudgetMs},
+        // Which OpenGL drew the frames (NVIDIA, or Mesa's llvmpipe under Xvfb).
+        {"gl_renderer", context.glRenderer},
+        {"gl_vendor", context.glVendor},
+        {"gl_version", context.glVersion},
+        {"gl_context", context.glContext},
+        {"cuda_gl_interop", context.interop},
+        {"backend_reason", ws.backend().reason},
+        {"cuda_kernel", context.kernel},
+        {"point_painter", context.pointPainter},
+        {"whole_picture_frames", m_wholeFrames}};
     std::printf("%s\n", j.dump().c_str());
     std::fflush(stdout);
     m_done = true;

@@ -21,6 +21,8 @@ struct FrameCost {
     bool layerBusy = false;    ///< the point layer is still redrawing (the picture not final)
     double uiMs = 0;           ///< events and the panels, before the work
     double uploadMs = 0;       ///< the GPU projection and the buffers' uploads
+    /// The GPU projection's parts: map, project, unmap (zeros on the CPU path).
+    std::array<double, 3> gpuPartsMs{};
 };
 
 /// How the frames were drawn, for the JSON line.
@@ -47,6 +49,7 @@ class FrameBench {
     int m_frames;
     bool m_done = false;
     double m_start = 0, m_workMs = 0, m_drawMs = 0, m_layerMs = 0, m_uiMs = 0, m_uploadMs = 0;
+    std::array<double, 3> m_gpuPartsMs{};
     double m_dragEnd = 0, m_dragSeconds = 0;  // when the drag ended (0: still dragging)
     double m_waitStart = 0;                   // when waiting for the first settled picture began
     uint64_t m_projectedStart = 0, m_gpuStart = 0, m_projectedEnd = 0, m_gpuEnd = 0;
