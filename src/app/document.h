@@ -85,6 +85,8 @@ class Document {
     void dragLandmarks(const std::vector<size_t>& indices, const std::vector<float>& xy);
     /// Ends the drag: records one undo step.
     void endLandmarkDrag(const std::string& label);
+    /// True between beginLandmarkDrag and endLandmarkDrag.
+    bool dragging() const { return m_dragBefore != nullptr; }
     /// Adds a landmark at 2D (x, y), its data-space position fitted from its 2D neighbours.
     void addLandmark(float x, float y);
     /// Removes landmarks (at least 4 stay); lowers k to the count in the same step.

@@ -302,8 +302,9 @@ void ThreadSweeper::step(const LandmarkModel& model, const EmbedParams& params,
 }
 
 void ThreadSweeper::run() {
-    // One core is left to the UI thread (drawing, input); the worker takes the rest.
-    omp_set_num_threads(std::max(1, omp_get_num_procs() - 1));
+    // One core is left to the UI thread (drawing, input) while something is dragged; the
+    // worker takes the rest, and every core otherwise (useAllCores).
+    const int procs = omp_get_num_procs();
     std::unique_lock lock(m_mutex);
     while (true) {
         m_wake.wait(lock, [this] {
@@ -371,6 +372,7 @@ void ThreadSweeper::run() {
         Projector* projector = m_projector;
         m_inFlight += count;
         lock.unlock();
+        omp_set_num_threads(m_allCores ? procs : std::max(1, procs - 1));
         std::string error;
         auto t0 = Clock::now();
         try {

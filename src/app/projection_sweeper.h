@@ -3,6 +3,7 @@
 // of them, or on the CPU backend those a neighbour cache names), in slices, so that the UI never
 // waits for a whole sweep.
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -87,6 +88,9 @@ class Sweeper {
     uint64_t projectedTotal() const { return m_projectedTotal; }
     /// Bytes of the neighbour cache, and why it is not kept ("" while it is).
     virtual std::pair<size_t, std::string> cacheState() const = 0;
+    /// Lets a worker take every core (nothing is being dragged, so the UI thread has little to
+    /// do but draw the picture the worker finishes), or leaves one to the UI thread.
+    virtual void useAllCores(bool) {}
 
   protected:
     /// Appends the ranges covering `points` (ascending) to `changed`, merging close ones.
@@ -137,6 +141,7 @@ class ThreadSweeper : public Sweeper {
     void accept(const float* xy, const LandmarkModel& model) override;
     void invalidate() override;
     std::pair<size_t, std::string> cacheState() const override;
+    void useAllCores(bool all) override { m_allCores = all; }
 
   private:
     struct Slice {
@@ -168,6 +173,7 @@ class ThreadSweeper : public Sweeper {
     std::deque<Slice> m_done;
     std::string m_error;
     double m_workMs = 0;
+    std::atomic<bool> m_allCores{false};  // useAllCores: read by the worker before each slice
     // The worker thread only.
     NeighbourCache m_cache;
     // UI thread only.

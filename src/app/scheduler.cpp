@@ -75,6 +75,7 @@ FrameUpdate Scheduler::frame(double budgetMs) {
     if (m_training) trainStep(budgetMs * kTrainShare);
     double left = std::max(1.0, budgetMs - m_stats.trainMs);
     try {
+        m_sweeper->useAllCores(!m_document.dragging());
         if (!m_external)
             m_sweeper->step(state.model, state.embed, *m_backend.projector, left, update.positions);
     } catch (const std::exception& e) {

@@ -142,6 +142,8 @@ class Workspace {
     void dragLandmarks(const std::vector<size_t>& indices, const std::vector<float>& xy);
     /// Ends the drag: records one undo step.
     void endLandmarkDrag(const std::string& label);
+    /// True while landmarks are being dragged.
+    bool dragging() const { return m_document.dragging(); }
     /// Adds a landmark at 2D (x, y), its data-space position fitted from its 2D neighbours.
     void addLandmark(float x, float y);
     /// Removes landmarks.

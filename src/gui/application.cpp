@@ -61,6 +61,12 @@ constexpr double kMinBudgetMs = 4.0, kMaxBudgetMs = 24.0;
 constexpr double kSoftwareLayerBudgetMs = 12.0;
 constexpr double kHardwareLayerBudgetMs = 8.0;
 constexpr float kLeftWidth = 330, kRightWidth = 300;
+// Once the picture's cells are all projected the layer may take this many times its budget:
+// nothing else needs the frame then, and the picture settles sooner.
+constexpr double kIdleLayerShare = 2.0;
+// After a drag, the CPU path projects the cells it moved within about a second; meanwhile the
+// layer waits (a redraw would be stale when done, and would slow the projection down).
+constexpr double kCatchUpSeconds = 1.5;
 
 double now() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
@@ -264,6 +270,17 @@ std::string Application::layerPainter() const {
     return "OpenGL";
 }
 
+bool Application::catchingUpAfterDrag() {
+    const double t = now();
+    const bool dragging = m_workspace.dragging(), idle = m_workspace.idle();
+    if (m_wasDragging && !dragging) m_dragEndedAt = t;
+    m_wasDragging = dragging;
+    // Positions final again: a redraw under way holds some of the old ones, so it starts anew.
+    if (idle && !m_wasIdle && m_layer->busy()) m_layer->restart();
+    m_wasIdle = idle;
+    return !dragging && !idle && m_dragEndedAt > 0 && t - m_dragEndedAt < kCatchUpSeconds;
+}
+
 bool Application::paintLayerOnCuda(float pointSize, float alpha, int width, int height) {
     const size_t n = m_points->size();
     if (!m_cudaSplats || !m_gpu || !m_gpu->active() || !m_gpu->interop() || n == 0 ||
@@ -374,10 +391,15 @@ void Application::frame() {
         // The CPU path's host positions are the drawn ones; the GPU's live on the device.
         const bool onCpu =
             m_cpuSplats && !(m_gpu && m_gpu->active()) && rgba.size() == 2 * xy.size();
-        if (onCpu)
-            m_layer->advanceOnCpu(xy.data(), rgba.data(), xy.size() / 2, m_camera,
-                                  view.pointSize * fbScale, view.alpha, vw, vh, m_layerBudgetMs);
-        else if (!paintLayerOnCuda(view.pointSize * fbScale, view.alpha, vw, vh))
+        if (onCpu) {
+            // Right after a drag the front picture stays (moved with the camera) until the
+            // cells the drag moved are projected.
+            if (!catchingUpAfterDrag())
+                m_layer->advanceOnCpu(
+                    xy.data(), rgba.data(), xy.size() / 2, m_camera, view.pointSize * fbScale,
+                    view.alpha, vw, vh,
+                    m_workspace.idle() ? kIdleLayerShare * m_layerBudgetMs : m_layerBudgetMs);
+        } else if (!paintLayerOnCuda(view.pointSize * fbScale, view.alpha, vw, vh))
             m_layer->advance(*m_points, m_camera, view.pointSize * fbScale, view.alpha, vw, vh,
                              m_layerBudgetMs);
         glViewport(vx, 0, vw, vh);

@@ -100,6 +100,9 @@ class Application {
     /// Splats the point layer with CUDA when the GPU projects into the vertex buffers; false
     /// when it cannot (then OpenGL draws it), and for good after a CUDA failure.
     bool paintLayerOnCuda(float pointSize, float alpha, int width, int height);
+    /// True while the cells a finished drag moved are still being projected on the CPU (the
+    /// layer then waits); restarts a redraw under way once every cell is projected.
+    bool catchingUpAfterDrag();
     /// What draws the point layer now: "CUDA", "CPU" or "OpenGL".
     std::string layerPainter() const;
     void afterDrawing(int fbW, int fbH);
@@ -139,6 +142,8 @@ class Application {
     bool m_quitAfterScreenshot = false;
     int m_settleFrames = 0;
     double m_screenshotWaitStart = 0;  // when --screenshot began waiting (seconds)
+    double m_dragEndedAt = 0;          // when the last landmark drag ended (seconds)
+    bool m_wasDragging = false, m_wasIdle = false;
     std::vector<std::string> m_dropped;
 
     friend void dropCallback(GLFWwindow*, int, const char**);

@@ -30,6 +30,11 @@ class PointLayer {
 
     /// The picture is stale (points moved, colours, camera or drawing settings changed).
     void invalidate() { m_stale = true; }
+    /// Abandons a redraw under way (it drew positions that changed since): the next starts anew.
+    void restart() {
+        m_cursor = 0;
+        m_stale = true;
+    }
     /// Continues (or starts) the redraw into the back buffer for about budgetMs; width x height
     /// framebuffer pixels. Leaves the default framebuffer bound and the viewport unset.
     void advance(const ScatterRenderer& points, const Camera& camera, float pointSize, float alpha,
