@@ -57,6 +57,7 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
     // Settled: every cell projected with the last model and the point layer drawn with it.
     const bool settled = ws.idle() && !cost.layerBusy;
     const double settleSeconds = now() - m_dragEnd;
+    if (ws.idle() && m_projectedSeconds < 0) m_projectedSeconds = settleSeconds;
     if (!settled && settleSeconds < 120) return;
     const double seconds = m_dragSeconds;
     auto times = m_times;
@@ -83,6 +84,8 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         {"full_sweep_s", projected > 0 ? n / (projected / seconds) : -1.0},
         {"sweep_work_ms", ws.stats().fullSweepMs},
         {"settle_s", settled ? settleSeconds : -1.0},
+        // Of it: until every cell was projected with the last model.
+        {"projected_s", m_projectedSeconds},
         {"neighbour_cache_mb", double(ws.stats().cacheBytes) / 1e6},
         {"neighbour_cache_off", ws.stats().cacheRefusal},
         {"work_ms", m_workMs / frames},

@@ -53,7 +53,9 @@ class FrameBench {
     double m_dragEnd = 0, m_dragSeconds = 0;  // when the drag ended (0: still dragging)
     double m_waitStart = 0;                   // when waiting for the first settled picture began
     uint64_t m_projectedStart = 0, m_gpuStart = 0, m_projectedEnd = 0, m_gpuEnd = 0;
-    size_t m_wholeFrames = 0;  // drag frames that showed the whole picture for their model
+    size_t m_wholeFrames = 0;
+    double m_projectedSeconds = -1;  // after the drag, when every cell was projected  // drag
+                                     // frames that showed the whole picture for their model
     std::array<float, 2> m_centre{};
     std::vector<double> m_times;
 };

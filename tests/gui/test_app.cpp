@@ -556,6 +556,71 @@ TEST(CpuSplats, ASplatIsRoundWithASoftRimAndBlendsInOrderWhateverTheThreads) {
         1000);
 }
 
+/// The splats as the shader defines them, one cell after another over the whole picture
+/// (CpuSplats blends band by band of rows; every pixel must see the same blends in the same
+/// order).
+std::vector<float> referenceSplats(const std::vector<float>& xy, const std::vector<uint8_t>& rgba,
+                                   int w, int h, float size, float alpha) {
+    std::vector<float> px(size_t(w) * size_t(h) * 4, 0.0f);
+    const float half = 0.5f * size, inverseHalf = 1.0f / half;
+    for (size_t i = 0; i < xy.size() / 2; ++i) {
+        if (rgba[4 * i + 3] == 0) continue;
+        const float cx = xy[2 * i] * (0.5f * float(w)) + 0.5f * float(w) - 0.5f;
+        const float cy = xy[2 * i + 1] * (0.5f * float(h)) + 0.5f * float(h) - 0.5f;
+        if (!std::isfinite(cx) || !std::isfinite(cy)) continue;
+        const float a0 = rgba[4 * i + 3] * (1.0f / 255) * alpha;
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                if (float(x) < cx - half || float(x) > cx + half) continue;
+                if (float(y) < cy - half || float(y) > cy + half) continue;
+                const float dx = (float(x) - cx) * inverseHalf, dy = (float(y) - cy) * inverseHalf;
+                const float r2 = dx * dx + dy * dy;
+                if (r2 > 1.0f) continue;
+                float a = a0;
+                if (r2 > 0.6f) {
+                    const float u = (r2 - 0.6f) * 2.5f;
+                    a = a0 * (1.0f - u * u * (3.0f - 2.0f * u));
+                }
+                float* p = &px[(size_t(y) * size_t(w) + size_t(x)) * 4];
+                const float keep = 1.0f - a;
+                for (int c = 0; c < 3; ++c)
+                    p[c] = rgba[4 * i + size_t(c)] * (1.0f / 255) * a + p[c] * keep;
+                p[3] = a + p[3] * keep;
+            }
+    }
+    return px;
+}
+
+TEST(CpuSplats, BandsOfRowsGiveTheCellByCellPicture) {
+    // 97 x 61 pixels split between the threads' bands; cells across the bands' edges, beyond the
+    // picture, gated (alpha 0), NaN, in two draws.
+    const int w = 97, h = 61;
+    const size_t n = 6000;
+    std::vector<float> xy(2 * n);
+    std::vector<uint8_t> rgba(4 * n);
+    for (size_t i = 0; i < n; ++i) {
+        xy[2 * i] = std::sin(float(i) * 0.77f) * 1.05f;
+        xy[2 * i + 1] = std::cos(float(i) * 1.31f) * 1.05f;
+        for (int c = 0; c < 4; ++c) rgba[4 * i + size_t(c)] = uint8_t((i * (c + 3) + 40) % 256);
+        if (i % 17 == 0) rgba[4 * i + 3] = 0;
+    }
+    xy[2 * 5] = NAN;
+    const float scale[2] = {1, 1}, offset[2] = {0, 0};
+    for (float size : {1.0f, 3.0f, 7.5f}) {
+        render::CpuSplats s;
+        s.begin(w, h);
+        s.draw(xy.data(), rgba.data(), 0, 2500, scale, offset, size, 0.6f);
+        s.draw(xy.data(), rgba.data(), 2500, n - 2500, scale, offset, size, 0.6f);
+        std::vector<uint8_t> got;
+        s.finish(got);
+        const auto want = referenceSplats(xy, rgba, w, h, size, 0.6f);
+        size_t differing = 0;
+        for (size_t k = 0; k < want.size(); ++k)
+            differing += got[k] != uint8_t(std::lround(std::clamp(want[k], 0.0f, 1.0f) * 255.0f));
+        EXPECT_EQ(differing, 0u) << "point size " << size;
+    }
+}
+
 TEST(Camera, FitLeavesTheColourKeyCornerClearAndKeepsThePictureLarge) {
     render::Camera cam;
     cam.setViewport(650, 780);  // the canvas between the side panels
