@@ -1,6 +1,7 @@
 #include "app/gpu_projection.h"
 
 #include <chrono>
+#include <cstdio>
 #include <vector>
 
 #include "app/workspace.h"
@@ -11,6 +12,16 @@ namespace sepal::app {
 namespace {
 // Frames the model must rest before the host copy is refreshed (each copy costs a transfer).
 constexpr int kQuietFrames = 3;
+// The drawn buffers on the same device: positions (2 floats) and colours (4 bytes) a cell.
+constexpr size_t kDrawnBytesPerCell = 12;
+// Left free beside the points for the kernels' work space and the window.
+constexpr size_t kDeviceReserveBytes = size_t(512) << 20;
+
+std::string gigabytes(size_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f GB", double(bytes) / 1e9);
+    return text;
+}
 
 double msSince(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
@@ -39,8 +50,13 @@ void GpuProjection::copyToHost() {
 }
 
 void GpuProjection::giveUp(const std::string& why) {
+    fallBack(LogEntry::Error, "GPU projection failed, continuing on the CPU: " + why);
+}
+
+void GpuProjection::fallBack(LogEntry::Level level, const std::string& message) {
     m_workspace.setExternalCache(0, "");
-    m_workspace.log(LogEntry::Error, "GPU projection failed, continuing on the CPU: " + why);
+    m_workspace.log(level, message);
+    m_workspace.setBackendNote(message);
     m_kernel.clear();
     m_active = false;
     m_workspace.useExternalProjection(false);
@@ -53,7 +69,19 @@ bool GpuProjection::frame() {
     if (n == 0 || st.model.count() < 2) return false;
     try {
         if (st.version(Part::Data) != m_data || !m_attached) {
-            m_projector.setPoints(st.data.points.data(), n, st.data.points.cols);
+            // Planned before anything is allocated: cells that cannot be resident beside the
+            // drawn buffers go to the CPU whole, with the figures, not after a failed upload.
+            const size_t d = st.data.points.cols;
+            const size_t need = m_projector.residentBytes(n, d) + kDrawnBytesPerCell * n;
+            const size_t available = m_projector.availableBytes();
+            if (need + kDeviceReserveBytes > available) {
+                fallBack(LogEntry::Warning, std::to_string(n) + " cells of " + std::to_string(d) +
+                                                " dimensions need " + gigabytes(need) +
+                                                " on the GPU, which has " + gigabytes(available) +
+                                                " for them: the CPU projects them instead");
+                return false;
+            }
+            m_projector.setPoints(st.data.points.data(), n, d);
             if (m_mapped) {
                 try {
                     m_target.attach(n);

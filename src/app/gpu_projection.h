@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "app/log.h"
 #include "core/embedsom/resident_projector.h"
 
 namespace sepal::app {
@@ -62,6 +63,8 @@ class GpuProjection {
   private:
     void copyToHost();
     void giveUp(const std::string& why);
+    /// Hands projection back to the CPU sweeper, saying why in the log and in Stats.
+    void fallBack(LogEntry::Level level, const std::string& message);
     Workspace& m_workspace;
     ResidentProjector& m_projector;
     DevicePositions& m_target;

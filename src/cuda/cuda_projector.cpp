@@ -491,6 +491,19 @@ size_t CudaProjector::residentCount() const {
     return m_state->n;
 }
 
+size_t CudaProjector::residentBytes(size_t n, size_t d) const {
+    const size_t stride = size_t(paddedDim(d));
+    return n * (stride + (stride != d ? d : 0) + 3) * sizeof(float);
+}
+
+size_t CudaProjector::availableBytes() const {
+    size_t freeBytes = 0, total = 0;
+    if (cudaMemGetInfo(&freeBytes, &total) != cudaSuccess) return 0;
+    const State& s = *m_state;
+    return freeBytes + (s.points.capacity() + s.out.capacity() + s.nonFinite[0].capacity()) * 4 +
+           s.cache.bytes();
+}
+
 bool CudaProjector::fitsOnDevice(size_t n, size_t d) const {
     size_t freeBytes = 0, total = 0;
     if (cudaMemGetInfo(&freeBytes, &total) != cudaSuccess) return false;

@@ -85,6 +85,11 @@ class CudaProjector : public Projector, public ResidentProjector {
     size_t lastProjected() const override;
     /// The neighbour cache's limit in bytes (tests: a small one forces the full recompute).
     void setNeighbourCacheLimit(size_t bytes);
+    /// Points (padded rows, and the unpadded upload while it lasts), positions and the queue of
+    /// cells with NaN or infinity: n x (stride [+ d] + 3) floats.
+    size_t residentBytes(size_t n, size_t d) const override;
+    /// The device's free memory, plus the resident points, positions and neighbour lists held.
+    size_t availableBytes() const override;
     /// Why tensor+split ran its kernels one after the other, as tensor+parts (the driver has no
     /// green contexts, or the GPU is too small to split); empty otherwise.
     std::string splitUnavailable() const;

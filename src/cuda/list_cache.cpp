@@ -22,6 +22,13 @@ void DeviceListCache::setLimit(size_t bytes) {
 }
 
 void DeviceListCache::reset(size_t n) {
+    if (n != m_n) {
+        // Other points: their lists are sized anew, and the memory may be wanted for the points.
+        for (auto* b : {&m_idx, &m_nonFinite, &m_rows, &m_due, &m_counts}) b->release();
+        m_dist.release();
+        m_fellBack.release();
+        m_bytes = 0;
+    }
     m_n = n;
     m_valid = m_indexed = m_placed = false;
 }

@@ -30,7 +30,8 @@ class DeviceListCache {
     /// Sets the most device bytes the cache may take: 0 turns it off; SIZE_MAX (the default)
     /// takes what the device has free, less a reserve for drawing.
     void setLimit(size_t bytes);
-    /// Forgets the lists (the points changed); n cells to come.
+    /// Forgets the lists (the points changed; their memory too when the count did); n cells to
+    /// come.
     void reset(size_t n);
     /// Device bytes the lists, index and flags of n cells take with topn/topnn of g landmarks.
     static size_t bytesFor(size_t n, int topn, int topnn, size_t g);

@@ -18,7 +18,8 @@ endif()
 
 # The interactive model without a window (app library): sweepers, undo, populations, sessions;
 # and the camera's fits (render library, no GL context needed).
-add_executable(sepal_app_tests ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_app.cpp)
+add_executable(sepal_app_tests ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_app.cpp
+                               ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_gpu_projection.cpp)
 target_link_libraries(sepal_app_tests PRIVATE sepal_app sepal_render GTest::gtest_main)
 gtest_discover_tests(sepal_app_tests PROPERTIES LABELS gui
                      DISCOVERY_TIMEOUT 60)

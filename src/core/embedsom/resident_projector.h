@@ -36,6 +36,11 @@ class ResidentProjector {
     virtual std::pair<size_t, std::string> cacheState() const = 0;
     /// Cells the last projection computed: all of them, or those a change touched.
     virtual size_t lastProjected() const = 0;
+    /// Device bytes n points of d dimensions need to be resident and projected (at the peak of
+    /// their upload), the neighbour lists left out: they are kept only where they fit.
+    virtual size_t residentBytes(size_t n, size_t d) const = 0;
+    /// Device bytes new points could take now: the free memory and what the projector holds.
+    virtual size_t availableBytes() const = 0;
 };
 
 }  // namespace sepal
