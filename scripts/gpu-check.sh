@@ -70,8 +70,12 @@ if [ "$mode" != bench ] && [ "$mode" != profile ]; then
         start=$(date +%s)
         filter=$small
         # memcheck also covers tensor+split's chunk offsets (racecheck: its kernels are those of
-        # tensor+parts, already in the set).
-        [ $tool = memcheck ] && filter+=':CudaSplit.SideBySide*:CudaKnnGraph.Ties*:CudaQuality.*'
+        # tensor+parts, already in the set), the device's neighbour lists and the splats;
+        # racecheck the lists' index (shared-memory counts) on its smallest shape.
+        [ $tool = memcheck ] &&
+            filter+=':CudaSplit.SideBySide*:CudaKnnGraph.Ties*:CudaQuality.*'
+        [ $tool = memcheck ] && filter+=':*CudaNeighbourCache*d32*:CudaSplats.*'
+        [ $tool = racecheck ] && filter+=':*CudaNeighbourCache*d16*'
         compute-sanitizer --tool $tool --error-exitcode 9 $tests --gtest_brief=1 \
             --gtest_filter="$filter" >"$out/sanitizer_$tool.log" 2>&1
         rc=$?
