@@ -59,6 +59,19 @@ int main(int argc, char** argv) {
                 if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
                 return argv[++i];
             };
+            // A whole number, or an error that names the option and what was given.
+            auto number = [&](const std::string& text) {
+                size_t used = 0;
+                int parsed = 0;
+                try {
+                    parsed = std::stoi(text, &used);
+                } catch (const std::exception&) {
+                    used = 0;
+                }
+                if (used == 0 || used != text.size())
+                    throw std::invalid_argument(a + " takes a whole number, not '" + text + "'");
+                return parsed;
+            };
             if (a == "-h" || a == "--help") {
                 std::fputs(kUsage, stdout);
                 return 0;
@@ -67,14 +80,14 @@ int main(int argc, char** argv) {
             } else if (a == "--screenshot") {
                 options.screenshot = value();
             } else if (a == "--bench-frames") {
-                options.benchFrames = std::stoi(value());
+                options.benchFrames = number(value());
             } else if (a == "--size") {
                 std::string v = value();
                 auto x = v.find('x');
                 if (x == std::string::npos)
                     throw std::invalid_argument("--size takes WxH, e.g. 1280x800");
-                options.width = std::stoi(v.substr(0, x));
-                options.height = std::stoi(v.substr(x + 1));
+                options.width = number(v.substr(0, x));
+                options.height = number(v.substr(x + 1));
             } else if (a == "--hidden") {
                 options.hidden = true;
             } else if (a == "--egl") {
@@ -84,7 +97,7 @@ int main(int argc, char** argv) {
             } else if (a == "--synthetic") {
                 options.files.push_back("synthetic:" + value());
             } else if (a == "--landmarks") {
-                options.landmarks = std::stoi(value());
+                options.landmarks = number(value());
                 if (options.landmarks < 4)
                     throw std::invalid_argument("--landmarks takes a number of at least 4");
             } else if (a == "--no-autosave") {

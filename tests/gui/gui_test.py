@@ -354,6 +354,15 @@ def test_bad_file(out):
                for y in range(int(y0) + 14, int(y0) + 50, 3)
                if pixel(img, x, y)[0] > 110 and pixel(img, x, y)[1] < 60)
     check(reds > 30, "the error banner is not on screen")
+    # Bad options: exit status 2 and a line that names the option and the value given.
+    for args, said in [(["--landmarks", "abc"], "--landmarks takes a whole number, not 'abc'"),
+                       (["--bench-frames", "3x"], "--bench-frames takes a whole number, not '3x'"),
+                       (["--landmarks", "2"], "--landmarks takes a number of at least 4"),
+                       (["--size", "800"], "--size takes WxH")]:
+        proc = subprocess.run([os.environ["SEPAL_GUI_BIN"]] + args, capture_output=True, text=True,
+                              timeout=60)
+        check(proc.returncode == 2, f"sepal {' '.join(args)} exited with {proc.returncode}, not 2")
+        check(said in proc.stderr, f"sepal {' '.join(args)} said {proc.stderr[:200]!r}")
 
 
 def test_session(out):
