@@ -504,13 +504,6 @@ size_t CudaProjector::availableBytes() const {
            s.cache.bytes();
 }
 
-bool CudaProjector::fitsOnDevice(size_t n, size_t d) const {
-    size_t freeBytes = 0, total = 0;
-    if (cudaMemGetInfo(&freeBytes, &total) != cudaSuccess) return false;
-    const size_t need = n * (paddedDim(d) + 2 + 2 * 66) * sizeof(float);
-    return need + (size_t(256) << 20) < freeBytes;
-}
-
 ProjectionReport CudaProjector::projectToDevice(const LandmarkModel& model,
                                                 const EmbedParams& params, float* deviceOut) {
     State& s = *m_state;

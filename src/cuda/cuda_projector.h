@@ -56,8 +56,6 @@ class CudaProjector : public Projector, public ResidentProjector {
     void clearPoints();
     /// Number of device-resident points (0 when none).
     size_t residentCount() const;
-    /// True when n points of dimension d fit in the device's free memory with their work space.
-    bool fitsOnDevice(size_t n, size_t d) const;
 
     /// Projects the resident points into deviceOut (n x 2 floats in device memory owned by the
     /// caller, e.g. a mapped OpenGL buffer); returns after the result is complete.
