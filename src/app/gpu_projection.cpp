@@ -1,10 +1,10 @@
 #include "app/gpu_projection.h"
 
 #include <chrono>
-#include <cstdio>
 #include <vector>
 
 #include "app/workspace.h"
+#include "core/common/bytes.h"
 #include "core/common/error.h"
 
 namespace sepal::app {
@@ -16,12 +16,6 @@ constexpr int kQuietFrames = 3;
 constexpr size_t kDrawnBytesPerCell = 12;
 // Left free beside the points for the kernels' work space and the window.
 constexpr size_t kDeviceReserveBytes = size_t(512) << 20;
-
-std::string gigabytes(size_t bytes) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f GB", double(bytes) / 1e9);
-    return text;
-}
 
 double msSince(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)

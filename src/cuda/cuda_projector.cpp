@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <vector>
 
+#include "core/common/bytes.h"
 #include "core/common/error.h"
 #include "core/embedsom/projection_input.h"
 #include "cuda/cuda_error.h"
@@ -45,14 +45,6 @@ void parallelCopy(void* dst, const void* src, size_t bytes) {
         std::memcpy(static_cast<char*>(dst) + first, static_cast<const char*>(src) + first,
                     std::min(kBlock, bytes - first));
     }
-}
-
-/// The neighbour cache's limit: SEPAL_NEIGHBOUR_CACHE_MB megabytes when set (0 turns it off,
-/// for comparisons, as on the CPU), else whatever the device has free.
-size_t cacheLimitFromEnvironment() {
-    if (const char* mb = std::getenv("SEPAL_NEIGHBOUR_CACHE_MB"); mb && *mb)
-        return size_t(std::strtoull(mb, nullptr, 10)) << 20;
-    return SIZE_MAX;
 }
 
 }  // namespace
@@ -635,7 +627,8 @@ std::pair<size_t, std::string> CudaProjector::cacheState() const {
 
 void CudaProjector::keepNeighbourLists(bool on) {
     State& s = *m_state;
-    if (on && !s.cacheOn) s.cache.setLimit(cacheLimitFromEnvironment());
+    // SEPAL_NEIGHBOUR_CACHE_MB as on the CPU (0: off), else whatever the device has free.
+    if (on && !s.cacheOn) s.cache.setLimit(neighbourCacheLimitFromEnvironment().value_or(SIZE_MAX));
     if (!on) s.cache.reset(s.n);
     s.cacheOn = on;
 }

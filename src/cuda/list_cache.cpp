@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/common/bytes.h"
 #include "cuda/list_index.h"
 
 namespace sepal::cuda {
@@ -11,9 +12,6 @@ namespace {
 /// Device memory left free beside the cache (the window's buffers, the k-NN's work space).
 constexpr size_t kReserveBytes = size_t(512) << 20;
 
-std::string megabytes(size_t bytes) {
-    return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MB";
-}
 }  // namespace
 
 void DeviceListCache::setLimit(size_t bytes) {
@@ -22,13 +20,8 @@ void DeviceListCache::setLimit(size_t bytes) {
 }
 
 void DeviceListCache::reset(size_t n) {
-    if (n != m_n) {
-        // Other points: their lists are sized anew, and the memory may be wanted for the points.
-        for (auto* b : {&m_idx, &m_nonFinite, &m_rows, &m_due, &m_counts}) b->release();
-        m_dist.release();
-        m_fellBack.release();
-        m_bytes = 0;
-    }
+    // Other points: their lists are sized anew, and the memory may be wanted for the points.
+    if (n != m_n) releaseLists();
     m_n = n;
     m_valid = m_indexed = m_placed = false;
 }
@@ -61,8 +54,8 @@ bool DeviceListCache::reserve(size_t g, int topn, int topnn) {
     if (need > m_limit || need > available) {
         m_refusal =
             "the neighbour lists of " + std::to_string(m_n) + " cells would take " +
-            megabytes(need) + " of device memory (" +
-            (need > m_limit ? "limit " + megabytes(m_limit) : megabytes(available) + " free") +
+            gigabytes(need) + " of device memory (" +
+            (need > m_limit ? "limit " + gigabytes(m_limit) : gigabytes(available) + " free") +
             "): every change re-projects every cell";
         return false;
     }
@@ -81,12 +74,9 @@ bool DeviceListCache::reserve(size_t g, int topn, int topnn) {
     } catch (const CudaError& e) {
         // Another allocation took the memory between the question and the answer.
         cudaGetLastError();
-        for (auto* b : {&m_idx, &m_nonFinite, &m_rows, &m_due, &m_counts}) b->release();
-        m_dist.release();
-        m_fellBack.release();
+        releaseLists();
         m_refusal = std::string("no device memory for the neighbour lists (") + e.what() +
                     "): every change re-projects every cell";
-        m_bytes = 0;
         return false;
     }
     m_bytes = (m_idx.capacity() + m_nonFinite.capacity() + m_rows.capacity() + m_due.capacity() +
@@ -96,6 +86,13 @@ bool DeviceListCache::reserve(size_t g, int topn, int topnn) {
               (m_counters.capacity() + m_cursor.capacity() + m_segmentsDev.capacity()) * 8;
     m_refusal.clear();
     return true;
+}
+
+void DeviceListCache::releaseLists() {
+    for (auto* b : {&m_idx, &m_nonFinite, &m_rows, &m_due, &m_counts}) b->release();
+    m_dist.release();
+    m_fellBack.release();
+    m_bytes = 0;
 }
 
 void DeviceListCache::adopt(const std::vector<float>& high, size_t g, size_t d, int topn,

@@ -71,6 +71,8 @@ class DeviceListCache {
 
   private:
     void buildIndex(cudaStream_t stream);
+    /// Frees the per-cell buffers (the lists, index, queue and flags).
+    void releaseLists();
 
     size_t m_limit = SIZE_MAX, m_n = 0, m_bytes = 0;
     std::string m_refusal;

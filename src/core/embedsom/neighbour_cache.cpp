@@ -8,6 +8,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "core/common/bytes.h"
 #include "core/common/error.h"
 #include "core/embedsom/embedsom.h"
 #include "core/embedsom/fallback.h"
@@ -21,16 +22,10 @@ namespace {
 /// SEPAL_NEIGHBOUR_CACHE_MB when set (0 turns the cache off, for comparisons), else a quarter
 /// of the machine's memory.
 size_t defaultLimit() {
-    if (const char* mb = std::getenv("SEPAL_NEIGHBOUR_CACHE_MB"); mb && *mb)
-        return std::max<size_t>(1, size_t(std::strtoull(mb, nullptr, 10)) << 20);  // 0: 1, off
+    if (const auto bytes = neighbourCacheLimitFromEnvironment())
+        return std::max<size_t>(1, *bytes);  // 0: 1, off
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     return pages > 0 && page > 0 ? size_t(pages) * size_t(page) / 4 : size_t(1) << 30;
-}
-
-std::string gigabytes(size_t bytes) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f GB", double(bytes) / 1e9);
-    return text;
 }
 
 }  // namespace
