@@ -12,8 +12,9 @@ namespace sepal::app {
 namespace {
 // Frames the model must rest before the host copy is refreshed (each copy costs a transfer).
 constexpr int kQuietFrames = 3;
-// The drawn buffers on the same device: positions (2 floats) and colours (4 bytes) a cell.
-constexpr size_t kDrawnBytesPerCell = 12;
+// The drawn buffers on the same device: positions (2 floats) and colours (4 bytes) a cell, and
+// the colours' device copy that the CUDA splats read (4 bytes).
+constexpr size_t kDrawnBytesPerCell = 16;
 // Left free beside the points for the kernels' work space and the window.
 constexpr size_t kDeviceReserveBytes = size_t(512) << 20;
 
@@ -34,11 +35,34 @@ GpuProjection::GpuProjection(Workspace& workspace, ResidentProjector& projector,
                                "; projecting straight into the OpenGL vertex buffer");
 }
 
+void GpuProjection::keepPositionsInProjector(bool on) {
+    if (on == m_inProjector) return;
+    m_inProjector = on;
+    m_model = {~0ull, ~0ull};  // projected again into wherever they are drawn from now
+}
+
+const float* GpuProjection::projectorPositions() const {
+    return m_active && m_attached && m_inProjector ? m_projector.ownPositions() : nullptr;
+}
+
+void GpuProjection::attachTarget(size_t n) {
+    if (!m_mapped || m_inProjector || m_targetAttached) return;
+    try {
+        m_target.attach(n);
+        m_targetAttached = true;
+    } catch (const std::exception& e) {
+        m_mapped = false;
+        m_workspace.log(LogEntry::Warning, std::string("no CUDA-OpenGL interop (") + e.what() +
+                                               "); the GPU projects through host memory");
+    }
+}
+
 void GpuProjection::copyToHost() {
     const auto& st = m_workspace.state();
     std::vector<float> xy(2 * st.data.events());
     m_projector.projectToHost(st.model, st.embed, xy.data());
-    if (!m_mapped) m_target.upload(xy.data(), st.data.events());
+    // The vertex buffer holds what was drawn only when the projection wrote into it.
+    if (!m_mapped || m_inProjector) m_target.upload(xy.data(), st.data.events());
     m_workspace.acceptPositions(xy.data());
     m_hostStale = false;
 }
@@ -76,16 +100,6 @@ bool GpuProjection::frame() {
                 return false;
             }
             m_projector.setPoints(st.data.points.data(), n, d);
-            if (m_mapped) {
-                try {
-                    m_target.attach(n);
-                } catch (const std::exception& e) {
-                    m_mapped = false;
-                    m_workspace.log(LogEntry::Warning,
-                                    std::string("no CUDA-OpenGL interop (") + e.what() +
-                                        "); the GPU projects through host memory");
-                }
-            }
             m_attached = true;
             m_data = st.version(Part::Data);
             m_model = {~0ull, ~0ull};
@@ -95,7 +109,10 @@ bool GpuProjection::frame() {
             m_model = model;
             const auto start = std::chrono::steady_clock::now();
             float* device = nullptr;
-            if (m_mapped) {
+            attachTarget(n);
+            if (m_inProjector) {
+                device = m_projector.ownPositions();
+            } else if (m_mapped) {
                 try {
                     device = m_target.map();
                 } catch (const std::exception& e) {
@@ -113,12 +130,12 @@ bool GpuProjection::frame() {
                 try {
                     m_projector.projectToDevice(st.model, st.embed, device);
                 } catch (...) {
-                    m_target.unmap();
+                    if (!m_inProjector) m_target.unmap();
                     throw;
                 }
                 const auto projected = std::chrono::steady_clock::now();
                 m_partsMs[1] = msSince(mapped);
-                m_target.unmap();
+                if (!m_inProjector) m_target.unmap();
                 m_partsMs[2] = msSince(projected);
                 m_hostStale = true;
                 m_workspace.externalMoved();

@@ -47,7 +47,15 @@ class GpuProjection {
     /// True while the host copy of the positions lags the drawn ones.
     bool hostStale() const { return m_hostStale; }
     /// The drawn memory was reallocated: attach again before the next projection.
-    void detach() { m_attached = false; }
+    void detach() { m_attached = m_targetAttached = false; }
+    /// On: the positions stay in the projector's own device memory and the picture is drawn
+    /// from there (the CUDA splats), sparing a copy of every cell into the vertex buffer, which
+    /// may live in host memory, on each change; the vertex buffer follows the host copy once
+    /// the model rests. Off (the default): projected straight into the vertex buffer.
+    void keepPositionsInProjector(bool on);
+    /// The drawn positions on the device (n x 2 floats) while they stay in the projector, valid
+    /// until the next frame(); null otherwise.
+    const float* projectorPositions() const;
     /// What the last projection ran (a kernel name; empty when none).
     const std::string& kernel() const { return m_kernel; }
     /// Cells projected on the device so far (for --bench-frames).
@@ -61,6 +69,8 @@ class GpuProjection {
     std::array<double, 3> lastPartsMs() const { return m_partsMs; }
 
   private:
+    /// Registers the vertex buffer with the device when positions are projected into it.
+    void attachTarget(size_t n);
     void copyToHost();
     void giveUp(const std::string& why);
     /// Hands projection back to the CPU sweeper, saying why in the log and in Stats.
@@ -69,6 +79,7 @@ class GpuProjection {
     ResidentProjector& m_projector;
     DevicePositions& m_target;
     bool m_active = true, m_attached = false, m_mapped = true, m_hostStale = false;
+    bool m_targetAttached = false, m_inProjector = false;
     uint64_t m_data = 0;
     std::array<uint64_t, 2> m_model{};
     int m_quietFrames = 0;

@@ -526,6 +526,10 @@ ProjectionReport CudaProjector::projectToDevice(const LandmarkModel& model,
     return r;
 }
 
+float* CudaProjector::ownPositions() {
+    return m_state->out.get();
+}
+
 ProjectionReport CudaProjector::projectToHost(const LandmarkModel& model, const EmbedParams& params,
                                               float* hostOut) {
     State& s = *m_state;

@@ -61,6 +61,8 @@ class CudaProjector : public Projector, public ResidentProjector {
     /// caller, e.g. a mapped OpenGL buffer); returns after the result is complete.
     ProjectionReport projectToDevice(const LandmarkModel& model, const EmbedParams& params,
                                      float* deviceOut) override;
+    /// The buffer projectToHost() and the neighbour cache project into (n x 2 floats).
+    float* ownPositions() override;
     /// Projects the resident points into hostOut (n x 2 floats on the host).
     ProjectionReport projectToHost(const LandmarkModel& model, const EmbedParams& params,
                                    float* hostOut) override;

@@ -24,6 +24,7 @@
 #include "gui/script_player.h"
 #include "gui/window.h"
 #include "render/capture.h"
+#include "render/cuda_layer.h"
 #include "render/overlay_renderer.h"
 #include "render/point_layer.h"
 #include "render/scatter_renderer.h"
@@ -126,6 +127,7 @@ Application::Application(Options options)
     if (auto* resident = m_workspace.backend().resident) {
         m_devicePositions = std::make_unique<GlDevicePositions>(*m_points);
         m_gpu = std::make_unique<app::GpuProjection>(m_workspace, *resident, *m_devicePositions);
+        m_gpu->keepPositionsInProjector(m_cudaSplats);
     }
     m_bars = std::make_unique<ui::SideBars>();
     m_banner = std::make_unique<ui::ErrorBanner>();
@@ -158,6 +160,7 @@ Application::Application(Options options)
 
 Application::~Application() {
     m_script.reset();
+    m_deviceColours.reset();
     m_gpu.reset();
     m_devicePositions.reset();
     m_layer.reset();
@@ -254,8 +257,10 @@ void Application::uploadPoints(const app::FrameUpdate& frameUpdate, bool& redraw
         for (const auto& r : update.positions)
             m_points->uploadPositions(r.first, r.count, xy.data() + 2 * r.first);
     }
-    if (update.colours && m_workspace.colours().size() == 4 * n)
+    if (update.colours && m_workspace.colours().size() == 4 * n) {
         m_points->uploadColours(0, n, m_workspace.colours().data());
+        m_deviceColoursStale = true;
+    }
     if (m_gpu && m_gpu->active() && m_gpu->frame()) {
         redraw = true;
         m_ctx->gpuMemory = m_gpu->memoryLine();
@@ -265,7 +270,7 @@ void Application::uploadPoints(const app::FrameUpdate& frameUpdate, bool& redraw
 }
 
 std::string Application::layerPainter() const {
-    if (m_cudaSplats && m_gpu && m_gpu->active() && m_gpu->interop()) return "CUDA";
+    if (m_cudaSplats && m_gpu && m_gpu->active()) return "CUDA";
     if (m_cpuSplats && !(m_gpu && m_gpu->active())) return "CPU";
     return "OpenGL";
 }
@@ -283,28 +288,21 @@ bool Application::catchingUpAfterDrag() {
 
 bool Application::paintLayerOnCuda(float pointSize, float alpha, int width, int height) {
     const size_t n = m_points->size();
-    if (!m_cudaSplats || !m_gpu || !m_gpu->active() || !m_gpu->interop() || n == 0 ||
-        !m_devicePositions->attached() || m_workspace.colours().size() != 4 * n)
-        return false;
+    const float* xy = m_cudaSplats && m_gpu ? m_gpu->projectorPositions() : nullptr;
+    const auto& colours = m_workspace.colours();
+    if (!xy || n == 0 || colours.size() != 4 * n) return false;
     if (!m_layer->busy()) return true;  // the picture is current
-    bool positions = false, colours = false;
     try {
-        const float* xy = m_devicePositions->map();
-        positions = true;
-        const uint8_t* rgba = m_devicePositions->mapColours();
-        colours = true;
-        m_layer->advanceOnCuda(xy, rgba, n, m_camera, pointSize, alpha, width, height);
-        m_devicePositions->unmapColours();
-        colours = false;
-        m_devicePositions->unmap();
+        if (!m_deviceColours) m_deviceColours = std::make_unique<render::CudaColours>();
+        if (m_deviceColoursStale) m_deviceColours->upload(colours.data(), n);
+        m_deviceColoursStale = false;
+        m_layer->advanceOnCuda(xy, m_deviceColours->data(), n, m_camera, pointSize, alpha, width,
+                               height);
         return true;
     } catch (const std::exception& e) {
-        try {
-            if (colours) m_devicePositions->unmapColours();
-            if (positions) m_devicePositions->unmap();
-        } catch (const std::exception&) {
-        }
         m_cudaSplats = false;
+        m_deviceColours.reset();
+        m_gpu->keepPositionsInProjector(false);  // OpenGL draws from the vertex buffer again
         m_workspace.log(app::LogEntry::Warning, std::string("CUDA cannot draw the points (") +
                                                     e.what() + "); OpenGL draws them");
         return false;

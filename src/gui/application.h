@@ -18,6 +18,7 @@ namespace sepal::render {
 class ScatterRenderer;
 class OverlayRenderer;
 class PointLayer;
+class CudaColours;
 }  // namespace sepal::render
 
 namespace sepal::app {
@@ -121,7 +122,9 @@ class Application {
     /// Milliseconds of point drawing into the cached layer per frame (by the OpenGL renderer).
     double m_layerBudgetMs = 12.0;
     bool m_cpuSplats = false;   // the point layer is splatted on the CPU (software OpenGL)
-    bool m_cudaSplats = false;  // the point layer is splatted by CUDA (GPU projection, interop)
+    bool m_cudaSplats = false;  // the point layer is splatted by CUDA (GPU projection)
+    std::unique_ptr<render::CudaColours> m_deviceColours;  // what the CUDA splats read
+    bool m_deviceColoursStale = true;                      // the colours changed since copied
     std::unique_ptr<GlDevicePositions> m_devicePositions;
     std::unique_ptr<app::GpuProjection> m_gpu;  // null on the CPU path
     std::array<float, 5> m_lastLook{};

@@ -3,10 +3,9 @@
 namespace sepal::gui {
 
 void GlDevicePositions::attach(size_t n) {
-    // Read and written: projected into, then read by the CUDA splats.
+    // Written whole by every projection (the CUDA splats read the projector's own copy).
     m_interop.attach(m_points.positionBuffer(), n * 2 * sizeof(float),
-                     render::CudaGlAccess::ReadWrite);
-    m_colours.attach(m_points.colourBuffer(), n * 4, render::CudaGlAccess::ReadOnly);
+                     render::CudaGlAccess::WriteDiscard);
 }
 
 }  // namespace sepal::gui

@@ -23,21 +23,11 @@ class GlDevicePositions : public app::DevicePositions {
     void upload(const float* xy, size_t n) override { m_points.uploadPositions(0, n, xy); }
     std::string memoryLine() const override { return render::CudaGlBuffer::memoryLine(); }
     /// Forgets the registrations (before the buffers' storage is reallocated).
-    void detach() {
-        m_interop.detach();
-        m_colours.detach();
-    }
-    /// True while the buffers are registered with CUDA (after attach()).
-    bool attached() const { return m_interop.attached() && m_colours.attached(); }
-    /// The colour buffer on the device (n x 4 bytes), for the CUDA splats; valid until
-    /// unmapColours().
-    const uint8_t* mapColours() { return static_cast<const uint8_t*>(m_colours.mapBytes()); }
-    /// Gives the colour buffer back to OpenGL.
-    void unmapColours() { m_colours.unmap(); }
+    void detach() { m_interop.detach(); }
 
   private:
     render::ScatterRenderer& m_points;
-    render::CudaGlBuffer m_interop, m_colours;
+    render::CudaGlBuffer m_interop;
 };
 
 }  // namespace sepal::gui

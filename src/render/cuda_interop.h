@@ -13,9 +13,9 @@ namespace sepal::render {
 
 /// What CUDA does with a registered buffer's contents while it is mapped.
 enum class CudaGlAccess {
-    ReadWrite,    ///< reads and writes (the positions: projected, then splatted)
-    ReadOnly,     ///< reads only (the colours)
-    WriteDiscard  ///< overwrites all of it (a picture's pixels)
+    ReadWrite,    ///< reads and writes
+    ReadOnly,     ///< reads only
+    WriteDiscard  ///< overwrites all of it (the projected positions, a picture's pixels)
 };
 
 /// A GL buffer registered with CUDA; map() gives a device pointer valid until unmap().

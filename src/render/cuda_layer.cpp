@@ -1,8 +1,11 @@
 #include "render/cuda_layer.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #ifdef SEPAL_HAVE_CUDA
+#include "cuda/cuda_error.h"
+#include "cuda/device_buffer.h"
 #include "cuda/point_splats.h"
 #include "render/cuda_interop.h"
 #endif
@@ -68,6 +71,24 @@ void CudaLayerPainter::paint(GLuint texture, int width, int height, const float*
     glBindTexture(GL_TEXTURE_2D, 0);
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
 }
+
+struct CudaColours::State {
+    cuda::DeviceBuffer<uint8_t> rgba;
+};
+
+CudaColours::CudaColours() : m_state(std::make_unique<State>()) {}
+
+CudaColours::~CudaColours() = default;
+
+void CudaColours::upload(const uint8_t* rgba, size_t n) {
+    m_state->rgba.reserve(std::max<size_t>(4 * n, 4));
+    if (n > 0)
+        SEPAL_CUDA_CHECK(cudaMemcpy(m_state->rgba.get(), rgba, 4 * n, cudaMemcpyHostToDevice));
+}
+
+const uint8_t* CudaColours::data() const {
+    return m_state->rgba.get();
+}
 #else
 struct CudaLayerPainter::State {};
 CudaLayerPainter::CudaLayerPainter() = default;
@@ -78,6 +99,15 @@ bool CudaLayerPainter::available() {
 void CudaLayerPainter::paint(GLuint, int, int, const float*, const uint8_t*, size_t, const float*,
                              const float*, float, float) {
     throw std::runtime_error("this Sepal was built without CUDA");
+}
+struct CudaColours::State {};
+CudaColours::CudaColours() = default;
+CudaColours::~CudaColours() = default;
+void CudaColours::upload(const uint8_t*, size_t) {
+    throw std::runtime_error("this Sepal was built without CUDA");
+}
+const uint8_t* CudaColours::data() const {
+    return nullptr;
 }
 #endif
 

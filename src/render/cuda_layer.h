@@ -1,6 +1,7 @@
 #pragma once
 // The point layer's picture drawn by CUDA (cuda/point_splats.h): the cells' positions and
-// colours are read where OpenGL keeps them (mapped vertex buffers), the splats are written into
+// colours are read from device memory (the projector's positions and a device copy of the
+// colours: the vertex buffers of 10^8 cells may live in host memory), the splats are written into
 // a pixel buffer shared with CUDA, and OpenGL copies that into the layer's texture on the GPU.
 // Only functional in builds with CUDA; elsewhere available() is false and paint() throws.
 
@@ -27,6 +28,25 @@ class CudaLayerPainter {
     /// clip space. Throws std::runtime_error on CUDA or interop failures.
     void paint(GLuint texture, int width, int height, const float* xy, const uint8_t* rgba,
                size_t n, const float scale[2], const float offset[2], float pointSize, float alpha);
+
+  private:
+    struct State;
+    std::unique_ptr<State> m_state;
+};
+
+/// The cells' colours in device memory, for the splats; copied from the host when they change.
+class CudaColours {
+  public:
+    CudaColours();
+    ~CudaColours();
+    CudaColours(const CudaColours&) = delete;
+    CudaColours& operator=(const CudaColours&) = delete;
+
+    /// Copies n x 4 colour bytes from the host. Throws std::runtime_error on CUDA failures
+    /// (out of device memory included).
+    void upload(const uint8_t* rgba, size_t n);
+    /// The device copy (n x 4 bytes of the last upload).
+    const uint8_t* data() const;
 
   private:
     struct State;

@@ -23,6 +23,7 @@ class HostResident : public ResidentProjector {
   public:
     size_t available = size_t(1) << 40;  ///< what availableBytes() answers
     int uploads = 0;                     ///< setPoints calls
+    std::vector<float> own;              ///< the projector's own positions
 
     void setPoints(const float* host, size_t n, size_t d) override {
         m_points = host, m_n = n, m_d = d;
@@ -35,6 +36,10 @@ class HostResident : public ResidentProjector {
     ProjectionReport projectToHost(const LandmarkModel& model, const EmbedParams& params,
                                    float* out) override {
         return projectToDevice(model, params, out);
+    }
+    float* ownPositions() override {
+        own.resize(2 * m_n);
+        return own.data();
     }
     std::string lastKernel() const override { return "host"; }
     void keepNeighbourLists(bool) override {}
@@ -136,6 +141,44 @@ TEST(GpuProjection, TheWorkspaceWaitsForTheHostCopyOfTheDrawnPositions) {
     EXPECT_FALSE(gpu.hostStale());
     EXPECT_EQ(ws->positions(), cpuPositions(*ws));
     EXPECT_EQ(drawn.xy, ws->positions());
+}
+
+TEST(GpuProjection, PositionsKeptInTheProjectorReachTheVertexBufferOnceTheModelRests) {
+    auto ws = trained(3000);
+    HostResident device;
+    HostPositions drawn;
+    GpuProjection gpu(*ws, device, drawn);
+    gpu.keepPositionsInProjector(true);
+    const auto projectorCopy = [&] {
+        const float* p = gpu.projectorPositions();
+        return p ? std::vector<float>(p, p + 2 * ws->state().data.events()) : std::vector<float>();
+    };
+    ASSERT_TRUE(gpu.frame());
+    EXPECT_EQ(projectorCopy(), cpuPositions(*ws));
+    EXPECT_TRUE(drawn.xy.empty()) << "the vertex buffer was written during the change";
+    ws->beginLandmarkDrag();
+    const auto& low = ws->state().model.low;
+    for (int frame = 0; frame < 3; ++frame) {
+        ws->dragLandmarks({1}, {low[2] + 0.2f, low[3]});
+        ws->frame(8.0);
+        EXPECT_TRUE(gpu.frame());
+        EXPECT_EQ(projectorCopy(), cpuPositions(*ws));
+        EXPECT_TRUE(drawn.xy.empty());
+    }
+    ws->endLandmarkDrag("drag");
+    for (int frame = 0; frame < 10 && !ws->idle(); ++frame) {
+        ws->frame(8.0);
+        gpu.frame();
+    }
+    EXPECT_TRUE(ws->idle());
+    EXPECT_EQ(ws->positions(), cpuPositions(*ws));
+    EXPECT_EQ(drawn.xy, ws->positions()) << "the vertex buffer did not follow the host copy";
+    // Back to the vertex buffer (the CUDA splats gave up): projected into it at once.
+    gpu.keepPositionsInProjector(false);
+    EXPECT_EQ(gpu.projectorPositions(), nullptr);
+    drawn.xy.clear();
+    ASSERT_TRUE(gpu.frame());
+    EXPECT_EQ(drawn.xy, cpuPositions(*ws));
 }
 
 }  // namespace
