@@ -62,6 +62,10 @@ class GpuProjection {
     uint64_t projected() const { return m_projected; }
     /// True while positions go straight into the drawn memory (CUDA-OpenGL interop).
     bool interop() const { return m_mapped; }
+    /// Times each projection on the device too (for --bench-frames).
+    void enableTiming(bool on) { m_projector.enableTiming(on); }
+    /// Milliseconds the last projection took on the device (0 without enableTiming).
+    double lastDeviceMs() const { return m_projector.lastDeviceMs(); }
     /// Device memory line for the Stats window.
     std::string memoryLine() const { return m_target.memoryLine(); }
     /// Milliseconds of the last projection's parts: mapping the drawn memory, projecting,

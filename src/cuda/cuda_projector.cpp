@@ -653,4 +653,8 @@ void CudaProjector::enableTiming(bool on) {
     m_state->timing = on;
 }
 
+double CudaProjector::lastDeviceMs() const {
+    return m_state->timing ? m_state->times.totalMs : 0.0;
+}
+
 }  // namespace sepal::cuda

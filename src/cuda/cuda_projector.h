@@ -96,7 +96,9 @@ class CudaProjector : public Projector, public ResidentProjector {
     /// Phase times of the last projection (recorded only after enableTiming(true)).
     PhaseTimes lastTimes() const;
     /// Records CUDA events around the phases (a little overhead; for benchmarks).
-    void enableTiming(bool on);
+    void enableTiming(bool on) override;
+    /// The last projection's time on the device, from its first event to its last.
+    double lastDeviceMs() const override;
 
   private:
     struct State;

@@ -90,8 +90,16 @@ unsigned blocksFor(size_t work) {
 
 }  // namespace
 
+CudaSplats::~CudaSplats() {
+    for (cudaEvent_t e : m_events)
+        if (e) cudaEventDestroy(e);
+}
+
 void CudaSplats::draw(const SplatInput& in, uint8_t* rgba8, cudaStream_t stream) {
     if (in.width <= 0 || in.height <= 0) return;
+    for (cudaEvent_t& e : m_events)
+        if (!e) SEPAL_CUDA_CHECK(cudaEventCreate(&e));
+    SEPAL_CUDA_CHECK(cudaEventRecord(m_events[0], stream));
     const size_t pixels = size_t(in.width) * size_t(in.height);
     m_sums.reserve(2 * pixels);
     SEPAL_CUDA_CHECK(
@@ -108,7 +116,9 @@ void CudaSplats::draw(const SplatInput& in, uint8_t* rgba8, cudaStream_t stream)
     resolveKernel<<<blocksFor(pixels), kThreads, 0, stream>>>(m_sums.get(), pixels, logKeep,
                                                               reinterpret_cast<uchar4*>(rgba8));
     SEPAL_CUDA_CHECK_LAUNCH("resolveKernel");
+    SEPAL_CUDA_CHECK(cudaEventRecord(m_events[1], stream));
     SEPAL_CUDA_CHECK(cudaStreamSynchronize(stream));
+    SEPAL_CUDA_CHECK(cudaEventElapsedTime(&m_lastMs, m_events[0], m_events[1]));
 }
 
 }  // namespace sepal::cuda

@@ -40,8 +40,13 @@ class CudaSplats {
     /// x 4 bytes, rows bottom to top, premultiplied RGBA as the layer texture holds it). Returns
     /// when the picture is complete. Throws CudaError on device failures.
     void draw(const SplatInput& in, uint8_t* rgba8, cudaStream_t stream = nullptr);
+    /// Milliseconds the last picture took on the device (events around its kernels).
+    float lastDeviceMs() const { return m_lastMs; }
+    ~CudaSplats();
 
   private:
+    cudaEvent_t m_events[2] = {nullptr, nullptr};
+    float m_lastMs = 0;
     DeviceBuffer<unsigned long long>
         m_sums;  // per pixel: (red << 32 | green), (blue << 32 | cover)
 };

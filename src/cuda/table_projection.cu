@@ -101,8 +101,10 @@ __device__ __forceinline__ uint32_t pairIndexOfKeys(uint32_t ku, uint32_t kv) {
 }
 
 // FULL: topn = LIST - 1 and topnn = LIST (k = 8 or 16 with more landmarks than k), known at
-// compile time, so that the unrolled loops carry no bound checks.
-template <int LIST, bool ADJUST_ONE, bool FULL>
+// compile time, so that the unrolled loops carry no bound checks. ROWS: a.rows lists the cells
+// (the neighbour cache's re-projection); a run-time test of it in the list loads cost a whole
+// projection ~6%.
+template <int LIST, bool ADJUST_ONE, bool FULL, bool ROWS>
 __global__ void __launch_bounds__(32 * kMaxWarps, 1)
     tableProjectionKernel(const ProjectionArgs a, const TableLayout lay) {
     const int topn = FULL ? LIST - 1 : a.topn, topnn = FULL ? LIST : a.topnn;
@@ -148,7 +150,8 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
         const size_t p0 = size_t(tile) * 32;
         const bool active = p0 + lane < a.n;
         // The lane's cell: the tile's 32 consecutive cells, or 32 consecutive entries of rows.
-        const size_t p = a.rows && active ? a.rows[p0 + lane] : p0 + lane;
+        const bool rows = ROWS && a.rows;
+        const size_t p = rows && active ? a.rows[p0 + lane] : p0 + lane;
         {
             // All of the warp's list loads in flight at once (up to 2 x 17 per lane): one wait
             // on memory per tile, where a loop waited once per iteration.
@@ -159,7 +162,7 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
 #pragma unroll
             for (int m = 0; m < LIST; ++m) {
                 const int e = lane + 32 * m;
-                const size_t at = a.rows && e < entries
+                const size_t at = rows && e < entries
                                       ? size_t(a.rows[p0 + e / kOut]) * kOut + e % kOut
                                       : first + e;
                 dist[m] = e < entries ? a.knnDist[at] : 0.0f;
@@ -296,8 +299,17 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
 template <int LIST, bool ADJUST_ONE, bool FULL>
 void launchOne(const ProjectionArgs& a, cudaStream_t stream) {
     const TableLayout lay(a.g, LIST, warpsFor(a.g, LIST));
-    detail::launchPersistent<tableProjectionKernel<LIST, ADJUST_ONE, FULL>>(
-        a, lay, lay.warps, lay.bytes(), stream, "launch of tableProjectionKernel");
+#ifdef SEPAL_TRY_ROWS_AT_RUN_TIME
+    const bool rows = true;
+#else
+    const bool rows = a.rows != nullptr;
+#endif
+    if (rows)
+        detail::launchPersistent<tableProjectionKernel<LIST, ADJUST_ONE, FULL, true>>(
+            a, lay, lay.warps, lay.bytes(), stream, "launch of tableProjectionKernel");
+    else
+        detail::launchPersistent<tableProjectionKernel<LIST, ADJUST_ONE, FULL, false>>(
+            a, lay, lay.warps, lay.bytes(), stream, "launch of tableProjectionKernel");
 }
 
 /// The instantiation for LIST: the common case (adjust = 1, topn = LIST - 1 and topnn = LIST)

@@ -146,7 +146,10 @@ Application::Application(Options options)
     right.push_back(std::make_unique<ui::StatsPanel>());
     right.push_back(std::make_unique<ui::LogPanel>());
     m_ctx->gpuMemory = m_gpu ? m_gpu->memoryLine() : "n/a (CPU path)";
-    if (m_options.benchFrames > 0) m_bench = std::make_unique<FrameBench>(m_options.benchFrames);
+    if (m_options.benchFrames > 0) {
+        m_bench = std::make_unique<FrameBench>(m_options.benchFrames);
+        if (m_gpu) m_gpu->enableTiming(true);
+    }
     if (!m_options.script.empty())
         m_script = std::make_unique<ScriptPlayer>(*this, readScript(m_options.script));
     if (m_options.landmarks > 0) {
@@ -196,11 +199,12 @@ int Application::run() {
                                             m_gpu ? m_gpu->projected() : 0,
                                             m_gpu ? m_gpu->kernel() : "",
                                             layerPainter()};
-            m_bench->frame(m_workspace,
-                           {ms, m_lastWorkMs, m_lastDrawMs, m_layer->lastRedrawMs(),
-                            m_layer->busy(), m_lastUiMs, m_lastUploadMs,
-                            m_gpu ? m_gpu->lastPartsMs() : std::array<double, 3>{}},
-                           context);
+            m_bench->frame(
+                m_workspace,
+                {ms, m_lastWorkMs, m_lastDrawMs, m_layer->lastRedrawMs(), m_layer->busy(),
+                 m_lastUiMs, m_lastUploadMs, m_gpu ? m_gpu->lastPartsMs() : std::array<double, 3>{},
+                 m_gpu ? m_gpu->lastDeviceMs() : 0.0, m_layer->lastCudaDeviceMs()},
+                context);
             if (m_bench->done()) m_quit = 0;
         }
     }

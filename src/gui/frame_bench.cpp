@@ -43,6 +43,8 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         m_uiMs += cost.uiMs;
         m_uploadMs += cost.uploadMs;
         for (int i = 0; i < 3; ++i) m_gpuPartsMs[i] += cost.gpuPartsMs[i];
+        m_gpuDeviceMs += cost.gpuProjectDeviceMs;
+        m_splatDeviceMs += cost.splatDeviceMs;
         if (cost.layerRedrawMs > 0) m_layerMs = cost.layerRedrawMs;
         const float a = float(m_times.size()) * 0.05f, r = 0.05f;
         ws.dragLandmarks({0}, {m_centre[0] + r * std::cos(a), m_centre[1] + r * std::sin(a)});
@@ -94,6 +96,9 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         {"upload_ms", m_uploadMs / frames},
         {"gpu_map_project_unmap_ms",
          {m_gpuPartsMs[0] / frames, m_gpuPartsMs[1] / frames, m_gpuPartsMs[2] / frames}},
+        // The same on the device: what the GPU worked of the host's wait.
+        {"gpu_project_device_ms", m_gpuDeviceMs / frames},
+        {"splat_device_ms", m_splatDeviceMs / frames},
         {"point_redraw_ms", m_layerMs},
         {"layer_budget_ms", context.layerBudgetMs},
         // Which OpenGL drew the frames (NVIDIA, or Mesa's llvmpipe under Xvfb).

@@ -23,6 +23,9 @@ struct FrameCost {
     double uploadMs = 0;       ///< the GPU projection and the buffers' uploads
     /// The GPU projection's parts: map, project, unmap (zeros on the CPU path).
     std::array<double, 3> gpuPartsMs{};
+    /// On the device (events): the GPU projection of this frame (0: none) and the CUDA splats'
+    /// last picture, to tell waiting for the GPU from its work.
+    double gpuProjectDeviceMs = 0, splatDeviceMs = 0;
 };
 
 /// How the frames were drawn, for the JSON line.
@@ -50,8 +53,9 @@ class FrameBench {
     bool m_done = false;
     double m_start = 0, m_workMs = 0, m_drawMs = 0, m_layerMs = 0, m_uiMs = 0, m_uploadMs = 0;
     std::array<double, 3> m_gpuPartsMs{};
-    double m_dragEnd = 0, m_dragSeconds = 0;  // when the drag ended (0: still dragging)
-    double m_waitStart = 0;                   // when waiting for the first settled picture began
+    double m_gpuDeviceMs = 0, m_splatDeviceMs = 0;  // summed over the drag's frames
+    double m_dragEnd = 0, m_dragSeconds = 0;        // when the drag ended (0: still dragging)
+    double m_waitStart = 0;  // when waiting for the first settled picture began
     uint64_t m_projectedStart = 0, m_gpuStart = 0, m_projectedEnd = 0, m_gpuEnd = 0;
     size_t m_wholeFrames = 0;
     double m_projectedSeconds = -1;  // after the drag, when every cell was projected  // drag

@@ -89,6 +89,9 @@ void CudaColours::upload(const uint8_t* rgba, size_t n) {
 const uint8_t* CudaColours::data() const {
     return m_state->rgba.get();
 }
+double CudaLayerPainter::lastDeviceMs() const {
+    return m_state->splats.lastDeviceMs();
+}
 #else
 struct CudaLayerPainter::State {};
 CudaLayerPainter::CudaLayerPainter() = default;
@@ -99,6 +102,9 @@ bool CudaLayerPainter::available() {
 void CudaLayerPainter::paint(GLuint, int, int, const float*, const uint8_t*, size_t, const float*,
                              const float*, float, float) {
     throw std::runtime_error("this Sepal was built without CUDA");
+}
+double CudaLayerPainter::lastDeviceMs() const {
+    return 0;
 }
 struct CudaColours::State {};
 CudaColours::CudaColours() = default;

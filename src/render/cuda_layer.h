@@ -28,6 +28,8 @@ class CudaLayerPainter {
     /// clip space. Throws std::runtime_error on CUDA or interop failures.
     void paint(GLuint texture, int width, int height, const float* xy, const uint8_t* rgba,
                size_t n, const float scale[2], const float offset[2], float pointSize, float alpha);
+    /// Milliseconds the last picture's kernels took on the device.
+    double lastDeviceMs() const;
 
   private:
     struct State;

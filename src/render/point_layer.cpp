@@ -166,6 +166,10 @@ void PointLayer::advanceOnCuda(const float* xy, const uint8_t* rgba, size_t n, c
     completeRedraw(back);
 }
 
+double PointLayer::lastCudaDeviceMs() const {
+    return m_cuda ? m_cuda->lastDeviceMs() : 0.0;
+}
+
 void PointLayer::present(const Camera& camera) {
     if (!m_hasFront) return;
     // The layer's corners, drawn with the front camera, placed where the current camera puts them.

@@ -56,6 +56,8 @@ class PointLayer {
     bool busy() const { return m_stale || m_cursor > 0; }
     /// Milliseconds the last complete redraw took over all its frames' drawing.
     double lastRedrawMs() const { return m_lastRedrawMs; }
+    /// Milliseconds the last CUDA redraw's kernels took on the device (0: none yet).
+    double lastCudaDeviceMs() const;
 
   private:
     void allocate(int width, int height);

@@ -42,6 +42,8 @@ class HostResident : public ResidentProjector {
         return own.data();
     }
     std::string lastKernel() const override { return "host"; }
+    void enableTiming(bool) override {}
+    double lastDeviceMs() const override { return 0; }
     void keepNeighbourLists(bool) override {}
     std::pair<size_t, std::string> cacheState() const override { return {0, ""}; }
     size_t lastProjected() const override { return m_n; }

@@ -45,6 +45,11 @@ class ResidentProjector {
     virtual size_t residentBytes(size_t n, size_t d) const = 0;
     /// Device bytes new points could take now: the free memory and what the projector holds.
     virtual size_t availableBytes() const = 0;
+    /// Records device events around each projection (a little overhead; for benchmarks).
+    virtual void enableTiming(bool on) = 0;
+    /// Milliseconds the last projection's work took on the device (0 without enableTiming):
+    /// against the call's time on the host clock, it tells waiting from working.
+    virtual double lastDeviceMs() const = 0;
 };
 
 }  // namespace sepal
