@@ -91,6 +91,9 @@ struct CudaProjector::State {
     DeviceBuffer<uint32_t> knnIdx[2];
     DeviceBuffer<float> knnDist[2];
     DeviceBuffer<unsigned long long> counters[2], tensorStats;
+    // The table projection's queue of ill-conditioned cells (ProjectionArgs::deferred).
+    DeviceBuffer<uint32_t> deferred[2];
+    DeviceBuffer<unsigned long long> deferredCount[2];
     PinnedBuffer<unsigned long long> tensorStatsHost;
     PinnedBuffer<unsigned long long> countersHost[2];
     DeviceBuffer<uint32_t> nonFinite[2], scratchIdx[2];
@@ -204,6 +207,14 @@ struct CudaProjector::State {
         return tensorLandmarks.view();
     }
 
+    /// Gives the launch slot b's queue of ill-conditioned cells (table projection).
+    void useDeferredQueue(ProjectionArgs& a, int b) {
+        deferred[b].reserve(kDeferredCapacity);
+        deferredCount[b].reserve(1);
+        a.deferred = deferred[b].get();
+        a.deferredCount = deferredCount[b].get();
+    }
+
     /// Runs the chosen kernel(s) on a.points (a.n points) into a.out, on `stream` with slot b's
     /// work space and counters (read back into countersHost[b]). knnOnlyPhase: stop after the
     /// k-NN.
@@ -225,6 +236,7 @@ struct CudaProjector::State {
         a.nonFinite = nonFinite[b].get();
         a.scratch = scratch[b].get();
         a.scratchIdx = scratchIdx[b].get();
+        useDeferredQueue(a, b);
         SEPAL_CUDA_CHECK(cudaMemsetAsync(a.counters, 0, 2 * sizeof(unsigned long long), stream));
         const bool oneKernel = launch.knn == nullptr;
         if (knnOnlyPhase || !oneKernel) {
@@ -302,6 +314,7 @@ struct CudaProjector::State {
         scratchIdx[0].reserve(size_t(kFixThreads) * a.topnn);
         a.scratch = scratch[0].get();
         a.scratchIdx = scratchIdx[0].get();
+        useDeferredQueue(a, 0);
         a.out = out.get();
         a.counters = cache.counters();
         a.nonFinite = cache.nonFinite();

@@ -96,7 +96,16 @@ struct ProjectionArgs {
     /// List and table projections only: per cell, 1 when it fell back to its neighbours' mean,
     /// else 0 (null: not written).
     uint8_t* fellBack = nullptr;
+    /// Table projection only (null: solved inline): the cells whose system is ill-conditioned
+    /// are queued here (up to kDeferredCapacity; beyond it solved inline) and solved the
+    /// reference's way by a second kernel, one thread each. Inline, one such lane held its whole
+    /// warp for the reference's O(k^2 d) steps. deferredCount[0] counts them.
+    uint32_t* deferred = nullptr;
+    unsigned long long* deferredCount = nullptr;
 };
+
+/// Cells the table projection's deferred queue holds (4 MB of indices).
+constexpr size_t kDeferredCapacity = size_t(1) << 20;
 
 /// Threads of the placeNonFinite launch (its scratch holds topnn entries per thread).
 constexpr int kFixThreads = 4096;
