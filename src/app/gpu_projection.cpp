@@ -12,9 +12,9 @@ namespace sepal::app {
 namespace {
 // Frames the model must rest before the host copy is refreshed (each copy costs a transfer).
 constexpr int kQuietFrames = 3;
-// The drawn buffers on the same device: positions (2 floats) and colours (4 bytes) a cell, and
-// the colours' device copy that the CUDA splats read (4 bytes).
-constexpr size_t kDrawnBytesPerCell = 16;
+// The drawn buffers on the same device: positions (2 floats) and colours (4 bytes) a cell, the
+// colours' device copy that the CUDA splats read (4 bytes) and their tile order (16 bytes).
+constexpr size_t kDrawnBytesPerCell = 32;
 // Left free beside the points for the kernels' work space and the window.
 constexpr size_t kDeviceReserveBytes = size_t(512) << 20;
 

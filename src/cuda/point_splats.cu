@@ -1,65 +1,198 @@
 // The CUDA point splats (point_splats.h).
 //
-// Decomposition: splatKernel is one thread per cell in a grid-stride loop; each covered pixel
-// takes two 64-bit atomic adds in global memory (red and green in one word, blue and coverage in
-// the other; a pixel overflows past about a million full splats). resolveKernel is one thread
-// per pixel. The geometry is CpuSplats's, with every product and sum rounded on its own (no fused
-// multiply-add), so that the host reproduces the coverage exactly.
+// Decomposition: the picture is per pixel two 64-bit sums in global memory (red and green in one
+// word, blue and coverage in the other; a pixel overflows past about a million full splats).
+// The cells are sorted by screen tile (a radix sort of tile numbers, kept while the cells stay
+// in their tiles); tiledSplatKernel gives each block kChunk consecutive cells of that order,
+// which lie in one tile or two side by side: their splats are summed in shared memory and each
+// pixel of the window goes to the picture once, so a dense blob's pixels no longer take one
+// global atomic per cell. Cells that left their window since the sort add straight into the
+// picture, as splatKernel (one thread per cell, the path beyond 2^31 cells) does for all. The
+// sums are integers, so the picture does not depend on the path or the order. resolveKernel is
+// one thread per pixel.
 
+#include <cub/device/device_radix_sort.cuh>
+
+#include <algorithm>
+#include <climits>
 #include <cmath>
 
 #include "cuda/cuda_error.h"
 #include "cuda/point_splats.h"
 
 namespace sepal::cuda {
+
+/// World to pixel (x * ax + bx, pixel centres at whole numbers), the splat's half size and the
+/// picture's size.
+struct SplatGeometry {
+    float ax, bx, ay, by;
+    float half, inverseHalf;
+    int width, height;
+};
+
 namespace {
 
 constexpr int kThreads = 256;
+// Tiles of the sort (pixels a side), cells a block draws, and the largest window a block sums in
+// shared memory (four 32-bit sums a pixel: 44 KB; two tiles side by side with a 3-pixel rim).
+constexpr int kTile = 32;
+constexpr size_t kChunk = 4096;
+constexpr int kWindowPixels = 2816;
 
 __device__ __forceinline__ int floorToInt(float v) {
     const int i = int(v);
     return i - (v < float(i));
 }
 
-__global__ void splatKernel(const SplatInput in, float ax, float bx, float ay, float by,
-                            unsigned long long* sums) {
-    const float half = 0.5f * in.pointSize;
-    const float inverseHalf = half > 0 ? 1.0f / half : 0.0f;
-    const int w = in.width, h = in.height;
+/// Visits every pixel a cell covers with deposit(inWindow, x, y, red, green, blue, coverage),
+/// inWindow = deposit.covers(its pixel rectangle). Returns 0 when the cell draws nothing, 1 when
+/// it drew in the window, 2 outside it. CpuSplats's geometry, every product and sum rounded on
+/// its own (no fused multiply-add), so that the host reproduces the coverage exactly.
+template <class Deposit>
+__device__ __forceinline__ int splatCell(const SplatGeometry& g, float2 p, uchar4 c,
+                                         const Deposit& deposit) {
+    if (c.w == 0) return 0;
+    const float cx = __fadd_rn(__fmul_rn(p.x, g.ax), g.bx);
+    const float cy = __fadd_rn(__fmul_rn(p.y, g.ay), g.by);
+    if (!(cx > -g.half - 1.0f && cx < float(g.width) + g.half)) return 0;  // or NaN
+    if (!(cy > -g.half - 1.0f && cy < float(g.height) + g.half)) return 0;
+    const int px0 = max(0, -floorToInt(g.half - cx)),
+              px1 = min(g.width - 1, floorToInt(cx + g.half));
+    const int py0 = max(0, -floorToInt(g.half - cy)),
+              py1 = min(g.height - 1, floorToInt(cy + g.half));
+    const float units = float(kSplatCoverageUnits) * float(c.w) / 255.0f;
+    const bool inWindow = deposit.covers(px0, px1, py0, py1);
+    for (int y = py0; y <= py1; ++y) {
+        const float dy = __fmul_rn(__fsub_rn(float(y), cy), g.inverseHalf);
+        for (int x = px0; x <= px1; ++x) {
+            const float dx = __fmul_rn(__fsub_rn(float(x), cx), g.inverseHalf);
+            const float r2 = __fadd_rn(__fmul_rn(dx, dx), __fmul_rn(dy, dy));
+            if (r2 > 1.0f) continue;
+            float cover = 1.0f;
+            if (r2 > 0.6f) {  // points.frag: 1 - smoothstep(0.6, 1.0, r2) at the rim
+                const float t = __fmul_rn(__fsub_rn(r2, 0.6f), 2.5f);
+                cover = __fsub_rn(1.0f,
+                                  __fmul_rn(__fmul_rn(t, t), __fsub_rn(3.0f, __fmul_rn(2.0f, t))));
+            }
+            const unsigned q = unsigned(__float2int_rn(__fmul_rn(cover, units)));
+            if (q == 0) continue;
+            deposit(inWindow, x, y, c.x * q, c.y * q, c.z * q, q);
+        }
+    }
+    return inWindow ? 1 : 2;
+}
+
+/// Adds a pixel's share to the picture's sums in global memory.
+__device__ __forceinline__ void addToPicture(unsigned long long* sums, int width, int x, int y,
+                                             unsigned red, unsigned green, unsigned blue,
+                                             unsigned cover) {
+    unsigned long long* s = sums + 2 * (size_t(y) * width + x);
+    atomicAdd(s, (static_cast<unsigned long long>(red) << 32) | green);
+    atomicAdd(s + 1, (static_cast<unsigned long long>(blue) << 32) | cover);
+}
+
+/// Every deposit straight into the picture.
+struct GlobalDeposit {
+    unsigned long long* sums;
+    int width;
+    __device__ bool covers(int, int, int, int) const { return false; }
+    __device__ void operator()(bool, int x, int y, unsigned r, unsigned g, unsigned b,
+                               unsigned q) const {
+        addToPicture(sums, width, x, y, r, g, b, q);
+    }
+};
+
+__global__ void splatKernel(const SplatInput in, SplatGeometry g, unsigned long long* sums) {
+    const uchar4* colours = reinterpret_cast<const uchar4*>(in.rgba);
+    const float2* xy = reinterpret_cast<const float2*>(in.xy);
+    const GlobalDeposit deposit{sums, g.width};
+    for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < in.n;
+         i += size_t(gridDim.x) * blockDim.x)
+        splatCell(g, xy[i], colours[i], deposit);
+}
+
+/// Sort key of each cell: its screen tile (row-major), kOffTile when it draws nothing.
+__global__ void tileKeyKernel(const SplatInput in, SplatGeometry g, int tilesX, int tilesY,
+                              uint32_t* keys, uint32_t* cells) {
     const uchar4* colours = reinterpret_cast<const uchar4*>(in.rgba);
     const float2* xy = reinterpret_cast<const float2*>(in.xy);
     for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < in.n;
          i += size_t(gridDim.x) * blockDim.x) {
-        const uchar4 c = colours[i];
-        if (c.w == 0) continue;
         const float2 p = xy[i];
-        const float cx = __fadd_rn(__fmul_rn(p.x, ax), bx);
-        const float cy = __fadd_rn(__fmul_rn(p.y, ay), by);
-        if (!(cx > -half - 1.0f && cx < float(w) + half)) continue;  // or NaN
-        if (!(cy > -half - 1.0f && cy < float(h) + half)) continue;
-        const int px0 = max(0, -floorToInt(half - cx)), px1 = min(w - 1, floorToInt(cx + half));
-        const int py0 = max(0, -floorToInt(half - cy)), py1 = min(h - 1, floorToInt(cy + half));
-        const float units = float(kSplatCoverageUnits) * float(c.w) / 255.0f;
-        for (int y = py0; y <= py1; ++y) {
-            const float dy = __fmul_rn(__fsub_rn(float(y), cy), inverseHalf);
-            for (int x = px0; x <= px1; ++x) {
-                const float dx = __fmul_rn(__fsub_rn(float(x), cx), inverseHalf);
-                const float r2 = __fadd_rn(__fmul_rn(dx, dx), __fmul_rn(dy, dy));
-                if (r2 > 1.0f) continue;
-                float cover = 1.0f;
-                if (r2 > 0.6f) {  // points.frag: 1 - smoothstep(0.6, 1.0, r2) at the rim
-                    const float t = __fmul_rn(__fsub_rn(r2, 0.6f), 2.5f);
-                    cover = __fsub_rn(
-                        1.0f, __fmul_rn(__fmul_rn(t, t), __fsub_rn(3.0f, __fmul_rn(2.0f, t))));
-                }
-                const unsigned q = unsigned(__float2int_rn(__fmul_rn(cover, units)));
-                if (q == 0) continue;
-                unsigned long long* s = sums + 2 * (size_t(y) * w + x);
-                atomicAdd(s, (static_cast<unsigned long long>(c.x * q) << 32) | (c.y * q));
-                atomicAdd(s + 1, (static_cast<unsigned long long>(c.z * q) << 32) | q);
-            }
-        }
+        const float cx = __fadd_rn(__fmul_rn(p.x, g.ax), g.bx);
+        const float cy = __fadd_rn(__fmul_rn(p.y, g.ay), g.by);
+        uint32_t key = uint32_t(tilesX * tilesY);  // last: transparent, off the picture, NaN
+        if (colours[i].w != 0 && cx >= 0.0f && cx < float(g.width) && cy >= 0.0f &&
+            cy < float(g.height))
+            key = uint32_t(int(cy) / kTile * tilesX + int(cx) / kTile);
+        keys[i] = key;
+        cells[i] = uint32_t(i);
     }
+}
+
+/// Deposits inside the block's window go to shared memory (32-bit sums: a chunk's cells cannot
+/// overflow them), the others (cells that moved since the sort) straight into the picture.
+struct WindowDeposit {
+    unsigned* window;  ///< 4 sums a pixel: red, green, blue, coverage
+    int x0, y0, x1, y1, span;
+    unsigned long long* sums;
+    int width;
+    __device__ bool covers(int px0, int px1, int py0, int py1) const {
+        return px0 >= x0 && px1 < x1 && py0 >= y0 && py1 < y1;
+    }
+    __device__ void operator()(bool inWindow, int x, int y, unsigned r, unsigned g, unsigned b,
+                               unsigned q) const {
+        if (!inWindow) return addToPicture(sums, width, x, y, r, g, b, q);
+        unsigned* w = window + 4 * ((y - y0) * span + (x - x0));
+        atomicAdd(w, r);
+        atomicAdd(w + 1, g);
+        atomicAdd(w + 2, b);
+        atomicAdd(w + 3, q);
+    }
+};
+
+/// One block a chunk of kChunk cells in tile order: its window is the tiles its first and last
+/// cells had at the sort (one or two side by side) with a rim for the splats' radius; the sums
+/// gathered there go to the picture once per pixel. strays counts the cells drawn outside it.
+__global__ void __launch_bounds__(kThreads)
+    tiledSplatKernel(const SplatInput in, SplatGeometry g, int tilesX, int rim,
+                     const uint32_t* keys, const uint32_t* cells, unsigned long long* sums,
+                     unsigned long long* strays) {
+    __shared__ unsigned window[4 * kWindowPixels];
+    __shared__ unsigned blockStrays;
+    const size_t c0 = size_t(blockIdx.x) * kChunk;
+    const size_t c1 = min(in.n, c0 + kChunk);
+    const uint32_t k0 = keys[c0], k1 = keys[c1 - 1];
+    WindowDeposit deposit{window, 0, 0, 0, 0, 0, sums, g.width};
+    const uint32_t off = uint32_t(tilesX) * uint32_t((g.height + kTile - 1) / kTile);
+    if (k1 < off && k0 / tilesX == k1 / tilesX && k1 - k0 <= 1) {
+        deposit.x0 = max(0, int(k0 % tilesX) * kTile - rim);
+        deposit.x1 = min(g.width, int(k1 % tilesX + 1) * kTile + rim);
+        deposit.y0 = max(0, int(k0 / tilesX) * kTile - rim);
+        deposit.y1 = min(g.height, int(k0 / tilesX + 1) * kTile + rim);
+        deposit.span = deposit.x1 - deposit.x0;
+        if (deposit.span * (deposit.y1 - deposit.y0) > kWindowPixels) deposit.x1 = deposit.x0;
+    }
+    const int pixels = deposit.span * (deposit.y1 - deposit.y0) * (deposit.x1 > deposit.x0);
+    for (int e = threadIdx.x; e < 4 * pixels; e += blockDim.x) window[e] = 0;
+    if (threadIdx.x == 0) blockStrays = 0;
+    __syncthreads();
+    const uchar4* colours = reinterpret_cast<const uchar4*>(in.rgba);
+    const float2* xy = reinterpret_cast<const float2*>(in.xy);
+    unsigned mine = 0;
+    for (size_t i = c0 + threadIdx.x; i < c1; i += blockDim.x) {
+        const uint32_t cell = cells[i];
+        mine += splatCell(g, xy[cell], colours[cell], deposit) == 2;
+    }
+    if (mine) atomicAdd(&blockStrays, mine);
+    __syncthreads();
+    for (int e = threadIdx.x; e < pixels; e += blockDim.x) {
+        const unsigned* w = window + 4 * e;
+        if (w[3] == 0) continue;
+        addToPicture(sums, g.width, deposit.x0 + e % deposit.span, deposit.y0 + e / deposit.span,
+                     w[0], w[1], w[2], w[3]);
+    }
+    if (threadIdx.x == 0 && blockStrays) atomicAdd(strays, (unsigned long long)blockStrays);
 }
 
 __global__ void resolveKernel(const unsigned long long* sums, size_t pixels, float logKeep,
@@ -108,8 +241,25 @@ void CudaSplats::draw(const SplatInput& in, uint8_t* rgba8, cudaStream_t stream)
     const float toPixelX = 0.5f * float(in.width), toPixelY = 0.5f * float(in.height);
     const float ax = in.scale[0] * toPixelX, bx = (in.offset[0] + 1.0f) * toPixelX - 0.5f;
     const float ay = in.scale[1] * toPixelY, by = (in.offset[1] + 1.0f) * toPixelY - 0.5f;
-    if (in.n > 0) {
-        splatKernel<<<blocksFor(in.n), kThreads, 0, stream>>>(in, ax, bx, ay, by, m_sums.get());
+    const float half = 0.5f * in.pointSize;
+    const SplatGeometry g{ax, bx, ay, by, half, half > 0 ? 1.0f / half : 0.0f, in.width, in.height};
+    bool tiled = false;
+    if (in.n > 0 && in.n <= size_t(INT_MAX)) {
+        const int tilesX = (in.width + kTile - 1) / kTile, tilesY = (in.height + kTile - 1) / kTile;
+        // Sorted again when the cells or the picture changed, or when more than an eighth of
+        // the cells left their windows last time (a pan, a zoom, a long drag).
+        if (in.n != m_sortedN || in.width != m_sortedWidth || in.height != m_sortedHeight ||
+            m_lastStrays * 8 > in.n)
+            sortByTile(in, g, tilesX, tilesY, stream);
+        m_strays.reserve(1);
+        SEPAL_CUDA_CHECK(cudaMemsetAsync(m_strays.get(), 0, sizeof(unsigned long long), stream));
+        const int rim = int(std::ceil(half)) + 1;
+        tiledSplatKernel<<<unsigned((in.n + kChunk - 1) / kChunk), kThreads, 0, stream>>>(
+            in, g, tilesX, rim, m_keys[1].get(), m_cells[1].get(), m_sums.get(), m_strays.get());
+        SEPAL_CUDA_CHECK_LAUNCH("tiledSplatKernel");
+        tiled = true;
+    } else if (in.n > 0) {
+        splatKernel<<<blocksFor(in.n), kThreads, 0, stream>>>(in, g, m_sums.get());
         SEPAL_CUDA_CHECK_LAUNCH("splatKernel");
     }
     const float logKeep = in.alpha >= 1.0f ? -INFINITY : std::log2(1.0f - in.alpha);
@@ -119,6 +269,39 @@ void CudaSplats::draw(const SplatInput& in, uint8_t* rgba8, cudaStream_t stream)
     SEPAL_CUDA_CHECK(cudaEventRecord(m_events[1], stream));
     SEPAL_CUDA_CHECK(cudaStreamSynchronize(stream));
     SEPAL_CUDA_CHECK(cudaEventElapsedTime(&m_lastMs, m_events[0], m_events[1]));
+    unsigned long long strays = in.n;
+    if (tiled)
+        SEPAL_CUDA_CHECK(
+            cudaMemcpy(&strays, m_strays.get(), sizeof(strays), cudaMemcpyDeviceToHost));
+    m_lastStrays = size_t(strays);
+}
+
+void CudaSplats::sortByTile(const SplatInput& in, const SplatGeometry& g, int tilesX, int tilesY,
+                            cudaStream_t stream) {
+    const size_t n = in.n;
+    for (int b = 0; b < 2; ++b) {
+        m_keys[b].reserve(n);
+        m_cells[b].reserve(n);
+    }
+    tileKeyKernel<<<blocksFor(n), kThreads, 0, stream>>>(in, g, tilesX, tilesY, m_keys[0].get(),
+                                                         m_cells[0].get());
+    SEPAL_CUDA_CHECK_LAUNCH("tileKeyKernel");
+    // Only the bits a tile number (or the key past the last tile) needs.
+    const uint32_t off = uint32_t(tilesX) * uint32_t(tilesY);
+    int bits = 1;
+    while (bits < 32 && (off >> bits) != 0) ++bits;
+    size_t tempBytes = 0;
+    SEPAL_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, tempBytes, m_keys[0].get(),
+                                                     m_keys[1].get(), m_cells[0].get(),
+                                                     m_cells[1].get(), int(n), 0, bits, stream));
+    m_sortTemp.reserve(std::max<size_t>(tempBytes, 1));
+    SEPAL_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(m_sortTemp.get(), tempBytes, m_keys[0].get(),
+                                                     m_keys[1].get(), m_cells[0].get(),
+                                                     m_cells[1].get(), int(n), 0, bits, stream));
+    m_sortedN = n;
+    m_sortedWidth = in.width;
+    m_sortedHeight = in.height;
+    ++m_sorts;
 }
 
 }  // namespace sepal::cuda

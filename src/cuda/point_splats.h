@@ -33,7 +33,10 @@ struct SplatInput {
 /// quantised to 1/16.
 constexpr int kSplatCoverageUnits = 16;
 
-/// Draws pictures of splats; keeps its accumulation buffer between pictures.
+struct SplatGeometry;
+
+/// Draws pictures of splats; keeps its accumulation buffer and the cells' tile order between
+/// pictures.
 class CudaSplats {
   public:
     /// Splats every cell of `in` and writes the picture to rgba8 (device memory, width x height
@@ -42,11 +45,23 @@ class CudaSplats {
     void draw(const SplatInput& in, uint8_t* rgba8, cudaStream_t stream = nullptr);
     /// Milliseconds the last picture took on the device (events around its kernels).
     float lastDeviceMs() const { return m_lastMs; }
+    /// Cells the last picture drew outside their block's window (moved since the sort).
+    size_t lastStrays() const { return m_lastStrays; }
+    /// Times the cells were sorted by tile.
+    size_t sorts() const { return m_sorts; }
     ~CudaSplats();
 
   private:
+    /// Orders the cells by screen tile into m_keys[1] and m_cells[1].
+    void sortByTile(const SplatInput& in, const SplatGeometry& g, int tilesX, int tilesY,
+                    cudaStream_t stream);
     cudaEvent_t m_events[2] = {nullptr, nullptr};
     float m_lastMs = 0;
+    DeviceBuffer<uint32_t> m_keys[2], m_cells[2];  // tile numbers and cells: as made, sorted
+    DeviceBuffer<uint8_t> m_sortTemp;
+    DeviceBuffer<unsigned long long> m_strays;
+    size_t m_sortedN = 0, m_lastStrays = 0, m_sorts = 0;
+    int m_sortedWidth = 0, m_sortedHeight = 0;
     DeviceBuffer<unsigned long long>
         m_sums;  // per pixel: (red << 32 | green), (blue << 32 | cover)
 };
