@@ -243,21 +243,23 @@ void CudaSplats::draw(const SplatInput& in, uint8_t* rgba8, cudaStream_t stream)
     const float ay = in.scale[1] * toPixelY, by = (in.offset[1] + 1.0f) * toPixelY - 0.5f;
     const float half = 0.5f * in.pointSize;
     const SplatGeometry g{ax, bx, ay, by, half, half > 0 ? 1.0f / half : 0.0f, in.width, in.height};
-    bool tiled = false;
+    bool tiled = false, sorted = false;
     if (in.n > 0 && in.n <= size_t(INT_MAX)) {
         const int tilesX = (in.width + kTile - 1) / kTile, tilesY = (in.height + kTile - 1) / kTile;
-        // Sorted again when the cells or the picture changed, or when more than an eighth of
-        // the cells left their windows last time (a pan, a zoom, a long drag).
-        if (in.n != m_sortedN || in.width != m_sortedWidth || in.height != m_sortedHeight ||
-            m_lastStrays * 8 > in.n)
-            sortByTile(in, g, tilesX, tilesY, stream);
+        // Sorted again when the cells or the picture changed, or when another eighth of the
+        // cells left their windows since the sort (a pan, a zoom, a long drag).
+        const bool sort = in.n != m_sortedN || in.width != m_sortedWidth ||
+                          in.height != m_sortedHeight || m_lastStrays > m_sortedStrays + in.n / 8;
+        if (sort) sortByTile(in, g, tilesX, tilesY, stream);
         m_strays.reserve(1);
         SEPAL_CUDA_CHECK(cudaMemsetAsync(m_strays.get(), 0, sizeof(unsigned long long), stream));
         const int rim = int(std::ceil(half)) + 1;
         tiledSplatKernel<<<unsigned((in.n + kChunk - 1) / kChunk), kThreads, 0, stream>>>(
-            in, g, tilesX, rim, m_keys[1].get(), m_cells[1].get(), m_sums.get(), m_strays.get());
+            in, g, tilesX, rim, m_keys[m_sorted].get(), m_cells[m_sorted].get(), m_sums.get(),
+            m_strays.get());
         SEPAL_CUDA_CHECK_LAUNCH("tiledSplatKernel");
         tiled = true;
+        sorted = sort;
     } else if (in.n > 0) {
         splatKernel<<<blocksFor(in.n), kThreads, 0, stream>>>(in, g, m_sums.get());
         SEPAL_CUDA_CHECK_LAUNCH("splatKernel");
@@ -274,6 +276,9 @@ void CudaSplats::draw(const SplatInput& in, uint8_t* rgba8, cudaStream_t stream)
         SEPAL_CUDA_CHECK(
             cudaMemcpy(&strays, m_strays.get(), sizeof(strays), cudaMemcpyDeviceToHost));
     m_lastStrays = size_t(strays);
+    // Strays right after a sort are chunks that span tiles (a sparse picture): not a reason to
+    // sort again.
+    if (sorted) m_sortedStrays = m_lastStrays;
 }
 
 void CudaSplats::sortByTile(const SplatInput& in, const SplatGeometry& g, int tilesX, int tilesY,
@@ -290,14 +295,17 @@ void CudaSplats::sortByTile(const SplatInput& in, const SplatGeometry& g, int ti
     const uint32_t off = uint32_t(tilesX) * uint32_t(tilesY);
     int bits = 1;
     while (bits < 32 && (off >> bits) != 0) ++bits;
+    // Double buffers: the sort needs no copy of its own (small work space), and says which
+    // buffer ends up sorted.
+    cub::DoubleBuffer<uint32_t> keys(m_keys[0].get(), m_keys[1].get());
+    cub::DoubleBuffer<uint32_t> cells(m_cells[0].get(), m_cells[1].get());
     size_t tempBytes = 0;
-    SEPAL_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, tempBytes, m_keys[0].get(),
-                                                     m_keys[1].get(), m_cells[0].get(),
-                                                     m_cells[1].get(), int(n), 0, bits, stream));
+    SEPAL_CUDA_CHECK(
+        cub::DeviceRadixSort::SortPairs(nullptr, tempBytes, keys, cells, int(n), 0, bits, stream));
     m_sortTemp.reserve(std::max<size_t>(tempBytes, 1));
-    SEPAL_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(m_sortTemp.get(), tempBytes, m_keys[0].get(),
-                                                     m_keys[1].get(), m_cells[0].get(),
-                                                     m_cells[1].get(), int(n), 0, bits, stream));
+    SEPAL_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(m_sortTemp.get(), tempBytes, keys, cells,
+                                                     int(n), 0, bits, stream));
+    m_sorted = keys.selector;
     m_sortedN = n;
     m_sortedWidth = in.width;
     m_sortedHeight = in.height;

@@ -52,15 +52,16 @@ class CudaSplats {
     ~CudaSplats();
 
   private:
-    /// Orders the cells by screen tile into m_keys[1] and m_cells[1].
+    /// Orders the cells by screen tile into m_keys[m_sorted] and m_cells[m_sorted].
     void sortByTile(const SplatInput& in, const SplatGeometry& g, int tilesX, int tilesY,
                     cudaStream_t stream);
     cudaEvent_t m_events[2] = {nullptr, nullptr};
     float m_lastMs = 0;
-    DeviceBuffer<uint32_t> m_keys[2], m_cells[2];  // tile numbers and cells: as made, sorted
+    DeviceBuffer<uint32_t> m_keys[2], m_cells[2];  // tile numbers and cells, double-buffered
+    int m_sorted = 0;                              // the buffer holding the sorted order
     DeviceBuffer<uint8_t> m_sortTemp;
     DeviceBuffer<unsigned long long> m_strays;
-    size_t m_sortedN = 0, m_lastStrays = 0, m_sorts = 0;
+    size_t m_sortedN = 0, m_lastStrays = 0, m_sortedStrays = 0, m_sorts = 0;
     int m_sortedWidth = 0, m_sortedHeight = 0;
     DeviceBuffer<unsigned long long>
         m_sums;  // per pixel: (red << 32 | green), (blue << 32 | cover)

@@ -119,17 +119,16 @@ TEST(CudaSplats, EqualTheHostsRenditionOfTheSameRules) {
 
 TEST(CudaSplats, CellsThatMoveSinceTheTileSortAreStillDrawnExactly) {
     SEPAL_REQUIRE_GPU();
-    // Dense blobs, as a picture of millions of cells has them: the blocks sum their tiles in
-    // shared memory. Then cells move (a third by 50 pixels, some far) and are drawn
-    // from the old tile order, outside their windows, until a fresh sort.
+    // Many cells to a tile, as a picture of millions has them: the blocks sum their tiles in
+    // shared memory. Then cells move (a third by 48 pixels, some far) and are drawn from the old
+    // tile order, outside their windows, until a fresh sort.
     const size_t n = 300000;
     std::mt19937 rng(11);
-    std::normal_distribution<float> normal(0.0f, 0.05f);
+    std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
     std::vector<float> xy(2 * n);
     std::vector<uint8_t> rgba(4 * n);
     for (size_t i = 0; i < n; ++i) {
-        const float cx = float(i % 5) * 0.35f - 0.7f, cy = float(i % 3) * 0.5f - 0.5f;
-        xy[2 * i] = cx + normal(rng), xy[2 * i + 1] = cy + normal(rng);
+        xy[2 * i] = unit(rng), xy[2 * i + 1] = unit(rng);
         for (int c = 0; c < 3; ++c) rgba[4 * i + c] = uint8_t(rng() % 256);
         rgba[4 * i + 3] = i % 7 == 0 ? 0 : 200;
     }
@@ -144,7 +143,7 @@ TEST(CudaSplats, CellsThatMoveSinceTheTileSortAreStillDrawnExactly) {
     in.rgba = drgba.get();
     in.n = n;
     in.pointSize = 3.0f, in.alpha = 0.3f;
-    in.width = 640, in.height = 400;
+    in.width = 256, in.height = 160;  // 40 tiles, 7500 cells each
     dout.reserve(size_t(in.width) * in.height * 4);
     cuda::CudaSplats splats;
     auto drawAndCompare = [&](const char* what) {
@@ -162,8 +161,7 @@ TEST(CudaSplats, CellsThatMoveSinceTheTileSortAreStillDrawnExactly) {
     drawAndCompare("sorted");
     EXPECT_EQ(splats.sorts(), 1u);
     EXPECT_LT(splats.lastStrays(), n / 8) << "the blocks did not sum in their windows";
-    std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
-    for (size_t i = 0; i < n; i += 3) xy[2 * i + 1] += 0.25f;  // 50 pixels: out of any window
+    for (size_t i = 0; i < n; i += 3) xy[2 * i + 1] += 0.6f;  // 48 pixels: out of any window
     for (size_t i = 0; i < n; i += 97) xy[2 * i + 1] = unit(rng);
     drawAndCompare("moved since the sort");
     EXPECT_EQ(splats.sorts(), 1u) << "sorted again before any stray was seen";
