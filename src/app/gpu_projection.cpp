@@ -31,13 +31,20 @@ GpuProjection::GpuProjection(Workspace& workspace, ResidentProjector& projector,
     // A drag moves landmarks only in 2D: with each cell's lists kept on the device, it
     // re-projects only the cells listing a moved landmark.
     m_projector.keepNeighbourLists(true);
+    sayWhereProjected();
+}
+
+void GpuProjection::sayWhereProjected() {
     m_workspace.setBackendNote(m_workspace.backend().reason +
-                               "; projecting straight into the OpenGL vertex buffer");
+                               (m_inProjector
+                                    ? "; projecting on the device, drawn by CUDA from there"
+                                    : "; projecting straight into the OpenGL vertex buffer"));
 }
 
 void GpuProjection::keepPositionsInProjector(bool on) {
     if (on == m_inProjector) return;
     m_inProjector = on;
+    if (m_active) sayWhereProjected();
     m_model = {~0ull, ~0ull};  // projected again into wherever they are drawn from now
 }
 

@@ -73,6 +73,8 @@ class GpuProjection {
     std::array<double, 3> lastPartsMs() const { return m_partsMs; }
 
   private:
+    /// Says in Stats (the backend's note) where the positions are projected.
+    void sayWhereProjected();
     /// Registers the vertex buffer with the device when positions are projected into it.
     void attachTarget(size_t n);
     void copyToHost();

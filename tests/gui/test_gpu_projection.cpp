@@ -151,6 +151,8 @@ TEST(GpuProjection, PositionsKeptInTheProjectorReachTheVertexBufferOnceTheModelR
     HostPositions drawn;
     GpuProjection gpu(*ws, device, drawn);
     gpu.keepPositionsInProjector(true);
+    EXPECT_NE(ws->backend().reason.find("drawn by CUDA"), std::string::npos)
+        << ws->backend().reason;
     const auto projectorCopy = [&] {
         const float* p = gpu.projectorPositions();
         return p ? std::vector<float>(p, p + 2 * ws->state().data.events()) : std::vector<float>();
