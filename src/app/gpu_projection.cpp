@@ -44,12 +44,23 @@ void GpuProjection::sayWhereProjected() {
 void GpuProjection::keepPositionsInProjector(bool on) {
     if (on == m_inProjector) return;
     m_inProjector = on;
+    m_ownValid = false;
     if (m_active) sayWhereProjected();
     m_model = {~0ull, ~0ull};  // projected again into wherever they are drawn from now
 }
 
 const float* GpuProjection::projectorPositions() const {
-    return m_active && m_attached && m_inProjector ? m_projector.ownPositions() : nullptr;
+    return m_active && m_attached && m_inProjector && m_ownValid ? m_projector.ownPositions()
+                                                                 : nullptr;
+}
+
+void GpuProjection::fillVertexBuffer() {
+    if (!m_active || !m_inProjector || !m_hostStale) return;
+    try {
+        copyToHost();
+    } catch (const std::exception& e) {
+        giveUp(e.what());
+    }
 }
 
 void GpuProjection::attachTarget(size_t n) {
@@ -108,6 +119,7 @@ bool GpuProjection::frame() {
             }
             m_projector.setPoints(st.data.points.data(), n, d);
             m_attached = true;
+            m_ownValid = false;
             m_data = st.version(Part::Data);
             m_model = {~0ull, ~0ull};
         }
@@ -143,6 +155,7 @@ bool GpuProjection::frame() {
                 const auto projected = std::chrono::steady_clock::now();
                 m_partsMs[1] = msSince(mapped);
                 if (!m_inProjector) m_target.unmap();
+                m_ownValid = m_inProjector;
                 m_partsMs[2] = msSince(projected);
                 m_hostStale = true;
                 m_workspace.externalMoved();

@@ -47,15 +47,19 @@ class GpuProjection {
     /// True while the host copy of the positions lags the drawn ones.
     bool hostStale() const { return m_hostStale; }
     /// The drawn memory was reallocated: attach again before the next projection.
-    void detach() { m_attached = m_targetAttached = false; }
+    void detach() { m_attached = m_targetAttached = m_ownValid = false; }
     /// On: the positions stay in the projector's own device memory and the picture is drawn
     /// from there (the CUDA splats), sparing a copy of every cell into the vertex buffer, which
     /// may live in host memory, on each change; the vertex buffer follows the host copy once
     /// the model rests. Off (the default): projected straight into the vertex buffer.
     void keepPositionsInProjector(bool on);
-    /// The drawn positions on the device (n x 2 floats) while they stay in the projector, valid
-    /// until the next frame(); null otherwise.
+    /// The drawn positions on the device (n x 2 floats) while they stay in the projector and
+    /// a projection of the current data has filled them, valid until the next frame(); null
+    /// otherwise.
     const float* projectorPositions() const;
+    /// Brings the vertex buffer up to the drawn positions while they stay in the projector, for
+    /// OpenGL drawing outside the layer (a PNG export).
+    void fillVertexBuffer();
     /// What the last projection ran (a kernel name; empty when none).
     const std::string& kernel() const { return m_kernel; }
     /// Cells projected on the device so far (for --bench-frames).
@@ -86,6 +90,7 @@ class GpuProjection {
     DevicePositions& m_target;
     bool m_active = true, m_attached = false, m_mapped = true, m_hostStale = false;
     bool m_targetAttached = false, m_inProjector = false;
+    bool m_ownValid = false;  // the projector's own buffer holds the current data's positions
     uint64_t m_data = 0;
     std::array<uint64_t, 2> m_model{};
     int m_quietFrames = 0;

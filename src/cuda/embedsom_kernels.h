@@ -101,7 +101,7 @@ struct ProjectionArgs {
     /// reference's way by a second kernel, one thread each. Inline, one such lane held its whole
     /// warp for the reference's O(k^2 d) steps. deferredCount[0] counts them.
     uint32_t* deferred = nullptr;
-    unsigned long long* deferredCount = nullptr;
+    unsigned long long* deferredCount = nullptr;  ///< cells queued in deferred (may pass capacity)
 };
 
 /// Cells the table projection's deferred queue holds (4 MB of indices).

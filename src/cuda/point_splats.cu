@@ -3,13 +3,13 @@
 // Decomposition: the picture is per pixel two 64-bit sums in global memory (red and green in one
 // word, blue and coverage in the other; a pixel overflows past about a million full splats).
 // The cells are sorted by screen tile (a radix sort of tile numbers, kept while the cells stay
-// in their tiles); tiledSplatKernel gives each block kChunk consecutive cells of that order,
-// which lie in one tile or two side by side: their splats are summed in shared memory and each
-// pixel of the window goes to the picture once, so a dense blob's pixels no longer take one
-// global atomic per cell. Cells that left their window since the sort add straight into the
-// picture, as splatKernel (one thread per cell, the path beyond 2^31 cells) does for all. The
-// sums are integers, so the picture does not depend on the path or the order. resolveKernel is
-// one thread per pixel.
+// in their tiles); tiledSplatKernel gives each block kChunk consecutive cells of that order.
+// When they lie in one tile or two side by side (a dense picture: nearly always), their splats
+// are summed in shared memory and each pixel of the window goes to the picture once, so a dense
+// blob's pixels no longer take one global atomic per cell; other chunks add straight in. Cells that
+// left their window since the sort add straight into the picture, as splatKernel (one thread per
+// cell, the path beyond 2^31 cells) does for all. The sums are integers, so the picture does not
+// depend on the path or the order. resolveKernel is one thread per pixel.
 
 #include <cub/device/device_radix_sort.cuh>
 
@@ -34,7 +34,8 @@ namespace {
 
 constexpr int kThreads = 256;
 // Tiles of the sort (pixels a side), cells a block draws, and the largest window a block sums in
-// shared memory (four 32-bit sums a pixel: 44 KB; two tiles side by side with a 3-pixel rim).
+// shared memory (four 32-bit sums a pixel: 44 KB; two tiles side by side with the rim of
+// points up to 4 pixels; larger points get one-tile windows or none).
 constexpr int kTile = 32;
 constexpr size_t kChunk = 4096;
 constexpr int kWindowPixels = 2816;
@@ -111,7 +112,9 @@ __global__ void splatKernel(const SplatInput in, SplatGeometry g, unsigned long 
         splatCell(g, xy[i], colours[i], deposit);
 }
 
-/// Sort key of each cell: its screen tile (row-major), kOffTile when it draws nothing.
+/// Sort key of each cell: the screen tile (row-major) of its centre; tilesX x tilesY (sorted
+/// last) when it is transparent or its centre lies off the picture (such a cell near the edge
+/// still draws, outside any window).
 __global__ void tileKeyKernel(const SplatInput in, SplatGeometry g, int tilesX, int tilesY,
                               uint32_t* keys, uint32_t* cells) {
     const uchar4* colours = reinterpret_cast<const uchar4*>(in.rgba);
@@ -246,10 +249,11 @@ void CudaSplats::draw(const SplatInput& in, uint8_t* rgba8, cudaStream_t stream)
     bool tiled = false, sorted = false;
     if (in.n > 0 && in.n <= size_t(INT_MAX)) {
         const int tilesX = (in.width + kTile - 1) / kTile, tilesY = (in.height + kTile - 1) / kTile;
-        // Sorted again when the cells or the picture changed, or when another eighth of the
-        // cells left their windows since the sort (a pan, a zoom, a long drag).
-        const bool sort = in.n != m_sortedN || in.width != m_sortedWidth ||
-                          in.height != m_sortedHeight || m_lastStrays > m_sortedStrays + in.n / 8;
+        // Sorted again when the cells or the picture changed, or when another eighth of the cells
+        // that were in windows right after the sort left them (a pan, a zoom, a long drag).
+        const bool sort =
+            in.n != m_sortedN || in.width != m_sortedWidth || in.height != m_sortedHeight ||
+            m_lastStrays > m_sortedStrays + (in.n - std::min(in.n, m_sortedStrays)) / 8;
         if (sort) sortByTile(in, g, tilesX, tilesY, stream);
         m_strays.reserve(1);
         SEPAL_CUDA_CHECK(cudaMemsetAsync(m_strays.get(), 0, sizeof(unsigned long long), stream));
@@ -284,6 +288,7 @@ void CudaSplats::draw(const SplatInput& in, uint8_t* rgba8, cudaStream_t stream)
 void CudaSplats::sortByTile(const SplatInput& in, const SplatGeometry& g, int tilesX, int tilesY,
                             cudaStream_t stream) {
     const size_t n = in.n;
+    m_sortedN = 0;  // no order until this one is complete (a failure leaves none)
     for (int b = 0; b < 2; ++b) {
         m_keys[b].reserve(n);
         m_cells[b].reserve(n);

@@ -33,6 +33,7 @@ struct SplatInput {
 /// quantised to 1/16.
 constexpr int kSplatCoverageUnits = 16;
 
+/// World to pixel mapping and splat size of one picture (point_splats.cu).
 struct SplatGeometry;
 
 /// Draws pictures of splats; keeps its accumulation buffer and the cells' tile order between
@@ -45,10 +46,12 @@ class CudaSplats {
     void draw(const SplatInput& in, uint8_t* rgba8, cudaStream_t stream = nullptr);
     /// Milliseconds the last picture took on the device (events around its kernels).
     float lastDeviceMs() const { return m_lastMs; }
-    /// Cells the last picture drew outside their block's window (moved since the sort).
+    /// Cells the last picture drew straight into the picture, outside any block's window (moved
+    /// since the sort, in a chunk spanning several tiles, or all of them beyond 2^31 cells).
     size_t lastStrays() const { return m_lastStrays; }
     /// Times the cells were sorted by tile.
     size_t sorts() const { return m_sorts; }
+    /// Frees the events (the buffers free themselves).
     ~CudaSplats();
 
   private:

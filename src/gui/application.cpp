@@ -127,7 +127,6 @@ Application::Application(Options options)
     if (auto* resident = m_workspace.backend().resident) {
         m_devicePositions = std::make_unique<GlDevicePositions>(*m_points);
         m_gpu = std::make_unique<app::GpuProjection>(m_workspace, *resident, *m_devicePositions);
-        m_gpu->keepPositionsInProjector(m_cudaSplats);
     }
     m_bars = std::make_unique<ui::SideBars>();
     m_banner = std::make_unique<ui::ErrorBanner>();
@@ -228,6 +227,7 @@ void Application::showPanel(const std::string& title, bool open) {
 }
 
 void Application::exportPng(const ui::PngRequest& request) {
+    if (m_gpu) m_gpu->fillVertexBuffer();  // the export draws the vertex buffer with OpenGL
     ui::exportPicture(request, *m_ctx, m_canvas, *m_points, *m_overlay);
 }
 
@@ -294,7 +294,9 @@ bool Application::paintLayerOnCuda(float pointSize, float alpha, int width, int 
     const size_t n = m_points->size();
     const float* xy = m_cudaSplats && m_gpu ? m_gpu->projectorPositions() : nullptr;
     const auto& colours = m_workspace.colours();
-    if (!xy || n == 0 || colours.size() != 4 * n) return false;
+    // The projector holds the workspace's cells (frame() uploads a new data set first).
+    if (!xy || n == 0 || n != m_workspace.state().data.events() || colours.size() != 4 * n)
+        return false;
     if (!m_layer->busy()) return true;  // the picture is current
     try {
         if (!m_deviceColours) m_deviceColours = std::make_unique<render::CudaColours>();
@@ -366,6 +368,9 @@ void Application::frame() {
     m_lastWorkMs = (now() - workStart) * 1000.0;
     bool redraw = false;
     const double uploadStart = now();
+    // The CUDA layer reads the positions where the projector keeps them; small multiples are
+    // drawn by OpenGL from the vertex buffer, which the projection then writes again.
+    if (m_gpu) m_gpu->keepPositionsInProjector(m_cudaSplats && panels.empty());
     uploadPoints(update, redraw);
     m_lastUploadMs = (now() - uploadStart) * 1000.0;
     fitWhenDue();

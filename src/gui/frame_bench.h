@@ -23,8 +23,9 @@ struct FrameCost {
     double uploadMs = 0;       ///< the GPU projection and the buffers' uploads
     /// The GPU projection's parts: map, project, unmap (zeros on the CPU path).
     std::array<double, 3> gpuPartsMs{};
-    /// On the device (events): the GPU projection of this frame (0: none) and the CUDA splats'
-    /// last picture, to tell waiting for the GPU from its work.
+    /// On the device (events): the last GPU projection and the CUDA splats' last picture (each
+    /// repeated on frames without one; 0 before the first), to tell waiting for the GPU from
+    /// its work.
     double gpuProjectDeviceMs = 0, splatDeviceMs = 0;
 };
 

@@ -157,6 +157,7 @@ TEST(GpuProjection, PositionsKeptInTheProjectorReachTheVertexBufferOnceTheModelR
         const float* p = gpu.projectorPositions();
         return p ? std::vector<float>(p, p + 2 * ws->state().data.events()) : std::vector<float>();
     };
+    EXPECT_EQ(gpu.projectorPositions(), nullptr) << "offered before anything was projected";
     ASSERT_TRUE(gpu.frame());
     EXPECT_EQ(projectorCopy(), cpuPositions(*ws));
     EXPECT_TRUE(drawn.xy.empty()) << "the vertex buffer was written during the change";
@@ -169,6 +170,10 @@ TEST(GpuProjection, PositionsKeptInTheProjectorReachTheVertexBufferOnceTheModelR
         EXPECT_EQ(projectorCopy(), cpuPositions(*ws));
         EXPECT_TRUE(drawn.xy.empty());
     }
+    // A PNG export draws the vertex buffer: it is filled first, mid-drag.
+    gpu.fillVertexBuffer();
+    EXPECT_EQ(drawn.xy, cpuPositions(*ws));
+    EXPECT_FALSE(gpu.hostStale());
     ws->endLandmarkDrag("drag");
     for (int frame = 0; frame < 10 && !ws->idle(); ++frame) {
         ws->frame(8.0);

@@ -23,8 +23,8 @@ class ResidentProjector {
     virtual ProjectionReport projectToDevice(const LandmarkModel& model, const EmbedParams& params,
                                              float* deviceOut) = 0;
     /// Device memory for the resident points' positions (n x 2 floats) that the projector owns,
-    /// valid until the next setPoints(): projecting into it spares a copy, and a picture drawn on
-    /// the device can read it.
+    /// valid until the points change or are cleared: projecting into it spares a copy, and a
+    /// picture drawn on the device can read it.
     virtual float* ownPositions() = 0;
     /// Projects the resident points into hostOut (n x 2 floats on the host).
     virtual ProjectionReport projectToHost(const LandmarkModel& model, const EmbedParams& params,
