@@ -116,11 +116,14 @@ void runCohort(const CohortOptions& o) {
         transform += since(t);
         t = Clock::now();
         Matrix xy(points.rows, 2);
-        backend.projector->project(points.data(), points.rows, points.cols, model, settings.params,
-                                   xy.data());
+        std::vector<uint32_t> nearest(points.rows);
+        bool found = false;
+        backend.projector->projectFindingNearest(points.data(), points.rows, points.cols, model,
+                                                 settings.params, xy.data(), nearest.data(), found);
         project += since(t);
         t = Clock::now();
-        const auto codes = groupsOfPoints(points, model, ofLandmark, *backend.search);
+        const auto codes = found ? groupsOfNearest(points, nearest, ofLandmark)
+                                 : groupsOfPoints(points, model, ofLandmark, *backend.search);
         tally.add(f, sampleName(path), codes, points);
         label += since(t);
         t = Clock::now();

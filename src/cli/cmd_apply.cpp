@@ -92,13 +92,16 @@ struct EmbeddedBlock {
 
 /// Labels the table's cells with the model's populations and counts them (the block's first
 /// cell is cell `firstCell` of its file); returns the codes. The cells' layout positions (xy)
-/// matter only to a model whose populations were drawn as regions.
+/// matter only to a model whose populations were drawn as regions. nearest: each cell's
+/// nearest landmark when the projection found it (else empty: searched here).
 std::vector<int32_t> labelAndCount(ApplyRun& run, size_t f, const io::Table& table,
-                                   const Matrix& points, const Matrix& xy, size_t firstCell) {
+                                   const Matrix& points, const Matrix& xy,
+                                   const std::vector<uint32_t>& nearest, size_t firstCell) {
     const PopulationRegions& regions = run.loaded.regions;
-    auto codes = groupsOfPoints(points, run.loaded.model,
-                                regions.empty() ? run.groupOfLandmark : regions.labelOfLandmark,
-                                *run.backend.search);
+    const auto& groups = regions.empty() ? run.groupOfLandmark : regions.labelOfLandmark;
+    auto codes = nearest.empty()
+                     ? groupsOfPoints(points, run.loaded.model, groups, *run.backend.search)
+                     : groupsOfNearest(points, nearest, groups);
     if (!regions.empty()) codes = labelCells(regions, codes, xy.data());
     if (!run.tally)
         run.tally.emplace(run.populationNames, markerNames(table, run.pipeline.columns()), 1);
@@ -163,13 +166,20 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
         // An up-to-date output is only counted; populations drawn as regions need the layout.
         const bool projected = !upToDate || !run.loaded.regions.empty();
         Matrix xy(projected ? points.rows : 0, 2);
-        if (projected)
+        // The projection's k-NN knows each cell's nearest landmark: labelling takes it from
+        // there when the projector keeps it.
+        std::vector<uint32_t> nearest(projected && counted ? points.rows : 0);
+        if (projected) {
+            bool found = false;
             nonFinite += run.backend.projector
-                             ->project(points.data(), points.rows, points.cols, run.loaded.model,
-                                       run.loaded.params, xy.data())
+                             ->projectFindingNearest(points.data(), points.rows, points.cols,
+                                                     run.loaded.model, run.loaded.params, xy.data(),
+                                                     nearest.data(), found)
                              .nonFinitePoints;
+            if (!found) nearest.clear();
+        }
         std::vector<int32_t> codes;
-        if (counted) codes = labelAndCount(run, f, table, points, xy, firstCell);
+        if (counted) codes = labelAndCount(run, f, table, points, xy, nearest, firstCell);
         if (upToDate) continue;
         if (counted) setPopulationColumn(table, run.populationNames, codes);
         // Each output names its sample, so the files can be pooled later.

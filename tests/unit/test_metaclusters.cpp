@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
 #include <set>
 
 #include "core/cluster/agglomerate.h"
@@ -10,6 +12,7 @@
 #include "core/cluster/metaclusters.h"
 #include "core/common/error.h"
 #include "core/demo/demo_data.h"
+#include "core/embedsom/embedsom.h"
 #include "core/pipeline/embed_pipeline.h"
 #include "core/pipeline/prepare.h"
 
@@ -92,6 +95,38 @@ TEST(Metaclusters, TheDemoModelsPopulationsAreTheGeneratorsOwn) {
     MetaclusterSettings few;
     few.k = 5;
     EXPECT_THROW(metaclusterLandmarks(huge, few), InputError);
+}
+
+TEST(Metaclusters, TheProjectionsNearestLandmarksLabelAsASearchDoes) {
+    // Duplicate landmarks (ties go to the lower index), a row with NaN, points on landmarks.
+    io::Table table = demo::makeDemoTable(5000, 3);
+    TransformPipeline pipeline = choosePipeline(table, PrepareOptions{});
+    Matrix points = fitAndApply(pipeline, table);
+    auto search = makeCpuNearestSearch();
+    LandmarkModel model = trainLandmarks(points, EmbedSettings{}, *search, {}, nullptr);
+    std::copy(model.highRow(3), model.highRow(3) + model.dim, model.highRow(7));
+    model.touch();
+    std::copy(model.highRow(3), model.highRow(3) + model.dim, points.row(10));
+    points.row(11)[0] = std::numeric_limits<float>::quiet_NaN();
+    std::vector<int32_t> groups(model.count());
+    for (size_t l = 0; l < groups.size(); ++l) groups[l] = int32_t(l % 5);
+    groups[7] = 4;  // the duplicate of landmark 3 (group 3) in another group
+    auto projector = makeCpuProjector();
+    Matrix xy(points.rows, 2), plain(points.rows, 2);
+    std::vector<uint32_t> nearest(points.rows, 0);
+    bool found = false;
+    projector->projectFindingNearest(points.data(), points.rows, points.cols, model, EmbedParams{},
+                                     xy.data(), nearest.data(), found);
+    ASSERT_TRUE(found);
+    projector->project(points.data(), points.rows, points.cols, model, EmbedParams{}, plain.data());
+    EXPECT_EQ(std::vector<float>(xy.data(), xy.data() + 2 * xy.rows),
+              std::vector<float>(plain.data(), plain.data() + 2 * plain.rows));
+    const auto searched = groupsOfPoints(points, model, groups, *search);
+    EXPECT_EQ(groupsOfNearest(points, nearest, groups), searched);
+    EXPECT_EQ(nearest[10], 3u);
+    EXPECT_EQ(searched[10], 3);
+    EXPECT_EQ(searched[11], -1);
+    EXPECT_THROW(groupsOfNearest(points, std::vector<uint32_t>(3), groups), InputError);
 }
 
 TEST(Metaclusters, NamesCallTheMarkersThatSetAGroupApart) {

@@ -87,17 +87,29 @@ std::vector<int32_t> groupsOfPoints(const Matrix& points, const LandmarkModel& m
     if (points.cols != model.dim)
         throw InputError("the points have " + std::to_string(points.cols) + " columns; the model " +
                          std::to_string(model.dim));
-    std::vector<int32_t> codes(points.rows, -1);
-    if (points.rows == 0 || model.count() == 0) return codes;
+    if (points.rows == 0 || model.count() == 0) return std::vector<int32_t>(points.rows, -1);
     std::vector<uint32_t> idx(points.rows);
     std::vector<float> dist(points.rows);
     search.search(points.data(), points.rows, model.high.data(), model.count(), model.dim, 1,
                   idx.data(), dist.data());
+    return groupsOfNearest(points, idx, groupOfLandmark);
+}
+
+std::vector<int32_t> groupsOfNearest(const Matrix& points, const std::vector<uint32_t>& nearest,
+                                     const std::vector<int32_t>& groupOfLandmark) {
+    if (nearest.size() != points.rows)
+        throw InputError("nearest landmarks for " + std::to_string(nearest.size()) +
+                         " points; there are " + std::to_string(points.rows));
+    std::vector<int32_t> codes(points.rows, -1);
     for (size_t i = 0; i < points.rows; ++i) {
         const float* r = points.row(i);
         const bool complete =
             std::all_of(r, r + points.cols, [](float v) { return std::isfinite(v); });
-        codes[i] = complete ? groupOfLandmark[idx[i]] : -1;
+        if (complete && nearest[i] >= groupOfLandmark.size())
+            throw InputError("nearest landmark " + std::to_string(nearest[i]) + " of point " +
+                             std::to_string(i) + " is not one of the " +
+                             std::to_string(groupOfLandmark.size()) + " landmarks");
+        codes[i] = complete ? groupOfLandmark[nearest[i]] : -1;
     }
     return codes;
 }

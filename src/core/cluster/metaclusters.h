@@ -37,6 +37,12 @@ MetaclusterMethod metaclusterMethod(const std::string& name);
 std::vector<int32_t> metaclusterLandmarks(const LandmarkModel& model,
                                           const MetaclusterSettings& settings);
 
+/// Each point's group from its nearest landmark (nearest: one index per point, as
+/// Projector::projectFindingNearest or a NearestSearch gives them): -1 for a point with a missing
+/// value, which has no nearest landmark.
+std::vector<int32_t> groupsOfNearest(const Matrix& points, const std::vector<uint32_t>& nearest,
+                                     const std::vector<int32_t>& groupOfLandmark);
+
 /// Each point's group: that of its nearest landmark in data space (-1 for a point with a
 /// missing value, which has no nearest landmark).
 std::vector<int32_t> groupsOfPoints(const Matrix& points, const LandmarkModel& model,

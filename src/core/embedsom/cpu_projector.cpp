@@ -22,11 +22,22 @@ class CpuProjector final : public Projector {
 
     ProjectionReport project(const float* points, size_t n, size_t d, const LandmarkModel& model,
                              const EmbedParams& params, float* out) override {
+        bool found = false;
+        return projectFindingNearest(points, n, d, model, params, out, nullptr, found);
+    }
+
+    /// The k-NN's first neighbour is the nearest landmark: kept when asked for (the labelling of
+    /// a cohort's cells needs no second search).
+    ProjectionReport projectFindingNearest(const float* points, size_t n, size_t d,
+                                           const LandmarkModel& model, const EmbedParams& params,
+                                           float* out, uint32_t* nearest, bool& found) override {
         const ScoreSetup setup = checkProjectionInput(points, n, d, model, params, out);
         ProjectionReport report;
+        found = false;
         if (n == 0) return report;
         if (model.count() > kMaxPairTableLandmarks)
             return projectManyLandmarks(points, n, d, model, params, out);
+        found = nearest != nullptr;
         m_pairs.update(model, params.adjust);
         m_tiles.build(model.high.data(), model.count(), d);
         const LandmarkTiles& tiles = m_tiles;
@@ -56,6 +67,7 @@ class CpuProjector final : public Projector {
                         continue;
                     }
                     selectNearest(dist.data() + p * tiles.gp, g, kk, idx.data(), a.data());
+                    if (nearest) nearest[first + p] = idx[0];
                     if (!projectFastPoint(rows[p], model, a.data(), idx.data(), setup, pairs,
                                           params.adjust, scratch, y))
                         ++degenerate;

@@ -2,6 +2,7 @@
 // The Projector interface: EmbedSOM of many points through a landmark model (embedsom.md spec).
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "core/model/landmark_model.h"
@@ -36,6 +37,18 @@ class Projector {
     virtual ProjectionReport project(const float* points, size_t n, size_t d,
                                      const LandmarkModel& model, const EmbedParams& params,
                                      float* out) = 0;
+    /// As project(), and where the projector finds them on the way, each point's nearest
+    /// landmark in data space into nearest (n entries; ties to the lower index, as
+    /// NearestSearch finds them; points with NaN or infinity left as they were), setting found.
+    /// The default projects only (found false): the caller then searches.
+    virtual ProjectionReport projectFindingNearest(const float* points, size_t n, size_t d,
+                                                   const LandmarkModel& model,
+                                                   const EmbedParams& params, float* out,
+                                                   uint32_t* nearest, bool& found) {
+        (void)nearest;
+        found = false;
+        return project(points, n, d, model, params, out);
+    }
 };
 
 }  // namespace sepal
