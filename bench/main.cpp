@@ -10,6 +10,7 @@
 #include <string>
 
 #include "bench_registry.h"
+#include "core/common/heap.h"
 #include "core/common/threads.h"
 
 namespace sepal::bench {
@@ -42,6 +43,7 @@ std::string contextJson() {
 
 int main(int argc, char** argv) {
     sepal::waitPassively(argv);
+    sepal::reuseFreedMemory();  // as sepal-cli does, so that the cohort's stages are apply's
     CLI::App app{"sepal-bench: Sepal benchmarks, one JSON object per line"};
     app.require_subcommand(1);
     for (auto& add : sepal::bench::benchRegistry()) add(app);

@@ -7,6 +7,7 @@
 #include "cli/cli_ranks.h"
 #include "cli/command_registry.h"
 #include "core/common/error.h"
+#include "core/common/heap.h"
 #include "core/common/threads.h"
 
 namespace sepal::cli {
@@ -18,6 +19,7 @@ std::vector<CommandAdder>& commandRegistry() {
 
 int main(int argc, char** argv) {
     sepal::waitPassively(argv);
+    sepal::reuseFreedMemory();
     CLI::App app{"sepal-cli: EmbedSOM for cytometry data, headless (version " SEPAL_VERSION ")"};
     app.require_subcommand(1);
     app.set_version_flag("--version", SEPAL_VERSION);
