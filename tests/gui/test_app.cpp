@@ -33,6 +33,7 @@
 #include "core/transform/channel_label.h"
 #include "render/camera.h"
 #include "render/cpu_splats.h"
+#include "workspace_support.h"
 
 namespace sepal::app {
 namespace {
@@ -46,22 +47,6 @@ void settle(Workspace& ws) {
         if (!ws.idle()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     ASSERT_TRUE(ws.idle());
-}
-
-std::unique_ptr<Workspace> openSynthetic(size_t n) {
-    auto ws = std::make_unique<Workspace>("cpu");
-    std::vector<io::Table> tables;
-    tables.push_back(makeSyntheticTable(n));
-    ws->openTables(std::move(tables));
-    return ws;
-}
-
-std::vector<float> directProjection(const Workspace& ws) {
-    const auto& st = ws.state();
-    std::vector<float> xy(2 * st.data.events());
-    makeCpuProjector()->project(st.data.points.data(), st.data.events(), st.data.points.cols,
-                                st.model, st.embed, xy.data());
-    return xy;
 }
 
 // The window's first guess must be sepal-cli's: the demo is mass cytometry ("Y89Di"), so

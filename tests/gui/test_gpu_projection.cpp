@@ -13,6 +13,7 @@
 #include "app/synthetic.h"
 #include "app/workspace.h"
 #include "core/embedsom/embedsom.h"
+#include "workspace_support.h"
 
 namespace sepal::app {
 namespace {
@@ -68,10 +69,7 @@ class HostPositions : public DevicePositions {
 };
 
 std::unique_ptr<Workspace> trained(size_t n) {
-    auto ws = std::make_unique<Workspace>("cpu");
-    std::vector<io::Table> tables;
-    tables.push_back(makeSyntheticTable(n));
-    ws->openTables(std::move(tables));
+    auto ws = openSynthetic(n);
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(120);
     // Trained, projected, and the picture's score taken (a score under way would be the CPU's).
     while ((!ws->idle() || ws->state().model.count() == 0 || ws->quality().scoring ||
@@ -81,14 +79,6 @@ std::unique_ptr<Workspace> trained(size_t n) {
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     return ws;
-}
-
-std::vector<float> cpuPositions(const Workspace& ws) {
-    const auto& st = ws.state();
-    std::vector<float> xy(2 * st.data.events());
-    makeCpuProjector()->project(st.data.points.data(), st.data.events(), st.data.points.cols,
-                                st.model, st.embed, xy.data());
-    return xy;
 }
 
 TEST(GpuProjection, CellsThatDoNotFitTheDeviceGoToTheCpuBeforeAnyUpload) {
@@ -109,7 +99,7 @@ TEST(GpuProjection, CellsThatDoNotFitTheDeviceGoToTheCpuBeforeAnyUpload) {
     EXPECT_NE(ws->backend().reason.find("need"), std::string::npos);
     // The CPU sweeper took over: the picture is the CPU projector's.
     for (int i = 0; i < 20000 && !ws->idle(); ++i) ws->frame(8.0);
-    EXPECT_EQ(ws->positions(), cpuPositions(*ws));
+    EXPECT_EQ(ws->positions(), directProjection(*ws));
 }
 
 TEST(GpuProjection, TheWorkspaceWaitsForTheHostCopyOfTheDrawnPositions) {
@@ -120,7 +110,7 @@ TEST(GpuProjection, TheWorkspaceWaitsForTheHostCopyOfTheDrawnPositions) {
     ASSERT_TRUE(gpu.frame());
     EXPECT_TRUE(gpu.active());
     EXPECT_EQ(device.uploads, 1);
-    EXPECT_EQ(drawn.xy, cpuPositions(*ws));
+    EXPECT_EQ(drawn.xy, directProjection(*ws));
     // The drawn positions moved past the host copy: not idle, so nothing scores them.
     EXPECT_FALSE(ws->idle());
     ws->beginLandmarkDrag();
@@ -141,7 +131,7 @@ TEST(GpuProjection, TheWorkspaceWaitsForTheHostCopyOfTheDrawnPositions) {
     }
     EXPECT_TRUE(ws->idle());
     EXPECT_FALSE(gpu.hostStale());
-    EXPECT_EQ(ws->positions(), cpuPositions(*ws));
+    EXPECT_EQ(ws->positions(), directProjection(*ws));
     EXPECT_EQ(drawn.xy, ws->positions());
 }
 
@@ -159,7 +149,7 @@ TEST(GpuProjection, PositionsKeptInTheProjectorReachTheVertexBufferOnceTheModelR
     };
     EXPECT_EQ(gpu.projectorPositions(), nullptr) << "offered before anything was projected";
     ASSERT_TRUE(gpu.frame());
-    EXPECT_EQ(projectorCopy(), cpuPositions(*ws));
+    EXPECT_EQ(projectorCopy(), directProjection(*ws));
     EXPECT_TRUE(drawn.xy.empty()) << "the vertex buffer was written during the change";
     ws->beginLandmarkDrag();
     const auto& low = ws->state().model.low;
@@ -167,12 +157,12 @@ TEST(GpuProjection, PositionsKeptInTheProjectorReachTheVertexBufferOnceTheModelR
         ws->dragLandmarks({1}, {low[2] + 0.2f, low[3]});
         ws->frame(8.0);
         EXPECT_TRUE(gpu.frame());
-        EXPECT_EQ(projectorCopy(), cpuPositions(*ws));
+        EXPECT_EQ(projectorCopy(), directProjection(*ws));
         EXPECT_TRUE(drawn.xy.empty());
     }
     // A PNG export draws the vertex buffer: it is filled first, mid-drag.
     gpu.fillVertexBuffer();
-    EXPECT_EQ(drawn.xy, cpuPositions(*ws));
+    EXPECT_EQ(drawn.xy, directProjection(*ws));
     EXPECT_FALSE(gpu.hostStale());
     ws->endLandmarkDrag("drag");
     for (int frame = 0; frame < 10 && !ws->idle(); ++frame) {
@@ -180,14 +170,14 @@ TEST(GpuProjection, PositionsKeptInTheProjectorReachTheVertexBufferOnceTheModelR
         gpu.frame();
     }
     EXPECT_TRUE(ws->idle());
-    EXPECT_EQ(ws->positions(), cpuPositions(*ws));
+    EXPECT_EQ(ws->positions(), directProjection(*ws));
     EXPECT_EQ(drawn.xy, ws->positions()) << "the vertex buffer did not follow the host copy";
     // Back to the vertex buffer (the CUDA splats gave up): projected into it at once.
     gpu.keepPositionsInProjector(false);
     EXPECT_EQ(gpu.projectorPositions(), nullptr);
     drawn.xy.clear();
     ASSERT_TRUE(gpu.frame());
-    EXPECT_EQ(drawn.xy, cpuPositions(*ws));
+    EXPECT_EQ(drawn.xy, directProjection(*ws));
 }
 
 }  // namespace
