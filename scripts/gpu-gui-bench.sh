@@ -8,11 +8,13 @@
 #   SEPAL_GPUDEPS=dir              the carried packages (default .gpudeps)
 #   SEPAL_GPUDEPS_PREFIX=dir       where they are unpacked (default /tmp/gpudeps)
 #   SEPAL_GPU_BUILD=dir            build directory (default /tmp/build-gui)
-#   SEPAL_GUI_BENCH_POINTS=list    cells for the CUDA runs (default "1000000 10000000"); the
-#                                  points are splatted by CUDA
+#   SEPAL_GUI_BENCH_POINTS=list    cells for the CUDA runs (default "1000000 10000000"; empty:
+#                                  none); the points are splatted by CUDA
 #   SEPAL_GUI_BENCH_GL_POINTS=list cells for CUDA runs whose points OpenGL draws
 #                                  (SEPAL_CUDA_SPLATS=0; default 10000000; empty: none)
 #   SEPAL_GUI_BENCH_CPU_POINTS=    cells for the CPU runs (default 1000000; empty: none)
+#   SEPAL_GUI_BENCH_TRAIN_POINTS=list cells for CUDA runs that train the landmarks every frame
+#                                  instead of dragging one (--bench-train; default none)
 #   SEPAL_GUI_BENCH_DIMS=D         channels of the generated cells (default 32)
 #   SEPAL_GUI_BENCH_LANDMARKS=list landmarks, one set of runs each (default 256)
 #   SEPAL_GUI_BENCH_FRAMES=N       frames a run (default 300)
@@ -33,9 +35,10 @@ out=$(cd "$out" && pwd)
 deps=${SEPAL_GPUDEPS:-$repo/.gpudeps}
 P=${SEPAL_GPUDEPS_PREFIX:-/tmp/gpudeps}
 build=${SEPAL_GPU_BUILD:-/tmp/build-gui}
-read -r -a cuda_points <<<"${SEPAL_GUI_BENCH_POINTS:-1000000 10000000}"
+read -r -a cuda_points <<<"${SEPAL_GUI_BENCH_POINTS-1000000 10000000}"
 read -r -a cpu_points <<<"${SEPAL_GUI_BENCH_CPU_POINTS-1000000}"
 read -r -a gl_points <<<"${SEPAL_GUI_BENCH_GL_POINTS-10000000}"
+read -r -a train_points <<<"${SEPAL_GUI_BENCH_TRAIN_POINTS:-}"
 read -r -a landmark_counts <<<"${SEPAL_GUI_BENCH_LANDMARKS:-256}"
 dims=${SEPAL_GUI_BENCH_DIMS:-32}
 frames=${SEPAL_GUI_BENCH_FRAMES:-300}
@@ -274,6 +277,7 @@ fi
 
 echo "== frame-rate runs ($frames frames each)"
 context=()
+mode=()  # --bench-train for the training runs
 # run LABEL BACKEND POINTS LANDMARKS [VAR=VALUE...]: one --bench-frames run on POINTS generated
 # cells of $dims channels (VAR=VALUE: its environment); its JSON line (or error) into $jsonl.
 run() {
@@ -290,9 +294,9 @@ run() {
     local t=$SECONDS
     timeout "$limit" env "${run_env[@]}" "$@" "$sepal" --synthetic "${points}x$dims" \
         --landmarks "$g" --bench-frames "$frames" --hidden --backend "$backend" --no-autosave \
-        "${context[@]}" >"$log" 2>&1
+        "${context[@]}" "${mode[@]}" >"$log" 2>&1
     rc=$?
-    { echo "== $label: $* sepal --synthetic ${points}x$dims --landmarks $g --backend $backend ${context[*]} (exit $rc)"; cat "$log"; } >>"$runs_log"
+    { echo "== $label: $* sepal --synthetic ${points}x$dims --landmarks $g --backend $backend ${context[*]} ${mode[*]} (exit $rc)"; cat "$log"; } >>"$runs_log"
     line=$(grep '"bench":"gui_frames"' "$log" | tail -1)
     if [ $rc -eq 0 ] && [ -n "$line" ]; then
         python3 -c 'import json,sys; j=json.loads(sys.argv[1]); j["run"]=sys.argv[2]; j["wall_s"]=float(sys.argv[3]); print(json.dumps(j))' \
@@ -324,6 +328,11 @@ for g in "${landmark_counts[@]}"; do
     for n in "${cpu_points[@]}"; do
         run "cpu_${n}_g$g" cpu "$n" "$g"
     done
+    mode=(--bench-train)
+    for n in "${train_points[@]}"; do
+        run "cuda_train_${n}_g$g" cuda "$n" "$g"
+    done
+    mode=()
 done
 if [ -n "${SEPAL_GUI_SHOT:-}" ]; then
     # The window as a GPU user sees it (the Stats window names the CUDA kernel), to look at.
@@ -343,14 +352,14 @@ echo "== summary ($(elapsed) s in all; $jsonl)"
 python3 - "$jsonl" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-print(f"{'run':28} {'backend':7} {'points':>9} {'g':>5} {'fps':>7} {'mean':>7} {'median':>7} "
+print(f"{'run':28} {'mode':5} {'backend':7} {'points':>9} {'g':>5} {'fps':>7} {'mean':>7} {'median':>7} "
       f"{'p95':>7} {'whole':>5} {'settle':>6} {'painter':7} {'interop':7} {'kernel':28} renderer")
 for j in rows:
     if "error" in j:
         last = (j.get("log_tail") or "").strip().splitlines()[-1:] or [""]
         print(f"{j['run']:28} error: {j['error']}: {last[0][:110]}")
         continue
-    print(f"{j['run']:28} {j['backend']:7} {j['points']:>9} {j['landmarks']:>5} {j['fps']:7.1f} "
+    print(f"{j['run']:28} {j.get('mode', 'drag'):5} {j['backend']:7} {j['points']:>9} {j['landmarks']:>5} {j['fps']:7.1f} "
           f"{j['mean_ms']:7.2f} {j['median_ms']:7.2f} {j['p95_ms']:7.2f} "
           f"{j.get('whole_picture_frames', -1):>5} {j['settle_s']:6.2f} "
           f"{j.get('point_painter', '?'):7} {str(j.get('cuda_gl_interop', '?')):7} "

@@ -100,6 +100,9 @@ struct CudaProjector::State {
     DeviceBuffer<float> scratch[2];
     PinnedBuffer<float> stageIn[2], stageOut[2];
     DeviceBuffer<float> chunkRaw[2], chunkPoints[2], chunkOut[2];
+    // Streamed chunks' nearest landmarks (projectFindingNearest).
+    DeviceBuffer<uint32_t> chunkNearest[2];
+    PinnedBuffer<uint32_t> stageNearest[2];
 
     ~State() {
         for (auto s : streams)
@@ -570,7 +573,16 @@ void CudaProjector::knnOnly(const LandmarkModel& model, const EmbedParams& param
 ProjectionReport CudaProjector::project(const float* points, size_t n, size_t d,
                                         const LandmarkModel& model, const EmbedParams& params,
                                         float* out) {
+    bool found = false;
+    return projectFindingNearest(points, n, d, model, params, out, nullptr, found);
+}
+
+ProjectionReport CudaProjector::projectFindingNearest(const float* points, size_t n, size_t d,
+                                                      const LandmarkModel& model,
+                                                      const EmbedParams& params, float* out,
+                                                      uint32_t* nearest, bool& found) {
     State& s = *m_state;
+    found = false;
     const ScoreSetup setup = s.checkInput(points, n, d, model, params, out);
     if (points == s.residentHost && n == s.n && d == s.dim && s.dim > 0)
         return projectToHost(model, params, out);
@@ -591,15 +603,28 @@ ProjectionReport CudaProjector::project(const float* points, size_t n, size_t d,
         s.chunkRaw[b].reserve(chunk * d);
         if (size_t(s.stride) != d) s.chunkPoints[b].reserve(chunk * s.stride);
         s.chunkOut[b].reserve(chunk * 2);
+        if (nearest) {
+            s.chunkNearest[b].reserve(chunk);
+            s.stageNearest[b].reserve(chunk);
+        }
     }
     ProjectionReport report;
     const size_t chunks = (n + chunk - 1) / chunk;
+    // Whether every chunk's kernel kept its lists (a one-pass kernel keeps none: the caller
+    // searches then).
+    bool listed[2] = {false, false};
+    bool allListed = nearest != nullptr;
     auto drain = [&](size_t c) {
         const int b = int(c % 2);
         const size_t first = c * chunk, count = std::min(chunk, n - first);
         SEPAL_CUDA_CHECK(cudaStreamSynchronize(s.streams[b]));
         s.collect(b, report);
         parallelCopy(out + first * 2, s.stageOut[b].get(), count * 2 * sizeof(float));
+        if (listed[b]) {
+            const uint32_t* from = s.stageNearest[b].get();
+            for (size_t i = 0; i < count; ++i)
+                if (from[i] != kNoNearest) nearest[first + i] = from[i];  // NaN cells: as they were
+        }
     };
     for (size_t c = 0; c < chunks; ++c) {
         const int b = int(c % 2);
@@ -623,8 +648,20 @@ ProjectionReport CudaProjector::project(const float* points, size_t n, size_t d,
         SEPAL_CUDA_CHECK(cudaMemcpyAsync(s.stageOut[b].get(), s.chunkOut[b].get(),
                                          count * 2 * sizeof(float), cudaMemcpyDeviceToHost,
                                          s.streams[b]));
+        // The k-NN's lists are sorted with ties to the lower index, so their first entries are
+        // NearestSearch's nearest landmarks.
+        listed[b] = nearest && s.last->launch.knn != nullptr;
+        allListed = allListed && listed[b];
+        if (listed[b]) {
+            launchFirstOfLists(s.knnIdx[b].get(), base.topnn, count, s.nonFinite[b].get(),
+                               s.counters[b].get(), s.chunkNearest[b].get(), s.streams[b]);
+            SEPAL_CUDA_CHECK(cudaMemcpyAsync(s.stageNearest[b].get(), s.chunkNearest[b].get(),
+                                             count * sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                                             s.streams[b]));
+        }
     }
     for (size_t c = chunks >= 2 ? chunks - 2 : 0; c < chunks; ++c) drain(c);
+    found = allListed;
     return report;
 }
 

@@ -48,6 +48,11 @@ class CudaProjector : public Projector, public ResidentProjector {
     /// otherwise streams the points through the GPU in chunks (pinned buffers, async copies).
     ProjectionReport project(const float* points, size_t n, size_t d, const LandmarkModel& model,
                              const EmbedParams& params, float* out) override;
+    /// As project(), and each point's nearest landmark from the k-NN's lists when the kernel
+    /// keeps lists (every kernel but the one-pass ones) and the points are streamed.
+    ProjectionReport projectFindingNearest(const float* points, size_t n, size_t d,
+                                           const LandmarkModel& model, const EmbedParams& params,
+                                           float* out, uint32_t* nearest, bool& found) override;
 
     /// Uploads points (n x d, host, row-major) and keeps them on the device until the next call;
     /// call again whenever the data change (the caller owns the data's identity).

@@ -236,6 +236,22 @@ __device__ __forceinline__ void referenceWhereIllConditioned(const ProjectionArg
     if (isfinite(r.x)) y = r;
 }
 
+/// Where the system ls is ill-conditioned: queues cell p (its list at a.knnIdx/a.knnDist) for
+/// finishDeferredSolves while a.deferred has room, else replaces y inline as
+/// referenceWhereIllConditioned does.
+__device__ __forceinline__ void deferWhereIllConditioned(const ProjectionArgs& a, size_t p,
+                                                         const LeastSquares& ls, float2& y) {
+    if (!illConditioned(ls)) return;
+    const unsigned long long slot =
+        a.deferred ? atomicAdd(a.deferredCount, 1ull) : kDeferredCapacity;
+    if (slot < kDeferredCapacity) {
+        a.deferred[slot] = uint32_t(p);
+        return;
+    }
+    referenceWhereIllConditioned(a, p, ls, a.knnDist + p * a.kOut, 1,
+                                 reinterpret_cast<const int*>(a.knnIdx + p * a.kOut), y);
+}
+
 /// Where the formula cannot place a point: the mean of its neighbours' 2D positions weighted by
 /// weightAt(i), or with equal weights when the weights sum to zero or are not finite (as the
 /// CPU backend does). weighted = false: equal weights.

@@ -96,15 +96,15 @@ struct ProjectionArgs {
     /// List and table projections only: per cell, 1 when it fell back to its neighbours' mean,
     /// else 0 (null: not written).
     uint8_t* fellBack = nullptr;
-    /// Table projection only (null: solved inline): the cells whose system is ill-conditioned
-    /// are queued here (up to kDeferredCapacity; beyond it solved inline) and solved the
-    /// reference's way by a second kernel, one thread each. Inline, one such lane held its whole
-    /// warp for the reference's O(k^2 d) steps. deferredCount[0] counts them.
+    /// Table and list projections only (null: solved inline): the cells whose system is
+    /// ill-conditioned are queued here (up to kDeferredCapacity; beyond it solved inline) and
+    /// solved the reference's way by finishDeferredSolves, one thread each. Inline, one such
+    /// lane held its whole warp for the reference's O(k^2 d) steps. deferredCount[0] counts them.
     uint32_t* deferred = nullptr;
     unsigned long long* deferredCount = nullptr;  ///< cells queued in deferred (may pass capacity)
 };
 
-/// Cells the table projection's deferred queue holds (4 MB of indices).
+/// Cells the deferred queue of the table and list projections holds (4 MB of indices).
 constexpr size_t kDeferredCapacity = size_t(1) << 20;
 
 /// Threads of the placeNonFinite launch (its scratch holds topnn entries per thread).
@@ -203,6 +203,11 @@ size_t tableProjectionSharedBytes(int g, int topnn);
 /// memory, w_uv computed. Skips lists marked by launchResidentKnn (distance -1). With
 /// args.rows, projects only those cells.
 void launchProjectTable(const ProjectionArgs& args, cudaStream_t stream);
+/// Empties args.deferred's queue before a projection that fills it (nothing when it is null).
+void beginDeferredSolves(const ProjectionArgs& args, cudaStream_t stream);
+/// Places the cells a projection queued in args.deferred, the reference's way (after it, on the
+/// same stream; nothing when args.deferred is null).
+void finishDeferredSolves(const ProjectionArgs& args, cudaStream_t stream);
 /// Bitonic k-NN baseline: writes the sorted topnn neighbours to knnIdx/knnDist (kOut = topnn).
 void launchBitonicKnn(const ProjectionArgs& args, cudaStream_t stream);
 /// "aligned" projection baseline: reads knnIdx/knnDist (kOut = topnn), writes out.

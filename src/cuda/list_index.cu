@@ -7,7 +7,7 @@
 // reserves each landmark's range for the block with one global atomic and hands out places in it
 // with shared atomics. gatherRows is one thread per output entry with a binary search over the
 // segments (a drag moves few landmarks). countFlags: one thread per 16 bytes, warp sums, one
-// atomic per warp.
+// atomic per warp. firstOfLists: one thread per cell.
 
 #include "cuda/cuda_error.h"
 #include "cuda/list_index.h"
@@ -110,6 +110,21 @@ size_t sharedFor(int g, size_t bytesPerLandmark) {
     return g <= kSharedLandmarks ? size_t(g) * bytesPerLandmark : 0;
 }
 
+__global__ void firstOfListsKernel(const uint32_t* idx, int kOut, size_t n, uint32_t* nearest) {
+    for (size_t p = size_t(blockIdx.x) * blockDim.x + threadIdx.x; p < n;
+         p += size_t(gridDim.x) * blockDim.x)
+        nearest[p] = idx[p * kOut];
+}
+
+// The queue's length is read on the device: no host round trip between the launches.
+__global__ void forgetQueuedKernel(const uint32_t* queued, const unsigned long long* queuedCount,
+                                   uint32_t* nearest) {
+    const unsigned long long count = *queuedCount;
+    for (size_t q = size_t(blockIdx.x) * blockDim.x + threadIdx.x; q < count;
+         q += size_t(gridDim.x) * blockDim.x)
+        nearest[queued[q]] = kNoNearest;
+}
+
 }  // namespace
 
 void launchCountListed(const ListView& lists, int g, uint32_t* counts, cudaStream_t stream) {
@@ -146,6 +161,18 @@ void launchCountFlags(const uint8_t* flags, size_t n, unsigned long long* count,
     const unsigned blocks = unsigned(wanted < 8192 ? wanted : 8192);
     countFlagsKernel<<<blocks, kThreads, 0, stream>>>(flags, n, count);
     SEPAL_CUDA_CHECK_LAUNCH("countFlagsKernel");
+}
+
+void launchFirstOfLists(const uint32_t* idx, int kOut, size_t n, const uint32_t* queued,
+                        const unsigned long long* queuedCount, uint32_t* nearest,
+                        cudaStream_t stream) {
+    if (n == 0) return;
+    const size_t wanted = (n + kThreads - 1) / kThreads;
+    const unsigned blocks = unsigned(wanted < 65536 ? wanted : 65536);
+    firstOfListsKernel<<<blocks, kThreads, 0, stream>>>(idx, kOut, n, nearest);
+    SEPAL_CUDA_CHECK_LAUNCH("firstOfListsKernel");
+    forgetQueuedKernel<<<64, kThreads, 0, stream>>>(queued, queuedCount, nearest);
+    SEPAL_CUDA_CHECK_LAUNCH("forgetQueuedKernel");
 }
 
 }  // namespace sepal::cuda

@@ -36,4 +36,14 @@ void launchGatherRows(const uint32_t* rows, const unsigned long long* starts,
 void launchCountFlags(const uint8_t* flags, size_t n, unsigned long long* count,
                       cudaStream_t stream);
 
+/// launchFirstOfLists' entry for a cell with NaN or infinity (its list, if any, is of the
+/// finite coordinates or of zeros in their place: not the cell's nearest landmark).
+constexpr uint32_t kNoNearest = 0xffffffffu;
+/// nearest[p] = the first landmark of cell p's sorted list (idx: kOut entries a cell), then
+/// kNoNearest for the cells queued[0..*queuedCount) (the k-NN's queue of cells with NaN or
+/// infinity, indices into the n cells).
+void launchFirstOfLists(const uint32_t* idx, int kOut, size_t n, const uint32_t* queued,
+                        const unsigned long long* queuedCount, uint32_t* nearest,
+                        cudaStream_t stream);
+
 }  // namespace sepal::cuda

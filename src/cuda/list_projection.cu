@@ -127,10 +127,8 @@ __global__ void __launch_bounds__(32 * kWarps) listProjectionKernel(const Projec
             ls.b0 = detail::warpSum(ls.b0);
             ls.b1 = detail::warpSum(ls.b1);
             placed = detail::solve(ls, y);
-            if (placed && lane == 0)
-                detail::referenceWhereIllConditioned(
-                    a, p, ls, a.knnDist + p * kOut, 1,
-                    reinterpret_cast<const int*>(a.knnIdx + p * kOut), y);
+            // Queued, so that the warp goes on to its next cell.
+            if (placed && lane == 0) detail::deferWhereIllConditioned(a, p, ls, y);
         }
         if (lane == 0) {
             if (a.fellBack) a.fellBack[p] = placed ? 0 : 1;
@@ -159,8 +157,10 @@ void launchProjectLists(const ProjectionArgs& a, cudaStream_t stream) {
     const size_t resident =
         size_t(blocksPerSm > 0 ? blocksPerSm : 1) * size_t(detail::multiprocessorsFor(a));
     const unsigned blocks = unsigned(wanted < resident ? wanted : resident);
+    beginDeferredSolves(a, stream);
     listProjectionKernel<<<blocks, 32 * kWarps, 0, stream>>>(a);
     check(cudaGetLastError(), "launch of listProjectionKernel", __FILE__, __LINE__);
+    finishDeferredSolves(a, stream);
 }
 
 }  // namespace sepal::cuda

@@ -275,18 +275,8 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
                 }
             }
             placed = detail::solve(ls, y);
-            if (placed && detail::illConditioned(ls)) {
-                // Solved again the reference's way: by solveDeferredKernel while its queue has
-                // room, so that the lane does not hold its warp; inline beyond.
-                const unsigned long long slot =
-                    a.deferred ? atomicAdd(a.deferredCount, 1ull) : kDeferredCapacity;
-                if (slot < kDeferredCapacity)
-                    a.deferred[slot] = uint32_t(p);
-                else
-                    detail::referenceWhereIllConditioned(
-                        a, p, ls, a.knnDist + p * kOut, 1,
-                        reinterpret_cast<const int*>(a.knnIdx + p * kOut), y);
-            }
+            // Queued, so that the lane does not hold its warp.
+            if (placed) detail::deferWhereIllConditioned(a, p, ls, y);
         }
         if (active && !marked) {
             if (a.fellBack) a.fellBack[p] = placed ? 0 : 1;
@@ -300,22 +290,6 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
             reinterpret_cast<float2*>(a.out)[p] = y;
         }
         __syncwarp();  // the scratch is loaded again by the next tile
-    }
-}
-
-// The queued cells placed as referenceWhereIllConditioned would have placed them inline: the
-// same function of the same lists, so the positions are the same bit for bit.
-__global__ void solveDeferredKernel(const ProjectionArgs a) {
-    const unsigned long long queued = *a.deferredCount;
-    const size_t count = queued < kDeferredCapacity ? size_t(queued) : kDeferredCapacity;
-    for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
-         i += size_t(gridDim.x) * blockDim.x) {
-        const size_t p = a.deferred[i];
-        const float2 r =
-            detail::solveLikeReference(a.points + p * a.stride, a.landmarks, a.low, a.stride,
-                                       a.topn, a.topnn, a.boost, a.adjust, a.knnDist + p * a.kOut,
-                                       1, reinterpret_cast<const int*>(a.knnIdx + p * a.kOut));
-        if (isfinite(r.x)) reinterpret_cast<float2*>(a.out)[p] = r;
     }
 }
 
@@ -347,17 +321,12 @@ size_t tableProjectionSharedBytes(int g, int topnn) {
 
 void launchProjectTable(const ProjectionArgs& a, cudaStream_t stream) {
     if (a.n == 0) return;
-    if (a.deferred)
-        SEPAL_CUDA_CHECK(cudaMemsetAsync(a.deferredCount, 0, sizeof(unsigned long long), stream));
+    beginDeferredSolves(a, stream);
     if (a.topnn <= 9)
         launchForList<9>(a, stream);
     else
         launchForList<17>(a, stream);
-    if (a.deferred) {
-        // A few thousand cells at most in practice: one thread each, the rest exit at once.
-        solveDeferredKernel<<<512, 128, 0, stream>>>(a);
-        SEPAL_CUDA_CHECK_LAUNCH("solveDeferredKernel");
-    }
+    finishDeferredSolves(a, stream);
 }
 
 }  // namespace sepal::cuda

@@ -146,7 +146,8 @@ Application::Application(Options options)
     right.push_back(std::make_unique<ui::LogPanel>());
     m_ctx->gpuMemory = m_gpu ? m_gpu->memoryLine() : "n/a (CPU path)";
     if (m_options.benchFrames > 0) {
-        m_bench = std::make_unique<FrameBench>(m_options.benchFrames);
+        m_bench = std::make_unique<FrameBench>(
+            m_options.benchFrames, m_options.benchTrain ? FrameBench::Train : FrameBench::Drag);
         if (m_gpu) m_gpu->enableTiming(true);
     }
     if (!m_options.script.empty())

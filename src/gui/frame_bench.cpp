@@ -31,7 +31,10 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         m_projectedStart = ws.stats().projected;
         m_gpuStart = context.gpuProjected;
         m_centre = {st.model.low[0], st.model.low[1]};
-        ws.beginLandmarkDrag();
+        if (m_mode == Train)
+            ws.startTraining();
+        else
+            ws.beginLandmarkDrag();
         return;
     }
     if (m_dragEnd == 0) {
@@ -46,10 +49,17 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         m_gpuDeviceMs += cost.gpuProjectDeviceMs;
         m_splatDeviceMs += cost.splatDeviceMs;
         if (cost.layerRedrawMs > 0) m_layerMs = cost.layerRedrawMs;
-        const float a = float(m_times.size()) * 0.05f, r = 0.05f;
-        ws.dragLandmarks({0}, {m_centre[0] + r * std::cos(a), m_centre[1] + r * std::sin(a)});
+        if (m_mode == Train) {
+            if (!ws.training()) ws.startTraining();  // a finished run starts again
+        } else {
+            const float a = float(m_times.size()) * 0.05f, r = 0.05f;
+            ws.dragLandmarks({0}, {m_centre[0] + r * std::cos(a), m_centre[1] + r * std::sin(a)});
+        }
         if (int(m_times.size()) < m_frames) return;
-        ws.endLandmarkDrag("bench");
+        if (m_mode == Train)
+            ws.pauseTraining();
+        else
+            ws.endLandmarkDrag("bench");
         m_dragEnd = now();
         m_dragSeconds = m_dragEnd - m_start;
         m_projectedEnd = ws.stats().projected;
@@ -73,6 +83,7 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
     const double frames = double(times.size());
     nlohmann::json j = {
         {"bench", "gui_frames"},
+        {"mode", m_mode == Train ? "train" : "drag"},
         {"frames", times.size()},
         {"mean_ms", mean},
         {"median_ms", times[times.size() / 2]},

@@ -2,6 +2,8 @@
 // --bench-frames N: frames while a landmark is dragged in a circle (the model changes every
 // frame, as in use) once the first picture has settled, then the time until the picture settles
 // after the drag, then one JSON line of frame times, throughput and that time.
+// With --bench-train the landmarks are trained instead (the trainer's steps every frame, which
+// move them in data space: the neighbour cache's worst case, every cell searched again).
 
 #include <array>
 #include <cstdint>
@@ -42,8 +44,10 @@ struct FrameBenchContext {
 /// Drives the drag and collects the frames; done() after `frames` frames (the JSON printed).
 class FrameBench {
   public:
+    /// What changes the model every measured frame.
+    enum Mode { Drag, Train };
     /// frames: how many to measure after the data is open and shown.
-    explicit FrameBench(int frames) : m_frames(frames) {}
+    explicit FrameBench(int frames, Mode mode = Drag) : m_frames(frames), m_mode(mode) {}
     /// Records one frame and moves the landmark; prints the result after the last.
     void frame(app::Workspace& ws, const FrameCost& cost, const FrameBenchContext& context);
     /// True once the result was printed.
@@ -51,6 +55,7 @@ class FrameBench {
 
   private:
     int m_frames;
+    Mode m_mode;
     bool m_done = false;
     double m_start = 0, m_workMs = 0, m_drawMs = 0, m_layerMs = 0, m_uiMs = 0, m_uploadMs = 0;
     std::array<double, 3> m_gpuPartsMs{};

@@ -17,6 +17,8 @@ const char* kUsage =
     "  --script FILE        replay the actions in FILE (see src/gui/script.h), then quit\n"
     "  --screenshot PATH    once the data is projected, save the window as PNG and quit\n"
     "  --bench-frames N     drag a landmark for N frames and print frame-time statistics (JSON)\n"
+    "  --bench-train        with --bench-frames: train the landmarks (SOM steps) every frame\n"
+    "                       instead of dragging one\n"
     "  --size WxH           window size in logical pixels (default 1280x800)\n"
     "  --hidden             no visible window (benchmarks on a display-less machine)\n"
     "  --egl                create the OpenGL context through EGL (NVIDIA driver under Xvfb)\n"
@@ -81,6 +83,8 @@ int main(int argc, char** argv) {
                 options.screenshot = value();
             } else if (a == "--bench-frames") {
                 options.benchFrames = number(value());
+            } else if (a == "--bench-train") {
+                options.benchTrain = true;
             } else if (a == "--size") {
                 std::string v = value();
                 auto x = v.find('x');

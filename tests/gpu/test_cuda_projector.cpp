@@ -9,6 +9,7 @@
 
 #include "core/common/error.h"
 #include "core/embedsom/embedsom.h"
+#include "core/knn/nearest_search.h"
 #include "cuda/cuda_error.h"
 #include "cuda/cuda_projector.h"
 #include "cuda/kernel_registry.h"
@@ -219,6 +220,53 @@ TEST(CudaProjector, NonFinitePointsAreCountedAndPlaced) {
         EXPECT_EQ(report.nonFinitePoints, 2u) << kernel;
         for (float v : y) ASSERT_TRUE(std::isfinite(v)) << kernel;
     }
+}
+
+TEST(CudaProjector, TheListsNearestLandmarksAreTheCpuSearchs) {
+    // Cells and landmarks on a small integer grid, with landmark 1 a copy of landmark 0: many
+    // cells have exact ties for their nearest landmark, which must go to the lower index as the
+    // CPU search breaks them (cohort labels come from these lists). Cells with NaN keep what
+    // the caller had.
+    SEPAL_REQUIRE_GPU();
+    const size_t n = 3000, d = 8, g = 64;
+    std::vector<float> x(n * d);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = float((i * 7919 + i / d * 31) % 4);
+    LandmarkModel model;
+    model.resize(g, d);
+    for (size_t j = 0; j < g; ++j) {
+        for (size_t t = 0; t < d; ++t) model.high[j * d + t] = float((j * 13 + t * 5 + j * t) % 4);
+        model.low[2 * j] = float(j % 8);
+        model.low[2 * j + 1] = float(j / 8) + 0.25f * float(j % 3);
+    }
+    for (size_t t = 0; t < d; ++t) model.high[d + t] = model.high[t];
+    model.touch();
+    x[7 * d + 3] = NAN;
+    std::vector<uint32_t> expected(n);
+    std::vector<float> sqdist(n);
+    makeCpuNearestSearch()->search(x.data(), n, model.high.data(), g, d, 1, expected.data(),
+                                   sqdist.data());
+    int kernelsWithLists = 0;
+    for (const char* kernel : allKernels()) {
+        cuda::CudaProjector projector(kernel);
+        std::vector<float> y(n * 2);
+        std::vector<uint32_t> nearest(n, 777);
+        bool found = false;
+        try {
+            projector.projectFindingNearest(x.data(), n, d, model, {}, y.data(), nearest.data(),
+                                            found);
+        } catch (const InputError& e) {
+            EXPECT_TRUE(mayDecline(kernel)) << kernel << ": " << e.what();
+            continue;
+        }
+        if (!found) continue;  // a one-pass kernel keeps no lists
+        ++kernelsWithLists;
+        EXPECT_EQ(nearest[7], 777u) << kernel;
+        size_t wrong = 0;
+        for (size_t i = 0; i < n; ++i)
+            if (i != 7 && nearest[i] != expected[i]) ++wrong;
+        EXPECT_EQ(wrong, 0u) << kernel;
+    }
+    EXPECT_GE(kernelsWithLists, 3);
 }
 
 TEST(CudaProjector, DuplicatePointsFallBackToTheirNeighbours) {
