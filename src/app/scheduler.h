@@ -146,6 +146,7 @@ class Scheduler {
     std::unique_ptr<RecipeTask> m_recipe;
     bool m_recipeUndoable = true;
     std::unique_ptr<Trainer> m_trainer;
+    float m_mapSpacing = 1.0f;  // the map's spacing when m_trainer was made (sigma's unit)
     std::unique_ptr<LandmarkModel> m_trainBefore;
     std::vector<float> m_trainSample;
     bool m_training = false;

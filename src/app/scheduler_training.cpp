@@ -7,6 +7,7 @@
 #include "app/training.h"
 #include "core/common/error.h"
 #include "core/train/som_trainer.h"
+#include "core/train/topology.h"
 #include "core/train/trainer_registry.h"
 
 namespace sepal::app {
@@ -105,7 +106,7 @@ void Scheduler::retune(const TrainingSettings& s) {
     // next run.
     if (auto* som = dynamic_cast<SomTrainer*>(m_trainer.get());
         som && m_training && (s.sigma != now.sigma || s.alpha != now.alpha))
-        som->setManual(s.sigma, s.alpha);
+        som->setManual(s.sigma * m_mapSpacing, s.alpha);
     else if (!m_training)
         m_trainer.reset();
 }
@@ -120,7 +121,8 @@ void Scheduler::startTraining() {
                                          "meaningful picture");
     if (!m_trainer) {
         try {
-            m_trainer = createTrainer(state.training, *m_backend.search);
+            m_mapSpacing = medianMapSpacing(state.model);
+            m_trainer = createTrainer(state.training, *m_backend.search, m_mapSpacing);
         } catch (const std::exception& e) {
             m_log.add(LogEntry::Error, std::string("cannot train: ") + e.what());
             return;

@@ -40,7 +40,7 @@ struct TrainingSettings {
     uint64_t seed = 1;                 ///< every stochastic step is seeded
     std::string trainer = "som";       ///< refining trainer (som, plsom, kmeans, graph, tsne, umap)
     int graphK = 3;                    ///< neighbours per landmark in the graph
-    float sigma = 1.5f;                ///< neighbourhood radius at the start (SOM)
+    float sigma = 1.5f;                ///< SOM neighbourhood radius at the start, in map spacings
     float alpha = 0.05f;               ///< learning rate at the start
     int epochs = 20;                   ///< passes over the training subsample
     bool operator==(const TrainingSettings&) const = default;

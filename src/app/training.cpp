@@ -25,7 +25,7 @@ std::vector<std::string> availableTrainers() {
     return trainerNames();
 }
 
-nlohmann::json trainerParams(const TrainingSettings& s) {
+nlohmann::json trainerParams(const TrainingSettings& s, float mapSpacing) {
     const TrainerInfo* info = findTrainer(s.trainer);
     if (!info) return {{"seed", s.seed}};  // makeTrainer says what is wrong
     nlohmann::json p = info->interactive;
@@ -34,6 +34,11 @@ nlohmann::json trainerParams(const TrainingSettings& s) {
             std::clamp(sharedSlider(s, param.key).value_or(param.start), param.min, param.max);
         if (param.kind == ParamKind::Int)
             p[param.key] = std::llround(v);
+        else if (param.key == "radiusStart")
+            // A free layout (k-means with a force or t-SNE layout) is not a unit grid: in
+            // absolute units, 1.5 covered a whole map of spacing 0.1 and every step pulled
+            // every landmark to the same cell.
+            p[param.key] = v * double(mapSpacing);
         else
             p[param.key] = v;
     }
@@ -41,8 +46,9 @@ nlohmann::json trainerParams(const TrainingSettings& s) {
     return p;
 }
 
-std::unique_ptr<Trainer> createTrainer(const TrainingSettings& s, NearestSearch& search) {
-    return makeTrainer(s.trainer, trainerParams(s), search);
+std::unique_ptr<Trainer> createTrainer(const TrainingSettings& s, NearestSearch& search,
+                                       float mapSpacing) {
+    return makeTrainer(s.trainer, trainerParams(s, mapSpacing), search);
 }
 
 }  // namespace sepal::app

@@ -129,6 +129,11 @@ void drawRefine(UiContext& ctx, app::TrainingSettings& t) {
     ImGui::ProgressBar(p < 0 ? 0.0f : float(p), ImVec2(-1, 0), ws.training() ? "training" : "idle");
     ImGui::PushItemWidth(-110);
     if (ImGui::SliderFloat("Sigma", &t.sigma, 0.1f, 5.0f, "%.2f")) ws.setTraining(t, "sigma");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(
+            "The SOM's neighbourhood radius at the start, in map spacings (the usual distance "
+            "between neighbouring landmarks on the map): 1.5 reaches the next landmark or two "
+            "on a grid and on a free layout alike");
     sealOnRelease(ctx);
     if (ImGui::SliderFloat("Alpha", &t.alpha, 0.001f, 0.5f, "%.3f", ImGuiSliderFlags_Logarithmic))
         ws.setTraining(t, "alpha");

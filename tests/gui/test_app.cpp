@@ -19,6 +19,7 @@
 #include "app/recipes.h"
 #include "app/scheduler.h"
 #include "app/synthetic.h"
+#include "app/training.h"
 #include "app/workspace.h"
 #include "backend/backends.h"
 #include "core/cluster/metaclusters.h"
@@ -26,10 +27,12 @@
 #include "core/demo/demo_data.h"
 #include "core/embedsom/embedsom.h"
 #include "core/gate/gate.h"
+#include "core/knn/nearest_search.h"
 #include "core/metrics/quality.h"
 #include "core/model/model_file.h"
 #include "core/pipeline/embed_pipeline.h"
 #include "core/pipeline/prepare.h"
+#include "core/train/topology.h"
 #include "core/transform/channel_label.h"
 #include "render/camera.h"
 #include "render/cpu_splats.h"
@@ -1009,6 +1012,67 @@ TEST(Scheduler, RecipesAndRefiningRunsComeBackAsOneUndoStepEach) {
     EXPECT_EQ(doc.state().model.high, trained.high);
     settleAll();
     EXPECT_EQ(scheduler.positions(), projected());
+    EXPECT_EQ(log.errorCount(), 0u);
+}
+
+/// The median over landmarks of the data-space distance to the nearest other landmark.
+double medianNearestInData(const LandmarkModel& m) {
+    std::vector<double> nearest;
+    for (size_t a = 0; a < m.count(); ++a) {
+        double best = INFINITY;
+        for (size_t b = 0; b < m.count(); ++b) {
+            if (a == b) continue;
+            double s = 0;
+            for (size_t t = 0; t < m.dim; ++t) {
+                const double e = double(m.highRow(a)[t]) - double(m.highRow(b)[t]);
+                s += e * e;
+            }
+            best = std::min(best, std::sqrt(s));
+        }
+        nearest.push_back(best);
+    }
+    std::nth_element(nearest.begin(), nearest.begin() + long(nearest.size() / 2), nearest.end());
+    return nearest[nearest.size() / 2];
+}
+
+// Sigma counts map spacings: on the recipe's free layout (neighbours about 0.16 apart) a SOM
+// run refines the landmarks instead of pulling them all to each cell in turn, which collapsed
+// the map (and gave the projection near-duplicate landmarks, its slow exact form).
+TEST(Scheduler, SomRunsOnAFreeLayoutKeepTheLandmarksApart) {
+    TrainingSettings t;
+    t.trainer = "som";
+    t.sigma = 1.5f;
+    EXPECT_FLOAT_EQ(float(trainerParams(t, 0.1f)["radiusStart"].get<double>()), 0.15f);
+    EXPECT_FLOAT_EQ(float(trainerParams(t)["radiusStart"].get<double>()), 1.5f);
+
+    Log log;
+    Document doc(log);
+    Scheduler scheduler("cpu", doc, log);
+    openInto(doc, 3000);
+    scheduler.runRecipe(true);
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (scheduler.recipeRunning() && std::chrono::steady_clock::now() < end) {
+        scheduler.frame(8.0);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ASSERT_EQ(scheduler.recipeRunning(), nullptr);
+    const LandmarkModel trained = doc.state().model;
+    const float spacing = medianMapSpacing(trained);
+    ASSERT_LT(spacing, 0.5f) << "the recipe's layout is a free one";
+    const Matrix& points = doc.state().data.points;
+    const TrainingData data{points.data(), points.rows, points.cols};
+    // The same steps (seeded) with sigma in map spacings and, as before, in layout units.
+    const auto spreadAfterSteps = [&](float mapSpacing) {
+        LandmarkModel model = trained;
+        const auto search = makeCpuNearestSearch();
+        const auto trainer = createTrainer(t, *search, mapSpacing);
+        for (int i = 0; i < 8; ++i) trainer->step(model, data);
+        EXPECT_NE(model.high, trained.high);
+        return medianNearestInData(model) / medianNearestInData(trained);
+    };
+    const double inSpacings = spreadAfterSteps(spacing), inUnits = spreadAfterSteps(1.0f);
+    EXPECT_GT(inSpacings, 2.0 * inUnits) << inSpacings << " against " << inUnits;
+    EXPECT_GT(inSpacings, 0.2);
     EXPECT_EQ(log.errorCount(), 0u);
 }
 
