@@ -49,6 +49,7 @@ void PointLayer::allocate(int width, int height) {
     m_hasFront = false;
     m_cursor = 0;
     m_stale = true;
+    m_sumsValid = false;
 }
 
 bool PointLayer::startRedraw(const Camera& camera, float pointSize, float alpha, bool onCpu) {
@@ -114,25 +115,48 @@ void PointLayer::advanceOnCpu(const float* xy, const uint8_t* rgba, size_t n, co
     if (width != m_width || height != m_height) allocate(width, height);
     const int back = 1 - m_front;
     if (!startRedraw(camera, pointSize, alpha, true)) return;
-    if (m_cursor == 0) m_cpu.begin(width, height);
     const auto start = Clock::now();
     float scale[2], offset[2];
     m_backCamera.clipTransform(scale, offset);
+    if (m_cursor == 0) {
+        // The sums of the last picture serve when they are of these cells in this view: only
+        // what changed since is drawn again. Else every cell, onto cleared sums.
+        const std::array<float, 5> view = {scale[0], scale[1], offset[0], offset[1], m_backSize};
+        m_updating = m_sumsValid && view == m_sumsView && m_drawnXy.size() == 2 * n &&
+                     m_cpu.width() == width && m_cpu.height() == height;
+        if (!m_updating) {
+            m_cpu.begin(width, height);
+            m_drawnXy.resize(2 * n);
+            m_drawnRgba.resize(4 * n);
+            m_sumsView = view;
+            m_sumsValid = false;  // until every cell is in
+        }
+    }
     while (m_cursor < n) {
         const double spent =
             std::chrono::duration<double, std::milli>(Clock::now() - start).count();
         if (spent >= budgetMs && spent > 0) break;
-        size_t chunk = m_msPerPoint > 0 ? size_t((budgetMs - spent) / m_msPerPoint) : 200000;
+        double& msPer = m_updating ? m_msPerCheck : m_msPerPoint;
+        size_t chunk = msPer > 0 ? size_t((budgetMs - spent) / msPer) : 200000;
         chunk = std::min(std::max<size_t>(chunk, 50000), n - m_cursor);
         const auto t0 = Clock::now();
-        m_cpu.draw(xy, rgba, m_cursor, chunk, scale, offset, m_backSize, m_backAlpha);
+        if (m_updating)
+            m_cpu.update(m_drawnXy.data(), m_drawnRgba.data(), xy, rgba, m_cursor, chunk, scale,
+                         offset, m_backSize);
+        else
+            m_cpu.draw(xy, rgba, m_cursor, chunk, scale, offset, m_backSize);
+        std::copy(xy + 2 * m_cursor, xy + 2 * (m_cursor + chunk),
+                  m_drawnXy.begin() + long(2 * m_cursor));
+        std::copy(rgba + 4 * m_cursor, rgba + 4 * (m_cursor + chunk),
+                  m_drawnRgba.begin() + long(4 * m_cursor));
         const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
         const double perPoint = ms / double(chunk);
-        m_msPerPoint = m_msPerPoint == 0 ? perPoint : 0.7 * m_msPerPoint + 0.3 * perPoint;
+        msPer = msPer == 0 ? perPoint : 0.7 * msPer + 0.3 * perPoint;
         m_cursor += chunk;
     }
     if (m_cursor >= n) {
-        m_cpu.finish(m_cpuBytes);
+        m_sumsValid = true;
+        m_cpu.finish(m_cpuBytes, m_backAlpha);
         glBindTexture(GL_TEXTURE_2D, m_texture[back]);
         glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
         glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE,

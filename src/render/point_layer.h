@@ -41,7 +41,9 @@ class PointLayer {
                  int width, int height, double budgetMs);
     /// As advance, with the points splatted on the CPU (CpuSplats) and the picture uploaded when
     /// complete: for software OpenGL. xy: n x 2 world positions; rgba: n x 4 colour bytes (what
-    /// the renderer's buffers hold), read in chunks while the redraw lasts.
+    /// the renderer's buffers hold), read in chunks while the redraw lasts. With the same view,
+    /// point size and cells as the last picture, only the cells whose position or colour changed
+    /// since are taken out and drawn again (a drag moves a few percent of them).
     void advanceOnCpu(const float* xy, const uint8_t* rgba, size_t n, const Camera& camera,
                       float pointSize, float alpha, int width, int height, double budgetMs);
     /// As advance, with the whole picture splatted by CUDA in one go (CudaLayerPainter): xy and
@@ -75,10 +77,17 @@ class PointLayer {
     double m_msPerPoint = 0, m_redrawMs = 0, m_lastRedrawMs = 0;
     Camera m_backCamera, m_frontCamera;
     float m_backSize = 1, m_backAlpha = 1;
-    bool m_onCpu = false;                      // the redraw under way is splatted on the CPU
-    CpuSplats m_cpu;                           // the back picture when splatted on the CPU
-    std::unique_ptr<CudaLayerPainter> m_cuda;  // made on the first picture splatted by CUDA
-    std::vector<uint8_t> m_cpuBytes;           // its upload
+    bool m_onCpu = false;  // the redraw under way is splatted on the CPU
+    CpuSplats m_cpu;       // the back picture when splatted on the CPU
+    // What m_cpu's sums hold: the cells as drawn, for the view and point size below. Valid once
+    // a whole picture was drawn; an update keeps it valid cell by cell.
+    std::vector<float> m_drawnXy;
+    std::vector<uint8_t> m_drawnRgba;
+    bool m_sumsValid = false, m_updating = false;  // m_updating: the redraw under way updates
+    std::array<float, 5> m_sumsView{};             // clip scale and offset, point size
+    double m_msPerCheck = 0;                       // an update's cost per cell checked
+    std::unique_ptr<CudaLayerPainter> m_cuda;      // made on the first picture splatted by CUDA
+    std::vector<uint8_t> m_cpuBytes;               // its upload
 };
 
 }  // namespace sepal::render

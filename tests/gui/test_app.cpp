@@ -501,62 +501,93 @@ TEST(Sweepers, BothGiveTheProjectionOfEveryPointAfterEachModelChange) {
         }
 }
 
-TEST(CpuSplats, ASplatIsRoundWithASoftRimAndBlendsInOrderWhateverTheThreads) {
-    // World = clip space (scale 1, offset 0) on a 40 x 20 picture: (0, 0) is pixel (20, 10).
+/// Cells spread over the clip square (and a little beyond), colours varied, some gated.
+void spreadCells(size_t n, std::vector<float>& xy, std::vector<uint8_t>& rgba) {
+    xy.resize(2 * n);
+    rgba.resize(4 * n);
+    for (size_t i = 0; i < n; ++i) {
+        xy[2 * i] = std::sin(float(i) * 0.77f) * 1.05f;
+        xy[2 * i + 1] = std::cos(float(i) * 1.31f) * 1.05f;
+        for (int c = 0; c < 4; ++c) rgba[4 * i + size_t(c)] = uint8_t((i * (c + 3) + 40) % 256);
+        if (i % 17 == 0) rgba[4 * i + 3] = 0;
+    }
+}
+
+/// CpuSplats's picture of all the cells in one draw.
+std::vector<uint8_t> splatPicture(const std::vector<float>& xy, const std::vector<uint8_t>& rgba,
+                                  int w, int h, float size, float alpha) {
+    const float scale[2] = {1, 1}, offset[2] = {0, 0};
+    render::CpuSplats s;
+    s.begin(w, h);
+    s.draw(xy.data(), rgba.data(), 0, xy.size() / 2, scale, offset, size);
+    std::vector<uint8_t> picture;
+    s.finish(picture, alpha);
+    return picture;
+}
+
+TEST(CpuSplats, ASplatIsRoundWithASoftRimAndTheOrderDoesNotMatter) {
+    // World = clip space (scale 1, offset 0) on a 40 x 20 picture: (0, 0) is at pixel x 19.5.
     const float scale[2] = {1, 1}, offset[2] = {0, 0};
     render::CpuSplats one;
     one.begin(40, 20);
     const float centre[2] = {0.0f, 0.0f};
     const uint8_t red[4] = {255, 0, 0, 255};
-    one.draw(centre, red, 0, 1, scale, offset, 8.0f, 1.0f);
+    one.draw(centre, red, 0, 1, scale, offset, 8.0f);
     std::vector<uint8_t> px;
-    one.finish(px);
+    one.finish(px, 1.0f);
     const auto at = [&](int x, int y, int c) { return int(px[(size_t(y) * 40 + x) * 4 + c]); };
-    EXPECT_EQ(at(20, 10, 0), 255);  // the centre: fully opaque, premultiplied red
+    EXPECT_EQ(at(20, 10, 0), 255);  // the centre: opaque, premultiplied red
     EXPECT_EQ(at(20, 10, 3), 255);
     EXPECT_EQ(at(20, 10, 1), 0);
-    EXPECT_GT(at(23, 10, 3), 0);  // the rim: fainter
-    EXPECT_LT(at(23, 10, 3), 255);
     EXPECT_EQ(at(24, 10, 3), 0);  // outside the diameter of 8
     EXPECT_EQ(at(23, 13, 3), 0);  // the square's corner is not in the disc
-    // Many overlapping splats blend in their order; two threads or one give the same bytes.
+    // Half opaque: one splat's alpha at the centre, less on the rim (r^2 = 0.77).
+    one.finish(px, 0.5f);
+    EXPECT_EQ(at(20, 10, 3), 128);
+    EXPECT_GT(at(23, 10, 3), 0);
+    EXPECT_LT(at(23, 10, 3), 128);
+    // Many overlapping splats: two threads or one, and any order, give the same bytes.
     const size_t n = 20000;
-    std::vector<float> xy(2 * n);
-    std::vector<uint8_t> rgba(4 * n);
-    for (size_t i = 0; i < n; ++i) {
-        xy[2 * i] = std::sin(float(i)) * 0.9f, xy[2 * i + 1] = std::cos(float(i) * 1.3f) * 0.9f;
-        for (int c = 0; c < 4; ++c) rgba[4 * i + size_t(c)] = uint8_t((i * (c + 7)) % 256);
-    }
+    std::vector<float> xy;
+    std::vector<uint8_t> rgba;
+    spreadCells(n, xy, rgba);
     std::vector<uint8_t> pictures[2];
     const int threads = omp_get_max_threads();
     for (int t = 0; t < 2; ++t) {
         omp_set_num_threads(t == 0 ? 1 : 2);
         render::CpuSplats s;
         s.begin(64, 48);
-        s.draw(xy.data(), rgba.data(), 0, n / 2, scale, offset, 3.0f, 0.7f);
-        s.draw(xy.data(), rgba.data(), n / 2, n - n / 2, scale, offset, 3.0f, 0.7f);
-        s.finish(pictures[t]);
+        s.draw(xy.data(), rgba.data(), 0, n / 2, scale, offset, 3.0f);
+        s.draw(xy.data(), rgba.data(), n / 2, n - n / 2, scale, offset, 3.0f);
+        s.finish(pictures[t], 0.7f);
     }
     omp_set_num_threads(threads);
     EXPECT_EQ(pictures[0], pictures[1]);
+    std::vector<float> reversedXy(xy.size());
+    std::vector<uint8_t> reversedRgba(rgba.size());
+    for (size_t i = 0; i < n; ++i) {
+        std::copy_n(&xy[2 * (n - 1 - i)], 2, &reversedXy[2 * i]);
+        std::copy_n(&rgba[4 * (n - 1 - i)], 4, &reversedRgba[4 * i]);
+    }
+    EXPECT_EQ(splatPicture(reversedXy, reversedRgba, 64, 48, 3.0f, 0.7f), pictures[0]);
     EXPECT_GT(
         std::count_if(pictures[0].begin(), pictures[0].end(), [](uint8_t v) { return v > 0; }),
         1000);
 }
 
-/// The splats as the shader defines them, one cell after another over the whole picture
-/// (CpuSplats blends band by band of rows; every pixel must see the same blends in the same
-/// order).
-std::vector<float> referenceSplats(const std::vector<float>& xy, const std::vector<uint8_t>& rgba,
-                                   int w, int h, float size, float alpha) {
-    std::vector<float> px(size_t(w) * size_t(h) * 4, 0.0f);
+/// The splat rules spelled out once more, one cell after another over the whole picture
+/// (CpuSplats adds band by band of rows): integer sums of colour x coverage and of coverage,
+/// resolved to 1 - (1 - alpha)^(coverage / 16) and the coverage-weighted mean colour.
+std::vector<uint8_t> referenceSplats(const std::vector<float>& xy, const std::vector<uint8_t>& rgba,
+                                     int w, int h, float size, float alpha) {
+    std::vector<uint32_t> sums(size_t(w) * size_t(h) * 4, 0);
     const float half = 0.5f * size, inverseHalf = 1.0f / half;
     for (size_t i = 0; i < xy.size() / 2; ++i) {
         if (rgba[4 * i + 3] == 0) continue;
-        const float cx = xy[2 * i] * (0.5f * float(w)) + 0.5f * float(w) - 0.5f;
-        const float cy = xy[2 * i + 1] * (0.5f * float(h)) + 0.5f * float(h) - 0.5f;
+        const float cx = xy[2 * i] * (0.5f * float(w)) + (0.5f * float(w) - 0.5f);
+        const float cy = xy[2 * i + 1] * (0.5f * float(h)) + (0.5f * float(h) - 0.5f);
         if (!std::isfinite(cx) || !std::isfinite(cy)) continue;
-        const float a0 = rgba[4 * i + 3] * (1.0f / 255) * alpha;
+        const float units = 16.0f * float(rgba[4 * i + 3]) / 255.0f;
         for (int y = 0; y < h; ++y)
             for (int x = 0; x < w; ++x) {
                 if (float(x) < cx - half || float(x) > cx + half) continue;
@@ -564,19 +595,29 @@ std::vector<float> referenceSplats(const std::vector<float>& xy, const std::vect
                 const float dx = (float(x) - cx) * inverseHalf, dy = (float(y) - cy) * inverseHalf;
                 const float r2 = dx * dx + dy * dy;
                 if (r2 > 1.0f) continue;
-                float a = a0;
+                float cover = 1.0f;
                 if (r2 > 0.6f) {
                     const float u = (r2 - 0.6f) * 2.5f;
-                    a = a0 * (1.0f - u * u * (3.0f - 2.0f * u));
+                    cover = 1.0f - u * u * (3.0f - 2.0f * u);
                 }
-                float* p = &px[(size_t(y) * size_t(w) + size_t(x)) * 4];
-                const float keep = 1.0f - a;
-                for (int c = 0; c < 3; ++c)
-                    p[c] = rgba[4 * i + size_t(c)] * (1.0f / 255) * a + p[c] * keep;
-                p[3] = a + p[3] * keep;
+                const uint32_t q = uint32_t(std::nearbyint(cover * units));
+                uint32_t* p = &sums[(size_t(y) * size_t(w) + size_t(x)) * 4];
+                for (int c = 0; c < 3; ++c) p[c] += rgba[4 * i + size_t(c)] * q;
+                p[3] += q;
             }
     }
-    return px;
+    std::vector<uint8_t> picture(sums.size(), 0);
+    const float logKeep = std::log2(1.0f - alpha);
+    for (size_t k = 0; k < sums.size(); k += 4) {
+        if (sums[k + 3] == 0) continue;
+        const float a = 1.0f - std::exp2(float(sums[k + 3]) * (logKeep / 16.0f));
+        const float toByte = a / (255.0f * float(sums[k + 3]));
+        for (int c = 0; c < 3; ++c)
+            picture[k + size_t(c)] = uint8_t(
+                std::nearbyint(std::clamp(float(sums[k + size_t(c)]) * toByte, 0.0f, 1.0f) * 255));
+        picture[k + 3] = uint8_t(std::nearbyint(std::clamp(a, 0.0f, 1.0f) * 255.0f));
+    }
+    return picture;
 }
 
 TEST(CpuSplats, BandsOfRowsGiveTheCellByCellPicture) {
@@ -584,29 +625,60 @@ TEST(CpuSplats, BandsOfRowsGiveTheCellByCellPicture) {
     // picture, gated (alpha 0), NaN, in two draws.
     const int w = 97, h = 61;
     const size_t n = 6000;
-    std::vector<float> xy(2 * n);
-    std::vector<uint8_t> rgba(4 * n);
-    for (size_t i = 0; i < n; ++i) {
-        xy[2 * i] = std::sin(float(i) * 0.77f) * 1.05f;
-        xy[2 * i + 1] = std::cos(float(i) * 1.31f) * 1.05f;
-        for (int c = 0; c < 4; ++c) rgba[4 * i + size_t(c)] = uint8_t((i * (c + 3) + 40) % 256);
-        if (i % 17 == 0) rgba[4 * i + 3] = 0;
-    }
+    std::vector<float> xy;
+    std::vector<uint8_t> rgba;
+    spreadCells(n, xy, rgba);
     xy[2 * 5] = NAN;
     const float scale[2] = {1, 1}, offset[2] = {0, 0};
     for (float size : {1.0f, 3.0f, 7.5f}) {
         render::CpuSplats s;
         s.begin(w, h);
-        s.draw(xy.data(), rgba.data(), 0, 2500, scale, offset, size, 0.6f);
-        s.draw(xy.data(), rgba.data(), 2500, n - 2500, scale, offset, size, 0.6f);
+        s.draw(xy.data(), rgba.data(), 0, 2500, scale, offset, size);
+        s.draw(xy.data(), rgba.data(), 2500, n - 2500, scale, offset, size);
         std::vector<uint8_t> got;
-        s.finish(got);
+        s.finish(got, 0.6f);
         const auto want = referenceSplats(xy, rgba, w, h, size, 0.6f);
         size_t differing = 0;
-        for (size_t k = 0; k < want.size(); ++k)
-            differing += got[k] != uint8_t(std::lround(std::clamp(want[k], 0.0f, 1.0f) * 255.0f));
+        for (size_t k = 0; k < want.size(); ++k) differing += got[k] != want[k];
         EXPECT_EQ(differing, 0u) << "point size " << size;
     }
+}
+
+TEST(CpuSplats, TakingOutAndPuttingBackTheChangedCellsGivesTheFreshPicture) {
+    // What a drag does to the point layer: some cells move, some change colour, a cell is
+    // gated, another ungated, one becomes NaN and one comes back from NaN.
+    const int w = 83, h = 57;
+    const size_t n = 9000;
+    std::vector<float> xy;
+    std::vector<uint8_t> rgba;
+    spreadCells(n, xy, rgba);
+    xy[2 * 40 + 1] = NAN;
+    const float scale[2] = {1, 1}, offset[2] = {0, 0};
+    render::CpuSplats s;
+    s.begin(w, h);
+    s.draw(xy.data(), rgba.data(), 0, n, scale, offset, 3.0f);
+    std::vector<float> movedXy = xy;
+    std::vector<uint8_t> movedRgba = rgba;
+    for (size_t i = 0; i < n; i += 7) movedXy[2 * i] += 0.01f * float(i % 5 + 1);
+    for (size_t i = 3; i < n; i += 50) movedRgba[4 * i] ^= 0x5a;
+    movedRgba[4 * 34 + 3] = 0;    // gated
+    movedRgba[4 * 17 + 3] = 200;  // ungated (17 is a multiple of 17)
+    movedXy[2 * 41] = NAN;
+    movedXy[2 * 40 + 1] = 0.25f;
+    size_t changed = 0;
+    for (size_t i = 0; i < n; ++i)
+        changed += std::memcmp(&xy[2 * i], &movedXy[2 * i], 8) != 0 ||
+                   std::memcmp(&rgba[4 * i], &movedRgba[4 * i], 4) != 0;
+    ASSERT_GT(changed, 1400u);
+    const size_t counted = s.update(xy.data(), rgba.data(), movedXy.data(), movedRgba.data(), 0,
+                                    5000, scale, offset, 3.0f) +
+                           s.update(xy.data(), rgba.data(), movedXy.data(), movedRgba.data(), 5000,
+                                    n - 5000, scale, offset, 3.0f);
+    EXPECT_EQ(counted, changed);
+    std::vector<uint8_t> updated;
+    s.finish(updated, 0.6f);
+    EXPECT_EQ(updated, splatPicture(movedXy, movedRgba, w, h, 3.0f, 0.6f));
+    EXPECT_NE(updated, splatPicture(xy, rgba, w, h, 3.0f, 0.6f));
 }
 
 TEST(Camera, FitLeavesTheColourKeyCornerClearAndKeepsThePictureLarge) {
