@@ -502,15 +502,19 @@ TEST(Sweepers, BothGiveTheProjectionOfEveryPointAfterEachModelChange) {
 }
 
 /// Cells spread over the clip square (and a little beyond), colours varied, some gated.
-void spreadCells(size_t n, std::vector<float>& xy, std::vector<uint8_t>& rgba) {
-    xy.resize(2 * n);
-    rgba.resize(4 * n);
+struct SplatCells {
+    std::vector<float> xy;      ///< world positions
+    std::vector<uint8_t> rgba;  ///< colours
+};
+SplatCells spreadCells(size_t n) {
+    SplatCells c{std::vector<float>(2 * n), std::vector<uint8_t>(4 * n)};
     for (size_t i = 0; i < n; ++i) {
-        xy[2 * i] = std::sin(float(i) * 0.77f) * 1.05f;
-        xy[2 * i + 1] = std::cos(float(i) * 1.31f) * 1.05f;
-        for (int c = 0; c < 4; ++c) rgba[4 * i + size_t(c)] = uint8_t((i * (c + 3) + 40) % 256);
-        if (i % 17 == 0) rgba[4 * i + 3] = 0;
+        c.xy[2 * i] = std::sin(float(i) * 0.77f) * 1.05f;
+        c.xy[2 * i + 1] = std::cos(float(i) * 1.31f) * 1.05f;
+        for (int k = 0; k < 4; ++k) c.rgba[4 * i + size_t(k)] = uint8_t((i * (k + 3) + 40) % 256);
+        if (i % 17 == 0) c.rgba[4 * i + 3] = 0;
     }
+    return c;
 }
 
 /// CpuSplats's picture of all the cells in one draw.
@@ -548,9 +552,7 @@ TEST(CpuSplats, ASplatIsRoundWithASoftRimAndTheOrderDoesNotMatter) {
     EXPECT_LT(at(23, 10, 3), 128);
     // Many overlapping splats: two threads or one, and any order, give the same bytes.
     const size_t n = 20000;
-    std::vector<float> xy;
-    std::vector<uint8_t> rgba;
-    spreadCells(n, xy, rgba);
+    auto [xy, rgba] = spreadCells(n);
     std::vector<uint8_t> pictures[2];
     const int threads = omp_get_max_threads();
     for (int t = 0; t < 2; ++t) {
@@ -625,9 +627,7 @@ TEST(CpuSplats, BandsOfRowsGiveTheCellByCellPicture) {
     // picture, gated (alpha 0), NaN, in two draws.
     const int w = 97, h = 61;
     const size_t n = 6000;
-    std::vector<float> xy;
-    std::vector<uint8_t> rgba;
-    spreadCells(n, xy, rgba);
+    auto [xy, rgba] = spreadCells(n);
     xy[2 * 5] = NAN;
     const float scale[2] = {1, 1}, offset[2] = {0, 0};
     for (float size : {1.0f, 3.0f, 7.5f}) {
@@ -649,9 +649,7 @@ TEST(CpuSplats, TakingOutAndPuttingBackTheChangedCellsGivesTheFreshPicture) {
     // gated, another ungated, one becomes NaN and one comes back from NaN.
     const int w = 83, h = 57;
     const size_t n = 9000;
-    std::vector<float> xy;
-    std::vector<uint8_t> rgba;
-    spreadCells(n, xy, rgba);
+    auto [xy, rgba] = spreadCells(n);
     xy[2 * 40 + 1] = NAN;
     const float scale[2] = {1, 1}, offset[2] = {0, 0};
     render::CpuSplats s;
