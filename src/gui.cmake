@@ -13,6 +13,8 @@ add_library(sepal_render STATIC ${SEPAL_RENDER_SOURCES} ${SEPAL_SHADERS_CPP})
 target_include_directories(sepal_render PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
 target_link_libraries(sepal_render PUBLIC sepal_core PkgConfig::SEPAL_EPOXY ${SEPAL_STB_LIB})
 target_compile_options(sepal_render PRIVATE ${SEPAL_WARNINGS})
+# The CPU splats round each product and sum on its own, as the CUDA splats do.
+target_compile_options(sepal_render PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-ffp-contract=off>)
 if(TARGET sepal_cuda)
     target_link_libraries(sepal_render PUBLIC sepal_cuda)
     target_compile_definitions(sepal_render PUBLIC SEPAL_HAVE_CUDA=1)

@@ -89,6 +89,8 @@ void Scheduler::pollRecipe() {
     model->touch();
     m_document.adoptTrained(std::move(*model), task->settings().params, "Train " + task->title(),
                             m_recipeUndoable);
+    // A paused trainer's schedule and map spacing belonged to the model just replaced.
+    if (!m_training) m_trainer.reset();
     m_log.add(LogEntry::Info, "trained " + task->title() + ": " +
                                   std::to_string(m_document.state().model.count()) + " landmarks");
     // As sepal-cli embed says it: cells with a missing value train nothing but are still placed.

@@ -115,6 +115,8 @@ void PointLayer::advanceOnCpu(const float* xy, const uint8_t* rgba, size_t n, co
     if (width != m_width || height != m_height) allocate(width, height);
     const int back = 1 - m_front;
     if (!startRedraw(camera, pointSize, alpha, true)) return;
+    // Other cells (a file opened) while a redraw was under way: it starts anew, on cleared sums.
+    if (m_cursor > 0 && m_drawnXy.size() != 2 * n) m_cursor = 0, m_sumsValid = false;
     const auto start = Clock::now();
     float scale[2], offset[2];
     m_backCamera.clipTransform(scale, offset);
