@@ -106,20 +106,26 @@ size_t CpuSplats::update(const float* drawnXy, const uint8_t* drawnRgba, const f
         return std::memcmp(drawnXy + 2 * i, xy + 2 * i, 2 * sizeof(float)) != 0 ||
                std::memcmp(drawnRgba + 4 * i, rgba + 4 * i, 4) != 0;
     };
-    size_t moved = 0;
-#pragma omp parallel if (count >= 4096) reduction(+ : moved)
+    // The changed cells listed once (cells split between the threads), then each thread takes
+    // them out and puts them back in its band of rows: a drag's few percent, not every cell.
+    std::vector<size_t> moved;
+#pragma omp parallel if (count >= 4096)
     {
+        std::vector<size_t> mine;
+#pragma omp for schedule(static) nowait
+        for (size_t i = first; i < first + count; ++i)
+            if (changed(i)) mine.push_back(i);
+#pragma omp critical
+        moved.insert(moved.end(), mine.begin(), mine.end());
+#pragma omp barrier
         int y0 = 0, y1 = 0;
-        const int me = omp_get_thread_num();
-        bandOf(m_height, me, omp_get_num_threads(), y0, y1);
-        for (size_t i = first; i < first + count; ++i) {
-            if (!changed(i)) continue;
-            moved += me == 0;
+        bandOf(m_height, omp_get_thread_num(), omp_get_num_threads(), y0, y1);
+        for (const size_t i : moved) {
             splat(m_sums.data(), g, y0, y1, drawnXy + 2 * i, drawnRgba + 4 * i, ~0u);
             splat(m_sums.data(), g, y0, y1, xy + 2 * i, rgba + 4 * i, 1u);
         }
     }
-    return moved;
+    return moved.size();
 }
 
 void CpuSplats::finish(std::vector<uint8_t>& rgba8, float alpha) const {
