@@ -1,7 +1,8 @@
 // sepal-bench knn-graph: the exact k-NN graph of every point (sepal-cli knn), as JSON lines, with
 // the GPU's graph checked against the CPU's on a sample of its rows; sepal-bench trust: the
-// trustworthiness of every point (sepal-cli score --sample 0) of a picture that keeps some
-// neighbourhoods and tears others.
+// trustworthiness of every point (sepal-cli score --sample 0) of a picture: two columns with a
+// third of the cells scrambled (torn: nearly every cell loses its neighbours), or the default
+// recipe's EmbedSOM picture (what a user scores).
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include "bench_registry.h"
 #include "core/knn/knn_graph.h"
 #include "core/metrics/quality.h"
+#include "core/pipeline/embed_pipeline.h"
 #include "embedsom_bench_data.h"
 
 namespace sepal::bench {
@@ -31,7 +33,8 @@ struct GraphOptions {
     int repeats = 3;
     size_t check = 200;  // rows compared with the CPU's exact neighbours
     uint64_t seed = 42;
-    std::vector<int> gpus;  // devices the graph spreads over (empty: every visible one)
+    std::vector<int> gpus;         // devices the graph spreads over (empty: every visible one)
+    std::string picture = "torn";  // trust: the scored picture (torn or embedsom)
 };
 
 /// FNV-1a of the graph's indices and distances: equal graphs, equal hashes (compares runs).
@@ -125,11 +128,20 @@ void runTrust(const GraphOptions& o) {
     for (size_t d : o.d)
         for (size_t n : o.n) {
             const std::vector<float> x = benchPoints(o.data, n, d, o.seed + d);
-            // The first two columns, the second scrambled for a third of the points.
             std::vector<float> low(2 * n);
-            for (size_t i = 0; i < n; ++i) {
-                low[2 * i] = x[i * d];
-                low[2 * i + 1] = x[(i % 3 == 0 ? (i * 7919) % n : i) * d + (d > 1 ? 1 : 0)];
+            if (o.picture == "embedsom") {
+                // What a user scores: the default recipe's picture of the points.
+                Matrix points(n, d);
+                std::copy(x.begin(), x.end(), points.values.begin());
+                const EmbedResult e =
+                    embedMatrix(points, EmbedSettings{}, *backend.projector, *backend.search);
+                std::copy(e.xy.values.begin(), e.xy.values.end(), low.begin());
+            } else {
+                // The first two columns, the second scrambled for a third of the points.
+                for (size_t i = 0; i < n; ++i) {
+                    low[2 * i] = x[i * d];
+                    low[2 * i + 1] = x[(i % 3 == 0 ? (i * 7919) % n : i) * d + (d > 1 ? 1 : 0)];
+                }
             }
             QualityParams params;
             params.k = o.k;
@@ -145,6 +157,7 @@ void runTrust(const GraphOptions& o) {
             j["n"] = n;
             j["d"] = d;
             j["k"] = o.k;
+            j["picture"] = o.picture;
             j["repeats"] = o.repeats;
             j["median_s"] = t.median;
             j["min_s"] = t.min;
@@ -159,7 +172,10 @@ void addTrust(CLI::App& app) {
     auto o = std::make_shared<GraphOptions>();
     o->k = 10;
     CLI::App* sub = app.add_subcommand(
-        "trust", "Trustworthiness of every point (sepal-cli score --sample 0) of a torn picture");
+        "trust", "Trustworthiness of every point (sepal-cli score --sample 0) of a picture");
+    sub->add_option("--picture", o->picture,
+                    "torn (two columns, a third scrambled) or embedsom (the default recipe's)")
+        ->check(CLI::IsMember({"torn", "embedsom"}));
     sub->add_option("--backend", o->backend, "cpu, cuda or auto");
     sub->add_option("--n", o->n, "points, a list")->delimiter(',');
     sub->add_option("--d", o->d, "dimensions, a list")->delimiter(',');

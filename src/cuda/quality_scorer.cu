@@ -1,24 +1,30 @@
 // Trustworthiness and k-NN preservation of every cell on the GPU, with scoreEmbedding's figures:
-// the exact k-NN graphs of the cells in data space and in 2D (the GPU's k-NN graph), then, for
-// each 2D neighbour that is no data-space neighbour, its rank in data space counted over every
-// cell in one scan of the tiles. A single-precision key decides "nearer" or "farther" where its
-// error bound allows; the few keys too close to call are taken again exactly in double precision
-// in the CPU's order, so the counts, and so the scores, equal the CPU's.
+// the exact k-NN graph of the cells in data space (the GPU's) and in the picture (a k-d tree on
+// the CPU's cores), then, for each picture neighbour that is no data-space neighbour, its rank in
+// data space counted over every cell in one scan: from tensor cores' split products where the
+// k-NN graph takes them (split_ranks.h), otherwise from single-precision keys over tiles. Either
+// decides "nearer" or "farther" where its error bound allows; the few keys too close to call are
+// taken again exactly in double precision in the CPU's order, so the counts, and so the scores,
+// equal the CPU's.
 
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "core/common/error.h"
 #include "core/knn/knn_graph.h"
+#include "core/knn/plane_knn.h"
 #include "core/metrics/quality.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_error.h"
 #include "cuda/device_buffer.h"
+#include "cuda/split_knn.h"
+#include "cuda/split_ranks.h"
 #include "cuda/tile_keys.cuh"
 
 namespace sepal::cuda {
@@ -107,66 +113,41 @@ class CudaQualityScorer : public QualityScorer {
             return scoreEmbedding(high, n, d, low, params);
         auto graphs = makeCudaKnnGraphBuilder();
         const KnnGraph inData = graphs->build(hs, k, KnnMetric::Euclidean);
-        const KnnGraph inPicture = graphs->build(ls, k, KnnMetric::Euclidean);
+        const KnnGraph inPicture = planeKnnGraph(ls, k);
         const KnnRows rows = knnRows(hs, KnnMetric::Euclidean);
 
         // The targets: each cell's 2D neighbours that are no data-space neighbour, in the
         // picture's order (the CPU's order of the penalty's sum).
         std::vector<uint32_t> targets(m * k, kNoTarget);
         std::vector<double> keys(m * k, 0.0), kept(m, 0.0);
-#pragma omp parallel for schedule(static)
-        for (long long ii = 0; ii < (long long)m; ++ii) {
-            const size_t i = size_t(ii);
-            std::vector<uint32_t> near(inData.neighbours.begin() + long(i * k),
-                                       inData.neighbours.begin() + long((i + 1) * k));
-            std::sort(near.begin(), near.end());
-            size_t both = 0;
-            for (size_t j = 0; j < k; ++j) {
-                const uint32_t other = inPicture.neighbours[i * k + j];
-                if (std::binary_search(near.begin(), near.end(), other)) {
-                    ++both;
-                    continue;
+#pragma omp parallel
+        {
+            std::vector<uint32_t> near(k);
+#pragma omp for schedule(static)
+            for (long long ii = 0; ii < (long long)m; ++ii) {
+                const size_t i = size_t(ii);
+                std::copy_n(inData.neighbours.begin() + long(i * k), k, near.begin());
+                std::sort(near.begin(), near.end());
+                size_t both = 0;
+                for (size_t j = 0; j < k; ++j) {
+                    const uint32_t other = inPicture.neighbours[i * k + j];
+                    if (std::binary_search(near.begin(), near.end(), other)) {
+                        ++both;
+                        continue;
+                    }
+                    targets[i * k + j] = other;
+                    keys[i * k + j] = knnKey(rows, i, other);
                 }
-                targets[i * k + j] = other;
-                keys[i * k + j] = knnKey(rows, i, other);
+                kept[i] = double(both) / double(k);
             }
-            kept[i] = double(both) / double(k);
         }
         DeviceBuffer<float> deviceRows;
-        DeviceBuffer<uint8_t> usable;
-        DeviceBuffer<uint32_t> deviceTargets, counts;
-        DeviceBuffer<double> deviceKeys;
         deviceRows.reserve(m * d);
-        usable.reserve(m);
-        deviceTargets.reserve(m * k);
-        counts.reserve(m * k);
-        deviceKeys.reserve(m * k);
         SEPAL_CUDA_CHECK(
             cudaMemcpy(deviceRows.get(), hs.data(), m * d * sizeof(float), cudaMemcpyHostToDevice));
-        SEPAL_CUDA_CHECK(cudaMemset(usable.get(), 1, m));
-        SEPAL_CUDA_CHECK(cudaMemcpy(deviceTargets.get(), targets.data(), m * k * sizeof(uint32_t),
-                                    cudaMemcpyHostToDevice));
-        SEPAL_CUDA_CHECK(cudaMemcpy(deviceKeys.get(), keys.data(), m * k * sizeof(double),
-                                    cudaMemcpyHostToDevice));
-        SEPAL_CUDA_CHECK(cudaMemset(counts.get(), 0, m * k * sizeof(uint32_t)));
-        const int blocks = int((m + kTileQueries - 1) / kTileQueries);
-        const double rel = relativeKeyError(int(d));
-        if (d <= 4)
-            rankKernel<4><<<blocks, kTileQueries>>>(deviceRows.get(), usable.get(), int(m), int(d),
-                                                    int(k), rel, deviceTargets.get(),
-                                                    deviceKeys.get(), counts.get());
-        else if (d <= 32)
-            rankKernel<32><<<blocks, kTileQueries>>>(deviceRows.get(), usable.get(), int(m), int(d),
-                                                     int(k), rel, deviceTargets.get(),
-                                                     deviceKeys.get(), counts.get());
-        else
-            rankKernel<0><<<blocks, kTileQueries>>>(deviceRows.get(), usable.get(), int(m), int(d),
-                                                    int(k), rel, deviceTargets.get(),
-                                                    deviceKeys.get(), counts.get());
-        SEPAL_CUDA_CHECK_LAUNCH("rankKernel");
-        std::vector<uint32_t> nearer(m * k);
-        SEPAL_CUDA_CHECK(cudaMemcpy(nearer.data(), counts.get(), m * k * sizeof(uint32_t),
-                                    cudaMemcpyDeviceToHost));
+        std::vector<uint32_t> nearer;
+        if (!splitRanks(hs, inData, targets, keys, deviceRows.get(), nearer))
+            nearer = tileRanks(hs, targets, keys, deviceRows.get());
         // The sums of scoreEmbedding, in its order: rank = 1 + the cells nearer (ties by index).
         double sumP = 0.0, sumK = 0.0;
         QualityScores s;
@@ -185,6 +166,115 @@ class CudaQualityScorer : public QualityScorer {
         s.knnPreservation = sumK / md;
         s.points = m;
         return s;
+    }
+
+  private:
+    /// The ranks' counts from the tensor cores' split products (split_ranks.h): false where
+    /// they do not take the rows, k or the device, or SEPAL_RANK_TENSOR=0 turns them off (for
+    /// comparisons).
+    static bool splitRanks(const Matrix& hs, const KnnGraph& inData,
+                           const std::vector<uint32_t>& targets, const std::vector<double>& keys,
+                           const float* deviceRows, std::vector<uint32_t>& nearer) {
+        const size_t m = hs.rows, d = hs.cols, k = inData.k;
+        const int width = rankWidthFor(k);
+        const char* wanted = std::getenv("SEPAL_RANK_TENSOR");
+        if ((wanted && std::string(wanted) == "0") || width == 0 ||
+            !splitKnnTakes(KnnMetric::Euclidean, d) || !SplitKnnCandidates::deviceTakes())
+            return false;
+        const SplitKnnInput in =
+            prepareSplitKnn(hs, knnRowScales(hs, KnnMetric::Euclidean), KnnMetric::Euclidean, {});
+        if (in.n == 0) return false;
+        // The cells with targets, those whose farthest target lies farthest beyond their k-th
+        // neighbour first: their products fall inside the intervals, the rest's seldom do, and
+        // a warp of the latter moves on quickly.
+        std::vector<double> reach(m, -1.0);
+        const long long rows = static_cast<long long>(m);
+#pragma omp parallel for schedule(static)
+        for (long long ii = 0; ii < rows; ++ii) {
+            const size_t i = size_t(ii);
+            double farthest = -1.0;
+            for (size_t j = 0; j < k; ++j)
+                if (targets[i * k + j] != kNoTarget) farthest = std::max(farthest, keys[i * k + j]);
+            if (farthest < 0) continue;
+            const double kth = double(inData.distances[i * k + k - 1]);
+            reach[i] = farthest / std::max(kth * kth, 1e-300);
+        }
+        std::vector<uint32_t> cells;
+        for (size_t i = 0; i < m; ++i)
+            if (reach[i] >= 0) cells.push_back(uint32_t(i));
+        std::stable_sort(cells.begin(), cells.end(),
+                         [&](uint32_t a, uint32_t b) { return reach[a] > reach[b]; });
+        // Each cell's targets in ascending order of key in its last places (the kernel's
+        // intervals ascend; unused places, at minus infinity, come first).
+        RankTargets ranked = emptyRankTargets(cells.size(), width);
+        std::vector<int> targetOf(cells.size() * size_t(width), -1);  // j of each place
+        const long long slots = static_cast<long long>(cells.size());
+#pragma omp parallel
+        {
+            std::vector<int> order;
+#pragma omp for schedule(static)
+            for (long long ss = 0; ss < slots; ++ss) {
+                const size_t s = size_t(ss), first = size_t(cells[s]) * k;
+                ranked.cells[s] = cells[s];
+                order.clear();
+                for (size_t j = 0; j < k; ++j)
+                    if (targets[first + j] != kNoTarget) order.push_back(int(j));
+                std::sort(order.begin(), order.end(),
+                          [&](int a, int b) { return keys[first + a] < keys[first + b]; });
+                const int offset = width - int(order.size());
+                for (size_t p = 0; p < order.size(); ++p) {
+                    const size_t at = first + size_t(order[p]);
+                    addRankTarget(in, cells[s], keys[at], targets[at], s, offset + int(p), ranked);
+                    targetOf[s * size_t(width) + size_t(offset) + p] = order[p];
+                }
+            }
+        }
+        const SplitKnnCandidates split(in);
+        const std::vector<uint32_t> counts = splitRankCounts(split, deviceRows, int(d), ranked);
+        nearer.assign(m * k, 0);
+        for (size_t e = 0; e < targetOf.size(); ++e)
+            if (targetOf[e] >= 0)
+                nearer[size_t(cells[e / size_t(width)]) * k + size_t(targetOf[e])] = counts[e];
+        return true;
+    }
+
+    /// The ranks' counts from single-precision keys over tiles (rankKernel).
+    static std::vector<uint32_t> tileRanks(const Matrix& hs, const std::vector<uint32_t>& targets,
+                                           const std::vector<double>& keys,
+                                           const float* deviceRows) {
+        const size_t m = hs.rows, d = hs.cols, k = targets.size() / m;
+        DeviceBuffer<uint8_t> usable;
+        DeviceBuffer<uint32_t> deviceTargets, counts;
+        DeviceBuffer<double> deviceKeys;
+        usable.reserve(m);
+        deviceTargets.reserve(m * k);
+        counts.reserve(m * k);
+        deviceKeys.reserve(m * k);
+        SEPAL_CUDA_CHECK(cudaMemset(usable.get(), 1, m));
+        SEPAL_CUDA_CHECK(cudaMemcpy(deviceTargets.get(), targets.data(), m * k * sizeof(uint32_t),
+                                    cudaMemcpyHostToDevice));
+        SEPAL_CUDA_CHECK(cudaMemcpy(deviceKeys.get(), keys.data(), m * k * sizeof(double),
+                                    cudaMemcpyHostToDevice));
+        SEPAL_CUDA_CHECK(cudaMemset(counts.get(), 0, m * k * sizeof(uint32_t)));
+        const int blocks = int((m + kTileQueries - 1) / kTileQueries);
+        const double rel = relativeKeyError(int(d));
+        if (d <= 4)
+            rankKernel<4><<<blocks, kTileQueries>>>(deviceRows, usable.get(), int(m), int(d),
+                                                    int(k), rel, deviceTargets.get(),
+                                                    deviceKeys.get(), counts.get());
+        else if (d <= 32)
+            rankKernel<32><<<blocks, kTileQueries>>>(deviceRows, usable.get(), int(m), int(d),
+                                                     int(k), rel, deviceTargets.get(),
+                                                     deviceKeys.get(), counts.get());
+        else
+            rankKernel<0><<<blocks, kTileQueries>>>(deviceRows, usable.get(), int(m), int(d),
+                                                    int(k), rel, deviceTargets.get(),
+                                                    deviceKeys.get(), counts.get());
+        SEPAL_CUDA_CHECK_LAUNCH("rankKernel");
+        std::vector<uint32_t> nearer(m * k);
+        SEPAL_CUDA_CHECK(cudaMemcpy(nearer.data(), counts.get(), m * k * sizeof(uint32_t),
+                                    cudaMemcpyDeviceToHost));
+        return nearer;
     }
 };
 

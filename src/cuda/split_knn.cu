@@ -15,30 +15,16 @@
 #include "cuda/knn_device.cuh"
 #include "cuda/point_kernel_launch.cuh"
 #include "cuda/split_knn.h"
+#include "cuda/split_mma.cuh"
 #include "cuda/tile_keys.cuh"
 
 namespace sepal::cuda {
 namespace {
 
-constexpr int kWarps = 4;            // warps of a block, 32 queries each
-constexpr int kRefTile = 64;         // references per shared-memory tile (2 parts of 32)
-constexpr int kScratchStride = 40;   // floats per scratch row: conflict-free float2 stores
-constexpr int kFragmentBlock = 256;  // threads of the layout kernel
-
-// The tensor-core helpers and kernel bodies exist for compute capability 8.0 and later (the
-// builder takes this path only there).
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
-/// Two values (already scaled into FP16's range) as FP16 high parts and the FP16 roundings of
-/// the rests, each pair packed as an mma.sync register (the first in the low half).
-__device__ __forceinline__ void splitHalf2(float x0, float x1, uint32_t& hi, uint32_t& lo) {
-    const __half2 h = __floats2half2_rn(x0, x1);
-    const float2 back = __half22float2(h);
-    const __half2 l = __floats2half2_rn(x0 - back.x, x1 - back.y);
-    hi = *reinterpret_cast<const uint32_t*>(&h);
-    lo = *reinterpret_cast<const uint32_t*>(&l);
-}
-
-#endif
+constexpr int kWarps = 4;                // warps of a block, 32 queries each
+constexpr int kRefTile = kSplitRefTile;  // references per shared-memory tile (2 parts of 32)
+constexpr int kScratchStride = 40;       // floats per scratch row: conflict-free float2 stores
+constexpr int kFragmentBlock = 256;      // threads of the layout kernel
 
 /// Lays out the rows times `scale` as m16n8k16 FP16 B fragments: the registers (hi b0, hi b1,
 /// lo b0, lo b1), each two values, of group j of 8 references, k-step s (16 columns) and lane at
@@ -63,22 +49,6 @@ __global__ void fragmentKernel(const float* __restrict__ rows, size_t n, size_t 
 }
 
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
-
-/// Closes the group of cp.async copies this thread started.
-__device__ __forceinline__ void commitCopies() {
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-/// Waits until at most N of this thread's groups of copies are still in flight.
-template <int N>
-__device__ __forceinline__ void waitCopiesBut() {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-/// Starts a 16-byte copy from global to shared memory.
-__device__ __forceinline__ void copy16(void* dst, const void* src) {
-    const uint32_t to = uint32_t(__cvta_generic_to_shared(dst));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(src));
-}
-
 /// Inserts reference `ref` at key s into a query's list (ascending; C entries at most) and
 /// lowers its threshold: the C-th key, or the k-th plus the margin, whichever is smaller.
 template <int C>
@@ -241,34 +211,19 @@ __global__ void __launch_bounds__(kWarps * 32, 4)
     const int tileCount = nPad / kRefTile;
     // The block's own queries' tile first: sorted data finds near neighbours early.
     const int start = int((size_t(q0) + size_t(blockIdx.x) * kWarps * 32) / kRefTile) % tileCount;
-    const auto issue = [&](int i) {
-        const int tile = (start + i) % tileCount, buffer = i & 1;
-        const float4* src = fragments + size_t(tile) * Layout::kTileFragments;
-        float4* dst = tiles + buffer * Layout::kTileFragments;
-        for (int e = threadIdx.x; e < Layout::kTileFragments; e += kWarps * 32)
-            copy16(dst + e, src + e);
-        if (threadIdx.x < kRefTile / 4)
-            copy16(tileNorm + buffer * kRefTile + 4 * threadIdx.x,
-                   norm2 + size_t(tile) * kRefTile + 4 * threadIdx.x);
-        commitCopies();
-    };
-    issue(0);
-    for (int i = 0; i < tileCount; ++i) {
-        if (i + 1 < tileCount) {
-            issue(i + 1);
-            waitCopiesBut<1>();
-        } else {
-            waitCopiesBut<0>();
-        }
-        __syncthreads();
-        const int buffer = i & 1;
-        const int tileFirst = ((start + i) % tileCount) * kRefTile;
+    forEachReferenceTile(
+        tileCount,
+        [&](int i) {
+            copyReferenceTile(tiles, tileNorm, fragments, norm2, (start + i) % tileCount, i & 1,
+                              Layout::kTileFragments, kWarps * 32);
+        },
+        [&](int i, int buffer) {
+            const int tileFirst = ((start + i) % tileCount) * kRefTile;
 #pragma unroll 1
-        for (int part = 0; part < kRefTile / 32; ++part)
-            scanPart(tiles + buffer * Layout::kTileFragments + part * kPartFragments,
-                     tileNorm + buffer * kRefTile + 32 * part, tileFirst + 32 * part);
-        __syncthreads();  // the tile's buffer is refilled two iterations on
-    }
+            for (int part = 0; part < kRefTile / 32; ++part)
+                scanPart(tiles + buffer * Layout::kTileFragments + part * kPartFragments,
+                         tileNorm + buffer * kRefTile + 32 * part, tileFirst + 32 * part);
+        });
     if (!active) return;
     for (int j = 0; j < count; ++j) {
         outKey[size_t(mine) * C + j] = key[j];
@@ -339,6 +294,11 @@ SplitKnnCandidates::SplitKnnCandidates(const SplitKnnInput& in)
     fragmentKernel<<<blocks, kFragmentBlock>>>(m_rows.get(), in.n, groups, kSteps, m_stride,
                                                m_scale, m_fragments.get());
     SEPAL_CUDA_CHECK_LAUNCH("fragmentKernel");
+}
+
+SplitKnnDevice SplitKnnCandidates::device() const {
+    return SplitKnnDevice{m_rows.get(), m_fragments.get(), m_norm2.get(),
+                          m_nPad,       m_stride,          m_scale};
 }
 
 bool SplitKnnCandidates::deviceTakes() {

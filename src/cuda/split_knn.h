@@ -43,6 +43,16 @@ struct SplitKnnInput {
 SplitKnnInput prepareSplitKnn(const Matrix& points, const KnnRowScales& scales, KnnMetric metric,
                               const std::vector<float>& unitRows);
 
+/// A build's split rows on the device, as the kernels read them.
+struct SplitKnnDevice {
+    const float* rows = nullptr;        ///< n x stride split input rows
+    const float4* fragments = nullptr;  ///< the rows as B fragments, tiles of kSplitRefTile
+    const float* norm2 = nullptr;       ///< nPad squared norms (infinity past n)
+    size_t nPad = 0;                    ///< n rounded up to whole tiles
+    int stride = 0;                     ///< columns of a row
+    float scale = 1;                    ///< the power of two of the fragments
+};
+
 /// A build's split rows on the current device, and the candidate kernel over them.
 class SplitKnnCandidates {
   public:
@@ -55,6 +65,8 @@ class SplitKnnCandidates {
     /// left out can have (infinity when every offered point was kept).
     void candidates(int q0, int qn, int k, int C, float* key, uint32_t* idx, int* count,
                     double* leftOut) const;
+    /// The device arrays, for other kernels over the same fragments.
+    SplitKnnDevice device() const;
 
   private:
     size_t m_nPad;

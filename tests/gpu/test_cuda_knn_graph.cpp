@@ -150,9 +150,10 @@ TEST(CudaKnnGraph, BatchesSpreadOverSeveralDevicesGiveTheSameGraph) {
 }
 
 void expectSameScores(const std::vector<float>& high, size_t n, size_t d,
-                      const std::vector<float>& low, size_t sample, const std::string& what) {
+                      const std::vector<float>& low, size_t sample, const std::string& what,
+                      size_t k = 10) {
     QualityParams params;
-    params.k = 10;
+    params.k = k;
     params.sampleSize = sample;
     const QualityScores cpu = scoreEmbedding(high.data(), n, d, low.data(), params);
     const QualityScores gpu =
@@ -190,6 +191,36 @@ TEST(CudaQuality, EqualsTheCpuScoresOnEveryShape) {
             flat[2 * i] = float(i % 5), flat[2 * i + 1] = float((i / 5) % 4);
         }
         expectSameScores(grid, n, d, flat, 0, "integer grids, d=" + std::to_string(d));
+    }
+}
+
+TEST(CudaQuality, TensorRanksEqualTheCpuFarFromTheOriginAndForEveryWidth) {
+    SEPAL_REQUIRE_GPU();
+    // The split products' intervals are widest against the rows' norms: data far from the
+    // origin, torn pictures, duplicated cells, and every k-step count and target width.
+    struct Shape {
+        size_t n, d, k;
+        float offset;
+    };
+    for (const Shape s :
+         {Shape{2600, 9, 5, 1000.0f}, Shape{2600, 32, 10, 0.0f}, Shape{2600, 32, 16, 50.0f},
+          Shape{2100, 64, 12, 0.0f}, Shape{2300, 48, 3, 7.0f}}) {
+        auto high = randomPoints(s.n, s.d, uint32_t(s.n + s.d), 5);
+        for (size_t i = 0; i < s.n; ++i) {
+            for (size_t c = 0; c < s.d; ++c) high[i * s.d + c] += s.offset;
+            // Every 13th cell a copy of the one before it.
+            if (i % 13 == 0 && i > 0)
+                std::copy_n(high.begin() + long((i - 1) * s.d), s.d, high.begin() + long(i * s.d));
+        }
+        std::vector<float> low(2 * s.n);
+        for (size_t i = 0; i < s.n; ++i) {
+            low[2 * i] = high[i * s.d];
+            low[2 * i + 1] = i % 4 == 0 ? high[((i * 7919) % s.n) * s.d + 1] : high[i * s.d + 1];
+        }
+        expectSameScores(high, s.n, s.d, low, 0,
+                         "d=" + std::to_string(s.d) + " k=" + std::to_string(s.k) +
+                             " offset=" + std::to_string(s.offset),
+                         s.k);
     }
 }
 

@@ -1,0 +1,76 @@
+#pragma once
+// What the kernels over split FP16 fragments share (the k-NN graph's candidates and the
+// trustworthiness ranks): the split of a value into two FP16 parts, the reference tiles' size,
+// and asynchronous copies from global to shared memory.
+
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+namespace sepal::cuda {
+
+constexpr int kSplitRefTile = 64;  // references per shared-memory tile (2 parts of 32)
+
+// The tensor-core helpers exist for compute capability 8.0 and later (the kernels take their
+// paths only there).
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+/// Two values (already scaled into FP16's range) as FP16 high parts and the FP16 roundings of
+/// the rests, each pair packed as an mma.sync register (the first in the low half).
+__device__ __forceinline__ void splitHalf2(float x0, float x1, uint32_t& hi, uint32_t& lo) {
+    const __half2 h = __floats2half2_rn(x0, x1);
+    const float2 back = __half22float2(h);
+    const __half2 l = __floats2half2_rn(x0 - back.x, x1 - back.y);
+    hi = *reinterpret_cast<const uint32_t*>(&h);
+    lo = *reinterpret_cast<const uint32_t*>(&l);
+}
+
+/// Closes the group of cp.async copies this thread started.
+__device__ __forceinline__ void commitCopies() {
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+/// Waits until at most N of this thread's groups of copies are still in flight.
+template <int N>
+__device__ __forceinline__ void waitCopiesBut() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+/// Starts a 16-byte copy from global to shared memory.
+__device__ __forceinline__ void copy16(void* dst, const void* src) {
+    const uint32_t to = uint32_t(__cvta_generic_to_shared(dst));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(src));
+}
+
+/// Starts copying reference tile `tile` (tileFragments B fragments and kSplitRefTile norms) into
+/// buffer `buffer` of the block's two, as one group of copies by all `threads` of the block.
+__device__ __forceinline__ void copyReferenceTile(float4* tiles, float* tileNorms,
+                                                  const float4* fragments, const float* norm2,
+                                                  int tile, int buffer, int tileFragments,
+                                                  int threads) {
+    const float4* src = fragments + size_t(tile) * tileFragments;
+    float4* dst = tiles + buffer * tileFragments;
+    for (int e = threadIdx.x; e < tileFragments; e += threads) copy16(dst + e, src + e);
+    if (threadIdx.x < kSplitRefTile / 4)
+        copy16(tileNorms + buffer * kSplitRefTile + 4 * threadIdx.x,
+               norm2 + size_t(tile) * kSplitRefTile + 4 * threadIdx.x);
+    commitCopies();
+}
+
+/// Calls scan(i, buffer) for tiles i = 0 .. count - 1 once issue(i) (which starts its copies
+/// into buffer i % 2) has landed; the next tile's copies run during each scan.
+template <class Issue, class Scan>
+__device__ __forceinline__ void forEachReferenceTile(int count, Issue&& issue, Scan&& scan) {
+    issue(0);
+    for (int i = 0; i < count; ++i) {
+        if (i + 1 < count) {
+            issue(i + 1);
+            waitCopiesBut<1>();
+        } else {
+            waitCopiesBut<0>();
+        }
+        __syncthreads();
+        scan(i, i & 1);
+        __syncthreads();  // the tile's buffer is refilled two iterations on
+    }
+}
+#endif
+
+}  // namespace sepal::cuda

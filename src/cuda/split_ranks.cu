@@ -1,0 +1,343 @@
+// The device half of the trustworthiness ranks (split_ranks.h). A block of 4 warps takes 64
+// cells; each warp holds its 16 cells' split A fragments in registers and streams every
+// reference's B fragments through shared memory in tiles of 64, as the k-NN graph's candidates
+// do. Per 32 references a lane holds 8 products of each of its two cells; each is compared with
+// the cell's targets' intervals in registers: below an interval it counts for that target, above
+// it for none. A warp whose products all lie above every interval moves on after one comparison
+// each. Only a lane with a product inside an interval looks at its products again, with their
+// exact keys.
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "cuda/cuda_error.h"
+#include "cuda/knn_device.cuh"
+#include "cuda/point_kernel_launch.cuh"
+#include "cuda/split_mma.cuh"
+#include "cuda/split_ranks.h"
+#include "cuda/tile_keys.cuh"
+
+namespace sepal::cuda {
+namespace {
+
+constexpr int kRankWarps = 4;                    // warps of a block
+constexpr int kRankRows = 16;                    // cells of a warp: one m16 tile
+constexpr size_t kBatchSlots = size_t(1) << 16;  // cells per launch
+
+/// Shared memory of a block: two reference tiles (fragments and norms).
+template <int KS>
+struct RankLayout {
+    static constexpr int kTileFragments = kSplitRefTile / 8 * KS * 32;  // float4 per tile
+    static constexpr size_t kFragmentBytes = 2 * kTileFragments * sizeof(float4);
+    static constexpr size_t kNormBytes = 2 * kSplitRefTile * sizeof(float);
+    static constexpr size_t kBytes = kFragmentBytes + kNormBytes;
+};
+
+/// The targets of slots s0 .. s0 + count - 1, on the device.
+struct RankSlots {
+    const uint32_t* cells;
+    const double* key;
+    const uint32_t* id;
+    const float* below;
+    const float* above;
+    int count;
+};
+
+/// exactKey<Sum::Squares> of rows a and b of d <= 16 KS columns, in its order of operations,
+/// with each 16 columns' loads issued together (the rows are rarely in a cache).
+template <int KS>
+__device__ double exactSquares(const float* __restrict__ a, const float* __restrict__ b, int d) {
+    double s = 0.0;
+#pragma unroll
+    for (int c0 = 0; c0 < 16 * KS; c0 += 16) {
+        float x[16], y[16];
+#pragma unroll
+        for (int c = 0; c < 16; ++c) {
+            x[c] = c0 + c < d ? a[c0 + c] : 0.0f;
+            y[c] = c0 + c < d ? b[c0 + c] : 0.0f;
+        }
+#pragma unroll
+        for (int c = 0; c < 16; ++c)
+            if (c0 + c < d) {
+                const double t = __dsub_rn(double(x[c]), double(y[c]));
+                s = __dadd_rn(s, __dmul_rn(t, t));
+            }
+    }
+    return s;
+}
+
+/// Adds to counts[s T + t] the references nearer than target t of slot s (see split_ranks.h).
+template <int KS, int T>
+__global__ void __launch_bounds__(kRankWarps * 32, T <= 10 ? 4 : 2)
+    splitRankKernel(SplitKnnDevice split, const float* __restrict__ original, int d,
+                    RankSlots slots, uint32_t* __restrict__ counts) {
+#if __CUDA_ARCH__ >= 800
+    using Layout = RankLayout<KS>;
+    const float minusTwoOverScale2 = -2.0f / (split.scale * split.scale);
+    extern __shared__ float4 shared[];
+    float4* tiles = shared;
+    float* tileNorm = reinterpret_cast<float*>(shared + 2 * Layout::kTileFragments);
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, gq = lane >> 2, t4 = lane & 3;
+    const int warpFirst = (blockIdx.x * kRankWarps + warp) * kRankRows;
+
+    // This lane's two cells: slots warpFirst + gq and + 8 (a cell of -1: none).
+    int cell[2];
+    bool live[2];
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+        const int s = warpFirst + gq + 8 * r;
+        live[r] = s < slots.count;
+        cell[r] = live[r] ? int(slots.cells[s]) : -1;
+    }
+    // The warp's 16 cells as split A fragments: register j holds row gq (+ 8 for odd j),
+    // columns 16 ks + 2 t4 and the next (+ 8 for j >= 2).
+    uint32_t aHi[KS][4], aLo[KS][4];
+#pragma unroll
+    for (int ks = 0; ks < KS; ++ks)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const int r = j & 1, col = 16 * ks + 2 * t4 + 8 * (j >> 1);
+            const float* x = split.rows + size_t(live[r] ? cell[r] : 0) * split.stride;
+            const float x0 = live[r] ? x[col] * split.scale : 0.0f;
+            const float x1 = live[r] ? x[col + 1] * split.scale : 0.0f;
+            splitHalf2(x0, x1, aHi[ks][j], aLo[ks][j]);
+        }
+    // The targets' intervals; unused places and absent cells lie at -infinity (never reached).
+    float below[2][T], above[2][T], reach[2];
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+        reach[r] = -INFINITY;
+        const size_t base = size_t(warpFirst + gq + 8 * r) * T;
+#pragma unroll
+        for (int t = 0; t < T; ++t) {
+            below[r][t] = live[r] ? slots.below[base + t] : -INFINITY;
+            above[r][t] = live[r] ? slots.above[base + t] : -INFINITY;
+            reach[r] = fmaxf(reach[r], above[r][t]);
+        }
+    }
+    // Per target, the products at or beyond its interval's start, of the `counted` (per cell)
+    // that were compared: the rest are nearer.
+    uint32_t reached[2][T], counted = 0;
+#pragma unroll
+    for (int r = 0; r < 2; ++r)
+#pragma unroll
+        for (int t = 0; t < T; ++t) reached[r][t] = 0;
+
+    // 32 references from `first` on: their B fragments and norms.
+    const auto scanPart = [&](const float4* partFragments, const float* partNorms, int first) {
+        float v[4][4];
+#pragma unroll
+        for (int nt = 0; nt < 4; ++nt)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) v[nt][e] = 0.0f;
+#pragma unroll
+        for (int ks = 0; ks < KS; ++ks)
+#pragma unroll
+            for (int nt = 0; nt < 4; ++nt) {
+                const float4 b = partFragments[(nt * KS + ks) * 32 + lane];
+                const uint32_t h0 = __float_as_uint(b.x), h1 = __float_as_uint(b.y);
+                const uint32_t l0 = __float_as_uint(b.z), l1 = __float_as_uint(b.w);
+                // The small terms first, in the candidates' order (the same products).
+                detail::mmaF16(v[nt], aLo[ks], h0, h1);
+                detail::mmaF16(v[nt], aHi[ks], l0, l1);
+                detail::mmaF16(v[nt], aHi[ks], h0, h1);
+            }
+        // v[nt][e]: cell r = e / 2, reference first + 8 nt + 2 t4 + e % 2. A cell's own
+        // product goes to infinity: it is nobody's nearer cell.
+        const int own0 = cell[0] - (first + 2 * t4), own1 = cell[1] - (first + 2 * t4);
+        bool any = false;
+#pragma unroll
+        for (int nt = 0; nt < 4; ++nt) {
+            const float2 nb = *reinterpret_cast<const float2*>(partNorms + 8 * nt + 2 * t4);
+            v[nt][0] = own0 == 8 * nt ? INFINITY : fmaf(minusTwoOverScale2, v[nt][0], nb.x);
+            v[nt][1] = own0 == 8 * nt + 1 ? INFINITY : fmaf(minusTwoOverScale2, v[nt][1], nb.y);
+            v[nt][2] = own1 == 8 * nt ? INFINITY : fmaf(minusTwoOverScale2, v[nt][2], nb.x);
+            v[nt][3] = own1 == 8 * nt + 1 ? INFINITY : fmaf(minusTwoOverScale2, v[nt][3], nb.y);
+            any |= (v[nt][0] <= reach[0]) | (v[nt][1] <= reach[0]) | (v[nt][2] <= reach[1]) |
+                   (v[nt][3] <= reach[1]);
+        }
+        if (!__any_sync(0xffffffffu, any)) return;
+        // Per product: reached[t] counts it for every target whose interval starts at or below
+        // it (the rest are nearer); it needs its exact key when it lies within the last interval
+        // that starts at or below it (the intervals ascend, so no other can hold it then).
+        uint32_t flagged = 0;
+#pragma unroll
+        for (int nt = 0; nt < 4; ++nt)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const int r = e >> 1;
+                const float x = v[nt][e];
+                float last = -INFINITY;
+#pragma unroll
+                for (int t = 0; t < T; ++t) {
+                    const bool at = x >= below[r][t];
+                    reached[r][t] += at;
+                    last = at ? above[r][t] : last;
+                }
+                flagged |= uint32_t(x <= last) << (4 * nt + e);
+            }
+        counted += 8;
+        if (!flagged) return;
+        // Rarely: the flagged products, each with its exact key.
+        float x[16];
+#pragma unroll
+        for (int i = 0; i < 16; ++i) x[i] = v[i >> 2][i & 3];
+        while (flagged) {
+            const int i = __ffs(flagged) - 1;
+            flagged &= flagged - 1;
+            const int r = (i & 3) >> 1, ref = first + 8 * (i >> 2) + 2 * t4 + (i & 1);
+            const size_t base = size_t(warpFirst + gq + 8 * r) * T;
+            bool have = false;
+            double exact = 0.0;
+            for (int t = 0; t < T; ++t) {
+                if (!(x[i] >= slots.below[base + t] && x[i] <= slots.above[base + t])) continue;
+                if (!have)
+                    exact = exactSquares<KS>(original + size_t(r ? cell[1] : cell[0]) * d,
+                                             original + size_t(ref) * d, d);
+                have = true;
+                const double key = slots.key[base + t];
+                // Nearer: counted here, as it was not among the nearer ones above.
+                if (exact < key || (exact == key && uint32_t(ref) < slots.id[base + t]))
+                    atomicAdd(&counts[base + t], 1u);
+            }
+        }
+    };
+
+    constexpr int kPartFragments = 4 * KS * 32;  // float4 per 32 references
+    const int tileCount = int(split.nPad / kSplitRefTile);
+    forEachReferenceTile(
+        tileCount,
+        [&](int tile) {
+            copyReferenceTile(tiles, tileNorm, split.fragments, split.norm2, tile, tile & 1,
+                              Layout::kTileFragments, kRankWarps * 32);
+        },
+        [&](int tile, int buffer) {
+#pragma unroll 1
+            for (int part = 0; part < kSplitRefTile / 32; ++part)
+                scanPart(tiles + buffer * Layout::kTileFragments + part * kPartFragments,
+                         tileNorm + buffer * kSplitRefTile + 32 * part,
+                         tile * kSplitRefTile + 32 * part);
+        });
+    // A cell's count is the sum over its quad's four lanes.
+#pragma unroll
+    for (int r = 0; r < 2; ++r)
+#pragma unroll
+        for (int t = 0; t < T; ++t) {
+            uint32_t c = counted - reached[r][t];
+            c += __shfl_xor_sync(0xffffffffu, c, 1);
+            c += __shfl_xor_sync(0xffffffffu, c, 2);
+            if (t4 == 0 && live[r] && c)
+                atomicAdd(&counts[size_t(warpFirst + gq + 8 * r) * T + t], c);
+        }
+#endif
+}
+
+/// The rank kernel for the k-steps and target places.
+template <int KS, int T>
+void launchRanks(const SplitKnnDevice& split, const float* original, int d, const RankSlots& slots,
+                 uint32_t* counts) {
+    constexpr auto kernel = splitRankKernel<KS, T>;
+    const size_t bytes = RankLayout<KS>::kBytes;
+    detail::allowSharedBytes<kernel>(bytes);
+    const int rowsPerBlock = kRankWarps * kRankRows;
+    const int blocks = (slots.count + rowsPerBlock - 1) / rowsPerBlock;
+    kernel<<<blocks, kRankWarps * 32, bytes>>>(split, original, d, slots, counts);
+    SEPAL_CUDA_CHECK_LAUNCH("splitRankKernel");
+}
+
+/// Copies `from` into a device buffer of its size.
+template <class T>
+void upload(DeviceBuffer<T>& to, const std::vector<T>& from) {
+    to.reserve(std::max<size_t>(from.size(), 1));
+    SEPAL_CUDA_CHECK(
+        cudaMemcpy(to.get(), from.data(), from.size() * sizeof(T), cudaMemcpyHostToDevice));
+}
+
+/// The largest float at or below x, and the smallest at or above.
+float floatDown(double x) {
+    float f = float(x);
+    if (double(f) > x) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
+    return f;
+}
+float floatUp(double x) {
+    float f = float(x);
+    if (double(f) < x) f = std::nextafter(f, std::numeric_limits<float>::infinity());
+    return f;
+}
+
+}  // namespace
+
+int rankWidthFor(size_t k) {
+    return k <= 8 ? 8 : k <= 10 ? 10 : k <= 16 ? 16 : 0;
+}
+
+RankTargets emptyRankTargets(size_t slots, int width) {
+    RankTargets t;
+    t.width = width;
+    t.cells.assign(slots, 0);
+    const size_t places = slots * size_t(width);
+    t.key.assign(places, 0.0);
+    t.id.assign(places, 0);
+    t.below.assign(places, -std::numeric_limits<float>::infinity());
+    t.above.assign(places, -std::numeric_limits<float>::infinity());
+    return t;
+}
+
+void addRankTarget(const SplitKnnInput& in, uint32_t cell, double key, uint32_t id, size_t slot,
+                   int place, RankTargets& targets) {
+    // The exact key e of a product v: (v + own - error) ks (1 - rel) - abs <= e <=
+    // (v + own + error) ks (1 + rel) + abs (split_knn.h); a little more room for this
+    // arithmetic's own rounding.
+    const double own = in.ownNorm2[cell], error = in.error[cell];
+    const double room = 0x1p-48 * (std::fabs(key) + own + error);
+    const double low = (key - in.absSlack) / ((1 + in.relSlack) * in.keyScale) - own - error - room;
+    const double high =
+        (key + in.absSlack) / ((1 - in.relSlack) * in.keyScale) - own + error + room;
+    const size_t at = slot * size_t(targets.width) + size_t(place);
+    targets.key[at] = key;
+    targets.id[at] = id;
+    targets.below[at] = floatDown(low);
+    targets.above[at] = floatUp(high);
+}
+
+std::vector<uint32_t> splitRankCounts(const SplitKnnCandidates& split, const float* original, int d,
+                                      const RankTargets& targets) {
+    const size_t slots = targets.cells.size(), width = size_t(targets.width);
+    std::vector<uint32_t> counts(slots * width, 0);
+    if (slots == 0) return counts;
+    DeviceBuffer<uint32_t> cells, ids, deviceCounts;
+    DeviceBuffer<double> keys;
+    DeviceBuffer<float> below, above;
+    upload(cells, targets.cells);
+    upload(keys, targets.key);
+    upload(ids, targets.id);
+    upload(below, targets.below);
+    upload(above, targets.above);
+    deviceCounts.reserve(counts.size());
+    SEPAL_CUDA_CHECK(cudaMemset(deviceCounts.get(), 0, counts.size() * sizeof(uint32_t)));
+    using Launch = void (*)(const SplitKnnDevice&, const float*, int, const RankSlots&, uint32_t*);
+    // [k-steps - 1][places 8, 10, 16]: k = 10 is the scores' default.
+    static constexpr Launch kLaunches[4][3] = {
+        {launchRanks<1, 8>, launchRanks<1, 10>, launchRanks<1, 16>},
+        {launchRanks<2, 8>, launchRanks<2, 10>, launchRanks<2, 16>},
+        {launchRanks<3, 8>, launchRanks<3, 10>, launchRanks<3, 16>},
+        {launchRanks<4, 8>, launchRanks<4, 10>, launchRanks<4, 16>}};
+    const SplitKnnDevice device = split.device();
+    const Launch launch = kLaunches[device.stride / 16 - 1][width == 8 ? 0 : width == 10 ? 1 : 2];
+    // Batches of cells: no launch runs for long on a GPU that also draws.
+    for (size_t s0 = 0; s0 < slots; s0 += kBatchSlots) {
+        const size_t s1 = std::min(slots, s0 + kBatchSlots);
+        const RankSlots part{cells.get() + s0,         keys.get() + s0 * width,
+                             ids.get() + s0 * width,   below.get() + s0 * width,
+                             above.get() + s0 * width, int(s1 - s0)};
+        launch(device, original, d, part, deviceCounts.get() + s0 * width);
+    }
+    SEPAL_CUDA_CHECK(cudaMemcpy(counts.data(), deviceCounts.get(), counts.size() * sizeof(uint32_t),
+                                cudaMemcpyDeviceToHost));
+    return counts;
+}
+
+}  // namespace sepal::cuda
