@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -31,6 +32,18 @@ namespace sepal::cuda {
 namespace {
 
 constexpr int kMostK = 32;  // neighbours the rank kernel holds per cell
+
+/// Seconds of each stage, one after another.
+struct Stopwatch {
+    std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+    std::vector<std::pair<std::string, double>> laps;
+    /// Ends the stage `what` now.
+    void lap(const std::string& what) {
+        const auto now = std::chrono::steady_clock::now();
+        laps.emplace_back(what, std::chrono::duration<double>(now - last).count());
+        last = now;
+    }
+};
 constexpr uint32_t kNoTarget = 0xFFFFFFFFu;
 
 /// For each cell and each of its targets (2D neighbours that are no data-space neighbour, at
@@ -101,19 +114,24 @@ class CudaQualityScorer : public QualityScorer {
         const size_t m = sample.size(), k = params.k;
         Matrix hs(m, d), ls(m, 2);
         bool finite = true;
-        for (size_t i = 0; i < m; ++i) {
+#pragma omp parallel for schedule(static) reduction(&& : finite)
+        for (long long ii = 0; ii < static_cast<long long>(m); ++ii) {
+            const size_t i = size_t(ii);
             std::copy_n(high + sample[i] * d, d, hs.row(i));
             std::copy_n(low + sample[i] * 2, 2, ls.row(i));
+            for (size_t c = 0; c < d; ++c) finite = finite && std::isfinite(hs.row(i)[c]);
+            finite = finite && std::isfinite(ls.row(i)[0]) && std::isfinite(ls.row(i)[1]);
         }
-        for (float v : hs.values) finite = finite && std::isfinite(v);
-        for (float v : ls.values) finite = finite && std::isfinite(v);
         // Beyond what the kernel holds, or missing values (whose order the CPU defines): the CPU.
         if (!finite || k > size_t(kMostK) || m > size_t(INT32_MAX - 64) ||
             d > size_t(INT32_MAX) / 2)
             return scoreEmbedding(high, n, d, low, params);
         auto graphs = makeCudaKnnGraphBuilder();
+        Stopwatch watch;
         const KnnGraph inData = graphs->build(hs, k, KnnMetric::Euclidean);
+        watch.lap("data-space graph");
         const KnnGraph inPicture = planeKnnGraph(ls, k);
+        watch.lap("picture graph");
         const KnnRows rows = knnRows(hs, KnnMetric::Euclidean);
 
         // The targets: each cell's 2D neighbours that are no data-space neighbour, in the
@@ -146,11 +164,14 @@ class CudaQualityScorer : public QualityScorer {
         SEPAL_CUDA_CHECK(
             cudaMemcpy(deviceRows.get(), hs.data(), m * d * sizeof(float), cudaMemcpyHostToDevice));
         std::vector<uint32_t> nearer;
+        watch.lap("targets");
         if (!splitRanks(hs, inData, targets, keys, deviceRows.get(), nearer))
             nearer = tileRanks(hs, targets, keys, deviceRows.get());
+        watch.lap("ranks");
         // The sums of scoreEmbedding, in its order: rank = 1 + the cells nearer (ties by index).
         double sumP = 0.0, sumK = 0.0;
         QualityScores s;
+        s.stageSeconds = watch.laps;
         s.keptPerPoint.resize(m);
         for (size_t i = 0; i < m; ++i) {
             double p = 0.0;

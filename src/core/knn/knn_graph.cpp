@@ -26,7 +26,9 @@ std::vector<double> prepared(const Matrix& points, KnnMetric metric, std::vector
     KnnRowScales scales = knnRowScales(points, metric);
     std::vector<double> out(n * d);
     const bool unit = metric == KnnMetric::Cosine || metric == KnnMetric::Pearson;
-    for (size_t i = 0; i < n; ++i) {
+#pragma omp parallel for schedule(static)
+    for (long long ii = 0; ii < static_cast<long long>(n); ++ii) {
+        const size_t i = size_t(ii);
         if (!scales.usable[i]) continue;
         const float* r = points.row(i);
         double* o = out.data() + i * d;
@@ -80,7 +82,9 @@ KnnRowScales knnRowScales(const Matrix& points, KnnMetric metric) {
     const size_t n = points.rows, d = points.cols;
     KnnRowScales s{std::vector<uint8_t>(n, 1), std::vector<double>(n, 0.0),
                    std::vector<double>(n, 1.0)};
-    for (size_t i = 0; i < n; ++i) {
+#pragma omp parallel for schedule(static)
+    for (long long ii = 0; ii < static_cast<long long>(n); ++ii) {
+        const size_t i = size_t(ii);
         const float* r = points.row(i);
         double mean = 0;
         for (size_t c = 0; c < d; ++c) {

@@ -30,6 +30,12 @@ class PlaneTree {
             if (rows.usable[i]) m_order.push_back(uint32_t(i));
         if (m_order.empty()) return;
         build(0, uint32_t(m_order.size()));
+        // The coordinates in the tree's order: a leaf's points lie side by side.
+        m_xy.resize(2 * m_order.size());
+        for (size_t e = 0; e < m_order.size(); ++e) {
+            m_xy[2 * e] = at(m_order[e])[0];
+            m_xy[2 * e + 1] = at(m_order[e])[1];
+        }
     }
 
     /// The k nearest usable points other than q, by (key, index), into key/id; how many.
@@ -51,7 +57,7 @@ class PlaneTree {
                 for (uint32_t e = node.begin; e < node.end; ++e) {
                     const uint32_t p = m_order[e];
                     if (p == q) continue;
-                    const double s = knnOrderKey(a, at(p), 2, KnnMetric::Euclidean);
+                    const double s = squaredKey(a, &m_xy[2 * size_t(e)]);
                     if (filled == k && !before(s, p, key[k - 1], id[k - 1])) continue;
                     size_t pos = filled < k ? filled++ : k - 1;
                     while (pos > 0 && before(s, p, key[pos - 1], id[pos - 1])) {
@@ -80,6 +86,12 @@ class PlaneTree {
   private:
     const double* at(uint32_t p) const { return m_rows.values.data() + size_t(p) * 2; }
 
+    /// knnOrderKey of two points of the plane, inline: (0 + t0^2) + t1^2 rounds as t0^2 + t1^2.
+    static double squaredKey(const double* a, const double* b) {
+        const double t0 = a[0] - b[0], t1 = a[1] - b[1];
+        return t0 * t0 + t1 * t1;
+    }
+
     static bool before(double s, uint32_t p, double key, uint32_t id) {
         return s < key || (s == key && p < id);
     }
@@ -89,7 +101,7 @@ class PlaneTree {
     static double boxKey(const double* a, const Node& node) {
         const double nearest[2] = {std::clamp(a[0], node.lo[0], node.hi[0]),
                                    std::clamp(a[1], node.lo[1], node.hi[1])};
-        return knnOrderKey(a, nearest, 2, KnnMetric::Euclidean);
+        return squaredKey(a, nearest);
     }
 
     static std::vector<std::pair<int32_t, double>>& scratch() {
@@ -126,6 +138,7 @@ class PlaneTree {
 
     const KnnRows& m_rows;
     std::vector<uint32_t> m_order;
+    std::vector<double> m_xy;  // the points' coordinates in m_order's order
     std::vector<Node> m_nodes;
 };
 

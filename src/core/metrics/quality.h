@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sepal {
@@ -24,6 +25,8 @@ struct QualityScores {
     /// Per scored point (in the order of its index): the share of its k data-space neighbours
     /// kept in 2D, where the picture tears (low) or holds (high).
     std::vector<float> keptPerPoint;
+    /// Where the time went, stage by stage (seconds; filled by scorers that time their stages).
+    std::vector<std::pair<std::string, double>> stageSeconds;
 };
 
 /// high: n x d, low: n x 2, both row-major. Neighbours are found within the subsample, ties
