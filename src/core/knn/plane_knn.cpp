@@ -14,6 +14,7 @@ namespace sepal {
 namespace {
 
 constexpr size_t kLeafPoints = 16;
+constexpr uint32_t kParallelPoints = 1 << 13;  // ranges whose halves are built as tasks
 
 /// A box of the tree: its points are order[begin, end); an inner node's children split them.
 struct Node {
@@ -29,7 +30,12 @@ class PlaneTree {
         for (size_t i = 0; i < rows.n; ++i)
             if (rows.usable[i]) m_order.push_back(uint32_t(i));
         if (m_order.empty()) return;
-        build(0, uint32_t(m_order.size()));
+        const uint32_t n = uint32_t(m_order.size());
+        m_nodes.resize(nodesFor(n));
+        // The halves of large ranges are built at once on other cores.
+#pragma omp parallel
+#pragma omp single
+        build(0, 0, n);
         // The coordinates in the tree's order: a leaf's points lie side by side.
         m_xy.resize(2 * m_order.size());
         for (size_t e = 0; e < m_order.size(); ++e) {
@@ -84,7 +90,9 @@ class PlaneTree {
     }
 
   private:
-    const double* at(uint32_t p) const { return m_rows.values.data() + size_t(p) * 2; }
+    const double* at(uint32_t p) const {
+        return m_rows.values.data() + size_t(p) * 2;
+    }
 
     /// knnOrderKey of two points of the plane, inline: (0 + t0^2) + t1^2 rounds as t0^2 + t1^2.
     static double squaredKey(const double* a, const double* b) {
@@ -109,9 +117,15 @@ class PlaneTree {
         return stack;
     }
 
-    int32_t build(uint32_t begin, uint32_t end) {
-        const int32_t index = int32_t(m_nodes.size());
-        m_nodes.push_back(Node{});
+    /// Nodes of the tree over `points` points (a leaf, or a node and the trees of its halves).
+    static size_t nodesFor(uint32_t points) {
+        if (points <= kLeafPoints) return 1;
+        return 1 + nodesFor(points / 2) + nodesFor(points - points / 2);
+    }
+
+    /// Builds node `index` over m_order[begin, end) and its subtrees, laid out depth first: the
+    /// left subtree from index + 1, the right one after it.
+    void build(int32_t index, uint32_t begin, uint32_t end) {
         Node node;
         node.begin = begin, node.end = end;
         for (int c = 0; c < 2; ++c) {
@@ -129,11 +143,19 @@ class PlaneTree {
             const uint32_t mid = begin + (end - begin) / 2;
             std::nth_element(m_order.begin() + begin, m_order.begin() + mid, m_order.begin() + end,
                              [&](uint32_t x, uint32_t y) { return at(x)[c] < at(y)[c]; });
-            node.left = build(begin, mid);
-            node.right = build(mid, end);
+            node.left = index + 1;
+            node.right = index + 1 + int32_t(nodesFor(mid - begin));
+            if (end - begin > kParallelPoints) {
+#pragma omp task
+                build(node.left, begin, mid);
+                build(node.right, mid, end);
+#pragma omp taskwait
+            } else {
+                build(node.left, begin, mid);
+                build(node.right, mid, end);
+            }
         }
         m_nodes[size_t(index)] = node;
-        return index;
     }
 
     const KnnRows& m_rows;
