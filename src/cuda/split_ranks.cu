@@ -105,7 +105,8 @@ __global__ void __launch_bounds__(kRankWarps * 32, T <= 10 ? 4 : 2)
             const float x1 = live[r] ? x[col + 1] * split.scale : 0.0f;
             splitHalf2(x0, x1, aHi[ks][j], aLo[ks][j]);
         }
-    // The targets' intervals; unused places and absent cells lie at -infinity (never reached).
+    // The targets' intervals; unused places and absent cells lie at -infinity (every product
+    // reaches them: they count none as nearer).
     float below[2][T], above[2][T], reach[2];
 #pragma unroll
     for (int r = 0; r < 2; ++r) {

@@ -26,7 +26,7 @@ struct Node {
 /// The tree over the usable points (coordinates from the prepared rows).
 class PlaneTree {
   public:
-    PlaneTree(const KnnRows& rows) : m_rows(rows) {
+    explicit PlaneTree(const KnnRows& rows) : m_rows(rows) {
         for (size_t i = 0; i < rows.n; ++i)
             if (rows.usable[i]) m_order.push_back(uint32_t(i));
         if (m_order.empty()) return;
