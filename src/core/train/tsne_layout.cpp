@@ -7,6 +7,7 @@
 #include "core/model/landmark_edit.h"
 #include "core/train/sampling.h"
 #include "core/train/supervision.h"
+#include "core/train/tsne_sums.h"
 
 namespace sepal {
 
@@ -94,6 +95,8 @@ void TsneLayoutTrainer::prepare(const LandmarkModel& model) {
     m_grad.assign(2 * g, 0.0f);
     m_rep.assign(2 * g, 0.0f);
     m_rowZ.assign(g, 0.0f);
+    m_xs.assign(g, 0.0f);
+    m_ys.assign(g, 0.0f);
 }
 
 bool TsneLayoutTrainer::supervise(std::vector<int32_t> landmarkLabels, float strength) {
@@ -116,31 +119,21 @@ bool TsneLayoutTrainer::step(LandmarkModel& model, const TrainingData&) {
         const bool early = m_iter < m_params.exaggerationIters;
         const float ex = early ? m_params.exaggeration : 1.0f;
         const float momentum = early ? 0.5f : 0.8f;
-        const float* y = m_y.data();
-        // One pass per landmark: the attraction sum_j p_ij w_ij (y_i - y_j), the unnormalised
-        // repulsion sum_j w_ij^2 (y_i - y_j) and the row sum of w; Z is only a scalar, summed in a
-        // fixed order afterwards. j = i adds w = 1 to the row sum and nothing else.
+        // The positions as two columns, which the sums read eight at a time.
+        for (size_t i = 0; i < g; ++i) m_xs[i] = m_y[2 * i], m_ys[i] = m_y[2 * i + 1];
+            // One pass per landmark: the attraction sum_j p_ij w_ij (y_i - y_j), the unnormalised
+            // repulsion sum_j w_ij^2 (y_i - y_j) and the row sum of w; Z is only a scalar, summed
+            // in a fixed order afterwards. j = i adds w = 1 to the row sum and nothing else.
 #pragma omp parallel for schedule(static) if (g >= kParallelLandmarks)
         for (long long ii = 0; ii < static_cast<long long>(g); ++ii) {
             const size_t i = static_cast<size_t>(ii);
-            const float* prow = m_p.data() + i * g;
-            const float yx = y[2 * i], yy = y[2 * i + 1];
-            float ax = 0.0f, ay = 0.0f, rx = 0.0f, ry = 0.0f, z = 0.0f;
-            for (size_t j = 0; j < g; ++j) {
-                const float dx = yx - y[2 * j], dy = yy - y[2 * j + 1];
-                const float w = 1.0f / (1.0f + dx * dx + dy * dy);
-                const float pw = prow[j] * w, ww = w * w;
-                ax += pw * dx;
-                ay += pw * dy;
-                rx += ww * dx;
-                ry += ww * dy;
-                z += w;
-            }
-            m_grad[2 * i] = ax;
-            m_grad[2 * i + 1] = ay;
-            m_rep[2 * i] = rx;
-            m_rep[2 * i + 1] = ry;
-            m_rowZ[i] = z - 1.0f;
+            const TsneRowSums r =
+                tsneRowSums(m_xs.data(), m_ys.data(), m_p.data() + i * g, g, m_xs[i], m_ys[i]);
+            m_grad[2 * i] = r.attractX;
+            m_grad[2 * i + 1] = r.attractY;
+            m_rep[2 * i] = r.repelX;
+            m_rep[2 * i + 1] = r.repelY;
+            m_rowZ[i] = r.w - 1.0f;
         }
         double zsum = 0.0;
         for (float z : m_rowZ) zsum += z;

@@ -47,6 +47,7 @@ class TsneLayoutTrainer final : public Trainer {
     std::vector<int32_t> m_labels;  // per landmark, for a supervised layout (empty: none)
     float m_strength = 0.0f;
     std::vector<float> m_y, m_update, m_gains, m_grad, m_rep, m_rowZ;
+    std::vector<float> m_xs, m_ys;  // m_y as two columns, for the gradient's sums
 };
 
 /// Conditional probabilities of one point: p_j proportional to exp(-beta sqdist_j), beta chosen
