@@ -117,10 +117,6 @@ double knnKey(const KnnRows& rows, size_t a, size_t b) {
                     rows.metric);
 }
 
-double knnOrderKey(const double* a, const double* b, size_t d, KnnMetric metric) {
-    return orderKey(a, b, d, metric);
-}
-
 float knnDistance(double key, KnnMetric metric) {
     return reported(key, metric);
 }

@@ -88,8 +88,6 @@ struct KnnRows {
 KnnRows knnRows(const Matrix& points, KnnMetric metric);
 /// The key that orders neighbours (squared euclidean, manhattan, or 1 - u.v), summed in order.
 double knnKey(const KnnRows& rows, size_t a, size_t b);
-/// knnKey of two prepared rows of d values.
-double knnOrderKey(const double* a, const double* b, size_t d, KnnMetric metric);
 /// The distance reported for a key (the root of a squared euclidean key).
 float knnDistance(double key, KnnMetric metric);
 /// A graph of n points with no neighbours yet, holding rows [first, last) (all by default);

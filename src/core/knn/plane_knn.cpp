@@ -94,7 +94,7 @@ class PlaneTree {
         return m_rows.values.data() + size_t(p) * 2;
     }
 
-    /// knnOrderKey of two points of the plane, inline: (0 + t0^2) + t1^2 rounds as t0^2 + t1^2.
+    /// knnKey of two points of the plane (its sum (0 + t0^2) + t1^2 rounds as t0^2 + t1^2).
     static double squaredKey(const double* a, const double* b) {
         const double t0 = a[0] - b[0], t1 = a[1] - b[1];
         return t0 * t0 + t1 * t1;
