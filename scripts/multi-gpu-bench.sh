@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # On a machine with several GPUs: builds the CUDA parts with MPI, runs the GPU tests with every
-# GPU visible, then times the k-NN graph and the cohort on one GPU and on two, and checks that
+# GPU visible, then times the k-NN graph and the cohort on one GPU and on two (the cohort also
+# with each GPU given half the cores, scripts/rank-cores.sh), and checks that
 # every run gives the same graph and the same output bytes. Logs and JSON lines go under $OUT.
 #   MG_KNN_N (2000000): points of the k-NN graph (d = 32, k = 15)
 #   MG_FILES (8), MG_EVENTS (1000000): the cohort, generated in MG_WORK (/dev/shm)
@@ -17,6 +18,8 @@ steps=" ${MG_STEPS:-tests knn cohort} "
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader | tee "$out/gpus.txt"
 gpus=$(nvidia-smi -L | wc -l)
+nvidia-smi topo -m >"$out/topology.txt" 2>&1
+lscpu >>"$out/topology.txt" 2>&1
 
 start=$(date +%s)
 args=(-G Ninja -DSEPAL_GUI=OFF -DSEPAL_CUDA=ON -DSEPAL_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release)
@@ -78,12 +81,29 @@ if [[ $steps == *" cohort "* ]]; then
         t1=$(date +%s.%N)
         python3 -c "import json; s=$t1-$t0; print(json.dumps({'bench':'multi-gpu-apply','run':'$name','files':$files,'cells':$cells,'seconds':round(s,3),'cells_per_s':$cells/s}))"
     }
+    half=$(($(nproc --all) / 2))
     {
         CUDA_VISIBLE_DEVICES=0 timed gpu1 "$cli" apply --backend cuda
         timed gpu2 "$cli" apply --backend cuda
-        timed mpi2 mpirun -np 2 --bind-to none "$cli" apply --backend cuda --threads $(($(nproc) / 2))
+        timed mpi2 mpirun -np 2 --bind-to none "$cli" apply --backend cuda --threads $half
+        # Each GPU with its share of the host, as on machines of their own: one GPU on half the
+        # cores, then two ranks of a GPU and half the cores each.
+        CUDA_VISIBLE_DEVICES=0 timed gpu1-half taskset -c 0-$((half - 1)) \
+            "$cli" apply --backend cuda --threads $half
+        timed mpi2-halves mpirun -np 2 --bind-to none scripts/rank-cores.sh \
+            "$cli" apply --backend cuda --threads $half
     } | tee "$out/cohort.jsonl"
-    for run in gpu2 mpi2; do
+    python3 - "$out/cohort.jsonl" <<'PY'
+import json, sys
+runs = {r["run"]: r for r in map(json.loads, open(sys.argv[1])) if "seconds" in r}
+for one, two, what in (("gpu1", "gpu2", "the whole host shared"),
+                       ("gpu1", "mpi2", "the whole host shared"),
+                       ("gpu1-half", "mpi2-halves", "a GPU and half the cores each")):
+    if one in runs and two in runs:
+        e = runs[one]["seconds"] / (2 * runs[two]["seconds"])
+        print(f"cohort {two} against {one} ({what}): efficiency {e:.2f}")
+PY
+    for run in gpu2 mpi2 gpu1-half mpi2-halves; do
         same=yes
         for f in "$work/gpu1"/*; do cmp -s "$f" "$work/$run/$(basename "$f")" || same=no; done
         echo "outputs of $run equal to gpu1: $same ($(ls "$work/gpu1" | wc -l) files)"

@@ -143,15 +143,8 @@ __global__ void __launch_bounds__(kWarps * 32, 4)
 #pragma unroll
             for (int nt = 0; nt < 4; ++nt) {
                 const float4 b = partFragments[(nt * KS + ks) * 32 + lane];
-                const uint32_t h0 = __float_as_uint(b.x), h1 = __float_as_uint(b.y);
-                const uint32_t l0 = __float_as_uint(b.z), l1 = __float_as_uint(b.w);
 #pragma unroll
-                for (int mt = 0; mt < 2; ++mt) {
-                    // The small terms first: they are summed before the large one.
-                    detail::mmaF16(acc[mt][nt], aLo[mt][ks], h0, h1);
-                    detail::mmaF16(acc[mt][nt], aHi[mt][ks], l0, l1);
-                    detail::mmaF16(acc[mt][nt], aHi[mt][ks], h0, h1);
-                }
+                for (int mt = 0; mt < 2; ++mt) splitMma(acc[mt][nt], aHi[mt][ks], aLo[mt][ks], b);
             }
         // Which values pass their row's threshold: byte r of `passing` for row gq + 8 r,
         // bit 2 nt + c for column 8 nt + 2 t4 + c.

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "cuda/knn_device.cuh"
+
 namespace sepal::cuda {
 
 constexpr int kSplitRefTile = 64;  // references per shared-memory tile (2 parts of 32)
@@ -22,6 +24,18 @@ __device__ __forceinline__ void splitHalf2(float x0, float x1, uint32_t& hi, uin
     const __half2 l = __floats2half2_rn(x0 - back.x, x1 - back.y);
     hi = *reinterpret_cast<const uint32_t*>(&h);
     lo = *reinterpret_cast<const uint32_t*>(&l);
+}
+
+/// Adds the split product of an A fragment (its FP16 high and low parts) and a B fragment (high
+/// parts in x and y, low parts in z and w) to acc: the small terms first, so that both kernels
+/// sum the same products in the same order.
+__device__ __forceinline__ void splitMma(float (&acc)[4], const uint32_t (&aHi)[4],
+                                         const uint32_t (&aLo)[4], float4 b) {
+    const uint32_t h0 = __float_as_uint(b.x), h1 = __float_as_uint(b.y);
+    const uint32_t l0 = __float_as_uint(b.z), l1 = __float_as_uint(b.w);
+    detail::mmaF16(acc, aLo, h0, h1);
+    detail::mmaF16(acc, aHi, l0, l1);
+    detail::mmaF16(acc, aHi, h0, h1);
 }
 
 /// Closes the group of cp.async copies this thread started.

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <optional>
 
+#include "core/transform/arcsinh.h"
 #include "core/transform/logicle.h"
 
 namespace sepal::ui {
@@ -58,7 +59,7 @@ std::vector<float> transformedSample(const io::Table& table, size_t c, const Col
     const size_t stride = std::max<size_t>(1, table.events() / 20000);
     for (size_t i = 0; i < table.events(); i += stride) {
         const double v = table.values.at(i, c);
-        const double y = t.kind == Kind::Arcsinh  ? std::asinh(v / t.cofactor)
+        const double y = t.kind == Kind::Arcsinh  ? arcsinh(v / t.cofactor)
                          : t.kind == Kind::Linear ? v * t.scale + t.offset
                          : logicle                ? logicle->scale(v)
                                                   : v;

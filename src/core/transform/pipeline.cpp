@@ -2,12 +2,14 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
 #include <unordered_map>
 
 #include "core/common/error.h"
+#include "core/transform/arcsinh.h"
 #include "core/transform/channel_label.h"
 #include "core/transform/compensation.h"
 
@@ -343,38 +345,48 @@ Matrix TransformPipeline::apply(const io::Table& table) const {
 
     Matrix out(n, m);
     const size_t k = comp ? comp->columns.size() : 0;
+    // Blocks of rows, a column at a time: the values of one step are gathered (or compensated),
+    // transformed together (arcsinh runs over many values at once) and scattered to `out`.
+    constexpr size_t kBlock = 256;
+    const long long blocks = static_cast<long long>((n + kBlock - 1) / kBlock);
 #pragma omp parallel if (n > 4096)
     {
-        std::vector<double> observed(k);
+        std::vector<double> observed(kBlock * k), x(kBlock);
 #pragma omp for schedule(static)
-        for (size_t i = 0; i < n; ++i) {
-            const float* row = table.values.row(i);
-            for (size_t j = 0; j < k; ++j) observed[j] = row[comp->columns[j]];
-            float* dst = out.row(i);
+        for (long long b = 0; b < blocks; ++b) {
+            const size_t first = static_cast<size_t>(b) * kBlock;
+            const size_t count = std::min(kBlock, n - first);
+            for (size_t i = 0; i < count; ++i)
+                for (size_t j = 0; j < k; ++j)
+                    observed[i * k + j] = table.values.row(first + i)[comp->columns[j]];
             for (size_t s = 0; s < m; ++s) {
-                double x;
                 if (compPosition[s] >= 0) {
-                    x = 0;
                     const size_t col = static_cast<size_t>(compPosition[s]);
-                    for (size_t j = 0; j < k; ++j) x += observed[j] * comp->inverse[j * k + col];
+                    for (size_t i = 0; i < count; ++i) {
+                        double v = 0;
+                        for (size_t j = 0; j < k; ++j)
+                            v += observed[i * k + j] * comp->inverse[j * k + col];
+                        x[i] = v;
+                    }
                 } else {
-                    x = row[source[s]];
+                    for (size_t i = 0; i < count; ++i)
+                        x[i] = table.values.row(first + i)[source[s]];
                 }
                 const ColumnTransform& t = steps[s].transform;
                 switch (t.kind) {
                     case ColumnTransform::Kind::None:
                         break;
                     case ColumnTransform::Kind::Linear:
-                        x = x * t.scale + t.offset;
+                        for (size_t i = 0; i < count; ++i) x[i] = x[i] * t.scale + t.offset;
                         break;
                     case ColumnTransform::Kind::Arcsinh:
-                        x = std::asinh(x / t.cofactor);
+                        arcsinhInPlace(x.data(), count, t.cofactor);
                         break;
                     case ColumnTransform::Kind::Logicle:
-                        x = logicles[s]->scale(x);
+                        for (size_t i = 0; i < count; ++i) x[i] = logicles[s]->scale(x[i]);
                         break;
                 }
-                dst[s] = static_cast<float>(x);
+                for (size_t i = 0; i < count; ++i) out.row(first + i)[s] = static_cast<float>(x[i]);
             }
         }
     }
