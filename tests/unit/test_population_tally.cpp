@@ -105,6 +105,35 @@ TEST(PopulationTally, MergedPartsAndAnyOrderGiveTheSameFiles) {
     EXPECT_EQ(a.cells[1], 2 * n * 4 / 10 + 2000);
 }
 
+TEST(PopulationTally, BlocksOfAnySizeKeepTheSameCells) {
+    // Three times the keep limit in each population, added whole or in blocks of odd sizes: the
+    // kept rows are trimmed at other moments, and they are the same smallest keys.
+    const size_t n = 6 * PopulationTally::kKeptPerPopulation + 7;
+    Sample s = makeSample("s1", n, 5);
+    for (size_t i = 0; i < n; ++i) s.codes[i] = int32_t(i % 2);
+    PopulationTally whole = emptyTally(), blocks = emptyTally();
+    whole.add(0, s.name, s.codes, s.values);
+    for (size_t first = 0, size = 1; first < n; first += size, size = size * 3 + 1) {
+        const size_t count = std::min(size, n - first);
+        Matrix part(count, 2);
+        std::copy_n(s.values.row(first), 2 * count, part.row(0));
+        const std::vector<int32_t> codes(s.codes.begin() + long(first),
+                                         s.codes.begin() + long(first + count));
+        blocks.add(0, s.name, codes, part, first);
+    }
+    const Heatmap a = whole.heatmap(), b = blocks.heatmap();
+    EXPECT_EQ(a.medians, b.medians);
+    EXPECT_EQ(a.cells, b.cells);
+    const auto dir = test::freshDir("tally_blocks");
+    whole.writeMedians((dir / "whole.csv").string());
+    blocks.writeMedians((dir / "blocks.csv").string());
+    EXPECT_EQ(readText(dir / "whole.csv"), readText(dir / "blocks.csv"));
+    // Merging a tally into an empty one keeps the same rows too.
+    PopulationTally merged = emptyTally();
+    merged.merge(blocks.toBytes());
+    EXPECT_EQ(merged.heatmap().medians, a.medians);
+}
+
 TEST(PopulationTally, RefusesBytesOfAnotherTally) {
     PopulationTally tally = emptyTally();
     PopulationTally other({"A", "B", "C"}, {"m0", "m1"}, 7);

@@ -92,22 +92,40 @@ PopulationTally::PopulationTally(std::vector<std::string> populations,
       m_seen(m_populations.size(), 0),
       m_kept(m_populations.size()) {}
 
-void PopulationTally::offer(Kept& kept, uint64_t key, const float* row) {
+void PopulationTally::offer(Kept& kept, uint64_t key, const float* row) const {
+    if (kept.trimmed && key >= kept.bound) return;
     const size_t d = m_markers.size();
-    const auto larger = [](const auto& a, const auto& b) { return a.key < b.key; };
-    if (kept.heap.size() < kKeptPerPopulation) {
-        const uint64_t slot = kept.heap.size();
+    uint64_t slot;
+    if (kept.free.empty()) {
+        slot = kept.rows.size() / d;
         kept.rows.insert(kept.rows.end(), row, row + d);
-        kept.heap.push_back({key, slot});
-        std::push_heap(kept.heap.begin(), kept.heap.end(), larger);
-        return;
+    } else {
+        slot = kept.free.back();
+        kept.free.pop_back();
+        std::copy(row, row + d, kept.rows.begin() + long(size_t(slot) * d));
     }
-    if (key >= kept.heap.front().key) return;
-    std::pop_heap(kept.heap.begin(), kept.heap.end(), larger);
-    const uint64_t slot = kept.heap.back().slot;
-    std::copy(row, row + d, kept.rows.begin() + long(size_t(slot) * d));
-    kept.heap.back() = {key, slot};
-    std::push_heap(kept.heap.begin(), kept.heap.end(), larger);
+    kept.entries.push_back({key, slot});
+    if (kept.entries.size() < kKeptPerPopulation + kKeptPerPopulation / 4) return;
+    // Trim to the smallest keys; what is left at or above the largest of them is never kept.
+    const auto byKey = [](const KeySlot& a, const KeySlot& b) { return a.key < b.key; };
+    const auto cut = kept.entries.begin() + long(kKeptPerPopulation);
+    std::nth_element(kept.entries.begin(), cut - 1, kept.entries.end(), byKey);
+    kept.bound = (cut - 1)->key;
+    kept.trimmed = true;
+    for (auto e = cut; e != kept.entries.end(); ++e) kept.free.push_back(e->slot);
+    kept.entries.erase(cut, kept.entries.end());
+}
+
+std::vector<PopulationTally::KeySlot> PopulationTally::smallest(const Kept& kept) {
+    std::vector<KeySlot> order = kept.entries;
+    const auto byKey = [](const KeySlot& a, const KeySlot& b) { return a.key < b.key; };
+    if (order.size() > kKeptPerPopulation) {
+        std::nth_element(order.begin(), order.begin() + long(kKeptPerPopulation - 1), order.end(),
+                         byKey);
+        order.resize(kKeptPerPopulation);
+    }
+    std::sort(order.begin(), order.end(), byKey);
+    return order;
 }
 
 void PopulationTally::add(size_t sampleIndex, const std::string& sample,
@@ -149,9 +167,17 @@ std::string PopulationTally::toBytes() const {
         b.put(s.total);
     }
     b.putVector(m_seen);
+    // Only the kept rows, slots renumbered in key order.
+    const size_t d = m_markers.size();
     for (const auto& kept : m_kept) {
-        b.putVector(kept.heap);
-        b.putVector(kept.rows);
+        std::vector<KeySlot> order = smallest(kept);
+        std::vector<float> rows(order.size() * d);
+        for (size_t i = 0; i < order.size(); ++i) {
+            std::copy_n(kept.rows.begin() + long(order[i].slot * d), d, rows.begin() + long(i * d));
+            order[i].slot = i;
+        }
+        b.putVector(order);
+        b.putVector(rows);
     }
     return b.text;
 }
@@ -176,12 +202,12 @@ void PopulationTally::merge(const std::string& bytes) {
     if (seen.size() != k) throw InputError("population tally: other populations");
     for (size_t p = 0; p < k; ++p) {
         m_seen[p] += seen[p];
-        const auto heap = b.getVector<KeySlot>();
+        const auto kept = b.getVector<KeySlot>();
         const auto rows = b.getVector<float>();
-        if (rows.size() != heap.size() * d)
+        if (rows.size() != kept.size() * d)
             throw InputError("population tally: kept values do not match their keys");
-        for (const auto& [key, slot] : heap) {
-            if (slot >= heap.size()) throw InputError("population tally: a slot out of range");
+        for (const auto& [key, slot] : kept) {
+            if (slot >= kept.size()) throw InputError("population tally: a slot out of range");
             offer(m_kept[p], key, rows.data() + size_t(slot) * d);
         }
     }
@@ -219,6 +245,8 @@ void PopulationTally::writeMedians(const std::string& path) const {
     // Each (population, marker) median on its own (up to 10^5 values each, hundreds of them):
     // spread over the threads, each value the same whichever thread computes it.
     const size_t k = m_populations.size();
+    std::vector<std::vector<KeySlot>> kept(k);
+    for (size_t p = 0; p < k; ++p) kept[p] = smallest(m_kept[p]);
     std::vector<float> medians(k * d);
 #pragma omp parallel
     {
@@ -227,10 +255,9 @@ void PopulationTally::writeMedians(const std::string& path) const {
         for (size_t e = 0; e < k * d; ++e) {
             const size_t p = e / d, t = e % d;
             const auto& rows = m_kept[p].rows;
-            const size_t n = m_kept[p].heap.size();
             column.clear();
-            for (size_t r = 0; r < n; ++r)
-                if (std::isfinite(rows[r * d + t])) column.push_back(rows[r * d + t]);
+            for (const KeySlot& r : kept[p])
+                if (std::isfinite(rows[r.slot * d + t])) column.push_back(rows[r.slot * d + t]);
             medians[e] = medianOf(column);
         }
     }
@@ -244,17 +271,19 @@ void PopulationTally::writeMedians(const std::string& path) const {
 
 Heatmap PopulationTally::heatmap() const {
     const size_t d = m_markers.size();
+    std::vector<std::vector<KeySlot>> kept;
     size_t rows = 0;
-    for (const auto& kept : m_kept) rows += kept.heap.size();
+    for (const auto& k : m_kept) {
+        // Rows in key order, so the heatmap is the same however the tally was filled.
+        kept.push_back(smallest(k));
+        rows += kept.back().size();
+    }
     Matrix values(rows, d);
     std::vector<int32_t> codes;
     codes.reserve(rows);
     size_t at = 0;
     for (size_t p = 0; p < m_kept.size(); ++p) {
-        // Rows in key order, so the heatmap is the same however the tally was filled.
-        auto order = m_kept[p].heap;
-        std::sort(order.begin(), order.end(),
-                  [](const KeySlot& x, const KeySlot& y) { return x.key < y.key; });
+        const auto& order = kept[p];
         for (const auto& [key, slot] : order)
             std::copy_n(m_kept[p].rows.begin() + long(size_t(slot) * d), d,
                         values.values.begin() + long((at++) * d));

@@ -66,13 +66,21 @@ class PopulationTally {
         uint64_t key;
         uint64_t slot;
     };
-    /// The values kept of one population: a max-heap of keys over slots of rows.
+    /// The values kept of one population: rows offered with a key below `bound`, trimmed to the
+    /// kKeptPerPopulation smallest keys whenever a quarter more have come (O(1) an offer where a
+    /// heap took O(log n) cache misses; the smallest keys are the same).
     struct Kept {
-        std::vector<KeySlot> heap;  // largest key first
-        std::vector<float> rows;    // slot x markers
+        std::vector<KeySlot> entries;  // in no order; past the limit, only until the next trim
+        std::vector<float> rows;       // slot x markers
+        std::vector<uint64_t> free;    // slots of trimmed rows
+        bool trimmed = false;          // once trimmed, keys at or above `bound` are never kept
+        uint64_t bound = 0;            // the largest key kept at the last trim
     };
-    /// Keeps a row when its key is among the kKeptPerPopulation smallest of its population.
-    void offer(Kept& kept, uint64_t key, const float* row);
+    /// Keeps a row while its key may be among the kKeptPerPopulation smallest of its population.
+    void offer(Kept& kept, uint64_t key, const float* row) const;
+    /// The kept entries of a population: its kKeptPerPopulation smallest keys (all while fewer),
+    /// in ascending order of key.
+    static std::vector<KeySlot> smallest(const Kept& kept);
 
     std::vector<std::string> m_populations, m_markers;
     uint64_t m_seed;
