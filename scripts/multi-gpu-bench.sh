@@ -76,7 +76,8 @@ if [[ $steps == *" cohort "* ]]; then
         local name=$1 t0 t1
         shift
         t0=$(date +%s.%N)
-        "$@" --model "$work/m.json" "${inputs[@]}" --out-dir "$work/$name" --format fcs --quiet ||
+        "$@" --model "$work/m.json" "${inputs[@]}" --out-dir "$work/$name" --format fcs --quiet \
+            --timings 2>"$out/timings-$name.txt" ||
             { echo "{\"run\":\"$name\",\"error\":\"apply failed\"}"; return; }
         t1=$(date +%s.%N)
         python3 -c "import json; s=$t1-$t0; print(json.dumps({'bench':'multi-gpu-apply','run':'$name','files':$files,'cells':$cells,'seconds':round(s,3),'cells_per_s':$cells/s}))"
@@ -103,6 +104,7 @@ for one, two, what in (("gpu1", "gpu2", "the whole host shared"),
         e = runs[one]["seconds"] / (2 * runs[two]["seconds"])
         print(f"cohort {two} against {one} ({what}): efficiency {e:.2f}")
 PY
+    for f in "$out"/timings-*.txt; do echo "$(basename "$f" .txt): $(cat "$f")"; done
     for run in gpu2 mpi2 gpu1-half mpi2-halves; do
         same=yes
         for f in "$work/gpu1"/*; do cmp -s "$f" "$work/$run/$(basename "$f")" || same=no; done

@@ -3,7 +3,9 @@
 #include <omp.h>
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <future>
 #include <optional>
@@ -45,7 +47,33 @@ struct ApplyArgs {
     size_t blockEvents = 100000;
     int workers = 0;  // files in flight at once (0: two, or one per GPU of this rank, on the GPU)
     bool quiet = false;
+    bool timings = false;
 };
+
+/// Seconds spent in each stage of apply, summed over its lanes (--timings).
+struct ApplyTimes {
+    double waitRead = 0;   ///< waiting for the next block to be read
+    double transform = 0;  ///< the transform pipeline
+    double project = 0;    ///< the projection (with each cell's nearest landmark)
+    double label = 0;      ///< populations and their tally
+    double waitWrite = 0;  ///< waiting for the last block's write to finish
+    double write = 0;      ///< writing blocks (on the writing thread, beside the work)
+    double commit = 0;     ///< finishing each output file
+    double setup = 0;      ///< the model, the checks and the lanes' backends (not summed)
+    double files = 0;      ///< from the first lane's start to the last one's end (not summed)
+    /// Adds another lane's times.
+    void add(const ApplyTimes& o) {
+        waitRead += o.waitRead, transform += o.transform, project += o.project;
+        label += o.label, waitWrite += o.waitWrite, write += o.write, commit += o.commit;
+    }
+};
+
+using Clock = std::chrono::steady_clock;
+
+/// Seconds since t.
+double since(Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 /// True when `output` exists and was written after `input` was last changed.
 bool newerThan(const std::string& output, const std::string& input) {
@@ -82,6 +110,7 @@ struct ApplyRun {
     std::vector<std::string> populationNames{};  // the model's
     std::optional<PopulationTally> tally{};      // over this rank's files
     std::string prefix{};                        // "rank R: " under mpirun
+    ApplyTimes times{};                          // this lane's
 };
 
 /// A block's events with their coordinates and transformed values, on their way to the output.
@@ -147,7 +176,12 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
     // Declared after what they use, so that leaving early waits for them first.
     std::future<std::optional<io::Table>> reading = std::async(std::launch::async, nextBlock);
     std::future<void> writing;
-    while (auto block = reading.get()) {
+    ApplyTimes& times = run.times;
+    for (;;) {
+        auto t = Clock::now();
+        std::optional<io::Table> block = reading.get();
+        times.waitRead += since(t);
+        if (!block) break;
         reading = std::async(std::launch::async, nextBlock);
         io::Table& table = *block;
         events += table.events();
@@ -162,13 +196,16 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
             checkColumns(run.loaded.columns, available);
             checked = true;
         }
+        t = Clock::now();
         Matrix points = run.pipeline.apply(table);
+        times.transform += since(t);
         // An up-to-date output is only counted; populations drawn as regions need the layout.
         const bool projected = !upToDate || !run.loaded.regions.empty();
         Matrix xy(projected ? points.rows : 0, 2);
         // The projection's k-NN knows each cell's nearest landmark: labelling takes it from
         // there when the projector keeps it.
         std::vector<uint32_t> nearest(projected && counted ? points.rows : 0);
+        t = Clock::now();
         if (projected) {
             bool found = false;
             nonFinite += run.backend.projector
@@ -178,8 +215,11 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
                              .nonFinitePoints;
             if (!found) nearest.clear();
         }
+        times.project += since(t);
+        t = Clock::now();
         std::vector<int32_t> codes;
         if (counted) codes = labelAndCount(run, f, table, points, xy, nearest, firstCell);
+        times.label += since(t);
         if (upToDate) continue;
         if (counted) setPopulationColumn(table, run.populationNames, codes);
         // Each output names its sample, so the files can be pooled later.
@@ -189,23 +229,32 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
                       [&](const io::LabelColumn& l) { return l.name == a.sampleColumn; });
         table.labels.push_back(std::move(sample));
         if (!stream) {
+            t = Clock::now();
             written += writeEmbedded(out,
                                      {&table, &xy, run.pipeline.columns(), &points, a.sampleColumn,
                                       run.readFiles},
                                      a.exports, a.quiet)
                            .size();
+            times.write += since(t);
             continue;
         }
         auto done = std::make_shared<EmbeddedBlock>(
             EmbeddedBlock{std::move(table), std::move(xy), std::move(points)});
+        t = Clock::now();
         if (writing.valid()) writing.get();
-        writing = std::async(std::launch::async, [&stream, &run, &a, done, threads] {
+        times.waitWrite += since(t);
+        // The writing thread adds to times.write only while this one waits for it.
+        writing = std::async(std::launch::async, [&stream, &run, &a, done, threads, &times] {
             omp_set_num_threads(threads);
+            const auto start = Clock::now();
             appendEmbedded(*stream, {&done->table, &done->xy, run.pipeline.columns(), &done->points,
                                      a.sampleColumn, run.readFiles});
+            times.write += since(start);
         });
     }
+    auto t = Clock::now();
     if (writing.valid()) writing.get();
+    times.waitWrite += since(t);
     if (!run.loaded.gates.empty())
         note(a.quiet, run.prefix + path + ": " + gatedSummary(kept, events, run.loaded.gates));
     if (nonFinite > 0)
@@ -217,7 +266,9 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
         return 0;
     }
     if (stream) {
+        t = Clock::now();
         stream->commit();
+        times.commit += since(t);
         ++written;
     }
     return written;
@@ -232,8 +283,11 @@ std::filesystem::path mediansPath(const ApplyArgs& a) {
 }
 
 /// Checks the arguments and the model, then projects and writes this rank's files; returns the
-/// tally of their populations (none when the model has none) and adds the files written.
-std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks, size_t& files) {
+/// tally of their populations (none when the model has none) and adds the files written and the
+/// lanes' times.
+std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks, size_t& files,
+                                          ApplyTimes& times) {
+    const auto start = Clock::now();
     setThreads(a.threads);
     if (a.format != "csv" && a.format != "fcs")
         throw InputError("--format " + a.format + ": use csv or fcs");
@@ -273,6 +327,7 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
     lanes = std::max<size_t>(1, std::min(lanes, mine.size()));
     const int threads = std::max(1, omp_get_max_threads() / int(lanes));
     std::vector<std::optional<PopulationTally>> tallies(lanes);
+    std::vector<ApplyTimes> laneTimes(lanes);
     std::vector<size_t> written(lanes, 0);
     std::vector<std::exception_ptr> errors(lanes);
     std::atomic<bool> failed{false};
@@ -291,11 +346,14 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
             for (size_t j = w; j < mine.size() && !failed; j += lanes)
                 written[w] += applyOne(run, mine[j], outs[mine[j]]);
             tallies[w] = std::move(run.tally);
+            laneTimes[w] = run.times;
         } catch (...) {
             errors[w] = std::current_exception();
             failed = true;
         }
     };
+    times.setup = since(start);
+    const auto lanesStart = Clock::now();
     if (lanes == 1) {
         lane(0);
     } else {
@@ -303,6 +361,7 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
         for (size_t w = 0; w < lanes; ++w) running.emplace_back(lane, w);
         for (auto& t : running) t.join();
     }
+    times.files = since(lanesStart);
     for (const auto& e : errors)
         if (e) std::rethrow_exception(e);
     // The lanes' tallies merge as the ranks' do: the counts and medians do not depend on which
@@ -310,6 +369,7 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
     std::optional<PopulationTally> tally;
     for (size_t w = 0; w < lanes; ++w) {
         files += written[w];
+        times.add(laneTimes[w]);
         if (!tallies[w]) continue;
         if (!tally)
             tally = std::move(tallies[w]);
@@ -319,11 +379,27 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
     return tally;
 }
 
+/// One line on stderr: where apply's time went on this rank (--timings).
+void printTimes(const Ranks& ranks, const ApplyTimes& t, double merge, double tables,
+                double total) {
+    std::fprintf(stderr,
+                 "%stimings, seconds: setup %.3f; files %.3f, the lanes' sums: waiting to read "
+                 "%.3f, transform %.3f, project %.3f, label %.3f, write %.3f (beside the work; "
+                 "waiting for it %.3f), finishing files %.3f; merging ranks %.3f; counts and "
+                 "medians %.3f; total %.3f\n",
+                 ranks.size() > 1 ? ("rank " + std::to_string(ranks.rank()) + ": ").c_str() : "",
+                 t.setup, t.files, t.waitRead, t.transform, t.project, t.label, t.write,
+                 t.waitWrite, t.commit, merge, tables, total);
+}
+
 void runApply(const ApplyArgs& a) {
+    const auto start = Clock::now();
     const Ranks ranks;
     std::optional<PopulationTally> tally;
     size_t files = 0;
-    ranks.together([&] { tally = applyFiles(a, ranks, files); });
+    ApplyTimes times;
+    ranks.together([&] { tally = applyFiles(a, ranks, files, times); });
+    const auto mergeStart = Clock::now();
     if (ranks.size() > 1) {
         // Rank 0 merges the other ranks' tallies one at a time (it does file 0, so it has a
         // tally whenever another rank has one); a failure there is reported as any rank's.
@@ -336,8 +412,13 @@ void runApply(const ApplyArgs& a) {
             });
         });
         files = ranks.sum(files);
-        if (!ranks.root()) return;
+        if (!ranks.root()) {
+            if (a.timings) printTimes(ranks, times, since(mergeStart), 0, since(start));
+            return;
+        }
     }
+    const double merge = since(mergeStart);
+    const auto tablesStart = Clock::now();
     if (tally) {
         tally->writeCounts(countsPath(a).string());
         tally->writeMedians(mediansPath(a).string());
@@ -351,6 +432,7 @@ void runApply(const ApplyArgs& a) {
     }
     note(a.quiet, "wrote " + std::to_string(files) + " files to " + a.outDir +
                       (ranks.size() > 1 ? " (" + std::to_string(ranks.size()) + " ranks)" : ""));
+    if (a.timings) printTimes(ranks, times, merge, since(tablesStart), since(start));
 }
 
 void addApplyCommand(CLI::App& app) {
@@ -393,6 +475,8 @@ void addApplyCommand(CLI::App& app) {
                   "write every output again (by default an output newer than its input and the "
                   "model is kept)");
     cmd->add_flag("--quiet,-q", args->quiet, "no progress on stderr");
+    cmd->add_flag("--timings", args->timings,
+                  "print where the time went on stderr (each rank a line, even with --quiet)");
     cmd->callback([args] { runApply(*args); });
 }
 
