@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <future>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -99,16 +100,23 @@ std::vector<std::string> outputPaths(const ApplyArgs& a) {
     return outs;
 }
 
-/// One run of apply: the model and what is counted over the files this rank does.
+/// The populations counted over this rank's files, shared by its lanes (merging lanes' tallies
+/// took half a second: 100,000 kept rows a population, copied twice).
+struct SharedTally {
+    std::mutex lock;
+    std::optional<PopulationTally> tally;  // made with the first labelled block
+};
+
+/// One lane of apply: the model and where its files' populations are counted.
 struct ApplyRun {
     const ApplyArgs& args;
     const LoadedModel& loaded;
     const TransformPipeline& pipeline;
     Backend& backend;
+    SharedTally& counted;
     std::vector<std::string> readFiles{};        // never written over
     std::vector<int32_t> groupOfLandmark{};      // population per landmark
     std::vector<std::string> populationNames{};  // the model's
-    std::optional<PopulationTally> tally{};      // over this rank's files
     std::string prefix{};                        // "rank R: " under mpirun
     ApplyTimes times{};                          // this lane's
 };
@@ -132,9 +140,10 @@ std::vector<int32_t> labelAndCount(ApplyRun& run, size_t f, const io::Table& tab
                      ? groupsOfPoints(points, run.loaded.model, groups, *run.backend.search)
                      : groupsOfNearest(points, nearest, groups);
     if (!regions.empty()) codes = labelCells(regions, codes, xy.data());
-    if (!run.tally)
-        run.tally.emplace(run.populationNames, markerNames(table, run.pipeline.columns()), 1);
-    run.tally->add(f, sampleName(run.args.inputs[f]), codes, points, firstCell);
+    const std::lock_guard<std::mutex> hold(run.counted.lock);
+    std::optional<PopulationTally>& tally = run.counted.tally;
+    if (!tally) tally.emplace(run.populationNames, markerNames(table, run.pipeline.columns()), 1);
+    tally->add(f, sampleName(run.args.inputs[f]), codes, points, firstCell);
     return codes;
 }
 
@@ -326,7 +335,7 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
                                        : 1;
     lanes = std::max<size_t>(1, std::min(lanes, mine.size()));
     const int threads = std::max(1, omp_get_max_threads() / int(lanes));
-    std::vector<std::optional<PopulationTally>> tallies(lanes);
+    SharedTally counted;
     std::vector<ApplyTimes> laneTimes(lanes);
     std::vector<size_t> written(lanes, 0);
     std::vector<std::exception_ptr> errors(lanes);
@@ -337,7 +346,7 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
             BackendOptions options;
             if (!rankGpus.empty()) options.device = rankGpus[w % rankGpus.size()];
             Backend backend = makeBackend(a.backend, options);
-            ApplyRun run{a, loaded, pipeline, backend};
+            ApplyRun run{a, loaded, pipeline, backend, counted};
             run.readFiles = readFiles;
             // The model's populations label every cell, and are counted over all inputs.
             run.groupOfLandmark = groupsOfLandmarks(loaded.populations, loaded.model.count());
@@ -345,7 +354,6 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
             if (ranks.size() > 1) run.prefix = "rank " + std::to_string(ranks.rank()) + ": ";
             for (size_t j = w; j < mine.size() && !failed; j += lanes)
                 written[w] += applyOne(run, mine[j], outs[mine[j]]);
-            tallies[w] = std::move(run.tally);
             laneTimes[w] = run.times;
         } catch (...) {
             errors[w] = std::current_exception();
@@ -364,19 +372,12 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
     times.files = since(lanesStart);
     for (const auto& e : errors)
         if (e) std::rethrow_exception(e);
-    // The lanes' tallies merge as the ranks' do: the counts and medians do not depend on which
-    // lane (or rank) did a file.
-    std::optional<PopulationTally> tally;
     for (size_t w = 0; w < lanes; ++w) {
         files += written[w];
         times.add(laneTimes[w]);
-        if (!tallies[w]) continue;
-        if (!tally)
-            tally = std::move(tallies[w]);
-        else
-            tally->merge(tallies[w]->toBytes());
     }
-    return tally;
+    // The counts and medians do not depend on which lane (or rank) did a file.
+    return std::move(counted.tally);
 }
 
 /// One line on stderr: where apply's time went on this rank (--timings).

@@ -3,10 +3,9 @@
 // reference's B fragments through shared memory in tiles of 64, as the k-NN graph's candidates
 // do. Per 32 references a lane holds 8 products of each of its two cells; each is compared with
 // the cell's targets' intervals in registers: below an interval it counts for that target, above
-// it for none. A product beyond every interval of its cell counts for nothing, so the warp skips
-// the comparisons of a product place where no lane's product reaches an interval, and a whole
-// part of 32 references where none does. Only a lane with a product inside an interval looks at
-// its products again, with their exact keys.
+// it for none. A warp whose products all lie above every interval moves on after one comparison
+// each. Only a lane with a product inside an interval looks at its products again, with their
+// exact keys.
 
 #include <cuda_runtime_api.h>
 
@@ -120,14 +119,13 @@ __global__ void __launch_bounds__(kRankWarps * 32, T <= 10 ? 4 : 2)
             reach[r] = fmaxf(reach[r], above[r][t]);
         }
     }
-    // Per target, the products below its interval: surely nearer. Counting these rather than
-    // the farther ones lets a product beyond every interval (most of them, in a picture that
-    // keeps its neighbourhoods) be skipped.
-    uint32_t nearer[2][T];
+    // Per target, the products at or beyond its interval's start, of the `counted` (per cell)
+    // that were compared: the rest are nearer.
+    uint32_t reached[2][T], counted = 0;
 #pragma unroll
     for (int r = 0; r < 2; ++r)
 #pragma unroll
-        for (int t = 0; t < T; ++t) nearer[r][t] = 0;
+        for (int t = 0; t < T; ++t) reached[r][t] = 0;
 
     // 32 references from `first` on: their B fragments and norms.
     const auto scanPart = [&](const float4* partFragments, const float* partNorms, int first) {
@@ -157,15 +155,10 @@ __global__ void __launch_bounds__(kRankWarps * 32, T <= 10 ? 4 : 2)
             any |= (v[nt][0] <= reach[0]) | (v[nt][1] <= reach[0]) | (v[nt][2] <= reach[1]) |
                    (v[nt][3] <= reach[1]);
         }
-        const uint32_t reaching = __ballot_sync(0xffffffffu, any);
-        if (!reaching) return;
-        // Per product: nearer[t] counts it for every target whose interval starts above it; it
-        // needs its exact key when it lies within the last interval that starts at or below it
-        // (the intervals ascend, so no other can hold it then). A product beyond every interval
-        // passes every start and no end, so it changes nothing. When few lanes reach an
-        // interval, the comparisons of a place run only where some lane's product does; when
-        // most do (a torn picture), nearly every place would, and its vote is saved.
-        const bool skipPlaces = __popc(reaching) <= 16;
+        if (!__any_sync(0xffffffffu, any)) return;
+        // Per product: reached[t] counts it for every target whose interval starts at or below
+        // it (the rest are nearer); it needs its exact key when it lies within the last interval
+        // that starts at or below it (the intervals ascend, so no other can hold it then).
         uint32_t flagged = 0;
 #pragma unroll
         for (int nt = 0; nt < 4; ++nt)
@@ -173,16 +166,16 @@ __global__ void __launch_bounds__(kRankWarps * 32, T <= 10 ? 4 : 2)
             for (int e = 0; e < 4; ++e) {
                 const int r = e >> 1;
                 const float x = v[nt][e];
-                if (skipPlaces && !__any_sync(0xffffffffu, x <= reach[r])) continue;
                 float last = -INFINITY;
 #pragma unroll
                 for (int t = 0; t < T; ++t) {
                     const bool at = x >= below[r][t];
-                    nearer[r][t] += !at;
+                    reached[r][t] += at;
                     last = at ? above[r][t] : last;
                 }
                 flagged |= uint32_t(x <= last) << (4 * nt + e);
             }
+        counted += 8;
         if (!flagged) return;
         // Rarely: the flagged products, each with its exact key.
         float x[16];
@@ -229,7 +222,7 @@ __global__ void __launch_bounds__(kRankWarps * 32, T <= 10 ? 4 : 2)
     for (int r = 0; r < 2; ++r)
 #pragma unroll
         for (int t = 0; t < T; ++t) {
-            uint32_t c = nearer[r][t];
+            uint32_t c = counted - reached[r][t];
             c += __shfl_xor_sync(0xffffffffu, c, 1);
             c += __shfl_xor_sync(0xffffffffu, c, 2);
             if (t4 == 0 && live[r] && c)

@@ -73,12 +73,19 @@ struct Bytes {
     }
     template <class T>
     std::vector<T> getVector() {
+        const auto [data, n] = viewVector<T>();
+        std::vector<T> v(n);
+        if (n) std::memcpy(v.data(), data, n * sizeof(T));
+        return v;
+    }
+    /// Where a vector's values are in `text` (unaligned: read them with memcpy), and how many.
+    template <class T>
+    std::pair<const char*, size_t> viewVector() {
         const auto n = get<uint64_t>();
         need(n * sizeof(T));
-        std::vector<T> v(n);
-        if (n) std::memcpy(v.data(), text.data() + at, n * sizeof(T));
+        const char* data = text.data() + at;
         at += n * sizeof(T);
-        return v;
+        return {data, size_t(n)};
     }
 };
 
@@ -136,9 +143,14 @@ void PopulationTally::add(size_t sampleIndex, const std::string& sample,
         throw InputError("population tally: " + std::to_string(codes.size()) + " codes for " +
                          std::to_string(values.rows) + " x " + std::to_string(values.cols) +
                          " values, expected " + std::to_string(d) + " markers");
-    if (m_samples.empty() || m_samples.back().index != sampleIndex)
+    // Blocks of several samples may come interleaved (apply's lanes share one tally).
+    auto found = std::find_if(m_samples.rbegin(), m_samples.rend(),
+                              [&](const Sample& s) { return s.index == sampleIndex; });
+    if (found == m_samples.rend()) {
         m_samples.push_back({sampleIndex, sample, std::vector<uint64_t>(k + 1, 0), 0});
-    Sample& s = m_samples.back();
+        found = m_samples.rbegin();
+    }
+    Sample& s = *found;
     s.total += codes.size();
     const uint64_t sampleKey = mix(m_seed ^ mix(sampleIndex));
     for (size_t i = 0; i < codes.size(); ++i) {
@@ -167,18 +179,22 @@ std::string PopulationTally::toBytes() const {
         b.put(s.total);
     }
     b.putVector(m_seen);
-    // Only the kept rows, slots renumbered in key order.
-    const size_t d = m_markers.size();
-    for (const auto& kept : m_kept) {
-        std::vector<KeySlot> order = smallest(kept);
+    // Only the kept rows, slots renumbered in key order; each population's on its own thread.
+    const size_t d = m_markers.size(), k = m_kept.size();
+    std::vector<Bytes> parts(k);
+#pragma omp parallel for schedule(dynamic)
+    for (size_t p = 0; p < k; ++p) {
+        std::vector<KeySlot> order = smallest(m_kept[p]);
         std::vector<float> rows(order.size() * d);
         for (size_t i = 0; i < order.size(); ++i) {
-            std::copy_n(kept.rows.begin() + long(order[i].slot * d), d, rows.begin() + long(i * d));
+            std::copy_n(m_kept[p].rows.begin() + long(order[i].slot * d), d,
+                        rows.begin() + long(i * d));
             order[i].slot = i;
         }
-        b.putVector(order);
-        b.putVector(rows);
+        parts[p].putVector(order);
+        parts[p].putVector(rows);
     }
+    for (const Bytes& part : parts) b.putRaw(part.text.data(), part.text.size());
     return b.text;
 }
 
@@ -200,15 +216,28 @@ void PopulationTally::merge(const std::string& bytes) {
     }
     const auto seen = b.getVector<uint64_t>();
     if (seen.size() != k) throw InputError("population tally: other populations");
+    // Where each population's kept rows are, checked, then offered a population a thread.
+    std::vector<std::pair<const char*, size_t>> keys(k), rows(k);
     for (size_t p = 0; p < k; ++p) {
         m_seen[p] += seen[p];
-        const auto kept = b.getVector<KeySlot>();
-        const auto rows = b.getVector<float>();
-        if (rows.size() != kept.size() * d)
+        keys[p] = b.viewVector<KeySlot>();
+        rows[p] = b.viewVector<float>();
+        if (rows[p].second != keys[p].second * d)
             throw InputError("population tally: kept values do not match their keys");
-        for (const auto& [key, slot] : kept) {
-            if (slot >= kept.size()) throw InputError("population tally: a slot out of range");
-            offer(m_kept[p], key, rows.data() + size_t(slot) * d);
+        for (size_t i = 0; i < keys[p].second; ++i) {
+            KeySlot e;
+            std::memcpy(&e, keys[p].first + i * sizeof e, sizeof e);
+            if (e.slot >= keys[p].second) throw InputError("population tally: a slot out of range");
+        }
+    }
+#pragma omp parallel for schedule(dynamic)
+    for (size_t p = 0; p < k; ++p) {
+        std::vector<float> row(d);
+        for (size_t i = 0; i < keys[p].second; ++i) {
+            KeySlot e;
+            std::memcpy(&e, keys[p].first + i * sizeof e, sizeof e);
+            std::memcpy(row.data(), rows[p].first + e.slot * d * sizeof(float), d * sizeof(float));
+            offer(m_kept[p], e.key, row.data());
         }
     }
 }

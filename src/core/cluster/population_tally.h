@@ -35,7 +35,7 @@ class PopulationTally {
     /// Adds one sample, or a block of one: its index in the cohort (the order of the rows in
     /// populations.csv, and part of each cell's sampling key), codes per cell (-1: no
     /// population), the cells' values (cells x markers, transformed), and the index of the
-    /// block's first cell in its sample. Blocks of the sample last added join its counts.
+    /// block's first cell in its sample. Blocks of a sample added before join its counts.
     void add(size_t sampleIndex, const std::string& sample, const std::vector<int32_t>& codes,
              const Matrix& values, size_t firstCell = 0);
     /// The tally as bytes, for merge() in another process.
