@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -179,6 +181,62 @@ TEST(FcsWriter, EveryLabelColumnKeepsItsNames) {
     EXPECT_EQ(back.labels[1].codes, t.labels[1].codes);
     EXPECT_EQ(back.values.values, t.values.values);
     fs::remove(path);
+}
+
+std::string fileBytes(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+/// Rows first .. first + count - 1 of `t`, with its columns and keywords.
+io::Table rowsOf(const io::Table& t, size_t first, size_t count) {
+    io::Table part = t;
+    part.values = Matrix(count, t.values.cols);
+    std::copy_n(t.values.row(first), count * t.values.cols, part.values.row(0));
+    return part;
+}
+
+TEST(FcsWriter, StreamedBlocksWriteTheWholeFilesBytes) {
+    // A channel without a range takes $PnR from its values: the blocks' largest magnitudes grow
+    // by orders of magnitude, so the TEXT written last is longer than the first block's.
+    io::Table whole = sampleTable();
+    whole.values = Matrix(700, 3);
+    for (size_t i = 0; i < whole.values.rows; ++i)
+        for (size_t c = 0; c < 3; ++c)
+            whole.values.at(i, c) = std::pow(10.0f, float(i % 9)) * float(c + 1) - float(i);
+    const fs::path streamed = tempPath("streamed.fcs"), direct = tempPath("direct.fcs");
+    io::writeFcs(direct.string(), whole);
+    {
+        io::FcsStreamWriter writer(streamed.string());
+        for (size_t first = 0, size = 1; first < whole.values.rows; first += size, size *= 3)
+            writer.append(rowsOf(whole, first, std::min(size, whole.values.rows - first)));
+        writer.commit();
+    }
+    EXPECT_EQ(fileBytes(streamed), fileBytes(direct));
+    EXPECT_EQ(io::readFcs(streamed.string()).values.values, whole.values.values);
+
+    // A final layout whose keywords take more room than the first block's (a longer value that
+    // is no number): the DATA moves after them, and the bytes are still writeFcs's.
+    io::Table layout = rowsOf(whole, 0, 0);
+    for (auto& [key, value] : layout.keywords)
+        if (key == "$CYT") value = std::string(300, 'x');
+    io::Table relabelled = whole;
+    relabelled.keywords = layout.keywords;
+    io::writeFcs(direct.string(), relabelled);
+    {
+        io::FcsStreamWriter writer(streamed.string());
+        writer.append(rowsOf(whole, 0, 5));
+        writer.append(rowsOf(whole, 5, whole.values.rows - 5));
+        writer.commit(&layout);
+    }
+    EXPECT_EQ(fileBytes(streamed), fileBytes(direct));
+    // No temporary is left beside them.
+    size_t files = 0;
+    for (const auto& e : fs::directory_iterator(streamed.parent_path()))
+        files += e.path().filename().string().rfind(streamed.filename().string(), 0) == 0;
+    EXPECT_EQ(files, 1u);
+    fs::remove(streamed);
+    fs::remove(direct);
 }
 
 }  // namespace

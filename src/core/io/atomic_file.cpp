@@ -97,6 +97,37 @@ void AtomicFile::write(const void* data, size_t size) {
                          " (is the disk full?)");
 }
 
+void AtomicFile::writeAt(uint64_t offset, std::string_view bytes) {
+    if (!m_file || std::fflush(m_file) != 0)
+        throw InputError("cannot write '" + m_path + "': " + systemError());
+    for (size_t done = 0; done < bytes.size();) {
+        const ssize_t n = ::pwrite(fileno(m_file), bytes.data() + done, bytes.size() - done,
+                                   off_t(offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0)
+            throw InputError("cannot write '" + m_path + "': " + systemError() +
+                             " (is the disk full?)");
+        done += size_t(n);
+    }
+}
+
+void AtomicFile::copyTo(AtomicFile& to, uint64_t offset) {
+    if (!m_file || std::fflush(m_file) != 0)
+        throw InputError("cannot write '" + m_path + "': " + systemError());
+    // mkstemp opened the descriptor for reading too.
+    std::vector<char> buffer(size_t(1) << 22);
+    for (;;) {
+        const ssize_t n = ::pread(fileno(m_file), buffer.data(), buffer.size(), off_t(offset));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0)
+            throw InputError("cannot write '" + to.path() + "': reading back " + m_temporary +
+                             " failed (" + systemError() + ")");
+        if (n == 0) return;
+        to.write(buffer.data(), size_t(n));
+        offset += uint64_t(n);
+    }
+}
+
 void AtomicFile::commit() {
     if (!m_file) throw InputError("cannot write '" + m_path + "': the file is already closed");
     const bool flushed = std::fflush(m_file) == 0 && fsync(fileno(m_file)) == 0;

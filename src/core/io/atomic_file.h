@@ -2,6 +2,7 @@
 // Files are written whole or not at all: to a temporary name in the same folder, then renamed.
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <ostream>
@@ -27,6 +28,11 @@ class AtomicFile {
     void write(const void* data, size_t size);
     /// Appends the characters of `text`.
     void write(std::string_view text) { write(text.data(), text.size()); }
+    /// Writes `bytes` over what was written at `offset` (a place written before: a header whose
+    /// room was kept); throws InputError.
+    void writeAt(uint64_t offset, std::string_view bytes);
+    /// Appends to `to` what this file holds from `offset` on; throws InputError.
+    void copyTo(AtomicFile& to, uint64_t offset);
     /// Flushes, syncs and renames the temporary to the final path; throws InputError on failure.
     void commit();
     /// The final path.

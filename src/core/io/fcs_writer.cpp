@@ -199,8 +199,40 @@ std::string headerField(uint64_t v) {
     return buf;
 }
 
+/// The widest a value that depends on the events is counted when DATA's place is reserved: any
+/// number Sepal writes there fits.
+constexpr size_t kReservedValueChars = 24;
+constexpr uint64_t kTextBegin = 58;
+
+/// Whether a keyword's value depends on the events written: the offsets, the count, and each
+/// parameter's range ($PnR from the values, $PnD from the coordinates' bounds).
+bool dependsOnEvents(const std::string& key) {
+    if (key == "$BEGINDATA" || key == "$ENDDATA" || key == "$TOT") return true;
+    if (key.size() < 4 || key[0] != '$' || key[1] != 'P' || !std::isdigit(uint8_t(key[2])))
+        return false;
+    size_t i = 2;
+    while (i < key.size() && std::isdigit(uint8_t(key[i]))) ++i;
+    return i + 1 == key.size() && (key[i] == 'R' || key[i] == 'D');
+}
+
+/// Where DATA begins in a file of these keywords: after HEADER and the longest TEXT they can
+/// make, each value that depends on the events counted as at least kReservedValueChars. So a
+/// streamed file's DATA goes in place from its first block on, and its TEXT, written last, fits
+/// before it; the gap after TEXT is spaces (FCS places segments by their offsets).
+uint64_t reservedDataBegin(const Keywords& fixed, const Keywords& body, char delimiter) {
+    uint64_t size = kTextBegin + 1;
+    for (const Keywords* list : {&fixed, &body})
+        for (const auto& [k, v] : *list) {
+            const size_t value = escaped(v, delimiter).size();
+            size += escaped(k, delimiter).size() + 1 +
+                    (dependsOnEvents(k) ? std::max(value, kReservedValueChars) : value) + 1;
+        }
+    return size;
+}
+
 /// HEADER and TEXT of a file holding `events` rows of `table`'s channels and `labels` (as code
-/// parameters), with $PnR from the channels' ranges or `tops`.
+/// parameters), with $PnR from the channels' ranges or `tops`, padded with spaces to where DATA
+/// begins (reservedDataBegin): the returned bytes end there.
 std::string headerAndText(const Table& table, const std::vector<const LabelColumn*>& labels,
                           const std::vector<float>& tops, uint64_t events) {
     const size_t cols = table.channels.size() + labels.size();
@@ -211,46 +243,39 @@ std::string headerAndText(const Table& table, const std::vector<const LabelColum
         std::erase_if(kept, [](const auto& kv) { return namesLabelCodes(upperCase(kv.first)); });
     body.insert(body.end(), kept.begin(), kept.end());
     const char delimiter = chooseDelimiter(body);
-    auto render = [&](uint64_t dataBegin) {
+    const auto fixedKeywords = [&](uint64_t dataBegin) -> Keywords {
         const uint64_t dataEnd = dataBytes ? dataBegin + dataBytes - 1 : 0;
-        Keywords fixed = {{"$BEGINANALYSIS", "0"},
-                          {"$ENDANALYSIS", "0"},
-                          {"$BEGINSTEXT", "0"},
-                          {"$ENDSTEXT", "0"},
-                          {"$BEGINDATA", std::to_string(dataBytes ? dataBegin : 0)},
-                          {"$ENDDATA", std::to_string(dataEnd)},
-                          {"$BYTEORD", "1,2,3,4"},
-                          {"$DATATYPE", "F"},
-                          {"$MODE", "L"},
-                          {"$NEXTDATA", "0"},
-                          {"$PAR", std::to_string(cols)},
-                          {"$TOT", std::to_string(events)}};
-        std::string text(1, delimiter);
-        for (const Keywords* list : {&fixed, &body})
-            for (const auto& [k, v] : *list) {
-                text += escaped(k, delimiter) + delimiter;
-                text += escaped(v, delimiter) + delimiter;
-            }
-        return text;
+        return {{"$BEGINANALYSIS", "0"},
+                {"$ENDANALYSIS", "0"},
+                {"$BEGINSTEXT", "0"},
+                {"$ENDSTEXT", "0"},
+                {"$BEGINDATA", std::to_string(dataBytes ? dataBegin : 0)},
+                {"$ENDDATA", std::to_string(dataEnd)},
+                {"$BYTEORD", "1,2,3,4"},
+                {"$DATATYPE", "F"},
+                {"$MODE", "L"},
+                {"$NEXTDATA", "0"},
+                {"$PAR", std::to_string(cols)},
+                {"$TOT", std::to_string(events)}};
     };
-    constexpr uint64_t kTextBegin = 58;
-    std::string text = render(kTextBegin);
-    for (int i = 0; i < 4; ++i) {
-        const std::string again = render(kTextBegin + text.size());
-        if (again.size() == text.size()) {
-            text = again;
-            break;
+    const uint64_t dataBegin = reservedDataBegin(fixedKeywords(0), body, delimiter);
+    std::string text(1, delimiter);
+    for (const Keywords& list : {fixedKeywords(dataBegin), body})
+        for (const auto& [k, v] : list) {
+            text += escaped(k, delimiter) + delimiter;
+            text += escaped(v, delimiter) + delimiter;
         }
-        text = again;
-    }
-    const uint64_t dataBegin = kTextBegin + text.size();
     const uint64_t textEnd = kTextBegin + text.size() - 1;
     std::string header = "FCS3.1    ";
     header += headerField(kTextBegin) + headerField(textEnd);
     header += dataBytes ? headerField(dataBegin) + headerField(dataBegin + dataBytes - 1)
                         : headerField(0) + headerField(0);
     header += headerField(0) + headerField(0);
-    return header + text;
+    std::string bytes = header + text;
+    if (bytes.size() > dataBegin)  // the reservation holds the TEXT by its construction
+        throw std::logic_error("FCS writer: the TEXT outgrew the place reserved for it");
+    bytes.resize(dataBegin, ' ');
+    return bytes;
 }
 
 /// Checks that `table` can be written; returns the label columns it writes as codes.
@@ -308,42 +333,13 @@ void writeFcs(const std::string& path, const Table& table) {
     file.commit();
 }
 
-/// The DATA of a streamed FCS file, kept beside the output until the HEADER can be written.
-struct FcsStreamWriter::Scratch {
-    std::string path;
-    std::FILE* file = nullptr;
-    int slot = -1;
-    explicit Scratch(const std::string& output) {
-        path = temporaryPattern(output + ".data");
-        const int fd = ::mkstemp(path.data());
-        if (fd >= 0 && !(file = ::fdopen(fd, "w+b"))) {
-            ::close(fd);
-            std::remove(path.c_str());
-        }
-        if (!file)
-            throw InputError("cannot write '" + output + "': cannot create a temporary file " +
-                             "beside it (" + std::strerror(errno) + ")");
-        slot = rememberTemporary(path);
-    }
-    ~Scratch() {
-        if (file) std::fclose(file);
-        std::remove(path.c_str());
-        forgetTemporary(slot);
-    }
-    void write(const void* data, size_t size) {
-        if (size && std::fwrite(data, 1, size, file) != size)
-            throw InputError("cannot write '" + path + "': " + std::strerror(errno));
-    }
-};
-
 FcsStreamWriter::FcsStreamWriter(const std::string& path) : m_path(path) {}
 
 FcsStreamWriter::~FcsStreamWriter() = default;
 
 void FcsStreamWriter::append(const Table& block) {
     const std::vector<const LabelColumn*> labels = checkedLabels(m_path, block);
-    if (!m_scratch) {
-        m_scratch = std::make_unique<Scratch>(m_path);
+    if (!m_file) {
         m_layout.source = block.source;
         m_layout.channels = block.channels;
         m_layout.keywords = block.keywords;
@@ -351,36 +347,46 @@ void FcsStreamWriter::append(const Table& block) {
         m_layout.values = Matrix(0, block.channels.size());
         for (const LabelColumn* l : labels) m_layout.labels.push_back({l->name, l->categories, {}});
         m_tops.assign(block.channels.size(), 0.0f);
+        // DATA goes in place from the start: the HEADER and TEXT the first block would have
+        // take the place they will take at the end (headerAndText's reservation).
+        std::vector<const LabelColumn*> layoutLabels;
+        for (const LabelColumn& l : m_layout.labels) layoutLabels.push_back(&l);
+        const std::string head = headerAndText(m_layout, layoutLabels, columnTops(block), 0);
+        m_file = std::make_unique<AtomicFile>(m_path);
+        m_file->write(std::string(head.size(), ' '));
+        m_dataBegin = head.size();
     } else if (block.channels.size() != m_layout.channels.size() ||
                labels.size() != m_layout.labels.size()) {
         throw InputError("cannot write '" + m_path + "': a block of events has other columns");
     }
     const std::vector<float> tops = columnTops(block);
     for (size_t c = 0; c < tops.size(); ++c) m_tops[c] = std::max(m_tops[c], tops[c]);
-    writeRows(*m_scratch, block, labels);
+    writeRows(*m_file, block, labels);
     m_events += block.values.rows;
 }
 
 void FcsStreamWriter::commit(const Table* layout) {
-    if (!m_scratch) throw InputError("cannot write '" + m_path + "': no events");
+    if (!m_file) throw InputError("cannot write '" + m_path + "': no events");
     const Table& final = layout ? *layout : m_layout;
     if (final.channels.size() != m_layout.channels.size())
         throw InputError("cannot write '" + m_path + "': the layout has other channels");
     std::vector<const LabelColumn*> labels;
     for (const LabelColumn& l : m_layout.labels) labels.push_back(&l);
-    AtomicFile file(m_path);
-    file.write(headerAndText(final, labels, m_tops, m_events));
-    // The DATA as it was streamed, copied in blocks.
-    if (std::fflush(m_scratch->file) != 0 || std::fseek(m_scratch->file, 0, SEEK_SET) != 0)
-        throw InputError("cannot write '" + m_path + "': " + std::strerror(errno));
-    std::vector<char> buffer(size_t(1) << 22);
-    for (size_t n; (n = std::fread(buffer.data(), 1, buffer.size(), m_scratch->file)) > 0;)
-        file.write(buffer.data(), n);
-    if (std::ferror(m_scratch->file))
-        throw InputError("cannot write '" + m_path + "': reading back its data failed");
-    file.write("00000000");  // the optional CRC, left unset as FCS 3.1 allows
-    file.commit();
-    m_scratch.reset();
+    const std::string head = headerAndText(final, labels, m_tops, m_events);
+    m_file->write("00000000");  // the optional CRC, left unset as FCS 3.1 allows
+    if (head.size() == m_dataBegin) {
+        m_file->writeAt(0, head);
+        m_file->commit();
+        m_file.reset();
+        return;
+    }
+    // The final layout's keywords take another place (a value that was not a number changed):
+    // the DATA is copied after them into a new file.
+    AtomicFile moved(m_path);
+    moved.write(head);
+    m_file->copyTo(moved, m_dataBegin);
+    moved.commit();
+    m_file.reset();
 }
 
 }  // namespace sepal::io

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/io/atomic_file.h"
 #include "core/io/table.h"
 
 namespace sepal::io {
@@ -21,8 +22,9 @@ namespace sepal::io {
 void writeFcs(const std::string& path, const Table& table);
 
 /// An FCS file written a block of events at a time, the same bytes writeFcs writes for all of
-/// them at once: the DATA goes to a temporary beside the file, and commit() writes HEADER and
-/// TEXT (which need the event count and the ranges) before it. Memory holds one block.
+/// them at once: the DATA goes in place into the temporary file from the first block on, after
+/// the room HEADER and TEXT will take, and commit() writes them (they need the event count and
+/// the ranges) into that room. Memory holds one block.
 class FcsStreamWriter {
   public:
     /// Nothing is created until the first block.
@@ -39,11 +41,11 @@ class FcsStreamWriter {
     void commit(const Table* layout = nullptr);
 
   private:
-    struct Scratch;
     std::string m_path;
-    std::unique_ptr<Scratch> m_scratch;
-    Table m_layout;             // the first block's columns, no events
-    std::vector<float> m_tops;  // per channel: the largest magnitude streamed
+    std::unique_ptr<AtomicFile> m_file;  // from the first block on
+    uint64_t m_dataBegin = 0;            // where DATA begins in it
+    Table m_layout;                      // the first block's columns, no events
+    std::vector<float> m_tops;           // per channel: the largest magnitude streamed
     uint64_t m_events = 0;
 };
 
