@@ -152,7 +152,8 @@ void PopulationTally::add(size_t sampleIndex, const std::string& sample,
     }
     Sample& s = *found;
     s.total += codes.size();
-    const uint64_t sampleKey = mix(m_seed ^ mix(sampleIndex));
+    // Counted in order; each population's cells (in order) then offered on a thread of its own.
+    std::vector<std::vector<uint32_t>> cellsOf(k);
     for (size_t i = 0; i < codes.size(); ++i) {
         const int32_t c = codes[i];
         if (c < 0 || size_t(c) >= k) {
@@ -161,9 +162,15 @@ void PopulationTally::add(size_t sampleIndex, const std::string& sample,
         }
         ++s.cells[size_t(c)];
         ++m_seen[size_t(c)];
-        // Without markers (counts only) there are no values to keep.
-        if (d > 0) offer(m_kept[size_t(c)], mix(sampleKey ^ (firstCell + i)), values.row(i));
+        cellsOf[size_t(c)].push_back(uint32_t(i));
     }
+    // Without markers (counts only) there are no values to keep.
+    if (d == 0) return;
+    const uint64_t sampleKey = mix(m_seed ^ mix(sampleIndex));
+#pragma omp parallel for schedule(dynamic) if (codes.size() > 4096)
+    for (size_t p = 0; p < k; ++p)
+        for (const uint32_t i : cellsOf[p])
+            offer(m_kept[p], mix(sampleKey ^ (firstCell + i)), values.row(i));
 }
 
 std::string PopulationTally::toBytes() const {
