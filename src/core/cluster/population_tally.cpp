@@ -123,7 +123,7 @@ void PopulationTally::offer(Kept& kept, uint64_t key, const float* row) const {
     kept.entries.erase(cut, kept.entries.end());
 }
 
-std::vector<PopulationTally::KeySlot> PopulationTally::smallest(const Kept& kept) {
+std::vector<PopulationTally::KeySlot> PopulationTally::smallest(const Kept& kept, bool ordered) {
     std::vector<KeySlot> order = kept.entries;
     const auto byKey = [](const KeySlot& a, const KeySlot& b) { return a.key < b.key; };
     if (order.size() > kKeptPerPopulation) {
@@ -131,7 +131,7 @@ std::vector<PopulationTally::KeySlot> PopulationTally::smallest(const Kept& kept
                          byKey);
         order.resize(kKeptPerPopulation);
     }
-    std::sort(order.begin(), order.end(), byKey);
+    if (ordered) std::sort(order.begin(), order.end(), byKey);
     return order;
 }
 
@@ -282,7 +282,9 @@ void PopulationTally::writeMedians(const std::string& path) const {
     // spread over the threads, each value the same whichever thread computes it.
     const size_t k = m_populations.size();
     std::vector<std::vector<KeySlot>> kept(k);
-    for (size_t p = 0; p < k; ++p) kept[p] = smallest(m_kept[p]);
+    // A median takes the kept values in any order.
+#pragma omp parallel for schedule(dynamic)
+    for (size_t p = 0; p < k; ++p) kept[p] = smallest(m_kept[p], false);
     std::vector<float> medians(k * d);
 #pragma omp parallel
     {

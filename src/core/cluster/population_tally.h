@@ -79,8 +79,8 @@ class PopulationTally {
     /// Keeps a row while its key may be among the kKeptPerPopulation smallest of its population.
     void offer(Kept& kept, uint64_t key, const float* row) const;
     /// The kept entries of a population: its kKeptPerPopulation smallest keys (all while fewer),
-    /// in ascending order of key.
-    static std::vector<KeySlot> smallest(const Kept& kept);
+    /// in ascending order of key when `ordered` (else in no order).
+    static std::vector<KeySlot> smallest(const Kept& kept, bool ordered = true);
 
     std::vector<std::string> m_populations, m_markers;
     uint64_t m_seed;

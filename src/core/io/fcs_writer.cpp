@@ -100,11 +100,23 @@ Keywords keptKeywords(const Table& table) {
 
 /// The largest magnitude of each value column (non-finite values left out).
 std::vector<float> columnTops(const Table& table) {
-    std::vector<float> top(table.values.cols, 0.0f);
-    for (size_t r = 0; r < table.values.rows; ++r)
-        for (size_t c = 0; c < top.size(); ++c)
-            if (const float v = std::fabs(table.values.at(r, c)); std::isfinite(v))
-                top[c] = std::max(top[c], v);
+    const size_t cols = table.values.cols;
+    std::vector<float> top(cols, 0.0f);
+    const long long rows = static_cast<long long>(table.values.rows);
+    // Rows on all threads, each with its own maxima (the largest is the same in any order).
+#pragma omp parallel if (rows > 16384)
+    {
+        std::vector<float> mine(cols, 0.0f);
+#pragma omp for schedule(static) nowait
+        for (long long r = 0; r < rows; ++r) {
+            const float* row = table.values.row(size_t(r));
+            for (size_t c = 0; c < cols; ++c)
+                if (const float v = std::fabs(row[c]); std::isfinite(v))
+                    mine[c] = std::max(mine[c], v);
+        }
+#pragma omp critical
+        for (size_t c = 0; c < cols; ++c) top[c] = std::max(top[c], mine[c]);
+    }
     return top;
 }
 
@@ -305,6 +317,7 @@ void writeRows(Sink& sink, const Table& table, const std::vector<const LabelColu
     for (size_t r0 = 0; r0 < events; r0 += chunkRows) {
         const size_t n = std::min<size_t>(chunkRows, events - r0);
         chunk.resize(n * cols);
+#pragma omp parallel for schedule(static) if (n > 4096)
         for (size_t r = 0; r < n; ++r) {
             std::memcpy(&chunk[r * cols], table.values.row(r0 + r), stored * sizeof(float));
             for (size_t l = 0; l < labels.size(); ++l)

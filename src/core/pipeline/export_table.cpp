@@ -202,17 +202,22 @@ io::Table buildExportTable(const ExportSource& source, const ExportOptions& opti
             if (const auto it = embedded.find(map.channels[j].name); it != embedded.end())
                 fromTransformed[j] = it->second;
     out.values = Matrix(events, kept + 2);
-    size_t row = 0;
+    size_t firstRow = 0;  // the table's first row in `out`
     for (size_t s = 0; s < source.tables.size(); ++s) {
         const io::Table& t = source.tables[s];
-        for (size_t i = 0; i < t.events(); ++i, ++row) {
+        // Rows on all threads: apply's writing thread copies a block of a cohort's file here.
+        const long long n = static_cast<long long>(t.events());
+#pragma omp parallel for schedule(static) if (n > 16384)
+        for (long long i = 0; i < n; ++i) {
+            const size_t row = firstRow + size_t(i);
             float* dst = out.values.row(row);
             for (size_t j = 0; j < kept; ++j)
                 dst[j] = fromTransformed[j] ? source.transformed->at(row, *fromTransformed[j])
-                                            : t.values.at(i, map.where[s][j]);
+                                            : t.values.at(size_t(i), map.where[s][j]);
             dst[kept] = source.xy->at(row, 0);
             dst[kept + 1] = source.xy->at(row, 1);
         }
+        firstRow += t.events();
     }
     CoordinateBounds own;
     if (!source.bounds) own.add(*source.xy);
