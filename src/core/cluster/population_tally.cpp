@@ -186,12 +186,13 @@ std::string PopulationTally::toBytes() const {
         b.put(s.total);
     }
     b.putVector(m_seen);
-    // Only the kept rows, slots renumbered in key order; each population's on its own thread.
+    // Only the kept rows, slots renumbered; each population's on its own thread. A merge offers
+    // them in any order.
     const size_t d = m_markers.size(), k = m_kept.size();
     std::vector<Bytes> parts(k);
 #pragma omp parallel for schedule(dynamic)
     for (size_t p = 0; p < k; ++p) {
-        std::vector<KeySlot> order = smallest(m_kept[p]);
+        std::vector<KeySlot> order = smallest(m_kept[p], false);
         std::vector<float> rows(order.size() * d);
         for (size_t i = 0; i < order.size(); ++i) {
             std::copy_n(m_kept[p].rows.begin() + long(order[i].slot * d), d,
