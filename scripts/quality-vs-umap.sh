@@ -28,7 +28,7 @@ line() {  # DATA METHOD SECONDS PROCESS_SECONDS EMBEDDING [prepare options...]
     local data=$1 method=$2 seconds=$3 process=$4 y=$5
     shift 5
     "$cli" score "$work/$data.csv" "$@" --embedding "$y" --json |
-        python3 -c "import json, sys; j = json.load(sys.stdin); r = {'bench': 'quality', 'data': '$data', 'method': '$method', 'seconds': $seconds, 'trustworthiness': j['trustworthiness'], 'knn_preservation': j['knn_preservation']}; r.update({'process_seconds': $process} if '$process' else {}); print(json.dumps(r))"
+        python3 -c "import json, sys; j = json.load(sys.stdin); r = {'bench': 'quality', 'data': '$data', 'method': '$method', 'seconds': $seconds, 'trustworthiness': j['trustworthiness'], 'knn_preservation': j['knn_preservation']}; r.update({'process_seconds': float('$process')} if '$process' else {}); print(json.dumps(r))"
 }
 for data in mammoth cytof; do
     prepare=(--transform none)

@@ -51,7 +51,9 @@ class CpuProjector final : public Projector {
             std::vector<uint32_t> idx(kk);
             FastPointScratch scratch;
             scratch.reserve(setup.topnn);
-#pragma omp for schedule(static)
+            // Taken in turns, not in fixed shares: apply's reading and writing threads share
+            // the cores, and a fixed share would wait for the thread they slowed.
+#pragma omp for schedule(dynamic, 64)
             for (long long grp = 0; grp < groups; ++grp) {
                 const size_t first = static_cast<size_t>(grp) * kPointGroup;
                 const size_t count = std::min(kPointGroup, n - first);

@@ -352,7 +352,8 @@ Matrix TransformPipeline::apply(const io::Table& table) const {
 #pragma omp parallel if (n > 4096)
     {
         std::vector<double> observed(kBlock * k), x(kBlock);
-#pragma omp for schedule(static)
+        // In turns: apply's reading and writing threads share the cores.
+#pragma omp for schedule(dynamic, 4)
         for (long long b = 0; b < blocks; ++b) {
             const size_t first = static_cast<size_t>(b) * kBlock;
             const size_t count = std::min(kBlock, n - first);
