@@ -61,7 +61,7 @@ struct ApplyTimes {
     double waitWrite = 0;  ///< waiting for the last block's write to finish
     double write = 0;      ///< writing blocks (on the writing thread, beside the work)
     double commit = 0;     ///< finishing each output file
-    double setup = 0;      ///< the model, the checks and the lanes' backends (not summed)
+    double setup = 0;      ///< the model and the checks (not summed)
     double files = 0;      ///< from the first lane's start to the last one's end (not summed)
     /// Adds another lane's times.
     void add(const ApplyTimes& o) {
@@ -106,6 +106,7 @@ std::vector<std::string> outputPaths(const ApplyArgs& a) {
 struct SharedTally {
     std::mutex lock;
     std::optional<PopulationTally> tally;  // made with the first labelled block
+    size_t namedBy = SIZE_MAX;             // the file whose markers name the tally's columns
 };
 
 /// One lane of apply: the model and where its files' populations are counted.
@@ -144,6 +145,12 @@ std::vector<int32_t> labelAndCount(ApplyRun& run, size_t f, const io::Table& tab
     const std::lock_guard<std::mutex> hold(run.counted.lock);
     std::optional<PopulationTally>& tally = run.counted.tally;
     if (!tally) tally.emplace(run.populationNames, markerNames(table, run.pipeline.columns()), 1);
+    // The columns are named after the rank's first file, whichever lane counted first (files
+    // may name a marker differently).
+    if (f < run.counted.namedBy) {
+        tally->renameMarkers(markerNames(table, run.pipeline.columns()));
+        run.counted.namedBy = f;
+    }
     tally->add(f, sampleName(run.args.inputs[f]), codes, points, firstCell);
     return codes;
 }
@@ -253,7 +260,8 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
         t = Clock::now();
         if (writing.valid()) writing.get();
         times.waitWrite += since(t);
-        // The writing thread adds to times.write only while this one waits for it.
+        // Only the writing thread adds to times.write (one write of a lane at a time); it is
+        // read after the last one has finished.
         writing = std::async(std::launch::async, [&stream, &run, &a, done, threads, &times] {
             omp_set_num_threads(threads);
             const auto start = Clock::now();

@@ -1,7 +1,7 @@
 #pragma once
 // What the kernels over split FP16 fragments share (the k-NN graph's candidates and the
-// trustworthiness ranks): the split of a value into two FP16 parts, the reference tiles' size,
-// and asynchronous copies from global to shared memory.
+// trustworthiness ranks): the split of a value into two FP16 parts, the split product of two
+// fragments, the reference tiles' size, and asynchronous copies from global to shared memory.
 
 #include <cuda_fp16.h>
 

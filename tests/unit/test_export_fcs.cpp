@@ -97,7 +97,7 @@ std::map<std::string, std::string> checkFcs31(const fs::path& path) {
     EXPECT_GT(dataBegin, textEnd);
     EXPECT_EQ(bytes.substr(textEnd + 1, dataBegin - textEnd - 1),
               std::string(dataBegin - textEnd - 1, ' '));
-    EXPECT_LE(dataBegin - textEnd - 1, 24 * (2 * par + 3));
+    EXPECT_LE(dataBegin - textEnd - 1, 24 * (par + 3) + 80);
     EXPECT_EQ(dataEnd - dataBegin + 1, static_cast<uint64_t>(tot) * par * 4);
     EXPECT_EQ(bytes.size(), dataEnd + 1 + 8);
     EXPECT_EQ(offset[4], 0u);

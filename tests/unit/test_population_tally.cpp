@@ -134,6 +134,18 @@ TEST(PopulationTally, BlocksOfAnySizeKeepTheSameCells) {
     EXPECT_EQ(merged.heatmap().medians, a.medians);
 }
 
+TEST(PopulationTally, MarkersRenamedNameTheMediansColumns) {
+    // apply names the columns after its first file, whichever lane counted first.
+    PopulationTally tally = emptyTally();
+    const Sample s = makeSample("s1", 100, 1);
+    tally.add(0, s.name, s.codes, s.values);
+    EXPECT_THROW(tally.renameMarkers({"only one"}), InputError);
+    tally.renameMarkers({"CD3", "CD4"});
+    const auto dir = test::freshDir("tally_names");
+    tally.writeMedians((dir / "m.csv").string());
+    EXPECT_EQ(readText(dir / "m.csv").substr(0, 24), "population,cells,CD3,CD4");
+}
+
 TEST(PopulationTally, RefusesBytesOfAnotherTally) {
     PopulationTally tally = emptyTally();
     PopulationTally other({"A", "B", "C"}, {"m0", "m1"}, 7);

@@ -82,7 +82,8 @@ struct Bytes {
     template <class T>
     std::pair<const char*, size_t> viewVector() {
         const auto n = get<uint64_t>();
-        need(n * sizeof(T));
+        if (n > (text.size() - at) / sizeof(T))
+            throw InputError("population tally: the merged bytes are cut short");
         const char* data = text.data() + at;
         at += n * sizeof(T);
         return {data, size_t(n)};
@@ -100,8 +101,8 @@ PopulationTally::PopulationTally(std::vector<std::string> populations,
       m_kept(m_populations.size()) {}
 
 void PopulationTally::offer(Kept& kept, uint64_t key, const float* row) const {
-    if (kept.trimmed && key >= kept.bound) return;
     const size_t d = m_markers.size();
+    if (d == 0 || (kept.trimmed && key >= kept.bound)) return;  // counts only: nothing to keep
     uint64_t slot;
     if (kept.free.empty()) {
         slot = kept.rows.size() / d;
@@ -164,13 +165,21 @@ void PopulationTally::add(size_t sampleIndex, const std::string& sample,
         ++m_seen[size_t(c)];
         cellsOf[size_t(c)].push_back(uint32_t(i));
     }
-    // Without markers (counts only) there are no values to keep.
+    // Without markers (counts only) there are no values to keep. offer() throws nothing but
+    // bad_alloc, which inside the parallel loop ends the program as it would anywhere else.
     if (d == 0) return;
     const uint64_t sampleKey = mix(m_seed ^ mix(sampleIndex));
 #pragma omp parallel for schedule(dynamic) if (codes.size() > 4096)
     for (size_t p = 0; p < k; ++p)
         for (const uint32_t i : cellsOf[p])
             offer(m_kept[p], mix(sampleKey ^ (firstCell + i)), values.row(i));
+}
+
+void PopulationTally::renameMarkers(std::vector<std::string> markers) {
+    if (markers.size() != m_markers.size())
+        throw InputError("population tally: " + std::to_string(markers.size()) +
+                         " marker names for " + std::to_string(m_markers.size()) + " markers");
+    m_markers = std::move(markers);
 }
 
 std::string PopulationTally::toBytes() const {

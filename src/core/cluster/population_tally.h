@@ -38,6 +38,8 @@ class PopulationTally {
     /// block's first cell in its sample. Blocks of a sample added before join its counts.
     void add(size_t sampleIndex, const std::string& sample, const std::vector<int32_t>& codes,
              const Matrix& values, size_t firstCell = 0);
+    /// Renames the markers (the same number of them): the medians' columns.
+    void renameMarkers(std::vector<std::string> markers);
     /// The tally as bytes, for merge() in another process.
     std::string toBytes() const;
     /// Adds a tally of other samples (from toBytes() of one with the same populations, markers

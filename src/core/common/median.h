@@ -15,7 +15,7 @@ inline float medianOf(std::vector<float>& v) {
     std::nth_element(v.begin(), v.begin() + long(mid), v.end());
     float m = v[mid];
     if (v.size() % 2 == 0) m = 0.5f * (m + *std::max_element(v.begin(), v.begin() + long(mid)));
-    return m;
+    return m + 0.0f;  // -0 and 0 are equal: which one lands in the middle depends on the order
 }
 
 }  // namespace sepal

@@ -211,24 +211,24 @@ std::string headerField(uint64_t v) {
     return buf;
 }
 
-/// The widest a value that depends on the events is counted when DATA's place is reserved: any
-/// number Sepal writes there fits.
-constexpr size_t kReservedValueChars = 24;
 constexpr uint64_t kTextBegin = 58;
 
-/// Whether a keyword's value depends on the events written: the offsets, the count, and each
-/// parameter's range ($PnR from the values, $PnD from the coordinates' bounds).
-bool dependsOnEvents(const std::string& key) {
-    if (key == "$BEGINDATA" || key == "$ENDDATA" || key == "$TOT") return true;
+/// How wide a keyword's value is counted when DATA's place is reserved, if it depends on the
+/// events written (0 if not): 24 characters for the offsets, the count and each parameter's
+/// range $PnR (any integer or float Sepal writes), 40 for $PnD ("Linear,low,high" of the
+/// coordinates' bounds).
+size_t reservedWidth(const std::string& key) {
+    if (key == "$BEGINDATA" || key == "$ENDDATA" || key == "$TOT") return 24;
     if (key.size() < 4 || key[0] != '$' || key[1] != 'P' || !std::isdigit(uint8_t(key[2])))
-        return false;
+        return 0;
     size_t i = 2;
     while (i < key.size() && std::isdigit(uint8_t(key[i]))) ++i;
-    return i + 1 == key.size() && (key[i] == 'R' || key[i] == 'D');
+    if (i + 1 != key.size()) return 0;
+    return key[i] == 'R' ? 24 : key[i] == 'D' ? 40 : 0;
 }
 
 /// Where DATA begins in a file of these keywords: after HEADER and the longest TEXT they can
-/// make, each value that depends on the events counted as at least kReservedValueChars. So a
+/// make, each value that depends on the events counted as at least its reservedWidth. So a
 /// streamed file's DATA goes in place from its first block on, and its TEXT, written last, fits
 /// before it; the gap after TEXT is spaces (FCS places segments by their offsets).
 uint64_t reservedDataBegin(const Keywords& fixed, const Keywords& body, char delimiter) {
@@ -236,8 +236,7 @@ uint64_t reservedDataBegin(const Keywords& fixed, const Keywords& body, char del
     for (const Keywords* list : {&fixed, &body})
         for (const auto& [k, v] : *list) {
             const size_t value = escaped(v, delimiter).size();
-            size += escaped(k, delimiter).size() + 1 +
-                    (dependsOnEvents(k) ? std::max(value, kReservedValueChars) : value) + 1;
+            size += escaped(k, delimiter).size() + 1 + std::max(value, reservedWidth(k)) + 1;
         }
     return size;
 }
