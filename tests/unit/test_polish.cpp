@@ -59,7 +59,10 @@ TEST(Polish, KeepsMoreNeighbourhoodsThanEmbedsomAlone) {
     auto search = makeCpuNearestSearch();
     polishPositions(e.points, e.result.model, xy.data(), p, *search);
     const double before = trust(e.points, e.result.xy.values), after = trust(e.points, xy);
-    EXPECT_GT(after, before + 0.002) << before << " -> " << after;
+    // The polish reaches the same level from layouts that start apart (0.9924 -> 0.99765 with
+    // the bisection-calibrated perplexity, 0.9961 -> 0.99764 with Newton's steps).
+    EXPECT_GT(after, before + 0.001) << before << " -> " << after;
+    EXPECT_GT(after, 0.997) << before << " -> " << after;
 }
 
 TEST(Polish, ThreadsChangeNothingAndZeroEpochsIsNoPolish) {

@@ -101,6 +101,27 @@ TEST(TrainTsne, CalibratedRowsHaveThePerplexity) {
     EXPECT_NEAR(std::exp(h), 10.0, 0.01);
 }
 
+TEST(TrainTsne, CalibrationReachesThePerplexityOnHardRows) {
+    // Rows where Newton's step leaves its bracket or has little slope: two tied groups, one
+    // near point among far ones, distances over twelve orders of magnitude.
+    const auto perplexityOf = [](const std::vector<float>& d, float perplexity) {
+        std::vector<float> p(d.size());
+        calibrateRow(d.data(), d.size(), perplexity, p.data());
+        double h = 0.0;
+        for (float v : p) h -= v > 0 ? v * std::log(v) : 0.0;
+        return std::exp(h);
+    };
+    std::vector<float> ties(100, 4.0f);
+    for (size_t j = 0; j < 30; ++j) ties[j] = 1.0f;
+    EXPECT_NEAR(perplexityOf(ties, 40.0f), 40.0, 0.04);
+    std::vector<float> outlier(100, 1e6f);
+    outlier[7] = 0.5f;
+    EXPECT_NEAR(perplexityOf(outlier, 30.0f), 30.0, 0.03);
+    std::vector<float> wide(200);
+    for (size_t j = 0; j < wide.size(); ++j) wide[j] = std::pow(10.0f, float(j % 13) - 6.0f);
+    EXPECT_NEAR(perplexityOf(wide, 15.0f), 15.0, 0.02);
+}
+
 TEST(TrainTsne, DivergenceFallsSeparatesClustersAndIsDeterministic) {
     auto run = [](int threads, std::vector<double>* kl) {
         omp_set_num_threads(threads);
