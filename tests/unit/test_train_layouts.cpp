@@ -103,7 +103,7 @@ TEST(TrainTsne, CalibratedRowsHaveThePerplexity) {
 
 TEST(TrainTsne, CalibrationReachesThePerplexityOnHardRows) {
     // Rows where Newton's step leaves its bracket or has little slope: two tied groups, one
-    // near point among far ones, distances over twelve orders of magnitude.
+    // near point among far ones, distances over twelve orders of magnitude (16 at the smallest).
     const auto perplexityOf = [](const std::vector<float>& d, float perplexity) {
         std::vector<float> p(d.size());
         calibrateRow(d.data(), d.size(), perplexity, p.data());
@@ -119,7 +119,7 @@ TEST(TrainTsne, CalibrationReachesThePerplexityOnHardRows) {
     EXPECT_NEAR(perplexityOf(outlier, 30.0f), 30.0, 0.03);
     std::vector<float> wide(200);
     for (size_t j = 0; j < wide.size(); ++j) wide[j] = std::pow(10.0f, float(j % 13) - 6.0f);
-    EXPECT_NEAR(perplexityOf(wide, 15.0f), 15.0, 0.02);
+    EXPECT_NEAR(perplexityOf(wide, 25.0f), 25.0, 0.03);
 }
 
 TEST(TrainTsne, DivergenceFallsSeparatesClustersAndIsDeterministic) {
