@@ -11,6 +11,7 @@
 #include "core/knn/knn_graph.h"
 #include "core/metrics/quality.h"
 #include "gpu_test_support.h"
+#include "knn_graph_compare.h"
 
 namespace sepal::test {
 namespace {
@@ -28,17 +29,8 @@ size_t expectSameGraph(const Matrix& m, size_t k, KnnMetric metric, const std::s
     const KnnGraph gpu = builder->build(m, k, metric);
     EXPECT_EQ(gpu.neighbours.size(), cpu.neighbours.size()) << what;
     if (gpu.neighbours.size() != cpu.neighbours.size()) return builder->redone();
-    size_t differ = 0;
-    for (size_t i = 0; i < cpu.neighbours.size(); ++i) {
-        const bool same = gpu.neighbours[i] == cpu.neighbours[i] &&
-                          (gpu.distances[i] == cpu.distances[i] ||
-                           (std::isnan(gpu.distances[i]) && std::isnan(cpu.distances[i])));
-        if (!same && differ++ < 3)
-            ADD_FAILURE() << what << ": point " << i / k << " neighbour " << i % k << ": GPU "
-                          << gpu.neighbours[i] << " at " << gpu.distances[i] << ", CPU "
-                          << cpu.neighbours[i] << " at " << cpu.distances[i];
-    }
-    EXPECT_EQ(differ, 0u) << what << " (" << builder->redone() << " found again on the CPU)";
+    EXPECT_EQ(test::graphDifferences(gpu, cpu, k, what, "GPU", "CPU"), 0u)
+        << what << " (" << builder->redone() << " found again on the CPU)";
     return builder->redone();
 }
 

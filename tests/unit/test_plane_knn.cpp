@@ -3,13 +3,13 @@
 // cells far from the origin, missing values, and k near the number of cells.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <limits>
 #include <random>
 
 #include "core/common/error.h"
 #include "core/knn/knn_graph.h"
 #include "core/knn/plane_knn.h"
+#include "knn_graph_compare.h"
 
 namespace sepal {
 namespace {
@@ -18,17 +18,7 @@ void expectSameAsBruteForce(const Matrix& m, size_t k, const std::string& what) 
     const KnnGraph brute = knnGraph(m, k, KnnMetric::Euclidean);
     const KnnGraph tree = planeKnnGraph(m, k);
     ASSERT_EQ(tree.neighbours.size(), brute.neighbours.size()) << what;
-    size_t differ = 0;
-    for (size_t i = 0; i < brute.neighbours.size(); ++i) {
-        const bool same = tree.neighbours[i] == brute.neighbours[i] &&
-                          (tree.distances[i] == brute.distances[i] ||
-                           (std::isnan(tree.distances[i]) && std::isnan(brute.distances[i])));
-        if (!same && differ++ < 3)
-            ADD_FAILURE() << what << ": cell " << i / k << " neighbour " << i % k << ": tree "
-                          << tree.neighbours[i] << " at " << tree.distances[i] << ", brute force "
-                          << brute.neighbours[i] << " at " << brute.distances[i];
-    }
-    EXPECT_EQ(differ, 0u) << what;
+    EXPECT_EQ(test::graphDifferences(tree, brute, k, what, "tree", "brute force"), 0u) << what;
 }
 
 TEST(PlaneKnn, EqualsTheBruteForceGraph) {
