@@ -5,7 +5,6 @@
 #include <omp.h>
 #include <unistd.h>
 #include <CLI/CLI.hpp>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -18,6 +17,7 @@
 #include "bench_registry.h"
 #include "core/cluster/metaclusters.h"
 #include "core/cluster/population_tally.h"
+#include "core/common/stopwatch.h"
 #include "core/common/threads.h"
 #include "core/demo/demo_data.h"
 #include "core/io/fcs_writer.h"
@@ -31,7 +31,6 @@ namespace sepal::bench {
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
 
 struct CohortOptions {
     size_t files = 8;
@@ -42,10 +41,6 @@ struct CohortOptions {
     int threads = 0;
     bool keep = false;
 };
-
-double since(Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
-}
 
 /// Each cell's population label, for the export's population column.
 PopulationCodes codesFor(const std::vector<int32_t>& codes, const std::vector<std::string>& names) {
@@ -75,7 +70,7 @@ void runCohort(const CohortOptions& o) {
     Backend backend = makeBackend(o.backend);
 
     // The model: the defaults of embed on the first file, with its metaclusters.
-    auto start = Clock::now();
+    auto start = StageClock::now();
     io::Table first = readInput(inputs.front());
     TransformPipeline pipeline = choosePipeline(first, PrepareOptions{});
     const Matrix firstPoints = fitAndApply(pipeline, first);
@@ -88,45 +83,45 @@ void runCohort(const CohortOptions& o) {
     std::vector<std::string> names;
     for (size_t p = 0; p < o.metaclusters; ++p)
         names.push_back("population " + std::to_string(p + 1));
-    const double trainSeconds = since(start);
+    const double trainSeconds = secondsSince(start);
 
     // The I/O limit: each file read and written again, nothing else.
     double ioRead = 0, ioWrite = 0;
     for (size_t f = 0; f < inputs.size(); ++f) {
-        auto t = Clock::now();
+        auto t = StageClock::now();
         const io::Table table = readInput(inputs[f]);
-        ioRead += since(t);
-        t = Clock::now();
+        ioRead += secondsSince(t);
+        t = StageClock::now();
         io::writeFcs((dir / "copies" / ("copy" + std::to_string(f) + ".fcs")).string(), table);
-        ioWrite += since(t);
+        ioWrite += secondsSince(t);
     }
 
     // Files to files, as apply does it.
     double read = 0, transform = 0, project = 0, label = 0, write = 0;
     size_t cells = 0;
     PopulationTally tally(names, pipeline.columns(), 1);
-    start = Clock::now();
+    start = StageClock::now();
     for (size_t f = 0; f < inputs.size(); ++f) {
         const std::string& path = inputs[f];
-        auto t = Clock::now();
+        auto t = StageClock::now();
         const io::Table table = readInput(path);
-        read += since(t);
-        t = Clock::now();
+        read += secondsSince(t);
+        t = StageClock::now();
         const Matrix points = pipeline.apply(table);
-        transform += since(t);
-        t = Clock::now();
+        transform += secondsSince(t);
+        t = StageClock::now();
         Matrix xy(points.rows, 2);
         std::vector<uint32_t> nearest(points.rows);
         bool found = false;
         backend.projector->projectFindingNearest(points.data(), points.rows, points.cols, model,
                                                  settings.params, xy.data(), nearest.data(), found);
-        project += since(t);
-        t = Clock::now();
+        project += secondsSince(t);
+        t = StageClock::now();
         const auto codes = found ? groupsOfNearest(points, nearest, ofLandmark)
                                  : groupsOfPoints(points, model, ofLandmark, *backend.search);
         tally.add(f, sampleName(path), codes, points);
-        label += since(t);
-        t = Clock::now();
+        label += secondsSince(t);
+        t = StageClock::now();
         const PopulationCodes populations = codesFor(codes, names);
         ExportSource source;
         source.tables = std::span<const io::Table>(&table, 1);
@@ -136,12 +131,12 @@ void runCohort(const CohortOptions& o) {
         source.populations = &populations;
         writeExport((dir / "out" / (sampleName(path) + ".fcs")).string(), source, ExportOptions{},
                     inputs);
-        write += since(t);
+        write += secondsSince(t);
         cells += points.rows;
     }
     tally.writeCounts((dir / "out" / "populations.csv").string());
     tally.writeMedians((dir / "out" / "medians.csv").string());
-    const double total = since(start);
+    const double total = secondsSince(start);
     const double ioTotal = ioRead + ioWrite;
 
     nlohmann::json j = nlohmann::json::parse(contextJson());

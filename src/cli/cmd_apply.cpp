@@ -4,7 +4,6 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -23,6 +22,7 @@
 #include "core/cluster/metaclusters.h"
 #include "core/cluster/population_tally.h"
 #include "core/common/error.h"
+#include "core/common/stopwatch.h"
 #include "core/io/input_guard.h"
 #include "core/model/model_file.h"
 #include "core/pipeline/input_blocks.h"
@@ -69,13 +69,6 @@ struct ApplyTimes {
         label += o.label, waitWrite += o.waitWrite, write += o.write, commit += o.commit;
     }
 };
-
-using Clock = std::chrono::steady_clock;
-
-/// Seconds since t.
-double since(Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
-}
 
 /// True when `output` exists and was written after `input` was last changed.
 bool newerThan(const std::string& output, const std::string& input) {
@@ -195,9 +188,9 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
     std::future<void> writing;
     ApplyTimes& times = run.times;
     for (;;) {
-        auto t = Clock::now();
+        auto t = StageClock::now();
         std::optional<io::Table> block = reading.get();
-        times.waitRead += since(t);
+        times.waitRead += secondsSince(t);
         if (!block) break;
         reading = std::async(std::launch::async, nextBlock);
         io::Table& table = *block;
@@ -213,16 +206,16 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
             checkColumns(run.loaded.columns, available);
             checked = true;
         }
-        t = Clock::now();
+        t = StageClock::now();
         Matrix points = run.pipeline.apply(table);
-        times.transform += since(t);
+        times.transform += secondsSince(t);
         // An up-to-date output is only counted; populations drawn as regions need the layout.
         const bool projected = !upToDate || !run.loaded.regions.empty();
         Matrix xy(projected ? points.rows : 0, 2);
         // The projection's k-NN knows each cell's nearest landmark: labelling takes it from
         // there when the projector keeps it.
         std::vector<uint32_t> nearest(projected && counted ? points.rows : 0);
-        t = Clock::now();
+        t = StageClock::now();
         if (projected) {
             bool found = false;
             nonFinite += run.backend.projector
@@ -232,11 +225,11 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
                              .nonFinitePoints;
             if (!found) nearest.clear();
         }
-        times.project += since(t);
-        t = Clock::now();
+        times.project += secondsSince(t);
+        t = StageClock::now();
         std::vector<int32_t> codes;
         if (counted) codes = labelAndCount(run, f, table, points, xy, nearest, firstCell);
-        times.label += since(t);
+        times.label += secondsSince(t);
         if (upToDate) continue;
         if (counted) setPopulationColumn(table, run.populationNames, codes);
         // Each output names its sample, so the files can be pooled later.
@@ -246,33 +239,33 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
                       [&](const io::LabelColumn& l) { return l.name == a.sampleColumn; });
         table.labels.push_back(std::move(sample));
         if (!stream) {
-            t = Clock::now();
+            t = StageClock::now();
             written += writeEmbedded(out,
                                      {&table, &xy, run.pipeline.columns(), &points, a.sampleColumn,
                                       run.readFiles},
                                      a.exports, a.quiet)
                            .size();
-            times.write += since(t);
+            times.write += secondsSince(t);
             continue;
         }
         auto done = std::make_shared<EmbeddedBlock>(
             EmbeddedBlock{std::move(table), std::move(xy), std::move(points)});
-        t = Clock::now();
+        t = StageClock::now();
         if (writing.valid()) writing.get();
-        times.waitWrite += since(t);
+        times.waitWrite += secondsSince(t);
         // Only the writing thread adds to times.write (one write of a lane at a time); it is
         // read after the last one has finished.
         writing = std::async(std::launch::async, [&stream, &run, &a, done, threads, &times] {
             omp_set_num_threads(threads);
-            const auto start = Clock::now();
+            const auto start = StageClock::now();
             appendEmbedded(*stream, {&done->table, &done->xy, run.pipeline.columns(), &done->points,
                                      a.sampleColumn, run.readFiles});
-            times.write += since(start);
+            times.write += secondsSince(start);
         });
     }
-    auto t = Clock::now();
+    auto t = StageClock::now();
     if (writing.valid()) writing.get();
-    times.waitWrite += since(t);
+    times.waitWrite += secondsSince(t);
     if (!run.loaded.gates.empty())
         note(a.quiet, run.prefix + path + ": " + gatedSummary(kept, events, run.loaded.gates));
     if (nonFinite > 0)
@@ -284,9 +277,9 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
         return 0;
     }
     if (stream) {
-        t = Clock::now();
+        t = StageClock::now();
         stream->commit();
-        times.commit += since(t);
+        times.commit += secondsSince(t);
         ++written;
     }
     return written;
@@ -305,7 +298,7 @@ std::filesystem::path mediansPath(const ApplyArgs& a) {
 /// lanes' times.
 std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks, size_t& files,
                                           ApplyTimes& times) {
-    const auto start = Clock::now();
+    const auto start = StageClock::now();
     setThreads(a.threads);
     if (a.format != "csv" && a.format != "fcs")
         throw InputError("--format " + a.format + ": use csv or fcs");
@@ -371,8 +364,8 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
             failed = true;
         }
     };
-    times.setup = since(start);
-    const auto lanesStart = Clock::now();
+    times.setup = secondsSince(start);
+    const auto lanesStart = StageClock::now();
     if (lanes == 1) {
         lane(0);
     } else {
@@ -380,7 +373,7 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
         for (size_t w = 0; w < lanes; ++w) running.emplace_back(lane, w);
         for (auto& t : running) t.join();
     }
-    times.files = since(lanesStart);
+    times.files = secondsSince(lanesStart);
     for (const auto& e : errors)
         if (e) std::rethrow_exception(e);
     for (size_t w = 0; w < lanes; ++w) {
@@ -405,13 +398,13 @@ void printTimes(const Ranks& ranks, const ApplyTimes& t, double merge, double ta
 }
 
 void runApply(const ApplyArgs& a) {
-    const auto start = Clock::now();
+    const auto start = StageClock::now();
     const Ranks ranks;
     std::optional<PopulationTally> tally;
     size_t files = 0;
     ApplyTimes times;
     ranks.together([&] { tally = applyFiles(a, ranks, files, times); });
-    const auto mergeStart = Clock::now();
+    const auto mergeStart = StageClock::now();
     if (ranks.size() > 1) {
         // Rank 0 merges the other ranks' tallies one at a time (it does file 0, so it has a
         // tally whenever another rank has one); a failure there is reported as any rank's.
@@ -426,12 +419,13 @@ void runApply(const ApplyArgs& a) {
         });
         files = ranks.sum(files);
         if (!ranks.root()) {
-            if (a.timings) printTimes(ranks, times, since(mergeStart), 0, since(start));
+            if (a.timings)
+                printTimes(ranks, times, secondsSince(mergeStart), 0, secondsSince(start));
             return;
         }
     }
-    const double merge = since(mergeStart);
-    const auto tablesStart = Clock::now();
+    const double merge = secondsSince(mergeStart);
+    const auto tablesStart = StageClock::now();
     if (tally) {
         tally->writeCounts(countsPath(a).string());
         tally->writeMedians(mediansPath(a).string());
@@ -445,7 +439,7 @@ void runApply(const ApplyArgs& a) {
     }
     note(a.quiet, "wrote " + std::to_string(files) + " files to " + a.outDir +
                       (ranks.size() > 1 ? " (" + std::to_string(ranks.size()) + " ranks)" : ""));
-    if (a.timings) printTimes(ranks, times, merge, since(tablesStart), since(start));
+    if (a.timings) printTimes(ranks, times, merge, secondsSince(tablesStart), secondsSince(start));
 }
 
 void addApplyCommand(CLI::App& app) {

@@ -3,7 +3,6 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <utility>
@@ -13,6 +12,7 @@
 #include "cli/cli_ranks.h"
 #include "cli/command_registry.h"
 #include "core/common/error.h"
+#include "core/common/stopwatch.h"
 #include "core/io/input_guard.h"
 #include "core/knn/knn_graph.h"
 #include "core/pipeline/prepare.h"
@@ -84,9 +84,9 @@ void runKnn(const KnnArgs& a, const Ranks& ranks) {
         if (a.backend != "cpu" && a.backend != "reference")
             options.graphDevices = ranks.gpusOfThisRank(gpuCount());
         Backend backend = makeBackend(a.backend, options);
-        const auto start = std::chrono::steady_clock::now();
+        const auto start = StageClock::now();
         graph = backend.graph->buildRows(input.points, a.k, metric, first, last);
-        seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        seconds = secondsSince(start);
         redone = backend.graph->redone();
         device = backend.name == "cuda" ? "GPU" : "CPU";
         if (ranks.root() && ranks.size() > 1) {

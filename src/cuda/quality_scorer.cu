@@ -10,7 +10,6 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include "core/common/error.h"
+#include "core/common/stopwatch.h"
 #include "core/knn/knn_graph.h"
 #include "core/knn/plane_knn.h"
 #include "core/metrics/quality.h"
@@ -35,13 +35,12 @@ constexpr int kMostK = 32;  // neighbours the rank kernel holds per cell
 
 /// Seconds of each stage, one after another.
 struct Stopwatch {
-    std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+    StageClock::time_point last = StageClock::now();
     std::vector<std::pair<std::string, double>> laps;
     /// Ends the stage `what` now.
     void lap(const std::string& what) {
-        const auto now = std::chrono::steady_clock::now();
-        laps.emplace_back(what, std::chrono::duration<double>(now - last).count());
-        last = now;
+        laps.emplace_back(what, secondsSince(last));
+        last = StageClock::now();
     }
 };
 constexpr uint32_t kNoTarget = 0xFFFFFFFFu;

@@ -1,13 +1,13 @@
 #include "core/pipeline/embed_pipeline.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <map>
 #include <regex>
 
 #include "core/common/error.h"
+#include "core/common/stopwatch.h"
 #include "core/train/init.h"
 #include "core/train/kmeans_trainer.h"
 #include "core/train/sampling.h"
@@ -18,12 +18,6 @@
 
 namespace sepal {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // Of the rows `usable` of `points`, a seeded sample of `count` (0: all), copied so trainers see
 // a compact matrix. With every row usable the sample is the one of samplePoints(rows, count).
@@ -182,7 +176,7 @@ LandmarkModel trainLandmarks(const Matrix& points, const EmbedSettings& settings
     if (skippedNonFinite) *skippedNonFinite = points.rows - usable.size();
     if (usable.size() < spec.count)
         throw InputError(tooFewEvents(points, usable.size(), spec.count));
-    const auto start = Clock::now();
+    const auto start = StageClock::now();
     const Matrix train = settings.balanceGroups.empty()
                              ? subsample(points, usable, settings.trainSample, settings.seed)
                              : balancedSubsample(points, usable, settings.balanceGroups,
@@ -210,7 +204,7 @@ LandmarkModel trainLandmarks(const Matrix& points, const EmbedSettings& settings
         runTrainer(*trainer, model, data, "train", progress);
     }
     if (timings) timings->train = secondsSince(start);
-    const auto layoutStart = Clock::now();
+    const auto layoutStart = StageClock::now();
     if (!layout.empty() && layout != "none" && layout != "grid") {
         nlohmann::json params = settings.layoutParams;
         if (!params.contains("seed")) params["seed"] = settings.seed;
@@ -237,7 +231,7 @@ EmbedResult embedMatrix(const Matrix& points, const EmbedSettings& settings, Pro
     result.model = trainLandmarks(points, settings, search, progress, &result.timings,
                                   &result.trainingSkipped);
     validateParams(settings.params, result.model.count());
-    const auto start = Clock::now();
+    const auto start = StageClock::now();
     result.xy = Matrix(points.rows, 2);
     if (progress) progress("project", 0.0);
     result.report = projector.project(points.data(), points.rows, points.cols, result.model,
@@ -245,7 +239,7 @@ EmbedResult embedMatrix(const Matrix& points, const EmbedSettings& settings, Pro
     if (progress) progress("project", 1.0);
     result.timings.project = secondsSince(start);
     if (settings.polish.epochs > 0) {
-        const auto polishStart = Clock::now();
+        const auto polishStart = StageClock::now();
         polishPositions(points, result.model, result.xy.data(), settings.polish, search);
         result.timings.polish = secondsSince(polishStart);
     }

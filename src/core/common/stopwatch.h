@@ -1,0 +1,16 @@
+#pragma once
+// Seconds since a moment: the stage timings that sepal-cli, sepal-bench and the scorers report.
+
+#include <chrono>
+
+namespace sepal {
+
+/// The clock of stage timings (monotonic).
+using StageClock = std::chrono::steady_clock;
+
+/// Seconds from `start` to now.
+inline double secondsSince(StageClock::time_point start) {
+    return std::chrono::duration<double>(StageClock::now() - start).count();
+}
+
+}  // namespace sepal
