@@ -137,11 +137,14 @@ std::vector<int32_t> labelAndCount(ApplyRun& run, size_t f, const io::Table& tab
     if (!regions.empty()) codes = labelCells(regions, codes, xy.data());
     const std::lock_guard<std::mutex> hold(run.counted.lock);
     std::optional<PopulationTally>& tally = run.counted.tally;
-    if (!tally) tally.emplace(run.populationNames, markerNames(table, run.pipeline.columns()), 1);
     // The columns are named after the rank's first file, whichever lane counted first (files
     // may name a marker differently).
     if (f < run.counted.namedBy) {
-        tally->renameMarkers(markerNames(table, run.pipeline.columns()));
+        std::vector<std::string> markers = markerNames(table, run.pipeline.columns());
+        if (tally)
+            tally->renameMarkers(std::move(markers));
+        else
+            tally.emplace(run.populationNames, std::move(markers), 1);
         run.counted.namedBy = f;
     }
     tally->add(f, sampleName(run.args.inputs[f]), codes, points, firstCell);

@@ -351,6 +351,7 @@ FcsStreamWriter::~FcsStreamWriter() = default;
 
 void FcsStreamWriter::append(const Table& block) {
     const std::vector<const LabelColumn*> labels = checkedLabels(m_path, block);
+    const std::vector<float> tops = columnTops(block);
     if (!m_file) {
         m_layout.source = block.source;
         m_layout.channels = block.channels;
@@ -363,7 +364,7 @@ void FcsStreamWriter::append(const Table& block) {
         // take the place they will take at the end (headerAndText's reservation).
         std::vector<const LabelColumn*> layoutLabels;
         for (const LabelColumn& l : m_layout.labels) layoutLabels.push_back(&l);
-        const std::string head = headerAndText(m_layout, layoutLabels, columnTops(block), 0);
+        const std::string head = headerAndText(m_layout, layoutLabels, tops, 0);
         m_file = std::make_unique<AtomicFile>(m_path);
         m_file->write(std::string(head.size(), ' '));
         m_dataBegin = head.size();
@@ -371,7 +372,6 @@ void FcsStreamWriter::append(const Table& block) {
                labels.size() != m_layout.labels.size()) {
         throw InputError("cannot write '" + m_path + "': a block of events has other columns");
     }
-    const std::vector<float> tops = columnTops(block);
     for (size_t c = 0; c < tops.size(); ++c) m_tops[c] = std::max(m_tops[c], tops[c]);
     writeRows(*m_file, block, labels);
     m_events += block.values.rows;
