@@ -1,11 +1,12 @@
 // Trustworthiness and k-NN preservation of every cell on the GPU, with scoreEmbedding's figures:
-// the exact k-NN graph of the cells in data space (the GPU's) and in the picture (a k-d tree on
-// the CPU's cores), then, for each picture neighbour that is no data-space neighbour, its rank in
-// data space counted over every cell in one scan: from tensor cores' split products where the
-// k-NN graph takes them (split_ranks.h), otherwise from single-precision keys over tiles. Either
-// decides "nearer" or "farther" where its error bound allows; the few keys too close to call are
-// taken again exactly in double precision in the CPU's order, so the counts, and so the scores,
-// equal the CPU's.
+// the exact k-NN graph of the cells in the picture (a k-d tree on the CPU's cores), then each
+// picture neighbour's rank in data space, counted over every cell in one scan: from tensor cores'
+// split products where the k-NN graph takes them (split_ranks.h), otherwise from single-precision
+// keys over tiles. Either decides "nearer" or "farther" where its error bound allows; the few keys
+// too close to call are taken again exactly in double precision in the CPU's order, so the
+// counts, and so the scores, equal the CPU's. No data-space graph is built: a picture neighbour
+// is a data-space neighbour exactly when its rank is at most k (ranks and the graph both order
+// by key, then index), so the ranks give the k-NN preservation too.
 
 #include <cuda_runtime_api.h>
 
@@ -43,10 +44,9 @@ struct Stopwatch {
         last = StageClock::now();
     }
 };
-constexpr uint32_t kNoTarget = 0xFFFFFFFFu;
 
-/// For each cell and each of its targets (2D neighbours that are no data-space neighbour, at
-/// exact key tKey): how many other cells are nearer in data space, or as near with a lower index.
+/// For each cell and each of its targets (its 2D neighbours, at exact key tKey): how many other
+/// cells are nearer in data space, or as near with a lower index.
 template <int W>
 __global__ void rankKernel(const float* __restrict__ rows, const uint8_t* __restrict__ usable,
                            int m, int d, int k, double relError, const uint32_t* __restrict__ tIdx,
@@ -60,7 +60,6 @@ __global__ void rankKernel(const float* __restrict__ rows, const uint8_t* __rest
     if (qi < m)
         for (int j = 0; j < k; ++j) {
             const uint32_t t = tIdx[size_t(qi) * k + j];
-            if (t == kNoTarget) continue;
             // Kept in ascending order of key, so that the thresholds ascend too.
             const double e = tKey[size_t(qi) * k + j];
             int at = targets++;
@@ -125,38 +124,19 @@ class CudaQualityScorer : public QualityScorer {
         if (!finite || k > size_t(kMostK) || m > size_t(INT32_MAX - 64) ||
             d > size_t(INT32_MAX) / 2)
             return scoreEmbedding(high, n, d, low, params);
-        auto graphs = makeCudaKnnGraphBuilder();
         Stopwatch watch;
-        const KnnGraph inData = graphs->build(hs, k, KnnMetric::Euclidean);
-        watch.lap("data-space graph");
         const KnnGraph inPicture = planeKnnGraph(ls, k);
         watch.lap("picture graph");
         const KnnRows rows = knnRows(hs, KnnMetric::Euclidean);
 
-        // The targets: each cell's 2D neighbours that are no data-space neighbour, in the
-        // picture's order (the CPU's order of the penalty's sum).
-        std::vector<uint32_t> targets(m * k, kNoTarget);
-        std::vector<double> keys(m * k, 0.0), kept(m, 0.0);
-#pragma omp parallel
-        {
-            std::vector<uint32_t> near(k);
-#pragma omp for schedule(static)
-            for (long long ii = 0; ii < (long long)m; ++ii) {
-                const size_t i = size_t(ii);
-                std::copy_n(inData.neighbours.begin() + long(i * k), k, near.begin());
-                std::sort(near.begin(), near.end());
-                size_t both = 0;
-                for (size_t j = 0; j < k; ++j) {
-                    const uint32_t other = inPicture.neighbours[i * k + j];
-                    if (std::binary_search(near.begin(), near.end(), other)) {
-                        ++both;
-                        continue;
-                    }
-                    targets[i * k + j] = other;
-                    keys[i * k + j] = knnKey(rows, i, other);
-                }
-                kept[i] = double(both) / double(k);
-            }
+        // The targets: each cell's 2D neighbours, in the picture's order (the CPU's order of the
+        // penalty's sum), with their exact keys in data space.
+        std::vector<uint32_t> targets(inPicture.neighbours.begin(), inPicture.neighbours.end());
+        std::vector<double> keys(m * k, 0.0);
+#pragma omp parallel for schedule(static)
+        for (long long ii = 0; ii < (long long)m; ++ii) {
+            const size_t i = size_t(ii);
+            for (size_t j = 0; j < k; ++j) keys[i * k + j] = knnKey(rows, i, targets[i * k + j]);
         }
         DeviceBuffer<float> deviceRows;
         deviceRows.reserve(m * d);
@@ -164,7 +144,7 @@ class CudaQualityScorer : public QualityScorer {
             cudaMemcpy(deviceRows.get(), hs.data(), m * d * sizeof(float), cudaMemcpyHostToDevice));
         std::vector<uint32_t> nearer;
         watch.lap("targets");
-        if (!splitRanks(hs, inData, targets, keys, deviceRows.get(), nearer))
+        if (!splitRanks(hs, k, targets, keys, deviceRows.get(), nearer))
             nearer = tileRanks(hs, targets, keys, deviceRows.get());
         watch.lap("ranks");
         // The sums of scoreEmbedding, in its order: rank = 1 + the cells nearer (ties by index).
@@ -174,12 +154,18 @@ class CudaQualityScorer : public QualityScorer {
         s.keptPerPoint.resize(m);
         for (size_t i = 0; i < m; ++i) {
             double p = 0.0;
-            for (size_t j = 0; j < k; ++j)
-                if (targets[i * k + j] != kNoTarget)
-                    p += static_cast<double>(size_t(1) + nearer[i * k + j] - k);
+            size_t both = 0;
+            for (size_t j = 0; j < k; ++j) {
+                const size_t rank = size_t(1) + nearer[i * k + j];
+                if (rank <= k)
+                    ++both;
+                else
+                    p += static_cast<double>(rank - k);
+            }
+            const double kept = double(both) / double(k);
             sumP += p;
-            sumK += kept[i];
-            s.keptPerPoint[i] = float(kept[i]);
+            sumK += kept;
+            s.keptPerPoint[i] = float(kept);
         }
         const double md = double(m), kd = double(k);
         s.trustworthiness = 1.0 - 2.0 / (md * kd * (2.0 * md - 3.0 * kd - 1.0)) * sumP;
@@ -192,10 +178,10 @@ class CudaQualityScorer : public QualityScorer {
     /// The ranks' counts from the tensor cores' split products (split_ranks.h): false where
     /// they do not take the rows, k or the device, or SEPAL_RANK_TENSOR=0 turns them off (for
     /// comparisons).
-    static bool splitRanks(const Matrix& hs, const KnnGraph& inData,
-                           const std::vector<uint32_t>& targets, const std::vector<double>& keys,
-                           const float* deviceRows, std::vector<uint32_t>& nearer) {
-        const size_t m = hs.rows, d = hs.cols, k = inData.k;
+    static bool splitRanks(const Matrix& hs, size_t k, const std::vector<uint32_t>& targets,
+                           const std::vector<double>& keys, const float* deviceRows,
+                           std::vector<uint32_t>& nearer) {
+        const size_t m = hs.rows, d = hs.cols;
         const int width = rankWidthFor(k);
         const char* wanted = std::getenv("SEPAL_RANK_TENSOR");
         if ((wanted && std::string(wanted) == "0") || width == 0 ||
@@ -204,24 +190,23 @@ class CudaQualityScorer : public QualityScorer {
         const SplitKnnInput in =
             prepareSplitKnn(hs, knnRowScales(hs, KnnMetric::Euclidean), KnnMetric::Euclidean, {});
         if (in.n == 0) return false;
-        // The cells with targets, those whose farthest target lies farthest beyond their k-th
-        // neighbour first: their products fall inside the intervals, the rest's seldom do, and
-        // a warp of the latter moves on quickly.
-        std::vector<double> reach(m, -1.0);
+        // The cells whose farthest target lies farthest beyond their nearest first: their
+        // products fall inside the intervals, the rest's seldom do, and a warp of the latter
+        // moves on quickly.
+        std::vector<double> reach(m);
         const long long rows = static_cast<long long>(m);
 #pragma omp parallel for schedule(static)
         for (long long ii = 0; ii < rows; ++ii) {
             const size_t i = size_t(ii);
-            double farthest = -1.0;
-            for (size_t j = 0; j < k; ++j)
-                if (targets[i * k + j] != kNoTarget) farthest = std::max(farthest, keys[i * k + j]);
-            if (farthest < 0) continue;
-            const double kth = double(inData.distances[i * k + k - 1]);
-            reach[i] = farthest / std::max(kth * kth, 1e-300);
+            double farthest = 0.0, nearest = std::numeric_limits<double>::infinity();
+            for (size_t j = 0; j < k; ++j) {
+                farthest = std::max(farthest, keys[i * k + j]);
+                nearest = std::min(nearest, keys[i * k + j]);
+            }
+            reach[i] = farthest / std::max(nearest, 1e-300);
         }
-        std::vector<uint32_t> cells;
-        for (size_t i = 0; i < m; ++i)
-            if (reach[i] >= 0) cells.push_back(uint32_t(i));
+        std::vector<uint32_t> cells(m);
+        for (size_t i = 0; i < m; ++i) cells[i] = uint32_t(i);
         std::stable_sort(cells.begin(), cells.end(),
                          [&](uint32_t a, uint32_t b) { return reach[a] > reach[b]; });
         // Each cell's targets in ascending order of key in its last places (the kernel's
@@ -237,8 +222,7 @@ class CudaQualityScorer : public QualityScorer {
                 const size_t s = size_t(ss), first = size_t(cells[s]) * k;
                 ranked.cells[s] = cells[s];
                 order.clear();
-                for (size_t j = 0; j < k; ++j)
-                    if (targets[first + j] != kNoTarget) order.push_back(int(j));
+                for (size_t j = 0; j < k; ++j) order.push_back(int(j));
                 std::sort(order.begin(), order.end(),
                           [&](int a, int b) { return keys[first + a] < keys[first + b]; });
                 const int offset = width - int(order.size());

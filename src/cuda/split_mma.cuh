@@ -53,19 +53,32 @@ __device__ __forceinline__ void copy16(void* dst, const void* src) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(src));
 }
 
-/// Starts copying reference tile `tile` (tileFragments B fragments and kSplitRefTile norms) into
-/// buffer `buffer` of the block's two, as one group of copies by all `threads` of the block.
+/// Starts copying `count` consecutive reference tiles from `tile` on (their B fragments,
+/// tileFragments a tile, and kSplitRefTile norms a tile) into buffer `buffer` of the block's
+/// two, each of which holds tilesPerBuffer tiles, as one group of copies by all `threads` of the
+/// block. The tiles lie one after another in global memory, so their copy is one run.
+__device__ __forceinline__ void copyReferenceTiles(float4* tiles, float* tileNorms,
+                                                   const float4* fragments, const float* norm2,
+                                                   int tile, int count, int buffer,
+                                                   int tileFragments, int tilesPerBuffer,
+                                                   int threads) {
+    const float4* src = fragments + size_t(tile) * tileFragments;
+    float4* dst = tiles + buffer * tilesPerBuffer * tileFragments;
+    for (int e = threadIdx.x; e < count * tileFragments; e += threads) copy16(dst + e, src + e);
+    float* normDst = tileNorms + buffer * tilesPerBuffer * kSplitRefTile;
+    const float* normSrc = norm2 + size_t(tile) * kSplitRefTile;
+    for (int e = threadIdx.x; e < count * kSplitRefTile / 4; e += threads)
+        copy16(normDst + 4 * e, normSrc + 4 * e);
+    commitCopies();
+}
+
+/// Starts copying reference tile `tile` into buffer `buffer` of the block's two, one tile each.
 __device__ __forceinline__ void copyReferenceTile(float4* tiles, float* tileNorms,
                                                   const float4* fragments, const float* norm2,
                                                   int tile, int buffer, int tileFragments,
                                                   int threads) {
-    const float4* src = fragments + size_t(tile) * tileFragments;
-    float4* dst = tiles + buffer * tileFragments;
-    for (int e = threadIdx.x; e < tileFragments; e += threads) copy16(dst + e, src + e);
-    if (threadIdx.x < kSplitRefTile / 4)
-        copy16(tileNorms + buffer * kSplitRefTile + 4 * threadIdx.x,
-               norm2 + size_t(tile) * kSplitRefTile + 4 * threadIdx.x);
-    commitCopies();
+    copyReferenceTiles(tiles, tileNorms, fragments, norm2, tile, 1, buffer, tileFragments, 1,
+                       threads);
 }
 
 /// Calls scan(i, buffer) for tiles i = 0 .. count - 1 once issue(i) (which starts its copies

@@ -1,11 +1,13 @@
 // The device half of the trustworthiness ranks (split_ranks.h). A block of 4 warps takes 64
 // cells; each warp holds its 16 cells' split A fragments in registers and streams every
-// reference's B fragments through shared memory in tiles of 64, as the k-NN graph's candidates
-// do. Per 32 references a lane holds 8 products of each of its two cells; each is compared with
-// the cell's targets' intervals in registers: below an interval it counts for that target, above
-// it for none. A warp whose products all lie above every interval moves on after one comparison
-// each. Only a lane with a product inside an interval looks at its products again, with their
-// exact keys.
+// reference's B fragments through shared memory, as the k-NN graph's candidates do, in buffers
+// of up to four of its 64-reference tiles (a barrier per buffer, not per tile: warps whose
+// products need more work wait less for each other). Per 32 references a lane holds 8 products
+// of each of its two cells; each is compared with the cell's targets' intervals in registers:
+// below an interval it counts for that target, above it for none. A warp whose products all lie
+// above every interval moves on after one comparison each. A product inside an interval needs
+// its exact key: the warp queues such products and takes 32 at a time, a lane each, so that
+// their reads of two rows from global memory overlap instead of holding up the warp one by one.
 
 #include <cuda_runtime_api.h>
 
@@ -25,15 +27,29 @@ namespace {
 
 constexpr int kRankWarps = 4;                    // warps of a block
 constexpr int kRankRows = 16;                    // cells of a warp: one m16 tile
+constexpr int kRankQueue = 64;                   // products a warp queues for their exact keys
 constexpr size_t kBatchSlots = size_t(1) << 16;  // cells per launch
 
-/// Shared memory of a block: two reference tiles (fragments and norms).
+/// A product queued for its exact key: its float value, reference and row of the warp.
+struct QueuedProduct {
+    float x;
+    uint32_t ref;
+    uint32_t row;
+};
+
+/// Shared memory of a block: two reference buffers (fragments and norms) of `tiles` tiles each,
+/// and each warp's queue.
 template <int KS>
 struct RankLayout {
     static constexpr int kTileFragments = kSplitRefTile / 8 * KS * 32;  // float4 per tile
-    static constexpr size_t kFragmentBytes = 2 * kTileFragments * sizeof(float4);
-    static constexpr size_t kNormBytes = 2 * kSplitRefTile * sizeof(float);
-    static constexpr size_t kBytes = kFragmentBytes + kNormBytes;
+    /// Tiles a buffer holds: about 32 KB of fragments for both buffers.
+    static constexpr int kTilesPerBuffer = KS >= 4 ? 1 : 4 / KS;
+    static constexpr int kBufferFragments = kTilesPerBuffer * kTileFragments;
+    static constexpr int kBufferRefs = kTilesPerBuffer * kSplitRefTile;
+    static constexpr size_t kFragmentBytes = 2 * kBufferFragments * sizeof(float4);
+    static constexpr size_t kNormBytes = 2 * kBufferRefs * sizeof(float);
+    static constexpr size_t kQueueBytes = kRankWarps * kRankQueue * sizeof(QueuedProduct);
+    static constexpr size_t kBytes = kFragmentBytes + kNormBytes + kQueueBytes;
 };
 
 /// The targets of slots s0 .. s0 + count - 1, on the device.
@@ -69,6 +85,34 @@ __device__ double exactSquares(const float* __restrict__ a, const float* __restr
     return s;
 }
 
+/// Takes the `queued` products of a warp's queue, a lane each: for every target of the product's
+/// cell whose interval holds it, its exact key decides, and a nearer reference is counted (it
+/// was not among the nearer ones of the scan). Called by the whole warp.
+template <int KS, int T>
+__device__ __noinline__ void takeQueue(const QueuedProduct* queue, int queued, int warpFirst,
+                                       const RankSlots& slots, const float* __restrict__ original,
+                                       int d, uint32_t* __restrict__ counts) {
+    __syncwarp();
+    for (int q = int(threadIdx.x & 31); q < queued; q += 32) {
+        const QueuedProduct p = queue[q];
+        const size_t base = size_t(warpFirst + int(p.row)) * T;
+        const uint32_t cell = slots.cells[warpFirst + int(p.row)];
+        bool have = false;
+        double exact = 0.0;
+        for (int t = 0; t < T; ++t) {
+            if (!(p.x >= slots.below[base + t] && p.x <= slots.above[base + t])) continue;
+            if (!have)
+                exact =
+                    exactSquares<KS>(original + size_t(cell) * d, original + size_t(p.ref) * d, d);
+            have = true;
+            const double key = slots.key[base + t];
+            if (exact < key || (exact == key && p.ref < slots.id[base + t]))
+                atomicAdd(&counts[base + t], 1u);
+        }
+    }
+    __syncwarp();
+}
+
 /// Adds to counts[s T + t] the references nearer than target t of slot s (see split_ranks.h).
 template <int KS, int T>
 __global__ void __launch_bounds__(kRankWarps * 32, T <= 10 ? 4 : 2)
@@ -79,8 +123,10 @@ __global__ void __launch_bounds__(kRankWarps * 32, T <= 10 ? 4 : 2)
     const float minusTwoOverScale2 = -2.0f / (split.scale * split.scale);
     extern __shared__ float4 shared[];
     float4* tiles = shared;
-    float* tileNorm = reinterpret_cast<float*>(shared + 2 * Layout::kTileFragments);
+    float* tileNorm = reinterpret_cast<float*>(shared + 2 * Layout::kBufferFragments);
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, gq = lane >> 2, t4 = lane & 3;
+    QueuedProduct* queue =
+        reinterpret_cast<QueuedProduct*>(tileNorm + 2 * Layout::kBufferRefs) + warp * kRankQueue;
     const int warpFirst = (blockIdx.x * kRankWarps + warp) * kRankRows;
 
     // This lane's two cells: slots warpFirst + gq and + 8 (a cell of -1: none).
@@ -126,6 +172,7 @@ __global__ void __launch_bounds__(kRankWarps * 32, T <= 10 ? 4 : 2)
     for (int r = 0; r < 2; ++r)
 #pragma unroll
         for (int t = 0; t < T; ++t) reached[r][t] = 0;
+    int queued = 0;  // products in the warp's queue (the same in every lane)
 
     // 32 references from `first` on: their B fragments and norms.
     const auto scanPart = [&](const float4* partFragments, const float* partNorms, int first) {
@@ -176,48 +223,68 @@ __global__ void __launch_bounds__(kRankWarps * 32, T <= 10 ? 4 : 2)
                 flagged |= uint32_t(x <= last) << (4 * nt + e);
             }
         counted += 8;
-        if (!flagged) return;
-        // Rarely: the flagged products, each with its exact key.
-        float x[16];
+        if (!__any_sync(0xffffffffu, flagged != 0)) return;
+        // Rarely: the flagged products go to the warp's queue, at places after the lower lanes'.
+        const int mine = __popc(flagged);
+        int before = mine;
 #pragma unroll
-        for (int i = 0; i < 16; ++i) x[i] = v[i >> 2][i & 3];
-        while (flagged) {
-            const int i = __ffs(flagged) - 1;
-            flagged &= flagged - 1;
-            const int r = (i & 3) >> 1, ref = first + 8 * (i >> 2) + 2 * t4 + (i & 1);
-            const size_t base = size_t(warpFirst + gq + 8 * r) * T;
-            bool have = false;
-            double exact = 0.0;
-            for (int t = 0; t < T; ++t) {
-                if (!(x[i] >= slots.below[base + t] && x[i] <= slots.above[base + t])) continue;
-                if (!have)
-                    exact = exactSquares<KS>(original + size_t(r ? cell[1] : cell[0]) * d,
-                                             original + size_t(ref) * d, d);
-                have = true;
-                const double key = slots.key[base + t];
-                // Nearer: counted here, as it was not among the nearer ones above.
-                if (exact < key || (exact == key && uint32_t(ref) < slots.id[base + t]))
-                    atomicAdd(&counts[base + t], 1u);
+        for (int o = 1; o < 32; o <<= 1) {
+            const int lower = __shfl_up_sync(0xffffffffu, before, o);
+            if (lane >= o) before += lower;
+        }
+        const int total = __shfl_sync(0xffffffffu, before, 31);
+        before -= mine;
+        if (queued + total > kRankQueue) {
+            takeQueue<KS, T>(queue, queued, warpFirst, slots, original, d, counts);
+            queued = 0;
+        }
+        // More than a queue at once (a crowd of ties): in rounds of a queue.
+        for (int from = 0; from < total; from += kRankQueue) {
+            int at = queued + before - from;
+#pragma unroll
+            for (int i = 0; i < 16; ++i)
+                if ((flagged >> i) & 1u) {
+                    if (at >= queued && at < queued + kRankQueue)
+                        queue[at] = {v[i >> 2][i & 3],
+                                     uint32_t(first + 8 * (i >> 2) + 2 * t4 + (i & 1)),
+                                     uint32_t(gq + 8 * ((i & 3) >> 1))};
+                    ++at;
+                }
+            const int added = min(kRankQueue, total - from);
+            if (from + kRankQueue < total) {
+                takeQueue<KS, T>(queue, queued + added, warpFirst, slots, original, d, counts);
+                queued = 0;
+            } else {
+                queued += added;
             }
+        }
+        if (queued >= 32) {
+            takeQueue<KS, T>(queue, queued, warpFirst, slots, original, d, counts);
+            queued = 0;
         }
     };
 
     constexpr int kPartFragments = 4 * KS * 32;  // float4 per 32 references
+    constexpr int kTiles = Layout::kTilesPerBuffer;
     const int tileCount = int(split.nPad / kSplitRefTile);
+    const int bufferCount = (tileCount + kTiles - 1) / kTiles;
     forEachReferenceTile(
-        tileCount,
-        [&](int tile) {
-            copyReferenceTile(tiles, tileNorm, split.fragments, split.norm2, tile, tile & 1,
-                              Layout::kTileFragments, kRankWarps * 32);
+        bufferCount,
+        [&](int i) {
+            copyReferenceTiles(tiles, tileNorm, split.fragments, split.norm2, i * kTiles,
+                               min(kTiles, tileCount - i * kTiles), i & 1, Layout::kTileFragments,
+                               kTiles, kRankWarps * 32);
         },
-        [&](int tile, int buffer) {
+        [&](int i, int buffer) {
+            const int parts = 2 * min(kTiles, tileCount - i * kTiles);
 #pragma unroll 1
-            for (int part = 0; part < kSplitRefTile / 32; ++part)
-                scanPart(tiles + buffer * Layout::kTileFragments + part * kPartFragments,
-                         tileNorm + buffer * kSplitRefTile + 32 * part,
-                         tile * kSplitRefTile + 32 * part);
+            for (int part = 0; part < parts; ++part)
+                scanPart(tiles + buffer * Layout::kBufferFragments + part * kPartFragments,
+                         tileNorm + buffer * Layout::kBufferRefs + 32 * part,
+                         i * Layout::kBufferRefs + 32 * part);
         });
-    // A cell's count is the sum over its quad's four lanes.
+    if (queued > 0) takeQueue<KS, T>(queue, queued, warpFirst, slots, original, d, counts);
+        // A cell's count is the sum over its quad's four lanes.
 #pragma unroll
     for (int r = 0; r < 2; ++r)
 #pragma unroll

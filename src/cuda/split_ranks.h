@@ -1,6 +1,6 @@
 #pragma once
-// Trustworthiness ranks from tensor cores: for each cell and each of its targets (a picture
-// neighbour that is no data-space neighbour), how many cells lie nearer in data space, counted
+// Trustworthiness ranks from tensor cores: for each cell and each of its targets (its picture
+// neighbours), how many cells lie nearer in data space, counted
 // over the split FP16 products of the k-NN graph's candidates (split_knn.h). A product decides
 // "nearer" or "farther" where its error bound allows; the few within a target's interval are
 // taken again exactly, so the counts equal the CPU's.

@@ -216,5 +216,18 @@ TEST(CudaQuality, TensorRanksEqualTheCpuFarFromTheOriginAndForEveryWidth) {
     }
 }
 
+TEST(CudaQuality, ACrowdOfEqualCellsOverflowsTheExactKeysQueue) {
+    SEPAL_REQUIRE_GPU();
+    // Nine cells in ten at one point: nearly every product of a warp lies inside an interval,
+    // hundreds per 32 references, more than a warp's queue holds at once.
+    const size_t n = 1800, d = 16;
+    auto high = randomPoints(n, d, 77, 5);
+    for (size_t i = 0; i < n; ++i)
+        if (i % 10 != 0) std::fill_n(high.begin() + long(i * d), d, 1.5f);
+    std::vector<float> low(2 * n);
+    for (size_t i = 0; i < n; ++i) low[2 * i] = float(i % 37), low[2 * i + 1] = float(i % 41);
+    expectSameScores(high, n, d, low, 0, "a crowd at one point");
+}
+
 }  // namespace
 }  // namespace sepal::test
