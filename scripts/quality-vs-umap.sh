@@ -7,7 +7,8 @@
 # are the embedding's alone for every method (R's: the call after reading and transforming;
 # Sepal's: training, layout, projection and polish, as embed reports them); Sepal's lines also
 # give the whole command's (reading and writing the CSV included) as process_seconds.
-#   POLISH ("0 10 20"): the --polish epochs tried; QUALITY_REFERENCES (uwot rtsne)
+#   POLISH ("0 10 20"): the --polish epochs tried, each EPOCHS or EPOCHS:RATE (with
+#   --polish-rate RATE); QUALITY_REFERENCES (uwot rtsne)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cli=${SEPAL_CLI:-build/src/sepal-cli}
@@ -34,14 +35,17 @@ for data in mammoth cytof; do
     prepare=(--transform none)
     rargs=()
     if [ $data = cytof ]; then prepare=(--columns "$markers" --transform asinh:5); rargs=("$markers" 5); fi
-    for e in ${POLISH:-0 10 20}; do
+    for p in ${POLISH:-0 10 20}; do
+        e=${p%%:*}
+        rate=()
+        [ "$p" != "$e" ] && rate=(--polish-rate "${p#*:}")
         start=$(date +%s.%N)
-        "$cli" embed "$work/$data.csv" "${prepare[@]}" --threads 1 --polish "$e" --out "$work/y.csv" \
-            2>"$work/embed.log"
+        "$cli" embed "$work/$data.csv" "${prepare[@]}" --threads 1 --polish "$e" "${rate[@]}" \
+            --out "$work/y.csv" 2>"$work/embed.log"
         end=$(date +%s.%N)
         # "... seconds: train T, layout L, project P[, polish Q], total S"
         seconds=$(sed -n 's/.*seconds: .*total \([0-9.]*\).*/\1/p' "$work/embed.log")
-        line $data "sepal --polish $e" "$seconds" "$(python3 -c "print(round($end - $start, 3))")" \
+        line $data "sepal --polish $e${rate[*]:+ ${rate[*]}}" "$seconds" "$(python3 -c "print(round($end - $start, 3))")" \
             "$work/y.csv" "${prepare[@]}"
     done
     for method in ${QUALITY_REFERENCES:-uwot rtsne}; do

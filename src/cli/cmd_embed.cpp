@@ -49,6 +49,7 @@ struct EmbedArgs {
     bool balanced = false;
     std::string supervise;
     size_t polish = 0;
+    float polishRate = PolishParams().learningRate;
     float supervisionStrength = 3.0f;
     std::string metaclusterMethod = "consensus";
     bool quiet = false;
@@ -119,6 +120,7 @@ void runEmbed(const EmbedArgs& a) {
     note(a.quiet, std::to_string(input.points.rows) + " events, " +
                       std::to_string(input.points.cols) + " columns");
     settings.polish.epochs = a.polish;
+    settings.polish.learningRate = a.polishRate;
     settings.polish.seed = a.seed;
     if (!a.supervise.empty()) {
         // A label column of the inputs (its events in the gates) guides the layout.
@@ -250,6 +252,12 @@ void addEmbedCommand(CLI::App& app) {
                     "landmarks, so the model and apply give EmbedSOM's positions")
         ->capture_default_str()
         ->check(CLI::Range(0, 10000));
+    cmd->add_option("--polish-rate", args->polishRate,
+                    "the polish's first step (falling to 0 over its epochs): cytometry's clusters "
+                    "keep their neighbourhoods best near the default, smooth shapes such as the "
+                    "mammoth unfold further with 1 (UMAP's own)")
+        ->capture_default_str()
+        ->check(CLI::Range(0.001, 10.0));
     cmd->add_option("--supervise", args->supervise,
                     "a label column (for example the populations of an earlier analysis): the "
                     "layout pulls the landmarks of each label together (tsne and umap layouts)");

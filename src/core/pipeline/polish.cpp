@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/common/error.h"
-#include "core/train/sampling.h"
+#include "core/pipeline/polish_epoch.h"
 #include "core/train/umap_layout.h"
 
 namespace sepal {
@@ -42,6 +42,8 @@ void candidateNeighbours(const Matrix& points, const std::vector<uint8_t>& usabl
     // The search compares each cell with every cell of its probes' lists: refused when that
     // would run for minutes (a few landmarks for millions of cells).
     double pairs = 0;
+    size_t longest = 0;
+    for (size_t u = 0; u < g; ++u) longest = std::max(longest, offset[u + 1] - offset[u]);
     for (size_t i = 0; i < n; ++i)
         for (size_t p = 0; usable[i] && p < probes; ++p)
             pairs += double(offset[probe[i * probes + p] + 1] - offset[probe[i * probes + p]]);
@@ -54,59 +56,89 @@ void candidateNeighbours(const Matrix& points, const std::vector<uint8_t>& usabl
                       pairs);
         throw InputError(text);
     }
+    // The listed cells' rows column by column, so that a list's distances to a cell are a few
+    // passes over contiguous floats.
+    const size_t listed = cells.size();
+    std::vector<float> columns(d * listed);
+#pragma omp parallel for schedule(static)
+    for (long long cc = 0; cc < static_cast<long long>(listed); ++cc)
+        for (size_t t = 0; t < d; ++t)
+            columns[t * listed + size_t(cc)] = points.row(cells[size_t(cc)])[t];
     nbr.assign(n * k, kNone);
     sq.assign(n * k, std::numeric_limits<float>::infinity());
-#pragma omp parallel for schedule(dynamic, 256)
-    for (long long ii = 0; ii < static_cast<long long>(n); ++ii) {
-        const size_t i = size_t(ii);
-        if (!usable[i]) continue;
-        const float* x = points.row(i);
-        uint32_t* id = nbr.data() + i * k;
-        float* key = sq.data() + i * k;
-        size_t m = 0;
-        for (size_t p = 0; p < probes; ++p) {
-            const uint32_t u = probe[i * probes + p];
-            for (size_t c = offset[u]; c < offset[u + 1]; ++c) {
-                const uint32_t j = cells[c];
-                if (j == i) continue;
-                const float* y = points.row(j);
-                float s = 0.0f;
-                for (size_t t = 0; t < d; ++t) s += (x[t] - y[t]) * (x[t] - y[t]);
-                if (m == k && !(s < key[k - 1] || (s == key[k - 1] && j < id[k - 1]))) continue;
-                size_t pos = m < k ? m++ : k - 1;
-                while (pos > 0 && (s < key[pos - 1] || (s == key[pos - 1] && j < id[pos - 1]))) {
-                    key[pos] = key[pos - 1];
-                    id[pos] = id[pos - 1];
-                    --pos;
+#pragma omp parallel
+    {
+        std::vector<float> dist(longest);
+#pragma omp for schedule(dynamic, 256)
+        for (long long ii = 0; ii < static_cast<long long>(n); ++ii) {
+            const size_t i = size_t(ii);
+            if (!usable[i]) continue;
+            const float* x = points.row(i);
+            uint32_t* id = nbr.data() + i * k;
+            float* key = sq.data() + i * k;
+            size_t m = 0;
+            for (size_t p = 0; p < probes; ++p) {
+                const uint32_t u = probe[i * probes + p];
+                const size_t first = offset[u], count = offset[u + 1] - first;
+                std::fill_n(dist.begin(), count, 0.0f);
+                for (size_t t = 0; t < d; ++t) {
+                    const float* column = columns.data() + t * listed + first;
+                    const float xt = x[t];
+                    for (size_t c = 0; c < count; ++c) {
+                        const float e = xt - column[c];
+                        dist[c] += e * e;
+                    }
                 }
-                key[pos] = s;
-                id[pos] = j;
+                for (size_t c = 0; c < count; ++c) {
+                    const uint32_t j = cells[first + c];
+                    const float s = dist[c];
+                    if (m == k && !(s < key[k - 1] || (s == key[k - 1] && j < id[k - 1]))) continue;
+                    if (j == i) continue;
+                    size_t pos = m < k ? m++ : k - 1;
+                    while (pos > 0 &&
+                           (s < key[pos - 1] || (s == key[pos - 1] && j < id[pos - 1]))) {
+                        key[pos] = key[pos - 1];
+                        id[pos] = id[pos - 1];
+                        --pos;
+                    }
+                    key[pos] = s;
+                    id[pos] = j;
+                }
             }
         }
     }
 }
 
-/// UMAP's membership strengths of each cell's neighbours (membershipStrengths).
-std::vector<float> neighbourWeights(const std::vector<uint32_t>& nbr, const std::vector<float>& sq,
-                                    size_t n, size_t k) {
-    std::vector<float> w(n * k, 0.0f);
+/// The neighbours as the epochs take them: UMAP's membership strengths of each cell's
+/// neighbours (membershipStrengths), in places padded to a multiple of 8.
+PolishGraph polishGraph(const std::vector<uint32_t>& nbr, const std::vector<float>& sq, size_t n,
+                        size_t k) {
+    PolishGraph graph;
+    graph.n = n;
+    graph.k = k;
+    graph.stride = (n + 7) / 8 * 8;
+    graph.nbr.resize(k * graph.stride);
+    graph.weight.assign(k * graph.stride, 0.0f);
+    graph.weights.assign(graph.stride, 0.0f);
     const double target = std::log2(double(std::max<size_t>(k, 2)));
 #pragma omp parallel for schedule(static)
-    for (long long ii = 0; ii < static_cast<long long>(n); ++ii) {
+    for (long long ii = 0; ii < static_cast<long long>(graph.stride); ++ii) {
         const size_t i = size_t(ii);
         double dist[64];
+        float w[64];
         size_t m = 0;
-        while (m < k && nbr[i * k + m] != kNone) {
+        while (i < n && m < k && nbr[i * k + m] != kNone) {
             dist[m] = std::sqrt(double(sq[i * k + m]));
             ++m;
         }
-        if (m > 0) membershipStrengths(dist, m, target, w.data() + i * k);
+        if (m > 0) membershipStrengths(dist, m, target, w);
+        for (size_t r = 0; r < k; ++r) {
+            graph.nbr[r * graph.stride + i] = r < m ? nbr[i * k + r] : uint32_t(i);
+            graph.weight[r * graph.stride + i] = r < m ? w[r] : 0.0f;
+            if (r < m) graph.weights[i] += w[r];
+        }
     }
-    return w;
-}
-
-float clip(float v) {
-    return std::clamp(v, -4.0f, 4.0f);
+    return graph;
 }
 
 }  // namespace
@@ -120,6 +152,9 @@ void polishPositions(const Matrix& points, const LandmarkModel& model, float* xy
                          " columns, the landmarks " + std::to_string(model.dim));
     if (params.k < 1 || params.k > 64)
         throw InputError("polish: " + std::to_string(params.k) + " neighbours (1 to 64)");
+    if (params.negativeSamples > 8)
+        throw InputError("polish: " + std::to_string(params.negativeSamples) +
+                         " random cells per cell and epoch (0 to 8)");
     if (g == 0 || params.probes < 1) throw InputError("polish: no landmarks to find neighbours by");
     const size_t probes = std::min(params.probes, g), k = params.k;
     std::vector<uint8_t> usable(n);
@@ -136,7 +171,7 @@ void polishPositions(const Matrix& points, const LandmarkModel& model, float* xy
     std::vector<uint32_t> nbr;
     std::vector<float> sq;
     candidateNeighbours(points, usable, probe, probes, g, k, nbr, sq);
-    const std::vector<float> w = neighbourWeights(nbr, sq, n, k);
+    const PolishGraph graph = polishGraph(nbr, sq, n, k);
 
     // UMAP's curve wants neighbours about a unit apart: the picture is scaled to a box of 60
     // (of 20 to 60 on the mammoth, 60 kept the most neighbourhoods).
@@ -147,50 +182,23 @@ void polishPositions(const Matrix& points, const LandmarkModel& model, float* xy
     for (uint32_t i : keep)
         reach = std::max({reach, std::abs(xy[2 * i] - cx), std::abs(xy[2 * i + 1] - cy)});
     const double scale = reach > 0 ? kHalfBox / reach : 1.0;
-    std::vector<float> y(2 * n), next(2 * n);
+    // Padded to the graph's stride: the epochs take cells eight at a time.
+    usable.resize(graph.stride, 0);
+    std::vector<float> y(2 * graph.stride, 0.0f), next(2 * graph.stride, 0.0f);
     for (size_t i = 0; i < n; ++i) {
         y[2 * i] = float((xy[2 * i] - cx) * scale);
         y[2 * i + 1] = float((xy[2 * i + 1] - cy) * scale);
     }
     const CurveParams curve = fitCurve(params.minDist, 1.0);
-    const float a = float(curve.a), b = float(curve.b);
+    PolishStep step;
+    step.a = float(curve.a), step.b = float(curve.b);
+    step.repulsion = params.repulsion;
+    step.negativeSamples = params.negativeSamples;
+    step.seed = params.seed;
     for (size_t epoch = 0; epoch < params.epochs; ++epoch) {
-        const float rate = params.learningRate * (1.0f - float(epoch) / float(params.epochs));
-        // Every cell moves from the same positions (y to next): thread-count independent.
-#pragma omp parallel for schedule(static)
-        for (long long ii = 0; ii < static_cast<long long>(n); ++ii) {
-            const size_t i = size_t(ii);
-            next[2 * i] = y[2 * i], next[2 * i + 1] = y[2 * i + 1];
-            if (!usable[i]) continue;
-            float gx = 0, gy = 0, wsum = 0;
-            for (size_t r = 0; r < k; ++r) {
-                const uint32_t j = nbr[i * k + r];
-                if (j == kNone) break;
-                const float dx = y[2 * i] - y[2 * j], dy = y[2 * i + 1] - y[2 * j + 1];
-                const float d2 = dx * dx + dy * dy;
-                wsum += w[i * k + r];
-                if (d2 <= 0) continue;
-                const float pb = std::pow(d2, b);
-                const float c = -2.0f * a * b * pb / d2 / (1.0f + a * pb) * w[i * k + r];
-                gx += clip(c * dx), gy += clip(c * dy);
-            }
-            // Repulsion from random cells: UMAP draws negativeSamples for each of the (on average
-            // wsum) times an epoch samples the cell's edges; each draw here stands for wsum,
-            // damped by `repulsion` (a polish keeps EmbedSOM's spacing rather than UMAP's).
-            SplitMix rng(params.seed ^ (uint64_t(i) * 0x9E3779B97F4A7C15ULL) ^ (epoch << 40));
-            for (size_t s = 0; s < params.negativeSamples; ++s) {
-                const uint32_t j = keep[rng.below(keep.size())];
-                if (j == i) continue;
-                const float dx = y[2 * i] - y[2 * j], dy = y[2 * i + 1] - y[2 * j + 1];
-                const float d2 = dx * dx + dy * dy;
-                if (d2 <= 0) continue;
-                const float c = 2.0f * b / ((0.001f + d2) * (1.0f + a * std::pow(d2, b)));
-                gx += params.repulsion * wsum * clip(c * dx);
-                gy += params.repulsion * wsum * clip(c * dy);
-            }
-            next[2 * i] = y[2 * i] + rate * gx;
-            next[2 * i + 1] = y[2 * i + 1] + rate * gy;
-        }
+        step.epoch = epoch;
+        step.rate = params.learningRate * (1.0f - float(epoch) / float(params.epochs));
+        polishEpoch(graph, usable, keep, y.data(), next.data(), step);
         y.swap(next);
     }
     for (uint32_t i : keep) {

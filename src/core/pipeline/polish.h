@@ -15,10 +15,10 @@ namespace sepal {
 
 /// How the polish runs.
 struct PolishParams {
-    size_t epochs = 0;           ///< passes over every cell (0: no polish; 10 to 20 do well)
+    size_t epochs = 0;           ///< passes over every cell (0: no polish; 10 to 30 do well)
     size_t k = 15;               ///< neighbours of each cell in data space
-    size_t probes = 3;           ///< nearest landmarks whose cells are a cell's candidates
-    size_t negativeSamples = 5;  ///< random cells each cell is pushed from, per epoch
+    size_t probes = 2;           ///< nearest landmarks whose cells are a cell's candidates
+    size_t negativeSamples = 5;  ///< random cells each cell is pushed from, per epoch (<= 8)
     float learningRate = 0.2f;   ///< the first epoch's step (falls linearly to 0)
     float repulsion = 0.05f;     ///< weight of the repulsion against UMAP's
     float minDist = 0.1f;        ///< as UMAP's: how tightly cells may pack

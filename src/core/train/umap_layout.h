@@ -34,8 +34,9 @@ struct CurveParams {
 CurveParams fitCurve(double minDist, double spread);
 
 /// UMAP's membership strengths of one point's m neighbours (dist: ascending distances):
-/// exp(-(dist - rho) / sigma), rho the nearest non-zero distance, sigma found by bisection so
-/// that they sum to `target` (log2 of the neighbour count). Writes m weights.
+/// exp(-(dist - rho) / sigma), rho the nearest non-zero distance, sigma found by Newton's steps
+/// inside a bisection's bracket so that they sum to `target` (log2 of the neighbour count).
+/// Writes m weights.
 void membershipStrengths(const double* dist, size_t m, double target, float* w);
 
 /// The UMAP-like layout trainer.
