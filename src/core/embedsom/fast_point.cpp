@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "core/common/simd_pairs.h"
 #include "core/embedsom/fallback.h"
 #include "core/embedsom/reference_solve.h"
 #include "core/embedsom/simd_exp.h"
@@ -63,7 +64,7 @@ __attribute__((target("avx2,fma"))) double sum4(__m256d v) {
     return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
 }
 
-// Eight pairs (i, j..j+7) at a time; the per-pair constants are gathered by landmark index.
+// Eight pairs (i, j..j+7) at a time; the per-pair constants are loaded by landmark index.
 // The buffers are padded to a multiple of 8 with score 0, which makes padding pairs add 0.
 __attribute__((target("avx2,fma"))) bool pairLoopAvx2(const float* a, const uint32_t* idx, int topn,
                                                       const PairConstants& pairs,
@@ -73,7 +74,7 @@ __attribute__((target("avx2,fma"))) bool pairLoopAvx2(const float* a, const uint
     const float* lx = scratch.lx.data();
     const float* ly = scratch.ly.data();
     const float* pa = scratch.a.data();
-    const int* pidx = reinterpret_cast<const int*>(scratch.idx.data());
+    const uint32_t* pidx = scratch.idx.data();
     __m256d a00 = _mm256_setzero_pd(), a01 = a00, a11 = a00, b0 = a00, b1 = a00;
     const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f);
     const __m256 tiny = _mm256_set1_ps(1e-10f), sign = _mm256_set1_ps(-0.0f);
@@ -84,10 +85,8 @@ __attribute__((target("avx2,fma"))) bool pairLoopAvx2(const float* a, const uint
         const __m256 ai = _mm256_set1_ps(a[i]), si = _mm256_set1_ps(score[i]);
         const __m256 ux = _mm256_set1_ps(lx[i]), uy = _mm256_set1_ps(ly[i]);
         for (int j = i + 1; j < topn; j += 8) {
-            const __m256i v2 = _mm256_slli_epi32(
-                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pidx + j)), 1);
-            const __m256 c = _mm256_i32gather_ps(cf, v2, 4);
-            const __m256 f = _mm256_i32gather_ps(cf + 1, v2, 4);
+            __m256 c, f;
+            loadPairs8(cf, pidx + j, c, f);
             const __m256 aj = _mm256_loadu_ps(pa + j);
             const __m256 t = _mm256_mul_ps(_mm256_sub_ps(ai, aj), c);
             inexact = _mm256_or_ps(inexact, _mm256_cmp_ps(_mm256_mul_ps(aj, c), ratio, _CMP_GT_OQ));

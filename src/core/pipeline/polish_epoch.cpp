@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/common/simd_pairs.h"
 #include "core/train/sampling.h"
 
 namespace sepal {
@@ -99,21 +100,6 @@ __attribute__((target("avx2,fma"), always_inline)) inline __m256 clip8(__m256 v)
     return _mm256_max_ps(_mm256_min_ps(v, _mm256_set1_ps(4.0f)), _mm256_set1_ps(-4.0f));
 }
 
-/// The quarters of v in the order 0, 2, 1, 3.
-__attribute__((target("avx2,fma"), always_inline)) inline __m256 quartersInOrder(__m256 v) {
-    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), _MM_SHUFFLE(3, 1, 2, 0)));
-}
-
-/// Eight (x, y) pairs from 16 floats x0 y0 x1 y1 ... (low: the first 8, high: the rest) as the
-/// xs and ys in order.
-__attribute__((target("avx2,fma"), always_inline)) inline void deinterleave(__m256 low, __m256 high,
-                                                                            __m256& xs,
-                                                                            __m256& ys) {
-    // x0 x1 x4 x5 | x2 x3 x6 x7 (and the same for y), then the middle quarters swapped.
-    xs = quartersInOrder(_mm256_shuffle_ps(low, high, _MM_SHUFFLE(2, 0, 2, 0)));
-    ys = quartersInOrder(_mm256_shuffle_ps(low, high, _MM_SHUFFLE(3, 1, 3, 1)));
-}
-
 /// The terms of eight other cells j[0..7] on the eight lanes' cells at (xi, yi): the offsets (dx,
 /// dy), d2, d2^b, and whether they count (d2 > 0; tiny d2 are raised to a normal float first).
 struct Terms8 {
@@ -124,14 +110,8 @@ __attribute__((target("avx2,fma"), always_inline)) inline Terms8 terms8(const fl
                                                                         const uint32_t* j,
                                                                         __m256 xi, __m256 yi,
                                                                         __m256 b) {
-    // Each cell's (x, y) as one 8-byte load: faster than gathers of them.
-    const double* pairs = reinterpret_cast<const double*>(y);
-    const __m256 low =
-        _mm256_castpd_ps(_mm256_setr_pd(pairs[j[0]], pairs[j[1]], pairs[j[2]], pairs[j[3]]));
-    const __m256 high =
-        _mm256_castpd_ps(_mm256_setr_pd(pairs[j[4]], pairs[j[5]], pairs[j[6]], pairs[j[7]]));
     __m256 xj, yj;
-    deinterleave(low, high, xj, yj);
+    loadPairs8(y, j, xj, yj);
     Terms8 t;
     t.dx = _mm256_sub_ps(xi, xj);
     t.dy = _mm256_sub_ps(yi, yj);
@@ -157,8 +137,10 @@ __attribute__((target("avx2,fma"))) void moveBlockAvx2(const PolishGraph& graph,
         // A cell that does not move draws itself: d2 = 0 counts nothing.
         for (int s = 0; s < count; ++s) sample[s][l] = s < got ? drawn[s] : uint32_t(i);
     }
+    uint32_t cells[8];
+    for (int l = 0; l < 8; ++l) cells[l] = uint32_t(i0) + uint32_t(l);
     __m256 xi, yi;
-    deinterleave(_mm256_loadu_ps(y + 2 * i0), _mm256_loadu_ps(y + 2 * i0 + 8), xi, yi);
+    loadPairs8(y, cells, xi, yi);
     const __m256 b = _mm256_set1_ps(step.b), a = _mm256_set1_ps(step.a);
     const __m256 one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
     const __m256 attract = _mm256_set1_ps(-2.0f * step.a * step.b);
