@@ -159,6 +159,36 @@ TEST(KnnGraph, SinglePrecisionCandidatesGiveTheExactGraph) {
     expectSameAsExact(ring, 5, "points on a sphere around the first");
 }
 
+TEST(KnnGraph, DotProductCandidatesOfWideRowsGiveTheExactGraph) {
+    // Rows of 64 columns and more take the dot-product form: clustered data across reference
+    // blocks, data far from the origin (centred first), ties, missing values, and a sphere whose
+    // distances no single-precision form can order.
+    Matrix blobs(3000, 96);
+    std::mt19937 rng(8);
+    std::normal_distribution<float> noise(0.f, 1.f);
+    for (size_t i = 0; i < blobs.rows; ++i)
+        for (size_t c = 0; c < blobs.cols; ++c)
+            blobs.at(i, c) = float((i % 5) * 2) * (c % 3 ? 1.f : -1.f) + noise(rng);
+    expectSameAsExact(blobs, 15, "clustered, 96 columns, several blocks of references");
+    expectSameAsExact(randomPoints(1500, 80, 4, 1e4f), 10, "far from the origin, 80 columns");
+    Matrix grid(1200, 70);
+    for (size_t i = 0; i < grid.rows; ++i)
+        for (size_t c = 0; c < grid.cols; ++c) grid.at(i, c) = float((i * (c + 3) + c) % 3);
+    expectSameAsExact(grid, 12, "an integer grid of 70 columns (ties everywhere)");
+    Matrix holes = randomPoints(900, 64, 6, 0.f);
+    for (size_t i = 0; i < holes.rows; i += 29) holes.at(i, i % 64) = NAN;
+    expectSameAsExact(holes, 9, "missing values, 64 columns");
+    Matrix sphere(300, 64);
+    std::normal_distribution<double> direction(0.0, 1.0);
+    for (size_t i = 1; i < sphere.rows; ++i) {
+        std::vector<double> v(64);
+        double norm = 0;
+        for (double& x : v) norm += (x = direction(rng)) * x;
+        for (size_t c = 0; c < 64; ++c) sphere.at(i, c) = float(5.0 * v[c] / std::sqrt(norm));
+    }
+    expectSameAsExact(sphere, 5, "points on a sphere around the first, 64 columns");
+}
+
 TEST(KnnGraph, ABuilderFillsTheRowsItIsGivenAsTheWholeGraphDoes) {
     // A share of the rows, as one MPI rank finds them: the whole graph's rows, and only those.
     const Matrix m = randomPoints(400, 6, 9, 0.f);

@@ -1,8 +1,11 @@
-// The euclidean k-NN graph on the CPU the way the GPU finds it: single-precision candidates from
-// the projection's blocked SIMD distance kernel (groupDistances, the difference form), then an
-// exact re-rank in double precision in exactNeighbours' order. A query whose candidates cannot be
-// proven to hold its k nearest (a point left out might be nearer, within the single-precision
-// error) is done again exactly.
+// The euclidean k-NN graph on the CPU the way the GPU finds it: single-precision candidates, then
+// an exact re-rank in double precision in exactNeighbours' order. A query whose candidates cannot
+// be proven to hold its k nearest (a point left out might be nearer, within the single-precision
+// error) is done again exactly. The candidates' keys come from the projection's blocked SIMD
+// distance kernel (groupDistances, the difference form) for narrow rows, and from the
+// dot-product form (groupDotKeys, a third of the arithmetic) for rows of kDotColumns or more, on
+// a copy of the data centred on its mean, where the form's error (which grows with the norms)
+// is smallest.
 
 #include <omp.h>
 
@@ -24,6 +27,64 @@ constexpr size_t kMostBlock = 2048;                // references per transposed 
 constexpr size_t kBlockBytes = size_t(256) << 10;  // a block's values: within a core's L2
 constexpr size_t kGroupsTogether = 16;  // query groups that share each block while it is cached
 constexpr float kSmallest = 1e-37f;     // absolute error of a sum of subnormal squares, at most
+constexpr size_t kDotColumns = 64;      // rows this wide take the dot-product form
+
+/// The data centred on the mean of the usable rows (distances are unchanged; the dot-product
+/// form's error, which grows with the norms, shrinks), each row's squared norm (padded with
+/// zeros to whole blocks) and the largest norm.
+struct Centred {
+    std::vector<float> values;  ///< n x d
+    std::vector<float> norm2;   ///< per row, then zeros
+    double largest = 0;         ///< the largest norm of a usable row
+};
+
+Centred centred(const Matrix& points, const std::vector<uint8_t>& usable, size_t padded) {
+    const size_t n = points.rows, d = points.cols;
+    std::vector<double> mean(d, 0.0);
+    size_t count = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (usable[i]) {
+            for (size_t t = 0; t < d; ++t) mean[t] += double(points.row(i)[t]);
+            ++count;
+        }
+    for (double& m : mean) m /= double(std::max<size_t>(count, 1));
+    Centred c;
+    c.values.assign(n * d, 0.0f);
+    c.norm2.assign(std::max(n, padded), 0.0f);
+    double largest2 = 0.0;
+#pragma omp parallel for schedule(static) reduction(max : largest2)
+    for (long long ii = 0; ii < static_cast<long long>(n); ++ii) {
+        const size_t i = size_t(ii);
+        if (!usable[i]) continue;
+        float* out = c.values.data() + i * d;
+        double sum = 0.0;
+        for (size_t t = 0; t < d; ++t) {
+            out[t] = float(double(points.row(i)[t]) - mean[t]);
+            sum += double(out[t]) * double(out[t]);
+        }
+        c.norm2[i] = float(sum);
+        largest2 = std::max(largest2, sum);
+    }
+    c.largest = std::sqrt(largest2);
+    return c;
+}
+
+/// The least exact squared distance from a query (its centred row x) that a reference left out
+/// of its candidates can have, when the worst candidate's dot-product key is W: the centred
+/// rows' distance is at least |x|^2 + W - E, and centring rounded each row by at most 2^-24 of
+/// its norm; 1e-9 less for the double sums' roundings.
+double dotFormBound(const float* x, size_t d, double worst, double gammaD, double largest) {
+    const double u = std::ldexp(1.0, -24);
+    double q2 = 0.0;
+    for (size_t t = 0; t < d; ++t) q2 += double(x[t]) * double(x[t]);
+    const double q = std::sqrt(q2);
+    const double error =
+        1.01 * ((2.0 * gammaD + 2.0 * u) * q * largest + 2.0 * u * largest * largest);
+    const double centred2 = q2 + worst - error;
+    if (!(centred2 > 0.0)) return -std::numeric_limits<double>::infinity();
+    const double root = std::sqrt(centred2) - 2.0001 * u * largest;
+    return root > 0.0 ? root * root * (1.0 - 1e-9) : -std::numeric_limits<double>::infinity();
+}
 
 }  // namespace
 
@@ -38,11 +99,15 @@ void euclideanNeighbours(const Matrix& points, const KnnRows& rows,
         kBlockBytes / (sizeof(float) * std::max<size_t>(d, 1)) / kLandmarkBlock * kLandmarkBlock,
         kLandmarkBlock, kMostBlock);
     const size_t blocks = (n + block - 1) / block;
+    const bool dot = d >= kDotColumns;
+    const Centred centre =
+        dot ? centred(points, rows.usable, blocks * block + kLandmarkBlock) : Centred{};
+    const float* source = dot ? centre.values.data() : points.data();
     std::vector<LandmarkTiles> tiles(blocks);
 #pragma omp parallel for schedule(static)
     for (long long b = 0; b < static_cast<long long>(blocks); ++b) {
         const size_t r0 = size_t(b) * block;
-        tiles[size_t(b)].build(points.row(r0), std::min(block, n - r0), d);
+        tiles[size_t(b)].build(source + r0 * d, std::min(block, n - r0), d);
     }
     size_t others = 0;  // usable points: a usable query's candidates when fewer than C
     for (uint8_t u : rows.usable) others += u;
@@ -51,6 +116,11 @@ void euclideanNeighbours(const Matrix& points, const KnnRows& rows,
     // key is at least W / (1 + rel) - kSmallest (each of the d differences, squares and sums
     // rounds once, relative 2^-24).
     const double rel = 1.05 * double(d + 4) * std::ldexp(1.0, -24);
+    // The dot-product form's key K = |y|^2 - 2 x.y of centred rows is within
+    // E = (2 gamma_d + 2u) |x| R + 2u R^2 of its exact value (u = 2^-24, gamma_d = d u / (1 - d u),
+    // R the largest norm: the dot product's terms, the stored norm and the last subtraction each
+    // rounding); dotFormBound takes it 1% wider.
+    const double u = std::ldexp(1.0, -24), gammaD = double(d) * u / (1.0 - double(d) * u);
     std::vector<uint8_t> redo(queries.size(), 0);
     constexpr size_t kTogether = kGroupsTogether * kPointGroup;  // queries of a batch
     const long long batches = static_cast<long long>((queries.size() + kTogether - 1) / kTogether);
@@ -60,6 +130,7 @@ void euclideanNeighbours(const Matrix& points, const KnnRows& rows,
         std::vector<float> key(kTogether * C);
         std::vector<uint32_t> id(kTogether * C);
         std::vector<std::pair<double, uint32_t>> exact(C);
+        std::vector<double> exactKeys(C);
 #pragma omp for schedule(dynamic, 1)
         for (long long batch = 0; batch < batches; ++batch) {
             const size_t u0 = size_t(batch) * kTogether;
@@ -68,7 +139,7 @@ void euclideanNeighbours(const Matrix& points, const KnnRows& rows,
             size_t filled[kTogether];
             float worst[kTogether];
             for (size_t p = 0; p < kTogether; ++p) {
-                qrows[p] = points.row(queries[u0 + std::min(p, inBatch - 1)]);
+                qrows[p] = source + size_t(queries[u0 + std::min(p, inBatch - 1)]) * d;
                 filled[p] = 0;
                 worst[p] = std::numeric_limits<float>::infinity();
             }
@@ -76,7 +147,10 @@ void euclideanNeighbours(const Matrix& points, const KnnRows& rows,
                 const LandmarkTiles& t = tiles[b];
                 const uint32_t r0 = uint32_t(b * block);
                 for (size_t g0 = 0; g0 < inBatch; g0 += kPointGroup) {
-                    groupDistances(qrows + g0, t, dist.data());
+                    if (dot)
+                        groupDotKeys(qrows + g0, t, centre.norm2.data() + r0, dist.data());
+                    else
+                        groupDistances(qrows + g0, t, dist.data());
                     for (size_t p = g0; p < std::min(g0 + kPointGroup, inBatch); ++p) {
                         const uint32_t q = queries[u0 + p];
                         if (!rows.usable[q]) continue;
@@ -105,18 +179,18 @@ void euclideanNeighbours(const Matrix& points, const KnnRows& rows,
                 const uint32_t q = queries[u0 + p];
                 if (!rows.usable[q]) continue;
                 const size_t m = filled[p];
-                for (size_t j = 0; j < m; ++j) {
-                    const uint32_t r = id[p * C + j];
-                    exact[j] = {knnKey(rows, q, r), r};
-                }
+                knnKeys(rows, q, id.data() + p * C, m, exactKeys.data());
+                for (size_t j = 0; j < m; ++j) exact[j] = {exactKeys[j], id[p * C + j]};
                 std::sort(exact.begin(), exact.begin() + long(m));
                 const size_t kept = std::min(k, m);
                 // Complete when every other usable point is a candidate, or when none left out
                 // can come before the k-th.
                 bool sure = m == others;
                 if (m == C && kept == k) {
-                    const double bound = double(key[p * C + C - 1]) / (1.0 + rel) - kSmallest;
-                    sure = bound > exact[k - 1].first;
+                    const double worstKey = double(key[p * C + C - 1]);
+                    sure = (dot ? dotFormBound(source + size_t(q) * d, d, worstKey, gammaD,
+                                               centre.largest)
+                                : worstKey / (1.0 + rel) - kSmallest) > exact[k - 1].first;
                 }
                 if (!sure) {
                     redo[u0 + p] = 1;

@@ -2,6 +2,8 @@
 
 #include <omp.h>
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -115,6 +117,33 @@ KnnRows knnRows(const Matrix& points, KnnMetric metric) {
 double knnKey(const KnnRows& rows, size_t a, size_t b) {
     return orderKey(rows.values.data() + a * rows.d, rows.values.data() + b * rows.d, rows.d,
                     rows.metric);
+}
+
+namespace {
+/// knnKey's squared euclidean keys of row a against rows b[0..3], a lane each: every lane sums
+/// in knnKey's order with its roundings, so the keys are the same bits.
+__attribute__((target("avx2"))) void squaredKeys4(const KnnRows& rows, size_t a, const uint32_t* b,
+                                                  double* keys) {
+    const size_t d = rows.d;
+    const double* x = rows.values.data() + a * d;
+    const double* y[4];
+    for (int l = 0; l < 4; ++l) y[l] = rows.values.data() + size_t(b[l]) * d;
+    __m256d s = _mm256_setzero_pd();
+    for (size_t c = 0; c < d; ++c) {
+        const __m256d t =
+            _mm256_sub_pd(_mm256_set1_pd(x[c]), _mm256_setr_pd(y[0][c], y[1][c], y[2][c], y[3][c]));
+        s = _mm256_add_pd(s, _mm256_mul_pd(t, t));
+    }
+    _mm256_storeu_pd(keys, s);
+}
+}  // namespace
+
+void knnKeys(const KnnRows& rows, size_t a, const uint32_t* b, size_t count, double* keys) {
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    size_t i = 0;
+    if (rows.metric == KnnMetric::Euclidean && avx2)
+        for (; i + 4 <= count; i += 4) squaredKeys4(rows, a, b + i, keys + i);
+    for (; i < count; ++i) keys[i] = knnKey(rows, a, b[i]);
 }
 
 float knnDistance(double key, KnnMetric metric) {

@@ -1,5 +1,6 @@
 #pragma once
-// Landmarks laid out for the blocked distance kernels, and those kernels (difference form).
+// Landmarks (or a block of reference points) laid out for the blocked kernels, and those
+// kernels: distances (difference form) and the k-NN graph's dot-product keys.
 
 #include <cstddef>
 #include <cstdint>
@@ -29,6 +30,14 @@ struct LandmarkTiles {
 /// values do not depend on the other points of its group.
 void groupDistances(const float* const points[kPointGroup], const LandmarkTiles& tiles,
                     float* dist);
+
+/// The k-NN graph's candidate keys in the dot-product form, |y|^2 - 2 x.y (|x|^2 left out: the
+/// same for every reference of a point), of kPointGroup points against every column of `tiles`:
+/// norms[j] is the squared norm of column j (tiles.gp values), keys: kPointGroup x tiles.gp.
+/// One fused multiply-add a term where the difference form needs three; the error grows with
+/// the norms instead of the distances, which knn_candidates.cpp bounds, on data centred first.
+void groupDotKeys(const float* const points[kPointGroup], const LandmarkTiles& tiles,
+                  const float* norms, float* keys);
 
 /// The k smallest of dist[0..g), ascending, ties by lower index (NaN counts as +infinity):
 /// writes k indices and distances. Needs k <= g.
