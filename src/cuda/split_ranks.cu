@@ -283,8 +283,8 @@ __global__ void __launch_bounds__(kRankWarps * 32, T <= 10 ? 4 : 2)
                          tileNorm + buffer * Layout::kBufferRefs + 32 * part,
                          i * Layout::kBufferRefs + 32 * part);
         });
+    // The products still queued, then a cell's count: the sum over its quad's four lanes.
     if (queued > 0) takeQueue<KS, T>(queue, queued, warpFirst, slots, original, d, counts);
-        // A cell's count is the sum over its quad's four lanes.
 #pragma unroll
     for (int r = 0; r < 2; ++r)
 #pragma unroll

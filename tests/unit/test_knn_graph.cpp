@@ -187,6 +187,19 @@ TEST(KnnGraph, DotProductCandidatesOfWideRowsGiveTheExactGraph) {
         for (size_t c = 0; c < 64; ++c) sphere.at(i, c) = float(5.0 * v[c] / std::sqrt(norm));
     }
     expectSameAsExact(sphere, 5, "points on a sphere around the first, 64 columns");
+    // A share of the rows (one query after another, not the whole graph's pairs) and one thread
+    // (a single list, no merge) give the whole graph's rows.
+    const KnnGraph whole = knnGraph(blobs, 15, KnnMetric::Euclidean);
+    const KnnGraph part =
+        makeCpuKnnGraphBuilder()->buildRows(blobs, 15, KnnMetric::Euclidean, 500, 1700);
+    for (size_t i = 0; i < part.neighbours.size(); ++i)
+        ASSERT_EQ(part.neighbours[i], whole.neighbours[500 * 15 + i]) << 500 + i / 15;
+    const int threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    const KnnGraph single = knnGraph(blobs, 15, KnnMetric::Euclidean);
+    omp_set_num_threads(threads);
+    EXPECT_EQ(single.neighbours, whole.neighbours);
+    EXPECT_EQ(single.distances, whole.distances);
 }
 
 TEST(KnnGraph, ABuilderFillsTheRowsItIsGivenAsTheWholeGraphDoes) {

@@ -86,6 +86,208 @@ double dotFormBound(const float* x, size_t d, double worst, double gammaD, doubl
     return root > 0.0 ? root * root * (1.0 - 1e-9) : -std::numeric_limits<double>::infinity();
 }
 
+/// What proves a query's candidates complete (see euclideanNeighbours).
+struct CandidateProof {
+    bool dot = false;               ///< the keys are the dot-product form's
+    const float* source = nullptr;  ///< the rows the keys were computed from (centred for dot)
+    size_t d = 0;                   ///< columns
+    double rel = 0;                 ///< the difference form's relative error
+    double gammaD = 0;              ///< the dot-product form's gamma_d
+    double largest = 0;             ///< the largest centred norm
+    size_t others = 0;              ///< usable points other than a usable query
+};
+
+/// Query q's m candidates (float keys ascending, ids) re-ranked exactly: writes its row of g and
+/// returns true when they are proven to hold its k nearest, else false (to be found exactly).
+bool finishQuery(const KnnRows& rows, uint32_t q, const float* key, const uint32_t* id, size_t m,
+                 size_t C, const CandidateProof& proof, std::vector<double>& exactKeys,
+                 std::vector<std::pair<double, uint32_t>>& exact, KnnGraph& g) {
+    const size_t k = g.k;
+    knnKeys(rows, q, id, m, exactKeys.data());
+    for (size_t j = 0; j < m; ++j) exact[j] = {exactKeys[j], id[j]};
+    std::sort(exact.begin(), exact.begin() + long(m));
+    const size_t kept = std::min(k, m);
+    // Complete when every other usable point is a candidate, or when none left out can come
+    // before the k-th.
+    bool sure = m == proof.others;
+    if (m == C && kept == k) {
+        const double worstKey = double(key[C - 1]);
+        sure = (proof.dot ? dotFormBound(proof.source + size_t(q) * proof.d, proof.d, worstKey,
+                                         proof.gammaD, proof.largest)
+                          : worstKey / (1.0 + proof.rel) - kSmallest) > exact[k - 1].first;
+    }
+    if (!sure) return false;
+    for (size_t j = 0; j < kept; ++j) {
+        g.neighbours[(q - g.first) * k + j] = exact[j].second;
+        g.distances[(q - g.first) * k + j] = knnDistance(exact[j].first, rows.metric);
+    }
+    return true;
+}
+
+/// Every row's C best candidates by float key (ascending), as one thread finds them.
+struct CandidateLists {
+    size_t C = 0;
+    std::vector<float> key;        ///< rows x C
+    std::vector<uint32_t> id;      ///< rows x C
+    std::vector<uint32_t> filled;  ///< per row
+    std::vector<float> worst;      ///< per row: the C-th key once C are held, else infinity
+
+    CandidateLists(size_t rows, size_t c)
+        : C(c),
+          key(rows * c),
+          id(rows * c),
+          filled(rows, 0),
+          worst(rows, std::numeric_limits<float>::infinity()) {}
+
+    /// Empties every row.
+    void clear() {
+        std::fill(filled.begin(), filled.end(), 0u);
+        std::fill(worst.begin(), worst.end(), std::numeric_limits<float>::infinity());
+    }
+
+    /// Offers reference r at key s to row i.
+    void offer(size_t i, float s, uint32_t r) {
+        if (!(s < worst[i])) return;
+        float* kp = key.data() + i * C;
+        uint32_t* ip = id.data() + i * C;
+        uint32_t& m = filled[i];
+        size_t at = m < C ? m++ : C - 1;
+        while (at > 0 && s < kp[at - 1]) {
+            kp[at] = kp[at - 1];
+            ip[at] = ip[at - 1];
+            --at;
+        }
+        kp[at] = s;
+        ip[at] = r;
+        if (m == C) worst[i] = kp[C - 1];
+    }
+};
+
+/// The candidates of every row when every row is a query, in the dot-product form: each pair of
+/// reference blocks (a <= b) once, each pair's dot product giving both rows their keys (half the
+/// arithmetic of one query after another), into per-thread lists merged at the end. A point left
+/// out has a key at least the merged C-th: its thread's list kept C at or below its own C-th,
+/// which is at least the merged one.
+CandidateLists symmetricCandidates(const std::vector<LandmarkTiles>& tiles, size_t block,
+                                   const Centred& centre, const std::vector<uint8_t>& usable,
+                                   size_t n, size_t d, size_t C) {
+    const size_t blocks = tiles.size();
+    std::vector<std::pair<uint32_t, uint32_t>> pairs;
+    for (size_t a = 0; a < blocks; ++a)
+        for (size_t b = a; b < blocks; ++b) pairs.emplace_back(uint32_t(a), uint32_t(b));
+    const std::vector<float> zeros(block + kLandmarkBlock, 0.0f);
+    std::vector<CandidateLists> lists;
+    const int threads = omp_get_max_threads();
+    for (int t = 0; t < threads; ++t) lists.emplace_back(n, C);
+#pragma omp parallel num_threads(threads)
+    {
+        CandidateLists& mine = lists[size_t(omp_get_thread_num())];
+        std::vector<float> dots(kPointGroup * std::max(block, kLandmarkBlock));
+#pragma omp for schedule(dynamic, 1)
+        for (long long task = 0; task < static_cast<long long>(pairs.size()); ++task) {
+            const size_t a = pairs[size_t(task)].first, b = pairs[size_t(task)].second;
+            const LandmarkTiles& t = tiles[b];
+            const size_t a0 = a * block, a1 = std::min(n, a0 + block), r0 = b * block;
+            for (size_t g0 = a0; g0 < a1; g0 += kPointGroup) {
+                const float* qrows[kPointGroup];
+                for (size_t p = 0; p < kPointGroup; ++p)
+                    qrows[p] = centre.values.data() + std::min(g0 + p, a1 - 1) * d;
+                // With zero norms the keys are -2 x.y exactly; a norm added rounds once, as the
+                // kernel's key does.
+                groupDotKeys(qrows, t, zeros.data(), dots.data());
+                for (size_t p = 0; p < kPointGroup && g0 + p < a1; ++p) {
+                    const size_t i = g0 + p;
+                    if (!usable[i]) continue;
+                    const float* dp = dots.data() + p * t.gp;
+                    for (size_t j = 0; j < t.g; ++j) {
+                        const size_t r = r0 + j;
+                        if (!usable[r] || r == i) continue;
+                        mine.offer(i, centre.norm2[r] + dp[j], uint32_t(r));
+                        // Within one block every pair is met from both sides already.
+                        if (a != b) mine.offer(r, centre.norm2[i] + dp[j], uint32_t(i));
+                    }
+                }
+            }
+        }
+    }
+    // Each row's C smallest keys over the threads' lists (ties by index: any thread count
+    // proves the same way).
+#pragma omp parallel
+    {
+        std::vector<std::pair<float, uint32_t>> all;
+#pragma omp for schedule(static)
+        for (long long ii = 0; ii < static_cast<long long>(n); ++ii) {
+            const size_t i = size_t(ii);
+            all.clear();
+            for (const CandidateLists& l : lists)
+                for (size_t c = 0; c < l.filled[i]; ++c)
+                    all.emplace_back(l.key[i * C + c], l.id[i * C + c]);
+            const size_t m = std::min(all.size(), C);
+            std::partial_sort(all.begin(), all.begin() + long(m), all.end());
+            for (size_t c = 0; c < m; ++c)
+                lists[0].key[i * C + c] = all[c].first, lists[0].id[i * C + c] = all[c].second;
+            lists[0].filled[i] = uint32_t(m);
+        }
+    }
+    return std::move(lists[0]);
+}
+
+/// The candidates of `queries`, a batch of them at a time against every block of references in
+/// turn (norms: the dot-product form's, null for the difference form), each batch finished at
+/// once; redo[u] is set for queries[u] when its candidates are not proven complete.
+void oneQueryAfterAnother(const std::vector<uint32_t>& queries,
+                          const std::vector<LandmarkTiles>& tiles, size_t block, const float* norms,
+                          const float* source, const KnnRows& rows, size_t C,
+                          const CandidateProof& proof, std::vector<uint8_t>& redo, KnnGraph& g) {
+    const size_t d = rows.d, blocks = tiles.size();
+    constexpr size_t kTogether = kGroupsTogether * kPointGroup;  // queries of a batch
+    const long long batches = static_cast<long long>((queries.size() + kTogether - 1) / kTogether);
+#pragma omp parallel
+    {
+        std::vector<float> dist(kPointGroup * std::max(block, kLandmarkBlock));
+        CandidateLists batchLists(kTogether, C);
+        std::vector<std::pair<double, uint32_t>> exact(C);
+        std::vector<double> exactKeys(C);
+#pragma omp for schedule(dynamic, 1)
+        for (long long batch = 0; batch < batches; ++batch) {
+            const size_t u0 = size_t(batch) * kTogether;
+            const size_t inBatch = std::min(kTogether, queries.size() - u0);
+            const float* qrows[kTogether];
+            for (size_t p = 0; p < kTogether; ++p)
+                qrows[p] = source + size_t(queries[u0 + std::min(p, inBatch - 1)]) * d;
+            batchLists.clear();
+            for (size_t b = 0; b < blocks; ++b) {
+                const LandmarkTiles& t = tiles[b];
+                const uint32_t r0 = uint32_t(b * block);
+                for (size_t g0 = 0; g0 < inBatch; g0 += kPointGroup) {
+                    if (norms)
+                        groupDotKeys(qrows + g0, t, norms + r0, dist.data());
+                    else
+                        groupDistances(qrows + g0, t, dist.data());
+                    for (size_t p = g0; p < std::min(g0 + kPointGroup, inBatch); ++p) {
+                        const uint32_t q = queries[u0 + p];
+                        if (!rows.usable[q]) continue;
+                        const float* s = dist.data() + (p - g0) * t.gp;
+                        for (size_t j = 0; j < t.g; ++j) {
+                            if (!(s[j] < batchLists.worst[p]))
+                                continue;  // NaN too: a missing value
+                            const uint32_t r = r0 + uint32_t(j);
+                            if (r != q && rows.usable[r]) batchLists.offer(p, s[j], r);
+                        }
+                    }
+                }
+            }
+            for (size_t p = 0; p < inBatch; ++p) {
+                const uint32_t q = queries[u0 + p];
+                if (!rows.usable[q]) continue;
+                redo[u0 + p] = !finishQuery(rows, q, batchLists.key.data() + p * C,
+                                            batchLists.id.data() + p * C, batchLists.filled[p], C,
+                                            proof, exactKeys, exact, g);
+            }
+        }
+    }
+}
+
 }  // namespace
 
 void euclideanNeighbours(const Matrix& points, const KnnRows& rows,
@@ -121,87 +323,32 @@ void euclideanNeighbours(const Matrix& points, const KnnRows& rows,
     // R the largest norm: the dot product's terms, the stored norm and the last subtraction each
     // rounding); dotFormBound takes it 1% wider.
     const double u = std::ldexp(1.0, -24), gammaD = double(d) * u / (1.0 - double(d) * u);
+    const CandidateProof proof{dot, source, d, rel, gammaD, centre.largest, others};
     std::vector<uint8_t> redo(queries.size(), 0);
-    constexpr size_t kTogether = kGroupsTogether * kPointGroup;  // queries of a batch
-    const long long batches = static_cast<long long>((queries.size() + kTogether - 1) / kTogether);
+    // Every row a query (the whole graph), in the dot-product form, and the threads' lists fit
+    // in a gigabyte: each pair's product once.
+    bool everyRow = dot && queries.size() == n;
+    for (size_t i = 0; everyRow && i < n; ++i) everyRow = queries[i] == i;
+    const double listBytes = double(n) * double(C * 8 + 8) * omp_get_max_threads();
+    if (everyRow && listBytes <= double(size_t(1) << 30)) {
+        const CandidateLists lists =
+            symmetricCandidates(tiles, block, centre, rows.usable, n, d, C);
 #pragma omp parallel
-    {
-        std::vector<float> dist(kPointGroup * std::max(block, kLandmarkBlock));
-        std::vector<float> key(kTogether * C);
-        std::vector<uint32_t> id(kTogether * C);
-        std::vector<std::pair<double, uint32_t>> exact(C);
-        std::vector<double> exactKeys(C);
-#pragma omp for schedule(dynamic, 1)
-        for (long long batch = 0; batch < batches; ++batch) {
-            const size_t u0 = size_t(batch) * kTogether;
-            const size_t inBatch = std::min(kTogether, queries.size() - u0);
-            const float* qrows[kTogether];
-            size_t filled[kTogether];
-            float worst[kTogether];
-            for (size_t p = 0; p < kTogether; ++p) {
-                qrows[p] = source + size_t(queries[u0 + std::min(p, inBatch - 1)]) * d;
-                filled[p] = 0;
-                worst[p] = std::numeric_limits<float>::infinity();
-            }
-            for (size_t b = 0; b < blocks; ++b) {
-                const LandmarkTiles& t = tiles[b];
-                const uint32_t r0 = uint32_t(b * block);
-                for (size_t g0 = 0; g0 < inBatch; g0 += kPointGroup) {
-                    if (dot)
-                        groupDotKeys(qrows + g0, t, centre.norm2.data() + r0, dist.data());
-                    else
-                        groupDistances(qrows + g0, t, dist.data());
-                    for (size_t p = g0; p < std::min(g0 + kPointGroup, inBatch); ++p) {
-                        const uint32_t q = queries[u0 + p];
-                        if (!rows.usable[q]) continue;
-                        const float* s = dist.data() + (p - g0) * t.gp;
-                        float* kp = key.data() + p * C;
-                        uint32_t* ip = id.data() + p * C;
-                        size_t& m = filled[p];
-                        for (size_t j = 0; j < t.g; ++j) {
-                            if (!(s[j] < worst[p])) continue;  // NaN too: a missing value
-                            const uint32_t r = r0 + uint32_t(j);
-                            if (r == q || !rows.usable[r]) continue;
-                            size_t at = m < C ? m++ : C - 1;
-                            while (at > 0 && s[j] < kp[at - 1]) {
-                                kp[at] = kp[at - 1];
-                                ip[at] = ip[at - 1];
-                                --at;
-                            }
-                            kp[at] = s[j];
-                            ip[at] = r;
-                            if (m == C) worst[p] = kp[C - 1];
-                        }
-                    }
-                }
-            }
-            for (size_t p = 0; p < inBatch; ++p) {
-                const uint32_t q = queries[u0 + p];
+        {
+            std::vector<std::pair<double, uint32_t>> exact(C);
+            std::vector<double> exactKeys(C);
+#pragma omp for schedule(dynamic, 256)
+            for (long long qq = 0; qq < static_cast<long long>(n); ++qq) {
+                const uint32_t q = uint32_t(qq);
                 if (!rows.usable[q]) continue;
-                const size_t m = filled[p];
-                knnKeys(rows, q, id.data() + p * C, m, exactKeys.data());
-                for (size_t j = 0; j < m; ++j) exact[j] = {exactKeys[j], id[p * C + j]};
-                std::sort(exact.begin(), exact.begin() + long(m));
-                const size_t kept = std::min(k, m);
-                // Complete when every other usable point is a candidate, or when none left out
-                // can come before the k-th.
-                bool sure = m == others;
-                if (m == C && kept == k) {
-                    const double worstKey = double(key[p * C + C - 1]);
-                    sure = (dot ? dotFormBound(source + size_t(q) * d, d, worstKey, gammaD,
-                                               centre.largest)
-                                : worstKey / (1.0 + rel) - kSmallest) > exact[k - 1].first;
-                }
-                if (!sure) {
-                    redo[u0 + p] = 1;
-                    continue;
-                }
-                for (size_t j = 0; j < kept; ++j) {
-                    g.neighbours[(q - g.first) * k + j] = exact[j].second;
-                    g.distances[(q - g.first) * k + j] = knnDistance(exact[j].first, rows.metric);
-                }
+                redo[q] = !finishQuery(rows, q, lists.key.data() + size_t(q) * C,
+                                       lists.id.data() + size_t(q) * C, lists.filled[q], C, proof,
+                                       exactKeys, exact, g);
             }
         }
+    } else {
+        oneQueryAfterAnother(queries, tiles, block, dot ? centre.norm2.data() : nullptr, source,
+                             rows, C, proof, redo, g);
     }
     std::vector<uint32_t> again;
     for (size_t i = 0; i < queries.size(); ++i)
