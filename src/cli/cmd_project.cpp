@@ -41,7 +41,9 @@ void runProject(const ProjectOptions& o) {
     model.high = high.values;
     model.low = low.values;
     model.touch();
-    Backend backend = makeBackend(o.backend, BackendOptions{.kernel = o.kernel});
+    BackendOptions options;
+    options.kernel = o.kernel;
+    Backend backend = makeBackend(o.backend, options);
     Matrix y(x.rows, 2);
     std::fprintf(stderr,
                  "project: %zu points, %zu dimensions, %zu landmarks, k %d; backend %s (%s)\n",

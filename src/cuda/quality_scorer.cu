@@ -127,7 +127,6 @@ class CudaQualityScorer : public QualityScorer {
         Stopwatch watch;
         const KnnGraph inPicture = planeKnnGraph(ls, k);
         watch.lap("picture graph");
-        const KnnRows rows = knnRows(hs, KnnMetric::Euclidean);
 
         // The targets: each cell's 2D neighbours, in the picture's order (the CPU's order of the
         // penalty's sum), with their exact keys in data space.
@@ -136,7 +135,8 @@ class CudaQualityScorer : public QualityScorer {
 #pragma omp parallel for schedule(static)
         for (long long ii = 0; ii < (long long)m; ++ii) {
             const size_t i = size_t(ii);
-            for (size_t j = 0; j < k; ++j) keys[i * k + j] = knnKey(rows, i, targets[i * k + j]);
+            for (size_t j = 0; j < k; ++j)
+                keys[i * k + j] = squaredKey(hs.row(i), hs.row(targets[i * k + j]), d);
         }
         DeviceBuffer<float> deviceRows;
         deviceRows.reserve(m * d);

@@ -202,6 +202,20 @@ TEST(KnnGraph, DotProductCandidatesOfWideRowsGiveTheExactGraph) {
     EXPECT_EQ(single.distances, whole.distances);
 }
 
+TEST(KnnGraph, SquaredKeysFromFloatRowsAreKnnKeysBitForBit) {
+    const Matrix m = randomPoints(50, 37, 12, 3e3f);
+    const KnnRows rows = knnRows(m, KnnMetric::Euclidean);
+    std::vector<uint32_t> others(49);
+    std::iota(others.begin(), others.end(), 1u);
+    std::vector<double> four(49);
+    knnKeys(rows, 0, others.data(), others.size(), four.data());
+    for (uint32_t j = 1; j < 50; ++j) {
+        const double key = knnKey(rows, 0, j);
+        EXPECT_EQ(squaredKey(m.row(0), m.row(j), m.cols), key) << j;
+        EXPECT_EQ(four[j - 1], key) << j;
+    }
+}
+
 TEST(KnnGraph, ABuilderFillsTheRowsItIsGivenAsTheWholeGraphDoes) {
     // A share of the rows, as one MPI rank finds them: the whole graph's rows, and only those.
     const Matrix m = randomPoints(400, 6, 9, 0.f);

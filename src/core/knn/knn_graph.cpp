@@ -138,6 +138,15 @@ __attribute__((target("avx2"))) void squaredKeys4(const KnnRows& rows, size_t a,
 }
 }  // namespace
 
+double squaredKey(const float* a, const float* b, size_t d) {
+    double s = 0;
+    for (size_t c = 0; c < d; ++c) {
+        const double t = double(a[c]) - double(b[c]);
+        s += t * t;
+    }
+    return s;
+}
+
 void knnKeys(const KnnRows& rows, size_t a, const uint32_t* b, size_t count, double* keys) {
     static const bool avx2 = __builtin_cpu_supports("avx2");
     size_t i = 0;

@@ -88,6 +88,8 @@ struct KnnRows {
 KnnRows knnRows(const Matrix& points, KnnMetric metric);
 /// The key that orders neighbours (squared euclidean, manhattan, or 1 - u.v), summed in order.
 double knnKey(const KnnRows& rows, size_t a, size_t b);
+/// knnKey's euclidean key of two float rows of d values, without KnnRows: the same value.
+double squaredKey(const float* a, const float* b, size_t d);
 /// knnKey of row a against rows b[0..count): the same values, four at a time where it can.
 void knnKeys(const KnnRows& rows, size_t a, const uint32_t* b, size_t count, double* keys);
 /// The distance reported for a key (the root of a squared euclidean key).
