@@ -5,6 +5,7 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/common/error.h"
 #include "core/knn/nearest_search.h"
@@ -151,6 +152,30 @@ TEST(TrainTsne, DivergenceFallsSeparatesClustersAndIsDeterministic) {
     EXPECT_EQ(a.low[4], original.low[4]);
     EXPECT_EQ(a.low[5], original.low[5]);
     EXPECT_EQ(a.low, run(1, nullptr).low);
+}
+
+TEST(TrainUmap, MembershipStrengthsSumToTheTargetAtAnyScale) {
+    // Distances far beyond the nearest neighbour (raw cytometry scales, or one close neighbour
+    // and a gap): the weights must still sum to log2(k), not stall at the search's round limit.
+    const size_t k = 15;
+    const double target = std::log2(double(k));
+    for (double scale : {1.0, 100.0, 1000.0, 1e5}) {
+        std::vector<double> dist(k);
+        for (size_t i = 0; i < k; ++i) dist[i] = scale * (1.0 + 0.1 * double(i));
+        std::vector<float> w(k);
+        membershipStrengths(dist.data(), k, target, w.data());
+        double sum = 0;
+        for (float x : w) sum += x;
+        EXPECT_NEAR(sum, target, 1e-4) << "scale " << scale;
+    }
+    std::vector<double> gap(k);
+    gap[0] = 0.5;
+    for (size_t i = 1; i < k; ++i) gap[i] = 50.0 + double(i);
+    std::vector<float> w(k);
+    membershipStrengths(gap.data(), k, target, w.data());
+    double sum = 0;
+    for (float x : w) sum += x;
+    EXPECT_NEAR(sum, target, 1e-4) << "a gap after the nearest";
 }
 
 TEST(TrainUmap, CurveFitMatchesTheKnownConstants) {

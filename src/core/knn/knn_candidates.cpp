@@ -78,8 +78,11 @@ double dotFormBound(const float* x, size_t d, double worst, double gammaD, doubl
     double q2 = 0.0;
     for (size_t t = 0; t < d; ++t) q2 += double(x[t]) * double(x[t]);
     const double q = std::sqrt(q2);
+    // Subnormal products and sums lose more than their relative share: an absolute kSmallest a
+    // term, as the difference form allows.
     const double error =
-        1.01 * ((2.0 * gammaD + 2.0 * u) * q * largest + 2.0 * u * largest * largest);
+        1.01 * ((2.0 * gammaD + 2.0 * u) * q * largest + 2.0 * u * largest * largest) +
+        4.0 * double(d + 4) * kSmallest;
     const double centred2 = q2 + worst - error;
     if (!(centred2 > 0.0)) return -std::numeric_limits<double>::infinity();
     const double root = std::sqrt(centred2) - 2.0001 * u * largest;

@@ -39,8 +39,8 @@ void moveCellPortable(const PolishGraph& graph, const std::vector<uint32_t>& kee
         const uint32_t j = graph.nbr[at];
         const float dx = y[2 * i] - y[2 * j], dy = y[2 * i + 1] - y[2 * j + 1];
         const float d2 = dx * dx + dy * dy;
-        if (d2 <= 0) continue;
-        const float pb = std::pow(d2, b);
+        if (!(d2 > 0)) continue;
+        const float pb = std::pow(std::max(d2, 1e-30f), b);  // as the vector path raises d2
         const float c = -2.0f * a * b * pb / d2 / (1.0f + a * pb) * graph.weight[at];
         gx += clip(c * dx), gy += clip(c * dy);
     }
@@ -54,8 +54,8 @@ void moveCellPortable(const PolishGraph& graph, const std::vector<uint32_t>& kee
         const uint32_t j = sample[s];
         const float dx = y[2 * i] - y[2 * j], dy = y[2 * i + 1] - y[2 * j + 1];
         const float d2 = dx * dx + dy * dy;
-        if (d2 <= 0) continue;
-        const float c = 2.0f * b / ((0.001f + d2) * (1.0f + a * std::pow(d2, b)));
+        if (!(d2 > 0)) continue;
+        const float c = 2.0f * b / ((0.001f + d2) * (1.0f + a * std::pow(std::max(d2, 1e-30f), b)));
         rx += clip(c * dx), ry += clip(c * dy);
     }
     const float push = step.repulsion * graph.weights[i];

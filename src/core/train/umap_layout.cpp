@@ -86,12 +86,15 @@ void membershipStrengths(const double* dist, size_t m, double target, float* w) 
             lo = sigma;
         // Newton's step (d sum / d sigma = sum of e x / sigma^2) while it stays inside the
         // bracket, else halving it: a handful of rounds where halving alone took about twenty.
+        // Before the bracket closes a step grows sigma at most twofold: far beyond the nearest
+        // neighbour the slope vanishes and Newton's step would leap to 1e20 and more, from where
+        // only halving comes back.
         slope /= sigma * sigma;
         const double newton = slope > 0.0 ? sigma - (sum - target) / slope : -1.0;
-        if (newton > lo && newton < hi)
-            sigma = newton;
+        if (hi >= 1e300)
+            sigma = newton > sigma ? std::min(newton, 2.0 * sigma) : 2.0 * sigma;
         else
-            sigma = hi >= 1e300 ? sigma * 2.0 : 0.5 * (lo + hi);
+            sigma = newton > lo && newton < hi ? newton : 0.5 * (lo + hi);
     }
     for (size_t r = 0; r < m; ++r)
         w[r] = static_cast<float>(std::exp(-std::max(0.0, dist[r] - rho) / sigma));
