@@ -15,6 +15,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/common/sorted_insert.h"
 #include "core/knn/knn_graph.h"
 #include "core/knn/landmark_tiles.h"
 
@@ -130,10 +131,10 @@ bool finishQuery(const KnnRows& rows, uint32_t q, const float* key, const uint32
 /// Every row's C best candidates by float key (ascending), as one thread finds them.
 struct CandidateLists {
     size_t C = 0;
-    std::vector<float> key;        ///< rows x C
-    std::vector<uint32_t> id;      ///< rows x C
-    std::vector<uint32_t> filled;  ///< per row
-    std::vector<float> worst;      ///< per row: the C-th key once C are held, else infinity
+    std::vector<float> key;      ///< rows x C
+    std::vector<uint32_t> id;    ///< rows x C
+    std::vector<size_t> filled;  ///< per row
+    std::vector<float> worst;    ///< per row: the C-th key once C are held, else infinity
 
     CandidateLists(size_t rows, size_t c)
         : C(c),
@@ -144,25 +145,15 @@ struct CandidateLists {
 
     /// Empties every row.
     void clear() {
-        std::fill(filled.begin(), filled.end(), 0u);
+        std::fill(filled.begin(), filled.end(), size_t(0));
         std::fill(worst.begin(), worst.end(), std::numeric_limits<float>::infinity());
     }
 
     /// Offers reference r at key s to row i.
     void offer(size_t i, float s, uint32_t r) {
         if (!(s < worst[i])) return;
-        float* kp = key.data() + i * C;
-        uint32_t* ip = id.data() + i * C;
-        uint32_t& m = filled[i];
-        size_t at = m < C ? m++ : C - 1;
-        while (at > 0 && s < kp[at - 1]) {
-            kp[at] = kp[at - 1];
-            ip[at] = ip[at - 1];
-            --at;
-        }
-        kp[at] = s;
-        ip[at] = r;
-        if (m == C) worst[i] = kp[C - 1];
+        insertSorted(s, r, C, filled[i], key.data() + i * C, id.data() + i * C);
+        if (filled[i] == C) worst[i] = key[i * C + C - 1];
     }
 };
 
@@ -229,7 +220,7 @@ CandidateLists symmetricCandidates(const std::vector<LandmarkTiles>& tiles, size
             std::partial_sort(all.begin(), all.begin() + long(m), all.end());
             for (size_t c = 0; c < m; ++c)
                 lists[0].key[i * C + c] = all[c].first, lists[0].id[i * C + c] = all[c].second;
-            lists[0].filled[i] = uint32_t(m);
+            lists[0].filled[i] = m;
         }
     }
     return std::move(lists[0]);

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "core/common/error.h"
+#include "core/common/sorted_insert.h"
 #include "core/io/atomic_file.h"
 
 namespace sepal {
@@ -43,17 +44,24 @@ std::vector<double> prepared(const Matrix& points, KnnMetric metric, std::vector
     return out;
 }
 
+/// The squared differences of two rows summed in order, each difference taken in double.
+template <class T>
+double squaredSum(const T* a, const T* b, size_t d) {
+    double s = 0;
+    for (size_t c = 0; c < d; ++c) {
+        const double t = double(a[c]) - double(b[c]);
+        s += t * t;
+    }
+    return s;
+}
+
 /// The sum that orders neighbours, in double precision: squared differences (euclidean),
 /// absolute differences (manhattan), or 1 - u.v of the unit vectors (cosine, pearson).
 double orderKey(const double* a, const double* b, size_t d, KnnMetric metric) {
     double s = 0;
     switch (metric) {
         case KnnMetric::Euclidean:
-            for (size_t c = 0; c < d; ++c) {
-                const double t = a[c] - b[c];
-                s += t * t;
-            }
-            return s;
+            return squaredSum(a, b, d);
         case KnnMetric::Manhattan:
             for (size_t c = 0; c < d; ++c) s += std::fabs(a[c] - b[c]);
             return s;
@@ -139,16 +147,11 @@ __attribute__((target("avx2"))) void squaredKeys4(const KnnRows& rows, size_t a,
 }  // namespace
 
 double squaredKey(const float* a, const float* b, size_t d) {
-    double s = 0;
-    for (size_t c = 0; c < d; ++c) {
-        const double t = double(a[c]) - double(b[c]);
-        s += t * t;
-    }
-    return s;
+    return squaredSum(a, b, d);
 }
 
 void knnKeys(const KnnRows& rows, size_t a, const uint32_t* b, size_t count, double* keys) {
-    static const bool avx2 = __builtin_cpu_supports("avx2");
+    static const bool avx2 = (__builtin_cpu_init(), __builtin_cpu_supports("avx2"));
     size_t i = 0;
     if (rows.metric == KnnMetric::Euclidean && avx2)
         for (; i + 4 <= count; i += 4) squaredKeys4(rows, a, b + i, keys + i);
@@ -209,14 +212,7 @@ void exactNeighbours(const KnnRows& rows, const std::vector<uint32_t>& queries, 
                         if (r == q || !usable[r]) continue;
                         const double s = orderKey(a, rows.values.data() + r * d, d, metric);
                         if (m == k && !(s < key[k - 1])) continue;
-                        size_t at = m < k ? m++ : k - 1;
-                        while (at > 0 && s < key[at - 1]) {
-                            key[at] = key[at - 1];
-                            id[at] = id[at - 1];
-                            --at;
-                        }
-                        key[at] = s;
-                        id[at] = uint32_t(r);
+                        insertSorted(s, uint32_t(r), k, m, key, id);
                     }
                 }
             }

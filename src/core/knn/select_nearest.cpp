@@ -13,6 +13,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/common/sorted_insert.h"
 #include "core/knn/landmark_tiles.h"
 
 namespace sepal {
@@ -22,14 +23,7 @@ namespace {
 // Inserts (a, j) into the sorted buffer of `filled` entries (capacity k); equal distances stay
 // behind earlier (lower) indices because landmarks arrive in index order.
 inline void insert(float a, uint32_t j, size_t k, size_t& filled, uint32_t* idx, float* sq) {
-    size_t pos = filled < k ? filled++ : k - 1;
-    while (pos > 0 && a < sq[pos - 1]) {
-        sq[pos] = sq[pos - 1];
-        idx[pos] = idx[pos - 1];
-        --pos;
-    }
-    sq[pos] = a;
-    idx[pos] = j;
+    insertSorted(a, j, k, filled, sq, idx);
 }
 
 inline float notNan(float a) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/common/error.h"
+#include "core/common/sorted_insert.h"
 #include "core/train/sampling.h"
 
 namespace sepal {
@@ -21,14 +22,7 @@ class TopK {
     void clear() { m_filled = 0; }
     void push(double dist, uint32_t idx) {
         if (m_filled == m_k && !(dist < m_dist[m_k - 1])) return;
-        size_t pos = m_filled < m_k ? m_filled++ : m_k - 1;
-        while (pos > 0 && dist < m_dist[pos - 1]) {
-            m_dist[pos] = m_dist[pos - 1];
-            m_idx[pos] = m_idx[pos - 1];
-            --pos;
-        }
-        m_dist[pos] = dist;
-        m_idx[pos] = idx;
+        insertSorted(dist, idx, m_k, m_filled, m_dist.data(), m_idx.data());
     }
     const std::vector<uint32_t>& indices() const { return m_idx; }
 
