@@ -1,10 +1,11 @@
 // Trustworthiness and k-NN preservation of every cell on the GPU, with scoreEmbedding's figures:
 // the exact k-NN graph of the cells in the picture (a k-d tree on the CPU's cores), then each
 // picture neighbour's rank in data space, counted over every cell in one scan: from tensor cores'
-// split products where the k-NN graph takes them (split_ranks.h), otherwise from single-precision
-// keys over tiles. Either decides "nearer" or "farther" where its error bound allows; the few keys
-// too close to call are taken again exactly in double precision in the CPU's order, so the
-// counts, and so the scores, equal the CPU's. No data-space graph is built: a picture neighbour
+// split products where the k-NN graph takes them (split_ranks.h), from a matrix product of split
+// FP16 parts for wider rows (wide_ranks.h), otherwise from single-precision keys over tiles.
+// Each decides "nearer" or "farther" where its error bound allows; the few keys too close to
+// call are taken again exactly in double precision in the CPU's order, so the counts, and so
+// the scores, equal the CPU's. No data-space graph is built: a picture neighbour
 // is a data-space neighbour exactly when its rank is at most k (ranks and the graph both order
 // by key, then index), so the ranks give the k-NN preservation too.
 
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <string>
@@ -28,6 +30,7 @@
 #include "cuda/split_knn.h"
 #include "cuda/split_ranks.h"
 #include "cuda/tile_keys.cuh"
+#include "cuda/wide_ranks.h"
 
 namespace sepal::cuda {
 namespace {
@@ -184,11 +187,15 @@ class CudaQualityScorer : public QualityScorer {
         const size_t m = hs.rows, d = hs.cols;
         const int width = rankWidthFor(k);
         const char* wanted = std::getenv("SEPAL_RANK_TENSOR");
-        if ((wanted && std::string(wanted) == "0") || width == 0 ||
-            !splitKnnTakes(KnnMetric::Euclidean, d) || !SplitKnnCandidates::deviceTakes())
-            return false;
+        if ((wanted && std::string(wanted) == "0") || width == 0) return false;
+        // Rows of up to 64 columns: the split candidates' fragments; wider ones: the wide kernel.
+        const bool narrow =
+            splitKnnTakes(KnnMetric::Euclidean, d) && SplitKnnCandidates::deviceTakes();
+        const bool wide = !narrow && wideRanksTake(d, width);
+        if (!narrow && !wide) return false;
         const SplitKnnInput in =
-            prepareSplitKnn(hs, knnRowScales(hs, KnnMetric::Euclidean), KnnMetric::Euclidean, {});
+            prepareSplitKnn(hs, knnRowScales(hs, KnnMetric::Euclidean), KnnMetric::Euclidean, {},
+                            wide ? kWideSumColumns : 0);
         if (in.n == 0) return false;
         watch.lap("ranks: split rows");
         // The cells whose farthest target lies farthest beyond their nearest first: their
@@ -240,9 +247,19 @@ class CudaQualityScorer : public QualityScorer {
             }
         }
         watch.lap("ranks: targets' intervals");
-        const SplitKnnCandidates split(in);
-        const std::vector<uint32_t> counts = splitRankCounts(split, deviceRows, int(d), ranked);
+        WideRankStats stats;
+        const std::vector<uint32_t> counts =
+            wide ? wideRankCounts(in, deviceRows, int(d), ranked, 0, &stats)
+                 : splitRankCounts(SplitKnnCandidates(in), deviceRows, int(d), ranked);
         watch.lap("ranks: counts");
+        if (wide) {
+            watch.laps.emplace_back("ranks: counts: products", stats.productSeconds);
+            watch.laps.emplace_back("ranks: counts: listed keys", stats.listedSeconds);
+            // For the benchmarks' notes: how many products needed their exact keys.
+            if (std::getenv("SEPAL_RANK_STATS"))
+                std::fprintf(stderr, "wide ranks: %llu products listed, %llu past the list\n",
+                             stats.listed, stats.pastCapacity);
+        }
         nearer.assign(m * k, 0);
         for (size_t e = 0; e < targetOf.size(); ++e)
             if (targetOf[e] >= 0)

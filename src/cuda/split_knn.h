@@ -25,7 +25,7 @@ bool splitKnnTakes(KnnMetric metric, size_t d);
 /// The rows and per-row bounds the split candidates read, prepared once per build.
 struct SplitKnnInput {
     size_t n = 0;                  ///< points
-    int stride = 0;                ///< columns of a row: d padded to 16, 32, 48 or 64
+    int stride = 0;                ///< columns of a row: d padded to 16 (or to sumColumns)
     float scale = 1;               ///< a power of two taking every value into FP16's range
     std::vector<float> rows;       ///< n x stride: centred rows (euclidean) or unit rows
     std::vector<float> norm2;      ///< |row|^2 in single precision; infinity for unusable rows
@@ -39,9 +39,10 @@ struct SplitKnnInput {
 
 /// The split input of `points` for `metric` (unitRows: the unit rows of cosine and pearson, as
 /// the difference-form kernel compares them); empty (n = 0) for values too wide or narrow to
-/// scale into FP16's range.
+/// scale into FP16's range. sumColumns > 0: the kernel restarts its sums every sumColumns
+/// columns (wide_ranks.h), which narrows the error bound; 0: one sum over the row.
 SplitKnnInput prepareSplitKnn(const Matrix& points, const KnnRowScales& scales, KnnMetric metric,
-                              const std::vector<float>& unitRows);
+                              const std::vector<float>& unitRows, int sumColumns = 0);
 
 /// A build's split rows on the device, as the kernels read them.
 struct SplitKnnDevice {

@@ -19,6 +19,11 @@
 // The accumulation term is a model of the tensor cores (products exact, sums aligned and
 // truncated to single precision); it holds for Ampere and Hopper's FP16 products, and would have
 // to be revisited for hardware that keeps fewer accumulator bits.
+// With partial sums (sumColumns = c: a kernel sums each c columns' products from zero and adds
+// each partial sum to a running sum in single precision), a partial sum errs by at most
+// 2 c 2^-22 times its columns' sum of |a_i| |b_i| (the model above, for c columns), and each of
+// the k / c additions by 2^-24 of the running sum, at most |a| |b| (with room): eps =
+// (2 c + 8 + k / (4 c)) 2^-22, 80 2^-22 for 1024 columns in sums of 32 where one sum has 2056.
 
 #include <omp.h>
 
@@ -47,13 +52,17 @@ bool splitKnnTakes(KnnMetric metric, size_t d) {
 }
 
 SplitKnnInput prepareSplitKnn(const Matrix& points, const KnnRowScales& scales, KnnMetric metric,
-                              const std::vector<float>& unitRows) {
+                              const std::vector<float>& unitRows, int sumColumns) {
     const size_t n = points.rows, d = points.cols;
     SplitKnnInput in;
     in.n = n;
-    in.stride = int((d + 15) / 16 * 16);
+    const size_t pad = sumColumns > 0 ? size_t(sumColumns) : 16;
+    in.stride = int((d + pad - 1) / pad * pad);
     const size_t stride = size_t(in.stride);
-    const double eps = double(2 * stride + 8) * 0x1p-22;
+    const double eps =
+        sumColumns > 0
+            ? (double(2 * sumColumns + 8) + double(stride) / double(4 * sumColumns)) * 0x1p-22
+            : double(2 * stride + 8) * 0x1p-22;
     const bool unit = metric == KnnMetric::Cosine || metric == KnnMetric::Pearson;
     in.rows.assign(n * stride, 0.0f);
     in.norm2.assign(n, std::numeric_limits<float>::infinity());
@@ -78,13 +87,28 @@ SplitKnnInput prepareSplitKnn(const Matrix& points, const KnnRowScales& scales, 
         in.absSlack = double(d + 2) * 0x1p-53;
         return in;
     }
+    // The column means, summed in blocks of rows on all cores (the centre only has to be near
+    // the data's: the bounds hold for any centre).
+    constexpr size_t kMeanRows = 4096;
+    const size_t blocks = (n + kMeanRows - 1) / kMeanRows;
+    std::vector<double> blockSums(blocks * d, 0.0);
+    std::vector<size_t> blockUsable(blocks, 0);
+#pragma omp parallel for schedule(dynamic)
+    for (long long bb = 0; bb < static_cast<long long>(blocks); ++bb) {
+        const size_t b = size_t(bb);
+        double* sum = blockSums.data() + b * d;
+        for (size_t i = b * kMeanRows; i < std::min(n, (b + 1) * kMeanRows); ++i) {
+            if (!scales.usable[i]) continue;
+            ++blockUsable[b];
+            const float* r = points.row(i);
+            for (size_t c = 0; c < d; ++c) sum[c] += r[c];
+        }
+    }
     std::vector<double> mean(d, 0.0);
     size_t usable = 0;
-    for (size_t i = 0; i < n; ++i) {
-        if (!scales.usable[i]) continue;
-        ++usable;
-        const float* r = points.row(i);
-        for (size_t c = 0; c < d; ++c) mean[c] += r[c];
+    for (size_t b = 0; b < blocks; ++b) {
+        usable += blockUsable[b];
+        for (size_t c = 0; c < d; ++c) mean[c] += blockSums[b * d + c];
     }
     for (double& m : mean) m /= double(std::max<size_t>(usable, 1));
     double largest = 0, widest = 0;  // the largest |row|^2 and |value|

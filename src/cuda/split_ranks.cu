@@ -18,6 +18,7 @@
 #include "cuda/cuda_error.h"
 #include "cuda/knn_device.cuh"
 #include "cuda/point_kernel_launch.cuh"
+#include "cuda/rank_slots.cuh"
 #include "cuda/split_mma.cuh"
 #include "cuda/split_ranks.h"
 #include "cuda/tile_keys.cuh"
@@ -50,16 +51,6 @@ struct RankLayout {
     static constexpr size_t kNormBytes = 2 * kBufferRefs * sizeof(float);
     static constexpr size_t kQueueBytes = kRankWarps * kRankQueue * sizeof(QueuedProduct);
     static constexpr size_t kBytes = kFragmentBytes + kNormBytes + kQueueBytes;
-};
-
-/// The targets of slots s0 .. s0 + count - 1, on the device.
-struct RankSlots {
-    const uint32_t* cells;
-    const double* key;
-    const uint32_t* id;
-    const float* below;
-    const float* above;
-    int count;
 };
 
 /// exactKey<Sum::Squares> of rows a and b of d <= 16 KS columns, in its order of operations,
@@ -311,14 +302,6 @@ void launchRanks(const SplitKnnDevice& split, const float* original, int d, cons
     SEPAL_CUDA_CHECK_LAUNCH("splitRankKernel");
 }
 
-/// Copies `from` into a device buffer of its size.
-template <class T>
-void upload(DeviceBuffer<T>& to, const std::vector<T>& from) {
-    to.reserve(std::max<size_t>(from.size(), 1));
-    SEPAL_CUDA_CHECK(
-        cudaMemcpy(to.get(), from.data(), from.size() * sizeof(T), cudaMemcpyHostToDevice));
-}
-
 /// The largest float at or below x, and the smallest at or above.
 float floatDown(double x) {
     float f = float(x);
@@ -369,18 +352,8 @@ void addRankTarget(const SplitKnnInput& in, uint32_t cell, double key, uint32_t 
 std::vector<uint32_t> splitRankCounts(const SplitKnnCandidates& split, const float* original, int d,
                                       const RankTargets& targets) {
     const size_t slots = targets.cells.size(), width = size_t(targets.width);
-    std::vector<uint32_t> counts(slots * width, 0);
-    if (slots == 0) return counts;
-    DeviceBuffer<uint32_t> cells, ids, deviceCounts;
-    DeviceBuffer<double> keys;
-    DeviceBuffer<float> below, above;
-    upload(cells, targets.cells);
-    upload(keys, targets.key);
-    upload(ids, targets.id);
-    upload(below, targets.below);
-    upload(above, targets.above);
-    deviceCounts.reserve(counts.size());
-    SEPAL_CUDA_CHECK(cudaMemset(deviceCounts.get(), 0, counts.size() * sizeof(uint32_t)));
+    if (slots == 0) return {};
+    const DeviceRankTargets device(targets);
     using Launch = void (*)(const SplitKnnDevice&, const float*, int, const RankSlots&, uint32_t*);
     // [k-steps - 1][places 8, 10, 16]: k = 10 is the scores' default.
     static constexpr Launch kLaunches[4][3] = {
@@ -388,19 +361,14 @@ std::vector<uint32_t> splitRankCounts(const SplitKnnCandidates& split, const flo
         {launchRanks<2, 8>, launchRanks<2, 10>, launchRanks<2, 16>},
         {launchRanks<3, 8>, launchRanks<3, 10>, launchRanks<3, 16>},
         {launchRanks<4, 8>, launchRanks<4, 10>, launchRanks<4, 16>}};
-    const SplitKnnDevice device = split.device();
-    const Launch launch = kLaunches[device.stride / 16 - 1][width == 8 ? 0 : width == 10 ? 1 : 2];
+    const SplitKnnDevice rows = split.device();
+    const Launch launch = kLaunches[rows.stride / 16 - 1][width == 8 ? 0 : width == 10 ? 1 : 2];
     // Batches of cells: no launch runs for long on a GPU that also draws.
     for (size_t s0 = 0; s0 < slots; s0 += kBatchSlots) {
         const size_t s1 = std::min(slots, s0 + kBatchSlots);
-        const RankSlots part{cells.get() + s0,         keys.get() + s0 * width,
-                             ids.get() + s0 * width,   below.get() + s0 * width,
-                             above.get() + s0 * width, int(s1 - s0)};
-        launch(device, original, d, part, deviceCounts.get() + s0 * width);
+        launch(rows, original, d, device.slots(s0, s1), device.counts(s0));
     }
-    SEPAL_CUDA_CHECK(cudaMemcpy(counts.data(), deviceCounts.get(), counts.size() * sizeof(uint32_t),
-                                cudaMemcpyDeviceToHost));
-    return counts;
+    return device.download();
 }
 
 }  // namespace sepal::cuda
