@@ -191,7 +191,7 @@ class CudaQualityScorer : public QualityScorer {
         // Rows of up to 64 columns: the split candidates' fragments; wider ones: the wide kernel.
         const bool narrow =
             splitKnnTakes(KnnMetric::Euclidean, d) && SplitKnnCandidates::deviceTakes();
-        const bool wide = !narrow && wideRanksTake(d, width);
+        const bool wide = !narrow && wideRanksTake(m, d, width);
         if (!narrow && !wide) return false;
         const SplitKnnInput in =
             prepareSplitKnn(hs, knnRowScales(hs, KnnMetric::Euclidean), KnnMetric::Euclidean, {},
@@ -249,7 +249,7 @@ class CudaQualityScorer : public QualityScorer {
         watch.lap("ranks: targets' intervals");
         WideRankStats stats;
         const std::vector<uint32_t> counts =
-            wide ? wideRankCounts(in, deviceRows, int(d), ranked, 0, &stats)
+            wide ? wideRankCounts(in, deviceRows, int(d), ranked, {}, &stats)
                  : splitRankCounts(SplitKnnCandidates(in), deviceRows, int(d), ranked);
         watch.lap("ranks: counts");
         if (wide) {

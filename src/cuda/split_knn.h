@@ -26,6 +26,7 @@ bool splitKnnTakes(KnnMetric metric, size_t d);
 struct SplitKnnInput {
     size_t n = 0;                  ///< points
     int stride = 0;                ///< columns of a row: d padded to 16 (or to sumColumns)
+    int sumColumns = 0;            ///< the kernel's partial sums the bounds hold for (0: one sum)
     float scale = 1;               ///< a power of two taking every value into FP16's range
     std::vector<float> rows;       ///< n x stride: centred rows (euclidean) or unit rows
     std::vector<float> norm2;      ///< |row|^2 in single precision; infinity for unusable rows

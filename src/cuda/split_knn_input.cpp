@@ -58,6 +58,7 @@ SplitKnnInput prepareSplitKnn(const Matrix& points, const KnnRowScales& scales, 
     in.n = n;
     const size_t pad = sumColumns > 0 ? size_t(sumColumns) : 16;
     in.stride = int((d + pad - 1) / pad * pad);
+    in.sumColumns = sumColumns;
     const size_t stride = size_t(in.stride);
     const double eps =
         sumColumns > 0

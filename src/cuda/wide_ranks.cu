@@ -11,7 +11,9 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 
@@ -114,8 +116,8 @@ __device__ __noinline__ void takeExactly(float x, uint32_t ref, int slot, const 
 }
 
 /// Lists a product in the global list; past its capacity, takes its exact key at once. Not
-/// inlined: the comparisons call it from 64 places, and inlined copies of the rare paths would
-/// crowd the instruction cache that the products' loop runs from.
+/// inlined: the rare paths inlined into the comparisons would crowd the instruction cache that
+/// the products' loop runs from.
 template <int T>
 __device__ __noinline__ void listGlobally(const ListedProduct& p, const ProductList& list,
                                           const RankSlots& slots,
@@ -134,7 +136,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     wideRankKernel(WideRows rows, const float* __restrict__ original, int d, RankSlots slots,
                    uint32_t* __restrict__ counts, ProductList list) {
 #if __CUDA_ARCH__ >= 800
-    using Layout = WideLayout<T>;
     constexpr int kStageWords = 2 * kWideTile * kPitchWords;
     extern __shared__ float4 shared[];
     uint32_t* stages = reinterpret_cast<uint32_t*>(shared);
@@ -145,7 +146,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     ListedProduct* sList = reinterpret_cast<ListedProduct*>(sCell + kWideTile);
     unsigned* sListCount = reinterpret_cast<unsigned*>(sList + kListBlock);
     unsigned long long* sListBase = reinterpret_cast<unsigned long long*>(sListCount + 2);
-    static_assert(Layout::kTargetBytes == kWideTile * T * 12 + kWideTile * 4);
 
     const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, gq = lane >> 2, t4 = lane & 3;
     const int wm = warp >> 2, wn = warp & 3;
@@ -215,10 +215,11 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int r0 = tile * kWideTile + wn * 32;
         float2 norms[4];
 #pragma unroll
-        for (int ni = 0; ni < 4; ++ni)
+        for (int ni = 0; ni < 4; ++ni) {
             norms[ni] = *reinterpret_cast<const float2*>(rows.norm2 + r0 + ni * 8 + 2 * t4);
-            // A loop over the lane's 8 cells, not 8 copies: the comparisons run once a tile, and
-            // copies of them would crowd the instruction cache that the products' loop runs from.
+        }
+        // A loop over the lane's 8 cells, not 8 copies: the comparisons run once a tile, and
+        // copies of them would crowd the instruction cache that the products' loop runs from.
 #pragma unroll 1
         for (int cellRow = 0; cellRow < 8; ++cellRow) {
             const int mi = cellRow >> 1, h = cellRow & 1;
@@ -438,8 +439,7 @@ __global__ void splitWideRowsKernel(const float* __restrict__ rows, int n, int s
 #endif
 }
 
-/// The kernel for `width` target places, with as many stages as the device's shared memory
-/// holds (3, else 2); null when not even 2 fit.
+/// A launch of the wide kernel.
 using WideLaunch = void (*)(const WideRows&, const float*, int, const RankSlots&, uint32_t*,
                             const ProductList&);
 
@@ -454,6 +454,8 @@ void launchWide(const WideRows& rows, const float* original, int d, const RankSl
     SEPAL_CUDA_CHECK_LAUNCH("wideRankKernel");
 }
 
+/// The kernel for T target places, with as many stages as the device's shared memory holds (3,
+/// else 2); null when not even 2 fit.
 template <int T>
 WideLaunch wideLaunchFor() {
     const size_t shared = currentDeviceLimits().sharedBytes;
@@ -462,6 +464,7 @@ WideLaunch wideLaunchFor() {
     return nullptr;
 }
 
+/// The kernel for `width` target places (8, 10 or 16; null for others).
 WideLaunch wideLaunch(int width) {
     return width == 8    ? wideLaunchFor<8>()
            : width == 10 ? wideLaunchFor<10>()
@@ -486,18 +489,30 @@ void launchListed(int width, const ListedProduct* entries, unsigned long long co
 
 }  // namespace
 
-bool wideRanksTake(size_t d, int width) {
+bool wideRanksTake(size_t n, size_t d, int width) {
     const DeviceLimits& limits = currentDeviceLimits();
-    return d > 64 && d <= size_t(1) << 20 && limits.major >= 8 && wideLaunch(width) != nullptr;
+    if (d <= 64 || d > size_t(1) << 20 || n > size_t(INT32_MAX) - kWideTile || limits.major < 8 ||
+        !wideLaunch(width))
+        return false;
+    // While the rows are split, the device holds them twice more (centred floats and FP16
+    // parts), besides the original rows; then the list (at least 2^16 products) and room.
+    const size_t stride = (d + kChunk - 1) / kChunk * kChunk;
+    const size_t nPad = (n + kWideTile - 1) / kWideTile * kWideTile;
+    const size_t needed = 2 * nPad * stride * sizeof(float) +
+                          (size_t(1) << 16) * sizeof(ListedProduct) + (size_t(256) << 20);
+    size_t freeBytes = 0, totalBytes = 0;
+    SEPAL_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
+    return freeBytes >= needed;
 }
 
 std::vector<uint32_t> wideRankCounts(const SplitKnnInput& in, const float* original, int d,
-                                     const RankTargets& targets, size_t listCapacity,
+                                     const RankTargets& targets, const WideRankLimits& limits,
                                      WideRankStats* stats) {
     const size_t slots = targets.cells.size();
     if (slots == 0) return {};
     const WideLaunch launch = wideLaunch(targets.width);
-    if (!launch || in.stride % kChunk != 0)
+    // The intervals' bounds hold only for the kernel's partial sums.
+    if (!launch || in.sumColumns != kWideSumColumns || in.stride % kChunk != 0)
         throw std::logic_error("wideRankCounts: the device or the rows do not suit the kernel");
     const DeviceRankTargets device(targets);
 
@@ -521,16 +536,19 @@ std::vector<uint32_t> wideRankCounts(const SplitKnnInput& in, const float* origi
     uploadVector(norms, norm2);
     const WideRows rows{words.get(), norms.get(), int(nPad), chunks, in.scale};
 
-    // Launches of four blocks a multiprocessor: whole waves, none running for long.
-    const size_t batch = size_t(4) * size_t(detail::multiprocessorCount()) * kWideTile;
+    // Launches of four blocks a multiprocessor: whole waves. Each block scans every reference,
+    // so a launch grows with the rows (about 2 s for 10^6 x 1024 on an H100).
+    const size_t batch = limits.batchSlots > 0
+                             ? limits.batchSlots
+                             : size_t(4) * size_t(detail::multiprocessorCount()) * kWideTile;
     // The list: room for one product in 128 of a launch (a torn picture of a million cells of
     // 1024 columns lists one in 370), within a quarter of the free memory.
     size_t freeBytes = 0, totalBytes = 0;
     SEPAL_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
     const size_t wanted = std::min(batch, slots) * (nPad / 128);
     const size_t capacity =
-        listCapacity > 0
-            ? listCapacity
+        limits.listCapacity > 0
+            ? limits.listCapacity
             : std::max<size_t>(size_t(1) << 16,
                                std::min(wanted, freeBytes / 4 / sizeof(ListedProduct)));
     DeviceBuffer<ListedProduct> entries;
@@ -548,7 +566,7 @@ std::vector<uint32_t> wideRankCounts(const SplitKnnInput& in, const float* origi
         unsigned long long listed = 0;
         SEPAL_CUDA_CHECK(cudaMemcpy(&listed, offered.get(), sizeof listed, cudaMemcpyDeviceToHost));
         const auto between = StageClock::now();
-        seen.productSeconds += secondsSince(start);
+        seen.productSeconds += std::chrono::duration<double>(between - start).count();
         seen.listed += listed;
         seen.pastCapacity += listed > capacity ? listed - capacity : 0;
         listed = std::min<unsigned long long>(listed, capacity);

@@ -19,9 +19,10 @@ namespace sepal::cuda {
 /// Columns each partial sum of the wide kernel covers: prepareSplitKnn's sumColumns for it.
 constexpr int kWideSumColumns = 32;
 
-/// Whether the wide rank kernel takes rows of d columns and `width` target places on the
-/// current device (compute capability 8 and the shared memory of two stages).
-bool wideRanksTake(size_t d, int width);
+/// Whether the wide rank kernel takes n rows of d columns and `width` target places on the
+/// current device (compute capability 8, the shared memory of two stages, and the free memory
+/// for the rows' two copies while they are split).
+bool wideRanksTake(size_t n, size_t d, int width);
 
 /// What a wideRankCounts call did.
 struct WideRankStats {
@@ -31,13 +32,19 @@ struct WideRankStats {
     unsigned long long pastCapacity = 0;  ///< of those, the ones the blocks took themselves
 };
 
+/// Sizes a caller may set (tests shrink them to reach rare paths); 0 keeps the default.
+struct WideRankLimits {
+    /// Products inside intervals held for the exact kernel per launch; past it a block takes
+    /// their exact keys itself, slowly.
+    size_t listCapacity = 0;
+    size_t batchSlots = 0;  ///< slots (cells) per launch
+};
+
 /// For every slot and place: the cells other than the slot's own nearer than the target in
 /// data space (as splitRankCounts). `in`: prepareSplitKnn(..., kWideSumColumns) of the rows;
-/// `original`: the m x d rows on the device, whose exact keys the targets hold. listCapacity:
-/// the products inside intervals held for the exact kernel per launch (0: a default); past it a
-/// block takes their exact keys itself, slowly (tests shrink it to reach that path).
+/// `original`: the m x d rows on the device, whose exact keys the targets hold.
 std::vector<uint32_t> wideRankCounts(const SplitKnnInput& in, const float* original, int d,
-                                     const RankTargets& targets, size_t listCapacity = 0,
+                                     const RankTargets& targets, const WideRankLimits& limits = {},
                                      WideRankStats* stats = nullptr);
 
 }  // namespace sepal::cuda

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <stdexcept>
 
 #include "core/common/matrix.h"
 #include "core/knn/knn_graph.h"
@@ -85,13 +86,14 @@ std::vector<uint32_t> bruteCounts(const std::vector<double>& keys, size_t n,
     return counts;
 }
 
-/// Runs the wide kernel on m's rows (with `capacity` listed products, 0: the default) and
-/// expects the brute force's counts.
-void expectBruteCounts(const Matrix& m, size_t k, size_t capacity, const std::string& what) {
+/// Runs the wide kernel on m's rows (with `limits`: the list's capacity and the cells per
+/// launch) and expects the brute force's counts.
+void expectBruteCounts(const Matrix& m, size_t k, const cuda::WideRankLimits& limits,
+                       const std::string& what) {
     const cuda::SplitKnnInput in = cuda::prepareSplitKnn(
         m, knnRowScales(m, KnnMetric::Euclidean), KnnMetric::Euclidean, {}, cuda::kWideSumColumns);
     ASSERT_GT(in.n, 0u) << what;
-    ASSERT_TRUE(cuda::wideRanksTake(m.cols, cuda::rankWidthFor(k))) << what;
+    ASSERT_TRUE(cuda::wideRanksTake(m.rows, m.cols, cuda::rankWidthFor(k))) << what;
     const std::vector<double> keys = allKeys(m);
     const cuda::RankTargets targets = targetsOf(m, in, keys, k, uint32_t(m.rows + m.cols));
     cuda::DeviceBuffer<float> rows;
@@ -100,7 +102,7 @@ void expectBruteCounts(const Matrix& m, size_t k, size_t capacity, const std::st
                          cudaMemcpyHostToDevice),
               cudaSuccess);
     const std::vector<uint32_t> gpu =
-        cuda::wideRankCounts(in, rows.get(), int(m.cols), targets, capacity);
+        cuda::wideRankCounts(in, rows.get(), int(m.cols), targets, limits);
     const std::vector<uint32_t> cpu = bruteCounts(keys, m.rows, targets);
     ASSERT_EQ(gpu.size(), cpu.size()) << what;
     size_t differ = 0;
@@ -131,7 +133,7 @@ TEST(CudaWideRanks, CountLikeABruteForceFarFromTheOriginAndWithDuplicates) {
         // Every 11th cell a copy of the one before it: keys of zero and ties by index.
         for (size_t i = 11; i < s.n; i += 11)
             std::copy_n(x.begin() + long((i - 1) * s.d), s.d, x.begin() + long(i * s.d));
-        expectBruteCounts(matrixOf(x, s.n, s.d), s.k, 0,
+        expectBruteCounts(matrixOf(x, s.n, s.d), s.k, {},
                           "n=" + std::to_string(s.n) + " d=" + std::to_string(s.d) +
                               " offset=" + std::to_string(s.offset));
     }
@@ -146,8 +148,31 @@ TEST(CudaWideRanks, ACrowdOfEqualCellsPastTheListsCapacity) {
     for (size_t i = 0; i < n; ++i)
         if (i % 5 != 0) std::fill_n(x.begin() + long(i * d), d, 0.75f);
     const Matrix m = matrixOf(x, n, d);
-    expectBruteCounts(m, 10, 100, "a crowd, a list of 100");
-    expectBruteCounts(m, 10, 0, "a crowd, the default list");
+    expectBruteCounts(m, 10, {100, 0}, "a crowd, a list of 100");
+    expectBruteCounts(m, 10, {}, "a crowd, the default list");
+}
+
+TEST(CudaWideRanks, ManyLaunchesCountAsOne) {
+    SEPAL_REQUIRE_GPU();
+    // Launches of 300 cells (not a multiple of a block's 128) over 1,001 cells: the later
+    // launches' slots start mid-way, and the counts of each land in their own places.
+    const size_t n = 1001, d = 130;
+    const Matrix m = matrixOf(randomPoints(n, d, 5, 4), n, d);
+    expectBruteCounts(m, 10, {0, 300}, "launches of 300 cells");
+    expectBruteCounts(m, 16, {50, 300}, "launches of 300 cells, a list of 50");
+}
+
+TEST(CudaWideRanks, RefusesRowsPreparedForAnotherSum) {
+    SEPAL_REQUIRE_GPU();
+    // Rows prepared for one sum over the row carry a bound the wide kernel's sums do not keep.
+    const size_t n = 300, d = 96;
+    const Matrix m = matrixOf(randomPoints(n, d, 8), n, d);
+    const cuda::SplitKnnInput in =
+        cuda::prepareSplitKnn(m, knnRowScales(m, KnnMetric::Euclidean), KnnMetric::Euclidean, {});
+    const cuda::RankTargets targets = targetsOf(m, in, allKeys(m), 10, 3);
+    cuda::DeviceBuffer<float> rows;
+    rows.reserve(m.values.size());
+    EXPECT_THROW(cuda::wideRankCounts(in, rows.get(), int(d), targets), std::logic_error);
 }
 
 TEST(CudaWideRanks, TrustworthinessOfWideRowsEqualsTheCpus) {
@@ -171,7 +196,8 @@ TEST(CudaWideRanks, TrustworthinessOfWideRowsEqualsTheCpus) {
         EXPECT_EQ(gpu.keptPerPoint, cpu.keptPerPoint) << "d=" << d;
         // The wide kernel ran: its stages are timed.
         bool wide = false;
-        for (const auto& [stage, seconds] : gpu.stageSeconds) wide |= stage == "ranks: counts";
+        for (const auto& [stage, seconds] : gpu.stageSeconds)
+            wide |= stage == "ranks: counts: products";
         EXPECT_TRUE(wide) << "d=" << d;
     }
 }
