@@ -10,6 +10,9 @@
 #                                             profile: ncu source-level stall sampling of the
 #                                             fused and tensor kernels at the headline
 #                                             build: only the build (scripts/gpu-ab.sh)
+#                                             trust: the rank kernels' tests, memcheck on them,
+#                                             and sepal-bench trust of 10^6 cells of 32 and 1024
+#                                             columns (TRUST_N overrides the cells)
 #   SEPAL_CUDA_FLAGS=flags: extra nvcc flags for the build
 # Machines without development packages: put nlohmann/, CLI/ and stb/ under deps/include and the
 # googletest sources under deps/googletest (SEPAL_DEPS_DIR overrides); the fixtures under
@@ -55,6 +58,37 @@ tests=$build/tests/sepal_gpu_tests
 small='*CudaVsHost*n0_*:*CudaVsHost*n1_*:*CudaVsHost*n129_*:*CudaVsHost*n1000_*:*CudaVsHost*n200_*'
 small+=':*CudaVsHost*n50_*:*CudaSearch*n1_*:*CudaSearch*n333_*:*CudaSearch*n100_*:CudaProjector.*'
 small+=':CudaTraining.*:*CudaTensorSearch*:CudaPartsSearch*'
+if [ "$mode" = trust ]; then
+    # Each step's lines as they come: a device call cut short still shows what ran.
+    echo "== the rank kernels' tests"
+    $tests --gtest_brief=1 --gtest_filter='CudaQuality.*:CudaWideRanks.*:SplitKnnInput.*' 2>&1 |
+        grep -E "FAILED|Failure|Expected|Which is|PASSED|SKIPPED"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    echo "== compute-sanitizer memcheck (the wide kernel's small cases)"
+    compute-sanitizer --tool memcheck --error-exitcode 9 $tests --gtest_brief=1 \
+        --gtest_filter='CudaWideRanks.ACrowd*:CudaWideRanks.ManyLaunches*' 2>&1 |
+        grep -E "ERROR SUMMARY|Invalid|FAILED"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    echo "== sepal-bench trust (stages in seconds; wide rows: products listed for exact keys)"
+    : >"$out/trust.jsonl"
+    for shape in "32 torn" "32 embedsom" "1024 torn"; do
+        set -- $shape
+        SEPAL_RANK_STATS=1 timeout 300 $build/bench/sepal-bench trust --backend cuda \
+            --n "${TRUST_N:-1000000}" --d "$1" --picture "$2" --repeats 0 2>&1 |
+            tee -a "$out/trust.jsonl" | python3 -c '
+import json, sys
+for line in sys.stdin:
+    if not line.startswith("{"):
+        print(line.rstrip())
+        continue
+    j = json.loads(line)
+    stages = ", ".join(f"{k} {v:.2f}" for k, v in j["stage_s"].items())
+    n, d, picture, seconds = j["n"], j["d"], j["picture"], j["median_s"]
+    trust, kept = j["trustworthiness"], j["knn_preservation"]
+    print(f"{n} x {d} {picture}: {seconds:.2f} s, trust {trust!r}, knn {kept!r} ({stages})")'
+    done
+    exit $status
+fi
 if [ "$mode" != bench ] && [ "$mode" != profile ]; then
     echo "== GPU tests"
     start=$(date +%s)
@@ -74,6 +108,8 @@ if [ "$mode" != bench ] && [ "$mode" != profile ]; then
         # racecheck the lists' index (shared-memory counts) on its smallest shape.
         [ $tool = memcheck ] &&
             filter+=':CudaSplit.SideBySide*:CudaKnnGraph.Ties*:CudaQuality.*'
+        [ $tool = memcheck ] && filter+=':CudaWideRanks.ACrowd*:CudaWideRanks.ManyLaunches*'
+        [ $tool = racecheck ] && filter+=':CudaWideRanks.ACrowd*'
         [ $tool = memcheck ] && filter+=':*CudaNeighbourCache*d32*:CudaSplats.*'
         [ $tool = racecheck ] && filter+=':*CudaNeighbourCache*d16*'
         compute-sanitizer --tool $tool --error-exitcode 9 $tests --gtest_brief=1 \
