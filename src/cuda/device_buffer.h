@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "cuda/cuda_error.h"
 
@@ -75,5 +76,13 @@ class PinnedBuffer {
     T* m_data = nullptr;
     size_t m_capacity = 0;
 };
+
+/// Copies `from` into `to`, reserved to its size (at least one element).
+template <class T, class Allocator>
+void uploadVector(DeviceBuffer<T>& to, const std::vector<T, Allocator>& from) {
+    to.reserve(from.size() > 0 ? from.size() : 1);
+    SEPAL_CUDA_CHECK(
+        cudaMemcpy(to.get(), from.data(), from.size() * sizeof(T), cudaMemcpyHostToDevice));
+}
 
 }  // namespace sepal::cuda

@@ -24,14 +24,6 @@ struct RankSlots {
     int count;
 };
 
-/// Copies `from` into a device buffer of its size.
-template <class T>
-void uploadVector(DeviceBuffer<T>& to, const std::vector<T>& from) {
-    to.reserve(std::max<size_t>(from.size(), 1));
-    SEPAL_CUDA_CHECK(
-        cudaMemcpy(to.get(), from.data(), from.size() * sizeof(T), cudaMemcpyHostToDevice));
-}
-
 /// A RankTargets on the device, with zeroed counts (slots x width) for the kernels to add to.
 class DeviceRankTargets {
   public:

@@ -255,14 +255,6 @@ void launchSplit(const float* rows, int stride, float scale, const float4* fragm
     SEPAL_CUDA_CHECK_LAUNCH("splitCandidateKernel");
 }
 
-/// Copies `from` into a device buffer of its size.
-template <class T>
-void upload(DeviceBuffer<T>& to, const std::vector<T>& from) {
-    to.reserve(from.size());
-    SEPAL_CUDA_CHECK(
-        cudaMemcpy(to.get(), from.data(), from.size() * sizeof(T), cudaMemcpyHostToDevice));
-}
-
 }  // namespace
 
 SplitKnnCandidates::SplitKnnCandidates(const SplitKnnInput& in)
@@ -272,14 +264,14 @@ SplitKnnCandidates::SplitKnnCandidates(const SplitKnnInput& in)
       m_keyScale(in.keyScale),
       m_relSlack(in.relSlack),
       m_absSlack(in.absSlack) {
-    upload(m_rows, in.rows);
+    uploadVector(m_rows, in.rows);
     // Padding references: an infinite norm is never a candidate.
     std::vector<float> norm2(in.norm2);
     norm2.resize(m_nPad, INFINITY);
-    upload(m_norm2, norm2);
-    upload(m_ownNorm2, in.ownNorm2);
-    upload(m_error, in.error);
-    upload(m_margin, in.margin);
+    uploadVector(m_norm2, norm2);
+    uploadVector(m_ownNorm2, in.ownNorm2);
+    uploadVector(m_error, in.error);
+    uploadVector(m_margin, in.margin);
     const int kSteps = m_stride / 16;
     const size_t groups = m_nPad / 8, total = groups * size_t(kSteps) * 32;
     m_fragments.reserve(total);

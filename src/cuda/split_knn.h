@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/common/matrix.h"
+#include "core/common/uninitialised.h"
 #include "core/knn/knn_graph.h"
 #include "cuda/device_buffer.h"
 
@@ -28,7 +29,7 @@ struct SplitKnnInput {
     int stride = 0;                ///< columns of a row: d padded to 16 (or to sumColumns)
     int sumColumns = 0;            ///< the kernel's partial sums the bounds hold for (0: one sum)
     float scale = 1;               ///< a power of two taking every value into FP16's range
-    std::vector<float> rows;       ///< n x stride: centred rows (euclidean) or unit rows
+    UnfilledFloats rows;           ///< n x stride: centred rows (euclidean) or unit rows
     std::vector<float> norm2;      ///< |row|^2 in single precision; infinity for unusable rows
     std::vector<double> ownNorm2;  ///< |row|^2 exactly (1 for unit rows: the key's own term)
     std::vector<double> error;     ///< bound on |approximate - exact| of any key of the row

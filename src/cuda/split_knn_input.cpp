@@ -65,7 +65,9 @@ SplitKnnInput prepareSplitKnn(const Matrix& points, const KnnRowScales& scales, 
             ? (double(2 * sumColumns + 8) + double(stride) / double(4 * sumColumns)) * 0x1p-22
             : double(2 * stride + 8) * 0x1p-22;
     const bool unit = metric == KnnMetric::Cosine || metric == KnnMetric::Pearson;
-    in.rows.assign(n * stride, 0.0f);
+    // Every value of the rows (padding and unusable rows as zeros) is written by the loops below,
+    // on all cores.
+    in.rows.resize(n * stride);
     in.norm2.assign(n, std::numeric_limits<float>::infinity());
     in.ownNorm2.assign(n, unit ? 1.0 : 0.0);
     in.error.assign(n, 0.0);
@@ -78,8 +80,11 @@ SplitKnnInput prepareSplitKnn(const Matrix& points, const KnnRowScales& scales, 
             1.05 * (2 * eps * (1 + 3 * kUnit) + 4 * tiny * (1 + kUnit) + 7.03 * kUnit);
 #pragma omp parallel for schedule(static)
         for (long long i = 0; i < rowsSigned; ++i) {
-            if (!scales.usable[size_t(i)]) continue;
-            std::copy_n(unitRows.data() + size_t(i) * d, d, in.rows.data() + size_t(i) * stride);
+            float* a = in.rows.data() + size_t(i) * stride;
+            const bool usable = scales.usable[size_t(i)];
+            if (usable) std::copy_n(unitRows.data() + size_t(i) * d, d, a);
+            std::fill(a + (usable ? d : 0), a + stride, 0.0f);
+            if (!usable) continue;
             in.norm2[size_t(i)] = 1.0f;
             in.error[size_t(i)] = error;
             in.margin[size_t(i)] = float(2.5 * error);
@@ -115,9 +120,11 @@ SplitKnnInput prepareSplitKnn(const Matrix& points, const KnnRowScales& scales, 
     double largest = 0, widest = 0;  // the largest |row|^2 and |value|
 #pragma omp parallel for schedule(static) reduction(max : largest, widest)
     for (long long i = 0; i < rowsSigned; ++i) {
-        if (!scales.usable[size_t(i)]) continue;
-        const float* r = points.row(size_t(i));
         float* a = in.rows.data() + size_t(i) * stride;
+        const bool usable = scales.usable[size_t(i)];
+        std::fill(a + (usable ? d : 0), a + stride, 0.0f);
+        if (!usable) continue;
+        const float* r = points.row(size_t(i));
         double s = 0;
         for (size_t c = 0; c < d; ++c) {
             a[c] = float(double(r[c]) - mean[c]);
