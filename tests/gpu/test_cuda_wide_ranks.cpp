@@ -123,7 +123,8 @@ Matrix matrixOf(const std::vector<float>& x, size_t n, size_t d) {
 
 TEST(SplitKnnInput, PartialSumsNarrowTheBoundAndPadTheRows) {
     // Host code alone (it runs without a GPU): the wide kernel's rows are padded to its stages
-    // of 32 columns with zeros (an unusable row is all zeros: the rows are not zeroed first),
+    // of 32 columns with zeros (an unusable row all zeros; fresh pages are zeros anyway, so
+    // this part shows the loops' writes only where the allocator hands back used memory),
     // centred on the column means, and carry a bound that restarting the sums every 32 columns
     // makes about 25 times narrower at 1024 columns (80 x 2^-22 against 2056).
     for (size_t d : {size_t(100), size_t(1024)}) {
