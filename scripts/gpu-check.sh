@@ -71,7 +71,7 @@ if [ "$mode" = trust ]; then
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
     echo "== sepal-bench trust (stages in seconds; wide rows: products listed for exact keys)"
     : >"$out/trust.jsonl"
-    for shape in "32 torn" "32 embedsom" "1024 torn"; do
+    for shape in "32 torn" "32 embedsom" "1024 torn" "1024 embedsom"; do
         set -- $shape
         SEPAL_RANK_STATS=1 timeout 300 $build/bench/sepal-bench trust --backend cuda \
             --n "${TRUST_N:-1000000}" --d "$1" --picture "$2" --repeats 0 2>&1 |

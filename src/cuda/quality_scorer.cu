@@ -15,6 +15,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <future>
 #include <limits>
 #include <string>
 #include <vector>
@@ -113,12 +115,16 @@ class CudaQualityScorer : public QualityScorer {
                         const QualityParams& params) override {
         const std::vector<size_t> sample = qualitySample(n, params);
         const size_t m = sample.size(), k = params.k;
-        Matrix hs(m, d), ls(m, 2);
+        // Every cell (the sorted sample is then 0 .. n - 1): the caller's rows as they are (a
+        // copy of 10^6 x 1024 would cost 4 GB and a second); a sample: its rows gathered.
+        Matrix gathered, ls(m, 2);
+        if (m < n) gathered = Matrix(m, d);
+        const RowsView hs = m < n ? RowsView(gathered) : RowsView(high, n, d);
         bool finite = true;
 #pragma omp parallel for schedule(static) reduction(&& : finite)
         for (long long ii = 0; ii < static_cast<long long>(m); ++ii) {
             const size_t i = size_t(ii);
-            std::copy_n(high + sample[i] * d, d, hs.row(i));
+            if (m < n) std::copy_n(high + sample[i] * d, d, gathered.row(i));
             std::copy_n(low + sample[i] * 2, 2, ls.row(i));
             for (size_t c = 0; c < d; ++c) finite = finite && std::isfinite(hs.row(i)[c]);
             finite = finite && std::isfinite(ls.row(i)[0]) && std::isfinite(ls.row(i)[1]);
@@ -128,6 +134,21 @@ class CudaQualityScorer : public QualityScorer {
             d > size_t(INT32_MAX) / 2)
             return scoreEmbedding(high, n, d, low, params);
         Stopwatch watch;
+        // The rows go to the device on a thread of their own, while the host finds the picture's
+        // graph, the targets' keys and the split rows.
+        DeviceBuffer<float> deviceRows;
+        deviceRows.reserve(m * d);
+        int device = 0;
+        SEPAL_CUDA_CHECK(cudaGetDevice(&device));
+        std::future<void> upload = std::async(std::launch::async, [&] {
+            SEPAL_CUDA_CHECK(cudaSetDevice(device));
+            SEPAL_CUDA_CHECK(cudaMemcpy(deviceRows.get(), hs.values, m * d * sizeof(float),
+                                        cudaMemcpyHostToDevice));
+        });
+        const auto rowsOnDevice = [&]() -> const float* {
+            if (upload.valid()) upload.get();  // rethrows the upload's error here
+            return deviceRows.get();
+        };
         const KnnGraph inPicture = planeKnnGraph(ls, k);
         watch.lap("picture graph");
 
@@ -138,17 +159,15 @@ class CudaQualityScorer : public QualityScorer {
 #pragma omp parallel for schedule(static)
         for (long long ii = 0; ii < (long long)m; ++ii) {
             const size_t i = size_t(ii);
-            for (size_t j = 0; j < k; ++j)
-                keys[i * k + j] = squaredKey(hs.row(i), hs.row(targets[i * k + j]), d);
+            squaredKeys(hs, i, targets.data() + i * k, k, keys.data() + i * k);
         }
-        DeviceBuffer<float> deviceRows;
-        deviceRows.reserve(m * d);
-        SEPAL_CUDA_CHECK(
-            cudaMemcpy(deviceRows.get(), hs.data(), m * d * sizeof(float), cudaMemcpyHostToDevice));
         std::vector<uint32_t> nearer;
         watch.lap("targets");
-        if (!splitRanks(hs, k, targets, keys, deviceRows.get(), watch, nearer))
-            nearer = tileRanks(hs, targets, keys, deviceRows.get());
+        if (!splitRanks(hs, k, targets, keys, rowsOnDevice, watch, nearer)) {
+            const float* rows = rowsOnDevice();
+            watch.lap("ranks: rows on the device");
+            nearer = tileRanks(hs, targets, keys, rows);
+        }
         watch.lap("ranks");
         // The sums of scoreEmbedding, in its order: rank = 1 + the cells nearer (ties by index).
         double sumP = 0.0, sumK = 0.0;
@@ -181,9 +200,10 @@ class CudaQualityScorer : public QualityScorer {
     /// The ranks' counts from the tensor cores' split products (split_ranks.h): false where
     /// they do not take the rows, k or the device, or SEPAL_RANK_TENSOR=0 turns them off (for
     /// comparisons).
-    static bool splitRanks(const Matrix& hs, size_t k, const std::vector<uint32_t>& targets,
-                           const std::vector<double>& keys, const float* deviceRows,
-                           Stopwatch& watch, std::vector<uint32_t>& nearer) {
+    static bool splitRanks(RowsView hs, size_t k, const std::vector<uint32_t>& targets,
+                           const std::vector<double>& keys,
+                           const std::function<const float*()>& rowsOnDevice, Stopwatch& watch,
+                           std::vector<uint32_t>& nearer) {
         const size_t m = hs.rows, d = hs.cols;
         const int width = rankWidthFor(k);
         const char* wanted = std::getenv("SEPAL_RANK_TENSOR");
@@ -247,6 +267,8 @@ class CudaQualityScorer : public QualityScorer {
             }
         }
         watch.lap("ranks: targets' intervals");
+        const float* deviceRows = rowsOnDevice();
+        watch.lap("ranks: rows on the device");
         WideRankStats stats;
         const std::vector<uint32_t> counts =
             wide ? wideRankCounts(in, deviceRows, int(d), ranked, {}, &stats)
@@ -268,7 +290,7 @@ class CudaQualityScorer : public QualityScorer {
     }
 
     /// The ranks' counts from single-precision keys over tiles (rankKernel).
-    static std::vector<uint32_t> tileRanks(const Matrix& hs, const std::vector<uint32_t>& targets,
+    static std::vector<uint32_t> tileRanks(RowsView hs, const std::vector<uint32_t>& targets,
                                            const std::vector<double>& keys,
                                            const float* deviceRows) {
         const size_t m = hs.rows, d = hs.cols, k = targets.size() / m;

@@ -43,7 +43,7 @@ struct SplitKnnInput {
 /// the difference-form kernel compares them); empty (n = 0) for values too wide or narrow to
 /// scale into FP16's range. sumColumns > 0: the kernel restarts its sums every sumColumns
 /// columns (wide_ranks.h), which narrows the error bound; 0: one sum over the row.
-SplitKnnInput prepareSplitKnn(const Matrix& points, const KnnRowScales& scales, KnnMetric metric,
+SplitKnnInput prepareSplitKnn(RowsView points, const KnnRowScales& scales, KnnMetric metric,
                               const std::vector<float>& unitRows, int sumColumns = 0);
 
 /// A build's split rows on the device, as the kernels read them.

@@ -51,7 +51,7 @@ bool splitKnnTakes(KnnMetric metric, size_t d) {
     return wanted && metric != KnnMetric::Manhattan && d >= 8 && d <= 64;
 }
 
-SplitKnnInput prepareSplitKnn(const Matrix& points, const KnnRowScales& scales, KnnMetric metric,
+SplitKnnInput prepareSplitKnn(RowsView points, const KnnRowScales& scales, KnnMetric metric,
                               const std::vector<float>& unitRows, int sumColumns) {
     const size_t n = points.rows, d = points.cols;
     SplitKnnInput in;

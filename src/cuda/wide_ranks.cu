@@ -11,14 +11,14 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <vector>
 
-#include "core/common/stopwatch.h"
 #include "cuda/cuda_error.h"
+#include "cuda/cuda_event.h"
 #include "cuda/device_buffer.h"
 #include "cuda/knn_device.cuh"
 #include "cuda/point_kernel_launch.cuh"
@@ -372,17 +372,23 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 constexpr int kListedWarps = 4;  // warps of a block of the listed products' kernel
+/// Blocks of it a multiprocessor should hold (at most 64 registers a thread; its shared memory
+/// lets 6 in): its warps wait on the rows' reads, and more of them hide more of the wait.
+constexpr int kListedBlocks = 8;
 
 /// The listed products' exact keys, 32 a warp: column by column in the CPU's order, each lane
 /// sums its own product's key, while the warp reads the 32 pairs of rows 32 columns at a time
 /// through shared memory (a row's 32 columns are one read; a lane reading its rows alone would
 /// touch 32 lines an instruction). Then as takeExactly.
 template <int T>
-__global__ void __launch_bounds__(kListedWarps * 32)
-    listedKeysKernel(const ListedProduct* __restrict__ entries, unsigned long long count,
+__global__ void __launch_bounds__(kListedWarps * 32, kListedBlocks)
+    listedKeysKernel(const ListedProduct* __restrict__ entries,
+                     const unsigned long long* __restrict__ offered, unsigned long long capacity,
                      RankSlots slots, const float* __restrict__ original, int d,
                      uint32_t* __restrict__ counts) {
     __shared__ float cells[kListedWarps][32][33], refs[kListedWarps][32][33];
+    // The products' kernel's count, read here: the host need not wait for it to issue this one.
+    const unsigned long long count = min(*offered, capacity);
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const unsigned long long warps = (unsigned long long)gridDim.x * kListedWarps;
     for (unsigned long long w = blockIdx.x * kListedWarps + warp; w * 32 < count; w += warps) {
@@ -472,19 +478,34 @@ WideLaunch wideLaunch(int width) {
                          : nullptr;
 }
 
-/// The listed products' kernel for `width` places.
-void launchListed(int width, const ListedProduct* entries, unsigned long long count,
-                  const RankSlots& slots, const float* original, int d, uint32_t* counts) {
-    const int threads = kListedWarps * 32;
-    const int blocks =
-        int(std::min<unsigned long long>((count + threads - 1) / threads, 1ull << 16));
-    if (width == 8)
-        listedKeysKernel<8><<<blocks, threads>>>(entries, count, slots, original, d, counts);
-    else if (width == 10)
-        listedKeysKernel<10><<<blocks, threads>>>(entries, count, slots, original, d, counts);
-    else
-        listedKeysKernel<16><<<blocks, threads>>>(entries, count, slots, original, d, counts);
+/// The listed products' kernel for T places: as many blocks as the device holds at
+/// once, each taking warps of 32 products in turn.
+template <int T>
+void launchListedFor(const ListedProduct* entries, const unsigned long long* offered,
+                     unsigned long long capacity, const RankSlots& slots, const float* original,
+                     int d, uint32_t* counts) {
+    constexpr auto kernel = listedKeysKernel<T>;
+    static const int perMultiprocessor = [] {
+        int blocks = 0;
+        SEPAL_CUDA_CHECK(
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kListedWarps * 32, 0));
+        return std::max(blocks, 1);
+    }();
+    const int blocks = perMultiprocessor * detail::multiprocessorCount();
+    kernel<<<blocks, kListedWarps * 32>>>(entries, offered, capacity, slots, original, d, counts);
     SEPAL_CUDA_CHECK_LAUNCH("listedKeysKernel");
+}
+
+/// launchListedFor for `width` places (8, 10 or 16).
+void launchListed(int width, const ListedProduct* entries, const unsigned long long* offered,
+                  unsigned long long capacity, const RankSlots& slots, const float* original, int d,
+                  uint32_t* counts) {
+    if (width == 8)
+        launchListedFor<8>(entries, offered, capacity, slots, original, d, counts);
+    else if (width == 10)
+        launchListedFor<10>(entries, offered, capacity, slots, original, d, counts);
+    else
+        launchListedFor<16>(entries, offered, capacity, slots, original, d, counts);
 }
 
 }  // namespace
@@ -541,6 +562,7 @@ std::vector<uint32_t> wideRankCounts(const SplitKnnInput& in, const float* origi
     const size_t batch = limits.batchSlots > 0
                              ? limits.batchSlots
                              : size_t(4) * size_t(detail::multiprocessorCount()) * kWideTile;
+    const size_t launches = (slots + batch - 1) / batch;
     // The list: room for one product in 128 of a launch (a torn picture of a million cells of
     // 1024 columns lists one in 370), within a quarter of the free memory.
     size_t freeBytes = 0, totalBytes = 0;
@@ -553,29 +575,35 @@ std::vector<uint32_t> wideRankCounts(const SplitKnnInput& in, const float* origi
                                std::min(wanted, freeBytes / 4 / sizeof(ListedProduct)));
     DeviceBuffer<ListedProduct> entries;
     entries.reserve(capacity);
-    DeviceBuffer<unsigned long long> offered;
-    offered.reserve(1);
-    const ProductList list{entries.get(), offered.get(), capacity};
+    DeviceBuffer<unsigned long long> offered;  // each launch's products offered to the list
+    offered.reserve(launches);
+    SEPAL_CUDA_CHECK(cudaMemset(offered.get(), 0, launches * sizeof(unsigned long long)));
 
-    WideRankStats seen;
-    for (size_t s0 = 0; s0 < slots; s0 += batch) {
-        const size_t s1 = std::min(slots, s0 + batch);
-        SEPAL_CUDA_CHECK(cudaMemset(offered.get(), 0, sizeof(unsigned long long)));
-        const auto start = StageClock::now();
+    // Issued all at once: each listed keys' kernel reads its count on the device, so the host
+    // waits only at the end. (Its keys taken on a second stream while the next launch makes its
+    // products, with two lists, did no better: the two kernels share the multiprocessors,
+    // where the keys' kernel gets a block of 4 warps beside the products' 8; GPU_NOTES.md.)
+    std::vector<Event> productsStart(launches), productsEnd(launches), keysEnd(launches);
+    for (size_t b = 0; b < launches; ++b) {
+        const size_t s0 = b * batch, s1 = std::min(slots, s0 + batch);
+        const ProductList list{entries.get(), offered.get() + b, capacity};
+        productsStart[b].record();
         launch(rows, original, d, device.slots(s0, s1), device.counts(s0), list);
-        unsigned long long listed = 0;
-        SEPAL_CUDA_CHECK(cudaMemcpy(&listed, offered.get(), sizeof listed, cudaMemcpyDeviceToHost));
-        const auto between = StageClock::now();
-        seen.productSeconds += std::chrono::duration<double>(between - start).count();
-        seen.listed += listed;
-        seen.pastCapacity += listed > capacity ? listed - capacity : 0;
-        listed = std::min<unsigned long long>(listed, capacity);
-        if (listed > 0) {
-            launchListed(targets.width, entries.get(), listed, device.slots(s0, s1), original, d,
-                         device.counts(s0));
-            SEPAL_CUDA_CHECK(cudaDeviceSynchronize());
-        }
-        seen.listedSeconds += secondsSince(between);
+        productsEnd[b].record();
+        launchListed(targets.width, list.entries, list.count, capacity, device.slots(s0, s1),
+                     original, d, device.counts(s0));
+        keysEnd[b].record();
+    }
+    SEPAL_CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<unsigned long long> listed(launches);
+    SEPAL_CUDA_CHECK(cudaMemcpy(listed.data(), offered.get(), launches * sizeof(listed[0]),
+                                cudaMemcpyDeviceToHost));
+    WideRankStats seen;
+    for (size_t b = 0; b < launches; ++b) {
+        seen.productSeconds += productsEnd[b].secondsSince(productsStart[b]);
+        seen.listedSeconds += keysEnd[b].secondsSince(productsEnd[b]);
+        seen.listed += listed[b];
+        seen.pastCapacity += listed[b] > capacity ? listed[b] - capacity : 0;
     }
     if (stats) *stats = seen;
     return device.download();

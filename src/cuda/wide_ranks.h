@@ -26,8 +26,8 @@ bool wideRanksTake(size_t n, size_t d, int width);
 
 /// What a wideRankCounts call did.
 struct WideRankStats {
-    double productSeconds = 0;            ///< the products' kernel
-    double listedSeconds = 0;             ///< the listed products' exact keys
+    double productSeconds = 0;            ///< the products' kernel (its launches, summed)
+    double listedSeconds = 0;             ///< the listed products' exact keys (likewise)
     unsigned long long listed = 0;        ///< products inside an interval
     unsigned long long pastCapacity = 0;  ///< of those, the ones the blocks took themselves
 };

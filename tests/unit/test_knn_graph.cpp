@@ -207,12 +207,15 @@ TEST(KnnGraph, SquaredKeysFromFloatRowsAreKnnKeysBitForBit) {
     const KnnRows rows = knnRows(m, KnnMetric::Euclidean);
     std::vector<uint32_t> others(49);
     std::iota(others.begin(), others.end(), 1u);
-    std::vector<double> four(49);
+    std::vector<double> four(49), fromFloats(49);
     knnKeys(rows, 0, others.data(), others.size(), four.data());
+    // 49 keys: twelve of four lanes and one alone.
+    squaredKeys(m, 0, others.data(), others.size(), fromFloats.data());
     for (uint32_t j = 1; j < 50; ++j) {
         const double key = knnKey(rows, 0, j);
         EXPECT_EQ(squaredKey(m.row(0), m.row(j), m.cols), key) << j;
         EXPECT_EQ(four[j - 1], key) << j;
+        EXPECT_EQ(fromFloats[j - 1], key) << j;
     }
 }
 

@@ -32,4 +32,21 @@ struct Matrix {
     bool empty() const { return values.empty(); }
 };
 
+/// Read-only rows of a dense row-major float32 matrix that someone else holds (a Matrix, or a
+/// caller's buffer that is not worth copying into one).
+struct RowsView {
+    const float* values = nullptr;  ///< rows * cols values, row-major
+    size_t rows = 0;                ///< number of rows
+    size_t cols = 0;                ///< number of columns
+
+    RowsView() = default;
+    /// The rows x cols values at `v`.
+    RowsView(const float* v, size_t r, size_t c) : values(v), rows(r), cols(c) {}
+    /// All of m (implicit: a Matrix goes wherever a view is asked for).
+    RowsView(const Matrix& m) : values(m.data()), rows(m.rows), cols(m.cols) {}
+
+    /// Pointer to the first value of row i.
+    const float* row(size_t i) const { return values + i * cols; }
+};
+
 }  // namespace sepal

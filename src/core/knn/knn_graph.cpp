@@ -88,7 +88,7 @@ KnnMetric knnMetricNamed(const std::string& name) {
     throw InputError("--metric " + name + ": use euclidean, cosine, pearson or manhattan");
 }
 
-KnnRowScales knnRowScales(const Matrix& points, KnnMetric metric) {
+KnnRowScales knnRowScales(RowsView points, KnnMetric metric) {
     const size_t n = points.rows, d = points.cols;
     KnnRowScales s{std::vector<uint8_t>(n, 1), std::vector<double>(n, 0.0),
                    std::vector<double>(n, 1.0)};
@@ -144,10 +144,36 @@ __attribute__((target("avx2"))) void squaredKeys4(const KnnRows& rows, size_t a,
     }
     _mm256_storeu_pd(keys, s);
 }
+
+/// squaredKey of float row a against rows b[0..3], a lane each, in its order: the same bits.
+/// Four sums side by side: one sum's additions wait on each other, four of them do not.
+__attribute__((target("avx2"))) void squaredFloatKeys4(RowsView rows, size_t a, const uint32_t* b,
+                                                       double* keys) {
+    const size_t d = rows.cols;
+    const float* x = rows.row(a);
+    const float* y[4];
+    for (int l = 0; l < 4; ++l) y[l] = rows.row(b[l]);
+    __m256d s = _mm256_setzero_pd();
+    for (size_t c = 0; c < d; ++c) {
+        const __m256d t =
+            _mm256_sub_pd(_mm256_set1_pd(double(x[c])),
+                          _mm256_cvtps_pd(_mm_setr_ps(y[0][c], y[1][c], y[2][c], y[3][c])));
+        s = _mm256_add_pd(s, _mm256_mul_pd(t, t));
+    }
+    _mm256_storeu_pd(keys, s);
+}
 }  // namespace
 
 double squaredKey(const float* a, const float* b, size_t d) {
     return squaredSum(a, b, d);
+}
+
+void squaredKeys(RowsView rows, size_t a, const uint32_t* b, size_t count, double* keys) {
+    static const bool avx2 = (__builtin_cpu_init(), __builtin_cpu_supports("avx2"));
+    size_t i = 0;
+    if (avx2)
+        for (; i + 4 <= count; i += 4) squaredFloatKeys4(rows, a, b + i, keys + i);
+    for (; i < count; ++i) keys[i] = squaredKey(rows.row(a), rows.row(b[i]), rows.cols);
 }
 
 void knnKeys(const KnnRows& rows, size_t a, const uint32_t* b, size_t count, double* keys) {

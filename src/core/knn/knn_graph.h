@@ -74,7 +74,7 @@ struct KnnRowScales {
     std::vector<double> norm;     ///< each value divided by it (0: a zero vector, all 0)
 };
 /// The scales of every row of `points` for `metric`.
-KnnRowScales knnRowScales(const Matrix& points, KnnMetric metric);
+KnnRowScales knnRowScales(RowsView points, KnnMetric metric);
 
 /// Points prepared for a metric in double precision (cosine and pearson as unit vectors,
 /// pearson's centred first), and which of them have no missing value.
@@ -90,6 +90,9 @@ KnnRows knnRows(const Matrix& points, KnnMetric metric);
 double knnKey(const KnnRows& rows, size_t a, size_t b);
 /// knnKey's euclidean key of two float rows of d values, without KnnRows: the same value.
 double squaredKey(const float* a, const float* b, size_t d);
+/// squaredKey of row a of `rows` against its rows b[0..count): the same values, four at a time
+/// where it can.
+void squaredKeys(RowsView rows, size_t a, const uint32_t* b, size_t count, double* keys);
 /// knnKey of row a against rows b[0..count): the same values, four at a time where it can.
 void knnKeys(const KnnRows& rows, size_t a, const uint32_t* b, size_t count, double* keys);
 /// The distance reported for a key (the root of a squared euclidean key).
