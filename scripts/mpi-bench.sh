@@ -6,7 +6,8 @@
 # JSON line per run under $OUT (default ./out) with cells per second.
 #   MPI_FILES (8), MPI_EVENTS (1000000), MPI_THREADS (threads per rank; default half the cores),
 #   MPI_WORK (folder for the cohort and outputs, e.g. /dev/shm to leave the disk out; default a
-#   temporary folder), MPI_RUNS (which runs, default: cpu-1 cpu-2 cpu-all cuda-1 cuda-2; also cuda-w2 and
+#   temporary folder), MPI_RUNS (which runs, default: cpu-1 cpu-2 cpu-all cuda-1 cuda-2; also cpu-1m:
+#   cpu-1 started by mpirun -np 1; cuda-w2 and
 #   cpu-w2: one process, --workers 2; cuda-w4: --workers 4; cuda-2w2: 2 ranks of 2 lanes),
 #   APPLY_ARGS (more options for apply, e.g. --block-events 250000), SEPAL_GPU_BUILD (build-gpu),
 #   SEPAL_DEPS_DIR (deps)
@@ -40,12 +41,13 @@ done
 "$cli" embed "$work/s1.fcs" --metaclusters 15 --model "$work/m.json" --out "$work/y.fcs" --quiet
 cells=$((files * events))
 
-# run NAME RANKS THREADS BACKEND [WORKERS]: one timed apply into $work/NAME, a JSON line.
+# run NAME RANKS THREADS BACKEND [WORKERS [LAUNCHER]]: one timed apply into $work/NAME, a JSON
+# line. LAUNCHER mpirun: one rank started by mpirun too (its start and MPI's set-up counted).
 run() {
-    local name=$1 ranks=$2 per=$3 backend=$4 workers=${5:-0} start end
+    local name=$1 ranks=$2 per=$3 backend=$4 workers=${5:-0} launcher=${6:-} start end
     rm -rf "$work/$name"
     start=$(date +%s.%N)
-    if [ "$ranks" = 1 ]; then
+    if [ "$ranks" = 1 ] && [ "$launcher" != mpirun ]; then
         "$cli" apply --model "$work/m.json" "${inputs[@]}" --out-dir "$work/$name" --format fcs \
             --threads "$per" --backend "$backend" --workers "$workers" --quiet ${APPLY_ARGS:-}
     else
@@ -60,6 +62,7 @@ half=${MPI_THREADS:-$((threads / 2))}
 runs=" ${MPI_RUNS:-cpu-1 cpu-2 cpu-all cuda-1 cuda-2} "
 {
     [[ $runs == *" cpu-1 "* ]] && run cpu-1x$half 1 "$half" cpu
+    [[ $runs == *" cpu-1m "* ]] && run cpu-m1x$half 1 "$half" cpu 0 mpirun
     [[ $runs == *" cpu-2 "* ]] && run cpu-2x$half 2 "$half" cpu
     [[ $runs == *" cpu-all "* ]] && run cpu-1x$threads 1 "$threads" cpu
     [[ $runs == *" cuda-1 "* ]] && run cuda-1 1 "$threads" cuda
@@ -72,7 +75,7 @@ runs=" ${MPI_RUNS:-cpu-1 cpu-2 cpu-all cuda-1 cuda-2} "
 } | tee "$out/mpi-bench.jsonl"
 # Ranks and threads never change the bytes (the CUDA kernels agree with the CPU within the
 # tolerance, not bit for bit, so they are compared with each other).
-for pair in "cpu-1x$half cpu-2x$half" "cpu-1x$half cpu-1x$threads" "cuda-1 cuda-2" "cuda-1 cuda-w2" "cuda-1 cuda-w4" "cuda-1 cuda-2w2" \
+for pair in "cpu-1x$half cpu-2x$half" "cpu-1x$half cpu-m1x$half" "cpu-1x$half cpu-1x$threads" "cuda-1 cuda-2" "cuda-1 cuda-w2" "cuda-1 cuda-w4" "cuda-1 cuda-2w2" \
     "cpu-1x$threads cpu-w2"; do
     set -- $pair
     same=yes

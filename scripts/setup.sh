@@ -11,6 +11,7 @@ packages=(
     libglfw3-dev libimgui-dev libepoxy-dev libglm-dev
     xvfb xauth libgl1-mesa-dri mesa-utils fonts-dejavu-core python3   # GUI tests and its font
     time                                       # peak memory of a streamed apply (tests/cli)
+    python3-sklearn python3-numpy              # scikit-learn's trustworthiness, score's reference (tests/cli)
 )
 
 missing=()
