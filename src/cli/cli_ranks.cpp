@@ -131,6 +131,22 @@ uint64_t Ranks::sum(uint64_t value) const {
     return total;
 }
 
+std::vector<uint64_t> Ranks::sumEach(std::vector<uint64_t> values) const {
+    if (m_size == 1 || values.empty()) return values;
+    static_assert(sizeof(unsigned long long) == sizeof(uint64_t));
+    std::vector<uint64_t> totals(values.size());
+    MPI_Allreduce(values.data(), totals.data(), int(values.size()), MPI_UNSIGNED_LONG_LONG, MPI_SUM,
+                  MPI_COMM_WORLD);
+    return totals;
+}
+
+uint64_t Ranks::maximum(uint64_t value) const {
+    if (m_size == 1) return value;
+    unsigned long long mine = value, most = 0;
+    MPI_Allreduce(&mine, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    return most;
+}
+
 #else
 
 Ranks::Ranks() {
@@ -148,6 +164,14 @@ void Ranks::collect(const std::string& bytes,
 }
 
 uint64_t Ranks::sum(uint64_t value) const {
+    return value;
+}
+
+std::vector<uint64_t> Ranks::sumEach(std::vector<uint64_t> values) const {
+    return values;
+}
+
+uint64_t Ranks::maximum(uint64_t value) const {
     return value;
 }
 

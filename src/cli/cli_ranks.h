@@ -48,6 +48,10 @@ class Ranks {
                  const std::function<void(const std::string&)>& take) const;
     /// The sum of `value` over the ranks, on every rank.
     uint64_t sum(uint64_t value) const;
+    /// The sums of `values` (as many on every rank) over the ranks, place by place, on every rank.
+    std::vector<uint64_t> sumEach(std::vector<uint64_t> values) const;
+    /// The largest `value` of any rank, on every rank.
+    uint64_t maximum(uint64_t value) const;
     /// Runs `work` on every rank. With one rank its exceptions pass through; with several, a
     /// rank that fails still waits for the others, rank 0 prints every rank's error, and then
     /// every rank throws ReportedError (no rank is left waiting for one that stopped).

@@ -412,8 +412,19 @@ void runApply(const ApplyArgs& a) {
         // Rank 0 merges the other ranks' tallies one at a time (it does file 0, so it has a
         // tally whenever another rank has one); a failure there is reported as any rank's.
         ranks.together([&] {
+            // First the bounds of the rows that the merge keeps (a few small sums over the
+            // ranks), so that each rank sends only those: rank 0 then takes in about one
+            // tally's rows in all, however many ranks there are, instead of one a rank.
+            const size_t populations = ranks.maximum(tally ? tally->populationCount() : 0);
+            const std::vector<std::vector<uint64_t>> keys =
+                tally ? tally->keptKeys() : std::vector<std::vector<uint64_t>>();
+            const std::vector<uint64_t> bounds =
+                cohortKeyBounds(populations, [&](const std::vector<uint64_t>& at) {
+                    return ranks.sumEach(keysAtMost(keys, at));
+                });
             // Rank 0 keeps its own tally as it is.
-            const std::string mine = tally && !ranks.root() ? tally->toBytes() : std::string();
+            const std::string mine =
+                tally && !ranks.root() ? tally->toBytes(bounds) : std::string();
             ranks.collect(mine, [&](const std::string& bytes) {
                 if (&bytes == &mine || bytes.empty()) return;
                 if (!tally) throw InputError("rank 0 counted no populations but another rank did");

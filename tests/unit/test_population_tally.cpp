@@ -105,6 +105,60 @@ TEST(PopulationTally, MergedPartsAndAnyOrderGiveTheSameFiles) {
     EXPECT_EQ(a.cells[1], 2 * n * 4 / 10 + 2000);
 }
 
+TEST(PopulationTally, RanksSendingOnlyRowsWithinTheCohortsBoundsMergeToTheSameFiles) {
+    // Three "ranks" of one sample each; populations A and B keep more than the limit in all.
+    const size_t n = PopulationTally::kKeptPerPopulation + 60000;
+    const std::vector<Sample> samples = {makeSample("s1", n, 1), makeSample("s2", n, 2),
+                                         makeSample("s3", 5000, 3)};
+    const auto dir = test::freshDir("tally_bounds");
+    PopulationTally whole = emptyTally();
+    std::vector<PopulationTally> ranks(3, emptyTally());
+    for (size_t i = 0; i < samples.size(); ++i) {
+        whole.add(i, samples[i].name, samples[i].codes, samples[i].values);
+        ranks[i].add(i, samples[i].name, samples[i].codes, samples[i].values);
+    }
+    // The sum over the ranks, as Ranks::sumEach gives it to each of them.
+    std::vector<std::vector<std::vector<uint64_t>>> keys;
+    for (const PopulationTally& r : ranks) keys.push_back(r.keptKeys());
+    int calls = 0;
+    const std::vector<uint64_t> bounds = cohortKeyBounds(2, [&](const std::vector<uint64_t>& at) {
+        ++calls;
+        std::vector<uint64_t> total(at.size(), 0);
+        for (const auto& k : keys) {
+            const std::vector<uint64_t> mine = keysAtMost(k, at);
+            for (size_t p = 0; p < at.size(); ++p) total[p] += mine[p];
+        }
+        return total;
+    });
+    EXPECT_EQ(calls, 64);
+    // The bound is the whole cohort's largest kept key.
+    const std::vector<std::vector<uint64_t>> wholeKeys = whole.keptKeys();
+    ASSERT_EQ(bounds.size(), 2u);
+    for (size_t p = 0; p < 2; ++p) {
+        ASSERT_EQ(wholeKeys[p].size(), PopulationTally::kKeptPerPopulation);
+        EXPECT_EQ(bounds[p], wholeKeys[p].back()) << p;
+    }
+    // Ranks 1 and 2 send only their rows within the bounds: far fewer bytes, the same files.
+    const std::string all1 = ranks[1].toBytes(), within1 = ranks[1].toBytes(bounds);
+    EXPECT_LT(within1.size(), all1.size() * 3 / 4);
+    ranks[0].merge(within1);
+    ranks[0].merge(ranks[2].toBytes(bounds));
+    whole.writeMedians((dir / "whole.csv").string());
+    ranks[0].writeMedians((dir / "merged.csv").string());
+    EXPECT_EQ(readText(dir / "whole.csv"), readText(dir / "merged.csv"));
+    whole.writeCounts((dir / "whole_counts.csv").string());
+    ranks[0].writeCounts((dir / "merged_counts.csv").string());
+    EXPECT_EQ(readText(dir / "whole_counts.csv"), readText(dir / "merged_counts.csv"));
+
+    // Fewer kept keys than the limit in all: no bound (every row is sent).
+    PopulationTally small = emptyTally();
+    small.add(0, samples[2].name, samples[2].codes, samples[2].values);
+    const std::vector<std::vector<uint64_t>> smallKeys = small.keptKeys();
+    const std::vector<uint64_t> open = cohortKeyBounds(
+        2, [&](const std::vector<uint64_t>& at) { return keysAtMost(smallKeys, at); });
+    EXPECT_EQ(open, std::vector<uint64_t>(2, UINT64_MAX));
+}
+
 TEST(PopulationTally, BlocksOfAnySizeKeepTheSameCells) {
     // Three times the keep limit in each population, added whole or in blocks of odd sizes: the
     // kept rows are trimmed at other moments, and they are the same smallest keys.

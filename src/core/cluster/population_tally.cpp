@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 
 #include "core/common/error.h"
 #include "core/common/median.h"
@@ -182,7 +183,7 @@ void PopulationTally::renameMarkers(std::vector<std::string> markers) {
     m_markers = std::move(markers);
 }
 
-std::string PopulationTally::toBytes() const {
+std::string PopulationTally::toBytes(const std::vector<uint64_t>& bounds) const {
     Bytes b;
     b.put(m_seed);
     b.put(uint64_t(m_populations.size()));
@@ -202,6 +203,10 @@ std::string PopulationTally::toBytes() const {
 #pragma omp parallel for schedule(dynamic)
     for (size_t p = 0; p < k; ++p) {
         std::vector<KeySlot> order = smallest(m_kept[p], false);
+        if (!bounds.empty())
+            order.erase(std::remove_if(order.begin(), order.end(),
+                                       [&](const KeySlot& e) { return e.key > bounds[p]; }),
+                        order.end());
         std::vector<float> rows(order.size() * d);
         for (size_t i = 0; i < order.size(); ++i) {
             std::copy_n(m_kept[p].rows.begin() + long(order[i].slot * d), d,
@@ -213,6 +218,45 @@ std::string PopulationTally::toBytes() const {
     }
     for (const Bytes& part : parts) b.putRaw(part.text.data(), part.text.size());
     return b.text;
+}
+
+std::vector<std::vector<uint64_t>> PopulationTally::keptKeys() const {
+    std::vector<std::vector<uint64_t>> keys(m_kept.size());
+#pragma omp parallel for schedule(dynamic)
+    for (size_t p = 0; p < m_kept.size(); ++p)
+        for (const KeySlot& e : smallest(m_kept[p])) keys[p].push_back(e.key);
+    return keys;
+}
+
+std::vector<uint64_t> cohortKeyBounds(
+    size_t populations,
+    const std::function<std::vector<uint64_t>(const std::vector<uint64_t>&)>& keysAtMost) {
+    // The smallest bound with kKeptPerPopulation keys at or below it lies in [low, high]; each
+    // call halves every population's interval (64 halve 2^64 keys to one).
+    std::vector<uint64_t> low(populations, 0), high(populations, UINT64_MAX), middle(populations);
+    for (int step = 0; step < 64; ++step) {
+        for (size_t p = 0; p < populations; ++p) middle[p] = low[p] + (high[p] - low[p]) / 2;
+        const std::vector<uint64_t> below = keysAtMost(middle);
+        if (below.size() != populations)
+            throw std::logic_error("cohortKeyBounds: counts of another number of populations");
+        for (size_t p = 0; p < populations; ++p) {
+            if (low[p] == high[p]) continue;
+            if (below[p] >= PopulationTally::kKeptPerPopulation)
+                high[p] = middle[p];
+            else
+                low[p] = middle[p] + 1;
+        }
+    }
+    return high;
+}
+
+std::vector<uint64_t> keysAtMost(const std::vector<std::vector<uint64_t>>& keys,
+                                 const std::vector<uint64_t>& bounds) {
+    std::vector<uint64_t> counts(bounds.size(), 0);
+    for (size_t p = 0; p < bounds.size() && p < keys.size(); ++p)
+        counts[p] =
+            uint64_t(std::upper_bound(keys[p].begin(), keys[p].end(), bounds[p]) - keys[p].begin());
+    return counts;
 }
 
 void PopulationTally::merge(const std::string& bytes) {

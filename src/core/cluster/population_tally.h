@@ -4,6 +4,7 @@
 // merge into the tally of all of them, whatever the order (MPI ranks each tally their files).
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,8 +41,14 @@ class PopulationTally {
              const Matrix& values, size_t firstCell = 0);
     /// Renames the markers (the same number of them): the medians' columns.
     void renameMarkers(std::vector<std::string> markers);
-    /// The tally as bytes, for merge() in another process.
-    std::string toBytes() const;
+    /// The tally as bytes, for merge() in another process. bounds (empty: none): of population
+    /// p only the kept rows whose keys are at most bounds[p] (cohortKeyBounds: the rows that
+    /// the merge of every process's tally keeps).
+    std::string toBytes(const std::vector<uint64_t>& bounds = {}) const;
+    /// Each population's kept keys, ascending (its kKeptPerPopulation smallest; all while fewer).
+    std::vector<std::vector<uint64_t>> keptKeys() const;
+    /// How many populations the tally has (codes 0 .. populationCount() - 1).
+    size_t populationCount() const { return m_populations.size(); }
     /// Adds a tally of other samples (from toBytes() of one with the same populations, markers
     /// and seed); throws InputError when it does not fit.
     void merge(const std::string& bytes);
@@ -90,5 +97,18 @@ class PopulationTally {
     std::vector<uint64_t> m_seen;  // cells seen per population
     std::vector<Kept> m_kept;      // per population
 };
+
+/// Each population's bound over tallies kept in several places (MPI ranks): the largest of the
+/// kKeptPerPopulation smallest kept keys of all of them together (UINT64_MAX where they keep
+/// fewer), so that each place sends toBytes(bounds) and the merge keeps what it would keep of
+/// everything. Found by bisection on the key: `keysAtMost(bounds)` says, per population, how
+/// many kept keys of all the places are at most bounds[p] (a sum over the ranks); 64 calls.
+std::vector<uint64_t> cohortKeyBounds(
+    size_t populations,
+    const std::function<std::vector<uint64_t>(const std::vector<uint64_t>&)>& keysAtMost);
+
+/// How many of each population's keys (keys[p], ascending) are at most bounds[p].
+std::vector<uint64_t> keysAtMost(const std::vector<std::vector<uint64_t>>& keys,
+                                 const std::vector<uint64_t>& bounds);
 
 }  // namespace sepal
