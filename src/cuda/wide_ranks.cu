@@ -580,9 +580,9 @@ std::vector<uint32_t> wideRankCounts(const SplitKnnInput& in, const float* origi
     SEPAL_CUDA_CHECK(cudaMemset(offered.get(), 0, launches * sizeof(unsigned long long)));
 
     // Issued all at once: each listed keys' kernel reads its count on the device, so the host
-    // waits only at the end. (Its keys taken on a second stream while the next launch makes its
-    // products, with two lists, did no better: the two kernels share the multiprocessors,
-    // where the keys' kernel gets a block of 4 warps beside the products' 8; GPU_NOTES.md.)
+    // waits only at the end. (One launch's keys taken on a second stream while the next launch
+    // makes its products, with two lists, did no better: beside a block of the products' kernel
+    // a multiprocessor holds one block of 4 warps of the keys' kernel; GPU_NOTES.md.)
     std::vector<Event> productsStart(launches), productsEnd(launches), keysEnd(launches);
     for (size_t b = 0; b < launches; ++b) {
         const size_t s0 = b * batch, s1 = std::min(slots, s0 + batch);
