@@ -184,6 +184,8 @@ void PopulationTally::renameMarkers(std::vector<std::string> markers) {
 }
 
 std::string PopulationTally::toBytes(const std::vector<uint64_t>& bounds) const {
+    if (!bounds.empty() && bounds.size() != m_populations.size())
+        throw std::logic_error("PopulationTally::toBytes: bounds of another number of populations");
     Bytes b;
     b.put(m_seed);
     b.put(uint64_t(m_populations.size()));
