@@ -7,6 +7,7 @@
 #include <random>
 #include <utility>
 
+#include "core/knn/landmark_tiles.h"
 #include "core/knn/nearest_search.h"
 #include "embedsom_data.h"
 
@@ -38,6 +39,34 @@ void expectLikeBruteForce(const std::vector<float>& x, const std::vector<float>&
             if (clear) ASSERT_EQ(idx[p * k + i], all[i].second) << "point " << p << " rank " << i;
         }
     }
+}
+
+TEST(KnnSearch, TheNearestAloneIsTheSmallestFirstAndNeverNan) {
+    // k = 1 (the trainers' winner search) has a path of its own: the smallest distance, NaN
+    // counted as infinity, the lowest index among equals; rows of every length up to 40 (whole
+    // vectors and tails), ties, NaN first and last, all NaN, infinities.
+    std::mt19937 rng(11);
+    std::uniform_int_distribution<int> small(0, 5);
+    const float nan = std::nanf(""), inf = INFINITY;
+    for (size_t g = 1; g <= 40; ++g)
+        for (int trial = 0; trial < 60; ++trial) {
+            std::vector<float> dist(g);
+            for (float& v : dist) v = float(small(rng));  // many ties
+            if (trial % 4 == 1) dist[0] = nan;
+            if (trial % 5 == 2) dist[g - 1] = nan;
+            if (trial % 7 == 3) std::fill(dist.begin(), dist.end(), nan);
+            if (trial % 9 == 4) std::fill(dist.begin(), dist.end(), inf);
+            if (trial % 11 == 5) dist[g / 2] = nan, dist[0] = inf;
+            size_t best = 0;
+            float bestValue = std::isnan(dist[0]) ? inf : dist[0];
+            for (size_t j = 1; j < g; ++j)
+                if (dist[j] < bestValue) best = j, bestValue = dist[j];
+            uint32_t idx = 99;
+            float sq = -1.0f;
+            selectNearest(dist.data(), g, 1, &idx, &sq);
+            ASSERT_EQ(idx, best) << "g " << g << " trial " << trial;
+            ASSERT_EQ(sq, bestValue) << "g " << g << " trial " << trial;
+        }
 }
 
 TEST(KnnSearch, MatchesBruteForceOnRandomData) {

@@ -43,6 +43,44 @@ inline uint64_t sortKey(float a, size_t j) {
     return (static_cast<uint64_t>(bits) << 32) | static_cast<uint32_t>(j);
 }
 
+/// Eight distances, NaN as infinity.
+__attribute__((target("avx2"))) inline __m256 loadNotNan(const float* at) {
+    const __m256 v = _mm256_loadu_ps(at);
+    return _mm256_blendv_ps(v, _mm256_set1_ps(std::numeric_limits<float>::infinity()),
+                            _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+}
+
+/// k = 1 (the trainers' winner search) as selectByInsertion finds it (the smallest distance,
+/// NaN as infinity, ties by lower index), in two vector passes: no candidates to sort.
+__attribute__((target("avx2"))) void nearestAvx2(const float* dist, size_t g, uint32_t* idx,
+                                                 float* sq) {
+    const __m256 inf = _mm256_set1_ps(std::numeric_limits<float>::infinity());
+    const size_t full = g / 8 * 8;
+    __m256 low = inf;
+    for (size_t j = 0; j < full; j += 8) low = _mm256_min_ps(low, loadNotNan(dist + j));
+    alignas(32) float lanes[8];
+    _mm256_store_ps(lanes, low);
+    float smallest = std::numeric_limits<float>::infinity();
+    for (const float v : lanes) smallest = std::min(smallest, v);
+    for (size_t j = full; j < g; ++j) smallest = std::min(smallest, notNan(dist[j]));
+    *sq = smallest;
+    *idx = 0;
+    const __m256 target = _mm256_set1_ps(smallest);
+    for (size_t j = 0; j < full; j += 8) {
+        const unsigned mask = static_cast<unsigned>(
+            _mm256_movemask_ps(_mm256_cmp_ps(loadNotNan(dist + j), target, _CMP_EQ_OQ)));
+        if (mask != 0) {
+            *idx = static_cast<uint32_t>(j + size_t(__builtin_ctz(mask)));
+            return;
+        }
+    }
+    for (size_t j = full; j < g; ++j)
+        if (notNan(dist[j]) == smallest) {
+            *idx = static_cast<uint32_t>(j);
+            return;
+        }
+}
+
 constexpr size_t kMaxPerLane = 8;
 constexpr size_t kCapacity = 512;
 
@@ -95,6 +133,7 @@ const PackTable kPack;
 
 __attribute__((target("avx2"))) void selectAvx2(const float* dist, size_t g, size_t k,
                                                 uint32_t* idx, float* sq) {
+    if (k == 1) return nearestAvx2(dist, g, idx, sq);
     const size_t m = (k + 7) / 8;
     if (m > kMaxPerLane || 2 * k > g || g < 32) return selectByInsertion(dist, g, k, idx, sq);
     const size_t full = g / 8 * 8;
