@@ -39,6 +39,17 @@ void pairEntry(const LandmarkModel& model, float adjust, size_t u, size_t v, flo
     out[0] = 1.0f / (2.0f * sqd);
     out[1] = std::pow(1.0f + hp, -adjust);
 }
+/// The constants of (u, v) and of (v, u) in the g x g table `values`: the same bits (each
+/// difference only changes sign, and its square and the order of the sums stay), so one
+/// computation serves both.
+void setPair(const LandmarkModel& model, float adjust, size_t u, size_t v, float* values) {
+    const size_t g = model.count();
+    float* uv = values + 2 * (u * g + v);
+    pairEntry(model, adjust, u, v, uv);
+    float* vu = values + 2 * (v * g + u);
+    vu[0] = uv[0];
+    vu[1] = uv[1];
+}
 }  // namespace
 
 void PairConstants::update(const LandmarkModel& model, float adjust) {
@@ -55,21 +66,17 @@ void PairConstants::update(const LandmarkModel& model, float adjust) {
                 moved.push_back(u);
         if (moved.size() * 8 < g) {
             for (size_t u : moved)
-                for (size_t v = 0; v < g; ++v) {
-                    pairEntry(model, adjust, u, v, m_values.data() + 2 * (u * g + v));
-                    pairEntry(model, adjust, v, u, m_values.data() + 2 * (v * g + u));
-                }
+                for (size_t v = 0; v < g; ++v) setPair(model, adjust, u, v, m_values.data());
             remember(model);
             return;
         }
     }
-    m_values.assign(2 * g * g, 0.0f);
+    m_values.assign(2 * g * g, 0.0f);  // the diagonal stays 0: a landmark with itself is skipped
     const long long gl = static_cast<long long>(g);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic, 8)
     for (long long ui = 0; ui < gl; ++ui) {
         const size_t u = static_cast<size_t>(ui);
-        for (size_t v = 0; v < g; ++v)
-            pairEntry(model, adjust, u, v, m_values.data() + 2 * (u * g + v));
+        for (size_t v = u + 1; v < g; ++v) setPair(model, adjust, u, v, m_values.data());
     }
     m_g = g;
     m_d = d;
