@@ -6,6 +6,8 @@
 #   SEPAL_GPU_BUILD=dir: build directory (default build-gpu)
 #   scripts/gpu-check.sh [full|quick|bench]   full: tests, sanitizers, the whole grid (default)
 #                                             quick: tests, sanitizers, two configurations
+#                                             table: quick without racecheck (which alone takes
+#                                             about 8 minutes: a device call holds 10)
 #                                             bench: only the benchmark grid
 #                                             profile: ncu source-level stall sampling of the
 #                                             fused and tensor kernels at the headline
@@ -99,7 +101,10 @@ if [ "$mode" != bench ] && [ "$mode" != profile ]; then
     [ $rc -eq 0 ] || status=1
     tests_rc=$rc
 
-    for tool in memcheck racecheck; do
+    san_racecheck=skipped
+    tools="memcheck racecheck"
+    [ "$mode" = table ] && tools=memcheck
+    for tool in $tools; do
         echo "== compute-sanitizer $tool (small cases)"
         start=$(date +%s)
         filter=$small
@@ -145,7 +150,7 @@ $bench cuda-project --kernel tensor+table --kernel tensor --kernel fused --data 
     -d 32 -g 256 -k 16 | tee -a "$out/bench.jsonl" >/dev/null
 $bench cuda-project --kernel tensor+split --kernel tensor+parts --kernel tensor --data clustered -d 64 -g 1024 -k 32 |
     tee -a "$out/bench.jsonl" >/dev/null
-if [ "$mode" != quick ]; then
+if [ "$mode" != quick ] && [ "$mode" != table ]; then
     $bench cuda-project --grid "${kernels[@]}" --reps 10 | tee "$out/bench_grid.jsonl" >/dev/null
 fi
 

@@ -125,10 +125,7 @@ void Ranks::collect(const std::string& bytes,
 }
 
 uint64_t Ranks::sum(uint64_t value) const {
-    if (m_size == 1) return value;
-    unsigned long long mine = value, total = 0;
-    MPI_Allreduce(&mine, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-    return total;
+    return sumEach({value}).front();
 }
 
 std::vector<uint64_t> Ranks::sumEach(std::vector<uint64_t> values) const {

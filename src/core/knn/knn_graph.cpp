@@ -128,36 +128,20 @@ double knnKey(const KnnRows& rows, size_t a, size_t b) {
 }
 
 namespace {
-/// knnKey's squared euclidean keys of row a against rows b[0..3], a lane each: every lane sums
-/// in knnKey's order with its roundings, so the keys are the same bits.
-__attribute__((target("avx2"))) void squaredKeys4(const KnnRows& rows, size_t a, const uint32_t* b,
-                                                  double* keys) {
-    const size_t d = rows.d;
-    const double* x = rows.values.data() + a * d;
-    const double* y[4];
-    for (int l = 0; l < 4; ++l) y[l] = rows.values.data() + size_t(b[l]) * d;
+/// The squared euclidean keys of row a of `values` (rows of d, float or double) against rows
+/// b[0..3], a lane each: every lane sums in squaredSum's order with its roundings, so the keys
+/// are the same bits; four sums side by side, as one sum's additions wait on each other.
+template <class T>
+__attribute__((target("avx2"))) void squaredKeys4(const T* values, size_t d, size_t a,
+                                                  const uint32_t* b, double* keys) {
+    const T* x = values + a * d;
+    const T* y[4];
+    for (int l = 0; l < 4; ++l) y[l] = values + size_t(b[l]) * d;
     __m256d s = _mm256_setzero_pd();
     for (size_t c = 0; c < d; ++c) {
-        const __m256d t =
-            _mm256_sub_pd(_mm256_set1_pd(x[c]), _mm256_setr_pd(y[0][c], y[1][c], y[2][c], y[3][c]));
-        s = _mm256_add_pd(s, _mm256_mul_pd(t, t));
-    }
-    _mm256_storeu_pd(keys, s);
-}
-
-/// squaredKey of float row a against rows b[0..3], a lane each, in its order: the same bits.
-/// Four sums side by side: one sum's additions wait on each other, four of them do not.
-__attribute__((target("avx2"))) void squaredFloatKeys4(RowsView rows, size_t a, const uint32_t* b,
-                                                       double* keys) {
-    const size_t d = rows.cols;
-    const float* x = rows.row(a);
-    const float* y[4];
-    for (int l = 0; l < 4; ++l) y[l] = rows.row(b[l]);
-    __m256d s = _mm256_setzero_pd();
-    for (size_t c = 0; c < d; ++c) {
-        const __m256d t =
-            _mm256_sub_pd(_mm256_set1_pd(double(x[c])),
-                          _mm256_cvtps_pd(_mm_setr_ps(y[0][c], y[1][c], y[2][c], y[3][c])));
+        const __m256d t = _mm256_sub_pd(
+            _mm256_set1_pd(double(x[c])),
+            _mm256_setr_pd(double(y[0][c]), double(y[1][c]), double(y[2][c]), double(y[3][c])));
         s = _mm256_add_pd(s, _mm256_mul_pd(t, t));
     }
     _mm256_storeu_pd(keys, s);
@@ -172,7 +156,7 @@ void squaredKeys(RowsView rows, size_t a, const uint32_t* b, size_t count, doubl
     static const bool avx2 = (__builtin_cpu_init(), __builtin_cpu_supports("avx2"));
     size_t i = 0;
     if (avx2)
-        for (; i + 4 <= count; i += 4) squaredFloatKeys4(rows, a, b + i, keys + i);
+        for (; i + 4 <= count; i += 4) squaredKeys4(rows.values, rows.cols, a, b + i, keys + i);
     for (; i < count; ++i) keys[i] = squaredKey(rows.row(a), rows.row(b[i]), rows.cols);
 }
 
@@ -180,7 +164,7 @@ void knnKeys(const KnnRows& rows, size_t a, const uint32_t* b, size_t count, dou
     static const bool avx2 = (__builtin_cpu_init(), __builtin_cpu_supports("avx2"));
     size_t i = 0;
     if (rows.metric == KnnMetric::Euclidean && avx2)
-        for (; i + 4 <= count; i += 4) squaredKeys4(rows, a, b + i, keys + i);
+        for (; i + 4 <= count; i += 4) squaredKeys4(rows.values.data(), rows.d, a, b + i, keys + i);
     for (; i < count; ++i) keys[i] = knnKey(rows, a, b[i]);
 }
 
