@@ -69,6 +69,42 @@ TEST(KnnSearch, TheNearestAloneIsTheSmallestFirstAndNeverNan) {
         }
 }
 
+TEST(KnnSearch, GroupNearestIsTheFirstOfTheStoredDistancesRow) {
+    // groupNearest keeps the smallest inside the kernel: it must pick what selectNearest (k = 1)
+    // picks from groupDistances' row, through ties (integer grids), NaN in a point or a
+    // landmark, and landmark counts that leave padding columns in the last block.
+    std::mt19937 rng(5);
+    std::uniform_int_distribution<int> small(0, 3);
+    const float nan = std::nanf("");
+    for (size_t g : {1, 7, 31, 32, 33, 64, 100}) {
+        for (size_t d : {1, 3, 22}) {
+            std::vector<float> l(g * d), x(kPointGroup * d);
+            for (float& v : l) v = float(small(rng));
+            for (float& v : x) v = float(small(rng));
+            if (g > 3) l[2 * d] = nan;  // landmark 2 is NaN in its first dimension
+            x[d] = nan;                 // point 1 is NaN: every distance is NaN
+            LandmarkTiles tiles;
+            tiles.build(l.data(), g, d);
+            const float* rows[kPointGroup];
+            for (size_t p = 0; p < kPointGroup; ++p) rows[p] = x.data() + p * d;
+            std::vector<float> dist(kPointGroup * tiles.gp);
+            groupDistances(rows, tiles, dist.data());
+            uint32_t idx[kPointGroup];
+            float sq[kPointGroup];
+            groupNearest(rows, tiles, idx, sq);
+            for (size_t p = 0; p < kPointGroup; ++p) {
+                uint32_t want = 99;
+                float wantSq = -1.0f;
+                selectNearest(dist.data() + p * tiles.gp, g, 1, &want, &wantSq);
+                EXPECT_EQ(idx[p], want) << "g " << g << " d " << d << " point " << p;
+                EXPECT_EQ(sq[p], wantSq) << "g " << g << " d " << d << " point " << p;
+            }
+            EXPECT_EQ(idx[1], 0u) << "an all-NaN row gives the first landmark";
+            EXPECT_EQ(sq[1], INFINITY);
+        }
+    }
+}
+
 TEST(KnnSearch, MatchesBruteForceOnRandomData) {
     for (size_t d : {1, 3, 16, 33}) {
         const auto x = test::randomPoints(203, d, 11 + d);

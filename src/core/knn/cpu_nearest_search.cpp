@@ -30,6 +30,15 @@ class CpuNearestSearch final : public NearestSearch {
                 // A short last group repeats its last point; the copies are not used.
                 for (size_t p = 0; p < kPointGroup; ++p)
                     rows[p] = points + (first + std::min(p, count - 1)) * d;
+                if (k == 1) {
+                    // The trainers' winners: the kernel keeps the smallest as it goes.
+                    uint32_t at[kPointGroup];
+                    float sq[kPointGroup];
+                    groupNearest(rows, tiles, at, sq);
+                    std::copy(at, at + count, idx + first);
+                    std::copy(sq, sq + count, sqdist + first);
+                    continue;
+                }
                 groupDistances(rows, tiles, dist.data());
                 for (size_t p = 0; p < count; ++p)
                     selectNearest(dist.data() + p * tiles.gp, g, k, idx + (first + p) * k,

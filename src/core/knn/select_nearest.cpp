@@ -56,10 +56,16 @@ __attribute__((target("avx2"))) void nearestAvx2(const float* dist, size_t g, ui
                                                  float* sq) {
     const __m256 inf = _mm256_set1_ps(std::numeric_limits<float>::infinity());
     const size_t full = g / 8 * 8;
-    __m256 low = inf;
-    for (size_t j = 0; j < full; j += 8) low = _mm256_min_ps(low, loadNotNan(dist + j));
+    // Four running minima: one alone waits on min's latency at every step. The minimum is
+    // exact, so the order of the comparisons changes nothing.
+    __m256 low[4] = {inf, inf, inf, inf};
+    size_t j = 0;
+    for (; j + 32 <= full; j += 32)
+        for (int r = 0; r < 4; ++r) low[r] = _mm256_min_ps(low[r], loadNotNan(dist + j + 8 * r));
+    for (; j < full; j += 8) low[0] = _mm256_min_ps(low[0], loadNotNan(dist + j));
+    low[0] = _mm256_min_ps(_mm256_min_ps(low[0], low[1]), _mm256_min_ps(low[2], low[3]));
     alignas(32) float lanes[8];
-    _mm256_store_ps(lanes, low);
+    _mm256_store_ps(lanes, low[0]);
     float smallest = std::numeric_limits<float>::infinity();
     for (const float v : lanes) smallest = std::min(smallest, v);
     for (size_t j = full; j < g; ++j) smallest = std::min(smallest, notNan(dist[j]));

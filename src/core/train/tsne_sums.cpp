@@ -62,6 +62,18 @@ __attribute__((target("avx2"))) TsneRowSums rowSumsAvx2(const float* xs, const f
         ry = _mm256_add_ps(ry, _mm256_mul_ps(ww, dy));
         z = _mm256_add_ps(z, w);
     }
+    if (j == g) {
+        // combine()'s order in registers: ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)).
+        // Reading lanes back from memory right after the stores stalled every row.
+        const __m256 pairs = _mm256_hadd_ps(_mm256_hadd_ps(ax, ay), _mm256_hadd_ps(rx, ry));
+        const __m128 four =
+            _mm_add_ps(_mm256_castps256_ps128(pairs), _mm256_extractf128_ps(pairs, 1));
+        const __m256 zz = _mm256_hadd_ps(_mm256_hadd_ps(z, z), _mm256_hadd_ps(z, z));
+        const __m128 zsum = _mm_add_ps(_mm256_castps256_ps128(zz), _mm256_extractf128_ps(zz, 1));
+        alignas(16) float out[4];
+        _mm_store_ps(out, four);
+        return TsneRowSums{out[0], out[1], out[2], out[3], _mm_cvtss_f32(zsum)};
+    }
     LaneSums s;
     _mm256_storeu_ps(s.v + 0 * kLanes, ax);
     _mm256_storeu_ps(s.v + 1 * kLanes, ay);
