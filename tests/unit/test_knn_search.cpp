@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/knn/landmark_tiles.h"
+#include "core/knn/nearest_blocks.h"
 #include "core/knn/nearest_search.h"
 #include "embedsom_data.h"
 

@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "core/knn/landmark_tiles.h"
+#include "core/knn/nearest_blocks.h"
 #include "core/knn/nearest_search.h"
 
 namespace sepal {
@@ -45,6 +46,13 @@ class CpuNearestSearch final : public NearestSearch {
                                   sqdist + (first + p) * k);
             }
         }
+    }
+
+    std::unique_ptr<LloydAssigner> lloydAssigner(const float* points, size_t n, size_t d) override {
+        // Without AVX-512 the AVX2 distance kernel over every landmark beats the portable
+        // block kernel over the quarter of them that the bounds leave.
+        if (!fastBlockKernel()) return nullptr;
+        return std::make_unique<LloydAssigner>(points, n, d);
     }
 
   private:

@@ -10,8 +10,6 @@
 #include <immintrin.h>
 
 #include <cmath>
-#include <limits>
-#include <vector>
 
 #include "core/knn/landmark_tiles.h"
 
@@ -58,64 +56,6 @@ __attribute__((target("avx512f"))) void kernelAvx512(const float* const* x,
                                          _mm512_loadu_ps(norms + j + 16 * h));
                 _mm512_storeu_ps(out + p * gp + j + 16 * h, v);
             }
-    }
-}
-
-// The nearest landmark of each of four points, the difference form's distances compared as the
-// kernel makes them: no row of distances is stored and read back. Lane l keeps the smallest
-// value among landmarks l, l + 16, ... and the first of them to reach it (strictly smaller
-// replaces), so the reduction over lanes finds what a scan in index order finds.
-__attribute__((target("avx512f"))) void nearestAvx512(const float* const* x,
-                                                      const LandmarkTiles& tiles, uint32_t* idx,
-                                                      float* sq) {
-    const size_t gp = tiles.gp, d = tiles.d, g = tiles.g;
-    const __m512 inf = _mm512_set1_ps(std::numeric_limits<float>::infinity());
-    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    __m512 best[4] = {inf, inf, inf, inf};
-    __m512i bestAt[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
-                         _mm512_setzero_si512()};
-    for (size_t j = 0; j < gp; j += 32) {
-        __m512 acc[4][2];
-        for (auto& a : acc) a[0] = a[1] = _mm512_setzero_ps();
-        const float* col = tiles.values.data() + j;
-        for (size_t t = 0; t < d; ++t) {
-            const __m512 l0 = _mm512_loadu_ps(col + t * gp);
-            const __m512 l1 = _mm512_loadu_ps(col + t * gp + 16);
-            for (int p = 0; p < 4; ++p) {
-                const __m512 xv = _mm512_set1_ps(x[p][t]);
-                const __m512 e0 = _mm512_sub_ps(xv, l0), e1 = _mm512_sub_ps(xv, l1);
-                acc[p][0] = _mm512_add_ps(acc[p][0], _mm512_mul_ps(e0, e0));
-                acc[p][1] = _mm512_add_ps(acc[p][1], _mm512_mul_ps(e1, e1));
-            }
-        }
-        for (int h = 0; h < 2; ++h) {
-            const size_t first = j + 16 * size_t(h);
-            // Padding columns are not landmarks.
-            const __mmask16 real = first + 16 <= g ? __mmask16(0xFFFF)
-                                   : first >= g    ? __mmask16(0)
-                                                   : __mmask16((1u << (g - first)) - 1u);
-            const __m512i at = _mm512_add_epi32(lane, _mm512_set1_epi32(int(first)));
-            for (int p = 0; p < 4; ++p) {
-                // NaN is never smaller, so it stays behind every number as +infinity does.
-                const __mmask16 smaller =
-                    _mm512_mask_cmp_ps_mask(real, acc[p][h], best[p], _CMP_LT_OQ);
-                best[p] = _mm512_mask_mov_ps(best[p], smaller, acc[p][h]);
-                bestAt[p] = _mm512_mask_mov_epi32(bestAt[p], smaller, at);
-            }
-        }
-    }
-    for (int p = 0; p < 4; ++p) {
-        alignas(64) float value[16];
-        alignas(64) uint32_t at[16];
-        _mm512_store_ps(value, best[p]);
-        _mm512_store_si512(at, bestAt[p]);
-        float smallest = value[0];
-        uint32_t first = at[0];
-        for (int l = 1; l < 16; ++l)
-            if (value[l] < smallest || (value[l] == smallest && at[l] < first))
-                smallest = value[l], first = at[l];
-        sq[p] = smallest;
-        idx[p] = first;
     }
 }
 
@@ -198,17 +138,6 @@ void groupDotKeys(const float* const points[kPointGroup], const LandmarkTiles& t
                   const float* norms, float* keys) {
     static const Kernel kernel = pickKernel<Form::Dot>();
     kernel(points, tiles, norms, keys);
-}
-
-void groupNearest(const float* const points[kPointGroup], const LandmarkTiles& tiles,
-                  uint32_t idx[kPointGroup], float sqdist[kPointGroup]) {
-    static const bool avx512 = (__builtin_cpu_init(), __builtin_cpu_supports("avx512f"));
-    if (avx512 && tiles.g > 0) return nearestAvx512(points, tiles, idx, sqdist);
-    thread_local std::vector<float> dist;
-    dist.resize(kPointGroup * tiles.gp);
-    groupDistances(points, tiles, dist.data());
-    for (size_t p = 0; p < kPointGroup; ++p)
-        selectNearest(dist.data() + p * tiles.gp, tiles.g, 1, idx + p, sqdist + p);
 }
 
 }  // namespace sepal

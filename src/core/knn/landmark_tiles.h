@@ -31,11 +31,6 @@ struct LandmarkTiles {
 void groupDistances(const float* const points[kPointGroup], const LandmarkTiles& tiles,
                     float* dist);
 
-/// The nearest landmark of each of kPointGroup points, as selectNearest with k = 1 finds it from
-/// groupDistances' rows (ties by lower index, NaN as +infinity), without storing the rows.
-void groupNearest(const float* const points[kPointGroup], const LandmarkTiles& tiles,
-                  uint32_t idx[kPointGroup], float sqdist[kPointGroup]);
-
 /// The k-NN graph's candidate keys in the dot-product form, |y|^2 - 2 x.y (|x|^2 left out: the
 /// same for every reference of a point), of kPointGroup points against every column of `tiles`:
 /// norms[j] is the squared norm of column j (tiles.gp values), keys: kPointGroup x tiles.gp.

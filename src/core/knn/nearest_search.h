@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <memory>
 
+#include "core/knn/lloyd_assigner.h"
+
 namespace sepal {
 
 /// Finds, for each point, its k nearest landmarks (squared Euclidean, difference form).
@@ -15,6 +17,13 @@ class NearestSearch {
     /// sorted by ascending distance with ties broken by the lower landmark index.
     virtual void search(const float* points, size_t n, const float* landmarks, size_t g, size_t d,
                         size_t k, uint32_t* idx, float* sqdist) = 0;
+    /// Lloyd's assignments of one set of points (n x d, alive and unchanged while it is used)
+    /// over iterations, where this search has a faster way than a fresh search each time; null
+    /// where it has none.
+    virtual std::unique_ptr<LloydAssigner> lloydAssigner(const float* points, size_t n, size_t d) {
+        (void)points, (void)n, (void)d;
+        return nullptr;
+    }
 };
 
 /// The CPU search on all cores (OpenMP); results do not depend on the thread count.

@@ -189,8 +189,9 @@ LandmarkModel trainLandmarks(const Matrix& points, const EmbedSettings& settings
         init.method = InitMethod::Sample;
         init.g = spec.count;
         initModel(model, data, init);
+        const auto assigner = search.lloydAssigner(data.points, data.n, data.d);
         for (size_t it = 0; it < settings.lloydIterations; ++it) {
-            lloydStep(model, data, search);
+            lloydStep(model, data, search, assigner.get());
             if (progress) progress("train", static_cast<double>(it + 1) / settings.lloydIterations);
         }
         if (layout.empty()) layout = "tsne";

@@ -36,24 +36,36 @@ bool KmeansTrainer::step(LandmarkModel& model, const TrainingData& data) {
     return endless || m_iter < m_total;
 }
 
-double lloydStep(LandmarkModel& model, const TrainingData& data, NearestSearch& search) {
+double lloydStep(LandmarkModel& model, const TrainingData& data, NearestSearch& search,
+                 LloydAssigner* assigner) {
     const size_t g = model.count(), d = data.d;
-    constexpr size_t kBlock = 65536;
-    std::vector<uint32_t> idx(kBlock);
-    std::vector<float> sq(kBlock);
     std::vector<double> sums(g * d, 0.0);
     std::vector<size_t> counts(g, 0);
     double objective = 0.0;
-    for (size_t s = 0; s < data.n; s += kBlock) {
-        const size_t b = std::min(kBlock, data.n - s);
-        search.search(data.points + s * d, b, model.high.data(), g, d, 1, idx.data(), sq.data());
-        // Sequential sums: the same order whatever the thread count.
+    // Sequential sums: the same order whatever the thread count.
+    const auto add = [&](size_t first, size_t b, const uint32_t* idx, const float* sq) {
         for (size_t i = 0; i < b; ++i) {
-            const float* x = data.points + (s + i) * d;
+            const float* x = data.points + (first + i) * d;
             double* acc = sums.data() + static_cast<size_t>(idx[i]) * d;
             for (size_t t = 0; t < d; ++t) acc[t] += x[t];
             ++counts[idx[i]];
             objective += sq[i];
+        }
+    };
+    if (assigner) {
+        std::vector<uint32_t> idx(data.n);
+        std::vector<float> sq(data.n);
+        assigner->assign(model.high.data(), g, idx.data(), sq.data());
+        add(0, data.n, idx.data(), sq.data());
+    } else {
+        constexpr size_t kBlock = 65536;
+        std::vector<uint32_t> idx(kBlock);
+        std::vector<float> sq(kBlock);
+        for (size_t s = 0; s < data.n; s += kBlock) {
+            const size_t b = std::min(kBlock, data.n - s);
+            search.search(data.points + s * d, b, model.high.data(), g, d, 1, idx.data(),
+                          sq.data());
+            add(s, b, idx.data(), sq.data());
         }
     }
     for (size_t j = 0; j < g; ++j) {

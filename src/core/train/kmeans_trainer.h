@@ -42,6 +42,9 @@ class KmeansTrainer final : public Trainer {
 /// One Lloyd iteration over all points: assign each to its nearest landmark, then move every
 /// unlocked landmark with points to their mean. Returns the objective (sum of squared distances)
 /// of the assignment, i.e. of the landmarks before the move. Thread-count independent.
-double lloydStep(LandmarkModel& model, const TrainingData& data, NearestSearch& search);
+/// `assigner` (from search.lloydAssigner for data's points; may be null) finds the same nearest
+/// landmarks faster over a run of steps.
+double lloydStep(LandmarkModel& model, const TrainingData& data, NearestSearch& search,
+                 LloydAssigner* assigner = nullptr);
 
 }  // namespace sepal
