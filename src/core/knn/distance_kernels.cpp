@@ -11,6 +11,7 @@
 
 #include <cmath>
 
+#include "core/knn/block_sums_avx512.h"
 #include "core/knn/landmark_tiles.h"
 
 namespace sepal {
@@ -22,8 +23,7 @@ enum class Form { Difference, Dot };
 
 using Kernel = void (*)(const float* const*, const LandmarkTiles&, const float*, float*);
 
-// Four points against 32 columns per step: eight accumulators, each loaded column vector used
-// four times.
+// Four points against 32 columns per step (blockSumsAvx512).
 template <Form F>
 __attribute__((target("avx512f"))) void kernelAvx512(const float* const* x,
                                                      const LandmarkTiles& tiles, const float* norms,
@@ -31,23 +31,7 @@ __attribute__((target("avx512f"))) void kernelAvx512(const float* const* x,
     const size_t gp = tiles.gp, d = tiles.d;
     for (size_t j = 0; j < gp; j += 32) {
         __m512 acc[4][2];
-        for (auto& a : acc) a[0] = a[1] = _mm512_setzero_ps();
-        const float* col = tiles.values.data() + j;
-        for (size_t t = 0; t < d; ++t) {
-            const __m512 l0 = _mm512_loadu_ps(col + t * gp);
-            const __m512 l1 = _mm512_loadu_ps(col + t * gp + 16);
-            for (int p = 0; p < 4; ++p) {
-                const __m512 xv = _mm512_set1_ps(x[p][t]);
-                if constexpr (F == Form::Difference) {
-                    const __m512 e0 = _mm512_sub_ps(xv, l0), e1 = _mm512_sub_ps(xv, l1);
-                    acc[p][0] = _mm512_add_ps(acc[p][0], _mm512_mul_ps(e0, e0));
-                    acc[p][1] = _mm512_add_ps(acc[p][1], _mm512_mul_ps(e1, e1));
-                } else {
-                    acc[p][0] = _mm512_fmadd_ps(xv, l0, acc[p][0]);
-                    acc[p][1] = _mm512_fmadd_ps(xv, l1, acc[p][1]);
-                }
-            }
-        }
+        blockSumsAvx512<F == Form::Dot>(x, tiles.values.data() + j, gp, d, acc);
         for (int h = 0; h < 2; ++h)
             for (int p = 0; p < 4; ++p) {
                 __m512 v = acc[p][h];

@@ -11,6 +11,8 @@
 #include <limits>
 #include <vector>
 
+#include "core/knn/block_sums_avx512.h"
+
 namespace sepal {
 
 namespace {
@@ -75,7 +77,7 @@ __attribute__((target("avx512f"))) inline float minOf16(__m512 v) {
     return m;
 }
 
-// Four points against 32 columns per step, as the distance kernel; lane l of a point keeps the
+// Four points against 32 columns per step (blockSumsAvx512); lane l of a point keeps the
 // best (value, index) among the columns it has seen, and the lanes are reduced at the end.
 __attribute__((target("avx512f"))) void nearestAvx512(const float* const* x,
                                                       const LandmarkTiles& tiles,
@@ -90,18 +92,7 @@ __attribute__((target("avx512f"))) void nearestAvx512(const float* const* x,
     for (size_t b = 0; b < blocks; ++b) {
         const size_t j = size_t(selection.blocks ? selection.blocks[b] : b) * kLandmarkBlock;
         __m512 acc[4][2];
-        for (auto& a : acc) a[0] = a[1] = _mm512_setzero_ps();
-        const float* col = tiles.values.data() + j;
-        for (size_t t = 0; t < d; ++t) {
-            const __m512 l0 = _mm512_loadu_ps(col + t * gp);
-            const __m512 l1 = _mm512_loadu_ps(col + t * gp + 16);
-            for (int p = 0; p < 4; ++p) {
-                const __m512 xv = _mm512_set1_ps(x[p][t]);
-                const __m512 e0 = _mm512_sub_ps(xv, l0), e1 = _mm512_sub_ps(xv, l1);
-                acc[p][0] = _mm512_add_ps(acc[p][0], _mm512_mul_ps(e0, e0));
-                acc[p][1] = _mm512_add_ps(acc[p][1], _mm512_mul_ps(e1, e1));
-            }
-        }
+        blockSumsAvx512<false>(x, tiles.values.data() + j, gp, d, acc);
         __m512 smallest[4] = {inf, inf, inf, inf};
         for (int h = 0; h < 2; ++h) {
             const size_t first = j + 16 * size_t(h);
