@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "core/knn/landmark_tiles.h"
+#include "core/knn/lloyd_assigner.h"
 #include "core/knn/nearest_blocks.h"
 #include "core/knn/nearest_search.h"
 

@@ -84,6 +84,8 @@ void LloydAssigner::groupCentres(const float* centres) {
     m_blockOf.resize(g);
     for (size_t c = 0; c < g; ++c)
         m_blockOf[m_order[c]] = static_cast<uint32_t>(c / kLandmarkBlock);
+    m_columnOf.assign(m_blocks * kLandmarkBlock, std::numeric_limits<uint32_t>::max());
+    std::copy(m_order.begin(), m_order.end(), m_columnOf.begin());
 }
 
 void LloydAssigner::loosenBounds(const float* centres) {
@@ -125,8 +127,6 @@ void LloydAssigner::assign(const float* centres, size_t g, uint32_t* idx, float*
     for (size_t c = 0; c < g; ++c)
         std::copy_n(centres + size_t(m_order[c]) * d, d, grouped.data() + c * d);
     m_tiles.build(grouped.data(), g, d);
-    m_columnOf.assign(m_tiles.gp, std::numeric_limits<uint32_t>::max());
-    std::copy(m_order.begin(), m_order.end(), m_columnOf.begin());
 
     // Points in the order of their centres' blocks: the four points of a kernel call then
     // mostly need the same blocks.

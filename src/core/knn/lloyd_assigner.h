@@ -36,7 +36,7 @@ class LloydAssigner {
     bool m_bounded = false;            // the bounds hold for the centres in m_previous
     std::vector<uint32_t> m_order;     // column -> centre: the centres grouped into blocks
     std::vector<uint32_t> m_blockOf;   // centre -> its block
-    std::vector<uint32_t> m_columnOf;  // the tiles' column index (m_order, padded)
+    std::vector<uint32_t> m_columnOf;  // m_order padded to whole blocks: the kernel's indices
     LandmarkTiles m_tiles;             // the centres in column order
     std::vector<float> m_previous;     // the centres of the last assign
     std::vector<uint32_t> m_assigned;  // each point's centre

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <memory>
 
-#include "core/knn/lloyd_assigner.h"
-
 namespace sepal {
+
+class LloydAssigner;  // core/knn/lloyd_assigner.h: what callers of lloydAssigner include
 
 /// Finds, for each point, its k nearest landmarks (squared Euclidean, difference form).
 class NearestSearch {
@@ -20,10 +20,7 @@ class NearestSearch {
     /// Lloyd's assignments of one set of points (n x d, alive and unchanged while it is used)
     /// over iterations, where this search has a faster way than a fresh search each time; null
     /// where it has none.
-    virtual std::unique_ptr<LloydAssigner> lloydAssigner(const float* points, size_t n, size_t d) {
-        (void)points, (void)n, (void)d;
-        return nullptr;
-    }
+    virtual std::unique_ptr<LloydAssigner> lloydAssigner(const float* points, size_t n, size_t d);
 };
 
 /// The CPU search on all cores (OpenMP); results do not depend on the thread count.

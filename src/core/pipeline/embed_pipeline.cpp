@@ -8,6 +8,7 @@
 
 #include "core/common/error.h"
 #include "core/common/stopwatch.h"
+#include "core/knn/lloyd_assigner.h"
 #include "core/train/init.h"
 #include "core/train/kmeans_trainer.h"
 #include "core/train/sampling.h"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/knn/lloyd_assigner.h"
 #include "core/model/landmark_edit.h"
 #include "core/train/som_trainer.h"
 
