@@ -6,7 +6,8 @@
 #   MG_KNN_N (2000000): points of the k-NN graph (d = 32, k = 15)
 #   MG_FILES (8), MG_EVENTS (1000000): the cohort, generated in MG_WORK (/dev/shm)
 #   MG_STEPS ("tests knn cohort"): which parts run; "knn-cli" runs `sepal-cli knn` on a demo file
-#   of MG_KNN_CLI_EVENTS (10000000) cells with one GPU, two GPUs and two MPI ranks
+#   of MG_KNN_CLI_EVENTS (10000000) cells with one GPU, two GPUs and two MPI ranks; "cohort-ab"
+#   alternates the cohort on one GPU and on two in one process (MG_AB_ROUNDS times)
 #   SEPAL_GPU_BUILD (build-gpu), SEPAL_DEPS_DIR (deps): as scripts/gpu-check.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +32,22 @@ cmake --build "$build" -j "$(nproc)" --target sepal_gpu_tests sepal-bench sepal-
 echo "built in $(($(date +%s) - start)) s"
 cli=$build/src/sepal-cli
 bench=$build/bench/sepal-bench
+
+# make_cohort: MG_FILES demo files of MG_EVENTS cells in a new $work (under MG_WORK), their
+# paths in $inputs, and a model with 15 populations trained on the first in $work/m.json.
+make_cohort() {
+    work=$(mktemp -d -p "${MG_WORK:-/dev/shm}")
+    trap 'rm -rf "$work"' EXIT
+    files=${MG_FILES:-8}
+    events=${MG_EVENTS:-1000000}
+    inputs=()
+    for s in $(seq 1 "$files"); do
+        "$cli" demo --events "$events" --seed "$s" --out "$work/s$s.fcs" >/dev/null &
+        inputs+=("$work/s$s.fcs")
+    done
+    wait
+    "$cli" embed "$work/s1.fcs" --metaclusters 15 --model "$work/m.json" --out "$work/y.fcs" --quiet
+}
 
 if [[ $steps == *" tests "* ]]; then
     start=$(date +%s)
@@ -59,17 +76,7 @@ PY
 fi
 
 if [[ $steps == *" cohort "* ]]; then
-    work=$(mktemp -d -p "${MG_WORK:-/dev/shm}")
-    trap 'rm -rf "$work"' EXIT
-    files=${MG_FILES:-8}
-    events=${MG_EVENTS:-1000000}
-    inputs=()
-    for s in $(seq 1 "$files"); do
-        "$cli" demo --events "$events" --seed "$s" --out "$work/s$s.fcs" >/dev/null &
-        inputs+=("$work/s$s.fcs")
-    done
-    wait
-    "$cli" embed "$work/s1.fcs" --metaclusters 15 --model "$work/m.json" --out "$work/y.fcs" --quiet
+    make_cohort
     cells=$((files * events))
     # timed NAME CMD...: one timed apply into $work/NAME, a JSON line.
     timed() {
@@ -93,23 +100,61 @@ if [[ $steps == *" cohort "* ]]; then
             "$cli" apply --backend cuda --threads $half
         timed mpi2-halves mpirun -np 2 --bind-to none scripts/rank-cores.sh \
             "$cli" apply --backend cuda --threads $half
+        # The same one-GPU run started by mpirun, so that both sides pay its start.
+        CUDA_VISIBLE_DEVICES=0 timed gpu1-half-mpi1 mpirun -np 1 --bind-to none \
+            scripts/rank-cores.sh "$cli" apply --backend cuda --threads $half
+        # The CPU alone: half the cores in one process (plain and under mpirun), then two ranks
+        # of half the cores each.
+        timed cpu-half taskset -c 0-$((half - 1)) "$cli" apply --backend cpu --threads $half
+        timed cpu-half-mpi1 mpirun -np 1 --bind-to none scripts/rank-cores.sh \
+            "$cli" apply --backend cpu --threads $half
+        timed cpu-mpi2-halves mpirun -np 2 --bind-to none scripts/rank-cores.sh \
+            "$cli" apply --backend cpu --threads $half
     } | tee "$out/cohort.jsonl"
+    for np in 1 2; do
+        t0=$(date +%s.%N)
+        mpirun -np $np --bind-to none true
+        echo "mpirun -np $np true: $(python3 -c "print(round($(date +%s.%N) - $t0, 3))") s"
+    done
     python3 - "$out/cohort.jsonl" <<'PY'
 import json, sys
 runs = {r["run"]: r for r in map(json.loads, open(sys.argv[1])) if "seconds" in r}
 for one, two, what in (("gpu1", "gpu2", "the whole host shared"),
                        ("gpu1", "mpi2", "the whole host shared"),
-                       ("gpu1-half", "mpi2-halves", "a GPU and half the cores each")):
+                       ("gpu1-half", "mpi2-halves", "a GPU and half the cores each"),
+                       ("gpu1-half-mpi1", "mpi2-halves", "the same, both started by mpirun"),
+                       ("cpu-half", "cpu-mpi2-halves", "CPU only, half the cores each"),
+                       ("cpu-half-mpi1", "cpu-mpi2-halves", "the same, both started by mpirun")):
     if one in runs and two in runs:
         e = runs[one]["seconds"] / (2 * runs[two]["seconds"])
         print(f"cohort {two} against {one} ({what}): efficiency {e:.2f}")
 PY
     for f in "$out"/timings-*.txt; do echo "$(basename "$f" .txt): $(cat "$f")"; done
-    for run in gpu2 mpi2 gpu1-half mpi2-halves; do
-        same=yes
-        for f in "$work/gpu1"/*; do cmp -s "$f" "$work/$run/$(basename "$f")" || same=no; done
-        echo "outputs of $run equal to gpu1: $same ($(ls "$work/gpu1" | wc -l) files)"
+    # The GPU runs against one GPU's outputs, the CPU runs against one CPU process's.
+    for pair in gpu1:gpu2 gpu1:mpi2 gpu1:gpu1-half gpu1:mpi2-halves gpu1:gpu1-half-mpi1 \
+        cpu-half:cpu-half-mpi1 cpu-half:cpu-mpi2-halves; do
+        base=${pair%%:*} run=${pair#*:} same=yes
+        for f in "$work/$base"/*; do cmp -s "$f" "$work/$run/$(basename "$f")" || same=no; done
+        echo "outputs of $run equal to $base: $same ($(ls "$work/$base" | wc -l) files)"
     done
+    rm -rf "$work"
+fi
+
+if [[ $steps == *" cohort-ab "* ]]; then
+    # One GPU and two GPUs in one process, alternated MG_AB_ROUNDS (3) times on the same files,
+    # each run's outputs removed before the next: wall, user and system seconds of each.
+    make_cohort
+    for round in $(seq 1 "${MG_AB_ROUNDS:-3}"); do
+        for visible in 0 0,1; do
+            rm -rf "$work/run"
+            CUDA_VISIBLE_DEVICES=$visible /usr/bin/time -f "%e %U %S" -o "$work/time.txt" \
+                "$cli" apply --backend cuda --model "$work/m.json" "${inputs[@]}" \
+                --out-dir "$work/run" --format fcs --quiet --timings 2>"$work/timings.txt"
+            read -r wall user sys <"$work/time.txt"
+            echo "round $round, GPUs $visible: wall $wall s, user $user s, system $sys s;" \
+                "$(grep timings "$work/timings.txt")"
+        done
+    done | tee "$out/cohort_ab.txt"
     rm -rf "$work"
 fi
 
@@ -125,7 +170,7 @@ if [[ $steps == *" knn-cli "* ]]; then
         shift 2
         t0=$(date +%s.%N)
         "$@" knn "$work/cells.fcs" --k 15 --backend cuda --threads "$threads" \
-            --out "$work/$name.bin" --quiet ||
+            --out "$work/$name.bin" 2>"$out/knn-cli-$name.txt" ||
             { echo "{\"run\":\"$name\",\"error\":\"knn failed\"}"; return; }
         t1=$(date +%s.%N)
         python3 -c "import json; print(json.dumps({'bench':'multi-gpu-knn-cli','run':'$name','events':$events,'k':15,'seconds':round($t1-$t0,3)}))"
@@ -135,6 +180,7 @@ if [[ $steps == *" knn-cli "* ]]; then
         graph gpu2 0 "$cli"
         graph mpi2 $(($(nproc) / 2)) mpirun -np 2 --bind-to none "$cli"
     } | tee "$out/knn_cli.jsonl"
+    grep -H "neighbours of every event" "$out"/knn-cli-*.txt
     for run in gpu2 mpi2; do
         if cmp -s "$work/gpu1.bin" "$work/$run.bin"; then same=yes; else same=no; fi
         echo "graph of $run equal to gpu1: $same ($(stat -c %s "$work/gpu1.bin" 2>/dev/null) bytes)"

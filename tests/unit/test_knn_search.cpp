@@ -70,6 +70,46 @@ TEST(KnnSearch, TheNearestAloneIsTheSmallestFirstAndNeverNan) {
         }
 }
 
+TEST(KnnSearch, EverySelectionKernelPicksWhatTheInsertionBufferPicks) {
+    // The vector kernels bound the k-th distance, then sort the few candidates under it; they
+    // must give the sorted buffer's answer (ascending, ties by index, NaN as infinity) through
+    // ties, NaN, infinities, crowds of equal values (too many candidates) and row lengths that
+    // leave tails after whole registers.
+    std::mt19937 rng(12);
+    std::uniform_int_distribution<int> few(0, 9);
+    std::uniform_real_distribution<float> spread(0.0f, 100.0f);
+    const float nan = std::nanf(""), inf = INFINITY;
+    size_t rows = 0;
+    for (size_t g : {32, 33, 47, 64, 100, 257, 512, 600, 1100})
+        for (size_t k : {2, 5, 8, 15, 16, 17, 31, 33, 48, 64, 65})
+            for (int trial = 0; trial < 12; ++trial) {
+                if (2 * k > g && trial > 0) continue;  // the fast paths' limit; check one row
+                std::vector<float> dist(g);
+                for (float& v : dist) v = trial % 2 ? float(few(rng)) : spread(rng);
+                if (trial % 3 == 1) dist[g / 3] = nan, dist[g - 1] = nan;
+                if (trial % 4 == 2) dist[0] = inf, dist[g / 2] = inf;
+                if (trial == 5) std::fill(dist.begin(), dist.end(), 1.0f);
+                if (trial == 7) std::fill(dist.begin(), dist.begin() + long(g / 2), nan);
+                std::vector<uint32_t> want(k), got(k);
+                std::vector<float> wantSq(k), gotSq(k);
+                selectNearestWith(SelectKernel::Insertion, dist.data(), g, k, want.data(),
+                                  wantSq.data());
+                for (SelectKernel kernel : {SelectKernel::Avx2, SelectKernel::Avx512}) {
+                    if (!selectKernelAvailable(kernel)) continue;
+                    std::fill(got.begin(), got.end(), 9999u);
+                    selectNearestWith(kernel, dist.data(), g, k, got.data(), gotSq.data());
+                    ASSERT_EQ(got, want) << "kernel " << int(kernel) << " g " << g << " k " << k
+                                         << " trial " << trial;
+                    for (size_t i = 0; i < k; ++i)
+                        ASSERT_TRUE(gotSq[i] == wantSq[i] ||
+                                    (std::isnan(gotSq[i]) && std::isnan(wantSq[i])))
+                            << "kernel " << int(kernel) << " g " << g << " k " << k;
+                }
+                ++rows;
+            }
+    EXPECT_GT(rows, 500u);
+}
+
 TEST(KnnSearch, GroupNearestIsTheFirstOfTheStoredDistancesRow) {
     // groupNearest keeps the smallest inside the kernel: it must pick what selectNearest (k = 1)
     // picks from groupDistances' row, through ties (integer grids), NaN in a point or a

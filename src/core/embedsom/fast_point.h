@@ -1,6 +1,7 @@
 #pragma once
 // Steps 2-4 of embedsom.md for one point in the O(k^2) form, from its sorted neighbours.
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -14,9 +15,10 @@ namespace sepal {
 struct FastPointScratch {
     std::vector<float> score, lx, ly, a;  ///< per neighbour: score, 2D position, distance
     std::vector<uint32_t> idx;            ///< per neighbour: landmark index
-    /// Sizes the buffers for topnn neighbours, padded to a multiple of 8 with zero scores.
+    /// Sizes the buffers for topnn neighbours, padded to a multiple of 8 with zero scores (and
+    /// to at least 32, the AVX-512 pair loop's two registers of each).
     void reserve(int topnn) {
-        const size_t padded = (static_cast<size_t>(topnn) + 7) / 8 * 8 + 8;
+        const size_t padded = std::max<size_t>((static_cast<size_t>(topnn) + 7) / 8 * 8 + 8, 32);
         for (auto* v : {&score, &lx, &ly, &a}) v->assign(padded, 0.0f);
         idx.assign(padded, 0);
     }

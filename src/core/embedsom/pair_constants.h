@@ -23,6 +23,8 @@ class PairConstants {
     void update(const LandmarkModel& model, float adjust);
     /// Interleaved (c_uv, f_uv) of pair (u, v): 2 values at 2 * (u * g + v).
     const float* row(size_t u) const { return m_values.data() + 2 * u * m_g; }
+    /// Landmarks the table is for (rows and columns).
+    size_t landmarks() const { return m_g; }
 
   private:
     /// Records the model the table now follows.

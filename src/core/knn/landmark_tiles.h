@@ -43,4 +43,18 @@ void groupDotKeys(const float* const points[kPointGroup], const LandmarkTiles& t
 /// writes k indices and distances. Needs k <= g.
 void selectNearest(const float* dist, size_t g, size_t k, uint32_t* idx, float* sqdist);
 
+/// Implementations of selectNearest, which runs the fastest this CPU has; all give the same.
+enum class SelectKernel {
+    Insertion,  ///< a sorted buffer, one distance at a time
+    Avx2,       ///< a bound from eight lanes, then the few candidates at or below it
+    Avx512,     ///< the same with sixteen lanes and compressed candidates
+};
+
+/// True when this CPU runs `kernel`.
+bool selectKernelAvailable(SelectKernel kernel);
+
+/// selectNearest by a named kernel (for tests).
+void selectNearestWith(SelectKernel kernel, const float* dist, size_t g, size_t k, uint32_t* idx,
+                       float* sqdist);
+
 }  // namespace sepal

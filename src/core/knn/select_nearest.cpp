@@ -16,6 +16,10 @@
 #include "core/common/sorted_insert.h"
 #include "core/knn/landmark_tiles.h"
 
+// GCC 12 reports the _mm512_undefined_*() that its AVX-512 broadcasts start from as maybe
+// uninitialised wherever they are inlined; the values are all written.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
 namespace sepal {
 
 namespace {
@@ -90,8 +94,6 @@ __attribute__((target("avx2"))) void nearestAvx2(const float* dist, size_t g, ui
 constexpr size_t kMaxPerLane = 8;
 constexpr size_t kCapacity = 512;
 
-using Selector = void (*)(const float*, size_t, size_t, uint32_t*, float*);
-
 // Eight lanes keep their M smallest values (a vector insertion by min/max); returns the k-th
 // smallest of those 8M values, which bounds the k-th smallest distance from above.
 template <size_t M>
@@ -136,6 +138,23 @@ struct PackTable {
     }
 };
 const PackTable kPack;
+
+// The candidates' (distance, index) keys, padded with INT64_MAX to a multiple of `width`.
+inline void makeKeys(const float* dist, const uint32_t* cand, size_t count, size_t width,
+                     int64_t* keys) {
+    for (size_t i = 0; i < count; ++i)
+        keys[i] = static_cast<int64_t>(sortKey(dist[cand[i]], cand[i]));
+    for (size_t i = count; i < (count + width - 1) / width * width; ++i) keys[i] = INT64_MAX;
+}
+
+// The first k sorted keys as indices and distances.
+inline void writeKeys(const int64_t* keys, size_t k, uint32_t* idx, float* sq) {
+    for (size_t i = 0; i < k; ++i) {
+        const uint32_t bits = static_cast<uint32_t>(static_cast<uint64_t>(keys[i]) >> 32);
+        std::memcpy(sq + i, &bits, 4);
+        idx[i] = static_cast<uint32_t>(keys[i]);
+    }
+}
 
 __attribute__((target("avx2"))) void selectAvx2(const float* dist, size_t g, size_t k,
                                                 uint32_t* idx, float* sq) {
@@ -195,9 +214,7 @@ __attribute__((target("avx2"))) void selectAvx2(const float* dist, size_t g, siz
 
     // Sort by (distance, index) as 64-bit keys; a key's rank is how many keys are smaller.
     alignas(32) int64_t keys[kCapacity + 4];
-    for (size_t i = 0; i < count; ++i)
-        keys[i] = static_cast<int64_t>(sortKey(dist[cand[i]], cand[i]));
-    for (size_t i = count; i < (count + 3) / 4 * 4; ++i) keys[i] = INT64_MAX;
+    makeKeys(dist, cand, count, 4, keys);
     if (count > 64) {
         std::sort(keys, keys + count);
     } else {
@@ -218,23 +235,130 @@ __attribute__((target("avx2"))) void selectAvx2(const float* dist, size_t g, siz
         }
         std::memcpy(keys, sorted, k * sizeof(int64_t));
     }
-    for (size_t i = 0; i < k; ++i) {
-        const uint32_t bits = static_cast<uint32_t>(static_cast<uint64_t>(keys[i]) >> 32);
-        std::memcpy(sq + i, &bits, 4);
-        idx[i] = static_cast<uint32_t>(keys[i]);
-    }
+    writeKeys(keys, k, idx, sq);
 }
 
-Selector pickSelector() {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") ? selectAvx2 : selectByInsertion;
+// laneBound with sixteen lanes: M = ceil(k / 16) values a lane (k = 17: two passes of min/max a
+// register instead of three, over half as many registers).
+template <size_t M>
+__attribute__((target("avx512f"))) float laneBound16(const float* dist, size_t full, size_t k) {
+    const __m512 inf = _mm512_set1_ps(std::numeric_limits<float>::infinity());
+    __m512 best[M];
+    for (size_t r = 0; r < M; ++r) best[r] = inf;
+    for (size_t j = 0; j < full; j += 16) {
+        __m512 v = _mm512_loadu_ps(dist + j);
+        for (size_t r = 0; r < M; ++r) {
+            const __m512 lo = _mm512_min_ps(best[r], v);
+            v = _mm512_max_ps(best[r], v);
+            best[r] = lo;
+        }
+    }
+    alignas(64) float lanes[16 * M];
+    for (size_t r = 0; r < M; ++r) _mm512_store_ps(lanes + 16 * r, best[r]);
+    float bound = std::numeric_limits<float>::infinity();
+    for (size_t i = 0; i < 16 * M; ++i) {
+        const __m512 x = _mm512_set1_ps(lanes[i]);
+        int count = 0;
+        for (size_t r = 0; r < M; ++r)
+            count += __builtin_popcount(_mm512_cmp_ps_mask(best[r], x, _CMP_LE_OQ));
+        bound = count >= static_cast<int>(k) && lanes[i] < bound ? lanes[i] : bound;
+    }
+    return bound;
+}
+
+// selectAvx2's three steps with sixteen lanes: the bound, the candidates compressed out of each
+// register by mask, and the ranks of their 64-bit keys eight at a time.
+__attribute__((target("avx512f"))) void selectAvx512(const float* dist, size_t g, size_t k,
+                                                     uint32_t* idx, float* sq) {
+    const size_t m = (k + 15) / 16;
+    if (k == 1 || m > 4 || 2 * k > g || g < 32) return selectAvx2(dist, g, k, idx, sq);
+    const size_t full = g / 16 * 16;
+    float bound = 0.0f;
+    switch (m) {
+        case 1:
+            bound = laneBound16<1>(dist, full, k);
+            break;
+        case 2:
+            bound = laneBound16<2>(dist, full, k);
+            break;
+        case 3:
+            bound = laneBound16<3>(dist, full, k);
+            break;
+        default:
+            bound = laneBound16<4>(dist, full, k);
+            break;
+    }
+
+    alignas(64) uint32_t cand[kCapacity + 16];
+    size_t count = 0;
+    const __m512 bv = _mm512_set1_ps(bound);
+    const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    for (size_t j = 0; j < full; j += 16) {
+        if (count > kCapacity - 16) return selectByInsertion(dist, g, k, idx, sq);
+        const __mmask16 mask = _mm512_cmp_ps_mask(_mm512_loadu_ps(dist + j), bv, _CMP_LE_OQ);
+        const __m512i at = _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(j)), iota);
+        _mm512_storeu_si512(cand + count, _mm512_maskz_compress_epi32(mask, at));
+        count += static_cast<size_t>(__builtin_popcount(mask));
+    }
+    for (size_t j = full; j < g && count < kCapacity; ++j)
+        if (dist[j] <= bound) cand[count++] = static_cast<uint32_t>(j);
+    if (count < k || count >= kCapacity) return selectByInsertion(dist, g, k, idx, sq);
+
+    alignas(64) int64_t keys[kCapacity + 8];
+    makeKeys(dist, cand, count, 8, keys);
+    if (count > 64) {
+        std::sort(keys, keys + count);
+    } else {
+        // The keys differ (each holds its index), so their ranks place each exactly once.
+        alignas(64) int64_t sorted[64];
+        const size_t vecs = (count + 7) / 8;
+        for (size_t i = 0; i < count; ++i) {
+            const __m512i x = _mm512_set1_epi64(keys[i]);
+            int rank = 0;
+            for (size_t v = 0; v < vecs; ++v)
+                rank +=
+                    __builtin_popcount(_mm512_cmpgt_epi64_mask(x, _mm512_load_si512(keys + 8 * v)));
+            sorted[rank] = keys[i];
+        }
+        std::memcpy(keys, sorted, k * sizeof(int64_t));
+    }
+    writeKeys(keys, k, idx, sq);
 }
 
 }  // namespace
 
+bool selectKernelAvailable(SelectKernel kernel) {
+    __builtin_cpu_init();
+    switch (kernel) {
+        case SelectKernel::Insertion:
+            return true;
+        case SelectKernel::Avx2:
+            return __builtin_cpu_supports("avx2");
+        case SelectKernel::Avx512:
+            return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2");
+    }
+    return false;
+}
+
+void selectNearestWith(SelectKernel kernel, const float* dist, size_t g, size_t k, uint32_t* idx,
+                       float* sqdist) {
+    switch (kernel) {
+        case SelectKernel::Avx512:
+            return selectAvx512(dist, g, k, idx, sqdist);
+        case SelectKernel::Avx2:
+            return selectAvx2(dist, g, k, idx, sqdist);
+        case SelectKernel::Insertion:
+            break;
+    }
+    selectByInsertion(dist, g, k, idx, sqdist);
+}
+
 void selectNearest(const float* dist, size_t g, size_t k, uint32_t* idx, float* sqdist) {
-    static const Selector selector = pickSelector();
-    selector(dist, g, k, idx, sqdist);
+    static const SelectKernel fastest =
+        selectKernelAvailable(SelectKernel::Avx512) ? SelectKernel::Avx512
+        : selectKernelAvailable(SelectKernel::Avx2) ? SelectKernel::Avx2
+                                                    : SelectKernel::Insertion;
+    selectNearestWith(fastest, dist, g, k, idx, sqdist);
 }
 
 }  // namespace sepal
