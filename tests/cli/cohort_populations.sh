@@ -161,3 +161,18 @@ cp "$tmp/drawn/populations.csv" "$tmp/drawn-first.csv"
 grep -q "s1.csv is up to date" "$tmp/drawn.txt" || fail "the drawn model's output was not kept"
 cmp -s "$tmp/drawn/populations.csv" "$tmp/drawn-first.csv" || fail "resuming changed drawn counts"
 echo "drawn regions ok"
+
+# An output that cannot be put in place (a folder holds its name) fails the run with an error
+# that names it, though its finishing runs beside the next file's work (here the last file's,
+# which only the lane's end waits for); the tables over all files are not written.
+mkdir -p "$tmp/blocked/s3.fcs"
+if "$cli" apply --model "$tmp/m.json" "$tmp/s1.fcs" "$tmp/s2.fcs" "$tmp/s3.fcs" \
+    --out-dir "$tmp/blocked" --format fcs --force 2>"$tmp/blocked.txt"; then
+    fail "apply succeeded though s3.fcs could not be written"
+fi
+grep -q "cannot write '$tmp/blocked/s3.fcs'" "$tmp/blocked.txt" ||
+    fail "the error does not name s3.fcs: $(cat "$tmp/blocked.txt")"
+[ -s "$tmp/blocked/s1.fcs" ] && [ -s "$tmp/blocked/s2.fcs" ] || fail "s1.fcs or s2.fcs missing"
+[ ! -e "$tmp/blocked/populations.csv" ] || fail "populations.csv written after a failed output"
+ls "$tmp/blocked" | grep -q "tmp-" && fail "a temporary file was left: $(ls "$tmp/blocked")"
+echo "failed output ok"
