@@ -47,7 +47,7 @@ struct ApplyArgs {
     bool force = false;
     std::string heatmap;
     size_t blockEvents = 100000;
-    int workers = 0;  // files in flight at once (0: two, or one per GPU of this rank, on the GPU)
+    int workers = 0;  // files in flight at once (0: by the threads and GPUs, see applyFiles)
     bool quiet = false;
     bool timings = false;
 };
@@ -346,14 +346,15 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
         if (ranks.owns(f)) mine.push_back(f);
     // Files in flight at once, the lanes taking turns over this rank's GPUs (under mpirun each
     // rank of a machine has its share of them), sharing the CPU threads. On the GPU, a lane for
-    // every 8 CPU threads, two to four (or one per GPU when there are more): the files' reading,
-    // transforming, counting and writing, on the CPU, overlap each other and the projection
-    // (8 files of 1M cells on one H200, 32 cores: 3.06 s with one lane, 1.91 with two, 1.42 with
-    // four, 1.40 with eight).
+    // every 4 CPU threads, two to four (or one per GPU when there are more): the files' reading,
+    // transforming, counting and writing, on the CPU, overlap each other and the projection.
+    // 8 files of 1M cells on one H200, 32 cores: 3.06 s with one lane, 1.91 with two, 1.42 with
+    // four, 1.40 with eight; 32 files on one H100, 16 cores: 3.85-4.09 s with two lanes,
+    // 2.76-2.88 with four (on its disk 4.7-6.1 s and 3.7-3.9).
     const bool cpuOnly = a.backend == "cpu" || a.backend == "reference";
     const size_t gpus = cpuOnly ? 0 : gpuCount();
     const std::vector<int> rankGpus = ranks.gpusOfThisRank(gpus);
-    const size_t gpuLanes = std::clamp<size_t>(size_t(omp_get_max_threads()) / 8, 2, 4);
+    const size_t gpuLanes = std::clamp<size_t>(size_t(omp_get_max_threads()) / 4, 2, 4);
     size_t lanes = a.workers > 0       ? size_t(a.workers)
                    : !rankGpus.empty() ? std::max(gpuLanes, rankGpus.size())
                                        : 1;
@@ -506,7 +507,7 @@ void addApplyCommand(CLI::App& app) {
     cmd->add_option(
            "--workers", args->workers,
            "files projected at once, the lanes taking turns over this rank's GPUs, sharing "
-           "the CPU threads (0: on the GPU one for every 8 threads, two to four, or one per "
+           "the CPU threads (0: on the GPU one for every 4 threads, two to four, or one per "
            "GPU when there are more; one on the CPU)")
         ->capture_default_str()
         ->check(CLI::NonNegativeNumber);
