@@ -58,6 +58,7 @@ __attribute__((target("avx2,fma"), always_inline)) inline __m256d add8(__m256d a
     return _mm256_add_pd(acc, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
 }
 
+// The four lanes' sum.
 __attribute__((target("avx2,fma"))) double sum4(__m256d v) {
     const __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
     return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));

@@ -26,7 +26,7 @@ PairKernel fastestPairKernel();
 /// their landmarks; scratch: their scores and 2D positions, padded with zero scores) to
 /// acc = (a00, a01, a11, b0, b1), each term in the reference's order of operations and summed in
 /// double. Returns true when a pair's O(1) form of D loses digits (a_j c_uv > kExactRatio): the
-/// point is then solved the reference's way.
+/// point is then solved the reference's way. `kernel` must be one this CPU runs.
 bool pairSums(PairKernel kernel, const float* a, const uint32_t* idx, int topn,
               const PairConstants& pairs, const FastPointScratch& scratch, double* acc);
 

@@ -1,10 +1,11 @@
 // Top-k of one row of distances, ascending, ties by lower index.
 //
-// The fast path finds a threshold first: eight lanes each keep their m = ceil(k / 8) smallest
-// values with vector min/max, and the k-th smallest of those 8m values bounds the k-th smallest
-// distance from above. One more pass collects the few distances at or below it, which are then
-// sorted as 64-bit keys (distance bits, index): non-negative floats order like their bits. When
-// NaN spoils the bound (fewer than k candidates), the plain insertion buffer takes over.
+// The fast path finds a threshold first: eight lanes (sixteen with AVX-512) each keep their
+// m = ceil(k / 8) (ceil(k / 16)) smallest values with vector min/max, and the k-th smallest of
+// those values bounds the k-th smallest distance from above. One more pass collects the few
+// distances at or below it, which are then sorted as 64-bit keys (distance bits, index):
+// non-negative floats order like their bits. When NaN spoils the bound (fewer than k candidates),
+// the plain insertion buffer takes over.
 
 #include <immintrin.h>
 
