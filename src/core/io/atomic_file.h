@@ -33,6 +33,10 @@ class AtomicFile {
     void writeAt(uint64_t offset, std::string_view bytes);
     /// Appends to `to` what this file holds from `offset` on; throws InputError.
     void copyTo(AtomicFile& to, uint64_t offset);
+    /// Starts the disk writing what was appended since the last call, without waiting for it,
+    /// so that a file written block by block keeps the disk busy (commit's sync then has little
+    /// left) instead of leaving it idle until commit. Errors are left to commit to report.
+    void startWriteback();
     /// Flushes, syncs and renames the temporary to the final path; throws InputError on failure.
     void commit();
     /// The final path.
@@ -44,6 +48,7 @@ class AtomicFile {
     std::string m_path;
     std::string m_temporary;
     std::FILE* m_file = nullptr;
+    uint64_t m_writtenBack = 0;  ///< bytes whose writing startWriteback has started
     bool m_committed = false;
     int m_slot = -1;  ///< the signal handler's record of the temporary
 };

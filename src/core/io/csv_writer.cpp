@@ -122,6 +122,7 @@ void CsvStreamWriter::append(const Table& table) {
             }
         }
         for (size_t b = 0; b < blocks; ++b) m_file->write(buffers[b]);
+        m_file->startWriteback();
     }
 }
 

@@ -374,6 +374,7 @@ void FcsStreamWriter::append(const Table& block) {
     }
     for (size_t c = 0; c < tops.size(); ++c) m_tops[c] = std::max(m_tops[c], tops[c]);
     writeRows(*m_file, block, labels);
+    m_file->startWriteback();
     m_events += block.values.rows;
 }
 
