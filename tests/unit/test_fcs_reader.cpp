@@ -184,9 +184,14 @@ TEST(FcsReader, ReadsLargeFloatDataSets) {
     FcsBuilder b;
     b.kw("$BYTEORD", "1,2,3,4").kw("$DATATYPE", "F").kw("$MODE", "L");
     b.kw("$TOT", std::to_string(events)).kw("$PAR", std::to_string(cols));
-    for (size_t c = 1; c <= cols; ++c)
-        b.kw("$P" + std::to_string(c) + "N", "C" + std::to_string(c))
-            .kw("$P" + std::to_string(c) + "B", "32");
+    for (size_t c = 1; c <= cols; ++c) {
+        // Appended, not "C" + to_string(c): GCC 12 warns (-Wstringop-overflow) on the latter's
+        // inlined insert here, wrongly.
+        const std::string n = std::to_string(c);
+        std::string name = "C";
+        name += n;
+        b.kw("$P" + n + "N", name).kw("$P" + n + "B", "32");
+    }
     b.data.resize(events * cols * 4);
     for (size_t i = 0; i < events * cols; ++i) {
         const float v = static_cast<float>(i % 100003) * 0.25f;
