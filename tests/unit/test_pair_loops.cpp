@@ -12,6 +12,7 @@
 
 #include "core/embedsom/fast_point.h"
 #include "core/embedsom/pair_loops.h"
+#include "core/knn/nearest_search.h"
 #include "embedsom_data.h"
 
 namespace sepal {
@@ -23,31 +24,22 @@ struct PairCase {
     FastPointScratch scratch;
 };
 
-// Point p's topn nearest landmarks (brute force), with scores and 2D positions as
-// projectFastPoint lays them out in its scratch.
+// Point p's topn nearest landmarks (the CPU search the projector uses), with scores and 2D
+// positions as projectFastPoint lays them out in its scratch.
 PairCase neighboursOf(const float* x, const LandmarkModel& model, int topn, std::mt19937& rng) {
-    const size_t g = model.count(), d = model.dim;
-    std::vector<std::pair<float, uint32_t>> all(g);
-    for (size_t j = 0; j < g; ++j) {
-        float s = 0.0f;
-        for (size_t t = 0; t < d; ++t) {
-            const float e = x[t] - model.high[j * d + t];
-            s += e * e;
-        }
-        all[j] = {s, uint32_t(j)};
-    }
-    std::sort(all.begin(), all.end());
     PairCase c;
+    c.a.resize(size_t(topn));
+    c.idx.resize(size_t(topn));
+    makeCpuNearestSearch()->search(x, 1, model.high.data(), model.count(), model.dim, size_t(topn),
+                                   c.idx.data(), c.a.data());
     c.scratch.reserve(topn + 1);
     std::uniform_real_distribution<float> score(0.0f, 2.0f);
     for (int i = 0; i < topn; ++i) {
-        c.a.push_back(all[i].first);
-        c.idx.push_back(all[i].second);
-        c.scratch.a[i] = all[i].first;
-        c.scratch.idx[i] = all[i].second;
+        c.scratch.a[i] = c.a[i];
+        c.scratch.idx[i] = c.idx[i];
         c.scratch.score[i] = i % 7 == 3 ? 0.0f : score(rng);
-        c.scratch.lx[i] = model.low[2 * all[i].second];
-        c.scratch.ly[i] = model.low[2 * all[i].second + 1];
+        c.scratch.lx[i] = model.low[2 * c.idx[i]];
+        c.scratch.ly[i] = model.low[2 * c.idx[i] + 1];
     }
     return c;
 }
