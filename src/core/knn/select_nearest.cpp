@@ -1,11 +1,11 @@
 // Top-k of one row of distances, ascending, ties by lower index.
 //
 // The fast path finds a threshold first: eight lanes (sixteen with AVX-512) each keep their
-// m = ceil(k / 8) (ceil(k / 16)) smallest values with vector min/max, and the k-th smallest of
-// those values bounds the k-th smallest distance from above. One more pass collects the few
-// distances at or below it, which are then sorted as 64-bit keys (distance bits, index):
-// non-negative floats order like their bits. When NaN spoils the bound (fewer than k candidates),
-// the plain insertion buffer takes over.
+// m = floor(k / 8) + 1 (floor(k / 16) + 1) smallest values with vector min/max, more than k in
+// all, and the k-th smallest of those values bounds the k-th smallest distance from above. One more
+// pass collects the few distances at or below it, which are then sorted as 64-bit keys (distance
+// bits, index): non-negative floats order like their bits. When NaN spoils the bound (fewer than k
+// candidates), the plain insertion buffer takes over.
 
 #include <immintrin.h>
 
@@ -160,7 +160,8 @@ inline void writeKeys(const int64_t* keys, size_t k, uint32_t* idx, float* sq) {
 __attribute__((target("avx2"))) void selectAvx2(const float* dist, size_t g, size_t k,
                                                 uint32_t* idx, float* sq) {
     if (k == 1) return nearestAvx2(dist, g, idx, sq);
-    const size_t m = (k + 7) / 8;
+    // More than k values kept where they fit, as in selectAvx512.
+    const size_t m = std::min((k + 8) / 8, kMaxPerLane);
     if (m > kMaxPerLane || 2 * k > g || g < 32) return selectByInsertion(dist, g, k, idx, sq);
     const size_t full = g / 8 * 8;
     float bound = 0.0f;
@@ -239,8 +240,7 @@ __attribute__((target("avx2"))) void selectAvx2(const float* dist, size_t g, siz
     writeKeys(keys, k, idx, sq);
 }
 
-// laneBound with sixteen lanes: M = ceil(k / 16) values a lane (k = 17: two passes of min/max a
-// register instead of three, over half as many registers).
+// laneBound with sixteen lanes: M values a lane (selectAvx512 picks M).
 template <size_t M>
 __attribute__((target("avx512f"))) float laneBound16(const float* dist, size_t full, size_t k) {
     const __m512 inf = _mm512_set1_ps(std::numeric_limits<float>::infinity());
@@ -271,8 +271,11 @@ __attribute__((target("avx512f"))) float laneBound16(const float* dist, size_t f
 // register by mask, and the ranks of their 64-bit keys eight at a time.
 __attribute__((target("avx512f"))) void selectAvx512(const float* dist, size_t g, size_t k,
                                                      uint32_t* idx, float* sq) {
-    const size_t m = (k + 15) / 16;
-    if (k == 1 || m > 4 || 2 * k > g || g < 32) return selectAvx2(dist, g, k, idx, sq);
+    // More than k values kept where they fit (k = 16: two a lane, not one). With exactly k the
+    // bound is the largest of all the kept, far above the k-th distance: for k = 16 at g = 512
+    // some 50 distances pass it, and ranking them costs more than a second min/max a register.
+    const size_t m = std::min<size_t>((k + 16) / 16, 4);
+    if (k == 1 || k > 64 || 2 * k > g || g < 32) return selectAvx2(dist, g, k, idx, sq);
     const size_t full = g / 16 * 16;
     float bound = 0.0f;
     switch (m) {
