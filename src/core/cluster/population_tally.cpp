@@ -198,27 +198,42 @@ std::string PopulationTally::toBytes(const std::vector<uint64_t>& bounds) const 
         b.put(s.total);
     }
     b.putVector(m_seen);
-    // Only the kept rows, slots renumbered; each population's on its own thread. A merge offers
-    // them in any order.
+    // Only the kept rows, slots renumbered, each population's keys then values: sized first, so
+    // that each population (on a thread of its own) copies its rows once, straight into place.
+    // A merge offers them in any order.
     const size_t d = m_markers.size(), k = m_kept.size();
-    std::vector<Bytes> parts(k);
+    std::vector<std::vector<KeySlot>> orders(k);
 #pragma omp parallel for schedule(dynamic)
     for (size_t p = 0; p < k; ++p) {
-        std::vector<KeySlot> order = smallest(m_kept[p], false);
+        orders[p] = smallest(m_kept[p], false);
         if (!bounds.empty())
-            order.erase(std::remove_if(order.begin(), order.end(),
-                                       [&](const KeySlot& e) { return e.key > bounds[p]; }),
-                        order.end());
-        std::vector<float> rows(order.size() * d);
-        for (size_t i = 0; i < order.size(); ++i) {
-            std::copy_n(m_kept[p].rows.begin() + long(order[i].slot * d), d,
-                        rows.begin() + long(i * d));
-            order[i].slot = i;
-        }
-        parts[p].putVector(order);
-        parts[p].putVector(rows);
+            orders[p].erase(std::remove_if(orders[p].begin(), orders[p].end(),
+                                           [&](const KeySlot& e) { return e.key > bounds[p]; }),
+                            orders[p].end());
     }
-    for (const Bytes& part : parts) b.putRaw(part.text.data(), part.text.size());
+    std::vector<size_t> offset(k + 1, b.text.size());
+    for (size_t p = 0; p < k; ++p)
+        offset[p + 1] = offset[p] + 2 * sizeof(uint64_t) +
+                        orders[p].size() * (sizeof(KeySlot) + d * sizeof(float));
+    b.text.resize(offset[k]);
+#pragma omp parallel for schedule(dynamic)
+    for (size_t p = 0; p < k; ++p) {
+        char* at = b.text.data() + offset[p];
+        const auto put = [&](const void* v, size_t n) {
+            std::memcpy(at, v, n);
+            at += n;
+        };
+        const std::vector<KeySlot>& order = orders[p];
+        const uint64_t count = order.size(), values = order.size() * d;
+        put(&count, sizeof count);
+        for (size_t i = 0; i < order.size(); ++i) {
+            const KeySlot renumbered{order[i].key, i};
+            put(&renumbered, sizeof renumbered);
+        }
+        put(&values, sizeof values);
+        for (const KeySlot& e : order)
+            put(m_kept[p].rows.data() + size_t(e.slot) * d, d * sizeof(float));
+    }
     return b.text;
 }
 
@@ -334,25 +349,30 @@ void PopulationTally::writeMedians(const std::string& path) const {
     std::string text = "population,cells";
     for (const auto& m : m_markers) text.append(",").append(io::csvField(m));
     text += "\n";
-    // Each (population, marker) median on its own (up to 10^5 values each, hundreds of them):
-    // spread over the threads, each value the same whichever thread computes it.
+    // A population at a time on each thread: its kept rows (up to 10^5, in any order: a median
+    // takes them so) turned into columns in one pass, then each marker's median of its finite
+    // values. Each value is the same whichever thread computes it.
     const size_t k = m_populations.size();
-    std::vector<std::vector<KeySlot>> kept(k);
-    // A median takes the kept values in any order.
-#pragma omp parallel for schedule(dynamic)
-    for (size_t p = 0; p < k; ++p) kept[p] = smallest(m_kept[p], false);
     std::vector<float> medians(k * d);
 #pragma omp parallel
     {
-        std::vector<float> column;
+        std::vector<float> columns;
+        std::vector<size_t> filled(d);
 #pragma omp for schedule(dynamic)
-        for (size_t e = 0; e < k * d; ++e) {
-            const size_t p = e / d, t = e % d;
-            const auto& rows = m_kept[p].rows;
-            column.clear();
-            for (const KeySlot& r : kept[p])
-                if (std::isfinite(rows[r.slot * d + t])) column.push_back(rows[r.slot * d + t]);
-            medians[e] = medianOf(column);
+        for (size_t p = 0; p < k; ++p) {
+            const std::vector<KeySlot> kept = smallest(m_kept[p], false);
+            const size_t rows = kept.size();
+            columns.resize(rows * d);
+            std::fill(filled.begin(), filled.end(), 0);
+            for (const KeySlot& r : kept) {
+                const float* row = m_kept[p].rows.data() + size_t(r.slot) * d;
+                for (size_t t = 0; t < d; ++t)
+                    if (std::isfinite(row[t])) columns[t * rows + filled[t]++] = row[t];
+            }
+            for (size_t t = 0; t < d; ++t) {
+                float* column = columns.data() + t * rows;
+                medians[p * d + t] = medianOf(column, column + filled[t]);
+            }
         }
     }
     for (size_t p = 0; p < k; ++p) {

@@ -7,15 +7,20 @@
 
 namespace sepal {
 
-/// The median of v (v is reordered): the middle value, or the mean of the two middle ones; NaN
-/// when v is empty.
-inline float medianOf(std::vector<float>& v) {
-    if (v.empty()) return NAN;
-    const size_t mid = v.size() / 2;
-    std::nth_element(v.begin(), v.begin() + long(mid), v.end());
-    float m = v[mid];
-    if (v.size() % 2 == 0) m = 0.5f * (m + *std::max_element(v.begin(), v.begin() + long(mid)));
+/// The median of the values [begin, end) (reordered): the middle value, or the mean of the two
+/// middle ones; NaN when there are none.
+inline float medianOf(float* begin, float* end) {
+    if (begin == end) return NAN;
+    const size_t size = size_t(end - begin), mid = size / 2;
+    std::nth_element(begin, begin + mid, end);
+    float m = begin[mid];
+    if (size % 2 == 0) m = 0.5f * (m + *std::max_element(begin, begin + mid));
     return m + 0.0f;  // -0 and 0 are equal: which one lands in the middle depends on the order
+}
+
+/// The median of v (v is reordered), as medianOf(begin, end).
+inline float medianOf(std::vector<float>& v) {
+    return medianOf(v.data(), v.data() + v.size());
 }
 
 }  // namespace sepal
