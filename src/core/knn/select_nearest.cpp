@@ -162,7 +162,7 @@ __attribute__((target("avx2"))) void selectAvx2(const float* dist, size_t g, siz
     if (k == 1) return nearestAvx2(dist, g, idx, sq);
     // More than k values kept where they fit, as in selectAvx512.
     const size_t m = std::min((k + 8) / 8, kMaxPerLane);
-    if (m > kMaxPerLane || 2 * k > g || g < 32) return selectByInsertion(dist, g, k, idx, sq);
+    if (k > 8 * kMaxPerLane || 2 * k > g || g < 32) return selectByInsertion(dist, g, k, idx, sq);
     const size_t full = g / 8 * 8;
     float bound = 0.0f;
     switch (m) {
