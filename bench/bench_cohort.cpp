@@ -115,6 +115,8 @@ void runCohort(const CohortOptions& o) {
     const LandmarkModel model = trainLandmarks(firstPoints, settings, *backend.search);
     MetaclusterSettings groups;
     groups.k = o.metaclusters;
+    groups.weights = landmarkWeights(
+        firstPoints, nearestLandmarks(firstPoints, model, *backend.search), model.count());
     const auto ofLandmark = metaclusterLandmarks(model, groups);
     std::vector<std::string> names;
     for (size_t p = 0; p < o.metaclusters; ++p)

@@ -22,16 +22,19 @@ void Workspace::populationsFromLandmarks(size_t k) {
         if (k > kMostPopulations)
             throw InputError("at most " + std::to_string(kMostPopulations) +
                              " populations; ask for fewer");
+        auto search = makeCpuNearestSearch();
+        // Each landmark weighs the cells inside the gates it is nearest to, and the populations
+        // are named from those cells, as sepal-cli embed --gates does it; the cells outside join
+        // none.
+        const Matrix gated = gatedRows(st.data.points, st.gating);
+        const auto nearest = nearestLandmarks(gated, st.model, *search);
         MetaclusterSettings settings;
         settings.k = k;
         settings.seed = st.training.seed;
+        settings.weights = landmarkWeights(gated, nearest, st.model.count());
         const auto ofLandmark = metaclusterLandmarks(st.model, settings);
-        auto search = makeCpuNearestSearch();
-        // Named from the cells inside the gates, as sepal-cli embed --gates names them; the
-        // cells outside join none.
-        const Matrix gated = gatedRows(st.data.points, st.gating);
-        const auto names = nameGroups(gated, groupsOfPoints(gated, st.model, ofLandmark, *search),
-                                      k, st.data.markerNames());
+        const auto names = nameGroups(gated, groupsOfNearest(gated, nearest, ofLandmark), k,
+                                      st.data.markerNames());
         auto codes = groupsOfPoints(st.data.points, st.model, ofLandmark, *search);
         for (size_t i = 0; i < codes.size(); ++i)
             if (!st.gating.contains(i)) codes[i] = -1;

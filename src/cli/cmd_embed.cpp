@@ -51,7 +51,7 @@ struct EmbedArgs {
     size_t polish = 0;
     float polishRate = PolishParams().learningRate;
     float supervisionStrength = 3.0f;
-    std::string metaclusterMethod = "consensus";
+    std::string metaclusterMethod = "ward";
     bool quiet = false;
 };
 
@@ -168,8 +168,11 @@ void runEmbed(const EmbedArgs& a) {
 
     std::vector<ModelPopulation> populations;
     if (a.metaclusters > 0) {
+        // Each landmark weighs the cells it is nearest to, as in the app.
+        const auto nearest = nearestLandmarks(input.points, result.model, *backend.search);
+        groups.weights = landmarkWeights(input.points, nearest, result.model.count());
         const auto ofLandmark = metaclusterLandmarks(result.model, groups);
-        const auto codes = groupsOfPoints(input.points, result.model, ofLandmark, *backend.search);
+        const auto codes = groupsOfNearest(input.points, nearest, ofLandmark);
         const auto names = nameGroups(input.points, codes, groups.k,
                                       markerNames(input.table, input.pipeline.columns()));
         populations = populationsFromGroups(ofLandmark, names);
@@ -271,7 +274,8 @@ void addEmbedCommand(CLI::App& app) {
                     "output gets a population column); 0: none")
         ->capture_default_str();
     cmd->add_option("--metacluster-method", args->metaclusterMethod,
-                    "consensus (FlowSOM's consensus clustering) or ward")
+                    "ward (Ward's linkage, each landmark weighing its cells) or consensus "
+                    "(FlowSOM's consensus clustering)")
         ->capture_default_str();
     cmd->add_flag("--quiet,-q", args->quiet, "no progress or notes on stderr");
     cmd->callback([args] { runEmbed(*args); });

@@ -38,6 +38,49 @@ TEST(Agglomerate, CutsTheObviousGroupsWithEitherLinkage) {
     EXPECT_THROW(agglomerate(squaredDistances(x, 5, 1), 5, Linkage::Ward, 6), InputError);
 }
 
+TEST(Agglomerate, AnOutlierOfLittleWeightJoinsAGroupUnderWardsLinkage) {
+    // Three groups of five on a line (around 0, 10 and 20) and one item far out at 40. Unweighted,
+    // merging the outlier costs more than merging two groups, so it stays a group of its own.
+    // When each group item stands for 100 cells and the outlier for 1, it joins the group at 20.
+    std::vector<float> x;
+    for (float centre : {0.0f, 10.0f, 20.0f})
+        for (float offset : {-0.4f, -0.2f, 0.0f, 0.2f, 0.4f}) x.push_back(centre + offset);
+    x.push_back(40.0f);
+    const size_t g = x.size();
+    const auto dis = squaredDistances(x.data(), g, 1);
+    const auto plain = agglomerate(dis, g, Linkage::Ward, 3);
+    EXPECT_EQ(std::set<int32_t>(plain.begin(), plain.begin() + 15).size(), 2u);
+    EXPECT_NE(plain[15], plain[14]);  // the outlier alone
+    std::vector<double> cells(g, 100.0);
+    cells.back() = 1.0;
+    const auto weighted = agglomerate(dis, g, Linkage::Ward, 3, cells);
+    EXPECT_EQ(weighted[15], weighted[14]);  // with the group at 20
+    EXPECT_EQ(std::set<int32_t>(weighted.begin(), weighted.end()).size(), 3u);
+    EXPECT_NE(weighted[0], weighted[5]);
+    EXPECT_NE(weighted[5], weighted[10]);
+    // The same weight everywhere changes nothing.
+    for (Linkage linkage : {Linkage::Ward, Linkage::Average})
+        EXPECT_EQ(agglomerate(dis, g, linkage, 3, std::vector<double>(g, 7.0)),
+                  agglomerate(dis, g, linkage, 3));
+    // Weights of another number, or not positive, are refused.
+    EXPECT_THROW(agglomerate(dis, g, Linkage::Ward, 3, std::vector<double>(g - 1, 1.0)),
+                 InputError);
+    cells.front() = 0.0;
+    EXPECT_THROW(agglomerate(dis, g, Linkage::Ward, 3, cells), InputError);
+    cells.front() = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_THROW(agglomerate(dis, g, Linkage::Average, 3, cells), InputError);
+}
+
+TEST(Metaclusters, EachLandmarkWeighsTheCellsNearestToItAtLeastOne) {
+    Matrix points(5, 2);
+    const float values[] = {0, 0, 1, 1, 2, 2, 3, std::numeric_limits<float>::quiet_NaN(), 4, 4};
+    std::copy(values, values + 10, points.values.begin());
+    // Landmark 0 is nearest to three complete cells, 1 to one, 2 to none; the cell with a
+    // missing value counts for no landmark.
+    EXPECT_EQ(landmarkWeights(points, {0, 0, 1, 0, 0}, 3), (std::vector<double>{3, 1, 1}));
+    EXPECT_THROW(landmarkWeights(points, {0, 0}, 3), InputError);
+}
+
 TEST(AdjustedRandIndex, OneForTheSamePartitionAndNearZeroForChance) {
     const std::vector<int32_t> a = {0, 0, 1, 1, 2, 2, 2};
     EXPECT_DOUBLE_EQ(adjustedRandIndex(a, {5, 5, 3, 3, 9, 9, 9}), 1.0);
@@ -72,10 +115,13 @@ TEST(Metaclusters, TheDemoModelsPopulationsAreTheGeneratorsOwn) {
     const Matrix points = fitAndApply(pipeline, table);
     auto search = makeCpuNearestSearch();
     const LandmarkModel model = trainLandmarks(points, EmbedSettings{}, *search, {}, nullptr);
+    const auto weights = landmarkWeights(points, nearestLandmarks(points, model, *search),
+                                         model.count());
     for (auto method : {MetaclusterMethod::Consensus, MetaclusterMethod::Ward}) {
         MetaclusterSettings settings;
         settings.k = 15;
         settings.method = method;
+        settings.weights = weights;
         const auto groups = metaclusterLandmarks(model, settings);
         ASSERT_EQ(groups.size(), model.count());
         EXPECT_EQ(std::set<int32_t>(groups.begin(), groups.end()).size(), 15u);

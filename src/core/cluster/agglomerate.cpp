@@ -1,6 +1,7 @@
 #include "core/cluster/agglomerate.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -38,7 +39,8 @@ std::vector<double> squaredDistances(const float* x, size_t g, size_t d) {
     return out;
 }
 
-std::vector<int32_t> agglomerate(std::vector<double> dis, size_t g, Linkage linkage, size_t k) {
+std::vector<int32_t> agglomerate(std::vector<double> dis, size_t g, Linkage linkage, size_t k,
+                                 const std::vector<double>& weights) {
     if (g == 0) throw InputError("clustering needs at least one item");
     if (g > kMostAgglomerated)
         throw InputError("clustering " + std::to_string(g) + " landmarks: at most " +
@@ -47,7 +49,19 @@ std::vector<int32_t> agglomerate(std::vector<double> dis, size_t g, Linkage link
         throw InputError("cannot make " + std::to_string(k) + " groups of " + std::to_string(g) +
                          " landmarks: use 1 to " + std::to_string(g));
     if (dis.size() != g * g) throw InputError("the dissimilarity matrix is not g x g");
-    std::vector<double> size(g, 1.0);
+    if (!weights.empty() && weights.size() != g)
+        throw InputError("clustering " + std::to_string(g) + " items with " +
+                         std::to_string(weights.size()) + " weights");
+    for (double w : weights)
+        if (!(w > 0) || !std::isfinite(w)) throw InputError("clustering weights must be positive");
+    std::vector<double> size = weights.empty() ? std::vector<double>(g, 1.0) : weights;
+    // Ward's dissimilarity of two groups is 2 n_a n_b / (n_a + n_b) times their centres' squared
+    // distance (the Lance-Williams update keeps it so); for items of weight 1 that is the squared
+    // distance itself.
+    if (linkage == Linkage::Ward && !weights.empty())
+        for (size_t i = 0; i < g; ++i)
+            for (size_t j = 0; j < g; ++j)
+                if (i != j) dis[i * g + j] *= 2 * size[i] * size[j] / (size[i] + size[j]);
     std::vector<char> active(g, 1);
     std::vector<Merge> merges;
     merges.reserve(g);

@@ -31,7 +31,11 @@ std::vector<int32_t> consensusGroups(const LandmarkModel& model, const Metaclust
         std::vector<double> sub(m * m);
         for (size_t i = 0; i < m; ++i)
             for (size_t j = 0; j < m; ++j) sub[i * m + j] = std::sqrt(all[pick[i] * g + pick[j]]);
-        const auto groups = agglomerate(std::move(sub), m, Linkage::Average, std::min(s.k, m));
+        std::vector<double> weights;
+        if (!s.weights.empty())
+            for (size_t i : pick) weights.push_back(s.weights[i]);
+        const auto groups =
+            agglomerate(std::move(sub), m, Linkage::Average, std::min(s.k, m), weights);
         for (size_t i = 0; i < m; ++i)
             for (size_t j = i + 1; j < m; ++j) {
                 const size_t a = pick[i], b = pick[j];
@@ -45,7 +49,7 @@ std::vector<int32_t> consensusGroups(const LandmarkModel& model, const Metaclust
             const double n = sampled[a * g + b];
             dis[a * g + b] = dis[b * g + a] = n > 0 ? 1.0 - together[a * g + b] / n : 1.0;
         }
-    return agglomerate(std::move(dis), g, Linkage::Average, s.k);
+    return agglomerate(std::move(dis), g, Linkage::Average, s.k, s.weights);
 }
 
 }  // namespace
@@ -69,13 +73,45 @@ std::vector<int32_t> metaclusterLandmarks(const LandmarkModel& model,
                          std::to_string(kMostAgglomerated) + " can be grouped; train fewer");
     for (float v : model.high)
         if (!std::isfinite(v)) throw InputError("a landmark has a missing value: retrain it");
+    if (!settings.weights.empty() && settings.weights.size() != g)
+        throw InputError("populations from " + std::to_string(g) + " landmarks with " +
+                         std::to_string(settings.weights.size()) + " weights");
     if (settings.method == MetaclusterMethod::Consensus) {
         if (settings.resamplings < 1 || !(settings.fraction > 0 && settings.fraction <= 1))
             throw InputError("consensus clustering needs resamplings >= 1 and 0 < fraction <= 1");
         return consensusGroups(model, settings);
     }
     return agglomerate(squaredDistances(model.high.data(), g, model.dim), g, Linkage::Ward,
-                       settings.k);
+                       settings.k, settings.weights);
+}
+
+std::vector<uint32_t> nearestLandmarks(const Matrix& points, const LandmarkModel& model,
+                                       NearestSearch& search) {
+    if (points.cols != model.dim)
+        throw InputError("the points have " + std::to_string(points.cols) + " columns; the model " +
+                         std::to_string(model.dim));
+    std::vector<uint32_t> idx(points.rows, 0);
+    if (points.rows == 0 || model.count() == 0) return idx;
+    std::vector<float> dist(points.rows);
+    search.search(points.data(), points.rows, model.high.data(), model.count(), model.dim, 1,
+                  idx.data(), dist.data());
+    return idx;
+}
+
+std::vector<double> landmarkWeights(const Matrix& points, const std::vector<uint32_t>& nearest,
+                                    size_t landmarks) {
+    if (nearest.size() != points.rows)
+        throw InputError("nearest landmarks for " + std::to_string(nearest.size()) +
+                         " points; there are " + std::to_string(points.rows));
+    std::vector<double> cells(landmarks, 0.0);
+    for (size_t i = 0; i < points.rows; ++i) {
+        const float* r = points.row(i);
+        if (nearest[i] < landmarks &&
+            std::all_of(r, r + points.cols, [](float v) { return std::isfinite(v); }))
+            cells[nearest[i]] += 1;
+    }
+    for (double& c : cells) c = std::max(c, 1.0);
+    return cells;
 }
 
 std::vector<int32_t> groupsOfPoints(const Matrix& points, const LandmarkModel& model,
@@ -84,15 +120,9 @@ std::vector<int32_t> groupsOfPoints(const Matrix& points, const LandmarkModel& m
     if (groupOfLandmark.size() != model.count())
         throw InputError("the populations name " + std::to_string(groupOfLandmark.size()) +
                          " landmarks; the model has " + std::to_string(model.count()));
-    if (points.cols != model.dim)
-        throw InputError("the points have " + std::to_string(points.cols) + " columns; the model " +
-                         std::to_string(model.dim));
-    if (points.rows == 0 || model.count() == 0) return std::vector<int32_t>(points.rows, -1);
-    std::vector<uint32_t> idx(points.rows);
-    std::vector<float> dist(points.rows);
-    search.search(points.data(), points.rows, model.high.data(), model.count(), model.dim, 1,
-                  idx.data(), dist.data());
-    return groupsOfNearest(points, idx, groupOfLandmark);
+    const std::vector<uint32_t> nearest = nearestLandmarks(points, model, search);
+    if (model.count() == 0) return std::vector<int32_t>(points.rows, -1);
+    return groupsOfNearest(points, nearest, groupOfLandmark);
 }
 
 std::vector<int32_t> groupsOfNearest(const Matrix& points, const std::vector<uint32_t>& nearest,
