@@ -293,9 +293,9 @@ TEST(OnePipeline, PopulationsFromLandmarksAreSepalClisMetaclusters) {
     const CliEmbed cli(demo);
     MetaclusterSettings groups;
     groups.k = 12;
-    groups.weights = landmarkWeights(
-        cli.points, nearestLandmarks(cli.points, cli.result.model, *cli.cpu.search),
-        cli.result.model.count());
+    groups.weights =
+        landmarkWeights(cli.points, nearestLandmarks(cli.points, cli.result.model, *cli.cpu.search),
+                        cli.result.model.count());
     const auto ofLandmark = metaclusterLandmarks(cli.result.model, groups);
     const auto codes = groupsOfPoints(cli.points, cli.result.model, ofLandmark, *cli.cpu.search);
     const auto markers = markerNames(demo, cli.pipeline.columns());

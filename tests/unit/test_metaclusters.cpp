@@ -115,8 +115,8 @@ TEST(Metaclusters, TheDemoModelsPopulationsAreTheGeneratorsOwn) {
     const Matrix points = fitAndApply(pipeline, table);
     auto search = makeCpuNearestSearch();
     const LandmarkModel model = trainLandmarks(points, EmbedSettings{}, *search, {}, nullptr);
-    const auto weights = landmarkWeights(points, nearestLandmarks(points, model, *search),
-                                         model.count());
+    const auto weights =
+        landmarkWeights(points, nearestLandmarks(points, model, *search), model.count());
     for (auto method : {MetaclusterMethod::Consensus, MetaclusterMethod::Ward}) {
         MetaclusterSettings settings;
         settings.k = 15;

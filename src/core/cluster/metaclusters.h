@@ -22,13 +22,13 @@ enum class MetaclusterMethod {
 
 /// What metaclusterLandmarks needs.
 struct MetaclusterSettings {
-    size_t k = 10;                                            ///< populations to make
+    size_t k = 10;  ///< populations to make
     /// Ward's, weighted: on the demo as good as consensus (ARI 0.93-0.94 at the true K); on
     /// real files consensus put 40-96% of the cells in one population and made 1-7 of 10 of
     /// fewer than 0.5% (QUALITY.md, "Populations from landmarks").
     MetaclusterMethod method = MetaclusterMethod::Ward;
-    uint64_t seed = 1;                                        ///< the resamplings' seed
-    int resamplings = 100;                                    ///< consensus: resampled clusterings
+    uint64_t seed = 1;      ///< the resamplings' seed
+    int resamplings = 100;  ///< consensus: resampled clusterings
     double fraction = 0.9;  ///< consensus: landmarks per resampling
     /// Each landmark's weight, the cells it stands for (landmarkWeights); empty: one each. A
     /// landmark on a few outlying cells then joins a group instead of making its own.
