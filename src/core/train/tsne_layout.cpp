@@ -11,6 +11,13 @@
 
 namespace sepal {
 
+namespace {
+/// The largest beta calibrateRow tries: the distances are scaled to a mean of about 1, and the
+/// smallest difference of two of them then far exceeds 1e-100, so exp(-beta x) underflows for
+/// every x but the ties'.
+constexpr double kMostBeta = 1e100;
+}  // namespace
+
 void calibrateRow(const float* sqdist, size_t m, float perplexity, float* p) {
     if (m == 0) return;
     const double target = std::log(static_cast<double>(perplexity));
@@ -47,6 +54,15 @@ void calibrateRow(const float* sqdist, size_t m, float perplexity, float* p) {
             beta = newton;
         else
             beta = std::isinf(hi) ? beta * 2.0 : 0.5 * (lo + hi);
+        // More ties at the smallest distance than the perplexity (landmarks on a coarse
+        // instrument's floor): no beta brings the entropy down to the target. Past kMostBeta
+        // every other weight has underflowed to 0, and going on, Newton's step and the doubling
+        // reach infinity, where 0 times infinity is NaN. The row stays as it is there: the ties
+        // share it.
+        if (beta > kMostBeta) {
+            if (lo >= kMostBeta) break;
+            beta = kMostBeta;
+        }
     }
     double sum = 0.0;
     for (size_t j = 0; j < m; ++j) sum += w[j];
