@@ -3,8 +3,8 @@
 #include <omp.h>
 
 #include <cmath>
-#include <random>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
