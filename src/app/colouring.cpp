@@ -6,6 +6,7 @@
 #include "core/color/colormap.h"
 #include "core/color/palette.h"
 #include "core/color/value_map.h"
+#include "core/raster/density.h"
 
 namespace sepal::app {
 
@@ -100,27 +101,12 @@ ColourKey computeColours(const Dataset& data, const ColourSettings& settings,
             break;
         }
         case ColourMode::Density: {
-            // Counts on a 256 x 256 grid over the embedding; colour by log count.
-            constexpr int kGrid = 256;
+            // Log counts on a grid over the embedding, as sepal-cli's pictures colour them.
             if (xy.size() < 2 * n || n == 0) break;
-            float minX = xy[0], maxX = xy[0], minY = xy[1], maxY = xy[1];
-            for (size_t i = 0; i < n; ++i) {
-                minX = std::min(minX, xy[2 * i]), maxX = std::max(maxX, xy[2 * i]);
-                minY = std::min(minY, xy[2 * i + 1]), maxY = std::max(maxY, xy[2 * i + 1]);
-            }
-            float sx = kGrid / std::max(maxX - minX, 1e-6f),
-                  sy = kGrid / std::max(maxY - minY, 1e-6f);
-            std::vector<uint32_t> counts(kGrid * kGrid, 0);
-            std::vector<uint32_t> cell(n);
-            for (size_t i = 0; i < n; ++i) {
-                int gx = std::clamp(int((xy[2 * i] - minX) * sx), 0, kGrid - 1);
-                int gy = std::clamp(int((xy[2 * i + 1] - minY) * sy), 0, kGrid - 1);
-                cell[i] = uint32_t(gy * kGrid + gx);
-                if (gating.contains(i)) ++counts[cell[i]];
-            }
-            float top = std::log1p(float(*std::max_element(counts.begin(), counts.end())));
+            float top = 0.0f;
+            const auto density = raster::binnedLogDensity(xy.data(), n, gating.inside, top);
             for (size_t i = 0; i < n; ++i)
-                put(rgba, i, colourMap(settings.map, std::log1p(float(counts[cell[i]])) / top));
+                put(rgba, i, colourMap(settings.map, top > 0.0f ? density[i] / top : 0.0f));
             key = {true, "density (log cells per bin)", 0, top, settings.map, {}};
             break;
         }

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <random>
@@ -106,16 +107,42 @@ TEST(Scatter, ColoursAverageInsteadOfTheLastPointWinning) {
     EXPECT_NEAR(c.r, c.b, 20);
 }
 
-TEST(Density, PeaksInsideTheDenseCluster) {
+TEST(Density, LogCountsPerBinPeakInsideTheDenseCluster) {
     std::vector<float> xy;
     for (int i = 0; i < 500; ++i)
         xy.push_back(0.01f * (i % 10)), xy.push_back(0.01f * (i / 10 % 10));
     for (int i = 0; i < 20; ++i) xy.push_back(5.0f + i * 0.2f), xy.push_back(5.0f);
     xy.push_back(std::nanf("")), xy.push_back(0.0f);
-    const auto d = pointDensity(xy.data(), xy.size() / 2);
-    EXPECT_GT(d[0], 0.5f);
-    EXPECT_LT(d[505], 0.2f);
+    const size_t n = xy.size() / 2;
+    float top = 0.0f;
+    const auto d = binnedLogDensity(xy.data(), n, {}, top);
+    EXPECT_GT(top, std::log1p(20.0f));  // some bin of the cluster holds more than 20 cells
+    EXPECT_FLOAT_EQ(*std::max_element(d.begin(), d.begin() + 520), top);
+    EXPECT_GT(d[0] / top, 0.5f);
+    EXPECT_FLOAT_EQ(d[505], std::log1p(1.0f));  // alone in its bin
     EXPECT_TRUE(std::isnan(d.back()));
+    // Only the counted cells make the bins' counts; every finite point still gets its bin's.
+    std::vector<uint8_t> counted(n, 1);
+    std::fill(counted.begin(), counted.begin() + 500, uint8_t(0));
+    const auto outside = binnedLogDensity(xy.data(), n, counted, top);
+    EXPECT_FLOAT_EQ(top, std::log1p(1.0f));
+    EXPECT_FLOAT_EQ(outside[0], 0.0f);
+    // Nothing counted: a top of 0, which the callers show as no density.
+    std::fill(counted.begin(), counted.end(), uint8_t(0));
+    binnedLogDensity(xy.data(), n, counted, top);
+    EXPECT_FLOAT_EQ(top, 0.0f);
+}
+
+TEST(Density, APileOfMostCellsLeavesTheRestVisible) {
+    // 36,000 cells on one spot (a coarse instrument's floor) and 1,000 spread out: on the log
+    // scale a cell alone in its bin still takes log 2 / log 36,001 of it, a fifteenth (where a
+    // linear scale would give it 1 / 36,000, indistinguishable from nothing).
+    std::vector<float> xy(2 * 36000, 0.5f);
+    for (int i = 0; i < 1000; ++i) xy.push_back(float(i % 40)), xy.push_back(float(i / 40));
+    float top = 0.0f;
+    const auto d = binnedLogDensity(xy.data(), xy.size() / 2, {}, top);
+    EXPECT_FLOAT_EQ(top, std::log1p(36000.0f));
+    EXPECT_NEAR(d.back() / top, std::log(2.0) / std::log(36001.0), 1e-6);
 }
 
 TEST(Text, DrawsGlyphsWithinTheirMeasuredBox) {

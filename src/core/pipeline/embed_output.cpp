@@ -27,8 +27,7 @@ raster::PictureSpec pictureSpecFor(const io::Table& table, const std::string& co
                                    const std::vector<std::string>& transformedColumns) {
     raster::PictureSpec spec;
     if (color == "density") {
-        spec.colorBy = raster::ColorBy::Density;
-        spec.title = "density";
+        spec.colorBy = raster::ColorBy::Density;  // the picture titles its log scale
         return spec;
     }
     const io::LabelColumn* label = nullptr;

@@ -1,14 +1,22 @@
 #pragma once
-// Local point density of a 2D embedding, for colouring by density.
+// Point density of a 2D embedding, for colouring by density: the app's canvas and sepal-cli's
+// pictures take it from here, so both show the same colours.
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace sepal::raster {
 
-/// Density at each of n points (xy: n x 2 row-major): counts binned on a grid x grid histogram
-/// over the points' bounding box, smoothed by a Gaussian of `bandwidth` bins, read back
-/// bilinearly and divided by the largest value (so in [0, 1]). Non-finite points get NaN.
-std::vector<float> pointDensity(const float* xy, size_t n, int grid = 256, float bandwidth = 2.0f);
+/// Bins of the density grid along each axis.
+inline constexpr int kDensityGrid = 256;
+
+/// Each point's log(1 + the count of its bin) on a kDensityGrid x kDensityGrid histogram over
+/// the points' bounding box, counting only the points `counted` keeps (empty: all; else one
+/// flag per point); NaN for a point with a non-finite position. top receives log(1 + the
+/// largest count): the colour scale's top (0 when nothing was counted). A log scale, because
+/// cells pile up: one spot may hold most of a file and a linear scale leaves the rest dark.
+std::vector<float> binnedLogDensity(const float* xy, size_t n, const std::vector<uint8_t>& counted,
+                                    float& top);
 
 }  // namespace sepal::raster

@@ -56,14 +56,16 @@ Image renderPicture(const float* xy, size_t n, const PictureSpec& spec) {
             return image;
         }
         case ColorBy::Density: {
-            const auto density = pointDensity(xy, n);
-            // Density spans orders of magnitude; the bar shows it relative to the peak.
-            const color::ValueRange range{0.0f, 1.0f};
+            float top = 0.0f;
+            const auto density = binnedLogDensity(xy, n, {}, top);
+            // The app's scale: log cells per bin, from none to the fullest bin (the key's title
+            // is short: the picture's margin is narrower than the app's key).
+            const color::ValueRange range{0.0f, std::max(top, 1e-6f)};
             colors = color::mapValues(density.data(), n, 1, range, spec.map);
             drawPoints(image, view, xy, n, colors.data(), colors.size(), spec.scatter);
             if (annotated)
                 drawColorBar(image, panelX, panelY, barWidth, barHeight, spec.map, range,
-                             spec.title.empty() ? "density" : spec.title, spec.foreground,
+                             spec.title.empty() ? "density (log)" : spec.title, spec.foreground,
                              textScale);
             return image;
         }
