@@ -22,20 +22,26 @@ void Workspace::populationsFromLandmarks(size_t k) {
         if (k > kMostPopulations)
             throw InputError("at most " + std::to_string(kMostPopulations) +
                              " populations; ask for fewer");
+        // One search: every cell's nearest landmark. Each landmark weighs the cells inside the
+        // gates it is nearest to, and the populations are named from those cells, as sepal-cli
+        // embed --gates does it; the cells outside join none.
         auto search = makeCpuNearestSearch();
-        // Each landmark weighs the cells inside the gates it is nearest to, and the populations
-        // are named from those cells, as sepal-cli embed --gates does it; the cells outside join
-        // none.
+        const auto nearest = nearestLandmarks(st.data.points, st.model, *search);
+        const std::vector<size_t> inside = st.gating.events(st.data.events());
         const Matrix gated = gatedRows(st.data.points, st.gating);
-        const auto nearest = nearestLandmarks(gated, st.model, *search);
+        std::vector<uint32_t> gatedNearest;
+        gatedNearest.reserve(inside.size());
+        for (size_t i : inside) gatedNearest.push_back(nearest[i]);
         MetaclusterSettings settings;
         settings.k = k;
         settings.seed = st.training.seed;
-        settings.weights = landmarkWeights(gated, nearest, st.model.count());
+        settings.weights = landmarkWeights(gated, gatedNearest, st.model.count());
         const auto ofLandmark = metaclusterLandmarks(st.model, settings);
-        const auto names = nameGroups(gated, groupsOfNearest(gated, nearest, ofLandmark), k,
-                                      st.data.markerNames());
-        auto codes = groupsOfPoints(st.data.points, st.model, ofLandmark, *search);
+        auto codes = groupsOfNearest(st.data.points, nearest, ofLandmark);
+        std::vector<int32_t> gatedCodes;
+        gatedCodes.reserve(inside.size());
+        for (size_t i : inside) gatedCodes.push_back(codes[i]);
+        const auto names = nameGroups(gated, gatedCodes, k, st.data.markerNames());
         for (size_t i = 0; i < codes.size(); ++i)
             if (!st.gating.contains(i)) codes[i] = -1;
         Populations next = populationsFromCodes(names, codes);

@@ -13,6 +13,13 @@ namespace sepal {
 
 namespace {
 
+/// Whether row i of points has every value finite (a cell with a missing value has no nearest
+/// landmark, so no population and no weight).
+bool complete(const Matrix& points, size_t i) {
+    const float* r = points.row(i);
+    return std::all_of(r, r + points.cols, [](float v) { return std::isfinite(v); });
+}
+
 /// FlowSOM's consensus: groups from average linkage on resampled landmarks, counted pair by
 /// pair, then average linkage on 1 - (times grouped together / times resampled together).
 std::vector<int32_t> consensusGroups(const LandmarkModel& model, const MetaclusterSettings& s) {
@@ -105,10 +112,7 @@ std::vector<double> landmarkWeights(const Matrix& points, const std::vector<uint
                          " points; there are " + std::to_string(points.rows));
     std::vector<double> cells(landmarks, 0.0);
     for (size_t i = 0; i < points.rows; ++i) {
-        const float* r = points.row(i);
-        if (nearest[i] < landmarks &&
-            std::all_of(r, r + points.cols, [](float v) { return std::isfinite(v); }))
-            cells[nearest[i]] += 1;
+        if (nearest[i] < landmarks && complete(points, i)) cells[nearest[i]] += 1;
     }
     for (double& c : cells) c = std::max(c, 1.0);
     return cells;
@@ -132,14 +136,12 @@ std::vector<int32_t> groupsOfNearest(const Matrix& points, const std::vector<uin
                          " points; there are " + std::to_string(points.rows));
     std::vector<int32_t> codes(points.rows, -1);
     for (size_t i = 0; i < points.rows; ++i) {
-        const float* r = points.row(i);
-        const bool complete =
-            std::all_of(r, r + points.cols, [](float v) { return std::isfinite(v); });
-        if (complete && nearest[i] >= groupOfLandmark.size())
+        const bool full = complete(points, i);
+        if (full && nearest[i] >= groupOfLandmark.size())
             throw InputError("nearest landmark " + std::to_string(nearest[i]) + " of point " +
                              std::to_string(i) + " is not one of the " +
                              std::to_string(groupOfLandmark.size()) + " landmarks");
-        codes[i] = complete ? groupOfLandmark[nearest[i]] : -1;
+        codes[i] = full ? groupOfLandmark[nearest[i]] : -1;
     }
     return codes;
 }
