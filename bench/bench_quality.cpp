@@ -13,6 +13,7 @@
 #include "core/io/points_json.h"
 #include "core/metrics/quality.h"
 #include "core/pipeline/embed_pipeline.h"
+#include "core/train/trainer_names.h"
 
 namespace sepal::bench {
 namespace {
@@ -65,7 +66,7 @@ void runQuality(const QualityOptions& o) {
         s.layout = layout;
         s.params = {k, sm, adj};
         s.trainSample = ts;
-        s.lloydIterations = ll;
+        if (s.landmarks.kind == trainer_name::kKmeans) s.landmarkParams = {{"epochs", ll}};
         s.seed = seed;
         if (layout.empty() || layout == "tsne")
             s.layoutParams = {{"perplexity", perp}, {"iterations", it}, {"exaggerationIters", ex}};

@@ -12,7 +12,7 @@
 #include "bench_registry.h"
 #include "core/knn/nearest_search.h"
 #include "core/train/init.h"
-#include "core/train/kmeans_trainer.h"
+#include "core/train/lloyd_trainer.h"
 #include "core/train/trainer_factory.h"
 
 namespace sepal::bench {
@@ -23,7 +23,7 @@ struct TrainOptions {
     std::vector<size_t> g{64, 256, 1024};
     std::vector<size_t> n{100000, 1000000};
     size_t d = 16;
-    std::vector<std::string> trainers{"som",   "batchsom", "plsom", "kmeans",
+    std::vector<std::string> trainers{"som",   "batchsom", "plsom", "online-kmeans",
                                       "lloyd", "graph",    "tsne",  "umap"};
     size_t searchBatch = 32;
     int repeats = 3;
@@ -57,13 +57,13 @@ double seconds(std::chrono::steady_clock::time_point a, std::chrono::steady_cloc
 nlohmann::json paramsFor(const std::string& t, const TrainOptions& o) {
     nlohmann::json p = nlohmann::json::object();
     p["seed"] = o.seed;
-    if (t == "som" || t == "plsom" || t == "kmeans") p["searchBatch"] = o.searchBatch;
+    if (t == "som" || t == "plsom" || t == "online-kmeans") p["searchBatch"] = o.searchBatch;
     return p;
 }
 
 // Points (data trainers) or iterations (layouts) one step handles, for throughput figures.
 size_t workOfStep(const std::string& t, size_t n) {
-    if (t == "som" || t == "plsom" || t == "kmeans") return 4096;
+    if (t == "som" || t == "plsom" || t == "online-kmeans") return 4096;
     if (t == "batchsom") return std::min<size_t>(n, 65536);
     if (t == "lloyd") return n;
     if (t == "graph") return 5;
@@ -113,7 +113,7 @@ void runOne(const std::string& t, size_t g, size_t n, const TrainOptions& o,
     if (t != "lloyd") j["first_step_s"] = first;
     j[isLayout(t) ? "iterations_per_step" : "points_per_step"] = work;
     if (!isLayout(t)) j["points_per_s"] = static_cast<double>(work) / median;
-    if (t == "som" || t == "plsom" || t == "kmeans") j["search_batch"] = o.searchBatch;
+    if (t == "som" || t == "plsom" || t == "online-kmeans") j["search_batch"] = o.searchBatch;
     j["repeats"] = o.repeats;
     std::printf("%s\n", j.dump().c_str());
     std::fflush(stdout);
@@ -142,7 +142,8 @@ void addTrain(CLI::App& app) {
     sub->add_option("--g", opts->g, "landmark counts")->delimiter(',');
     sub->add_option("--n", opts->n, "training point counts")->delimiter(',');
     sub->add_option("--d", opts->d, "dimensions");
-    sub->add_option("--trainers", opts->trainers, "som,batchsom,plsom,kmeans,lloyd,graph,tsne,umap")
+    sub->add_option("--trainers", opts->trainers,
+                    "som,batchsom,plsom,online-kmeans,lloyd,graph,tsne,umap")
         ->delimiter(',');
     sub->add_option(
         "--search-batch", opts->searchBatch,

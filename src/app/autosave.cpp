@@ -17,7 +17,7 @@ void Autosaver::save(Workspace& workspace, const std::array<float, 3>& camera, b
     if (workspace.state().counter == m_savedCounter && !force) return;
     m_savedCounter = workspace.state().counter;
     try {
-        workspace.saveSession(m_path, camera);
+        workspace.exports().saveSession(m_path, camera);
     } catch (const std::exception& e) {
         workspace.log(LogEntry::Warning, std::string("autosave failed: ") + e.what());
     }

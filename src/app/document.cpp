@@ -5,6 +5,7 @@
 
 #include "app/initial_model.h"
 #include "app/populations.h"
+#include "core/train/trainer_registry.h"
 
 namespace sepal::app {
 
@@ -14,7 +15,8 @@ constexpr size_t kStartLandmarks = 64;
 
 LandmarkModel startModelOf(const State& s) {
     // A sample of the cells on their PCA plane: a fair first look while the recipe trains.
-    return makeInitialModel(s.data.points, kStartLandmarks, 0, s.training.seed, "kmeans");
+    return makeInitialModel(s.data.points, kStartLandmarks, 0, s.training.seed,
+                            TrainerInit::Sample);
 }
 
 // Replacing the pipeline rebuilds the matrix; the model of the old space does not fit the new

@@ -1,9 +1,10 @@
 #include "app/gpu_projection.h"
 
 #include <chrono>
+#include <tuple>
 #include <vector>
 
-#include "app/workspace.h"
+#include "app/projection_driver.h"
 #include "core/common/bytes.h"
 #include "core/common/error.h"
 
@@ -24,10 +25,14 @@ double msSince(std::chrono::steady_clock::time_point start) {
 }
 }  // namespace
 
-GpuProjection::GpuProjection(Workspace& workspace, ResidentProjector& projector,
-                             DevicePositions& target)
-    : m_workspace(workspace), m_projector(projector), m_target(target) {
-    m_workspace.useExternalProjection(true);
+GpuProjection::GpuProjection(ResidentProjector& projector, DevicePositions& target,
+                             Sweeper& hostCopy, Backend& backend, Log& log)
+    : m_projector(projector),
+      m_target(target),
+      m_hostCopy(hostCopy),
+      m_backend(backend),
+      m_log(log),
+      m_backendReason(backend.reason) {
     // A drag moves landmarks only in 2D: with each cell's lists kept on the device, it
     // re-projects only the cells listing a moved landmark.
     m_projector.keepNeighbourLists(true);
@@ -35,10 +40,9 @@ GpuProjection::GpuProjection(Workspace& workspace, ResidentProjector& projector,
 }
 
 void GpuProjection::sayWhereProjected() {
-    m_workspace.setBackendNote(m_workspace.backend().reason +
-                               (m_inProjector
-                                    ? "; projecting on the device, drawn by CUDA from there"
-                                    : "; projecting straight into the OpenGL vertex buffer"));
+    m_backend.reason =
+        m_backendReason + (m_inProjector ? "; projecting on the device, drawn by CUDA from there"
+                                         : "; projecting straight into the OpenGL vertex buffer");
 }
 
 void GpuProjection::keepPositionsInProjector(bool on) {
@@ -55,12 +59,24 @@ const float* GpuProjection::projectorPositions() const {
 }
 
 void GpuProjection::fillVertexBuffer() {
-    if (!m_active || !m_inProjector || !m_hostStale) return;
+    if (!m_active || !m_inProjector || !m_hostStale || !m_state) return;
     try {
-        copyToHost();
+        copyToHost(*m_state);
     } catch (const std::exception& e) {
         giveUp(e.what());
     }
+}
+
+DeviceFigures GpuProjection::deviceFigures() const {
+    return {
+        m_active ? m_kernel : std::string(), m_projected,          m_active && m_mapped, m_partsMs,
+        m_projector.lastDeviceMs(),          m_target.memoryLine()};
+}
+
+void GpuProjection::fillStats(WorkStats& stats) const {
+    stats.projectMs = m_projectMs;
+    stats.fullSweepMs = m_projectMs;
+    std::tie(stats.cacheBytes, stats.cacheRefusal) = m_projector.cacheState();
 }
 
 void GpuProjection::attachTarget(size_t n) {
@@ -70,18 +86,17 @@ void GpuProjection::attachTarget(size_t n) {
         m_targetAttached = true;
     } catch (const std::exception& e) {
         m_mapped = false;
-        m_workspace.log(LogEntry::Warning, std::string("no CUDA-OpenGL interop (") + e.what() +
-                                               "); the GPU projects through host memory");
+        m_log.add(LogEntry::Warning, std::string("no CUDA-OpenGL interop (") + e.what() +
+                                         "); the GPU projects through host memory");
     }
 }
 
-void GpuProjection::copyToHost() {
-    const auto& st = m_workspace.state();
+void GpuProjection::copyToHost(const State& st) {
     std::vector<float> xy(2 * st.data.events());
     m_projector.projectToHost(st.model, st.embed, xy.data());
     // The vertex buffer holds what was drawn only when the projection wrote into it.
     if (!m_mapped || m_inProjector) m_target.upload(xy.data(), st.data.events());
-    m_workspace.acceptPositions(xy.data());
+    if (m_hostCopy.positions().size() == xy.size()) m_hostCopy.accept(xy.data(), st.model);
     m_hostStale = false;
 }
 
@@ -90,94 +105,100 @@ void GpuProjection::giveUp(const std::string& why) {
 }
 
 void GpuProjection::fallBack(LogEntry::Level level, const std::string& message) {
-    m_workspace.setExternalCache(0, "");
-    m_workspace.log(level, message);
-    m_workspace.setBackendNote(message);
+    m_log.add(level, message);
+    m_backend.reason = message;
     m_kernel.clear();
     m_active = false;
-    m_workspace.useExternalProjection(false);
+    m_hostStale = false;
 }
 
-bool GpuProjection::frame() {
-    if (!m_active) return false;
-    const auto& st = m_workspace.state();
+bool GpuProjection::takeData(const State& st) {
+    const size_t n = st.data.events(), d = st.data.points.cols;
+    // Planned before anything is allocated: cells that cannot be resident beside the drawn
+    // buffers go to the CPU whole, with the figures, not after a failed upload.
+    const size_t need = m_projector.residentBytes(n, d) + kDrawnBytesPerCell * n;
+    const size_t available = m_projector.availableBytes();
+    if (need + kDeviceReserveBytes > available) {
+        fallBack(LogEntry::Warning, std::to_string(n) + " cells of " + std::to_string(d) +
+                                        " dimensions need " + gigabytes(need) +
+                                        " on the GPU, which has " + gigabytes(available) +
+                                        " for them: the CPU projects them instead");
+        return false;
+    }
+    // The drawn memory is sized for the cells before the device registers it.
+    m_target.resize(n);
+    m_targetAttached = false;
+    m_projector.setPoints(st.data.points.data(), n, d);
+    m_attached = true;
+    m_ownValid = false;
+    m_data = st.version(Part::Data);
+    m_model = {~0ull, ~0ull};
+    return true;
+}
+
+void GpuProjection::project(const State& st) {
     const size_t n = st.data.events();
-    if (n == 0 || st.model.count() < 2) return false;
-    try {
-        if (st.version(Part::Data) != m_data || !m_attached) {
-            // Planned before anything is allocated: cells that cannot be resident beside the
-            // drawn buffers go to the CPU whole, with the figures, not after a failed upload.
-            const size_t d = st.data.points.cols;
-            const size_t need = m_projector.residentBytes(n, d) + kDrawnBytesPerCell * n;
-            const size_t available = m_projector.availableBytes();
-            if (need + kDeviceReserveBytes > available) {
-                fallBack(LogEntry::Warning, std::to_string(n) + " cells of " + std::to_string(d) +
-                                                " dimensions need " + gigabytes(need) +
-                                                " on the GPU, which has " + gigabytes(available) +
-                                                " for them: the CPU projects them instead");
-                return false;
-            }
-            m_projector.setPoints(st.data.points.data(), n, d);
-            m_attached = true;
-            m_ownValid = false;
-            m_data = st.version(Part::Data);
-            m_model = {~0ull, ~0ull};
+    const auto start = std::chrono::steady_clock::now();
+    float* device = nullptr;
+    attachTarget(n);
+    if (m_inProjector) {
+        device = m_projector.ownPositions();
+    } else if (m_mapped) {
+        try {
+            device = m_target.map();
+        } catch (const std::exception& e) {
+            // OpenGL not on the NVIDIA driver (Mesa under Xvfb): the GPU still projects,
+            // through host memory.
+            m_mapped = false;
+            m_log.add(LogEntry::Warning, std::string("no CUDA-OpenGL interop (") + e.what() +
+                                             "); the GPU projects through host memory");
         }
+    }
+    if (device) {
+        const auto mapped = std::chrono::steady_clock::now();
+        m_partsMs[0] = msSince(start);
+        try {
+            m_projector.projectToDevice(st.model, st.embed, device);
+        } catch (...) {
+            if (!m_inProjector) m_target.unmap();
+            throw;
+        }
+        const auto projected = std::chrono::steady_clock::now();
+        m_partsMs[1] = msSince(mapped);
+        if (!m_inProjector) m_target.unmap();
+        m_ownValid = m_inProjector;
+        m_partsMs[2] = msSince(projected);
+        m_hostStale = true;
+        m_quietFrames = 0;
+    } else {
+        copyToHost(st);
+    }
+    m_projectMs = msSince(start);
+    m_projected += m_projector.lastProjected();
+    m_kernel = m_projector.lastKernel();  // what "auto" chose for this shape
+}
+
+void GpuProjection::frame(const State& st, double, FrameUpdate& update) {
+    m_state = &st;
+    if (!m_active) return;
+    const size_t n = st.data.events();
+    if (n == 0 || st.model.count() < 2) return;
+    try {
+        if ((st.version(Part::Data) != m_data || !m_attached) && !takeData(st)) return;
         const std::array<uint64_t, 2> model = {st.model.highVersion, st.model.lowVersion};
         if (model != m_model) {
             m_model = model;
-            const auto start = std::chrono::steady_clock::now();
-            float* device = nullptr;
-            attachTarget(n);
-            if (m_inProjector) {
-                device = m_projector.ownPositions();
-            } else if (m_mapped) {
-                try {
-                    device = m_target.map();
-                } catch (const std::exception& e) {
-                    // OpenGL not on the NVIDIA driver (Mesa under Xvfb): the GPU still
-                    // projects, through host memory.
-                    m_mapped = false;
-                    m_workspace.log(LogEntry::Warning,
-                                    std::string("no CUDA-OpenGL interop (") + e.what() +
-                                        "); the GPU projects through host memory");
-                }
-            }
-            if (device) {
-                const auto mapped = std::chrono::steady_clock::now();
-                m_partsMs[0] = msSince(start);
-                try {
-                    m_projector.projectToDevice(st.model, st.embed, device);
-                } catch (...) {
-                    if (!m_inProjector) m_target.unmap();
-                    throw;
-                }
-                const auto projected = std::chrono::steady_clock::now();
-                m_partsMs[1] = msSince(mapped);
-                if (!m_inProjector) m_target.unmap();
-                m_ownValid = m_inProjector;
-                m_partsMs[2] = msSince(projected);
-                m_hostStale = true;
-                m_workspace.externalMoved();
-                m_quietFrames = 0;
-            } else {
-                copyToHost();
-            }
-            m_workspace.setExternalProjectMs(msSince(start));
-            const auto [cacheBytes, cacheRefusal] = m_projector.cacheState();
-            m_workspace.setExternalCache(cacheBytes, cacheRefusal);
-            m_projected += m_projector.lastProjected();
-            m_kernel = m_projector.lastKernel();  // what "auto" chose for this shape
-            return true;
+            project(st);
+            update.deviceMoved = true;
+            return;
         }
-        if (m_hostStale && ++m_quietFrames > kQuietFrames) copyToHost();
+        if (m_hostStale && ++m_quietFrames > kQuietFrames) copyToHost(st);
     } catch (const InputError& e) {
         // A parameter the user can change (k, smooth, adjust): say so; the GPU stays on.
-        m_workspace.log(LogEntry::Error, std::string("cannot project: ") + e.what());
+        m_log.add(LogEntry::Error, std::string("cannot project: ") + e.what());
     } catch (const std::exception& e) {
         giveUp(e.what());
     }
-    return false;
 }
 
 }  // namespace sepal::app

@@ -1,7 +1,8 @@
 #pragma once
-// The GPU leg of the picture: with a device-resident projector, every model change re-projects
-// every cell on the device straight into the memory the window draws from, and a host copy
-// follows once the model rests (hovering, brushing, density colours and exports read it).
+// The GPU path's projection driver: with a device-resident projector, every model change
+// re-projects every cell on the device straight into the memory the window draws from (only the
+// cells a drag touched, with the neighbour lists kept), and a host copy follows once the model
+// rests (hovering, brushing, density colours, scoring and exports read it).
 
 #include <array>
 #include <cstddef>
@@ -9,17 +10,21 @@
 #include <string>
 
 #include "app/log.h"
+#include "app/projection_driver.h"
+#include "app/projection_sweeper.h"
+#include "backend/backends.h"
 #include "core/embedsom/resident_projector.h"
 
 namespace sepal::app {
-
-class Workspace;
 
 /// Device memory the positions are written into: the window's vertex buffer (an interface so
 /// that the app knows nothing of OpenGL).
 class DevicePositions {
   public:
     virtual ~DevicePositions() = default;
+    /// Makes the memory hold n points (n x 2 floats), dropping what the device registered of
+    /// it when it is reallocated.
+    virtual void resize(size_t n) = 0;
     /// Prepares the memory for n points (n x 2 floats); throws std::runtime_error when the device
     /// cannot reach it (no interop: then the positions go through upload()).
     virtual void attach(size_t n) = 0;
@@ -33,61 +38,51 @@ class DevicePositions {
     virtual std::string memoryLine() const = 0;
 };
 
-/// Drives a ResidentProjector for the workspace, frame by frame.
-class GpuProjection {
+/// Drives a ResidentProjector, frame by frame.
+class GpuProjection : public ProjectionDriver {
   public:
-    /// Takes over projection from the workspace's CPU sweeper until a device failure.
-    GpuProjection(Workspace& workspace, ResidentProjector& projector, DevicePositions& target);
-    /// Projects when the data or the model changed; true when the drawn positions changed.
-    /// Bad parameters are logged and leave the GPU on; a device failure hands projection back to
-    /// the CPU (active() turns false).
-    bool frame();
-    /// False once a device failure sent projection back to the CPU.
-    bool active() const { return m_active; }
-    /// True while the host copy of the positions lags the drawn ones.
-    bool hostStale() const { return m_hostStale; }
-    /// The drawn memory was reallocated: attach again before the next projection.
-    void detach() { m_attached = m_targetAttached = m_ownValid = false; }
+    /// hostCopy: the sweeper that keeps the host positions (paused while this works); backend:
+    /// its note says where the cells are projected.
+    GpuProjection(ResidentProjector& projector, DevicePositions& target, Sweeper& hostCopy,
+                  Backend& backend, Log& log);
+    /// Projects when the data or the model changed. Bad parameters are logged and leave the GPU
+    /// on; a device failure or cells that do not fit give up (working() turns false).
+    void frame(const State& state, double budgetMs, FrameUpdate& update) override;
+    bool settled() const override { return !m_hostStale; }
+    bool working() const override { return m_active; }
+    void fillStats(WorkStats& stats) const override;
+    bool drawsOnDevice() const override { return m_active; }
     /// On: the positions stay in the projector's own device memory and the picture is drawn
     /// from there (the CUDA splats), sparing a copy of every cell into the vertex buffer, which
     /// may live in host memory, on each change; the vertex buffer follows the host copy once
     /// the model rests. Off (the default): projected straight into the vertex buffer.
-    void keepPositionsInProjector(bool on);
-    /// The drawn positions on the device (n x 2 floats) while they stay in the projector and
-    /// a projection of the current data has filled them, valid until the next frame(); null
-    /// otherwise.
-    const float* projectorPositions() const;
-    /// Brings the vertex buffer up to the drawn positions while they stay in the projector, for
-    /// OpenGL drawing outside the layer (a PNG export).
-    void fillVertexBuffer();
-    /// What the last projection ran (a kernel name; empty when none).
-    const std::string& kernel() const { return m_kernel; }
-    /// Cells projected on the device so far (for --bench-frames).
-    uint64_t projected() const { return m_projected; }
-    /// True while positions go straight into the drawn memory (CUDA-OpenGL interop).
-    bool interop() const { return m_mapped; }
-    /// Times each projection on the device too (for --bench-frames).
-    void enableTiming(bool on) { m_projector.enableTiming(on); }
-    /// Milliseconds the last projection took on the device (0 without enableTiming).
-    double lastDeviceMs() const { return m_projector.lastDeviceMs(); }
-    /// Device memory line for the Stats window.
-    std::string memoryLine() const { return m_target.memoryLine(); }
-    /// Milliseconds of the last projection's parts: mapping the drawn memory, projecting,
-    /// unmapping it (for --bench-frames).
-    std::array<double, 3> lastPartsMs() const { return m_partsMs; }
+    void keepPositionsInProjector(bool on) override;
+    const float* projectorPositions() const override;
+    void fillVertexBuffer() override;
+    void enableTiming(bool on) override { m_projector.enableTiming(on); }
+    DeviceFigures deviceFigures() const override;
 
   private:
     /// Says in Stats (the backend's note) where the positions are projected.
     void sayWhereProjected();
     /// Registers the vertex buffer with the device when positions are projected into it.
     void attachTarget(size_t n);
-    void copyToHost();
+    /// Uploads new data (false when it cannot be resident: then it gives up).
+    bool takeData(const State& state);
+    /// Projects the current model into the drawn memory (or through the host).
+    void project(const State& state);
+    void copyToHost(const State& state);
     void giveUp(const std::string& why);
-    /// Hands projection back to the CPU sweeper, saying why in the log and in Stats.
+    /// Hands projection back to the CPU, saying why in the log and in Stats.
     void fallBack(LogEntry::Level level, const std::string& message);
-    Workspace& m_workspace;
+
     ResidentProjector& m_projector;
     DevicePositions& m_target;
+    Sweeper& m_hostCopy;
+    Backend& m_backend;
+    Log& m_log;
+    const std::string m_backendReason;  // the backend's note before this added to it
+    const State* m_state = nullptr;     // the state of the last frame (fillVertexBuffer)
     bool m_active = true, m_attached = false, m_mapped = true, m_hostStale = false;
     bool m_targetAttached = false, m_inProjector = false;
     bool m_ownValid = false;  // the projector's own buffer holds the current data's positions
@@ -95,6 +90,7 @@ class GpuProjection {
     std::array<uint64_t, 2> m_model{};
     int m_quietFrames = 0;
     uint64_t m_projected = 0;
+    double m_projectMs = 0;
     std::array<double, 3> m_partsMs{};
     std::string m_kernel;
 };

@@ -11,14 +11,13 @@
 namespace sepal::app {
 
 LandmarkModel makeInitialModel(const Matrix& points, size_t g, size_t graphK, uint64_t seed,
-                               const std::string& trainer) {
+                               TrainerInit start) {
     LandmarkModel model;
     if (points.rows == 0 || points.cols == 0) return model;
     TrainingData data{points.data(), points.rows, points.cols};
     InitParams p;
     p.seed = seed;
-    const TrainerInfo* info = findTrainer(trainer);
-    if (info && info->init == TrainerInit::Grid) {
+    if (start == TrainerInit::Grid) {
         size_t side = std::max<size_t>(2, size_t(std::lround(std::sqrt(double(g)))));
         p.method = InitMethod::Grid;
         p.rows = p.cols = side;

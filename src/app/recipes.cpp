@@ -4,22 +4,28 @@
 #include <cstdio>
 
 #include "core/common/error.h"
+#include "core/pipeline/landmark_spec.h"
 #include "core/pipeline/samples.h"
+#include "core/train/trainer_names.h"
+#include "core/train/trainer_registry.h"
 
 namespace sepal::app {
 
 const std::vector<Recipe>& recipes() {
+    namespace tn = trainer_name;
     static const std::vector<Recipe> list = {
         {"default", "k-means + t-SNE (default)",
-         "Many k-means landmarks laid out by t-SNE: the best picture of most cytometry data.",
-         true},
+         "Many k-means landmarks laid out by t-SNE: the best picture of most cytometry data.", true,
+         tn::kKmeans, ""},
         {"som", "SOM grid",
-         "A self-organising map on a square grid, as the EmbedSOM R package makes it.", true},
+         "A self-organising map on a square grid, as the EmbedSOM R package makes it.", true,
+         tn::kSom, ""},
         {"kmeans-graph", "k-means + force graph",
-         "k-means landmarks joined to their nearest neighbours and laid out by forces.", true},
+         "k-means landmarks joined to their nearest neighbours and laid out by forces.", true,
+         tn::kKmeans, tn::kGraph},
         {"drawn", "Map you draw",
          "A SOM trained on the landmarks you placed: Ctrl+click adds, drag arranges the map.",
-         false},
+         false, tn::kSom, ""},
     };
     return list;
 }
@@ -30,6 +36,21 @@ const Recipe* findRecipe(const std::string& name) {
     return nullptr;
 }
 
+bool recipeUsesGrid(const TrainingSettings& t) {
+    const Recipe* recipe = findRecipe(t.recipe);
+    const TrainerInfo* trainer = recipe ? findTrainer(recipe->landmarks) : nullptr;
+    return recipe && recipe->trainsNewModel && trainer && trainer->init == TrainerInit::Grid;
+}
+
+bool supervisable(const TrainingSettings& t) {
+    const Recipe* recipe = findRecipe(t.recipe);
+    if (!recipe || !recipe->trainsNewModel) return false;
+    LandmarkSpec spec;
+    spec.kind = recipe->landmarks;
+    const TrainerInfo* layout = layoutTrainer(layoutAfter(spec, recipe->layout));
+    return layout && layout->supervisable;
+}
+
 EmbedSettings recipeSettings(const TrainingSettings& t) {
     const Recipe* recipe = findRecipe(t.recipe);
     if (!recipe) throw InputError("unknown recipe '" + t.recipe + "'");
@@ -38,25 +59,17 @@ EmbedSettings recipeSettings(const TrainingSettings& t) {
     EmbedSettings s;
     s.seed = t.seed;
     s.trainSample = size_t(std::max(0, t.trainSample));
-    if (t.recipe == "som") {
-        s.landmarks = parseLandmarkSpec("som:" + std::to_string(t.gridRows) + "x" +
-                                        std::to_string(t.gridCols));
-    } else {
-        s.landmarks = parseLandmarkSpec("kmeans:" + std::to_string(t.landmarks));
-        if (t.recipe == "kmeans-graph") s.layout = "graph";
-    }
+    s.landmarks = landmarkSpec(recipe->landmarks, size_t(t.gridRows), size_t(t.gridCols),
+                               size_t(t.landmarks));
+    s.layout = recipe->layout;
     s.params = defaultEmbedParams(s.landmarks);
     return s;
 }
 
 std::string recipeCommandLine(const TrainingSettings& t) {
     const EmbedSettings s = recipeSettings(t);
-    std::string spec = s.landmarks.kind + ":" +
-                       (s.landmarks.kind == "kmeans" ? std::to_string(s.landmarks.count)
-                                                     : std::to_string(s.landmarks.rows) + "x" +
-                                                           std::to_string(s.landmarks.cols));
-    std::string line = "--landmarks " + spec + " --seed " + std::to_string(s.seed) +
-                       " --train-sample " + std::to_string(s.trainSample);
+    std::string line = "--landmarks " + landmarkSpecText(s.landmarks) + " --seed " +
+                       std::to_string(s.seed) + " --train-sample " + std::to_string(s.trainSample);
     if (!s.layout.empty()) line += " --layout " + s.layout;
     if (t.balanced) line += " --balanced";
     if (!t.supervise.empty() && supervisable(t)) {

@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <random>
-#include <tuple>
+
+#include "app/cpu_projection.h"
 
 namespace sepal::app {
 
@@ -23,13 +24,14 @@ Scheduler::Scheduler(const std::string& backendName, Document& document, Log& lo
     }
     m_log.add(LogEntry::Info,
               "projection backend: " + m_backend.name + " (" + m_backend.reason + ")");
+    m_cpu = std::make_unique<CpuProjection>(*m_sweeper, *m_backend.projector);
+    m_driver = m_cpu.get();
 }
 
 Scheduler::~Scheduler() = default;
 
 bool Scheduler::idle() const {
-    return m_sweeper->settled() && !m_training && !m_load && !m_recipe &&
-           !(m_external && m_externalPending);
+    return m_sweeper->settled() && m_driver->settled() && !m_training && !m_load && !m_recipe;
 }
 
 void Scheduler::dataChanged() {
@@ -74,14 +76,7 @@ FrameUpdate Scheduler::frame(double budgetMs) {
     m_stats.trainMs = 0;
     if (m_training) trainStep(budgetMs * kTrainShare);
     double left = std::max(1.0, budgetMs - m_stats.trainMs);
-    try {
-        m_sweeper->useAllCores(!m_document.dragging());
-        if (!m_external)
-            m_sweeper->step(state.model, state.embed, *m_backend.projector, left, update.positions);
-    } catch (const std::exception& e) {
-        m_log.add(LogEntry::Error, std::string("projection failed: ") + e.what());
-        m_sweeper->invalidate();
-    }
+    project(left, update);
     if (m_pointsSeen != state.data.events()) {
         m_pointsSeen = state.data.events();
         update.allPositions = true;
@@ -109,29 +104,35 @@ FrameUpdate Scheduler::frame(double budgetMs) {
     return update;
 }
 
-void Scheduler::updateStats() {
-    if (!m_external) {
-        m_stats.projectMs = m_sweeper->lastStepMs();
-        m_stats.fullSweepMs = m_sweeper->fullSweepMs();
+void Scheduler::project(double budgetMs, FrameUpdate& update) {
+    const State& state = m_document.state();
+    try {
+        m_sweeper->useAllCores(!m_document.dragging());
+        m_driver->frame(state, budgetMs, update);
+    } catch (const std::exception& e) {
+        m_log.add(LogEntry::Error, std::string("projection failed: ") + e.what());
+        m_sweeper->invalidate();
     }
+    if (m_driver != m_cpu.get() && !m_driver->working()) {
+        // The device gave up (it said why): the sweeper projects every cell from here on.
+        m_driver = m_cpu.get();
+        m_sweeper->setPaused(false);
+        m_sweeper->invalidate();
+    }
+}
+
+void Scheduler::projectOnDevice(ResidentProjector& projector, DevicePositions& target) {
+    m_device = std::make_unique<GpuProjection>(projector, target, *m_sweeper, m_backend, m_log);
+    m_driver = m_device.get();
+    // The sweeper keeps the host copy the device sends; it projects nothing meanwhile.
+    m_sweeper->setPaused(true);
+}
+
+void Scheduler::updateStats() {
+    m_driver->fillStats(m_stats);
     m_stats.sweepProgress = m_sweeper->progress();
     m_stats.sweeps = m_sweeper->sweeps();
     m_stats.projected = m_sweeper->projectedTotal();
-    if (!m_external) std::tie(m_stats.cacheBytes, m_stats.cacheRefusal) = m_sweeper->cacheState();
-}
-
-void Scheduler::useExternalProjection(bool on) {
-    m_external = on;
-    m_sweeper->setPaused(on);
-    if (!on) m_sweeper->invalidate();
-}
-
-void Scheduler::acceptPositions(const float* xy) {
-    m_externalPending = false;
-    const State& state = m_document.state();
-    if (m_sweeper->positions().size() != 2 * state.data.events()) return;
-    m_sweeper->accept(xy, state.model);
-    m_stats.sweepProgress = m_sweeper->progress();  // settled now, not a frame later
 }
 
 // ---------------------------------------------------------------- files

@@ -1,6 +1,7 @@
 #pragma once
-// What runs over frames and threads: the projection sweep, the refining trainer, the background
-// file load and recipe, the colours. Each frame it reads the document and hands results back.
+// What runs over frames and threads: the projection (one driver: the CPU sweep or the GPU), the
+// refining trainer, the background file load and recipe, the colours. Each frame it reads the
+// document and hands results back.
 
 #include <cstdint>
 #include <memory>
@@ -10,33 +11,16 @@
 
 #include "app/colouring.h"
 #include "app/document.h"
+#include "app/gpu_projection.h"
 #include "app/load_task.h"
 #include "app/log.h"
+#include "app/projection_driver.h"
 #include "app/projection_sweeper.h"
 #include "app/recipe_task.h"
 #include "backend/backends.h"
 #include "core/train/trainer.h"
 
 namespace sepal::app {
-
-/// What a frame's work changed, for the renderer to upload.
-struct FrameUpdate {
-    std::vector<Range> positions;  ///< ranges of new 2D positions
-    bool allPositions = false;     ///< the point count changed: upload everything
-    bool colours = false;          ///< colours were recomputed
-};
-
-/// Per-frame timings and counts for the Stats window and --bench-frames.
-struct WorkStats {
-    double projectMs = 0;      ///< projection work in the last frame
-    double trainMs = 0;        ///< training work in the last frame
-    double fullSweepMs = 0;    ///< projection work one sweep of every point costs
-    double sweepProgress = 1;  ///< fraction of the current sweep done
-    uint64_t sweeps = 0;       ///< completed sweeps
-    uint64_t projected = 0;    ///< points projected since the data was opened
-    size_t cacheBytes = 0;     ///< the CPU path's neighbour cache (0: not kept)
-    std::string cacheRefusal;  ///< why the neighbour cache is not kept ("" while it is)
-};
 
 /// Tables a finished background load read, to be opened.
 struct LoadedFiles {
@@ -78,28 +62,20 @@ class Scheduler {
     /// True when nothing is pending (sweep settled, no training, no loading).
     bool idle() const;
 
-    // --- projection elsewhere (the GPU writes positions straight into the vertex buffer)
-    /// On: frame() stops projecting; positions come from acceptPositions().
-    void useExternalProjection(bool on);
-    /// Host copy of positions projected elsewhere for the current model (n x 2).
-    void acceptPositions(const float* xy);
-    /// Positions projected elsewhere have moved past the host copy (until acceptPositions):
-    /// meanwhile the scheduler is not idle, so that nothing scores or exports stale positions.
-    void externalMoved() { m_externalPending = true; }
+    // --- the projection
+    /// Projects on the device from now on: `projector` keeps the cells there and writes their
+    /// positions into `target` (the window's vertex buffer), until a device failure sends the
+    /// projection back to the CPU. Both must outlive the scheduler or the next call.
+    void projectOnDevice(ResidentProjector& projector, DevicePositions& target);
+    /// The driver that projects now (the window asks it where the drawn positions are).
+    ProjectionDriver& projection() { return *m_driver; }
+    /// The driver that projects now.
+    const ProjectionDriver& projection() const { return *m_driver; }
     /// The picture's neighbourhoods cell by cell (the quality task's), for ColourMode::Neighbours.
     void setNeighbourScores(NeighbourScores scores) {
         m_neighbours = std::move(scores);
         ++m_neighboursVersion;
     }
-    /// Records projection time spent elsewhere for the Stats window.
-    void setExternalProjectMs(double ms) { m_stats.projectMs = ms, m_stats.fullSweepMs = ms; }
-    /// Records the neighbour cache of the projection elsewhere (bytes, why none) for Stats.
-    void setExternalCache(size_t bytes, const std::string& refusal) {
-        m_stats.cacheBytes = bytes;
-        m_stats.cacheRefusal = refusal;
-    }
-    /// Backend name and reason shown in Stats.
-    void setBackendNote(const std::string& reason) { m_backend.reason = reason; }
 
     // --- files
     /// Starts reading files on a worker thread.
@@ -133,11 +109,15 @@ class Scheduler {
     void pollRecipe();
     void trainStep(double budgetMs);
     void updateStats();
+    /// Projects this frame with the driver, back on the CPU for good when the device gave up.
+    void project(double budgetMs, FrameUpdate& update);
 
     Document& m_document;
     Log& m_log;
     Backend m_backend;
-    std::unique_ptr<Sweeper> m_sweeper;
+    std::unique_ptr<Sweeper> m_sweeper;  // the host positions, and the CPU's projection
+    std::unique_ptr<ProjectionDriver> m_cpu, m_device;
+    ProjectionDriver* m_driver = nullptr;  // m_device while it works, else m_cpu
     std::vector<uint8_t> m_rgba;
     ColourKey m_key;
     WorkStats m_stats;
@@ -150,8 +130,6 @@ class Scheduler {
     std::unique_ptr<LandmarkModel> m_trainBefore;
     std::vector<float> m_trainSample;
     bool m_training = false;
-    bool m_external = false;
-    bool m_externalPending = false;  // the host copy lags the positions projected elsewhere
     uint64_t m_colourSeen = ~0ull, m_sweepsSeen = 0, m_dataSeen = 0, m_gatesSeen = 0;
     NeighbourScores m_neighbours;
     uint64_t m_neighboursVersion = 0;

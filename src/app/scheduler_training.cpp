@@ -19,6 +19,12 @@ bool laysOut(const std::string& trainer) {
     const TrainerInfo* info = findTrainer(trainer);
     return info && info->moves == TrainerSpace::Layout;
 }
+
+// Layouts whose picture is the graph's own (the registry says which).
+bool drawsGraph(const std::string& trainer) {
+    const TrainerInfo* info = findTrainer(trainer);
+    return info && info->drawsGraph;
+}
 }  // namespace
 
 double Scheduler::trainingProgress() const {
@@ -31,9 +37,10 @@ void Scheduler::runRecipe(bool undoable) {
     pauseTraining();
     const Recipe* recipe = findRecipe(state.training.recipe);
     if (recipe && !recipe->trainsNewModel) {
-        // A drawn map trains the landmarks the user placed, with the SOM on their layout.
+        // A drawn map trains the landmarks the user placed, with its recipe's trainer (the SOM
+        // on their layout).
         TrainingSettings t = state.training;
-        t.trainer = "som";
+        t.trainer = recipe->landmarks;
         retune(t);
         m_document.setTraining(t);
         m_document.markTrained();
@@ -135,7 +142,7 @@ void Scheduler::startTraining() {
     if (!laysOut(t)) m_document.markTrained();
     // A layout other than the graph's own (t-SNE, UMAP) scatters the graph's edges into a mesh
     // of crossing lines.
-    if (laysOut(t) && t != "graph") m_document.showGraph(false);
+    if (laysOut(t) && !drawsGraph(t)) m_document.showGraph(false);
     m_log.add(LogEntry::Info, "training with " + m_trainer->name());
 }
 

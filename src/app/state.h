@@ -10,6 +10,7 @@
 #include "app/gating.h"
 #include "core/embedsom/projector.h"
 #include "core/model/landmark_model.h"
+#include "core/train/trainer_names.h"
 
 namespace sepal::app {
 
@@ -28,9 +29,9 @@ struct ViewSettings {
 /// does) and the trainer that refines the current landmarks step by step.
 struct TrainingSettings {
     std::string recipe = "default";  ///< a name from recipes() (app/recipes.h)
-    int landmarks = 512;             ///< k-means recipes: number of landmarks
-    int gridRows = 10;               ///< SOM recipe: grid rows
-    int gridCols = 10;               ///< SOM recipe: grid columns
+    int landmarks = 512;             ///< recipes of sampled landmarks (k-means): their number
+    int gridRows = 10;               ///< recipes of grid landmarks (SOM): grid rows
+    int gridCols = 10;               ///< recipes of grid landmarks (SOM): grid columns
     int trainSample = 20000;         ///< events the recipe trains on (0 = all)
     bool balanced = false;           ///< the same number of events from each sample (--balanced)
     /// Supervised layout: "" none, "populations" (the app's), or a label column of the data;
@@ -38,11 +39,12 @@ struct TrainingSettings {
     std::string supervise;
     float supervisionStrength = 3.0f;  ///< embed --supervision-strength
     uint64_t seed = 1;                 ///< every stochastic step is seeded
-    std::string trainer = "som";       ///< refining trainer (som, plsom, kmeans, graph, tsne, umap)
-    int graphK = 3;                    ///< neighbours per landmark in the graph
-    float sigma = 1.5f;                ///< SOM neighbourhood radius at the start, in map spacings
-    float alpha = 0.05f;               ///< learning rate at the start
-    int epochs = 20;                   ///< passes over the training subsample
+    /// The refining trainer: a registry entry's name (core/train/trainer_registry.h).
+    std::string trainer = trainer_name::kSom;
+    int graphK = 3;       ///< neighbours per landmark in the graph
+    float sigma = 1.5f;   ///< SOM neighbourhood radius at the start, in map spacings
+    float alpha = 0.05f;  ///< learning rate at the start
+    int epochs = 20;      ///< passes over the training subsample
     bool operator==(const TrainingSettings&) const = default;
 };
 

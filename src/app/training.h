@@ -12,7 +12,8 @@
 
 namespace sepal::app {
 
-/// Trainer names offered in the Training window: core's registry (trainer_registry.h), in order.
+/// Trainer names offered in the Training window: every entry of core's registry
+/// (trainer_registry.h) in its order, those added by registerTrainer too.
 std::vector<std::string> availableTrainers();
 
 /// The JSON parameters the settings give their trainer: the registry's interactive overrides

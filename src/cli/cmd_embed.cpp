@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <string>
 
 #include "backend/backends.h"
 #include "cli/cli_export.h"
@@ -18,8 +19,11 @@
 #include "core/model/model_file.h"
 #include "core/pipeline/embed_output.h"
 #include "core/pipeline/embed_pipeline.h"
+#include "core/pipeline/landmark_spec.h"
 #include "core/pipeline/prepare.h"
 #include "core/raster/png.h"
+#include "core/train/trainer_names.h"
+#include "core/train/trainer_registry.h"
 #include "core/transform/channel_label.h"
 #include "core/transform/empty_channels.h"
 
@@ -29,7 +33,7 @@ namespace {
 struct EmbedArgs {
     std::vector<std::string> inputs;
     PrepareOptions prepare;
-    std::string landmarks = "kmeans:512";
+    std::string landmarks = landmarkSpecText(EmbedSettings().landmarks);  // kmeans:512
     std::string layout;
     std::optional<int> k;
     std::optional<float> smooth;
@@ -221,15 +225,31 @@ void addEmbedCommand(CLI::App& app) {
                     "names, or the $SPILLOVER form) instead of the files' own");
     cmd->add_option("--landmarks", args->landmarks, "landmarks to train: " + landmarkForms())
         ->capture_default_str();
+    // The defaults differ by landmark trainer: each entry of the registry says its own.
+    const auto number = [](double v) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%g", v);
+        return std::string(text);
+    };
     cmd->add_option("--layout", args->layout,
                     "2D layout of the landmarks: " + layoutForms() +
-                        " (keep the initial positions); default: tsne for kmeans, the grid for "
-                        "SOMs");
+                        " (keep the initial positions); default: " +
+                        perLandmarkTrainer([](const TrainerInfo& t) {
+                            return t.followedBy == trainer_name::kKeepGrid ? "the grid"
+                                                                           : t.followedBy;
+                        }));
     cmd->add_option("--k", args->k,
-                    "EmbedSOM neighbours (default 16 for kmeans, 1+sqrt(g) for SOMs)");
+                    "EmbedSOM neighbours (default " + perLandmarkTrainer([&](const TrainerInfo& t) {
+                        return t.embed.k == 0 ? std::string("1+sqrt(g)") : number(t.embed.k);
+                    }) + ")");
     cmd->add_option("--smooth", args->smooth,
-                    "EmbedSOM smoothing (default -2 for kmeans, 0 for SOMs)");
-    cmd->add_option("--adjust", args->adjust, "EmbedSOM adjust (default 3 for kmeans, 1 for SOMs)");
+                    "EmbedSOM smoothing (default " + perLandmarkTrainer([&](const TrainerInfo& t) {
+                        return number(t.embed.smooth);
+                    }) + ")");
+    cmd->add_option("--adjust", args->adjust,
+                    "EmbedSOM adjust (default " + perLandmarkTrainer([&](const TrainerInfo& t) {
+                        return number(t.embed.adjust);
+                    }) + ")");
     cmd->add_option("--seed", args->seed, "random seed")->capture_default_str();
     cmd->add_option("--threads", args->threads, "CPU threads (0 = all)")->capture_default_str();
     cmd->add_option("--backend", args->backend, "cpu, cuda, auto or reference")
@@ -263,7 +283,8 @@ void addEmbedCommand(CLI::App& app) {
         ->check(CLI::Range(0.001, 10.0));
     cmd->add_option("--supervise", args->supervise,
                     "a label column (for example the populations of an earlier analysis): the "
-                    "layout pulls the landmarks of each label together (tsne and umap layouts)");
+                    "layout pulls the landmarks of each label together (layouts " +
+                        supervisableLayouts() + ")");
     cmd->add_option("--supervision-strength", args->supervisionStrength,
                     "how strongly: the similarity of landmarks with different labels is "
                     "multiplied by exp(-strength)")

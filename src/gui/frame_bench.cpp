@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <numeric>
 
+#include "gui/application.h"
 #include "nlohmann/json.hpp"
 
 namespace sepal::gui {
@@ -17,11 +18,17 @@ double now() {
 }
 }  // namespace
 
+void FrameBench::afterFrame(Application& app) {
+    frame(app.workspace(), app.frameCost(), app.drawingContext());
+    if (m_done) app.quit(0);
+}
+
 void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
                        const FrameBenchContext& context) {
     const auto& st = ws.state();
     // The first frames (opening, training the recipe, the first sweep) are not measured.
-    if (m_done || st.data.events() == 0 || ws.loading() || ws.recipeRunning()) return;
+    if (m_done || st.data.events() == 0 || ws.data().loading() || ws.training().recipeRunning())
+        return;
     if (m_start == 0) {
         // The drag starts on the settled picture (every cell projected and drawn), as a user's
         // would; at most a minute is waited for it.
@@ -32,9 +39,9 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         m_gpuStart = context.gpuProjected;
         m_centre = {st.model.low[0], st.model.low[1]};
         if (m_mode == Train)
-            ws.startTraining();
+            ws.training().start();
         else
-            ws.beginLandmarkDrag();
+            ws.edits().beginLandmarkDrag();
         return;
     }
     if (m_dragEnd == 0) {
@@ -50,16 +57,17 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         m_splatDeviceMs += cost.splatDeviceMs;
         if (cost.layerRedrawMs > 0) m_layerMs = cost.layerRedrawMs;
         if (m_mode == Train) {
-            if (!ws.training()) ws.startTraining();  // a finished run starts again
+            if (!ws.training().running()) ws.training().start();  // a finished run starts again
         } else {
             const float a = float(m_times.size()) * 0.05f, r = 0.05f;
-            ws.dragLandmarks({0}, {m_centre[0] + r * std::cos(a), m_centre[1] + r * std::sin(a)});
+            ws.edits().dragLandmarks(
+                {0}, {m_centre[0] + r * std::cos(a), m_centre[1] + r * std::sin(a)});
         }
         if (int(m_times.size()) < m_frames) return;
         if (m_mode == Train)
-            ws.pauseTraining();
+            ws.training().pause();
         else
-            ws.endLandmarkDrag("bench");
+            ws.edits().endLandmarkDrag("bench");
         m_dragEnd = now();
         m_dragSeconds = m_dragEnd - m_start;
         m_projectedEnd = ws.stats().projected;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/workspace.h"
+#include "gui/frame_hook.h"
 
 namespace sepal::gui {
 
@@ -41,13 +42,16 @@ struct FrameBenchContext {
     std::string pointPainter;  ///< what drew the point layer: "CUDA", "CPU" or "OpenGL"
 };
 
-/// Drives the drag and collects the frames; done() after `frames` frames (the JSON printed).
-class FrameBench {
+/// Drives the drag and collects the frames; done() after `frames` frames (the JSON printed),
+/// when it quits the application.
+class FrameBench : public FrameHook {
   public:
     /// What changes the model every measured frame.
     enum Mode { Drag, Train };
     /// frames: how many to measure after the data is open and shown.
     explicit FrameBench(int frames, Mode mode = Drag) : m_frames(frames), m_mode(mode) {}
+    /// Records the frame the application measured (frame()), then quits once done.
+    void afterFrame(Application& app) override;
     /// Records one frame and moves the landmark; prints the result after the last.
     void frame(app::Workspace& ws, const FrameCost& cost, const FrameBenchContext& context);
     /// True once the result was printed.

@@ -17,13 +17,12 @@ class GlDevicePositions : public app::DevicePositions {
   public:
     /// points: the renderer whose position buffer receives the projection.
     explicit GlDevicePositions(render::ScatterRenderer& points) : m_points(points) {}
+    void resize(size_t n) override;
     void attach(size_t n) override;
     float* map() override { return m_interop.map(); }
     void unmap() override { m_interop.unmap(); }
     void upload(const float* xy, size_t n) override { m_points.uploadPositions(0, n, xy); }
     std::string memoryLine() const override { return render::CudaGlBuffer::memoryLine(); }
-    /// Forgets the registrations (before the buffers' storage is reallocated).
-    void detach() { m_interop.detach(); }
 
   private:
     render::ScatterRenderer& m_points;

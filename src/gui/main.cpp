@@ -23,12 +23,15 @@ const char* kUsage =
     "  --hidden             no visible window (benchmarks on a display-less machine)\n"
     "  --egl                create the OpenGL context through EGL (NVIDIA driver under Xvfb)\n"
     "  --backend NAME       projection backend: auto (default), cpu or cuda\n"
+    "  --points NAME        what draws the points: auto (default), cuda-splats, cpu-splats or\n"
+    "                       opengl-points (Stats says which and why)\n"
     "  --synthetic N[xD]    open N generated cells (D channels, default 10) instead of a file\n"
     "  --landmarks G        landmarks the k-means recipes train (default 512)\n"
     "  --no-autosave        do not write autosaves\n"
     "  --autosave-dir DIR   the autosave folder (also with --script, which has none otherwise)\n"
     "Environment: SEPAL_DATA_DIR (where demo.fcs is), SEPAL_AUTOSAVE_DIR (autosave folder;\n"
-    "default $XDG_STATE_HOME/sepal/autosave or ~/.local/state/sepal/autosave).\n";
+    "default $XDG_STATE_HOME/sepal/autosave or ~/.local/state/sepal/autosave), SEPAL_POINTS\n"
+    "(the point drawer, as --points).\n";
 
 std::string defaultAutosaveDir() {
     if (const char* p = std::getenv("SEPAL_AUTOSAVE_DIR")) return p;
@@ -98,6 +101,8 @@ int main(int argc, char** argv) {
                 options.egl = true;
             } else if (a == "--backend") {
                 options.backend = value();
+            } else if (a == "--points") {
+                options.points = value();
             } else if (a == "--synthetic") {
                 options.files.push_back("synthetic:" + value());
             } else if (a == "--landmarks") {
@@ -118,6 +123,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "sepal: %s\n%s", e.what(), kUsage);
         return 2;
     }
+    if (const char* points = std::getenv("SEPAL_POINTS"); points && options.points.empty())
+        options.points = points;
     // With neither files nor a script, open the demo data, as a first run should.
     if (options.files.empty() && options.script.empty()) {
         if (std::filesystem::exists(demoPath()))

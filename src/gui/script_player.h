@@ -1,45 +1,34 @@
 #pragma once
 // Plays a script frame by frame: input actions become virtual mouse and keys, the rest call
-// the workspace as the windows would.
+// the workspace as the windows would. What each verb does is in script_verbs.cpp; this is only
+// the order and the waiting between them.
 
-#include <deque>
 #include <string>
 #include <vector>
 
 #include "gui/application.h"
+#include "gui/frame_hook.h"
 #include "gui/script.h"
+#include "gui/script_run.h"
+#include "gui/state_json.h"
 
 namespace sepal::gui {
 
-/// One JSON line describing the application's state (the script's "state" action; tests read
-/// it): counts, undo labels, the canvas and each landmark in window pixels, the colour key.
-std::string stateJson(Application& application);
-
-/// Feeds one InputFrame per frame and runs the actions in order.
-class ScriptPlayer {
+/// Feeds one InputFrame per frame and runs the actions in order, then quits.
+class ScriptPlayer : public FrameHook {
   public:
     /// Plays `actions` against `app`.
     ScriptPlayer(Application& app, std::vector<ScriptAction> actions);
-    /// The virtual input for the frame about to start.
-    InputFrame input();
-    /// Runs actions after a frame (until one needs more frames).
-    void afterFrame();
+    /// Fills the frame about to start with the queued virtual input (or the resting mouse).
+    bool input(InputFrame& f) override;
+    /// Runs actions after a frame until one needs more frames; quits after the last.
+    void afterFrame(Application&) override;
 
   private:
-    void start(const ScriptAction& a);
-    void press(float x, float y, int button, bool ctrl, bool shift, const std::vector<float>& path);
-    float canvasX(float x) const;
-    float canvasY(float y) const;
-
     Application& m_app;
     std::vector<ScriptAction> m_actions;
     size_t m_next = 0;
-    std::deque<InputFrame> m_frames;  // queued virtual input
-    InputFrame m_idle;                // input between actions (mouse rests where it was)
-    int m_wait = 0;
-    bool m_settle = false;
-    bool m_scored = false;  // waiting for the picture's quality score
-    int m_settleFrames = 0;
+    ScriptRun m_run;
 };
 
 }  // namespace sepal::gui

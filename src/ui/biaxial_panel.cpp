@@ -102,7 +102,7 @@ void BiaxialPanel::addGate(UiContext& ctx, std::vector<float> polygon) {
         name = (ctx.biaxial.gateName.empty() ? "gate" : ctx.biaxial.gateName) + " " +
                std::to_string(i);
     gates.push_back({name, m_plot.axes, std::move(polygon)});
-    ws.setGates(std::move(gates), "Gate " + name);
+    ws.gates().set(std::move(gates), "Gate " + name);
 }
 
 void BiaxialPanel::drawGates(UiContext& ctx, float ox, float oy, float size) {
@@ -255,7 +255,7 @@ void BiaxialPanel::draw(UiContext& ctx) {
             std::vector<Gate> rest = gates;
             const std::string name = rest[i].name;
             rest.erase(rest.begin() + long(i));
-            ws.setGates(std::move(rest), "Delete gate " + name);
+            ws.gates().set(std::move(rest), "Delete gate " + name);
             ImGui::PopID();
             break;
         }

@@ -89,7 +89,7 @@ render::Bounds Canvas::pictureBounds(const UiContext& ctx) const {
 void Canvas::update(UiContext& ctx) {
     ImGuiIO& io = ImGui::GetIO();
     auto& ws = ctx.workspace;
-    if (ws.state().data.events() == 0 && !ws.loading()) drawEmptyHint();
+    if (ws.state().data.events() == 0 && !ws.data().loading()) drawEmptyHint();
     float mx = io.MousePos.x - m_x, my = io.MousePos.y - m_y;
     bool inside = mx >= 0 && my >= 0 && mx < m_w && my < m_h;
     bool free = !io.WantCaptureMouse || m_gesture != Gesture::None;
@@ -104,7 +104,7 @@ void Canvas::update(UiContext& ctx) {
         if (ImGui::IsKeyPressed(GLFW_KEY_DELETE)) {
             std::vector<size_t> del(m_selection.begin(), m_selection.end());
             if (del.empty() && m_hoveredLandmark >= 0) del.push_back(size_t(m_hoveredLandmark));
-            if (!del.empty()) ws.removeLandmarks(del), m_selection.clear();
+            if (!del.empty()) ws.edits().removeLandmarks(del), m_selection.clear();
         }
     }
 
@@ -138,7 +138,7 @@ void Canvas::update(UiContext& ctx) {
                 const auto& m = ws.state().model;
                 for (size_t l : m_dragIndices)
                     m_dragStart.insert(m_dragStart.end(), {m.low[2 * l], m.low[2 * l + 1]});
-                ws.beginLandmarkDrag();
+                ws.edits().beginLandmarkDrag();
             } else {
                 m_gesture = Gesture::Pan;
             }
@@ -146,7 +146,7 @@ void Canvas::update(UiContext& ctx) {
             m_press = {mx, my};
             if (io.KeyCtrl) {
                 if (m_hoveredLandmark >= 0) {
-                    ws.removeLandmarks({size_t(m_hoveredLandmark)});
+                    ws.edits().removeLandmarks({size_t(m_hoveredLandmark)});
                     m_selection.clear();
                     m_hoveredLandmark = -1;
                 }
@@ -173,13 +173,14 @@ void Canvas::update(UiContext& ctx) {
                 xy[2 * i] = m_dragStart[2 * i] + now[0] - start[0];
                 xy[2 * i + 1] = m_dragStart[2 * i + 1] + now[1] - start[1];
             }
-            if (io.MouseDelta.x != 0 || io.MouseDelta.y != 0) ws.dragLandmarks(m_dragIndices, xy);
+            if (io.MouseDelta.x != 0 || io.MouseDelta.y != 0)
+                ws.edits().dragLandmarks(m_dragIndices, xy);
             if (!ImGui::IsMouseDown(ImGuiMouseButton_Left)) {
-                ws.dragLandmarks(m_dragIndices, xy);
-                ws.endLandmarkDrag(m_dragIndices.size() == 1
-                                       ? "Move landmark " + std::to_string(m_dragIndices[0])
-                                       : "Move " + std::to_string(m_dragIndices.size()) +
-                                             " landmarks");
+                ws.edits().dragLandmarks(m_dragIndices, xy);
+                ws.edits().endLandmarkDrag(m_dragIndices.size() == 1
+                                               ? "Move landmark " + std::to_string(m_dragIndices[0])
+                                               : "Move " + std::to_string(m_dragIndices.size()) +
+                                                     " landmarks");
                 m_gesture = Gesture::None;
             }
             break;
@@ -219,8 +220,8 @@ void Canvas::update(UiContext& ctx) {
                         auto w = ctx.camera.toWorld(m_lasso[i], m_lasso[i + 1]);
                         world.insert(world.end(), {w[0], w[1]});
                     }
-                    ws.brush(world, ctx.brushName.empty() ? "population" : ctx.brushName,
-                             ctx.splitFrom);
+                    ws.populations().brush(
+                        world, ctx.brushName.empty() ? "population" : ctx.brushName, ctx.splitFrom);
                     ctx.splitFrom.clear();
                 }
                 m_lasso.clear();
@@ -232,7 +233,7 @@ void Canvas::update(UiContext& ctx) {
             if (!ImGui::IsMouseDown(ImGuiMouseButton_Left)) {
                 if (std::hypot(mx - m_press[0], my - m_press[1]) <= kClickSlopPx) {
                     auto w = ctx.camera.toWorld(mx, my);
-                    ws.addLandmark(w[0], w[1]);
+                    ws.edits().addLandmark(w[0], w[1]);
                 }
                 m_gesture = Gesture::None;
             }

@@ -25,6 +25,8 @@ class Canvas {
     bool showsFit(const render::Camera& camera) const { return camera.state() == m_fitView; }
     /// Landmarks selected (box select, click); shared with the Landmarks window.
     std::set<size_t>& selection() { return m_selection; }
+    /// The selected landmarks.
+    const std::set<size_t>& selection() const { return m_selection; }
     /// The landmark under the mouse, or -1.
     int hoveredLandmark() const { return m_hoveredLandmark; }
     /// Top-left corner of the area in window pixels.

@@ -13,27 +13,27 @@ void ColourPanel::draw(UiContext& ctx) {
     int mode = int(c.mode);
     ImGui::PushItemWidth(-110);
     if (ImGui::Combo("Colour by", &mode, modes, 7))
-        c.mode = app::ColourMode(mode), ws.setColour(c), ws.seal();
+        c.mode = app::ColourMode(mode), ws.edits().setColour(c), ws.edits().seal();
     if (c.mode == app::ColourMode::Neighbours)
         ImGui::TextWrapped(
             "%zu evenly spaced cells by the share of their %zu data-space neighbours that are "
             "also their neighbours in the picture: low where it tears. Scored again when the "
             "picture settles after an edit.",
-            app::Workspace::kQualitySample, app::Workspace::kQualityK);
+            app::QualityService::kSample, app::QualityService::kNeighbours);
     const auto& metadata = st.metadata.columns;
     if (c.mode == app::ColourMode::Group) {
         if (metadata.empty())
             ImGui::TextDisabled("Open a sample metadata CSV (Open window) first.");
         for (size_t i = 0; i < metadata.size(); ++i)
             if (ImGui::RadioButton(metadata[i].c_str(), c.groupColumn == int(i)))
-                c.groupColumn = int(i), ws.setColour(c), ws.seal();
+                c.groupColumn = int(i), ws.edits().setColour(c), ws.edits().seal();
     }
     if (c.mode == app::ColourMode::Marker && !st.data.columns.empty()) {
         int col = std::clamp(c.column, 0, int(st.data.columns.size()) - 1);
         if (ImGui::BeginCombo("Marker", st.data.label(size_t(col)).c_str())) {
             for (size_t i = 0; i < st.data.columns.size(); ++i)
                 if (ImGui::Selectable(st.data.label(i).c_str(), int(i) == col))
-                    c.column = int(i), ws.setColour(c), ws.seal();
+                    c.column = int(i), ws.edits().setColour(c), ws.edits().seal();
             ImGui::EndCombo();
         }
     }
@@ -42,36 +42,39 @@ void ColourPanel::draw(UiContext& ctx) {
         if (labels.empty()) ImGui::TextDisabled("The first sample has no label column.");
         for (size_t i = 0; i < labels.size(); ++i)
             if (ImGui::RadioButton(labels[i].name.c_str(), c.labelColumn == int(i)))
-                c.labelColumn = int(i), ws.setColour(c), ws.seal();
+                c.labelColumn = int(i), ws.edits().setColour(c), ws.edits().seal();
     }
     if (c.mode == app::ColourMode::Marker || c.mode == app::ColourMode::Density) {
         if (ImGui::BeginCombo("Map", c.map.c_str())) {
             for (const auto& n : app::colourMapNames())
-                if (ImGui::Selectable(n.c_str(), n == c.map)) c.map = n, ws.setColour(c), ws.seal();
+                if (ImGui::Selectable(n.c_str(), n == c.map))
+                    c.map = n, ws.edits().setColour(c), ws.edits().seal();
             ImGui::EndCombo();
         }
     }
     if (c.mode == app::ColourMode::Marker) {
         if (ImGui::DragFloatRange2("Clip %", &c.lowPercentile, &c.highPercentile, 0.2f, 0.0f,
                                    100.0f, "%.1f", "%.1f"))
-            ws.setColour(c, "clip");
-        if (ImGui::IsItemDeactivated()) ws.seal();
+            ws.edits().setColour(c, "clip");
+        if (ImGui::IsItemDeactivated()) ws.edits().seal();
     }
     app::ViewSettings v = st.view;
     if (ImGui::SliderFloat("Point size", &v.pointSize, 1.0f, 12.0f, "%.1f px"))
-        ws.setView(v, "size");
-    if (ImGui::IsItemDeactivated()) ws.seal();
-    if (ImGui::SliderFloat("Opacity", &v.alpha, 0.02f, 1.0f, "%.2f")) ws.setView(v, "alpha");
-    if (ImGui::IsItemDeactivated()) ws.seal();
+        ws.edits().setView(v, "size");
+    if (ImGui::IsItemDeactivated()) ws.edits().seal();
+    if (ImGui::SliderFloat("Opacity", &v.alpha, 0.02f, 1.0f, "%.2f"))
+        ws.edits().setView(v, "alpha");
+    if (ImGui::IsItemDeactivated()) ws.edits().seal();
     ImGui::PopItemWidth();
-    if (ImGui::Checkbox("Landmarks", &v.showLandmarks)) ws.setView(v), ws.seal();
+    if (ImGui::Checkbox("Landmarks", &v.showLandmarks)) ws.edits().setView(v), ws.edits().seal();
     ImGui::SameLine();
-    if (ImGui::Checkbox("Graph", &v.showGraph)) ws.setView(v), ws.seal();
+    if (ImGui::Checkbox("Graph", &v.showGraph)) ws.edits().setView(v), ws.edits().seal();
     ImGui::SameLine();
     if (ImGui::Button("Fit view")) ctx.fitRequested = true;
     // Samples side by side: a panel per sample (or per group of samples), one layout.
     if (st.data.samples.size() > 1) {
-        if (ImGui::Checkbox("Small multiples", &v.smallMultiples)) ws.setView(v), ws.seal();
+        if (ImGui::Checkbox("Small multiples", &v.smallMultiples))
+            ws.edits().setView(v), ws.edits().seal();
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip(
                 "One panel per sample in the same layout; switch back to the "
@@ -84,10 +87,10 @@ void ColourPanel::draw(UiContext& ctx) {
                                        : "per " + metadata[size_t(v.panelsBy)];
             if (ImGui::BeginCombo("##panels", by.c_str())) {
                 if (ImGui::Selectable("per sample", v.panelsBy < 0))
-                    v.panelsBy = -1, ws.setView(v), ws.seal();
+                    v.panelsBy = -1, ws.edits().setView(v), ws.edits().seal();
                 for (size_t i = 0; i < metadata.size(); ++i)
                     if (ImGui::Selectable(("per " + metadata[i]).c_str(), v.panelsBy == int(i)))
-                        v.panelsBy = int(i), ws.setView(v), ws.seal();
+                        v.panelsBy = int(i), ws.edits().setView(v), ws.edits().seal();
                 ImGui::EndCombo();
             }
         }

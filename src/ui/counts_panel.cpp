@@ -18,7 +18,7 @@ void CountsPanel::draw(UiContext& ctx) {
     const uint64_t key = st.version(app::Part::Data) * 1000003 +
                          st.version(app::Part::Populations) * 7919 + st.version(app::Part::Gates);
     if (m_counter != key) {
-        m_rows = ws.populationCounts();
+        m_rows = ws.populations().counts();
         m_counter = key;
     }
     // The rows come sample by sample (two samples may share a name), each with every

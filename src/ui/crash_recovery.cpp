@@ -28,7 +28,7 @@ std::string summaryOf(const std::string& path) {
 /// Loads a session file into the workspace and the camera; errors go to the log (false).
 bool loadInto(UiContext& ctx, const std::string& path) {
     try {
-        ctx.camera.setState(ctx.workspace.loadSession(path));
+        ctx.camera.setState(ctx.workspace.exports().loadSession(path));
         ctx.sessionPath.clear();  // an autosave is not where the user's own saves go
         return true;
     } catch (const std::exception& e) {

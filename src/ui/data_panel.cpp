@@ -127,7 +127,7 @@ void DataPanel::draw(UiContext& ctx) {
     ImGui::InputTextWithHint("##spill", "spillover matrix file (.csv)", m_spillover,
                              sizeof m_spillover);
     ImGui::SameLine();
-    if (ImGui::Button("Load") && m_spillover[0]) ws.loadSpillover(m_spillover);
+    if (ImGui::Button("Load") && m_spillover[0]) ws.data().loadSpillover(m_spillover);
 
     // Every channel, with why it is left out by default; a filter box for large panels.
     ImGui::SetNextItemWidth(-1);
@@ -217,7 +217,7 @@ void DataPanel::draw(UiContext& ctx) {
         ImGui::PlotHistogram("##hist", hist, 64, 0, nullptr, 0, FLT_MAX,
                              ImVec2(ImGui::GetContentRegionAvail().x, 60));
     }
-    if (changed) ws.setPipeline(p), ws.seal();
+    if (changed) ws.data().setPipeline(p), ws.edits().seal();
 }
 
 }  // namespace sepal::ui

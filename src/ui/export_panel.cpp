@@ -45,7 +45,7 @@ void ExportPanel::draw(UiContext& ctx) {
     if (ImGui::Checkbox("used channels only", &used)) m_options.allChannels = !used;
     ImGui::Checkbox("one file per population", &m_options.perPopulation);
     auto events = [&](const std::string& p) {
-        const auto written = ws.exportEvents(p, m_options);
+        const auto written = ws.exports().events(p, m_options);
         if (written.size() > 1)
             ws.log(app::LogEntry::Info, std::to_string(written.size()) + " files");
     };
@@ -62,23 +62,23 @@ void ExportPanel::draw(UiContext& ctx) {
             "and the named population");
     ImGui::SameLine();
     if (ImGui::Button("Model"))
-        run("Model", path(".model.json"), [&](auto& p) { ws.exportModel(p); });
+        run("Model", path(".model.json"), [&](auto& p) { ws.exports().model(p); });
     ImGui::SameLine();
     if (ImGui::Button("Session"))
         run("Session", path(".session.json"), [&](auto& p) {
-            ws.saveSession(p, ctx.camera.state());
+            ws.exports().saveSession(p, ctx.camera.state());
             ctx.sessionPath = p;
         });
     if (!ws.state().populations.groups.empty()) {
         ImGui::SameLine();
         if (ImGui::Button("Heatmap"))
-            run("Heatmap", path(".heatmap.png"), [&](auto& p) { ws.exportHeatmap(p); });
+            run("Heatmap", path(".heatmap.png"), [&](auto& p) { ws.exports().heatmap(p); });
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip("Populations x markers, scaled medians and counts, as PNG");
         ImGui::SameLine();
         if (ImGui::Button("Counts"))
             run("Counts", (std::filesystem::path(m_folder) / "populations.csv").string(),
-                [&](auto&) { ws.exportPopulationCounts(m_folder); });
+                [&](auto&) { ws.exports().populationCounts(m_folder); });
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip(
                 "populations.csv (cells per sample and population) and medians.csv in the "

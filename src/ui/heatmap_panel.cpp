@@ -17,7 +17,7 @@ void HeatmapPanel::draw(UiContext& ctx) {
         return;
     }
     if (m_counter != st.counter) {
-        m_heatmap = ws.populationHeatmap();
+        m_heatmap = ws.populations().heatmap();
         m_counter = st.counter;
     }
     const auto& h = m_heatmap;
@@ -74,8 +74,8 @@ void HeatmapPanel::draw(UiContext& ctx) {
             app::ColourSettings c = st.colour;
             c.mode = app::ColourMode::Population;
             c.highlight = shown ? std::string() : h.rows[r];
-            ws.setColour(c);
-            ws.seal();
+            ws.edits().setColour(c);
+            ws.edits().seal();
         }
         ImGui::SameLine(ImGui::GetContentRegionAvail().x - 60);
         ImGui::Text("%zu", h.cells[r]);

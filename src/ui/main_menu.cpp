@@ -15,14 +15,16 @@ void drawMainMenu(UiContext& ctx, CrashRecovery& recovery, float contentScale) {
     if (ImGui::BeginMenu("File")) {
         if (ImGui::MenuItem("Open demo data")) {
             const char* env = std::getenv("SEPAL_DATA_DIR");
-            ws.openFiles({(std::filesystem::path(env ? env : SEPAL_DATA_DIR_DEFAULT) / "demo.fcs")
-                              .string()});
+            ws.data().openFiles(
+                {(std::filesystem::path(env ? env : SEPAL_DATA_DIR_DEFAULT) / "demo.fcs")
+                     .string()});
         }
-        if (ImGui::MenuItem("Generated data (100k cells)")) ws.openFiles({"synthetic:100000"});
+        if (ImGui::MenuItem("Generated data (100k cells)"))
+            ws.data().openFiles({"synthetic:100000"});
         recovery.drawMenu(ctx);
         if (!ctx.sessionPath.empty() && ImGui::MenuItem("Save session")) {
             try {
-                ws.saveSession(ctx.sessionPath, ctx.camera.state());
+                ws.exports().saveSession(ctx.sessionPath, ctx.camera.state());
             } catch (const std::exception& e) {
                 ctx.error(e.what());
             }
@@ -32,10 +34,11 @@ void drawMainMenu(UiContext& ctx, CrashRecovery& recovery, float contentScale) {
         ImGui::EndMenu();
     }
     if (ImGui::BeginMenu("Edit")) {
-        auto undo = ws.undoStack().undoLabel(), redo = ws.undoStack().redoLabel();
-        if (ImGui::MenuItem(("Undo " + undo).c_str(), "Ctrl+Z", false, !undo.empty())) ws.undo();
+        auto undo = ws.edits().undoStack().undoLabel(), redo = ws.edits().undoStack().redoLabel();
+        if (ImGui::MenuItem(("Undo " + undo).c_str(), "Ctrl+Z", false, !undo.empty()))
+            ws.edits().undo();
         if (ImGui::MenuItem(("Redo " + redo).c_str(), "Ctrl+Shift+Z", false, !redo.empty()))
-            ws.redo();
+            ws.edits().redo();
         ImGui::EndMenu();
     }
     if (ImGui::BeginMenu("View")) {

@@ -35,11 +35,11 @@ void OpenPanel::refresh() {
 
 void OpenPanel::draw(UiContext& ctx) {
     auto& ws = ctx.workspace;
-    if (const auto* task = ws.loading()) {
+    if (const auto* task = ws.data().loading()) {
         ImGui::TextWrapped("Reading %s", task->current().c_str());
         ImGui::ProgressBar(float(task->progress()), ImVec2(-90, 0));
         ImGui::SameLine();
-        if (ImGui::Button("Cancel")) ws.cancelLoading();
+        if (ImGui::Button("Cancel")) ws.data().cancelLoading();
         return;
     }
     ImGui::TextDisabled("Folder");
@@ -65,7 +65,8 @@ void OpenPanel::draw(UiContext& ctx) {
                 if (!ImGui::GetIO().KeyCtrl) std::fill(m_selected.begin(), m_selected.end(), false);
                 m_selected[i] = !dir && !m_selected[i];
                 if (!dir && ImGui::IsMouseDoubleClicked(0))
-                    ws.openFiles({(fs::path(m_folder) / m_entries[i]).string()}, m_addAsSamples);
+                    ws.data().openFiles({(fs::path(m_folder) / m_entries[i]).string()},
+                                        m_addAsSamples);
             }
         }
         ImGui::EndListBox();
@@ -75,7 +76,7 @@ void OpenPanel::draw(UiContext& ctx) {
         if (m_selected[i]) chosen.push_back((fs::path(m_folder) / m_entries[i]).string());
     ImGui::BeginDisabled(chosen.empty());
     if (ImGui::Button(chosen.size() > 1 ? "Open as samples" : "Open"))
-        ws.openFiles(chosen, m_addAsSamples);
+        ws.data().openFiles(chosen, m_addAsSamples);
     ImGui::EndDisabled();
     ImGui::SameLine();
     ImGui::Checkbox("Add to current", &m_addAsSamples);
@@ -83,7 +84,7 @@ void OpenPanel::draw(UiContext& ctx) {
     const bool oneTable = chosen.size() == 1 && (fs::path(chosen[0]).extension() == ".csv" ||
                                                  fs::path(chosen[0]).extension() == ".tsv");
     ImGui::BeginDisabled(!oneTable || ws.state().data.samples.empty());
-    if (ImGui::Button("Open as sample metadata")) ws.openSampleMetadata(chosen[0]);
+    if (ImGui::Button("Open as sample metadata")) ws.data().openSampleMetadata(chosen[0]);
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
         ImGui::SetTooltip(
             "A CSV with a row per file: file,condition,patient,batch; colours and "
@@ -92,12 +93,13 @@ void OpenPanel::draw(UiContext& ctx) {
     ImGui::SetNextItemWidth(-60);
     ImGui::InputTextWithHint("##path", "or type a path", m_path, sizeof m_path);
     ImGui::SameLine();
-    if (ImGui::Button("Go") && m_path[0]) ws.openFiles({m_path}, m_addAsSamples);
-    if (!ws.recentFiles().empty()) {
+    if (ImGui::Button("Go") && m_path[0]) ws.data().openFiles({m_path}, m_addAsSamples);
+    if (!ws.data().recentFiles().empty()) {
         ImGui::TextDisabled("Recent");
-        for (const auto& r : ws.recentFiles()) {
+        for (const auto& r : ws.data().recentFiles()) {
             ImGui::PushID(r.c_str());
-            if (ImGui::Selectable(fs::path(r).filename().string().c_str())) ws.openFiles({r});
+            if (ImGui::Selectable(fs::path(r).filename().string().c_str()))
+                ws.data().openFiles({r});
             if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.c_str());
             ImGui::PopID();
         }

@@ -18,14 +18,14 @@ void PopulationsPanel::draw(UiContext& ctx) {
     ImGui::InputInt("##metaclusters", &m_metaclusters);
     m_metaclusters = std::clamp(m_metaclusters, 2, 250);
     ImGui::SameLine();
-    if (ImGui::Button("From landmarks")) ws.populationsFromLandmarks(size_t(m_metaclusters));
+    if (ImGui::Button("From landmarks")) ws.populations().fromLandmarks(size_t(m_metaclusters));
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip(
             "Group the landmarks into this many populations (FlowSOM's consensus "
             "clustering), as sepal-cli embed --metaclusters does; named by the markers that set "
             "them apart. Replaces the populations (Ctrl+Z undoes).");
     const auto& pops = ws.state().populations.groups;
-    auto sizes = ws.populationSizes();
+    auto sizes = ws.populations().sizes();
     if (pops.empty()) ImGui::TextWrapped("Lasso cells on the canvas to make a population.");
     if (!ctx.splitFrom.empty())
         ImGui::TextWrapped("Lasso the cells of %s to split off into %s (Esc: cancel)",
@@ -36,9 +36,9 @@ void PopulationsPanel::draw(UiContext& ctx) {
         float rgb[3] = {p.colour[0] / 255.0f, p.colour[1] / 255.0f, p.colour[2] / 255.0f};
         if (ImGui::ColorEdit3("##c", rgb, ImGuiColorEditFlags_NoInputs)) {
             for (int k = 0; k < 3; ++k) p.colour[size_t(k)] = uint8_t(rgb[k] * 255.0f + 0.5f);
-            ws.editPopulation(i, p);
+            ws.populations().edit(i, p);
         }
-        if (ImGui::IsItemDeactivated()) ws.seal();
+        if (ImGui::IsItemDeactivated()) ws.edits().seal();
         ImGui::SameLine();
         // The name takes what the count and the delete button leave.
         const float nameWidth = std::max(60.0f, ImGui::GetContentRegionAvail().x - 80.0f);
@@ -51,8 +51,8 @@ void PopulationsPanel::draw(UiContext& ctx) {
             if (ImGui::InputText("Name", &name, ImGuiInputTextFlags_EnterReturnsTrue) &&
                 !name.empty()) {
                 p.name = name;
-                ws.editPopulation(i, p);
-                ws.seal();
+                ws.populations().edit(i, p);
+                ws.edits().seal();
                 ImGui::CloseCurrentPopup();
             }
             if (ImGui::MenuItem("Split with the lasso")) {
@@ -65,7 +65,7 @@ void PopulationsPanel::draw(UiContext& ctx) {
             if (ImGui::BeginMenu("Merge into")) {
                 for (size_t j = 0; j < pops.size(); ++j)
                     if (j != i && ImGui::MenuItem(pops[j].name.c_str())) {
-                        ws.mergePopulations(i, j);
+                        ws.populations().merge(i, j);
                         ImGui::CloseCurrentPopup();
                     }
                 ImGui::EndMenu();
@@ -77,7 +77,7 @@ void PopulationsPanel::draw(UiContext& ctx) {
         ImGui::SameLine();
         ImGui::Text("%zu", sizes[i]);
         ImGui::SameLine(ImGui::GetContentRegionAvail().x - 10);
-        if (ImGui::SmallButton("x")) ws.deletePopulation(i);
+        if (ImGui::SmallButton("x")) ws.populations().remove(i);
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("Delete %s", p.name.c_str());
         ImGui::PopID();
     }

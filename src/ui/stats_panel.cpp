@@ -51,6 +51,8 @@ void StatsPanel::draw(UiContext& ctx) {
     if (!ctx.gpuKernel.empty()) ImGui::Text("CUDA kernel: %s", ctx.gpuKernel.c_str());
     ImGui::Text("GPU memory: %s", ctx.gpuMemory.c_str());
     if (!ctx.pointPainter.empty()) ImGui::Text("Points drawn by: %s", ctx.pointPainter.c_str());
+    if (!ctx.pointDrawerReason.empty() && ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", ctx.pointDrawerReason.c_str());
 }
 
 }  // namespace sepal::ui

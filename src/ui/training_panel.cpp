@@ -7,13 +7,14 @@
 #include <vector>
 
 #include "app/recipes.h"
+#include "app/training.h"
 
 namespace sepal::ui {
 
 namespace {
 // Slider edits fold into one undo step per drag: seal when the widget is released.
 void sealOnRelease(UiContext& ctx) {
-    if (ImGui::IsItemDeactivated()) ctx.workspace.seal();
+    if (ImGui::IsItemDeactivated()) ctx.workspace.edits().seal();
 }
 
 // A supervised layout: what to pull together (nothing, the populations, a label column) and how
@@ -27,7 +28,7 @@ void drawSupervision(UiContext& ctx, app::TrainingSettings& t) {
     if (ImGui::BeginCombo("Pull together", shown(t.supervise).c_str())) {
         for (const auto& c : choices)
             if (ImGui::Selectable(shown(c).c_str(), c == t.supervise))
-                t.supervise = c, ws.setTraining(t), ws.seal();
+                t.supervise = c, ws.training().setSettings(t), ws.edits().seal();
         ImGui::EndCombo();
     }
     if (ImGui::IsItemHovered())
@@ -36,7 +37,7 @@ void drawSupervision(UiContext& ctx, app::TrainingSettings& t) {
             "population (or label) together, so that known groups lie apart (embed --supervise)");
     if (t.supervise.empty()) return;
     if (ImGui::SliderFloat("Strength", &t.supervisionStrength, 0.5f, 10.0f, "%.1f"))
-        ws.setTraining(t, "supervision strength");
+        ws.training().setSettings(t, "supervision strength");
     sealOnRelease(ctx);
 }
 
@@ -50,22 +51,23 @@ void drawRecipe(UiContext& ctx, app::TrainingSettings& t) {
     if (ImGui::BeginCombo("##recipe", current->title.c_str())) {
         for (const auto& r : list)
             if (ImGui::Selectable(r.title.c_str(), &r == current))
-                t.recipe = r.name, ws.setTraining(t), ws.seal();
+                t.recipe = r.name, ws.training().setSettings(t), ws.edits().seal();
         ImGui::EndCombo();
     }
     ImGui::PushTextWrapPos(0);
     ImGui::TextDisabled("%s", current->description.c_str());
     ImGui::PopTextWrapPos();
     ImGui::PushItemWidth(-110);
-    if (t.recipe == "som") {
-        if (ImGui::SliderInt("Grid rows", &t.gridRows, 2, 64)) ws.setTraining(t, "rows");
+    if (app::recipeUsesGrid(t)) {
+        if (ImGui::SliderInt("Grid rows", &t.gridRows, 2, 64)) ws.training().setSettings(t, "rows");
         sealOnRelease(ctx);
-        if (ImGui::SliderInt("Grid columns", &t.gridCols, 2, 64)) ws.setTraining(t, "cols");
+        if (ImGui::SliderInt("Grid columns", &t.gridCols, 2, 64))
+            ws.training().setSettings(t, "cols");
         sealOnRelease(ctx);
     } else if (current->trainsNewModel) {
         if (ImGui::SliderInt("Landmarks", &t.landmarks, 16, 4096, "%d",
                              ImGuiSliderFlags_Logarithmic))
-            ws.setTraining(t, "landmarks");
+            ws.training().setSettings(t, "landmarks");
         sealOnRelease(ctx);
     }
     if (current->trainsNewModel) {
@@ -77,11 +79,12 @@ void drawRecipe(UiContext& ctx, app::TrainingSettings& t) {
                                       : "%d cells";
         if (ImGui::SliderInt("Trained on", &t.trainSample, 1000, 200000, shown.c_str(),
                              ImGuiSliderFlags_Logarithmic))
-            ws.setTraining(t, "sample");
+            ws.training().setSettings(t, "sample");
         sealOnRelease(ctx);
     }
     if (current->trainsNewModel && ws.state().data.samples.size() > 1) {
-        if (ImGui::Checkbox("Balanced samples", &t.balanced)) ws.setTraining(t), ws.seal();
+        if (ImGui::Checkbox("Balanced samples", &t.balanced))
+            ws.training().setSettings(t), ws.edits().seal();
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip(
                 "Train on the same number of cells from each sample, so that a "
@@ -90,45 +93,47 @@ void drawRecipe(UiContext& ctx, app::TrainingSettings& t) {
     if (app::supervisable(t)) drawSupervision(ctx, t);
     int seed = int(t.seed);
     if (ImGui::InputInt("Seed", &seed))
-        t.seed = uint64_t(std::max(seed, 0)), ws.setTraining(t), ws.seal();
+        t.seed = uint64_t(std::max(seed, 0)), ws.training().setSettings(t), ws.edits().seal();
     ImGui::PopItemWidth();
-    if (const auto* task = ws.recipeRunning()) {
-        if (ImGui::Button("Cancel")) ws.cancelRecipe();
+    if (const auto* task = ws.training().recipeRunning()) {
+        if (ImGui::Button("Cancel")) ws.training().cancelRecipe();
         ImGui::SameLine();
         const std::string label = task->stage() + " " + task->title();
         ImGui::ProgressBar(float(task->progress()), ImVec2(-1, 0), label.c_str());
     } else if (ImGui::Button("Train", ImVec2(-1, 0))) {
-        ws.runRecipe();
+        ws.training().runRecipe();
     }
-    if (ws.modelUntrained() && !ws.recipeRunning() && ws.state().data.events() > 0)
+    if (ws.training().untrained() && !ws.training().recipeRunning() && ws.state().data.events() > 0)
         ImGui::TextColored(ImVec4(1.0f, 0.75f, 0.3f, 1.0f), "The landmarks are not trained yet.");
 }
 
 // Refining the current landmarks step by step (the picture follows every step).
 void drawRefine(UiContext& ctx, app::TrainingSettings& t) {
     auto& ws = ctx.workspace;
-    auto names = ws.trainerNames();
+    auto names = app::availableTrainers();
     int current = int(std::find(names.begin(), names.end(), t.trainer) - names.begin());
     if (current >= int(names.size())) current = 0;
     ImGui::SetNextItemWidth(-110);
     if (ImGui::BeginCombo("Trainer", names[size_t(current)].c_str())) {
         for (const auto& n : names)
             if (ImGui::Selectable(n.c_str(), n == t.trainer))
-                t.trainer = n, ws.setTraining(t), ws.seal();
+                t.trainer = n, ws.training().setSettings(t), ws.edits().seal();
         ImGui::EndCombo();
     }
-    if (!ws.training()) {
-        if (ImGui::Button("Run")) ws.startTraining();
+    if (!ws.training().running()) {
+        if (ImGui::Button("Run")) ws.training().start();
     } else if (ImGui::Button("Pause")) {
-        ws.pauseTraining();
+        ws.training().pause();
     }
     ImGui::SameLine();
-    if (ImGui::Button("Reset")) ws.resetModel();
+    if (ImGui::Button("Reset")) ws.edits().resetModel();
     ImGui::SameLine();
-    double p = ws.trainingProgress();
-    ImGui::ProgressBar(p < 0 ? 0.0f : float(p), ImVec2(-1, 0), ws.training() ? "training" : "idle");
+    double p = ws.training().progress();
+    ImGui::ProgressBar(p < 0 ? 0.0f : float(p), ImVec2(-1, 0),
+                       ws.training().running() ? "training" : "idle");
     ImGui::PushItemWidth(-110);
-    if (ImGui::SliderFloat("Sigma", &t.sigma, 0.1f, 5.0f, "%.2f")) ws.setTraining(t, "sigma");
+    if (ImGui::SliderFloat("Sigma", &t.sigma, 0.1f, 5.0f, "%.2f"))
+        ws.training().setSettings(t, "sigma");
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip(
             "The SOM's neighbourhood radius at the start, in map spacings (the usual distance "
@@ -136,11 +141,11 @@ void drawRefine(UiContext& ctx, app::TrainingSettings& t) {
             "on a grid and on a free layout alike");
     sealOnRelease(ctx);
     if (ImGui::SliderFloat("Alpha", &t.alpha, 0.001f, 0.5f, "%.3f", ImGuiSliderFlags_Logarithmic))
-        ws.setTraining(t, "alpha");
+        ws.training().setSettings(t, "alpha");
     sealOnRelease(ctx);
-    if (ImGui::SliderInt("Epochs", &t.epochs, 1, 100)) ws.setTraining(t, "epochs");
+    if (ImGui::SliderInt("Epochs", &t.epochs, 1, 100)) ws.training().setSettings(t, "epochs");
     sealOnRelease(ctx);
-    if (ImGui::SliderInt("Graph k", &t.graphK, 0, 10)) ws.setTraining(t, "graphk");
+    if (ImGui::SliderInt("Graph k", &t.graphK, 0, 10)) ws.training().setSettings(t, "graphk");
     sealOnRelease(ctx);
     ImGui::PopItemWidth();
 }
@@ -162,12 +167,14 @@ void TrainingPanel::draw(UiContext& ctx) {
     int g = int(ws.state().model.count());
     if (ImGui::SliderInt("k (0 = auto)", &e.k, 0, std::max(4, std::min(g, 64)))) {
         if (e.k != 0) e.k = std::clamp(e.k, 4, std::max(4, g));
-        ws.setEmbed(e, "k");
+        ws.edits().setEmbed(e, "k");
     }
     sealOnRelease(ctx);
-    if (ImGui::SliderFloat("Smooth", &e.smooth, -3.0f, 3.0f, "%.2f")) ws.setEmbed(e, "smooth");
+    if (ImGui::SliderFloat("Smooth", &e.smooth, -3.0f, 3.0f, "%.2f"))
+        ws.edits().setEmbed(e, "smooth");
     sealOnRelease(ctx);
-    if (ImGui::SliderFloat("Adjust", &e.adjust, 0.0f, 3.0f, "%.2f")) ws.setEmbed(e, "adjust");
+    if (ImGui::SliderFloat("Adjust", &e.adjust, 0.0f, 3.0f, "%.2f"))
+        ws.edits().setEmbed(e, "adjust");
     sealOnRelease(ctx);
     ImGui::PopItemWidth();
 }

@@ -54,6 +54,7 @@ struct UiContext {
     std::string gpuMemory;             ///< GPU memory line for Stats ("n/a" on the CPU path)
     std::string gpuKernel;             ///< CUDA kernel of the last projection (empty: none)
     std::string pointPainter;          ///< what draws the points: "CUDA", "CPU" or "OpenGL"
+    std::string pointDrawerReason;     ///< the point drawer chosen, and why
     std::string sessionPath;           ///< last session saved or loaded
     bool quitRequested = false;        ///< File > Quit
     BiaxialSettings biaxial;           ///< the Biaxial window's controls

@@ -18,17 +18,21 @@ refused() {  # expected-message embed-arguments...
 }
 refused "--layout nope: use graph, tsne, umap or grid" --layout nope
 refused "--layout som: use graph, tsne, umap or grid" --layout som
-refused "--landmarks nope:5: use som:ROWSxCOLS, batchsom:ROWSxCOLS, plsom:ROWSxCOLS or kmeans:COUNT" \
+refused "--landmarks nope:5: use som:ROWSxCOLS, batchsom:ROWSxCOLS, plsom:ROWSxCOLS, kmeans:COUNT or online-kmeans:COUNT" \
     --landmarks nope:5
 refused "--landmarks tsne:64: use som:ROWSxCOLS" --landmarks tsne:64
 
 "$cli" embed --help >"$work/help"
 grep -qF "graph, tsne, umap or grid" "$work/help" || { echo "--help lacks the layouts"; exit 1; }
-grep -qF "plsom:ROWSxCOLS or kmeans:COUNT" "$work/help" || { echo "--help lacks the kinds"; exit 1; }
+grep -qF "plsom:ROWSxCOLS, kmeans:COUNT or online-kmeans:COUNT" "$work/help" ||
+    { echo "--help lacks the kinds"; exit 1; }
+# The defaults that differ by landmark trainer come from their registry entries.
+grep -qF "the grid for som, batchsom and plsom, tsne for kmeans and online-kmeans" "$work/help" ||
+    { echo "--help lacks the default layouts"; exit 1; }
 
 # Every data-space trainer of --landmarks trains, with a layout trainer after it.
 "$cli" demo --out "$work/demo.csv" --events 1500 --seed 2 >/dev/null
-for landmarks in som:4x4 batchsom:4x4 plsom:4x4 kmeans:16; do
+for landmarks in som:4x4 batchsom:4x4 plsom:4x4 kmeans:16 online-kmeans:16; do
     "$cli" embed "$work/demo.csv" --landmarks "$landmarks" --layout umap --out "$work/e.csv" -q
     python3 - "$work/e.csv" "$landmarks" <<'PY'
 import csv, math, sys

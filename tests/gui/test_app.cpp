@@ -33,9 +33,11 @@
 #include "core/pipeline/embed_pipeline.h"
 #include "core/pipeline/prepare.h"
 #include "core/train/topology.h"
+#include "core/train/trainer_registry.h"
 #include "core/transform/channel_label.h"
 #include "render/camera.h"
 #include "render/cpu_splats.h"
+#include "test_only_trainer.h"
 #include "workspace_support.h"
 
 namespace sepal::app {
@@ -143,10 +145,10 @@ struct CliEmbed {
 TEST(OnePipeline, TheAppAndSepalCliGiveTheSameCoordinates) {
     const io::Table demo = demo::makeDemoTable(3000, 7);
     Workspace ws("cpu");
-    ws.openTables({demo});
-    ASSERT_NE(ws.recipeRunning(), nullptr);  // trained on open, no click
+    ws.data().openTables({demo});
+    ASSERT_NE(ws.training().recipeRunning(), nullptr);  // trained on open, no click
     settle(ws);
-    ASSERT_FALSE(ws.modelUntrained());
+    ASSERT_FALSE(ws.training().untrained());
 
     // What `sepal-cli embed demo.fcs` does with its defaults.
     const CliEmbed cli(demo);
@@ -158,7 +160,7 @@ TEST(OnePipeline, TheAppAndSepalCliGiveTheSameCoordinates) {
     const auto dir = std::filesystem::temp_directory_path() /
                      ("sepal-one-pipeline-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
-    ws.exportModel((dir / "app.json").string());
+    ws.exports().model((dir / "app.json").string());
     const LoadedModel fromApp = loadModel((dir / "app.json").string());
     const Matrix applied = TransformPipeline::fromJson(fromApp.transform).apply(demo);
     Matrix xy(applied.rows, 2);
@@ -170,12 +172,12 @@ TEST(OnePipeline, TheAppAndSepalCliGiveTheSameCoordinates) {
     saveModel((dir / "cli.json").string(), cli.result.model, cli.pipeline.columns(),
               cli.pipeline.toJson(), cli.settings.params);
     Workspace other("cpu");
-    other.openTables({demo});
-    other.cancelRecipe();
-    other.openModel((dir / "cli.json").string());
+    other.data().openTables({demo});
+    other.training().cancelRecipe();
+    other.data().openModel((dir / "cli.json").string());
     settle(other);
     EXPECT_LT(relativeDifference(other.positions(), cli.result.xy.data()), 1e-5);
-    EXPECT_EQ(other.undoStack().undoLabel(), "Open model " + (dir / "cli.json").string());
+    EXPECT_EQ(other.edits().undoStack().undoLabel(), "Open model " + (dir / "cli.json").string());
     std::filesystem::remove_all(dir);
 }
 
@@ -192,14 +194,14 @@ TEST(OnePipeline, GatesAndBalancedSamplesTrainAsSepalCli) {
     const Gate live{"live", gateAxes(tables[0], "DNA1", "Cisplatin", {}),
                     rectanglePolygon(4, -1, 9, 3)};
     Workspace ws("cpu");
-    ws.openTables(tables);
+    ws.data().openTables(tables);
     settle(ws);
-    ASSERT_TRUE(ws.setGates({live}, "Gate live"));
+    ASSERT_TRUE(ws.gates().set({live}, "Gate live"));
     TrainingSettings t = ws.state().training;
     t.balanced = true;
     t.trainSample = 1500;  // less than the smallest sample's share
-    ws.setTraining(t);
-    ws.runRecipe();
+    ws.training().setSettings(t);
+    ws.training().runRecipe();
     settle(ws);
     const Gating& gating = ws.state().gating;
 
@@ -246,14 +248,14 @@ TEST(OnePipeline, ASupervisedLayoutIsSepalClisEmbedSupervise) {
         t.labels.push_back(stage);
     }
     Workspace ws("cpu");
-    ws.openTables(tables);
+    ws.data().openTables(tables);
     settle(ws);
     TrainingSettings t = ws.state().training;
     t.supervise = "stage";
     t.supervisionStrength = 4.0f;
     t.landmarks = 128;
-    ws.setTraining(t);
-    ws.runRecipe();
+    ws.training().setSettings(t);
+    ws.training().runRecipe();
     settle(ws);
     EXPECT_NE(recipeCommandLine(ws.state().training).find("--supervise stage"), std::string::npos);
 
@@ -282,12 +284,12 @@ TEST(OnePipeline, ASupervisedLayoutIsSepalClisEmbedSupervise) {
 TEST(OnePipeline, PopulationsFromLandmarksAreSepalClisMetaclusters) {
     const io::Table demo = demo::makeDemoTable(4000, 3);
     Workspace ws("cpu");
-    ws.openTables({demo});
+    ws.data().openTables({demo});
     settle(ws);
-    ws.populationsFromLandmarks(12);
+    ws.populations().fromLandmarks(12);
     const auto& pops = ws.state().populations;
     ASSERT_EQ(pops.groups.size(), 12u);
-    EXPECT_EQ(ws.undoStack().undoLabel(), "Populations from landmarks");
+    EXPECT_EQ(ws.edits().undoStack().undoLabel(), "Populations from landmarks");
     EXPECT_EQ(ws.state().colour.mode, ColourMode::Population);
 
     const CliEmbed cli(demo);
@@ -306,9 +308,9 @@ TEST(OnePipeline, PopulationsFromLandmarksAreSepalClisMetaclusters) {
     size_t differ = 0;
     for (size_t i = 0; i < codes.size(); ++i) differ += int(pops.membership[i]) - 1 != codes[i];
     EXPECT_EQ(differ, 0u);
-    ws.undo();
+    ws.edits().undo();
     EXPECT_TRUE(ws.state().populations.groups.empty());
-    ws.redo();
+    ws.edits().redo();
     EXPECT_EQ(ws.state().populations.groups.size(), 12u);
 
     // The CLI's model with its populations, opened on the same file.
@@ -318,13 +320,13 @@ TEST(OnePipeline, PopulationsFromLandmarksAreSepalClisMetaclusters) {
     saveModel((dir / "m.json").string(), cli.result.model, cli.pipeline.columns(),
               cli.pipeline.toJson(), cli.settings.params, populationsFromGroups(ofLandmark, names));
     Workspace other("cpu");
-    other.openTables({demo});
-    other.cancelRecipe();
-    other.openModel((dir / "m.json").string());
+    other.data().openTables({demo});
+    other.training().cancelRecipe();
+    other.data().openModel((dir / "m.json").string());
     settle(other);
     EXPECT_EQ(other.state().populations.groups, pops.groups);
     // The app's own model file carries its populations: applied, it labels every cell the same.
-    ws.exportModel((dir / "app.json").string());
+    ws.exports().model((dir / "app.json").string());
     const LoadedModel fromApp = loadModel((dir / "app.json").string());
     ASSERT_EQ(fromApp.populations.size(), 12u);
     const auto appCodes = groupsOfPoints(
@@ -332,11 +334,11 @@ TEST(OnePipeline, PopulationsFromLandmarksAreSepalClisMetaclusters) {
         *cli.cpu.search);
     EXPECT_EQ(appCodes, codes);
     // Its heatmap: a row per population with its cells, a column per marker.
-    const Heatmap heat = ws.populationHeatmap();
+    const Heatmap heat = ws.populations().heatmap();
     EXPECT_EQ(heat.rows, names);
     EXPECT_EQ(heat.columns, markers);
-    EXPECT_EQ(heat.cells, ws.populationSizes());
-    ws.exportHeatmap((dir / "heat.png").string());
+    EXPECT_EQ(heat.cells, ws.populations().sizes());
+    ws.exports().heatmap((dir / "heat.png").string());
     EXPECT_GT(std::filesystem::file_size(dir / "heat.png"), 1000u);
     size_t otherDiffer = 0;
     for (size_t i = 0; i < codes.size(); ++i)
@@ -353,9 +355,9 @@ TEST(OnePipeline, PopulationsFromLandmarksAreSepalClisMetaclusters) {
 TEST(OnePipeline, DrawnPopulationsTravelWithTheModel) {
     const io::Table demo = demo::makeDemoTable(4000, 3);
     Workspace ws("cpu");
-    ws.openTables({demo});
+    ws.data().openTables({demo});
     settle(ws);
-    ws.populationsFromLandmarks(8);
+    ws.populations().fromLandmarks(8);
     const auto& xy = ws.positions();
     float minX = INFINITY, maxX = -INFINITY, minY = INFINITY, maxY = -INFINITY;
     for (size_t i = 0; i < xy.size(); i += 2) {
@@ -365,23 +367,25 @@ TEST(OnePipeline, DrawnPopulationsTravelWithTheModel) {
     const float w = maxX - minX, h = maxY - minY;
     // A triangle over the lower left, a split of the first population over the right half,
     // the split merged into the third population, the second deleted.
-    EXPECT_GT(ws.brush({minX, minY, minX + 0.6f * w, minY, minX, minY + 0.6f * h}, "Drawn"), 0u);
+    EXPECT_GT(
+        ws.populations().brush({minX, minY, minX + 0.6f * w, minY, minX, minY + 0.6f * h}, "Drawn"),
+        0u);
     const std::string first = ws.state().populations.groups[0].name;
     const auto right = rectanglePolygon(minX + 0.5f * w, minY, maxX, maxY);
-    ws.brush(right, "Split", first);
+    ws.populations().brush(right, "Split", first);
     const size_t k = ws.state().populations.groups.size();
     ASSERT_EQ(ws.state().populations.groups[k - 1].name, "Split");
-    ws.mergePopulations(k - 1, 2);
-    ws.deletePopulation(1);
+    ws.populations().merge(k - 1, 2);
+    ws.populations().remove(1);
     const Populations& pops = ws.state().populations;
     ASSERT_FALSE(pops.regions.empty());
     EXPECT_EQ(pops.regions.strokes.size(), 2u);
-    EXPECT_EQ(ws.modelPopulations().disagreeing, 0u);
+    EXPECT_EQ(ws.populations().ofModel().disagreeing, 0u);
 
     const auto dir = std::filesystem::temp_directory_path() /
                      ("sepal-drawn-populations-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
-    ws.exportModel((dir / "app.json").string());
+    ws.exports().model((dir / "app.json").string());
     const LoadedModel model = loadModel((dir / "app.json").string());
     ASSERT_EQ(model.regions, pops.regions);
     // What sepal-cli apply does with each block of a file.
@@ -411,9 +415,9 @@ TEST(OnePipeline, DrawnPopulationsTravelWithTheModel) {
     // A new file: the app that opens the model labels its cells as sepal-cli apply does.
     const io::Table other = demo::makeDemoTable(3000, 11);
     Workspace second("cpu");
-    second.openTables({other});
-    second.cancelRecipe();
-    second.openModel((dir / "app.json").string());
+    second.data().openTables({other});
+    second.training().cancelRecipe();
+    second.data().openModel((dir / "app.json").string());
     settle(second);
     std::vector<int32_t> opened;
     for (uint8_t m : second.state().populations.membership) opened.push_back(int32_t(m) - 1);
@@ -435,11 +439,11 @@ TEST(Workspace, ExportsRefuseToWriteOverAnInput) {
     }
     const auto size = std::filesystem::file_size(input);
     Workspace ws("cpu");
-    ws.openTables({readInput(input)});
+    ws.data().openTables({readInput(input)});
     settle(ws);
-    EXPECT_THROW(ws.exportEvents(input), InputError);
+    EXPECT_THROW(ws.exports().events(input), InputError);
     EXPECT_EQ(std::filesystem::file_size(input), size);
-    EXPECT_NO_THROW(ws.exportEvents((dir / "out.csv").string()));
+    EXPECT_NO_THROW(ws.exports().events((dir / "out.csv").string()));
     std::filesystem::remove_all(dir);
 }
 
@@ -749,35 +753,36 @@ TEST(Workspace, PositionsMatchTheProjectorAndFollowALandmarkDrag) {
     Workspace& ws = *owner;
     settle(ws);
     EXPECT_EQ(ws.positions(), directProjection(ws));
-    ws.beginLandmarkDrag();
+    ws.edits().beginLandmarkDrag();
     const auto& m = ws.state().model;
-    ws.dragLandmarks({0}, {m.low[0] + 1.0f, m.low[1]});
-    ws.endLandmarkDrag("Move landmark 0");
+    ws.edits().dragLandmarks({0}, {m.low[0] + 1.0f, m.low[1]});
+    ws.edits().endLandmarkDrag("Move landmark 0");
     settle(ws);
     EXPECT_EQ(ws.positions(), directProjection(ws));
-    EXPECT_EQ(ws.undoStack().undoLabel(), "Move landmark 0");
+    EXPECT_EQ(ws.edits().undoStack().undoLabel(), "Move landmark 0");
     auto moved = ws.state().model.low[0];
-    ASSERT_TRUE(ws.undo());
+    ASSERT_TRUE(ws.edits().undo());
     EXPECT_NE(ws.state().model.low[0], moved);
     settle(ws);
     EXPECT_EQ(ws.positions(), directProjection(ws));
 }
 
 TEST(Workspace, ExternalPositionsSettleTheSweepAtOnce) {
-    // The GPU path (CUDA into the vertex buffer) hands its host copy of new data's positions to
-    // acceptPositions: the Stats bar must say "settled" in that frame, not one frame later (a
-    // screenshot taken then showed "sweeping").
+    // The GPU path without interop hands its host copy of new data's positions to the sweeper
+    // in the frame it projects them: the Stats bar must say "settled" in that frame, not one
+    // frame later (a screenshot taken then showed "sweeping").
     Workspace ws("cpu");
-    ws.useExternalProjection(true);
+    HostResident device;
+    HostPositions drawn;
+    drawn.mappable = false;
+    ws.projectOnDevice(device, drawn);
     std::vector<io::Table> tables;
     tables.push_back(makeSyntheticTable(3000));
-    ws.openTables(std::move(tables));
-    ws.frame(8.0);
-    EXPECT_LT(ws.stats().sweepProgress, 1.0);  // new data; nothing has projected it yet
-    const auto xy = directProjection(ws);
-    ws.acceptPositions(xy.data());
+    ws.data().openTables(std::move(tables));
+    ASSERT_TRUE(ws.frame(8.0).deviceMoved);  // the new data's first projection
     EXPECT_EQ(ws.stats().sweepProgress, 1.0);
-    EXPECT_EQ(ws.positions(), xy);
+    EXPECT_EQ(ws.positions(), directProjection(ws));
+    EXPECT_EQ(drawn.xy, ws.positions());
 }
 
 TEST(Workspace, BrushCountsTheCellsInsideThePolygonAndUndoRemovesThem) {
@@ -791,10 +796,10 @@ TEST(Workspace, BrushCountsTheCellsInsideThePolygonAndUndoRemovesThem) {
     size_t inside = 0;
     for (size_t i = 0; i < 3000; ++i)
         inside += std::abs(xy[2 * i] - cx) < 1 && std::abs(xy[2 * i + 1] - cy) < 1;
-    EXPECT_EQ(ws.brush(square, "core"), inside);
-    ASSERT_EQ(ws.populationSizes(), std::vector<size_t>{inside});
-    ws.undo();  // the switch to population colours
-    ws.undo();  // the brush
+    EXPECT_EQ(ws.populations().brush(square, "core"), inside);
+    ASSERT_EQ(ws.populations().sizes(), std::vector<size_t>{inside});
+    ws.edits().undo();  // the switch to population colours
+    ws.edits().undo();  // the brush
     EXPECT_TRUE(ws.state().populations.groups.empty());
 }
 
@@ -802,15 +807,15 @@ TEST(Workspace, AddAndRemoveLandmarks) {
     auto owner = openSynthetic(2000);
     Workspace& ws = *owner;
     size_t g = ws.state().model.count();
-    ws.addLandmark(0.1f, 0.2f);
+    ws.edits().addLandmark(0.1f, 0.2f);
     ASSERT_EQ(ws.state().model.count(), g + 1);
     EXPECT_EQ(ws.state().model.low[2 * g], 0.1f);
     // Its data-space position lies between existing landmarks (a weighted mean of three).
     for (size_t j = 0; j < ws.state().model.dim; ++j)
         EXPECT_TRUE(std::isfinite(ws.state().model.highRow(g)[j]));
-    ws.removeLandmarks({0, 1});
+    ws.edits().removeLandmarks({0, 1});
     EXPECT_EQ(ws.state().model.count(), g - 1);
-    ws.undo();
+    ws.edits().undo();
     EXPECT_EQ(ws.state().model.count(), g + 1);
 }
 
@@ -822,25 +827,25 @@ TEST(Workspace, ChangingTheMarkersRebuildsDataAndModelAndUndoRestoresBoth) {
     auto model = ws.state().model;
     TransformPipeline p = ws.state().pipeline;
     p.steps.erase(p.steps.begin());
-    ws.setPipeline(p);
+    ws.data().setPipeline(p);
     ASSERT_EQ(ws.state().data.columns.size(), columns.size() - 1);
     EXPECT_EQ(ws.state().model.dim, columns.size() - 1);
     auto fresh = ws.state().model.high;
     // The new space is trained again at once (a second step), as a file is on opening.
-    ASSERT_NE(ws.recipeRunning(), nullptr);
+    ASSERT_NE(ws.training().recipeRunning(), nullptr);
     settle(ws);
-    EXPECT_EQ(ws.undoStack().undoLabel(), "Train k-means + t-SNE (default)");
+    EXPECT_EQ(ws.edits().undoStack().undoLabel(), "Train k-means + t-SNE (default)");
     EXPECT_EQ(ws.positions(), directProjection(ws));
-    ASSERT_TRUE(ws.undo());
+    ASSERT_TRUE(ws.edits().undo());
     EXPECT_EQ(ws.state().model.high, fresh);
-    ASSERT_TRUE(ws.undo());
+    ASSERT_TRUE(ws.edits().undo());
     EXPECT_EQ(ws.state().data.columns, columns);
     EXPECT_EQ(ws.state().model.high, model.high);
     settle(ws);
     EXPECT_EQ(ws.positions(), directProjection(ws));
-    ASSERT_TRUE(ws.redo());
+    ASSERT_TRUE(ws.edits().redo());
     EXPECT_EQ(ws.state().model.high, fresh);
-    ASSERT_TRUE(ws.redo());
+    ASSERT_TRUE(ws.edits().redo());
     EXPECT_EQ(ws.state().model.dim, columns.size() - 1);
     EXPECT_NE(ws.state().model.high, fresh);
 }
@@ -852,17 +857,18 @@ TEST(Workspace, SessionRoundTripAndABadSessionKeepsWhatIsOpen) {
     auto owner = openSynthetic(2500);
     Workspace& ws = *owner;
     settle(ws);
-    ws.addLandmark(0.3f, -0.2f);
+    ws.edits().addLandmark(0.3f, -0.2f);
     settle(ws);
     const auto& xy = ws.positions();
-    ws.brush({xy[0] - 1, xy[1] - 1, xy[0] + 1, xy[1] - 1, xy[0] + 1, xy[1] + 1}, "tri");
+    ws.populations().brush({xy[0] - 1, xy[1] - 1, xy[0] + 1, xy[1] - 1, xy[0] + 1, xy[1] + 1},
+                           "tri");
     std::string path = (dir / "s.json").string();
-    ws.saveSession(path, {1, 2, 30});
+    ws.exports().saveSession(path, {1, 2, 30});
     State before = ws.state();
     ASSERT_EQ(before.populations.regions.strokes.size(), 1u);  // the stroke travels too
 
     Workspace other("cpu");
-    auto camera = other.loadSession(path);
+    auto camera = other.exports().loadSession(path);
     EXPECT_EQ(camera, (std::array<float, 3>{1, 2, 30}));
     EXPECT_EQ(other.state().model.high, before.model.high);
     EXPECT_EQ(other.state().model.low, before.model.low);
@@ -873,16 +879,16 @@ TEST(Workspace, SessionRoundTripAndABadSessionKeepsWhatIsOpen) {
 
     // A landmark added after the strokes: the regions no longer fit the landmarks, so the
     // session keeps the populations without them (and still opens).
-    ws.addLandmark(-0.3f, 0.2f);
+    ws.edits().addLandmark(-0.3f, 0.2f);
     settle(ws);
-    ws.saveSession(path, {1, 2, 30});
+    ws.exports().saveSession(path, {1, 2, 30});
     Workspace third("cpu");
-    third.loadSession(path);
+    third.exports().loadSession(path);
     EXPECT_EQ(third.state().populations.groups, ws.state().populations.groups);
     EXPECT_TRUE(third.state().populations.regions.empty());
 
     std::ofstream(dir / "bad.json") << "{\"format\": \"sepal-session\", \"files\": [";
-    EXPECT_THROW(other.loadSession((dir / "bad.json").string()), InputError);
+    EXPECT_THROW(other.exports().loadSession((dir / "bad.json").string()), InputError);
     EXPECT_EQ(other.state().data.events(), 2500u);
     EXPECT_EQ(other.state().model.low, before.model.low);
     std::filesystem::remove_all(dir);
@@ -1271,7 +1277,7 @@ TEST(Workspace, MissingValuesAreCountedAndAnEmptyChannelIsNamed) {
     }
     t.values = std::move(values);
     Workspace ws("cpu");
-    ws.openTables({t});
+    ws.data().openTables({t});
     settle(ws);
     const auto& st = ws.state();
     EXPECT_EQ(st.data.incompleteEvents, 300u);
@@ -1298,20 +1304,20 @@ namespace {
 TEST(Workspace, MergingPopulationsAddsTheirCellsAndUndoSplitsThemAgain) {
     auto ws = openSynthetic(3000);
     settle(*ws);
-    ws->populationsFromLandmarks(4);
+    ws->populations().fromLandmarks(4);
     const Populations before = ws->state().populations;
-    const auto sizes = ws->populationSizes();
+    const auto sizes = ws->populations().sizes();
     ASSERT_EQ(sizes.size(), 4u);
-    ws->mergePopulations(0, 2);
+    ws->populations().merge(0, 2);
     const auto& after = ws->state().populations;
     ASSERT_EQ(after.groups.size(), 3u);
     EXPECT_EQ(after.groups[1].name, before.groups[2].name);  // the target moved down one
-    EXPECT_EQ(ws->populationSizes()[1], sizes[0] + sizes[2]);
-    EXPECT_EQ(ws->undoStack().undoLabel(),
+    EXPECT_EQ(ws->populations().sizes()[1], sizes[0] + sizes[2]);
+    EXPECT_EQ(ws->edits().undoStack().undoLabel(),
               "Merge " + before.groups[0].name + " into " + before.groups[2].name);
-    ws->undo();
+    ws->edits().undo();
     EXPECT_EQ(ws->state().populations, before);
-    ws->mergePopulations(1, 1);  // nothing to merge
+    ws->populations().merge(1, 1);  // nothing to merge
     EXPECT_EQ(ws->state().populations, before);
 }
 
@@ -1333,7 +1339,7 @@ TEST(Workspace, ThePicturesQualityIsScoredWhenItSettles) {
     };
     waitForScore();
     const auto& st = ws->state();
-    const size_t n = st.data.events(), m = std::min(Workspace::kQualitySample, n);
+    const size_t n = st.data.events(), m = std::min(QualityService::kSample, n);
     ASSERT_LT(m, n);
     Matrix high(m, st.data.points.cols), low(m, 2);
     for (size_t j = 0; j < m; ++j) {
@@ -1351,7 +1357,7 @@ TEST(Workspace, ThePicturesQualityIsScoredWhenItSettles) {
     ASSERT_EQ(want.keptPerPoint.size(), m);
     ColourSettings colour = ws->state().colour;
     colour.mode = ColourMode::Neighbours;
-    ws->setColour(colour);
+    ws->edits().setColour(colour);
     ws->frame(8.0);
     const auto& rgba = ws->colours();
     ASSERT_EQ(rgba.size(), 4 * n);
@@ -1368,7 +1374,7 @@ TEST(Workspace, ThePicturesQualityIsScoredWhenItSettles) {
     // Moving a landmark far away tears the picture: scored again, and worse.
     LandmarkModel model = st.model;
     for (size_t j = 0; j < model.count(); j += 4) model.low[2 * j] += 50.0f;  // a quarter
-    ws->replaceModel(model, "Move");
+    ws->edits().replaceModel(model, "Move");
     settle(*ws);
     waitForScore();
     EXPECT_LT(ws->quality().scores.trustworthiness, want.trustworthiness);
@@ -1377,10 +1383,10 @@ TEST(Workspace, ThePicturesQualityIsScoredWhenItSettles) {
 TEST(Workspace, HighlightingAPopulationGreysTheOthers) {
     auto ws = openSynthetic(2000);
     settle(*ws);
-    ws->populationsFromLandmarks(3);
+    ws->populations().fromLandmarks(3);
     ColourSettings c = ws->state().colour;
     c.highlight = ws->state().populations.groups[1].name;
-    ws->setColour(c);
+    ws->edits().setColour(c);
     settle(*ws);
     const auto& pops = ws->state().populations;
     const auto& rgba = ws->colours();
@@ -1398,7 +1404,7 @@ TEST(Workspace, HighlightingAPopulationGreysTheOthers) {
     }
     EXPECT_GT(shown, 0u);
     EXPECT_GT(greyed, 0u);
-    ws->mergePopulations(1, 0);  // the highlighted one is gone: two remain, both in colour
+    ws->populations().merge(1, 0);  // the highlighted one is gone: two remain, both in colour
     settle(*ws);
     for (size_t i = 0; i < ws->state().populations.membership.size(); ++i)
         EXPECT_NE(ws->colours()[4 * i + 3], 60) << i;
@@ -1407,9 +1413,9 @@ TEST(Workspace, HighlightingAPopulationGreysTheOthers) {
 TEST(Workspace, SplittingByLassoMovesOnlyThatPopulationsCells) {
     auto ws = openSynthetic(3000);
     settle(*ws);
-    ws->populationsFromLandmarks(4);
+    ws->populations().fromLandmarks(4);
     const Populations before = ws->state().populations;
-    const auto sizes = ws->populationSizes();
+    const auto sizes = ws->populations().sizes();
     // A lasso round the whole picture, splitting population 1: all of its cells and no other.
     const auto& xy = ws->positions();
     float minX = xy[0], maxX = xy[0], minY = xy[1], maxY = xy[1];
@@ -1420,18 +1426,55 @@ TEST(Workspace, SplittingByLassoMovesOnlyThatPopulationsCells) {
     const std::vector<float> all = {minX - 1, minY - 1, maxX + 1, minY - 1,
                                     maxX + 1, maxY + 1, minX - 1, maxY + 1};
     const std::string from = before.groups[1].name;
-    EXPECT_EQ(ws->brush(all, from + " b", from), sizes[1]);
-    const auto after = ws->populationSizes();
+    EXPECT_EQ(ws->populations().brush(all, from + " b", from), sizes[1]);
+    const auto after = ws->populations().sizes();
     ASSERT_EQ(after.size(), 5u);
     EXPECT_EQ(after[1], 0u);
     EXPECT_EQ(after[4], sizes[1]);
     EXPECT_EQ(after[0], sizes[0]);
     EXPECT_EQ(after[2], sizes[2]);
-    EXPECT_EQ(ws->undoStack().undoLabel(), "Split " + from);
+    EXPECT_EQ(ws->edits().undoStack().undoLabel(), "Split " + from);
     // Without a population to split, the same lasso takes every cell.
-    ws->undo();
+    ws->edits().undo();
     EXPECT_EQ(ws->state().populations, before);
-    EXPECT_EQ(ws->brush(all, "everything"), ws->state().data.events());
+    EXPECT_EQ(ws->populations().brush(all, "everything"), ws->state().data.events());
+}
+
+// The Training window's trainer list is the registry's, a trainer registered alone included,
+// and the recipes' choices (grid or count, supervision, the command line) are their entries'.
+TEST(TrainingChoices, TheWindowListsRegisteredTrainersAndRecipesReadTheirEntries) {
+    EXPECT_EQ(availableTrainers(), trainerNames());
+    {
+        const test::ScopedPullTrainer registered;
+        const auto names = availableTrainers();
+        ASSERT_FALSE(names.empty());
+        EXPECT_EQ(names.back(), test::kTestTrainer);
+        TrainingSettings t;
+        t.trainer = test::kTestTrainer;
+        auto search = makeCpuNearestSearch();
+        EXPECT_EQ(createTrainer(t, *search)->name(), test::kTestTrainer);
+    }
+    const auto after = availableTrainers();
+    EXPECT_EQ(std::find(after.begin(), after.end(), test::kTestTrainer), after.end());
+
+    TrainingSettings t;
+    EXPECT_EQ(recipeCommandLine(t), "--landmarks kmeans:512 --seed 1 --train-sample 20000");
+    EXPECT_FALSE(recipeUsesGrid(t));
+    EXPECT_TRUE(supervisable(t));
+    EXPECT_EQ(recipeSettings(t).params.k, 16);
+    t.recipe = "som";
+    EXPECT_EQ(recipeCommandLine(t), "--landmarks som:10x10 --seed 1 --train-sample 20000");
+    EXPECT_TRUE(recipeUsesGrid(t));
+    EXPECT_FALSE(supervisable(t));
+    EXPECT_EQ(recipeSettings(t).params.k, 0);
+    t.recipe = "kmeans-graph";
+    EXPECT_EQ(recipeCommandLine(t),
+              "--landmarks kmeans:512 --seed 1 --train-sample 20000 --layout graph");
+    EXPECT_FALSE(recipeUsesGrid(t));
+    EXPECT_FALSE(supervisable(t));
+    t.recipe = "drawn";
+    EXPECT_FALSE(recipeUsesGrid(t));
+    EXPECT_FALSE(supervisable(t));
 }
 
 }  // namespace

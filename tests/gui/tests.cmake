@@ -21,5 +21,7 @@ endif()
 add_executable(sepal_app_tests ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_app.cpp
                                ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_gpu_projection.cpp)
 target_link_libraries(sepal_app_tests PRIVATE sepal_app sepal_render GTest::gtest_main)
+# tests/ for the helpers shared with the unit tests (the test-only trainer).
+target_include_directories(sepal_app_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
 gtest_discover_tests(sepal_app_tests PROPERTIES LABELS gui
                      DISCOVERY_TIMEOUT 60)

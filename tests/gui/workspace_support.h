@@ -1,23 +1,82 @@
 #pragma once
-// Workspaces for the app's tests: a synthetic data set opened on the CPU backend, and the
-// positions the CPU projector gives its cells under the current model (what every projection
-// path, cached, swept or on a device, must reproduce).
+// Workspaces for the app's tests: a synthetic data set opened on the CPU backend, the positions
+// the CPU projector gives its cells under the current model (what every projection path,
+// cached, swept or on a device, must reproduce), and a device that is host memory.
 
 #include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "app/gpu_projection.h"
 #include "app/synthetic.h"
 #include "app/workspace.h"
 #include "core/embedsom/embedsom.h"
 
 namespace sepal::app {
 
+/// A ResidentProjector whose device is host memory: the CPU projector writes the positions,
+/// and the device's free memory is what the test says.
+class HostResident : public ResidentProjector {
+  public:
+    size_t available = size_t(1) << 40;  ///< what availableBytes() answers
+    int uploads = 0;                     ///< setPoints calls
+    std::vector<float> own;              ///< the projector's own positions
+
+    void setPoints(const float* host, size_t n, size_t d) override {
+        m_points = host, m_n = n, m_d = d;
+        ++uploads;
+    }
+    ProjectionReport projectToDevice(const LandmarkModel& model, const EmbedParams& params,
+                                     float* out) override {
+        return m_cpu->project(m_points, m_n, m_d, model, params, out);
+    }
+    ProjectionReport projectToHost(const LandmarkModel& model, const EmbedParams& params,
+                                   float* out) override {
+        return projectToDevice(model, params, out);
+    }
+    float* ownPositions() override {
+        own.resize(2 * m_n);
+        return own.data();
+    }
+    std::string lastKernel() const override { return "host"; }
+    void enableTiming(bool) override {}
+    double lastDeviceMs() const override { return 0; }
+    void keepNeighbourLists(bool) override {}
+    std::pair<size_t, std::string> cacheState() const override { return {0, ""}; }
+    size_t lastProjected() const override { return m_n; }
+    size_t residentBytes(size_t n, size_t d) const override { return n * (d + 3) * 4; }
+    size_t availableBytes() const override { return available; }
+
+  private:
+    std::unique_ptr<Projector> m_cpu = makeCpuProjector();
+    const float* m_points = nullptr;
+    size_t m_n = 0, m_d = 0;
+};
+
+/// The drawn positions in host memory.
+class HostPositions : public DevicePositions {
+  public:
+    std::vector<float> xy;  ///< what was projected or uploaded
+    bool mappable = true;   ///< false: no interop, positions arrive through upload()
+    void resize(size_t) override {}
+    void attach(size_t n) override { xy.assign(2 * n, 0.0f); }
+    float* map() override {
+        if (!mappable) throw std::runtime_error("no interop in this test");
+        return xy.data();
+    }
+    void unmap() override {}
+    void upload(const float* p, size_t n) override { xy.assign(p, p + 2 * n); }
+    std::string memoryLine() const override { return "host"; }
+};
+
 /// A workspace on the CPU backend with n synthetic cells opened (not yet trained).
 inline std::unique_ptr<Workspace> openSynthetic(size_t n) {
     auto ws = std::make_unique<Workspace>("cpu");
     std::vector<io::Table> tables;
     tables.push_back(makeSyntheticTable(n));
-    ws->openTables(std::move(tables));
+    ws->data().openTables(std::move(tables));
     return ws;
 }
 

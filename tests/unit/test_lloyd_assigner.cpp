@@ -13,7 +13,7 @@
 #include "core/knn/nearest_blocks.h"
 #include "core/knn/nearest_search.h"
 #include "core/train/init.h"
-#include "core/train/kmeans_trainer.h"
+#include "core/train/lloyd_trainer.h"
 #include "train_fixtures.h"
 
 namespace sepal {

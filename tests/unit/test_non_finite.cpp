@@ -108,7 +108,7 @@ TEST(NonFinite, EveryTrainerAndLayoutEmbedsDataWithGaps) {
         s.layout = layout;
         s.params = defaultEmbedParams(s.landmarks);
         s.trainSample = 500;
-        s.somEpochs = 3;
+        s.landmarkParams = {{"epochs", 3}};
         if (layout == "umap") s.layoutParams = {{"epochs", 60}};
         if (layout == "tsne") s.layoutParams = {{"iterations", 60}, {"exaggerationIters", 20}};
         const EmbedResult r = embedMatrix(x, s, *backend.projector, *backend.search);
@@ -125,7 +125,7 @@ TEST(NonFinite, OnlineTrainersSteppedOnDataWithGapsKeepFiniteLandmarks) {
     const Matrix x = blobsWithGaps(900, 3, 5);
     const TrainingData data{x.data(), x.rows, x.cols};
     Backend backend = makeBackend("cpu");
-    for (const char* kind : {"som", "plsom", "kmeans"})
+    for (const char* kind : {"som", "plsom", "online-kmeans"})
         for (size_t sample : {0u, 300u}) {
             SCOPED_TRACE(std::string(kind) + " sample " + std::to_string(sample));
             LandmarkModel model;
@@ -149,7 +149,7 @@ TEST(NonFinite, DataWithoutGapsKeepsTheSeededSample) {
     s.landmarks = parseLandmarkSpec("kmeans:20");
     s.layout = "grid";
     s.trainSample = 200;
-    s.lloydIterations = 0;
+    s.landmarkParams = {{"epochs", 0}};  // no Lloyd iteration: the sample stays
     s.seed = 5;
     size_t skipped = 99;
     const LandmarkModel m = trainLandmarks(x, s, *backend.search, {}, nullptr, &skipped);

@@ -117,7 +117,7 @@ TEST(EmbedPipeline, SomKeepsItsGridAndImpossibleRequestsAreRefused) {
     EmbedSettings s;
     s.landmarks = parseLandmarkSpec("som:4x5");
     s.params = defaultEmbedParams(s.landmarks);
-    s.somEpochs = 2;
+    s.landmarkParams = {{"epochs", 2}};
     Backend backend = makeBackend("cpu");
     const EmbedResult r = embedMatrix(x, s, *backend.projector, *backend.search);
     EXPECT_EQ(r.model.count(), 20u);

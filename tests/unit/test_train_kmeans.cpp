@@ -2,11 +2,14 @@
 
 #include <omp.h>
 
+#include <cmath>
+
 #include "core/common/error.h"
 #include "core/knn/nearest_search.h"
 #include "core/model/landmark_edit.h"
 #include "core/train/init.h"
 #include "core/train/kmeans_trainer.h"
+#include "core/train/lloyd_trainer.h"
 #include "core/train/objective.h"
 #include "train_fixtures.h"
 
@@ -104,6 +107,52 @@ TEST(TrainKmeans, DuplicatedLandmarkDriftsAway) {
     for (int i = 0; i < 10; ++i) lloydStep(m, data, *search);
     const float endGap = std::hypot(m.high[2 * copy] - m.high[0], m.high[2 * copy + 1] - m.high[1]);
     EXPECT_GT(endGap, 2.0f * startGap);
+}
+
+// Embed runs whole iterations with the assigner's bounds; the app steps through parts of an
+// iteration. Both are Lloyd's iterations to the last bit, locks included.
+TEST(TrainKmeans, TheLloydTrainerGivesLloydStepsLandmarksWholeOrInParts) {
+    const auto x = test::blobs(3000, 5, 7, 25);
+    const auto data = test::view(x, 5);
+    auto search = makeCpuNearestSearch();
+    LandmarkModel start = sampled(data, 24, 4);
+    setLocked(start, 5, kLockHigh);
+    LandmarkModel expected = start;
+    for (int it = 0; it < 4; ++it) lloydStep(expected, data, *search);
+    for (size_t stepPoints : {size_t(0), size_t(700), size_t(5000)}) {
+        SCOPED_TRACE(stepPoints);
+        LloydParams p;
+        p.epochs = 4;
+        p.stepPoints = stepPoints;
+        LloydTrainer lloyd(p, *search);
+        EXPECT_EQ(lloyd.name(), "kmeans");
+        LandmarkModel m = start;
+        int steps = 1;
+        while (lloyd.step(m, data)) ++steps;
+        EXPECT_EQ(steps, stepPoints == 700 ? 20 : 4);  // 3000 points: 5 parts an iteration
+        EXPECT_DOUBLE_EQ(lloyd.progress(), 1.0);
+        EXPECT_FALSE(lloyd.step(m, data));
+        EXPECT_EQ(m.high, expected.high);
+        EXPECT_EQ(m.low, start.low);
+    }
+    // A landmark added in the middle of an iteration starts that iteration again.
+    LloydParams p;
+    p.epochs = 2;
+    p.stepPoints = 1000;
+    LloydTrainer lloyd(p, *search);
+    LandmarkModel m = start;
+    lloyd.step(m, data);
+    duplicateLandmark(m, 0);
+    while (lloyd.step(m, data)) {
+    }
+    EXPECT_EQ(m.count(), 25u);
+    for (float v : m.high) EXPECT_TRUE(std::isfinite(v));
+    // No iterations: the start stays.
+    p.epochs = 0;
+    LloydTrainer none(p, *search);
+    m = start;
+    EXPECT_FALSE(none.step(m, data));
+    EXPECT_EQ(m.high, start.high);
 }
 
 TEST(TrainInit, GridSampleAndPcaPlacements) {

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "core/common/error.h"
-#include "core/embedsom/projector.h"
+#include "core/embedsom/embed_params.h"
 
 namespace sepal {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/embedsom/projector.h"
+#include "core/embedsom/embed_params.h"
 #include "core/gate/gate.h"
 #include "core/model/landmark_model.h"
 #include "core/model/model_populations.h"

@@ -2,20 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <map>
-#include <regex>
 
 #include "core/common/error.h"
 #include "core/common/stopwatch.h"
-#include "core/knn/lloyd_assigner.h"
 #include "core/train/init.h"
-#include "core/train/kmeans_trainer.h"
 #include "core/train/sampling.h"
 #include "core/train/supervision.h"
-#include "core/train/trainer_factory.h"
-#include "core/train/trainer_params.h"
 #include "core/train/trainer_registry.h"
+#include "core/train/trainer_run.h"
 
 namespace sepal {
 namespace {
@@ -82,92 +77,23 @@ std::string tooFewEvents(const Matrix& points, size_t usable, size_t count) {
     return why + ": ask for " + std::to_string(usable) + " landmarks or fewer";
 }
 
-// Runs a trainer to its end, reporting progress.
-void runTrainer(Trainer& trainer, LandmarkModel& model, const TrainingData& data,
-                const std::string& stage, const ProgressFn& progress) {
-    double last = -1.0;
-    while (trainer.step(model, data)) {
-        const double p = trainer.progress();
-        if (progress && p >= 0.0 && p - last >= 0.05) progress(stage, p), last = p;
-    }
-    if (progress) progress(stage, 1.0);
-}
-
-// The registry's layout trainers, then "grid": what --layout takes.
-std::vector<std::string> layoutNames() {
-    std::vector<std::string> names = trainerNames(TrainerSpace::Layout);
-    names.push_back("grid");
-    return names;
-}
-
 }  // namespace
-
-std::string landmarkForms() {
-    std::vector<std::string> forms;
-    for (const auto& t : trainerRegistry())
-        if (t.moves == TrainerSpace::Data)
-            forms.push_back(t.name + (t.init == TrainerInit::Grid ? ":ROWSxCOLS" : ":COUNT"));
-    return joinAlternatives(forms);
-}
-
-LandmarkSpec parseLandmarkSpec(const std::string& text) {
-    // Nine digits at most, so that the sizes below cannot overflow.
-    static const std::regex grid(R"((\d{1,9})x(\d{1,9}))");
-    static const std::regex count(R"(\d{1,9})");
-    const size_t colon = text.find(':');
-    const TrainerInfo* trainer =
-        colon == std::string::npos ? nullptr : findTrainer(text.substr(0, colon));
-    const std::string size = colon == std::string::npos ? "" : text.substr(colon + 1);
-    std::smatch m;
-    LandmarkSpec spec;
-    if (trainer && trainer->moves == TrainerSpace::Data && trainer->init == TrainerInit::Grid &&
-        std::regex_match(size, m, grid)) {
-        spec.kind = trainer->name;
-        spec.rows = std::stoul(m[1]);
-        spec.cols = std::stoul(m[2]);
-        spec.count = spec.rows * spec.cols;
-    } else if (trainer && trainer->moves == TrainerSpace::Data &&
-               trainer->init == TrainerInit::Sample && std::regex_match(size, count)) {
-        spec.kind = trainer->name;
-        spec.count = std::stoul(size);
-    } else {
-        throw InputError("--landmarks " + text + ": use " + landmarkForms() +
-                         " (for example som:16x16 or kmeans:512)");
-    }
-    if (spec.count < 4 || spec.count > 65536)
-        throw InputError("--landmarks " + text + " gives " + std::to_string(spec.count) +
-                         " landmarks: use between 4 and 65536");
-    return spec;
-}
-
-std::string layoutForms() {
-    return joinAlternatives(layoutNames());
-}
-
-const std::string& checkLayout(const std::string& text) {
-    const auto names = layoutNames();
-    if (text.empty() || text == "none" ||
-        std::find(names.begin(), names.end(), text) != names.end())
-        return text;
-    throw InputError("--layout " + text + ": use " + layoutForms());
-}
-
-EmbedParams defaultEmbedParams(const LandmarkSpec& spec) {
-    if (spec.kind == "kmeans") return EmbedParams{16, -2.0f, 3.0f};
-    return EmbedParams{};
-}
 
 LandmarkModel trainLandmarks(const Matrix& points, const EmbedSettings& settings,
                              NearestSearch& search, const ProgressFn& progress,
                              EmbedTimings* timings, size_t* skippedNonFinite) {
     const LandmarkSpec& spec = settings.landmarks;
-    std::string layout = checkLayout(settings.layout);
-    // A supervised layout weakens similarities: only the t-SNE and UMAP-like layouts have them.
-    const std::string laidOut = !layout.empty()         ? layout
-                                : spec.kind == "kmeans" ? "tsne"
-                                                        : "the SOM's grid";
-    if (!settings.supervision.empty() && laidOut != "tsne" && laidOut != "umap")
-        throw InputError("a supervised layout needs --layout tsne or umap, not " + laidOut);
+    const TrainerInfo* trainer = findTrainer(spec.kind);
+    if (!trainer || !placesLandmarks(*trainer))
+        throw InputError("--landmarks " + spec.kind + ": use " + landmarkForms());
+    // The layout asked for, else the one the landmark trainer's entry says follows it.
+    const std::string layout = layoutAfter(spec, checkLayout(settings.layout));
+    const TrainerInfo* layoutEntry = layoutTrainer(layout);
+    // A supervised layout weakens similarities: only some layouts have them.
+    if (!settings.supervision.empty() && !(layoutEntry && layoutEntry->supervisable))
+        throw InputError(
+            "a supervised layout needs --layout " + supervisableLayouts() + ", not " + layout +
+            (settings.layout.empty() ? " (the default after " + spec.kind + ")" : std::string()));
     if (points.rows == 0)
         throw InputError(
             "cannot train landmarks: the data holds no events; give a file with "
@@ -183,45 +109,23 @@ LandmarkModel trainLandmarks(const Matrix& points, const EmbedSettings& settings
                              : balancedSubsample(points, usable, settings.balanceGroups,
                                                  settings.trainSample, settings.seed);
     const TrainingData data{train.data(), train.rows, train.cols};
+    const auto report = [&progress](const char* stage) {
+        return progress ? RunProgress([&progress, stage](double p) { progress(stage, p); })
+                        : RunProgress();
+    };
     LandmarkModel model;
-    InitParams init;
-    init.seed = settings.seed;
-    if (spec.kind == "kmeans") {
-        init.method = InitMethod::Sample;
-        init.g = spec.count;
-        initModel(model, data, init);
-        const auto assigner = search.lloydAssigner(data.points, data.n, data.d);
-        for (size_t it = 0; it < settings.lloydIterations; ++it) {
-            lloydStep(model, data, search, assigner.get());
-            if (progress) progress("train", static_cast<double>(it + 1) / settings.lloydIterations);
-        }
-        if (layout.empty()) layout = "tsne";
-    } else {
-        init.method = InitMethod::Grid;
-        init.rows = spec.rows;
-        init.cols = spec.cols;
-        initModel(model, data, init);
-        nlohmann::json params = {{"epochs", settings.somEpochs}, {"seed", settings.seed}};
-        auto trainer = makeTrainer(spec.kind, params, search);
-        runTrainer(*trainer, model, data, "train", progress);
-    }
+    initModel(model, data, startOf(*trainer, spec.rows, spec.cols, spec.count, settings.seed));
+    auto landmarks = makeBatchTrainer(*trainer, settings.landmarkParams, settings.seed, search);
+    runToEnd(*landmarks, model, data, report("train"));
     if (timings) timings->train = secondsSince(start);
     const auto layoutStart = StageClock::now();
-    if (!layout.empty() && layout != "none" && layout != "grid") {
-        nlohmann::json params = settings.layoutParams;
-        if (!params.contains("seed")) params["seed"] = settings.seed;
-        if (layout == "tsne") {
-            // Short runs do: the layout starts from the PCA plane of the landmarks (init).
-            if (!params.contains("perplexity")) params["perplexity"] = 10.0;
-            if (!params.contains("iterations")) params["iterations"] = 400;
-            if (!params.contains("exaggerationIters")) params["exaggerationIters"] = 100;
-        }
-        auto trainer = makeTrainer(layout, params, search);
+    if (layoutEntry) {
+        auto laying = makeBatchTrainer(*layoutEntry, settings.layoutParams, settings.seed, search);
         if (!settings.supervision.empty())
-            trainer->supervise(landmarkLabels(points.data(), points.rows, points.cols,
-                                              settings.supervision, model, search),
-                               settings.supervisionStrength);
-        runTrainer(*trainer, model, data, "layout", progress);
+            laying->supervise(landmarkLabels(points.data(), points.rows, points.cols,
+                                             settings.supervision, model, search),
+                              settings.supervisionStrength);
+        runToEnd(*laying, model, data, report("layout"));
     }
     if (timings) timings->layout = secondsSince(layoutStart);
     return model;

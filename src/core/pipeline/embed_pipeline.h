@@ -11,53 +11,29 @@
 #include "core/embedsom/projector.h"
 #include "core/knn/nearest_search.h"
 #include "core/model/landmark_model.h"
+#include "core/pipeline/landmark_spec.h"
 #include "core/pipeline/polish.h"
 
 namespace sepal {
 
-/// Which landmarks to train: a data-space trainer of the registry (trainer_registry.h) with its
-/// grid ("som:RxC") or its number of sampled landmarks ("kmeans:G").
-struct LandmarkSpec {
-    std::string kind = "kmeans";  ///< the trainer's name: som, batchsom, plsom or kmeans
-    size_t rows = 0;              ///< grid trainers: grid rows
-    size_t cols = 0;              ///< grid trainers: grid columns
-    size_t count = 0;             ///< number of landmarks (rows * cols for grids)
-};
-
-/// The forms parseLandmarkSpec takes, from the registry: "som:ROWSxCOLS, ... or kmeans:COUNT".
-std::string landmarkForms();
-
-/// Parses "som:16x16", "plsom:12x12", "kmeans:256" (any data-space trainer of the registry);
-/// throws InputError that lists landmarkForms().
-LandmarkSpec parseLandmarkSpec(const std::string& text);
-
-/// The layouts checkLayout takes: the registry's layout trainers, then "grid" (keep the 2D
-/// positions the landmarks start with): "graph, tsne, umap or grid".
-std::string layoutForms();
-
-/// Returns `text` when it is empty (the default layout), "none" or one of layoutForms();
-/// throws InputError otherwise, listing them.
-const std::string& checkLayout(const std::string& text);
-
-/// EmbedSOM parameters that suit the landmarks: for k-means with a t-SNE layout the quality
-/// defaults of docs/QUALITY.md (k 16, smooth -2, adjust 3); for SOM grids the R package's
-/// (k = 1 + sqrt(g), smooth 0, adjust 1).
-EmbedParams defaultEmbedParams(const LandmarkSpec& spec);
-
 /// Everything the recipe needs besides the data; the defaults are the quality defaults of
 /// docs/QUALITY.md.
 struct EmbedSettings {
-    LandmarkSpec landmarks = {"kmeans", 0, 0, 512};  ///< what to train
-    std::string layout;  ///< one of layoutForms(); empty: tsne for kmeans, the grid for SOMs
+    LandmarkSpec landmarks = {trainer_name::kKmeans, 0, 0, 512};  ///< what to train
+    /// One of layoutForms(); empty: the landmark trainer's (tsne after kmeans, the grid after a
+    /// SOM: TrainerInfo::followedBy).
+    std::string layout;
     EmbedParams params = {16, -2.0f, 3.0f};  ///< EmbedSOM k, smooth, adjust
     uint64_t seed = 1;                       ///< every random choice
     size_t trainSample = 20000;              ///< points the landmarks are trained on (0 = all)
     /// Per point, its group (a sample of a cohort); when not empty, the training sample takes
     /// the same number of points from every group (all of a smaller group's).
     std::vector<int32_t> balanceGroups;
-    size_t lloydIterations = 10;  ///< kmeans: Lloyd iterations after sampling landmarks
-    size_t somEpochs = 10;        ///< som and plsom: passes over the training sample
-    nlohmann::json layoutParams = nlohmann::json::object();  ///< overrides for the layout trainer
+    /// Overrides for the landmark trainer's run (over its entry's TrainerInfo::batch: 10 Lloyd
+    /// iterations for kmeans, 10 epochs for the SOMs), e.g. {"epochs": 3}.
+    nlohmann::json landmarkParams = nlohmann::json::object();
+    /// Overrides for the layout trainer's run (over its entry's batch parameters).
+    nlohmann::json layoutParams = nlohmann::json::object();
     /// Per point, its label (a label column or a population; -1 none) for a supervised layout:
     /// landmarks take their points' most common label and the layout (tsne or umap) pulls each
     /// label's landmarks together. Empty: unsupervised.

@@ -7,6 +7,7 @@
 
 #include "core/knn/nearest_search.h"
 #include "core/train/som_trainer.h"
+#include "core/train/trainer_names.h"
 
 namespace sepal {
 
@@ -16,7 +17,7 @@ class BatchSomTrainer final : public Trainer {
   public:
     /// `search` must outlive the trainer.
     BatchSomTrainer(const SomParams& params, NearestSearch& search);
-    std::string name() const override { return "batchsom"; }
+    std::string name() const override { return trainer_name::kBatchSom; }
     bool step(LandmarkModel& model, const TrainingData& data) override;
     double progress() const override;
     /// The radius of the current epoch's update.

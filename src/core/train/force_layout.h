@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/train/trainer.h"
+#include "core/train/trainer_names.h"
 
 namespace sepal {
 
@@ -27,7 +28,7 @@ class ForceLayoutTrainer final : public Trainer {
   public:
     /// A layout with these parameters.
     explicit ForceLayoutTrainer(const ForceParams& params) : m_params(params) {}
-    std::string name() const override { return "graph"; }
+    std::string name() const override { return trainer_name::kGraph; }
     bool step(LandmarkModel& model, const TrainingData& data) override;
     double progress() const override;
     /// The energy the forces descend: sum over edges of spring/2 (|l_i - l_j| - L)^2 plus

@@ -1,16 +1,18 @@
 #include "core/train/kmeans_trainer.h"
 
 #include <algorithm>
-#include <vector>
 
-#include "core/knn/lloyd_assigner.h"
-#include "core/model/landmark_edit.h"
 #include "core/train/som_trainer.h"
+#include "core/train/trainer_names.h"
 
 namespace sepal {
 
 KmeansTrainer::KmeansTrainer(const KmeansParams& params, NearestSearch& search)
     : m_params(params), m_search(search), m_stream(params.seed, params.sampleSize) {}
+
+std::string KmeansTrainer::name() const {
+    return trainer_name::kOnlineKmeans;
+}
 
 double KmeansTrainer::progress() const {
     if (m_params.epochs == 0) return -1.0;
@@ -35,48 +37,6 @@ bool KmeansTrainer::step(LandmarkModel& model, const TrainingData& data) {
     }
     ++model.highVersion;
     return endless || m_iter < m_total;
-}
-
-double lloydStep(LandmarkModel& model, const TrainingData& data, NearestSearch& search,
-                 LloydAssigner* assigner) {
-    const size_t g = model.count(), d = data.d;
-    std::vector<double> sums(g * d, 0.0);
-    std::vector<size_t> counts(g, 0);
-    double objective = 0.0;
-    // Sequential sums: the same order whatever the thread count.
-    const auto add = [&](size_t first, size_t b, const uint32_t* idx, const float* sq) {
-        for (size_t i = 0; i < b; ++i) {
-            const float* x = data.points + (first + i) * d;
-            double* acc = sums.data() + static_cast<size_t>(idx[i]) * d;
-            for (size_t t = 0; t < d; ++t) acc[t] += x[t];
-            ++counts[idx[i]];
-            objective += sq[i];
-        }
-    };
-    if (assigner) {
-        std::vector<uint32_t> idx(data.n);
-        std::vector<float> sq(data.n);
-        assigner->assign(model.high.data(), g, idx.data(), sq.data());
-        add(0, data.n, idx.data(), sq.data());
-    } else {
-        constexpr size_t kBlock = 65536;
-        std::vector<uint32_t> idx(kBlock);
-        std::vector<float> sq(kBlock);
-        for (size_t s = 0; s < data.n; s += kBlock) {
-            const size_t b = std::min(kBlock, data.n - s);
-            search.search(data.points + s * d, b, model.high.data(), g, d, 1, idx.data(),
-                          sq.data());
-            add(s, b, idx.data(), sq.data());
-        }
-    }
-    for (size_t j = 0; j < g; ++j) {
-        if (counts[j] == 0 || highLocked(model, j)) continue;
-        float* h = model.highRow(j);
-        for (size_t t = 0; t < d; ++t)
-            h[t] = static_cast<float>(sums[j * d + t] / static_cast<double>(counts[j]));
-    }
-    ++model.highVersion;
-    return objective;
 }
 
 }  // namespace sepal

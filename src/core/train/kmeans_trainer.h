@@ -1,5 +1,6 @@
 #pragma once
-// k-means of the landmarks in data space: online with a small rate (smooth on screen), or Lloyd.
+// Online k-means of the landmarks in data space: a small rate keeps it smooth on screen. Lloyd's
+// k-means is lloyd_trainer.h.
 
 #include <cstdint>
 
@@ -24,7 +25,7 @@ class KmeansTrainer final : public Trainer {
   public:
     /// `search` must outlive the trainer.
     KmeansTrainer(const KmeansParams& params, NearestSearch& search);
-    std::string name() const override { return "kmeans"; }
+    std::string name() const override;
     bool step(LandmarkModel& model, const TrainingData& data) override;
     /// Fraction of the epochs done; negative when it runs without end (epochs = 0).
     double progress() const override;
@@ -38,13 +39,5 @@ class KmeansTrainer final : public Trainer {
     uint64_t m_iter = 0;
     uint64_t m_total = 0;
 };
-
-/// One Lloyd iteration over all points: assign each to its nearest landmark, then move every
-/// unlocked landmark with points to their mean. Returns the objective (sum of squared distances)
-/// of the assignment, i.e. of the landmarks before the move. Thread-count independent.
-/// `assigner` (from search.lloydAssigner for data's points; may be null) finds the same nearest
-/// landmarks faster over a run of steps.
-double lloydStep(LandmarkModel& model, const TrainingData& data, NearestSearch& search,
-                 LloydAssigner* assigner = nullptr);
 
 }  // namespace sepal

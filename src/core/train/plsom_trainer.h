@@ -7,6 +7,7 @@
 #include "core/train/point_stream.h"
 #include "core/train/topology.h"
 #include "core/train/trainer.h"
+#include "core/train/trainer_names.h"
 
 namespace sepal {
 
@@ -27,7 +28,7 @@ class PlsomTrainer final : public Trainer {
   public:
     /// `search` must outlive the trainer.
     PlsomTrainer(const PlsomParams& params, NearestSearch& search);
-    std::string name() const override { return "plsom"; }
+    std::string name() const override { return trainer_name::kPlsom; }
     /// Returns true while there is work left: always, unless `epochs` bounds the run.
     bool step(LandmarkModel& model, const TrainingData& data) override;
     /// Negative (no schedule), unless `epochs` bounds the run: then the fraction done.

@@ -8,6 +8,7 @@
 #include "core/train/point_stream.h"
 #include "core/train/topology.h"
 #include "core/train/trainer.h"
+#include "core/train/trainer_names.h"
 
 namespace sepal {
 
@@ -38,7 +39,7 @@ class SomTrainer final : public Trainer {
   public:
     /// `search` finds winners and must outlive the trainer.
     SomTrainer(const SomParams& params, NearestSearch& search);
-    std::string name() const override { return "som"; }
+    std::string name() const override { return trainer_name::kSom; }
     bool step(LandmarkModel& model, const TrainingData& data) override;
     /// Fraction of the schedule done; negative while the user holds radius and alpha.
     double progress() const override;

@@ -21,7 +21,7 @@ struct TrainingData {
 class Trainer {
   public:
     virtual ~Trainer() = default;
-    /// Short name ("som", "plsom", "kmeans", "graph", "tsne", "umap").
+    /// Its name in the registry (trainer_registry.h, trainer_names.h).
     virtual std::string name() const = 0;
     /// One bounded step; leaves locked landmarks alone. Returns false when there is nothing left.
     virtual bool step(LandmarkModel& model, const TrainingData& data) = 0;

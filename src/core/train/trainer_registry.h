@@ -1,15 +1,18 @@
 #pragma once
-// Every trainer Sepal has, in one list: name, what it moves, how its landmarks start, its
-// parameters (defaults and the ones a window shows as sliders) and how to build it. The factory,
-// sepal-cli's --landmarks and --layout, the app's Training window, the docs and the tests all
-// read this list, so a new trainer is one entry here.
+// Every trainer Sepal has, in one list: name, role, what it moves, how its landmarks start, its
+// parameters (defaults, the app's overrides, embed's batch run, the sliders a window shows), what
+// follows it, the EmbedSOM parameters that suit it and how to build it. The factory, sepal-cli's
+// --landmarks and --layout, the app's recipes and Training window, the docs and the tests all
+// read this list, so a new trainer is one entry: in buildRegistry, or added by registerTrainer.
 
 #include <functional>
+#include <list>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "core/embedsom/embed_params.h"
 #include "core/knn/nearest_search.h"
 #include "core/train/trainer.h"
 
@@ -19,6 +22,13 @@ namespace sepal {
 enum class TrainerSpace {
     Data,    ///< data space (`high`); the 2D positions stay
     Layout,  ///< the 2D layout (`low`) of fixed data-space landmarks
+};
+
+/// Which stage of embed (and of the app's recipes) a trainer can fill.
+enum class TrainerRole {
+    Landmarks,  ///< places landmarks in data space (--landmarks); a layout follows
+    Layout,     ///< lays trained landmarks out in 2D (--layout)
+    Both,       ///< either stage
 };
 
 /// How landmarks for a trainer start (InitMethod of init.h).
@@ -47,18 +57,47 @@ using TrainerMaker =
 
 /// One registered trainer.
 struct TrainerInfo {
-    std::string name;                 ///< what makeTrainer, --landmarks and --layout take
-    std::string description;          ///< one line for help texts and tooltips
-    TrainerSpace moves;               ///< data space or the 2D layout
-    TrainerInit init;                 ///< how its landmarks start
-    nlohmann::json defaults;          ///< every parameter with its default value
-    nlohmann::json interactive;       ///< overrides for stepping between an app's frames
-    std::vector<TrainerParam> shown;  ///< the parameters a window offers as sliders
-    TrainerMaker make;                ///< the factory
+    std::string name;                           ///< what makeTrainer, --landmarks and --layout take
+    std::string description;                    ///< one line for help texts and tooltips
+    TrainerRole role = TrainerRole::Landmarks;  ///< the stages it can fill
+    TrainerSpace moves = TrainerSpace::Data;    ///< data space or the 2D layout
+    TrainerInit init = TrainerInit::Sample;     ///< how its landmarks start
+    // Every member has an initialiser: entries name only what they set (designated
+    // initialisers), without -Wmissing-field-initializers.
+    nlohmann::json defaults{};  ///< every parameter with its default value
+    nlohmann::json interactive = nlohmann::json::object();  ///< overrides for an app's frames
+    /// Overrides for embed's run to the end (its batch runner): every step until step() says
+    /// there is nothing left, so these must give the run an end (epochs, iterations).
+    nlohmann::json batch = nlohmann::json::object();
+    /// Landmark trainers: the layout embed runs after them when none is asked for, a layout
+    /// trainer's name or "grid" (keep the 2D start: a SOM's map).
+    std::string followedBy{};
+    EmbedParams embed{};        ///< landmark trainers: EmbedSOM parameters that suit them
+    bool supervisable = false;  ///< layouts: Trainer::supervise pulls each label together
+    /// Layouts: springs along the landmarks' k-NN graph, so the app keeps drawing its edges
+    /// (other layouts scatter them into crossing lines).
+    bool drawsGraph = false;
+    std::vector<TrainerParam> shown{};  ///< the parameters a window offers as sliders
+    TrainerMaker make{};                ///< the factory
 };
 
-/// Every trainer, data-space ones first, in the order menus list them.
-const std::vector<TrainerInfo>& trainerRegistry();
+/// The registry's storage: a list, so that entries stay where they are when others are added.
+using TrainerList = std::list<TrainerInfo>;
+
+/// Every trainer: the built-in ones (data-space ones first, in the order menus list them), then
+/// those registerTrainer added, in the order they came.
+const TrainerList& trainerRegistry();
+
+/// Adds a trainer at the end of the registry; from then on the factory, --landmarks, --layout
+/// and the app's Training window offer it. Throws std::invalid_argument for an entry that
+/// cannot work: no name or factory, a name taken or holding ':', ',' or ' ', defaults without a
+/// seed, a role that does not match what it moves, or a followedBy that is not a layout. Not
+/// thread-safe: register before other threads read the registry (at start-up, in a test).
+void registerTrainer(TrainerInfo info);
+
+/// Removes a trainer that registerTrainer added (built-in ones stay); false when there is none.
+/// Pointers to the other entries stay valid.
+bool unregisterTrainer(const std::string& name);
 
 /// The entry named `name`, or nullptr.
 const TrainerInfo* findTrainer(const std::string& name);
@@ -68,5 +107,15 @@ std::vector<std::string> trainerNames();
 
 /// The names of the trainers that move `space`, in registry order.
 std::vector<std::string> trainerNames(TrainerSpace space);
+
+/// The names of the trainers that can fill `role`'s stage (those of role Both too), in registry
+/// order; TrainerRole::Both gives those that fill both.
+std::vector<std::string> trainerNames(TrainerRole role);
+
+/// True when `info` can train landmarks for embed (role Landmarks or Both).
+bool placesLandmarks(const TrainerInfo& info);
+
+/// True when `info` can lay landmarks out for embed (role Layout or Both).
+bool laysOutLandmarks(const TrainerInfo& info);
 
 }  // namespace sepal

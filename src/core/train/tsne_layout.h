@@ -6,6 +6,7 @@
 
 #include "core/train/layout_frame.h"
 #include "core/train/trainer.h"
+#include "core/train/trainer_names.h"
 
 namespace sepal {
 
@@ -27,7 +28,7 @@ class TsneLayoutTrainer final : public Trainer {
   public:
     /// A t-SNE layout with these parameters.
     explicit TsneLayoutTrainer(const TsneParams& params) : m_params(params) {}
-    std::string name() const override { return "tsne"; }
+    std::string name() const override { return trainer_name::kTsne; }
     bool step(LandmarkModel& model, const TrainingData& data) override;
     double progress() const override;
     bool supervise(std::vector<int32_t> landmarkLabels, float strength) override;

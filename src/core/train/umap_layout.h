@@ -8,6 +8,7 @@
 #include "core/train/layout_frame.h"
 #include "core/train/sampling.h"
 #include "core/train/trainer.h"
+#include "core/train/trainer_names.h"
 
 namespace sepal {
 
@@ -44,7 +45,7 @@ class UmapLayoutTrainer final : public Trainer {
   public:
     /// A layout with these parameters.
     explicit UmapLayoutTrainer(const UmapParams& params) : m_params(params), m_rng(params.seed) {}
-    std::string name() const override { return "umap"; }
+    std::string name() const override { return trainer_name::kUmap; }
     bool step(LandmarkModel& model, const TrainingData& data) override;
     double progress() const override;
     bool supervise(std::vector<int32_t> landmarkLabels, float strength) override;

@@ -1,9 +1,10 @@
-// Exports of the workspace: the events with their coordinates and populations, the model (with
-// its populations), and the heatmap.
+// The export service's files: the events with their coordinates and populations, the model
+// (with its populations and gates), the gates, the population counts and the heatmap.
 #include <algorithm>
 #include <filesystem>
 
-#include "app/workspace.h"
+#include "app/export_service.h"
+#include "app/population_service.h"
 #include "core/cluster/population_tally.h"
 #include "core/common/error.h"
 #include "core/io/input_guard.h"
@@ -14,13 +15,13 @@
 
 namespace sepal::app {
 
-std::vector<std::string> Workspace::exportEvents(const std::string& path,
-                                                 const ExportOptions& options) const {
-    const State& state = m_document.state();
+std::vector<std::string> ExportService::events(const std::string& path,
+                                               const ExportOptions& options) const {
+    const State& state = this->state();
     const auto& data = state.data;
     const size_t n = data.events();
     if (n == 0) throw InputError("nothing to export: open a file first");
-    const auto& xy = positions();
+    const auto& xy = m_scheduler.positions();
     if (xy.size() != 2 * n) throw InputError("the picture is not ready yet; try again");
     Matrix coordinates(n, 2);
     std::copy(xy.begin(), xy.end(), coordinates.values.begin());
@@ -62,8 +63,8 @@ std::vector<std::string> Workspace::exportEvents(const std::string& path,
     return writeExport(path, source, options, inputs);
 }
 
-void Workspace::exportGates(const std::string& path) const {
-    const State& state = m_document.state();
+void ExportService::gates(const std::string& path) const {
+    const State& state = this->state();
     if (state.gating.gates.empty()) throw InputError("no gates to export: draw some (Biaxial)");
     std::vector<std::string> inputs;
     for (const auto& sample : state.data.samples) inputs.push_back(sample.path);
@@ -71,10 +72,10 @@ void Workspace::exportGates(const std::string& path) const {
     writeGatesFile(path, state.gating.gates);
 }
 
-void Workspace::exportModel(const std::string& path) {
-    const State& state = m_document.state();
+void ExportService::model(const std::string& path) const {
+    const State& state = this->state();
     if (state.data.events() == 0) throw InputError("nothing to export: open a file first");
-    const ModelLabels labels = modelPopulations();
+    const ModelLabels labels = m_populations.ofModel();
     saveModel(path, state.model, state.data.columns, state.pipeline.toJson(), state.embed,
               labels.populations, state.gating.gates, labels.regions);
     // The picture keeps each cell's population; the model labels by where cells land now. They
@@ -88,43 +89,12 @@ void Workspace::exportModel(const std::string& path) {
                 "follow the landmarks now; open the model again to see its labels");
 }
 
-PopulationTally Workspace::populationTally(bool withValues) const {
-    const State& state = m_document.state();
-    const auto& data = state.data;
-    std::vector<std::string> names;
-    for (const auto& g : state.populations.groups) names.push_back(g.name);
-    // The same tally sepal-cli apply fills, one sample after another.
-    PopulationTally tally(names, withValues ? data.markerNames() : std::vector<std::string>{}, 1);
-    // Only the cells inside the gates count, as sepal-cli apply counts the gated cells.
-    for (size_t si = 0; si < data.samples.size(); ++si) {
-        const auto& sample = data.samples[si];
-        std::vector<size_t> rows;
-        for (size_t i = sample.first; i < sample.first + sample.count; ++i)
-            if (state.gating.contains(i)) rows.push_back(i);
-        const size_t d = withValues ? data.points.cols : 0;
-        Matrix values(rows.size(), d);
-        std::vector<int32_t> codes(rows.size(), -1);
-        for (size_t r = 0; r < rows.size(); ++r) {
-            std::copy_n(data.points.row(rows[r]), d, values.row(r));
-            if (rows[r] < state.populations.membership.size())
-                codes[r] = int32_t(state.populations.membership[rows[r]]) - 1;
-        }
-        tally.add(si, sampleName(sample.path), codes, values);
-    }
-    return tally;
-}
-
-std::vector<PopulationCount> Workspace::populationCounts() const {
-    if (m_document.state().populations.groups.empty()) return {};
-    return populationTally(false).counts();
-}
-
-std::vector<std::string> Workspace::exportPopulationCounts(const std::string& folder) const {
-    const State& state = m_document.state();
+std::vector<std::string> ExportService::populationCounts(const std::string& folder) const {
+    const State& state = this->state();
     const auto& data = state.data;
     if (state.populations.groups.empty())
         throw InputError("no populations to count: make some (From landmarks, or the lasso)");
-    const PopulationTally tally = populationTally(true);
+    const PopulationTally tally = m_populations.tally(true);
     std::vector<std::string> inputs;
     for (const auto& sample : data.samples) inputs.push_back(sample.path);
     const std::string counts = (std::filesystem::path(folder) / "populations.csv").string();
@@ -136,14 +106,14 @@ std::vector<std::string> Workspace::exportPopulationCounts(const std::string& fo
     return {counts, medians};
 }
 
-void Workspace::exportHeatmap(const std::string& path) const {
-    const State& state = m_document.state();
+void ExportService::heatmap(const std::string& path) const {
+    const State& state = this->state();
     if (state.populations.groups.empty())
         throw InputError("no populations for a heatmap: make some (From landmarks, or the lasso)");
     std::vector<std::string> inputs;
     for (const auto& sample : state.data.samples) inputs.push_back(sample.path);
     io::refuseOverwritingInput(path, inputs, "the heatmap");
-    raster::writePng(path, renderHeatmap(populationHeatmap()));
+    raster::writePng(path, renderHeatmap(m_populations.heatmap()));
 }
 
 }  // namespace sepal::app

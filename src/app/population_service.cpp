@@ -1,21 +1,23 @@
-// Workspace services: populations made from the landmarks, as sepal-cli embed --metaclusters
-// makes them, the populations a model file carries (both ways), and their heatmap.
+// The population service: edits, populations made from the landmarks as sepal-cli embed
+// --metaclusters makes them, the populations a model file carries (both ways), their counts
+// and their heatmap.
 
 #include <algorithm>
 #include <string>
 
+#include "app/population_service.h"
 #include "app/populations.h"
-#include "app/workspace.h"
 #include "core/cluster/heatmap.h"
 #include "core/cluster/metaclusters.h"
 #include "core/common/error.h"
 #include "core/embedsom/embedsom.h"
 #include "core/knn/nearest_search.h"
+#include "core/pipeline/samples.h"
 
 namespace sepal::app {
 
-void Workspace::populationsFromLandmarks(size_t k) {
-    const State& st = m_document.state();
+void PopulationService::fromLandmarks(size_t k) {
+    const State& st = state();
     try {
         if (st.data.events() == 0 || st.model.count() == 0)
             throw InputError("open data and train landmarks first");
@@ -53,8 +55,8 @@ void Workspace::populationsFromLandmarks(size_t k) {
     }
 }
 
-Heatmap Workspace::populationHeatmap() const {
-    const State& st = m_document.state();
+Heatmap PopulationService::heatmap() const {
+    const State& st = state();
     std::vector<std::string> names;
     for (const auto& g : st.populations.groups) names.push_back(g.name);
     // The cells inside the gates, as sepal-cli apply's heatmap.
@@ -65,8 +67,8 @@ Heatmap Workspace::populationHeatmap() const {
     return heatmapOf(gatedRows(st.data.points, st.gating), codes, names, st.data.markerNames());
 }
 
-ModelLabels Workspace::modelPopulations() const {
-    const State& st = m_document.state();
+ModelLabels PopulationService::ofModel() const {
+    const State& st = state();
     const size_t g = st.model.count(), k = st.populations.groups.size(), n = st.data.events();
     if (k == 0 || g == 0 || n == 0) return {};
     std::vector<std::string> names;
@@ -74,7 +76,7 @@ ModelLabels Workspace::modelPopulations() const {
     auto search = makeCpuNearestSearch();
     ModelLabels out;
     const PopulationRegions& regions = st.populations.regions;
-    const auto& xy = positions();
+    const auto& xy = m_scheduler.positions();
     std::vector<int32_t> labels;
     if (!regions.empty() && regions.labelOfLandmark.size() == g && xy.size() == 2 * n) {
         // The populations as they were made: the landmarks' labels, then the strokes.
@@ -109,8 +111,8 @@ ModelLabels Workspace::modelPopulations() const {
     return out;
 }
 
-void Workspace::adoptModelPopulations(const LoadedModel& loaded, const std::string& source) {
-    const State& st = m_document.state();
+void PopulationService::adoptModel(const LoadedModel& loaded, const std::string& source) {
+    const State& st = state();
     const auto& populations = loaded.populations;
     if (populations.empty() || st.data.events() == 0) return;
     if (populations.size() > kMostPopulations) {
@@ -140,6 +142,64 @@ void Workspace::adoptModelPopulations(const LoadedModel& loaded, const std::stri
     Populations next = populationsFromCodes(populationNames(populations), codes);
     next.regions = std::move(regions);
     m_document.replacePopulations(std::move(next), "Populations of " + source);
+}
+
+size_t PopulationService::brush(const std::vector<float>& polygon, const std::string& name,
+                                const std::string& onlyFrom) {
+    return m_document.brush(polygon, name, m_scheduler.positions(), onlyFrom);
+}
+
+void PopulationService::remove(size_t i) {
+    m_document.deletePopulation(i);
+}
+
+void PopulationService::edit(size_t i, const Population& p) {
+    m_document.editPopulation(i, p);
+}
+
+void PopulationService::merge(size_t from, size_t into) {
+    m_document.mergePopulations(from, into);
+}
+
+const std::vector<size_t>& PopulationService::sizes() const {
+    const State& st = state();
+    const uint64_t key = st.version(Part::Populations) * 1000003 + st.version(Part::Data);
+    if (key != m_sizesKey) {
+        m_sizes = groupSizes(st.populations);
+        m_sizesKey = key;
+    }
+    return m_sizes;
+}
+
+PopulationTally PopulationService::tally(bool withValues) const {
+    const State& st = state();
+    const auto& data = st.data;
+    std::vector<std::string> names;
+    for (const auto& g : st.populations.groups) names.push_back(g.name);
+    // The same tally sepal-cli apply fills, one sample after another.
+    PopulationTally tally(names, withValues ? data.markerNames() : std::vector<std::string>{}, 1);
+    // Only the cells inside the gates count, as sepal-cli apply counts the gated cells.
+    for (size_t si = 0; si < data.samples.size(); ++si) {
+        const auto& sample = data.samples[si];
+        std::vector<size_t> rows;
+        for (size_t i = sample.first; i < sample.first + sample.count; ++i)
+            if (st.gating.contains(i)) rows.push_back(i);
+        const size_t d = withValues ? data.points.cols : 0;
+        Matrix values(rows.size(), d);
+        std::vector<int32_t> codes(rows.size(), -1);
+        for (size_t r = 0; r < rows.size(); ++r) {
+            std::copy_n(data.points.row(rows[r]), d, values.row(r));
+            if (rows[r] < st.populations.membership.size())
+                codes[r] = int32_t(st.populations.membership[rows[r]]) - 1;
+        }
+        tally.add(si, sampleName(sample.path), codes, values);
+    }
+    return tally;
+}
+
+std::vector<PopulationCount> PopulationService::counts() const {
+    if (state().populations.groups.empty()) return {};
+    return tally(false).counts();
 }
 
 }  // namespace sepal::app

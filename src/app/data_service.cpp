@@ -1,9 +1,10 @@
-// Opening things into the workspace: data files (in the background), tables, model files and
-// spillover matrices, and the list of recent files.
+// The data service: data files (in the background), tables, model files, spillover matrices,
+// sample metadata, the pipeline and the list of recent files.
 #include <algorithm>
 #include <filesystem>
 
-#include "app/workspace.h"
+#include "app/data_service.h"
+#include "app/population_service.h"
 #include "core/common/error.h"
 #include "core/io/spillover_file.h"
 #include "core/model/model_file.h"
@@ -16,7 +17,7 @@ namespace {
 constexpr size_t kMaxRecent = 10;
 }  // namespace
 
-void Workspace::addRecent(const std::string& path) {
+void DataService::addRecent(const std::string& path) {
     if (path.starts_with("synthetic:")) return;
     std::string abs = std::filesystem::absolute(path).lexically_normal().string();
     m_recent.erase(std::remove(m_recent.begin(), m_recent.end(), abs), m_recent.end());
@@ -24,7 +25,7 @@ void Workspace::addRecent(const std::string& path) {
     if (m_recent.size() > kMaxRecent) m_recent.resize(kMaxRecent);
 }
 
-void Workspace::openFiles(const std::vector<std::string>& paths, bool addAsSamples) {
+void DataService::openFiles(const std::vector<std::string>& paths, bool addAsSamples) {
     if (paths.empty()) return;
     if (paths.size() == 1 && isModelFile(paths.front())) {
         // A model file applies to the open data (the model of sepal-cli embed --model).
@@ -40,9 +41,9 @@ void Workspace::openFiles(const std::vector<std::string>& paths, bool addAsSampl
                             (paths.size() > 1 ? ", ..." : ""));
 }
 
-void Workspace::openTables(std::vector<io::Table> tables, bool addAsSamples) {
+void DataService::openTables(std::vector<io::Table> tables, bool addAsSamples) {
     if (tables.empty()) return;
-    const State& state = m_document.state();
+    const State& state = this->state();
     // Build the new dataset aside, so a failure leaves what was open untouched.
     Dataset next;
     if (addAsSamples) next.tables = state.data.tables;
@@ -78,8 +79,8 @@ void Workspace::openTables(std::vector<io::Table> tables, bool addAsSamples) {
     m_scheduler.runRecipe(false);
 }
 
-void Workspace::openModel(const std::string& path) {
-    const State& state = m_document.state();
+void DataService::openModel(const std::string& path) {
+    const State& state = this->state();
     if (state.data.tables.empty()) throw InputError("open a file before opening a model");
     LoadedModel loaded = loadModel(path);
     TransformPipeline pipeline = TransformPipeline::fromJson(loaded.transform);
@@ -98,13 +99,13 @@ void Workspace::openModel(const std::string& path) {
     // The model's gates choose the cells its populations label (a model without gates leaves
     // the user's own as they are).
     if (!loaded.gates.empty()) m_document.setGates(loaded.gates, "Gates of " + path);
-    adoptModelPopulations(loaded, path);
+    m_populations.adoptModel(loaded, path);
     log(LogEntry::Info,
         "opened model " + path + " (" + std::to_string(loaded.model.count()) + " landmarks)");
 }
 
-void Workspace::loadSpillover(const std::string& path) {
-    const State& state = m_document.state();
+void DataService::loadSpillover(const std::string& path) {
+    const State& state = this->state();
     if (state.data.tables.empty()) {
         log(LogEntry::Error, "open a file before loading a spillover matrix");
         return;
@@ -122,8 +123,8 @@ void Workspace::loadSpillover(const std::string& path) {
     }
 }
 
-void Workspace::openSampleMetadata(const std::string& path) {
-    const State& state = m_document.state();
+void DataService::openSampleMetadata(const std::string& path) {
+    const State& state = this->state();
     try {
         SampleMetadata metadata = readSampleMetadata(path);
         size_t listed = 0;
@@ -137,6 +138,21 @@ void Workspace::openSampleMetadata(const std::string& path) {
     } catch (const std::exception& e) {
         log(LogEntry::Error, std::string("sample metadata: ") + e.what());
     }
+}
+
+}  // namespace sepal::app
+
+namespace sepal::app {
+
+void DataService::cancelLoading() {
+    m_scheduler.cancelLoading();
+}
+
+void DataService::setPipeline(const TransformPipeline& pipeline) {
+    if (!m_document.acceptsPipeline(pipeline)) return;
+    m_scheduler.stopModelWork();
+    // The landmarks of the old space mean nothing in the new one: train the recipe again.
+    if (m_document.setPipeline(pipeline)) m_scheduler.runRecipe(true);
 }
 
 }  // namespace sepal::app

@@ -1,10 +1,11 @@
-// Sessions of the workspace: the session file (files, model with gates, colours, populations, view,
-// training settings) written atomically and restored all or nothing.
+// The export service's sessions: the session file (files, model with gates, colours, populations,
+// view, training settings) written atomically and restored all or nothing.
 #include <filesystem>
 #include <fstream>
 
+#include "app/data_service.h"
+#include "app/export_service.h"
 #include "app/file_io.h"
-#include "app/workspace.h"
 #include "core/common/error.h"
 #include "core/io/atomic_file.h"
 #include "core/model/model_file.h"
@@ -26,8 +27,8 @@ nlohmann::json runs(const std::vector<uint8_t>& v) {
 }
 }  // namespace
 
-nlohmann::json Workspace::sessionJson(const std::array<float, 3>& camera) const {
-    const State& state = m_document.state();
+nlohmann::json ExportService::sessionJson(const std::array<float, 3>& camera) const {
+    const State& state = this->state();
     nlohmann::json files = nlohmann::json::array();
     for (const auto& s : state.data.samples) files.push_back(s.path);
     nlohmann::json groups = nlohmann::json::array();
@@ -90,14 +91,14 @@ nlohmann::json Workspace::sessionJson(const std::array<float, 3>& camera) const 
               {"epochs", t.epochs}}}};
 }
 
-void Workspace::saveSession(const std::string& path, const std::array<float, 3>& camera) const {
+void ExportService::saveSession(const std::string& path, const std::array<float, 3>& camera) const {
     std::filesystem::path p(path);
     if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
     // Core's atomic writer: a temporary name, renamed when complete, removed on SIGINT/SIGTERM.
     io::writeFileAtomically(path, [&](std::ostream& out) { out << sessionJson(camera).dump(1); });
 }
 
-std::array<float, 3> Workspace::loadSession(const std::string& path) {
+std::array<float, 3> ExportService::loadSession(const std::string& path) {
     nlohmann::json j;
     {
         std::ifstream in(path);
@@ -199,7 +200,7 @@ std::array<float, 3> Workspace::loadSession(const std::string& path) {
     }
     m_scheduler.stopModelWork();
     m_document.replaceAll(std::move(next));
-    for (const auto& s : m_document.state().data.samples) addRecent(s.path);
+    for (const auto& s : m_document.state().data.samples) m_data.addRecent(s.path);
     log(LogEntry::Info, "session restored from " + path);
     return camera;
 }

@@ -1,0 +1,54 @@
+#pragma once
+// The workspace's data and samples: opening files (in the background), tables, model files,
+// spillover matrices and sample metadata, the transform pipeline, and the recent files.
+
+#include <string>
+#include <vector>
+
+#include "app/load_task.h"
+#include "app/service.h"
+#include "core/io/table.h"
+#include "core/transform/pipeline.h"
+
+namespace sepal::app {
+
+class PopulationService;
+
+/// What is open and how it is transformed.
+class DataService : public Service {
+  public:
+    /// populations: labels cells with an opened model's populations.
+    DataService(Document& document, Scheduler& scheduler, Log& log, PopulationService& populations)
+        : Service(document, scheduler, log), m_populations(populations) {}
+
+    /// Starts loading files in the background (replacing what is open when they are read); a
+    /// single model file applies to the open data instead (openModel).
+    void openFiles(const std::vector<std::string>& paths, bool addAsSamples = false);
+    /// Cancels the load in progress.
+    void cancelLoading();
+    /// The file loading in progress, or nullptr.
+    const LoadTask* loading() const { return m_scheduler.loading(); }
+    /// Opens tables now (used by the background load and by tests); throws InputError.
+    void openTables(std::vector<io::Table> tables, bool addAsSamples = false);
+    /// Opens a model file (`sepal-cli embed --model` or an export): its transform, landmarks
+    /// and EmbedSOM parameters replace the current ones as one undo step. Throws InputError
+    /// when the open data lacks the model's channels (nothing changes then).
+    void openModel(const std::string& path);
+    /// Changes the transform pipeline (rebuilds the data, then trains the recipe again).
+    void setPipeline(const TransformPipeline& pipeline);
+    /// Compensates with the spillover matrix in `path` (io::readSpilloverFile); undoable.
+    void loadSpillover(const std::string& path);
+    /// Reads a sample metadata CSV (file, condition, patient, ...) and colours the samples by
+    /// its first column; undoable. Errors are logged.
+    void openSampleMetadata(const std::string& path);
+    /// Files opened recently, newest first.
+    const std::vector<std::string>& recentFiles() const { return m_recent; }
+    /// Puts a file at the top of the recent files.
+    void addRecent(const std::string& path);
+
+  private:
+    PopulationService& m_populations;
+    std::vector<std::string> m_recent;
+};
+
+}  // namespace sepal::app

@@ -1,0 +1,56 @@
+#pragma once
+// The workspace's exports and sessions: the events with their coordinates and populations, the
+// model, the gates, the population counts and heatmap, and the session file. Every writer
+// throws InputError (the UI shows it) and never writes over a file the data came from.
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "app/service.h"
+#include "core/pipeline/export_table.h"
+#include "nlohmann/json.hpp"
+
+namespace sepal::app {
+
+class DataService;
+class PopulationService;
+
+/// Everything the workspace writes, and the session it reads back.
+class ExportService : public Service {
+  public:
+    /// data: the recent files a restored session adds to; populations: what the model and
+    /// count exports carry.
+    ExportService(Document& document, Scheduler& scheduler, Log& log, DataService& data,
+                  const PopulationService& populations)
+        : Service(document, scheduler, log), m_data(data), m_populations(populations) {}
+
+    /// Writes the events with EmbedSOM1, EmbedSOM2, population and sample columns as CSV or FCS
+    /// (by the extension) through core's writeExport, as sepal-cli embed and apply write them;
+    /// returns the paths written (several with options.perPopulation).
+    std::vector<std::string> events(const std::string& path,
+                                    const ExportOptions& options = {}) const;
+    /// The landmark model file of `sepal-cli embed --model` (transform, landmarks, parameters,
+    /// populations, gates).
+    void model(const std::string& path) const;
+    /// Writes the gates as a gates file (sepal-cli embed --gates reads it).
+    void gates(const std::string& path) const;
+    /// Writes populations.csv and medians.csv (sample,population,cells,fraction and population x
+    /// marker medians) into `folder`, in sepal-cli apply's format; returns the paths written.
+    std::vector<std::string> populationCounts(const std::string& folder) const;
+    /// Writes the heatmap as PNG (as sepal-cli apply --heatmap draws it).
+    void heatmap(const std::string& path) const;
+
+    /// Session JSON: files, transforms, model, colours, populations, view (camera passed in).
+    nlohmann::json sessionJson(const std::array<float, 3>& camera) const;
+    /// Writes sessionJson to path (atomically).
+    void saveSession(const std::string& path, const std::array<float, 3>& camera) const;
+    /// Restores a session; returns the camera it stored. Keeps what was open when it fails.
+    std::array<float, 3> loadSession(const std::string& path);
+
+  private:
+    DataService& m_data;
+    const PopulationService& m_populations;
+};
+
+}  // namespace sepal::app

@@ -1,0 +1,81 @@
+#pragma once
+// Who projects the cells: the scheduler drives one driver, chosen once the data and the backend
+// are known: the CPU sweeper (cpu_projection.h), or a resident projector writing into the
+// window's device memory (gpu_projection.h). A landmark drag takes the same route on both: an
+// edit of the document, then the driver's next frame() re-projects the cells it moved.
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/projection_sweeper.h"
+#include "app/state.h"
+#include "core/common/matrix.h"
+
+namespace sepal::app {
+
+/// What a frame's work changed, for the renderer to upload.
+struct FrameUpdate {
+    std::vector<Range> positions;  ///< ranges of new 2D positions
+    bool allPositions = false;     ///< the point count changed: upload everything
+    bool colours = false;          ///< colours were recomputed
+    bool deviceMoved = false;      ///< the positions drawn from the device moved
+};
+
+/// Per-frame timings and counts for the Stats window and --bench-frames.
+struct WorkStats {
+    double projectMs = 0;      ///< projection work in the last frame
+    double trainMs = 0;        ///< training work in the last frame
+    double fullSweepMs = 0;    ///< projection work one sweep of every point costs
+    double sweepProgress = 1;  ///< fraction of the current sweep done
+    uint64_t sweeps = 0;       ///< completed sweeps
+    uint64_t projected = 0;    ///< points projected since the data was opened
+    size_t cacheBytes = 0;     ///< the CPU path's neighbour cache (0: not kept)
+    std::string cacheRefusal;  ///< why the neighbour cache is not kept ("" while it is)
+};
+
+/// What a projection on a device did, for Stats and --bench-frames (empty on the CPU).
+struct DeviceFigures {
+    std::string kernel;                     ///< what the last projection ran (empty: none)
+    uint64_t projected = 0;                 ///< cells projected on the device so far
+    bool interop = false;                   ///< positions go straight into the drawn memory
+    std::array<double, 3> partsMs{};        ///< mapping the drawn memory, projecting, unmapping
+    double deviceMs = 0;                    ///< the last projection's device time (timing on)
+    std::string memory = "n/a (CPU path)";  ///< device memory, "used / total MiB"
+};
+
+/// One way of projecting every cell, frame by frame.
+class ProjectionDriver {
+  public:
+    virtual ~ProjectionDriver() = default;
+    /// Projects what the model's change since the last call needs, within budgetMs of work
+    /// where the work is done in the frame; appends the ranges of host positions that changed
+    /// and sets update.deviceMoved when the drawn positions moved on the device.
+    virtual void frame(const State& state, double budgetMs, FrameUpdate& update) = 0;
+    /// True while the host positions are those of the current model.
+    virtual bool settled() const = 0;
+    /// False once it gave up (a device failure): the scheduler projects on the CPU from then on.
+    virtual bool working() const { return true; }
+    /// Fills the projection's figures into the frame's stats.
+    virtual void fillStats(WorkStats& stats) const = 0;
+
+    // --- drawing from the device (the CPU driver draws from the host positions)
+    /// True while the window draws positions the device wrote (not the host copy).
+    virtual bool drawsOnDevice() const { return false; }
+    /// Keeps the positions in the projector's own device memory and draws from there (the
+    /// CUDA splats), or projects into the window's vertex buffer (off).
+    virtual void keepPositionsInProjector(bool) {}
+    /// The drawn positions in the projector's memory (n x 2 floats), valid until the next
+    /// frame(); null when they are not there.
+    virtual const float* projectorPositions() const { return nullptr; }
+    /// Brings the vertex buffer up to the drawn positions (before OpenGL draws it elsewhere).
+    virtual void fillVertexBuffer() {}
+    /// Times each projection on the device too (for --bench-frames).
+    virtual void enableTiming(bool) {}
+    /// The device's figures.
+    virtual DeviceFigures deviceFigures() const { return {}; }
+};
+
+}  // namespace sepal::app

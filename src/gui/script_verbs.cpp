@@ -1,0 +1,282 @@
+#include "gui/script_verbs.h"
+
+#include <GLFW/glfw3.h>
+
+#include <array>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/common/error.h"
+#include "gui/script_args.h"
+#include "gui/script_exports.h"
+#include "gui/script_settings.h"
+#include "gui/state_json.h"
+#include "ui/crash_recovery.h"
+
+namespace sepal::gui {
+
+namespace {
+
+int buttonOf(const ScriptAction& a) {
+    return hasWord(a.args, "right") ? 1 : 0;
+}
+
+void open(ScriptRun& run, const ScriptAction& a) {
+    run.app.workspace().data().openFiles(a.args, false);
+    run.startSettling();
+}
+
+void addSamples(ScriptRun& run, const ScriptAction& a) {
+    run.app.workspace().data().openFiles(a.args, true);
+    run.startSettling();
+}
+
+void wait(ScriptRun& run, const ScriptAction& a) {
+    run.wait = int(numberArg(a, 0));
+}
+
+void settle(ScriptRun& run, const ScriptAction&) {
+    run.startSettling();
+}
+
+void scored(ScriptRun& run, const ScriptAction&) {
+    run.scored = true, run.settleFrames = 0;
+}
+
+void mouse(ScriptRun& run, const ScriptAction& a) {
+    InputFrame f;
+    f.x = run.canvasX(numberArg(a, 0)), f.y = run.canvasY(numberArg(a, 1));
+    run.frames.push_back(f);
+    run.frames.push_back(f);
+}
+
+void click(ScriptRun& run, const ScriptAction& a) {
+    run.press(numberArg(a, 0), numberArg(a, 1), buttonOf(a), hasWord(a.args, "ctrl"),
+              hasWord(a.args, "shift"), {});
+}
+
+void drag(ScriptRun& run, const ScriptAction& a) {
+    float x0 = numberArg(a, 0), y0 = numberArg(a, 1), x1 = numberArg(a, 2), y1 = numberArg(a, 3);
+    std::vector<float> path;
+    for (int i = 1; i <= 8; ++i)
+        path.insert(path.end(), {x0 + (x1 - x0) * i / 8, y0 + (y1 - y0) * i / 8});
+    run.press(x0, y0, buttonOf(a), hasWord(a.args, "ctrl"), hasWord(a.args, "shift"), path);
+}
+
+/// Landmark `a.args[0]` in canvas pixels.
+std::array<float, 2> landmarkOnScreen(ScriptRun& run, const ScriptAction& a) {
+    size_t l = size_t(numberArg(a, 0));
+    const auto& m = run.app.workspace().state().model;
+    if (l >= m.count()) throw InputError("no landmark " + std::to_string(l));
+    auto p = run.app.camera().toScreen(m.low[2 * l], m.low[2 * l + 1]);
+    return {p[0], p[1]};
+}
+
+void clickLandmark(ScriptRun& run, const ScriptAction& a) {
+    auto p = landmarkOnScreen(run, a);
+    run.press(p[0], p[1], buttonOf(a), hasWord(a.args, "ctrl"), hasWord(a.args, "shift"), {});
+}
+
+void dragLandmark(ScriptRun& run, const ScriptAction& a) {
+    auto p = landmarkOnScreen(run, a);
+    float dx = numberArg(a, 1), dy = numberArg(a, 2);
+    std::vector<float> path;
+    for (int i = 1; i <= 8; ++i) path.insert(path.end(), {p[0] + dx * i / 8, p[1] + dy * i / 8});
+    run.press(p[0], p[1], 0, false, false, path);
+}
+
+void key(ScriptRun& run, const ScriptAction& a) {
+    static const std::map<std::string, int> keys = {
+        {"z", GLFW_KEY_Z},         {"y", GLFW_KEY_Y},           {"delete", GLFW_KEY_DELETE},
+        {"f", GLFW_KEY_F},         {"escape", GLFW_KEY_ESCAPE}, {"left", GLFW_KEY_LEFT},
+        {"right", GLFW_KEY_RIGHT}, {"up", GLFW_KEY_UP},         {"down", GLFW_KEY_DOWN},
+        {"home", GLFW_KEY_HOME}};
+    if (a.args.empty() || !keys.count(a.args[0]))
+        throw InputError("unknown key in script line " + std::to_string(a.line));
+    InputFrame f = run.idle;
+    f.ctrl = hasWord(a.args, "ctrl"), f.shift = hasWord(a.args, "shift"),
+    f.key = keys.at(a.args[0]);
+    run.frames.push_back(f);
+    f.key = -1;
+    run.frames.push_back(f);
+}
+
+// lasso NAME x y ...; split FROM NAME x y ...: the Populations menu's "Split with the lasso",
+// then a lasso.
+void lasso(ScriptRun& run, const ScriptAction& a) {
+    const auto& args = a.args;
+    const size_t first = a.verb == "split" ? 1 : 0;
+    if (args.size() < first + 7)
+        throw InputError(a.verb + " needs a name and at least three points");
+    if (a.verb == "split") run.app.context().splitFrom = args[0];
+    run.app.context().brushName = args[first];
+    std::vector<float> path;
+    for (size_t i = first + 1; i + 1 < args.size(); i += 2)
+        path.insert(path.end(), {std::stof(args[i]), std::stof(args[i + 1])});
+    path.insert(path.end(), {path[0], path[1]});
+    // Fill in the segments so the lasso is drawn as a user would drag it.
+    std::vector<float> dense;
+    for (size_t i = 2; i < path.size(); i += 2)
+        for (int s = 1; s <= 4; ++s)
+            dense.insert(dense.end(), {path[i - 2] + (path[i] - path[i - 2]) * s / 4,
+                                       path[i - 1] + (path[i + 1] - path[i - 1]) * s / 4});
+    run.press(path[0], path[1], 1, false, false, dense);
+}
+
+void set(ScriptRun& run, const ScriptAction& a) {
+    if (a.args.size() < 2) throw InputError("set needs a key and a value");
+    applyScriptSetting(run.app, a.args[0], a.args[1]);
+}
+
+void train(ScriptRun& run, const ScriptAction& a) {
+    if (!a.args.empty() && a.args[0] == "off")
+        run.app.workspace().training().pause();
+    else
+        run.app.workspace().training().start();
+}
+
+void recipe(ScriptRun& run, const ScriptAction& a) {
+    if (!a.args.empty() && a.args[0] == "cancel")
+        run.app.workspace().training().cancelRecipe();
+    else
+        run.app.workspace().training().runRecipe();
+}
+
+void metadata(ScriptRun& run, const ScriptAction& a) {
+    if (a.args.empty()) throw InputError("metadata needs a CSV path");
+    run.app.workspace().data().openSampleMetadata(a.args[0]);
+}
+
+void spillover(ScriptRun& run, const ScriptAction& a) {
+    if (a.args.empty()) throw InputError("spillover needs the path of a matrix file");
+    run.app.workspace().data().loadSpillover(a.args[0]);
+    run.startSettling();
+}
+
+void exportFile(ScriptRun& run, const ScriptAction& a) {
+    runScriptExport(run.app, a);
+}
+
+// A session that fails to load is logged, not thrown: the tests read the error count.
+void loadSession(ScriptRun& run, const ScriptAction& a) {
+    if (a.args.empty()) throw InputError("load-session needs a path");
+    auto& ws = run.app.workspace();
+    try {
+        run.app.camera().setState(ws.exports().loadSession(a.args[0]));
+    } catch (const std::exception& e) {
+        ws.log(app::LogEntry::Error, e.what());
+    }
+    run.startSettling();
+}
+
+void crashed(ScriptRun& run, const ScriptAction& a) {
+    const std::string answer = a.args.empty() ? "" : a.args[0];
+    if (answer != "restore" && answer != "dismiss")
+        throw InputError("script line " + std::to_string(a.line) +
+                         ": crashed takes restore or dismiss");
+    auto& recovery = run.app.recovery();
+    const bool answered =
+        answer == "restore" ? recovery.restore(run.app.context()) : recovery.dismiss();
+    if (!answered) run.app.workspace().log(app::LogEntry::Error, "no crashed session is on offer");
+    run.startSettling();
+}
+
+void mergePopulation(ScriptRun& run, const ScriptAction& a) {
+    if (a.args.size() < 2) throw InputError("merge-population needs two population names");
+    auto& ws = run.app.workspace();
+    const auto& groups = ws.state().populations.groups;
+    auto find = [&](const std::string& name) {
+        for (size_t i = 0; i < groups.size(); ++i)
+            if (groups[i].name == name) return i;
+        throw InputError("script line " + std::to_string(a.line) + ": no population " + name);
+    };
+    ws.populations().merge(find(a.args[0]), find(a.args[1]));
+}
+
+void populationsFromLandmarks(ScriptRun& run, const ScriptAction& a) {
+    if (a.args.empty()) throw InputError("populations-from-landmarks needs a count");
+    run.app.workspace().populations().fromLandmarks(size_t(numberArg(a, 0)));
+    run.startSettling();
+}
+
+void autosave(ScriptRun& run, const ScriptAction&) {
+    run.app.autosaveNow();
+}
+
+// The application acts on panel, fit and screenshot during the next frame, hence the wait.
+void panel(ScriptRun& run, const ScriptAction& a) {
+    if (a.args.size() < 2) throw InputError("panel needs a title and open or close");
+    run.app.showPanel(a.args[0], a.args[1] == "open");
+    run.wait = 1;
+}
+
+void fit(ScriptRun& run, const ScriptAction&) {
+    run.app.context().fitRequested = true;
+    run.wait = 1;
+}
+
+void screenshot(ScriptRun& run, const ScriptAction& a) {
+    if (a.args.empty()) throw InputError("screenshot needs a path");
+    run.app.requestScreenshot(a.args[0]);
+    run.wait = 1;
+}
+
+void state(ScriptRun& run, const ScriptAction&) {
+    std::printf("%s\n", stateJson(run.app).c_str());
+    std::fflush(stdout);
+}
+
+void quit(ScriptRun& run, const ScriptAction&) {
+    run.app.quit(0);
+    run.stopped = true;
+}
+
+// clang-format off
+const ScriptVerb kVerbs[] = {
+    {"open", "PATH...: open files (several become samples)", open},
+    {"add-samples", "PATH...: add files as samples", addSamples},
+    {"wait", "N: let N frames pass", wait},
+    {"settle", "wait until nothing is pending", settle},
+    {"scored", "wait until the picture's quality (Stats, Neighbours kept) is in", scored},
+    {"mouse", "X Y: move the mouse to canvas pixel (X, Y)", mouse},
+    {"click", "X Y [right] [ctrl] [shift]: press and release at canvas pixel (X, Y)", click},
+    {"drag", "X1 Y1 X2 Y2 [right] [ctrl] [shift]: press, move over frames, release", drag},
+    {"drag-landmark", "I DX DY: drag landmark I by (DX, DY) pixels", dragLandmark},
+    {"click-landmark", "I [right] [ctrl]: click on landmark I", clickLandmark},
+    {"key", "NAME [ctrl] [shift]: press a key (z, y, delete, f, escape, arrows, home)", key},
+    {"lasso", "NAME X Y X Y ...: right-drag a lasso into population NAME", lasso},
+    {"split", "FROM NAME X Y X Y ...: split population FROM with a lasso into NAME", lasso},
+    {"set", "KEY VALUE: a setting (see script_settings.cpp)", set},
+    {"train", "on|off: start or pause refining the landmarks step by step", train},
+    {"recipe", "[cancel]: train the Training window's recipe (or cancel it)", recipe},
+    {"metadata", "PATH: the samples' metadata CSV", metadata},
+    {"spillover", "PATH: compensate with the spillover matrix in PATH", spillover},
+    {"export", "KIND PATH ...: write a file (see script_exports.cpp)", exportFile},
+    {"load-session", "PATH: restore a session", loadSession},
+    {"crashed", "restore|dismiss: answer the offer of the last crashed session", crashed},
+    {"merge-population", "FROM INTO: merge population FROM into INTO", mergePopulation},
+    {"populations-from-landmarks", "K: K populations from the landmarks", populationsFromLandmarks},
+    {"autosave", "write the autosave now (with --autosave-dir)", autosave},
+    {"panel", "TITLE open|close: open or close a side-bar section", panel},
+    {"fit", "fit the view", fit},
+    {"screenshot", "PATH: the window as PNG", screenshot},
+    {"state", "print the state as one JSON line", state},
+    {"quit", "leave (exit status 0)", quit},
+};
+// clang-format on
+
+}  // namespace
+
+std::span<const ScriptVerb> scriptVerbs() {
+    return kVerbs;
+}
+
+const ScriptVerb* findScriptVerb(const std::string& name) {
+    for (const auto& v : kVerbs)
+        if (name == v.name) return &v;
+    return nullptr;
+}
+
+}  // namespace sepal::gui

@@ -1,0 +1,90 @@
+#include "gui/state_json.h"
+
+#include <algorithm>
+
+#include "gui/application.h"
+#include "nlohmann/json.hpp"
+#include "ui/crash_recovery.h"
+#include "ui/small_multiples.h"
+
+namespace sepal::gui {
+
+std::string stateJson(Application& application) {
+    auto& ws = application.workspace();
+    const auto& canvas = application.canvas();
+    const auto& camera = application.camera();
+    const auto& ctx = application.context();
+    const auto& st = ws.state();
+    nlohmann::json pops = nlohmann::json::array();
+    auto sizes = ws.populations().sizes();
+    for (size_t i = 0; i < st.populations.groups.size(); ++i)
+        pops.push_back({{"name", st.populations.groups[i].name}, {"size", sizes[i]}});
+    nlohmann::json samples = nlohmann::json::array();
+    for (const auto& s : st.data.samples) samples.push_back(s.path);
+    // What the Counts window shows: sample, population, cells.
+    nlohmann::json counts = nlohmann::json::array();
+    for (const auto& c : ws.populations().counts())
+        counts.push_back({c.sample, c.population, c.cells});
+    const char* modes[] = {"marker",     "sample", "label",     "density",
+                           "population", "group",  "neighbours"};
+    nlohmann::json j = {{"events", st.data.events()},
+                        {"samples", samples},
+                        {"columns", st.data.columns},
+                        {"landmarks", st.model.count()},
+                        {"locked", st.model.count() - size_t(std::count(st.model.locked.begin(),
+                                                                        st.model.locked.end(), 0))},
+                        {"populations", pops},
+                        {"counts", counts},
+                        {"colour_mode", modes[int(st.colour.mode)]},
+                        {"errors", ws.errorCount()},
+                        {"undo", ws.edits().undoStack().undoLabel()},
+                        {"redo", ws.edits().undoStack().redoLabel()},
+                        {"sweeps", ws.stats().sweeps},
+                        {"incomplete_events", st.data.incompleteEvents},
+                        {"backend", ws.backend().name}};
+    // Window pixels of the canvas and of each landmark, so tests can look at the screenshot.
+    auto o = canvas.origin();
+    j["canvas"] = {o[0], o[1], camera.width(), camera.height()};
+    nlohmann::json marks = nlohmann::json::array();
+    for (size_t l = 0; l < st.model.count(); ++l) {
+        auto p = camera.toScreen(st.model.low[2 * l], st.model.low[2 * l + 1]);
+        marks.push_back({o[0] + p[0], o[1] + p[1]});
+    }
+    j["landmark_screen"] = marks;
+    // The corner the colour key takes, in window pixels (empty when none is drawn).
+    nlohmann::json keyBox = nlohmann::json::array();
+    float right = o[0] + camera.width(), bottom = o[1] + camera.height();
+    if (ctx.keySize[0] > 0)
+        keyBox = {right - ctx.keySize[0], bottom - ctx.keySize[1], right, bottom};
+    j["colour_key"] = keyBox;
+    j["colour_title"] = ws.colourKey().title;
+    // The gates and the Biaxial window's plot, so tests can draw gates with the mouse.
+    nlohmann::json gates = nlohmann::json::array();
+    for (const auto& g : st.gating.gates)
+        gates.push_back({{"name", g.name},
+                         {"x", g.axes.steps[0].name},
+                         {"y", g.axes.steps[1].name},
+                         {"polygon", g.polygon}});
+    j["gates"] = gates;
+    j["gated"] = st.gating.count(st.data.events());
+    const auto& plot = ctx.biaxialFrame;
+    j["biaxial"] = plot.shown ? nlohmann::json{{"box", {plot.x, plot.y, plot.width, plot.height}},
+                                               {"low", plot.low},
+                                               {"high", plot.high},
+                                               {"x", ctx.biaxial.x},
+                                               {"y", ctx.biaxial.y}}
+                              : nlohmann::json(nullptr);
+    // The small multiples on the canvas, each panel's title and box in window pixels.
+    nlohmann::json multiples = nlohmann::json::array();
+    for (const auto& p : ui::smallMultiplePanels(st, camera.width(), camera.height()))
+        multiples.push_back(
+            {{"title", p.title}, {"box", {o[0] + p.x, o[1] + p.y, p.width, p.height}}});
+    j["small_multiples"] = multiples;
+    j["legend"] = nlohmann::json::array();
+    for (const auto& e : ws.colourKey().legend) j["legend"].push_back(e.name);
+    j["crash_offer"] = application.recovery().offered();
+    j["crash_dialog"] = application.recovery().dialogOpen();
+    return j.dump();
+}
+
+}  // namespace sepal::gui
