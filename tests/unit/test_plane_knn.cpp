@@ -46,11 +46,12 @@ TEST(PlaneKnn, EqualsTheBruteForceGraph) {
         expectSameAsBruteForce(grid, k, "integer grid" + kk);
         expectSameAsBruteForce(missing, k, "missing values" + kk);
     }
-    // Enough cells for the tree's halves to be built on several cores.
-    Matrix many(20000, 2);
+    // Enough cells for the tree's halves to be built on several cores (ranges of more than
+    // kParallelPoints = 8,192 cells), and few enough for the brute force's square.
+    Matrix many(17000, 2);
     for (size_t i = 0; i < many.rows; ++i)
         many.row(i)[0] = normal(rng), many.row(i)[1] = float(i % 50) * 0.1f;
-    expectSameAsBruteForce(many, 10, "20000 cells");
+    expectSameAsBruteForce(many, 10, "17000 cells");
     // Every cell a neighbour of every other.
     Matrix few(12, 2);
     for (size_t i = 0; i < 12; ++i) few.row(i)[0] = float(i % 4), few.row(i)[1] = float(i % 3);
