@@ -16,6 +16,11 @@ if [ ! -f "$build_dir/CMakeCache.txt" ] && [[ " $* " != *SEPAL_CUDA_ARCHITECTURE
         args+=(-DSEPAL_CUDA_ARCHITECTURES=90-virtual)
     fi
 fi
+if grep -q '^SEPAL_CUDA_ARCHITECTURES:STRING=90-virtual' "$build_dir/CMakeCache.txt" 2>/dev/null &&
+    nvidia-smi -L >/dev/null 2>&1; then
+    echo "build: $build_dir holds CUDA as PTX only (configured without a GPU); for this GPU's" \
+        "machine code add -DSEPAL_CUDA_ARCHITECTURES=native" >&2
+fi
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${args[@]}" >/dev/null
 read -r -a targets <<<"${SEPAL_BUILD_TARGETS:-all}"
 cmake --build "$build_dir" -j "$(nproc)" --target "${targets[@]}"

@@ -46,12 +46,14 @@ if [ "${SEPAL_QUICK:-0}" != 1 ]; then
         rm -rf "$corpus"
     }
     export -f fuzz_one
-    printf '%s\n' "${fuzzers[@]}" | xargs -r -P "$jobs" -I{} bash -c 'fuzz_one "$1"' _ {}
+    printf '%s\n' "${fuzzers[@]}" |
+        xargs -r -P "$jobs" -I{} bash -c 'set -euo pipefail; fuzz_one "$1"' _ {}
 fi
 
 echo "== build (Release) and every other test"
-# The unit and conformance tests ran in the sanitizer build above: their programs are left out of
-# this one (with SEPAL_QUICK=1 they run here). scripts/build.sh builds the CUDA code for the GPU
+# The unit tests ran in the sanitizer build above: their program is left out of this one (with
+# SEPAL_QUICK=1 it runs here). The conformance tests run in both: they check the real files and
+# the reference's outputs with the build that ships. scripts/build.sh builds the CUDA code for the GPU
 # present, or without one checks it once as PTX (the GPU tests skip).
 unit_tests=OFF
 [ "${SEPAL_QUICK:-0}" = 1 ] && unit_tests=ON

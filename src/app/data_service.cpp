@@ -1,9 +1,10 @@
 // The data service: data files (in the background), tables, model files, spillover matrices,
 // sample metadata, the pipeline and the list of recent files.
+#include "app/data_service.h"
+
 #include <algorithm>
 #include <filesystem>
 
-#include "app/data_service.h"
 #include "app/population_service.h"
 #include "core/common/error.h"
 #include "core/io/spillover_file.h"
@@ -139,10 +140,6 @@ void DataService::openSampleMetadata(const std::string& path) {
         log(LogEntry::Error, std::string("sample metadata: ") + e.what());
     }
 }
-
-}  // namespace sepal::app
-
-namespace sepal::app {
 
 void DataService::cancelLoading() {
     m_scheduler.cancelLoading();

@@ -9,6 +9,7 @@
 #include "core/common/error.h"
 #include "core/io/atomic_file.h"
 #include "core/model/model_file.h"
+#include "core/train/trainer_names.h"
 
 namespace sepal::app {
 
@@ -38,7 +39,7 @@ nlohmann::json ExportService::sessionJson(const std::array<float, 3>& camera) co
     const auto& v = state.view;
     const auto& t = state.training;
     return {{"format", "sepal-session"},
-            {"version", 2},
+            {"version", 3},
             {"files", files},
             // The model file of `sepal-cli embed --model`: its transform, landmarks, parameters.
             {"model", modelToJson(state.model, state.data.columns, state.pipeline.toJson(),
@@ -111,10 +112,13 @@ std::array<float, 3> ExportService::loadSession(const std::string& path) {
     }
     if (j.value("format", "") != "sepal-session")
         throw InputError(path + ": not a Sepal session (no \"format\": \"sepal-session\")");
-    if (j.value("version", 0) != 2)
-        throw InputError(path + ": a session of format version " +
-                         std::to_string(j.value("version", 0)) +
-                         "; this Sepal reads version 2 (open the files again and save anew)");
+    // Version 3 renamed the refining trainers: version 2's "kmeans" was the online k-means,
+    // which is "online-kmeans" now ("kmeans" is Lloyd's, as sepal-cli embed always ran it).
+    const int version = j.value("version", 0);
+    if (version != 2 && version != 3)
+        throw InputError(path + ": a session of format version " + std::to_string(version) +
+                         "; this Sepal reads versions 2 and 3 (open the files again and save "
+                         "anew)");
     // Everything is read into a new state first; the current one is replaced only on success.
     State next;
     std::array<float, 3> camera{};
@@ -189,6 +193,8 @@ std::array<float, 3> ExportService::loadSession(const std::string& path) {
         next.training.supervise = t.value("supervise", std::string());
         next.training.supervisionStrength = t.value("supervisionStrength", 3.0f);
         next.training.trainer = t.at("trainer").get<std::string>();
+        if (version == 2)
+            next.training.trainer = trainer_name::beforeLloydEntry(next.training.trainer);
         next.training.landmarks = t.at("landmarks").get<int>();
         next.training.graphK = t.at("graphK").get<int>();
         next.training.seed = t.at("seed").get<uint64_t>();

@@ -121,8 +121,16 @@ void Scheduler::project(double budgetMs, FrameUpdate& update) {
     }
 }
 
-void Scheduler::projectOnDevice(ResidentProjector& projector, DevicePositions& target) {
-    m_device = std::make_unique<GpuProjection>(projector, target, *m_sweeper, m_backend, m_log);
+void Scheduler::projectOnDevice(ResidentProjector* projector, DevicePositions* target) {
+    if (!projector || !target) {
+        const bool wasOnDevice = m_driver != m_cpu.get();
+        m_driver = m_cpu.get();
+        m_device.reset();
+        m_sweeper->setPaused(false);
+        if (wasOnDevice) m_sweeper->invalidate();
+        return;
+    }
+    m_device = std::make_unique<GpuProjection>(*projector, *target, *m_sweeper, m_backend, m_log);
     m_driver = m_device.get();
     // The sweeper keeps the host copy the device sends; it projects nothing meanwhile.
     m_sweeper->setPaused(true);

@@ -65,8 +65,9 @@ class Scheduler {
     // --- the projection
     /// Projects on the device from now on: `projector` keeps the cells there and writes their
     /// positions into `target` (the window's vertex buffer), until a device failure sends the
-    /// projection back to the CPU. Both must outlive the scheduler or the next call.
-    void projectOnDevice(ResidentProjector& projector, DevicePositions& target);
+    /// projection back to the CPU. Both must live until the next call; nulls project on the
+    /// CPU again (the window going before the workspace calls it so).
+    void projectOnDevice(ResidentProjector* projector, DevicePositions* target);
     /// The driver that projects now (the window asks it where the drawn positions are).
     ProjectionDriver& projection() { return *m_driver; }
     /// The driver that projects now.

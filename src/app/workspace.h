@@ -75,9 +75,9 @@ class Workspace {
     bool idle() const { return m_scheduler.idle(); }
     /// Who projects the cells now (the window asks it where the drawn positions are).
     ProjectionDriver& projection() { return m_scheduler.projection(); }
-    /// Projects on the device into `target` (the window's vertex buffer) from now on; see
-    /// Scheduler::projectOnDevice.
-    void projectOnDevice(ResidentProjector& projector, DevicePositions& target) {
+    /// Projects on the device into `target` (the window's vertex buffer) from now on, or on
+    /// the CPU again with nulls (the window is going); see Scheduler::projectOnDevice.
+    void projectOnDevice(ResidentProjector* projector, DevicePositions* target) {
         m_scheduler.projectOnDevice(projector, target);
     }
 

@@ -61,7 +61,6 @@ Application::Application(Options options)
     m_window = createWindow(m_options, this, m_contentScale);
     initImGui(m_window, m_contentScale);
     m_painter = std::make_unique<CanvasPainter>(m_workspace, m_options.points);
-    m_ctx->pointDrawerReason = m_painter->drawerReason();
     m_bars = std::make_unique<ui::SideBars>();
     m_banner = std::make_unique<ui::ErrorBanner>();
     ui::addPanels(*m_bars, m_canvas);
@@ -205,11 +204,17 @@ void Application::frame() {
 
     const double workStart = now();
     m_cost.uiMs = (workStart - frameStart) * 1000.0;
+    m_painter->prepare(!panels.empty());
     const auto update = m_workspace.frame(m_budgetMs);
     const double uploadStart = now();
-    m_cost.workMs = (uploadStart - workStart) * 1000.0;
-    m_painter->upload(update, !panels.empty());
-    m_cost.uploadMs = (now() - uploadStart) * 1000.0;
+    m_painter->upload(update);
+    const double uploadEnd = now();
+    // Projecting on the device is the picture's upload, not work the budget adapts: counted as
+    // the GPU leg of the upload, as when the window drove it.
+    const double deviceMs =
+        m_workspace.projection().drawsOnDevice() ? m_workspace.stats().projectMs : 0.0;
+    m_cost.workMs = std::max(0.0, (uploadStart - workStart) * 1000.0 - deviceMs);
+    m_cost.uploadMs = (uploadEnd - uploadStart) * 1000.0 + deviceMs;
     m_device = m_workspace.projection().deviceFigures();
     m_ctx->gpuMemory = m_device.memory;
     m_ctx->gpuKernel = m_device.kernel;
@@ -222,6 +227,7 @@ void Application::frame() {
     glClear(GL_COLOR_BUFFER_BIT);
     m_painter->draw(m_camera, m_canvas, fbScale, panels);
     m_ctx->pointPainter = m_painter->drawnBy();
+    m_ctx->pointDrawerReason = m_painter->drawerReason();
     glViewport(0, 0, fbW, fbH);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     afterDrawing(fbW, fbH);

@@ -53,7 +53,7 @@ CanvasPainter::CanvasPainter(app::Workspace& workspace, const std::string& drawe
         return v && std::string(v) == "0";
     };
     auto choice = render::choosePointDrawer(
-        drawerName, {hardware, render::CudaLayerPainter::available() && !off("SEPAL_CUDA_SPLATS"),
+        drawerName, {hardware, render::CudaLayerPainter::available(), !off("SEPAL_CUDA_SPLATS"),
                      !off("SEPAL_CPU_SPLATS")});
     m_drawer = std::move(choice.drawer);
     m_drawerReason = std::string(m_drawer->name()) + ": " + choice.reason;
@@ -61,17 +61,21 @@ CanvasPainter::CanvasPainter(app::Workspace& workspace, const std::string& drawe
     // With a device-resident projector the GPU projects straight into the vertex buffer.
     if (auto* resident = m_workspace.backend().resident) {
         m_devicePositions = std::make_unique<GlDevicePositions>(*m_points);
-        m_workspace.projectOnDevice(*resident, *m_devicePositions);
+        m_workspace.projectOnDevice(resident, m_devicePositions.get());
     }
 }
 
-CanvasPainter::~CanvasPainter() = default;
+CanvasPainter::~CanvasPainter() {
+    if (m_devicePositions) m_workspace.projectOnDevice(nullptr, nullptr);
+}
 
-void CanvasPainter::upload(const app::FrameUpdate& update, bool smallMultiples) {
+void CanvasPainter::prepare(bool smallMultiples) {
+    m_workspace.projection().keepPositionsInProjector(m_drawer->drawsFromDevice() &&
+                                                      !smallMultiples);
+}
+
+void CanvasPainter::upload(const app::FrameUpdate& update) {
     auto& projection = m_workspace.projection();
-    // The CUDA splats read the positions where the projector keeps them; small multiples are
-    // drawn by OpenGL from the vertex buffer, which the projection then writes again.
-    projection.keepPositionsInProjector(m_drawer->drawsFromDevice() && !smallMultiples);
     const auto& xy = m_workspace.positions();
     const size_t n = xy.size() / 2;
     // Positions the device wrote are in the vertex buffer already (or in the projector).
@@ -132,6 +136,7 @@ void CanvasPainter::advanceLayer(const render::LayerStyle& style) {
         m_workspace.log(app::LogEntry::Warning, std::string(m_drawer->label()) +
                                                     " cannot draw the points (" + e.what() +
                                                     "); OpenGL draws them");
+        m_lastDrawer = m_openGl.get();
         m_drawer = render::openGlPointDrawer();
         m_drawerReason = std::string(m_drawer->name()) + ": the other drawer failed";
         projection.keepPositionsInProjector(false);  // OpenGL draws from the vertex buffer
@@ -155,7 +160,8 @@ void CanvasPainter::draw(const render::Camera& camera, const ui::Canvas& canvas,
     m_lastLook = look;
     m_smallMultiples = !panels.empty();
     if (panels.empty()) {
-        const bool hold = catchingUpAfterDrag();
+        // Only a drawer that keeps its picture while the host positions catch up waits.
+        const bool hold = m_drawer->holdsAfterDrag() && catchingUpAfterDrag();
         advanceLayer({camera, view.pointSize * fbScale, view.alpha, vw, vh, m_layerBudgetMs,
                       m_workspace.idle(), hold});
         glViewport(vx, 0, vw, vh);

@@ -28,10 +28,14 @@ class CanvasPainter {
     /// drawerName: the point drawer asked for ("" or "auto": the best this machine has). With
     /// a backend that projects on the device, the workspace projects into the vertex buffer.
     CanvasPainter(app::Workspace& workspace, const std::string& drawerName);
+    /// Hands the projection back to the CPU: the vertex buffer goes with the painter.
     ~CanvasPainter();
 
-    /// Uploads what the frame's work changed; says where the points are drawn from.
-    void upload(const app::FrameUpdate& update, bool smallMultiples);
+    /// Before the frame's work: the CUDA splats read the positions where the projector keeps
+    /// them, small multiples the vertex buffer (which the projection then writes).
+    void prepare(bool smallMultiples);
+    /// Uploads what the frame's work changed.
+    void upload(const app::FrameUpdate& update);
     /// Draws the canvas (origin and size in framebuffer pixels) with the camera: the point
     /// layer and the landmarks, or the small multiples' panels.
     void draw(const render::Camera& camera, const ui::Canvas& canvas, float fbScale,

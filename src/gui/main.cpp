@@ -7,6 +7,7 @@
 
 #include "core/common/threads.h"
 #include "gui/application.h"
+#include "gui/script.h"
 
 namespace {
 
@@ -14,7 +15,7 @@ const char* kUsage =
     "usage: sepal [FILE...] [options]\n"
     "  FILE...              FCS, CSV or TSV files (several become samples); default: the demo "
     "data\n"
-    "  --script FILE        replay the actions in FILE (see src/gui/script.h), then quit\n"
+    "  --script FILE        replay the actions in FILE, then quit (--script-help lists them)\n"
     "  --screenshot PATH    once the data is projected, save the window as PNG and quit\n"
     "  --bench-frames N     drag a landmark for N frames and print frame-time statistics (JSON)\n"
     "  --bench-train        with --bench-frames: train the landmarks (SOM steps) every frame\n"
@@ -101,6 +102,9 @@ int main(int argc, char** argv) {
                 options.egl = true;
             } else if (a == "--backend") {
                 options.backend = value();
+            } else if (a == "--script-help") {
+                std::printf("%s", sepal::gui::scriptHelp().c_str());
+                return 0;
             } else if (a == "--points") {
                 options.points = value();
             } else if (a == "--synthetic") {

@@ -1,43 +1,16 @@
 #include "gui/script.h"
 
 #include <fstream>
-#include <set>
 #include <sstream>
 
 #include "core/common/error.h"
+#include "gui/script_exports.h"
+#include "gui/script_settings.h"
+#include "gui/script_verbs.h"
 
 namespace sepal::gui {
 
 std::vector<ScriptAction> readScript(const std::string& path) {
-    static const std::set<std::string> kVerbs = {"open",
-                                                 "add-samples",
-                                                 "wait",
-                                                 "settle",
-                                                 "scored",
-                                                 "click",
-                                                 "drag",
-                                                 "drag-landmark",
-                                                 "click-landmark",
-                                                 "key",
-                                                 "lasso",
-                                                 "split",
-                                                 "set",
-                                                 "train",
-                                                 "recipe",
-                                                 "spillover",
-                                                 "metadata",
-                                                 "export",
-                                                 "load-session",
-                                                 "fit",
-                                                 "screenshot",
-                                                 "state",
-                                                 "quit",
-                                                 "mouse",
-                                                 "panel",
-                                                 "crashed",
-                                                 "autosave",
-                                                 "populations-from-landmarks",
-                                                 "merge-population"};
     std::ifstream in(path);
     if (!in) throw InputError(path + ": cannot read the script");
     std::vector<ScriptAction> actions;
@@ -52,12 +25,22 @@ std::vector<ScriptAction> readScript(const std::string& path) {
         a.line = line;
         if (!(words >> a.verb)) continue;
         for (std::string w; words >> w;) a.args.push_back(w);
-        if (!kVerbs.count(a.verb))
+        if (!findScriptVerb(a.verb))
             throw InputError(path + ":" + std::to_string(line) + ": unknown action '" + a.verb +
-                             "'; see the list at the top of src/gui/script.h");
+                             "'; sepal --script-help lists them");
         actions.push_back(std::move(a));
     }
     return actions;
+}
+
+std::string scriptHelp() {
+    std::string text = "Script verbs (one action a line, # starts a comment):\n";
+    for (const auto& v : scriptVerbs()) text += "  " + std::string(v.name) + "  " + v.help + "\n";
+    text += "set KEY VALUE, the keys:\n";
+    for (const auto& k : scriptSettings()) text += "  " + std::string(k.key) + "  " + k.help + "\n";
+    text += "export KIND PATH, the kinds:\n";
+    for (const auto& e : scriptExports()) text += "  " + std::string(e.kind) + "  " + e.help + "\n";
+    return text;
 }
 
 }  // namespace sepal::gui

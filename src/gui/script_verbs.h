@@ -17,7 +17,7 @@ struct ScriptVerb {
     void (*run)(ScriptRun& run, const ScriptAction&);  ///< does it (throws InputError)
 };
 
-/// Every verb, in the order of the list at the top of script.h.
+/// Every verb, in the order --script-help lists them.
 std::span<const ScriptVerb> scriptVerbs();
 
 /// The verb called `name`, or null when there is none.

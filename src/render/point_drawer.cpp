@@ -29,6 +29,7 @@ class CpuSplatDrawer : public PointDrawer {
   public:
     const char* name() const override { return "cpu-splats"; }
     const char* label() const override { return "CPU"; }
+    bool holdsAfterDrag() const override { return true; }
     bool advance(PointLayer& layer, const PointSource& source, const LayerStyle& s) override {
         if (!source.hostXy || !source.hostRgba) return false;
         // Right after a drag the front picture stays (moved with the camera) until the cells
@@ -75,8 +76,9 @@ std::unique_ptr<PointDrawer> makeDrawer(const std::string& name) {
 
 // Why `name` cannot draw on this machine ("" when it can).
 std::string unusable(const std::string& name, const DrawerMachine& m) {
-    if (name == "cuda-splats" && !m.cudaSplats) return "this build has no CUDA splats";
-    if (name == "cpu-splats" && !m.cpuSplats) return "turned off";
+    if (name == "cuda-splats" && !m.cudaBuilt) return "this build has no CUDA splats";
+    if (name == "cuda-splats" && !m.cudaAllowed) return "SEPAL_CUDA_SPLATS=0 turned them off";
+    if (name == "cpu-splats" && !m.cpuAllowed) return "SEPAL_CPU_SPLATS=0 turned them off";
     if (name == "cuda-splats" && !m.hardwareOpenGl)
         return "OpenGL runs in software, where CUDA cannot reach its textures";
     return "";
@@ -106,18 +108,20 @@ DrawerChoice choosePointDrawer(const std::string& name, const DrawerMachine& mac
     }
     // OpenGL's points cost the H100 about 60 ms for 10M cells, CUDA's splats 1.5 ms; software
     // OpenGL takes about half a second for a million points, the CPU's splats a tenth.
-    if (machine.hardwareOpenGl && machine.cudaSplats)
+    if (machine.hardwareOpenGl && machine.cudaBuilt && machine.cudaAllowed)
         return {makeDrawer("cuda-splats"),
                 refused +
                     "OpenGL runs on the GPU's driver: CUDA splats the cells the GPU "
                     "projects (OpenGL's points when the CPU projects)"};
-    if (!machine.hardwareOpenGl && machine.cpuSplats)
+    if (!machine.hardwareOpenGl && machine.cpuAllowed)
         return {makeDrawer("cpu-splats"),
                 refused +
                     "OpenGL runs in software, which rasterises points slowly: the CPU "
                     "splats them"};
     return {makeDrawer("opengl-points"),
-            refused + (machine.hardwareOpenGl ? "OpenGL runs on a GPU" : "asked for")};
+            refused + (machine.hardwareOpenGl ? "OpenGL runs on a GPU"
+                                              : "software OpenGL, the CPU splats turned off "
+                                                "(SEPAL_CPU_SPLATS=0)")};
 }
 
 }  // namespace sepal::render

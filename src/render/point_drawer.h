@@ -49,6 +49,9 @@ class PointDrawer {
     /// True when it draws the positions the projector keeps on the device (they should stay
     /// there rather than be copied into the vertex buffer).
     virtual bool drawsFromDevice() const { return false; }
+    /// True when it draws from the host positions, which after a drag catch up with the
+    /// landmarks over a second: its picture then holds (LayerStyle::hold) rather than redraw.
+    virtual bool holdsAfterDrag() const { return false; }
     /// Advances the layer's picture; false when it cannot draw this source (the caller draws
     /// OpenGL's points). Throws std::runtime_error when its device fails.
     virtual bool advance(PointLayer& layer, const PointSource& source, const LayerStyle& style) = 0;
@@ -57,8 +60,9 @@ class PointDrawer {
 /// What the choice depends on.
 struct DrawerMachine {
     bool hardwareOpenGl = false;  ///< OpenGL runs on a GPU (not Mesa's llvmpipe)
-    bool cudaSplats = false;      ///< this build can splat with CUDA (and may)
-    bool cpuSplats = true;        ///< the CPU's splats may be used
+    bool cudaBuilt = false;       ///< this build can splat with CUDA
+    bool cudaAllowed = true;      ///< the CUDA splats may be chosen (SEPAL_CUDA_SPLATS=0: no)
+    bool cpuAllowed = true;       ///< the CPU's splats may be chosen (SEPAL_CPU_SPLATS=0: no)
 };
 
 /// A drawer and why it was chosen.

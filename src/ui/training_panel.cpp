@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "app/recipes.h"
-#include "app/training.h"
 
 namespace sepal::ui {
 
@@ -110,7 +109,7 @@ void drawRecipe(UiContext& ctx, app::TrainingSettings& t) {
 // Refining the current landmarks step by step (the picture follows every step).
 void drawRefine(UiContext& ctx, app::TrainingSettings& t) {
     auto& ws = ctx.workspace;
-    auto names = app::availableTrainers();
+    auto names = ctx.workspace.training().trainerNames();
     int current = int(std::find(names.begin(), names.end(), t.trainer) - names.begin());
     if (current >= int(names.size())) current = 0;
     ImGui::SetNextItemWidth(-110);

@@ -33,6 +33,7 @@
 #include "core/pipeline/embed_pipeline.h"
 #include "core/pipeline/prepare.h"
 #include "core/train/topology.h"
+#include "core/train/trainer_names.h"
 #include "core/train/trainer_registry.h"
 #include "core/transform/channel_label.h"
 #include "render/camera.h"
@@ -771,11 +772,11 @@ TEST(Workspace, ExternalPositionsSettleTheSweepAtOnce) {
     // The GPU path without interop hands its host copy of new data's positions to the sweeper
     // in the frame it projects them: the Stats bar must say "settled" in that frame, not one
     // frame later (a screenshot taken then showed "sweeping").
-    Workspace ws("cpu");
     HostResident device;
     HostPositions drawn;
     drawn.mappable = false;
-    ws.projectOnDevice(device, drawn);
+    Workspace ws("cpu");
+    ws.projectOnDevice(&device, &drawn);
     std::vector<io::Table> tables;
     tables.push_back(makeSyntheticTable(3000));
     ws.data().openTables(std::move(tables));
@@ -891,6 +892,32 @@ TEST(Workspace, SessionRoundTripAndABadSessionKeepsWhatIsOpen) {
     EXPECT_THROW(other.exports().loadSession((dir / "bad.json").string()), InputError);
     EXPECT_EQ(other.state().data.events(), 2500u);
     EXPECT_EQ(other.state().model.low, before.model.low);
+    std::filesystem::remove_all(dir);
+}
+
+TEST(Workspace, AVersion2SessionsKmeansRefinesWithTheOnlineKmeansItNamed) {
+    // Version 2 called the online k-means "kmeans"; version 3 gave that name to Lloyd's.
+    auto dir = std::filesystem::temp_directory_path() /
+               ("sepal-app-test-v2-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    auto owner = openSynthetic(1000);
+    Workspace& ws = *owner;
+    settle(ws);
+    TrainingSettings training = ws.state().training;
+    training.trainer = trainer_name::kKmeans;
+    ws.training().setSettings(training);
+    const std::string path = (dir / "s.json").string();
+    ws.exports().saveSession(path, {0, 0, 10});
+    nlohmann::json session = nlohmann::json::parse(std::ifstream(path));
+    EXPECT_EQ(session.at("version"), 3);
+    Workspace now("cpu");
+    now.exports().loadSession(path);
+    EXPECT_EQ(now.state().training.trainer, trainer_name::kKmeans);
+    session["version"] = 2;
+    std::ofstream(path) << session.dump();
+    Workspace before("cpu");
+    before.exports().loadSession(path);
+    EXPECT_EQ(before.state().training.trainer, trainer_name::kOnlineKmeans);
     std::filesystem::remove_all(dir);
 }
 

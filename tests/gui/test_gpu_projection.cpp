@@ -33,12 +33,13 @@ std::unique_ptr<Workspace> trained(size_t n) {
 }
 
 TEST(GpuProjection, CellsThatDoNotFitTheDeviceGoToTheCpuBeforeAnyUpload) {
-    auto ws = trained(3000);
-    ASSERT_GT(ws->state().model.count(), 0u);
+    // Declared before the workspace, whose scheduler holds them until it goes.
     HostResident device;
     device.available = 100000;  // 100 kB: 3000 cells of 10 dimensions need more
     HostPositions drawn;
-    ws->projectOnDevice(device, drawn);
+    auto ws = trained(3000);
+    ASSERT_GT(ws->state().model.count(), 0u);
+    ws->projectOnDevice(&device, &drawn);
     EXPECT_TRUE(ws->projection().drawsOnDevice());
     const auto update = ws->frame(8.0);
     EXPECT_FALSE(update.deviceMoved);
@@ -56,10 +57,10 @@ TEST(GpuProjection, CellsThatDoNotFitTheDeviceGoToTheCpuBeforeAnyUpload) {
 }
 
 TEST(GpuProjection, TheWorkspaceWaitsForTheHostCopyOfTheDrawnPositions) {
-    auto ws = trained(3000);
     HostResident device;
     HostPositions drawn;
-    ws->projectOnDevice(device, drawn);
+    auto ws = trained(3000);
+    ws->projectOnDevice(&device, &drawn);
     ASSERT_TRUE(ws->frame(8.0).deviceMoved);
     EXPECT_TRUE(ws->projection().working());
     EXPECT_EQ(device.uploads, 1);
@@ -85,10 +86,10 @@ TEST(GpuProjection, TheWorkspaceWaitsForTheHostCopyOfTheDrawnPositions) {
 }
 
 TEST(GpuProjection, PositionsKeptInTheProjectorReachTheVertexBufferOnceTheModelRests) {
-    auto ws = trained(3000);
     HostResident device;
     HostPositions drawn;
-    ws->projectOnDevice(device, drawn);
+    auto ws = trained(3000);
+    ws->projectOnDevice(&device, &drawn);
     auto& gpu = ws->projection();
     gpu.keepPositionsInProjector(true);
     EXPECT_NE(ws->backend().reason.find("drawn by CUDA"), std::string::npos)

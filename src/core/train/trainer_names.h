@@ -4,6 +4,8 @@
 // it starts, what follows it, its EmbedSOM parameters) comes from its registry entry, so code
 // outside core/train names a trainer through these and never compares names.
 
+#include <string>
+
 namespace sepal::trainer_name {
 
 /// Lloyd's (batch) k-means: what `--landmarks kmeans:G` has always run.
@@ -24,5 +26,11 @@ inline constexpr const char* kTsne = "tsne";
 inline constexpr const char* kUmap = "umap";
 /// Not a trainer: the layout name that keeps the 2D positions the landmarks start with.
 inline constexpr const char* kKeepGrid = "grid";
+
+/// The trainer a name meant before the online k-means was renamed (session files of version 2
+/// and older): "kmeans" was the online one then.
+inline std::string beforeLloydEntry(const std::string& name) {
+    return name == kKmeans ? kOnlineKmeans : name;
+}
 
 }  // namespace sepal::trainer_name
