@@ -74,7 +74,7 @@ DeviceFigures GpuProjection::deviceFigures() const {
 }
 
 void GpuProjection::fillStats(WorkStats& stats) const {
-    stats.projectMs = m_projectMs;
+    stats.projectMs = m_frameMs;
     stats.fullSweepMs = m_projectMs;
     std::tie(stats.cacheBytes, stats.cacheRefusal) = m_projector.cacheState();
 }
@@ -173,13 +173,14 @@ void GpuProjection::project(const State& st) {
     } else {
         copyToHost(st);
     }
-    m_projectMs = msSince(start);
+    m_projectMs = m_frameMs = msSince(start);
     m_projected += m_projector.lastProjected();
     m_kernel = m_projector.lastKernel();  // what "auto" chose for this shape
 }
 
 void GpuProjection::frame(const State& st, double, FrameUpdate& update) {
     m_state = &st;
+    m_frameMs = 0;
     if (!m_active) return;
     const size_t n = st.data.events();
     if (n == 0 || st.model.count() < 2) return;

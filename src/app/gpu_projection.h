@@ -90,7 +90,8 @@ class GpuProjection : public ProjectionDriver {
     std::array<uint64_t, 2> m_model{};
     int m_quietFrames = 0;
     uint64_t m_projected = 0;
-    double m_projectMs = 0;
+    double m_frameMs = 0;    // projecting in the current frame (0 in frames without one)
+    double m_projectMs = 0;  // the last projection
     std::array<double, 3> m_partsMs{};
     std::string m_kernel;
 };
