@@ -68,9 +68,8 @@ void GpuProjection::fillVertexBuffer() {
 }
 
 DeviceFigures GpuProjection::deviceFigures() const {
-    return {
-        m_active ? m_kernel : std::string(), m_projected,          m_active && m_mapped, m_partsMs,
-        m_projector.lastDeviceMs(),          m_target.memoryLine()};
+    return {m_active ? m_kernel : std::string(), m_projected, m_active && m_mapped, m_partsMs,
+            m_projector.lastDeviceMs(),          m_memory};
 }
 
 void GpuProjection::fillStats(WorkStats& stats) const {
@@ -176,6 +175,8 @@ void GpuProjection::project(const State& st) {
     m_projectMs = m_frameMs = msSince(start);
     m_projected += m_projector.lastProjected();
     m_kernel = m_projector.lastKernel();  // what "auto" chose for this shape
+    // Asked of the driver after a projection only: the window reads it every frame.
+    m_memory = m_target.memoryLine();
 }
 
 void GpuProjection::frame(const State& st, double, FrameUpdate& update) {

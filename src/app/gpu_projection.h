@@ -94,6 +94,7 @@ class GpuProjection : public ProjectionDriver {
     double m_projectMs = 0;  // the last projection
     std::array<double, 3> m_partsMs{};
     std::string m_kernel;
+    std::string m_memory;  // the device's memory line, asked again only when it projects
 };
 
 }  // namespace sepal::app

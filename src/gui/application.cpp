@@ -8,9 +8,9 @@
 #include <imgui_impl_opengl3.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 
+#include "core/common/stopwatch.h"
 #include "gui/autosaving.h"
 #include "gui/canvas_painter.h"
 #include "gui/screenshot_hook.h"
@@ -33,11 +33,6 @@ namespace {
 constexpr double kTargetFrameMs = 33.0;
 constexpr double kMinBudgetMs = 4.0, kMaxBudgetMs = 24.0;
 constexpr float kLeftWidth = 330, kRightWidth = 300;
-
-double now() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
 
 /// One of OpenGL's strings (GL_RENDERER, ...), empty when there is none.
 std::string glString(GLenum name) {
@@ -94,10 +89,10 @@ Application::~Application() {
 }
 
 int Application::run() {
-    double last = now();
+    double last = monotonicSeconds();
     while (!glfwWindowShouldClose(m_window) && !m_quit) {
         frame();
-        const double t = now();
+        const double t = monotonicSeconds();
         timeFrame((t - last) * 1000.0);
         last = t;
         for (auto& hook : m_hooks) hook->afterFrame(*this);
@@ -168,7 +163,7 @@ void Application::fitWhenDue() {
 }
 
 void Application::frame() {
-    const double frameStart = now();
+    const double frameStart = monotonicSeconds();
     glfwPollEvents();
     if (!m_dropped.empty()) {
         m_workspace.data().openFiles(m_dropped, false);
@@ -202,13 +197,13 @@ void Application::frame() {
     ui::drawColourKey(*m_ctx, m_canvas.origin(), m_contentScale);
     m_banner->draw(*m_ctx, m_canvas.origin());
 
-    const double workStart = now();
+    const double workStart = monotonicSeconds();
     m_cost.uiMs = (workStart - frameStart) * 1000.0;
     m_painter->prepare(!panels.empty());
     const auto update = m_workspace.frame(m_budgetMs);
-    const double uploadStart = now();
+    const double uploadStart = monotonicSeconds();
     m_painter->upload(update);
-    const double uploadEnd = now();
+    const double uploadEnd = monotonicSeconds();
     // Projecting on the device is the picture's upload, not work the budget adapts: counted as
     // the GPU leg of the upload, as when the window drove it.
     const double deviceMs =
@@ -220,7 +215,7 @@ void Application::frame() {
     m_ctx->gpuKernel = m_device.kernel;
     fitWhenDue();
 
-    const double drawStart = now();
+    const double drawStart = monotonicSeconds();
     ImGui::Render();
     glViewport(0, 0, fbW, fbH);
     glClearColor(0.06f, 0.065f, 0.075f, 1.0f);
@@ -232,7 +227,7 @@ void Application::frame() {
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     afterDrawing(fbW, fbH);
     glfwSwapBuffers(m_window);
-    m_cost.drawMs = (now() - drawStart) * 1000.0;
+    m_cost.drawMs = (monotonicSeconds() - drawStart) * 1000.0;
     m_cost.layerRedrawMs = m_painter->lastRedrawMs();
     m_cost.layerBusy = m_painter->busy();
     m_cost.gpuPartsMs = m_device.partsMs;

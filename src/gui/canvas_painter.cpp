@@ -2,11 +2,11 @@
 
 #include <epoxy/gl.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <exception>
 
+#include "core/common/stopwatch.h"
 #include "gui/gl_device_positions.h"
 #include "render/cuda_layer.h"
 #include "ui/png_export.h"
@@ -23,11 +23,6 @@ constexpr double kHardwareLayerBudgetMs = 8.0;
 // After a drag, the CPU path projects the cells it moved within about a second; meanwhile the
 // layer holds its picture (a redraw would be stale when done, and would slow the projection).
 constexpr double kCatchUpSeconds = 1.5;
-
-double now() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
 
 /// True when OpenGL runs on a GPU rather than in software (Mesa's llvmpipe under Xvfb).
 bool hardwareOpenGl() {
@@ -103,7 +98,7 @@ void CanvasPainter::upload(const app::FrameUpdate& update) {
 }
 
 bool CanvasPainter::catchingUpAfterDrag() {
-    const double t = now();
+    const double t = monotonicSeconds();
     const bool dragging = m_workspace.edits().dragging(), idle = m_workspace.idle();
     if (m_wasDragging && !dragging) m_dragEndedAt = t;
     m_wasDragging = dragging;

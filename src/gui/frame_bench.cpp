@@ -1,22 +1,17 @@
 #include "gui/frame_bench.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <numeric>
 
+#include "core/common/stopwatch.h"
 #include "gui/application.h"
 #include "nlohmann/json.hpp"
 
 namespace sepal::gui {
 
-namespace {
-double now() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
-}  // namespace
+namespace {}  // namespace
 
 void FrameBench::afterFrame(Application& app) {
     frame(app.workspace(), app.frameCost(), app.drawingContext());
@@ -32,9 +27,9 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
     if (m_start == 0) {
         // The drag starts on the settled picture (every cell projected and drawn), as a user's
         // would; at most a minute is waited for it.
-        if (m_waitStart == 0) m_waitStart = now();
-        if (!(ws.idle() && !cost.layerBusy) && now() - m_waitStart < 60) return;
-        m_start = now();
+        if (m_waitStart == 0) m_waitStart = monotonicSeconds();
+        if (!(ws.idle() && !cost.layerBusy) && monotonicSeconds() - m_waitStart < 60) return;
+        m_start = monotonicSeconds();
         m_projectedStart = ws.stats().projected;
         m_gpuStart = context.gpuProjected;
         m_centre = {st.model.low[0], st.model.low[1]};
@@ -68,7 +63,7 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
             ws.training().pause();
         else
             ws.edits().endLandmarkDrag("bench");
-        m_dragEnd = now();
+        m_dragEnd = monotonicSeconds();
         m_dragSeconds = m_dragEnd - m_start;
         m_projectedEnd = ws.stats().projected;
         m_gpuEnd = context.gpuProjected;
@@ -76,7 +71,7 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
     }
     // Settled: every cell projected with the last model and the point layer drawn with it.
     const bool settled = ws.idle() && !cost.layerBusy;
-    const double settleSeconds = now() - m_dragEnd;
+    const double settleSeconds = monotonicSeconds() - m_dragEnd;
     if (ws.idle() && m_projectedSeconds < 0) m_projectedSeconds = settleSeconds;
     if (!settled && settleSeconds < 120) return;
     const double seconds = m_dragSeconds;

@@ -13,4 +13,9 @@ inline double secondsSince(StageClock::time_point start) {
     return std::chrono::duration<double>(StageClock::now() - start).count();
 }
 
+/// Seconds on the monotonic clock since an arbitrary moment (differences only: frame times).
+inline double monotonicSeconds() {
+    return std::chrono::duration<double>(StageClock::now().time_since_epoch()).count();
+}
+
 }  // namespace sepal
