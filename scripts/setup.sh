@@ -6,7 +6,7 @@ packages=(
     build-essential cmake ninja-build pkg-config git
     clang clang-format libclang-rt-14-dev      # fuzzing (libFuzzer) and the format check
     libomp-dev                                 # not needed by g++ (libgomp), kept for clang builds
-    nlohmann-json3-dev libcli11-dev libstb-dev libgtest-dev libbenchmark-dev
+    nlohmann-json3-dev libcli11-dev libpugixml-dev libstb-dev libgtest-dev libbenchmark-dev
     libopenmpi-dev openmpi-bin                 # sepal-cli apply under mpirun
     libglfw3-dev libimgui-dev libepoxy-dev libglm-dev
     xvfb xauth libgl1-mesa-dri mesa-utils fonts-dejavu-core python3   # GUI tests and its font

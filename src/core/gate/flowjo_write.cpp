@@ -1,0 +1,352 @@
+// Writing FlowJo 10 workspaces: each gate a Population under its parent, rectangles and
+// polygons in data units with the parameter's transform for display, ellipses as FlowJo's
+// foci and edge points in 256 display channels, quadrants as four rectangles, booleans as
+// FlowJo's And/Or/Not nodes over populations beside them.
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <pugixml.hpp>
+#include <sstream>
+
+#include "core/common/error.h"
+#include "core/gate/flowjo_workspace.h"
+#include "core/gate/xml_nodes.h"
+#include "core/io/atomic_file.h"
+
+namespace sepal {
+
+namespace {
+
+constexpr double kDisplayChannels = 256;
+
+using xml::exactText;
+
+std::string fileUri(const std::string& path) {
+    std::error_code error;
+    const std::filesystem::path absolute = std::filesystem::absolute(path, error);
+    std::string uri = "file:";
+    for (unsigned char c : (error ? path : absolute.string())) {
+        if (std::isalnum(c) || std::strchr("/-_.~:", c)) {
+            uri += char(c);
+        } else {
+            char hex[4];
+            std::snprintf(hex, sizeof hex, "%%%02X", c);
+            uri += hex;
+        }
+    }
+    return uri;
+}
+
+class Writer {
+  public:
+    explicit Writer(const GateTree& tree) : m_tree(tree) {
+        for (const GateNode& g : tree.gates) {
+            for (const GateDimension& d : g.dimensions) noteScale(d, g);
+            for (const QuadrantDivider& d : g.dividers) noteScale(d.dimension, g);
+            if (g.kind == GateNode::Kind::Boolean)
+                for (const BooleanOperand& o : g.operands) {
+                    const GateNode* target = tree.find(o.ref);
+                    if (!target || target->parent != g.parent || o.complement)
+                        throw InputError("the boolean gate \"" + name(g) +
+                                         "\" combines populations that are " +
+                                         "not beside it, or a complement: FlowJo's boolean gates "
+                                         "cannot hold it");
+                }
+        }
+    }
+
+    std::string write(const std::vector<WorkspaceSample>& samples) {
+        pugi::xml_document doc;
+        pugi::xml_node ws = xml::startDocument(doc, "Workspace");
+        ws.append_attribute("version") = "20.0";
+        ws.append_attribute("flowJoVersion") = "10.6.1";
+        pugi::xml_node matrices = ws.append_child("Matrices");
+        for (const SpectrumMatrix& m : m_tree.matrices) writeMatrix(matrices, m);
+        pugi::xml_node group = ws.append_child("Groups").append_child("GroupNode");
+        group.append_attribute("name") = "All Samples";
+        group.append_attribute("owningGroup") = "All Samples";
+        pugi::xml_node groupInfo = group.append_child("Group");
+        groupInfo.append_attribute("name") = "All Samples";
+        pugi::xml_node refs = groupInfo.append_child("SampleRefs");
+        writePopulations(group.append_child("Subpopulations"), "");
+        pugi::xml_node list = ws.append_child("SampleList");
+        for (size_t i = 0; i < samples.size(); ++i) {
+            const std::string id = std::to_string(i + 1);
+            refs.append_child("SampleRef").append_attribute("sampleID") = id.c_str();
+            pugi::xml_node sample = list.append_child("Sample");
+            pugi::xml_node data = sample.append_child("DataSet");
+            data.append_attribute("uri") = fileUri(samples[i].path).c_str();
+            data.append_attribute("sampleID") = id.c_str();
+            writeTransforms(sample.append_child("Transformations"));
+            sample.append_child("Keywords");
+            pugi::xml_node node = sample.append_child("SampleNode");
+            node.append_attribute("name") =
+                std::filesystem::path(samples[i].path).filename().string().c_str();
+            node.append_attribute("count") = std::to_string(samples[i].events).c_str();
+            node.append_attribute("sampleID") = id.c_str();
+            writePopulations(node.append_child("Subpopulations"), "");
+        }
+        std::ostringstream out;
+        doc.save(out, "  ", pugi::format_default, pugi::encoding_utf8);
+        return out.str();
+    }
+
+  private:
+    static std::string name(const GateNode& g) { return g.name.empty() ? g.id : g.name; }
+
+    // The display transform of each parameter: the scale of the first gate drawn on it.
+    void noteScale(const GateDimension& d, const GateNode& g) {
+        if (d.ratio)
+            throw InputError("the gate \"" + name(g) +
+                             "\" is on a ratio of two channels, which FlowJo "
+                             "workspaces cannot hold; export the gates as Gating-ML (.xml)");
+        const std::string parameter = parameterName(d);
+        if (!m_scales.count(parameter)) m_scales[parameter] = d.scale;
+    }
+
+    // FlowJo names a compensated parameter by its detector with the matrix's prefix: a
+    // fluorochrome of a square matrix is read on the detector of its row.
+    std::string parameterName(const GateDimension& d) const {
+        if (d.compensation.kind == CompensationRef::Kind::File) return "Comp-" + d.channel;
+        if (d.compensation.kind == CompensationRef::Kind::Matrix)
+            for (const SpectrumMatrix& m : m_tree.matrices)
+                if (m.id == d.compensation.matrix)
+                    for (size_t i = 0; i < m.fluorochromes.size() && i < m.detectors.size(); ++i)
+                        if (m.fluorochromes[i] == d.channel) return "Comp-" + m.detectors[i];
+        return d.channel;
+    }
+
+    void writeMatrix(pugi::xml_node parent, const SpectrumMatrix& m) {
+        if (m.fluorochromes.size() != m.detectors.size() || m.invertedAlready)
+            throw InputError("the spectrum matrix \"" + m.id +
+                             "\" is not a square spillover matrix, "
+                             "which FlowJo workspaces need; export the gates as Gating-ML (.xml)");
+        pugi::xml_node n = parent.append_child("transforms:spilloverMatrix");
+        n.append_attribute("name") = m.id.c_str();
+        n.append_attribute("id") = m.id.c_str();
+        n.append_attribute("prefix") = "Comp-";
+        const size_t k = m.detectors.size();
+        for (size_t r = 0; r < k; ++r) {
+            pugi::xml_node row = n.append_child("transforms:spillover");
+            row.append_attribute("data-type:parameter") = m.detectors[r].c_str();
+            for (size_t c = 0; c < k; ++c) {
+                pugi::xml_node co = row.append_child("transforms:coefficient");
+                co.append_attribute("data-type:parameter") = m.detectors[c].c_str();
+                co.append_attribute("transforms:value") =
+                    exactText(m.coefficients[r * k + c]).c_str();
+            }
+        }
+    }
+
+    void writeTransforms(pugi::xml_node parent) {
+        for (const auto& [parameter, s] : m_scales) {
+            pugi::xml_node t;
+            auto put = [&](const char* key, double v) {
+                t.append_attribute((std::string("transforms:") + key).c_str()) =
+                    exactText(v).c_str();
+            };
+            switch (s.kind) {
+                case GateScale::Kind::None:
+                case GateScale::Kind::Linear:
+                    t = parent.append_child("transforms:linear");
+                    put("minRange", 0);
+                    put("maxRange", s.kind == GateScale::Kind::Linear ? s.T : 262144);
+                    t.append_attribute("gain") = "1";
+                    break;
+                case GateScale::Kind::Log:
+                    t = parent.append_child("transforms:log");
+                    put("offset", s.T / std::pow(10.0, s.M));
+                    put("decades", s.M);
+                    break;
+                default:
+                    // FlowJo's element names are Gating-ML's (biex its own), with the display
+                    // length of 256 channels; an arcsinh also names its top of scale.
+                    t = parent.append_child(
+                        (std::string("transforms:") + scaleKindName(s.kind)).c_str());
+                    put("length", kDisplayChannels);
+                    if (s.kind == GateScale::Kind::Asinh) put("maxRange", s.T);
+                    for (const auto& [name, value] : scaleParameters(s))
+                        if (std::string(name) != "length") put(name, value);
+                    break;
+            }
+            t.append_child("data-type:parameter").append_attribute("data-type:name") =
+                parameter.c_str();
+        }
+    }
+
+    // The scale FlowJo shows a parameter on (what polygon edges and ellipses are straight in).
+    const GateScale& displayScale(const GateDimension& d) const {
+        return m_scales.at(parameterName(d));
+    }
+
+    pugi::xml_node dimension(pugi::xml_node gate, const GateDimension& d) {
+        pugi::xml_node n = gate.append_child("gating:dimension");
+        n.append_child("data-type:fcs-dimension").append_attribute("data-type:name") =
+            parameterName(d).c_str();
+        return n;
+    }
+
+    void vertex(pugi::xml_node parent, double x, double y) {
+        pugi::xml_node v = parent.append_child("gating:vertex");
+        v.append_child("gating:coordinate").append_attribute("data-type:value") =
+            exactText(x).c_str();
+        v.append_child("gating:coordinate").append_attribute("data-type:value") =
+            exactText(y).c_str();
+    }
+
+    pugi::xml_node population(pugi::xml_node parent, const std::string& populationName,
+                              const std::string& id) {
+        pugi::xml_node p = parent.append_child("Population");
+        p.append_attribute("name") = populationName.c_str();
+        p.append_attribute("count") = "-1";
+        pugi::xml_node gate = p.append_child("Gate");
+        gate.append_attribute("gating:id") = id.c_str();
+        return p;
+    }
+
+    void rectangle(pugi::xml_node gateParent, const std::vector<GateDimension>& dims,
+                   const std::string& id) {
+        pugi::xml_node r = gateParent.append_child("gating:RectangleGate");
+        r.append_attribute("gating:id") = id.c_str();
+        for (const GateDimension& d : dims) {
+            const ScaleFunction f(d.scale);
+            pugi::xml_node n = dimension(r, d);
+            if (d.min) n.append_attribute("gating:min") = exactText(f.inverse(*d.min)).c_str();
+            if (d.max) n.append_attribute("gating:max") = exactText(f.inverse(*d.max)).c_str();
+        }
+    }
+
+    void writeGate(pugi::xml_node subpopulations, const GateNode& g) {
+        if (g.kind == GateNode::Kind::Quadrant) {
+            for (const Quadrant& q : g.quadrants) {
+                std::vector<GateDimension> dims;
+                for (size_t i = 0; i < g.dividers.size(); ++i) {
+                    GateDimension d = g.dividers[i].dimension;
+                    const std::vector<double>& cuts = g.dividers[i].values;
+                    size_t k = 0;
+                    while (k < cuts.size() && q.locations[i] >= cuts[k]) ++k;
+                    if (k > 0) d.min = cuts[k - 1];
+                    if (k < cuts.size()) d.max = cuts[k];
+                    dims.push_back(d);
+                }
+                pugi::xml_node p = population(subpopulations, q.name.empty() ? q.id : q.name, q.id);
+                rectangle(p.child("Gate"), dims, q.id);
+                writePopulations(p.append_child("Subpopulations"), q.id);
+            }
+            return;
+        }
+        if (g.kind == GateNode::Kind::Boolean) {
+            const char* node = g.operation == GateNode::Operation::And  ? "AndNode"
+                               : g.operation == GateNode::Operation::Or ? "OrNode"
+                                                                        : "NotNode";
+            pugi::xml_node p = subpopulations.append_child(node);
+            p.append_attribute("name") = name(g).c_str();
+            p.append_attribute("count") = "-1";
+            pugi::xml_node deps = p.append_child("Dependents");
+            for (const BooleanOperand& o : g.operands)
+                deps.append_child("Dependent").append_attribute("name") =
+                    name(*m_tree.find(o.ref)).c_str();
+            writePopulations(p.append_child("Subpopulations"), g.id);
+            return;
+        }
+        pugi::xml_node p = population(subpopulations, name(g), g.id);
+        pugi::xml_node gate = p.child("Gate");
+        switch (g.kind) {
+            case GateNode::Kind::Rectangle:
+                rectangle(gate, g.dimensions, g.id);
+                break;
+            case GateNode::Kind::Polygon: {
+                pugi::xml_node n = gate.append_child("gating:PolygonGate");
+                n.append_attribute("gating:id") = g.id.c_str();
+                for (const GateDimension& d : g.dimensions) dimension(n, d);
+                const ScaleFunction fx(g.dimensions[0].scale), fy(g.dimensions[1].scale);
+                for (size_t v = 0; v + 1 < g.vertices.size(); v += 2)
+                    vertex(n, fx.inverse(g.vertices[v]), fy.inverse(g.vertices[v + 1]));
+                break;
+            }
+            case GateNode::Kind::Ellipsoid:
+                ellipse(gate, g);
+                break;
+            default:
+                break;
+        }
+        writePopulations(p.append_child("Subpopulations"), g.id);
+    }
+
+    // An ellipse in FlowJo's display channels: the gate's ellipse must be drawn on the scale
+    // FlowJo shows (data units on a linear axis), as FlowJo's own ellipses are.
+    void ellipse(pugi::xml_node gate, const GateNode& g) {
+        if (g.dimensions.size() != 2)
+            throw InputError(
+                "the ellipsoid gate \"" + name(g) + "\" has " +
+                std::to_string(g.dimensions.size()) +
+                " dimensions; FlowJo's ellipses have two: export it as Gating-ML (.xml)");
+        // Display position p (0 to 1) of a value of the gate's space on axis a.
+        auto display = [&](size_t a, double v) {
+            const GateScale& shown = displayScale(g.dimensions[a]);
+            const GateScale& own = g.dimensions[a].scale;
+            const double data = ScaleFunction(own).inverse(v);
+            if (shown.kind == GateScale::Kind::None) return data / 262144.0;
+            if (!(shown == own))
+                throw InputError("the ellipse \"" + name(g) +
+                                 "\" is drawn on another scale than FlowJo shows its "
+                                 "axis with: export it as Gating-ML (.xml)");
+            return v;
+        };
+        // Axes of the ellipse {x : (x - m)' C^-1 (x - m) <= d2}: eigenvectors of C.
+        const double a = g.covariance[0], b = g.covariance[1], c = g.covariance[3];
+        const double half = (a + c) / 2, root = std::sqrt((a - c) * (a - c) / 4 + b * b);
+        const double l1 = half + root, l2 = half - root;
+        const double angle = 0.5 * std::atan2(2 * b, a - c);
+        const double r1 = std::sqrt(l1 * g.distanceSquare),
+                     r2 = std::sqrt(std::max(l2, 0.0) * g.distanceSquare);
+        const double ux = std::cos(angle), uy = std::sin(angle);
+        const double f = std::sqrt(std::max(r1 * r1 - r2 * r2, 0.0));
+        const double mx = g.mean[0], my = g.mean[1];
+        auto point = [&](double x, double y) {
+            return std::pair{display(0, x) * kDisplayChannels, display(1, y) * kDisplayChannels};
+        };
+        pugi::xml_node n = gate.append_child("gating:EllipsoidGate");
+        n.append_attribute("gating:id") = g.id.c_str();
+        for (const GateDimension& d : g.dimensions) dimension(n, d);
+        pugi::xml_node foci = n.append_child("gating:foci");
+        for (double sign : {1.0, -1.0}) {
+            auto [x, y] = point(mx + sign * f * ux, my + sign * f * uy);
+            vertex(foci, x, y);
+        }
+        pugi::xml_node edge = n.append_child("gating:edge");
+        for (auto [along, across] : {std::pair{r1, 0.0}, {-r1, 0.0}, {0.0, r2}, {0.0, -r2}}) {
+            auto [x, y] = point(mx + along * ux - across * uy, my + along * uy + across * ux);
+            vertex(edge, x, y);
+        }
+    }
+
+    void writePopulations(pugi::xml_node subpopulations, const std::string& parent) {
+        for (const GateNode& g : m_tree.gates)
+            if (g.parent == parent) writeGate(subpopulations, g);
+    }
+
+    const GateTree& m_tree;
+    std::map<std::string, GateScale> m_scales;
+};
+
+}  // namespace
+
+std::string flowJoWorkspaceText(const GateTree& tree, const std::vector<WorkspaceSample>& samples) {
+    tree.validate("the gates to export");
+    return Writer(tree).write(samples);
+}
+
+void writeFlowJoWorkspace(const std::string& path, const GateTree& tree,
+                          const std::vector<WorkspaceSample>& samples) {
+    const std::string text = flowJoWorkspaceText(tree, samples);
+    io::AtomicFile file(path);
+    file.write(text);
+    file.commit();
+}
+
+}  // namespace sepal

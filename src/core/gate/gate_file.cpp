@@ -1,0 +1,70 @@
+#include "core/gate/gate_file.h"
+
+#include <cctype>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/common/error.h"
+#include "core/gate/flowjo_workspace.h"
+#include "core/gate/gate_tree_json.h"
+#include "core/gate/gating_ml.h"
+#include "core/io/atomic_file.h"
+#include "core/io/regular_file.h"
+
+namespace sepal {
+
+namespace {
+
+bool endsWith(const std::string& s, const std::string& tail) {
+    if (s.size() < tail.size()) return false;
+    for (size_t i = 0; i < tail.size(); ++i)
+        if (std::tolower(static_cast<unsigned char>(s[s.size() - tail.size() + i])) != tail[i])
+            return false;
+    return true;
+}
+
+}  // namespace
+
+GateTree readGateFile(const std::string& path, const std::string& dataPath) {
+    io::requireRegularFile(path);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError("cannot open the gates file " + path + ": check the path");
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    const std::string text = buffer.str();
+    const size_t first = text.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
+    if (first != std::string::npos && text[first] == '<') {
+        if (text.find("<Workspace") != std::string::npos)
+            return readFlowJoWorkspace(text, path).treeFor(dataPath);
+        return parseGatingMl(text, path);
+    }
+    nlohmann::json doc;
+    try {
+        doc = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception&) {
+        throw InputError("gates file " + path + " is neither Gating-ML, a FlowJo workspace nor " +
+                         "Sepal's JSON (Export > Gates writes all three)");
+    }
+    if (doc.is_object() && doc.contains("gates")) return gateTreeFromJson(doc, path);
+    throw InputError(path +
+                     " holds no gates (a gates file, model or session with a \"gates\" field)");
+}
+
+void writeGateFile(const std::string& path, const GateTree& tree,
+                   const std::vector<std::string>& samples) {
+    if (endsWith(path, ".xml")) return writeGatingMl(path, tree);
+    if (endsWith(path, ".wsp")) {
+        std::vector<WorkspaceSample> listed;
+        for (const std::string& s : samples) listed.push_back({s, 0});
+        return writeFlowJoWorkspace(path, tree, listed);
+    }
+    tree.validate("the gates to save");
+    nlohmann::json doc = gateTreeToJson(tree);
+    doc["format"] = "sepal-gates";
+    io::AtomicFile file(path);
+    file.write(doc.dump(1) + "\n");
+    file.commit();
+}
+
+}  // namespace sepal

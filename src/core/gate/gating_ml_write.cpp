@@ -1,0 +1,241 @@
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <pugixml.hpp>
+#include <sstream>
+
+#include "core/common/error.h"
+#include "core/gate/gating_ml.h"
+#include "core/gate/xml_nodes.h"
+#include "core/io/atomic_file.h"
+
+namespace sepal {
+
+namespace {
+
+using xml::exactText;
+
+class Writer {
+  public:
+    explicit Writer(const GateTree& tree) : m_tree(tree) {}
+
+    std::string write() {
+        pugi::xml_document doc;
+        pugi::xml_node root = xml::startDocument(doc, "gating:Gating-ML");
+        m_root = root;
+        for (const SpectrumMatrix& m : m_tree.matrices) writeMatrix(m);
+        for (const GateNode& g : m_tree.gates) writeGate(g);
+        std::ostringstream out;
+        doc.save(out, "    ", pugi::format_default, pugi::encoding_utf8);
+        return out.str();
+    }
+
+  private:
+    void writeMatrix(const SpectrumMatrix& m) {
+        pugi::xml_node n = m_root.append_child("transforms:spectrumMatrix");
+        n.append_attribute("transforms:id") = m.id.c_str();
+        if (m.invertedAlready) n.append_attribute("transforms:matrix-inverted-already") = "true";
+        pugi::xml_node f = n.append_child("transforms:fluorochromes");
+        for (const std::string& name : m.fluorochromes)
+            f.append_child("data-type:fcs-dimension").append_attribute("data-type:name") =
+                name.c_str();
+        pugi::xml_node d = n.append_child("transforms:detectors");
+        for (const std::string& name : m.detectors)
+            d.append_child("data-type:fcs-dimension").append_attribute("data-type:name") =
+                name.c_str();
+        for (size_t r = 0; r < m.fluorochromes.size(); ++r) {
+            pugi::xml_node s = n.append_child("transforms:spectrum");
+            for (size_t c = 0; c < m.detectors.size(); ++c)
+                s.append_child("transforms:coefficient").append_attribute("transforms:value") =
+                    exactText(m.coefficients[r * m.detectors.size() + c]).c_str();
+        }
+    }
+
+    // The id of a transformation element for `s`, written before its first use.
+    std::string scaleId(const GateScale& s) {
+        for (const auto& [id, known] : m_scales)
+            if (known == s) return id;
+        std::string id =
+            std::string(scaleKindName(s.kind)) + "_" + std::to_string(m_scales.size() + 1);
+        pugi::xml_node t =
+            m_root.insert_child_before("transforms:transformation", m_root.first_child());
+        t.append_attribute("transforms:id") = id.c_str();
+        pugi::xml_node f =
+            t.append_child((std::string("transforms:") + scaleKindName(s.kind)).c_str());
+        auto put = [&](const char* name, double v) {
+            f.append_attribute((std::string("transforms:") + name).c_str()) = exactText(v).c_str();
+        };
+        for (const auto& [name, value] : scaleParameters(s)) put(name, value);
+        m_scales.emplace_back(id, s);
+        return id;
+    }
+
+    std::string ratioId(const RatioDimension& r) {
+        for (const auto& [id, known] : m_ratios)
+            if (known == r) return id;
+        std::string id = r.id.empty() ? "ratio_" + std::to_string(m_ratios.size() + 1) : r.id;
+        pugi::xml_node t =
+            m_root.insert_child_before("transforms:transformation", m_root.first_child());
+        t.append_attribute("transforms:id") = id.c_str();
+        pugi::xml_node f = t.append_child("transforms:fratio");
+        f.append_attribute("transforms:A") = exactText(r.A).c_str();
+        f.append_attribute("transforms:B") = exactText(r.B).c_str();
+        f.append_attribute("transforms:C") = exactText(r.C).c_str();
+        f.append_child("data-type:fcs-dimension").append_attribute("data-type:name") =
+            r.numerator.c_str();
+        f.append_child("data-type:fcs-dimension").append_attribute("data-type:name") =
+            r.denominator.c_str();
+        m_ratios.emplace_back(id, r);
+        return id;
+    }
+
+    // A biex dimension is written in data units; only bounds and cut points can be.
+    GateDimension portable(GateDimension d, const GateNode& g, bool boundsOnly) {
+        if (d.scale.kind != GateScale::Kind::Biex) return d;
+        if (!boundsOnly)
+            throw InputError("the gate \"" + (g.name.empty() ? g.id : g.name) +
+                             "\" is drawn on FlowJo's biex scale, which Gating-ML 2.0 cannot "
+                             "express; export it as a FlowJo workspace (.wsp) instead");
+        const ScaleFunction f(d.scale);
+        if (d.min) d.min = f.inverse(*d.min);
+        if (d.max) d.max = f.inverse(*d.max);
+        d.scale = GateScale{};
+        return d;
+    }
+
+    void writeDimension(pugi::xml_node n, const GateDimension& d) {
+        const char* comp = d.compensation.kind == CompensationRef::Kind::File ? "FCS"
+                           : d.compensation.kind == CompensationRef::Kind::Matrix
+                               ? d.compensation.matrix.c_str()
+                               : "uncompensated";
+        n.append_attribute("gating:compensation-ref") = comp;
+        if (d.scale.kind != GateScale::Kind::None)
+            n.append_attribute("gating:transformation-ref") = scaleId(d.scale).c_str();
+        if (d.min) n.append_attribute("gating:min") = exactText(*d.min).c_str();
+        if (d.max) n.append_attribute("gating:max") = exactText(*d.max).c_str();
+        if (d.ratio) {
+            const std::string id = ratioId(*d.ratio);
+            n.append_child("data-type:new-dimension")
+                .append_attribute("data-type:transformation-ref") = id.c_str();
+        } else {
+            n.append_child("data-type:fcs-dimension").append_attribute("data-type:name") =
+                d.channel.c_str();
+        }
+    }
+
+    void coordinates(pugi::xml_node n, const double* values, size_t count) {
+        for (size_t i = 0; i < count; ++i)
+            n.append_child("gating:coordinate").append_attribute("data-type:value") =
+                exactText(values[i]).c_str();
+    }
+
+    void writeGate(const GateNode& g) {
+        static const std::map<GateNode::Kind, const char*> element = {
+            {GateNode::Kind::Rectangle, "gating:RectangleGate"},
+            {GateNode::Kind::Polygon, "gating:PolygonGate"},
+            {GateNode::Kind::Ellipsoid, "gating:EllipsoidGate"},
+            {GateNode::Kind::Quadrant, "gating:QuadrantGate"},
+            {GateNode::Kind::Boolean, "gating:BooleanGate"}};
+        pugi::xml_node n = m_root.append_child(element.at(g.kind));
+        n.append_attribute("gating:id") = g.id.c_str();
+        if (!g.parent.empty()) n.append_attribute("gating:parent_id") = g.parent.c_str();
+        if (!g.name.empty() && g.name != g.id)
+            n.append_child("data-type:custom_info").append_child("sepal").append_attribute("name") =
+                g.name.c_str();
+        const bool boundsOnly = g.kind == GateNode::Kind::Rectangle;
+        if (g.kind != GateNode::Kind::Quadrant)
+            for (const GateDimension& d : g.dimensions)
+                writeDimension(n.append_child("gating:dimension"), portable(d, g, boundsOnly));
+        switch (g.kind) {
+            case GateNode::Kind::Rectangle:
+                break;
+            case GateNode::Kind::Polygon:
+                for (size_t v = 0; v + 1 < g.vertices.size(); v += 2)
+                    coordinates(n.append_child("gating:vertex"), &g.vertices[v], 2);
+                break;
+            case GateNode::Kind::Ellipsoid: {
+                coordinates(n.append_child("gating:mean"), g.mean.data(), g.mean.size());
+                pugi::xml_node cov = n.append_child("gating:covarianceMatrix");
+                const size_t k = g.mean.size();
+                for (size_t r = 0; r < k; ++r) {
+                    pugi::xml_node row = cov.append_child("gating:row");
+                    for (size_t c = 0; c < k; ++c)
+                        row.append_child("gating:entry").append_attribute("data-type:value") =
+                            exactText(g.covariance[r * k + c]).c_str();
+                }
+                n.append_child("gating:distanceSquare").append_attribute("data-type:value") =
+                    exactText(g.distanceSquare).c_str();
+                break;
+            }
+            case GateNode::Kind::Quadrant: {
+                std::vector<QuadrantDivider> dividers = g.dividers;
+                for (QuadrantDivider& div : dividers) {
+                    // Cut points on biex in data units; quadrant locations follow.
+                    if (div.dimension.scale.kind == GateScale::Kind::Biex) {
+                        const ScaleFunction f(div.dimension.scale);
+                        for (double& v : div.values) v = f.inverse(v);
+                    }
+                }
+                for (size_t i = 0; i < dividers.size(); ++i) {
+                    pugi::xml_node d = n.append_child("gating:divider");
+                    d.append_attribute("gating:id") = dividers[i].id.c_str();
+                    GateDimension dim = portable(dividers[i].dimension, g, true);
+                    writeDimension(d, dim);
+                    for (double v : dividers[i].values)
+                        d.append_child("gating:value").text().set(exactText(v).c_str());
+                }
+                for (const Quadrant& q : g.quadrants) {
+                    pugi::xml_node qn = n.append_child("gating:Quadrant");
+                    qn.append_attribute("gating:id") = q.id.c_str();
+                    if (!q.name.empty() && q.name != q.id)
+                        qn.append_child("data-type:custom_info")
+                            .append_child("sepal")
+                            .append_attribute("name") = q.name.c_str();
+                    for (size_t i = 0; i < dividers.size(); ++i) {
+                        double location = q.locations[i];
+                        if (g.dividers[i].dimension.scale.kind == GateScale::Kind::Biex)
+                            location =
+                                ScaleFunction(g.dividers[i].dimension.scale).inverse(location);
+                        pugi::xml_node p = qn.append_child("gating:position");
+                        p.append_attribute("gating:divider_ref") = dividers[i].id.c_str();
+                        p.append_attribute("gating:location") = exactText(location).c_str();
+                    }
+                }
+                break;
+            }
+            case GateNode::Kind::Boolean: {
+                const char* op = g.operation == GateNode::Operation::And  ? "gating:and"
+                                 : g.operation == GateNode::Operation::Or ? "gating:or"
+                                                                          : "gating:not";
+                pugi::xml_node o = n.append_child(op);
+                for (const BooleanOperand& r : g.operands) {
+                    pugi::xml_node ref = o.append_child("gating:gateReference");
+                    ref.append_attribute("gating:ref") = r.ref.c_str();
+                    if (r.complement) ref.append_attribute("gating:use-as-complement") = "true";
+                }
+                break;
+            }
+        }
+    }
+
+    const GateTree& m_tree;
+    pugi::xml_node m_root;
+    std::vector<std::pair<std::string, GateScale>> m_scales;
+    std::vector<std::pair<std::string, RatioDimension>> m_ratios;
+};
+
+}  // namespace
+
+std::string gatingMlText(const GateTree& tree) {
+    tree.validate("the gates to export");
+    return Writer(tree).write();
+}
+
+void writeGatingMl(const std::string& path, const GateTree& tree) {
+    const std::string text = gatingMlText(tree);
+    io::AtomicFile file(path);
+    file.write(text);
+    file.commit();
+}
+
+}  // namespace sepal

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# FlowJo 10 workspaces (../shared/data/flowjo) on their FCS files (../shared/data/fcs/flowkit):
+# each population's count from `sepal-cli gate` equals the count FlowJo saved in the workspace
+# (rectangles, polygons, an ellipse, quadrants; linear, arcsinh and biex transforms), the tree
+# keeps FlowJo's names, and a workspace Sepal writes reads back to the same membership.
+set -euo pipefail
+cli=${SEPAL_CLI:?set SEPAL_CLI to the sepal-cli binary}
+shared=${SEPAL_SHARED_DATA:-$(dirname "$0")/../../../shared/data}
+if [ ! -d "$shared/flowjo" ] || [ ! -d "$shared/fcs/flowkit" ]; then
+    echo "skipped: $shared/flowjo or $shared/fcs/flowkit is absent (real data lives in ../shared/data)"
+    exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+check() {  # workspace data
+    local ws=$shared/flowjo/$1.wsp data=$shared/fcs/flowkit/$2
+    "$cli" gate "$data" --gates "$ws" --counts "$tmp/$1.counts.csv" --membership "$tmp/$1.csv" \
+        --out "$tmp/$1.wsp" --quiet
+    python3 - "$ws" "$tmp/$1.counts.csv" "$(basename "$data")" <<'PY' || exit 1
+import csv, re, sys
+import xml.etree.ElementTree as ET
+ws, counts, data = sys.argv[1:]
+# FlowJo's counts of the sample's populations (the SampleNode, not the group's copies).
+tree = ET.parse(ws)
+expected = {}
+for sample in tree.iter("Sample"):
+    node = sample.find("SampleNode")
+    if node is None or node.get("name") != data:
+        continue
+    for pop in node.iter("Population"):
+        expected[pop.get("name")] = int(pop.get("count"))
+# Where the sample's copy has no count (-1), FlowJo's group counted the same gate.
+for group in tree.iter("GroupNode"):
+    for pop in group.iter("Population"):
+        if expected.get(pop.get("name")) == -1:
+            expected[pop.get("name")] = int(pop.get("count"))
+ours = {r["path"].split("/")[-1]: int(r["events"]) for r in csv.DictReader(open(counts))}
+known = {k: v for k, v in expected.items() if v >= 0}
+if not expected:
+    sys.exit(f"FAIL: {ws}: no populations of {data} found by the test")
+if set(expected) != set(ours):
+    sys.exit(f"FAIL: {ws}: populations {sorted(ours)}, FlowJo has {sorted(expected)}")
+for name, count in known.items():
+    if ours[name] != count:
+        sys.exit(f"FAIL: {ws}: {name} holds {ours[name]} events, FlowJo counted {count}")
+print(f"{ws.split('/')[-1]}: {len(known)} populations as FlowJo counts them")
+PY
+    "$cli" gate "$data" --gates "$tmp/$1.wsp" --membership "$tmp/$1.again.csv" --quiet
+    cmp -s "$tmp/$1.csv" "$tmp/$1.again.csv" || fail "$1: the workspace Sepal wrote reads back differently"
+    grep -q "<DataSet uri=\"file:/" "$tmp/$1.wsp" || fail "$1: the written workspace lists no sample"
+}
+
+check simple_poly_and_rect data_set_simple_line_100.fcs
+check single_ellipse_51_events data_set_simple_line_100.fcs
+check test_data_diamond_asinh_rect test_data_diamond_01.fcs
+check test_data_diamond_biex_rect test_data_diamond_01.fcs
+check simple_diamond_example_quad_gate test_data_diamond_01.fcs
+# A workspace's sample is chosen by the data's file name; another file gets the first sample's.
+"$cli" gate "$shared/fcs/flowkit/test_data_2d_01.fcs" --gates "$shared/flowjo/simple_poly_and_rect.wsp" \
+    --quiet --counts "$tmp/other.csv" 2>"$tmp/err" || fail "a workspace on another file: $(cat "$tmp/err")"
+# Not a workspace, not Gating-ML: a clear error naming the file.
+printf '<?xml version="1.0"?><Workspace><SampleList><Sample><DataSet sampleID="1"/><SampleNode><Subpopulations><Population name="x"><Gate/></Population></Subpopulations></SampleNode></Sample></SampleList></Workspace>' >"$tmp/bad.wsp"
+if "$cli" gate "$shared/fcs/flowkit/test_data_2d_01.fcs" --gates "$tmp/bad.wsp" 2>"$tmp/err"; then
+    fail "a population without a gate was accepted"
+fi
+grep -q "bad.wsp" "$tmp/err" && grep -q 'population "x" has no gate' "$tmp/err" ||
+    fail "the message does not name the file and the population: $(cat "$tmp/err")"
+echo "FlowJo workspaces: counts as FlowJo's, written workspaces read back the same"
