@@ -16,9 +16,9 @@
 #                                             and sepal-bench trust of 10^6 cells of 32 and 1024
 #                                             columns (TRUST_N overrides the cells)
 #   SEPAL_CUDA_FLAGS=flags: extra nvcc flags for the build
-# Machines without development packages: put nlohmann/, CLI/ and stb/ under deps/include and the
-# googletest sources under deps/googletest (SEPAL_DEPS_DIR overrides); the fixtures under
-# deps/embedsom are found through SEPAL_SHARED_DATA.
+# Machines without development packages: put nlohmann/, CLI/, stb/ and pugixml's headers under
+# deps/include, libpugixml.so* under deps/lib and the googletest sources under deps/googletest
+# (SEPAL_DEPS_DIR overrides); the fixtures under deps/embedsom are found through SEPAL_SHARED_DATA.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-full}

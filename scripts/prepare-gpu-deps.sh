@@ -29,7 +29,7 @@ fi
 # front libraries, the X client libraries GLFW opens at run time, Xvfb, and glxinfo.
 roots=(
     libglfw3-dev libimgui-dev libepoxy-dev libglm-dev nlohmann-json3-dev libcli11-dev libstb-dev
-    pkgconf libglfw3 libepoxy0 libstb0
+    libpugixml-dev pkgconf libglfw3 libepoxy0 libstb0 libpugixml1v5
     libglvnd0 libgl1 libglx0 libegl1 libopengl0 libgles2 libglx-mesa0
     libx11-6 libx11-xcb1 libxrandr2 libxinerama1 libxcursor1 libxi6 libxxf86vm1 libxext6
     libxrender1 libxfixes3 libxcb1 libxau6 libxdmcp6 libbsd0

@@ -2,24 +2,117 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <functional>
 
+#include "app/colouring.h"
 #include "core/color/value_map.h"
 #include "core/common/error.h"
+#include "core/transform/channel_roles.h"
 
 namespace sepal::app {
 
-BiaxialPlot biaxialOf(const Dataset& data, const std::string& x, const std::string& y,
-                      const CompensationStep& compensation) {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+// Maps a value of a gate's dimension (its scale's units) into the plot axis' units.
+struct UnitMap {
+    ScaleFunction from, to;
+    bool same = true;
+    UnitMap(const GateScale& gate, const GateScale& plot)
+        : from(gate), to(plot), same(gate == plot) {}
+    float operator()(double v) const { return float(same ? v : to(from.inverse(v))); }
+};
+
+// Which plot axis (0 x, 1 y) shows dimension d; -1 when none.
+int axisOf(const BiaxialPlot& plot, const GateDimension& d) {
+    for (int a = 0; a < 2; ++a)
+        if (!d.ratio && !plot.axes[size_t(a)].ratio && d.channel == plot.axes[size_t(a)].channel &&
+            d.compensation == plot.axes[size_t(a)].compensation)
+            return a;
+    return -1;
+}
+
+std::string percentText(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, v >= 10 ? "%.1f%%" : "%.2f%%", v);
+    return text;
+}
+
+std::string tickLabel(double v) {
+    if (v == 0) return "0";
+    const double a = std::abs(v);
+    char text[32];
+    if (a >= 1e3 && std::abs(std::log10(a) - std::round(std::log10(a))) < 1e-9)
+        std::snprintf(text, sizeof text, "%s1e%d", v < 0 ? "-" : "",
+                      int(std::round(std::log10(a))));
+    else if (a >= 1e4)
+        std::snprintf(text, sizeof text, "%gk", v / 1e3);
+    else
+        std::snprintf(text, sizeof text, "%g", v);
+    return text;
+}
+
+}  // namespace
+
+GateScale arcsinhScale(double cofactor) {
+    GateScale s;
+    s.kind = GateScale::Kind::Asinh;
+    s.M = 1.0 / std::log(10.0);
+    s.A = 0;
+    s.T = cofactor * std::sinh(1.0);
+    return s;
+}
+
+GateScale defaultAxisScale(const io::Table& table, const std::string& channel) {
+    const int c = table.findChannel(channel);
+    if (c < 0) return {};
+    const ChannelRole role = channelRole(table, size_t(c));
+    if (role == ChannelRole::Scatter || role == ChannelRole::Time ||
+        role == ChannelRole::EventLength || role == ChannelRole::Gaussian)
+        return {};
+    return arcsinhScale(guessCytometry(table) == Cytometry::Mass ? 5.0 : 150.0);
+}
+
+GateDimension biaxialAxis(const Dataset& data, const std::string& channel, const GateScale& scale,
+                          bool compensate) {
+    if (data.tables.empty()) throw InputError("open a file first");
+    const io::Table& first = data.tables.front();
+    const int c = first.findChannel(channel);
+    if (c < 0) throw InputError(first.source + " has no channel \"" + channel + "\"");
+    GateDimension d;
+    d.channel = first.channels[size_t(c)].name;
+    d.scale = scale;
+    if (compensate && first.spillover) d.compensation.kind = CompensationRef::Kind::File;
+    return d;
+}
+
+BiaxialPlot biaxialOf(const Dataset& data, const Gating& gating,
+                      const std::array<GateDimension, 2>& axes, const std::string& parent) {
     if (data.tables.empty()) throw InputError("open a file first");
     BiaxialPlot plot;
-    plot.axes = gateAxes(data.tables.front(), x, y, compensation);
-    plot.values.assign(2 * data.events(), NAN);
-    for (size_t s = 0; s < data.samples.size() && s < data.tables.size(); ++s) {
-        const Matrix v = plot.axes.apply(data.tables[s]);
-        std::copy_n(v.values.begin(), std::min(v.values.size(), 2 * data.samples[s].count),
-                    plot.values.begin() + long(2 * data.samples[s].first));
-    }
+    plot.axes = axes;
+    plot.parent = parent;
     const size_t n = data.events();
+    plot.values.assign(2 * n, NAN);
+    for (size_t s = 0; s < data.samples.size() && s < data.tables.size(); ++s)
+        for (size_t a = 0; a < 2; ++a) {
+            const std::vector<double> v =
+                dimensionValues(gating.gates.tree, data.tables[s], axes[a], "the plot's axis");
+            const size_t count = std::min(v.size(), data.samples[s].count);
+            for (size_t i = 0; i < count; ++i)
+                plot.values[2 * (data.samples[s].first + i) + a] = float(v[i]);
+        }
+    // Only the parent's cells are shown.
+    if (const std::vector<uint8_t>* cells = gating.cellsOf(parent)) {
+        for (size_t i = 0; i < n; ++i)
+            if (!(*cells)[i]) plot.values[2 * i] = plot.values[2 * i + 1] = NAN;
+        plot.shown = size_t(std::count(cells->begin(), cells->end(), uint8_t(1)));
+    } else {
+        plot.parent.clear();
+        plot.shown = n;
+    }
     for (size_t a = 0; a < 2; ++a) {
         const auto range = color::percentileRange(plot.values.data() + a, n, 2, 0.1, 99.9);
         float lo = std::isfinite(range.lo) ? range.lo : 0.0f;
@@ -78,12 +171,187 @@ std::vector<uint8_t> biaxialPicture(const BiaxialPlot& plot, int width, int heig
     return rgba;
 }
 
-double shareInside(const BiaxialPlot& plot, const std::vector<float>& polygon) {
-    const size_t n = plot.values.size() / 2;
-    size_t in = 0;
-    for (size_t i = 0; i < n; ++i)
-        in += insidePolygon(polygon, plot.values[2 * i], plot.values[2 * i + 1]) ? 1 : 0;
-    return n ? double(in) / double(n) : 0.0;
+std::vector<GateOutline> gateOutlines(const BiaxialPlot& plot, const Gating& gating) {
+    std::vector<GateOutline> out;
+    const float far[2][2] = {{plot.low[0] - 1e6f * (plot.high[0] - plot.low[0]),
+                              plot.high[0] + 1e6f * (plot.high[0] - plot.low[0])},
+                             {plot.low[1] - 1e6f * (plot.high[1] - plot.low[1]),
+                              plot.high[1] + 1e6f * (plot.high[1] - plot.low[1])}};
+    const auto labelOf = [&](const std::string& id, const std::string& name) {
+        const GateCount* c = gating.countOf(id);
+        return c ? name + " " + percentText(c->percentOfParent()) : name;
+    };
+    // A box in plot units from per-axis bounds (open sides reach far off the plot).
+    const auto box = [&](const std::array<std::optional<float>, 4>& b) {
+        const float x0 = b[0].value_or(far[0][0]), x1 = b[1].value_or(far[0][1]);
+        const float y0 = b[2].value_or(far[1][0]), y1 = b[3].value_or(far[1][1]);
+        return std::vector<float>{x0, y0, x1, y0, x1, y1, x0, y1};
+    };
+    const auto centre = [&](const std::vector<float>& pts) {
+        // The middle of the outline's part on the plot.
+        float x0 = plot.high[0], x1 = plot.low[0], y0 = plot.high[1], y1 = plot.low[1];
+        for (size_t i = 0; i + 1 < pts.size(); i += 2) {
+            x0 = std::min(x0, std::clamp(pts[i], plot.low[0], plot.high[0]));
+            x1 = std::max(x1, std::clamp(pts[i], plot.low[0], plot.high[0]));
+            y0 = std::min(y0, std::clamp(pts[i + 1], plot.low[1], plot.high[1]));
+            y1 = std::max(y1, std::clamp(pts[i + 1], plot.low[1], plot.high[1]));
+        }
+        return std::array<float, 2>{(x0 + x1) / 2, (y0 + y1) / 2};
+    };
+    const std::string embedded = gating.gates.population;
+    for (const GateNode& g : gating.gates.tree.gates) {
+        if (g.parent != plot.parent) continue;
+        const std::string name = g.name.empty() ? g.id : g.name;
+        if (g.kind == GateNode::Kind::Rectangle) {
+            std::array<std::optional<float>, 4> b;
+            bool drawn = true;
+            for (const GateDimension& d : g.dimensions) {
+                const int a = axisOf(plot, d);
+                if (a < 0) drawn = false;
+                if (a < 0) break;
+                const UnitMap map(d.scale, plot.axes[size_t(a)].scale);
+                if (d.min) b[size_t(2 * a)] = map(*d.min);
+                if (d.max) b[size_t(2 * a + 1)] = map(*d.max);
+            }
+            if (!drawn) continue;
+            GateOutline o{g.id, labelOf(g.id, name), box(b), {}, g.id == embedded};
+            o.anchor = centre(o.points);
+            out.push_back(std::move(o));
+        } else if (g.kind == GateNode::Kind::Polygon || g.kind == GateNode::Kind::Ellipsoid) {
+            if (g.dimensions.size() != 2) continue;
+            const int ax = axisOf(plot, g.dimensions[0]), ay = axisOf(plot, g.dimensions[1]);
+            if (ax < 0 || ay < 0 || ax == ay) continue;
+            const UnitMap m0(g.dimensions[0].scale, plot.axes[size_t(ax)].scale);
+            const UnitMap m1(g.dimensions[1].scale, plot.axes[size_t(ay)].scale);
+            GateOutline o{g.id, labelOf(g.id, name), {}, {}, g.id == embedded};
+            const auto put = [&](double u, double v) {
+                const float a = m0(u), b = m1(v);
+                o.points.push_back(ax == 0 ? a : b);
+                o.points.push_back(ax == 0 ? b : a);
+            };
+            if (g.kind == GateNode::Kind::Polygon) {
+                // Edges straight in the gate's units: followed in steps on another scale.
+                const size_t k = g.vertices.size() / 2;
+                const bool same = m0.same && m1.same;
+                for (size_t i = 0; i < k; ++i) {
+                    const size_t j = (i + 1) % k;
+                    const int steps = same ? 1 : 24;
+                    for (int s = 0; s < steps; ++s) {
+                        const double t = double(s) / steps;
+                        put(g.vertices[2 * i] + t * (g.vertices[2 * j] - g.vertices[2 * i]),
+                            g.vertices[2 * i + 1] +
+                                t * (g.vertices[2 * j + 1] - g.vertices[2 * i + 1]));
+                    }
+                }
+            } else {
+                // m + sqrt(d2) L (cos t, sin t), L the Cholesky factor of the covariance.
+                const double a = g.covariance[0], b = g.covariance[1], c = g.covariance[3];
+                if (!(a > 0) || !(c - b * b / a > 0)) continue;
+                const double l00 = std::sqrt(a), l10 = b / l00, l11 = std::sqrt(c - l10 * l10);
+                const double r = std::sqrt(g.distanceSquare);
+                for (int s = 0; s < 96; ++s) {
+                    const double t = 2 * kPi * s / 96, u = r * std::cos(t), v = r * std::sin(t);
+                    put(g.mean[0] + l00 * u, g.mean[1] + l10 * u + l11 * v);
+                }
+            }
+            o.anchor = centre(o.points);
+            out.push_back(std::move(o));
+        } else if (g.kind == GateNode::Kind::Quadrant) {
+            std::vector<int> axes;
+            for (const QuadrantDivider& d : g.dividers) axes.push_back(axisOf(plot, d.dimension));
+            if (std::count(axes.begin(), axes.end(), -1) > 0) continue;
+            for (const Quadrant& q : g.quadrants) {
+                std::array<std::optional<float>, 4> b;
+                for (size_t i = 0; i < g.dividers.size(); ++i) {
+                    const QuadrantDivider& d = g.dividers[i];
+                    const UnitMap map(d.dimension.scale, plot.axes[size_t(axes[i])].scale);
+                    size_t k = 0;
+                    while (k < d.values.size() && q.locations[i] >= d.values[k]) ++k;
+                    if (k > 0) b[size_t(2 * axes[i])] = map(d.values[k - 1]);
+                    if (k < d.values.size()) b[size_t(2 * axes[i] + 1)] = map(d.values[k]);
+                }
+                GateOutline o{q.id,
+                              labelOf(q.id, q.name.empty() ? q.id : q.name),
+                              box(b),
+                              {},
+                              q.id == embedded};
+                o.anchor = centre(o.points);
+                out.push_back(std::move(o));
+            }
+        }
+    }
+    return out;
+}
+
+std::vector<AxisTick> axisTicks(const GateScale& scale, float low, float high) {
+    std::vector<AxisTick> ticks;
+    const ScaleFunction f(scale);
+    const bool linear =
+        scale.kind == GateScale::Kind::None || scale.kind == GateScale::Kind::Linear;
+    if (linear) {
+        const double a = f.inverse(low), b = f.inverse(high);
+        const double span = std::abs(b - a);
+        if (!(span > 0) || !std::isfinite(span)) return ticks;
+        double step = std::pow(10.0, std::floor(std::log10(span / 5)));
+        for (double m : {2.0, 5.0, 10.0})
+            if (span / step > 8) step = std::pow(10.0, std::floor(std::log10(span / 5))) * m;
+        for (double v = std::ceil(std::min(a, b) / step) * step; v <= std::max(a, b) + 1e-9 * span;
+             v += step)
+            ticks.push_back({float(f(v)), tickLabel(std::abs(v) < 1e-12 * span ? 0.0 : v), true});
+        return ticks;
+    }
+    // Decades both ways from zero, and their multiples as minor ticks; a range narrower than
+    // two decades labels the multiples too.
+    const auto add = [&](double v, bool major) {
+        const double at = f(v);
+        if (std::isfinite(at) && at >= low && at <= high)
+            ticks.push_back({float(at), tickLabel(v), major});
+    };
+    add(0, true);
+    for (int e = 0; e <= 9; ++e)
+        for (int m = 1; m <= 9; ++m) {
+            const double v = m * std::pow(10.0, e);
+            add(v, m == 1);
+            add(-v, m == 1);
+        }
+    const bool labelMinor =
+        std::count_if(ticks.begin(), ticks.end(), [](const AxisTick& t) { return t.major; }) < 2;
+    std::sort(ticks.begin(), ticks.end(),
+              [](const AxisTick& a, const AxisTick& b) { return a.at < b.at; });
+    // Labels that would touch are dropped.
+    float last = -1e30f;
+    const float room = 0.07f * (high - low);
+    for (AxisTick& t : ticks) {
+        if (!t.major && !labelMinor) t.label.clear();
+        if (t.label.empty()) continue;
+        if (t.at - last < room)
+            t.label.clear();
+        else
+            last = t.at;
+    }
+    return ticks;
+}
+
+std::string scaleLabel(const GateScale& s) {
+    char text[128];
+    switch (s.kind) {
+        case GateScale::Kind::None:
+            return "linear";
+        case GateScale::Kind::Asinh:
+            if (std::abs(s.M * std::log(10.0) - 1) < 1e-12 && s.A == 0) {
+                std::snprintf(text, sizeof text, "arcsinh(x/%g)", s.T / std::sinh(1.0));
+                return text;
+            }
+            break;
+        default:
+            break;
+    }
+    std::string out = scaleKindName(s.kind);
+    for (const auto& [name, value] : scaleParameters(s)) {
+        std::snprintf(text, sizeof text, " %s=%g", name, value);
+        out += text;
+    }
+    return out;
 }
 
 }  // namespace sepal::app

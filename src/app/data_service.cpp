@@ -7,6 +7,7 @@
 
 #include "app/population_service.h"
 #include "core/common/error.h"
+#include "core/gate/gate_file.h"
 #include "core/io/spillover_file.h"
 #include "core/model/model_file.h"
 #include "core/pipeline/sample_metadata.h"
@@ -35,6 +36,14 @@ void DataService::openFiles(const std::vector<std::string>& paths, bool addAsSam
         } catch (const std::exception& e) {
             log(LogEntry::Error, std::string("cannot open the model: ") + e.what());
         }
+        return;
+    }
+    if (paths.size() == 1 && isGateFile(paths.front())) {
+        // Gates from Gating-ML, FlowJo or Sepal apply to the open data.
+        if (state().data.tables.empty())
+            log(LogEntry::Error, "open the data first, then its gates (" + paths.front() + ")");
+        else
+            m_gates.open(paths.front());
         return;
     }
     m_scheduler.startLoading(paths, addAsSamples);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "app/gate_service.h"
 #include "app/load_task.h"
 #include "app/service.h"
 #include "core/io/table.h"
@@ -17,9 +18,11 @@ class PopulationService;
 /// What is open and how it is transformed.
 class DataService : public Service {
   public:
-    /// populations: labels cells with an opened model's populations.
-    DataService(Document& document, Scheduler& scheduler, Log& log, PopulationService& populations)
-        : Service(document, scheduler, log), m_populations(populations) {}
+    /// populations: labels cells with an opened model's populations; gates: takes opened gate
+    /// files (Gating-ML, FlowJo workspaces, Sepal's gates files).
+    DataService(Document& document, Scheduler& scheduler, Log& log, PopulationService& populations,
+                GateService& gates)
+        : Service(document, scheduler, log), m_populations(populations), m_gates(gates) {}
 
     /// Starts loading files in the background (replacing what is open when they are read); a
     /// single model file applies to the open data instead (openModel).
@@ -48,6 +51,7 @@ class DataService : public Service {
 
   private:
     PopulationService& m_populations;
+    GateService& m_gates;
     std::vector<std::string> m_recent;
 };
 

@@ -314,7 +314,7 @@ void Document::setMetadata(SampleMetadata metadata) {
 
 // ---------------------------------------------------------------- gates
 
-bool Document::setGates(std::vector<Gate> gates, const std::string& label) {
+bool Document::setGates(GateSelection gates, const std::string& label) {
     Gating next;
     try {
         next = gatingOf(m_state.data, std::move(gates));
@@ -322,11 +322,9 @@ bool Document::setGates(std::vector<Gate> gates, const std::string& label) {
         m_log.add(LogEntry::Error, label + ": " + e.what());
         return false;
     }
-    // The landmarks stay as they were trained: the user decides when to train on the gated cells.
-    if (!next.gates.empty())
-        m_log.add(LogEntry::Info, gatedSummary(next.events(m_state.data.events()).size(),
-                                               m_state.data.events(), next.gates) +
-                                      "; Train fits the landmarks to them");
+    for (const std::string& note : next.members.notes) m_log.add(LogEntry::Info, note);
+    if (!next.gates.population.empty() && next.gates.population != m_state.gating.gates.population)
+        m_log.add(LogEntry::Info, gatedSummary(next.kept, m_state.data.events(), next.gates));
     execute(std::make_unique<ChangeCommand<Gating>>(&State::gating, Part::Gates, m_state.gating,
                                                     std::move(next), label));
     seal();

@@ -118,7 +118,7 @@ class Document {
     // --- gates
     /// Replaces the gates (one undo step named `label`); the cells inside are found at once.
     /// False, with the reason logged, when a gate reads a channel a sample lacks.
-    bool setGates(std::vector<Gate> gates, const std::string& label);
+    bool setGates(GateSelection gates, const std::string& label);
 
   private:
     Log& m_log;

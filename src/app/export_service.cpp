@@ -65,11 +65,12 @@ std::vector<std::string> ExportService::events(const std::string& path,
 
 void ExportService::gates(const std::string& path) const {
     const State& state = this->state();
-    if (state.gating.gates.empty()) throw InputError("no gates to export: draw some (Biaxial)");
+    if (state.gating.gates.empty())
+        throw InputError("no gates to export: draw some (Biaxial) or open a gates file");
     std::vector<std::string> inputs;
     for (const auto& sample : state.data.samples) inputs.push_back(sample.path);
     io::refuseOverwritingInput(path, inputs, "the gates file");
-    writeGatesFile(path, state.gating.gates);
+    writeGateSelection(path, state.gating.gates, inputs);
 }
 
 void ExportService::model(const std::string& path) const {

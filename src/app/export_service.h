@@ -33,7 +33,8 @@ class ExportService : public Service {
     /// The landmark model file of `sepal-cli embed --model` (transform, landmarks, parameters,
     /// populations, gates).
     void model(const std::string& path) const;
-    /// Writes the gates as a gates file (sepal-cli embed --gates reads it).
+    /// Writes the gates: Gating-ML (.xml), a FlowJo workspace listing the samples (.wsp) or
+    /// Sepal's JSON with the embedded population (sepal-cli embed --gates reads all three).
     void gates(const std::string& path) const;
     /// Writes populations.csv and medians.csv (sample,population,cells,fraction and population x
     /// marker medians) into `folder`, in sepal-cli apply's format; returns the paths written.

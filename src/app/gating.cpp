@@ -12,18 +12,44 @@ std::vector<size_t> Gating::events(size_t total) const {
     return out;
 }
 
-Gating gatingOf(const Dataset& data, std::vector<Gate> gates) {
+const std::vector<uint8_t>* Gating::cellsOf(const std::string& id) const {
+    for (size_t p = 0; p < members.populations.size(); ++p)
+        if (members.populations[p].id == id) return &members.inside[p];
+    return nullptr;
+}
+
+const GateCount* Gating::countOf(const std::string& id) const {
+    for (const GateCount& c : counts)
+        if (c.id == id) return &c;
+    return nullptr;
+}
+
+Gating gatingOf(const Dataset& data, GateSelection gates) {
     Gating g;
     g.gates = std::move(gates);
     if (g.gates.empty()) return g;
-    g.inside.assign(data.events(), 0);
+    g.gates.tree.validate("the gates");
+    const size_t n = data.events();
+    g.members.populations = g.gates.tree.populations();
+    g.members.inside.assign(g.members.populations.size(), std::vector<uint8_t>(n, 0));
     // Sample s is the events of table s.
     for (size_t s = 0; s < data.samples.size() && s < data.tables.size(); ++s) {
-        const auto inside = insideGates(data.tables[s], g.gates);
-        std::copy_n(inside.begin(), std::min(inside.size(), data.samples[s].count),
-                    g.inside.begin() + long(data.samples[s].first));
+        const GateMembership m = evaluateGates(g.gates.tree, data.tables[s]);
+        const size_t count =
+            std::min(m.inside.empty() ? 0 : m.inside[0].size(), data.samples[s].count);
+        for (size_t p = 0; p < m.inside.size(); ++p)
+            std::copy_n(m.inside[p].begin(), count,
+                        g.members.inside[p].begin() + long(data.samples[s].first));
+        for (const std::string& note : m.notes)
+            if (std::find(g.members.notes.begin(), g.members.notes.end(), note) ==
+                g.members.notes.end())
+                g.members.notes.push_back(note);
     }
-    g.kept = size_t(std::count(g.inside.begin(), g.inside.end(), uint8_t(1)));
+    g.counts = gateCounts(g.gates.tree, g.members);
+    if (const std::vector<uint8_t>* cells = g.cellsOf(g.gates.population)) {
+        g.inside = *cells;
+        g.kept = size_t(std::count(g.inside.begin(), g.inside.end(), uint8_t(1)));
+    }
     return g;
 }
 

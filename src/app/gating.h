@@ -1,6 +1,7 @@
 #pragma once
-// The app's gates: core's gates over the open samples, and per cell whether it passed them all.
-// Cells outside are not drawn, trained on, counted or exported, as sepal-cli leaves them out.
+// The app's gates: core's gate tree over the open samples, each population's cells, and the
+// population embedded. Cells outside it are not drawn, trained on, counted or exported, as
+// sepal-cli leaves them out.
 
 #include <cstdint>
 #include <string>
@@ -8,28 +9,35 @@
 
 #include "app/dataset.h"
 #include "core/common/matrix.h"
-#include "core/gate/gate.h"
+#include "core/gate/gate_membership.h"
+#include "core/gate/gate_selection.h"
 
 namespace sepal::app {
 
-/// The gates and, per cell, whether it is inside every one of them.
+/// The gates, every population's cells over all samples, and the embedded population's.
 struct Gating {
-    std::vector<Gate> gates;      ///< in the order they were drawn
-    std::vector<uint8_t> inside;  ///< one per event; empty without gates (every cell is in)
-    size_t kept = 0;              ///< events inside (with gates)
+    GateSelection gates;            ///< the tree and the embedded population
+    GateMembership members;         ///< per population of the tree, per event of all samples
+    std::vector<GateCount> counts;  ///< per population: events, parent's, all
+    std::vector<uint8_t> inside;    ///< the embedded population; empty: every cell is in
+    size_t kept = 0;                ///< events inside (with a population)
     /// Same gates and cells.
-    bool operator==(const Gating&) const = default;
+    bool operator==(const Gating& o) const { return gates == o.gates && inside == o.inside; }
     /// How many of `total` events are inside (all without gates); no pass over the cells.
     size_t count(size_t total) const { return inside.empty() ? total : kept; }
-    /// True when the event passed every gate.
+    /// True when the event is in the embedded population.
     bool contains(size_t event) const { return inside.empty() || inside[event] != 0; }
     /// The events inside, in order (every event when there are no gates).
     std::vector<size_t> events(size_t total) const;
+    /// The cells of population `id` (nullptr for "" or an id the tree lacks: every cell).
+    const std::vector<uint8_t>* cellsOf(const std::string& id) const;
+    /// The counts of population `id`, or nullptr.
+    const GateCount* countOf(const std::string& id) const;
 };
 
-/// The gating of `data` by `gates`: each sample's table through core's insideGates. Throws
+/// The gating of `data` by `gates`: each sample's table through core's evaluateGates. Throws
 /// InputError naming the gate and the channel a sample lacks.
-Gating gatingOf(const Dataset& data, std::vector<Gate> gates);
+Gating gatingOf(const Dataset& data, GateSelection gates);
 
 /// The rows of `points` whose events are inside (all rows without gates).
 Matrix gatedRows(const Matrix& points, const Gating& gating);

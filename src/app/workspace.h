@@ -98,9 +98,9 @@ class Workspace {
     Document m_document;
     Scheduler m_scheduler;
     PopulationService m_populations;
+    GateService m_gates;
     DataService m_data;
     EditService m_edits;
-    GateService m_gates;
     ExportService m_exports;
     TrainingService m_training;
     QualityService m_quality;

@@ -1,14 +1,54 @@
 #include "cli/cli_gates.h"
 
-#include <algorithm>
+#include <CLI/CLI.hpp>
+
+#include "core/common/error.h"
+#include "core/gate/gate_file.h"
+#include "core/gate/population_gates.h"
 
 namespace sepal::cli {
 
-size_t keepGatedCells(io::Table& table, const std::vector<Gate>& gates) {
-    if (gates.empty()) return table.events();
-    const std::vector<uint8_t> inside = insideGates(table, gates);
-    table = io::keepRows(table, inside);
+void addGateOptions(CLI::App* cmd, GateOptions& o, const std::string& what) {
+    cmd->add_option("--gates", o.gates,
+                    "gates: Gating-ML 2.0 (.xml), a FlowJo workspace (.wsp; the sample with the "
+                    "input's file name) or Sepal's JSON (Export > Gates, a model or session); " +
+                        what);
+    cmd->add_option("--population", o.population,
+                    "the population of the gates to keep, by path (\"Cells/Singlets/Live\") or id; "
+                    "needed when the gates branch");
+    cmd->add_option("--write-gates", o.writeGates,
+                    "write the gates back: Gating-ML (.xml), a FlowJo workspace (.wsp) listing the "
+                    "outputs, or Sepal's JSON; with FCS outputs and populations, each population "
+                    "is a named gate on the population parameter under the gates");
+}
+
+GateSelection chooseGates(const GateOptions& o, GateSelection base, const std::string& dataPath) {
+    if (!o.gates.empty()) return readGateSelection(o.gates, o.population, dataPath);
+    if (!o.population.empty()) {
+        if (base.empty())
+            throw InputError("--population " + o.population +
+                             ": there are no gates (give --gates FILE)");
+        base.population = base.tree.population(o.population).id;
+    }
+    return base;
+}
+
+size_t keepGatedCells(io::Table& table, const GateSelection& gates) {
+    if (gates.population.empty()) return table.events();
+    table = io::keepRows(table, gates.inside(table));
     return table.events();
+}
+
+void writeGatesBack(const GateOptions& o, const GateSelection& gates,
+                    const std::vector<std::string>& populations,
+                    const std::vector<std::string>& samples) {
+    if (o.writeGates.empty()) return;
+    const GateTree tree =
+        populations.empty() ? gates.tree : withPopulationGates(gates, "population", populations);
+    if (tree.empty())
+        throw InputError("--write-gates " + o.writeGates +
+                         ": there are no gates and no populations to write");
+    writeGateFile(o.writeGates, tree, samples);
 }
 
 }  // namespace sepal::cli

@@ -46,6 +46,7 @@ struct ApplyArgs {
     int threads = 0;
     bool force = false;
     std::string heatmap;
+    GateOptions gates;
     size_t blockEvents = 100000;
     int workers = 0;  // files in flight at once (0: by the threads and GPUs, see applyFiles)
     bool quiet = false;
@@ -322,7 +323,9 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
     setThreads(a.threads);
     if (a.format != "csv" && a.format != "fcs")
         throw InputError("--format " + a.format + ": use csv or fcs");
-    const LoadedModel loaded = loadModel(a.model);
+    LoadedModel loaded = loadModel(a.model);
+    // --gates and --population choose the cells instead of the model's own gates.
+    loaded.gates = chooseGates(a.gates, loaded.gates, a.inputs.empty() ? "" : a.inputs.front());
     const TransformPipeline pipeline = TransformPipeline::fromJson(loaded.transform);
     if (pipeline.columns() != loaded.columns)
         throw InputError(a.model + ": the transform's columns differ from the model's; re-save it");
@@ -331,6 +334,8 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
     if (ec) throw InputError("--out-dir " + a.outDir + ": cannot create it (" + ec.message() + ")");
     std::vector<std::string> readFiles = a.inputs;
     readFiles.push_back(a.model);
+    readFiles.push_back(a.gates.gates);
+    io::refuseOverwritingInput(a.gates.writeGates, readFiles, "--write-gates");
     if (!a.heatmap.empty() && loaded.populations.empty())
         throw InputError("--heatmap: the model " + a.model +
                          " has no populations (embed --metaclusters K makes them)");
@@ -401,6 +406,14 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
     for (size_t w = 0; w < lanes; ++w) {
         files += written[w];
         times.add(laneTimes[w]);
+    }
+    if (!a.gates.writeGates.empty() && ranks.root()) {
+        // Beside FCS outputs (which carry the population parameter) the populations are gates.
+        const bool fcsOut = a.format == "fcs" && !a.exports.perPopulation;
+        writeGatesBack(a.gates, loaded.gates,
+                       fcsOut ? populationNames(loaded.populations) : std::vector<std::string>{},
+                       fcsOut ? outputPaths(a) : a.inputs);
+        ++files;
     }
     // The counts and medians do not depend on which lane (or rank) did a file.
     return std::move(counted.tally);
@@ -498,6 +511,9 @@ void addApplyCommand(CLI::App& app) {
     cmd->add_option("--heatmap", args->heatmap,
                     "also draw the populations x markers heatmap (scaled medians, cell counts) "
                     "as PNG (a model with populations)");
+    addGateOptions(cmd, args->gates,
+                   "the cells of the chosen population are projected, written and counted "
+                   "instead of those of the model's gates");
     cmd->add_option("--block-events", args->blockEvents,
                     "events of an FCS input read, projected and written at a time (memory holds "
                     "three blocks: one read, one projected, one written; a file larger than "

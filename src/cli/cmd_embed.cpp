@@ -48,7 +48,7 @@ struct EmbedArgs {
     std::string color = "density";
     std::string size = "1000x1000";
     std::string model;
-    std::string gates;
+    GateOptions gates;
     size_t metaclusters = 0;
     bool balanced = false;
     std::string supervise;
@@ -76,11 +76,12 @@ void runEmbed(const EmbedArgs& a) {
     std::vector<std::string> readFiles = a.inputs;
     readFiles.push_back(a.prepare.spilloverFile);
     readFiles.push_back(a.prepare.transform);
-    readFiles.push_back(a.gates);
-    const std::vector<Gate> gates = a.gates.empty() ? std::vector<Gate>{} : readGatesFile(a.gates);
+    readFiles.push_back(a.gates.gates);
+    const GateSelection gates = chooseGates(a.gates, {}, a.inputs.empty() ? "" : a.inputs.front());
     if (!a.exports.perPopulation) io::refuseOverwritingInput(a.out, readFiles, "--out");
     io::refuseOverwritingInput(a.model, readFiles, "--model");
     io::refuseOverwritingInput(a.png, readFiles, "--png");
+    io::refuseOverwritingInput(a.gates.writeGates, readFiles, "--write-gates");
     // Two outputs on one file: the second would replace the first.
     const std::pair<const char*, const std::string*> outputs[] = {
         {"--out", &a.out}, {"--model", &a.model}, {"--png", &a.png}};
@@ -108,7 +109,7 @@ void runEmbed(const EmbedArgs& a) {
 
     PreparedInput input = prepareInputs(a.inputs, a.prepare);
     for (const auto& w : input.table.warnings) note(a.quiet, w);
-    if (!gates.empty()) {
+    if (!gates.population.empty()) {
         // The transform stays fitted on every event (as the app fits it before gating); the
         // gates then choose the events that are trained on, projected and written.
         const size_t events = input.table.events();
@@ -193,6 +194,15 @@ void runEmbed(const EmbedArgs& a) {
     if (!a.model.empty())
         saveModel(a.model, result.model, input.pipeline.columns(), input.pipeline.toJson(),
                   settings.params, populations, gates);
+    {
+        // A FlowJo user opening the written FCS file sees the populations by name under the
+        // gates; beside other outputs the gates alone, over the inputs.
+        const bool fcsOut = exportFormatOf(a.out) == ExportFormat::Fcs && !a.exports.perPopulation;
+        std::vector<std::string> names;
+        if (fcsOut)
+            for (const ModelPopulation& p : populations) names.push_back(p.name);
+        writeGatesBack(a.gates, gates, names, fcsOut ? std::vector<std::string>{a.out} : a.inputs);
+    }
     if (!a.png.empty()) {
         raster::PictureSpec spec =
             pictureSpecFor(input.table, a.color, input.points, input.pipeline.columns());
@@ -263,9 +273,9 @@ void addEmbedCommand(CLI::App& app) {
         ->capture_default_str();
     cmd->add_option("--size", args->size, "picture size WIDTHxHEIGHT")->capture_default_str();
     cmd->add_option("--model", args->model, "also save the landmark model (JSON) for apply");
-    cmd->add_option("--gates", args->gates,
-                    "keep only the events inside these gates (a gates file from the app's Export "
-                    "> Gates, or a model or session with gates); the model keeps them for apply");
+    addGateOptions(cmd, args->gates,
+                   "only the events of the chosen population are trained on, embedded and "
+                   "written; the model keeps the gates for apply");
     cmd->add_flag("--balanced", args->balanced,
                   "with several files: train on the same number of events from each (of "
                   "--train-sample in all), so that a large sample does not outweigh the others");

@@ -66,9 +66,9 @@ std::string percent(double v) {
     return text;
 }
 
-void writeCounts(const std::string& path, const std::vector<PopulationCount>& counts) {
+void writeCounts(const std::string& path, const std::vector<GateCount>& counts) {
     std::string text = "gate,path,events,parent_events,percent_of_parent,percent_of_all\n";
-    for (const PopulationCount& c : counts)
+    for (const GateCount& c : counts)
         text += csvField(c.id) + "," + csvField(c.path) + "," + std::to_string(c.events) + "," +
                 std::to_string(c.parentEvents) + "," + percent(c.percentOfParent()) + "," +
                 percent(c.percentOfAll()) + "\n";
@@ -88,12 +88,12 @@ void runGate(const GateArgs& a) {
     for (const auto& w : table.warnings) note(a.quiet, w);
     const GateMembership membership = evaluateGates(tree, table);
     for (const std::string& n : membership.notes) note(a.quiet, n);
-    const std::vector<PopulationCount> counts = populationCounts(tree, membership);
+    const std::vector<GateCount> counts = gateCounts(tree, membership);
     if (!a.membership.empty()) writeMembership(a.membership, membership);
     if (!a.counts.empty()) writeCounts(a.counts, counts);
     if (!a.out.empty()) writeGateFile(a.out, tree, {a.data});
     if (!a.quiet)
-        for (const PopulationCount& c : counts)
+        for (const GateCount& c : counts)
             std::cout << c.path << ": " << c.events << " events, " << percent(c.percentOfParent())
                       << "% of parent, " << percent(c.percentOfAll()) << "% of all\n";
 }

@@ -46,24 +46,44 @@ void biaxialAxis(const State& st, const std::string& key, const std::string& v, 
 }
 
 void biaxialX(Application& app, State& st, const std::string& v) {
-    biaxialAxis(st, "biaxial.x", v, app.context().biaxial.x);
+    biaxialAxis(st, "biaxial.x", v, app.context().firstPlot().x);
 }
 
 void biaxialY(Application& app, State& st, const std::string& v) {
-    biaxialAxis(st, "biaxial.y", v, app.context().biaxial.y);
+    biaxialAxis(st, "biaxial.y", v, app.context().firstPlot().y);
 }
 
 void biaxialTool(Application& app, State&, const std::string& v) {
-    if (v != "rectangle" && v != "polygon") throw InputError("biaxial.tool: rectangle or polygon");
-    app.context().biaxial.polygon = v == "polygon";
+    static const std::pair<const char*, ui::GateTool> tools[] = {
+        {"rectangle", ui::GateTool::Rectangle},
+        {"polygon", ui::GateTool::Polygon},
+        {"ellipse", ui::GateTool::Ellipse},
+        {"quadrant", ui::GateTool::Quadrant},
+        {"range", ui::GateTool::Range}};
+    for (const auto& [name, tool] : tools)
+        if (v == name) {
+            app.context().firstPlot().tool = tool;
+            return;
+        }
+    throw InputError("biaxial.tool: rectangle, polygon, ellipse, quadrant or range");
+}
+
+void biaxialParent(Application& app, State& st, const std::string& v) {
+    app.context().firstPlot().parent =
+        v.empty() || v == "all" ? "" : st.gating.gates.tree.population(v).id;
+}
+
+void gatesRetrain(Application& app, State&, const std::string& v) {
+    if (v != "on" && v != "off") throw InputError("gates.retrain: on or off");
+    app.workspace().gates().setRetrainOnChange(v == "on");
 }
 
 void biaxialColour(Application& app, State&, const std::string& v) {
-    app.context().biaxial.byPopulation = v == "population";
+    app.context().firstPlot().byPopulation = v == "population";
 }
 
 void biaxialName(Application& app, State&, const std::string& v) {
-    app.context().biaxial.gateName = v;
+    app.context().firstPlot().gateName = v;
 }
 
 void viewMultiples(Application& app, State& st, const std::string& v) {
@@ -132,7 +152,9 @@ const ScriptSetting kSettings[] = {
     {"colour.marker", "a channel or a marker; colours by it", colourMarker},
     {"biaxial.x", "the Biaxial window's x: a channel or a marker", biaxialX},
     {"biaxial.y", "the Biaxial window's y: a channel or a marker", biaxialY},
-    {"biaxial.tool", "rectangle or polygon", biaxialTool},
+    {"biaxial.tool", "rectangle, polygon, ellipse, quadrant or range", biaxialTool},
+    {"biaxial.parent", "the population the first Biaxial plot shows (a path, or all)", biaxialParent},
+    {"gates.retrain", "on or off: a change of the embedded population re-trains the picture", gatesRetrain},
     {"biaxial.colour", "population, or anything else for density", biaxialColour},
     {"biaxial.name", "the name of the next gate", biaxialName},
     {"view.multiples", "on, or anything else for off", viewMultiples},

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/common/error.h"
+#include "core/transform/channel_label.h"
 #include "gui/script_args.h"
 #include "gui/script_exports.h"
 #include "gui/script_settings.h"
@@ -212,6 +213,23 @@ void panel(ScriptRun& run, const ScriptAction& a) {
     run.wait = 1;
 }
 
+// A new biaxial plot window: the population's cells ("all" for every cell) on two channels,
+// with a gate tool; the plots open side by side.
+void plot(ScriptRun& run, const ScriptAction& a) {
+    if (a.args.size() < 3)
+        throw InputError("plot needs a population (or all), an x and a y channel");
+    const app::State& st = run.app.workspace().state();
+    if (st.data.tables.empty()) throw InputError("plot: no data is open");
+    ui::BiaxialSettings s;
+    s.parent = a.args[0] == "all" ? "" : st.gating.gates.tree.population(a.args[0]).id;
+    for (size_t i = 1; i < 3; ++i)
+        (i == 1 ? s.x : s.y) =
+            st.data.tables[0].channels[resolveChannel(st.data.tables[0], a.args[i], "plot")].name;
+    s.gateName = "gate";
+    run.app.context().plots.push_back(s);
+    run.wait = 2;
+}
+
 void fit(ScriptRun& run, const ScriptAction&) {
     run.app.context().fitRequested = true;
     run.wait = 1;
@@ -260,6 +278,7 @@ const ScriptVerb kVerbs[] = {
     {"populations-from-landmarks", "K: K populations from the landmarks", populationsFromLandmarks},
     {"autosave", "write the autosave now (with --autosave-dir)", autosave},
     {"panel", "TITLE open|close: open or close a side-bar section", panel},
+    {"plot", "POPULATION|all X Y: open a Biaxial plot of the population's cells", plot},
     {"fit", "fit the view", fit},
     {"screenshot", "PATH: the window as PNG", screenshot},
     {"state", "print the state as one JSON line", state},

@@ -60,19 +60,21 @@ std::string stateJson(Application& application) {
     j["colour_title"] = ws.colourKey().title;
     // The gates and the Biaxial window's plot, so tests can draw gates with the mouse.
     nlohmann::json gates = nlohmann::json::array();
-    for (const auto& g : st.gating.gates)
-        gates.push_back({{"name", g.name},
-                         {"x", g.axes.steps[0].name},
-                         {"y", g.axes.steps[1].name},
-                         {"polygon", g.polygon}});
+    for (const auto& c : st.gating.counts)
+        gates.push_back({{"id", c.id},
+                         {"path", c.path},
+                         {"name", c.path.substr(c.path.rfind('/') + 1)},
+                         {"events", c.events},
+                         {"percent_of_parent", c.percentOfParent()}});
     j["gates"] = gates;
+    j["embedded_population"] = st.gating.gates.population.empty() ? "" : st.gating.gates.path();
     j["gated"] = st.gating.count(st.data.events());
     const auto& plot = ctx.biaxialFrame;
     j["biaxial"] = plot.shown ? nlohmann::json{{"box", {plot.x, plot.y, plot.width, plot.height}},
                                                {"low", plot.low},
                                                {"high", plot.high},
-                                               {"x", ctx.biaxial.x},
-                                               {"y", ctx.biaxial.y}}
+                                               {"x", ctx.plots.empty() ? "" : ctx.plots.front().x},
+                                               {"y", ctx.plots.empty() ? "" : ctx.plots.front().y}}
                               : nlohmann::json(nullptr);
     // The small multiples on the canvas, each panel's title and box in window pixels.
     nlohmann::json multiples = nlohmann::json::array();

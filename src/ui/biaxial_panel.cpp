@@ -13,6 +13,9 @@ namespace sepal::ui {
 
 namespace {
 
+constexpr float kLeftMargin = 64, kBottomMargin = 44, kTopMargin = 20, kRightMargin = 10;
+constexpr double kPi = 3.14159265358979323846;
+
 /// The pair a user looks at first: DNA vs viability (mass cytometry clean-up), forward vs side
 /// scatter (flow), else the first two channels.
 std::pair<std::string, std::string> firstAxes(const io::Table& table) {
@@ -40,16 +43,6 @@ std::pair<std::string, std::string> firstAxes(const io::Table& table) {
     return {table.channels[size_t(x)].name, table.channels[size_t(y)].name};
 }
 
-/// "arcsinh(x/5)" or "linear": how an axis scales its channel.
-std::string scaleName(const ColumnTransform& t) {
-    if (t.kind == ColumnTransform::Kind::Arcsinh) {
-        char text[48];
-        std::snprintf(text, sizeof text, "arcsinh(x/%g)", t.cofactor);
-        return text;
-    }
-    return t.kind == ColumnTransform::Kind::Logicle ? "logicle" : "linear";
-}
-
 /// A combo listing the table's channels by label; `name` holds the chosen channel's name.
 bool channelCombo(const char* id, const io::Table& table, std::string& name) {
     const int current = table.findChannel(name);
@@ -68,206 +61,457 @@ bool channelCombo(const char* id, const io::Table& table, std::string& name) {
     return changed;
 }
 
+/// A value field of the axis dialog; true when edited.
+bool parameter(const char* label, double& v, const char* help) {
+    ImGui::SetNextItemWidth(110);
+    const bool changed =
+        ImGui::InputDouble(label, &v, 0, 0, "%.6g", ImGuiInputTextFlags_EnterReturnsTrue);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", help);
+    return changed;
+}
+
+/// The axis dialog (as FlowJo's): the transform of one axis and its parameters. The scale
+/// changes only when its parameters are valid. True when it changed.
+bool scaleEditor(const char* id, GateScale& scale) {
+    bool changed = false;
+    ImGui::PushID(id);
+    if (ImGui::SmallButton(app::scaleLabel(scale).c_str())) ImGui::OpenPopup("scale");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("the transform of this axis (click to change)");
+    if (ImGui::BeginPopup("scale")) {
+        static const std::pair<const char*, GateScale::Kind> kinds[] = {
+            {"linear", GateScale::Kind::None},     {"arcsinh", GateScale::Kind::Asinh},
+            {"logicle", GateScale::Kind::Logicle}, {"biex (FlowJo)", GateScale::Kind::Biex},
+            {"log", GateScale::Kind::Log},         {"hyperlog", GateScale::Kind::Hyperlog}};
+        GateScale next = scale;
+        for (const auto& [name, kind] : kinds)
+            if (ImGui::RadioButton(name, next.kind == kind) && next.kind != kind) {
+                next = kind == GateScale::Kind::Asinh ? app::arcsinhScale(5.0) : GateScale{};
+                next.kind = kind;
+                if (kind == GateScale::Kind::Log) next.M = 5;
+                if (kind == GateScale::Kind::Biex) next.length = 4096;
+            }
+        ImGui::Separator();
+        switch (next.kind) {
+            case GateScale::Kind::Asinh: {
+                double cofactor = next.T / std::sinh(next.M * std::log(10.0));
+                if (parameter("cofactor", cofactor,
+                              "x / cofactor goes through asinh (5 for mass, 150 for flow)") &&
+                    cofactor > 0)
+                    next = app::arcsinhScale(cofactor);
+                break;
+            }
+            case GateScale::Kind::Logicle:
+            case GateScale::Kind::Hyperlog:
+                parameter("T", next.T, "top of scale (data units)");
+                parameter("W", next.W, "linear width in decades");
+                parameter("M", next.M, "decades of the whole scale");
+                parameter("A", next.A, "extra negative decades");
+                break;
+            case GateScale::Kind::Log:
+                parameter("T", next.T, "top of scale (data units)");
+                parameter("M", next.M, "decades shown");
+                break;
+            case GateScale::Kind::Biex:
+                parameter("max range", next.maxRange, "top of scale (data units)");
+                parameter("pos", next.pos, "positive decades");
+                parameter("neg", next.neg, "negative decades");
+                parameter("width", next.width, "width basis (negative, FlowJo's -10 to -1000)");
+                break;
+            default:
+                break;
+        }
+        if (!(next == scale)) {
+            try {
+                validateScale(next, "axis");
+                scale = next;
+                changed = true;
+            } catch (const std::exception& e) {
+                ImGui::TextColored(ImVec4(1, 0.5f, 0.4f, 1), "%s", e.what());
+            }
+        }
+        ImGui::EndPopup();
+    }
+    ImGui::PopID();
+    return changed;
+}
+
+/// A combo of the tree's populations (and every cell); true when `id` changed.
+bool populationCombo(const char* label, const app::Gating& gating, std::string& id) {
+    std::string shown = "all cells";
+    const auto populations = gating.gates.tree.populations();
+    for (const GatePopulation& p : populations)
+        if (p.id == id) shown = p.path;
+    bool changed = false;
+    if (ImGui::BeginCombo(label, shown.c_str())) {
+        if (ImGui::Selectable("all cells", id.empty())) id.clear(), changed = true;
+        for (const GatePopulation& p : populations)
+            if (ImGui::Selectable(p.path.c_str(), p.id == id)) id = p.id, changed = true;
+        ImGui::EndCombo();
+    }
+    return changed;
+}
+
+/// What a channel is called on an axis and in quadrant names: its marker, else its name.
+std::string shortLabel(const io::Table& table, const std::string& channel) {
+    const int c = table.findChannel(channel);
+    if (c < 0) return channel;
+    const io::Channel& ch = table.channels[size_t(c)];
+    return ch.marker.empty() ? ch.name : ch.marker;
+}
+
 }  // namespace
 
-bool BiaxialPanel::refreshPlot(UiContext& ctx) {
-    const auto& st = ctx.workspace.state();
-    auto& settings = ctx.biaxial;
-    if (settings.x.empty() || settings.y.empty())
-        std::tie(settings.x, settings.y) = firstAxes(st.data.tables.front());
-    const std::string key = std::to_string(st.version(app::Part::Data)) + "|" + settings.x + "|" +
-                            settings.y + "|" + st.pipeline.toJson()["compensation"].dump();
-    if (key == m_plotKey) return m_error.empty();
-    m_plotKey = key;
-    m_pictureKey.clear();
-    m_drawing.clear();
-    try {
-        m_plot = app::biaxialOf(st.data, settings.x, settings.y, st.pipeline.compensation);
-        m_error.clear();
-    } catch (const std::exception& e) {
-        m_error = e.what();
-    }
-    return m_error.empty();
-}
-
-void BiaxialPanel::addGate(UiContext& ctx, std::vector<float> polygon) {
-    auto& ws = ctx.workspace;
-    std::vector<Gate> gates = ws.state().gating.gates;
-    std::string name = ctx.biaxial.gateName.empty() ? "gate" : ctx.biaxial.gateName;
-    // Names stay unique: a second "live" becomes "live 2".
-    const auto taken = [&](const std::string& n) {
-        return std::any_of(gates.begin(), gates.end(), [&](const Gate& g) { return g.name == n; });
-    };
-    for (int i = 2; taken(name); ++i)
-        name = (ctx.biaxial.gateName.empty() ? "gate" : ctx.biaxial.gateName) + " " +
-               std::to_string(i);
-    gates.push_back({name, m_plot.axes, std::move(polygon)});
-    ws.gates().set(std::move(gates), "Gate " + name);
-}
-
-void BiaxialPanel::drawGates(UiContext& ctx, float ox, float oy, float size) {
-    const auto& st = ctx.workspace.state();
-    ImDrawList* draw = ImGui::GetWindowDrawList();
-    const auto toScreen = [&](float vx, float vy) {
-        return ImVec2(ox + (vx - m_plot.low[0]) / (m_plot.high[0] - m_plot.low[0]) * size,
-                      oy + (1 - (vy - m_plot.low[1]) / (m_plot.high[1] - m_plot.low[1])) * size);
-    };
-    const ImVec2 mouse = ImGui::GetMousePos();
-    const float mx = m_plot.low[0] + (mouse.x - ox) / size * (m_plot.high[0] - m_plot.low[0]);
-    const float my = m_plot.low[1] + (1 - (mouse.y - oy) / size) * (m_plot.high[1] - m_plot.low[1]);
-    draw->PushClipRect(ImVec2(ox, oy), ImVec2(ox + size, oy + size), true);
-    // The gates drawn on these two channels, with their names; one on another scale (another
-    // cofactor or compensation) is drawn grey: its polygon is in other units than the plot's.
-    const auto plotAxes = m_plot.axes.toJson();
-    for (const Gate& g : st.gating.gates) {
-        if (g.axes.steps[0].name != m_plot.axes.steps[0].name ||
-            g.axes.steps[1].name != m_plot.axes.steps[1].name)
-            continue;
-        const bool sameScale = g.axes.toJson() == plotAxes;
-        std::vector<ImVec2> points;
-        for (size_t i = 0; i + 1 < g.polygon.size(); i += 2)
-            points.push_back(toScreen(g.polygon[i], g.polygon[i + 1]));
-        draw->AddPolyline(points.data(), int(points.size()),
-                          sameScale ? IM_COL32(255, 140, 40, 255) : IM_COL32(150, 150, 150, 200),
-                          ImDrawFlags_Closed, 2.0f);
-        const std::string label = sameScale ? g.name : g.name + " (on another scale)";
-        draw->AddText(ImVec2(points[0].x + 3, points[0].y - 16),
-                      sameScale ? IM_COL32(255, 170, 80, 255) : IM_COL32(170, 170, 170, 255),
-                      label.c_str());
-    }
-    // The gate being drawn.
-    const bool hovered = ImGui::IsItemHovered();
-    if (ctx.biaxial.polygon) {
-        if (hovered && ImGui::IsMouseClicked(0)) {
-            // A click near the first vertex closes the polygon.
-            const bool closes = m_drawing.size() >= 6 &&
-                                std::hypot(mouse.x - toScreen(m_drawing[0], m_drawing[1]).x,
-                                           mouse.y - toScreen(m_drawing[0], m_drawing[1]).y) < 8;
-            if (closes) {
-                addGate(ctx, std::move(m_drawing));
-                m_drawing.clear();
-            } else {
-                m_drawing.insert(m_drawing.end(), {mx, my});
-            }
-        }
-        if (hovered && ImGui::IsMouseClicked(1)) m_drawing.clear();
-        if (!m_drawing.empty()) {
-            std::vector<ImVec2> points;
-            for (size_t i = 0; i + 1 < m_drawing.size(); i += 2)
-                points.push_back(toScreen(m_drawing[i], m_drawing[i + 1]));
-            points.push_back(mouse);
-            draw->AddPolyline(points.data(), int(points.size()), IM_COL32(255, 255, 255, 220), 0,
-                              1.5f);
-        }
-    } else {
-        if (hovered && ImGui::IsMouseClicked(0)) {
-            m_dragging = true;
-            m_dragStart[0] = mx, m_dragStart[1] = my;
-        }
-        if (m_dragging) {
-            draw->AddRect(toScreen(m_dragStart[0], m_dragStart[1]), toScreen(mx, my),
-                          IM_COL32(255, 255, 255, 220), 0, 0, 1.5f);
-            if (!ImGui::IsMouseDown(0)) {
-                m_dragging = false;
-                const ImVec2 a = toScreen(m_dragStart[0], m_dragStart[1]);
-                // A click without a drag is no gate.
-                if (std::fabs(mouse.x - a.x) > 3 && std::fabs(mouse.y - a.y) > 3)
-                    addGate(ctx, rectanglePolygon(m_dragStart[0], m_dragStart[1], mx, my));
-            }
-        }
-    }
-    draw->PopClipRect();
-    if (hovered) ImGui::SetTooltip("%.2f, %.2f", mx, my);
-}
-
 void BiaxialPanel::draw(UiContext& ctx) {
-    ctx.biaxialFrame.shown = false;
     auto& ws = ctx.workspace;
     const auto& st = ws.state();
     if (st.data.tables.empty()) {
         ImGui::TextWrapped("Open a file to plot two of its channels and draw gates.");
         return;
     }
-    auto& settings = ctx.biaxial;
-    const io::Table& first = st.data.tables.front();
-    refreshPlot(ctx);
-    ImGui::SetNextItemWidth(-20);
-    channelCombo("x", first, settings.x);
-    ImGui::SetNextItemWidth(-20);
-    channelCombo("y", first, settings.y);
-    if (!refreshPlot(ctx)) {
-        ImGui::TextWrapped("%s", m_error.c_str());
-        return;
+    ctx.firstPlot();
+    for (size_t i = 0; i < ctx.plots.size(); ++i) {
+        BiaxialSettings& s = ctx.plots[i];
+        ImGui::PushID(int(i));
+        std::string parent = "all cells";
+        for (const GatePopulation& p : st.gating.gates.tree.populations())
+            if (p.id == s.parent) parent = p.path;
+        const std::string label =
+            "Biaxial " + std::to_string(i + 1) + ": " + s.x + " vs " + s.y + " on " + parent;
+        ImGui::Checkbox(label.c_str(), &s.open);
+        ImGui::PopID();
     }
-    int colour = settings.byPopulation ? 1 : 0;
+    if (ImGui::Button("New plot")) {
+        BiaxialSettings s;
+        // The cells of the population selected in the Gates window, the next step of a strategy.
+        s.parent = ctx.selectedGate.empty() ? st.gating.gates.population : ctx.selectedGate;
+        s.gateName = "gate";
+        ctx.plots.push_back(s);
+    }
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("a new plot of the population selected in the Gates window");
+    bool retrain = ws.gates().retrainOnChange();
+    if (ImGui::Checkbox("Re-train on the gated cells", &retrain))
+        ws.gates().setRetrainOnChange(retrain);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(
+            "when a gate is drawn or the embedded population changes, train the landmarks "
+            "on its cells (progress and Cancel in Training; Undo returns)");
+}
+
+void BiaxialPanel::drawWindows(UiContext& ctx) {
+    ctx.biaxialFrame.shown = false;
+    if (ctx.workspace.state().data.tables.empty()) return;
+    while (m_views.size() < ctx.plots.size()) m_views.emplace_back();
+    for (size_t i = 0; i < ctx.plots.size(); ++i)
+        if (ctx.plots[i].open) drawPlot(ctx, i);
+}
+
+bool BiaxialPanel::refreshPlot(UiContext& ctx, BiaxialSettings& s, PlotView& view) {
+    const auto& st = ctx.workspace.state();
+    const io::Table& first = st.data.tables.front();
+    if (s.x.empty() || s.y.empty()) std::tie(s.x, s.y) = firstAxes(first);
+    if (!s.scalesChosen) {
+        s.xScale = app::defaultAxisScale(first, s.x);
+        s.yScale = app::defaultAxisScale(first, s.y);
+    }
+    if (!s.parent.empty() && !st.gating.cellsOf(s.parent)) s.parent.clear();  // its gate went
+    const bool compensate = st.pipeline.compensation.source == CompensationStep::Source::File;
+    const std::string key = std::to_string(st.version(app::Part::Data)) + "|" +
+                            std::to_string(st.version(app::Part::Gates)) + "|" + s.x + "|" + s.y +
+                            "|" + app::scaleLabel(s.xScale) + "|" + app::scaleLabel(s.yScale) +
+                            "|" + s.parent + "|" + std::to_string(compensate);
+    if (key == view.plotKey) return view.error.empty();
+    view.plotKey = key;
+    view.pictureKey.clear();
+    view.drawing.clear();
+    try {
+        const std::array<GateDimension, 2> axes = {
+            app::biaxialAxis(st.data, s.x, s.xScale, compensate),
+            app::biaxialAxis(st.data, s.y, s.yScale, compensate)};
+        view.plot = app::biaxialOf(st.data, st.gating, axes, s.parent);
+        view.error.clear();
+    } catch (const std::exception& e) {
+        view.error = e.what();
+    }
+    return view.error.empty();
+}
+
+void BiaxialPanel::drawControls(UiContext& ctx, BiaxialSettings& s) {
+    const auto& st = ctx.workspace.state();
+    const io::Table& first = st.data.tables.front();
+    const float half = ImGui::GetContentRegionAvail().x * 0.5f;
+    ImGui::SetNextItemWidth(half - 30);
+    if (channelCombo("x", first, s.x) && !s.scalesChosen)
+        s.xScale = app::defaultAxisScale(first, s.x);
+    ImGui::SameLine();
+    if (scaleEditor("xscale", s.xScale)) s.scalesChosen = true;
+    ImGui::SetNextItemWidth(half - 30);
+    if (channelCombo("y", first, s.y) && !s.scalesChosen)
+        s.yScale = app::defaultAxisScale(first, s.y);
+    ImGui::SameLine();
+    if (scaleEditor("yscale", s.yScale)) s.scalesChosen = true;
+    ImGui::SetNextItemWidth(half);
+    populationCombo("cells shown", st.gating, s.parent);
+    ImGui::SameLine();
+    int colour = s.byPopulation ? 1 : 0;
     ImGui::RadioButton("density", &colour, 0);
     ImGui::SameLine();
     ImGui::RadioButton("populations", &colour, 1);
-    settings.byPopulation = colour == 1;
-    int tool = settings.polygon ? 1 : 0;
-    ImGui::RadioButton("rectangle", &tool, 0);
+    s.byPopulation = colour == 1;
+    static const std::pair<const char*, GateTool> tools[] = {{"rectangle", GateTool::Rectangle},
+                                                             {"range", GateTool::Range},
+                                                             {"polygon", GateTool::Polygon},
+                                                             {"ellipse", GateTool::Ellipse},
+                                                             {"quadrant", GateTool::Quadrant}};
+    for (const auto& [name, tool] : tools) {
+        if (ImGui::RadioButton(name, s.tool == tool)) s.tool = tool;
+        ImGui::SameLine();
+    }
+    ImGui::NewLine();
+    ImGui::SetNextItemWidth(160);
+    ImGui::InputText("gate name", &s.gateName);
     ImGui::SameLine();
-    ImGui::RadioButton("polygon", &tool, 1);
-    if (ImGui::IsItemHovered())
-        ImGui::SetTooltip(
-            "Click the vertices; click the first one again to close the gate. "
-            "Right-click drops it.");
-    settings.polygon = tool == 1;
-    ImGui::SetNextItemWidth(-60);
-    ImGui::InputText("gate name", &settings.gateName);
+    ImGui::Checkbox("fill the canvas", &s.fillCanvas);
+}
 
-    const float size = std::clamp(ImGui::GetContentRegionAvail().x, 120.0f, 480.0f);
-    const int pixels = int(size);
-    const std::string pictureKey = m_plotKey + "|" + std::to_string(st.version(app::Part::Gates)) +
-                                   "|" + std::to_string(st.version(app::Part::Populations)) + "|" +
-                                   std::to_string(colour) + "|" + std::to_string(pixels);
-    if (pictureKey != m_pictureKey) {
-        m_pictureKey = pictureKey;
-        const auto rgba = app::biaxialPicture(
-            m_plot, pixels, pixels,
-            settings.byPopulation ? app::BiaxialColour::Population : app::BiaxialColour::Density,
-            st.populations, st.gating);
-        m_texture.upload(rgba.data(), pixels, pixels);
-    }
-    const ImVec2 origin = ImGui::GetCursorScreenPos();
-    ImGui::Image(ImTextureID(intptr_t(m_texture.id())), ImVec2(size, size));
-    // The image is the item the mouse acts on: clicks on it draw gates, not drag the window.
-    ImGui::SetCursorScreenPos(origin);
-    ImGui::InvisibleButton("plot", ImVec2(size, size));
-    drawGates(ctx, origin.x, origin.y, size);
-    ctx.biaxialFrame = {true, origin.x, origin.y, size, size, m_plot.low, m_plot.high};
-    ImGui::TextDisabled("x %.1f..%.1f %s", m_plot.low[0], m_plot.high[0],
-                        scaleName(m_plot.axes.steps[0].transform).c_str());
-    ImGui::TextDisabled("y %.1f..%.1f %s", m_plot.low[1], m_plot.high[1],
-                        scaleName(m_plot.axes.steps[1].transform).c_str());
+void BiaxialPanel::addGate(UiContext& ctx, const BiaxialSettings& s, const PlotView& view,
+                           GateNode gate) {
+    gate.parent = view.plot.parent;
+    const char* fallback = gate.kind == GateNode::Kind::Quadrant ? "quadrants" : "gate";
+    gate.name = s.gateName.empty() ? fallback : s.gateName;
+    gate.id = gate.name;
+    ctx.workspace.gates().add(std::move(gate));
+}
 
-    // The gates: every one applies (a cell must be inside all of them).
-    const auto& gates = st.gating.gates;
-    if (gates.empty()) {
-        ImGui::TextWrapped("Drag on the plot to gate the cells to keep (live, singlets).");
-        return;
+void BiaxialPanel::drawPlotArea(UiContext& ctx, BiaxialSettings& s, PlotView& view, float ox,
+                                float oy, float w, float h, bool first) {
+    const auto& st = ctx.workspace.state();
+    const app::BiaxialPlot& plot = view.plot;
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const auto sx = [&](float v) {
+        return ox + (v - plot.low[0]) / (plot.high[0] - plot.low[0]) * w;
+    };
+    const auto sy = [&](float v) {
+        return oy + (1 - (v - plot.low[1]) / (plot.high[1] - plot.low[1])) * h;
+    };
+    const auto toScreen = [&](float vx, float vy) { return ImVec2(sx(vx), sy(vy)); };
+    const ImVec2 mouse = ImGui::GetMousePos();
+    const float mx = plot.low[0] + (mouse.x - ox) / w * (plot.high[0] - plot.low[0]);
+    const float my = plot.low[1] + (1 - (mouse.y - oy) / h) * (plot.high[1] - plot.low[1]);
+    const ImU32 white = IM_COL32(235, 235, 235, 255), grey = IM_COL32(160, 160, 160, 255);
+
+    // The axes: ticks in data units, labelled; the channels and scales as titles.
+    const io::Table& table = st.data.tables.front();
+    draw->AddRect(ImVec2(ox, oy), ImVec2(ox + w, oy + h), grey);
+    for (const app::AxisTick& t : app::axisTicks(s.xScale, plot.low[0], plot.high[0])) {
+        const float x = sx(t.at);
+        draw->AddLine(ImVec2(x, oy + h), ImVec2(x, oy + h + (t.major ? 6.0f : 3.0f)), grey);
+        if (!t.label.empty()) {
+            const ImVec2 size = ImGui::CalcTextSize(t.label.c_str());
+            draw->AddText(ImVec2(x - size.x / 2, oy + h + 7), white, t.label.c_str());
+        }
     }
-    ImGui::Text("%zu of %zu cells in the gates", st.gating.count(st.data.events()),
-                st.data.events());
-    for (size_t i = 0; i < gates.size(); ++i) {
-        ImGui::PushID(int(i));
-        if (ImGui::SmallButton("x")) {
-            std::vector<Gate> rest = gates;
-            const std::string name = rest[i].name;
-            rest.erase(rest.begin() + long(i));
-            ws.gates().set(std::move(rest), "Delete gate " + name);
-            ImGui::PopID();
+    for (const app::AxisTick& t : app::axisTicks(s.yScale, plot.low[1], plot.high[1])) {
+        const float y = sy(t.at);
+        draw->AddLine(ImVec2(ox - (t.major ? 6.0f : 3.0f), y), ImVec2(ox, y), grey);
+        if (!t.label.empty()) {
+            const ImVec2 size = ImGui::CalcTextSize(t.label.c_str());
+            draw->AddText(ImVec2(ox - 8 - size.x, y - size.y / 2), white, t.label.c_str());
+        }
+    }
+    const std::string xTitle =
+        channelLabel(table.channels[size_t(std::max(0, table.findChannel(s.x)))]) + "  (" +
+        app::scaleLabel(s.xScale) + ")";
+    const ImVec2 xSize = ImGui::CalcTextSize(xTitle.c_str());
+    draw->AddText(ImVec2(ox + (w - xSize.x) / 2, oy + h + 24), white, xTitle.c_str());
+    const std::string yTitle =
+        "y: " + channelLabel(table.channels[size_t(std::max(0, table.findChannel(s.y)))]) + "  (" +
+        app::scaleLabel(s.yScale) + ")";
+    draw->AddText(ImVec2(ox - kLeftMargin + 4, oy - kTopMargin + 2), white, yTitle.c_str());
+
+    draw->PushClipRect(ImVec2(ox, oy), ImVec2(ox + w, oy + h), true);
+    // The gates on these cells and channels, with their names and shares of the parent.
+    for (const app::GateOutline& o : app::gateOutlines(plot, st.gating)) {
+        std::vector<ImVec2> points;
+        for (size_t i = 0; i + 1 < o.points.size(); i += 2)
+            points.push_back(toScreen(o.points[i], o.points[i + 1]));
+        const ImU32 colour =
+            o.embedded ? IM_COL32(255, 150, 40, 255) : IM_COL32(120, 200, 255, 255);
+        const bool selected = o.id == ctx.selectedGate;
+        draw->AddPolyline(points.data(), int(points.size()), colour, ImDrawFlags_Closed,
+                          o.embedded || selected ? 2.5f : 1.5f);
+        const ImVec2 at = toScreen(o.anchor[0], o.anchor[1]);
+        const ImVec2 size = ImGui::CalcTextSize(o.label.c_str());
+        draw->AddRectFilled(ImVec2(at.x - size.x / 2 - 3, at.y - size.y / 2 - 1),
+                            ImVec2(at.x + size.x / 2 + 3, at.y + size.y / 2 + 1),
+                            IM_COL32(0, 0, 0, 170), 3);
+        draw->AddText(ImVec2(at.x - size.x / 2, at.y - size.y / 2), colour, o.label.c_str());
+    }
+    // The gate being drawn.
+    const bool hovered = ImGui::IsItemHovered();
+    const ImU32 ink = IM_COL32(255, 255, 255, 230);
+    const auto dimension = [&](size_t a) { return plot.axes[a]; };
+    switch (s.tool) {
+        case GateTool::Polygon: {
+            if (hovered && ImGui::IsMouseClicked(0)) {
+                // A click near the first vertex closes the polygon.
+                const bool closes =
+                    view.drawing.size() >= 6 &&
+                    std::hypot(mouse.x - sx(view.drawing[0]), mouse.y - sy(view.drawing[1])) < 8;
+                if (closes) {
+                    GateNode g{GateNode::Kind::Polygon};
+                    g.dimensions = {dimension(0), dimension(1)};
+                    g.vertices.assign(view.drawing.begin(), view.drawing.end());
+                    view.drawing.clear();
+                    addGate(ctx, s, view, std::move(g));
+                } else {
+                    view.drawing.insert(view.drawing.end(), {mx, my});
+                }
+            }
+            if (hovered && ImGui::IsMouseClicked(1)) view.drawing.clear();
+            if (!view.drawing.empty()) {
+                std::vector<ImVec2> points;
+                for (size_t i = 0; i + 1 < view.drawing.size(); i += 2)
+                    points.push_back(toScreen(view.drawing[i], view.drawing[i + 1]));
+                points.push_back(mouse);
+                draw->AddPolyline(points.data(), int(points.size()), ink, 0, 1.5f);
+            }
             break;
         }
-        ImGui::SameLine();
-        const std::string label = gates[i].name + ": " + gates[i].axes.steps[0].name + " vs " +
-                                  gates[i].axes.steps[1].name;
-        if (ImGui::Selectable(label.c_str(), false)) {
-            settings.x = gates[i].axes.steps[0].name;
-            settings.y = gates[i].axes.steps[1].name;
+        case GateTool::Quadrant:
+            if (hovered) {
+                draw->AddLine(ImVec2(mouse.x, oy), ImVec2(mouse.x, oy + h),
+                              IM_COL32(255, 255, 255, 120));
+                draw->AddLine(ImVec2(ox, mouse.y), ImVec2(ox + w, mouse.y),
+                              IM_COL32(255, 255, 255, 120));
+            }
+            if (hovered && ImGui::IsMouseClicked(0)) {
+                GateNode g{GateNode::Kind::Quadrant};
+                g.dividers = {{"x", dimension(0), {mx}}, {"y", dimension(1), {my}}};
+                const std::string xl = shortLabel(table, s.x), yl = shortLabel(table, s.y);
+                for (int q = 0; q < 4; ++q) {
+                    const bool xp = q == 0 || q == 3, yp = q < 2;
+                    const std::string name = xl + (xp ? "+ " : "- ") + yl + (yp ? "+" : "-");
+                    g.quadrants.push_back(
+                        {name, name, {xp ? mx + 1 : mx - 1, yp ? my + 1 : my - 1}});
+                }
+                addGate(ctx, s, view, std::move(g));
+            }
+            break;
+        default: {
+            if (hovered && ImGui::IsMouseClicked(0)) {
+                view.dragging = true;
+                view.dragStart[0] = mx, view.dragStart[1] = my;
+            }
+            if (!view.dragging) break;
+            const ImVec2 a = toScreen(view.dragStart[0], view.dragStart[1]);
+            const float rx = std::fabs(mx - view.dragStart[0]),
+                        ry = std::fabs(my - view.dragStart[1]);
+            if (s.tool == GateTool::Ellipse) {
+                std::vector<ImVec2> points;
+                for (int k = 0; k < 64; ++k) {
+                    const double t = 2 * kPi * k / 64;
+                    points.push_back(toScreen(view.dragStart[0] + rx * float(std::cos(t)),
+                                              view.dragStart[1] + ry * float(std::sin(t))));
+                }
+                draw->AddPolyline(points.data(), int(points.size()), ink, ImDrawFlags_Closed, 1.5f);
+            } else if (s.tool == GateTool::Range) {
+                draw->AddRect(ImVec2(a.x, oy), ImVec2(mouse.x, oy + h), ink, 0, 0, 1.5f);
+            } else {
+                draw->AddRect(a, mouse, ink, 0, 0, 1.5f);
+            }
+            if (ImGui::IsMouseDown(0)) break;
+            view.dragging = false;
+            // A click without a drag is no gate.
+            const bool wide = std::fabs(mouse.x - a.x) > 3, tall = std::fabs(mouse.y - a.y) > 3;
+            if (!wide || (!tall && s.tool != GateTool::Range)) break;
+            GateNode g{GateNode::Kind::Rectangle};
+            if (s.tool == GateTool::Ellipse) {
+                g.kind = GateNode::Kind::Ellipsoid;
+                g.dimensions = {dimension(0), dimension(1)};
+                g.mean = {view.dragStart[0], view.dragStart[1]};
+                g.covariance = {double(rx) * rx, 0, 0, double(ry) * ry};
+                g.distanceSquare = 1;
+            } else {
+                GateDimension x = dimension(0), y = dimension(1);
+                x.min = std::min(view.dragStart[0], mx), x.max = std::max(view.dragStart[0], mx);
+                y.min = std::min(view.dragStart[1], my), y.max = std::max(view.dragStart[1], my);
+                g.dimensions = {x};
+                if (s.tool == GateTool::Rectangle) g.dimensions.push_back(y);
+            }
+            addGate(ctx, s, view, std::move(g));
+            break;
         }
-        ImGui::PopID();
     }
+    draw->PopClipRect();
+    if (hovered) {
+        const double dx = ScaleFunction(s.xScale).inverse(mx),
+                     dy = ScaleFunction(s.yScale).inverse(my);
+        ImGui::SetTooltip("%s %.4g, %s %.4g", shortLabel(table, s.x).c_str(), dx,
+                          shortLabel(table, s.y).c_str(), dy);
+    }
+    if (first) ctx.biaxialFrame = {true, ox, oy, w, h, plot.low, plot.high};
+}
+
+void BiaxialPanel::drawPlot(UiContext& ctx, size_t index) {
+    const auto& st = ctx.workspace.state();
+    BiaxialSettings& s = ctx.plots[index];
+    PlotView& view = m_views[index];
+    const auto& area = ctx.canvasArea;
+    if (s.fillCanvas) {
+        ImGui::SetNextWindowPos(ImVec2(area[0], area[1]), ImGuiCond_Always);
+        ImGui::SetNextWindowSize(ImVec2(area[2], area[3]), ImGuiCond_Always);
+    } else {
+        const float step = 36.0f * float(index);
+        ImGui::SetNextWindowPos(ImVec2(area[0] + 12 + step, area[1] + 12 + step),
+                                ImGuiCond_FirstUseEver);
+        ImGui::SetNextWindowSize(
+            ImVec2(std::min(620.0f, area[2] - 24), std::min(700.0f, area[3] - 24)),
+            ImGuiCond_FirstUseEver);
+    }
+    const std::string title =
+        "Biaxial " + std::to_string(index + 1) + "###biaxial" + std::to_string(index);
+    if (!ImGui::Begin(title.c_str(), &s.open, ImGuiWindowFlags_NoCollapse)) {
+        ImGui::End();
+        return;
+    }
+    drawControls(ctx, s);
+    if (!refreshPlot(ctx, s, view)) {
+        ImGui::TextWrapped("%s", view.error.c_str());
+        ImGui::End();
+        return;
+    }
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float footer = ImGui::GetTextLineHeightWithSpacing();
+    const float w = std::max(120.0f, avail.x - kLeftMargin - kRightMargin);
+    const float h = std::max(120.0f, avail.y - kTopMargin - kBottomMargin - footer);
+    const ImVec2 corner = ImGui::GetCursorScreenPos();
+    const ImVec2 origin(corner.x + kLeftMargin, corner.y + kTopMargin);
+    const int pw = int(w), ph = int(h);
+    const std::string pictureKey =
+        view.plotKey + "|" + std::to_string(st.version(app::Part::Gates)) + "|" +
+        std::to_string(st.version(app::Part::Populations)) + "|" + std::to_string(s.byPopulation) +
+        "|" + std::to_string(pw) + "x" + std::to_string(ph);
+    if (pictureKey != view.pictureKey) {
+        view.pictureKey = pictureKey;
+        const auto rgba = app::biaxialPicture(
+            view.plot, pw, ph,
+            s.byPopulation ? app::BiaxialColour::Population : app::BiaxialColour::Density,
+            st.populations, st.gating);
+        view.texture.upload(rgba.data(), pw, ph);
+    }
+    ImGui::SetCursorScreenPos(origin);
+    ImGui::Image(ImTextureID(intptr_t(view.texture.id())), ImVec2(w, h));
+    // The image is the item the mouse acts on: clicks on it draw gates, not drag the window.
+    ImGui::SetCursorScreenPos(origin);
+    ImGui::InvisibleButton("plot", ImVec2(w, h));
+    drawPlotArea(ctx, s, view, origin.x, origin.y, w, h, index == 0);
+    ImGui::SetCursorScreenPos(ImVec2(corner.x, origin.y + h + kBottomMargin));
+    std::string shownOf = "all cells";
+    for (const GatePopulation& p : st.gating.gates.tree.populations())
+        if (p.id == view.plot.parent) shownOf = p.path;
+    ImGui::TextDisabled("%zu cells of %s", view.plot.shown, shownOf.c_str());
+    ImGui::End();
 }
 
 }  // namespace sepal::ui

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <string>
 
 #include "ui/crash_recovery.h"
 
@@ -46,9 +47,16 @@ void drawMainMenu(UiContext& ctx, CrashRecovery& recovery, float contentScale) {
         ImGui::EndMenu();
     }
     const auto& st = ws.state();
-    ImGui::SameLine(ImGui::GetWindowWidth() - 520 * contentScale);
-    ImGui::TextDisabled("%zu cells  %zu landmarks  %s  %.0f fps", st.data.events(),
-                        st.model.count(), ws.backend().name.c_str(), ctx.fps);
+    // The cells embedded: those of the gates' population, of all when there is none.
+    std::string cells = std::to_string(st.data.events()) + " cells";
+    if (!st.gating.gates.population.empty())
+        cells = std::to_string(st.gating.count(st.data.events())) + " of " + cells + " in " +
+                st.gating.gates.path();
+    const std::string line = cells + "  " + std::to_string(st.model.count()) + " landmarks  " +
+                             ws.backend().name + "  " + std::to_string(int(ctx.fps + 0.5)) + " fps";
+    ImGui::SameLine(ImGui::GetWindowWidth() - ImGui::CalcTextSize(line.c_str()).x -
+                    16 * contentScale);
+    ImGui::TextDisabled("%s", line.c_str());
     ImGui::EndMainMenuBar();
 }
 

@@ -16,6 +16,9 @@ class Panel {
     virtual void draw(UiContext& ctx) = 0;
     /// Open when the app starts.
     virtual bool openByDefault() const { return true; }
+    /// Draws windows of its own (outside the side bar), every frame whether its section is
+    /// open or not.
+    virtual void drawWindows(UiContext& ctx) {}
 };
 
 }  // namespace sepal::ui

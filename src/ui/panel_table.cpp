@@ -8,6 +8,7 @@
 #include "ui/counts_panel.h"
 #include "ui/data_panel.h"
 #include "ui/export_panel.h"
+#include "ui/gates_panel.h"
 #include "ui/heatmap_panel.h"
 #include "ui/landmarks_panel.h"
 #include "ui/log_panel.h"
@@ -39,6 +40,7 @@ const PanelRow kPanels[] = {
     {Bar::Left, [](Canvas& c) { return std::make_unique<LandmarksPanel>(c.selection()); }},
     {Bar::Left, plain<ColourPanel>},
     {Bar::Left, plain<BiaxialPanel>},
+    {Bar::Left, plain<GatesPanel>},
     {Bar::Right, plain<PopulationsPanel>},
     {Bar::Right, plain<HeatmapPanel>},
     {Bar::Right, plain<CountsPanel>},

@@ -33,6 +33,9 @@ void SideBars::draw(UiContext& ctx, float top, float left, float right) {
     };
     bar("##left", 0, left, m_left);
     bar("##right", vp->Size.x - right, right, m_right);
+    ctx.canvasArea = {left, top, vp->Size.x - left - right, height};
+    for (auto* panels : {&m_left, &m_right})
+        for (auto& p : *panels) p->drawWindows(ctx);
 }
 
 }  // namespace sepal::ui

@@ -2,6 +2,7 @@
 // What every window gets each frame: the workspace, the camera, and requests to the main loop.
 
 #include <array>
+#include <deque>
 #include <string>
 
 #include "app/workspace.h"
@@ -19,12 +20,20 @@ struct PngRequest {
     bool graph = false;      ///< draw the landmark graph (with the landmarks)
 };
 
-/// What the Biaxial window plots and how it draws gates: its controls (scripts set them too).
+/// The kinds of gate a biaxial plot draws with the mouse.
+enum class GateTool { Rectangle, Polygon, Ellipse, Quadrant, Range };
+
+/// What one biaxial plot shows and how it draws gates: its controls (scripts set the first's).
 struct BiaxialSettings {
-    std::string x, y;               ///< channels (names or markers); empty: chosen from the data
-    bool byPopulation = false;      ///< colour cells by population instead of density
-    bool polygon = false;           ///< draw polygon gates (click vertices) instead of rectangles
-    std::string gateName = "live";  ///< the name the next gate gets
+    std::string x, y;           ///< channels (names or markers); empty: chosen from the data
+    GateScale xScale, yScale;   ///< the axes' scales (set with the channel unless chosen)
+    bool scalesChosen = false;  ///< the user chose the scales: a new channel keeps them
+    std::string parent;         ///< the population whose cells it shows ("" every cell)
+    bool byPopulation = false;  ///< colour cells by population instead of density
+    GateTool tool = GateTool::Rectangle;  ///< what a drag or click on the plot draws
+    std::string gateName = "live";        ///< the name the next gate gets
+    bool fillCanvas = false;              ///< the plot's window covers the canvas
+    bool open = true;                     ///< its window is shown
 };
 
 /// Where the Biaxial window drew its plot this frame, in window pixels, and the values at its
@@ -47,18 +56,26 @@ struct UiContext {
     /// Width and height of the colour key in the canvas's lower right corner, in logical
     /// pixels with its margin (zero when none is drawn): fitting keeps the picture clear of it.
     std::array<float, 2> keySize{0, 0};
-    PngRequest* pngRequest = nullptr;  ///< set by the Export window, consumed by the main loop
-    PngRequest pendingPng;             ///< storage for pngRequest
-    double frameMs = 0;                ///< last frame's duration
-    double fps = 0;                    ///< smoothed frames per second
-    std::string gpuMemory;             ///< GPU memory line for Stats ("n/a" on the CPU path)
-    std::string gpuKernel;             ///< CUDA kernel of the last projection (empty: none)
-    std::string pointPainter;          ///< what draws the points: "CUDA", "CPU" or "OpenGL"
-    std::string pointDrawerReason;     ///< the point drawer chosen, and why
-    std::string sessionPath;           ///< last session saved or loaded
-    bool quitRequested = false;        ///< File > Quit
-    BiaxialSettings biaxial;           ///< the Biaxial window's controls
-    PlotFrame biaxialFrame;            ///< where it drew its plot
+    PngRequest* pngRequest = nullptr;   ///< set by the Export window, consumed by the main loop
+    PngRequest pendingPng;              ///< storage for pngRequest
+    double frameMs = 0;                 ///< last frame's duration
+    double fps = 0;                     ///< smoothed frames per second
+    std::string gpuMemory;              ///< GPU memory line for Stats ("n/a" on the CPU path)
+    std::string gpuKernel;              ///< CUDA kernel of the last projection (empty: none)
+    std::string pointPainter;           ///< what draws the points: "CUDA", "CPU" or "OpenGL"
+    std::string pointDrawerReason;      ///< the point drawer chosen, and why
+    std::string sessionPath;            ///< last session saved or loaded
+    bool quitRequested = false;         ///< File > Quit
+    std::deque<BiaxialSettings> plots;  ///< the biaxial plots, in the order they were opened
+    PlotFrame biaxialFrame;             ///< where the first plot drew this frame
+    std::array<float, 4> canvasArea{0, 0, 0, 0};  ///< x, y, width, height between the side bars
+    std::string selectedGate;                     ///< the population selected in the Gates window
+
+    /// The first biaxial plot's settings (made when there is none).
+    BiaxialSettings& firstPlot() {
+        if (plots.empty()) plots.emplace_back();
+        return plots.front();
+    }
 
     /// Logs an error from a UI action and keeps running.
     void error(const std::string& what) { workspace.log(app::LogEntry::Error, what); }

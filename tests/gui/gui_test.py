@@ -581,10 +581,13 @@ def plot_pixel(state, x, y):
 
 
 def test_gates(out):
-    """A clean-up gate drawn with the mouse on the Biaxial window (DNA1 vs cisplatin, a
-    rectangle round the live cells) hides the cells outside on the canvas, is one undo step, is
-    saved in the model; sepal-cli apply with that model writes and counts exactly the cells the
-    app kept, and the app's export and counts agree with it."""
+    """A clean-up gate drawn with the mouse on a Biaxial plot (DNA1 vs cisplatin, a rectangle
+    round the live cells) embeds its cells: the picture re-trains on them (an undo step of its
+    own after the gate's), cells outside are hidden on the canvas, the model keeps the gate and
+    its population; sepal-cli apply with that model writes and counts exactly the cells the app
+    kept, and the app's export and counts agree with it. A quadrant gate clicked on CD3 vs CD4
+    of the live cells adds four populations under live, shown in the Gates window's tree; the
+    gates exported as Gating-ML and as a FlowJo workspace give sepal-cli gate the app's counts."""
     cli, files = demo_files(out, (1, 2), 6000)
     opening = ["open " + " ".join(files), "settle", "panel Training close", "panel Landmarks close",
                "panel Colour close", "panel Biaxial open", "set biaxial.x DNA1",
@@ -603,19 +606,22 @@ def test_gates(out):
         "state", f"drag {x0:.1f} {y0:.1f} {x1:.1f} {y1:.1f}", "wait 3", "settle",
         f"screenshot {out}/gated.png", "state", "populations-from-landmarks 8", "settle",
         f"export model {out}/m.json", f"export csv {out}/app.csv", f"export counts {out}/app",
-        f"export gates {out}/gates.json", "key z ctrl", "wait 2", "key z ctrl", "wait 3", "state",
+        f"export gates {out}/gates.json", f"export gates {out}/gates.xml", f"export gates {out}/gates.wsp",
+        "key z ctrl", "wait 2", "key z ctrl", "wait 2", "key z ctrl", "wait 3", "state",
         "quit"], out)
     gated, undone = states[-2], states[-1]
-    check(len(gated["gates"]) == 1 and gated["gates"][0]["name"] == "live",
-          f"the drag made gates {gated['gates']}")
+    check([g["name"] for g in gated["gates"]] == ["live"], f"the drag made gates {gated['gates']}")
+    check(gated["embedded_population"] == "live", f"the picture embeds {gated['embedded_population']}")
     total = gated["events"]
     check(0.85 * total < gated["gated"] < total,
           f"{gated['gated']} of {total} cells in the live gate; the demo has ~5% dead")
-    check(gated["undo"] == "Gate live", f"the gate is not one undo step: {gated['undo']}")
+    check(gated["undo"].startswith("Train"), f"the picture did not re-train on the gate: {gated['undo']}")
     check(undone["gated"] == total and not undone["gates"], "undo left the gate")
     model = json.load(open(f"{out}/m.json"))
-    check([g["name"] for g in model.get("gates", [])] == ["live"], "the model has no gate")
-    check(json.load(open(f"{out}/gates.json"))["gates"] == model["gates"],
+    check([g["name"] for g in model["gates"]["gates"]] == ["live"] and model["gates"]["population"] == "live",
+          f"the model has other gates: {model.get('gates')}")
+    exported = json.load(open(f"{out}/gates.json"))
+    check(exported["gates"] == model["gates"]["gates"] and exported["population"] == "live",
           "Export > Gates wrote other gates than the model's")
     # The app exported the gated cells only, with their populations.
     header, rows = read_csv(f"{out}/app.csv")
@@ -627,9 +633,42 @@ def test_gates(out):
     check(cli_rows == gated["gated"], f"sepal-cli wrote {cli_rows} cells, the app kept {gated['gated']}")
     app_counts, cli_counts = open(f"{out}/app/populations.csv").read(), open(f"{out}/cli/populations.csv").read()
     check(app_counts == cli_counts, f"the counts differ:\n{app_counts[:300]}\n---\n{cli_counts[:300]}")
+    # The same gates through Gating-ML and a FlowJo workspace: sepal-cli counts the app's cells.
+    in_first = gated["gates"][0]["events"]
+    for kind in ("xml", "wsp"):
+        subprocess.run([cli, "gate", files[0], "--gates", f"{out}/gates.{kind}", "--counts",
+                        f"{out}/counts_{kind}.csv", "--quiet"], check=True)
+        _, counted = read_csv(f"{out}/counts_{kind}.csv")
+        check(counted[0][1] == "live", f"gates.{kind} names {counted[0][1]}")
+        live_first = int(counted[0][2])
+        check(0.85 * 6000 < live_first < 6000, f"gates.{kind}: {live_first} of s1's 6000 cells live")
+    check(in_first == gated["gated"], f"the Gates window counts {in_first}, the picture {gated['gated']}")
     # Cells outside the gate are not drawn: fewer lit pixels than before the gate.
     img = read_png(f"{out}/gated.png")
     check(lit_pixels(img, canvas_box(gated)) > 1000, "nothing drawn after gating")
+
+    # A quadrant gate on the live cells' CD3 vs CD4, and the tree in the Gates window.
+    states, _, _ = run_app(["open " + " ".join(files), "settle", "panel Training close",
+                            "panel Landmarks close", "panel Colour close", f"open {out}/gates.json",
+                            "settle", "panel Gates open", "panel Biaxial open", "set biaxial.parent live",
+                            "set biaxial.x CD3", "set biaxial.y CD4", "set biaxial.tool quadrant",
+                            "set biaxial.name T", "wait 3", "state", "quit"], out)
+    plot = states[-1]
+    check(plot["embedded_population"] == "live", f"opening gates.json embeds {plot['embedded_population']}")
+    qx, qy = plot_pixel(plot, 2.0, 2.0)
+    states, _, _ = run_app(["open " + " ".join(files), "settle", "panel Training close",
+                            "panel Landmarks close", "panel Colour close", f"open {out}/gates.json",
+                            "settle", "panel Gates open", "panel Biaxial open", "set biaxial.parent live",
+                            "set biaxial.x CD3", "set biaxial.y CD4", "set biaxial.tool quadrant",
+                            "set biaxial.name T", "wait 3", f"click {qx:.1f} {qy:.1f}", "wait 3", "settle",
+                            f"screenshot {out}/quadrants.png", "state", "quit"], out)
+    tree = states[-1]
+    paths = [g["path"] for g in tree["gates"]]
+    check(len(paths) == 5 and all(p.startswith("live/T/") for p in paths[1:]),
+          f"the quadrant gate made the populations {paths}")
+    live_cells = tree["gates"][0]["events"]
+    check(sum(g["events"] for g in tree["gates"][1:]) == live_cells,
+          f"the quadrants hold {[g['events'] for g in tree['gates'][1:]]} of live's {live_cells} cells")
 
 
 def test_small_multiples(out):

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "app/autosave_folder.h"
+#include "app/biaxial.h"
 #include "app/dataset.h"
 #include "app/document.h"
 #include "app/projection_sweeper.h"
@@ -192,12 +193,23 @@ TEST(OnePipeline, GatesAndBalancedSamplesTrainAsSepalCli) {
                                      demo::makeDemoTable(2000, 3)};
     for (size_t s = 0; s < tables.size(); ++s)
         tables[s].source = "s" + std::to_string(s + 1) + ".fcs";
-    const Gate live{"live", gateAxes(tables[0], "DNA1", "Cisplatin", {}),
-                    rectanglePolygon(4, -1, 9, 3)};
+    // A live gate: DNA1 4..9 and cisplatin below 3 on arcsinh(x/5).
+    GateSelection live;
+    GateNode rect{GateNode::Kind::Rectangle, "live", "live"};
+    for (const auto& [channel, lo, hi] :
+         {std::tuple{"Ir191Di", 4.0, 9.0}, {"Pt195Di", -1.0, 3.0}}) {
+        GateDimension d;
+        d.channel = channel;
+        d.scale = app::arcsinhScale(5.0);
+        d.min = lo, d.max = hi;
+        rect.dimensions.push_back(d);
+    }
+    live.tree.gates.push_back(rect);
+    live.population = "live";
     Workspace ws("cpu");
     ws.data().openTables(tables);
     settle(ws);
-    ASSERT_TRUE(ws.gates().set({live}, "Gate live"));
+    ASSERT_TRUE(ws.gates().set(live, "Gate live"));
     TrainingSettings t = ws.state().training;
     t.balanced = true;
     t.trainSample = 1500;  // less than the smallest sample's share
@@ -210,7 +222,7 @@ TEST(OnePipeline, GatesAndBalancedSamplesTrainAsSepalCli) {
     io::Table table = combineSamples(tables, "sample");
     TransformPipeline pipeline = choosePipeline(table, PrepareOptions{});
     fitAndApply(pipeline, table);
-    table = io::keepRows(table, insideGates(table, {live}));
+    table = io::keepRows(table, live.inside(table));
     const Matrix points = pipeline.apply(table);
     EmbedSettings settings;
     settings.params = defaultEmbedParams(settings.landmarks);

@@ -96,7 +96,7 @@ TEST(GateTree, QuadrantsAreTheirOwnPopulationsAndParentsAndBooleansCompose) {
     EXPECT_EQ(m.of("pn"), (std::vector<uint8_t>{0, 0, 0, 1, 0}));
     EXPECT_EQ(m.of("low"), (std::vector<uint8_t>{1, 0, 0, 0, 0}));  // inside pp and x < 3
     EXPECT_EQ(m.of("rest"), (std::vector<uint8_t>{0, 1, 1, 1, 1}));
-    const std::vector<PopulationCount> counts = populationCounts(tree, m);
+    const std::vector<GateCount> counts = gateCounts(tree, m);
     const auto low =
         std::find_if(counts.begin(), counts.end(), [](auto& c) { return c.id == "low"; });
     EXPECT_EQ(low->path, "q/x+ y+/low x");

@@ -26,6 +26,20 @@ bool endsWith(const std::string& s, const std::string& tail) {
 
 }  // namespace
 
+bool isGateFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return false;
+    std::string head(4096, '\0');
+    in.read(head.data(), std::streamsize(head.size()));
+    head.resize(size_t(in.gcount()));
+    const size_t first = head.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
+    if (first == std::string::npos) return false;
+    if (head[first] == '<')
+        return head.find("Gating-ML") != std::string::npos ||
+               head.find("<Workspace") != std::string::npos;
+    return head[first] == '{' && head.find("\"sepal-gates\"") != std::string::npos;
+}
+
 GateTree readGateFile(const std::string& path, const std::string& dataPath) {
     io::requireRegularFile(path);
     std::ifstream in(path, std::ios::binary);
@@ -46,7 +60,9 @@ GateTree readGateFile(const std::string& path, const std::string& dataPath) {
         throw InputError("gates file " + path + " is neither Gating-ML, a FlowJo workspace nor " +
                          "Sepal's JSON (Export > Gates writes all three)");
     }
-    if (doc.is_object() && doc.contains("gates")) return gateTreeFromJson(doc, path);
+    // A gates file holds the tree's fields; a model or session holds them under "gates".
+    if (doc.is_object() && doc.contains("gates"))
+        return gateTreeFromJson(doc["gates"].is_object() ? doc["gates"] : doc, path);
     throw InputError(path +
                      " holds no gates (a gates file, model or session with a \"gates\" field)");
 }

@@ -15,6 +15,10 @@ namespace sepal {
 /// Throws InputError naming the file and what is wrong.
 GateTree readGateFile(const std::string& path, const std::string& dataPath = "");
 
+/// True when `path` holds gates rather than data: Gating-ML or a FlowJo workspace (an XML
+/// document of either root), or Sepal's gates file (JSON whose "format" is "sepal-gates").
+bool isGateFile(const std::string& path);
+
 /// Writes the tree to `path` atomically, in the format its extension names: .xml Gating-ML,
 /// .wsp a FlowJo workspace (its gates under each of `samples`, FCS files), anything else
 /// Sepal's JSON. Throws InputError.

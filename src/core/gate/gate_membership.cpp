@@ -21,6 +21,14 @@ size_t column(const io::Table& table, const std::string& name, const std::string
     return size_t(c);
 }
 
+// A label column the reader made of a code parameter (an exported "population"): its values as
+// the file stores them, the label's number from 1 (0 for none).
+const io::LabelColumn* labelColumn(const io::Table& table, const std::string& name) {
+    for (const io::LabelColumn& l : table.labels)
+        if (l.name == name && l.codes.size() == table.events()) return &l;
+    return nullptr;
+}
+
 // Raw (uncompensated) values of one channel.
 std::vector<double> rawValues(const io::Table& table, size_t c) {
     std::vector<double> out(table.events());
@@ -97,6 +105,13 @@ std::vector<double> matrixCompensated(const io::Table& table, const SpectrumMatr
 std::vector<double> channelValues(const GateTree& tree, const io::Table& table,
                                   const std::string& name, const CompensationRef& comp,
                                   const std::string& where) {
+    if (table.findChannel(name) < 0)
+        if (const io::LabelColumn* labels = labelColumn(table, name)) {
+            std::vector<double> out(labels->codes.size());
+            for (size_t i = 0; i < out.size(); ++i)
+                out[i] = double(std::max(labels->codes[i], -1) + 1);
+            return out;
+        }
     switch (comp.kind) {
         case CompensationRef::Kind::Uncompensated:
             return rawValues(table, column(table, name, where));
@@ -151,7 +166,7 @@ class Evaluator {
 
     std::vector<uint8_t> own(const GateNode& g, int quadrant) {
         const size_t n = m_table.events();
-        const std::string where = "gate \"" + g.id + "\"";
+        const std::string where = "gate \"" + (g.name.empty() ? g.id : g.name) + "\"";
         std::vector<uint8_t> in(n, 1);
         switch (g.kind) {
             case GateNode::Kind::Rectangle:
@@ -271,16 +286,15 @@ size_t GateMembership::count(const std::string& id) const {
     return k;
 }
 
-double PopulationCount::percentOfParent() const {
+double GateCount::percentOfParent() const {
     return parentEvents == 0 ? 0.0 : 100.0 * double(events) / double(parentEvents);
 }
 
-double PopulationCount::percentOfAll() const {
+double GateCount::percentOfAll() const {
     return allEvents == 0 ? 0.0 : 100.0 * double(events) / double(allEvents);
 }
 
-std::vector<PopulationCount> populationCounts(const GateTree& tree,
-                                              const GateMembership& membership) {
+std::vector<GateCount> gateCounts(const GateTree& tree, const GateMembership& membership) {
     std::map<std::string, size_t> counts;
     size_t all = 0;
     for (size_t p = 0; p < membership.populations.size(); ++p) {
@@ -296,7 +310,7 @@ std::vector<PopulationCount> populationCounts(const GateTree& tree,
         const GateNode* g = tree.find(id);
         return g ? eventsOf(g->parent) : 0;
     };
-    std::vector<PopulationCount> out;
+    std::vector<GateCount> out;
     for (const GatePopulation& p : membership.populations)
         out.push_back({p.id, p.path, counts[p.id], eventsOf(tree.gates[p.gate].parent), all});
     return out;

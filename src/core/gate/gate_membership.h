@@ -25,7 +25,7 @@ struct GateMembership {
 };
 
 /// One population's events beside its parent's and the whole data's.
-struct PopulationCount {
+struct GateCount {
     std::string id;                  ///< the gate's or quadrant's id
     std::string path;                ///< "Cells/Singlets/Live"
     size_t events = 0;               ///< events inside
@@ -36,8 +36,7 @@ struct PopulationCount {
 };
 
 /// The counts of every population of `membership` (evaluated on `tree`).
-std::vector<PopulationCount> populationCounts(const GateTree& tree,
-                                              const GateMembership& membership);
+std::vector<GateCount> gateCounts(const GateTree& tree, const GateMembership& membership);
 
 /// Evaluates every population of `tree` on `table`. Throws InputError naming the gate and the
 /// channel when the table lacks one.

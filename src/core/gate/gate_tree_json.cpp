@@ -344,7 +344,9 @@ GateTree gateTreeFromJson(const json& j, const std::string& source) {
         const std::vector<Gate> flat = gatesFromJson(j.is_array() ? j : j["gates"], source);
         std::string parent;
         for (size_t i = 0; i < flat.size(); ++i) {
-            const std::string id = "gate" + std::to_string(i + 1);
+            // Earlier names were unique: they serve as ids.
+            std::string id = flat[i].name;
+            if (id.empty() || tree.find(id)) id = "gate" + std::to_string(i + 1);
             tree.gates.push_back(fromFlatGate(flat[i], id, parent, tree.matrices));
             parent = id;
         }

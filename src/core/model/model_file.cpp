@@ -87,7 +87,7 @@ class FieldReader {
 nlohmann::json modelToJson(const LandmarkModel& model, const std::vector<std::string>& columns,
                            const nlohmann::json& transformJson, const EmbedParams& params,
                            const std::vector<ModelPopulation>& populations,
-                           const std::vector<Gate>& gates, const PopulationRegions& regions) {
+                           const GateSelection& gates, const PopulationRegions& regions) {
     groupsOfLandmarks(populations, model.count());
     model.validate();
     if (columns.size() != model.dim)
@@ -119,8 +119,8 @@ nlohmann::json modelToJson(const LandmarkModel& model, const std::vector<std::st
         doc["regions"] = regionsToJson(regions);
     }
     if (!gates.empty()) {
-        for (const Gate& gate : gates) validateGate(gate, "cannot save the model");
-        doc["gates"] = gatesToJson(gates);
+        gates.tree.validate("cannot save the model");
+        doc["gates"] = gateSelectionToJson(gates);
     }
     return doc;
 }
@@ -220,7 +220,7 @@ LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source) 
         validateRegions(out.regions, g, out.populations.size(), "model file " + source);
     }
     // Optional: the gates the model's cells passed (the app's biaxial plots, embed --gates).
-    if (doc.contains("gates")) out.gates = gatesFromJson(doc["gates"], "model file " + source);
+    if (doc.contains("gates")) out.gates = gateSelectionFromJson(doc["gates"], "model file " + source);
     m.touch();
     return out;
 }
@@ -228,7 +228,7 @@ LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source) 
 void saveModel(const std::string& path, const LandmarkModel& model,
                const std::vector<std::string>& columns, const nlohmann::json& transformJson,
                const EmbedParams& params, const std::vector<ModelPopulation>& populations,
-               const std::vector<Gate>& gates, const PopulationRegions& regions) {
+               const GateSelection& gates, const PopulationRegions& regions) {
     const std::string text =
         modelToJson(model, columns, transformJson, params, populations, gates, regions).dump(1) +
         "\n";

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/embedsom/embed_params.h"
-#include "core/gate/gate.h"
+#include "core/gate/gate_selection.h"
 #include "core/model/landmark_model.h"
 #include "core/model/model_populations.h"
 #include "core/model/population_regions.h"
@@ -24,7 +24,7 @@ struct LoadedModel {
     nlohmann::json transform;          ///< TransformPipeline::toJson() output (opaque here)
     EmbedParams params;                ///< EmbedSOM parameters the model was used with
     std::vector<ModelPopulation> populations;  ///< named sets of landmarks (may be none)
-    std::vector<Gate> gates;  ///< the cells the model was trained on and applies to (may be none)
+    GateSelection gates;  ///< the cells the model was trained on and applies to (may be none)
     /// Populations drawn as layout regions (empty: the populations are sets of landmarks).
     PopulationRegions regions;
 };
@@ -33,7 +33,7 @@ struct LoadedModel {
 nlohmann::json modelToJson(const LandmarkModel& model, const std::vector<std::string>& columns,
                            const nlohmann::json& transformJson, const EmbedParams& params = {},
                            const std::vector<ModelPopulation>& populations = {},
-                           const std::vector<Gate>& gates = {},
+                           const GateSelection& gates = {},
                            const PopulationRegions& regions = {});
 /// Parses a model document; `source` names it in errors. Throws InputError naming the field.
 LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source);
@@ -42,7 +42,7 @@ LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source);
 void saveModel(const std::string& path, const LandmarkModel& model,
                const std::vector<std::string>& columns, const nlohmann::json& transformJson,
                const EmbedParams& params = {}, const std::vector<ModelPopulation>& populations = {},
-               const std::vector<Gate>& gates = {}, const PopulationRegions& regions = {});
+               const GateSelection& gates = {}, const PopulationRegions& regions = {});
 /// Reads a model file. Throws InputError naming the file and the malformed field.
 LoadedModel loadModel(const std::string& path);
 
