@@ -25,13 +25,25 @@ struct UnitMap {
     float operator()(double v) const { return float(same ? v : to(from.inverse(v))); }
 };
 
-// Which plot axis (0 x, 1 y) shows dimension d; -1 when none.
+// Which plot axis (0 x, 1 y) shows dimension d's channel; -1 when none. (A gate compensated
+// otherwise than the plot is drawn on it too, its label says so.)
 int axisOf(const BiaxialPlot& plot, const GateDimension& d) {
     for (int a = 0; a < 2; ++a)
-        if (!d.ratio && !plot.axes[size_t(a)].ratio && d.channel == plot.axes[size_t(a)].channel &&
-            d.compensation == plot.axes[size_t(a)].compensation)
+        if (!d.ratio && !plot.axes[size_t(a)].ratio && d.channel == plot.axes[size_t(a)].channel)
             return a;
     return -1;
+}
+
+// True when a dimension of the gate is compensated otherwise than the plot's axis of its channel.
+bool otherCompensation(const BiaxialPlot& plot, const GateNode& g) {
+    std::vector<const GateDimension*> dims;
+    for (const GateDimension& d : g.dimensions) dims.push_back(&d);
+    for (const QuadrantDivider& d : g.dividers) dims.push_back(&d.dimension);
+    for (const GateDimension* d : dims) {
+        const int a = axisOf(plot, *d);
+        if (a >= 0 && !(d->compensation == plot.axes[size_t(a)].compensation)) return true;
+    }
+    return false;
 }
 
 std::string percentText(double v) {
@@ -84,7 +96,11 @@ GateDimension biaxialAxis(const Dataset& data, const std::string& channel, const
     GateDimension d;
     d.channel = first.channels[size_t(c)].name;
     d.scale = scale;
-    if (compensate && first.spillover) d.compensation.kind = CompensationRef::Kind::File;
+    // Only the spillover matrix's channels are compensated (scatter never is).
+    if (compensate && first.spillover &&
+        std::find(first.spillover->channels.begin(), first.spillover->channels.end(), d.channel) !=
+            first.spillover->channels.end())
+        d.compensation.kind = CompensationRef::Kind::File;
     return d;
 }
 
@@ -179,7 +195,12 @@ std::vector<GateOutline> gateOutlines(const BiaxialPlot& plot, const Gating& gat
                               plot.high[1] + 1e6f * (plot.high[1] - plot.low[1])}};
     const auto labelOf = [&](const std::string& id, const std::string& name) {
         const GateCount* c = gating.countOf(id);
-        return c ? name + " " + percentText(c->percentOfParent()) : name;
+        const GateNode* g = gating.gates.tree.find(id);
+        for (const GateNode& q : gating.gates.tree.gates)
+            for (const Quadrant& quadrant : q.quadrants)
+                if (quadrant.id == id) g = &q;
+        const std::string note = g && otherCompensation(plot, *g) ? " (compensated otherwise)" : "";
+        return (c ? name + " " + percentText(c->percentOfParent()) : name) + note;
     };
     // A box in plot units from per-axis bounds (open sides reach far off the plot).
     const auto box = [&](const std::array<std::optional<float>, 4>& b) {
@@ -320,7 +341,7 @@ std::vector<AxisTick> axisTicks(const GateScale& scale, float low, float high) {
               [](const AxisTick& a, const AxisTick& b) { return a.at < b.at; });
     // Labels that would touch are dropped.
     float last = -1e30f;
-    const float room = 0.07f * (high - low);
+    const float room = 0.1f * (high - low);
     for (AxisTick& t : ticks) {
         if (!t.major && !labelMinor) t.label.clear();
         if (t.label.empty()) continue;

@@ -60,7 +60,7 @@ bool GateService::change(GateSelection gates, const std::string& label) {
 bool GateService::add(GateNode gate) {
     GateSelection next = state().gating.gates;
     const std::set<std::string> ids = idsOf(next.tree);
-    gate.id = unique(gate.id.empty() ? "gate" : gate.id, ids);
+    gate.id = unique(!gate.id.empty() ? gate.id : !gate.name.empty() ? gate.name : "gate", ids);
     // Names unique beside it: a second "live" under one parent becomes "live 2".
     std::set<std::string> siblings;
     for (const GateNode& g : next.tree.gates)

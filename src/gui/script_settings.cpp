@@ -73,6 +73,16 @@ void biaxialParent(Application& app, State& st, const std::string& v) {
         v.empty() || v == "all" ? "" : st.gating.gates.tree.population(v).id;
 }
 
+void gatesEmbed(Application& app, State& st, const std::string& v) {
+    app.workspace().gates().embed(v.empty() || v == "all" ? ""
+                                                          : st.gating.gates.tree.population(v).id);
+}
+
+void biaxialWindows(Application& app, State&, const std::string& v) {
+    if (v != "on" && v != "off") throw InputError("biaxial.windows: on or off");
+    for (ui::BiaxialSettings& plot : app.context().plots) plot.open = v == "on";
+}
+
 void gatesRetrain(Application& app, State&, const std::string& v) {
     if (v != "on" && v != "off") throw InputError("gates.retrain: on or off");
     app.workspace().gates().setRetrainOnChange(v == "on");
@@ -154,6 +164,8 @@ const ScriptSetting kSettings[] = {
     {"biaxial.y", "the Biaxial window's y: a channel or a marker", biaxialY},
     {"biaxial.tool", "rectangle, polygon, ellipse, quadrant or range", biaxialTool},
     {"biaxial.parent", "the population the first Biaxial plot shows (a path, or all)", biaxialParent},
+    {"gates.embed", "the population the picture embeds (a path, or all)", gatesEmbed},
+    {"biaxial.windows", "on or off: show or hide every Biaxial plot's window", biaxialWindows},
     {"gates.retrain", "on or off: a change of the embedded population re-trains the picture", gatesRetrain},
     {"biaxial.colour", "population, or anything else for density", biaxialColour},
     {"biaxial.name", "the name of the next gate", biaxialName},

@@ -222,9 +222,12 @@ void plot(ScriptRun& run, const ScriptAction& a) {
     if (st.data.tables.empty()) throw InputError("plot: no data is open");
     ui::BiaxialSettings s;
     s.parent = a.args[0] == "all" ? "" : st.gating.gates.tree.population(a.args[0]).id;
-    for (size_t i = 1; i < 3; ++i)
-        (i == 1 ? s.x : s.y) =
-            st.data.tables[0].channels[resolveChannel(st.data.tables[0], a.args[i], "plot")].name;
+    // The y channel is the rest of the line: channel names may hold spaces ("PE-TxRed YG-A").
+    std::string y = a.args[2];
+    for (size_t i = 3; i < a.args.size(); ++i) y += " " + a.args[i];
+    const io::Table& table = st.data.tables[0];
+    s.x = table.channels[resolveChannel(table, a.args[1], "plot")].name;
+    s.y = table.channels[resolveChannel(table, y, "plot")].name;
     s.gateName = "gate";
     run.app.context().plots.push_back(s);
     run.wait = 2;
@@ -278,7 +281,7 @@ const ScriptVerb kVerbs[] = {
     {"populations-from-landmarks", "K: K populations from the landmarks", populationsFromLandmarks},
     {"autosave", "write the autosave now (with --autosave-dir)", autosave},
     {"panel", "TITLE open|close: open or close a side-bar section", panel},
-    {"plot", "POPULATION|all X Y: open a Biaxial plot of the population's cells", plot},
+    {"plot", "POPULATION|all X Y: open a Biaxial plot of the population's cells (Y may hold spaces)", plot},
     {"fit", "fit the view", fit},
     {"screenshot", "PATH: the window as PNG", screenshot},
     {"state", "print the state as one JSON line", state},

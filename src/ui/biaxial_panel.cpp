@@ -279,7 +279,6 @@ void BiaxialPanel::addGate(UiContext& ctx, const BiaxialSettings& s, const PlotV
     gate.parent = view.plot.parent;
     const char* fallback = gate.kind == GateNode::Kind::Quadrant ? "quadrants" : "gate";
     gate.name = s.gateName.empty() ? fallback : s.gateName;
-    gate.id = gate.name;
     ctx.workspace.gates().add(std::move(gate));
 }
 
@@ -462,12 +461,15 @@ void BiaxialPanel::drawPlot(UiContext& ctx, size_t index) {
         ImGui::SetNextWindowPos(ImVec2(area[0], area[1]), ImGuiCond_Always);
         ImGui::SetNextWindowSize(ImVec2(area[2], area[3]), ImGuiCond_Always);
     } else {
-        const float step = 36.0f * float(index);
-        ImGui::SetNextWindowPos(ImVec2(area[0] + 12 + step, area[1] + 12 + step),
-                                ImGuiCond_FirstUseEver);
-        ImGui::SetNextWindowSize(
-            ImVec2(std::min(620.0f, area[2] - 24), std::min(700.0f, area[3] - 24)),
-            ImGuiCond_FirstUseEver);
+        // Side by side as a gating strategy reads: three across the window (over the side
+        // bars), then a row a little lower.
+        const float full = ImGui::GetMainViewport()->Size.x;
+        const float width = std::clamp((full - 48) / 3, 360.0f, 620.0f);
+        const float height = std::min(std::max(width + 150, 480.0f), area[3] - 24);
+        const float step = 24.0f * float(index / 3);
+        const float x = 12 + float(index % 3) * (width + 12) + step;
+        ImGui::SetNextWindowPos(ImVec2(x, area[1] + 12 + step), ImGuiCond_FirstUseEver);
+        ImGui::SetNextWindowSize(ImVec2(width, height), ImGuiCond_FirstUseEver);
     }
     const std::string title =
         "Biaxial " + std::to_string(index + 1) + "###biaxial" + std::to_string(index);

@@ -1518,3 +1518,73 @@ TEST(TrainingChoices, TheWindowListsRegisteredTrainersAndRecipesReadTheirEntries
 
 }  // namespace
 }  // namespace sepal::app
+
+namespace sepal::app {
+namespace {
+
+// The gate tree as the Gates window edits it: each edit one undo step, the embedded population
+// following new gates and deletions, moves that change a population's cells, and a change of
+// the embedded population re-training the picture unless turned off.
+TEST(GateTreeEdits, AddRenameMoveDeleteAreUndoStepsAndEmbedTheNewGate) {
+    Workspace ws("cpu");
+    ws.data().openTables({demo::makeDemoTable(4000, 5)});
+    settle(ws);
+    ws.gates().setRetrainOnChange(false);
+    const auto dimension = [](const char* channel, std::optional<double> lo, std::optional<double> hi) {
+        GateDimension d;
+        d.channel = channel;
+        d.scale = arcsinhScale(5.0);
+        d.min = lo, d.max = hi;
+        return d;
+    };
+    GateNode cells{GateNode::Kind::Rectangle, "", "cells"};
+    cells.dimensions = {dimension("Ir191Di", 5.0, 5.5)};
+    ASSERT_TRUE(ws.gates().add(cells));
+    const State& st = ws.state();
+    EXPECT_EQ(st.gating.gates.population, "cells");
+    const size_t inCells = st.gating.kept;
+    EXPECT_GT(inCells, 500u);
+    EXPECT_LT(inCells, 3900u);
+    GateNode live{GateNode::Kind::Rectangle, "", "live", "cells"};
+    live.dimensions = {dimension("Pt195Di", std::nullopt, 3.0)};
+    ASSERT_TRUE(ws.gates().add(live));
+    EXPECT_EQ(st.gating.gates.path(), "cells/live");
+    const size_t inLive = st.gating.kept;
+    EXPECT_LT(inLive, inCells);
+    EXPECT_EQ(st.gating.countOf("live")->parentEvents, inCells);
+    // A second gate of the same name beside it is renamed.
+    ASSERT_TRUE(ws.gates().add(live));
+    EXPECT_EQ(st.gating.gates.tree.gates.back().name, "live 2");
+    ASSERT_TRUE(ws.edits().undo());
+    ASSERT_TRUE(ws.gates().rename("live", "Live"));
+    EXPECT_EQ(st.gating.gates.path(), "cells/Live");
+    EXPECT_EQ(ws.edits().undoStack().undoLabel(), "Rename Live");
+    // Moved to the root, live no longer needs the cells gate: more cells.
+    ASSERT_TRUE(ws.gates().reparent("live", ""));
+    EXPECT_GT(st.gating.kept, inLive);
+    ASSERT_TRUE(ws.edits().undo());
+    EXPECT_EQ(st.gating.kept, inLive);
+    // Under itself: refused, nothing changes.
+    const std::string before = ws.edits().undoStack().undoLabel();
+    EXPECT_FALSE(ws.gates().reparent("cells", "live"));
+    EXPECT_EQ(ws.edits().undoStack().undoLabel(), before);
+    // Deleting cells takes live with it; the picture embeds every cell again.
+    ASSERT_TRUE(ws.gates().remove("cells"));
+    EXPECT_TRUE(st.gating.gates.empty());
+    EXPECT_EQ(st.gating.count(st.data.events()), st.data.events());
+    ASSERT_TRUE(ws.edits().undo());
+    EXPECT_EQ(st.gating.gates.path(), "cells/Live");
+    EXPECT_EQ(st.gating.kept, inLive);
+    // Embedding another population, with re-training on: a trained model as the next step.
+    ws.gates().setRetrainOnChange(true);
+    ASSERT_TRUE(ws.gates().embed("cells"));
+    settle(ws);
+    EXPECT_EQ(st.gating.kept, inCells);
+    EXPECT_EQ(ws.edits().undoStack().undoLabel().rfind("Train", 0), 0u) << ws.edits().undoStack().undoLabel();
+    ASSERT_TRUE(ws.edits().undo());
+    ASSERT_TRUE(ws.edits().undo());
+    EXPECT_EQ(st.gating.gates.population, "live");
+}
+
+}  // namespace
+}  // namespace sepal::app
