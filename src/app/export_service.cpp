@@ -7,6 +7,8 @@
 #include "app/population_service.h"
 #include "core/cluster/population_tally.h"
 #include "core/common/error.h"
+#include "core/gate/flowjo_workspace.h"
+#include "core/gate/population_gates.h"
 #include "core/io/input_guard.h"
 #include "core/model/model_file.h"
 #include "core/pipeline/export_files.h"
@@ -60,7 +62,22 @@ std::vector<std::string> ExportService::events(const std::string& path,
     // The files the data came from are never written over.
     std::vector<std::string> inputs;
     for (const auto& sample : data.samples) inputs.push_back(sample.path);
-    return writeExport(path, source, options, inputs);
+    std::vector<std::string> written = writeExport(path, source, options, inputs);
+    // Beside an FCS file, a FlowJo workspace: the gates, and under the embedded population each
+    // population a gate on the population parameter, so FlowJo shows them by name.
+    if (exportFormatOf(path) == ExportFormat::Fcs && !options.perPopulation &&
+        (!state.gating.gates.empty() || !populations.names.empty())) {
+        const std::string workspace =
+            std::filesystem::path(path).replace_extension(".wsp").string();
+        io::refuseOverwritingInput(workspace, inputs, "the FlowJo workspace beside the export");
+        writeFlowJoWorkspace(
+            workspace,
+            withPopulationGates(state.gating.gates, populations.column, populations.names),
+            {{path, state.gating.count(n)}});
+        written.push_back(workspace);
+        log(LogEntry::Info, "FlowJo workspace with the gates and populations: " + workspace);
+    }
+    return written;
 }
 
 void ExportService::gates(const std::string& path) const {

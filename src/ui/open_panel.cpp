@@ -26,7 +26,8 @@ void OpenPanel::refresh() {
         std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
         if (e.is_directory(ec))
             m_entries.push_back(name + "/");
-        else if (ext == ".fcs" || ext == ".csv" || ext == ".tsv" || ext == ".txt" || ext == ".json")
+        else if (ext == ".fcs" || ext == ".csv" || ext == ".tsv" || ext == ".txt" ||
+                 ext == ".json" || ext == ".xml" || ext == ".wsp")
             m_entries.push_back(name);
     }
     std::sort(m_entries.begin(), m_entries.end());

@@ -605,7 +605,8 @@ def test_gates(out):
     states, _, _ = run_app(opening + [
         "state", f"drag {x0:.1f} {y0:.1f} {x1:.1f} {y1:.1f}", "wait 3", "settle",
         f"screenshot {out}/gated.png", "state", "populations-from-landmarks 8", "settle",
-        f"export model {out}/m.json", f"export csv {out}/app.csv", f"export counts {out}/app",
+        f"export model {out}/m.json", f"export csv {out}/app.csv", f"export fcs {out}/app.fcs",
+        f"export counts {out}/app",
         f"export gates {out}/gates.json", f"export gates {out}/gates.xml", f"export gates {out}/gates.wsp",
         "key z ctrl", "wait 2", "key z ctrl", "wait 2", "key z ctrl", "wait 3", "state",
         "quit"], out)
@@ -643,6 +644,19 @@ def test_gates(out):
         live_first = int(counted[0][2])
         check(0.85 * 6000 < live_first < 6000, f"gates.{kind}: {live_first} of s1's 6000 cells live")
     check(in_first == gated["gated"], f"the Gates window counts {in_first}, the picture {gated['gated']}")
+    # Beside the app's FCS export, a FlowJo workspace: live holds every exported cell, and each
+    # population under it the cells the export labels with it.
+    subprocess.run([cli, "gate", f"{out}/app.fcs", "--gates", f"{out}/app.wsp", "--counts",
+                    f"{out}/counts_app.csv", "--quiet"], check=True)
+    _, counted = read_csv(f"{out}/counts_app.csv")
+    by_path = {r[1]: int(r[2]) for r in counted}
+    check(by_path.get("live") == gated["gated"], f"the workspace's live holds {by_path.get('live')}")
+    labels = {}
+    for r in rows:
+        labels[r[header.index("population")]] = labels.get(r[header.index("population")], 0) + 1
+    named = {p.split("/", 1)[1]: n for p, n in by_path.items() if p.startswith("live/")}
+    check({k: v for k, v in named.items() if v} == {k: v for k, v in labels.items() if k},
+          f"the workspace's populations {named} differ from the export's {labels}")
     # Cells outside the gate are not drawn: fewer lit pixels than before the gate.
     img = read_png(f"{out}/gated.png")
     check(lit_pixels(img, canvas_box(gated)) > 1000, "nothing drawn after gating")
