@@ -305,7 +305,9 @@ class Reader : xml::AttributeReader {
         g.distanceSquare = 1;
     }
 
-    void readPopulations(const pugi::xml_node& subpopulations, const std::string& parent) {
+    void readPopulations(const pugi::xml_node& subpopulations, const std::string& parent,
+                         int depth = 0) {
+        if (depth > 1000) fail(subpopulations, "populations nest deeper than 1000 levels");
         std::map<std::string, std::string> siblings;  // name -> id, for boolean nodes
         for (pugi::xml_node p : subpopulations.children()) {
             const std::string name = text(p, "name", false);
@@ -321,7 +323,7 @@ class Reader : xml::AttributeReader {
                 m_tree.gates.push_back(gate(shape, id, name, parent));
                 (*m_counts)[id] = std::lround(optionalNumber(p, "count").value_or(-1.0));
                 siblings[name] = id;
-                readPopulations(child(p, "Subpopulations"), id);
+                readPopulations(child(p, "Subpopulations"), id, depth + 1);
             } else if (is(p, "AndNode") || is(p, "OrNode") || is(p, "NotNode")) {
                 GateNode g;
                 g.kind = GateNode::Kind::Boolean;
@@ -343,7 +345,7 @@ class Reader : xml::AttributeReader {
                 (*m_counts)[g.id] = std::lround(optionalNumber(p, "count").value_or(-1.0));
                 m_tree.gates.push_back(g);
                 siblings[name] = g.id;
-                readPopulations(child(p, "Subpopulations"), g.id);
+                readPopulations(child(p, "Subpopulations"), g.id, depth + 1);
             }
         }
     }

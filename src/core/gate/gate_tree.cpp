@@ -227,16 +227,21 @@ void GateTree::validate(const std::string& source) const {
         }
     }
     std::map<std::string, int> state;  // 1: on the path, 2: done
-    std::function<void(const std::string&)> visit = [&](const std::string& id) {
+    // Deeper trees than any strategy draws would only exhaust the stack of the recursive walks.
+    constexpr int kDeepest = 1000;
+    std::function<void(const std::string&, int)> visit = [&](const std::string& id, int depth) {
         if (state[id] == 2) return;
         if (state[id] == 1)
             throw InputError(source + ": the gate \"" + id +
                              "\" is its own ancestor (a cycle of parents or references)");
+        if (depth > kDeepest)
+            throw InputError(source + ": the gates nest deeper than " + std::to_string(kDeepest) +
+                             " levels below \"" + id + "\"");
         state[id] = 1;
-        for (const std::string& next : uses[id]) visit(next);
+        for (const std::string& next : uses[id]) visit(next, depth + 1);
         state[id] = 2;
     };
-    for (const std::string& id : ids) visit(id);
+    for (const std::string& id : ids) visit(id, 0);
 }
 
 }  // namespace sepal
