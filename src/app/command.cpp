@@ -11,6 +11,15 @@ void UndoStack::push(std::unique_ptr<Command> command, State& state) {
     record(std::move(command));
 }
 
+void UndoStack::joinLast(const Command* last, std::unique_ptr<Command> command, State& state) {
+    if (last == nullptr || m_done.empty() || m_done.back().get() != last)
+        return push(std::move(command), state);
+    command->apply(state);
+    m_undone.clear();
+    m_done.back() = std::make_unique<JoinedCommand>(std::move(m_done.back()), std::move(command));
+    m_sealed = true;
+}
+
 void UndoStack::record(std::unique_ptr<Command> command) {
     m_undone.clear();
     if (!m_sealed && !m_done.empty() && m_done.back()->merge(*command)) return;

@@ -126,6 +126,26 @@ struct MetadataSnapshot {
 /// Replaces the sample metadata and the colouring as one step.
 using MetadataCommand = SnapshotCommand<MetadataSnapshot>;
 
+/// Two steps undone and redone as one (a gate and the training on its cells), named by the first.
+class JoinedCommand : public Command {
+  public:
+    /// first happened before second.
+    JoinedCommand(std::unique_ptr<Command> first, std::unique_ptr<Command> second)
+        : m_first(std::move(first)), m_second(std::move(second)) {}
+    void apply(State& state) override {
+        m_first->apply(state);
+        m_second->apply(state);
+    }
+    void revert(State& state) override {
+        m_second->revert(state);
+        m_first->revert(state);
+    }
+    std::string label() const override { return m_first->label(); }
+
+  private:
+    std::unique_ptr<Command> m_first, m_second;
+};
+
 /// The undo and redo stacks.
 class UndoStack {
   public:
@@ -137,6 +157,11 @@ class UndoStack {
     bool undo(State& state);
     /// Re-applies the last undone step; false when there is none.
     bool redo(State& state);
+    /// Applies the command and makes it part of the last step, when that step is `last` (still
+    /// the newest, not undone); else records it as a step of its own.
+    void joinLast(const Command* last, std::unique_ptr<Command> command, State& state);
+    /// The newest step (nullptr when none): what joinLast may join.
+    const Command* last() const { return m_done.empty() ? nullptr : m_done.back().get(); }
     /// Label of the step undo would revert (empty when none).
     std::string undoLabel() const { return m_done.empty() ? "" : m_done.back()->label(); }
     /// Label of the step redo would apply (empty when none).

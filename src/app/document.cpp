@@ -133,8 +133,15 @@ void Document::replaceModel(const LandmarkModel& after, const std::string& label
 void Document::adoptTrained(LandmarkModel model, const EmbedParams& params,
                             const std::string& label, bool undoable) {
     if (undoable) {
-        execute(std::make_unique<ModelCommand>(ModelSnapshot{m_state.model, m_state.embed},
-                                               ModelSnapshot{std::move(model), params}, label));
+        auto command =
+            std::make_unique<ModelCommand>(ModelSnapshot{m_state.model, m_state.embed},
+                                           ModelSnapshot{std::move(model), params}, label);
+        if (m_joinTraining) {
+            m_undo.joinLast(m_joinTraining, std::move(command), m_state);
+            m_joinTraining = nullptr;
+        } else {
+            execute(std::move(command));
+        }
         seal();
     } else {
         m_state.model = std::move(model);

@@ -67,6 +67,9 @@ class Document {
     /// place (the picture a file opens with); the view is fitted to it.
     void adoptTrained(LandmarkModel model, const EmbedParams& params, const std::string& label,
                       bool undoable);
+    /// The next model a recipe trains joins the last step (a gate change re-training on its
+    /// cells is one undo step), unless another step comes between.
+    void joinNextTraining() { m_joinTraining = m_undo.last(); }
     /// The model for edits in place (training steps); record them with recordModelEdit.
     LandmarkModel& liveModel() { return m_state.model; }
     /// Records edits made in place since `before` as one step.
@@ -124,6 +127,7 @@ class Document {
     Log& m_log;
     State m_state;
     UndoStack m_undo;
+    const Command* m_joinTraining = nullptr;  // the step the next trained model joins
     bool m_untrained = true;
     uint64_t m_fitRequests = 0;
     std::unique_ptr<LandmarkModel> m_dragBefore;

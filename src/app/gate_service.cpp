@@ -52,8 +52,11 @@ bool GateService::change(GateSelection gates, const std::string& label) {
     const std::string before = state().gating.gates.population;
     if (!m_document.setGates(std::move(gates), label)) return false;
     if (m_retrain && state().gating.gates.population != before && state().data.events() > 0 &&
-        state().gating.count(state().data.events()) > 0)
+        state().gating.count(state().data.events()) > 0) {
+        // The gate and the training on its cells are one undo step.
+        m_document.joinNextTraining();
         m_scheduler.runRecipe(true);
+    }
     return true;
 }
 
@@ -140,7 +143,10 @@ bool GateService::reparent(const std::string& id, const std::string& parent) {
     // The embedded population keeps its id; its cells follow the new parent.
     const std::string before = state().gating.gates.population;
     if (!m_document.setGates(std::move(next), label)) return false;
-    if (m_retrain && !before.empty()) m_scheduler.runRecipe(true);
+    if (m_retrain && !before.empty()) {
+        m_document.joinNextTraining();
+        m_scheduler.runRecipe(true);
+    }
     return true;
 }
 

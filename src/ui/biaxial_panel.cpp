@@ -195,7 +195,7 @@ void BiaxialPanel::draw(UiContext& ctx) {
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip(
             "when a gate is drawn or the embedded population changes, train the landmarks "
-            "on its cells (progress and Cancel in Training; Undo returns)");
+            "on its cells (progress and Cancel in Training; one Undo returns both)");
 }
 
 void BiaxialPanel::drawWindows(UiContext& ctx) {

@@ -1530,7 +1530,8 @@ TEST(GateTreeEdits, AddRenameMoveDeleteAreUndoStepsAndEmbedTheNewGate) {
     ws.data().openTables({demo::makeDemoTable(4000, 5)});
     settle(ws);
     ws.gates().setRetrainOnChange(false);
-    const auto dimension = [](const char* channel, std::optional<double> lo, std::optional<double> hi) {
+    const auto dimension = [](const char* channel, std::optional<double> lo,
+                              std::optional<double> hi) {
         GateDimension d;
         d.channel = channel;
         d.scale = arcsinhScale(5.0);
@@ -1575,15 +1576,18 @@ TEST(GateTreeEdits, AddRenameMoveDeleteAreUndoStepsAndEmbedTheNewGate) {
     ASSERT_TRUE(ws.edits().undo());
     EXPECT_EQ(st.gating.gates.path(), "cells/Live");
     EXPECT_EQ(st.gating.kept, inLive);
-    // Embedding another population, with re-training on: a trained model as the next step.
+    // Embedding another population, with re-training on: the gate change and the training on
+    // its cells are one undo step.
     ws.gates().setRetrainOnChange(true);
+    const std::vector<float> landmarksBefore = st.model.high;
     ASSERT_TRUE(ws.gates().embed("cells"));
     settle(ws);
     EXPECT_EQ(st.gating.kept, inCells);
-    EXPECT_EQ(ws.edits().undoStack().undoLabel().rfind("Train", 0), 0u) << ws.edits().undoStack().undoLabel();
-    ASSERT_TRUE(ws.edits().undo());
+    EXPECT_NE(st.model.high, landmarksBefore) << "the picture did not re-train";
+    EXPECT_EQ(ws.edits().undoStack().undoLabel(), "Embed cells");
     ASSERT_TRUE(ws.edits().undo());
     EXPECT_EQ(st.gating.gates.population, "live");
+    EXPECT_EQ(st.model.high, landmarksBefore);
 }
 
 }  // namespace
