@@ -18,7 +18,8 @@ namespace {
 const sepal::io::Table& table() {
     static const sepal::io::Table t = [] {
         sepal::io::Table t;
-        for (const char* name : {"FSC-H", "SSC-H", "FL1-H", "FL2-H", "FL3-H", "FL4-H", "FL2-A", "Time"})
+        for (const char* name :
+             {"FSC-H", "SSC-H", "FL1-H", "FL2-H", "FL3-H", "FL4-H", "FL2-A", "Time"})
             t.channels.push_back({name, "", 1024, 32});
         t.values = sepal::Matrix(16, t.channels.size());
         for (size_t i = 0; i < t.values.values.size(); ++i)

@@ -220,7 +220,8 @@ LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source) 
         validateRegions(out.regions, g, out.populations.size(), "model file " + source);
     }
     // Optional: the gates the model's cells passed (the app's biaxial plots, embed --gates).
-    if (doc.contains("gates")) out.gates = gateSelectionFromJson(doc["gates"], "model file " + source);
+    if (doc.contains("gates"))
+        out.gates = gateSelectionFromJson(doc["gates"], "model file " + source);
     m.touch();
     return out;
 }

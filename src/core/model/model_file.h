@@ -33,8 +33,7 @@ struct LoadedModel {
 nlohmann::json modelToJson(const LandmarkModel& model, const std::vector<std::string>& columns,
                            const nlohmann::json& transformJson, const EmbedParams& params = {},
                            const std::vector<ModelPopulation>& populations = {},
-                           const GateSelection& gates = {},
-                           const PopulationRegions& regions = {});
+                           const GateSelection& gates = {}, const PopulationRegions& regions = {});
 /// Parses a model document; `source` names it in errors. Throws InputError naming the field.
 LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source);
 
