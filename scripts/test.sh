@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is needed, builds, and runs every test this machine can run, ending with the summary.
 #   SEPAL_QUICK=1   skip the sanitizer build and the fuzz run (for quick local iterations)
-#   SEPAL_FUZZ_SECONDS=N   seconds per fuzz target (default 30)
+#   SEPAL_FUZZ_SECONDS=N   seconds per fuzz target (default 20)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -39,8 +39,8 @@ if [ "${SEPAL_QUICK:-0}" != 1 ]; then
         local f=$1 corpus
         corpus=$(mktemp -d)
         tests/fuzz/seed_corpus.sh "$f" "$corpus"
-        echo "fuzz: $f for ${SEPAL_FUZZ_SECONDS:-30} s from $(ls "$corpus" | wc -l) seeds"
-        build-sanitize/tests/"$f" -max_total_time="${SEPAL_FUZZ_SECONDS:-30}" -max_len=1048576 \
+        echo "fuzz: $f for ${SEPAL_FUZZ_SECONDS:-20} s from $(ls "$corpus" | wc -l) seeds"
+        build-sanitize/tests/"$f" -max_total_time="${SEPAL_FUZZ_SECONDS:-20}" -max_len=1048576 \
             -rss_limit_mb=4096 -print_final_stats=0 "$corpus" 2>"build-sanitize/$f.log" ||
             { tail -50 "build-sanitize/$f.log"; rm -rf "$corpus"; return 1; }
         rm -rf "$corpus"

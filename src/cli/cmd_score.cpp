@@ -2,6 +2,8 @@
 // preservation) on a fixed subsample.
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -49,12 +51,40 @@ Matrix coordinates(const io::Table& t) {
 
 void runScore(const ScoreArgs& a) {
     setThreads(a.threads);
-    const PreparedInput input = prepareInputs(a.inputs, a.prepare);
-    const Matrix xy = coordinates(readInput(a.embedding));
+    PreparedInput input = prepareInputs(a.inputs, a.prepare);
+    Matrix xy = coordinates(readInput(a.embedding));
     if (xy.rows != input.points.rows)
         throw InputError(a.embedding + " has " + std::to_string(xy.rows) +
                          " rows but the inputs have " + std::to_string(input.points.rows) +
                          " events; score the files it was made from");
+    // Distances need every value: events with a missing one (in the data or the embedding) are
+    // left out of the score, and the note says how many.
+    std::vector<uint8_t> whole(xy.rows, 1);
+    size_t left = 0;
+    for (size_t i = 0; i < xy.rows; ++i) {
+        bool finite = std::isfinite(xy.at(i, 0)) && std::isfinite(xy.at(i, 1));
+        for (size_t c = 0; c < input.points.cols && finite; ++c)
+            finite = std::isfinite(input.points.at(i, c));
+        if (!finite) whole[i] = 0, ++left;
+    }
+    if (left > 0) {
+        note(
+            false,
+            std::to_string(left) + " of " + std::to_string(xy.rows) +
+                " events hold a missing value (NaN, NA or infinite) and are left out of the score");
+        if (left == xy.rows)
+            throw InputError("no event has a value in every column: nothing to score");
+        Matrix points(xy.rows - left, input.points.cols), kept(xy.rows - left, 2);
+        for (size_t i = 0, r = 0; i < xy.rows; ++i)
+            if (whole[i]) {
+                std::copy_n(input.points.row(i), input.points.cols, points.row(r));
+                std::copy_n(xy.row(i), 2, kept.row(r));
+                ++r;
+            }
+        input.points = std::move(points);
+        xy = std::move(kept);
+        input.table = io::keepRows(input.table, whole);
+    }
     QualityParams params;
     params.k = a.k;
     params.sampleSize = a.sample;

@@ -206,14 +206,21 @@ void DataPanel::draw(UiContext& ctx) {
     // Histogram of the previewed channel after its transform (first sample, strided).
     const size_t c = size_t(std::clamp(m_preview, 0, int(table.channels.size()) - 1));
     const ColumnStep* step = stepOf(p, table.channels[c].name);
-    const ColumnTransform t = step ? step->transform : common;
+    // Time in its own units: its ticks in seconds by the file's $TIMESTEP.
+    const double timestep = table.channels[c].timestep;
+    const bool inSeconds = timestep != 1 && !step;
+    const ColumnTransform t = step ? step->transform : inSeconds ? ColumnTransform{} : common;
     const std::vector<float> values = transformedSample(table, c, t);
     if (!values.empty()) {
         auto [lo, hi] = std::minmax_element(values.begin(), values.end());
         float a = *lo, b = std::max(*hi, *lo + 1e-6f);
         float hist[64] = {};
         for (float v : values) hist[std::clamp(int((v - a) / (b - a) * 64), 0, 63)] += 1;
-        ImGui::TextDisabled("%s  [%.3g, %.3g]", names[c].c_str(), a, b);
+        if (inSeconds)
+            ImGui::TextDisabled("%s  [%.4g, %.4g] s ($TIMESTEP %g s a tick)", names[c].c_str(), a,
+                                b, timestep);
+        else
+            ImGui::TextDisabled("%s  [%.3g, %.3g]", names[c].c_str(), a, b);
         ImGui::PlotHistogram("##hist", hist, 64, 0, nullptr, 0, FLT_MAX,
                              ImVec2(ImGui::GetContentRegionAvail().x, 60));
     }

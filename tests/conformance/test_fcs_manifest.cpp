@@ -212,6 +212,8 @@ TEST_F(FcsManifest, DisagreeingOffsetsAreReconciledWithAWarning) {
 }
 
 /// Compares every event of `fcs` (raw or linear) with a float64 truth file of the same shape.
+/// The file's values against a truth: raw, or scaled (Time, kept in ticks, times its channel's
+/// $TIMESTEP: the seconds FlowIO gives).
 void expectWholeFile(const fs::path& fcs, const fs::path& truth, bool raw) {
     if (!fs::exists(truth)) GTEST_SKIP() << test::sharedDataMissing(truth);
     SCOPED_TRACE(fcs.string() + " vs " + truth.string());
@@ -219,10 +221,13 @@ void expectWholeFile(const fs::path& fcs, const fs::path& truth, bool raw) {
     const std::vector<double> want = readDoubles(truth);
     ASSERT_EQ(want.size(), t.values.values.size());
     size_t bad = 0;
+    const size_t cols = t.channels.size();
     for (size_t i = 0; i < want.size(); ++i) {
+        const double seconds = raw ? 1.0 : t.channels[i % cols].timestep;
+        const double got = double(t.values.values[i]) * seconds;
         const double tolerance = 2e-6 * std::max(1.0, std::fabs(want[i]));
-        if (std::fabs(want[i] - t.values.values[i]) > tolerance && bad++ < 5)
-            ADD_FAILURE() << "value " << i << ": " << t.values.values[i] << " vs " << want[i];
+        if (std::fabs(want[i] - got) > tolerance && bad++ < 5)
+            ADD_FAILURE() << "value " << i << ": " << got << " vs " << want[i];
     }
     EXPECT_EQ(bad, 0u);
 }

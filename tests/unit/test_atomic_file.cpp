@@ -88,14 +88,24 @@ TEST(AtomicFile, AnExceptionLeavesTheOldFileAndNoTemporary) {
     fs::remove_all(dir);
 }
 
-TEST(AtomicFile, AMissingFolderIsAnInputErrorNamingThePath) {
-    const std::string path = "/nonexistent-sepal-folder/out.fcs";
+TEST(AtomicFile, MakesMissingFoldersAndNamesOneItCannotMake) {
+    const fs::path dir =
+        fs::temp_directory_path() / ("sepal_atomic_folders_" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    const fs::path nested = dir / "a" / "b" / "out.csv";
+    io::AtomicFile made(nested.string());
+    made.write("x\n");
+    made.commit();
+    EXPECT_EQ(slurp(nested), "x\n");
+    // A folder where a file is cannot be made.
+    const std::string path = (dir / "a" / "b" / "out.csv" / "inside.csv").string();
     try {
         io::AtomicFile f(path);
-        ADD_FAILURE() << "opened a file in a missing folder";
+        ADD_FAILURE() << "opened a file under a file";
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
     }
+    fs::remove_all(dir);
 }
 
 }  // namespace

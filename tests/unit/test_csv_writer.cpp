@@ -85,7 +85,7 @@ TEST(CsvWriter, FailsCleanlyAndLeavesNoFile) {
     io::Table t;
     t.channels = {{"x", "", 0, 32}};
     t.values = Matrix(1, 1, 2.0f);
-    EXPECT_THROW(io::writeCsv("/nonexistent/folder/out.csv", t), InputError);
+    EXPECT_THROW(io::writeCsv("/proc/sepal-unwritable/out.csv", t), InputError);
     const auto dir = scratchDir();
     t.labels = {io::LabelColumn{"bad", {"a"}, {0, 0}}};
     EXPECT_THROW(io::writeCsv((dir / "bad.csv").string(), t), InputError);

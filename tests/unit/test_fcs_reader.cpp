@@ -132,7 +132,7 @@ TEST(FcsReader, MasksIntegersToTheBitRangeOfPnR) {
     }
 }
 
-TEST(FcsReader, ScalesLogGainAndTimeToLinearValuesUnlessRaw) {
+TEST(FcsReader, ScalesLogAndGainToLinearValuesUnlessRawAndKeepsTimeInTicks) {
     FcsBuilder b;
     b.kw("$BYTEORD", "4,3,2,1").kw("$DATATYPE", "I").kw("$MODE", "L").kw("$TOT", "1");
     b.params({"FSC-H", "FL1-H", "FL2-H", "Time"}, {16, 16, 16, 16},
@@ -144,17 +144,20 @@ TEST(FcsReader, ScalesLogGainAndTimeToLinearValuesUnlessRaw) {
     EXPECT_FLOAT_EQ(linear.values.at(0, 0), 100.0f);
     EXPECT_FLOAT_EQ(linear.values.at(0, 1), 10.0f);  // 1 * 10^(4 * 256 / 1024)
     EXPECT_FLOAT_EQ(linear.values.at(0, 2), 2.0f * std::pow(10.0f, 1.5f));  // 2 * 10^(3 * 0.5)
-    EXPECT_FLOAT_EQ(linear.values.at(0, 3), 25.0f);
+    // Time stays in its ticks; its channel says how long a tick is.
+    EXPECT_FLOAT_EQ(linear.values.at(0, 3), 250.0f);
+    EXPECT_DOUBLE_EQ(linear.channels[3].timestep, 0.1);
     const io::Table raw = read(bytes, {.raw = true});
     EXPECT_EQ(raw.values.values, (std::vector<float>{400, 256, 512, 250}));
 }
 
-TEST(FcsReader, ScalesFloatTimeByTimestepAndIgnoresLogOnFloats) {
+TEST(FcsReader, KeepsFloatTimeInTicksWithItsTimestepAndIgnoresLogOnFloats) {
     FcsBuilder b = floatSet(true);
     b.keywords[5].second = "Time";  // $P1N
     b.kw("$TIMESTEP", "0.5").kw("$P2E", "4,1");
     const io::Table t = read(b.build());
-    EXPECT_FLOAT_EQ(t.values.at(0, 0), 0.75f);
+    EXPECT_FLOAT_EQ(t.values.at(0, 0), 1.5f);  // ticks; 0.75 s
+    EXPECT_DOUBLE_EQ(t.channels[0].timestep, 0.5);
     EXPECT_FLOAT_EQ(t.values.at(0, 1), -2.25f);
     EXPECT_TRUE(hasWarning(t, "$P2E"));
 }
@@ -175,7 +178,7 @@ TEST(FcsReader, ScalesManyEventsOfOneIntegerWidthAcrossThreads) {
         EXPECT_EQ(raw.values.at(e, 0), static_cast<float>((e % 5000) & 1023));
         EXPECT_EQ(t.values.at(e, 0), static_cast<float>((e % 5000) & 1023));
         EXPECT_FLOAT_EQ(t.values.at(e, 1), static_cast<float>((e * 7) % 65536) / 8.0f);
-        EXPECT_FLOAT_EQ(t.values.at(e, 2), static_cast<float>(e % 65536) * 0.01f);
+        EXPECT_FLOAT_EQ(t.values.at(e, 2), static_cast<float>(e % 65536));  // ticks of 0.01 s
     }
 }
 

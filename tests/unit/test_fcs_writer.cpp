@@ -129,7 +129,7 @@ TEST(FcsWriter, WritesEmptyTablesAndRefusesInconsistentOnes) {
     t.values = Matrix(2, 2);
     EXPECT_THROW(io::writeFcs(path.string(), t), InputError);
     EXPECT_FALSE(fs::exists(path));
-    EXPECT_THROW(io::writeFcs("/nonexistent-sepal-folder/x.fcs", sampleTable()), InputError);
+    EXPECT_THROW(io::writeFcs("/proc/sepal-unwritable/x.fcs", sampleTable()), InputError);
 }
 
 TEST(FcsWriter, ALabelColumnBecomesAPopulationCodeThatReadsBackAsLabels) {

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "core/common/error.h"
+#include "core/common/number_text.h"
 #include "core/gate/flowjo_workspace.h"
 #include "core/gate/xml_nodes.h"
 #include "core/io/atomic_file.h"
@@ -22,8 +23,6 @@ namespace sepal {
 namespace {
 
 constexpr double kDisplayChannels = 256;
-
-using xml::exactText;
 
 std::string fileUri(const std::string& path) {
     std::error_code error;
@@ -137,7 +136,7 @@ class Writer {
                 pugi::xml_node co = row.append_child("transforms:coefficient");
                 co.append_attribute("data-type:parameter") = m.detectors[c].c_str();
                 co.append_attribute("transforms:value") =
-                    exactText(m.coefficients[r * k + c]).c_str();
+                    exactDecimal(m.coefficients[r * k + c]).c_str();
             }
         }
     }
@@ -147,7 +146,7 @@ class Writer {
             pugi::xml_node t;
             auto put = [&](const char* key, double v) {
                 t.append_attribute((std::string("transforms:") + key).c_str()) =
-                    exactText(v).c_str();
+                    exactDecimal(v).c_str();
             };
             switch (s.kind) {
                 case GateScale::Kind::None:
@@ -193,9 +192,9 @@ class Writer {
     void vertex(pugi::xml_node parent, double x, double y) {
         pugi::xml_node v = parent.append_child("gating:vertex");
         v.append_child("gating:coordinate").append_attribute("data-type:value") =
-            exactText(x).c_str();
+            exactDecimal(x).c_str();
         v.append_child("gating:coordinate").append_attribute("data-type:value") =
-            exactText(y).c_str();
+            exactDecimal(y).c_str();
     }
 
     pugi::xml_node population(pugi::xml_node parent, const std::string& populationName,
@@ -215,8 +214,8 @@ class Writer {
         for (const GateDimension& d : dims) {
             const ScaleFunction f(d.scale);
             pugi::xml_node n = dimension(r, d);
-            if (d.min) n.append_attribute("gating:min") = exactText(f.inverse(*d.min)).c_str();
-            if (d.max) n.append_attribute("gating:max") = exactText(f.inverse(*d.max)).c_str();
+            if (d.min) n.append_attribute("gating:min") = exactDecimal(f.inverse(*d.min)).c_str();
+            if (d.max) n.append_attribute("gating:max") = exactDecimal(f.inverse(*d.max)).c_str();
         }
     }
 

@@ -29,10 +29,11 @@ const io::LabelColumn* labelColumn(const io::Table& table, const std::string& na
     return nullptr;
 }
 
-// Raw (uncompensated) values of one channel.
+// Raw (uncompensated) values of one channel, as FCS scale values: Time in seconds.
 std::vector<double> rawValues(const io::Table& table, size_t c) {
     std::vector<double> out(table.events());
-    for (size_t i = 0; i < out.size(); ++i) out[i] = table.values.at(i, c);
+    const double timestep = table.channels[c].timestep;
+    for (size_t i = 0; i < out.size(); ++i) out[i] = double(table.values.at(i, c)) * timestep;
     return out;
 }
 

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/common/error.h"
+#include "core/common/number_text.h"
 #include "core/gate/gating_ml.h"
 #include "core/gate/xml_nodes.h"
 #include "core/io/atomic_file.h"
@@ -12,8 +13,6 @@
 namespace sepal {
 
 namespace {
-
-using xml::exactText;
 
 class Writer {
   public:
@@ -47,7 +46,7 @@ class Writer {
             pugi::xml_node s = n.append_child("transforms:spectrum");
             for (size_t c = 0; c < m.detectors.size(); ++c)
                 s.append_child("transforms:coefficient").append_attribute("transforms:value") =
-                    exactText(m.coefficients[r * m.detectors.size() + c]).c_str();
+                    exactDecimal(m.coefficients[r * m.detectors.size() + c]).c_str();
         }
     }
 
@@ -63,7 +62,8 @@ class Writer {
         pugi::xml_node f =
             t.append_child((std::string("transforms:") + scaleKindName(s.kind)).c_str());
         auto put = [&](const char* name, double v) {
-            f.append_attribute((std::string("transforms:") + name).c_str()) = exactText(v).c_str();
+            f.append_attribute((std::string("transforms:") + name).c_str()) =
+                exactDecimal(v).c_str();
         };
         for (const auto& [name, value] : scaleParameters(s)) put(name, value);
         m_scales.emplace_back(id, s);
@@ -78,9 +78,9 @@ class Writer {
             m_root.insert_child_before("transforms:transformation", m_root.first_child());
         t.append_attribute("transforms:id") = id.c_str();
         pugi::xml_node f = t.append_child("transforms:fratio");
-        f.append_attribute("transforms:A") = exactText(r.A).c_str();
-        f.append_attribute("transforms:B") = exactText(r.B).c_str();
-        f.append_attribute("transforms:C") = exactText(r.C).c_str();
+        f.append_attribute("transforms:A") = exactDecimal(r.A).c_str();
+        f.append_attribute("transforms:B") = exactDecimal(r.B).c_str();
+        f.append_attribute("transforms:C") = exactDecimal(r.C).c_str();
         f.append_child("data-type:fcs-dimension").append_attribute("data-type:name") =
             r.numerator.c_str();
         f.append_child("data-type:fcs-dimension").append_attribute("data-type:name") =
@@ -111,8 +111,8 @@ class Writer {
         n.append_attribute("gating:compensation-ref") = comp;
         if (d.scale.kind != GateScale::Kind::None)
             n.append_attribute("gating:transformation-ref") = scaleId(d.scale).c_str();
-        if (d.min) n.append_attribute("gating:min") = exactText(*d.min).c_str();
-        if (d.max) n.append_attribute("gating:max") = exactText(*d.max).c_str();
+        if (d.min) n.append_attribute("gating:min") = exactDecimal(*d.min).c_str();
+        if (d.max) n.append_attribute("gating:max") = exactDecimal(*d.max).c_str();
         if (d.ratio) {
             const std::string id = ratioId(*d.ratio);
             n.append_child("data-type:new-dimension")
@@ -126,7 +126,7 @@ class Writer {
     void coordinates(pugi::xml_node n, const double* values, size_t count) {
         for (size_t i = 0; i < count; ++i)
             n.append_child("gating:coordinate").append_attribute("data-type:value") =
-                exactText(values[i]).c_str();
+                exactDecimal(values[i]).c_str();
     }
 
     void writeGate(const GateNode& g) {
@@ -161,10 +161,10 @@ class Writer {
                     pugi::xml_node row = cov.append_child("gating:row");
                     for (size_t c = 0; c < k; ++c)
                         row.append_child("gating:entry").append_attribute("data-type:value") =
-                            exactText(g.covariance[r * k + c]).c_str();
+                            exactDecimal(g.covariance[r * k + c]).c_str();
                 }
                 n.append_child("gating:distanceSquare").append_attribute("data-type:value") =
-                    exactText(g.distanceSquare).c_str();
+                    exactDecimal(g.distanceSquare).c_str();
                 break;
             }
             case GateNode::Kind::Quadrant: {
@@ -182,7 +182,7 @@ class Writer {
                     GateDimension dim = portable(dividers[i].dimension, g, true);
                     writeDimension(d, dim);
                     for (double v : dividers[i].values)
-                        d.append_child("gating:value").text().set(exactText(v).c_str());
+                        d.append_child("gating:value").text().set(exactDecimal(v).c_str());
                 }
                 for (const Quadrant& q : g.quadrants) {
                     pugi::xml_node qn = n.append_child("gating:Quadrant");
@@ -198,7 +198,7 @@ class Writer {
                                 ScaleFunction(g.dividers[i].dimension.scale).inverse(location);
                         pugi::xml_node p = qn.append_child("gating:position");
                         p.append_attribute("gating:divider_ref") = dividers[i].id.c_str();
-                        p.append_attribute("gating:location") = exactText(location).c_str();
+                        p.append_attribute("gating:location") = exactDecimal(location).c_str();
                     }
                 }
                 break;

@@ -29,15 +29,6 @@ pugi::xml_node startDocument(pugi::xml_document& doc, const char* root) {
     return n;
 }
 
-std::string exactText(double v) {
-    char text[40];
-    for (int digits = 15; digits <= 17; ++digits) {
-        std::snprintf(text, sizeof text, "%.*g", digits, v);
-        if (std::strtod(text, nullptr) == v) break;
-    }
-    return text;
-}
-
 void AttributeReader::fail(const pugi::xml_node& n, const std::string& what) const {
     throw InputError(m_source + ": <" + std::string(n.name()) + "> at byte " +
                      std::to_string(n.offset_debug()) + ": " + what);

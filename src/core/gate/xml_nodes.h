@@ -51,9 +51,6 @@ void parseDocument(pugi::xml_document& doc, const std::string& text, const std::
 /// 2.0's three namespaces under the prefixes gating, transforms and data-type.
 pugi::xml_node startDocument(pugi::xml_document& doc, const char* root);
 
-/// The shortest text that reads back as the same double (what gate files write).
-std::string exactText(double value);
-
 /// Reads attributes, with errors that name the file, the element and its byte offset.
 class AttributeReader {
   public:

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <sstream>
 #include <vector>
 
@@ -61,6 +62,15 @@ class AtomicBuffer : public std::streambuf {
 }  // namespace
 
 AtomicFile::AtomicFile(const std::string& path) : m_path(path) {
+    // The folders an output names are made (Export > Counts into a new folder).
+    const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+    std::error_code made;
+    if (!folder.empty() && !std::filesystem::exists(folder, made)) {
+        std::filesystem::create_directories(folder, made);
+        if (made)
+            throw InputError("cannot write '" + path + "': cannot make the folder " +
+                             folder.string() + " (" + made.message() + ")");
+    }
     removeStaleTemporaries(path);
     std::string pattern = temporaryPattern(path);
     std::vector<char> name(pattern.begin(), pattern.end());

@@ -17,7 +17,8 @@ namespace sepal::io {
 /// InputError.
 class AtomicFile {
   public:
-    /// Creates the temporary file beside `path`; throws InputError when the folder is not writable.
+    /// Creates the temporary file beside `path` (making its folders when missing); throws
+    /// InputError when the folder cannot be made or written.
     explicit AtomicFile(const std::string& path);
     /// Removes the temporary file unless commit() succeeded.
     ~AtomicFile();

@@ -262,6 +262,28 @@ std::string rangeText(const Candidate& c) {
     return std::to_string(c.begin) + "-" + std::to_string(c.end);
 }
 
+// The number of parameters the TEXT names: $PnN (or $PnB) keywords from n = 1 on, past $PAR.
+size_t describedParameters(const Lookup& kw, size_t par) {
+    size_t n = par;
+    while (n < kMaxParameters && (kw.get(pkey(n + 1, "N")) || kw.get(pkey(n + 1, "B")))) ++n;
+    return n;
+}
+
+// True when the TEXT names parameters past $PAR and a DATA segment of `length` bytes holds
+// exactly $TOT events of all of them (each of its $PnB bits, else as wide as the last of $PAR).
+bool describedBeyondPar(const Dataset& ds, const Lookup& kw, uint64_t length) {
+    const size_t par = ds.parameters.size(), described = describedParameters(kw, par);
+    if (described == par || ds.events == 0 || par == 0) return false;
+    uint64_t bytes = ds.eventBytes;
+    for (size_t n = par + 1; n <= described; ++n) {
+        const auto bits = parseUnsigned(kw.trimmed(pkey(n, "B")));
+        bytes +=
+            bits && *bits % 8 == 0 && *bits > 0 ? *bits / 8 : uint64_t(ds.parameters.back().bytes);
+    }
+    uint64_t need = 0;
+    return !__builtin_mul_overflow(uint64_t(ds.events), bytes, &need) && need == length;
+}
+
 void locateData(Dataset& ds, std::span<const uint8_t> file, const Header& h, const Lookup& kw,
                 bool totKnown) {
     // DATA never overlaps the data set's own HEADER and TEXT: such offsets are wrong.
@@ -385,6 +407,14 @@ void locateData(Dataset& ds, std::span<const uint8_t> file, const Header& h, con
     }
     if (overrun(*chosen))
         ds.warnings.push_back("DATA segment (bytes " + rangeText(*chosen) + ")" + overrunNote);
+    else if (s > 0 && describedBeyondPar(ds, kw, chosen->end - chosen->begin + 1))
+        ds.dataError =
+            "$PAR is " + std::to_string(ds.parameters.size()) + ", but the TEXT describes " +
+            std::to_string(describedParameters(kw, ds.parameters.size())) +
+            " parameters ($PnN keywords) and the DATA segment holds exactly that many a "
+            "event: $PAR is wrong, and reading " +
+            std::to_string(ds.parameters.size()) +
+            " would misalign every event; the events cannot be read (correct $PAR in the file)";
     else if (s > 0)
         ds.warnings.push_back("DATA segment (bytes " + rangeText(*chosen) + ") is " +
                               std::to_string(chosen->end - chosen->begin + 1 - need) +
@@ -611,6 +641,14 @@ std::optional<Spillover> parseSpillover(const std::string& key, const std::strin
         s.matrix.values[i] = static_cast<float>(*v);
     }
     return s;
+}
+
+Channel channelOf(const Parameter& p, bool raw) {
+    Channel c{p.name, p.marker, p.range, p.bits};
+    if (!raw && !(p.type == 'I' && p.logDecades > 0)) c.gain = p.gain;
+    c.timestep = p.timestep;
+    c.integerStored = p.type == 'I' && !(p.logDecades > 0 && !raw);
+    return c;
 }
 
 }  // namespace sepal::io::fcs

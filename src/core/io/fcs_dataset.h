@@ -29,6 +29,12 @@ struct Parameter {
     char type = 'F';        ///< I, F, D or A ($PnDATATYPE may differ from $DATATYPE)
 };
 
+/// The channel of parameter `p` as a table holds it: its name, marker, range and bits, the gain
+/// its values were divided by (none when `raw` kept the stored values, or for a log-amplified
+/// parameter, whose values are linear and were never stored so), and the time channel's
+/// $TIMESTEP (seconds per tick; its values stay in ticks).
+Channel channelOf(const Parameter& p, bool raw);
+
 /// Everything about one data set except its decoded events.
 struct Dataset {
     uint64_t start = 0;                                         ///< absolute offset of its HEADER

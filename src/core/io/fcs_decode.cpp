@@ -36,7 +36,9 @@ Scale scaleFor(const Parameter& p, bool raw) {
         s.range = p.range > 0 ? p.range : std::ldexp(1.0, std::min(p.bits, 63));
         return s;
     }
-    const double factor = p.timestep / p.gain;
+    // Time stays in its ticks (the table's channel carries $TIMESTEP): seconds are
+    // ticks x $TIMESTEP, and a float cannot hold both exactly.
+    const double factor = 1.0 / p.gain;
     if (factor != 1) {
         s.kind = Scale::kLinear;
         s.factor = factor;

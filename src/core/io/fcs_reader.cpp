@@ -20,7 +20,7 @@ Table readFcsBytes(std::span<const uint8_t> bytes, const std::string& name,
     t.source = name;
     t.values = fcs::decodeEvents(ds, bytes, options.raw, name);
     for (const fcs::Parameter& p : ds.parameters)
-        t.channels.push_back(Channel{p.name, p.marker, p.range, p.bits});
+        t.channels.push_back(fcs::channelOf(p, options.raw));
     t.keywords = std::move(ds.keywords);
     t.spillover = std::move(ds.spillover);
     t.warnings = std::move(ds.warnings);

@@ -14,7 +14,7 @@ namespace sepal::io {
 /// What to read from an FCS file.
 struct FcsReadOptions {
     size_t dataset = 0;  ///< 0-based index of the data set ($NEXTDATA chain)
-    bool raw = false;    ///< stored values after bit masking, without $PnE/$PnG/$TIMESTEP scaling
+    bool raw = false;    ///< stored values after bit masking, without $PnE/$PnG scaling
 };
 
 /// One data set as listed by inspectFcs.

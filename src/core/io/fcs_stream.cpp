@@ -22,7 +22,7 @@ FcsEventStream::FcsEventStream(const std::string& path, const FcsReadOptions& op
     if (!m_set.dataError.empty()) throw InputError(path + ": " + m_set.dataError);
     m_layout.source = path;
     for (const fcs::Parameter& p : m_set.parameters)
-        m_layout.channels.push_back(Channel{p.name, p.marker, p.range, p.bits});
+        m_layout.channels.push_back(fcs::channelOf(p, m_raw));
     m_layout.values = Matrix(0, m_set.parameters.size());
     m_layout.keywords = m_set.keywords;
     m_layout.spillover = m_set.spillover;

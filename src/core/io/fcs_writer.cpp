@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/common/error.h"
+#include "core/common/number_text.h"
 #include "core/io/atomic_file.h"
 #include "core/io/population_labels.h"
 #include "core/io/temporary_files.h"
@@ -154,8 +155,15 @@ Keywords parameterKeywords(const Table& table, const std::vector<const LabelColu
         if (!ch.marker.empty()) kw.emplace_back(p + "S", ch.marker);
         kw.emplace_back(p + "B", "32");
         kw.emplace_back(p + "E", "0,0");
-        kw.emplace_back(p + "R", number(channelRange(ch, tops[c])));
+        kw.emplace_back(p + "R", number(channelRange(ch, float(tops[c] / ch.storedFactor()))));
+        // The stored values are the input's (value / factor): a reader scales them as it did.
+        if (ch.gain != 1) kw.emplace_back(p + "G", exactDecimal(ch.gain));
     }
+    for (const Channel& ch : table.channels)
+        if (ch.timestep != 1) {
+            kw.emplace_back("$TIMESTEP", exactDecimal(ch.timestep));
+            break;
+        }
     for (size_t l = 0; l < labels.size(); ++l) {
         // Codes are written from 1 so that events without a label (0) stay non-negative.
         const LabelColumn& label = *labels[l];
@@ -300,13 +308,22 @@ std::vector<const LabelColumn*> checkedLabels(const std::string& path, const Tab
     return labelsToWrite(table);
 }
 
-/// Writes the rows of `table` as float32 little-endian DATA: its values, then its labels' codes.
+/// Writes the rows of `table` as float32 little-endian DATA: its values as they were stored
+/// (each divided by its channel's $TIMESTEP / $PnG factor), then its labels' codes.
 template <class Sink>
 void writeRows(Sink& sink, const Table& table, const std::vector<const LabelColumn*>& labels) {
     const size_t stored = table.channels.size(), cols = stored + labels.size();
     const uint64_t events = table.values.rows;
     const bool swap = std::endian::native != std::endian::little;
-    if (!swap && labels.empty()) {
+    std::vector<double> factor(stored, 1.0);
+    std::vector<uint8_t> whole(stored, 0);  // stored as integers: the nearest one again
+    bool scaled = false;
+    for (size_t c = 0; c < stored; ++c) {
+        factor[c] = table.channels[c].storedFactor();
+        whole[c] = table.channels[c].integerStored;
+        scaled = scaled || factor[c] != 1.0;
+    }
+    if (!swap && labels.empty() && !scaled) {
         sink.write(table.values.data(), events * cols * 4);
         return;
     }
@@ -319,6 +336,12 @@ void writeRows(Sink& sink, const Table& table, const std::vector<const LabelColu
 #pragma omp parallel for schedule(static) if (n > 4096)
         for (size_t r = 0; r < n; ++r) {
             std::memcpy(&chunk[r * cols], table.values.row(r0 + r), stored * sizeof(float));
+            if (scaled)
+                for (size_t c = 0; c < stored; ++c)
+                    if (factor[c] != 1.0) {
+                        const double v = double(chunk[r * cols + c]) / factor[c];
+                        chunk[r * cols + c] = float(whole[c] ? std::nearbyint(v) : v);
+                    }
             for (size_t l = 0; l < labels.size(); ++l)
                 chunk[r * cols + stored + l] =
                     static_cast<float>(std::max(labels[l]->codes[r0 + r], -1) + 1);

@@ -13,10 +13,15 @@ namespace sepal::io {
 
 /// One measured parameter (a column) of a dataset.
 struct Channel {
-    std::string name;    ///< channel name ($PnN, or the CSV header)
-    std::string marker;  ///< marker name ($PnS); empty when the file has none
-    double range = 0;    ///< $PnR, the instrument's range; 0 when unknown
-    int bits = 32;       ///< $PnB, bits per stored value
+    std::string name;     ///< channel name ($PnN, or the CSV header)
+    std::string marker;   ///< marker name ($PnS); empty when the file has none
+    double range = 0;     ///< $PnR, the instrument's range; 0 when unknown
+    int bits = 32;        ///< $PnB, bits per stored value
+    double gain = 1;      ///< $PnG of a linear channel: its values are the stored ones / gain
+    double timestep = 1;  ///< $TIMESTEP of the time channel: seconds per unit of its values
+    /// Value = stored value x storedFactor() (1 for values read as they are stored).
+    double storedFactor() const { return 1.0 / gain; }
+    bool integerStored = false;  ///< the file stored whole numbers (an FCS $DATATYPE I parameter)
 };
 
 /// A non-numeric column kept as per-event labels (a population or sample column).

@@ -1,5 +1,6 @@
 #include "core/model/model_file.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -188,6 +189,27 @@ LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source) 
     } catch (const nlohmann::json::exception&) {
         r.fail("field \"embedsom\" must hold numbers \"k\", \"smooth\" and \"adjust\"");
     }
+    // A value past a float's range reads as infinity: name the field it came from.
+    for (const auto& [name, value] :
+         {std::pair{"smooth", out.params.smooth}, {"adjust", out.params.adjust}})
+        if (!std::isfinite(value))
+            r.fail(std::string("field \"embedsom\".\"") + name + "\" is " + es.at(name).dump() +
+                   ", beyond what a float holds");
+    // Landmarks that all coincide put every cell on one point: no picture to draw.
+    const auto allSame = [&](const std::vector<float>& v, size_t dim) {
+        for (size_t i = 1; i < g; ++i)
+            if (!std::equal(v.begin(), v.begin() + long(dim), v.begin() + long(i * dim)))
+                return false;
+        return g > 1;
+    };
+    if (allSame(m.low, 2))
+        r.fail("its " + std::to_string(g) +
+               " landmarks all sit at one point of the picture (field \"low\"), so " +
+               "every cell would land there; train the model again");
+    if (allSame(m.high, d))
+        r.fail("its " + std::to_string(g) +
+               " landmarks all sit at one point of the data (field \"high\"), so " +
+               "they tell no cell from another; train the model again");
     // Optional: named sets of landmarks (embed --metaclusters, the app's populations).
     if (doc.contains("populations")) {
         const auto& pops = r.require("populations", V::array, "an array of populations");

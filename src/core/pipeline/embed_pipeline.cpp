@@ -59,10 +59,15 @@ Matrix balancedSubsample(const Matrix& points, const std::vector<size_t>& usable
 
 // Why too few events are usable: with missing values, say so and name a column without any.
 std::string tooFewEvents(const Matrix& points, size_t usable, size_t count) {
+    // Fewer than two events leave nothing to lay out: no number of landmarks would help.
+    const auto advice = [&](size_t most) {
+        return most < 2 ? std::string(": an embedding needs at least 2 events")
+                        : ": ask for " + std::to_string(most) + " landmarks or fewer";
+    };
     if (usable == points.rows)
         return "cannot train " + std::to_string(count) + " landmarks on " +
-               std::to_string(points.rows) + " events: ask for " + std::to_string(points.rows) +
-               " landmarks or fewer";
+               std::to_string(points.rows) + (points.rows == 1 ? " event" : " events") +
+               advice(points.rows);
     std::string why = "cannot train " + std::to_string(count) + " landmarks: only " +
                       std::to_string(usable) + " of the " + std::to_string(points.rows) +
                       " events have a finite value in every column (the others hold NaN, NA "
@@ -74,7 +79,7 @@ std::string tooFewEvents(const Matrix& points, size_t usable, size_t count) {
             return why + "; column " + std::to_string(c + 1) +
                    " has no finite value: leave it out (--columns)";
     }
-    return why + ": ask for " + std::to_string(usable) + " landmarks or fewer";
+    return why + advice(usable);
 }
 
 }  // namespace
@@ -103,6 +108,14 @@ LandmarkModel trainLandmarks(const Matrix& points, const EmbedSettings& settings
     if (skippedNonFinite) *skippedNonFinite = points.rows - usable.size();
     if (usable.size() < spec.count)
         throw InputError(tooFewEvents(points, usable.size(), spec.count));
+    // Fewer training cells than landmarks would put several landmarks on one cell.
+    if (settings.trainSample != 0 && settings.trainSample < spec.count &&
+        settings.trainSample < usable.size())
+        throw InputError("the training sample (--train-sample " +
+                         std::to_string(settings.trainSample) + ") is smaller than the " +
+                         std::to_string(spec.count) +
+                         " landmarks to train, so landmarks would coincide: give at least " +
+                         std::to_string(spec.count) + " (0 trains on every cell)");
     const auto start = StageClock::now();
     const Matrix train = settings.balanceGroups.empty()
                              ? subsample(points, usable, settings.trainSample, settings.seed)

@@ -137,7 +137,11 @@ std::string supervisableLayouts() {
 
 EmbedParams defaultEmbedParams(const LandmarkSpec& spec) {
     const TrainerInfo* t = landmarkTrainer(spec.kind);
-    return t ? t->embed : EmbedParams{};
+    EmbedParams p = t ? t->embed : EmbedParams{};
+    // A trainer's k suits its usual sizes; with fewer landmarks than it (kmeans:8) the k of
+    // the model's own size applies, so that no k the user never set is refused.
+    if (spec.count > 0 && p.k > 0 && static_cast<size_t>(p.k) > spec.count) p.k = 0;
+    return p;
 }
 
 std::string perLandmarkTrainer(const std::function<std::string(const TrainerInfo&)>& value) {

@@ -1,6 +1,7 @@
 #include "core/pipeline/prepare.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -115,8 +116,16 @@ TransformPipeline choosePipeline(const io::Table& table, const PrepareOptions& o
         const ColumnTransform t = parseTransform(tf);
         for (auto& s : pipeline.steps) s.transform = t;
     }
-    if (pipeline.steps.empty())
+    if (pipeline.steps.empty()) {
+        // Columns are left out when they hold no finite value: say so when that is all of them.
+        const bool anyFinite = std::any_of(table.values.values.begin(), table.values.values.end(),
+                                           [](float v) { return std::isfinite(v); });
+        if (!anyFinite && table.events() > 0)
+            throw InputError(table.source + ": every value of its " +
+                             std::to_string(table.events()) +
+                             " events is missing (NaN, NA or infinite): there is nothing to embed");
         throw InputError(table.source + ": no columns to embed; choose them with --columns");
+    }
     refuseDuplicateNames(table, pipeline);
     pipeline.validate();
     return pipeline;

@@ -50,7 +50,8 @@ std::vector<double> invertMatrix(const std::vector<double>& m, size_t n, const s
     return inv;
 }
 
-ResolvedCompensation resolveCompensation(const io::Spillover& spillover, const io::Table& table) {
+ResolvedCompensation resolveCompensation(const io::Spillover& spillover, const io::Table& table,
+                                         const std::string& origin) {
     const size_t n = spillover.channels.size();
     if (spillover.matrix.rows != n || spillover.matrix.cols != n)
         throw InputError("compensation: the spillover matrix is " +
@@ -72,7 +73,11 @@ ResolvedCompensation resolveCompensation(const io::Spillover& spillover, const i
                          " does not have: " + missing +
                          " (compensate only files from the same panel, or turn compensation off)");
     std::vector<double> m(spillover.matrix.values.begin(), spillover.matrix.values.end());
-    resolved.inverse = invertMatrix(m, n, "compensation");
+    const std::string named =
+        !origin.empty() ? origin
+                        : (table.source.empty() ? std::string("the data") : table.source) +
+                              ": its spillover matrix ($SPILLOVER/SPILL keyword)";
+    resolved.inverse = invertMatrix(m, n, named);
     return resolved;
 }
 

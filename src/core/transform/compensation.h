@@ -21,7 +21,9 @@ struct ResolvedCompensation {
 };
 
 /// Checks that every channel of `spillover` exists in `table` (InputError listing the missing
-/// ones) and inverts the matrix.
-ResolvedCompensation resolveCompensation(const io::Spillover& spillover, const io::Table& table);
+/// ones) and inverts the matrix; `origin` names the matrix in errors (default: the table's own
+/// $SPILLOVER/SPILL keyword).
+ResolvedCompensation resolveCompensation(const io::Spillover& spillover, const io::Table& table,
+                                         const std::string& origin = "");
 
 }  // namespace sepal

@@ -330,7 +330,11 @@ Matrix TransformPipeline::apply(const io::Table& table) const {
                 " has none (turn compensation off or store a matrix)");
         comp = resolveCompensation(*table.spillover, table);
     } else if (compensation.source == CompensationStep::Source::Stored) {
-        comp = resolveCompensation(compensation.spillover, table);
+        comp = resolveCompensation(
+            compensation.spillover, table,
+            "the spillover matrix given for " +
+                (table.source.empty() ? std::string("the data") : table.source) +
+                " (--spillover or the Data window)");
     }
     std::vector<int> compPosition(m, -1);
     if (comp)

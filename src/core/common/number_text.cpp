@@ -1,0 +1,17 @@
+#include "core/common/number_text.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace sepal {
+
+std::string exactDecimal(double value) {
+    char text[40];
+    for (int digits = 6; digits <= 17; ++digits) {
+        std::snprintf(text, sizeof text, "%.*g", digits, value);
+        if (std::strtod(text, nullptr) == value) break;
+    }
+    return text;
+}
+
+}  // namespace sepal
