@@ -217,10 +217,12 @@ void DataPanel::draw(UiContext& ctx) {
         float hist[64] = {};
         for (float v : values) hist[std::clamp(int((v - a) / (b - a) * 64), 0, 63)] += 1;
         if (inSeconds)
-            ImGui::TextDisabled("%s  [%.4g, %.4g] s ($TIMESTEP %g s a tick)", names[c].c_str(), a,
-                                b, timestep);
+            ImGui::TextDisabled("%s  [%.4g, %.4g] s", names[c].c_str(), a * timestep, b * timestep);
         else
             ImGui::TextDisabled("%s  [%.3g, %.3g]", names[c].c_str(), a, b);
+        if (inSeconds && ImGui::IsItemHovered())
+            ImGui::SetTooltip("stored in ticks of %g s ($TIMESTEP); exports keep the ticks",
+                              timestep);
         ImGui::PlotHistogram("##hist", hist, 64, 0, nullptr, 0, FLT_MAX,
                              ImVec2(ImGui::GetContentRegionAvail().x, 60));
     }
