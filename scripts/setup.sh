@@ -7,11 +7,13 @@ packages=(
     clang clang-format libclang-rt-14-dev      # fuzzing (libFuzzer) and the format check
     libomp-dev                                 # not needed by g++ (libgomp), kept for clang builds
     nlohmann-json3-dev libcli11-dev libpugixml-dev libstb-dev libgtest-dev libbenchmark-dev
+    libhdf5-dev                                # AnnData (.h5ad) exports
     libopenmpi-dev openmpi-bin                 # sepal-cli apply under mpirun
     libglfw3-dev libimgui-dev libepoxy-dev libglm-dev
     xvfb xauth libgl1-mesa-dri mesa-utils fonts-dejavu-core python3   # GUI tests and its font
     time                                       # peak memory of a streamed apply (tests/cli)
     python3-sklearn python3-numpy              # scikit-learn's trustworthiness, score's reference (tests/cli)
+    python3-anndata                            # reads the .h5ad exports back (tests/cli)
 )
 
 missing=()

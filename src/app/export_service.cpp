@@ -34,7 +34,8 @@ std::vector<std::string> ExportService::events(const std::string& path,
         populations.codes[i] = int32_t(state.populations.membership[i]) - 1;
     ExportSource source;
     source.tables = data.tables;
-    for (const auto& s : data.samples) source.sampleNames.push_back(s.name);
+    // Samples are named as sepal-cli names them (the file name without its extension).
+    for (const auto& s : data.samples) source.sampleNames.push_back(sampleName(s.path));
     source.xy = &coordinates;
     source.usedColumns = data.columns;
     source.transformed = &data.points;
@@ -59,6 +60,8 @@ std::vector<std::string> ExportService::events(const std::string& path,
     }
     // No populations brushed: the file has no population column, as sepal-cli writes it.
     if (!populations.names.empty()) source.populations = &populations;
+    // AnnData lists each gate's membership as a column.
+    if (!state.gating.gates.empty()) source.gates = &state.gating.gates.tree;
     // The files the data came from are never written over.
     std::vector<std::string> inputs;
     for (const auto& sample : data.samples) inputs.push_back(sample.path);

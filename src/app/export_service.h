@@ -25,9 +25,9 @@ class ExportService : public Service {
                   const PopulationService& populations)
         : Service(document, scheduler, log), m_data(data), m_populations(populations) {}
 
-    /// Writes the events with EmbedSOM1, EmbedSOM2, population and sample columns as CSV or FCS
-    /// (by the extension) through core's writeExport, as sepal-cli embed and apply write them;
-    /// returns the paths written (several with options.perPopulation).
+    /// Writes the events with EmbedSOM1, EmbedSOM2, population and sample columns as CSV, FCS or
+    /// AnnData (by the extension) through core's writeExport, as sepal-cli embed and apply write
+    /// them; returns the paths written (several with options.perPopulation).
     std::vector<std::string> events(const std::string& path,
                                     const ExportOptions& options = {}) const;
     /// The landmark model file of `sepal-cli embed --model` (transform, landmarks, parameters,

@@ -42,6 +42,7 @@ ExportSource sourceOf(const EmbeddedTable& embedded, std::optional<PopulationCod
     source.usedColumns = embedded.columns;
     source.transformed = embedded.points;
     source.populations = populations ? &*populations : nullptr;
+    source.gates = embedded.gates;
     return source;
 }
 

@@ -26,6 +26,7 @@ struct EmbeddedTable {
     const Matrix* points = nullptr;       ///< events x columns, transformed
     std::string sampleColumn = "sample";  ///< the label column naming each event's sample
     std::vector<std::string> inputs;      ///< files read, which no output may replace
+    const GateTree* gates = nullptr;      ///< AnnData: each population's membership in obs
 };
 
 /// Writes the export of `embedded` to `path` (the population column: the table's first label

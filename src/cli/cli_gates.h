@@ -30,6 +30,11 @@ void addGateOptions(CLI::App* cmd, GateOptions& options, const std::string& what
 GateSelection chooseGates(const GateOptions& options, GateSelection base,
                           const std::string& dataPath);
 
+/// The selection's tree, or nullptr without gates (for exports that list each population).
+inline const GateTree* gateTree(const GateSelection& gates) {
+    return gates.empty() ? nullptr : &gates.tree;
+}
+
 /// Keeps the table's events in the selection's population (all without gates); returns how
 /// many it kept. Throws InputError when a gate's channel is missing.
 size_t keepGatedCells(io::Table& table, const GateSelection& gates);

@@ -259,7 +259,7 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
             t = StageClock::now();
             written += writeEmbedded(out,
                                      {&table, &xy, run.pipeline.columns(), &points, a.sampleColumn,
-                                      run.readFiles},
+                                      run.readFiles, gateTree(run.loaded.gates)},
                                      a.exports, a.quiet)
                            .size();
             times.write += secondsSince(t);
@@ -276,7 +276,7 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
             omp_set_num_threads(threads);
             const auto start = StageClock::now();
             appendEmbedded(*stream, {&done->table, &done->xy, run.pipeline.columns(), &done->points,
-                                     a.sampleColumn, run.readFiles});
+                                     a.sampleColumn, run.readFiles, gateTree(run.loaded.gates)});
             times.write += secondsSince(start);
         });
     }
@@ -321,8 +321,9 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
                                           ApplyTimes& times) {
     const auto start = StageClock::now();
     setThreads(a.threads);
-    if (a.format != "csv" && a.format != "fcs")
-        throw InputError("--format " + a.format + ": use csv or fcs");
+    if (a.format != "csv" && a.format != "fcs" && a.format != "h5ad")
+        throw InputError("--format " + a.format + ": use csv, fcs or h5ad");
+    if (a.format == "h5ad") exportFormatOf("check.h5ad");  // refused early without HDF5
     LoadedModel loaded = loadModel(a.model);
     // --gates and --population choose the cells instead of the model's own gates.
     loaded.gates = chooseGates(a.gates, loaded.gates, a.inputs.empty() ? "" : a.inputs.front());
@@ -501,7 +502,10 @@ void addApplyCommand(CLI::App& app) {
     cmd->add_option("inputs", args->inputs, "FCS, CSV/TSV or points JSON files")->required();
     cmd->add_option("--out-dir", args->outDir, "folder for the outputs (created if missing)")
         ->required();
-    cmd->add_option("--format", args->format, "csv or fcs")->capture_default_str();
+    cmd->add_option("--format", args->format,
+                    "csv, fcs or h5ad (AnnData: X the embedded channels as transformed, "
+                    "layers['raw'], obsm['X_embedsom'], obs the sample, population and gates)")
+        ->capture_default_str();
     addExportOptions(cmd, args->exports);
     cmd->add_option("--sample-column", args->sampleColumn, "name of the sample label column")
         ->capture_default_str();

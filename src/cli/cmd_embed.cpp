@@ -189,7 +189,7 @@ void runEmbed(const EmbedArgs& a) {
     }
     writeEmbedded(a.out,
                   {&input.table, &result.xy, input.pipeline.columns(), &input.points,
-                   a.prepare.sampleColumn, readFiles},
+                   a.prepare.sampleColumn, readFiles, gateTree(gates)},
                   a.exports, a.quiet);
     if (!a.model.empty())
         saveModel(a.model, result.model, input.pipeline.columns(), input.pipeline.toJson(),
@@ -221,7 +221,9 @@ void addEmbedCommand(CLI::App& app) {
     cmd->add_option("inputs", args->inputs, "FCS, CSV/TSV or points JSON files")->required();
     cmd->add_option("--out", args->out,
                     "output table with EmbedSOM1, EmbedSOM2 and the population and sample "
-                    "columns added (.csv or .fcs)")
+                    "columns added (.csv or .fcs), or AnnData (.h5ad: X the embedded channels as "
+                    "transformed, layers['raw'], obsm['X_embedsom'], obs the sample, population "
+                    "and gates)")
         ->required();
     addExportOptions(cmd, args->exports);
     cmd->add_option("--columns", args->prepare.columns,

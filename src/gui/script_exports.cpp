@@ -62,6 +62,7 @@ void png(Application& app, const ScriptAction& a, const std::string& path) {
 const ScriptExport kExports[] = {
     {"csv", "[transformed] [used] [per-population]: the events", events},
     {"fcs", "[used] [per-population]: the events (always raw values)", events},
+    {"h5ad", "[used]: the events as AnnData, for Python", events},
     {"model", "the landmark model", model},
     {"heatmap", "the heatmap's table", heatmap},
     {"counts", "FOLDER: populations.csv and medians.csv, as sepal-cli apply writes them", counts},

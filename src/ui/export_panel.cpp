@@ -61,6 +61,13 @@ void ExportPanel::draw(UiContext& ctx) {
             "Every raw channel, keywords and spillover, plus EmbedSOM1, EmbedSOM2 "
             "and the named population");
     ImGui::SameLine();
+    if (ImGui::Button("AnnData")) run("AnnData", path(".h5ad"), events);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(
+            ".h5ad for scanpy and pytometry: X the embedded channels as transformed, "
+            "layers['raw'] the raw values, obsm['X_embedsom'], obs the sample, population and "
+            "each gate's membership");
+    ImGui::SameLine();
     if (ImGui::Button("Model"))
         run("Model", path(".model.json"), [&](auto& p) { ws.exports().model(p); });
     ImGui::SameLine();

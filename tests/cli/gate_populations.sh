@@ -11,54 +11,25 @@ cli=${SEPAL_CLI:?set SEPAL_CLI to the sepal-cli binary}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# arcsinh(x/5) as Gating-ML's fasinh: T = 5 sinh(1), M = 1/ln 10, A = 0.
+tree=$(dirname "$0")/fixtures/live_cd3_cd4.xml
 
 "$cli" demo --events 6000 --seed 1 --out "$tmp/s1.fcs" >/dev/null
 "$cli" demo --events 4000 --seed 2 --out "$tmp/s2.fcs" >/dev/null
-# arcsinh(x/5) as Gating-ML's fasinh: T = 5 sinh(1), M = 1/ln 10, A = 0.
-cat >"$tmp/tree.xml" <<'XML'
-<?xml version="1.0" encoding="UTF-8"?>
-<gating:Gating-ML xmlns:gating="http://www.isac-net.org/std/Gating-ML/v2.0/gating"
-    xmlns:transforms="http://www.isac-net.org/std/Gating-ML/v2.0/transformations"
-    xmlns:data-type="http://www.isac-net.org/std/Gating-ML/v2.0/datatypes">
-  <transforms:transformation transforms:id="asinh5">
-    <transforms:fasinh transforms:T="5.876005968219007" transforms:M="0.43429448190325176" transforms:A="0"/>
-  </transforms:transformation>
-  <gating:RectangleGate gating:id="Cells">
-    <gating:dimension gating:compensation-ref="uncompensated" gating:transformation-ref="asinh5" gating:min="4" gating:max="9">
-      <data-type:fcs-dimension data-type:name="Ir191Di"/>
-    </gating:dimension>
-  </gating:RectangleGate>
-  <gating:RectangleGate gating:id="Live" gating:parent_id="Cells">
-    <gating:dimension gating:compensation-ref="uncompensated" gating:transformation-ref="asinh5" gating:max="3">
-      <data-type:fcs-dimension data-type:name="Pt195Di"/>
-    </gating:dimension>
-  </gating:RectangleGate>
-  <gating:QuadrantGate gating:id="T" gating:parent_id="Live">
-    <gating:divider gating:id="cd3" gating:compensation-ref="uncompensated" gating:transformation-ref="asinh5">
-      <data-type:fcs-dimension data-type:name="Pr141Di"/><gating:value>2</gating:value>
-    </gating:divider>
-    <gating:divider gating:id="cd4" gating:compensation-ref="uncompensated" gating:transformation-ref="asinh5">
-      <data-type:fcs-dimension data-type:name="Nd142Di"/><gating:value>2</gating:value>
-    </gating:divider>
-    <gating:Quadrant gating:id="CD4T"><gating:position gating:divider_ref="cd3" gating:location="3"/><gating:position gating:divider_ref="cd4" gating:location="3"/></gating:Quadrant>
-    <gating:Quadrant gating:id="CD3noCD4"><gating:position gating:divider_ref="cd3" gating:location="3"/><gating:position gating:divider_ref="cd4" gating:location="0"/></gating:Quadrant>
-  </gating:QuadrantGate>
-</gating:Gating-ML>
-XML
 
 # A branching tree needs a population, and the message lists them.
-if "$cli" embed "$tmp/s1.fcs" --gates "$tmp/tree.xml" --out "$tmp/x.csv" 2>"$tmp/e.txt"; then
+if "$cli" embed "$tmp/s1.fcs" --gates "$tree" --out "$tmp/x.csv" 2>"$tmp/e.txt"; then
     fail "embed chose a population of a branching tree by itself"
 fi
 grep -q "choose the one to embed with --population" "$tmp/e.txt" && grep -q "Cells/Live/T/CD4T" "$tmp/e.txt" ||
     fail "the message does not list the populations: $(cat "$tmp/e.txt")"
-if "$cli" embed "$tmp/s1.fcs" --gates "$tmp/tree.xml" --population Cells/Dead --out "$tmp/x.csv" 2>"$tmp/e.txt"; then
+if "$cli" embed "$tmp/s1.fcs" --gates "$tree" --population Cells/Dead --out "$tmp/x.csv" 2>"$tmp/e.txt"; then
     fail "an unknown population was accepted"
 fi
 grep -q 'no population "Cells/Dead"' "$tmp/e.txt" || fail "the message does not name the population: $(cat "$tmp/e.txt")"
 
-"$cli" gate "$tmp/s1.fcs" --gates "$tmp/tree.xml" --membership "$tmp/m1.csv" --counts "$tmp/c1.csv" --quiet
-"$cli" embed "$tmp/s1.fcs" --gates "$tmp/tree.xml" --population Cells/Live --metaclusters 5 \
+"$cli" gate "$tmp/s1.fcs" --gates "$tree" --membership "$tmp/m1.csv" --counts "$tmp/c1.csv" --quiet
+"$cli" embed "$tmp/s1.fcs" --gates "$tree" --population Cells/Live --metaclusters 5 \
     --out "$tmp/y.fcs" --model "$tmp/m.json" --write-gates "$tmp/y.wsp" 2>"$tmp/embed.log"
 grep -q "are in Cells/Live" "$tmp/embed.log" || fail "embed did not say which population: $(cat "$tmp/embed.log")"
 "$cli" gate "$tmp/y.fcs" --gates "$tmp/y.wsp" --counts "$tmp/yc.csv" --quiet
@@ -66,7 +37,7 @@ grep -q "are in Cells/Live" "$tmp/embed.log" || fail "embed did not say which po
 
 "$cli" apply --model "$tmp/m.json" "$tmp/s2.fcs" --format fcs --out-dir "$tmp/out" --write-gates "$tmp/out/s2.wsp" -q
 "$cli" gate "$tmp/out/s2.fcs" --gates "$tmp/out/s2.wsp" --counts "$tmp/out/c.csv" --quiet
-"$cli" gate "$tmp/s2.fcs" --gates "$tmp/tree.xml" --counts "$tmp/c2.csv" --quiet
+"$cli" gate "$tmp/s2.fcs" --gates "$tree" --counts "$tmp/c2.csv" --quiet
 "$cli" apply --model "$tmp/m.json" "$tmp/s2.fcs" --population Cells --out-dir "$tmp/cells" -q
 
 python3 - "$tmp" <<'PY'

@@ -9,18 +9,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# Debian's python3-sklearn lives beside Debian's python, which another python3 on PATH may hide.
-py=
-for candidate in /usr/bin/python3 python3; do
-    if "$candidate" -c "import sklearn.manifold, numpy" 2>/dev/null; then
-        py=$candidate
-        break
-    fi
-done
+# shellcheck source=lib/python_with.sh
+. "$(dirname "$0")/lib/python_with.sh"
+py=$(python_with sklearn.manifold numpy)
 if [ -z "$py" ]; then
-    for candidate in /usr/bin/python3 python3; do
-        "$candidate" -c "import numpy" 2>/dev/null && py=$candidate && break
-    done
+    py=$(python_with numpy)
     [ -n "$py" ] || { echo "SKIP: neither numpy nor scikit-learn is installed (scripts/setup.sh)"; exit 77; }
 fi
 

@@ -54,6 +54,30 @@ def run_sepal(args, autosave_dir, timeout=240):
     return proc
 
 
+def read_h5ad(path):
+    """What anndata (Debian's python3-anndata, beside Debian's python) reads from an .h5ad
+    file: cells, coordinates, cells per obs flag, populations per sample."""
+    code = r"""
+import json, sys, anndata
+a = anndata.read_h5ad(sys.argv[1])
+flags = {c: int(a.obs[c].sum()) for c in a.obs.columns if a.obs[c].dtype == bool}
+pops = {}
+for s, p in zip(a.obs["sample"].astype(str), a.obs["population"].astype(str)):
+    pops.setdefault(s, {}).setdefault(p, 0)
+    pops[s][p] += 1
+one = next(iter(pops.values())) if len(pops) == 1 else None
+print(json.dumps({"cells": a.n_obs, "xy": a.obsm["X_embedsom"].tolist(), "obs": flags,
+                  "by_sample": pops, "populations": one}))
+"""
+    for python in ("/usr/bin/python3", "python3"):
+        if shutil.which(python) and subprocess.run([python, "-c", "import anndata"],
+                                                   capture_output=True).returncode == 0:
+            done = subprocess.run([python, "-c", code, path], capture_output=True, text=True)
+            check(done.returncode == 0, f"anndata could not read {path}: {done.stderr[-800:]}")
+            return json.loads(done.stdout)
+    check(False, "python3-anndata is missing: scripts/setup.sh installs it")
+
+
 def run_app(script_lines, out_dir, timeout=240, extra_args=()):
     script = os.path.join(out_dir, "actions.txt")
     with open(script, "w") as f:
@@ -606,6 +630,7 @@ def test_gates(out):
         "state", f"drag {x0:.1f} {y0:.1f} {x1:.1f} {y1:.1f}", "wait 3", "settle",
         f"screenshot {out}/gated.png", "state", "populations-from-landmarks 8", "settle",
         f"export model {out}/m.json", f"export csv {out}/app.csv", f"export fcs {out}/app.fcs",
+        f"export h5ad {out}/app.h5ad",
         f"export counts {out}/app",
         f"export gates {out}/gates.json", f"export gates {out}/gates.xml", f"export gates {out}/gates.wsp",
         "key z ctrl", "wait 2", "key z ctrl", "wait 3", "state",
@@ -634,6 +659,23 @@ def test_gates(out):
     check(cli_rows == gated["gated"], f"sepal-cli wrote {cli_rows} cells, the app kept {gated['gated']}")
     app_counts, cli_counts = open(f"{out}/app/populations.csv").read(), open(f"{out}/cli/populations.csv").read()
     check(app_counts == cli_counts, f"the counts differ:\n{app_counts[:300]}\n---\n{cli_counts[:300]}")
+    # The app's AnnData export against its CSV export and sepal-cli apply --format h5ad of its
+    # model: the same cells, coordinates, populations and gate membership, read by anndata.
+    subprocess.run([cli, "apply", "--model", f"{out}/m.json", *files, "--format", "h5ad",
+                    "--out-dir", f"{out}/cli_h5ad", "-q"], check=True)
+    app_h5ad = read_h5ad(f"{out}/app.h5ad")
+    check(app_h5ad["cells"] == len(rows), f"the app's .h5ad holds {app_h5ad['cells']} cells, its CSV {len(rows)}")
+    check(app_h5ad["obs"]["live"] == len(rows), f"{app_h5ad['obs']['live']} cells of the .h5ad in live")
+    xy = [(float(r[header.index("EmbedSOM1")]), float(r[header.index("EmbedSOM2")])) for r in rows]
+    check(all(abs(a - b) < 1e-4 for p, q in zip(app_h5ad["xy"], xy) for a, b in zip(p, q)),
+          "the .h5ad's X_embedsom differs from the CSV's coordinates")
+    by_sample = {}
+    for seed in (1, 2):
+        one = read_h5ad(f"{out}/cli_h5ad/s{seed}.h5ad")
+        by_sample[f"s{seed}"] = one["populations"]
+        check(one["obs"]["live"] == one["cells"], f"sepal-cli's s{seed}.h5ad has cells outside live")
+    check(app_h5ad["by_sample"] == by_sample,
+          f"the app's .h5ad populations {app_h5ad['by_sample']} differ from sepal-cli's {by_sample}")
     # The same gates through Gating-ML and a FlowJo workspace: sepal-cli counts the app's cells.
     in_first = gated["gates"][0]["events"]
     for kind in ("xml", "wsp"):

@@ -9,6 +9,7 @@
 #include "core/io/csv_writer.h"
 #include "core/io/fcs_writer.h"
 #include "core/io/input_guard.h"
+#include "core/pipeline/export_anndata.h"
 
 namespace sepal {
 
@@ -53,8 +54,15 @@ ExportFormat exportFormatOf(const std::string& path) {
                    [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
     if (ext == ".csv") return ExportFormat::Csv;
     if (ext == ".fcs") return ExportFormat::Fcs;
+    if (ext == ".h5ad") {
+        if (!io::canWriteH5ad())
+            throw InputError(path +
+                             ": this build of Sepal has no HDF5 (libhdf5-dev), so it cannot write "
+                             ".h5ad; write .csv or .fcs instead");
+        return ExportFormat::H5ad;
+    }
     throw InputError(path + ": cannot tell the output format from the extension '" + ext +
-                     "': name the file .csv or .fcs");
+                     "': name the file .csv, .fcs or .h5ad");
 }
 
 std::string fileNamePart(const std::string& name) {
@@ -73,6 +81,13 @@ std::vector<std::string> writeExport(const std::string& path, const ExportSource
                                      const ExportOptions& options,
                                      const std::vector<std::string>& inputs) {
     const ExportFormat format = exportFormatOf(path);
+    if (format == ExportFormat::H5ad) {
+        AnnDataExport anndata(path, options);
+        io::refuseOverwritingInput(path, inputs, "the output");
+        anndata.append(source);
+        anndata.commit();
+        return {path};
+    }
     if (options.perPopulation && !source.populations)
         throw InputError(path +
                          ": one file per population was asked for, but the data has no "

@@ -21,6 +21,11 @@ void ExportStream::append(const ExportSource& block) {
         throw InputError(m_path + ": a streamed export takes one table of events at a time");
     ExportSource source = block;
     source.bounds = nullptr;
+    if (m_format == ExportFormat::H5ad) {
+        if (!m_anndata) m_anndata = std::make_unique<AnnDataExport>(m_path, m_options);
+        m_anndata->append(source);
+        return;
+    }
     const io::Table table = buildExportTable(source, m_options, m_format);
     if (m_format == ExportFormat::Csv) {
         if (!m_csv) m_csv = std::make_unique<io::CsvStreamWriter>(m_path);
@@ -44,6 +49,7 @@ void ExportStream::append(const ExportSource& block) {
 
 void ExportStream::commit() {
     if (m_csv) return m_csv->commit();
+    if (m_anndata) return m_anndata->commit();
     if (!m_fcs) throw InputError("cannot write '" + m_path + "': no events");
     // The header as writeExport makes it from every event: the same columns, the coordinates'
     // ranges over all blocks.

@@ -9,11 +9,13 @@
 
 #include "core/io/csv_writer.h"
 #include "core/io/fcs_writer.h"
+#include "core/pipeline/export_anndata.h"
 #include "core/pipeline/export_table.h"
 
 namespace sepal {
 
-/// One CSV or FCS export (by the extension) filled block by block; not one file per population.
+/// One CSV, FCS or AnnData export (by the extension) filled block by block; not one file per
+/// population.
 class ExportStream {
   public:
     /// Checks the extension and that `path` is none of `inputs`; nothing is written yet. Throws
@@ -34,6 +36,7 @@ class ExportStream {
     ExportFormat m_format;
     std::unique_ptr<io::CsvStreamWriter> m_csv;
     std::unique_ptr<io::FcsStreamWriter> m_fcs;
+    std::unique_ptr<AnnDataExport> m_anndata;
     CoordinateBounds m_bounds;
     io::Table m_firstLayout;                 // the first block's table without events
     std::vector<std::string> m_usedColumns;  // the first block's

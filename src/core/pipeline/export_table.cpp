@@ -213,12 +213,12 @@ io::Table buildExportTable(const ExportSource& source, const ExportOptions& opti
     size_t firstRow = 0;  // the table's first row in `out`
     for (size_t s = 0; s < source.tables.size(); ++s) {
         const io::Table& t = source.tables[s];
-        // A CSV holds the values as the file stored them (Time in its ticks, before $PnG); an
-        // FCS file holds the read values, which its writer stores as they were, with $TIMESTEP
-        // and $PnG.
+        // A CSV or AnnData file holds the values as the file stored them (Time in its ticks,
+        // before $PnG); an FCS file holds the read values, which its writer stores as they were,
+        // with $TIMESTEP and $PnG.
         std::vector<double> factor(kept, 1.0);
         std::vector<uint8_t> whole(kept, 0);  // stored as integers: the nearest one again
-        if (format == ExportFormat::Csv)
+        if (format != ExportFormat::Fcs)
             for (size_t j = 0; j < kept; ++j) {
                 factor[j] = t.channels[map.where[s][j]].storedFactor();
                 whole[j] = t.channels[map.where[s][j]].integerStored && factor[j] != 1.0;
@@ -278,6 +278,17 @@ io::Table buildExportTable(const ExportSource& source, const ExportOptions& opti
     }
     if (sample) out.labels.push_back(std::move(*sample));
     return out;
+}
+
+std::vector<int> transformedColumns(const io::Table& exported, const ExportSource& source) {
+    const std::map<std::string, size_t> embedded =
+        embeddedColumns(source.tables.front(), source.usedColumns);
+    std::vector<int> columns;
+    for (size_t j = 0; j + 2 < exported.channels.size(); ++j) {
+        const auto it = embedded.find(exported.channels[j].name);
+        columns.push_back(it == embedded.end() ? -1 : static_cast<int>(it->second));
+    }
+    return columns;
 }
 
 }  // namespace sepal

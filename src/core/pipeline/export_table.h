@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/common/matrix.h"
+#include "core/gate/gate_tree.h"
 #include "core/io/table.h"
 
 namespace sepal {
@@ -32,8 +33,9 @@ enum class ExportValues {
     Transformed,  ///< what EmbedSOM saw, for the embedded channels; others stay raw
 };
 
-/// The file format of an export; CSV headers read "CD3 (Sm154Di)", FCS keeps $PnN and $PnS.
-enum class ExportFormat { Csv, Fcs };
+/// The file format of an export; CSV headers read "CD3 (Sm154Di)", FCS and AnnData keep $PnN
+/// and $PnS.
+enum class ExportFormat { Csv, Fcs, H5ad };
 
 /// What an export holds.
 struct ExportOptions {
@@ -68,6 +70,8 @@ struct ExportSource {
     std::vector<std::string> usedColumns;  ///< channels (names or markers) that were embedded
     const Matrix* transformed = nullptr;   ///< events x usedColumns, for transformed values
     const PopulationCodes* populations = nullptr;  ///< replaces a label column of its name
+    /// AnnData only: a gate tree whose every population becomes a column of membership.
+    const GateTree* gates = nullptr;
     /// The coordinates' bounds over every block of a streamed export (ExportStream); when
     /// null, those of xy.
     const CoordinateBounds* bounds = nullptr;
@@ -76,11 +80,17 @@ struct ExportSource {
 /// The table to write: the kept channels (all, or the embedded ones) with raw or transformed
 /// values, EmbedSOM1 and EmbedSOM2 (their $PnS and a $PnD display range among the keywords),
 /// then the population column, the source's other label columns and, for several tables, the
-/// sample column. The source's keywords and spillover (restricted to the kept channels) are
-/// kept; channels and keywords of an earlier export's coordinates are replaced. CSV channels are
-/// named by their labels ("CD3 (Sm154Di)", channelLabels). Throws InputError when the pieces do
-/// not fit together.
+/// sample column. CSV and AnnData hold raw values as the files stored them (before $PnG), FCS
+/// the values read (its writer stores them as they were). The source's keywords and spillover
+/// (restricted to the kept channels) are kept; channels and keywords of an earlier export's
+/// coordinates are replaced. CSV channels are named by their labels ("CD3 (Sm154Di)",
+/// channelLabels). Throws InputError when the pieces do not fit together.
 io::Table buildExportTable(const ExportSource& source, const ExportOptions& options,
                            ExportFormat format);
+
+/// For each channel of `exported` (buildExportTable's table of `source`, coordinates excluded):
+/// the column of source.transformed holding its transformed values, or -1 when it was not
+/// embedded.
+std::vector<int> transformedColumns(const io::Table& exported, const ExportSource& source);
 
 }  // namespace sepal
