@@ -34,6 +34,7 @@ struct ColourSettings {
 struct Population {
     std::string name;                 ///< shown in the legend and exports
     std::array<uint8_t, 3> colour{};  ///< RGB
+    std::string phenotype;  ///< the type markers that set it apart ("CD3+ CD4+"), or empty
     bool operator==(const Population&) const = default;
 };
 

@@ -21,6 +21,12 @@ std::vector<std::string> Dataset::channelNames() const {
     return channelLabels(tables.front());
 }
 
+NamingInput Dataset::namingInput() const {
+    return tables.empty()
+               ? NamingInput{columns, std::vector<MarkerClass>(columns.size(), MarkerClass::Type)}
+               : namingInputFor(tables.front(), columns);
+}
+
 std::vector<std::string> Dataset::markerNames() const {
     return tables.empty() ? columns : sepal::markerNames(tables.front(), columns);
 }

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/cluster/population_naming.h"
 #include "core/common/matrix.h"
 #include "core/io/table.h"
 #include "core/transform/pipeline.h"
@@ -44,6 +45,8 @@ struct Dataset {
     /// Each column's marker (else its channel name), from the first sample: what population
     /// names and heatmap columns are made of, as sepal-cli names them.
     std::vector<std::string> markerNames() const;
+    /// What population names are made from: the columns' markers and classes.
+    NamingInput namingInput() const;
     /// Channel labels of the first sample (what the Data window lists), as in `labels`.
     std::vector<std::string> channelNames() const;
     /// (column, value) of each label column of the event's own file that has a value for it.

@@ -34,7 +34,7 @@ nlohmann::json ExportService::sessionJson(const std::array<float, 3>& camera) co
     for (const auto& s : state.data.samples) files.push_back(s.path);
     nlohmann::json groups = nlohmann::json::array();
     for (const auto& g : state.populations.groups)
-        groups.push_back({{"name", g.name}, {"colour", g.colour}});
+        groups.push_back({{"name", g.name}, {"colour", g.colour}, {"phenotype", g.phenotype}});
     const auto& c = state.colour;
     const auto& v = state.view;
     const auto& t = state.training;
@@ -144,8 +144,9 @@ std::array<float, 3> ExportService::loadSession(const std::string& path) {
         next.colour.lowPercentile = c.at("low").get<float>();
         next.colour.highPercentile = c.at("high").get<float>();
         for (const auto& g : j.at("populations").at("groups"))
-            next.populations.groups.push_back(
-                {g.at("name").get<std::string>(), g.at("colour").get<std::array<uint8_t, 3>>()});
+            next.populations.groups.push_back({g.at("name").get<std::string>(),
+                                               g.at("colour").get<std::array<uint8_t, 3>>(),
+                                               g.value("phenotype", std::string())});
         next.populations.membership.assign(next.data.events(), 0);
         auto r = j.at("populations").at("runs").get<std::vector<uint64_t>>();
         for (size_t i = 0; i + 2 < r.size(); i += 3)

@@ -9,6 +9,7 @@
 #include "app/populations.h"
 #include "core/cluster/heatmap.h"
 #include "core/cluster/metaclusters.h"
+#include "core/cluster/population_naming.h"
 #include "core/common/error.h"
 #include "core/embedsom/embedsom.h"
 #include "core/knn/nearest_search.h"
@@ -43,10 +44,13 @@ void PopulationService::fromLandmarks(size_t k) {
         std::vector<int32_t> gatedCodes;
         gatedCodes.reserve(inside.size());
         for (size_t i : inside) gatedCodes.push_back(codes[i]);
-        const auto names = nameGroups(gated, gatedCodes, k, st.data.markerNames());
+        const auto named = namePopulations(gated, gatedCodes, k, st.data.namingInput());
+        std::vector<std::string> names;
+        for (const PopulationName& n : named) names.push_back(n.name);
         for (size_t i = 0; i < codes.size(); ++i)
             if (!st.gating.contains(i)) codes[i] = -1;
         Populations next = populationsFromCodes(names, codes);
+        for (size_t p = 0; p < named.size(); ++p) next.groups[p].phenotype = named[p].phrase;
         next.regions = regionsFromLandmarks(ofLandmark, k);
         m_document.replacePopulations(std::move(next), "Populations from landmarks");
         log(LogEntry::Info, std::to_string(k) + " populations from the landmarks");
@@ -105,6 +109,8 @@ ModelLabels PopulationService::ofModel() const {
         labels = nearest;
         for (int32_t& l : labels) l = l >= 0 ? group[size_t(l)] : -1;
     }
+    for (size_t p = 0; p < k && p < out.populations.size(); ++p)
+        out.populations[p].phenotype = st.populations.groups[p].phenotype;
     for (size_t i = 0; i < n && i < st.populations.membership.size(); ++i)
         if (st.gating.contains(i) && labels[i] != int32_t(st.populations.membership[i]) - 1)
             ++out.disagreeing;
@@ -140,6 +146,8 @@ void PopulationService::adoptModel(const LoadedModel& loaded, const std::string&
     for (size_t i = 0; i < codes.size(); ++i)
         if (!st.gating.contains(i)) codes[i] = -1;  // as sepal-cli apply leaves them out
     Populations next = populationsFromCodes(populationNames(populations), codes);
+    for (size_t p = 0; p < populations.size() && p < next.groups.size(); ++p)
+        next.groups[p].phenotype = populations[p].phenotype;
     next.regions = std::move(regions);
     m_document.replacePopulations(std::move(next), "Populations of " + source);
 }

@@ -21,11 +21,12 @@ struct DemoOptions {
     std::string out;
     size_t events = 100000;
     uint64_t seed = 1;
+    bool stateMarkers = false;
 };
 
 void runDemo(const DemoOptions& o) {
     if (o.events == 0) throw InputError("--events must be at least 1");
-    io::Table table = demo::makeDemoTable(o.events, o.seed);
+    io::Table table = demo::makeDemoTable(o.events, o.seed, o.stateMarkers);
     std::string ext = std::filesystem::path(o.out).extension().string();
     for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (ext == ".csv") {
@@ -46,6 +47,9 @@ void addDemo(CLI::App& app) {
     cmd->add_option("--out", options->out, "Output FILE.fcs or FILE.csv")->required();
     cmd->add_option("--events", options->events, "Number of events")->capture_default_str();
     cmd->add_option("--seed", options->seed, "Random seed")->capture_default_str();
+    cmd->add_flag("--state-markers", options->stateMarkers,
+                  "add nine state (function) markers: pSTAT5, pERK, pS6, Ki67, CD69, IFNg, TNFa, "
+                  "GranzymeB, Perforin");
     cmd->callback([options] { runDemo(*options); });
 }
 

@@ -14,6 +14,7 @@
 #include "cli/command_registry.h"
 #include "core/cluster/agglomerate.h"
 #include "core/cluster/metaclusters.h"
+#include "core/cluster/population_naming.h"
 #include "core/common/error.h"
 #include "core/io/input_guard.h"
 #include "core/model/model_file.h"
@@ -56,6 +57,8 @@ struct EmbedArgs {
     float polishRate = PolishParams().learningRate;
     float supervisionStrength = 3.0f;
     std::string metaclusterMethod = "ward";
+    std::string markerClasses;  // --marker-classes FILE.csv
+    std::string cellTypes;      // --cell-types FILE.csv
     bool quiet = false;
 };
 
@@ -107,7 +110,14 @@ void runEmbed(const EmbedArgs& a) {
         throw InputError("--metaclusters " + std::to_string(a.metaclusters) + ": more than the " +
                          std::to_string(settings.landmarks.count) + " landmarks to group");
 
+    // The marker classes and cell types are read before the long work, so that a mistake in
+    // them is said at once.
+    const MarkerClassOverrides classes =
+        a.markerClasses.empty() ? MarkerClassOverrides{} : readMarkerClasses(a.markerClasses);
+    std::optional<std::vector<CellTypeRule>> cellTypes;
+    if (!a.cellTypes.empty()) cellTypes = readCellTypes(a.cellTypes);
     PreparedInput input = prepareInputs(a.inputs, a.prepare);
+    markerClasses(input.table, classes);  // every channel named must exist
     for (const auto& w : input.table.warnings) note(a.quiet, w);
     if (!gates.population.empty()) {
         // The transform stays fitted on every event (as the app fits it before gating); the
@@ -178,12 +188,19 @@ void runEmbed(const EmbedArgs& a) {
         groups.weights = landmarkWeights(input.points, nearest, result.model.count());
         const auto ofLandmark = metaclusterLandmarks(result.model, groups);
         const auto codes = groupsOfNearest(input.points, nearest, ofLandmark);
-        const auto names = nameGroups(input.points, codes, groups.k,
-                                      markerNames(input.table, input.pipeline.columns()));
+        const auto named =
+            namePopulations(input.points, codes, groups.k,
+                            namingInputFor(input.table, input.pipeline.columns(), classes,
+                                           cellTypes ? &*cellTypes : nullptr));
+        std::vector<std::string> names;
+        for (const PopulationName& n : named) names.push_back(n.name);
         populations = populationsFromGroups(ofLandmark, names);
+        for (size_t p = 0; p < named.size(); ++p) populations[p].phenotype = named[p].phrase;
         setPopulationColumn(input.table, names, codes);
         std::string list;
-        for (const auto& n : names) list += (list.empty() ? "" : "; ") + n;
+        for (const PopulationName& n : named)
+            list += (list.empty() ? "" : "; ") + n.name +
+                    (n.phrase.empty() || n.phrase == n.name ? "" : " (" + n.phrase + ")");
         note(a.quiet, std::to_string(names.size()) + " populations (" + a.metaclusterMethod +
                           " metaclusters of the landmarks): " + list);
     }
@@ -310,6 +327,15 @@ void addEmbedCommand(CLI::App& app) {
                     "ward (Ward's linkage, each landmark weighing its cells) or consensus "
                     "(FlowSOM's consensus clustering)")
         ->capture_default_str();
+    cmd->add_option("--marker-classes", args->markerClasses,
+                    "CSV of channel,class (type, state or none) over the built-in marker "
+                    "catalogue: only type (lineage) markers name populations")
+        ->check(CLI::ExistingFile);
+    cmd->add_option("--cell-types", args->cellTypes,
+                    "CSV of name,rule ('CD4 T,CD3+ CD4+ CD8-') instead of the built-in cell "
+                    "types that give populations their common names; the last rule that holds "
+                    "names a population")
+        ->check(CLI::ExistingFile);
     cmd->add_flag("--quiet,-q", args->quiet, "no progress or notes on stderr");
     cmd->callback([args] { runEmbed(*args); });
 }

@@ -21,9 +21,10 @@ void PopulationsPanel::draw(UiContext& ctx) {
     if (ImGui::Button("From landmarks")) ws.populations().fromLandmarks(size_t(m_metaclusters));
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip(
-            "Group the landmarks into this many populations (FlowSOM's consensus "
-            "clustering), as sepal-cli embed --metaclusters does; named by the markers that set "
-            "them apart. Replaces the populations (Ctrl+Z undoes).");
+            "Group the landmarks into this many populations (Ward's linkage, each landmark "
+            "weighing its cells), as sepal-cli embed --metaclusters does; named by the cell "
+            "type whose marker rules they meet, else by the lineage markers that set them "
+            "apart. Replaces the populations (Ctrl+Z undoes).");
     const auto& pops = ws.state().populations.groups;
     auto sizes = ws.populations().sizes();
     if (pops.empty()) ImGui::TextWrapped("Lasso cells on the canvas to make a population.");
@@ -73,7 +74,8 @@ void PopulationsPanel::draw(UiContext& ctx) {
             ImGui::EndPopup();
         }
         if (ImGui::IsItemHovered())
-            ImGui::SetTooltip("%s (click: the lasso adds to it)", p.name.c_str());
+            ImGui::SetTooltip("%s%s%s (click: the lasso adds to it)", p.name.c_str(),
+                              p.phenotype.empty() ? "" : "\n", p.phenotype.c_str());
         ImGui::SameLine();
         ImGui::Text("%zu", sizes[i]);
         ImGui::SameLine(ImGui::GetContentRegionAvail().x - 10);

@@ -50,6 +50,6 @@ set +e
 "$cli" embed "$data" --landmarks kmeans:3 --out "$tmp/bad.csv" 2>"$tmp/err.txt"
 [ $? -eq 1 ] && grep -q "landmarks" "$tmp/err.txt" || fail "bad --landmarks: $(cat "$tmp/err.txt")"
 "$cli" embed "$data" --out "$tmp/bad.txt" --quiet 2>"$tmp/err.txt"
-[ $? -eq 1 ] && grep -q ".csv or .fcs" "$tmp/err.txt" || fail "bad --out: $(cat "$tmp/err.txt")"
+[ $? -eq 1 ] && grep -q ".csv, .fcs or .h5ad" "$tmp/err.txt" || fail "bad --out: $(cat "$tmp/err.txt")"
 set -e
 echo "ok: embed, picture, model, apply and score on the mammoth"

@@ -24,6 +24,7 @@
 #include "app/workspace.h"
 #include "backend/backends.h"
 #include "core/cluster/metaclusters.h"
+#include "core/cluster/population_naming.h"
 #include "core/common/error.h"
 #include "core/demo/demo_data.h"
 #include "core/embedsom/embedsom.h"
@@ -315,8 +316,12 @@ TEST(OnePipeline, PopulationsFromLandmarksAreSepalClisMetaclusters) {
     const auto codes = groupsOfPoints(cli.points, cli.result.model, ofLandmark, *cli.cpu.search);
     const auto markers = markerNames(demo, cli.pipeline.columns());
     EXPECT_EQ(markers.front(), "CD45");  // Y89Di's marker, not the channel
-    const auto names = nameGroups(cli.points, codes, 12, markers);
-    for (size_t p = 0; p < 12; ++p) EXPECT_EQ(pops.groups[p].name, names[p]);
+    const auto names =
+        namePopulations(cli.points, codes, 12, namingInputFor(demo, cli.pipeline.columns()));
+    for (size_t p = 0; p < 12; ++p) {
+        EXPECT_EQ(pops.groups[p].name, names[p].name);
+        EXPECT_EQ(pops.groups[p].phenotype, names[p].phrase);
+    }
     ASSERT_EQ(pops.membership.size(), codes.size());
     size_t differ = 0;
     for (size_t i = 0; i < codes.size(); ++i) differ += int(pops.membership[i]) - 1 != codes[i];
@@ -330,8 +335,12 @@ TEST(OnePipeline, PopulationsFromLandmarksAreSepalClisMetaclusters) {
     const auto dir = std::filesystem::temp_directory_path() /
                      ("sepal-model-populations-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
+    std::vector<std::string> nameList;
+    for (const PopulationName& n : names) nameList.push_back(n.name);
+    std::vector<ModelPopulation> modelPopulations = populationsFromGroups(ofLandmark, nameList);
+    for (size_t p = 0; p < names.size(); ++p) modelPopulations[p].phenotype = names[p].phrase;
     saveModel((dir / "m.json").string(), cli.result.model, cli.pipeline.columns(),
-              cli.pipeline.toJson(), cli.settings.params, populationsFromGroups(ofLandmark, names));
+              cli.pipeline.toJson(), cli.settings.params, modelPopulations);
     Workspace other("cpu");
     other.data().openTables({demo});
     other.training().cancelRecipe();
@@ -348,7 +357,7 @@ TEST(OnePipeline, PopulationsFromLandmarksAreSepalClisMetaclusters) {
     EXPECT_EQ(appCodes, codes);
     // Its heatmap: a row per population with its cells, a column per marker.
     const Heatmap heat = ws.populations().heatmap();
-    EXPECT_EQ(heat.rows, names);
+    EXPECT_EQ(heat.rows, nameList);
     EXPECT_EQ(heat.columns, markers);
     EXPECT_EQ(heat.cells, ws.populations().sizes());
     ws.exports().heatmap((dir / "heat.png").string());

@@ -175,24 +175,6 @@ TEST(Metaclusters, TheProjectionsNearestLandmarksLabelAsASearchDoes) {
     EXPECT_THROW(groupsOfNearest(points, std::vector<uint32_t>(3), groups), InputError);
 }
 
-TEST(Metaclusters, NamesCallTheMarkersThatSetAGroupApart) {
-    // Group 0: A high; group 1: A low and B high (B by more spreads); group 2: like everyone.
-    Matrix points(300, 3);
-    std::vector<int32_t> codes(300);
-    for (size_t i = 0; i < 300; ++i) {
-        const int g = int(i % 3);
-        codes[i] = g;
-        const float jitter = float(i % 7) * 0.01f;
-        points.at(i, 0) = (g == 0 ? 5.0f : g == 1 ? -5.0f : 0.0f) + jitter;
-        points.at(i, 1) = (g == 1 ? 5.0f : 0.0f) + jitter;
-        points.at(i, 2) = jitter;
-    }
-    const auto names = nameGroups(points, codes, 3, {"A", "B", "C"});
-    EXPECT_EQ(names[0], "A+");
-    EXPECT_EQ(names[1], "B+ A-");
-    EXPECT_EQ(names[2], "population 3");
-}
-
 }  // namespace
 }  // namespace sepal
 

@@ -7,7 +7,6 @@
 
 #include "core/cluster/agglomerate.h"
 #include "core/common/error.h"
-#include "core/common/median.h"
 
 namespace sepal {
 
@@ -144,61 +143,6 @@ std::vector<int32_t> groupsOfNearest(const Matrix& points, const std::vector<uin
         codes[i] = full ? groupOfLandmark[nearest[i]] : -1;
     }
     return codes;
-}
-
-std::vector<std::string> nameGroups(const Matrix& points, const std::vector<int32_t>& codes,
-                                    size_t k, const std::vector<std::string>& markers) {
-    const size_t d = points.cols;
-    // Medians over at most ~20000 points per group keep naming fast on millions of cells.
-    const size_t step = std::max<size_t>(1, points.rows / 200000);
-    std::vector<std::vector<std::vector<float>>> values(k, std::vector<std::vector<float>>(d));
-    std::vector<std::vector<float>> everyone(d);
-    for (size_t i = 0; i < points.rows; i += step) {
-        const int32_t c = codes[i];
-        for (size_t t = 0; t < d; ++t) {
-            const float v = points.at(i, t);
-            if (!std::isfinite(v)) continue;
-            everyone[t].push_back(v);
-            if (c >= 0 && size_t(c) < k) values[size_t(c)][t].push_back(v);
-        }
-    }
-    std::vector<float> centre(d), spread(d);
-    for (size_t t = 0; t < d; ++t) {
-        auto& v = everyone[t];
-        centre[t] = medianOf(v);
-        // The spread: half the distance between the 16th and 84th percentiles (one sd for a
-        // normal), robust to the long tails of cytometry channels.
-        std::sort(v.begin(), v.end());
-        spread[t] = v.empty() ? 0.0f
-                              : 0.5f * (v[size_t(0.84 * double(v.size() - 1))] -
-                                        v[size_t(0.16 * double(v.size() - 1))]);
-    }
-    std::vector<std::string> names(k);
-    std::map<std::string, int> seen;
-    for (size_t c = 0; c < k; ++c) {
-        std::vector<std::pair<float, size_t>> scores;
-        for (size_t t = 0; t < d && t < markers.size(); ++t) {
-            if (!(spread[t] > 0)) continue;
-            const float z = (medianOf(values[c][t]) - centre[t]) / spread[t];
-            if (std::isfinite(z) && std::fabs(z) >= 1.0f) scores.emplace_back(-std::fabs(z), t);
-        }
-        std::sort(scores.begin(), scores.end());
-        // The positive markers first: how populations are called.
-        std::vector<size_t> chosen;
-        for (size_t i = 0; i < scores.size() && chosen.size() < 3; ++i)
-            chosen.push_back(scores[i].second);
-        std::string name;
-        for (int positive = 1; positive >= 0; --positive)
-            for (size_t t : chosen) {
-                const bool up = medianOf(values[c][t]) > centre[t];
-                if (up != bool(positive)) continue;
-                name += (name.empty() ? "" : " ") + markers[t] + (up ? "+" : "-");
-            }
-        if (name.empty()) name = "population " + std::to_string(c + 1);
-        const int n = ++seen[name];
-        names[c] = n == 1 ? name : name + " (" + std::to_string(n) + ")";
-    }
-    return names;
 }
 
 double adjustedRandIndex(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {

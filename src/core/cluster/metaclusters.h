@@ -1,7 +1,7 @@
 #pragma once
 // Populations from landmarks, as FlowSOM makes them: the landmarks' data-space positions grouped
-// into K metaclusters, every cell labelled by its nearest landmark's group, and each population
-// named by the markers that set it apart.
+// into K metaclusters and every cell labelled by its nearest landmark's group (population_naming.h
+// names them).
 
 #include <cstdint>
 #include <string>
@@ -65,13 +65,6 @@ std::vector<int32_t> groupsOfNearest(const Matrix& points, const std::vector<uin
 std::vector<int32_t> groupsOfPoints(const Matrix& points, const LandmarkModel& model,
                                     const std::vector<int32_t>& groupOfLandmark,
                                     NearestSearch& search);
-
-/// Names for k groups from the points' values (columns named by `markers`): the up to three
-/// markers whose median in the group lies furthest from the median of all points, in units of
-/// their spread, each with + or - ("CD3+ CD4+ CD8-"); "population N" when no marker stands
-/// out by a spread or more. Equal names get " (2)", " (3)"...
-std::vector<std::string> nameGroups(const Matrix& points, const std::vector<int32_t>& codes,
-                                    size_t k, const std::vector<std::string>& markers);
 
 /// The adjusted Rand index of two labellings of the same items (1: the same partition; about
 /// 0: chance). Items with a negative label in either are left out.

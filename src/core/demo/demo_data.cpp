@@ -62,6 +62,19 @@ constexpr std::array<Marker, 22> kMarkers{{
     {"CD57", "Dy161Di"},  {"TCRgd", "Dy162Di"},
 }};
 
+/// The state markers of the demo with state markers, after the lineage markers by mass.
+constexpr std::array<Marker, 9> kStateMarkers{{
+    {"pSTAT5", "Er166Di"},
+    {"pERK", "Er167Di"},
+    {"pS6", "Er168Di"},
+    {"Ki67", "Tm169Di"},
+    {"CD69", "Er170Di"},
+    {"IFNg", "Yb171Di"},
+    {"TNFa", "Yb172Di"},
+    {"GranzymeB", "Yb173Di"},
+    {"Perforin", "Yb174Di"},
+}};
+
 /// Palladium isotopes of the sample barcode, and which of them this sample carries.
 struct BarcodeChannel {
     const char* channel;
@@ -81,13 +94,15 @@ struct DemoLayout {
     size_t time = 0, eventLength = 0, population = 0;
     size_t dna1 = 0, dna2 = 0, cisplatin = 0, beads = 0;
     std::array<size_t, kMarkers.size()> markers{};
+    std::array<size_t, kStateMarkers.size()> states{};
+    bool hasStates = false;
     std::array<size_t, kBarcodes.size()> barcodes{};
     std::array<size_t, 4> gaussian{};  // Center, Offset, Width, Residual
 };
 
 /// The channels in a Helios file's order: Time and Event_length, the isotopes by mass, the
 /// Gaussian parameters, then the population code.
-DemoLayout addChannels(io::Table& table) {
+DemoLayout addChannels(io::Table& table, bool stateMarkers) {
     DemoLayout at;
     const auto add = [&table](const char* name, const char* marker, double range) {
         table.channels.push_back({name, marker, range, 32});
@@ -101,6 +116,10 @@ DemoLayout addChannels(io::Table& table) {
     at.beads = add("Ce140Di", "Beads", 16384);
     for (size_t k = 1; k < kMarkers.size(); ++k)
         at.markers[k] = add(kMarkers[k].channel, kMarkers[k].marker, 16384);
+    at.hasStates = stateMarkers;
+    if (stateMarkers)
+        for (size_t k = 0; k < kStateMarkers.size(); ++k)
+            at.states[k] = add(kStateMarkers[k].channel, kStateMarkers[k].marker, 16384);
     at.dna1 = add("Ir191Di", "DNA1", 16384);
     at.dna2 = add("Ir193Di", "DNA2", 16384);
     at.cisplatin = add("Pt195Di", "Cisplatin", 16384);
@@ -208,6 +227,24 @@ std::vector<Population> populations() {
     };
 }
 
+/// Each population's state markers above negative (levels as kLevel), by population name.
+std::vector<std::pair<const char*, std::vector<std::pair<const char*, int>>>> stateLevels() {
+    return {
+        {"Memory CD4 T", {{"Ki67", 1}, {"CD69", 1}}},
+        {"Treg", {{"pSTAT5", 2}, {"Ki67", 1}}},
+        {"Memory CD8 T", {{"GranzymeB", 1}, {"CD69", 1}}},
+        {"Effector CD8 T", {{"GranzymeB", 3}, {"Perforin", 2}, {"IFNg", 1}}},
+        {"gd T", {{"GranzymeB", 2}, {"Perforin", 1}, {"CD69", 1}}},
+        {"CD56bright NK", {{"GranzymeB", 1}, {"CD69", 2}}},
+        {"CD56dim NK", {{"GranzymeB", 3}, {"Perforin", 3}, {"IFNg", 1}}},
+        {"Memory B", {{"pS6", 1}, {"Ki67", 1}}},
+        {"Classical monocytes", {{"pERK", 1}, {"pS6", 1}, {"TNFa", 2}}},
+        {"Non-classical monocytes", {{"pERK", 1}, {"TNFa", 1}}},
+        {"Myeloid DC", {{"pS6", 1}, {"TNFa", 1}}},
+        {"Plasmacytoid DC", {{"pS6", 1}}},
+    };
+}
+
 /// Continuous differentiation paths through populations (indices) and their relative share.
 struct Trajectory {
     std::vector<size_t> path;
@@ -220,7 +257,7 @@ std::vector<Trajectory> trajectories() {
 
 }  // namespace
 
-io::Table makeDemoTable(size_t events, uint64_t seed) {
+io::Table makeDemoTable(size_t events, uint64_t seed, bool stateMarkers) {
     const auto pops = populations();
     const auto paths = trajectories();
     const size_t m = kMarkers.size();
@@ -238,7 +275,18 @@ io::Table makeDemoTable(size_t events, uint64_t seed) {
 
     io::Table table;
     table.source = "demo";
-    const DemoLayout layout = addChannels(table);
+    const DemoLayout layout = addChannels(table, stateMarkers);
+    // State levels per population (negative unless listed).
+    std::vector<std::array<double, kStateMarkers.size()>> stateProfile(pops.size());
+    for (auto& s : stateProfile) s.fill(kLevel[0]);
+    for (const auto& [name, levels] : stateLevels())
+        for (size_t p = 0; p < pops.size(); ++p)
+            if (std::string(pops[p].name) == name)
+                for (const auto& [marker, level] : levels)
+                    for (size_t k = 0; k < kStateMarkers.size(); ++k)
+                        if (std::string(kStateMarkers[k].marker) == marker)
+                            stateProfile[p][k] = kLevel[static_cast<size_t>(level)];
+    Random states(seed ^ 0x57A7E5D0C0FFEEull);
     const size_t cols = table.channels.size();
     table.values = Matrix(events, cols);
 
@@ -276,6 +324,9 @@ io::Table makeDemoTable(size_t events, uint64_t seed) {
         const double length = std::round(std::clamp(22 + 4 * rng.normal(), 10.0, 75.0));
         row[layout.eventLength] = static_cast<float>(length);
         row[layout.population] = static_cast<float>(label);
+        if (layout.hasStates)
+            for (size_t k = 0; k < kStateMarkers.size(); ++k)
+                row[layout.states[k]] = ionCounts(stateProfile[label][k] + 0.35 * states.normal());
         fillAcquisition(row, layout, acquisition, size, length);
     }
     std::vector<std::string> names;

@@ -16,6 +16,10 @@ namespace sepal::demo {
 /// with cofactor 5, and a numeric "Population" code channel whose names are in the
 /// SEPAL_POPULATIONS keyword (15 populations, one rare at ~0.5%, three differentiation
 /// trajectories between them).
-io::Table makeDemoTable(size_t events = 100000, uint64_t seed = 1);
+/// With `stateMarkers`, nine state (function) markers besides the lineage ones, on Er166Di to
+/// Yb174Di (pSTAT5, pERK, pS6, Ki67, CD69, IFNg, TNFa, GranzymeB, Perforin), each raised in the
+/// populations where cells carry it (granzyme B and perforin in effector CD8 T and CD56dim NK
+/// cells, pSTAT5 in Tregs...), drawn from their own stream so every other value is the same.
+io::Table makeDemoTable(size_t events = 100000, uint64_t seed = 1, bool stateMarkers = false);
 
 }  // namespace sepal::demo

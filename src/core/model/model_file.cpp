@@ -111,8 +111,11 @@ nlohmann::json modelToJson(const LandmarkModel& model, const std::vector<std::st
     doc["embedsom"] = {{"k", params.k}, {"smooth", params.smooth}, {"adjust", params.adjust}};
     if (!populations.empty()) {
         nlohmann::json pops = nlohmann::json::array();
-        for (const auto& p : populations)
-            pops.push_back({{"name", p.name}, {"landmarks", p.landmarks}});
+        for (const auto& p : populations) {
+            nlohmann::json e = {{"name", p.name}, {"landmarks", p.landmarks}};
+            if (!p.phenotype.empty()) e["phenotype"] = p.phenotype;
+            pops.push_back(std::move(e));
+        }
         doc["populations"] = pops;
     }
     if (!regions.empty()) {
@@ -221,6 +224,8 @@ LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source) 
                        " needs a \"name\" string and a \"landmarks\" array");
             ModelPopulation pop;
             pop.name = e["name"].get<std::string>();
+            if (e.contains("phenotype") && e["phenotype"].is_string())
+                pop.phenotype = e["phenotype"].get<std::string>();
             for (const auto& j : e["landmarks"]) {
                 if (!j.is_number_unsigned() || j.get<unsigned long long>() >= g)
                     r.fail("population \"" + pop.name + "\" names a landmark that is not an " +

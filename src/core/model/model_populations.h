@@ -12,6 +12,7 @@ namespace sepal {
 struct ModelPopulation {
     std::string name;                 ///< what the user calls it ("CD3+ CD4+")
     std::vector<uint32_t> landmarks;  ///< landmark indices, ascending
+    std::string phenotype;  ///< the type markers that set it apart ("CD3+ CD4+ CCR7+"), or empty
 };
 
 /// The populations of groups 0 .. names.size()-1 from each landmark's group (-1: none).

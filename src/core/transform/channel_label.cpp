@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <unordered_map>
 
 #include "core/common/error.h"
@@ -122,11 +123,19 @@ std::string channelChoices(const io::Table& table) {
 std::vector<std::string> markerNames(const io::Table& table,
                                      const std::vector<std::string>& columns) {
     std::vector<std::string> out;
+    std::vector<const io::Channel*> channels;
     for (const auto& column : columns) {
         const int c = table.findChannel(column);
         const io::Channel* ch = c >= 0 ? &table.channels[size_t(c)] : nullptr;
+        channels.push_back(ch);
         out.push_back(ch && !ch->marker.empty() ? ch->marker : column);
     }
+    // A marker on two channels ("CD14" on Cd112Di and Cd114Di) is told apart by its channel,
+    // so that medians.csv and the heatmap have no two columns of one name.
+    std::map<std::string, int> uses;
+    for (const std::string& name : out) ++uses[name];
+    for (size_t j = 0; j < out.size(); ++j)
+        if (uses[out[j]] > 1 && channels[j]) out[j] = channelLabel(*channels[j]);
     return out;
 }
 

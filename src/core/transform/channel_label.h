@@ -19,7 +19,8 @@ std::string channelLabel(const io::Channel& channel);
 std::vector<std::string> channelLabels(const io::Table& table);
 
 /// For each of `columns` (channel names), the channel's marker when it has one, else the name:
-/// what population names and heatmap columns are made of ("CD3+").
+/// what population names and heatmap columns are made of ("CD3+"). A marker on several of the
+/// columns is written with its channel on each ("CD14 (Cd112Di)"), so no two names are equal.
 std::vector<std::string> markerNames(const io::Table& table,
                                      const std::vector<std::string>& columns);
 

@@ -1,0 +1,236 @@
+#include "core/cluster/population_naming.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "core/common/median.h"
+#include "core/transform/channel_label.h"
+
+namespace sepal {
+
+namespace {
+
+// Shares and thresholds over at most ~200,000 cells keep naming fast on millions of cells.
+constexpr size_t kSampled = 200000;
+// A marker sets a population apart when its positive share differs from all cells' by this.
+constexpr double kApart = 0.25;
+constexpr size_t kPhraseMarkers = 4;
+// A valley at most half as high as the smaller of its modes cuts cleanly (doublet calls).
+constexpr float kCleanValley = 0.5f;
+// Positive on at least this many and this share of the resolved lineage markers: doublets.
+constexpr size_t kMostPositive = 6;
+constexpr double kMostPositiveShare = 0.5;
+
+// Lineages that no single cell carries together (T, B, monocyte, granulocyte): a population
+// positive on both of a pair is most likely made of two cells stuck together.
+constexpr const char* kExclusive[][2] = {
+    {"CD3", "CD19"}, {"CD3", "CD20"},  {"CD3", "CD14"},  {"CD19", "CD14"}, {"CD20", "CD14"},
+    {"CD3", "CD66"}, {"CD19", "CD66"}, {"CD20", "CD66"}, {"CD14", "CD66"},
+};
+
+/// A marker's name as rules and pairs compare it: the catalogue's canonical name, else its key.
+std::string canonical(const std::string& marker) {
+    const auto entry = catalogueEntry(marker);
+    return markerKey(entry ? entry->name : marker);
+}
+
+/// Per population and column: cells with a value, at or above the positive and bright cuts.
+struct Tally {
+    std::vector<double> cells, positive, bright;
+};
+
+/// Whether a condition holds for a population.
+enum class Verdict {
+    Holds,
+    Fails,    ///< the other way, or the population's cells split on the marker
+    Unknown,  ///< the panel cannot tell: the marker is absent, has one mode, or is on every cell
+};
+
+Verdict holds(const MarkerCondition& c, const MarkerThreshold& t, double cells,
+              const MarkerShare& s) {
+    if (!t.resolved || cells <= 0) return Verdict::Unknown;
+    // A marker on every cell tells dim from bright only: "CD45+" says nothing of a population.
+    if (t.onEveryCell && (c.call == MarkerCall::Positive || c.call == MarkerCall::Negative))
+        return Verdict::Unknown;
+    const double share =
+        (c.call == MarkerCall::Bright || c.call == MarkerCall::NotBright) && t.hasBright
+            ? s.bright
+            : s.positive;
+    const bool wantsUp = c.call == MarkerCall::Positive || c.call == MarkerCall::Bright;
+    if (share >= kCallShare) return wantsUp ? Verdict::Holds : Verdict::Fails;
+    if (share <= 1 - kCallShare) return wantsUp ? Verdict::Fails : Verdict::Holds;
+    return Verdict::Fails;
+}
+
+}  // namespace
+
+NamingInput namingInputFor(const io::Table& table, const std::vector<std::string>& columns,
+                           const MarkerClassOverrides& overrides,
+                           const std::vector<CellTypeRule>* rules) {
+    return {markerNames(table, columns), columnClasses(table, columns, overrides), rules};
+}
+
+std::vector<MarkerThreshold> learnThresholds(const Matrix& points,
+                                             const std::vector<MarkerClass>& classes) {
+    std::vector<MarkerThreshold> out(points.cols);
+    const size_t step = std::max<size_t>(1, points.rows / kSampled);
+    for (size_t c = 0; c < points.cols; ++c) {
+        if (c >= classes.size() || classes[c] == MarkerClass::None) continue;
+        std::vector<float> values;
+        values.reserve(points.rows / step + 1);
+        for (size_t i = 0; i < points.rows; i += step) values.push_back(points.at(i, c));
+        out[c] = learnThreshold(std::move(values));
+    }
+    // A marker whose lowest mode lies above where most markers turn positive (the median of
+    // their cuts) is on every cell (CD45 on leukocytes): its valley cuts dim from bright cells,
+    // none are negative.
+    std::vector<float> positives;
+    for (const MarkerThreshold& t : out)
+        if (t.resolved) positives.push_back(t.positive);
+    if (positives.size() >= 3) {
+        const float typical = medianOf(positives);
+        for (MarkerThreshold& t : out)
+            if (t.resolved && t.lowMode >= typical) {
+                t.hasBright = true;
+                t.bright = t.positive;
+                t.positive = -std::numeric_limits<float>::infinity();
+                t.onEveryCell = true;
+            }
+    }
+    return out;
+}
+
+std::vector<PopulationName> namePopulations(const Matrix& points, const std::vector<int32_t>& codes,
+                                            size_t k, const NamingInput& input) {
+    const size_t d = points.cols;
+    const std::vector<MarkerThreshold> cuts = learnThresholds(points, input.classes);
+    const std::vector<CellTypeRule>& rules = input.rules ? *input.rules : builtInCellTypes();
+    // Every population's shares, and all cells' (index k).
+    std::vector<Tally> tally(k + 1, Tally{std::vector<double>(d, 0), std::vector<double>(d, 0),
+                                          std::vector<double>(d, 0)});
+    const size_t step = std::max<size_t>(1, points.rows / kSampled);
+    for (size_t i = 0; i < points.rows && i < codes.size(); i += step) {
+        const int32_t code = codes[i];
+        for (size_t c = 0; c < d; ++c) {
+            const float v = points.at(i, c);
+            if (!std::isfinite(v) || !cuts[c].resolved) continue;
+            const bool up = v >= cuts[c].positive;
+            const bool bright = cuts[c].hasBright ? v >= cuts[c].bright : up;
+            for (size_t p : {k, code >= 0 && size_t(code) < k ? size_t(code) : k + 1}) {
+                if (p > k) continue;
+                tally[p].cells[c] += 1;
+                tally[p].positive[c] += up;
+                tally[p].bright[c] += bright;
+            }
+        }
+    }
+    const auto share = [&](size_t p, size_t c) {
+        const double n = tally[p].cells[c];
+        return MarkerShare{n > 0 ? tally[p].positive[c] / n : 0,
+                           n > 0 ? tally[p].bright[c] / n : 0};
+    };
+    // Type markers by canonical name (the first column of a marker on two channels): only
+    // lineage markers name populations.
+    std::map<std::string, size_t> columnOf;
+    for (size_t c = 0; c < d && c < input.markers.size(); ++c)
+        if (c < input.classes.size() && input.classes[c] == MarkerClass::Type)
+            columnOf.emplace(canonical(input.markers[c]), c);
+    const auto callOn = [&](size_t p, const MarkerCondition& condition) {
+        const auto it = columnOf.find(canonical(condition.marker));
+        if (it == columnOf.end()) return Verdict::Unknown;
+        const size_t c = it->second;
+        return holds(condition, cuts[c], tally[p].cells[c], share(p, c));
+    };
+
+    std::vector<PopulationName> names(k);
+    std::map<std::string, int> seen;
+    for (size_t p = 0; p < k; ++p) {
+        PopulationName& out = names[p];
+        // The phrase: type markers whose positive share differs most from all cells'.
+        std::vector<std::pair<double, size_t>> apart;
+        for (size_t c = 0; c < d && c < input.markers.size(); ++c) {
+            if (input.classes[c] != MarkerClass::Type || tally[p].cells[c] <= 0 ||
+                cuts[c].onEveryCell)
+                continue;
+            const double mine = share(p, c).positive, all = share(k, c).positive;
+            const bool called = mine >= kCallShare || mine <= 1 - kCallShare;
+            if (called && std::fabs(mine - all) >= kApart)
+                apart.emplace_back(-std::fabs(mine - all), c);
+        }
+        std::sort(apart.begin(), apart.end());
+        if (apart.size() > kPhraseMarkers) apart.resize(kPhraseMarkers);
+        for (int positive = 1; positive >= 0; --positive)
+            for (const auto& [score, c] : apart) {
+                const bool up = share(p, c).positive >= kCallShare;
+                if (up != bool(positive)) continue;
+                out.phrase += (out.phrase.empty() ? "" : " ") + input.markers[c] + (up ? "+" : "-");
+                out.called.emplace_back(c, up);
+            }
+        // Doublets are called on clean cuts only: a shallow valley puts dim cells on the
+        // positive side.
+        const auto cleanCut = [&](const char* m) {
+            const auto it = columnOf.find(canonical(m));
+            return it != columnOf.end() && cuts[it->second].depth <= kCleanValley;
+        };
+        for (const auto& pair : kExclusive) {
+            const MarkerCondition a{pair[0], MarkerCall::Positive},
+                b{pair[1], MarkerCall::Positive};
+            if (callOn(p, a) == Verdict::Holds && callOn(p, b) == Verdict::Holds &&
+                cleanCut(pair[0]) && cleanCut(pair[1])) {
+                out.doublets = true;
+                const auto name = [&](const char* m) {
+                    return input.markers[columnOf.at(canonical(m))] + "+";
+                };
+                out.name = "Doublets (" + name(pair[0]) + " " + name(pair[1]) + ")";
+                break;
+            }
+        }
+        // Positive on most lineage markers at once: cells stuck together (or stained by
+        // everything), whichever lineages they are.
+        if (!out.doublets) {
+            size_t resolved = 0, positive = 0;
+            for (size_t c = 0; c < d && c < input.classes.size(); ++c) {
+                if (input.classes[c] != MarkerClass::Type || !cuts[c].resolved ||
+                    cuts[c].onEveryCell || tally[p].cells[c] <= 0)
+                    continue;
+                ++resolved;
+                positive += share(p, c).positive >= kCallShare;
+            }
+            if (positive >= kMostPositive &&
+                double(positive) >= kMostPositiveShare * double(resolved)) {
+                out.doublets = true;
+                out.name = "Doublets (positive on " + std::to_string(positive) + " of " +
+                           std::to_string(resolved) + " lineage markers)";
+            }
+        }
+        // The last rule that holds: none of its conditions fails, and of four or more one
+        // exclusion ("CD19-": a marker the panel lacks or cannot resolve) may be unknown. What a
+        // name asserts (its positive markers) is always seen in the data.
+        for (const CellTypeRule& rule : rules) {
+            size_t unknown = 0;
+            bool failed = false;
+            for (size_t i = 0; i < rule.conditions.size() && !failed; ++i) {
+                const MarkerCondition& c = rule.conditions[i];
+                const Verdict v = callOn(p, c);
+                const bool exclusion =
+                    c.call == MarkerCall::Negative || c.call == MarkerCall::NotBright;
+                failed = v == Verdict::Fails || (v == Verdict::Unknown && !exclusion);
+                unknown += v == Verdict::Unknown;
+            }
+            if (!failed && (unknown == 0 || (unknown == 1 && rule.conditions.size() >= 4)))
+                out.cellType = rule.name;
+        }
+        if (!out.doublets)
+            out.name = !out.cellType.empty() ? out.cellType
+                       : !out.phrase.empty() ? out.phrase
+                                             : "population " + std::to_string(p + 1);
+        const int n = ++seen[out.name];
+        if (n > 1) out.name += " (" + std::to_string(n) + ")";
+    }
+    return names;
+}
+
+}  // namespace sepal

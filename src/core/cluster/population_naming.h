@@ -1,0 +1,63 @@
+#pragma once
+// Names for populations that never contradict their data: each type marker's positive cut is
+// learnt from all cells (marker_thresholds.h), each population is called positive or negative
+// on a marker only when most of its cells agree, its name is the cell type whose rule its calls
+// satisfy (cell_types.h) or else the type markers that set it apart, and a population positive
+// on two lineages no single cell carries is called doublets.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/cluster/cell_types.h"
+#include "core/cluster/marker_thresholds.h"
+#include "core/common/matrix.h"
+#include "core/markers/marker_classes.h"
+
+namespace sepal {
+
+/// What namePopulations is given besides the cells.
+struct NamingInput {
+    std::vector<std::string> markers;  ///< per column of the points: its marker's name
+    std::vector<MarkerClass> classes;  ///< per column: only type markers name populations
+    const std::vector<CellTypeRule>* rules = nullptr;  ///< the cell types (built-in when null)
+};
+
+/// One population's name and how it was reached.
+struct PopulationName {
+    std::string name;  ///< shown and exported: the cell type, the marker phrase, or "population N"
+    std::string phrase;  ///< the type markers that set it apart: "CD3+ CD4+ CD45RA+ CCR7+"
+    /// The phrase's markers: column and call (true: positive).
+    std::vector<std::pair<size_t, bool>> called;
+    std::string cellType;   ///< the cell type whose rule matched ("" when none did)
+    bool doublets = false;  ///< positive on two lineages no single cell carries ("CD3+ CD19+")
+};
+
+/// A population's call on a marker: the share of its cells at or above the marker's cuts.
+struct MarkerShare {
+    double positive = 0;  ///< share at or above the positive cut
+    double bright = 0;    ///< share at or above the bright cut (the positive share without one)
+};
+
+/// The smallest share of a population's cells on one side of a cut for a call ("CD4+" needs
+/// 60% of its cells positive): its median is then on that side too, so no name contradicts it.
+inline constexpr double kCallShare = 0.6;
+
+/// The input for points made of `columns` (channel names) of `table`: the columns' marker
+/// names (markerNames) and classes (markerClasses with `overrides`).
+NamingInput namingInputFor(const io::Table& table, const std::vector<std::string>& columns,
+                           const MarkerClassOverrides& overrides = {},
+                           const std::vector<CellTypeRule>* rules = nullptr);
+
+/// Names k populations of the points (codes: each point's population, -1 for none). Equal names
+/// get " (2)", " (3)"...
+std::vector<PopulationName> namePopulations(const Matrix& points, const std::vector<int32_t>& codes,
+                                            size_t k, const NamingInput& input);
+
+/// The thresholds namePopulations learns, one per column (unresolved for columns that are not
+/// markers), for the heatmap and the tests; a marker whose lowest mode lies above the median of
+/// the markers' positive cuts is on every cell (onEveryCell).
+std::vector<MarkerThreshold> learnThresholds(const Matrix& points,
+                                             const std::vector<MarkerClass>& classes);
+
+}  // namespace sepal

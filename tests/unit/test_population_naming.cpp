@@ -1,0 +1,229 @@
+// Marker classes, learnt thresholds, cell-type rules and population names: on the demo with
+// state markers most cells are in a population of their true name, and no name contradicts
+// the population's medians.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+
+#include "core/cluster/metaclusters.h"
+#include "core/cluster/population_naming.h"
+#include "core/common/error.h"
+#include "core/common/median.h"
+#include "core/demo/demo_data.h"
+#include "core/embedsom/embedsom.h"
+#include "core/io/population_labels.h"
+#include "core/pipeline/embed_pipeline.h"
+#include "core/pipeline/prepare.h"
+#include "core/transform/channel_label.h"
+#include "test_paths.h"
+
+namespace sepal {
+namespace {
+
+TEST(MarkerCatalogue, SynonymsIsotopeTagsAndPhosphoPrefixesAreUnderstood) {
+    const auto name = [](const std::string& m) {
+        const auto e = catalogueEntry(m);
+        return e ? e->name : std::string("?");
+    };
+    EXPECT_EQ(name("CD8a"), "CD8");
+    EXPECT_EQ(name("HLADR"), "HLA-DR");
+    EXPECT_EQ(name("hla-dr"), "HLA-DR");
+    EXPECT_EQ(name("141Pr_CD3"), "CD3");
+    EXPECT_EQ(name("CD3 (Pr141Di)"), "CD3");
+    EXPECT_EQ(name("CD45RA"), "CD45RA");  // not an isotope tag
+    EXPECT_EQ(name("CD235ab_CD61"), "CD235ab");
+    EXPECT_EQ(name("STAT5"), "pSTAT5");
+    EXPECT_EQ(name("p-ERK1/2"), "pERK");
+    EXPECT_EQ(name("IL-2"), "IL-2");
+    EXPECT_EQ(name("CD66b"), "CD66");
+    EXPECT_EQ(name("Xyz123"), "?");
+    EXPECT_EQ(catalogueEntry("Perforin")->markerClass, MarkerClass::State);
+    EXPECT_EQ(catalogueEntry("TCRgd")->markerClass, MarkerClass::Type);
+}
+
+TEST(MarkerClasses, DefaultsFollowTheRolesAndTheCatalogue) {
+    const io::Table demo = demo::makeDemoTable(200, 1, true);
+    const std::vector<MarkerClass> classes = defaultMarkerClasses(demo);
+    const auto of = [&](const std::string& channel) {
+        return classes[size_t(demo.findChannel(channel))];
+    };
+    EXPECT_EQ(of("Time"), MarkerClass::None);
+    EXPECT_EQ(of("Ir191Di"), MarkerClass::None);
+    EXPECT_EQ(of("Pd104Di"), MarkerClass::None);
+    EXPECT_EQ(of("Pr141Di"), MarkerClass::Type);   // CD3
+    EXPECT_EQ(of("Er166Di"), MarkerClass::State);  // pSTAT5
+    EXPECT_EQ(of("Yb174Di"), MarkerClass::State);  // Perforin
+    // Overrides by channel or marker, any case; an unknown name is refused with the file.
+    const auto changed =
+        markerClasses(demo, {{"cd3", MarkerClass::State}, {"Er166Di", MarkerClass::Type}});
+    EXPECT_EQ(changed[size_t(demo.findChannel("Pr141Di"))], MarkerClass::State);
+    EXPECT_EQ(changed[size_t(demo.findChannel("Er166Di"))], MarkerClass::Type);
+    EXPECT_THROW(markerClasses(demo, {{"CD999", MarkerClass::Type}}), InputError);
+}
+
+TEST(MarkerClasses, TheFileIsReadAndItsMistakesNamed) {
+    const auto dir = std::filesystem::temp_directory_path() / "sepal-marker-classes";
+    std::filesystem::create_directories(dir);
+    const auto write = [&](const std::string& name, const std::string& text) {
+        std::ofstream(dir / name) << text;
+        return (dir / name).string();
+    };
+    const auto good =
+        readMarkerClasses(write("good.csv", "channel,class\nCD3,state\nEr166Di, Type\n"));
+    EXPECT_EQ(good.at("CD3"), MarkerClass::State);
+    EXPECT_EQ(good.at("Er166Di"), MarkerClass::Type);
+    try {
+        readMarkerClasses(write("bad.csv", "CD3,lineage\n"));
+        FAIL() << "a class 'lineage' was accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("bad.csv:1"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("type, state or none"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(readCellTypes(write("rules.csv", "name,rule\nT cells,CD3\n")), InputError);
+    const auto rules = readCellTypes(write("rules2.csv", "name,rule\nT cells,CD3+ CD19-\n"));
+    ASSERT_EQ(rules.size(), 1u);
+    EXPECT_EQ(rules[0].conditions.size(), 2u);
+}
+
+TEST(MarkerRules, WordsSayWhichSideOfWhichCut) {
+    const auto c = parseMarkerRule("CD3+ CD8- CD16hi CD14lo", "test");
+    ASSERT_EQ(c.size(), 4u);
+    EXPECT_EQ(c[0].marker, "CD3");
+    EXPECT_EQ(c[0].call, MarkerCall::Positive);
+    EXPECT_EQ(c[1].call, MarkerCall::Negative);
+    EXPECT_EQ(c[2].marker, "CD16");
+    EXPECT_EQ(c[2].call, MarkerCall::Bright);
+    EXPECT_EQ(c[3].call, MarkerCall::NotBright);
+    EXPECT_THROW(parseMarkerRule("CD3+ CD4", "test"), InputError);
+    // Every built-in rule names markers the catalogue knows.
+    for (const CellTypeRule& r : builtInCellTypes())
+        for (const MarkerCondition& m : r.conditions)
+            EXPECT_TRUE(catalogueEntry(m.marker).has_value()) << r.name << ": " << m.marker;
+}
+
+TEST(MarkerRules, TheDocumentedTableIsTheBuiltInOne) {
+    std::ifstream in(test::sourceDir() / "docs" / "MARKERS.md");
+    ASSERT_TRUE(in) << "docs/MARKERS.md is missing";
+    const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const CellTypeRule& r : builtInCellTypes())
+        EXPECT_NE(doc.find("| " + r.name + " | " + r.text + " |"), std::string::npos)
+            << r.name << " (" << r.text << ") is not in docs/MARKERS.md";
+}
+
+std::vector<float> mixture(const std::vector<std::pair<double, double>>& modes, size_t n) {
+    // modes: (centre, share)
+    std::mt19937 rng(7);
+    std::normal_distribution<float> noise(0.0f, 0.35f);
+    std::vector<float> v;
+    for (const auto& [centre, share] : modes)
+        for (size_t i = 0; i < size_t(share * double(n)); ++i)
+            v.push_back(float(centre) + noise(rng));
+    return v;
+}
+
+TEST(MarkerThresholds, TheValleyAfterTheLowestModeCutsPositiveFromNegative) {
+    const MarkerThreshold two = learnThreshold(mixture({{0.2, 0.7}, {3.1, 0.3}}, 20000));
+    ASSERT_TRUE(two.resolved);
+    EXPECT_GT(two.positive, 1.0f);
+    EXPECT_LT(two.positive, 2.3f);
+    EXPECT_FALSE(two.hasBright);
+    // Negative, dim and bright: dim cells are positive, the second valley cuts bright from dim.
+    const MarkerThreshold three =
+        learnThreshold(mixture({{0.2, 0.8}, {1.7, 0.05}, {4.4, 0.15}}, 40000));
+    ASSERT_TRUE(three.resolved);
+    EXPECT_GT(three.positive, 0.6f);
+    EXPECT_LT(three.positive, 1.4f);
+    ASSERT_TRUE(three.hasBright);
+    EXPECT_GT(three.bright, 2.3f);
+    EXPECT_LT(three.bright, 3.8f);
+    // A rare positive population (1%) still makes a mode.
+    EXPECT_TRUE(learnThreshold(mixture({{0.2, 0.99}, {4.4, 0.01}}, 50000)).resolved);
+    // One mode: nothing learnt, the marker says nothing.
+    EXPECT_FALSE(learnThreshold(mixture({{3.0, 1.0}}, 20000)).resolved);
+    EXPECT_FALSE(learnThreshold({}).resolved);
+}
+
+TEST(PopulationNames, CellsPositiveOnTwoLineagesAreCalledDoublets) {
+    // Markers CD3, CD19, CD14: T cells, B cells, and a few cells high on CD3 and CD19.
+    Matrix points(3000, 3);
+    std::vector<int32_t> codes(3000);
+    std::mt19937 rng(3);
+    std::normal_distribution<float> noise(0.0f, 0.3f);
+    for (size_t i = 0; i < 3000; ++i) {
+        const int g = i < 1500 ? 0 : i < 2800 ? 1 : 2;
+        codes[i] = g;
+        points.at(i, 0) = (g != 1 ? 3.5f : 0.2f) + noise(rng);
+        points.at(i, 1) = (g != 0 ? 3.5f : 0.2f) + noise(rng);
+        points.at(i, 2) = 0.2f + noise(rng);
+    }
+    NamingInput input{{"CD3", "CD19", "CD14"}, std::vector<MarkerClass>(3, MarkerClass::Type)};
+    const auto names = namePopulations(points, codes, 3, input);
+    EXPECT_EQ(names[0].name, "T cells");
+    EXPECT_EQ(names[1].name, "B cells");
+    EXPECT_TRUE(names[2].doublets);
+    EXPECT_EQ(names[2].name, "Doublets (CD3+ CD19+)");
+}
+
+/// The base of a name without its " (2)" counter.
+std::string baseName(const std::string& name) {
+    const size_t at = name.rfind(" (");
+    return at != std::string::npos && name.back() == ')' &&
+                   std::isdigit(static_cast<unsigned char>(name[at + 2]))
+               ? name.substr(0, at)
+               : name;
+}
+
+TEST(PopulationNames, TheDemosPopulationsGetTheirTrueNamesAndNoneContradictsItsMedians) {
+    const io::Table table = demo::makeDemoTable(40000, 5, true);
+    // The generator's truth: its code channel, named through SEPAL_POPULATIONS.
+    io::Table labelled = table;
+    io::recoverPopulationLabels(labelled);
+    ASSERT_FALSE(labelled.labels.empty());
+    const io::LabelColumn& truth = labelled.labels.front();
+    ASSERT_EQ(truth.categories.size(), 15u);
+    TransformPipeline pipeline = choosePipeline(table, PrepareOptions{});
+    const Matrix points = fitAndApply(pipeline, table);
+    auto search = makeCpuNearestSearch();
+    EmbedSettings settings;
+    settings.seed = 2;
+    const LandmarkModel model = trainLandmarks(points, settings, *search, {}, nullptr);
+    MetaclusterSettings groups;
+    groups.k = 20;
+    groups.weights =
+        landmarkWeights(points, nearestLandmarks(points, model, *search), model.count());
+    const auto codes = groupsOfPoints(points, model, metaclusterLandmarks(model, groups), *search);
+    const NamingInput input = namingInputFor(table, pipeline.columns());
+    const auto names = namePopulations(points, codes, groups.k, input);
+    size_t right = 0;
+    for (size_t i = 0; i < points.rows; ++i) {
+        const std::string& name = truth.categories[size_t(truth.codes[i])];
+        right += codes[i] >= 0 && baseName(names[size_t(codes[i])].name) == name;
+    }
+    std::string listed;
+    for (const auto& n : names) listed += n.name + " [" + n.phrase + "]; ";
+    EXPECT_GE(double(right) / double(points.rows), 0.9) << listed;
+    // No phrase calls a marker positive whose median is below its cut, or the other way round.
+    const auto cuts = learnThresholds(points, input.classes);
+    for (size_t p = 0; p < names.size(); ++p) {
+        for (const auto& [c, up] : names[p].called) {
+            std::vector<float> mine;
+            for (size_t i = 0; i < points.rows; ++i)
+                if (codes[i] == int32_t(p)) mine.push_back(points.at(i, c));
+            const float median = medianOf(mine);
+            EXPECT_EQ(median >= cuts[c].positive, up)
+                << names[p].name << ": " << input.markers[c] << (up ? "+" : "-")
+                << " but the median is " << median << ", the cut " << cuts[c].positive;
+            EXPECT_EQ(input.classes[c], MarkerClass::Type)
+                << input.markers[c] << " is not a type marker";
+        }
+    }
+}
+
+}  // namespace
+}  // namespace sepal
