@@ -21,10 +21,14 @@ std::vector<std::string> Dataset::channelNames() const {
     return channelLabels(tables.front());
 }
 
-NamingInput Dataset::namingInput() const {
-    return tables.empty()
-               ? NamingInput{columns, std::vector<MarkerClass>(columns.size(), MarkerClass::Type)}
-               : namingInputFor(tables.front(), columns);
+NamingInput Dataset::namingInput(const MarkerClassOverrides& overrides) const {
+    if (tables.empty())
+        return NamingInput{columns, std::vector<MarkerClass>(columns.size(), MarkerClass::Type)};
+    // Classes set on another file's channels (a session opened on other data) do not apply.
+    MarkerClassOverrides mine;
+    for (const auto& [channel, c] : overrides)
+        if (tables.front().findChannel(channel) >= 0) mine[channel] = c;
+    return namingInputFor(tables.front(), columns, mine);
 }
 
 std::vector<std::string> Dataset::markerNames() const {

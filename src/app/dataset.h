@@ -45,8 +45,9 @@ struct Dataset {
     /// Each column's marker (else its channel name), from the first sample: what population
     /// names and heatmap columns are made of, as sepal-cli names them.
     std::vector<std::string> markerNames() const;
-    /// What population names are made from: the columns' markers and classes.
-    NamingInput namingInput() const;
+    /// What population names are made from: the columns' markers and classes (the catalogue's,
+    /// with `overrides`).
+    NamingInput namingInput(const MarkerClassOverrides& overrides = {}) const;
     /// Channel labels of the first sample (what the Data window lists), as in `labels`.
     std::vector<std::string> channelNames() const;
     /// (column, value) of each label column of the event's own file that has a value for it.

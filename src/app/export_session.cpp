@@ -14,6 +14,17 @@
 namespace sepal::app {
 
 namespace {
+
+/// The user's marker classes as the session keeps them: {"CD3": "state", ...}.
+nlohmann::json markerClassesJson(const MarkerClassOverrides& classes) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& [channel, c] : classes) out[channel] = markerClassKey(c);
+    return out;
+}
+
+}  // namespace
+
+namespace {
 // Population membership as runs "start, length, code" (brushed regions are contiguous in
 // neither order nor space, but runs of 0 dominate and compress well).
 nlohmann::json runs(const std::vector<uint8_t>& v) {
@@ -89,7 +100,8 @@ nlohmann::json ExportService::sessionJson(const std::array<float, 3>& camera) co
               {"seed", t.seed},
               {"sigma", t.sigma},
               {"alpha", t.alpha},
-              {"epochs", t.epochs}}}};
+              {"epochs", t.epochs},
+              {"markerClasses", markerClassesJson(t.markerClasses)}}}};
 }
 
 void ExportService::saveSession(const std::string& path, const std::array<float, 3>& camera) const {
@@ -202,6 +214,10 @@ std::array<float, 3> ExportService::loadSession(const std::string& path) {
         next.training.sigma = t.at("sigma").get<float>();
         next.training.alpha = t.at("alpha").get<float>();
         next.training.epochs = t.at("epochs").get<int>();
+        if (t.contains("markerClasses"))
+            for (const auto& [channel, word] : t.at("markerClasses").items())
+                if (const auto c = markerClassNamed(word.get<std::string>()))
+                    next.training.markerClasses[channel] = *c;
     } catch (const nlohmann::json::exception& e) {
         throw InputError(path + ": the session is incomplete or damaged (" + e.what() + ")");
     }

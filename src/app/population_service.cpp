@@ -44,7 +44,8 @@ void PopulationService::fromLandmarks(size_t k) {
         std::vector<int32_t> gatedCodes;
         gatedCodes.reserve(inside.size());
         for (size_t i : inside) gatedCodes.push_back(codes[i]);
-        const auto named = namePopulations(gated, gatedCodes, k, st.data.namingInput());
+        const auto named =
+            namePopulations(gated, gatedCodes, k, st.data.namingInput(st.training.markerClasses));
         std::vector<std::string> names;
         for (const PopulationName& n : named) names.push_back(n.name);
         for (size_t i = 0; i < codes.size(); ++i)

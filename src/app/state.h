@@ -9,6 +9,7 @@
 #include "app/dataset.h"
 #include "app/gating.h"
 #include "core/embedsom/projector.h"
+#include "core/markers/marker_classes.h"
 #include "core/model/landmark_model.h"
 #include "core/train/trainer_names.h"
 
@@ -45,6 +46,9 @@ struct TrainingSettings {
     float sigma = 1.5f;   ///< SOM neighbourhood radius at the start, in map spacings
     float alpha = 0.05f;  ///< learning rate at the start
     int epochs = 20;      ///< passes over the training subsample
+    /// Marker classes the user set in the Data window, by channel name (over the catalogue's);
+    /// only type markers name populations (embed --marker-classes).
+    MarkerClassOverrides markerClasses;
     bool operator==(const TrainingSettings&) const = default;
 };
 

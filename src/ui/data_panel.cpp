@@ -78,6 +78,9 @@ void DataPanel::draw(UiContext& ctx) {
     }
     const io::Table& table = st.data.tables.front();
     if (m_rolesFor != st.data.version) m_roles = channelRoles(table), m_rolesFor = st.data.version;
+    m_classes = defaultMarkerClasses(table);
+    for (const auto& [channel, c] : st.training.markerClasses)
+        if (const int at = table.findChannel(channel); at >= 0) m_classes[size_t(at)] = c;
     ImGui::TextWrapped("%zu sample%s, %zu events, %zu of %zu channels used", st.data.samples.size(),
                        st.data.samples.size() == 1 ? "" : "s", st.data.events(),
                        st.data.columns.size(), table.channels.size());
@@ -139,7 +142,7 @@ void DataPanel::draw(UiContext& ctx) {
     if (ImGui::BeginTable("channels", 3, flags, ImVec2(0, m_listHeight))) {
         ImGui::TableSetupScrollFreeze(0, 1);
         ImGui::TableSetupColumn("channel", ImGuiTableColumnFlags_WidthStretch);
-        ImGui::TableSetupColumn("role", ImGuiTableColumnFlags_WidthFixed, 80);
+        ImGui::TableSetupColumn("class", ImGuiTableColumnFlags_WidthFixed, 80);
         ImGui::TableSetupColumn("cofactor", ImGuiTableColumnFlags_WidthFixed, 60);
         ImGui::TableHeadersRow();
         for (size_t c = 0; c < names.size(); ++c) {
@@ -160,12 +163,28 @@ void DataPanel::draw(UiContext& ctx) {
             if (ImGui::IsItemHovered()) m_preview = int(c);
             ImGui::TableNextColumn();
             const ChannelRole role = c < m_roles.size() ? m_roles[c] : ChannelRole::Marker;
-            if (role == ChannelRole::Marker)
-                ImGui::TextUnformatted("marker");
-            else
+            if (role == ChannelRole::Marker) {
+                // A marker's class: type (lineage) markers name populations, state ones do not.
+                const MarkerClass now = c < m_classes.size() ? m_classes[c] : MarkerClass::Type;
+                int index = now == MarkerClass::Type ? 0 : now == MarkerClass::State ? 1 : 2;
+                const char* classes[] = {"type", "state", "none"};
+                ImGui::SetNextItemWidth(-1);
+                if (ImGui::Combo("##class", &index, classes, 3)) {
+                    app::TrainingSettings t = st.training;
+                    t.markerClasses[table.channels[c].name] = MarkerClass(index);
+                    ws.training().setSettings(t);
+                    ws.edits().seal();
+                }
+                if (ImGui::IsItemHovered())
+                    ImGui::SetTooltip(
+                        "type: a lineage marker (what a cell is), which names populations; "
+                        "state: a function marker (what it is doing), for colour, heatmap and "
+                        "statistics; none: not a marker");
+            } else {
                 ImGui::TextDisabled("%s", roleKey(role));
-            if (ImGui::IsItemHovered() && role != ChannelRole::Marker)
-                ImGui::SetTooltip("Left out by default: %s", roleReason(role));
+                if (ImGui::IsItemHovered())
+                    ImGui::SetTooltip("Left out by default: %s", roleReason(role));
+            }
             ImGui::TableNextColumn();
             if (step && step->transform.kind == Kind::Arcsinh) {
                 float cofactor = float(step->transform.cofactor);

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "core/markers/marker_classes.h"
 #include "core/transform/channel_roles.h"
 #include "ui/panel.h"
 
@@ -23,6 +24,7 @@ class DataPanel : public Panel {
     float m_listHeight = 0;       // height of the channel list (dragged by its lower edge)
     uint64_t m_rolesFor = ~0ull;  // data version the roles were computed for
     std::vector<ChannelRole> m_roles;
+    std::vector<MarkerClass> m_classes;  // each channel's class, with the user's choices
 };
 
 }  // namespace sepal::ui

@@ -29,6 +29,7 @@
 #include "core/demo/demo_data.h"
 #include "core/embedsom/embedsom.h"
 #include "core/gate/gate.h"
+#include "core/io/fcs_writer.h"
 #include "core/knn/nearest_search.h"
 #include "core/metrics/quality.h"
 #include "core/model/model_file.h"
@@ -293,6 +294,51 @@ TEST(OnePipeline, ASupervisedLayoutIsSepalClisEmbedSupervise) {
     settings.supervision.clear();
     EXPECT_NE(embedMatrix(points, settings, *cpu.projector, *cpu.search).model.low,
               result.model.low);
+}
+
+TEST(MarkerClassesInTheApp, AStateMarkerNamesNothingAndTheSessionKeepsTheClass) {
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("sepal-classes-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    io::Table demo = demo::makeDemoTable(6000, 3);
+    demo.source = (dir / "demo.fcs").string();  // the session names the file
+    io::writeFcs(demo.source, demo);
+    Workspace ws("cpu");
+    ws.data().openTables({demo});
+    settle(ws);
+    app::TrainingSettings t = ws.state().training;
+    t.markerClasses["Nd142Di"] = MarkerClass::State;  // CD4
+    ws.training().setSettings(t);
+    settle(ws);
+    ws.populations().fromLandmarks(12);
+    ASSERT_EQ(ws.state().populations.groups.size(), 12u);
+    for (const auto& g : ws.state().populations.groups) {
+        const std::string words = " " + g.phenotype + " ";
+        EXPECT_EQ(words.find(" CD4+ "), std::string::npos) << g.phenotype;
+        EXPECT_EQ(words.find(" CD4- "), std::string::npos) << g.phenotype;
+        EXPECT_EQ(g.name.find("CD4 T"), std::string::npos) << g.name;
+    }
+    // As sepal-cli embed --marker-classes: the same names.
+    const CliEmbed cli(demo);
+    MetaclusterSettings groups;
+    groups.k = 12;
+    groups.weights =
+        landmarkWeights(cli.points, nearestLandmarks(cli.points, cli.result.model, *cli.cpu.search),
+                        cli.result.model.count());
+    const auto codes =
+        groupsOfPoints(cli.points, cli.result.model, metaclusterLandmarks(cli.result.model, groups),
+                       *cli.cpu.search);
+    const auto names = namePopulations(
+        cli.points, codes, 12,
+        namingInputFor(demo, cli.pipeline.columns(), {{"Nd142Di", MarkerClass::State}}));
+    for (size_t p = 0; p < 12; ++p) EXPECT_EQ(ws.state().populations.groups[p].name, names[p].name);
+    const auto path = (dir / "s.session.json").string();
+    ws.exports().saveSession(path, {1, 2, 30});
+    Workspace other("cpu");
+    other.exports().loadSession(path);
+    settle(other);
+    EXPECT_EQ(other.state().training.markerClasses.at("Nd142Di"), MarkerClass::State);
+    std::filesystem::remove_all(dir);
 }
 
 TEST(OnePipeline, PopulationsFromLandmarksAreSepalClisMetaclusters) {
