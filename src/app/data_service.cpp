@@ -109,6 +109,13 @@ void DataService::openModel(const std::string& path) {
     // The model's gates choose the cells its populations label (a model without gates leaves
     // the user's own as they are).
     if (!loaded.gates.empty()) m_document.setGates(loaded.gates, "Gates of " + path);
+    // Its marker classes, as the populations were named with them.
+    if (loaded.markerClasses.size() == loaded.columns.size()) {
+        TrainingSettings t = this->state().training;
+        for (size_t c = 0; c < loaded.columns.size(); ++c)
+            t.markerClasses[loaded.columns[c]] = loaded.markerClasses[c];
+        m_document.setTraining(t);
+    }
     m_populations.adoptModel(loaded, path);
     log(LogEntry::Info,
         "opened model " + path + " (" + std::to_string(loaded.model.count()) + " landmarks)");

@@ -210,7 +210,8 @@ void runEmbed(const EmbedArgs& a) {
                   a.exports, a.quiet);
     if (!a.model.empty())
         saveModel(a.model, result.model, input.pipeline.columns(), input.pipeline.toJson(),
-                  settings.params, populations, gates);
+                  settings.params, populations, gates, {},
+                  columnClasses(input.table, input.pipeline.columns(), classes));
     {
         // A FlowJo user opening the written FCS file sees the populations by name under the
         // gates; beside other outputs the gates alone, over the inputs.

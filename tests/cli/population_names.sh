@@ -40,6 +40,8 @@ assert share >= 0.9, f"only {share:.1%} of the cells are in a population of thei
 model = json.load(open(f"{tmp}/m.json"))
 pops = model["populations"]
 assert all(p.get("phenotype") for p in pops), f"a population without its phrase: {pops}"
+classes = dict(zip(model["columns"], model["marker_classes"]))
+assert classes["Yb173Di"] == "state" and classes["Pr141Di"] == "type", f"the model's classes: {classes}"
 state = ("GranzymeB", "Perforin", "pSTAT5", "pERK", "pS6", "Ki67", "CD69", "IFNg", "TNFa")
 for p in pops:
     for m in state:

@@ -83,6 +83,23 @@ TEST(ModelFile, MalformedFieldsAreNamed) {
     EXPECT_NE(errorOf(badColumns.dump()).find("\"columns\""), std::string::npos);
 }
 
+TEST(ModelFile, PhenotypesAndMarkerClassesTravelWithTheModel) {
+    const LandmarkModel m = smallModel();
+    std::vector<ModelPopulation> pops = {{"CD4 T", {0, 2}, "CD3+ CD4+"}, {"B cells", {1}, ""}};
+    const auto doc = modelToJson(m, {"a", "b"}, nullptr, EmbedParams{}, pops, {}, {},
+                                 {MarkerClass::Type, MarkerClass::State});
+    const LoadedModel back = modelFromJson(doc, "memory");
+    EXPECT_EQ(back.populations[0].phenotype, "CD3+ CD4+");
+    EXPECT_EQ(back.populations[1].phenotype, "");
+    EXPECT_EQ(back.markerClasses,
+              (std::vector<MarkerClass>{MarkerClass::Type, MarkerClass::State}));
+    auto bad = doc;
+    bad["marker_classes"] = {"type", "lineage"};
+    EXPECT_THROW(modelFromJson(bad, "m.json"), InputError);
+    bad["marker_classes"] = {"type"};
+    EXPECT_THROW(modelFromJson(bad, "m.json"), InputError);
+}
+
 TEST(ModelFile, PopulationsTravelWithTheModel) {
     const LandmarkModel m = smallModel();
     const std::vector<ModelPopulation> pops = {{"CD3+ CD4+", {0, 2}}, {"B cells", {1}}};

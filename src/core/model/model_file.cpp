@@ -88,7 +88,8 @@ class FieldReader {
 nlohmann::json modelToJson(const LandmarkModel& model, const std::vector<std::string>& columns,
                            const nlohmann::json& transformJson, const EmbedParams& params,
                            const std::vector<ModelPopulation>& populations,
-                           const GateSelection& gates, const PopulationRegions& regions) {
+                           const GateSelection& gates, const PopulationRegions& regions,
+                           const std::vector<MarkerClass>& markerClasses) {
     groupsOfLandmarks(populations, model.count());
     model.validate();
     if (columns.size() != model.dim)
@@ -117,6 +118,11 @@ nlohmann::json modelToJson(const LandmarkModel& model, const std::vector<std::st
             pops.push_back(std::move(e));
         }
         doc["populations"] = pops;
+    }
+    if (markerClasses.size() == columns.size()) {
+        nlohmann::json classes = nlohmann::json::array();
+        for (MarkerClass c : markerClasses) classes.push_back(markerClassKey(c));
+        doc["marker_classes"] = classes;
     }
     if (!regions.empty()) {
         validateRegions(regions, model.count(), populations.size(), "cannot save the model");
@@ -246,6 +252,19 @@ LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source) 
         out.regions = regionsFromJson(doc["regions"], "model file " + source);
         validateRegions(out.regions, g, out.populations.size(), "model file " + source);
     }
+    // Optional: each column's marker class (type, state or none).
+    if (doc.contains("marker_classes")) {
+        const auto& classes = r.require("marker_classes", V::array, "an array of classes");
+        if (classes.size() != out.columns.size())
+            r.fail("field \"marker_classes\" has " + std::to_string(classes.size()) +
+                   " classes for " + std::to_string(out.columns.size()) + " columns");
+        for (const auto& c : classes) {
+            const auto cls = c.is_string() ? markerClassNamed(c.get<std::string>()) : std::nullopt;
+            if (!cls)
+                r.fail("field \"marker_classes\" holds " + c.dump() + "; use type, state or none");
+            out.markerClasses.push_back(*cls);
+        }
+    }
     // Optional: the gates the model's cells passed (the app's biaxial plots, embed --gates).
     if (doc.contains("gates"))
         out.gates = gateSelectionFromJson(doc["gates"], "model file " + source);
@@ -256,10 +275,12 @@ LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source) 
 void saveModel(const std::string& path, const LandmarkModel& model,
                const std::vector<std::string>& columns, const nlohmann::json& transformJson,
                const EmbedParams& params, const std::vector<ModelPopulation>& populations,
-               const GateSelection& gates, const PopulationRegions& regions) {
-    const std::string text =
-        modelToJson(model, columns, transformJson, params, populations, gates, regions).dump(1) +
-        "\n";
+               const GateSelection& gates, const PopulationRegions& regions,
+               const std::vector<MarkerClass>& markerClasses) {
+    const std::string text = modelToJson(model, columns, transformJson, params, populations, gates,
+                                         regions, markerClasses)
+                                 .dump(1) +
+                             "\n";
     io::AtomicFile file(path);
     file.write(text);
     file.commit();

@@ -8,6 +8,7 @@
 
 #include "core/embedsom/embed_params.h"
 #include "core/gate/gate_selection.h"
+#include "core/markers/marker_classes.h"
 #include "core/model/landmark_model.h"
 #include "core/model/model_populations.h"
 #include "core/model/population_regions.h"
@@ -27,13 +28,16 @@ struct LoadedModel {
     GateSelection gates;  ///< the cells the model was trained on and applies to (may be none)
     /// Populations drawn as layout regions (empty: the populations are sets of landmarks).
     PopulationRegions regions;
+    /// Each column's marker class (empty in models written before the classes).
+    std::vector<MarkerClass> markerClasses;
 };
 
 /// The model as a JSON document (the file's content); columns.size() must equal model.dim.
 nlohmann::json modelToJson(const LandmarkModel& model, const std::vector<std::string>& columns,
                            const nlohmann::json& transformJson, const EmbedParams& params = {},
                            const std::vector<ModelPopulation>& populations = {},
-                           const GateSelection& gates = {}, const PopulationRegions& regions = {});
+                           const GateSelection& gates = {}, const PopulationRegions& regions = {},
+                           const std::vector<MarkerClass>& markerClasses = {});
 /// Parses a model document; `source` names it in errors. Throws InputError naming the field.
 LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source);
 
@@ -41,7 +45,8 @@ LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source);
 void saveModel(const std::string& path, const LandmarkModel& model,
                const std::vector<std::string>& columns, const nlohmann::json& transformJson,
                const EmbedParams& params = {}, const std::vector<ModelPopulation>& populations = {},
-               const GateSelection& gates = {}, const PopulationRegions& regions = {});
+               const GateSelection& gates = {}, const PopulationRegions& regions = {},
+               const std::vector<MarkerClass>& markerClasses = {});
 /// Reads a model file. Throws InputError naming the file and the malformed field.
 LoadedModel loadModel(const std::string& path);
 
