@@ -39,13 +39,14 @@ void PopulationService::fromLandmarks(size_t k) {
         settings.k = k;
         settings.seed = st.training.seed;
         settings.weights = landmarkWeights(gated, gatedNearest, st.model.count());
+        const NamingInput naming = st.data.namingInput(st.training.markerClasses);
+        settings.columns = groupingColumns(naming.classes);
         const auto ofLandmark = metaclusterLandmarks(st.model, settings);
         auto codes = groupsOfNearest(st.data.points, nearest, ofLandmark);
         std::vector<int32_t> gatedCodes;
         gatedCodes.reserve(inside.size());
         for (size_t i : inside) gatedCodes.push_back(codes[i]);
-        const auto named =
-            namePopulations(gated, gatedCodes, k, st.data.namingInput(st.training.markerClasses));
+        const auto named = namePopulations(gated, gatedCodes, k, naming);
         std::vector<std::string> names;
         for (const PopulationName& n : named) names.push_back(n.name);
         for (size_t i = 0; i < codes.size(); ++i)

@@ -186,12 +186,12 @@ void runEmbed(const EmbedArgs& a) {
         // Each landmark weighs the cells it is nearest to, as in the app.
         const auto nearest = nearestLandmarks(input.points, result.model, *backend.search);
         groups.weights = landmarkWeights(input.points, nearest, result.model.count());
+        const NamingInput naming = namingInputFor(input.table, input.pipeline.columns(), classes,
+                                                  cellTypes ? &*cellTypes : nullptr);
+        groups.columns = groupingColumns(naming.classes);
         const auto ofLandmark = metaclusterLandmarks(result.model, groups);
         const auto codes = groupsOfNearest(input.points, nearest, ofLandmark);
-        const auto named =
-            namePopulations(input.points, codes, groups.k,
-                            namingInputFor(input.table, input.pipeline.columns(), classes,
-                                           cellTypes ? &*cellTypes : nullptr));
+        const auto named = namePopulations(input.points, codes, groups.k, naming);
         std::vector<std::string> names;
         for (const PopulationName& n : named) names.push_back(n.name);
         populations = populationsFromGroups(ofLandmark, names);

@@ -325,12 +325,13 @@ TEST(MarkerClassesInTheApp, AStateMarkerNamesNothingAndTheSessionKeepsTheClass) 
     groups.weights =
         landmarkWeights(cli.points, nearestLandmarks(cli.points, cli.result.model, *cli.cpu.search),
                         cli.result.model.count());
+    const NamingInput naming =
+        namingInputFor(demo, cli.pipeline.columns(), {{"Nd142Di", MarkerClass::State}});
+    groups.columns = groupingColumns(naming.classes);
     const auto codes =
         groupsOfPoints(cli.points, cli.result.model, metaclusterLandmarks(cli.result.model, groups),
                        *cli.cpu.search);
-    const auto names = namePopulations(
-        cli.points, codes, 12,
-        namingInputFor(demo, cli.pipeline.columns(), {{"Nd142Di", MarkerClass::State}}));
+    const auto names = namePopulations(cli.points, codes, 12, naming);
     for (size_t p = 0; p < 12; ++p) EXPECT_EQ(ws.state().populations.groups[p].name, names[p].name);
     const auto path = (dir / "s.session.json").string();
     ws.exports().saveSession(path, {1, 2, 30});

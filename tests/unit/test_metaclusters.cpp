@@ -207,5 +207,29 @@ TEST(Heatmap, MediansScaledPerMarkerBetweenItsPercentilesWithCounts) {
     EXPECT_THROW(heatmapOf(values, {0, 1}, {"a"}, {"A", "B"}), InputError);
 }
 
+TEST(Metaclusters, OnlyTheFlaggedColumnsGroupTheLandmarks) {
+    // Four landmarks: two lineages apart in column 0, and a state marker (column 1) that splits
+    // them the other way, more strongly.
+    LandmarkModel model;
+    model.resize(4, 2);
+    const float rows[4][2] = {{0, 0}, {0, 10}, {3, 0}, {3, 10}};
+    for (size_t j = 0; j < 4; ++j) std::copy(rows[j], rows[j] + 2, model.highRow(j));
+    MetaclusterSettings settings;
+    settings.k = 2;
+    const auto everything = metaclusterLandmarks(model, settings);
+    EXPECT_EQ(everything[0], everything[2]);  // grouped by the state marker
+    settings.columns = groupingColumns({MarkerClass::Type, MarkerClass::State});
+    EXPECT_TRUE(settings.columns.empty()) << "one type marker groups by every column";
+    settings.columns = {1, 0};
+    const auto lineage = metaclusterLandmarks(model, settings);
+    EXPECT_EQ(lineage[0], lineage[1]);
+    EXPECT_EQ(lineage[2], lineage[3]);
+    EXPECT_NE(lineage[0], lineage[2]);
+    settings.columns = {1};
+    EXPECT_THROW(metaclusterLandmarks(model, settings), InputError);
+    EXPECT_EQ(groupingColumns({MarkerClass::Type, MarkerClass::State, MarkerClass::Type}),
+              (std::vector<uint8_t>{1, 0, 1}));
+}
+
 }  // namespace
 }  // namespace sepal

@@ -82,13 +82,40 @@ std::vector<int32_t> metaclusterLandmarks(const LandmarkModel& model,
     if (!settings.weights.empty() && settings.weights.size() != g)
         throw InputError("populations from " + std::to_string(g) + " landmarks with " +
                          std::to_string(settings.weights.size()) + " weights");
+    if (!settings.columns.empty() && settings.columns.size() != model.dim)
+        throw InputError("populations from landmarks of " + std::to_string(model.dim) +
+                         " columns with flags for " + std::to_string(settings.columns.size()));
+    // The landmarks in the compared dimensions only (the type markers: a cytokine does not
+    // decide what a cell is).
+    LandmarkModel compared;
+    const LandmarkModel* view = &model;
+    if (!settings.columns.empty() &&
+        std::count(settings.columns.begin(), settings.columns.end(), 0) > 0) {
+        size_t dims = 0;
+        for (uint8_t f : settings.columns) dims += f != 0;
+        if (dims == 0) throw InputError("populations from landmarks: no column to compare");
+        compared.resize(g, dims);
+        for (size_t j = 0; j < g; ++j) {
+            size_t t = 0;
+            for (size_t c = 0; c < model.dim; ++c)
+                if (settings.columns[c]) compared.highRow(j)[t++] = model.highRow(j)[c];
+        }
+        view = &compared;
+    }
     if (settings.method == MetaclusterMethod::Consensus) {
         if (settings.resamplings < 1 || !(settings.fraction > 0 && settings.fraction <= 1))
             throw InputError("consensus clustering needs resamplings >= 1 and 0 < fraction <= 1");
-        return consensusGroups(model, settings);
+        return consensusGroups(*view, settings);
     }
-    return agglomerate(squaredDistances(model.high.data(), g, model.dim), g, Linkage::Ward,
+    return agglomerate(squaredDistances(view->high.data(), g, view->dim), g, Linkage::Ward,
                        settings.k, settings.weights);
+}
+
+std::vector<uint8_t> groupingColumns(const std::vector<MarkerClass>& classes) {
+    std::vector<uint8_t> flags(classes.size(), 0);
+    size_t type = 0;
+    for (size_t c = 0; c < classes.size(); ++c) type += flags[c] = classes[c] == MarkerClass::Type;
+    return type >= 2 ? flags : std::vector<uint8_t>();
 }
 
 std::vector<uint32_t> nearestLandmarks(const Matrix& points, const LandmarkModel& model,

@@ -9,6 +9,7 @@
 
 #include "core/common/matrix.h"
 #include "core/knn/nearest_search.h"
+#include "core/markers/marker_classes.h"
 #include "core/model/landmark_model.h"
 
 namespace sepal {
@@ -33,7 +34,14 @@ struct MetaclusterSettings {
     /// Each landmark's weight, the cells it stands for (landmarkWeights); empty: one each. A
     /// landmark on a few outlying cells then joins a group instead of making its own.
     std::vector<double> weights;
+    /// The dimensions the grouping compares, one flag per model column (the type markers:
+    /// groupingColumns); empty: all of them.
+    std::vector<uint8_t> columns;
 };
+
+/// The flags of MetaclusterSettings::columns for columns of these classes: the type markers,
+/// or every column when fewer than two are type markers.
+std::vector<uint8_t> groupingColumns(const std::vector<MarkerClass>& classes);
 
 /// "ward" or "consensus" as a method; throws InputError naming both otherwise.
 MetaclusterMethod metaclusterMethod(const std::string& name);
