@@ -478,7 +478,11 @@ void runApply(const ApplyArgs& a) {
         tally->writeMedians(mediansPath(a).string());
         files += 2;
         if (!a.heatmap.empty()) {
-            raster::writePng(a.heatmap, renderHeatmap(tally->heatmap()));
+            // The model's marker classes make the type and state blocks.
+            Heatmap heat = tally->heatmap();
+            const std::vector<MarkerClass> classes = loadModel(a.model).markerClasses;
+            if (classes.size() == heat.columns.size()) heat.classes = classes;
+            raster::writePng(a.heatmap, renderHeatmap(heat));
             ++files;
         }
         note(a.quiet, "cells per sample and population: " + countsPath(a).string() +

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/cluster/agglomerate.h"
+#include "core/cluster/dendrogram.h"
 #include "core/cluster/heatmap.h"
 #include "core/cluster/metaclusters.h"
 #include "core/common/error.h"
@@ -15,6 +16,7 @@
 #include "core/embedsom/embedsom.h"
 #include "core/pipeline/embed_pipeline.h"
 #include "core/pipeline/prepare.h"
+#include "core/raster/text.h"
 
 namespace sepal {
 namespace {
@@ -229,6 +231,46 @@ TEST(Metaclusters, OnlyTheFlaggedColumnsGroupTheLandmarks) {
     EXPECT_THROW(metaclusterLandmarks(model, settings), InputError);
     EXPECT_EQ(groupingColumns({MarkerClass::Type, MarkerClass::State, MarkerClass::Type}),
               (std::vector<uint8_t>{1, 0, 1}));
+}
+
+TEST(Dendrogram, AverageLinkageKeepsNeighboursTogether) {
+    // Five items on a line: 0, 10, 1, 11, 0.5 -> two groups {0, 2, 4} and {1, 3}.
+    const std::vector<float> v = {0, 10, 1, 11, 0.5f};
+    const Dendrogram tree = clusterItems(v, 5, 1);
+    ASSERT_EQ(tree.merges.size(), 4u);
+    for (size_t m = 1; m < tree.merges.size(); ++m)
+        EXPECT_GE(tree.merges[m].height, tree.merges[m - 1].height);
+    ASSERT_EQ(tree.order.size(), 5u);
+    // The order puts each group together.
+    std::vector<int> side;
+    for (size_t i : tree.order) side.push_back(v[i] > 5);
+    int changes = 0;
+    for (size_t i = 1; i < side.size(); ++i) changes += side[i] != side[i - 1];
+    EXPECT_EQ(changes, 1);
+    // The last merge joins the groups at their average distance (mean of the 6 pairs).
+    EXPECT_NEAR(tree.merges.back().height, (10 + 11 + 9 + 10 + 9.5 + 10.5) / 6.0, 1e-9);
+    EXPECT_TRUE(clusterItems({}, 0, 3).order.empty());
+    EXPECT_EQ(clusterItems({1, 2}, 1, 2).order, (std::vector<size_t>{0}));
+}
+
+TEST(Heatmap, TheTypeAndStateBlocksAndTheRealFontMakeThePicture) {
+    Matrix values(40, 3);
+    std::vector<int32_t> codes(40);
+    for (size_t i = 0; i < 40; ++i) {
+        codes[i] = int32_t(i % 2);
+        values.at(i, 0) = i % 2 ? 5.0f : 0.0f;
+        values.at(i, 1) = float(i % 5);
+        values.at(i, 2) = i % 2 ? 0.0f : 5.0f;
+    }
+    Heatmap h = heatmapOf(values, codes, {"A cells", "B cells"}, {"CD3", "pSTAT5", "CD19"});
+    const raster::Image one = renderHeatmap(h);
+    h.classes = {MarkerClass::Type, MarkerClass::State, MarkerClass::Type};
+    const raster::Image two = renderHeatmap(h);
+    // The state block stands apart: the picture is wider by the gap between blocks.
+    EXPECT_GT(two.width, one.width);
+    const raster::Image light = renderHeatmap(h, color::Colormap::Viridis, true);
+    EXPECT_EQ(light.at(0, 0), (color::Rgba8{255, 255, 255, 255}));
+    EXPECT_TRUE(raster::textHasFont()) << "DejaVu Sans (fonts-dejavu-core) is not installed";
 }
 
 }  // namespace

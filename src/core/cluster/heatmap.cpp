@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
+#include "core/cluster/dendrogram.h"
 #include "core/color/value_map.h"
 #include "core/common/error.h"
 #include "core/common/median.h"
@@ -40,48 +42,183 @@ Heatmap heatmapOf(const Matrix& values, const std::vector<int32_t>& codes,
     return h;
 }
 
-raster::Image renderHeatmap(const Heatmap& h, color::Colormap map) {
+namespace {
+
+/// The columns in the order they are drawn: type markers first, then state, then the rest
+/// (each block ordered by clustering its columns), and the block of each.
+struct ColumnOrder {
+    std::vector<size_t> order;
+    std::vector<MarkerClass> block;  // per drawn column
+    std::vector<Dendrogram> trees;   // per block, over its own columns
+    std::vector<size_t> blockStart;  // per block: its first drawn column
+};
+
+ColumnOrder orderColumns(const Heatmap& h) {
     const size_t k = h.rows.size(), d = h.columns.size();
-    const int scale = 2, line = raster::textHeight(scale), pad = 10;
-    const color::Rgba8 background{16, 17, 20, 255}, ink{225, 228, 232, 255};
-    int nameWidth = 0, countWidth = 0, columnWidth = 3 * line;
+    ColumnOrder out;
+    for (MarkerClass c : {MarkerClass::Type, MarkerClass::State, MarkerClass::None}) {
+        std::vector<size_t> members;
+        for (size_t t = 0; t < d; ++t)
+            if ((h.classes.size() == d ? h.classes[t] : MarkerClass::Type) == c)
+                members.push_back(t);
+        if (members.empty()) continue;
+        // Each column's scaled medians over the populations.
+        std::vector<float> vectors(members.size() * k);
+        for (size_t m = 0; m < members.size(); ++m)
+            for (size_t r = 0; r < k; ++r) vectors[m * k + r] = h.scaled[r * d + members[m]];
+        Dendrogram tree = clusterItems(vectors, members.size(), k);
+        out.blockStart.push_back(out.order.size());
+        for (size_t leaf : tree.order) {
+            out.order.push_back(members[leaf]);
+            out.block.push_back(c);
+        }
+        out.trees.push_back(std::move(tree));
+    }
+    return out;
+}
+
+/// Draws a dendrogram: leaf i of `tree` at position leafAt(order index), merges by height
+/// between `base` (leaves) and `base -+ depth` (the root). Vertical: the tree grows leftwards
+/// from x = base (rows); horizontal: upwards from y = base (columns).
+void drawTree(raster::Image& image, const Dendrogram& tree, const std::vector<int>& leafAt,
+              int base, int depth, bool rows, color::Rgba8 ink) {
+    if (tree.merges.empty()) return;
+    const double top = std::max(tree.merges.back().height, 1e-9);
+    std::vector<int> along(tree.leaves + tree.merges.size()), across(along.size(), base);
+    for (size_t pos = 0; pos < tree.order.size(); ++pos) along[tree.order[pos]] = leafAt[pos];
+    const auto line = [&](int a0, int a1, int c0, int c1) {
+        // Along/across to x/y: rows run along y, columns along x.
+        if (rows)
+            image.fillRect(std::min(c0, c1), std::min(a0, a1), std::max(c0, c1) + 2,
+                           std::max(a0, a1) + 2, ink);
+        else
+            image.fillRect(std::min(a0, a1), std::min(c0, c1), std::max(a0, a1) + 2,
+                           std::max(c0, c1) + 2, ink);
+    };
+    for (size_t m = 0; m < tree.merges.size(); ++m) {
+        const DendrogramMerge& merge = tree.merges[m];
+        const size_t node = tree.leaves + m;
+        const int at = base - int(std::lround(double(depth) * merge.height / top));
+        along[node] = (along[merge.left] + along[merge.right]) / 2;
+        across[node] = at;
+        line(along[merge.left], along[merge.right], at, at);
+        line(along[merge.left], along[merge.left], at, across[merge.left]);
+        line(along[merge.right], along[merge.right], at, across[merge.right]);
+    }
+}
+
+/// `text` drawn reading upwards with its end at (x, bottom): a column label.
+void drawUpwards(raster::Image& image, int x, int bottom, const std::string& text, color::Rgba8 ink,
+                 color::Rgba8 background, int scale) {
+    const int w = raster::textWidth(text, scale), h = raster::textHeight(scale) + 4;
+    raster::Image strip(w, h, background);
+    raster::drawText(strip, 0, 1, text, ink, scale);
+    for (int sy = 0; sy < h; ++sy)
+        for (int sx = 0; sx < w; ++sx) image.set(x + sy, bottom - sx, strip.at(sx, sy));
+}
+
+std::string percentText(size_t cells, size_t total) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f%%", total ? 100.0 * double(cells) / double(total) : 0.0);
+    return buf;
+}
+
+}  // namespace
+
+raster::Image renderHeatmap(const Heatmap& h, color::Colormap map, bool light) {
+    const size_t k = h.rows.size(), d = h.columns.size();
+    const int scale = 2, line = raster::textHeight(scale), pad = 16, gap = 14;
+    const int cellWidth = line + 12, cellHeight = line + 10;
+    const color::Rgba8 background =
+        light ? color::Rgba8{255, 255, 255, 255} : color::Rgba8{16, 17, 20, 255};
+    const color::Rgba8 ink =
+        light ? color::Rgba8{20, 20, 24, 255} : color::Rgba8{225, 228, 232, 255};
+    const color::Rgba8 faint =
+        light ? color::Rgba8{110, 110, 118, 255} : color::Rgba8{150, 154, 160, 255};
+    // Rows ordered by clustering their type markers (every column without classes).
+    std::vector<size_t> typeColumns;
+    for (size_t t = 0; t < d; ++t)
+        if (h.classes.size() != d || h.classes[t] == MarkerClass::Type) typeColumns.push_back(t);
+    if (typeColumns.empty())
+        for (size_t t = 0; t < d; ++t) typeColumns.push_back(t);
+    std::vector<float> rowVectors(k * typeColumns.size());
+    for (size_t r = 0; r < k; ++r)
+        for (size_t j = 0; j < typeColumns.size(); ++j)
+            rowVectors[r * typeColumns.size() + j] = h.scaled[r * d + typeColumns[j]];
+    const Dendrogram rowTree = clusterItems(rowVectors, k, typeColumns.size());
+    const ColumnOrder columns = orderColumns(h);
+    const bool blocks = columns.trees.size() > 1;
+
+    size_t total = 0;
+    for (size_t c : h.cells) total += c;
+    int nameWidth = 0, countWidth = 0, labelHeight = 0;
     for (const auto& r : h.rows) nameWidth = std::max(nameWidth, raster::textWidth(r, scale));
-    for (size_t c : h.cells)
-        countWidth = std::max(countWidth, raster::textWidth(std::to_string(c), scale));
-    int labelWidth = 0;
-    for (const auto& c : h.columns) labelWidth = std::max(labelWidth, raster::textWidth(c, scale));
-    columnWidth = std::max(columnWidth, std::min(labelWidth + 6, 6 * line));
-    // Marker names that do not fit their column take two staggered rows above the cells.
-    const bool stagger = labelWidth + 6 > columnWidth;
-    const int header = (stagger ? 2 : 1) * (line + 4) + pad, cellHeight = line + 8;
-    const int left = pad + nameWidth + pad, top = pad + header;
-    const int gridWidth = int(d) * columnWidth, gridHeight = int(k) * cellHeight;
-    const int barLeft = left + gridWidth + pad + countWidth + 2 * pad;
-    const int width = barLeft + 160, height = std::max(top + gridHeight + pad, top + 220);
+    for (size_t r = 0; r < k; ++r)
+        countWidth = std::max(countWidth, raster::textWidth(std::to_string(h.cells[r]) + "  " +
+                                                                percentText(h.cells[r], total),
+                                                            scale));
+    for (const auto& c : h.columns)
+        labelHeight = std::max(labelHeight, raster::textWidth(c, scale));
+    const int rowTreeWidth = k > 1 ? 140 : 0, columnTreeHeight = d > 1 ? 90 : 0;
+    const int caption = blocks ? line + 10 : 0;
+    const int left = pad + rowTreeWidth + pad + nameWidth + pad;
+    const int top = pad + caption + columnTreeHeight + pad + labelHeight + 8;
+    std::vector<int> columnX(columns.order.size());
+    for (size_t i = 0, x = size_t(left); i < columns.order.size(); ++i) {
+        if (i > 0 && columns.block[i] != columns.block[i - 1]) x += gap;
+        columnX[i] = int(x);
+        x += size_t(cellWidth);
+    }
+    const int gridRight = columnX.empty() ? left : columnX.back() + cellWidth;
+    const int gridHeight = int(k) * cellHeight;
+    const int barLeft = gridRight + pad + countWidth + 2 * pad;
+    const int width = barLeft + 200;
+    const int height =
+        std::max(top + gridHeight + pad, top + raster::colorBarHeight(180, scale) + pad);
     raster::Image image(width, height, background);
     const auto table = color::colormapTable(map);
-    for (size_t t = 0; t < d; ++t) {
-        const int x = left + int(t) * columnWidth;
-        const int y = pad + (stagger && t % 2 ? line + 4 : 0);
-        const int w = raster::textWidth(h.columns[t], scale);
-        raster::drawText(image, x + (columnWidth - std::min(w, columnWidth)) / 2, y, h.columns[t],
-                         ink, scale);
-    }
-    for (size_t r = 0; r < k; ++r) {
-        const int y = top + int(r) * cellHeight;
-        raster::drawText(image, pad + nameWidth - raster::textWidth(h.rows[r], scale), y + 4,
-                         h.rows[r], ink, scale);
-        for (size_t t = 0; t < d; ++t) {
-            const float v = h.scaled[r * d + t];
-            const color::Rgba8 c = std::isfinite(v) ? table[size_t(std::lround(v * 255.0f))]
-                                                    : color::Rgba8{70, 70, 70, 255};
-            const int x = left + int(t) * columnWidth;
-            image.fillRect(x + 1, y + 1, x + columnWidth - 1, y + cellHeight - 1, c);
+
+    // Block captions, the columns' trees (one a block), their labels reading upwards.
+    for (size_t b = 0; b < columns.trees.size(); ++b) {
+        const size_t first = columns.blockStart[b];
+        const size_t count = columns.trees[b].order.size();
+        if (blocks) {
+            const MarkerClass c = columns.block[first];
+            const std::string title = c == MarkerClass::Type    ? "type markers"
+                                      : c == MarkerClass::State ? "state markers"
+                                                                : "other channels";
+            raster::drawText(image, columnX[first], pad, title, faint, scale);
         }
-        raster::drawText(image, left + gridWidth + pad, y + 4, std::to_string(h.cells[r]), ink,
+        std::vector<int> leafX;
+        for (size_t i = 0; i < count; ++i) leafX.push_back(columnX[first + i] + cellWidth / 2 - 1);
+        drawTree(image, columns.trees[b], leafX, pad + caption + columnTreeHeight,
+                 columnTreeHeight - 4, false, faint);
+    }
+    for (size_t i = 0; i < columns.order.size(); ++i)
+        drawUpwards(image, columnX[i] + (cellWidth - line - 4) / 2, top - 8,
+                    h.columns[columns.order[i]], ink, background, scale);
+    // Rows: the tree, the names, the cells, the counts and percentages.
+    std::vector<int> rowY(k);
+    for (size_t pos = 0; pos < k; ++pos)
+        rowY[pos] = top + int(pos) * cellHeight + cellHeight / 2 - 1;
+    drawTree(image, rowTree, rowY, pad + rowTreeWidth, rowTreeWidth - 4, true, faint);
+    for (size_t pos = 0; pos < k; ++pos) {
+        const size_t r = rowTree.order[pos];
+        const int y = top + int(pos) * cellHeight;
+        raster::drawText(image, left - pad - raster::textWidth(h.rows[r], scale),
+                         y + (cellHeight - line) / 2, h.rows[r], ink, scale);
+        for (size_t i = 0; i < columns.order.size(); ++i) {
+            const float v = h.scaled[r * d + columns.order[i]];
+            const color::Rgba8 c = std::isfinite(v) ? table[size_t(std::lround(v * 255.0f))]
+                                                    : color::Rgba8{120, 120, 120, 255};
+            image.fillRect(columnX[i] + 1, y + 1, columnX[i] + cellWidth - 1, y + cellHeight - 1,
+                           c);
+        }
+        raster::drawText(image, gridRight + pad, y + (cellHeight - line) / 2,
+                         std::to_string(h.cells[r]) + "  " + percentText(h.cells[r], total), ink,
                          scale);
     }
-    raster::drawColorBar(image, barLeft, top, 20, std::max(120, gridHeight - 3 * line), map,
+    raster::drawColorBar(image, barLeft, top, 24, std::max(180, gridHeight - 3 * line), map,
                          color::ValueRange{0.0f, 1.0f}, "scaled median", ink, scale);
     return image;
 }

@@ -9,6 +9,7 @@
 
 #include "core/color/colormap.h"
 #include "core/common/matrix.h"
+#include "core/markers/marker_classes.h"
 #include "core/raster/image.h"
 
 namespace sepal {
@@ -21,6 +22,9 @@ struct Heatmap {
     std::vector<float> scaled;         ///< rows x columns: the median placed in [0, 1] between
                                        ///< the marker's 1st and 99th percentile of all cells
     std::vector<size_t> cells;         ///< per row: cells in the population
+    /// Per column: its marker class, which puts it in the type or the state block (empty: one
+    /// block).
+    std::vector<MarkerClass> classes;
 };
 
 /// The heatmap of `values` (cells x columns, transformed) grouped by codes (-1: in no row; the
@@ -28,9 +32,13 @@ struct Heatmap {
 Heatmap heatmapOf(const Matrix& values, const std::vector<int32_t>& codes,
                   const std::vector<std::string>& rows, const std::vector<std::string>& columns);
 
-/// The heatmap as a picture: names at the left, marker names above their columns, the cell
-/// counts at the right, cells coloured by `map` (grey where a population has no cells), and a
-/// colour bar of the scaled range. Dark background like the app's canvas.
-raster::Image renderHeatmap(const Heatmap& heatmap, color::Colormap map = color::Colormap::Viridis);
+/// The heatmap as a picture sized to its content: rows and columns ordered by hierarchical
+/// clustering (average linkage; rows on their type markers) with the dendrograms drawn, type
+/// and state markers as two blocks, marker names reading upwards above their columns, population
+/// names at the left, cells and percentages at the right, cells coloured by `map` (grey where a
+/// population has no cells) and a colour bar; text from the real font (raster/text.h). A dark
+/// background like the app's canvas, or a white one (`light`).
+raster::Image renderHeatmap(const Heatmap& heatmap, color::Colormap map = color::Colormap::Viridis,
+                            bool light = false);
 
 }  // namespace sepal

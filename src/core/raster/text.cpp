@@ -2,18 +2,85 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <vector>
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
 #include <stb_easy_font.h>
+#define STB_TRUETYPE_IMPLEMENTATION
+#define STBTT_STATIC
+#include <stb_truetype.h>
 #pragma GCC diagnostic pop
 
 namespace sepal::raster {
 namespace {
+
+/// Where the font is looked for: SEPAL_FONT, then Debian's fonts-dejavu-core (which the app's
+/// own text uses too).
+constexpr const char* kFontPaths[] = {
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/TTF/DejaVuSans.ttf",
+    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+};
+
+/// DejaVu Sans, read once; `loaded` is false when no font file is found (the pictures then fall
+/// back to stb_easy_font's built-in pixel glyphs).
+struct Font {
+    std::vector<unsigned char> bytes;
+    stbtt_fontinfo info{};
+    bool loaded = false;
+    int ascent = 0, descent = 0, lineGap = 0;
+};
+
+const Font& font() {
+    static const Font f = [] {
+        Font out;
+        std::vector<std::string> paths;
+        if (const char* env = std::getenv("SEPAL_FONT")) paths.push_back(env);
+        for (const char* p : kFontPaths) paths.push_back(p);
+        for (const std::string& path : paths) {
+            std::ifstream in(path, std::ios::binary);
+            if (!in) continue;
+            out.bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+            if (out.bytes.size() > 12 &&
+                stbtt_InitFont(&out.info, out.bytes.data(),
+                               stbtt_GetFontOffsetForIndex(out.bytes.data(), 0))) {
+                stbtt_GetFontVMetrics(&out.info, &out.ascent, &out.descent, &out.lineGap);
+                out.loaded = true;
+                break;
+            }
+        }
+        return out;
+    }();
+    return f;
+}
+
+/// The code points of UTF-8 `text` (a malformed byte reads as '?').
+std::vector<int> codePoints(const std::string& text) {
+    std::vector<int> out;
+    for (size_t i = 0; i < text.size();) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        int n = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : -1;
+        if (n < 0 || i + size_t(n) >= text.size()) {
+            out.push_back('?');
+            ++i;
+            continue;
+        }
+        int cp = n == 0 ? c : c & (0x3f >> n);
+        for (int k = 1; k <= n; ++k)
+            cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3f);
+        out.push_back(cp < 32 ? '?' : cp);
+        i += size_t(n) + 1;
+    }
+    return out;
+}
 
 std::string printable(const std::string& text) {
     std::string s = text;
@@ -22,11 +89,31 @@ std::string printable(const std::string& text) {
     return s;
 }
 
+/// The font's scale for a line `scale` steps high: 12 pixels a step, as the pixel glyphs.
+float pixelScale(const Font& f, int scale) {
+    return stbtt_ScaleForPixelHeight(&f.info, float(textHeight(scale)));
+}
+
 }  // namespace
 
+bool textHasFont() {
+    return font().loaded;
+}
+
 int textWidth(const std::string& text, int scale) {
-    std::string s = printable(text);
-    return stb_easy_font_width(s.data()) * std::max(scale, 1);
+    const Font& f = font();
+    if (!f.loaded) return stb_easy_font_width(printable(text).data()) * std::max(scale, 1);
+    const float s = pixelScale(f, scale);
+    const std::vector<int> cps = codePoints(text);
+    float width = 0;
+    for (size_t i = 0; i < cps.size(); ++i) {
+        int advance = 0, bearing = 0;
+        stbtt_GetCodepointHMetrics(&f.info, cps[i], &advance, &bearing);
+        width += float(advance) * s;
+        if (i + 1 < cps.size())
+            width += float(stbtt_GetCodepointKernAdvance(&f.info, cps[i], cps[i + 1])) * s;
+    }
+    return int(std::ceil(width));
 }
 
 int textHeight(int scale) {
@@ -34,9 +121,41 @@ int textHeight(int scale) {
 }
 
 void drawText(Image& image, int x, int y, const std::string& text, color::Rgba8 color, int scale) {
+    scale = std::max(scale, 1);
+    const Font& f = font();
+    if (f.loaded) {
+        // Antialiased glyphs from DejaVu Sans: coverage blended over what is there.
+        const float s = pixelScale(f, scale);
+        const float baseline = float(y) + float(f.ascent) * s;
+        const std::vector<int> cps = codePoints(text);
+        float pen = float(x);
+        std::vector<unsigned char> bitmap;
+        for (size_t i = 0; i < cps.size(); ++i) {
+            int x0, y0, x1, y1;
+            const float shift = pen - std::floor(pen);
+            stbtt_GetCodepointBitmapBoxSubpixel(&f.info, cps[i], s, s, shift, 0, &x0, &y0, &x1,
+                                                &y1);
+            const int w = x1 - x0, h = y1 - y0;
+            if (w > 0 && h > 0) {
+                bitmap.assign(size_t(w) * size_t(h), 0);
+                stbtt_MakeCodepointBitmapSubpixel(&f.info, bitmap.data(), w, h, w, s, s, shift, 0,
+                                                  cps[i]);
+                const int left = int(std::floor(pen)) + x0, top = int(std::lround(baseline)) + y0;
+                for (int row = 0; row < h; ++row)
+                    for (int col = 0; col < w; ++col)
+                        if (const unsigned char a = bitmap[size_t(row) * size_t(w) + size_t(col)])
+                            image.blend(left + col, top + row, color, float(a) / 255.0f);
+            }
+            int advance = 0, bearing = 0;
+            stbtt_GetCodepointHMetrics(&f.info, cps[i], &advance, &bearing);
+            pen += float(advance) * s;
+            if (i + 1 < cps.size())
+                pen += float(stbtt_GetCodepointKernAdvance(&f.info, cps[i], cps[i + 1])) * s;
+        }
+        return;
+    }
     std::string s = printable(text);
     if (s.empty()) return;
-    scale = std::max(scale, 1);
     // The font emits about 270 bytes of vertices per character; give it room for the worst case.
     std::vector<char> buffer(s.size() * 1200 + 64);
     const int quads = stb_easy_font_print(0.0f, 0.0f, s.data(), nullptr, buffer.data(),
