@@ -83,6 +83,11 @@ void biaxialWindows(Application& app, State&, const std::string& v) {
     for (ui::BiaxialSettings& plot : app.context().plots) plot.open = v == "on";
 }
 
+void heatmapWindow(Application& app, State&, const std::string& v) {
+    if (v != "on" && v != "off") throw InputError("heatmap.window: on or off");
+    app.context().heatmapWindow = v == "on";
+}
+
 void gatesRetrain(Application& app, State&, const std::string& v) {
     if (v != "on" && v != "off") throw InputError("gates.retrain: on or off");
     app.workspace().gates().setRetrainOnChange(v == "on");
@@ -166,6 +171,7 @@ const ScriptSetting kSettings[] = {
     {"biaxial.parent", "the population the first Biaxial plot shows (a path, or all)", biaxialParent},
     {"gates.embed", "the population the picture embeds (a path, or all)", gatesEmbed},
     {"biaxial.windows", "on or off: show or hide every Biaxial plot's window", biaxialWindows},
+    {"heatmap.window", "on or off: the heatmap in a large window of its own", heatmapWindow},
     {"gates.retrain", "on or off: a change of the embedded population re-trains the picture", gatesRetrain},
     {"biaxial.colour", "population, or anything else for density", biaxialColour},
     {"biaxial.name", "the name of the next gate", biaxialName},

@@ -50,6 +50,7 @@ struct UiContext {
     render::Camera& camera;                  ///< the canvas view
     std::string brushName = "population 1";  ///< the population the lasso fills
     bool lassoTool = false;                  ///< left drag draws a lasso instead of panning
+    bool heatmapWindow = false;              ///< the heatmap also in a large window of its own
     /// When set, the next lasso splits this population: only its cells move to brushName.
     std::string splitFrom;
     bool fitRequested = false;  ///< fit the view to the points next frame

@@ -44,39 +44,6 @@ Heatmap heatmapOf(const Matrix& values, const std::vector<int32_t>& codes,
 
 namespace {
 
-/// The columns in the order they are drawn: type markers first, then state, then the rest
-/// (each block ordered by clustering its columns), and the block of each.
-struct ColumnOrder {
-    std::vector<size_t> order;
-    std::vector<MarkerClass> block;  // per drawn column
-    std::vector<Dendrogram> trees;   // per block, over its own columns
-    std::vector<size_t> blockStart;  // per block: its first drawn column
-};
-
-ColumnOrder orderColumns(const Heatmap& h) {
-    const size_t k = h.rows.size(), d = h.columns.size();
-    ColumnOrder out;
-    for (MarkerClass c : {MarkerClass::Type, MarkerClass::State, MarkerClass::None}) {
-        std::vector<size_t> members;
-        for (size_t t = 0; t < d; ++t)
-            if ((h.classes.size() == d ? h.classes[t] : MarkerClass::Type) == c)
-                members.push_back(t);
-        if (members.empty()) continue;
-        // Each column's scaled medians over the populations.
-        std::vector<float> vectors(members.size() * k);
-        for (size_t m = 0; m < members.size(); ++m)
-            for (size_t r = 0; r < k; ++r) vectors[m * k + r] = h.scaled[r * d + members[m]];
-        Dendrogram tree = clusterItems(vectors, members.size(), k);
-        out.blockStart.push_back(out.order.size());
-        for (size_t leaf : tree.order) {
-            out.order.push_back(members[leaf]);
-            out.block.push_back(c);
-        }
-        out.trees.push_back(std::move(tree));
-    }
-    return out;
-}
-
 /// Draws a dendrogram: leaf i of `tree` at position leafAt(order index), merges by height
 /// between `base` (leaves) and `base -+ depth` (the root). Vertical: the tree grows leftwards
 /// from x = base (rows); horizontal: upwards from y = base (columns).
@@ -125,6 +92,43 @@ std::string percentText(size_t cells, size_t total) {
 
 }  // namespace
 
+HeatmapOrder heatmapOrder(const Heatmap& h) {
+    const size_t k = h.rows.size(), d = h.columns.size();
+    const auto classOf = [&](size_t t) {
+        return h.classes.size() == d ? h.classes[t] : MarkerClass::Type;
+    };
+    HeatmapOrder out;
+    // Rows on their type markers (every column when none is one).
+    std::vector<size_t> typeColumns;
+    for (size_t t = 0; t < d; ++t)
+        if (classOf(t) == MarkerClass::Type) typeColumns.push_back(t);
+    if (typeColumns.empty())
+        for (size_t t = 0; t < d; ++t) typeColumns.push_back(t);
+    std::vector<float> rowVectors(k * typeColumns.size());
+    for (size_t r = 0; r < k; ++r)
+        for (size_t j = 0; j < typeColumns.size(); ++j)
+            rowVectors[r * typeColumns.size() + j] = h.scaled[r * d + typeColumns[j]];
+    out.rowTree = clusterItems(rowVectors, k, typeColumns.size());
+    for (MarkerClass c : {MarkerClass::Type, MarkerClass::State, MarkerClass::None}) {
+        std::vector<size_t> members;
+        for (size_t t = 0; t < d; ++t)
+            if (classOf(t) == c) members.push_back(t);
+        if (members.empty()) continue;
+        // Each column's scaled medians over the populations.
+        std::vector<float> vectors(members.size() * k);
+        for (size_t m = 0; m < members.size(); ++m)
+            for (size_t r = 0; r < k; ++r) vectors[m * k + r] = h.scaled[r * d + members[m]];
+        Dendrogram tree = clusterItems(vectors, members.size(), k);
+        out.blockStart.push_back(out.columns.size());
+        for (size_t leaf : tree.order) {
+            out.columns.push_back(members[leaf]);
+            out.block.push_back(c);
+        }
+        out.columnTrees.push_back(std::move(tree));
+    }
+    return out;
+}
+
 raster::Image renderHeatmap(const Heatmap& h, color::Colormap map, bool light) {
     const size_t k = h.rows.size(), d = h.columns.size();
     const int scale = 2, line = raster::textHeight(scale), pad = 16, gap = 14;
@@ -135,19 +139,9 @@ raster::Image renderHeatmap(const Heatmap& h, color::Colormap map, bool light) {
         light ? color::Rgba8{20, 20, 24, 255} : color::Rgba8{225, 228, 232, 255};
     const color::Rgba8 faint =
         light ? color::Rgba8{110, 110, 118, 255} : color::Rgba8{150, 154, 160, 255};
-    // Rows ordered by clustering their type markers (every column without classes).
-    std::vector<size_t> typeColumns;
-    for (size_t t = 0; t < d; ++t)
-        if (h.classes.size() != d || h.classes[t] == MarkerClass::Type) typeColumns.push_back(t);
-    if (typeColumns.empty())
-        for (size_t t = 0; t < d; ++t) typeColumns.push_back(t);
-    std::vector<float> rowVectors(k * typeColumns.size());
-    for (size_t r = 0; r < k; ++r)
-        for (size_t j = 0; j < typeColumns.size(); ++j)
-            rowVectors[r * typeColumns.size() + j] = h.scaled[r * d + typeColumns[j]];
-    const Dendrogram rowTree = clusterItems(rowVectors, k, typeColumns.size());
-    const ColumnOrder columns = orderColumns(h);
-    const bool blocks = columns.trees.size() > 1;
+    const HeatmapOrder order = heatmapOrder(h);
+    const Dendrogram& rowTree = order.rowTree;
+    const bool blocks = order.columnTrees.size() > 1;
 
     size_t total = 0;
     for (size_t c : h.cells) total += c;
@@ -163,9 +157,9 @@ raster::Image renderHeatmap(const Heatmap& h, color::Colormap map, bool light) {
     const int caption = blocks ? line + 10 : 0;
     const int left = pad + rowTreeWidth + pad + nameWidth + pad;
     const int top = pad + caption + columnTreeHeight + pad + labelHeight + 8;
-    std::vector<int> columnX(columns.order.size());
-    for (size_t i = 0, x = size_t(left); i < columns.order.size(); ++i) {
-        if (i > 0 && columns.block[i] != columns.block[i - 1]) x += gap;
+    std::vector<int> columnX(order.columns.size());
+    for (size_t i = 0, x = size_t(left); i < order.columns.size(); ++i) {
+        if (i > 0 && order.block[i] != order.block[i - 1]) x += gap;
         columnX[i] = int(x);
         x += size_t(cellWidth);
     }
@@ -179,11 +173,11 @@ raster::Image renderHeatmap(const Heatmap& h, color::Colormap map, bool light) {
     const auto table = color::colormapTable(map);
 
     // Block captions, the columns' trees (one a block), their labels reading upwards.
-    for (size_t b = 0; b < columns.trees.size(); ++b) {
-        const size_t first = columns.blockStart[b];
-        const size_t count = columns.trees[b].order.size();
+    for (size_t b = 0; b < order.columnTrees.size(); ++b) {
+        const size_t first = order.blockStart[b];
+        const size_t count = order.columnTrees[b].order.size();
         if (blocks) {
-            const MarkerClass c = columns.block[first];
+            const MarkerClass c = order.block[first];
             const std::string title = c == MarkerClass::Type    ? "type markers"
                                       : c == MarkerClass::State ? "state markers"
                                                                 : "other channels";
@@ -191,12 +185,12 @@ raster::Image renderHeatmap(const Heatmap& h, color::Colormap map, bool light) {
         }
         std::vector<int> leafX;
         for (size_t i = 0; i < count; ++i) leafX.push_back(columnX[first + i] + cellWidth / 2 - 1);
-        drawTree(image, columns.trees[b], leafX, pad + caption + columnTreeHeight,
+        drawTree(image, order.columnTrees[b], leafX, pad + caption + columnTreeHeight,
                  columnTreeHeight - 4, false, faint);
     }
-    for (size_t i = 0; i < columns.order.size(); ++i)
+    for (size_t i = 0; i < order.columns.size(); ++i)
         drawUpwards(image, columnX[i] + (cellWidth - line - 4) / 2, top - 8,
-                    h.columns[columns.order[i]], ink, background, scale);
+                    h.columns[order.columns[i]], ink, background, scale);
     // Rows: the tree, the names, the cells, the counts and percentages.
     std::vector<int> rowY(k);
     for (size_t pos = 0; pos < k; ++pos)
@@ -207,8 +201,8 @@ raster::Image renderHeatmap(const Heatmap& h, color::Colormap map, bool light) {
         const int y = top + int(pos) * cellHeight;
         raster::drawText(image, left - pad - raster::textWidth(h.rows[r], scale),
                          y + (cellHeight - line) / 2, h.rows[r], ink, scale);
-        for (size_t i = 0; i < columns.order.size(); ++i) {
-            const float v = h.scaled[r * d + columns.order[i]];
+        for (size_t i = 0; i < order.columns.size(); ++i) {
+            const float v = h.scaled[r * d + order.columns[i]];
             const color::Rgba8 c = std::isfinite(v) ? table[size_t(std::lround(v * 255.0f))]
                                                     : color::Rgba8{120, 120, 120, 255};
             image.fillRect(columnX[i] + 1, y + 1, columnX[i] + cellWidth - 1, y + cellHeight - 1,

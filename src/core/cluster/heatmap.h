@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cluster/dendrogram.h"
 #include "core/color/colormap.h"
 #include "core/common/matrix.h"
 #include "core/markers/marker_classes.h"
@@ -31,6 +32,20 @@ struct Heatmap {
 /// cells still count for the percentiles).
 Heatmap heatmapOf(const Matrix& values, const std::vector<int32_t>& codes,
                   const std::vector<std::string>& rows, const std::vector<std::string>& columns);
+
+/// The order a heatmap is drawn in: rows by average-linkage clustering on their type markers,
+/// columns in blocks (type markers, then state markers, then the rest) each ordered by
+/// clustering its columns.
+struct HeatmapOrder {
+    Dendrogram rowTree;                   ///< over the rows; its order is the rows' order
+    std::vector<size_t> columns;          ///< the columns left to right
+    std::vector<MarkerClass> block;       ///< per drawn column: its block
+    std::vector<Dendrogram> columnTrees;  ///< per block, over its own columns
+    std::vector<size_t> blockStart;       ///< per block: its first drawn column
+};
+
+/// The order of `heatmap`'s rows and columns.
+HeatmapOrder heatmapOrder(const Heatmap& heatmap);
 
 /// The heatmap as a picture sized to its content: rows and columns ordered by hierarchical
 /// clustering (average linkage; rows on their type markers) with the dendrograms drawn, type
