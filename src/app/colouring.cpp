@@ -55,7 +55,7 @@ ColourKey computeColours(const Dataset& data, const ColourSettings& settings,
             float lo = range.lo, hi = range.hi;
             for (size_t i = 0; i < n; ++i)
                 put(rgba, i, colourMap(settings.map, (data.points.at(i, c) - lo) / (hi - lo)));
-            key = {true, data.label(c), lo, hi, settings.map, {}};
+            key = {true, data.label(c), lo, hi, settings.map, false, {}};
             break;
         }
         case ColourMode::Sample:
@@ -107,7 +107,7 @@ ColourKey computeColours(const Dataset& data, const ColourSettings& settings,
             const auto density = raster::binnedLogDensity(xy.data(), n, gating.inside, top);
             for (size_t i = 0; i < n; ++i)
                 put(rgba, i, colourMap(settings.map, top > 0.0f ? density[i] / top : 0.0f));
-            key = {true, "density (log cells per bin)", 0, top, settings.map, {}};
+            key = {true, "density (log cells per bin)", 0, top, settings.map, false, {}};
             break;
         }
         case ColourMode::Group: {
@@ -137,7 +137,7 @@ ColourKey computeColours(const Dataset& data, const ColourSettings& settings,
         case ColourMode::Neighbours: {
             // The scored cells by the share of their neighbours the picture kept, red where it
             // tears and blue where it holds (a fixed map: the warm end is the signal); the
-            // others faint, for the picture's shape. The key runs from 1 kept down to 0.
+            // others faint, for the picture's shape. The key runs from 0 kept (red) up to 1.
             const NeighbourScores& scores = in.neighbours;
             for (size_t i = 0; i < n; ++i) put(rgba, i, {150, 150, 150}, 25);
             for (size_t j = 0; j < scores.cells.size() && j < scores.kept.size(); ++j)
@@ -147,9 +147,10 @@ ColourKey computeColours(const Dataset& data, const ColourSettings& settings,
                    scores.cells.empty() ? std::string("neighbours kept: scoring...")
                                         : "neighbours kept (of " + std::to_string(scores.k) + ", " +
                                               std::to_string(scores.cells.size()) + " cells)",
-                   1,
                    0,
+                   1,
                    "coolwarm",
+                   true,
                    {}};
             break;
         }

@@ -60,6 +60,7 @@ struct ColourKey {
     std::string title;                ///< marker name or "sample", ...
     float low = 0, high = 1;          ///< colour bar range, data units
     std::string map;                  ///< colour bar map
+    bool reversed = false;            ///< the map runs from its high end at `low` to its low end
     std::vector<LegendEntry> legend;  ///< legend entries
 };
 

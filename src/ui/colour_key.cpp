@@ -25,7 +25,8 @@ void drawColourKey(UiContext& ctx, std::array<float, 2> o, float contentScale) {
         reserve(x0 - 8, y0 - line - 10);
         dl->AddText(ImVec2(x0, y0 - line - 4), IM_COL32(230, 230, 230, 255), key.title.c_str());
         for (int i = 0; i < 64; ++i) {
-            auto c = app::colourMap(key.map, float(i) / 63.0f);
+            const float t = float(i) / 63.0f;
+            auto c = app::colourMap(key.map, key.reversed ? 1.0f - t : t);
             dl->AddRectFilled(ImVec2(x0 + w * float(i) / 64, y0),
                               ImVec2(x0 + w * float(i + 1) / 64 + 1, y0 + h),
                               IM_COL32(c[0], c[1], c[2], 255));

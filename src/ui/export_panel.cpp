@@ -40,7 +40,7 @@ void ExportPanel::draw(UiContext& ctx) {
     if (ImGui::Combo("##values", &v, values, 2)) m_options.values = ExportValues(v);
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("CSV only: FCS always holds the raw values FlowJo expects");
-    ImGui::SameLine();
+    // On its own line: beside the values' choice the side bar cut its label.
     bool used = !m_options.allChannels;
     if (ImGui::Checkbox("used channels only", &used)) m_options.allChannels = !used;
     ImGui::Checkbox("one file per population", &m_options.perPopulation);

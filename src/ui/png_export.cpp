@@ -59,7 +59,7 @@ void annotate(raster::Image& picture, const app::ColourKey& key) {
     if (key.continuous)
         raster::drawColorBar(picture, k.x, k.y, 16 * k.scale, k.barHeight,
                              color::colormapByName(key.map).value_or(color::Colormap::Viridis),
-                             {key.low, key.high}, key.title, text, k.scale);
+                             {key.low, key.high}, key.title, text, k.scale, key.reversed);
     else if (!k.entries.empty())
         raster::drawLegend(picture, k.x, k.y, k.maxHeight, k.entries, key.title, text, k.scale);
 }

@@ -76,8 +76,9 @@ void drawRecipe(UiContext& ctx, app::TrainingSettings& t) {
         const std::string shown = available > 0 && available < size_t(t.trainSample)
                                       ? "all " + std::to_string(available) + " cells"
                                       : "%d cells";
-        if (ImGui::SliderInt("Trained on", &t.trainSample, 1000, 200000, shown.c_str(),
-                             ImGuiSliderFlags_Logarithmic))
+        // Dragged, not a slider: a slider's handle covered the number it sets.
+        if (ImGui::DragInt("Trained on", &t.trainSample, 100.0f, 1000, 200000, shown.c_str(),
+                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
             ws.training().setSettings(t, "sample");
         sealOnRelease(ctx);
     }

@@ -53,6 +53,8 @@ TEST(Palette, TwentyFourColoursAreMutuallyDistinguishable) {
         // None may pass for the missing-value grey or vanish on a white background.
         EXPECT_GT(perceptualDistance(paletteColor(i), kMissingColor), 0.08f) << i;
         EXPECT_GT(perceptualDistance(paletteColor(i), Rgba8{255, 255, 255, 255}), 0.1f) << i;
+        // Nor sink into the app's dark canvas.
+        EXPECT_GT(perceptualDistance(paletteColor(i), Rgba8{16, 17, 20, 255}), 0.3f) << i;
     }
     EXPECT_GT(closest, 0.06f);
     EXPECT_GE(kPaletteSize, 20u);

@@ -9,11 +9,13 @@ namespace {
 
 // Chosen by hand, then the weakest entries replaced by a search for the colour farthest (in
 // OKLab) from the rest and from white and the missing-value grey; neighbours in the list differ
-// strongly in hue so that the first few labels are the easiest to tell apart.
+// strongly in hue so that the first few labels are the easiest to tell apart. The six darkest
+// (navy, dark teal, deep blue and purples, maroon: OKLab lightness below 0.48, lost on the dark
+// canvas) were replaced by the same search among colours of lightness 0.58 to 0.80.
 constexpr uint32_t kPalette[kPaletteSize] = {
     0x2f6fdb, 0xe8541c, 0x2ca02c, 0xd62fa6, 0xf2b705, 0x17becf, 0x8c564b, 0x9467bd,
-    0x7fbf3f, 0xff7f9e, 0x1a3d6d, 0xa6761d, 0x005f4b, 0xc51b1b, 0x0000dd, 0xb3a1e6,
-    0x6b6b00, 0x7700bb, 0x4a1a5e, 0x9ecae1, 0xff66ff, 0xe7d27c, 0x7a0f3a, 0x00a087};
+    0x7fbf3f, 0xff7f9e, 0xbb00ff, 0xa6761d, 0xff0066, 0xc51b1b, 0x5599ff, 0xb3a1e6,
+    0x6b6b00, 0x22ddaa, 0xff8833, 0x9ecae1, 0xff66ff, 0xe7d27c, 0x8855ff, 0x00a087};
 
 float linearFromSrgb(uint8_t c) {
     const float x = static_cast<float>(c) / 255.0f;

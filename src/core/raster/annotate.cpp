@@ -15,13 +15,14 @@ std::string formatTick(double value) {
 
 int drawColorBar(Image& image, int x, int y, int barWidth, int barHeight, color::Colormap map,
                  color::ValueRange range, const std::string& title, color::Rgba8 textColor,
-                 int textScale) {
+                 int textScale, bool reversed) {
     const int line = textHeight(textScale);
     drawText(image, x, y, title, textColor, textScale);
     const int top = y + line + 4;
     const auto table = color::colormapTable(map);
     for (int row = 0; row < barHeight; ++row) {
-        const float t = barHeight > 1 ? 1.0f - static_cast<float>(row) / (barHeight - 1) : 0.5f;
+        float t = barHeight > 1 ? 1.0f - static_cast<float>(row) / (barHeight - 1) : 0.5f;
+        if (reversed) t = 1.0f - t;
         image.fillRect(x, top + row, x + barWidth, top + row + 1,
                        table[static_cast<size_t>(t * 255.0f + 0.5f)]);
     }

@@ -13,11 +13,11 @@
 namespace sepal::raster {
 
 /// A vertical colour bar of `barWidth` x `barHeight` pixels at (x, y) (top-left of the title):
-/// `title` above it, the range's hi value at its top and lo value at its bottom, to its right.
-/// Returns the width used, in pixels.
+/// `title` above it, the range's hi value at its top and lo value at its bottom, to its right;
+/// `reversed` runs the map from its high end at the bottom. Returns the width used, in pixels.
 int drawColorBar(Image& image, int x, int y, int barWidth, int barHeight, color::Colormap map,
                  color::ValueRange range, const std::string& title, color::Rgba8 textColor,
-                 int textScale = 1);
+                 int textScale = 1, bool reversed = false);
 
 /// A legend at (x, y): `title`, then one row per entry (a colour swatch and the name). Rows that
 /// do not fit above `maxHeight` pixels are summarised as "+N more". Returns the height used.
