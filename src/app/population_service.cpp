@@ -70,8 +70,8 @@ Heatmap PopulationService::heatmap() const {
     for (size_t i : st.gating.events(st.data.events()))
         codes.push_back(
             i < st.populations.membership.size() ? int32_t(st.populations.membership[i]) - 1 : -1);
-    Heatmap heat = heatmapOf(gatedRows(st.data.points, st.gating), codes, names,
-                             st.data.markerNames());
+    Heatmap heat =
+        heatmapOf(gatedRows(st.data.points, st.gating), codes, names, st.data.markerNames());
     heat.classes = st.data.namingInput(st.training.markerClasses).classes;
     return heat;
 }

@@ -151,7 +151,7 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
         PopulationName& out = names[p];
         // The phrase: type markers whose positive share differs most from all cells'.
         std::vector<std::pair<double, size_t>> apart;
-        for (size_t c = 0; c < d && c < input.markers.size(); ++c) {
+        for (size_t c = 0; c < d && c < input.markers.size() && c < input.classes.size(); ++c) {
             if (input.classes[c] != MarkerClass::Type || tally[p].cells[c] <= 0 ||
                 cuts[c].onEveryCell)
                 continue;
