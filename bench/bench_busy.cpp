@@ -182,7 +182,7 @@ void addBusy(CLI::App& app) {
     cmd->callback([o] { runBusy(*o); });
 }
 
-BenchRegistration reg{addBusy};
+BenchRegistration busyBench{addBusy};
 
 }  // namespace
 }  // namespace sepal::bench

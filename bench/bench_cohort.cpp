@@ -223,6 +223,6 @@ void addCohort(CLI::App& app) {
 
 }  // namespace
 
-static BenchRegistration reg{addCohort};
+static BenchRegistration cohortBench{addCohort};
 
 }  // namespace sepal::bench

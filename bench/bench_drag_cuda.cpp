@@ -186,7 +186,7 @@ void addCudaDrag(CLI::App& app) {
     sub->callback([] { run(o); });
 }
 
-BenchRegistration reg{addCudaDrag};
+BenchRegistration dragCudaBench{addCudaDrag};
 
 }  // namespace
 }  // namespace sepal::bench

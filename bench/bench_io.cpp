@@ -167,6 +167,6 @@ void addIo(CLI::App& app) {
 
 }  // namespace
 
-static BenchRegistration reg{addIo};
+static BenchRegistration ioBench{addIo};
 
 }  // namespace sepal::bench

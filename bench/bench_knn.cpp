@@ -79,7 +79,7 @@ void addKnn(CLI::App& app) {
     sub->callback([o] { runKnn(*o); });
 }
 
-const BenchRegistration kRegistration{addKnn};
+const BenchRegistration knnBench{addKnn};
 
 }  // namespace
 

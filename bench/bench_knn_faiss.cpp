@@ -89,7 +89,7 @@ void addFaiss(CLI::App& app) {
     sub->callback([o] { runFaiss(*o); });
 }
 
-BenchRegistration reg{addFaiss};
+BenchRegistration knnFaissBench{addFaiss};
 
 }  // namespace
 }  // namespace sepal::bench

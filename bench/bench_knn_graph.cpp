@@ -187,8 +187,8 @@ void addTrust(CLI::App& app) {
     sub->callback([o] { runTrust(*o); });
 }
 
-BenchRegistration reg{addGraph};
-BenchRegistration trustReg{addTrust};
+BenchRegistration knnGraphBench{addGraph};
+BenchRegistration trustBench{addTrust};
 
 }  // namespace
 }  // namespace sepal::bench

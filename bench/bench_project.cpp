@@ -112,7 +112,7 @@ void addProject(CLI::App& app) {
     sub->callback([o] { runProject(*o); });
 }
 
-const BenchRegistration kRegistration{addProject};
+const BenchRegistration projectBench{addProject};
 
 }  // namespace
 

@@ -208,7 +208,7 @@ void addCudaProject(CLI::App& app) {
     sub->callback([] { run(o); });
 }
 
-BenchRegistration reg{addCudaProject};
+BenchRegistration projectCudaBench{addCudaProject};
 
 }  // namespace
 }  // namespace sepal::bench

@@ -132,7 +132,7 @@ void addQuality(CLI::App& app) {
     cmd->callback([o] { runQuality(*o); });
 }
 
-BenchRegistration reg{addQuality};
+BenchRegistration qualityBench{addQuality};
 
 }  // namespace
 }  // namespace sepal::bench

@@ -100,7 +100,7 @@ void addCudaSplat(CLI::App& app) {
     sub->callback([] { run(o); });
 }
 
-BenchRegistration reg{addCudaSplat};
+BenchRegistration splatCudaBench{addCudaSplat};
 
 }  // namespace
 }  // namespace sepal::bench

@@ -153,7 +153,7 @@ void addTrain(CLI::App& app) {
     sub->callback([opts] { runTrain(*opts); });
 }
 
-const BenchRegistration kRegistration{addTrain};
+const BenchRegistration trainBench{addTrain};
 
 }  // namespace
 

@@ -544,7 +544,7 @@ void addApplyCommand(CLI::App& app) {
     cmd->callback([args] { runApply(*args); });
 }
 
-CommandRegistration reg{addApplyCommand};
+CommandRegistration applyCommand{addApplyCommand};
 
 }  // namespace
 }  // namespace sepal::cli

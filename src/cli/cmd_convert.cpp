@@ -166,7 +166,7 @@ void addConvert(CLI::App& app) {
     cmd->callback([o] { runConvert(*o); });
 }
 
-CommandRegistration reg{addConvert};
+CommandRegistration convertCommand{addConvert};
 
 }  // namespace
 

@@ -55,6 +55,6 @@ void addDemo(CLI::App& app) {
 
 }  // namespace
 
-static CommandRegistration reg{addDemo};
+static CommandRegistration demoCommand{addDemo};
 
 }  // namespace sepal::cli

@@ -341,7 +341,7 @@ void addEmbedCommand(CLI::App& app) {
     cmd->callback([args] { runEmbed(*args); });
 }
 
-CommandRegistration reg{addEmbedCommand};
+CommandRegistration embedCommand{addEmbedCommand};
 
 }  // namespace
 }  // namespace sepal::cli

@@ -124,7 +124,7 @@ void addGate(CLI::App& app) {
     cmd->callback([args] { runGate(*args); });
 }
 
-CommandRegistration registration{addGate};
+CommandRegistration gateCommand{addGate};
 
 }  // namespace
 

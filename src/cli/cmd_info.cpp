@@ -123,7 +123,7 @@ void addInfo(CLI::App& app) {
     });
 }
 
-CommandRegistration reg{addInfo};
+CommandRegistration infoCommand{addInfo};
 
 }  // namespace
 

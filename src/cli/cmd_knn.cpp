@@ -149,7 +149,7 @@ void addKnnCommand(CLI::App& app) {
     cmd->callback([args] { runKnn(*args, Ranks()); });
 }
 
-CommandRegistration reg{addKnnCommand};
+CommandRegistration knnCommand{addKnnCommand};
 
 }  // namespace
 }  // namespace sepal::cli

@@ -82,7 +82,7 @@ void addProject(CLI::App& app) {
     sub->callback([o] { runProject(*o); });
 }
 
-const CommandRegistration kRegistration{addProject};
+const CommandRegistration projectCommand{addProject};
 
 }  // namespace
 

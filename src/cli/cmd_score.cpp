@@ -149,7 +149,7 @@ void addScoreCommand(CLI::App& app) {
     cmd->callback([args] { runScore(*args); });
 }
 
-CommandRegistration reg{addScoreCommand};
+CommandRegistration scoreCommand{addScoreCommand};
 
 }  // namespace
 }  // namespace sepal::cli

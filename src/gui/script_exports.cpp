@@ -54,6 +54,7 @@ void png(Application& app, const ScriptAction& a, const std::string& path) {
     for (size_t i = 4; i < args.size(); ++i) {
         r.landmarks = r.landmarks || args[i] == "landmarks";
         r.graph = r.graph || args[i] == "graph";
+        r.light = r.light || args[i] == "light";
     }
     app.exportPng(r);
 }
@@ -68,7 +69,7 @@ const ScriptExport kExports[] = {
     {"counts", "FOLDER: populations.csv and medians.csv, as sepal-cli apply writes them", counts},
     {"gates", "the gates", gates},
     {"session", "the session (with the view)", session},
-    {"png", "[W H [landmarks] [graph]]: the canvas as a picture", png},
+    {"png", "[W H [landmarks] [graph] [light]]: the canvas as a picture", png},
 };
 // clang-format on
 

@@ -239,20 +239,22 @@ bool BiaxialPanel::refreshPlot(UiContext& ctx, BiaxialSettings& s, PlotView& vie
 void BiaxialPanel::drawControls(UiContext& ctx, BiaxialSettings& s) {
     const auto& st = ctx.workspace.state();
     const io::Table& first = st.data.tables.front();
-    const float half = ImGui::GetContentRegionAvail().x * 0.5f;
-    ImGui::SetNextItemWidth(half - 30);
+    // Each axis a line of its own: the channel as wide as the scale's button leaves, so that
+    // "Cisplatin (Pt195Di)" reads whole in the side bar.
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const float channelWidth = std::max(80.0f, avail - 130.0f);
+    ImGui::SetNextItemWidth(channelWidth);
     if (channelCombo("x", first, s.x) && !s.scalesChosen)
         s.xScale = app::defaultAxisScale(first, s.x);
     ImGui::SameLine();
     if (scaleEditor("xscale", s.xScale)) s.scalesChosen = true;
-    ImGui::SetNextItemWidth(half - 30);
+    ImGui::SetNextItemWidth(channelWidth);
     if (channelCombo("y", first, s.y) && !s.scalesChosen)
         s.yScale = app::defaultAxisScale(first, s.y);
     ImGui::SameLine();
     if (scaleEditor("yscale", s.yScale)) s.scalesChosen = true;
-    ImGui::SetNextItemWidth(half);
+    ImGui::SetNextItemWidth(std::max(80.0f, avail - 100.0f));
     populationCombo("cells shown", st.gating, s.parent);
-    ImGui::SameLine();
     int colour = s.byPopulation ? 1 : 0;
     ImGui::RadioButton("density", &colour, 0);
     ImGui::SameLine();
@@ -268,9 +270,8 @@ void BiaxialPanel::drawControls(UiContext& ctx, BiaxialSettings& s) {
         ImGui::SameLine();
     }
     ImGui::NewLine();
-    ImGui::SetNextItemWidth(160);
+    ImGui::SetNextItemWidth(std::max(80.0f, ImGui::GetContentRegionAvail().x - 90.0f));
     ImGui::InputText("gate name", &s.gateName);
-    ImGui::SameLine();
     ImGui::Checkbox("fill the canvas", &s.fillCanvas);
 }
 

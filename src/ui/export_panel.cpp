@@ -96,12 +96,15 @@ void ExportPanel::draw(UiContext& ctx) {
     m_width = std::clamp(m_width, 64, 8192);
     m_height = std::clamp(m_height, 64, 8192);
     ImGui::Checkbox("Colour bar / legend", &m_key);
+    ImGui::SameLine();
+    ImGui::Checkbox("Light", &m_light);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("A white background, for print");
     ImGui::Checkbox("Landmarks", &m_landmarks);
     ImGui::SameLine();
     ImGui::Checkbox("Graph", &m_graph);
     ImGui::SameLine();
     if (ImGui::Button("PNG")) {
-        ctx.pendingPng = {path(".png"), m_width, m_height, m_key, m_landmarks, m_graph};
+        ctx.pendingPng = {path(".png"), m_width, m_height, m_key, m_landmarks, m_graph, m_light};
         ctx.pngRequest = &ctx.pendingPng;
         m_status = "PNG written: " + path(".png");
     }

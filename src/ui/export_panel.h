@@ -19,6 +19,7 @@ class ExportPanel : public Panel {
     std::string m_folder, m_base = "sepal";
     int m_width = 1600, m_height = 1200;
     bool m_key = true;
+    bool m_light = false;                       // the PNG on a white background
     bool m_landmarks = false, m_graph = false;  // drawn over the cells in exported pictures
     ExportOptions m_options;  // values, channels and per-population files of CSV/FCS exports
     std::string m_status;

@@ -53,9 +53,10 @@ PictureKey layoutPictureKey(const app::ColourKey& key, int width, int height) {
     k.y = height - k.height - margin;
     return k;
 }
-void annotate(raster::Image& picture, const app::ColourKey& key) {
+void annotate(raster::Image& picture, const app::ColourKey& key, bool light) {
     const PictureKey k = layoutPictureKey(key, picture.width, picture.height);
-    const color::Rgba8 text{230, 230, 230, 255};
+    const color::Rgba8 text =
+        light ? color::Rgba8{25, 25, 30, 255} : color::Rgba8{230, 230, 230, 255};
     if (key.continuous)
         raster::drawColorBar(picture, k.x, k.y, 16 * k.scale, k.barHeight,
                              color::colormapByName(key.map).value_or(color::Colormap::Viridis),
@@ -73,7 +74,10 @@ void exportPicture(const PngRequest& request, UiContext& ctx, const Canvas& canv
     try {
         render::OffscreenTarget target(request.width, request.height);
         target.bind();
-        glClearColor(0.06f, 0.065f, 0.075f, 1.0f);
+        if (request.light)
+            glClearColor(1.0f, 1.0f, 1.0f, 1.0f);
+        else
+            glClearColor(0.06f, 0.065f, 0.075f, 1.0f);
         glClear(GL_COLOR_BUFFER_BIT);
         // Same view as the canvas, scaled so the canvas's content fills the image.
         render::Camera cam = camera;
@@ -103,7 +107,7 @@ void exportPicture(const PngRequest& request, UiContext& ctx, const Canvas& canv
         picture.width = image.width;
         picture.height = image.height;
         picture.pixels = std::move(image.rgba);
-        if (request.key) annotate(picture, ws.colourKey());
+        if (request.key) annotate(picture, ws.colourKey(), request.light);
         raster::writePng(request.path, picture);
         ws.log(app::LogEntry::Info, "PNG written: " + request.path);
     } catch (const std::exception& e) {

@@ -18,6 +18,7 @@ struct PngRequest {
     bool key = true;         ///< draw the colour bar or legend
     bool landmarks = false;  ///< draw the landmarks over the cells (off: a picture of the cells)
     bool graph = false;      ///< draw the landmark graph (with the landmarks)
+    bool light = false;      ///< a white background (for print) instead of the canvas's dark one
 };
 
 /// The kinds of gate a biaxial plot draws with the mouse.

@@ -336,7 +336,8 @@ def test_undo_redo(out):
 
 def test_exports(out):
     _, lines, _ = run_app([f"open {CELLS}", "settle", f"export csv {out}/e.csv",
-                           f"export png {out}/e.png 800 600", f"export model {out}/e.model.json",
+                           f"export png {out}/e.png 800 600", f"export png {out}/light.png 800 600 light",
+                           f"export model {out}/e.model.json",
                            f"export fcs {out}/e.fcs", "state", "quit"], out)
     header, rows = read_csv(f"{out}/e.csv")
     check("EmbedSOM1" in header and "EmbedSOM2" in header and "Marker1 (M1)" in header,
@@ -353,6 +354,14 @@ def test_exports(out):
             if sum(1 for x in range(0, int(0.75 * w), 2) if sum(pixel(img, x, y)) > 120) >= 2]
     check(rows and rows[-1] - rows[0] >= 0.85 * h,
           f"the exported picture spans rows {rows[:1]}..{rows[-1:]} of {h}: not fitted to the image")
+    # The light picture: a white background, the cells and the key drawn dark on it.
+    light = read_png(f"{out}/light.png")
+    check(pixel(light, 2, 2)[:3] == (255, 255, 255), f"the light PNG's corner is {pixel(light, 2, 2)}")
+    inked = sum(1 for y in range(0, h, 2) for x in range(0, w, 2) if sum(pixel(light, x, y)[:3]) < 600)
+    check(inked > 1000, f"only {inked} inked pixels on the light PNG")
+    key_ink = sum(1 for y in range(int(0.5 * h), h, 2) for x in range(int(0.75 * w), w, 2)
+                  if sum(pixel(light, x, y)[:3]) < 300)
+    check(key_ink > 20, "no dark key text in the light PNG's lower right")
     model = json.load(open(f"{out}/e.model.json"))
     check("columns" in json.dumps(model), "the model file names no columns")
     states = [l for l in lines if "events" in l]
