@@ -170,6 +170,30 @@ TEST(PopulationNames, CellsPositiveOnTwoLineagesAreCalledDoublets) {
     EXPECT_EQ(names[2].name, "Doublets (CD3+ CD19+)");
 }
 
+TEST(PopulationNames, AShallowValleyAssertsAMarkerOnlyWhenMostCellsAgree) {
+    // Marker M: modes at 0 and 1.05, close enough for a shallow valley. Population 0 has 70% of
+    // its cells in the upper mode, population 1 all of them, population 2 none.
+    Matrix points(6000, 1);
+    std::vector<int32_t> codes(6000);
+    std::mt19937 rng(5);
+    std::normal_distribution<float> noise(0.0f, 0.35f);
+    for (size_t i = 0; i < 6000; ++i) {
+        const int g = int(i % 3);
+        codes[i] = g;
+        const bool up = g == 1 || (g == 0 && (i / 3) % 10 < 7);
+        points.at(i, 0) = (up ? 1.05f : 0.0f) + noise(rng);
+    }
+    const std::vector<CellTypeRule> rules = {{"M cells", parseMarkerRule("M+", "test"), "M+"}};
+    NamingInput input{{"M"}, {MarkerClass::Type}, &rules};
+    const MarkerThreshold cut = learnThresholds(points, input.classes)[0];
+    ASSERT_TRUE(cut.resolved);
+    ASSERT_GT(cut.depth, 0.5f) << "the valley is meant to be shallow";
+    const auto names = namePopulations(points, codes, 3, input);
+    EXPECT_NE(names[0].name, "M cells") << "70% across a shallow valley named the population";
+    EXPECT_EQ(names[1].name, "M cells");
+    EXPECT_NE(names[2].name, "M cells");
+}
+
 /// The base of a name without its " (2)" counter.
 std::string baseName(const std::string& name) {
     const size_t at = name.rfind(" (");

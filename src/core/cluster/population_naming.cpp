@@ -20,6 +20,8 @@ constexpr double kApart = 0.25;
 constexpr size_t kPhraseMarkers = 4;
 // A valley at most half as high as the smaller of its modes cuts cleanly (doublet calls).
 constexpr float kCleanValley = 0.5f;
+// Across a valley that is not clean, a name asserts a marker only when this share is positive.
+constexpr double kShallowShare = 0.8;
 // Positive on at least this many and this share of the resolved lineage markers: doublets.
 constexpr size_t kMostPositive = 6;
 constexpr double kMostPositiveShare = 0.5;
@@ -60,6 +62,10 @@ Verdict holds(const MarkerCondition& c, const MarkerThreshold& t, double cells,
             ? s.bright
             : s.positive;
     const bool wantsUp = c.call == MarkerCall::Positive || c.call == MarkerCall::Bright;
+    // Across a shallow valley dim cells of another lineage count as positive (NK cells as CD66+
+    // in a file of 1,000 cells): a name asserts such a marker only when most cells agree.
+    if (wantsUp && t.depth > kCleanValley && share < kShallowShare)
+        return share <= 1 - kCallShare ? Verdict::Fails : Verdict::Unknown;
     if (share >= kCallShare) return wantsUp ? Verdict::Holds : Verdict::Fails;
     if (share <= 1 - kCallShare) return wantsUp ? Verdict::Fails : Verdict::Holds;
     return Verdict::Fails;
