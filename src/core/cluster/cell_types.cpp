@@ -39,8 +39,9 @@ Monocytes,CD14+ CD3- CD19-
 Classical monocytes,CD14+ CD16- CD3- CD19-
 Intermediate monocytes,CD14hi CD16+ HLA-DR+ CD3- CD19- CD56-
 Non-classical monocytes,CD16+ CD14lo HLA-DR+ CD3- CD19- CD56-
-Granulocytes,CD66+ CD3- CD19- HLA-DR-
-Neutrophils,CD66+ CD16+ CD15+ CD3- CD19- HLA-DR-
+Granulocytes,CD66+ CD3- CD19- HLA-DR- CD7- CD56-
+Neutrophils,CD66+ CD16+ CD15+ CD3- CD19- HLA-DR- CD56-
+Neutrophils,CD15+ CD16+ CD11b+ CD3- CD19- HLA-DR- CD56-
 Eosinophils,CD66+ CD16- Siglec8+ CD3- CD19-
 Basophils,CD123+ HLA-DR- CD3- CD19- CD14-
 Basophils,FceRI+ CD203c+ HLA-DR- CD3- CD19-
