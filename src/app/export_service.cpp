@@ -99,7 +99,8 @@ void ExportService::model(const std::string& path) const {
     const ModelLabels labels = m_populations.ofModel();
     saveModel(path, state.model, state.data.columns, state.pipeline.toJson(), state.embed,
               labels.populations, state.gating.gates, labels.regions,
-              state.data.namingInput(state.training.markerClasses).classes);
+              state.data.namingInput(state.training.markerClasses).classes,
+              m_populations.stateColumns().pipeline.toJson());
     // The picture keeps each cell's population; the model labels by where cells land now. They
     // part when the landmarks were trained, moved, added or removed after the populations were
     // made, and the user should know before applying the model to a cohort.

@@ -13,7 +13,9 @@
 #include "core/common/error.h"
 #include "core/embedsom/embedsom.h"
 #include "core/knn/nearest_search.h"
+#include "core/pipeline/prepare.h"
 #include "core/pipeline/samples.h"
+#include "core/transform/channel_label.h"
 
 namespace sepal::app {
 
@@ -70,10 +72,53 @@ Heatmap PopulationService::heatmap() const {
     for (size_t i : st.gating.events(st.data.events()))
         codes.push_back(
             i < st.populations.membership.size() ? int32_t(st.populations.membership[i]) - 1 : -1);
-    Heatmap heat =
-        heatmapOf(gatedRows(st.data.points, st.gating), codes, names, st.data.markerNames());
-    heat.classes = st.data.namingInput(st.training.markerClasses).classes;
+    const StateColumns& extra = stateColumns();
+    std::vector<std::string> markers = st.data.markerNames();
+    markers.insert(markers.end(), extra.markers.begin(), extra.markers.end());
+    Heatmap heat = heatmapOf(gatedRows(withStateColumns(st.data.points, extra.values), st.gating),
+                             codes, names, markers);
+    heat.classes = tallyClasses();
     return heat;
+}
+
+const StateColumns& PopulationService::stateColumns() const {
+    const State& st = state();
+    const auto& data = st.data;
+    // The classes and the embedded columns decide which markers are state ones.
+    std::string key = std::to_string(data.version) + "|" + st.pipeline.toJson().dump();
+    for (const auto& [channel, c] : st.training.markerClasses)
+        key += "|" + channel + "=" + markerClassKey(c);
+    if (key == m_stateKey) return m_state;
+    m_state = StateColumns{};
+    m_stateKey = key;
+    if (data.tables.empty()) return m_state;
+    const io::Table& first = data.tables.front();
+    MarkerClassOverrides mine;  // classes set on another file's channels do not apply
+    for (const auto& [channel, c] : st.training.markerClasses)
+        if (first.findChannel(channel) >= 0) mine[channel] = c;
+    m_state.pipeline = chooseStatePipeline(first, st.pipeline, mine);
+    // Only markers every sample has (the embedded ones must be in all; these need not).
+    std::erase_if(m_state.pipeline.steps, [&](const ColumnStep& step) {
+        return std::any_of(data.tables.begin(), data.tables.end(),
+                           [&](const io::Table& t) { return t.findChannel(step.name) < 0; });
+    });
+    if (m_state.pipeline.steps.empty()) return m_state;
+    m_state.markers = markerNames(first, m_state.pipeline.columns());
+    // Each sample through the same transforms (no statistics are fitted: they are not z-scored).
+    m_state.values = Matrix(data.events(), m_state.pipeline.steps.size());
+    for (size_t s = 0; s < data.tables.size(); ++s) {
+        const Matrix part = m_state.pipeline.apply(data.tables[s]);
+        std::copy(part.values.begin(), part.values.end(),
+                  m_state.values.values.begin() + long(data.samples[s].first * part.cols));
+    }
+    return m_state;
+}
+
+std::vector<MarkerClass> PopulationService::tallyClasses() const {
+    std::vector<MarkerClass> classes =
+        state().data.namingInput(state().training.markerClasses).classes;
+    classes.resize(classes.size() + stateColumns().markers.size(), MarkerClass::State);
+    return classes;
 }
 
 ModelLabels PopulationService::ofModel() const {
@@ -190,7 +235,13 @@ PopulationTally PopulationService::tally(bool withValues) const {
     std::vector<std::string> names;
     for (const auto& g : st.populations.groups) names.push_back(g.name);
     // The same tally sepal-cli apply fills, one sample after another.
-    PopulationTally tally(names, withValues ? data.markerNames() : std::vector<std::string>{}, 1);
+    const StateColumns& extra = withValues ? stateColumns() : m_state;
+    std::vector<std::string> markers;
+    if (withValues) {
+        markers = data.markerNames();
+        markers.insert(markers.end(), extra.markers.begin(), extra.markers.end());
+    }
+    PopulationTally tally(names, markers, 1);
     // Only the cells inside the gates count, as sepal-cli apply counts the gated cells.
     for (size_t si = 0; si < data.samples.size(); ++si) {
         const auto& sample = data.samples[si];
@@ -198,10 +249,12 @@ PopulationTally PopulationService::tally(bool withValues) const {
         for (size_t i = sample.first; i < sample.first + sample.count; ++i)
             if (st.gating.contains(i)) rows.push_back(i);
         const size_t d = withValues ? data.points.cols : 0;
-        Matrix values(rows.size(), d);
+        const size_t e = withValues ? extra.values.cols : 0;
+        Matrix values(rows.size(), d + e);
         std::vector<int32_t> codes(rows.size(), -1);
         for (size_t r = 0; r < rows.size(); ++r) {
             std::copy_n(data.points.row(rows[r]), d, values.row(r));
+            if (e) std::copy_n(extra.values.row(rows[r]), e, values.row(r) + d);
             if (rows[r] < st.populations.membership.size())
                 codes[r] = int32_t(st.populations.membership[rows[r]]) - 1;
         }

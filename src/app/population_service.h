@@ -11,6 +11,7 @@
 #include "core/cluster/population_tally.h"
 #include "core/model/model_file.h"
 #include "core/model/model_populations.h"
+#include "core/transform/pipeline.h"
 
 namespace sepal::app {
 
@@ -19,6 +20,14 @@ struct ModelLabels {
     std::vector<ModelPopulation> populations;  ///< named landmark sets
     PopulationRegions regions;                 ///< the lasso strokes (may be none)
     size_t disagreeing = 0;  ///< gated cells the model labels otherwise than the picture
+};
+
+/// The state markers the embedding leaves out, with their values: what medians and the heatmap
+/// add to the embedded columns, as sepal-cli keeps them beside (chooseStatePipeline).
+struct StateColumns {
+    TransformPipeline pipeline;        ///< the state markers' transforms (none: no columns)
+    std::vector<std::string> markers;  ///< each column's marker (else channel) name
+    Matrix values;                     ///< events x columns, transformed
 };
 
 /// Every edit and summary of the populations.
@@ -53,8 +62,14 @@ class PopulationService : public Service {
     /// The open data's populations counted per sample (with their values for the medians when
     /// `withValues`), as sepal-cli apply counts a cohort.
     PopulationTally tally(bool withValues) const;
-    /// The populations x markers heatmap of the open data (core's heatmapOf).
+    /// The populations x markers heatmap of the open data (core's heatmapOf), the state markers
+    /// after the embedded ones.
     Heatmap heatmap() const;
+    /// The state markers beside the embedded columns, with the user's classes (computed again
+    /// only when the data, the pipeline or the classes change).
+    const StateColumns& stateColumns() const;
+    /// The classes of the tally's columns: the embedded ones', then state for each state column.
+    std::vector<MarkerClass> tallyClasses() const;
     /// The populations as the model file carries them: landmark sets and the regions drawn (or,
     /// for populations of unknown making, each landmark in the population most of its cells are
     /// in), with how many gated cells the model would label otherwise than the picture does.
@@ -64,6 +79,9 @@ class PopulationService : public Service {
     // sizes() of the populations and data versions in m_sizesKey.
     mutable std::vector<size_t> m_sizes;
     mutable uint64_t m_sizesKey = ~0ull;
+    // stateColumns() and what it was made from.
+    mutable StateColumns m_state;
+    mutable std::string m_stateKey;
 };
 
 }  // namespace sepal::app

@@ -54,7 +54,7 @@ bool supervisable(const TrainingSettings& t) {
 EmbedSettings recipeSettings(const TrainingSettings& t) {
     const Recipe* recipe = findRecipe(t.recipe);
     if (!recipe) throw InputError("unknown recipe '" + t.recipe + "'");
-    if (t.landmarks < 4 || t.gridRows < 2 || t.gridCols < 2)
+    if ((t.landmarks != 0 && t.landmarks < 4) || t.gridRows < 2 || t.gridCols < 2)
         throw InputError("a recipe needs at least 4 landmarks and a grid of 2 x 2");
     EmbedSettings s;
     s.seed = t.seed;

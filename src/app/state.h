@@ -30,11 +30,13 @@ struct ViewSettings {
 /// does) and the trainer that refines the current landmarks step by step.
 struct TrainingSettings {
     std::string recipe = "default";  ///< a name from recipes() (app/recipes.h)
-    int landmarks = 512;             ///< recipes of sampled landmarks (k-means): their number
-    int gridRows = 10;               ///< recipes of grid landmarks (SOM): grid rows
-    int gridCols = 10;               ///< recipes of grid landmarks (SOM): grid columns
-    int trainSample = 20000;         ///< events the recipe trains on (0 = all)
-    bool balanced = false;           ///< the same number of events from each sample (--balanced)
+    /// Recipes of sampled landmarks (k-means): their number; 0 as many as the cells call for
+    /// (landmarksForCells), as sepal-cli embed's default kmeans:auto.
+    int landmarks = 0;
+    int gridRows = 10;        ///< recipes of grid landmarks (SOM): grid rows
+    int gridCols = 10;        ///< recipes of grid landmarks (SOM): grid columns
+    int trainSample = 20000;  ///< events the recipe trains on (0 = all)
+    bool balanced = false;    ///< the same number of events from each sample (--balanced)
     /// Supervised layout: "" none, "populations" (the app's), or a label column of the data;
     /// the layout pulls each label's landmarks together (embed --supervise)
     std::string supervise;

@@ -110,6 +110,7 @@ struct ApplyRun {
     const ApplyArgs& args;
     const LoadedModel& loaded;
     const TransformPipeline& pipeline;
+    const TransformPipeline& statePipeline;  // state markers for the medians (may have none)
     Backend& backend;
     SharedTally& counted;
     std::vector<std::string> readFiles{};        // never written over
@@ -136,13 +137,15 @@ struct EmbeddedBlock {
     Matrix xy, points;
 };
 
-/// Labels the table's cells with the model's populations and counts them (the block's first
-/// cell is cell `firstCell` of its file); returns the codes. The cells' layout positions (xy)
+/// Labels the table's cells with the model's populations and counts them with their values
+/// (points, then the state columns; the block's first cell is cell `firstCell` of its file);
+/// returns the codes. The cells' layout positions (xy)
 /// matter only to a model whose populations were drawn as regions. nearest: each cell's
 /// nearest landmark when the projection found it (else empty: searched here).
 std::vector<int32_t> labelAndCount(ApplyRun& run, size_t f, const io::Table& table,
-                                   const Matrix& points, const Matrix& xy,
-                                   const std::vector<uint32_t>& nearest, size_t firstCell) {
+                                   const Matrix& points, const Matrix& statePoints,
+                                   const Matrix& xy, const std::vector<uint32_t>& nearest,
+                                   size_t firstCell) {
     const PopulationRegions& regions = run.loaded.regions;
     const auto& groups = regions.empty() ? run.groupOfLandmark : regions.labelOfLandmark;
     auto codes = nearest.empty()
@@ -155,13 +158,15 @@ std::vector<int32_t> labelAndCount(ApplyRun& run, size_t f, const io::Table& tab
     // may name a marker differently).
     if (f < run.counted.namedBy) {
         std::vector<std::string> markers = markerNames(table, run.pipeline.columns());
+        for (auto& m : markerNames(table, run.statePipeline.columns())) markers.push_back(m);
         if (tally)
             tally->renameMarkers(std::move(markers));
         else
             tally.emplace(run.populationNames, std::move(markers), 1);
         run.counted.namedBy = f;
     }
-    tally->add(f, sampleName(run.args.inputs[f]), codes, points, firstCell);
+    tally->add(f, sampleName(run.args.inputs[f]), codes, withStateColumns(points, statePoints),
+               firstCell);
     return codes;
 }
 
@@ -245,7 +250,11 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
         times.project += secondsSince(t);
         t = StageClock::now();
         std::vector<int32_t> codes;
-        if (counted) codes = labelAndCount(run, f, table, points, xy, nearest, firstCell);
+        if (counted) {
+            const Matrix statePoints =
+                run.statePipeline.steps.empty() ? Matrix() : run.statePipeline.apply(table);
+            codes = labelAndCount(run, f, table, points, statePoints, xy, nearest, firstCell);
+        }
         times.label += secondsSince(t);
         if (upToDate) continue;
         if (counted) setPopulationColumn(table, run.populationNames, codes);
@@ -316,9 +325,9 @@ std::filesystem::path mediansPath(const ApplyArgs& a) {
 
 /// Checks the arguments and the model, then projects and writes this rank's files; returns the
 /// tally of their populations (none when the model has none) and adds the files written and the
-/// lanes' times.
+/// lanes' times; `classes` gets the marker classes of the tally's columns.
 std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks, size_t& files,
-                                          ApplyTimes& times) {
+                                          ApplyTimes& times, std::vector<MarkerClass>& classes) {
     const auto start = StageClock::now();
     setThreads(a.threads);
     if (a.format != "csv" && a.format != "fcs" && a.format != "h5ad")
@@ -330,6 +339,10 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
     const TransformPipeline pipeline = TransformPipeline::fromJson(loaded.transform);
     if (pipeline.columns() != loaded.columns)
         throw InputError(a.model + ": the transform's columns differ from the model's; re-save it");
+    const TransformPipeline statePipeline = loaded.stateTransform.is_object()
+                                                ? TransformPipeline::fromJson(loaded.stateTransform)
+                                                : TransformPipeline();
+    classes = tallyClasses(loaded);
     std::error_code ec;
     std::filesystem::create_directories(a.outDir, ec);
     if (ec) throw InputError("--out-dir " + a.outDir + ": cannot create it (" + ec.message() + ")");
@@ -377,7 +390,7 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
             BackendOptions options;
             if (!rankGpus.empty()) options.device = rankGpus[w % rankGpus.size()];
             Backend backend = makeBackend(a.backend, options);
-            ApplyRun run{a, loaded, pipeline, backend, counted};
+            ApplyRun run{a, loaded, pipeline, statePipeline, backend, counted};
             run.readFiles = readFiles;
             // The model's populations label every cell, and are counted over all inputs.
             run.groupOfLandmark = groupsOfLandmarks(loaded.populations, loaded.model.count());
@@ -439,7 +452,8 @@ void runApply(const ApplyArgs& a) {
     std::optional<PopulationTally> tally;
     size_t files = 0;
     ApplyTimes times;
-    ranks.together([&] { tally = applyFiles(a, ranks, files, times); });
+    std::vector<MarkerClass> classes;
+    ranks.together([&] { tally = applyFiles(a, ranks, files, times, classes); });
     const auto mergeStart = StageClock::now();
     if (ranks.size() > 1) {
         // Rank 0 merges the other ranks' tallies one at a time (it does file 0, so it has a
@@ -480,7 +494,6 @@ void runApply(const ApplyArgs& a) {
         if (!a.heatmap.empty()) {
             // The model's marker classes make the type and state blocks.
             Heatmap heat = tally->heatmap();
-            const std::vector<MarkerClass> classes = loadModel(a.model).markerClasses;
             if (classes.size() == heat.columns.size()) heat.classes = classes;
             raster::writePng(a.heatmap, renderHeatmap(heat));
             ++files;

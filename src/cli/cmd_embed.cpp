@@ -34,7 +34,7 @@ namespace {
 struct EmbedArgs {
     std::vector<std::string> inputs;
     PrepareOptions prepare;
-    std::string landmarks = landmarkSpecText(EmbedSettings().landmarks);  // kmeans:512
+    std::string landmarks = landmarkSpecText(EmbedSettings().landmarks);  // kmeans:auto
     std::string layout;
     std::optional<int> k;
     std::optional<float> smooth;
@@ -61,6 +61,13 @@ struct EmbedArgs {
     std::string cellTypes;      // --cell-types FILE.csv
     bool quiet = false;
 };
+
+// What the run says of the state markers it keeps beside the embedded ones.
+std::string stateColumnsNote(const TransformPipeline& state) {
+    if (state.steps.empty()) return "";
+    return " (type markers; " + std::to_string(state.steps.size()) +
+           " state markers kept for medians and colour, --all-markers embeds them too)";
+}
 
 void runEmbed(const EmbedArgs& a) {
     setThreads(a.threads);
@@ -116,8 +123,9 @@ void runEmbed(const EmbedArgs& a) {
         a.markerClasses.empty() ? MarkerClassOverrides{} : readMarkerClasses(a.markerClasses);
     std::optional<std::vector<CellTypeRule>> cellTypes;
     if (!a.cellTypes.empty()) cellTypes = readCellTypes(a.cellTypes);
-    PreparedInput input = prepareInputs(a.inputs, a.prepare);
-    markerClasses(input.table, classes);  // every channel named must exist
+    PrepareOptions prepare = a.prepare;
+    prepare.markerClasses = classes;  // type markers are embedded, state ones kept beside
+    PreparedInput input = prepareInputs(a.inputs, prepare);
     for (const auto& w : input.table.warnings) note(a.quiet, w);
     if (!gates.population.empty()) {
         // The transform stays fitted on every event (as the app fits it before gating); the
@@ -127,13 +135,16 @@ void runEmbed(const EmbedArgs& a) {
         note(a.quiet, gatedSummary(kept, events, gates));
         if (kept == 0) throw InputError(gatedSummary(kept, events, gates) + ": nothing to embed");
         input.points = input.pipeline.apply(input.table);
+        if (!input.statePipeline.steps.empty())
+            input.statePoints = input.statePipeline.apply(input.table);
     }
     const std::vector<std::string> used = input.pipeline.columns();
     for (size_t c : emptyChannels(input.table))
         if (std::find(used.begin(), used.end(), input.table.channels[c].name) == used.end())
             note(a.quiet, emptyChannelNote(input.table, c));
     note(a.quiet, std::to_string(input.points.rows) + " events, " +
-                      std::to_string(input.points.cols) + " columns");
+                      std::to_string(input.points.cols) + " columns" +
+                      stateColumnsNote(input.statePipeline));
     settings.polish.epochs = a.polish;
     settings.polish.learningRate = a.polishRate;
     settings.polish.seed = a.seed;
@@ -211,7 +222,8 @@ void runEmbed(const EmbedArgs& a) {
     if (!a.model.empty())
         saveModel(a.model, result.model, input.pipeline.columns(), input.pipeline.toJson(),
                   settings.params, populations, gates, {},
-                  columnClasses(input.table, input.pipeline.columns(), classes));
+                  columnClasses(input.table, input.pipeline.columns(), classes),
+                  input.statePipeline.toJson());
     {
         // A FlowJo user opening the written FCS file sees the populations by name under the
         // gates; beside other outputs the gates alone, over the inputs.
@@ -247,6 +259,10 @@ void addEmbedCommand(CLI::App& app) {
     cmd->add_option("--columns", args->prepare.columns,
                     "channels or markers to embed (default: the preset's markers)")
         ->delimiter(',');
+    cmd->add_flag("--all-markers", args->prepare.allMarkers,
+                  "embed the state markers too (default: a panel with type and state markers "
+                  "embeds its type markers; the state ones stay for colour, medians and the "
+                  "heatmap)");
     cmd->add_option("--transform", args->prepare.transform,
                     "default, none, asinh:COFACTOR, logicle, or a pipeline/model .json file")
         ->capture_default_str();

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <optional>
 
+#include "core/pipeline/prepare.h"
 #include "core/transform/arcsinh.h"
 #include "core/transform/logicle.h"
 
@@ -208,13 +209,26 @@ void DataPanel::draw(UiContext& ctx) {
                                 m_listHeight + ImGui::GetIO().MouseDelta.y);
     if (ImGui::IsItemHovered() || ImGui::IsItemActive())
         ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeNS);
-    if (ImGui::Button("Markers only")) {
-        TransformPipeline preset = TransformPipeline::defaultFor(table);
+    // The type markers are what landmarks should separate (the default on opening a file);
+    // every marker puts what the cells are doing into the picture too.
+    const auto usePreset = [&](const TransformPipeline& preset) {
         p.steps.clear();
         for (const auto& s : preset.steps)
             addStep(p, table, size_t(table.findChannel(s.name)), common);
         changed = true;
+    };
+    if (ImGui::Button("Type markers")) {
+        PrepareOptions options;
+        for (const auto& [channel, c] : st.training.markerClasses)
+            if (table.findChannel(channel) >= 0) options.markerClasses[channel] = c;
+        usePreset(choosePipeline(table, options));
     }
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(
+            "Embed the lineage markers (class type); the state markers stay for "
+            "colour, the heatmap and the medians");
+    ImGui::SameLine();
+    if (ImGui::Button("All markers")) usePreset(TransformPipeline::defaultFor(table));
     ImGui::SameLine();
     if (ImGui::Button("All channels")) {
         for (size_t c = 0; c < table.channels.size(); ++c)

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/recipes.h"
+#include "core/pipeline/landmark_spec.h"
 
 namespace sepal::ui {
 
@@ -64,10 +65,28 @@ void drawRecipe(UiContext& ctx, app::TrainingSettings& t) {
             ws.training().setSettings(t, "cols");
         sealOnRelease(ctx);
     } else if (current->trainsNewModel) {
-        if (ImGui::SliderInt("Landmarks", &t.landmarks, 16, 4096, "%d",
-                             ImGuiSliderFlags_Logarithmic))
-            ws.training().setSettings(t, "landmarks");
-        sealOnRelease(ctx);
+        // Automatic: as many as the cells inside the gates call for, as sepal-cli's kmeans:auto.
+        bool automatic = t.landmarks == 0;
+        if (ImGui::Checkbox("Auto##landmarks", &automatic)) {
+            const auto& st = ws.state();
+            t.landmarks = automatic ? 0 : int(landmarksForCells(st.gating.count(st.data.events())));
+            ws.training().setSettings(t);
+            ws.edits().seal();
+        }
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("One landmark for every 20 cells, 64 to 512");
+        ImGui::SameLine();
+        if (automatic) {
+            const auto& st = ws.state();
+            int shown = int(landmarksForCells(st.gating.count(st.data.events())));
+            ImGui::BeginDisabled();
+            ImGui::SliderInt("Landmarks", &shown, 16, 4096, "%d");
+            ImGui::EndDisabled();
+        } else {
+            if (ImGui::SliderInt("Landmarks", &t.landmarks, 16, 4096, "%d",
+                                 ImGuiSliderFlags_Logarithmic))
+                ws.training().setSettings(t, "landmarks");
+            sealOnRelease(ctx);
+        }
     }
     if (current->trainsNewModel) {
         // The sample is at most the cells there are (inside the gates): say so, not the cap.

@@ -1553,7 +1553,7 @@ TEST(TrainingChoices, TheWindowListsRegisteredTrainersAndRecipesReadTheirEntries
     EXPECT_EQ(std::find(after.begin(), after.end(), test::kTestTrainer), after.end());
 
     TrainingSettings t;
-    EXPECT_EQ(recipeCommandLine(t), "--landmarks kmeans:512 --seed 1 --train-sample 20000");
+    EXPECT_EQ(recipeCommandLine(t), "--landmarks kmeans:auto --seed 1 --train-sample 20000");
     EXPECT_FALSE(recipeUsesGrid(t));
     EXPECT_TRUE(supervisable(t));
     EXPECT_EQ(recipeSettings(t).params.k, 16);
@@ -1564,7 +1564,7 @@ TEST(TrainingChoices, TheWindowListsRegisteredTrainersAndRecipesReadTheirEntries
     EXPECT_EQ(recipeSettings(t).params.k, 0);
     t.recipe = "kmeans-graph";
     EXPECT_EQ(recipeCommandLine(t),
-              "--landmarks kmeans:512 --seed 1 --train-sample 20000 --layout graph");
+              "--landmarks kmeans:auto --seed 1 --train-sample 20000 --layout graph");
     EXPECT_FALSE(recipeUsesGrid(t));
     EXPECT_FALSE(supervisable(t));
     t.recipe = "drawn";

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -9,6 +10,7 @@
 #include "core/pipeline/embed_pipeline.h"
 #include "core/pipeline/prepare.h"
 #include "core/pipeline/samples.h"
+#include "core/transform/channel_label.h"
 
 namespace sepal {
 namespace {
@@ -151,6 +153,60 @@ TEST(Prepare, ColumnsByMarkerOrLabelAndTheDemoKeepsItsMarkers) {
             << message;
         EXPECT_NE(message.find("DNA1 (Ir191Di)"), std::string::npos) << message;
     }
+}
+
+// Landmarks and layout separate what the cells are: a panel with state markers embeds its type
+// markers, and the state ones are kept beside with the same transform for medians and colour.
+TEST(Prepare, TypeMarkersAreEmbeddedAndStateMarkersKeptBeside) {
+    const io::Table demo = demo::makeDemoTable(300, 1, true);
+    const TransformPipeline embedded = choosePipeline(demo, PrepareOptions{});
+    EXPECT_EQ(embedded.steps.size(), 22u);
+    const TransformPipeline state = chooseStatePipeline(demo, embedded);
+    const std::vector<std::string> stateMarkers = markerNames(demo, state.columns());
+    EXPECT_EQ(stateMarkers, (std::vector<std::string>{"pSTAT5", "pERK", "pS6", "Ki67", "CD69",
+                                                      "IFNg", "TNFa", "GranzymeB", "Perforin"}));
+    for (const auto& step : state.steps) EXPECT_EQ(step.transform.cofactor, 5.0) << step.name;
+    // Every marker when asked; then nothing is left beside.
+    PrepareOptions all;
+    all.allMarkers = true;
+    const TransformPipeline everything = choosePipeline(demo, all);
+    EXPECT_EQ(everything.steps.size(), 31u);
+    EXPECT_TRUE(chooseStatePipeline(demo, everything).steps.empty());
+    // A class the user sets moves a marker between the two.
+    PrepareOptions mine;
+    mine.markerClasses["pSTAT5"] = MarkerClass::Type;
+    mine.markerClasses["CD4"] = MarkerClass::State;
+    const TransformPipeline moved = choosePipeline(demo, mine);
+    const std::vector<std::string> movedMarkers = markerNames(demo, moved.columns());
+    EXPECT_NE(std::find(movedMarkers.begin(), movedMarkers.end(), "pSTAT5"), movedMarkers.end());
+    EXPECT_EQ(std::find(movedMarkers.begin(), movedMarkers.end(), "CD4"), movedMarkers.end());
+    const auto movedState =
+        markerNames(demo, chooseStatePipeline(demo, moved, mine.markerClasses).columns());
+    EXPECT_EQ(movedState.front(), "CD4");
+    EXPECT_EQ(movedState.size(), 9u);
+    // Columns chosen by name are embedded as they are.
+    PrepareOptions pick;
+    pick.columns = {"CD4", "pSTAT5"};
+    EXPECT_EQ(choosePipeline(demo, pick).steps.size(), 2u);
+    // Side by side: the embedded values, then the state ones, row by row.
+    TransformPipeline embeddedPipeline = embedded;
+    const Matrix points = fitAndApply(embeddedPipeline, demo);
+    TransformPipeline statePipeline = state;
+    const Matrix statePoints = fitAndApply(statePipeline, demo);
+    const Matrix both = withStateColumns(points, statePoints);
+    ASSERT_EQ(both.cols, 31u);
+    EXPECT_EQ(both.row(7)[0], points.row(7)[0]);
+    EXPECT_EQ(both.row(7)[22], statePoints.row(7)[0]);
+    EXPECT_THROW(withStateColumns(points, Matrix(3, 2)), InputError);
+}
+
+// A panel the classes cannot split (fewer than two type markers) keeps every marker.
+TEST(Prepare, APanelWithoutTypeMarkersKeepsEveryMarker) {
+    const io::Table demo = demo::makeDemoTable(200, 1, true);
+    PrepareOptions options;
+    for (const auto& marker : markerNames(demo, choosePipeline(demo, PrepareOptions{}).columns()))
+        options.markerClasses[marker] = MarkerClass::State;
+    EXPECT_EQ(choosePipeline(demo, options).steps.size(), 31u);
 }
 
 }  // namespace

@@ -348,3 +348,20 @@ TEST(TrainerRegistry, RegistrationRefusesEntriesThatCannotWork) {
 }
 
 }  // namespace sepal
+
+// kmeans:auto scales the landmarks with the cells: a small file is not covered by landmarks
+// of a few cells each, a large one gets 512.
+TEST(TrainerRegistry, AutomaticLandmarkCountFollowsTheCells) {
+    const sepal::LandmarkSpec automatic = sepal::parseLandmarkSpec("kmeans:auto");
+    EXPECT_EQ(automatic.count, 0u);
+    EXPECT_EQ(sepal::landmarkSpecText(automatic), "kmeans:auto");
+    EXPECT_EQ(sepal::landmarksFor(automatic, 2000).count, 100u);
+    EXPECT_EQ(sepal::landmarksFor(automatic, 1000).count, 64u);
+    EXPECT_EQ(sepal::landmarksFor(automatic, 40).count, 40u);
+    EXPECT_EQ(sepal::landmarksFor(automatic, 10'240).count, 512u);
+    EXPECT_EQ(sepal::landmarksFor(automatic, 5'000'000).count, 512u);
+    // A count given is kept; grids have no automatic size.
+    EXPECT_EQ(sepal::landmarksFor(sepal::parseLandmarkSpec("kmeans:300"), 2000).count, 300u);
+    EXPECT_THROW(sepal::parseLandmarkSpec("som:auto"), sepal::InputError);
+    EXPECT_EQ(sepal::EmbedSettings().landmarks.count, 0u);
+}

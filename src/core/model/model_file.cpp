@@ -9,6 +9,7 @@
 #include "core/common/error.h"
 #include "core/io/atomic_file.h"
 #include "core/io/regular_file.h"
+#include "core/transform/pipeline.h"
 
 namespace sepal {
 
@@ -89,7 +90,8 @@ nlohmann::json modelToJson(const LandmarkModel& model, const std::vector<std::st
                            const nlohmann::json& transformJson, const EmbedParams& params,
                            const std::vector<ModelPopulation>& populations,
                            const GateSelection& gates, const PopulationRegions& regions,
-                           const std::vector<MarkerClass>& markerClasses) {
+                           const std::vector<MarkerClass>& markerClasses,
+                           const nlohmann::json& stateTransform) {
     groupsOfLandmarks(populations, model.count());
     model.validate();
     if (columns.size() != model.dim)
@@ -124,6 +126,9 @@ nlohmann::json modelToJson(const LandmarkModel& model, const std::vector<std::st
         for (MarkerClass c : markerClasses) classes.push_back(markerClassKey(c));
         doc["marker_classes"] = classes;
     }
+    if (stateTransform.is_object() &&
+        !stateTransform.value("columns", nlohmann::json::array()).empty())
+        doc["state_transform"] = stateTransform;
     if (!regions.empty()) {
         validateRegions(regions, model.count(), populations.size(), "cannot save the model");
         doc["regions"] = regionsToJson(regions);
@@ -265,6 +270,15 @@ LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source) 
             out.markerClasses.push_back(*cls);
         }
     }
+    // Optional: the state markers' pipeline (checked as the main one is, when it is applied).
+    if (doc.contains("state_transform")) {
+        out.stateTransform = r.require("state_transform", V::object, "a transform pipeline");
+        try {
+            TransformPipeline::fromJson(out.stateTransform).validate();
+        } catch (const InputError& e) {
+            r.fail(std::string("field \"state_transform\": ") + e.what());
+        }
+    }
     // Optional: the gates the model's cells passed (the app's biaxial plots, embed --gates).
     if (doc.contains("gates"))
         out.gates = gateSelectionFromJson(doc["gates"], "model file " + source);
@@ -276,14 +290,25 @@ void saveModel(const std::string& path, const LandmarkModel& model,
                const std::vector<std::string>& columns, const nlohmann::json& transformJson,
                const EmbedParams& params, const std::vector<ModelPopulation>& populations,
                const GateSelection& gates, const PopulationRegions& regions,
-               const std::vector<MarkerClass>& markerClasses) {
+               const std::vector<MarkerClass>& markerClasses,
+               const nlohmann::json& stateTransform) {
     const std::string text = modelToJson(model, columns, transformJson, params, populations, gates,
-                                         regions, markerClasses)
+                                         regions, markerClasses, stateTransform)
                                  .dump(1) +
                              "\n";
     io::AtomicFile file(path);
     file.write(text);
     file.commit();
+}
+
+std::vector<MarkerClass> tallyClasses(const LoadedModel& loaded) {
+    std::vector<MarkerClass> classes = loaded.markerClasses;
+    classes.resize(loaded.columns.size(), MarkerClass::Type);
+    if (loaded.stateTransform.is_object())
+        classes.resize(
+            classes.size() + TransformPipeline::fromJson(loaded.stateTransform).steps.size(),
+            MarkerClass::State);
+    return classes;
 }
 
 LoadedModel loadModel(const std::string& path) {

@@ -30,6 +30,9 @@ struct LoadedModel {
     PopulationRegions regions;
     /// Each column's marker class (empty in models written before the classes).
     std::vector<MarkerClass> markerClasses;
+    /// The pipeline of the state markers kept beside the model's columns for medians and the
+    /// heatmap (TransformPipeline::toJson(); null in models without one).
+    nlohmann::json stateTransform;
 };
 
 /// The model as a JSON document (the file's content); columns.size() must equal model.dim.
@@ -37,16 +40,22 @@ nlohmann::json modelToJson(const LandmarkModel& model, const std::vector<std::st
                            const nlohmann::json& transformJson, const EmbedParams& params = {},
                            const std::vector<ModelPopulation>& populations = {},
                            const GateSelection& gates = {}, const PopulationRegions& regions = {},
-                           const std::vector<MarkerClass>& markerClasses = {});
+                           const std::vector<MarkerClass>& markerClasses = {},
+                           const nlohmann::json& stateTransform = nullptr);
 /// Parses a model document; `source` names it in errors. Throws InputError naming the field.
 LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source);
 
 /// Writes the model file atomically (temporary name, then rename). Throws InputError on failure.
+/// A state pipeline without columns is left out.
 void saveModel(const std::string& path, const LandmarkModel& model,
                const std::vector<std::string>& columns, const nlohmann::json& transformJson,
                const EmbedParams& params = {}, const std::vector<ModelPopulation>& populations = {},
                const GateSelection& gates = {}, const PopulationRegions& regions = {},
-               const std::vector<MarkerClass>& markerClasses = {});
+               const std::vector<MarkerClass>& markerClasses = {},
+               const nlohmann::json& stateTransform = nullptr);
+/// The marker classes of the columns a tally of the model counts: its columns' (type where the
+/// model has none), then its state columns' (state).
+std::vector<MarkerClass> tallyClasses(const LoadedModel& loaded);
 /// Reads a model file. Throws InputError naming the file and the malformed field.
 LoadedModel loadModel(const std::string& path);
 

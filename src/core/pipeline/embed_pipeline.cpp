@@ -87,7 +87,7 @@ std::string tooFewEvents(const Matrix& points, size_t usable, size_t count) {
 LandmarkModel trainLandmarks(const Matrix& points, const EmbedSettings& settings,
                              NearestSearch& search, const ProgressFn& progress,
                              EmbedTimings* timings, size_t* skippedNonFinite) {
-    const LandmarkSpec& spec = settings.landmarks;
+    const LandmarkSpec spec = landmarksFor(settings.landmarks, points.rows);
     const TrainerInfo* trainer = findTrainer(spec.kind);
     if (!trainer || !placesLandmarks(*trainer))
         throw InputError("--landmarks " + spec.kind + ": use " + landmarkForms());

@@ -19,7 +19,8 @@ namespace sepal {
 /// Everything the recipe needs besides the data; the defaults are the quality defaults of
 /// docs/QUALITY.md.
 struct EmbedSettings {
-    LandmarkSpec landmarks = {trainer_name::kKmeans, 0, 0, 512};  ///< what to train
+    /// What to train; by default k-means with as many landmarks as the cells call for.
+    LandmarkSpec landmarks = {trainer_name::kKmeans, 0, 0, 0};
     /// One of layoutForms(); empty: the landmark trainer's (tsne after kmeans, the grid after a
     /// SOM: TrainerInfo::followedBy).
     std::string layout;

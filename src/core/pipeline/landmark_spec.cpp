@@ -40,6 +40,8 @@ std::string formsError(const std::string& text) {
 // Fewer than 4 landmarks cannot be projected (EmbedSOM's k >= 4); more than 65536 is beyond
 // what training and the projection's tiles are made for.
 void checkCount(const LandmarkSpec& spec, const std::string& text) {
+    const TrainerInfo* t = findTrainer(spec.kind);
+    if (spec.count == 0 && t && t->init == TrainerInit::Sample) return;  // automatic
     if (spec.count < 4 || spec.count > 65536)
         throw InputError("--landmarks " + text + " gives " + std::to_string(spec.count) +
                          " landmarks: use between 4 and 65536");
@@ -51,7 +53,7 @@ std::string landmarkForms() {
     std::vector<std::string> forms;
     for (const auto& t : trainerRegistry())
         if (placesLandmarks(t))
-            forms.push_back(t.name + (t.init == TrainerInit::Grid ? ":ROWSxCOLS" : ":COUNT"));
+            forms.push_back(t.name + (t.init == TrainerInit::Grid ? ":ROWSxCOLS" : ":COUNT|auto"));
     return joinAlternatives(forms);
 }
 
@@ -70,9 +72,10 @@ LandmarkSpec parseLandmarkSpec(const std::string& text) {
         spec.rows = std::stoul(m[1]);
         spec.cols = std::stoul(m[2]);
         spec.count = spec.rows * spec.cols;
-    } else if (trainer && trainer->init == TrainerInit::Sample && std::regex_match(size, count)) {
+    } else if (trainer && trainer->init == TrainerInit::Sample &&
+               (size == "auto" || std::regex_match(size, count))) {
         spec.kind = trainer->name;
-        spec.count = std::stoul(size);
+        spec.count = size == "auto" ? 0 : std::stoul(size);
     } else {
         throw InputError(formsError(text));
     }
@@ -101,8 +104,18 @@ std::string landmarkSpecText(const LandmarkSpec& spec) {
     const TrainerInfo* t = findTrainer(spec.kind);
     const bool grid = t ? t->init == TrainerInit::Grid : spec.rows > 0;
     return spec.kind + ":" +
-           (grid ? std::to_string(spec.rows) + "x" + std::to_string(spec.cols)
-                 : std::to_string(spec.count));
+           (grid              ? std::to_string(spec.rows) + "x" + std::to_string(spec.cols)
+            : spec.count == 0 ? std::string("auto")
+                              : std::to_string(spec.count));
+}
+
+size_t landmarksForCells(size_t cells) {
+    return std::min(cells, std::clamp<size_t>(cells / 20, 64, 512));
+}
+
+LandmarkSpec landmarksFor(LandmarkSpec spec, size_t cells) {
+    if (spec.count == 0 && spec.rows == 0) spec.count = landmarksForCells(cells);
+    return spec;
 }
 
 std::string layoutForms() {

@@ -19,21 +19,31 @@ struct LandmarkSpec {
     std::string kind = trainer_name::kKmeans;  ///< the trainer's registry name
     size_t rows = 0;                           ///< grid trainers: grid rows
     size_t cols = 0;                           ///< grid trainers: grid columns
-    size_t count = 0;                          ///< number of landmarks (rows * cols for grids)
+    /// Number of landmarks (rows * cols for grids); 0 for sampled landmarks ("kmeans:auto"):
+    /// as many as the cells call for (landmarksForCells).
+    size_t count = 0;
 };
+
+/// How many landmarks `cells` cells call for: one for every 20 cells, at least 64 and at most
+/// 512 (from 10,240 cells up), never more than the cells. A landmark is a summary of its cells:
+/// 512 on 2,000 cells would each stand for four, and cover the picture with their discs.
+size_t landmarksForCells(size_t cells);
+
+/// `spec` with its automatic count (0) set for `cells` cells; any other spec as it is.
+LandmarkSpec landmarksFor(LandmarkSpec spec, size_t cells);
 
 /// The forms parseLandmarkSpec takes, from the registry: "som:ROWSxCOLS, ... or kmeans:COUNT".
 std::string landmarkForms();
 
-/// Parses "som:16x16", "plsom:12x12", "kmeans:256" (any trainer of the registry that places
-/// landmarks); throws InputError that lists landmarkForms().
+/// Parses "som:16x16", "plsom:12x12", "kmeans:256", "kmeans:auto" (any trainer of the registry
+/// that places landmarks); throws InputError that lists landmarkForms().
 LandmarkSpec parseLandmarkSpec(const std::string& text);
 
 /// The spec of `trainer`'s landmarks: rows x cols when its entry starts from a grid, else
 /// `count`; throws InputError as parseLandmarkSpec does for the same text.
 LandmarkSpec landmarkSpec(const std::string& trainer, size_t rows, size_t cols, size_t count);
 
-/// The text parseLandmarkSpec reads back: "som:10x10" or "kmeans:512", as the entry starts.
+/// The text parseLandmarkSpec reads back: "som:10x10", "kmeans:512" or "kmeans:auto".
 std::string landmarkSpecText(const LandmarkSpec& spec);
 
 /// The layouts checkLayout takes: the registry's layout trainers, then "grid" (keep the 2D

@@ -13,6 +13,7 @@
 #include "core/io/spillover_file.h"
 #include "core/pipeline/samples.h"
 #include "core/transform/channel_label.h"
+#include "core/transform/channel_roles.h"
 #include "core/transform/empty_channels.h"
 
 namespace sepal {
@@ -65,6 +66,35 @@ void refuseDuplicateNames(const io::Table& table, const TransformPipeline& pipel
     }
 }
 
+// A panel split by the marker classes embeds its type markers (what a cell is), as landmarks,
+// layout and metaclusters are meant to separate lineages; state markers would split them by what
+// the cells are doing. A panel with fewer than two type markers keeps every marker.
+void keepTypeMarkers(const io::Table& table, const MarkerClassOverrides& overrides,
+                     TransformPipeline& pipeline) {
+    const std::vector<MarkerClass> classes = markerClasses(table, overrides);
+    std::vector<ColumnStep> kept;
+    for (const auto& step : pipeline.steps) {
+        const int c = table.findChannel(step.name);
+        if (c >= 0 && classes[size_t(c)] == MarkerClass::Type) kept.push_back(step);
+    }
+    if (kept.size() >= 2) pipeline.steps = std::move(kept);
+}
+
+bool isPipelineFile(const std::string& transform) {
+    return transform.size() > 5 && transform.substr(transform.size() - 5) == ".json";
+}
+
+nlohmann::json readJsonFile(const std::string& path) {
+    io::requireRegularFile(path);
+    std::ifstream in(path);
+    if (!in) throw InputError("--transform " + path + ": cannot open the pipeline file");
+    try {
+        return nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception& e) {
+        throw InputError("--transform " + path + ": not valid JSON (" + e.what() + ")");
+    }
+}
+
 }  // namespace
 
 io::Table readInput(const std::string& path) {
@@ -75,21 +105,15 @@ io::Table readInput(const std::string& path) {
 TransformPipeline choosePipeline(const io::Table& table, const PrepareOptions& options) {
     TransformPipeline pipeline;
     const std::string& tf = options.transform;
-    const bool fromFile = tf.size() > 5 && tf.substr(tf.size() - 5) == ".json";
+    const bool fromFile = isPipelineFile(tf);
     if (fromFile) {
-        io::requireRegularFile(tf);
-        std::ifstream in(tf);
-        if (!in) throw InputError("--transform " + tf + ": cannot open the pipeline file");
-        nlohmann::json doc;
-        try {
-            doc = nlohmann::json::parse(in);
-        } catch (const nlohmann::json::exception& e) {
-            throw InputError("--transform " + tf + ": not valid JSON (" + e.what() + ")");
-        }
+        const nlohmann::json doc = readJsonFile(tf);
         // A model file holds its pipeline under "transform"; a pipeline file is the pipeline.
         pipeline = TransformPipeline::fromJson(doc.contains("transform") ? doc["transform"] : doc);
     } else if (looksLikeCytometry(table)) {
         pipeline = TransformPipeline::defaultFor(table);
+        if (options.columns.empty() && !options.allMarkers)
+            keepTypeMarkers(table, options.markerClasses, pipeline);
     } else {
         std::vector<bool> empty(table.channels.size(), false);
         for (size_t c : emptyChannels(table)) empty[c] = true;
@@ -131,6 +155,40 @@ TransformPipeline choosePipeline(const io::Table& table, const PrepareOptions& o
     return pipeline;
 }
 
+TransformPipeline chooseStatePipeline(const io::Table& table, const TransformPipeline& embedded,
+                                      const MarkerClassOverrides& overrides) {
+    TransformPipeline state;
+    state.compensation = embedded.compensation;
+    if (embedded.steps.empty()) return state;
+    const std::vector<MarkerClass> classes = markerClasses(table, overrides);
+    std::vector<bool> used(table.channels.size(), false);
+    for (const auto& step : embedded.steps)
+        if (const int c = table.findChannel(step.name); c >= 0) used[size_t(c)] = true;
+    const std::vector<ChannelRole> roles = channelRoles(table);
+    for (size_t c = 0; c < table.channels.size(); ++c) {
+        if (used[c] || roles[c] != ChannelRole::Marker || classes[c] != MarkerClass::State)
+            continue;
+        ColumnStep step{table.channels[c].name};
+        // The embedded markers' transform: the same scale for a marker whichever class it has.
+        step.transform = embedded.steps.front().transform;
+        state.steps.push_back(step);
+    }
+    return state;
+}
+
+Matrix withStateColumns(const Matrix& points, const Matrix& statePoints) {
+    if (statePoints.cols == 0) return points;
+    if (statePoints.rows != points.rows)
+        throw InputError("the state columns have " + std::to_string(statePoints.rows) +
+                         " events, the embedded ones " + std::to_string(points.rows));
+    Matrix out(points.rows, points.cols + statePoints.cols);
+    for (size_t i = 0; i < points.rows; ++i) {
+        std::copy_n(points.row(i), points.cols, out.row(i));
+        std::copy_n(statePoints.row(i), statePoints.cols, out.row(i) + points.cols);
+    }
+    return out;
+}
+
 void useSpilloverFile(TransformPipeline& pipeline, const std::string& path) {
     pipeline.compensation.source = CompensationStep::Source::Stored;
     pipeline.compensation.spillover = io::readSpilloverFile(path);
@@ -156,6 +214,16 @@ PreparedInput prepareInputs(const std::vector<std::string>& paths, const Prepare
     out.pipeline = choosePipeline(out.table, options);
     if (!options.spilloverFile.empty()) useSpilloverFile(out.pipeline, options.spilloverFile);
     out.points = fitAndApply(out.pipeline, out.table);
+    // A model given as the transform brings the state markers it was made with.
+    const nlohmann::json doc =
+        isPipelineFile(options.transform) ? readJsonFile(options.transform) : nlohmann::json();
+    if (doc.is_object() && doc.contains("state_transform"))
+        out.statePipeline = TransformPipeline::fromJson(doc["state_transform"]);
+    else if (!isPipelineFile(options.transform))
+        out.statePipeline = chooseStatePipeline(out.table, out.pipeline, options.markerClasses);
+    out.statePipeline.compensation = out.pipeline.compensation;
+    if (!out.statePipeline.steps.empty())
+        out.statePoints = fitAndApply(out.statePipeline, out.table);
     return out;
 }
 

@@ -8,6 +8,7 @@
 
 #include "core/common/matrix.h"
 #include "core/io/table.h"
+#include "core/markers/marker_classes.h"
 #include "core/transform/pipeline.h"
 
 namespace sepal {
@@ -22,6 +23,11 @@ struct PrepareOptions {
     /// A spillover matrix file (io::readSpilloverFile) used instead of the files' own; empty:
     /// the files' own matrix when the preset compensates.
     std::string spilloverFile;
+    /// Marker classes the user set (by channel or marker): which markers are type and state.
+    MarkerClassOverrides markerClasses;
+    /// Embed every marker of the preset; by default a cytometry file embeds its type markers
+    /// only (when it has at least two), and its state markers are kept beside (statePoints).
+    bool allMarkers = false;
 };
 
 /// The concatenated table, the pipeline and its output.
@@ -29,6 +35,10 @@ struct PreparedInput {
     io::Table table;             ///< every input's events, with a sample column when several
     TransformPipeline pipeline;  ///< how `points` was computed from `table`
     Matrix points;               ///< events x pipeline.columns(), transformed
+    /// The state markers that are not embedded (chooseStatePipeline), for medians and the
+    /// heatmap: colour and statistics, not the landmarks.
+    TransformPipeline statePipeline;
+    Matrix statePoints;  ///< events x statePipeline.columns(), transformed
 };
 
 /// Reads one input file (io::readTable: FCS, CSV/TSV, points JSON); a clear error when absent.
@@ -37,6 +47,16 @@ io::Table readInput(const std::string& path);
 /// The pipeline for `table` per options (columns, transform); throws InputError naming the
 /// unknown column or transform and listing what exists.
 TransformPipeline choosePipeline(const io::Table& table, const PrepareOptions& options);
+
+/// The state markers of `table` (markerClasses with `overrides`) that `embedded` leaves out, with
+/// its compensation and its first column's transform: what medians and the heatmap add to the
+/// embedded columns. Empty when there are none.
+TransformPipeline chooseStatePipeline(const io::Table& table, const TransformPipeline& embedded,
+                                      const MarkerClassOverrides& overrides = {});
+
+/// The embedded columns followed by the state ones: `points` and `statePoints` side by side
+/// (events x both widths); `points` itself when there are no state columns.
+Matrix withStateColumns(const Matrix& points, const Matrix& statePoints);
 
 /// Makes `pipeline` compensate with the matrix in `path` (see io::readSpilloverFile).
 void useSpilloverFile(TransformPipeline& pipeline, const std::string& path);
