@@ -35,7 +35,8 @@ double trigammaInverse(double value) {
 
 namespace {
 
-double medianOf(std::vector<double> v) {
+// The common median helper is float-only; the variance prior needs doubles.
+double medianOfDoubles(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     const size_t n = v.size();
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
@@ -107,7 +108,7 @@ FDistFit fitFDist(const std::vector<double>& x, const std::vector<double>& df1,
     // Floor zero variances a little above zero so their logs stay finite.
     std::vector<double> xs;
     for (size_t i : used) xs.push_back(std::max(x[i], 0.0));
-    double m = medianOf(xs);
+    double m = medianOfDoubles(xs);
     if (m == 0) m = 1;
     for (double& v : xs) v = std::max(v, 1e-5 * m);
 
