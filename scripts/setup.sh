@@ -14,6 +14,8 @@ packages=(
     time                                       # peak memory of a streamed apply (tests/cli)
     python3-sklearn python3-numpy              # scikit-learn's trustworthiness, score's reference (tests/cli)
     python3-anndata                            # reads the .h5ad exports back (tests/cli)
+    libeigen3-dev libboost-dev                 # the statistics (sepal-cli stats)
+    r-base-core r-bioc-edger r-bioc-limma r-cran-lme4   # R's results the statistics are tested against
 )
 
 missing=()

@@ -81,7 +81,9 @@ void runEmbed(const EmbedArgs& a) {
     settings.seed = a.seed;
     settings.trainSample = a.trainSample;
     // Check what can be checked before reading and training.
-    validateParams(settings.params, settings.landmarks.count);
+    // An automatic count is known once the cells are: checked here against its largest.
+    validateParams(settings.params, settings.landmarks.count == 0 ? landmarksForCells(SIZE_MAX)
+                                                                  : settings.landmarks.count);
     exportFormatOf(a.out);
     std::vector<std::string> readFiles = a.inputs;
     readFiles.push_back(a.prepare.spilloverFile);

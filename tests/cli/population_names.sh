@@ -41,7 +41,10 @@ model = json.load(open(f"{tmp}/m.json"))
 pops = model["populations"]
 assert all(p.get("phenotype") for p in pops), f"a population without its phrase: {pops}"
 classes = dict(zip(model["columns"], model["marker_classes"]))
-assert classes["Yb173Di"] == "state" and classes["Pr141Di"] == "type", f"the model's classes: {classes}"
+assert classes["Pr141Di"] == "type" and "Yb173Di" not in classes, f"the model's classes: {classes}"
+# The state markers are not embedded: the model keeps them beside, for apply's medians.
+kept = [c["name"] for c in model["state_transform"]["columns"]]
+assert "Yb173Di" in kept and len(kept) == 9, f"the model's state markers: {kept}"
 state = ("GranzymeB", "Perforin", "pSTAT5", "pERK", "pS6", "Ki67", "CD69", "IFNg", "TNFa")
 for p in pops:
     for m in state:

@@ -18,13 +18,13 @@ refused() {  # expected-message embed-arguments...
 }
 refused "--layout nope: use graph, tsne, umap or grid" --layout nope
 refused "--layout som: use graph, tsne, umap or grid" --layout som
-refused "--landmarks nope:5: use som:ROWSxCOLS, batchsom:ROWSxCOLS, plsom:ROWSxCOLS, kmeans:COUNT or online-kmeans:COUNT" \
+refused "--landmarks nope:5: use som:ROWSxCOLS, batchsom:ROWSxCOLS, plsom:ROWSxCOLS, kmeans:COUNT|auto or online-kmeans:COUNT|auto" \
     --landmarks nope:5
 refused "--landmarks tsne:64: use som:ROWSxCOLS" --landmarks tsne:64
 
 "$cli" embed --help >"$work/help"
 grep -qF "graph, tsne, umap or grid" "$work/help" || { echo "--help lacks the layouts"; exit 1; }
-grep -qF "plsom:ROWSxCOLS, kmeans:COUNT or online-kmeans:COUNT" "$work/help" ||
+grep -qF "plsom:ROWSxCOLS, kmeans:COUNT|auto or online-kmeans:COUNT|auto" "$work/help" ||
     { echo "--help lacks the kinds"; exit 1; }
 # The defaults that differ by landmark trainer come from their registry entries.
 grep -qF "the grid for som, batchsom and plsom, tsne for kmeans and online-kmeans" "$work/help" ||

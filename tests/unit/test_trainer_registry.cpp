@@ -358,6 +358,7 @@ TEST(TrainerRegistry, AutomaticLandmarkCountFollowsTheCells) {
     EXPECT_EQ(sepal::landmarksFor(automatic, 2000).count, 100u);
     EXPECT_EQ(sepal::landmarksFor(automatic, 1000).count, 64u);
     EXPECT_EQ(sepal::landmarksFor(automatic, 40).count, 40u);
+    EXPECT_EQ(sepal::landmarksFor(automatic, 3).count, 16u);
     EXPECT_EQ(sepal::landmarksFor(automatic, 10'240).count, 512u);
     EXPECT_EQ(sepal::landmarksFor(automatic, 5'000'000).count, 512u);
     // A count given is kept; grids have no automatic size.

@@ -110,7 +110,9 @@ std::string landmarkSpecText(const LandmarkSpec& spec) {
 }
 
 size_t landmarksForCells(size_t cells) {
-    return std::min(cells, std::clamp<size_t>(cells / 20, 64, 512));
+    // Never more than the cells, but not fewer than k-means' default k (16) needs: fewer cells
+    // than that are refused by training, with its advice.
+    return std::max<size_t>(16, std::min(cells, std::clamp<size_t>(cells / 20, 64, 512)));
 }
 
 LandmarkSpec landmarksFor(LandmarkSpec spec, size_t cells) {

@@ -25,8 +25,9 @@ struct LandmarkSpec {
 };
 
 /// How many landmarks `cells` cells call for: one for every 20 cells, at least 64 and at most
-/// 512 (from 10,240 cells up), never more than the cells. A landmark is a summary of its cells:
-/// 512 on 2,000 cells would each stand for four, and cover the picture with their discs.
+/// 512 (from 10,240 cells up), never more than the cells (but at least 16, EmbedSOM's k). A
+/// landmark is a summary of its cells: 512 on 2,000 cells would each stand for four, and cover the
+/// picture with their discs.
 size_t landmarksForCells(size_t cells);
 
 /// `spec` with its automatic count (0) set for `cells` cells; any other spec as it is.

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "core/common/error.h"
+#include "core/io/delimited_fields.h"
 #include "core/io/regular_file.h"
 #include "core/pipeline/samples.h"
 
@@ -15,6 +16,9 @@ int SampleMetadata::rowOf(const std::string& path) const {
     const std::string name = sampleName(path);
     for (size_t r = 0; r < files.size(); ++r)
         if (files[r] == path || files[r] == fileName || files[r] == name) return int(r);
+    // A sample named without its extension (populations.csv's sample column) finds its file.
+    for (size_t r = 0; r < files.size(); ++r)
+        if (sampleName(files[r]) == name) return int(r);
     return -1;
 }
 
@@ -32,39 +36,6 @@ std::vector<std::string> SampleMetadata::valuesOver(const std::vector<std::strin
     }
     return out;
 }
-
-namespace {
-
-/// The fields of one line of delimited text: quoted fields may hold the delimiter and doubled
-/// quotes; the text is kept as written (no numbers are read, so "007" stays "007").
-std::vector<std::string> fieldsOf(const std::string& line, char delimiter) {
-    std::vector<std::string> fields(1);
-    bool quoted = false;
-    for (size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
-                fields.back() += '"', ++i;
-            else if (c == '"')
-                quoted = false;
-            else
-                fields.back() += c;
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == delimiter) {
-            fields.emplace_back();
-        } else {
-            fields.back() += c;
-        }
-    }
-    for (auto& f : fields) {
-        const size_t a = f.find_first_not_of(" \t"), b = f.find_last_not_of(" \t");
-        f = a == std::string::npos ? std::string() : f.substr(a, b - a + 1);
-    }
-    return fields;
-}
-
-}  // namespace
 
 SampleMetadata readSampleMetadata(const std::string& path) {
     io::requireRegularFile(path);
@@ -86,14 +57,14 @@ SampleMetadata readSampleMetadata(const std::string& path) {
         }
     SampleMetadata m;
     m.source = path;
-    const std::vector<std::string> header = fieldsOf(lines.front(), delimiter);
+    const std::vector<std::string> header = io::delimitedFields(lines.front(), delimiter);
     if (header.size() < 2 || header.front().empty())
         throw InputError(path + ": the first row must name the columns, the first naming the " +
                          "files (file,condition,patient,...)");
     m.columns.assign(header.begin() + 1, header.end());
     if (lines.size() < 2) throw InputError(path + ": no samples are listed");
     for (size_t r = 1; r < lines.size(); ++r) {
-        std::vector<std::string> row = fieldsOf(lines[r], delimiter);
+        std::vector<std::string> row = io::delimitedFields(lines[r], delimiter);
         const std::string where = path + " line " + std::to_string(r + 1);
         if (row.size() != header.size())
             throw InputError(where + " has " + std::to_string(row.size()) + " fields, the " +
