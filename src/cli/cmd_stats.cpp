@@ -14,6 +14,7 @@
 
 #include "cli/command_registry.h"
 #include "core/common/error.h"
+#include "core/common/number_text.h"
 #include "core/io/atomic_file.h"
 #include "core/io/csv_writer.h"
 #include "core/io/input_guard.h"
@@ -38,13 +39,9 @@ struct StatsArgs {
     bool quiet = false;
 };
 
-// A number as the tables write it: enough digits to read back what was computed; NA when the
-// population was not tested.
+// A number as the tables write it, read back as the same double; NA when not tested.
 std::string number(double v) {
-    if (!std::isfinite(v)) return "NA";
-    char text[32];
-    std::snprintf(text, sizeof text, "%.10g", v);
-    return text;
+    return std::isfinite(v) ? exactDecimal(v) : "NA";
 }
 
 std::map<std::string, std::string> parseReferences(const std::vector<std::string>& words) {

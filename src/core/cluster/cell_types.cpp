@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/common/error.h"
+#include "core/common/text.h"
 
 namespace sepal {
 
@@ -49,18 +50,14 @@ Plasmacytoid DC,CD123+ HLA-DR+ CD3- CD19- CD14- CD16-
 Myeloid DC,CD11c+ HLA-DR+ CD14- CD16- CD3- CD19-
 )";
 
-std::string trimmed(const std::string& s) {
-    const size_t a = s.find_first_not_of(" \t\r\"");
-    if (a == std::string::npos) return "";
-    const size_t b = s.find_last_not_of(" \t\r\"");
-    return s.substr(a, b - a + 1);
-}
+// A user-written field: blanks and the quotes of a CSV field left out.
+constexpr const char* kFieldBlanks = " \t\r\"";
 
 std::vector<CellTypeRule> parseTable(std::istream& in, const std::string& where) {
     std::vector<CellTypeRule> rules;
     std::string line;
     for (size_t number = 1; std::getline(in, line); ++number) {
-        const std::string text = trimmed(line);
+        const std::string text = trimmed(line, kFieldBlanks);
         if (text.empty() || text[0] == '#') continue;
         const size_t comma = text.find(',');
         const std::string at = where + ":" + std::to_string(number);
@@ -68,7 +65,9 @@ std::vector<CellTypeRule> parseTable(std::istream& in, const std::string& where)
             throw InputError(at +
                              ": expected 'name,rule' (such as 'CD4 T,CD3+ CD4+ CD8-'), read '" +
                              text + "'");
-        CellTypeRule rule{trimmed(text.substr(0, comma)), {}, trimmed(text.substr(comma + 1))};
+        CellTypeRule rule{trimmed(text.substr(0, comma), kFieldBlanks),
+                          {},
+                          trimmed(text.substr(comma + 1), kFieldBlanks)};
         if (number == 1 && rule.name == "name" && rule.text == "rule") continue;
         if (rule.name.empty()) throw InputError(at + ": a rule without a name");
         rule.conditions = parseMarkerRule(rule.text, at);

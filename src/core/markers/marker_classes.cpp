@@ -5,24 +5,15 @@
 #include <fstream>
 
 #include "core/common/error.h"
+#include "core/common/text.h"
 #include "core/transform/channel_roles.h"
 
 namespace sepal {
 
 namespace {
 
-std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
-}
-
-std::string trimmed(const std::string& s) {
-    const size_t a = s.find_first_not_of(" \t\r\"");
-    if (a == std::string::npos) return "";
-    const size_t b = s.find_last_not_of(" \t\r\"");
-    return s.substr(a, b - a + 1);
-}
+// A user-written field: blanks and the quotes of a CSV field left out.
+constexpr const char* kFieldBlanks = " \t\r\"";
 
 }  // namespace
 
@@ -39,7 +30,7 @@ const char* markerClassKey(MarkerClass c) {
 }
 
 std::optional<MarkerClass> markerClassNamed(const std::string& word) {
-    const std::string w = lower(trimmed(word));
+    const std::string w = lowercase(trimmed(word, kFieldBlanks));
     if (w == "type") return MarkerClass::Type;
     if (w == "state") return MarkerClass::State;
     if (w == "none") return MarkerClass::None;
@@ -67,17 +58,17 @@ MarkerClassOverrides readMarkerClasses(const std::string& path) {
     MarkerClassOverrides out;
     std::string line;
     for (size_t number = 1; std::getline(in, line); ++number) {
-        if (trimmed(line).empty() || trimmed(line)[0] == '#') continue;
+        if (trimmed(line, kFieldBlanks).empty() || trimmed(line, kFieldBlanks)[0] == '#') continue;
         const size_t comma = line.rfind(',');
         if (comma == std::string::npos)
             throw InputError(path + ":" + std::to_string(number) +
                              ": expected 'channel,class' (class type, state or none), read '" +
                              line + "'");
-        const std::string channel = trimmed(line.substr(0, comma));
-        const std::string word = trimmed(line.substr(comma + 1));
+        const std::string channel = trimmed(line.substr(0, comma), kFieldBlanks);
+        const std::string word = trimmed(line.substr(comma + 1), kFieldBlanks);
         const auto cls = markerClassNamed(word);
         if (!cls) {
-            if (number == 1 && lower(word) == "class") continue;  // the header
+            if (number == 1 && lowercase(word) == "class") continue;  // the header
             throw InputError(path + ":" + std::to_string(number) + ": the class of '" + channel +
                              "' is '" + word + "'; use type, state or none");
         }
@@ -97,9 +88,9 @@ std::vector<MarkerClass> markerClasses(const io::Table& table,
         for (int pass = 0; pass < 2 && !found; ++pass)
             for (size_t c = 0; c < table.channels.size(); ++c) {
                 const io::Channel& ch = table.channels[c];
-                const bool match =
-                    pass == 0 ? (ch.name == word || ch.marker == word)
-                              : (lower(ch.name) == lower(word) || lower(ch.marker) == lower(word));
+                const bool match = pass == 0 ? (ch.name == word || ch.marker == word)
+                                             : (lowercase(ch.name) == lowercase(word) ||
+                                                lowercase(ch.marker) == lowercase(word));
                 if (match) {
                     classes[c] = cls;
                     found = true;

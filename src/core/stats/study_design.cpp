@@ -5,28 +5,17 @@
 #include <set>
 
 #include "core/common/error.h"
+#include "core/common/text.h"
 #include "core/stats/independent_columns.h"
 
 namespace sepal::stats {
 namespace {
-
-std::string trimmed(const std::string& s) {
-    const size_t a = s.find_first_not_of(" \t");
-    if (a == std::string::npos) return "";
-    return s.substr(a, s.find_last_not_of(" \t") - a + 1);
-}
 
 bool isNumber(const std::string& text, double& value) {
     if (text.empty()) return false;
     char* end = nullptr;
     value = std::strtod(text.c_str(), &end);
     return end == text.c_str() + text.size();
-}
-
-std::string listed(const std::vector<std::string>& words) {
-    std::string out;
-    for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
-    return out;
 }
 
 // One term of the formula: a factor (its levels, the reference first) or a covariate.
@@ -59,7 +48,7 @@ Term termOf(const SampleMetadata& metadata, const std::vector<std::string>& valu
         const auto level = std::find(t.levels.begin(), t.levels.end(), it->second);
         if (level == t.levels.end())
             throw InputError("--reference " + column + ":" + it->second + ": no sample of " +
-                             metadata.source + " has it (levels: " + listed(t.levels) + ")");
+                             metadata.source + " has it (levels: " + commaJoined(t.levels) + ")");
         std::rotate(t.levels.begin(), level, level + 1);
     }
     return t;
@@ -92,7 +81,7 @@ StudyDesign buildStudyDesign(const SampleMetadata& metadata,
         const auto it = std::find(metadata.columns.begin(), metadata.columns.end(), name);
         if (it == metadata.columns.end())
             throw InputError(context + ": '" + name + "' is no column of " + metadata.source +
-                             " (it has " + listed(metadata.columns) + ")");
+                             " (it has " + commaJoined(metadata.columns) + ")");
         return size_t(it - metadata.columns.begin());
     };
     for (const auto& [column, level] : references) columnIndex(column, "--reference");
@@ -151,7 +140,7 @@ StudyDesign buildStudyDesign(const SampleMetadata& metadata,
         for (size_t c = 0; c < p; ++c)
             if (std::find(kept.begin(), kept.end(), Eigen::Index(c)) == kept.end())
                 dropped.push_back(d.coefficients[c]);
-        throw InputError("--design '" + formula + "' is not of full rank: " + listed(dropped) +
+        throw InputError("--design '" + formula + "' is not of full rank: " + commaJoined(dropped) +
                          " is a combination of the columns before it (a factor nested in "
                          "another, or a level no sample has apart from another term)");
     }
@@ -185,7 +174,7 @@ StudyDesign buildStudyDesign(const SampleMetadata& metadata,
     for (const std::string& level : {a, b})
         if (std::find(term->levels.begin(), term->levels.end(), level) == term->levels.end())
             throw InputError("--contrast '" + contrast + "': '" + level + "' is no level of " +
-                             column + " (it has " + listed(term->levels) +
+                             column + " (it has " + commaJoined(term->levels) +
                              "); write COLUMN:LEVEL-LEVEL, for example " + column + ":" +
                              term->levels.back() + "-" + term->levels.front());
     if (a == b) throw InputError("--contrast '" + contrast + "' compares " + a + " with itself");

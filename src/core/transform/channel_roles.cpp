@@ -6,14 +6,11 @@
 #include <cctype>
 #include <cmath>
 
+#include "core/common/text.h"
+
 namespace sepal {
 
 namespace {
-
-std::string lower(std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
 
 bool startsWith(const std::string& s, const std::string& prefix) {
     return s.rfind(prefix, 0) == 0;
@@ -78,12 +75,12 @@ Cytometry guessCytometry(const io::Table& table) {
     bool scatter = false;
     for (const auto& c : table.channels) {
         if (isMassChannelName(c.name)) ++mass;
-        const std::string n = lower(c.name);
+        const std::string n = lowercase(c.name);
         if (startsWith(n, "fsc") || startsWith(n, "ssc")) scatter = true;
     }
     if (mass >= 3 || (mass > 0 && 2 * mass >= table.channels.size())) return Cytometry::Mass;
     if (const std::string* cyt = table.keyword("$CYT")) {
-        const std::string c = lower(*cyt);
+        const std::string c = lowercase(*cyt);
         if (c.find("cytof") != std::string::npos || c.find("helios") != std::string::npos ||
             c.find("xt") == 0)
             return Cytometry::Mass;
@@ -127,7 +124,7 @@ bool markerIsPlaceholder(const io::Channel& channel, const std::optional<Isotope
     const std::string m = folded(channel.marker);
     if (m.empty() || m == folded(channel.name)) return true;
     if (!iso) return false;
-    std::string element = lower(iso->element), mass = std::to_string(iso->mass);
+    std::string element = lowercase(iso->element), mass = std::to_string(iso->mass);
     for (const std::string& form : {element + mass, mass + element, element + mass + "di",
                                     element + mass + "dd", mass + element + "di"})
         if (m == form) return true;
@@ -155,7 +152,7 @@ bool isViabilityWord(const std::string& text) {
 }
 
 bool isBarcodeMarker(const std::string& m) {
-    const std::string l = lower(m);
+    const std::string l = lowercase(m);
     if (startsWith(folded(m), "barcode")) return true;
     // "BC1", "BC_102Pd", "bc-3", "BC": a barcode well, never "BCL2" or "BCR".
     return startsWith(l, "bc") &&
@@ -210,15 +207,15 @@ struct TableFacts {
 
 TableFacts factsOf(const io::Table& table) {
     TableFacts f;
-    for (const auto& c : table.channels) f.lowerNames.insert(lower(c.name));
+    for (const auto& c : table.channels) f.lowerNames.insert(lowercase(c.name));
     f.labelled = labelledChannels(table);
     return f;
 }
 
 ChannelRole roleWith(const io::Table& table, size_t index, const TableFacts& facts) {
     const io::Channel& channel = table.channels[index];
-    const std::string n = lower(channel.name);
-    const std::string m = lower(channel.marker);
+    const std::string n = lowercase(channel.name);
+    const std::string m = lowercase(channel.marker);
     const ChannelRole byName = roleByName(n, m);
     if (byName != ChannelRole::Marker) return byName;
 
