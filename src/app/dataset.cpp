@@ -24,11 +24,7 @@ std::vector<std::string> Dataset::channelNames() const {
 NamingInput Dataset::namingInput(const MarkerClassOverrides& overrides) const {
     if (tables.empty())
         return NamingInput{columns, std::vector<MarkerClass>(columns.size(), MarkerClass::Type)};
-    // Classes set on another file's channels (a session opened on other data) do not apply.
-    MarkerClassOverrides mine;
-    for (const auto& [channel, c] : overrides)
-        if (tables.front().findChannel(channel) >= 0) mine[channel] = c;
-    return namingInputFor(tables.front(), columns, mine);
+    return namingInputFor(tables.front(), columns, overridesOf(tables.front(), overrides));
 }
 
 std::vector<std::string> Dataset::markerNames() const {

@@ -93,10 +93,8 @@ const StateColumns& PopulationService::stateColumns() const {
     m_stateKey = key;
     if (data.tables.empty()) return m_state;
     const io::Table& first = data.tables.front();
-    MarkerClassOverrides mine;  // classes set on another file's channels do not apply
-    for (const auto& [channel, c] : st.training.markerClasses)
-        if (first.findChannel(channel) >= 0) mine[channel] = c;
-    m_state.pipeline = chooseStatePipeline(first, st.pipeline, mine);
+    m_state.pipeline =
+        chooseStatePipeline(first, st.pipeline, overridesOf(first, st.training.markerClasses));
     // Only markers every sample has (the embedded ones must be in all; these need not).
     std::erase_if(m_state.pipeline.steps, [&](const ColumnStep& step) {
         return std::any_of(data.tables.begin(), data.tables.end(),

@@ -78,10 +78,13 @@ void DataPanel::draw(UiContext& ctx) {
         return;
     }
     const io::Table& table = st.data.tables.front();
-    if (m_rolesFor != st.data.version) m_roles = channelRoles(table), m_rolesFor = st.data.version;
-    m_classes = defaultMarkerClasses(table);
-    for (const auto& [channel, c] : st.training.markerClasses)
-        if (const int at = table.findChannel(channel); at >= 0) m_classes[size_t(at)] = c;
+    // Roles and classes read every channel's name (and roles its values): once a change.
+    if (m_rolesFor != st.data.version || m_classesFrom != st.training.markerClasses) {
+        m_roles = channelRoles(table);
+        m_classes = markerClasses(table, overridesOf(table, st.training.markerClasses));
+        m_rolesFor = st.data.version;
+        m_classesFrom = st.training.markerClasses;
+    }
     ImGui::TextWrapped("%zu sample%s, %zu events, %zu of %zu channels used", st.data.samples.size(),
                        st.data.samples.size() == 1 ? "" : "s", st.data.events(),
                        st.data.columns.size(), table.channels.size());
@@ -219,8 +222,7 @@ void DataPanel::draw(UiContext& ctx) {
     };
     if (ImGui::Button("Type markers")) {
         PrepareOptions options;
-        for (const auto& [channel, c] : st.training.markerClasses)
-            if (table.findChannel(channel) >= 0) options.markerClasses[channel] = c;
+        options.markerClasses = overridesOf(table, st.training.markerClasses);
         usePreset(choosePipeline(table, options));
     }
     if (ImGui::IsItemHovered())

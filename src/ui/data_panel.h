@@ -25,6 +25,7 @@ class DataPanel : public Panel {
     uint64_t m_rolesFor = ~0ull;  // data version the roles were computed for
     std::vector<ChannelRole> m_roles;
     std::vector<MarkerClass> m_classes;  // each channel's class, with the user's choices
+    MarkerClassOverrides m_classesFrom;  // the user's choices m_classes was made with
 };
 
 }  // namespace sepal::ui

@@ -23,6 +23,7 @@
 #include "app/training.h"
 #include "app/workspace.h"
 #include "backend/backends.h"
+#include "core/cluster/heatmap.h"
 #include "core/cluster/metaclusters.h"
 #include "core/cluster/population_naming.h"
 #include "core/common/error.h"
@@ -294,6 +295,41 @@ TEST(OnePipeline, ASupervisedLayoutIsSepalClisEmbedSupervise) {
     settings.supervision.clear();
     EXPECT_NE(embedMatrix(points, settings, *cpu.projector, *cpu.search).model.low,
               result.model.low);
+}
+
+// The state markers of a panel are not embedded but stay for the heatmap, the medians and the
+// model, as sepal-cli keeps them: the same columns, the same values, the same state_transform.
+TEST(MarkerClassesInTheApp, StateMarkersStayBesideTheEmbeddedOnes) {
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("sepal-state-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    io::Table demo = demo::makeDemoTable(4000, 5, true);
+    demo.source = (dir / "demo.fcs").string();
+    io::writeFcs(demo.source, demo);
+    Workspace ws("cpu");
+    ws.data().openFiles({demo.source});
+    settle(ws);
+    const PreparedInput cli = prepareInputs({demo.source}, PrepareOptions{});
+    EXPECT_EQ(ws.state().data.columns, cli.pipeline.columns());
+    EXPECT_EQ(ws.state().data.columns.size(), 22u);
+    ws.populations().fromLandmarks(6);
+    ASSERT_EQ(ws.state().populations.groups.size(), 6u);
+    const Heatmap heat = ws.populations().heatmap();
+    ASSERT_EQ(heat.columns.size(), 31u);
+    EXPECT_EQ(heat.columns.back(), "Perforin");
+    EXPECT_EQ(heat.classes.back(), MarkerClass::State);
+    EXPECT_EQ(heat.classes.front(), MarkerClass::Type);
+    // The values sepal-cli computes for the same cells.
+    std::vector<int32_t> codes;
+    for (uint32_t m : ws.state().populations.membership) codes.push_back(int32_t(m) - 1);
+    const Heatmap expected =
+        heatmapOf(withStateColumns(cli.points, cli.statePoints), codes, heat.rows, heat.columns);
+    EXPECT_EQ(heat.medians, expected.medians);
+    // The model exported carries the state markers' pipeline for apply's medians.
+    const auto model = (dir / "m.json").string();
+    ws.exports().model(model);
+    EXPECT_EQ(loadModel(model).stateTransform, cli.statePipeline.toJson());
+    std::filesystem::remove_all(dir);
 }
 
 TEST(MarkerClassesInTheApp, AStateMarkerNamesNothingAndTheSessionKeepsTheClass) {

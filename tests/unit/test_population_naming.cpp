@@ -65,6 +65,11 @@ TEST(MarkerClasses, DefaultsFollowTheRolesAndTheCatalogue) {
     EXPECT_EQ(changed[size_t(demo.findChannel("Pr141Di"))], MarkerClass::State);
     EXPECT_EQ(changed[size_t(demo.findChannel("Er166Di"))], MarkerClass::Type);
     EXPECT_THROW(markerClasses(demo, {{"CD999", MarkerClass::Type}}), InputError);
+    // The app keeps classes of another file's channels aside instead of refusing them.
+    const MarkerClassOverrides mine =
+        overridesOf(demo, {{"cd3", MarkerClass::State}, {"CD999", MarkerClass::Type}});
+    EXPECT_EQ(mine, (MarkerClassOverrides{{"cd3", MarkerClass::State}}));
+    EXPECT_EQ(markerClasses(demo, mine), markerClasses(demo, {{"cd3", MarkerClass::State}}));
 }
 
 TEST(MarkerClasses, TheFileIsReadAndItsMistakesNamed) {

@@ -15,6 +15,20 @@ namespace {
 // A user-written field: blanks and the quotes of a CSV field left out.
 constexpr const char* kFieldBlanks = " \t\r\"";
 
+// The channels an override names: by channel name or marker exactly, else ignoring case.
+std::vector<size_t> channelsNamed(const io::Table& table, const std::string& word) {
+    std::vector<size_t> named;
+    for (int pass = 0; pass < 2 && named.empty(); ++pass)
+        for (size_t c = 0; c < table.channels.size(); ++c) {
+            const io::Channel& ch = table.channels[c];
+            if (pass == 0 ? (ch.name == word || ch.marker == word)
+                          : (lowercase(ch.name) == lowercase(word) ||
+                             lowercase(ch.marker) == lowercase(word)))
+                named.push_back(c);
+        }
+    return named;
+}
+
 }  // namespace
 
 const char* markerClassKey(MarkerClass c) {
@@ -84,23 +98,20 @@ std::vector<MarkerClass> markerClasses(const io::Table& table,
                                        const std::string& context) {
     std::vector<MarkerClass> classes = defaultMarkerClasses(table);
     for (const auto& [word, cls] : overrides) {
-        bool found = false;
-        for (int pass = 0; pass < 2 && !found; ++pass)
-            for (size_t c = 0; c < table.channels.size(); ++c) {
-                const io::Channel& ch = table.channels[c];
-                const bool match = pass == 0 ? (ch.name == word || ch.marker == word)
-                                             : (lowercase(ch.name) == lowercase(word) ||
-                                                lowercase(ch.marker) == lowercase(word));
-                if (match) {
-                    classes[c] = cls;
-                    found = true;
-                }
-            }
-        if (!found)
+        const std::vector<size_t> named = channelsNamed(table, word);
+        if (named.empty())
             throw InputError(context + ": '" + word + "' is no channel or marker of " +
                              table.source);
+        for (size_t c : named) classes[c] = cls;
     }
     return classes;
+}
+
+MarkerClassOverrides overridesOf(const io::Table& table, const MarkerClassOverrides& overrides) {
+    MarkerClassOverrides mine;
+    for (const auto& [word, cls] : overrides)
+        if (!channelsNamed(table, word).empty()) mine[word] = cls;
+    return mine;
 }
 
 std::vector<MarkerClass> columnClasses(const io::Table& table,

@@ -61,6 +61,10 @@ std::vector<MarkerClass> markerClasses(const io::Table& table,
                                        const MarkerClassOverrides& overrides,
                                        const std::string& context = "--marker-classes");
 
+/// The overrides that name a channel or marker of `table` (as markerClasses matches them): the
+/// app keeps classes set on another file's channels (a session opened on other data) aside.
+MarkerClassOverrides overridesOf(const io::Table& table, const MarkerClassOverrides& overrides);
+
 /// The classes of `columns` (channel names or markers of `table`, as a transform pipeline lists
 /// them) from markerClasses; none for a column the table lacks.
 std::vector<MarkerClass> columnClasses(const io::Table& table,
