@@ -5,6 +5,7 @@ user actions, then check what a user would see and get: screenshots, exported fi
 usage: gui_test.py NAME   (env SEPAL_GUI_BIN: the sepal binary; SEPAL_SOURCE_DIR: the checkout)
 Exit 0 = pass, 1 = fail, 77 = skipped (with the reason printed).
 """
+import glob
 import json
 import os
 import shutil
@@ -602,6 +603,25 @@ def test_counts_agreement(out):
     shown = [[s, p, int(c)] for s, p, c, _ in rows]
     check(states[-1]["counts"] == shown, f"the Counts window shows {states[-1]['counts'][:3]}, "
           f"populations.csv has {shown[:3]}")
+    # The same path on the four real CytoNorm CyTOF files, whose state markers are kept beside the
+    # embedded type markers: the app's medians of them equal apply's.
+    real = os.path.join(os.environ.get("SEPAL_SHARED_DATA", ""), "fcs", "cytonorm")
+    files = sorted(glob.glob(f"{real}/*.fcs"))
+    if len(files) != 4:
+        print(f"counts_agreement: the CytoNorm files are absent from {real}: only the demo checked")
+        return
+    os.makedirs(f"{out}/real")
+    states, _, _ = run_app(["open " + " ".join(files), "settle", "populations-from-landmarks 8",
+                            "settle", f"export counts {out}/real", f"export model {out}/real.json",
+                            "state", "quit"], out)
+    check(states[-1]["errors"] == 0, "the app logged errors on the CytoNorm files")
+    subprocess.run([cli, "apply", "--model", f"{out}/real.json", *files, "--out-dir",
+                    f"{out}/real_cli", "-q"], check=True)
+    for name in ("populations.csv", "medians.csv"):
+        app, mine = open(f"{out}/real/{name}").read(), open(f"{out}/real_cli/{name}").read()
+        check(app == mine, f"CytoNorm {name} differs between the app and sepal-cli:\n{app[:400]}")
+    header = open(f"{out}/real/medians.csv").readline().strip().split(",")
+    check("pSTAT5" in header or "STAT5" in header, f"no state marker among the medians: {header}")
 
 
 def plot_pixel(state, x, y):
