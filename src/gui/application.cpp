@@ -146,6 +146,10 @@ void Application::handleShortcuts() {
     if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_Z)) io.KeyShift ? edits.redo() : edits.undo();
     if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_Y)) edits.redo();
     if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_Q)) m_ctx->quitRequested = true;
+    // File's shortcuts, as its menu shows them.
+    if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_O)) m_ctx->panelToOpen = "Open";
+    if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_E)) m_ctx->panelToOpen = "Export";
+    if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_S)) ui::saveSession(*m_ctx);
 }
 
 void Application::fitWhenDue() {
@@ -190,6 +194,8 @@ void Application::frame() {
     m_canvas.setArea(left, top, float(winW) - left - right, float(winH) - top);
     m_camera.setViewport(float(winW) - left - right, float(winH) - top);
     handleShortcuts();
+    if (!m_ctx->panelToOpen.empty())
+        showPanel(m_ctx->panelToOpen, true), m_ctx->panelToOpen.clear();
     m_canvas.update(*m_ctx);
     const auto panels =
         ui::smallMultiplePanels(m_workspace.state(), m_camera.width(), m_camera.height());

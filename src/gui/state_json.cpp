@@ -45,6 +45,7 @@ std::string stateJson(Application& application) {
     // Window pixels of the canvas and of each landmark, so tests can look at the screenshot.
     auto o = canvas.origin();
     j["canvas"] = {o[0], o[1], camera.width(), camera.height()};
+    j["panels"] = ctx.openPanels;
     nlohmann::json marks = nlohmann::json::array();
     for (size_t l = 0; l < st.model.count(); ++l) {
         auto p = camera.toScreen(st.model.low[2 * l], st.model.low[2 * l + 1]);

@@ -4,8 +4,35 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 namespace sepal::ui {
+namespace {
+
+// What tells the samples apart: their names without the prefix and suffix all of them share
+// ("Gates_PTLG021_Unstim" and "Gates_PTLG028_Unstim" read "21" and "28"), so that a narrow side
+// bar shows every column; the full name is the header's tooltip.
+std::vector<std::string> distinguishingNames(const std::vector<std::string>& names) {
+    if (names.size() < 2) return names;
+    size_t prefix = names.front().size(), suffix = names.front().size();
+    for (const auto& n : names) {
+        const std::string& f = names.front();
+        size_t p = 0, s = 0;
+        while (p < std::min(f.size(), n.size()) && f[p] == n[p]) ++p;
+        while (s < std::min(f.size(), n.size()) && f[f.size() - 1 - s] == n[n.size() - 1 - s]) ++s;
+        prefix = std::min(prefix, p), suffix = std::min(suffix, s);
+    }
+    std::vector<std::string> out;
+    for (const auto& n : names) {
+        // Never less than the whole name when the shared parts overlap (one name inside another).
+        if (prefix + suffix >= n.size()) return names;
+        out.push_back(n.substr(prefix, n.size() - prefix - suffix));
+    }
+    return out;
+}
+
+}  // namespace
 
 void CountsPanel::draw(UiContext& ctx) {
     auto& ws = ctx.workspace;
@@ -34,18 +61,31 @@ void CountsPanel::draw(UiContext& ctx) {
     ImGui::RadioButton("cells", &m_percent, 0);
     const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
                                   ImGuiTableFlags_ScrollX | ImGuiTableFlags_ScrollY |
-                                  ImGuiTableFlags_SizingFixedFit;
+                                  ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Resizable;
     const float height = std::min(ImGui::GetTextLineHeightWithSpacing() * float(p + 2) + 8.0f,
                                   ImGui::GetTextLineHeightWithSpacing() * 16.0f);
     if (!ImGui::BeginTable("counts", int(samples.size()) + 1, flags, ImVec2(0, height))) return;
     ImGui::TableSetupScrollFreeze(1, 1);
-    ImGui::TableSetupColumn("population");
-    for (const auto& s : samples) ImGui::TableSetupColumn(s.c_str());
-    ImGui::TableHeadersRow();
+    // The populations' names take at most 40% of the width (whole in their tooltips); each
+    // sample's column is as wide as its short name or its numbers.
+    const float nameWidth = ImGui::GetContentRegionAvail().x * 0.4f;
+    ImGui::TableSetupColumn("population", ImGuiTableColumnFlags_WidthFixed, nameWidth);
+    const std::vector<std::string> shortNames = distinguishingNames(samples);
+    for (const auto& s : shortNames)
+        ImGui::TableSetupColumn(
+            s.c_str(), ImGuiTableColumnFlags_WidthFixed,
+            std::max(ImGui::CalcTextSize(s.c_str()).x, ImGui::CalcTextSize("100.00").x));
+    ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+    for (size_t c = 0; c <= samples.size(); ++c) {
+        ImGui::TableSetColumnIndex(int(c));
+        ImGui::TableHeader(c == 0 ? "population" : shortNames[c - 1].c_str());
+        if (c > 0 && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", samples[c - 1].c_str());
+    }
     for (size_t i = 0; i < p; ++i) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(populations[i].c_str());
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", populations[i].c_str());
         for (size_t s = 0; s < samples.size(); ++s) {
             ImGui::TableNextColumn();
             const size_t at = s * p + i;
@@ -60,8 +100,7 @@ void CountsPanel::draw(UiContext& ctx) {
         }
     }
     ImGui::EndTable();
-    if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("Export > Counts writes these as populations.csv, with medians.csv");
+    ImGui::TextDisabled("Export > Counts: populations.csv, medians.csv");
 }
 
 }  // namespace sepal::ui

@@ -2,6 +2,8 @@
 
 #include <imgui.h>
 
+#include <algorithm>
+
 namespace sepal::ui {
 
 void ErrorBanner::draw(UiContext& ctx, std::array<float, 2> o) {
@@ -17,8 +19,11 @@ void ErrorBanner::draw(UiContext& ctx, std::array<float, 2> o) {
         m_bannerUntil = ws.seconds() + 10.0;
     }
     if (m_banner.empty() || ws.seconds() > m_bannerUntil) return;
-    ImGui::SetNextWindowPos(ImVec2(o[0] + 12, o[1] + 12));
-    ImGui::SetNextWindowSize(ImVec2(ctx.camera.width() - 24, 0));
+    // Along the canvas's lower edge, left of the colour key: the picture's top, where the user
+    // looks first, stays clear.
+    ImGui::SetNextWindowPos(ImVec2(o[0] + 12, o[1] + ctx.camera.height() - 12), ImGuiCond_Always,
+                            ImVec2(0, 1));
+    ImGui::SetNextWindowSize(ImVec2(std::max(240.0f, ctx.camera.width() - ctx.keySize[0] - 36), 0));
     ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.55f, 0.12f, 0.12f, 0.95f));
     ImGui::Begin("##error", nullptr,
                  ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |

@@ -8,7 +8,7 @@
 
 namespace sepal::ui {
 
-/// Shows each new error of the log at the top of the canvas until dismissed or 10 s passed.
+/// Shows each new error of the log along the canvas's lower edge until dismissed or 10 s passed.
 class ErrorBanner {
   public:
     /// Draws over the canvas whose top-left is `origin` (window pixels).

@@ -9,11 +9,23 @@
 #include "ui/crash_recovery.h"
 
 namespace sepal::ui {
+void saveSession(UiContext& ctx) {
+    if (ctx.sessionPath.empty()) {
+        ctx.panelToOpen = "Export";
+        return;
+    }
+    try {
+        ctx.workspace.exports().saveSession(ctx.sessionPath, ctx.camera.state());
+    } catch (const std::exception& e) {
+        ctx.error(e.what());
+    }
+}
 
 void drawMainMenu(UiContext& ctx, CrashRecovery& recovery, float contentScale) {
     auto& ws = ctx.workspace;
     if (!ImGui::BeginMainMenuBar()) return;
     if (ImGui::BeginMenu("File")) {
+        if (ImGui::MenuItem("Open files...", "Ctrl+O")) ctx.panelToOpen = "Open";
         if (ImGui::MenuItem("Open demo data")) {
             const char* env = std::getenv("SEPAL_DATA_DIR");
             ws.data().openFiles(
@@ -23,13 +35,9 @@ void drawMainMenu(UiContext& ctx, CrashRecovery& recovery, float contentScale) {
         if (ImGui::MenuItem("Generated data (100k cells)"))
             ws.data().openFiles({"synthetic:100000"});
         recovery.drawMenu(ctx);
-        if (!ctx.sessionPath.empty() && ImGui::MenuItem("Save session")) {
-            try {
-                ws.exports().saveSession(ctx.sessionPath, ctx.camera.state());
-            } catch (const std::exception& e) {
-                ctx.error(e.what());
-            }
-        }
+        ImGui::Separator();
+        if (ImGui::MenuItem("Save session", "Ctrl+S")) saveSession(ctx);
+        if (ImGui::MenuItem("Export...", "Ctrl+E")) ctx.panelToOpen = "Export";
         ImGui::Separator();
         if (ImGui::MenuItem("Quit", "Ctrl+Q")) ctx.quitRequested = true;
         ImGui::EndMenu();

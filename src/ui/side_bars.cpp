@@ -10,6 +10,7 @@ void SideBars::draw(UiContext& ctx, float top, float left, float right) {
     ImGuiWindowFlags flags = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
                              ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoTitleBar |
                              ImGuiWindowFlags_NoBringToFrontOnFocus;
+    ctx.openPanels.clear();
     auto bar = [&](const char* name, float x, float w, auto& panels) {
         ImGui::SetNextWindowPos(ImVec2(x, top));
         ImGui::SetNextWindowSize(ImVec2(w, height));
@@ -21,6 +22,7 @@ void SideBars::draw(UiContext& ctx, float top, float left, float right) {
                 m_requests.erase(it);
             }
             if (ImGui::CollapsingHeader(p->title())) {
+                ctx.openPanels.push_back(p->title());
                 ImGui::PushID(p->title());
                 ImGui::Indent(4);
                 p->draw(ctx);

@@ -4,6 +4,7 @@
 #include <array>
 #include <deque>
 #include <string>
+#include <vector>
 
 #include "app/workspace.h"
 #include "render/camera.h"
@@ -58,18 +59,21 @@ struct UiContext {
     /// Width and height of the colour key in the canvas's lower right corner, in logical
     /// pixels with its margin (zero when none is drawn): fitting keeps the picture clear of it.
     std::array<float, 2> keySize{0, 0};
-    PngRequest* pngRequest = nullptr;   ///< set by the Export window, consumed by the main loop
-    PngRequest pendingPng;              ///< storage for pngRequest
-    double frameMs = 0;                 ///< last frame's duration
-    double fps = 0;                     ///< smoothed frames per second
-    std::string gpuMemory;              ///< GPU memory line for Stats ("n/a" on the CPU path)
-    std::string gpuKernel;              ///< CUDA kernel of the last projection (empty: none)
-    std::string pointPainter;           ///< what draws the points: "CUDA", "CPU" or "OpenGL"
-    std::string pointDrawerReason;      ///< the point drawer chosen, and why
-    std::string sessionPath;            ///< last session saved or loaded
-    bool quitRequested = false;         ///< File > Quit
-    std::deque<BiaxialSettings> plots;  ///< the biaxial plots, in the order they were opened
-    PlotFrame biaxialFrame;             ///< where the first plot drew this frame
+    PngRequest* pngRequest = nullptr;  ///< set by the Export window, consumed by the main loop
+    PngRequest pendingPng;             ///< storage for pngRequest
+    double frameMs = 0;                ///< last frame's duration
+    double fps = 0;                    ///< smoothed frames per second
+    std::string gpuMemory;             ///< GPU memory line for Stats ("n/a" on the CPU path)
+    std::string gpuKernel;             ///< CUDA kernel of the last projection (empty: none)
+    std::string pointPainter;          ///< what draws the points: "CUDA", "CPU" or "OpenGL"
+    std::string pointDrawerReason;     ///< the point drawer chosen, and why
+    std::string sessionPath;           ///< last session saved or loaded
+    bool quitRequested = false;        ///< File > Quit
+    /// A side-bar section the File menu or its shortcuts open next frame ("Open", "Export").
+    std::string panelToOpen;
+    std::vector<std::string> openPanels;  ///< the side-bar sections open this frame, by title
+    std::deque<BiaxialSettings> plots;    ///< the biaxial plots, in the order they were opened
+    PlotFrame biaxialFrame;               ///< where the first plot drew this frame
     std::array<float, 4> canvasArea{0, 0, 0, 0};  ///< x, y, width, height between the side bars
     std::string selectedGate;                     ///< the population selected in the Gates window
 

@@ -377,17 +377,25 @@ def test_bad_file(out):
     bad = os.path.join(out, "broken.fcs")
     with open(bad, "wb") as f:
         f.write(b"FCS3.1    " + b"      58     999     100     200       0       0" + b"\x00" * 40)
-    states, _, _ = run_app([f"open {CELLS}", "settle", "state", f"open {bad}", "settle", "wait 2",
-                            f"screenshot {out}/bad.png", "state", "quit"], out)
-    s0, s1 = states
+    states, _, _ = run_app([f"open {CELLS}", "settle", "state", f"open {bad}", "settle",
+                            "panel Export close", "wait 2", f"screenshot {out}/bad.png", "state",
+                            "key o ctrl", "wait 3",
+                            "key e ctrl", "wait 3", "state", "quit"], out)
+    s0, s1, s2 = states
+    # File's shortcuts open the sections its menu names.
+    for title in ("Open", "Export"):
+        check(title not in s1["panels"] and title in s2["panels"],
+              f"Ctrl+{title[0]} did not open {title}: {s1['panels']} then {s2['panels']}")
     check(s1["errors"] >= 1, "no error was reported for a malformed file")
     check(s1["events"] == s0["events"] and s1["samples"] == s0["samples"], "the open data was lost")
     img = read_png(f"{out}/bad.png")
-    x0, y0, x1, _ = canvas_box(s1)
-    reds = sum(1 for x in range(int(x0) + 20, int(x1) - 20, 4)
-               for y in range(int(y0) + 14, int(y0) + 50, 3)
-               if pixel(img, x, y)[0] > 110 and pixel(img, x, y)[1] < 60)
-    check(reds > 30, "the error banner is not on screen")
+    # Along the canvas's lower edge, leaving its top (where the user looks first) clear.
+    x0, y0, x1, y1 = canvas_box(s1)
+    def reds(top, bottom):
+        return sum(1 for x in range(int(x0) + 20, int(x0) + 240, 4) for y in range(top, bottom, 3)
+                   if pixel(img, x, y)[0] > 110 and pixel(img, x, y)[1] < 60)
+    check(reds(int(y1) - 50, int(y1) - 14) > 30, "the error banner is not on screen")
+    check(reds(int(y0) + 14, int(y0) + 50) == 0, "the error banner covers the top of the canvas")
     # Bad options: exit status 2 and a line that names the option and the value given.
     for args, said in [(["--landmarks", "abc"], "--landmarks takes a whole number, not 'abc'"),
                        (["--bench-frames", "3x"], "--bench-frames takes a whole number, not '3x'"),
