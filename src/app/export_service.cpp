@@ -129,14 +129,15 @@ std::vector<std::string> ExportService::populationCounts(const std::string& fold
     return {counts, medians};
 }
 
-void ExportService::heatmap(const std::string& path) const {
+void ExportService::heatmap(const std::string& path, bool light) const {
     const State& state = this->state();
     if (state.populations.groups.empty())
         throw InputError("no populations for a heatmap: make some (From landmarks, or the lasso)");
     std::vector<std::string> inputs;
     for (const auto& sample : state.data.samples) inputs.push_back(sample.path);
     io::refuseOverwritingInput(path, inputs, "the heatmap");
-    raster::writePng(path, renderHeatmap(m_populations.heatmap()));
+    const Heatmap heat = m_populations.heatmap();
+    raster::writePng(path, renderHeatmap(heat, color::Colormap::Viridis, light));
 }
 
 }  // namespace sepal::app

@@ -39,8 +39,9 @@ class ExportService : public Service {
     /// Writes populations.csv and medians.csv (sample,population,cells,fraction and population x
     /// marker medians) into `folder`, in sepal-cli apply's format; returns the paths written.
     std::vector<std::string> populationCounts(const std::string& folder) const;
-    /// Writes the heatmap as PNG (as sepal-cli apply --heatmap draws it).
-    void heatmap(const std::string& path) const;
+    /// Writes the heatmap as PNG (as sepal-cli apply --heatmap draws it; `light`: on white, as
+    /// --heatmap-light).
+    void heatmap(const std::string& path, bool light = false) const;
 
     /// Session JSON: files, transforms, model, colours, populations, view (camera passed in).
     nlohmann::json sessionJson(const std::array<float, 3>& camera) const;

@@ -46,6 +46,7 @@ struct ApplyArgs {
     int threads = 0;
     bool force = false;
     std::string heatmap;
+    bool heatmapLight = false;  // --heatmap on a white background
     GateOptions gates;
     size_t blockEvents = 100000;
     int workers = 0;  // files in flight at once (0: by the threads and GPUs, see applyFiles)
@@ -495,7 +496,8 @@ void runApply(const ApplyArgs& a) {
             // The model's marker classes make the type and state blocks.
             Heatmap heat = tally->heatmap();
             if (classes.size() == heat.columns.size()) heat.classes = classes;
-            raster::writePng(a.heatmap, renderHeatmap(heat));
+            raster::writePng(a.heatmap,
+                             renderHeatmap(heat, color::Colormap::Viridis, a.heatmapLight));
             ++files;
         }
         note(a.quiet, "cells per sample and population: " + countsPath(a).string() +
@@ -532,6 +534,8 @@ void addApplyCommand(CLI::App& app) {
     cmd->add_option("--heatmap", args->heatmap,
                     "also draw the populations x markers heatmap (scaled medians, cell counts) "
                     "as PNG (a model with populations)");
+    cmd->add_flag("--heatmap-light", args->heatmapLight,
+                  "draw the heatmap on a white background (for print)");
     addGateOptions(cmd, args->gates,
                    "the cells of the chosen population are projected, written and counted "
                    "instead of those of the model's gates");

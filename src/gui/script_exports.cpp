@@ -29,8 +29,9 @@ void model(Application& app, const ScriptAction&, const std::string& path) {
     app.workspace().exports().model(path);
 }
 
-void heatmap(Application& app, const ScriptAction&, const std::string& path) {
-    app.workspace().exports().heatmap(path);
+void heatmap(Application& app, const ScriptAction& a, const std::string& path) {
+    app.workspace().exports().heatmap(
+        path, std::find(a.args.begin(), a.args.end(), "light") != a.args.end());
 }
 
 void counts(Application& app, const ScriptAction&, const std::string& path) {
@@ -65,7 +66,7 @@ const ScriptExport kExports[] = {
     {"fcs", "[used] [per-population]: the events (always raw values)", events},
     {"h5ad", "[used]: the events as AnnData, for Python", events},
     {"model", "the landmark model", model},
-    {"heatmap", "the heatmap's table", heatmap},
+    {"heatmap", "[light]: the heatmap as PNG", heatmap},
     {"counts", "FOLDER: populations.csv and medians.csv, as sepal-cli apply writes them", counts},
     {"gates", "the gates", gates},
     {"session", "the session (with the view)", session},

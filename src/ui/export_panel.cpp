@@ -79,7 +79,8 @@ void ExportPanel::draw(UiContext& ctx) {
     if (!ws.state().populations.groups.empty()) {
         ImGui::SameLine();
         if (ImGui::Button("Heatmap"))
-            run("Heatmap", path(".heatmap.png"), [&](auto& p) { ws.exports().heatmap(p); });
+            run("Heatmap", path(".heatmap.png"),
+                [&](auto& p) { ws.exports().heatmap(p, m_light); });
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip("Populations x markers, scaled medians and counts, as PNG");
         ImGui::SameLine();
@@ -98,7 +99,8 @@ void ExportPanel::draw(UiContext& ctx) {
     ImGui::Checkbox("Colour bar / legend", &m_key);
     ImGui::SameLine();
     ImGui::Checkbox("Light", &m_light);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("A white background, for print");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("A white background, for print (the PNG and the heatmap)");
     ImGui::Checkbox("Landmarks", &m_landmarks);
     ImGui::SameLine();
     ImGui::Checkbox("Graph", &m_graph);

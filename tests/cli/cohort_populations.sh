@@ -15,6 +15,13 @@ for s in 1 2 3; do "$cli" demo --events 20000 --seed $s --out "$tmp/s$s.fcs" >/d
 "$cli" apply --model "$tmp/m.json" "$tmp/s1.fcs" "$tmp/s2.fcs" "$tmp/s3.fcs" --out-dir "$tmp/out" \
     --heatmap "$tmp/heat.png" --quiet
 [ "$(head -c 8 "$tmp/heat.png" | od -An -c | tr -d ' ')" = '211PNG\r\n032\n' ] || fail "no heatmap PNG"
+# For print: the same heatmap on white.
+"$cli" apply --model "$tmp/m.json" "$tmp/s1.fcs" --out-dir "$tmp/light" --heatmap "$tmp/light.png" \
+    --heatmap-light --quiet
+[ "$(python3 "$(dirname "$0")/png_ink.py" --background "$tmp/light.png")" = "255 255 255" ] ||
+    fail "--heatmap-light: the background is not white"
+[ "$(python3 "$(dirname "$0")/png_ink.py" --background "$tmp/heat.png")" != "255 255 255" ] ||
+    fail "the default heatmap is on white"
 for f in s1.csv s2.csv s3.csv populations.csv medians.csv; do
     [ -s "$tmp/out/$f" ] || fail "apply did not write $f"
 done

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Prints how many pixels of an 8-bit RGBA PNG differ from its top-left pixel (the background).
+"""Prints how many pixels of an 8-bit RGBA PNG differ from its top-left pixel (the background);
+with --background, that pixel's red, green and blue.
 
 Standard library only, so command-line tests can check that a picture is not blank."""
 import struct
@@ -46,7 +47,10 @@ def read_png(path):
     return width, height, rows
 
 
-width, height, rows = read_png(sys.argv[1])
+width, height, rows = read_png(sys.argv[-1])
 background = rows[0][:4]
+if sys.argv[1] == "--background":  # the background's red, green and blue instead
+    print(" ".join(str(v) for v in background[:3]))
+    sys.exit(0)
 ink = sum(1 for row in rows for x in range(width) if row[4 * x:4 * x + 4] != background)
 print(f"{width} {height} {ink}")
