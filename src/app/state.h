@@ -17,9 +17,11 @@ namespace sepal::app {
 
 /// How the points are drawn.
 struct ViewSettings {
-    float pointSize = 3.0f;       ///< splat diameter, logical pixels
-    float alpha = 0.6f;           ///< splat opacity
-    bool showLandmarks = true;    ///< draw landmark discs
+    float pointSize = 3.0f;  ///< splat diameter, logical pixels
+    float alpha = 0.6f;      ///< splat opacity
+    /// Draw the landmark discs (and pick them to steer); off by default, so that the cells are
+    /// what a picture shows first (L or Colour > Landmarks shows them).
+    bool showLandmarks = false;
     bool showGraph = true;        ///< draw the landmark graph
     bool smallMultiples = false;  ///< one panel per sample (or group) instead of an overlay
     int panelsBy = -1;            ///< small multiples: -1 one per sample, else a metadata column

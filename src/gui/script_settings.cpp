@@ -101,6 +101,10 @@ void biaxialName(Application& app, State&, const std::string& v) {
     app.context().firstPlot().gateName = v;
 }
 
+void viewLandmarks(Application& app, State& st, const std::string& v) {
+    st.view.showLandmarks = v == "on", app.workspace().edits().setView(st.view);
+}
+
 void viewMultiples(Application& app, State& st, const std::string& v) {
     st.view.smallMultiples = v == "on", app.workspace().edits().setView(st.view);
 }
@@ -176,6 +180,7 @@ const ScriptSetting kSettings[] = {
     {"biaxial.colour", "population, or anything else for density", biaxialColour},
     {"biaxial.name", "the name of the next gate", biaxialName},
     {"view.multiples", "on, or anything else for off", viewMultiples},
+    {"view.landmarks", "on, or anything else for off: the landmarks shown (and draggable)", viewLandmarks},
     {"view.panels", "sample or a metadata column: what each small multiple shows", viewPanels},
     {"colour.map", "a colour map's name", colourMap},
     {"view.size", "point size in pixels", viewSize},

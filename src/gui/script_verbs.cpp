@@ -94,7 +94,7 @@ void key(ScriptRun& run, const ScriptAction& a) {
         {"f", GLFW_KEY_F},         {"escape", GLFW_KEY_ESCAPE}, {"left", GLFW_KEY_LEFT},
         {"right", GLFW_KEY_RIGHT}, {"up", GLFW_KEY_UP},         {"down", GLFW_KEY_DOWN},
         {"home", GLFW_KEY_HOME},   {"o", GLFW_KEY_O},           {"e", GLFW_KEY_E},
-        {"s", GLFW_KEY_S}};
+        {"s", GLFW_KEY_S},         {"l", GLFW_KEY_L}};
     if (a.args.empty() || !keys.count(a.args[0]))
         throw InputError("unknown key in script line " + std::to_string(a.line));
     InputFrame f = run.idle;
@@ -267,7 +267,7 @@ const ScriptVerb kVerbs[] = {
     {"drag", "X1 Y1 X2 Y2 [right] [ctrl] [shift]: press, move over frames, release", drag},
     {"drag-landmark", "I DX DY: drag landmark I by (DX, DY) pixels", dragLandmark},
     {"click-landmark", "I [right] [ctrl]: click on landmark I", clickLandmark},
-    {"key", "NAME [ctrl] [shift]: press a key (z, y, o, e, s, delete, f, escape, arrows, home)", key},
+    {"key", "NAME [ctrl] [shift]: press a key (z, y, o, e, s, l, delete, f, escape, arrows, home)", key},
     {"lasso", "NAME X Y X Y ...: right-drag a lasso into population NAME", lasso},
     {"split", "FROM NAME X Y X Y ...: split population FROM with a lasso into NAME", lasso},
     {"set", "KEY VALUE: a setting (the keys below)", set},

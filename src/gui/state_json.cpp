@@ -46,6 +46,7 @@ std::string stateJson(Application& application) {
     auto o = canvas.origin();
     j["canvas"] = {o[0], o[1], camera.width(), camera.height()};
     j["panels"] = ctx.openPanels;
+    j["landmarks_shown"] = st.view.showLandmarks;
     nlohmann::json marks = nlohmann::json::array();
     for (size_t l = 0; l < st.model.count(); ++l) {
         auto p = camera.toScreen(st.model.low[2 * l], st.model.low[2 * l + 1]);

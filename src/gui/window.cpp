@@ -79,7 +79,7 @@ void injectInput(const InputFrame& in) {
     io.MouseWheel = in.wheel;
     for (int k : {GLFW_KEY_Z, GLFW_KEY_Y, GLFW_KEY_DELETE, GLFW_KEY_F, GLFW_KEY_ESCAPE,
                   GLFW_KEY_LEFT, GLFW_KEY_RIGHT, GLFW_KEY_UP, GLFW_KEY_DOWN, GLFW_KEY_HOME,
-                  GLFW_KEY_O, GLFW_KEY_E, GLFW_KEY_S})
+                  GLFW_KEY_O, GLFW_KEY_E, GLFW_KEY_S, GLFW_KEY_L})
         io.KeysDown[k] = (k == in.key);
 }
 

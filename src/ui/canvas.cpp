@@ -90,6 +90,7 @@ void Canvas::update(UiContext& ctx) {
     ImGuiIO& io = ImGui::GetIO();
     auto& ws = ctx.workspace;
     if (ws.state().data.events() == 0 && !ws.data().loading()) drawEmptyHint();
+    if (ws.state().model.count() > 0 && !ws.state().view.showLandmarks) drawLandmarksHint();
     float mx = io.MousePos.x - m_x, my = io.MousePos.y - m_y;
     bool inside = mx >= 0 && my >= 0 && mx < m_w && my < m_h;
     bool free = !io.WantCaptureMouse || m_gesture != Gesture::None;
@@ -100,6 +101,11 @@ void Canvas::update(UiContext& ctx) {
         if (ImGui::IsKeyPressed(GLFW_KEY_UP)) ctx.camera.panPixels(0, 40);
         if (ImGui::IsKeyPressed(GLFW_KEY_DOWN)) ctx.camera.panPixels(0, -40);
         if (ImGui::IsKeyPressed(GLFW_KEY_F) || ImGui::IsKeyPressed(GLFW_KEY_HOME)) fit(ctx);
+        if (ImGui::IsKeyPressed(GLFW_KEY_L) && !io.KeyCtrl) {
+            app::ViewSettings v = ws.state().view;
+            v.showLandmarks = !v.showLandmarks;
+            ws.edits().setView(v), ws.edits().seal();
+        }
         if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE)) m_selection.clear(), ctx.splitFrom.clear();
         if (ImGui::IsKeyPressed(GLFW_KEY_DELETE)) {
             std::vector<size_t> del(m_selection.begin(), m_selection.end());
@@ -255,6 +261,12 @@ void Canvas::drawEmptyHint() const {
         dl->AddText(ImVec2(m_x + (m_w - w) * 0.5f, y), IM_COL32(200, 200, 200, 255), text);
         y += line;
     }
+}
+
+void Canvas::drawLandmarksHint() const {
+    const char* text = "L shows the landmarks, to drag them";
+    ImGui::GetBackgroundDrawList()->AddText(ImVec2(m_x + 10, m_y + 8), IM_COL32(150, 150, 150, 200),
+                                            text);
 }
 
 void Canvas::drawHover(UiContext& ctx, float sx, float sy) {

@@ -34,6 +34,8 @@ class Canvas {
 
   private:
     void drawEmptyHint() const;
+    // A line in the corner while the landmarks are hidden: how to show them to steer.
+    void drawLandmarksHint() const;
     enum class Gesture { None, Pan, DragLandmarks, Box, Lasso, CtrlClick };
     int landmarkAt(const UiContext& ctx, float sx, float sy) const;
     long pointAt(const UiContext& ctx, float sx, float sy) const;

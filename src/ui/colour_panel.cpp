@@ -67,6 +67,7 @@ void ColourPanel::draw(UiContext& ctx) {
     if (ImGui::IsItemDeactivated()) ws.edits().seal();
     ImGui::PopItemWidth();
     if (ImGui::Checkbox("Landmarks", &v.showLandmarks)) ws.edits().setView(v), ws.edits().seal();
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show the landmarks to drag them (key L)");
     ImGui::SameLine();
     if (ImGui::Checkbox("Graph", &v.showGraph)) ws.edits().setView(v), ws.edits().seal();
     ImGui::SameLine();

@@ -227,8 +227,9 @@ def densest_landmark(state, img):
 
 
 # A 10 x 10 SOM: few landmarks, each standing for many cells, as a user steers a map by hand (the
-# default's 512 landmarks each move only a few dozen cells).
-SOM = [f"open {CELLS}", "settle", "set training.recipe som", "recipe", "settle"]
+# default's hundreds of landmarks each move only a few dozen cells). The landmarks are hidden
+# until shown (key L), as a user shows them to steer.
+SOM = [f"open {CELLS}", "settle", "key l", "set training.recipe som", "recipe", "settle"]
 
 
 def test_drag_landmark(out):
@@ -261,9 +262,13 @@ def test_drag_landmark(out):
 
 
 def test_landmarks_add_remove(out):
-    states, _, _ = run_app([f"open {CELLS}", "settle", "state", "click 300 300 ctrl", "wait 2", "state",
-                            "click-landmark 3 right ctrl", "wait 2", "state", "key z ctrl", "wait 2",
-                            "state", "quit"], out)
+    states, _, _ = run_app([f"open {CELLS}", "settle", "state", "key l", "wait 2", "state",
+                            "click 300 300 ctrl", "wait 2", "state", "click-landmark 3 right ctrl",
+                            "wait 2", "state", "key z ctrl", "wait 2", "state", "quit"], out)
+    # Hidden once trained, so that the cells are what the picture shows; L shows them to steer.
+    check(not states[0]["landmarks_shown"] and states[1]["landmarks_shown"],
+          "the landmarks are not hidden after training, or L does not show them")
+    states = states[1:]
     counts = [s["landmarks"] for s in states]
     g = counts[0]
     check(counts == [g, g + 1, g, g + 1], f"landmark counts along add/remove/undo: {counts}")
@@ -321,7 +326,7 @@ def test_population_export(out):
 
 
 def test_undo_redo(out):
-    states, _, _ = run_app([f"open {CELLS}", "settle", "set colour.mode sample", "drag-landmark 2 80 0",
+    states, _, _ = run_app([f"open {CELLS}", "settle", "set view.landmarks on", "set colour.mode sample", "drag-landmark 2 80 0",
                             "settle", "state", "key z ctrl", "wait 2", "state", "key z ctrl", "wait 2",
                             "state", "key z ctrl shift", "wait 2", "state", "key z ctrl shift", "wait 2",
                             "state", "quit"], out)
