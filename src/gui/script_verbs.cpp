@@ -90,11 +90,13 @@ void dragLandmark(ScriptRun& run, const ScriptAction& a) {
 
 void key(ScriptRun& run, const ScriptAction& a) {
     static const std::map<std::string, int> keys = {
-        {"z", GLFW_KEY_Z},         {"y", GLFW_KEY_Y},           {"delete", GLFW_KEY_DELETE},
-        {"f", GLFW_KEY_F},         {"escape", GLFW_KEY_ESCAPE}, {"left", GLFW_KEY_LEFT},
-        {"right", GLFW_KEY_RIGHT}, {"up", GLFW_KEY_UP},         {"down", GLFW_KEY_DOWN},
-        {"home", GLFW_KEY_HOME},   {"o", GLFW_KEY_O},           {"e", GLFW_KEY_E},
-        {"s", GLFW_KEY_S},         {"l", GLFW_KEY_L}};
+        {"z", GLFW_KEY_Z},           {"y", GLFW_KEY_Y},
+        {"delete", GLFW_KEY_DELETE}, {"f", GLFW_KEY_F},
+        {"escape", GLFW_KEY_ESCAPE}, {"left", GLFW_KEY_LEFT},
+        {"right", GLFW_KEY_RIGHT},   {"up", GLFW_KEY_UP},
+        {"down", GLFW_KEY_DOWN},     {"home", GLFW_KEY_HOME},
+        {"o", GLFW_KEY_O},           {"e", GLFW_KEY_E},
+        {"s", GLFW_KEY_S},           {"l", GLFW_KEY_L}};
     if (a.args.empty() || !keys.count(a.args[0]))
         throw InputError("unknown key in script line " + std::to_string(a.line));
     InputFrame f = run.idle;
