@@ -1,6 +1,9 @@
 #include "app/gating.h"
 
 #include <algorithm>
+#include <string>
+
+#include "core/common/error.h"
 
 namespace sepal::app {
 
@@ -53,12 +56,19 @@ Gating gatingOf(const Dataset& data, GateSelection gates) {
     return g;
 }
 
-Matrix gatedRows(const Matrix& points, const Gating& gating) {
-    if (gating.inside.empty()) return points;
+Matrix gatedRows(const Matrix& points, const Gating& gating, const Matrix* beside) {
+    const size_t e = beside ? beside->cols : 0;
+    if (gating.inside.empty() && e == 0) return points;
+    if (e > 0 && beside->rows != points.rows)
+        throw InputError("the columns beside have " + std::to_string(beside->rows) +
+                         " events, the points " + std::to_string(points.rows));
     const auto rows = gating.events(points.rows);
-    Matrix out(rows.size(), points.cols);
-    for (size_t r = 0; r < rows.size(); ++r)
-        std::copy_n(points.row(rows[r]), points.cols, out.row(r));
+    const size_t d = points.cols;
+    Matrix out(rows.size(), d + e);
+    for (size_t r = 0; r < rows.size(); ++r) {
+        std::copy_n(points.row(rows[r]), d, out.row(r));
+        if (e > 0) std::copy_n(beside->row(rows[r]), e, out.row(r) + d);
+    }
     return out;
 }
 

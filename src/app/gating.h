@@ -39,7 +39,8 @@ struct Gating {
 /// InputError naming the gate and the channel a sample lacks.
 Gating gatingOf(const Dataset& data, GateSelection gates);
 
-/// The rows of `points` whose events are inside (all rows without gates).
-Matrix gatedRows(const Matrix& points, const Gating& gating);
+/// The rows of `points` whose events are inside (all rows without gates), each followed by its
+/// row of `beside` when given (the same events; the state markers beside the embedded ones).
+Matrix gatedRows(const Matrix& points, const Gating& gating, const Matrix* beside = nullptr);
 
 }  // namespace sepal::app

@@ -75,8 +75,8 @@ Heatmap PopulationService::heatmap() const {
     const StateColumns& extra = stateColumns();
     std::vector<std::string> markers = st.data.markerNames();
     markers.insert(markers.end(), extra.markers.begin(), extra.markers.end());
-    Heatmap heat = heatmapOf(gatedRows(withStateColumns(st.data.points, extra.values), st.gating),
-                             codes, names, markers);
+    Heatmap heat =
+        heatmapOf(gatedRows(st.data.points, st.gating, &extra.values), codes, names, markers);
     heat.classes = tallyClasses();
     return heat;
 }
@@ -233,7 +233,8 @@ PopulationTally PopulationService::tally(bool withValues) const {
     std::vector<std::string> names;
     for (const auto& g : st.populations.groups) names.push_back(g.name);
     // The same tally sepal-cli apply fills, one sample after another.
-    const StateColumns& extra = withValues ? stateColumns() : m_state;
+    static const StateColumns kNone;  // counts alone need no values
+    const StateColumns& extra = withValues ? stateColumns() : kNone;
     std::vector<std::string> markers;
     if (withValues) {
         markers = data.markerNames();

@@ -166,8 +166,12 @@ std::vector<int32_t> labelAndCount(ApplyRun& run, size_t f, const io::Table& tab
             tally.emplace(run.populationNames, std::move(markers), 1);
         run.counted.namedBy = f;
     }
-    tally->add(f, sampleName(run.args.inputs[f]), codes, withStateColumns(points, statePoints),
-               firstCell);
+    // The state markers after the embedded columns (the block as it is when there are none).
+    const std::string sample = sampleName(run.args.inputs[f]);
+    if (statePoints.cols == 0)
+        tally->add(f, sample, codes, points, firstCell);
+    else
+        tally->add(f, sample, codes, withStateColumns(points, statePoints), firstCell);
     return codes;
 }
 
