@@ -122,11 +122,14 @@ std::vector<std::string> ExportService::populationCounts(const std::string& fold
     for (const auto& sample : data.samples) inputs.push_back(sample.path);
     const std::string counts = (std::filesystem::path(folder) / "populations.csv").string();
     const std::string medians = (std::filesystem::path(folder) / "medians.csv").string();
+    const std::string perSample = (std::filesystem::path(folder) / "sample_medians.csv").string();
     io::refuseOverwritingInput(counts, inputs, "populations.csv");
     io::refuseOverwritingInput(medians, inputs, "medians.csv");
+    io::refuseOverwritingInput(perSample, inputs, "sample_medians.csv");
     tally.writeCounts(counts);
     tally.writeMedians(medians);
-    return {counts, medians};
+    tally.writeSampleMedians(perSample);
+    return {counts, medians, perSample};
 }
 
 void ExportService::heatmap(const std::string& path, bool light) const {

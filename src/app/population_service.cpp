@@ -258,6 +258,7 @@ PopulationTally PopulationService::tally(bool withValues) const {
                 codes[r] = int32_t(st.populations.membership[rows[r]]) - 1;
         }
         tally.add(si, sampleName(sample.path), codes, values);
+        tally.finishSample(si);
     }
     return tally;
 }

@@ -297,6 +297,11 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
     auto t = StageClock::now();
     if (writing.valid()) writing.get();
     times.waitWrite += secondsSince(t);
+    if (counted) {
+        // The file's medians are taken now; its kept values need not wait for the whole cohort.
+        const std::lock_guard<std::mutex> hold(run.counted.lock);
+        if (run.counted.tally) run.counted.tally->finishSample(f);
+    }
     if (!run.loaded.gates.empty())
         note(a.quiet, run.prefix + path + ": " + gatedSummary(kept, events, run.loaded.gates));
     if (nonFinite > 0)
@@ -326,6 +331,9 @@ std::filesystem::path countsPath(const ApplyArgs& a) {
 }
 std::filesystem::path mediansPath(const ApplyArgs& a) {
     return std::filesystem::path(a.outDir) / "medians.csv";
+}
+std::filesystem::path sampleMediansPath(const ApplyArgs& a) {
+    return std::filesystem::path(a.outDir) / "sample_medians.csv";
 }
 
 /// Checks the arguments and the model, then projects and writes this rank's files; returns the
@@ -363,6 +371,8 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
         io::refuseOverwritingInput(countsPath(a).string(), readFiles,
                                    "populations.csv in --out-dir");
         io::refuseOverwritingInput(mediansPath(a).string(), readFiles, "medians.csv in --out-dir");
+        io::refuseOverwritingInput(sampleMediansPath(a).string(), readFiles,
+                                   "sample_medians.csv in --out-dir");
     }
     const std::vector<std::string> outs = outputPaths(a);
     std::vector<size_t> mine;  // this rank's files
@@ -495,7 +505,8 @@ void runApply(const ApplyArgs& a) {
     if (tally) {
         tally->writeCounts(countsPath(a).string());
         tally->writeMedians(mediansPath(a).string());
-        files += 2;
+        tally->writeSampleMedians(sampleMediansPath(a).string());
+        files += 3;
         if (!a.heatmap.empty()) {
             // The model's marker classes make the type and state blocks.
             Heatmap heat = tally->heatmap();
@@ -505,7 +516,8 @@ void runApply(const ApplyArgs& a) {
             ++files;
         }
         note(a.quiet, "cells per sample and population: " + countsPath(a).string() +
-                          "; medians: " + mediansPath(a).string());
+                          "; medians: " + mediansPath(a).string() + " and per sample " +
+                          sampleMediansPath(a).string());
     }
     note(a.quiet, "wrote " + std::to_string(files) + " files to " + a.outDir +
                       (ranks.size() > 1 ? " (" + std::to_string(ranks.size()) + " ranks)" : ""));
@@ -519,7 +531,8 @@ void addApplyCommand(CLI::App& app) {
         "Project files through a saved landmark model (from embed --model); writes one "
         "table per input with EmbedSOM1, EmbedSOM2 and a sample column, and when the model "
         "has populations a population column, populations.csv (cells per sample and "
-        "population) and medians.csv (population x marker medians). When the model has gates, "
+        "population), medians.csv (population x marker medians) and sample_medians.csv (the "
+        "same per sample: what differential state compares). When the model has gates, "
         "only the cells inside them are projected, written and counted");
     cmd->add_option("--model", args->model, "model file written by embed --model")->required();
     cmd->add_option("inputs", args->inputs, "FCS, CSV/TSV or points JSON files")->required();

@@ -1,14 +1,18 @@
-// sepal-cli demo --out FILE.fcs|FILE.csv: writes the generated demo dataset (data/demo.fcs).
+// sepal-cli demo --out FILE.fcs|FILE.csv: writes the generated demo dataset (data/demo.fcs);
+// sepal-cli demo --cohort DIR: a generated study (patients x conditions with planted effects).
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cli/command_registry.h"
 #include "core/common/error.h"
+#include "core/demo/demo_cohort.h"
 #include "core/demo/demo_data.h"
+#include "core/io/atomic_file.h"
 #include "core/io/csv_writer.h"
 #include "core/io/fcs_writer.h"
 #include "core/io/population_labels.h"
@@ -19,13 +23,45 @@ namespace {
 
 struct DemoOptions {
     std::string out;
+    std::string cohort;
+    size_t patients = 3;
+    std::vector<std::string> conditions{"unstim", "stim"};
     size_t events = 100000;
     uint64_t seed = 1;
     bool stateMarkers = false;
 };
 
+/// Writes the cohort's files, its samples.csv and planted.csv (the truth) into o.cohort.
+void writeCohort(const DemoOptions& o) {
+    const demo::CohortSpec spec{o.patients, o.conditions, o.events, o.seed};
+    const auto samples = demo::cohortSamples(spec);
+    std::error_code ec;
+    std::filesystem::create_directories(o.cohort, ec);
+    if (ec) throw InputError("--cohort " + o.cohort + ": cannot create it (" + ec.message() + ")");
+    const std::filesystem::path dir(o.cohort);
+    std::string metadata = "file,condition,patient\n";
+    for (const auto& s : samples) {
+        const std::string file = s.name + ".fcs";
+        io::writeFcs((dir / file).string(),
+                     demo::makeDemoTable(o.events, s.seed, true, s.variation));
+        metadata += file + "," + s.condition + "," + s.patient + "\n";
+    }
+    io::writeFileAtomically((dir / "samples.csv").string(),
+                            [&](std::ostream& out) { out << metadata; });
+    std::string planted = "population,marker,effect\n";
+    for (const auto& e : demo::plantedEffects())
+        planted +=
+            io::csvField(e.population) + "," + e.marker + "," + std::to_string(e.effect) + "\n";
+    io::writeFileAtomically((dir / "planted.csv").string(),
+                            [&](std::ostream& out) { out << planted; });
+    std::printf("wrote %zu samples of %zu events, samples.csv and planted.csv to %s\n",
+                samples.size(), o.events, o.cohort.c_str());
+}
+
 void runDemo(const DemoOptions& o) {
     if (o.events == 0) throw InputError("--events must be at least 1");
+    if (!o.cohort.empty()) return writeCohort(o);
+    if (o.out.empty()) throw InputError("demo: give --out FILE.fcs, or --cohort DIR");
     io::Table table = demo::makeDemoTable(o.events, o.seed, o.stateMarkers);
     std::string ext = std::filesystem::path(o.out).extension().string();
     for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -44,7 +80,17 @@ void addDemo(CLI::App& app) {
     auto options = std::make_shared<DemoOptions>();
     auto* cmd =
         app.add_subcommand("demo", "Write the generated demo dataset (simulated mass cytometry)");
-    cmd->add_option("--out", options->out, "Output FILE.fcs or FILE.csv")->required();
+    cmd->add_option("--out", options->out, "Output FILE.fcs or FILE.csv");
+    cmd->add_option("--cohort", options->cohort,
+                    "write a generated study to this folder instead: PATIENT_CONDITION.fcs per "
+                    "sample (with state markers), samples.csv (file,condition,patient) and "
+                    "planted.csv (the effects of the conditions after the first: population, "
+                    "state marker or empty for abundance, factor or shift)");
+    cmd->add_option("--patients", options->patients, "patients of --cohort")->capture_default_str();
+    cmd->add_option("--conditions", options->conditions,
+                    "conditions of --cohort, the first the reference")
+        ->delimiter(',')
+        ->capture_default_str();
     cmd->add_option("--events", options->events, "Number of events")->capture_default_str();
     cmd->add_option("--seed", options->seed, "Random seed")->capture_default_str();
     cmd->add_flag("--state-markers", options->stateMarkers,

@@ -111,7 +111,7 @@ run() {  # folder kind seed design contrast R-formula R-coefficient
     Rscript "$tmp/cohort.R" "$dir" "$2" "$3"
     "$cli" stats --counts "$dir/populations.csv" --metadata "$dir/samples.csv" --design "$4" \
         --contrast "$5" --out-dir "$dir/out" 2>"$dir/note.txt" || fail "$1: stats failed: $(cat "$dir/note.txt")"
-    grep -q "3 differ at FDR 0.05" "$dir/note.txt" || fail "$1: the summary: $(cat "$dir/note.txt")"
+    grep -q "3 differ in abundance at FDR 0.05" "$dir/note.txt" || fail "$1: the summary: $(cat "$dir/note.txt")"
     Rscript "$tmp/reference.R" "$dir" "$6" "$7"
     Rscript "$here/../stats/edger_da.R" "$dir/r" >/dev/null
     Rscript "$tmp/compare.R" "$dir" || fail "$1: sepal-cli stats and edgeR disagree"

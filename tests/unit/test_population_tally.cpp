@@ -2,6 +2,7 @@
 // the samples come in or how tallies of parts of the cohort are merged (as MPI ranks do).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -80,6 +81,13 @@ TEST(PopulationTally, MergedPartsAndAnyOrderGiveTheSameFiles) {
     rank1.add(1, samples[1].name, samples[1].codes, samples[1].values);
     rank0.merge(rank1.toBytes());
     write(rank0, "merged");
+    // Each sample's medians travel with it; finished or not, they are the same.
+    inOrder.writeSampleMedians((dir / "order_samples.csv").string());
+    rank0.writeSampleMedians((dir / "merged_samples.csv").string());
+    EXPECT_EQ(readText(dir / "order_samples.csv"), readText(dir / "merged_samples.csv"));
+    for (size_t i = 0; i < samples.size(); ++i) inOrder.finishSample(i);
+    inOrder.writeSampleMedians((dir / "finished_samples.csv").string());
+    EXPECT_EQ(readText(dir / "order_samples.csv"), readText(dir / "finished_samples.csv"));
 
     EXPECT_EQ(readText(dir / "order_counts.csv"), readText(dir / "merged_counts.csv"));
     EXPECT_EQ(readText(dir / "order_medians.csv"), readText(dir / "merged_medians.csv"));
@@ -103,6 +111,47 @@ TEST(PopulationTally, MergedPartsAndAnyOrderGiveTheSameFiles) {
     EXPECT_NEAR(m1, 11.f, 0.02f);
     EXPECT_EQ(a.cells[0], n + 2500);
     EXPECT_EQ(a.cells[1], 2 * n * 4 / 10 + 2000);
+}
+
+TEST(PopulationTally, EachSampleHasItsOwnExactMedians) {
+    // Two samples whose populations sit at different levels, the first added in two blocks.
+    const auto dir = test::freshDir("tally_sample_medians");
+    PopulationTally tally = emptyTally();
+    Sample a = makeSample("a", 1001, 1), b = makeSample("b", 400, 2);
+    for (size_t i = 0; i < b.codes.size(); ++i) b.values.row(i)[0] += 5.f;
+    const size_t half = 500;
+    Sample first{"a", {a.codes.begin(), a.codes.begin() + half}, Matrix(half, 2)};
+    Sample second{"a", {a.codes.begin() + half, a.codes.end()}, Matrix(a.codes.size() - half, 2)};
+    std::copy_n(a.values.values.begin(), half * 2, first.values.values.begin());
+    std::copy(a.values.values.begin() + half * 2, a.values.values.end(),
+              second.values.values.begin());
+    tally.add(0, "a", first.codes, first.values);
+    tally.add(1, "b", b.codes, b.values);
+    tally.add(0, "a", second.codes, second.values, half);
+    tally.finishSample(0);
+    EXPECT_THROW(tally.add(0, "a", first.codes, first.values), InputError);
+    // The exact medians of each sample's cells of each population.
+    const auto exact = [](const Sample& s, int32_t code, size_t marker) {
+        std::vector<float> v;
+        for (size_t i = 0; i < s.codes.size(); ++i)
+            if (s.codes[i] == code) v.push_back(s.values.row(i)[marker]);
+        std::sort(v.begin(), v.end());
+        const size_t n = v.size();
+        return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    };
+    const std::vector<SampleMedians> rows = tally.sampleMedians();
+    ASSERT_EQ(rows.size(), 4u);
+    const Sample* of[] = {&a, &a, &b, &b};
+    for (size_t r = 0; r < rows.size(); ++r) {
+        EXPECT_EQ(rows[r].sample, of[r]->name);
+        EXPECT_EQ(rows[r].population, r % 2 ? "B" : "A");
+        for (size_t m = 0; m < 2; ++m)
+            EXPECT_FLOAT_EQ(rows[r].medians[m], exact(*of[r], int32_t(r % 2), m)) << r << m;
+    }
+    EXPECT_EQ(rows[0].cells, 501u);  // of 1001 cells, every even one but those ending in 9
+    EXPECT_GT(rows[2].medians[0], 4.f);
+    tally.writeSampleMedians((dir / "s.csv").string());
+    EXPECT_EQ(readText(dir / "s.csv").substr(0, 28), "sample,population,cells,m0,m");
 }
 
 TEST(PopulationTally, RanksSendingOnlyRowsWithinTheCohortsBoundsMergeToTheSameFiles) {

@@ -149,10 +149,14 @@ void PopulationTally::add(size_t sampleIndex, const std::string& sample,
     auto found = std::find_if(m_samples.rbegin(), m_samples.rend(),
                               [&](const Sample& s) { return s.index == sampleIndex; });
     if (found == m_samples.rend()) {
-        m_samples.push_back({sampleIndex, sample, std::vector<uint64_t>(k + 1, 0), 0});
+        m_samples.push_back(
+            {sampleIndex, sample, std::vector<uint64_t>(k + 1, 0), 0, std::vector<Kept>(k), {}});
         found = m_samples.rbegin();
     }
     Sample& s = *found;
+    if (!s.medians.empty())
+        throw InputError("population tally: a block of sample " + sample +
+                         " came after the sample was finished");
     s.total += codes.size();
     // Counted in order; each population's cells (in order) then offered on a thread of its own.
     std::vector<std::vector<uint32_t>> cellsOf(k);
@@ -172,8 +176,76 @@ void PopulationTally::add(size_t sampleIndex, const std::string& sample,
     const uint64_t sampleKey = mix(m_seed ^ mix(sampleIndex));
 #pragma omp parallel for schedule(dynamic) if (codes.size() > 4096)
     for (size_t p = 0; p < k; ++p)
-        for (const uint32_t i : cellsOf[p])
-            offer(m_kept[p], mix(sampleKey ^ (firstCell + i)), values.row(i));
+        for (const uint32_t i : cellsOf[p]) {
+            const uint64_t key = mix(sampleKey ^ (firstCell + i));
+            offer(m_kept[p], key, values.row(i));
+            offer(s.kept[p], key, values.row(i));
+        }
+}
+
+void PopulationTally::finishSample(size_t sampleIndex) {
+    for (Sample& s : m_samples)
+        if (s.index == sampleIndex && s.medians.empty()) {
+            s.medians = mediansOf(s);
+            s.kept = {};
+        }
+}
+
+std::vector<float> PopulationTally::keptMedians(const Kept& kept) const {
+    const size_t d = m_markers.size();
+    const std::vector<KeySlot> order = smallest(kept, false);
+    // Column by column: a median reorders its values, in any order they come.
+    std::vector<float> column(order.size()), medians(d);
+    for (size_t t = 0; t < d; ++t) {
+        size_t filled = 0;
+        for (const KeySlot& r : order) {
+            const float v = kept.rows[size_t(r.slot) * d + t];
+            if (std::isfinite(v)) column[filled++] = v;
+        }
+        medians[t] = medianOf(column.data(), column.data() + filled);
+    }
+    return medians;
+}
+
+std::vector<float> PopulationTally::mediansOf(const Sample& sample) const {
+    if (!sample.medians.empty()) return sample.medians;
+    const size_t k = m_populations.size(), d = m_markers.size();
+    std::vector<float> medians(k * d, NAN);
+    for (size_t p = 0; p < k && p < sample.kept.size(); ++p) {
+        const std::vector<float> m = keptMedians(sample.kept[p]);
+        std::copy(m.begin(), m.end(), medians.begin() + long(p * d));
+    }
+    return medians;
+}
+
+std::vector<SampleMedians> PopulationTally::sampleMedians() const {
+    const size_t k = m_populations.size(), d = m_markers.size();
+    std::vector<const Sample*> ordered;
+    for (const auto& s : m_samples) ordered.push_back(&s);
+    std::stable_sort(ordered.begin(), ordered.end(),
+                     [](const Sample* a, const Sample* b) { return a->index < b->index; });
+    std::vector<SampleMedians> rows;
+    for (const Sample* s : ordered) {
+        const std::vector<float> medians = mediansOf(*s);
+        for (size_t p = 0; p < k; ++p)
+            rows.push_back({s->name, m_populations[p], s->cells[p],
+                            std::vector<float>(medians.begin() + long(p * d),
+                                               medians.begin() + long((p + 1) * d))});
+    }
+    return rows;
+}
+
+void PopulationTally::writeSampleMedians(const std::string& path) const {
+    std::string text = "sample,population,cells";
+    for (const auto& m : m_markers) text.append(",").append(io::csvField(m));
+    text += "\n";
+    for (const auto& row : sampleMedians()) {
+        text += io::csvField(row.sample) + "," + io::csvField(row.population) + "," +
+                std::to_string(row.cells);
+        for (const float v : row.medians) text.append(",").append(number(v));
+        text += "\n";
+    }
+    io::writeFileAtomically(path, [&](std::ostream& out) { out << text; });
 }
 
 void PopulationTally::renameMarkers(std::vector<std::string> markers) {
@@ -196,6 +268,7 @@ std::string PopulationTally::toBytes(const std::vector<uint64_t>& bounds) const 
         b.putString(s.name);
         b.putVector(s.cells);
         b.put(s.total);
+        b.putVector(mediansOf(s));
     }
     b.putVector(m_seen);
     // Only the kept rows, slots renumbered, each population's keys then values: sized first, so
@@ -288,7 +361,8 @@ void PopulationTally::merge(const std::string& bytes) {
         s.name = b.getString();
         s.cells = b.getVector<uint64_t>();
         s.total = b.get<uint64_t>();
-        if (s.cells.size() != k + 1)
+        s.medians = b.getVector<float>();
+        if (s.cells.size() != k + 1 || s.medians.size() != k * d)
             throw InputError("population tally: sample " + s.name + " has other populations");
         m_samples.push_back(std::move(s));
     }
@@ -349,35 +423,14 @@ void PopulationTally::writeMedians(const std::string& path) const {
     std::string text = "population,cells";
     for (const auto& m : m_markers) text.append(",").append(io::csvField(m));
     text += "\n";
-    // A population at a time on each thread: its kept rows (up to 10^5, in any order: a median
-    // takes them so) turned into columns in one pass, then each marker's median of its finite
-    // values. Each value is the same whichever thread computes it.
+    // A population at a time on each thread; each value is the same whichever thread takes it.
     const size_t k = m_populations.size();
-    std::vector<float> medians(k * d);
-#pragma omp parallel
-    {
-        std::vector<float> columns;
-        std::vector<size_t> filled(d);
-#pragma omp for schedule(dynamic)
-        for (size_t p = 0; p < k; ++p) {
-            const std::vector<KeySlot> kept = smallest(m_kept[p], false);
-            const size_t rows = kept.size();
-            columns.resize(rows * d);
-            std::fill(filled.begin(), filled.end(), 0);
-            for (const KeySlot& r : kept) {
-                const float* row = m_kept[p].rows.data() + size_t(r.slot) * d;
-                for (size_t t = 0; t < d; ++t)
-                    if (std::isfinite(row[t])) columns[t * rows + filled[t]++] = row[t];
-            }
-            for (size_t t = 0; t < d; ++t) {
-                float* column = columns.data() + t * rows;
-                medians[p * d + t] = medianOf(column, column + filled[t]);
-            }
-        }
-    }
+    std::vector<std::vector<float>> medians(k);
+#pragma omp parallel for schedule(dynamic)
+    for (size_t p = 0; p < k; ++p) medians[p] = keptMedians(m_kept[p]);
     for (size_t p = 0; p < k; ++p) {
         text += io::csvField(m_populations[p]) + "," + std::to_string(m_seen[p]);
-        for (size_t t = 0; t < d; ++t) text.append(",").append(number(medians[p * d + t]));
+        for (size_t t = 0; t < d; ++t) text.append(",").append(number(medians[p][t]));
         text += "\n";
     }
     io::writeFileAtomically(path, [&](std::ostream& out) { out << text; });

@@ -21,6 +21,14 @@ struct PopulationCount {
     double fraction = 0;     ///< of the sample's cells (NaN for an empty sample)
 };
 
+/// The medians of one sample's cells in one population.
+struct SampleMedians {
+    std::string sample;          ///< the sample's name
+    std::string population;      ///< the population's name
+    uint64_t cells = 0;          ///< its cells in the sample
+    std::vector<float> medians;  ///< per marker (NaN where it has no finite value)
+};
+
 /// Adds up one labelled sample after another; memory stays bounded by the values it keeps.
 class PopulationTally {
   public:
@@ -59,17 +67,20 @@ class PopulationTally {
     void writeCounts(const std::string& path) const;
     /// Writes population,cells,MARKER...: the median of each marker's values per population.
     void writeMedians(const std::string& path) const;
+    /// Says that every block of a sample has been added: its medians per population are taken
+    /// now and the values kept for them let go (a cohort's samples are not all held at once).
+    void finishSample(size_t sampleIndex);
+    /// Per sample (by sample index) and population: its cells and the medians of its kept values
+    /// (exact up to kKeptPerPopulation cells of a population in a sample; NaN without cells).
+    std::vector<SampleMedians> sampleMedians() const;
+    /// Writes sampleMedians() as sample,population,cells,MARKER...: what differential state
+    /// compares between conditions. Atomic; throws InputError.
+    void writeSampleMedians(const std::string& path) const;
     /// The populations x markers heatmap of the kept values (exact while no population had more
     /// than kKeptPerPopulation cells), with every cell counted.
     Heatmap heatmap() const;
 
   private:
-    struct Sample {
-        uint64_t index = 0;
-        std::string name;
-        std::vector<uint64_t> cells;  // per population, then unassigned last
-        uint64_t total = 0;
-    };
     /// A kept row's sampling key and where its values are.
     struct KeySlot {
         uint64_t key;
@@ -85,11 +96,23 @@ class PopulationTally {
         bool trimmed = false;          // once trimmed, keys at or above `bound` are never kept
         uint64_t bound = 0;            // the largest key kept at the last trim
     };
+    struct Sample {
+        uint64_t index = 0;
+        std::string name;
+        std::vector<uint64_t> cells;  // per population, then unassigned last
+        uint64_t total = 0;
+        std::vector<Kept> kept;      // per population, its values in this sample, until finished
+        std::vector<float> medians;  // populations x markers, once finished
+    };
     /// Keeps a row while its key may be among the kKeptPerPopulation smallest of its population.
     void offer(Kept& kept, uint64_t key, const float* row) const;
     /// The kept entries of a population: its kKeptPerPopulation smallest keys (all while fewer),
     /// in ascending order of key when `ordered` (else in no order).
     static std::vector<KeySlot> smallest(const Kept& kept, bool ordered = true);
+    /// The median of each marker's finite kept values (NaN where there are none).
+    std::vector<float> keptMedians(const Kept& kept) const;
+    /// A sample's medians, populations x markers: taken when finished, else from its kept values.
+    std::vector<float> mediansOf(const Sample& sample) const;
 
     std::vector<std::string> m_populations, m_markers;
     uint64_t m_seed;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/common/error.h"
 #include "core/io/population_labels.h"
 
 namespace sepal::demo {
@@ -257,8 +258,29 @@ std::vector<Trajectory> trajectories() {
 
 }  // namespace
 
-io::Table makeDemoTable(size_t events, uint64_t seed, bool stateMarkers) {
-    const auto pops = populations();
+std::vector<std::string> demoPopulationNames() {
+    std::vector<std::string> names;
+    for (const auto& p : populations()) names.push_back(p.name);
+    return names;
+}
+
+std::vector<std::string> demoStateMarkers() {
+    std::vector<std::string> names;
+    for (const auto& m : kStateMarkers) names.push_back(m.marker);
+    return names;
+}
+
+io::Table makeDemoTable(size_t events, uint64_t seed, bool stateMarkers,
+                        const DemoVariation& variation) {
+    auto pops = populations();
+    for (const auto& [name, factor] : variation.abundance) {
+        const auto it = std::find_if(pops.begin(), pops.end(),
+                                     [&](const Population& p) { return name == p.name; });
+        if (it == pops.end() || !(factor >= 0) || !std::isfinite(factor))
+            throw InputError("demo: no population " + name + " to change by " +
+                             std::to_string(factor));
+        it->share *= factor;
+    }
     const auto paths = trajectories();
     const size_t m = kMarkers.size();
     std::vector<std::vector<double>> profile(pops.size(), std::vector<double>(m, kLevel[0]));
@@ -286,6 +308,15 @@ io::Table makeDemoTable(size_t events, uint64_t seed, bool stateMarkers) {
                     for (size_t k = 0; k < kStateMarkers.size(); ++k)
                         if (std::string(kStateMarkers[k].marker) == marker)
                             stateProfile[p][k] = kLevel[static_cast<size_t>(level)];
+    for (const auto& [at, shift] : variation.stateShift) {
+        size_t p = 0, k = 0;
+        while (p < pops.size() && at.first != pops[p].name) ++p;
+        while (k < kStateMarkers.size() && at.second != kStateMarkers[k].marker) ++k;
+        if (p == pops.size() || k == kStateMarkers.size() || !std::isfinite(shift))
+            throw InputError("demo: no state marker " + at.second + " in population " + at.first +
+                             " to shift");
+        stateProfile[p][k] += shift;
+    }
     Random states(seed ^ 0x57A7E5D0C0FFEEull);
     const size_t cols = table.channels.size();
     table.values = Matrix(events, cols);

@@ -3,6 +3,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/io/table.h"
 
@@ -20,6 +24,23 @@ namespace sepal::demo {
 /// Yb174Di (pSTAT5, pERK, pS6, Ki67, CD69, IFNg, TNFa, GranzymeB, Perforin), each raised in the
 /// populations where cells carry it (granzyme B and perforin in effector CD8 T and CD56dim NK
 /// cells, pSTAT5 in Tregs...), drawn from their own stream so every other value is the same.
-io::Table makeDemoTable(size_t events = 100000, uint64_t seed = 1, bool stateMarkers = false);
+/// How one sample differs from the demo's usual blood: what a cohort's samples vary and what a
+/// study plants.
+struct DemoVariation {
+    /// Population name -> factor on its share of the cells (the clusters' cells; cells on the
+    /// differentiation paths are left as they are).
+    std::map<std::string, double> abundance;
+    /// (population name, state marker) -> shift of the marker's level in that population's
+    /// cells, in arcsinh(x / 5) units.
+    std::map<std::pair<std::string, std::string>, double> stateShift;
+};
+
+/// The demo's population names, in the order of their codes in the Population channel.
+std::vector<std::string> demoPopulationNames();
+/// The demo's state markers (pSTAT5, pERK, ...), in the order of their channels.
+std::vector<std::string> demoStateMarkers();
+
+io::Table makeDemoTable(size_t events = 100000, uint64_t seed = 1, bool stateMarkers = false,
+                        const DemoVariation& variation = {});
 
 }  // namespace sepal::demo
