@@ -1,6 +1,7 @@
 #include "core/raster/annotate.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "core/raster/text.h"
@@ -11,6 +12,28 @@ std::string formatTick(double value) {
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%.3g", value);
     return buffer;
+}
+
+std::vector<double> niceTicks(double lo, double hi, int target) {
+    if (!std::isfinite(lo) || !std::isfinite(hi)) return {};
+    if (lo > hi) std::swap(lo, hi);
+    if (hi - lo <= 1e-12 * std::max(std::abs(lo), std::abs(hi))) {
+        const double half = lo != 0 ? std::abs(lo) * 0.1 : 1.0;
+        lo -= half, hi += half;
+    }
+    const double raw = (hi - lo) / std::max(target, 1);
+    const double power = std::pow(10.0, std::floor(std::log10(raw)));
+    double step = 10 * power;
+    for (double m : {1.0, 2.0, 2.5, 5.0})
+        if (m * power >= raw * (1 - 1e-9)) {
+            step = m * power;
+            break;
+        }
+    // Ticks as whole multiples of the step, so that 0.1 + 0.2 prints as 0.3.
+    const double first = std::floor(lo / step + 1e-9), last = std::ceil(hi / step - 1e-9);
+    std::vector<double> ticks;
+    for (double k = first; k <= last + 0.5; ++k) ticks.push_back(k * step);
+    return ticks;
 }
 
 int drawColorBar(Image& image, int x, int y, int barWidth, int barHeight, color::Colormap map,

@@ -39,4 +39,9 @@ int textScaleFor(int height);
 /// A number for a label: 3 significant digits, no trailing noise ("0.125", "1.2e+04").
 std::string formatTick(double value);
 
+/// About `target` round ticks (steps of 1, 2, 2.5 or 5 times a power of ten) from at or below
+/// `lo` to at or above `hi`, the first and last enclosing the range; a flat range is widened
+/// around its value. Empty when lo or hi is not finite.
+std::vector<double> niceTicks(double lo, double hi, int target = 4);
+
 }  // namespace sepal::raster

@@ -177,4 +177,18 @@ void drawText(Image& image, int x, int y, const std::string& text, color::Rgba8 
     }
 }
 
+void drawTextUpwards(Image& image, int x, int bottom, const std::string& text, color::Rgba8 color,
+                     int scale) {
+    // The glyphs' coverage, drawn upright one pixel down a clear strip, then turned onto the
+    // image: the strip's row r lands on column x + r, its column c on row bottom - c.
+    const int w = textWidth(text, scale), h = textHeight(scale) + 2;
+    const color::Rgba8 opaque{color.r, color.g, color.b, 255};
+    Image strip(w, h, color::Rgba8{0, 0, 0, 0});
+    drawText(strip, 0, 1, text, opaque, scale);
+    for (int sy = 0; sy < h; ++sy)
+        for (int sx = 0; sx < w; ++sx)
+            if (const uint8_t a = strip.at(sx, sy).a)
+                image.blend(x + sy, bottom - sx, opaque, float(a) * float(color.a) / 65025.0f);
+}
+
 }  // namespace sepal::raster

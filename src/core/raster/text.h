@@ -20,5 +20,9 @@ int textHeight(int scale = 1);
 /// ASCII 32..126 show as '?'.
 void drawText(Image& image, int x, int y, const std::string& text, color::Rgba8 color,
               int scale = 1);
+/// Draws `text` turned a quarter left, reading upwards: it starts at row `bottom` and climbs
+/// textWidth pixels, its glyphs' tops facing left, over textHeight + 2 columns from x.
+void drawTextUpwards(Image& image, int x, int bottom, const std::string& text, color::Rgba8 color,
+                     int scale = 1);
 
 }  // namespace sepal::raster
