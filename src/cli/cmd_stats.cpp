@@ -16,8 +16,10 @@
 #include "core/common/text.h"
 #include "core/io/input_guard.h"
 #include "core/pipeline/sample_metadata.h"
+#include "core/raster/png.h"
 #include "core/stats/abundance_table.h"
 #include "core/stats/sample_median_table.h"
+#include "core/stats/study_pictures.h"
 #include "core/stats/study_statistics.h"
 
 namespace sepal::cli {
@@ -61,11 +63,16 @@ void runStats(StatsArgs a) {
         return path;
     };
     const std::string da = in("da.csv"), ds = in("ds.csv"), designPath = in("design.csv");
+    const std::string boxes = in("abundance.png"), heat = in("state.png");
     const stats::StudyResult result =
         stats::compareConditions(table, metadata, a.request, medians ? &*medians : nullptr);
     stats::writeDesignTable(designPath, result.design);
     stats::writeAbundanceTable(da, result.abundance);
     if (medians) stats::writeStateTable(ds, result.state);
+    if (!result.design.groupOf.empty())  // a covariate's slope has no groups to draw
+        raster::writePng(boxes, raster::renderBoxPlots(stats::abundanceBoxPlots(
+                                    table, result, metadata, a.request.block)));
+    if (medians) raster::writePng(heat, raster::renderStateHeatmap(stats::stateHeatmap(result)));
     if (a.quiet) return;
     size_t tested = 0, called = 0;
     for (const auto& r : result.abundance) {
@@ -74,9 +81,10 @@ void runStats(StatsArgs a) {
     }
     std::fprintf(stderr,
                  "sepal-cli: note: %s over %zu samples: %zu of %zu populations tested, %zu "
-                 "differ in abundance at FDR 0.05; wrote %s and %s\n",
+                 "differ in abundance at FDR 0.05; wrote %s, %s%s\n",
                  result.design.contrastText.c_str(), result.design.samples.size(), tested,
-                 result.abundance.size(), called, da.c_str(), designPath.c_str());
+                 result.abundance.size(), called, da.c_str(), designPath.c_str(),
+                 result.design.groupOf.empty() ? "" : (" and " + boxes).c_str());
     if (!medians) return;
     size_t stateTested = 0, stateCalled = 0;
     for (const auto& r : result.state) {
@@ -85,9 +93,9 @@ void runStats(StatsArgs a) {
     }
     std::fprintf(stderr,
                  "sepal-cli: note: differential state of %zu state markers (%s): %zu of %zu "
-                 "tests made, %zu differ at FDR 0.05; wrote %s\n",
+                 "tests made, %zu differ at FDR 0.05; wrote %s and %s\n",
                  result.stateMarkers.size(), commaJoined(result.stateMarkers).c_str(), stateTested,
-                 result.state.size(), stateCalled, ds.c_str());
+                 result.state.size(), stateCalled, ds.c_str(), heat.c_str());
 }
 
 void addStatsCommand(CLI::App& app) {
@@ -121,7 +129,7 @@ void addStatsCommand(CLI::App& app) {
                     "sorted order, as R)");
     cmd->add_option("--block", args->request.block,
                     "a metadata column whose groups (patients) share a correlation in the "
-                    "differential state test");
+                    "differential state test; the box plots join each group's samples");
     cmd->add_option("--state-markers", args->request.stateMarkers,
                     "the markers to test for differential state (default: those the catalogue "
                     "calls state markers)")
@@ -132,7 +140,10 @@ void addStatsCommand(CLI::App& app) {
         ->capture_default_str();
     cmd->add_option("--min-samples", args->request.minSamples, "0: half the samples")
         ->capture_default_str();
-    cmd->add_option("--out-dir", args->outDir, "folder for da.csv, ds.csv and design.csv")
+    cmd->add_option(
+           "--out-dir", args->outDir,
+           "folder for da.csv, ds.csv, design.csv and the pictures abundance.png (box plots) and "
+           "state.png (the differential state heatmap)")
         ->required();
     cmd->add_flag("-q,--quiet", args->quiet, "no summary on stderr");
     cmd->callback([args] { runStats(*args); });

@@ -30,6 +30,9 @@ done
     --contrast condition:stim-unstim --block patient --out-dir stats 2>note.txt ||
     fail "stats failed: $(cat note.txt)"
 grep -q "2 differ in abundance at FDR 0.05" note.txt || fail "the summary: $(cat note.txt)"
+for png in abundance.png state.png; do
+    [ "$(head -c 4 "stats/$png" | tail -c 3)" = PNG ] || fail "stats wrote no picture $png"
+done
 # medians.csv pools the samples: refused with the file to give instead.
 if "$cli" stats --counts applied/populations.csv --medians applied/medians.csv \
     --metadata cohort/samples.csv --design condition --contrast condition:stim-unstim \

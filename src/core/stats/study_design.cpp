@@ -182,6 +182,9 @@ StudyDesign buildStudyDesign(const SampleMetadata& metadata,
     if (b != term->levels.front()) d.contrast(coefficientOf(column + b)) -= 1.0;
     d.contrastText = column + ": " + a + " - " + b;
     d.groupColumn = column;
+    d.groupLevels = {b, a};
+    for (const auto& level : term->levels)
+        if (level != a && level != b) d.groupLevels.push_back(level);
     for (size_t s = 0; s < n; ++s)
         d.groupOf.push_back(metadata.values[size_t(rows[s])][term->index]);
     for (const std::string& level : {a, b}) {

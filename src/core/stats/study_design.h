@@ -21,6 +21,8 @@ struct StudyDesign {
     std::string contrastText;               ///< what is compared: "condition: stim - unstim"
     std::string groupColumn;                ///< the factor the contrast compares
     std::vector<std::string> groupOf;       ///< per sample: its level of that factor
+    /// The factor's levels: the contrast's baseline, the compared level, then any others.
+    std::vector<std::string> groupLevels;
 };
 
 /// Builds the design of `samples` (each found in `metadata` by path, file name or name without
