@@ -19,6 +19,7 @@
 #include "cli/cli_progress.h"
 #include "cli/cli_ranks.h"
 #include "cli/command_registry.h"
+#include "cli/study_options.h"
 #include "core/cluster/metaclusters.h"
 #include "core/cluster/population_tally.h"
 #include "core/common/error.h"
@@ -52,6 +53,7 @@ struct ApplyArgs {
     int workers = 0;  // files in flight at once (0: by the threads and GPUs, see applyFiles)
     bool quiet = false;
     bool timings = false;
+    StudyOptions study;  // --metadata --design --contrast: compare the conditions after
 };
 
 /// Seconds spent in each stage of apply, summed over its lanes (--timings).
@@ -367,6 +369,15 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
         throw InputError("--heatmap: the model " + a.model +
                          " has no populations (embed --metaclusters K makes them)");
     io::refuseOverwritingInput(a.heatmap, readFiles, "--heatmap");
+    if (!a.study.design.empty()) {
+        if (!studyRunner())
+            throw InputError(
+                "--design: this sepal-cli was built without the statistics "
+                "(Eigen or Boost.Math missing)");
+        if (loaded.populations.empty())
+            throw InputError("--design: the model " + a.model +
+                             " has no populations to compare (embed --metaclusters K makes them)");
+    }
     if (!loaded.populations.empty()) {
         io::refuseOverwritingInput(countsPath(a).string(), readFiles,
                                    "populations.csv in --out-dir");
@@ -515,6 +526,12 @@ void runApply(const ApplyArgs& a) {
                              renderHeatmap(heat, color::Colormap::Viridis, a.heatmapLight));
             ++files;
         }
+        if (!a.study.design.empty()) {
+            std::vector<std::string> readFiles = a.inputs;
+            readFiles.push_back(a.model);
+            studyRunner()(a.study, {countsPath(a).string(), sampleMediansPath(a).string(), a.outDir,
+                                    readFiles, a.quiet});
+        }
         note(a.quiet, "cells per sample and population: " + countsPath(a).string() +
                           "; medians: " + mediansPath(a).string() + " and per sample " +
                           sampleMediansPath(a).string());
@@ -533,7 +550,8 @@ void addApplyCommand(CLI::App& app) {
         "has populations a population column, populations.csv (cells per sample and "
         "population), medians.csv (population x marker medians) and sample_medians.csv (the "
         "same per sample: what differential state compares). When the model has gates, "
-        "only the cells inside them are projected, written and counted");
+        "only the cells inside them are projected, written and counted. With --metadata "
+        "--design --contrast, the conditions are then compared as sepal-cli stats does");
     cmd->add_option("--model", args->model, "model file written by embed --model")->required();
     cmd->add_option("inputs", args->inputs, "FCS, CSV/TSV or points JSON files")->required();
     cmd->add_option("--out-dir", args->outDir, "folder for the outputs (created if missing)")
@@ -569,6 +587,7 @@ void addApplyCommand(CLI::App& app) {
            "GPU when there are more; one on the CPU)")
         ->capture_default_str()
         ->check(CLI::NonNegativeNumber);
+    addStudyOptions(cmd, args->study, false);
     cmd->add_flag("--force", args->force,
                   "write every output again (by default an output newer than its input and the "
                   "model is kept)");

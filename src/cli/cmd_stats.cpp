@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/command_registry.h"
+#include "cli/study_options.h"
 #include "core/common/error.h"
 #include "core/common/text.h"
 #include "core/io/input_guard.h"
@@ -26,13 +27,8 @@ namespace sepal::cli {
 namespace {
 
 struct StatsArgs {
-    std::string counts;                   // populations.csv
-    std::string medians;                  // sample_medians.csv
-    std::string metadata;                 // samples.csv
-    std::vector<std::string> references;  // "condition:unstim"
-    stats::StudyRequest request;
-    std::string outDir;
-    bool quiet = false;
+    StudyOptions study;
+    StudyTables tables;
 };
 
 std::map<std::string, std::string> parseReferences(const std::vector<std::string>& words) {
@@ -48,32 +44,43 @@ std::map<std::string, std::string> parseReferences(const std::vector<std::string
     return out;
 }
 
-void runStats(StatsArgs a) {
-    a.request.references = parseReferences(a.references);
-    const stats::AbundanceTable table = stats::readAbundanceTable(a.counts);
+/// Reads the tables, compares the conditions and writes the results and pictures.
+void runStudy(const StudyOptions& o, const StudyTables& t) {
+    stats::StudyRequest request;
+    request.formula = o.design;
+    request.contrast = o.contrast;
+    request.references = parseReferences(o.references);
+    request.block = o.block;
+    request.method = o.method;
+    request.stateMarkers = o.stateMarkers;
+    request.minCells = o.minCells;
+    request.minSamples = o.minSamples;
+    const stats::AbundanceTable table = stats::readAbundanceTable(t.counts);
     std::optional<stats::SampleMedianTable> medians;
-    if (!a.medians.empty()) medians = stats::readSampleMedians(a.medians);
-    const SampleMetadata metadata = readSampleMetadata(a.metadata);
+    if (!t.medians.empty()) medians = stats::readSampleMedians(t.medians);
+    const SampleMetadata metadata = readSampleMetadata(o.metadata);
     std::error_code ec;
-    std::filesystem::create_directories(a.outDir, ec);
-    if (ec) throw InputError("--out-dir " + a.outDir + ": cannot create it (" + ec.message() + ")");
+    std::filesystem::create_directories(t.outDir, ec);
+    if (ec) throw InputError("--out-dir " + t.outDir + ": cannot create it (" + ec.message() + ")");
+    std::vector<std::string> readFiles = t.readFiles;
+    for (const auto& f : {t.counts, t.medians, o.metadata}) readFiles.push_back(f);
     const auto in = [&](const char* name) {
-        const std::string path = (std::filesystem::path(a.outDir) / name).string();
-        io::refuseOverwritingInput(path, {a.counts, a.medians, a.metadata}, "--out-dir");
+        const std::string path = (std::filesystem::path(t.outDir) / name).string();
+        io::refuseOverwritingInput(path, readFiles, "--out-dir");
         return path;
     };
     const std::string da = in("da.csv"), ds = in("ds.csv"), designPath = in("design.csv");
     const std::string boxes = in("abundance.png"), heat = in("state.png");
     const stats::StudyResult result =
-        stats::compareConditions(table, metadata, a.request, medians ? &*medians : nullptr);
+        stats::compareConditions(table, metadata, request, medians ? &*medians : nullptr);
     stats::writeDesignTable(designPath, result.design);
     stats::writeAbundanceTable(da, result.abundance);
     if (medians) stats::writeStateTable(ds, result.state);
     if (!result.design.groupOf.empty())  // a covariate's slope has no groups to draw
-        raster::writePng(boxes, raster::renderBoxPlots(stats::abundanceBoxPlots(
-                                    table, result, metadata, a.request.block)));
+        raster::writePng(boxes, raster::renderBoxPlots(
+                                    stats::abundanceBoxPlots(table, result, metadata, o.block)));
     if (medians) raster::writePng(heat, raster::renderStateHeatmap(stats::stateHeatmap(result)));
-    if (a.quiet) return;
+    if (t.quiet) return;
     size_t tested = 0, called = 0;
     for (const auto& r : result.abundance) {
         tested += r.tested;
@@ -107,50 +114,26 @@ void addStatsCommand(CLI::App& app) {
         "(DA-edgeR), and with --medians differential state of the state markers (DS-limma); "
         "writes da.csv (population,logFC,logCPM,LR,p_val,p_adj), ds.csv "
         "(population,marker,logFC,t,p_val,p_adj) and design.csv");
-    cmd->add_option("--counts", args->counts, "populations.csv of sepal-cli apply or the app")
+    cmd->add_option("--counts", args->tables.counts,
+                    "populations.csv of sepal-cli apply or the app")
         ->required();
-    cmd->add_option("--medians", args->medians,
+    cmd->add_option("--medians", args->tables.medians,
                     "sample_medians.csv of sepal-cli apply or the app: also test differential "
                     "state of the state markers (limma on the samples' medians), into ds.csv");
-    cmd->add_option("--metadata", args->metadata,
-                    "sample metadata CSV: a first column naming each sample (path, file name or "
-                    "name without extension), then columns such as condition, patient")
-        ->required();
-    cmd->add_option("--design", args->request.formula,
-                    "metadata columns joined by +, for example \"condition + patient\" (numeric "
-                    "columns are covariates, others factors)")
-        ->required();
-    cmd->add_option("--contrast", args->request.contrast,
-                    "what to compare: COLUMN:LEVEL-LEVEL (condition:stim-unstim), COLUMN:LEVEL "
-                    "against the reference level, or a covariate's name")
-        ->required();
-    cmd->add_option("--reference", args->references,
-                    "COLUMN:LEVEL, a factor's reference level (default: its first level in "
-                    "sorted order, as R)");
-    cmd->add_option("--block", args->request.block,
-                    "a metadata column whose groups (patients) share a correlation in the "
-                    "differential state test; the box plots join each group's samples");
-    cmd->add_option("--state-markers", args->request.stateMarkers,
-                    "the markers to test for differential state (default: those the catalogue "
-                    "calls state markers)")
-        ->delimiter(',');
-    cmd->add_option("--method", args->request.method, "edgeR")->capture_default_str();
-    cmd->add_option("--min-cells", args->request.minCells,
-                    "a population is tested when it has this many cells in --min-samples samples")
-        ->capture_default_str();
-    cmd->add_option("--min-samples", args->request.minSamples, "0: half the samples")
-        ->capture_default_str();
+    addStudyOptions(cmd, args->study, true);
     cmd->add_option(
-           "--out-dir", args->outDir,
+           "--out-dir", args->tables.outDir,
            "folder for da.csv, ds.csv, design.csv and the pictures abundance.png (box plots) and "
            "state.png (the differential state heatmap)")
         ->required();
-    cmd->add_flag("-q,--quiet", args->quiet, "no summary on stderr");
-    cmd->callback([args] { runStats(*args); });
+    cmd->add_flag("-q,--quiet", args->tables.quiet, "no summary on stderr");
+    cmd->callback([args] { runStudy(args->study, args->tables); });
 }
 
 }  // namespace
 
 static CommandRegistration statsCommand{addStatsCommand};
+/// apply --metadata --design --contrast runs the same study on its own counts.
+static const bool studyRunnerSet = (studyRunner() = runStudy, true);
 
 }  // namespace sepal::cli

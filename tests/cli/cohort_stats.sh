@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A study from end to end: a generated cohort (3 patients x 2 conditions, 10^5 cells a sample,
-# planted effects) through embed, apply and stats. Every planted change is found at FDR 0.05
+# planted effects) through embed, apply and stats (and apply --design, the same in one run). Every planted change is found at FDR 0.05
 # and nothing else: a called population is one whose cells are mostly of a planted population
 # (the generator's truth travels in each output's Population column), and each planted one is
 # the most of a called one. With R's limma and edgeR present, ds.csv and da.csv also agree with
@@ -21,7 +21,9 @@ python=/usr/bin/python3
 cd "$tmp"
 "$cli" demo --cohort cohort --patients 3 --conditions unstim,stim --events 100000 >/dev/null
 "$cli" embed cohort/*.fcs --balanced --metaclusters 20 --model model.json --out embedded.csv -q
-"$cli" apply --model model.json cohort/*.fcs --out-dir applied -q
+# apply compares the conditions in the same run; stats on its tables must say the same.
+"$cli" apply --model model.json cohort/*.fcs --out-dir applied -q --metadata cohort/samples.csv \
+    --design "condition + patient" --contrast condition:stim-unstim --block patient
 for f in populations.csv medians.csv sample_medians.csv; do
     [ -s "applied/$f" ] || fail "apply wrote no $f"
 done
@@ -30,6 +32,9 @@ done
     --contrast condition:stim-unstim --block patient --out-dir stats 2>note.txt ||
     fail "stats failed: $(cat note.txt)"
 grep -q "2 differ in abundance at FDR 0.05" note.txt || fail "the summary: $(cat note.txt)"
+for f in da.csv ds.csv design.csv; do
+    cmp -s "applied/$f" "stats/$f" || fail "apply --design and stats wrote different $f"
+done
 for png in abundance.png state.png; do
     [ "$(head -c 4 "stats/$png" | tail -c 3)" = PNG ] || fail "stats wrote no picture $png"
 done
