@@ -154,6 +154,38 @@ ColourKey computeColours(const Dataset& data, const ColourSettings& settings,
                    {}};
             break;
         }
+        case ColourMode::Change: {
+            // Each cell by its population's log2 fold change, blue (fewer) through pale to red
+            // (more), symmetric about no change; cells of no population or an untested one grey.
+            const PopulationChange& change = in.change;
+            std::vector<float> logFC(populations.groups.size() + 1, NAN);
+            float extent = 0;
+            for (size_t g = 0; g < populations.groups.size(); ++g)
+                for (size_t c = 0; c < change.populations.size() && c < change.logFC.size(); ++c)
+                    if (change.populations[c] == populations.groups[g].name) {
+                        logFC[g + 1] = change.logFC[c];
+                        if (std::isfinite(change.logFC[c]))
+                            extent = std::max(extent, std::fabs(change.logFC[c]));
+                    }
+            extent = extent > 0 ? extent : 1;
+            for (size_t i = 0; i < n; ++i) {
+                const uint8_t m = i < populations.membership.size() ? populations.membership[i] : 0;
+                const float v = m < logFC.size() ? logFC[m] : NAN;
+                if (std::isfinite(v))
+                    put(rgba, i, colourMap("coolwarm", 0.5f + 0.5f * v / extent));
+                else
+                    put(rgba, i, {120, 120, 120}, 80);
+            }
+            key = {true,
+                   change.title.empty() ? std::string("change: compare conditions first")
+                                        : "log2 change, " + change.title,
+                   -extent,
+                   extent,
+                   "coolwarm",
+                   false,
+                   {}};
+            break;
+        }
         case ColourMode::Population: {
             key.title = "population";
             // By name: a population since deleted or merged away greys nothing.

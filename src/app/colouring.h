@@ -14,7 +14,7 @@
 namespace sepal::app {
 
 /// What the points are coloured by.
-enum class ColourMode { Marker, Sample, Label, Density, Population, Group, Neighbours };
+enum class ColourMode { Marker, Sample, Label, Density, Population, Group, Neighbours, Change };
 
 /// Colouring choices; part of the undoable state.
 struct ColourSettings {
@@ -78,6 +78,13 @@ struct NeighbourScores {
     size_t k = 10;              ///< neighbours compared
 };
 
+/// Each population's change between two conditions (differential abundance), for colouring.
+struct PopulationChange {
+    std::vector<std::string> populations;  ///< by name (a population since renamed: grey)
+    std::vector<float> logFC;              ///< per name: log2 fold change (NaN: not tested)
+    std::string title;                     ///< what was compared: "condition: stim - unstim"
+};
+
 /// What computeColours reads besides the data and the settings.
 struct ColourInputs {
     const Populations& populations;     ///< Population
@@ -85,6 +92,7 @@ struct ColourInputs {
     const SampleMetadata& metadata;     ///< Group
     const std::vector<float>& xy;       ///< Density: n x 2 positions
     const NeighbourScores& neighbours;  ///< Neighbours
+    const PopulationChange& change;     ///< Change
 };
 
 /// Computes n x 4 RGBA bytes for every cell (alpha 0 outside the gates). Returns the key.

@@ -148,7 +148,8 @@ std::array<float, 3> ExportService::loadSession(const std::string& path) {
         next.embed = loaded.params;
         next.gating = gatingOf(next.data, loaded.gates);
         const auto& c = j.at("colour");
-        next.colour.mode = ColourMode(std::clamp(c.at("mode").get<int>(), 0, 6));
+        next.colour.mode =
+            ColourMode(std::clamp(c.at("mode").get<int>(), 0, int(ColourMode::Change)));
         next.colour.groupColumn = c.value("groupColumn", 0);
         next.colour.column = c.at("column").get<int>();
         next.colour.labelColumn = c.at("labelColumn").get<int>();

@@ -85,8 +85,9 @@ FrameUpdate Scheduler::frame(double budgetMs) {
     // Colours follow the colouring, data and populations, and density follows every sweep.
     // (New neighbour scores recolour only the view that shows them: at 10^8 cells a recolouring
     // and its upload cost a tenth of a second.)
-    const uint64_t neighbours =
-        state.colour.mode == ColourMode::Neighbours ? m_neighboursVersion : 0;
+    const uint64_t neighbours = state.colour.mode == ColourMode::Neighbours ? m_neighboursVersion
+                                : state.colour.mode == ColourMode::Change   ? m_changeVersion
+                                                                            : 0;
     uint64_t colourKey = state.version(Part::Colour) * 1000003 + state.version(Part::Data) * 31 +
                          state.version(Part::Populations) + state.version(Part::Gates) * 7919 +
                          neighbours * 104729;
@@ -95,10 +96,10 @@ FrameUpdate Scheduler::frame(double budgetMs) {
     if (colourKey != m_colourSeen || densityStale || update.allPositions) {
         m_colourSeen = colourKey;
         m_sweepsSeen = m_sweeper->sweeps();
-        m_key = computeColours(
-            state.data, state.colour,
-            {state.populations, state.gating, state.metadata, m_sweeper->positions(), m_neighbours},
-            m_rgba);
+        m_key = computeColours(state.data, state.colour,
+                               {state.populations, state.gating, state.metadata,
+                                m_sweeper->positions(), m_neighbours, m_change},
+                               m_rgba);
         update.colours = true;
     }
     return update;

@@ -77,6 +77,12 @@ class Scheduler {
         m_neighbours = std::move(scores);
         ++m_neighboursVersion;
     }
+    /// Each population's change between the compared conditions (the Compare window's logFC;
+    /// NaN where untested), for ColourMode::Change.
+    void setPopulationChange(PopulationChange change) {
+        m_change = std::move(change);
+        ++m_changeVersion;
+    }
 
     // --- files
     /// Starts reading files on a worker thread.
@@ -134,6 +140,8 @@ class Scheduler {
     uint64_t m_colourSeen = ~0ull, m_sweepsSeen = 0, m_dataSeen = 0, m_gatesSeen = 0;
     NeighbourScores m_neighbours;
     uint64_t m_neighboursVersion = 0;
+    PopulationChange m_change;
+    uint64_t m_changeVersion = 0;
     size_t m_pointsSeen = ~size_t(0);
 };
 

@@ -4,7 +4,6 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
@@ -15,12 +14,10 @@
 #include "cli/study_options.h"
 #include "core/common/error.h"
 #include "core/common/text.h"
-#include "core/io/input_guard.h"
 #include "core/pipeline/sample_metadata.h"
-#include "core/raster/png.h"
 #include "core/stats/abundance_table.h"
 #include "core/stats/sample_median_table.h"
-#include "core/stats/study_pictures.h"
+#include "core/stats/study_files.h"
 #include "core/stats/study_statistics.h"
 
 namespace sepal::cli {
@@ -59,27 +56,12 @@ void runStudy(const StudyOptions& o, const StudyTables& t) {
     std::optional<stats::SampleMedianTable> medians;
     if (!t.medians.empty()) medians = stats::readSampleMedians(t.medians);
     const SampleMetadata metadata = readSampleMetadata(o.metadata);
-    std::error_code ec;
-    std::filesystem::create_directories(t.outDir, ec);
-    if (ec) throw InputError("--out-dir " + t.outDir + ": cannot create it (" + ec.message() + ")");
     std::vector<std::string> readFiles = t.readFiles;
     for (const auto& f : {t.counts, t.medians, o.metadata}) readFiles.push_back(f);
-    const auto in = [&](const char* name) {
-        const std::string path = (std::filesystem::path(t.outDir) / name).string();
-        io::refuseOverwritingInput(path, readFiles, "--out-dir");
-        return path;
-    };
-    const std::string da = in("da.csv"), ds = in("ds.csv"), designPath = in("design.csv");
-    const std::string boxes = in("abundance.png"), heat = in("state.png");
+    const stats::StudyFiles files = stats::studyFilesIn(t.outDir, readFiles);
     const stats::StudyResult result =
         stats::compareConditions(table, metadata, request, medians ? &*medians : nullptr);
-    stats::writeDesignTable(designPath, result.design);
-    stats::writeAbundanceTable(da, result.abundance);
-    if (medians) stats::writeStateTable(ds, result.state);
-    if (!result.design.groupOf.empty())  // a covariate's slope has no groups to draw
-        raster::writePng(boxes, raster::renderBoxPlots(
-                                    stats::abundanceBoxPlots(table, result, metadata, o.block)));
-    if (medians) raster::writePng(heat, raster::renderStateHeatmap(stats::stateHeatmap(result)));
+    stats::writeStudyFiles(files, result, table, metadata, o.block, medians.has_value());
     if (t.quiet) return;
     size_t tested = 0, called = 0;
     for (const auto& r : result.abundance) {
@@ -90,8 +72,8 @@ void runStudy(const StudyOptions& o, const StudyTables& t) {
                  "sepal-cli: note: %s over %zu samples: %zu of %zu populations tested, %zu "
                  "differ in abundance at FDR 0.05; wrote %s, %s%s\n",
                  result.design.contrastText.c_str(), result.design.samples.size(), tested,
-                 result.abundance.size(), called, da.c_str(), designPath.c_str(),
-                 result.design.groupOf.empty() ? "" : (" and " + boxes).c_str());
+                 result.abundance.size(), called, files.abundance.c_str(), files.design.c_str(),
+                 result.design.groupOf.empty() ? "" : (" and " + files.boxPlots).c_str());
     if (!medians) return;
     size_t stateTested = 0, stateCalled = 0;
     for (const auto& r : result.state) {
@@ -102,7 +84,7 @@ void runStudy(const StudyOptions& o, const StudyTables& t) {
                  "sepal-cli: note: differential state of %zu state markers (%s): %zu of %zu "
                  "tests made, %zu differ at FDR 0.05; wrote %s and %s\n",
                  result.stateMarkers.size(), commaJoined(result.stateMarkers).c_str(), stateTested,
-                 result.state.size(), stateCalled, ds.c_str(), heat.c_str());
+                 result.state.size(), stateCalled, files.state.c_str(), files.stateHeatmap.c_str());
 }
 
 void addStatsCommand(CLI::App& app) {
@@ -111,9 +93,10 @@ void addStatsCommand(CLI::App& app) {
         "stats",
         "Compare conditions: differential abundance of the populations (cells per sample and "
         "population, from populations.csv) by a negative binomial GLM and likelihood ratio test "
-        "(DA-edgeR), and with --medians differential state of the state markers (DS-limma); "
-        "writes da.csv (population,logFC,logCPM,LR,p_val,p_adj), ds.csv "
-        "(population,marker,logFC,t,p_val,p_adj) and design.csv");
+        "(DA-edgeR) or a binomial GLMM (--method GLMM), and with --medians differential state "
+        "of the state markers (DS-limma); writes da.csv (population,logFC,logCPM,LR,p_val,p_adj; "
+        "the GLMM's population,logFC,z,p_val,p_adj), ds.csv (population,marker,logFC,t,p_val,"
+        "p_adj), design.csv, abundance.png and state.png");
     cmd->add_option("--counts", args->tables.counts,
                     "populations.csv of sepal-cli apply or the app")
         ->required();

@@ -35,7 +35,11 @@ void addStudyOptions(CLI::App* cmd, StudyOptions& o, bool required) {
                     "the markers to test for differential state (default: those the catalogue "
                     "calls state markers)")
         ->delimiter(',');
-    cmd->add_option("--method", o.method, "differential abundance: edgeR")->capture_default_str();
+    cmd->add_option("--method", o.method,
+                    "differential abundance: edgeR (a negative binomial GLM, likelihood ratio "
+                    "test) or GLMM (a binomial GLMM with a random intercept per sample, and per "
+                    "--block group: Wald z)")
+        ->capture_default_str();
     cmd->add_option("--min-cells", o.minCells,
                     "a population is tested when it has this many cells in --min-samples samples")
         ->capture_default_str();

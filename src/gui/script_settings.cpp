@@ -17,7 +17,7 @@ void colourMode(Application& app, State& st, const std::string& v) {
         {"marker", app::ColourMode::Marker},         {"sample", app::ColourMode::Sample},
         {"label", app::ColourMode::Label},           {"density", app::ColourMode::Density},
         {"population", app::ColourMode::Population}, {"group", app::ColourMode::Group},
-        {"neighbours", app::ColourMode::Neighbours}};
+        {"neighbours", app::ColourMode::Neighbours}, {"change", app::ColourMode::Change}};
     if (!modes.count(v)) throw InputError("unknown colour mode " + v);
     st.colour.mode = modes.at(v);
     app.workspace().edits().setColour(st.colour);

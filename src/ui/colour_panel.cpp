@@ -8,11 +8,11 @@ void ColourPanel::draw(UiContext& ctx) {
     auto& ws = ctx.workspace;
     const auto& st = ws.state();
     app::ColourSettings c = st.colour;
-    const char* modes[] = {"Marker",     "Sample",       "Label",          "Density",
-                           "Population", "Sample group", "Neighbours kept"};
+    const char* modes[] = {"Marker",     "Sample",       "Label",           "Density",
+                           "Population", "Sample group", "Neighbours kept", "Change (Compare)"};
     int mode = int(c.mode);
     ImGui::PushItemWidth(-110);
-    if (ImGui::Combo("Colour by", &mode, modes, 7))
+    if (ImGui::Combo("Colour by", &mode, modes, IM_ARRAYSIZE(modes)))
         c.mode = app::ColourMode(mode), ws.edits().setColour(c), ws.edits().seal();
     if (c.mode == app::ColourMode::Neighbours)
         ImGui::TextWrapped(
@@ -20,6 +20,10 @@ void ColourPanel::draw(UiContext& ctx) {
             "also their neighbours in the picture: low where it tears. Scored again when the "
             "picture settles after an edit.",
             app::QualityService::kSample, app::QualityService::kNeighbours);
+    if (c.mode == app::ColourMode::Change)
+        ImGui::TextWrapped(
+            "Each cell by its population's log2 fold change between the conditions the Compare "
+            "window compares: red more, blue fewer, grey untested.");
     const auto& metadata = st.metadata.columns;
     if (c.mode == app::ColourMode::Group) {
         if (metadata.empty())

@@ -15,14 +15,6 @@ namespace sepal {
 
 namespace {
 
-/// The shortest text that reads back as v ("NA" for a missing one).
-std::string number(double v) {
-    if (!std::isfinite(v)) return "NA";
-    char text[32];
-    std::snprintf(text, sizeof text, "%.9g", v);
-    return text;
-}
-
 /// A 64-bit mix (splitmix64's finaliser): nearby inputs give unrelated outputs.
 uint64_t mix(uint64_t x) {
     x += 0x9e3779b97f4a7c15ull;
@@ -92,6 +84,14 @@ struct Bytes {
 };
 
 }  // namespace
+
+std::string tallyNumber(double v) {
+    // 9 digits tell every float apart.
+    if (!std::isfinite(v)) return "NA";
+    char text[32];
+    std::snprintf(text, sizeof text, "%.9g", v);
+    return text;
+}
 
 PopulationTally::PopulationTally(std::vector<std::string> populations,
                                  std::vector<std::string> markers, uint64_t seed)
@@ -242,7 +242,7 @@ void PopulationTally::writeSampleMedians(const std::string& path) const {
     for (const auto& row : sampleMedians()) {
         text += io::csvField(row.sample) + "," + io::csvField(row.population) + "," +
                 std::to_string(row.cells);
-        for (const float v : row.medians) text.append(",").append(number(v));
+        for (const float v : row.medians) text.append(",").append(tallyNumber(v));
         text += "\n";
     }
     io::writeFileAtomically(path, [&](std::ostream& out) { out << text; });
@@ -414,7 +414,7 @@ void PopulationTally::writeCounts(const std::string& path) const {
     std::string text = "sample,population,cells,fraction\n";
     for (const auto& row : counts())
         text += io::csvField(row.sample) + "," + io::csvField(row.population) + "," +
-                std::to_string(row.cells) + "," + number(row.fraction) + "\n";
+                std::to_string(row.cells) + "," + tallyNumber(row.fraction) + "\n";
     io::writeFileAtomically(path, [&](std::ostream& out) { out << text; });
 }
 
@@ -430,7 +430,7 @@ void PopulationTally::writeMedians(const std::string& path) const {
     for (size_t p = 0; p < k; ++p) medians[p] = keptMedians(m_kept[p]);
     for (size_t p = 0; p < k; ++p) {
         text += io::csvField(m_populations[p]) + "," + std::to_string(m_seen[p]);
-        for (size_t t = 0; t < d; ++t) text.append(",").append(number(medians[p][t]));
+        for (size_t t = 0; t < d; ++t) text.append(",").append(tallyNumber(medians[p][t]));
         text += "\n";
     }
     io::writeFileAtomically(path, [&](std::ostream& out) { out << text; });

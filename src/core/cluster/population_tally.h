@@ -57,6 +57,8 @@ class PopulationTally {
     std::vector<std::vector<uint64_t>> keptKeys() const;
     /// How many populations the tally has (codes 0 .. populationCount() - 1).
     size_t populationCount() const { return m_populations.size(); }
+    /// The value columns' names: the medians' columns.
+    const std::vector<std::string>& markers() const { return m_markers; }
     /// Adds a tally of other samples (from toBytes() of one with the same populations, markers
     /// and seed); throws InputError when it does not fit.
     void merge(const std::string& bytes);
@@ -120,6 +122,9 @@ class PopulationTally {
     std::vector<uint64_t> m_seen;  // cells seen per population
     std::vector<Kept> m_kept;      // per population
 };
+
+/// A value as the tally's tables write it (9 significant digits, "NA" when not finite).
+std::string tallyNumber(double v);
 
 /// Each population's bound over tallies kept in several places (MPI ranks): the largest of the
 /// kKeptPerPopulation smallest kept keys of all of them together (UINT64_MAX where they keep

@@ -2,6 +2,7 @@
 // Differential abundance of populations across samples by negative binomial GLMs and
 // likelihood ratio tests (the "DA-edgeR" method of differential discovery in cytometry).
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct AbundanceResult {
     double logFC = 0;        ///< log2 fold change of the contrast (prior count 0.125 shrinkage)
     double logCPM = 0;       ///< average log2 cells per million
     double LR = 0;           ///< likelihood ratio statistic (1 df)
+    double z = NAN;          ///< the GLMM's Wald statistic (NaN for edgeR)
     double pValue = 0;       ///< chi-square p-value of LR
     double pAdjusted = 0;    ///< Benjamini-Hochberg adjusted over the tested populations
 };

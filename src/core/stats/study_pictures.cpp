@@ -53,9 +53,14 @@ raster::BoxPlotInput abundanceBoxPlots(const AbundanceTable& counts, const Study
         in.populations.push_back(r.population);
         in.subtitles.push_back(subtitleOf(r));
         in.significant.push_back(r.tested && r.pAdjusted < 0.05);
+        // The counts' row of that name (the results leave the unassigned cells out).
+        const auto row = Eigen::Index(
+            std::find(counts.populations.begin(), counts.populations.end(), r.population) -
+            counts.populations.begin());
         for (Eigen::Index s = 0; s < counts.cells.cols(); ++s)
-            in.frequencies.push_back(
-                totals(s) > 0 ? 100.0 * counts.cells(Eigen::Index(p), s) / totals(s) : NAN);
+            in.frequencies.push_back(row < counts.cells.rows() && totals(s) > 0
+                                         ? 100.0 * counts.cells(row, s) / totals(s)
+                                         : NAN);
     }
     return in;
 }

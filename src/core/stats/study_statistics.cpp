@@ -10,6 +10,7 @@
 #include "core/io/atomic_file.h"
 #include "core/io/csv_writer.h"
 #include "core/markers/marker_classes.h"
+#include "core/stats/glmm_da.h"
 
 namespace sepal::stats {
 namespace {
@@ -79,19 +80,59 @@ void sortByAdjustedP(std::vector<Result>& results) {
     });
 }
 
+/// The counts without the cells of no population ("unassigned" in populations.csv): they are
+/// not a population to compare, nor part of the library sizes.
+AbundanceTable withoutUnassigned(const AbundanceTable& counts) {
+    const auto it = std::find(counts.populations.begin(), counts.populations.end(), "unassigned");
+    if (it == counts.populations.end()) return counts;
+    const auto row = Eigen::Index(it - counts.populations.begin());
+    AbundanceTable t = counts;
+    t.populations.erase(t.populations.begin() + row);
+    t.cells.resize(counts.cells.rows() - 1, counts.cells.cols());
+    t.cells.topRows(row) = counts.cells.topRows(row);
+    t.cells.bottomRows(t.cells.rows() - row) = counts.cells.bottomRows(t.cells.rows() - row);
+    return t;
+}
+
 }  // namespace
 
-StudyResult compareConditions(const AbundanceTable& counts, const SampleMetadata& metadata,
+StudyResult compareConditions(const AbundanceTable& allCounts, const SampleMetadata& metadata,
                               const StudyRequest& request, const SampleMedianTable* medians) {
-    if (request.method != "edgeR") throw InputError("--method " + request.method + ": use edgeR");
+    if (request.method != "edgeR" && request.method != "GLMM")
+        throw InputError("--method " + request.method + ": use edgeR or GLMM");
+    const AbundanceTable counts = withoutUnassigned(allCounts);
     StudyResult result;
     result.design = buildStudyDesign(metadata, counts.samples, request.formula, request.contrast,
                                      request.references);
-    EdgeROptions abundance;
-    abundance.minCells = request.minCells;
-    abundance.minSamples = request.minSamples;
-    result.abundance = differentialAbundanceEdgeR(
-        counts.cells, counts.populations, result.design.matrix, result.design.contrast, abundance);
+    const std::vector<int> block = request.block.empty()
+                                       ? std::vector<int>()
+                                       : blockOf(metadata, counts.samples, request.block);
+    result.method = request.method;
+    if (request.method == "edgeR") {
+        EdgeROptions abundance;
+        abundance.minCells = request.minCells;
+        abundance.minSamples = request.minSamples;
+        result.abundance =
+            differentialAbundanceEdgeR(counts.cells, counts.populations, result.design.matrix,
+                                       result.design.contrast, abundance);
+    } else {
+        GlmmOptions abundance;
+        abundance.minCells = request.minCells;
+        abundance.minSamples = request.minSamples;
+        for (const GlmmResult& g :
+             differentialAbundanceGlmm(counts.cells, counts.populations, result.design.matrix,
+                                       result.design.contrast, block, abundance)) {
+            AbundanceResult r;
+            r.population = g.population;
+            r.tested = g.tested;
+            r.logFC = g.logFC;
+            r.logCPM = r.LR = NAN;
+            r.z = g.z;
+            r.pValue = g.pValue;
+            r.pAdjusted = g.pAdjusted;
+            result.abundance.push_back(r);
+        }
+    }
     if (!medians) return result;
     // The medians' samples and populations put in the counts' order.
     const auto S = Eigen::Index(counts.samples.size()), P = Eigen::Index(counts.populations.size());
@@ -125,9 +166,6 @@ StudyResult compareConditions(const AbundanceTable& counts, const SampleMetadata
     LimmaOptions state;
     state.minCells = request.minCells;
     state.minSamples = request.minSamples;
-    const std::vector<int> block = request.block.empty()
-                                       ? std::vector<int>()
-                                       : blockOf(metadata, counts.samples, request.block);
     // The cells weigh the medians: the counts' own, which are those the medians were taken of.
     result.state =
         differentialStateLimma(values, result.stateMarkers, counts.cells, counts.populations,
@@ -135,12 +173,16 @@ StudyResult compareConditions(const AbundanceTable& counts, const SampleMetadata
     return result;
 }
 
-void writeAbundanceTable(const std::string& path, std::vector<AbundanceResult> results) {
+void writeAbundanceTable(const std::string& path, std::vector<AbundanceResult> results,
+                         const std::string& method) {
     sortByAdjustedP(results);
-    std::string text = "population,logFC,logCPM,LR,p_val,p_adj\n";
+    const bool glmm = method == "GLMM";
+    std::string text =
+        glmm ? "population,logFC,z,p_val,p_adj\n" : "population,logFC,logCPM,LR,p_val,p_adj\n";
     for (const auto& r : results)
-        text += io::csvField(r.population) + "," + number(r.logFC) + "," + number(r.logCPM) + "," +
-                number(r.LR) + "," + number(r.pValue) + "," + number(r.pAdjusted) + "\n";
+        text += io::csvField(r.population) + "," + number(r.logFC) + "," +
+                (glmm ? number(r.z) : number(r.logCPM) + "," + number(r.LR)) + "," +
+                number(r.pValue) + "," + number(r.pAdjusted) + "\n";
     io::writeFileAtomically(path, [&](std::ostream& out) { out << text; });
 }
 

@@ -32,21 +32,26 @@ struct StudyRequest {
 /// The comparison's results.
 struct StudyResult {
     StudyDesign design;                      ///< the design and contrast tested
+    std::string method = "edgeR";            ///< how abundance was tested: edgeR or GLMM
     std::vector<AbundanceResult> abundance;  ///< per population, in the counts' order
     std::vector<StateResult> state;         ///< per population and state marker (empty: no medians)
     std::vector<std::string> stateMarkers;  ///< the markers tested for differential state
 };
 
-/// Compares the conditions of `request` over the samples of `counts` (each found in `metadata`);
+/// Compares the conditions of `request` over the samples of `counts` (each found in `metadata`;
+/// the cells of no population, "unassigned", are left out);
 /// with `medians` (the same samples and populations, per sample) also differential state of
-/// the state markers, blocked by request.block when given. Throws InputError for a bad request
+/// the state markers. request.block is the within-patient correlation of the state test and,
+/// for the GLMM, a patient random intercept. Throws InputError for a bad request
 /// (unknown columns, levels, markers; too few samples; medians of other samples).
 StudyResult compareConditions(const AbundanceTable& counts, const SampleMetadata& metadata,
                               const StudyRequest& request,
                               const SampleMedianTable* medians = nullptr);
 
-/// Writes da.csv: population,logFC,logCPM,LR,p_val,p_adj by adjusted p (untested ones last, NA).
-void writeAbundanceTable(const std::string& path, std::vector<AbundanceResult> results);
+/// Writes da.csv by adjusted p (untested ones last, NA): population,logFC,logCPM,LR,p_val,p_adj
+/// for edgeR, population,logFC,z,p_val,p_adj for the GLMM.
+void writeAbundanceTable(const std::string& path, std::vector<AbundanceResult> results,
+                         const std::string& method = "edgeR");
 /// Writes ds.csv: population,marker,logFC,t,p_val,p_adj by adjusted p (untested last, NA).
 void writeStateTable(const std::string& path, std::vector<StateResult> results);
 /// Writes design.csv: the sample column then one column per coefficient.
