@@ -24,6 +24,11 @@ endif()
 file(GLOB SEPAL_APP_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/app/*.cpp)
 add_library(sepal_app STATIC ${SEPAL_APP_SOURCES})
 target_link_libraries(sepal_app PUBLIC sepal_backend)
+# The Compare window's statistics, where Eigen and Boost.Math were found.
+if(TARGET sepal_stats)
+    target_link_libraries(sepal_app PUBLIC sepal_stats)
+    target_compile_definitions(sepal_app PRIVATE SEPAL_HAVE_STATS=1)
+endif()
 target_compile_options(sepal_app PRIVATE ${SEPAL_WARNINGS})
 
 # ui: one Dear ImGui window per file, the canvas and its input; gui: the executable.

@@ -168,17 +168,23 @@ ColourKey computeColours(const Dataset& data, const ColourSettings& settings,
                             extent = std::max(extent, std::fabs(change.logFC[c]));
                     }
             extent = extent > 0 ? extent : 1;
+            // A population chosen in the Compare window keeps its colour, the others greyed.
+            size_t highlighted = 0;
+            for (size_t g = 0; g < populations.groups.size() && !settings.highlight.empty(); ++g)
+                if (populations.groups[g].name == settings.highlight) highlighted = g + 1;
             for (size_t i = 0; i < n; ++i) {
                 const uint8_t m = i < populations.membership.size() ? populations.membership[i] : 0;
                 const float v = m < logFC.size() ? logFC[m] : NAN;
-                if (std::isfinite(v))
+                if (highlighted > 0 && m != highlighted)
+                    put(rgba, i, {120, 120, 120}, 60);
+                else if (std::isfinite(v))
                     put(rgba, i, colourMap("coolwarm", 0.5f + 0.5f * v / extent));
                 else
                     put(rgba, i, {120, 120, 120}, 80);
             }
             key = {true,
                    change.title.empty() ? std::string("change: compare conditions first")
-                                        : "log2 change, " + change.title,
+                                        : "log2 change: " + change.title,
                    -extent,
                    extent,
                    "coolwarm",

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "app/population_service.h"
 #include "app/service.h"
 
 namespace sepal::app {
@@ -57,7 +58,10 @@ struct Comparison {
 /// Compares the chosen conditions in the background.
 class ComparisonService : public Service {
   public:
-    using Service::Service;
+    /// Tallies the populations through `populations` (its cached state markers).
+    ComparisonService(Document& document, Scheduler& scheduler, Log& log,
+                      const PopulationService& populations)
+        : Service(document, scheduler, log), m_populations(populations) {}
     ~ComparisonService();
 
     /// True when this build has the statistics (Eigen and Boost.Math were there).
@@ -81,6 +85,7 @@ class ComparisonService : public Service {
     void update();
 
   private:
+    const PopulationService& m_populations;
     ComparisonSettings m_settings;
     Comparison m_current;
     std::string m_error;

@@ -228,32 +228,64 @@ const std::vector<size_t>& PopulationService::sizes() const {
 }
 
 PopulationTally PopulationService::tally(bool withValues) const {
+    std::vector<size_t> all;
+    for (size_t c = 0; withValues && c < state().data.points.cols; ++c) all.push_back(c);
+    return tallyOf(all, withValues, true);
+}
+
+namespace {
+
+/// The embedded columns of class state, from the tally's classes.
+std::vector<size_t> embeddedStateColumns(const std::vector<MarkerClass>& classes, size_t embedded) {
+    std::vector<size_t> columns;
+    for (size_t c = 0; c < embedded && c < classes.size(); ++c)
+        if (classes[c] == MarkerClass::State) columns.push_back(c);
+    return columns;
+}
+
+}  // namespace
+
+PopulationTally PopulationService::stateTally() const {
+    return tallyOf(embeddedStateColumns(tallyClasses(), state().data.points.cols), true, false);
+}
+
+std::vector<std::string> PopulationService::stateColumnNames() const {
+    std::vector<std::string> names;
+    const std::vector<std::string> embedded = state().data.markerNames();
+    for (const size_t c : embeddedStateColumns(tallyClasses(), state().data.points.cols))
+        names.push_back(embedded[c]);
+    for (const auto& m : stateColumns().markers) names.push_back(m);
+    return names;
+}
+
+PopulationTally PopulationService::tallyOf(const std::vector<size_t>& columns, bool extra,
+                                           bool pooled) const {
     const State& st = state();
     const auto& data = st.data;
     std::vector<std::string> names;
     for (const auto& g : st.populations.groups) names.push_back(g.name);
     // The same tally sepal-cli apply fills, one sample after another.
     static const StateColumns kNone;  // counts alone need no values
-    const StateColumns& extra = withValues ? stateColumns() : kNone;
+    const StateColumns& beside = extra ? stateColumns() : kNone;
+    const std::vector<std::string> embeddedNames = data.markerNames();
     std::vector<std::string> markers;
-    if (withValues) {
-        markers = data.markerNames();
-        markers.insert(markers.end(), extra.markers.begin(), extra.markers.end());
-    }
-    PopulationTally tally(names, markers, 1);
+    for (const size_t c : columns) markers.push_back(embeddedNames[c]);
+    markers.insert(markers.end(), beside.markers.begin(), beside.markers.end());
+    PopulationTally tally(names, markers, 1, pooled);
     // Only the cells inside the gates count, as sepal-cli apply counts the gated cells.
+    const size_t d = columns.size(), e = beside.values.cols;
     for (size_t si = 0; si < data.samples.size(); ++si) {
         const auto& sample = data.samples[si];
         std::vector<size_t> rows;
         for (size_t i = sample.first; i < sample.first + sample.count; ++i)
             if (st.gating.contains(i)) rows.push_back(i);
-        const size_t d = withValues ? data.points.cols : 0;
-        const size_t e = withValues ? extra.values.cols : 0;
         Matrix values(rows.size(), d + e);
         std::vector<int32_t> codes(rows.size(), -1);
         for (size_t r = 0; r < rows.size(); ++r) {
-            std::copy_n(data.points.row(rows[r]), d, values.row(r));
-            if (e) std::copy_n(extra.values.row(rows[r]), e, values.row(r) + d);
+            float* out = values.row(r);
+            const float* in = data.points.row(rows[r]);
+            for (size_t k = 0; k < d; ++k) out[k] = in[columns[k]];
+            if (e) std::copy_n(beside.values.row(rows[r]), e, out + d);
             if (rows[r] < st.populations.membership.size())
                 codes[r] = int32_t(st.populations.membership[rows[r]]) - 1;
         }

@@ -62,6 +62,12 @@ class PopulationService : public Service {
     /// The open data's populations counted per sample (with their values for the medians when
     /// `withValues`), as sepal-cli apply counts a cohort.
     PopulationTally tally(bool withValues) const;
+    /// The populations counted per sample with only the state markers' values (the embedded
+    /// state markers, then those beside) and no pooled values: the samples' medians that
+    /// differential state compares, the same as tally(true) gives for those columns.
+    PopulationTally stateTally() const;
+    /// The names of stateTally()'s columns.
+    std::vector<std::string> stateColumnNames() const;
     /// The populations x markers heatmap of the open data (core's heatmapOf), the state markers
     /// after the embedded ones.
     Heatmap heatmap() const;
@@ -76,6 +82,8 @@ class PopulationService : public Service {
     ModelLabels ofModel() const;
 
   private:
+    /// The tally of the embedded columns `columns` and, with `extra`, the state columns beside.
+    PopulationTally tallyOf(const std::vector<size_t>& columns, bool extra, bool pooled) const;
     // sizes() of the populations and data versions in m_sizesKey.
     mutable std::vector<size_t> m_sizes;
     mutable uint64_t m_sizesKey = ~0ull;

@@ -13,7 +13,8 @@ Workspace::Workspace(const std::string& backendName)
       m_edits(m_document, m_scheduler, m_log),
       m_exports(m_document, m_scheduler, m_log, m_data, m_populations),
       m_training(m_document, m_scheduler, m_log),
-      m_quality(m_document, m_scheduler, m_log) {}
+      m_quality(m_document, m_scheduler, m_log),
+      m_comparison(m_document, m_scheduler, m_log, m_populations) {}
 
 Workspace::~Workspace() = default;
 
@@ -27,6 +28,7 @@ FrameUpdate Workspace::frame(double budgetMs) {
     }
     FrameUpdate update = m_scheduler.frame(budgetMs);
     m_quality.update();
+    m_comparison.update();
     return update;
 }
 

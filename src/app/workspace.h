@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/colouring.h"
+#include "app/comparison_service.h"
 #include "app/data_service.h"
 #include "app/document.h"
 #include "app/edit_service.h"
@@ -47,6 +48,8 @@ class Workspace {
     ExportService& exports() { return m_exports; }
     /// Recipes and the refining trainer.
     TrainingService& training() { return m_training; }
+    /// Conditions compared in the background (Compare window).
+    ComparisonService& comparison() { return m_comparison; }
     /// The picture's quality, scored in the background once it settles.
     const PictureQuality& quality() const { return m_quality.current(); }
 
@@ -104,6 +107,7 @@ class Workspace {
     ExportService m_exports;
     TrainingService m_training;
     QualityService m_quality;
+    ComparisonService m_comparison;
 };
 
 }  // namespace sepal::app

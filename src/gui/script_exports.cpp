@@ -38,6 +38,10 @@ void counts(Application& app, const ScriptAction&, const std::string& path) {
     app.workspace().exports().populationCounts(path);
 }
 
+void statistics(Application& app, const ScriptAction&, const std::string& path) {
+    app.workspace().comparison().exportTables(path);
+}
+
 void gates(Application& app, const ScriptAction&, const std::string& path) {
     app.workspace().exports().gates(path);
 }
@@ -68,6 +72,7 @@ const ScriptExport kExports[] = {
     {"model", "the landmark model", model},
     {"heatmap", "[light]: the heatmap as PNG", heatmap},
     {"counts", "FOLDER: populations.csv and medians.csv, as sepal-cli apply writes them", counts},
+    {"stats", "FOLDER: the Compare window's tables and pictures, as sepal-cli stats writes them", statistics},
     {"gates", "the gates", gates},
     {"session", "the session (with the view)", session},
     {"png", "[W H [landmarks] [graph] [light]]: the canvas as a picture", png},

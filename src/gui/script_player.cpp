@@ -30,6 +30,13 @@ void ScriptPlayer::afterFrame(Application&) {
         if ((!q.valid || q.scoring) && ++m_run.settleFrames < 3000) return;
         m_run.scored = false;
     }
+    if (m_run.compared) {
+        auto& comparison = m_app.workspace().comparison();
+        const bool waiting =
+            comparison.computing() || (!comparison.current().valid && comparison.error().empty());
+        if (waiting && ++m_run.settleFrames < 3000) return;
+        m_run.compared = false;
+    }
     while (m_next < m_actions.size() && !m_run.holding()) {
         const auto& a = m_actions[m_next++];
         try {

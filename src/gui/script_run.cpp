@@ -44,7 +44,7 @@ void ScriptRun::press(float x, float y, int button, bool ctrl, bool shift,
 }
 
 bool ScriptRun::holding() const {
-    return !frames.empty() || wait != 0 || settle || scored;
+    return !frames.empty() || wait != 0 || settle || scored || compared;
 }
 
 }  // namespace sepal::gui

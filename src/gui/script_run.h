@@ -21,6 +21,7 @@ struct ScriptRun {
     int wait = 0;                   ///< frames to let pass before the next action
     bool settle = false;            ///< hold until the application is idle
     bool scored = false;            ///< hold until the picture's quality score is in
+    bool compared = false;          ///< hold until the conditions' comparison is in
     int settleFrames = 0;           ///< frames held for settle or scored (given up at 3000)
     bool stopped = false;           ///< quit: no further action runs
 

@@ -119,6 +119,10 @@ void viewPanels(Application& app, State& st, const std::string& v) {
     app.workspace().edits().setView(st.view);
 }
 
+void colourHighlight(Application& app, State& st, const std::string& v) {
+    st.colour.highlight = v == "none" ? "" : v, app.workspace().edits().setColour(st.colour);
+}
+
 void colourMap(Application& app, State& st, const std::string& v) {
     st.colour.map = v, app.workspace().edits().setColour(st.colour);
 }
@@ -167,7 +171,7 @@ void trainingSupervisionStrength(Application& app, State& st, const std::string&
 
 // clang-format off
 const ScriptSetting kSettings[] = {
-    {"colour.mode", "marker, sample, label, density, population, group or neighbours", colourMode},
+    {"colour.mode", "marker, sample, label, density, population, group, neighbours or change", colourMode},
     {"colour.marker", "a channel or a marker; colours by it", colourMarker},
     {"biaxial.x", "the Biaxial window's x: a channel or a marker", biaxialX},
     {"biaxial.y", "the Biaxial window's y: a channel or a marker", biaxialY},
@@ -183,6 +187,7 @@ const ScriptSetting kSettings[] = {
     {"view.landmarks", "on, or anything else for off: the landmarks shown (and draggable)", viewLandmarks},
     {"view.panels", "sample or a metadata column: what each small multiple shows", viewPanels},
     {"colour.map", "a colour map's name", colourMap},
+    {"colour.highlight", "a population shown in colour, the others greyed (none: all); the Compare window's box plot shows it", colourHighlight},
     {"view.size", "point size in pixels", viewSize},
     {"view.alpha", "point opacity", viewAlpha},
     {"embed.k", "EmbedSOM's neighbours", embedK},

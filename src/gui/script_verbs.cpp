@@ -131,7 +131,10 @@ void lasso(ScriptRun& run, const ScriptAction& a) {
 
 void set(ScriptRun& run, const ScriptAction& a) {
     if (a.args.size() < 2) throw InputError("set needs a key and a value");
-    applyScriptSetting(run.app, a.args[0], a.args[1]);
+    // The value is the rest of the line (population names have spaces).
+    std::string value = a.args[1];
+    for (size_t i = 2; i < a.args.size(); ++i) value += " " + a.args[i];
+    applyScriptSetting(run.app, a.args[0], value);
 }
 
 void train(ScriptRun& run, const ScriptAction& a) {
@@ -139,6 +142,14 @@ void train(ScriptRun& run, const ScriptAction& a) {
         run.app.workspace().training().pause();
     else
         run.app.workspace().training().start();
+}
+
+// COLUMN LEVEL REFERENCE [BLOCK]: what the Compare window compares; then hold until it is in.
+void compare(ScriptRun& run, const ScriptAction& a) {
+    if (a.args.size() < 3) throw InputError("compare needs COLUMN LEVEL REFERENCE [BLOCK]");
+    run.app.workspace().comparison().choose(
+        {a.args[0], a.args[1], a.args[2], a.args.size() > 3 ? a.args[3] : ""});
+    run.compared = true, run.settleFrames = 0;
 }
 
 void recipe(ScriptRun& run, const ScriptAction& a) {
@@ -196,7 +207,18 @@ void mergePopulation(ScriptRun& run, const ScriptAction& a) {
             if (groups[i].name == name) return i;
         throw InputError("script line " + std::to_string(a.line) + ": no population " + name);
     };
-    ws.populations().merge(find(a.args[0]), find(a.args[1]));
+    // Names with spaces: FROM ... into INTO ...
+    const auto into = std::find(a.args.begin(), a.args.end(), "into");
+    const auto joined = [](auto begin, auto end) {
+        std::string name;
+        for (auto it = begin; it != end; ++it) name += (name.empty() ? "" : " ") + *it;
+        return name;
+    };
+    if (into != a.args.end())
+        ws.populations().merge(find(joined(a.args.begin(), into)),
+                               find(joined(into + 1, a.args.end())));
+    else
+        ws.populations().merge(find(a.args[0]), find(a.args[1]));
 }
 
 void populationsFromLandmarks(ScriptRun& run, const ScriptAction& a) {
@@ -276,11 +298,12 @@ const ScriptVerb kVerbs[] = {
     {"train", "on|off: start or pause refining the landmarks step by step", train},
     {"recipe", "[cancel]: train the Training window's recipe (or cancel it)", recipe},
     {"metadata", "PATH: the samples' metadata CSV", metadata},
+    {"compare", "COLUMN LEVEL REFERENCE [BLOCK]: compare two conditions (Compare window) and wait for it", compare},
     {"spillover", "PATH: compensate with the spillover matrix in PATH", spillover},
     {"export", "KIND PATH ...: write a file (the kinds below)", exportFile},
     {"load-session", "PATH: restore a session", loadSession},
     {"crashed", "restore|dismiss: answer the offer of the last crashed session", crashed},
-    {"merge-population", "FROM INTO: merge population FROM into INTO", mergePopulation},
+    {"merge-population", "FROM INTO, or FROM... into INTO... (names with spaces): merge population FROM into INTO", mergePopulation},
     {"populations-from-landmarks", "K: K populations from the landmarks", populationsFromLandmarks},
     {"autosave", "write the autosave now (with --autosave-dir)", autosave},
     {"panel", "TITLE open|close: open or close a side-bar section", panel},

@@ -25,8 +25,8 @@ std::string stateJson(Application& application) {
     nlohmann::json counts = nlohmann::json::array();
     for (const auto& c : ws.populations().counts())
         counts.push_back({c.sample, c.population, c.cells});
-    const char* modes[] = {"marker",     "sample", "label",     "density",
-                           "population", "group",  "neighbours"};
+    const char* modes[] = {"marker",     "sample", "label",      "density",
+                           "population", "group",  "neighbours", "change"};
     nlohmann::json j = {{"events", st.data.events()},
                         {"samples", samples},
                         {"columns", st.data.columns},
@@ -47,6 +47,20 @@ std::string stateJson(Application& application) {
     j["canvas"] = {o[0], o[1], camera.width(), camera.height()};
     j["panels"] = ctx.openPanels;
     j["landmarks_shown"] = st.view.showLandmarks;
+    // The Compare window's latest comparison: what differs at FDR 0.05, and how long it took.
+    const auto& comparison = ws.comparison().current();
+    nlohmann::json called = nlohmann::json::array(), stateCalled = nlohmann::json::array();
+    for (const auto& r : comparison.abundance)
+        if (r.tested && r.pAdjusted < 0.05) called.push_back(r.population);
+    for (const auto& r : comparison.state)
+        if (r.tested && r.pAdjusted < 0.05) stateCalled.push_back({r.population, r.marker});
+    j["comparison"] = comparison.valid
+                          ? nlohmann::json{{"contrast", comparison.contrastText},
+                                           {"called", called},
+                                           {"state_called", stateCalled},
+                                           {"populations", comparison.abundance.size()},
+                                           {"ms", comparison.milliseconds}}
+                          : nlohmann::json(nullptr);
     nlohmann::json marks = nlohmann::json::array();
     for (size_t l = 0; l < st.model.count(); ++l) {
         auto p = camera.toScreen(st.model.low[2 * l], st.model.low[2 * l + 1]);

@@ -5,6 +5,7 @@
 
 #include "ui/biaxial_panel.h"
 #include "ui/colour_panel.h"
+#include "ui/compare_panel.h"
 #include "ui/counts_panel.h"
 #include "ui/data_panel.h"
 #include "ui/export_panel.h"
@@ -44,6 +45,7 @@ const PanelRow kPanels[] = {
     {Bar::Right, plain<PopulationsPanel>},
     {Bar::Right, plain<HeatmapPanel>},
     {Bar::Right, plain<CountsPanel>},
+    {Bar::Right, plain<ComparePanel>},
     {Bar::Right, plain<ExportPanel>},
     {Bar::Right, plain<StatsPanel>},
     {Bar::Right, plain<LogPanel>},

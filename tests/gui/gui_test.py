@@ -606,7 +606,7 @@ def test_counts_agreement(out):
                     "--out", f"{out}/y.csv", "-q"], check=True)
     subprocess.run([cli, "apply", "--model", f"{out}/m.json", *files, "--out-dir", f"{out}/cli",
                     "-q"], check=True)
-    for name in ("populations.csv", "medians.csv"):
+    for name in ("populations.csv", "medians.csv", "sample_medians.csv"):
         app, mine = open(f"{out}/app/{name}").read(), open(f"{out}/cli/{name}").read()
         check(app == mine, f"{name} differs between the app and sepal-cli:\n{app[:400]}\n---\n"
               f"{mine[:400]}")
@@ -630,11 +630,61 @@ def test_counts_agreement(out):
     check(states[-1]["errors"] == 0, "the app logged errors on the CytoNorm files")
     subprocess.run([cli, "apply", "--model", f"{out}/real.json", *files, "--out-dir",
                     f"{out}/real_cli", "-q"], check=True)
-    for name in ("populations.csv", "medians.csv"):
+    for name in ("populations.csv", "medians.csv", "sample_medians.csv"):
         app, mine = open(f"{out}/real/{name}").read(), open(f"{out}/real_cli/{name}").read()
         check(app == mine, f"CytoNorm {name} differs between the app and sepal-cli:\n{app[:400]}")
     header = open(f"{out}/real/medians.csv").readline().strip().split(",")
     check("pSTAT5" in header or "STAT5" in header, f"no state marker among the medians: {header}")
+
+
+def test_compare(out):
+    """Comparing conditions in the app on a generated study (3 patients x 2 conditions of 10^5
+    cells, planted
+    effects): the Compare window finds the planted populations and state changes, its exported
+    tables and pictures are byte for byte those of sepal-cli stats on the counts the app exports,
+    and a lasso (a new population) recomputes the statistics in the background."""
+    cli = os.environ.get("SEPAL_CLI")
+    if not cli or not os.path.exists(cli):
+        print("skipped: SEPAL_CLI is not set to a built sepal-cli")
+        sys.exit(SKIP)
+    if subprocess.run([cli, "stats", "--help"], capture_output=True).returncode != 0:
+        print("skipped: this build has no statistics (Eigen or Boost.Math missing)")
+        sys.exit(SKIP)
+    subprocess.run([cli, "demo", "--cohort", f"{out}/cohort", "--events", "100000"], check=True,
+                   capture_output=True)
+    files = sorted(glob.glob(f"{out}/cohort/*.fcs"))
+    for d in ("counts", "stats", "after"):
+        os.makedirs(f"{out}/{d}")
+    states, _, _ = run_app(
+        ["open " + " ".join(files), "settle", f"metadata {out}/cohort/samples.csv",
+         "populations-from-landmarks 20", "settle", "compare condition stim unstim patient",
+         "state", f"export counts {out}/counts", f"export stats {out}/stats",
+         "set colour.mode change", "set colour.highlight Naive B", "panel Populations close",
+         "panel Compare open", "wait 0.5", f"screenshot {out}/compare.png",
+         "lasso lassoed 300 300 360 300 360 360 300 360", "compare condition stim unstim patient",
+         "state", f"export stats {out}/after", "quit"], out)
+    first, after = states[0]["comparison"], states[-1]["comparison"]
+    check(states[-1]["errors"] == 0, "the app logged errors")
+    check(first is not None, "the Compare window made no comparison")
+    check(sorted(first["called"]) == ["Memory CD8 T", "Naive B"],
+          f"the planted populations are Memory CD8 T and Naive B; called: {first['called']}")
+    check(sorted(map(tuple, first["state_called"])) == [("CD56dim NK", "IFNg"), ("Treg", "pSTAT5")],
+          f"the planted state changes are IFNg in CD56dim NK and pSTAT5 in Tregs; called: "
+          f"{first['state_called']}")
+    subprocess.run([cli, "stats", "--counts", f"{out}/counts/populations.csv", "--medians",
+                    f"{out}/counts/sample_medians.csv", "--metadata", f"{out}/cohort/samples.csv",
+                    "--design", "condition + patient", "--contrast", "condition:stim-unstim",
+                    "--block", "patient", "--out-dir", f"{out}/cli", "-q"], check=True)
+    for name in ("da.csv", "ds.csv", "design.csv", "abundance.png", "state.png"):
+        app, mine = open(f"{out}/stats/{name}", "rb").read(), open(f"{out}/cli/{name}", "rb").read()
+        check(app == mine, f"{name} differs between the app's Compare window and sepal-cli stats")
+    # The lasso made a population: the comparison followed with one more.
+    check(after["populations"] == first["populations"] + 1,
+          f"after the lasso the comparison has {after['populations']} populations, before "
+          f"{first['populations']}")
+    check("lassoed" in open(f"{out}/after/da.csv").read(), "the new population is not compared")
+    check(read_png(f"{out}/compare.png")[0] > 0, "no screenshot")
+    print(f"compare: {first['ms']:.0f} ms, after the lasso {after['ms']:.0f} ms")
 
 
 def plot_pixel(state, x, y):

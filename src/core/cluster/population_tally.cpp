@@ -94,10 +94,11 @@ std::string tallyNumber(double v) {
 }
 
 PopulationTally::PopulationTally(std::vector<std::string> populations,
-                                 std::vector<std::string> markers, uint64_t seed)
+                                 std::vector<std::string> markers, uint64_t seed, bool pooled)
     : m_populations(std::move(populations)),
       m_markers(std::move(markers)),
       m_seed(seed),
+      m_pooled(pooled),
       m_seen(m_populations.size(), 0),
       m_kept(m_populations.size()) {}
 
@@ -178,7 +179,7 @@ void PopulationTally::add(size_t sampleIndex, const std::string& sample,
     for (size_t p = 0; p < k; ++p)
         for (const uint32_t i : cellsOf[p]) {
             const uint64_t key = mix(sampleKey ^ (firstCell + i));
-            offer(m_kept[p], key, values.row(i));
+            if (m_pooled) offer(m_kept[p], key, values.row(i));
             offer(s.kept[p], key, values.row(i));
         }
 }

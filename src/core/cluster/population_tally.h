@@ -39,8 +39,10 @@ class PopulationTally {
     static constexpr size_t kKeptPerPopulation = 100000;
 
     /// populations: their names (code i = populations[i]); markers: the value columns' names.
+    /// With `pooled` false only each sample's values are kept (its medians), not the cohort's
+    /// (writeMedians and heatmap then have none): what a comparison of conditions needs.
     PopulationTally(std::vector<std::string> populations, std::vector<std::string> markers,
-                    uint64_t seed = 1);
+                    uint64_t seed = 1, bool pooled = true);
     /// Adds one sample, or a block of one: its index in the cohort (the order of the rows in
     /// populations.csv, and part of each cell's sampling key), codes per cell (-1: no
     /// population), the cells' values (cells x markers, transformed), and the index of the
@@ -118,6 +120,7 @@ class PopulationTally {
 
     std::vector<std::string> m_populations, m_markers;
     uint64_t m_seed;
+    bool m_pooled = true;  // the cohort's values kept besides each sample's
     std::vector<Sample> m_samples;
     std::vector<uint64_t> m_seen;  // cells seen per population
     std::vector<Kept> m_kept;      // per population

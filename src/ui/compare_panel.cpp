@@ -1,0 +1,352 @@
+#include "ui/compare_panel.h"
+
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include "app/colouring.h"
+#include "core/raster/box_plots.h"
+
+namespace sepal::ui {
+namespace {
+
+/// A column's distinct values in sorted order (R's factor levels).
+std::vector<std::string> levelsOf(const SampleMetadata& m, size_t column) {
+    std::set<std::string> levels;
+    for (const auto& row : m.values)
+        if (column < row.size()) levels.insert(row[column]);
+    return {levels.begin(), levels.end()};
+}
+
+/// A combo over `items` (with "none" first when `none` names it); true when changed.
+bool chooser(const char* label, std::string& value, const std::vector<std::string>& items,
+             const char* none = nullptr) {
+    bool changed = false;
+    const std::string shown = value.empty() && none ? none : value;
+    if (ImGui::BeginCombo(label, shown.c_str())) {
+        if (none && ImGui::Selectable(none, value.empty())) value.clear(), changed = true;
+        for (const auto& item : items)
+            if (ImGui::Selectable(item.c_str(), item == value)) value = item, changed = true;
+        ImGui::EndCombo();
+    }
+    return changed;
+}
+
+/// "0.0021", or "< 1e-300" below the smallest double.
+std::string pText(double p) {
+    if (!std::isfinite(p)) return "-";
+    char text[32];
+    if (p > 0)
+        std::snprintf(text, sizeof text, "%.2g", p);
+    else
+        std::snprintf(text, sizeof text, "< 1e-300");
+    return text;
+}
+
+/// Colours of the conditions: the reference blue, the compared one orange (as the exported box
+/// plots draw them).
+ImU32 groupColour(size_t g) {
+    const ImU32 colours[] = {IM_COL32(70, 130, 230, 255), IM_COL32(240, 110, 50, 255),
+                             IM_COL32(90, 190, 110, 255), IM_COL32(190, 110, 220, 255)};
+    return colours[g % 4];
+}
+
+}  // namespace
+
+ComparePanel::ComparePanel() {
+    std::error_code ec;
+    m_folder = (std::filesystem::current_path(ec) / "stats").string();
+}
+
+bool ComparePanel::drawChoice(UiContext& ctx) {
+    auto& ws = ctx.workspace;
+    const SampleMetadata& m = ws.state().metadata;
+    app::ComparisonSettings s = ws.comparison().settings();
+    bool changed = false;
+    ImGui::PushItemWidth(-90);
+    if (chooser("Conditions", s.column, m.columns)) {
+        // The levels of the new column: the first the reference, as R orders a factor.
+        const auto it = std::find(m.columns.begin(), m.columns.end(), s.column);
+        const auto levels = levelsOf(m, size_t(it - m.columns.begin()));
+        s.reference = levels.empty() ? "" : levels.front();
+        s.level = levels.size() > 1 ? levels[1] : "";
+        if (s.block == s.column) s.block.clear();
+        changed = true;
+    }
+    const auto column = std::find(m.columns.begin(), m.columns.end(), s.column);
+    if (column != m.columns.end()) {
+        const auto levels = levelsOf(m, size_t(column - m.columns.begin()));
+        changed |= chooser("compare", s.level, levels);
+        changed |= chooser("against", s.reference, levels);
+        std::vector<std::string> others;
+        for (const auto& c : m.columns)
+            if (c != s.column) others.push_back(c);
+        changed |= chooser("paired by", s.block, others, "(unpaired)");
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip(
+                "A column that pairs the samples (the patient): abundance is compared within "
+                "each, and the state markers' medians share its correlation");
+    }
+    ImGui::PopItemWidth();
+    if (changed) ws.comparison().choose(s);
+    return changed;
+}
+
+void ComparePanel::drawAbundance(UiContext& ctx) {
+    auto& ws = ctx.workspace;
+    const app::Comparison& c = ws.comparison().current();
+    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
+                                  ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX;
+    const float rowHeight = ImGui::GetTextLineHeightWithSpacing();
+    const float height = std::min(rowHeight * float(c.abundance.size() + 1) + 8, rowHeight * 12);
+    if (!ImGui::BeginTable("abundance", 4, flags, ImVec2(0, height))) return;
+    ImGui::TableSetupScrollFreeze(1, 1);
+    // The numbers' columns as wide as their longest text ("4.8e-319 *"), the names the rest.
+    const float pWidth = ImGui::CalcTextSize("9.9e-300 *").x;
+    // The names keep two fifths of the width; the numbers scroll sideways when the bar is narrow.
+    ImGui::TableSetupColumn("population", ImGuiTableColumnFlags_WidthFixed,
+                            ImGui::GetContentRegionAvail().x * 0.4f);
+    ImGui::TableSetupColumn("logFC", ImGuiTableColumnFlags_WidthFixed,
+                            ImGui::CalcTextSize("+0.00").x);
+    // The adjusted p first: what decides; the raw p scrolls in beside.
+    ImGui::TableSetupColumn("adj. p", ImGuiTableColumnFlags_WidthFixed, pWidth);
+    ImGui::TableSetupColumn("p", ImGuiTableColumnFlags_WidthFixed, pWidth);
+    ImGui::TableHeadersRow();
+    const float extent = [&] {
+        float e = 0;
+        for (const auto& r : c.abundance)
+            if (r.tested) e = std::max(e, float(std::fabs(r.logFC)));
+        return e > 0 ? e : 1.0f;
+    }();
+    for (const auto& r : c.abundance) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        // A click shows the population on the canvas (the others greyed) and its box plot.
+        const bool selected = r.population == ws.state().colour.highlight;
+        if (ImGui::Selectable(r.population.c_str(), selected,
+                              ImGuiSelectableFlags_SpanAllColumns)) {
+            app::ColourSettings colour = ws.state().colour;
+            if (colour.mode != app::ColourMode::Change) colour.mode = app::ColourMode::Population;
+            colour.highlight = selected ? std::string() : r.population;
+            ws.edits().setColour(colour);
+            ws.edits().seal();
+            ctx.brushName = r.population;
+        }
+        ImGui::TableNextColumn();
+        if (r.tested) {
+            // The fold change in the colours the canvas uses for it.
+            const auto rgb = app::colourMap("coolwarm", 0.5f + 0.5f * float(r.logFC) / extent);
+            ImGui::TextColored(ImVec4(rgb[0] / 255.f, rgb[1] / 255.f, rgb[2] / 255.f, 1), "%+.2f",
+                               r.logFC);
+        } else {
+            ImGui::TextDisabled("untested");
+        }
+        ImGui::TableNextColumn();
+        if (r.tested && r.pAdjusted < 0.05)
+            ImGui::Text("%s *", pText(r.pAdjusted).c_str());
+        else
+            ImGui::TextUnformatted(pText(r.pAdjusted).c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(pText(r.pValue).c_str());
+    }
+    ImGui::EndTable();
+}
+
+void ComparePanel::drawBoxPlot(UiContext& ctx) {
+    const app::Comparison& c = ctx.workspace.comparison().current();
+    const std::string& selected = ctx.workspace.state().colour.highlight;
+    size_t row = 0;
+    while (row < c.abundance.size() && c.abundance[row].population != selected) ++row;
+    if (row == c.abundance.size()) {
+        ImGui::TextDisabled("Click a population for its box plot.");
+        return;
+    }
+    const std::vector<double>& percent = c.percent[row];
+    const std::vector<std::string> groups{c.settings.reference, c.settings.level};
+    ImGui::Text("%s: %% of each sample's cells", selected.c_str());
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const float width = ImGui::GetContentRegionAvail().x, height = 150;
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t s = 0; s < percent.size(); ++s)
+        if (std::isfinite(percent[s]) &&
+            std::find(groups.begin(), groups.end(), c.groupOf[s]) != groups.end())
+            lo = std::min(lo, percent[s]), hi = std::max(hi, percent[s]);
+    if (!(hi >= lo)) return;
+    const double pad = std::max(0.05 * (hi - lo), 1e-3);
+    lo = std::max(0.0, lo - pad), hi += pad;
+    const float left = origin.x + 50, right = origin.x + width - 10;
+    const float top = origin.y + 6, bottom = origin.y + height - 20;
+    const auto yOf = [&](double v) {
+        return float(bottom - (v - lo) / (hi - lo) * (bottom - top));
+    };
+    const ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text), faint = IM_COL32(140, 140, 140, 160);
+    draw->AddLine(ImVec2(left, top), ImVec2(left, bottom), faint);
+    draw->AddLine(ImVec2(left, bottom), ImVec2(right, bottom), faint);
+    for (const double tick : {lo, (lo + hi) / 2, hi}) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.3g", tick);
+        draw->AddText(ImVec2(origin.x, yOf(tick) - 7), ink, text);
+    }
+    std::vector<float> xOf(percent.size(), -1);
+    for (size_t g = 0; g < groups.size(); ++g) {
+        const float centre = left + (right - left) * (float(g) + 0.5f) / float(groups.size());
+        std::vector<double> values;
+        std::vector<size_t> members;
+        for (size_t s = 0; s < percent.size(); ++s)
+            if (c.groupOf[s] == groups[g]) values.push_back(percent[s]), members.push_back(s);
+        const raster::BoxStats box = raster::boxStats(values);
+        const float half = std::min(40.0f, (right - left) / float(groups.size()) / 4);
+        if (box.n > 0) {
+            draw->AddRect(ImVec2(centre - half, yOf(box.q3)), ImVec2(centre + half, yOf(box.q1)),
+                          groupColour(g), 0, 0, 1.5f);
+            draw->AddLine(ImVec2(centre - half, yOf(box.median)),
+                          ImVec2(centre + half, yOf(box.median)), groupColour(g), 3);
+            draw->AddLine(ImVec2(centre, yOf(box.q3)), ImVec2(centre, yOf(box.highWhisker)),
+                          groupColour(g));
+            draw->AddLine(ImVec2(centre, yOf(box.q1)), ImVec2(centre, yOf(box.lowWhisker)),
+                          groupColour(g));
+        }
+        for (size_t k = 0; k < members.size(); ++k)
+            xOf[members[k]] =
+                centre +
+                half * 0.8f *
+                    (members.size() > 1 ? float(k) / float(members.size() - 1) * 2 - 1 : 0);
+        const float labelWidth = ImGui::CalcTextSize(groups[g].c_str()).x;
+        draw->AddText(ImVec2(centre - labelWidth / 2, bottom + 3), ink, groups[g].c_str());
+    }
+    // Paired samples joined, then every sample as a dot.
+    for (size_t a = 0; a < percent.size(); ++a)
+        for (size_t b = a + 1; b < percent.size(); ++b)
+            if (!c.pairOf[a].empty() && c.pairOf[a] == c.pairOf[b] && xOf[a] >= 0 && xOf[b] >= 0 &&
+                std::isfinite(percent[a]) && std::isfinite(percent[b]))
+                draw->AddLine(ImVec2(xOf[a], yOf(percent[a])), ImVec2(xOf[b], yOf(percent[b])),
+                              faint);
+    for (size_t s = 0; s < percent.size(); ++s)
+        if (xOf[s] >= 0 && std::isfinite(percent[s])) {
+            const size_t g = c.groupOf[s] == groups[0] ? 0 : 1;
+            draw->AddCircleFilled(ImVec2(xOf[s], yOf(percent[s])), 4, groupColour(g));
+        }
+    ImGui::Dummy(ImVec2(width, height));
+}
+
+void ComparePanel::drawState(UiContext& ctx) {
+    const app::Comparison& c = ctx.workspace.comparison().current();
+    if (c.state.empty()) {
+        ImGui::TextDisabled("No state markers to test (Data window: the class column).");
+        return;
+    }
+    const ImGuiTableFlags flags =
+        ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY;
+    const float rowHeight = ImGui::GetTextLineHeightWithSpacing();
+    if (!ImGui::BeginTable("state", 4, flags | ImGuiTableFlags_ScrollX, ImVec2(0, rowHeight * 10)))
+        return;
+    ImGui::TableSetupScrollFreeze(1, 1);
+    ImGui::TableSetupColumn("population", ImGuiTableColumnFlags_WidthFixed,
+                            ImGui::GetContentRegionAvail().x * 0.4f);
+    ImGui::TableSetupColumn("marker", ImGuiTableColumnFlags_WidthFixed,
+                            ImGui::CalcTextSize("GranzymeB").x);
+    ImGui::TableSetupColumn("change", ImGuiTableColumnFlags_WidthFixed,
+                            ImGui::CalcTextSize("+0.00").x);
+    ImGui::TableSetupColumn("adj. p", ImGuiTableColumnFlags_WidthFixed,
+                            ImGui::CalcTextSize("9.9e-300 *").x);
+    ImGui::TableHeadersRow();
+    ImGuiListClipper clipper;
+    clipper.Begin(int(c.state.size()));
+    while (clipper.Step())
+        for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+            const app::StateRow& r = c.state[size_t(i)];
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(r.population.c_str());
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(r.marker.c_str());
+            ImGui::TableNextColumn();
+            if (r.tested)
+                ImGui::Text("%+.2f", r.logFC);
+            else
+                ImGui::TextDisabled("untested");
+            ImGui::TableNextColumn();
+            ImGui::Text("%s%s", pText(r.pAdjusted).c_str(),
+                        r.tested && r.pAdjusted < 0.05 ? " *" : "");
+        }
+    ImGui::EndTable();
+    ImGui::TextDisabled("change: the medians' difference (transformed units)");
+}
+
+void ComparePanel::draw(UiContext& ctx) {
+    auto& ws = ctx.workspace;
+    const auto& st = ws.state();
+    if (!app::ComparisonService::available()) {
+        ImGui::TextWrapped("This build has no statistics (Eigen and Boost.Math were missing).");
+        return;
+    }
+    if (st.metadata.columns.empty()) {
+        ImGui::TextWrapped(
+            "Open a sample metadata CSV (Open window): a row per sample naming its file, then "
+            "columns such as condition and patient.");
+        return;
+    }
+    drawChoice(ctx);
+    if (st.populations.groups.empty()) {
+        ImGui::TextWrapped("No populations yet: Populations > From landmarks, or the lasso.");
+        return;
+    }
+    auto& comparison = ws.comparison();
+    if (!comparison.error().empty())
+        ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", comparison.error().c_str());
+    const app::Comparison& c = comparison.current();
+    if (!c.valid) {
+        ImGui::TextDisabled(comparison.computing() ? "Comparing..." : "Choose the conditions.");
+        return;
+    }
+    size_t called = 0, stateCalled = 0;
+    for (const auto& r : c.abundance) called += r.tested && r.pAdjusted < 0.05;
+    for (const auto& r : c.state) stateCalled += r.tested && r.pAdjusted < 0.05;
+    ImGui::TextWrapped(
+        "%s over %zu samples: %zu of %zu populations differ, %zu state changes "
+        "(FDR 0.05). %.0f ms%s",
+        c.contrastText.c_str(), c.samples.size(), called, c.abundance.size(), stateCalled,
+        c.milliseconds, comparison.computing() ? ", updating" : "");
+    if (ImGui::BeginTabBar("compare")) {
+        if (ImGui::BeginTabItem("Abundance")) {
+            drawAbundance(ctx);
+            drawBoxPlot(ctx);
+            ImGui::EndTabItem();
+        }
+        if (ImGui::BeginTabItem("State")) {
+            drawState(ctx);
+            ImGui::EndTabItem();
+        }
+        ImGui::EndTabBar();
+    }
+    if (ImGui::Button("Colour by change")) {
+        app::ColourSettings colour = st.colour;
+        colour.mode = app::ColourMode::Change;
+        ws.edits().setColour(colour);
+        ws.edits().seal();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Export")) {
+        try {
+            const auto written = comparison.exportTables(m_folder);
+            ws.log(app::LogEntry::Info, "statistics written to " + m_folder + " (" +
+                                            std::to_string(written.size()) + " files)");
+        } catch (const std::exception& e) {
+            ctx.error(std::string("statistics export failed: ") + e.what());
+        }
+    }
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(-1);
+    ImGui::InputText("##folder", &m_folder);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(
+            "da.csv, ds.csv, design.csv, abundance.png and state.png; the same as\n%s",
+            comparison.command().c_str());
+}
+
+}  // namespace sepal::ui
