@@ -106,6 +106,7 @@ bool ComparisonService::available() {
 void ComparisonService::choose(const ComparisonSettings& settings) {
     m_settings = settings;
     m_error.clear();
+    m_wanted = true;
 }
 
 std::string ComparisonService::command() const {
@@ -169,7 +170,10 @@ void ComparisonService::update() {
     }
 #ifdef SEPAL_HAVE_STATS
     const State& st = state();
-    if (m_settings.column.empty() || st.populations.groups.empty() || st.data.samples.size() < 4)
+    const bool wanted = m_wanted || st.colour.mode == ColourMode::Change;
+    m_wanted = false;
+    if (!wanted || m_settings.column.empty() || st.populations.groups.empty() ||
+        st.data.samples.size() < 4)
         return;
     // Compared again when the cells, their populations, the gates, the metadata or the choice
     // change; one comparison at a time (the newest choice follows when it is done).

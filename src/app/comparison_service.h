@@ -81,7 +81,11 @@ class ComparisonService : public Service {
     /// Writes da.csv, ds.csv, design.csv, abundance.png and state.png of the current data into
     /// `folder` (computed now, as sepal-cli stats on the exported tables); returns the paths.
     std::vector<std::string> exportTables(const std::string& folder) const;
-    /// Takes a finished comparison and starts one when something changed (each frame).
+    /// Says that the comparison is looked at this frame (the Compare window is open): only
+    /// then is it recomputed, since the tally reads every cell on the frame's thread.
+    void want() { m_wanted = true; }
+    /// Takes a finished comparison and starts one when something changed and it is wanted (by
+    /// want(), a new choice, or the colouring by change), each frame.
     void update();
 
   private:
@@ -90,7 +94,8 @@ class ComparisonService : public Service {
     Comparison m_current;
     std::string m_error;
     std::future<Comparison> m_task;
-    uint64_t m_key = 0;  // the versions and settings of the comparison started last
+    uint64_t m_key = 0;     // the versions and settings of the comparison started last
+    bool m_wanted = false;  // asked for since the last frame
 };
 
 }  // namespace sepal::app

@@ -68,8 +68,11 @@ class FrameBench : public FrameHook {
     double m_waitStart = 0;  // when waiting for the first settled picture began
     uint64_t m_projectedStart = 0, m_gpuStart = 0, m_projectedEnd = 0, m_gpuEnd = 0;
     size_t m_wholeFrames = 0;
-    double m_projectedSeconds = -1;  // after the drag, when every cell was projected  // drag
-                                     // frames that showed the whole picture for their model
+    double m_projectedSeconds = -1;  // after the drag, when every cell was projected
+    // After the drag settled: a full sweep started (0: not yet) and how long it took (-1: not
+    // measured; a device projects every cell each time and reports its own time).
+    double m_sweepStart = 0, m_fullSweepSeconds = -1;
+    bool m_sweepAsked = false;
     std::array<float, 2> m_centre{};
     std::vector<double> m_times;
 };

@@ -292,6 +292,7 @@ void ComparePanel::draw(UiContext& ctx) {
         return;
     }
     drawChoice(ctx);
+    ws.comparison().want();  // the window is open: keep the numbers current
     if (st.populations.groups.empty()) {
         ImGui::TextWrapped("No populations yet: Populations > From landmarks, or the lasso.");
         return;

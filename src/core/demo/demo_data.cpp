@@ -273,7 +273,9 @@ std::vector<std::string> demoStateMarkers() {
 io::Table makeDemoTable(size_t events, uint64_t seed, bool stateMarkers,
                         const DemoVariation& variation) {
     auto pops = populations();
-    for (const auto& [name, factor] : variation.abundance) {
+    for (const auto& change : variation.abundance) {
+        const std::string& name = change.first;
+        const double factor = change.second;
         const auto it = std::find_if(pops.begin(), pops.end(),
                                      [&](const Population& p) { return name == p.name; });
         if (it == pops.end() || !(factor >= 0) || !std::isfinite(factor))
