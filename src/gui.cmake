@@ -23,6 +23,7 @@ endif()
 # app: the interactive model (state, commands, scheduler, tasks); no ImGui, no GL.
 file(GLOB SEPAL_APP_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/app/*.cpp)
 add_library(sepal_app STATIC ${SEPAL_APP_SOURCES})
+set_target_properties(sepal_app PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
 target_link_libraries(sepal_app PUBLIC sepal_backend)
 # The Compare window's statistics, where Eigen and Boost.Math were found.
 if(TARGET sepal_stats)
@@ -35,6 +36,11 @@ target_compile_options(sepal_app PRIVATE ${SEPAL_WARNINGS})
 file(GLOB SEPAL_UI_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/ui/*.cpp)
 file(GLOB SEPAL_GUI_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/gui/*.cpp)
 add_executable(sepal ${SEPAL_UI_SOURCES} ${SEPAL_GUI_SOURCES})
+# Unity batches, as sepal-cli: Dear ImGui's and the app's headers parsed once a batch, not once a
+# file (the windows' helpers have distinct names).
+set_target_properties(sepal PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
+# OpenGL comes from epoxy alone: GLFW's own GL header would come first in a batch.
+target_compile_definitions(sepal PRIVATE GLFW_INCLUDE_NONE)
 target_link_libraries(sepal PRIVATE sepal_app sepal_render sepal_imgui)
 target_compile_options(sepal PRIVATE ${SEPAL_WARNINGS})
 target_compile_definitions(sepal PRIVATE SEPAL_DATA_DIR_DEFAULT="${PROJECT_SOURCE_DIR}/data")

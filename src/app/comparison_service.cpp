@@ -14,16 +14,22 @@
 namespace sepal::app {
 namespace {
 
+/// The design's formula: the column, and for edgeR the block as a factor (abundance compared
+/// within patients); the GLMM takes the block as a random intercept instead.
+std::string formulaOf(const ComparisonSettings& s) {
+    return s.column + (s.block.empty() || s.method == "GLMM" ? "" : " + " + s.block);
+}
+
 #ifdef SEPAL_HAVE_STATS
-/// The request the settings make: the column (and the block as a factor of the design, so that
-/// abundance is compared within patients), its level against the reference.
+/// The request the settings make: the column's level against the reference.
 stats::StudyRequest requestOf(const ComparisonSettings& s,
                               const std::vector<std::string>& stateMarkers) {
     stats::StudyRequest r;
     r.stateMarkers = stateMarkers;
-    r.formula = s.column + (s.block.empty() ? "" : " + " + s.block);
+    r.formula = formulaOf(s);
     r.contrast = s.column + ":" + s.level + "-" + s.reference;
     r.block = s.block;
+    r.method = s.method;
     return r;
 }
 
@@ -116,9 +122,10 @@ std::string ComparisonService::command() const {
         "sepal-cli stats --counts populations.csv --medians sample_medians.csv "
         "--metadata " +
         (state().metadata.source.empty() ? std::string("samples.csv") : state().metadata.source) +
-        " --design \"" + s.column + (s.block.empty() ? "" : " + " + s.block) + "\" --contrast " +
-        s.column + ":" + s.level + "-" + s.reference;
+        " --design \"" + formulaOf(s) + "\" --contrast " + s.column + ":" + s.level + "-" +
+        s.reference;
     if (!s.block.empty()) cmd += " --block " + s.block;
+    if (s.method != "edgeR") cmd += " --method " + s.method;
     std::string markers;
     for (const auto& m : m_populations.stateColumnNames())
         markers += (markers.empty() ? "" : ",") + m;
@@ -177,12 +184,13 @@ void ComparisonService::update() {
         return;
     // Compared again when the cells, their populations, the gates, the metadata or the choice
     // change; one comparison at a time (the newest choice follows when it is done).
-    const uint64_t key = st.version(Part::Data) * 1000003 + st.version(Part::Populations) * 7919 +
-                         st.version(Part::Gates) * 104729 +
-                         std::hash<std::string>()(m_settings.column + "\n" + m_settings.level +
-                                                  "\n" + m_settings.reference + "\n" +
-                                                  m_settings.block + "\n" + st.metadata.source) +
-                         st.metadata.files.size();
+    const uint64_t key =
+        st.version(Part::Data) * 1000003 + st.version(Part::Populations) * 7919 +
+        st.version(Part::Gates) * 104729 +
+        std::hash<std::string>()(m_settings.column + "\n" + m_settings.level + "\n" +
+                                 m_settings.reference + "\n" + m_settings.block + "\n" +
+                                 m_settings.method + "\n" + st.metadata.source) +
+        st.metadata.files.size();
     if (key == m_key || m_task.valid()) return;
     m_key = key;
     // The tally reads the state here, on the frame's thread; the tests run on a worker.

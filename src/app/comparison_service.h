@@ -23,6 +23,9 @@ struct ComparisonSettings {
     std::string level;      ///< the compared condition ("stim")
     std::string reference;  ///< the baseline ("unstim")
     std::string block;      ///< a metadata column pairing samples (patient; "" for none)
+    /// Differential abundance by edgeR (the block a factor of the design) or by the GLMM (the
+    /// block a random intercept).
+    std::string method = "edgeR";
     bool operator==(const ComparisonSettings&) const = default;
 };
 

@@ -19,7 +19,7 @@ constexpr size_t kDrawnBytesPerCell = 32;
 // Left free beside the points for the kernels' work space and the window.
 constexpr size_t kDeviceReserveBytes = size_t(512) << 20;
 
-double msSince(std::chrono::steady_clock::time_point start) {
+double millisecondsSince(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
         .count();
 }
@@ -155,7 +155,7 @@ void GpuProjection::project(const State& st) {
     }
     if (device) {
         const auto mapped = std::chrono::steady_clock::now();
-        m_partsMs[0] = msSince(start);
+        m_partsMs[0] = millisecondsSince(start);
         try {
             m_projector.projectToDevice(st.model, st.embed, device);
         } catch (...) {
@@ -163,16 +163,16 @@ void GpuProjection::project(const State& st) {
             throw;
         }
         const auto projected = std::chrono::steady_clock::now();
-        m_partsMs[1] = msSince(mapped);
+        m_partsMs[1] = millisecondsSince(mapped);
         if (!m_inProjector) m_target.unmap();
         m_ownValid = m_inProjector;
-        m_partsMs[2] = msSince(projected);
+        m_partsMs[2] = millisecondsSince(projected);
         m_hostStale = true;
         m_quietFrames = 0;
     } else {
         copyToHost(st);
     }
-    m_projectMs = m_frameMs = msSince(start);
+    m_projectMs = m_frameMs = millisecondsSince(start);
     m_projected += m_projector.lastProjected();
     m_kernel = m_projector.lastKernel();  // what "auto" chose for this shape
     // Asked of the driver after a projection only: the window reads it every frame.

@@ -144,11 +144,14 @@ void train(ScriptRun& run, const ScriptAction& a) {
         run.app.workspace().training().start();
 }
 
-// COLUMN LEVEL REFERENCE [BLOCK]: what the Compare window compares; then hold until it is in.
+// COLUMN LEVEL REFERENCE [BLOCK|-] [METHOD]: what the Compare window compares; then hold until
+// it is in.
 void compare(ScriptRun& run, const ScriptAction& a) {
-    if (a.args.size() < 3) throw InputError("compare needs COLUMN LEVEL REFERENCE [BLOCK]");
+    if (a.args.size() < 3)
+        throw InputError("compare needs COLUMN LEVEL REFERENCE [BLOCK|-] [edgeR|GLMM]");
+    const std::string block = a.args.size() > 3 && a.args[3] != "-" ? a.args[3] : "";
     run.app.workspace().comparison().choose(
-        {a.args[0], a.args[1], a.args[2], a.args.size() > 3 ? a.args[3] : ""});
+        {a.args[0], a.args[1], a.args[2], block, a.args.size() > 4 ? a.args[4] : "edgeR"});
     run.compared = true, run.settleFrames = 0;
 }
 
@@ -298,7 +301,7 @@ const ScriptVerb kVerbs[] = {
     {"train", "on|off: start or pause refining the landmarks step by step", train},
     {"recipe", "[cancel]: train the Training window's recipe (or cancel it)", recipe},
     {"metadata", "PATH: the samples' metadata CSV", metadata},
-    {"compare", "COLUMN LEVEL REFERENCE [BLOCK]: compare two conditions (Compare window) and wait for it", compare},
+    {"compare", "COLUMN LEVEL REFERENCE [BLOCK|-] [edgeR|GLMM]: compare two conditions (Compare window) and wait for it", compare},
     {"spillover", "PATH: compensate with the spillover matrix in PATH", spillover},
     {"export", "KIND PATH ...: write a file (the kinds below)", exportFile},
     {"load-session", "PATH: restore a session", loadSession},

@@ -90,6 +90,12 @@ bool ComparePanel::drawChoice(UiContext& ctx) {
             ImGui::SetTooltip(
                 "A column that pairs the samples (the patient): abundance is compared within "
                 "each, and the state markers' medians share its correlation");
+        changed |= chooser("method", s.method, {"edgeR", "GLMM"});
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip(
+                "Differential abundance by edgeR (a negative binomial GLM; the pairing a factor "
+                "of the design) or by a binomial GLMM (a random intercept per sample and per "
+                "pair)");
     }
     ImGui::PopItemWidth();
     if (changed) ws.comparison().choose(s);

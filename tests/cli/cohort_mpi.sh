@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The cohort command across processes: `mpirun -np 2 sepal-cli apply` on a small generated
-# cohort writes the same bytes as one process (per-file tables, populations.csv, medians.csv,
+# cohort writes the same bytes as one process (per-file tables, populations.csv, medians.csv, sample_medians.csv,
 # the heatmap), and a file missing on one rank ends the job with an error that names it, not a
 # hang.
 set -euo pipefail
@@ -32,7 +32,7 @@ for format in csv fcs; do
         fail "mpirun apply ($format) failed: $(cat "$tmp/two-$format.log")"
     grep -q "rank 1: \[2/5\]" "$tmp/two-$format.log" || fail "rank 1 did not do file 2"
     grep -q "(2 ranks)" "$tmp/two-$format.log" || fail "the run did not have 2 ranks"
-    [ "$(ls "$tmp/one-$format" | wc -l)" = 7 ] || fail "one process wrote $(ls "$tmp/one-$format")"
+    [ "$(ls "$tmp/one-$format" | wc -l)" = 8 ] || fail "one process wrote $(ls "$tmp/one-$format")"
     for f in "$tmp/one-$format"/*; do
         cmp "$f" "$tmp/two-$format/$(basename "$f")" ||
             fail "$(basename "$f") ($format) differs between 1 and 2 ranks"

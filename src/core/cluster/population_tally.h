@@ -1,7 +1,8 @@
 #pragma once
-// Counts per sample and population, and each population's median marker values, over the files
-// of a cohort: what populations.csv and medians.csv hold. Tallies of disjoint sets of samples
-// merge into the tally of all of them, whatever the order (MPI ranks each tally their files).
+// Counts per sample and population, and each population's median marker values over the files
+// of a cohort and in each sample: what populations.csv, medians.csv and sample_medians.csv hold.
+// Tallies of disjoint sets of samples merge into the tally of all of them, whatever the order (MPI
+// ranks each tally their files).
 
 #include <cstdint>
 #include <functional>
