@@ -183,7 +183,7 @@ TEST(FcsWriter, EveryLabelColumnKeepsItsNames) {
     fs::remove(path);
 }
 
-std::string fileBytes(const fs::path& path) {
+std::string writtenBytes(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), {});
 }
@@ -212,7 +212,7 @@ TEST(FcsWriter, StreamedBlocksWriteTheWholeFilesBytes) {
             writer.append(rowsOf(whole, first, std::min(size, whole.values.rows - first)));
         writer.commit();
     }
-    EXPECT_EQ(fileBytes(streamed), fileBytes(direct));
+    EXPECT_EQ(writtenBytes(streamed), writtenBytes(direct));
     EXPECT_EQ(io::readFcs(streamed.string()).values.values, whole.values.values);
 
     // A final layout whose keywords take more room than the first block's (a longer value that
@@ -229,7 +229,7 @@ TEST(FcsWriter, StreamedBlocksWriteTheWholeFilesBytes) {
         writer.append(rowsOf(whole, 5, whole.values.rows - 5));
         writer.commit(&layout);
     }
-    EXPECT_EQ(fileBytes(streamed), fileBytes(direct));
+    EXPECT_EQ(writtenBytes(streamed), writtenBytes(direct));
     // No temporary is left beside them.
     size_t files = 0;
     for (const auto& e : fs::directory_iterator(streamed.parent_path()))

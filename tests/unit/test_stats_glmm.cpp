@@ -26,7 +26,7 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-Eigen::MatrixXd matrixOf(const std::vector<std::vector<double>>& rows) {
+Eigen::MatrixXd glmmMatrix(const std::vector<std::vector<double>>& rows) {
     Eigen::MatrixXd m(Eigen::Index(rows.size()), Eigen::Index(rows[0].size()));
     for (size_t i = 0; i < rows.size(); ++i)
         for (size_t j = 0; j < rows[i].size(); ++j)
@@ -34,7 +34,7 @@ Eigen::MatrixXd matrixOf(const std::vector<std::vector<double>>& rows) {
     return m;
 }
 
-std::vector<std::string> namesFor(Eigen::Index n) {
+std::vector<std::string> glmmNames(Eigen::Index n) {
     std::vector<std::string> names;
     for (Eigen::Index i = 0; i < n; ++i) names.push_back("p" + std::to_string(i));
     return names;
@@ -47,17 +47,17 @@ std::vector<std::string> namesFor(Eigen::Index n) {
 // Paired: 3 patients x 2 conditions (samples in patient order, condition A then B); p0 up and p3
 // down in B; p9 too rare to test (3 cells or more in 2 of 6 samples).
 Eigen::MatrixXd pairedCounts() {
-    return matrixOf({{1053, 1889, 1475, 3427, 1169, 1438},
-                     {2301, 2486, 1123, 755, 2175, 1147},
-                     {760, 623, 368, 326, 1356, 1164},
-                     {997, 363, 499, 272, 622, 270},
-                     {696, 589, 638, 421, 583, 503},
-                     {1146, 1127, 799, 520, 1210, 586},
-                     {527, 474, 459, 375, 562, 471},
-                     {505, 449, 321, 245, 456, 331},
-                     {196, 174, 137, 123, 143, 105},
-                     {2, 1, 2, 3, 4, 1},
-                     {45, 11, 36, 3, 45, 11}});
+    return glmmMatrix({{1053, 1889, 1475, 3427, 1169, 1438},
+                       {2301, 2486, 1123, 755, 2175, 1147},
+                       {760, 623, 368, 326, 1356, 1164},
+                       {997, 363, 499, 272, 622, 270},
+                       {696, 589, 638, 421, 583, 503},
+                       {1146, 1127, 799, 520, 1210, 586},
+                       {527, 474, 459, 375, 562, 471},
+                       {505, 449, 321, 245, 456, 331},
+                       {196, 174, 137, 123, 143, 105},
+                       {2, 1, 2, 3, 4, 1},
+                       {45, 11, 36, 3, 45, 11}});
 }
 
 Eigen::MatrixXd pairedDesign() {
@@ -70,20 +70,20 @@ const std::vector<int> kPairedPatients = {1, 1, 2, 2, 3, 3};
 
 // Unpaired: 12 samples, condition A (1-6) and B (7-12), a batch alternating; p13 too rare.
 Eigen::MatrixXd unpairedCounts() {
-    return matrixOf({{1661, 1545, 1333, 363, 632, 1483, 1424, 4105, 3978, 2998, 1603, 3592},
-                     {1072, 1706, 1371, 398, 619, 1684, 322, 1341, 1227, 1347, 356, 1137},
-                     {1496, 847, 1170, 366, 629, 1101, 429, 910, 850, 1688, 354, 1091},
-                     {1007, 1062, 1410, 330, 489, 876, 180, 680, 429, 475, 141, 317},
-                     {927, 656, 818, 221, 413, 660, 241, 859, 860, 772, 418, 676},
-                     {978, 517, 740, 279, 329, 640, 288, 815, 821, 797, 240, 1254},
-                     {782, 668, 685, 205, 279, 550, 150, 887, 697, 503, 278, 988},
-                     {589, 559, 494, 147, 211, 477, 140, 647, 646, 527, 186, 477},
-                     {496, 404, 522, 119, 225, 314, 209, 624, 560, 635, 285, 640},
-                     {335, 407, 322, 121, 222, 275, 90, 381, 335, 442, 126, 326},
-                     {270, 166, 357, 92, 101, 252, 71, 271, 309, 224, 71, 356},
-                     {166, 185, 160, 40, 93, 145, 26, 68, 65, 30, 22, 102},
-                     {59, 32, 58, 7, 21, 38, 12, 37, 39, 41, 12, 44},
-                     {2, 5, 3, 1, 4, 2, 0, 3, 1, 2, 0, 1}});
+    return glmmMatrix({{1661, 1545, 1333, 363, 632, 1483, 1424, 4105, 3978, 2998, 1603, 3592},
+                       {1072, 1706, 1371, 398, 619, 1684, 322, 1341, 1227, 1347, 356, 1137},
+                       {1496, 847, 1170, 366, 629, 1101, 429, 910, 850, 1688, 354, 1091},
+                       {1007, 1062, 1410, 330, 489, 876, 180, 680, 429, 475, 141, 317},
+                       {927, 656, 818, 221, 413, 660, 241, 859, 860, 772, 418, 676},
+                       {978, 517, 740, 279, 329, 640, 288, 815, 821, 797, 240, 1254},
+                       {782, 668, 685, 205, 279, 550, 150, 887, 697, 503, 278, 988},
+                       {589, 559, 494, 147, 211, 477, 140, 647, 646, 527, 186, 477},
+                       {496, 404, 522, 119, 225, 314, 209, 624, 560, 635, 285, 640},
+                       {335, 407, 322, 121, 222, 275, 90, 381, 335, 442, 126, 326},
+                       {270, 166, 357, 92, 101, 252, 71, 271, 309, 224, 71, 356},
+                       {166, 185, 160, 40, 93, 145, 26, 68, 65, 30, 22, 102},
+                       {59, 32, 58, 7, 21, 38, 12, 37, 39, 41, 12, 44},
+                       {2, 5, 3, 1, 4, 2, 0, 3, 1, 2, 0, 1}});
 }
 
 Eigen::MatrixXd unpairedDesign() {
@@ -119,7 +119,7 @@ void expectMatches(const std::vector<GlmmResult>& results, const std::vector<Ref
 TEST(GlmmDifferentialAbundance, PairedCohortWithPatientInterceptMatchesLme4) {
     const Eigen::MatrixXd counts = pairedCounts();
     const Eigen::VectorXd contrast = (Eigen::VectorXd(2) << 0, 1).finished();
-    const auto results = differentialAbundanceGlmm(counts, namesFor(counts.rows()), pairedDesign(),
+    const auto results = differentialAbundanceGlmm(counts, glmmNames(counts.rows()), pairedDesign(),
                                                    contrast, kPairedPatients);
     ASSERT_EQ(results.size(), 11u);
     // p8's sample variance and p4, p6 and p10's patient variance are at the boundary 0.
@@ -148,7 +148,7 @@ TEST(GlmmDifferentialAbundance, UnpairedCohortWithBatchMatchesLme4) {
     const Eigen::MatrixXd counts = unpairedCounts();
     const Eigen::VectorXd contrast = (Eigen::VectorXd(3) << 0, 1, 0).finished();
     const auto results =
-        differentialAbundanceGlmm(counts, namesFor(counts.rows()), unpairedDesign(), contrast);
+        differentialAbundanceGlmm(counts, glmmNames(counts.rows()), unpairedDesign(), contrast);
     ASSERT_EQ(results.size(), 14u);
     expectMatches(
         results,
@@ -179,7 +179,7 @@ TEST(GlmmDifferentialAbundance, UnpairedCohortWithBatchMatchesLme4) {
 TEST(GlmmDifferentialAbundance, PopulationBelowMinCellsIsNotTested) {
     const Eigen::MatrixXd counts = pairedCounts();
     const Eigen::VectorXd contrast = (Eigen::VectorXd(2) << 0, 1).finished();
-    const auto results = differentialAbundanceGlmm(counts, namesFor(counts.rows()), pairedDesign(),
+    const auto results = differentialAbundanceGlmm(counts, glmmNames(counts.rows()), pairedDesign(),
                                                    contrast, kPairedPatients);
     EXPECT_EQ(results[9].population, "p9");
     EXPECT_FALSE(results[9].tested);
@@ -192,7 +192,7 @@ TEST(GlmmDifferentialAbundance, PopulationBelowMinCellsIsNotTested) {
     GlmmOptions loose;
     loose.minCells = 4;
     loose.minSamples = 1;
-    const auto all = differentialAbundanceGlmm(counts, namesFor(counts.rows()), pairedDesign(),
+    const auto all = differentialAbundanceGlmm(counts, glmmNames(counts.rows()), pairedDesign(),
                                                contrast, kPairedPatients, loose);
     EXPECT_TRUE(all[9].tested);
     EXPECT_TRUE(std::isfinite(all[9].pValue));
@@ -204,7 +204,7 @@ TEST(GlmmDifferentialAbundance, ALonePopulationHasNothingToTest) {
     // With one population kept every sample's proportion is 1.
     const Eigen::MatrixXd counts = pairedCounts().topRows(1);
     const Eigen::VectorXd contrast = (Eigen::VectorXd(2) << 0, 1).finished();
-    const auto results = differentialAbundanceGlmm(counts, namesFor(1), pairedDesign(), contrast);
+    const auto results = differentialAbundanceGlmm(counts, glmmNames(1), pairedDesign(), contrast);
     EXPECT_FALSE(results[0].tested);
     EXPECT_FALSE(results[0].note.empty());
 }
@@ -212,10 +212,10 @@ TEST(GlmmDifferentialAbundance, ALonePopulationHasNothingToTest) {
 TEST(GlmmDifferentialAbundance, InconsistentInputIsRefused) {
     const Eigen::MatrixXd counts = pairedCounts();
     const Eigen::MatrixXd design = pairedDesign();
-    const std::vector<std::string> names = namesFor(counts.rows());
+    const std::vector<std::string> names = glmmNames(counts.rows());
     const Eigen::VectorXd contrast = (Eigen::VectorXd(2) << 0, 1).finished();
     // Names and rows, samples and design rows, contrast and coefficients disagree.
-    EXPECT_THROW(differentialAbundanceGlmm(counts, namesFor(3), design, contrast), InputError);
+    EXPECT_THROW(differentialAbundanceGlmm(counts, glmmNames(3), design, contrast), InputError);
     EXPECT_THROW(differentialAbundanceGlmm(counts, names, design.topRows(5), contrast), InputError);
     EXPECT_THROW(differentialAbundanceGlmm(counts, names, design, Eigen::VectorXd::Ones(3)),
                  InputError);
@@ -244,9 +244,9 @@ TEST(GlmmDifferentialAbundance, InconsistentInputIsRefused) {
 TEST(GlmmDifferentialAbundance, PatientIdsAreLabelsOnly) {
     const Eigen::MatrixXd counts = pairedCounts();
     const Eigen::VectorXd contrast = (Eigen::VectorXd(2) << 0, 1).finished();
-    const auto a = differentialAbundanceGlmm(counts, namesFor(counts.rows()), pairedDesign(),
+    const auto a = differentialAbundanceGlmm(counts, glmmNames(counts.rows()), pairedDesign(),
                                              contrast, kPairedPatients);
-    const auto b = differentialAbundanceGlmm(counts, namesFor(counts.rows()), pairedDesign(),
+    const auto b = differentialAbundanceGlmm(counts, glmmNames(counts.rows()), pairedDesign(),
                                              contrast, {70, 70, -3, -3, 12, 12});
     for (size_t i = 0; i < a.size(); ++i) {
         if (!a[i].tested) continue;

@@ -64,7 +64,7 @@ std::string baseName(const std::string& path) {
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-class Reader : xml::AttributeReader {
+class FlowJoReader : xml::AttributeReader {
   public:
     using AttributeReader::AttributeReader;
 
@@ -376,7 +376,7 @@ const GateTree& FlowJoWorkspace::treeFor(const std::string& path) const {
 FlowJoWorkspace readFlowJoWorkspace(const std::string& text, const std::string& source) {
     pugi::xml_document doc;
     xml::parseDocument(doc, text, source);
-    return Reader(source).read(doc);
+    return FlowJoReader(source).read(doc);
 }
 
 }  // namespace sepal

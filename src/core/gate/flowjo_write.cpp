@@ -22,7 +22,7 @@ namespace sepal {
 
 namespace {
 
-constexpr double kDisplayChannels = 256;
+constexpr double kWrittenDisplayChannels = 256;
 
 std::string fileUri(const std::string& path) {
     std::error_code error;
@@ -166,7 +166,7 @@ class Writer {
                     // length of 256 channels; an arcsinh also names its top of scale.
                     t = parent.append_child(
                         (std::string("transforms:") + scaleKindName(s.kind)).c_str());
-                    put("length", kDisplayChannels);
+                    put("length", kWrittenDisplayChannels);
                     if (s.kind == GateScale::Kind::Asinh) put("maxRange", s.T);
                     for (const auto& [name, value] : scaleParameters(s))
                         if (std::string(name) != "length") put(name, value);
@@ -307,7 +307,8 @@ class Writer {
         const double f = std::sqrt(std::max(r1 * r1 - r2 * r2, 0.0));
         const double mx = g.mean[0], my = g.mean[1];
         auto point = [&](double x, double y) {
-            return std::pair{display(0, x) * kDisplayChannels, display(1, y) * kDisplayChannels};
+            return std::pair{display(0, x) * kWrittenDisplayChannels,
+                             display(1, y) * kWrittenDisplayChannels};
         };
         pugi::xml_node n = gate.append_child("gating:EllipsoidGate");
         n.append_attribute("gating:id") = g.id.c_str();

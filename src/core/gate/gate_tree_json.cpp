@@ -54,9 +54,9 @@ json dimensionJson(const GateDimension& d) {
 }
 
 // Reading, with the JSON path of each field in errors.
-class Reader {
+class GateJsonReader {
   public:
-    explicit Reader(std::string source) : m_source(std::move(source)) {}
+    explicit GateJsonReader(std::string source) : m_source(std::move(source)) {}
 
     [[noreturn]] void fail(const std::string& where, const std::string& what) const {
         throw InputError(m_source + ": " + where + " " + what);
@@ -353,7 +353,7 @@ GateTree gateTreeFromJson(const json& j, const std::string& source) {
         tree.validate(source);
         return tree;
     }
-    Reader r(source);
+    GateJsonReader r(source);
     if (!j.is_object()) r.fail("gates", "must be an object with \"gates\" or an array");
     const json& matrices = r.array(j, "matrices", "gates");
     for (size_t i = 0; i < matrices.size(); ++i)

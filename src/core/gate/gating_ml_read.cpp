@@ -23,7 +23,7 @@ using xml::children;
 using xml::is;
 using xml::localName;
 
-class Reader : xml::AttributeReader {
+class GatingMlReader : xml::AttributeReader {
   public:
     using AttributeReader::AttributeReader;
 
@@ -236,7 +236,7 @@ class Reader : xml::AttributeReader {
 GateTree parseGatingMl(const std::string& text, const std::string& source) {
     pugi::xml_document doc;
     xml::parseDocument(doc, text, source);
-    return Reader(source).read(doc);
+    return GatingMlReader(source).read(doc);
 }
 
 GateTree readGatingMl(const std::string& path) {

@@ -16,7 +16,7 @@ namespace {
 constexpr const char* kFieldBlanks = " \t\r\"";
 
 // The channels an override names: by channel name or marker exactly, else ignoring case.
-std::vector<size_t> channelsNamed(const io::Table& table, const std::string& word) {
+std::vector<size_t> overrideChannels(const io::Table& table, const std::string& word) {
     std::vector<size_t> named;
     for (int pass = 0; pass < 2 && named.empty(); ++pass)
         for (size_t c = 0; c < table.channels.size(); ++c) {
@@ -98,7 +98,7 @@ std::vector<MarkerClass> markerClasses(const io::Table& table,
                                        const std::string& context) {
     std::vector<MarkerClass> classes = defaultMarkerClasses(table);
     for (const auto& [word, cls] : overrides) {
-        const std::vector<size_t> named = channelsNamed(table, word);
+        const std::vector<size_t> named = overrideChannels(table, word);
         if (named.empty())
             throw InputError(context + ": '" + word + "' is no channel or marker of " +
                              table.source);
@@ -110,7 +110,7 @@ std::vector<MarkerClass> markerClasses(const io::Table& table,
 MarkerClassOverrides overridesOf(const io::Table& table, const MarkerClassOverrides& overrides) {
     MarkerClassOverrides mine;
     for (const auto& [word, cls] : overrides)
-        if (!channelsNamed(table, word).empty()) mine[word] = cls;
+        if (!overrideChannels(table, word).empty()) mine[word] = cls;
     return mine;
 }
 
