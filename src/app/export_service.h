@@ -13,6 +13,7 @@
 
 namespace sepal::app {
 
+class ComparisonService;
 class DataService;
 class PopulationService;
 
@@ -20,10 +21,13 @@ class PopulationService;
 class ExportService : public Service {
   public:
     /// data: the recent files a restored session adds to; populations: what the model and
-    /// count exports carry.
+    /// count exports carry; comparison: the conditions a session keeps.
     ExportService(Document& document, Scheduler& scheduler, Log& log, DataService& data,
-                  const PopulationService& populations)
-        : Service(document, scheduler, log), m_data(data), m_populations(populations) {}
+                  const PopulationService& populations, ComparisonService& comparison)
+        : Service(document, scheduler, log),
+          m_data(data),
+          m_populations(populations),
+          m_comparison(comparison) {}
 
     /// Writes the events with EmbedSOM1, EmbedSOM2, population and sample columns as CSV, FCS or
     /// AnnData (by the extension) through core's writeExport, as sepal-cli embed and apply write
@@ -53,6 +57,7 @@ class ExportService : public Service {
   private:
     DataService& m_data;
     const PopulationService& m_populations;
+    ComparisonService& m_comparison;
 };
 
 }  // namespace sepal::app

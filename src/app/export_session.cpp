@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "app/comparison_service.h"
 #include "app/data_service.h"
 #include "app/export_service.h"
 #include "app/file_io.h"
@@ -49,59 +50,69 @@ nlohmann::json ExportService::sessionJson(const std::array<float, 3>& camera) co
     const auto& c = state.colour;
     const auto& v = state.view;
     const auto& t = state.training;
-    return {{"format", "sepal-session"},
-            {"version", 3},
-            {"files", files},
-            // The model file of `sepal-cli embed --model`: its transform, landmarks, parameters.
-            {"model", modelToJson(state.model, state.data.columns, state.pipeline.toJson(),
-                                  state.embed, {}, state.gating.gates)},
-            {"colour",
-             {{"mode", int(c.mode)},
-              {"column", c.column},
-              {"labelColumn", c.labelColumn},
-              {"groupColumn", c.groupColumn},
-              {"map", c.map},
-              {"low", c.lowPercentile},
-              {"high", c.highPercentile}}},
-            {"populations",
-             {{"groups", groups},
-              {"runs", runs(state.populations.membership)},
-              // Regions whose landmark labels no longer fit (landmarks added or removed since)
-              // are not saved: the populations then travel as landmark sets.
-              {"regions",
-               state.populations.regions.empty() ||
-                       state.populations.regions.labelOfLandmark.size() != state.model.count()
-                   ? nlohmann::json()
-                   : regionsToJson(state.populations.regions)}}},
-            {"metadata",
-             {{"source", state.metadata.source},
-              {"columns", state.metadata.columns},
-              {"files", state.metadata.files},
-              {"values", state.metadata.values}}},
-            {"view",
-             {{"pointSize", v.pointSize},
-              {"alpha", v.alpha},
-              {"landmarks", v.showLandmarks},
-              {"graph", v.showGraph},
-              {"smallMultiples", v.smallMultiples},
-              {"panelsBy", v.panelsBy},
-              {"camera", camera}}},
-            {"training",
-             {{"recipe", t.recipe},
-              {"landmarks", t.landmarks},
-              {"gridRows", t.gridRows},
-              {"gridCols", t.gridCols},
-              {"trainSample", t.trainSample},
-              {"balanced", t.balanced},
-              {"supervise", t.supervise},
-              {"supervisionStrength", t.supervisionStrength},
-              {"trainer", t.trainer},
-              {"graphK", t.graphK},
-              {"seed", t.seed},
-              {"sigma", t.sigma},
-              {"alpha", t.alpha},
-              {"epochs", t.epochs},
-              {"markerClasses", markerClassesJson(t.markerClasses)}}}};
+    const ComparisonSettings& compare = m_comparison.settings();
+    nlohmann::json session = {
+        {"format", "sepal-session"},
+        {"version", 3},
+        {"files", files},
+        // The model file of `sepal-cli embed --model`: its transform, landmarks, parameters.
+        {"model", modelToJson(state.model, state.data.columns, state.pipeline.toJson(), state.embed,
+                              {}, state.gating.gates)},
+        {"colour",
+         {{"mode", int(c.mode)},
+          {"column", c.column},
+          {"labelColumn", c.labelColumn},
+          {"groupColumn", c.groupColumn},
+          {"map", c.map},
+          {"low", c.lowPercentile},
+          {"high", c.highPercentile}}},
+        {"populations",
+         {{"groups", groups},
+          {"runs", runs(state.populations.membership)},
+          // Regions whose landmark labels no longer fit (landmarks added or removed since)
+          // are not saved: the populations then travel as landmark sets.
+          {"regions",
+           state.populations.regions.empty() ||
+                   state.populations.regions.labelOfLandmark.size() != state.model.count()
+               ? nlohmann::json()
+               : regionsToJson(state.populations.regions)}}},
+        {"metadata",
+         {{"source", state.metadata.source},
+          {"columns", state.metadata.columns},
+          {"files", state.metadata.files},
+          {"values", state.metadata.values}}},
+        {"view",
+         {{"pointSize", v.pointSize},
+          {"alpha", v.alpha},
+          {"landmarks", v.showLandmarks},
+          {"graph", v.showGraph},
+          {"smallMultiples", v.smallMultiples},
+          {"panelsBy", v.panelsBy},
+          {"camera", camera}}},
+        {"training",
+         {{"recipe", t.recipe},
+          {"landmarks", t.landmarks},
+          {"gridRows", t.gridRows},
+          {"gridCols", t.gridCols},
+          {"trainSample", t.trainSample},
+          {"balanced", t.balanced},
+          {"supervise", t.supervise},
+          {"supervisionStrength", t.supervisionStrength},
+          {"trainer", t.trainer},
+          {"graphK", t.graphK},
+          {"seed", t.seed},
+          {"sigma", t.sigma},
+          {"alpha", t.alpha},
+          {"epochs", t.epochs},
+          {"markerClasses", markerClassesJson(t.markerClasses)}}}};
+    // The Compare window's conditions, when chosen.
+    if (!compare.column.empty())
+        session["compare"] = {{"column", compare.column},
+                              {"level", compare.level},
+                              {"reference", compare.reference},
+                              {"block", compare.block},
+                              {"method", compare.method}};
+    return session;
 }
 
 void ExportService::saveSession(const std::string& path, const std::array<float, 3>& camera) const {
@@ -222,8 +233,22 @@ std::array<float, 3> ExportService::loadSession(const std::string& path) {
     } catch (const nlohmann::json::exception& e) {
         throw InputError(path + ": the session is incomplete or damaged (" + e.what() + ")");
     }
+    // The conditions compared, read before anything is replaced (all or nothing).
+    ComparisonSettings compare;
+    try {
+        if (j.contains("compare")) {
+            const auto& c = j.at("compare");
+            compare = {c.at("column").get<std::string>(), c.at("level").get<std::string>(),
+                       c.at("reference").get<std::string>(), c.at("block").get<std::string>(),
+                       c.value("method", std::string("edgeR"))};
+        }
+    } catch (const nlohmann::json::exception& e) {
+        throw InputError(path + ": the session's compared conditions are damaged (" + e.what() +
+                         ")");
+    }
     m_scheduler.stopModelWork();
     m_document.replaceAll(std::move(next));
+    m_comparison.choose(compare);
     for (const auto& s : m_document.state().data.samples) m_data.addRecent(s.path);
     log(LogEntry::Info, "session restored from " + path);
     return camera;

@@ -8,13 +8,13 @@ Workspace::Workspace(const std::string& backendName)
     : m_document(m_log),
       m_scheduler(backendName, m_document, m_log),
       m_populations(m_document, m_scheduler, m_log),
+      m_comparison(m_document, m_scheduler, m_log, m_populations),
       m_gates(m_document, m_scheduler, m_log),
       m_data(m_document, m_scheduler, m_log, m_populations, m_gates),
       m_edits(m_document, m_scheduler, m_log),
-      m_exports(m_document, m_scheduler, m_log, m_data, m_populations),
+      m_exports(m_document, m_scheduler, m_log, m_data, m_populations, m_comparison),
       m_training(m_document, m_scheduler, m_log),
-      m_quality(m_document, m_scheduler, m_log),
-      m_comparison(m_document, m_scheduler, m_log, m_populations) {}
+      m_quality(m_document, m_scheduler, m_log) {}
 
 Workspace::~Workspace() = default;
 

@@ -104,13 +104,13 @@ class Workspace {
     Document m_document;
     Scheduler m_scheduler;
     PopulationService m_populations;
+    ComparisonService m_comparison;
     GateService m_gates;
     DataService m_data;
     EditService m_edits;
     ExportService m_exports;
     TrainingService m_training;
     QualityService m_quality;
-    ComparisonService m_comparison;
 };
 
 }  // namespace sepal::app

@@ -54,6 +54,9 @@ std::string stateJson(Application& application) {
         if (r.tested && r.pAdjusted < 0.05) called.push_back(r.population);
     for (const auto& r : comparison.state)
         if (r.tested && r.pAdjusted < 0.05) stateCalled.push_back({r.population, r.marker});
+    const auto& chosen = ws.comparison().settings();
+    j["compare_settings"] = {chosen.column, chosen.level, chosen.reference, chosen.block,
+                             chosen.method};
     j["comparison"] = comparison.valid
                           ? nlohmann::json{{"contrast", comparison.contrastText},
                                            {"called", called},

@@ -664,7 +664,7 @@ def test_compare(out):
          "lasso lassoed 300 300 360 300 360 360 300 360", "compare condition stim unstim patient",
          "state", f"export stats {out}/after", f"export counts {out}/after_counts",
          "compare condition stim unstim patient GLMM", "state", f"export stats {out}/glmm",
-         "quit"], out)
+         f"export session {out}/study.session.json", "quit"], out)
     first, after, glmm = (states[0]["comparison"], states[1]["comparison"],
                           states[2]["comparison"])
     check(states[-1]["errors"] == 0, "the app logged errors")
@@ -703,6 +703,11 @@ def test_compare(out):
     # (The lasso took the Memory CD8 T cells; a GLMM on three pairs also calls smaller changes
     # than edgeR does, so only the strongest planted change is asserted.)
     check("Naive B" in glmm["called"], f"the GLMM misses Naive B: {glmm['called']}")
+    # A session keeps what the Compare window compares.
+    restored, _, _ = run_app([f"load-session {out}/study.session.json", "settle", "state", "quit"],
+                             out)
+    check(restored[-1]["compare_settings"] == ["condition", "stim", "unstim", "patient", "GLMM"],
+          f"the restored session compares {restored[-1]['compare_settings']}")
     print(f"compare: {first['ms']:.0f} ms, after the lasso {after['ms']:.0f} ms")
 
 
