@@ -71,7 +71,7 @@ class Scheduler {
     /// The driver that projects now (the window asks it where the drawn positions are).
     ProjectionDriver& projection() { return *m_driver; }
     /// Projects every cell again from scratch on the CPU path (no neighbour cache: a full
-    /// sweep, as after opening); false on a device, which projects every cell each time.
+    /// sweep, as after opening); false on a device, where it is not built yet.
     bool sweepEverything();
     /// The driver that projects now.
     const ProjectionDriver& projection() const { return *m_driver; }

@@ -70,7 +70,7 @@ class FrameBench : public FrameHook {
     size_t m_wholeFrames = 0;
     double m_projectedSeconds = -1;  // after the drag, when every cell was projected
     // After the drag settled: a full sweep started (0: not yet) and how long it took (-1: not
-    // measured; a device projects every cell each time and reports its own time).
+    // measured: on a device, whose projection times are gpu_project_device_ms and sweep_work_ms).
     double m_sweepStart = 0, m_fullSweepSeconds = -1;
     bool m_sweepAsked = false;
     std::array<float, 2> m_centre{};
