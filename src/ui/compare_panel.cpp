@@ -14,11 +14,13 @@
 namespace sepal::ui {
 namespace {
 
-/// A column's distinct values in sorted order (R's factor levels).
-std::vector<std::string> levelsOf(const SampleMetadata& m, size_t column) {
+/// A column's distinct values over the open samples, in sorted order (R's factor levels).
+std::vector<std::string> levelsOf(const app::State& st, size_t column) {
+    std::vector<std::string> paths;
+    for (const auto& sample : st.data.samples) paths.push_back(sample.path);
     std::set<std::string> levels;
-    for (const auto& row : m.values)
-        if (column < row.size()) levels.insert(row[column]);
+    for (const auto& v : st.metadata.valuesOver(paths, column))
+        if (!v.empty()) levels.insert(v);
     return {levels.begin(), levels.end()};
 }
 
@@ -71,7 +73,7 @@ bool ComparePanel::drawChoice(UiContext& ctx) {
     if (chooser("Conditions", s.column, m.columns)) {
         // The levels of the new column: the first the reference, as R orders a factor.
         const auto it = std::find(m.columns.begin(), m.columns.end(), s.column);
-        const auto levels = levelsOf(m, size_t(it - m.columns.begin()));
+        const auto levels = levelsOf(ws.state(), size_t(it - m.columns.begin()));
         s.reference = levels.empty() ? "" : levels.front();
         s.level = levels.size() > 1 ? levels[1] : "";
         if (s.block == s.column) s.block.clear();
@@ -79,7 +81,7 @@ bool ComparePanel::drawChoice(UiContext& ctx) {
     }
     const auto column = std::find(m.columns.begin(), m.columns.end(), s.column);
     if (column != m.columns.end()) {
-        const auto levels = levelsOf(m, size_t(column - m.columns.begin()));
+        const auto levels = levelsOf(ws.state(), size_t(column - m.columns.begin()));
         changed |= chooser("compare", s.level, levels);
         changed |= chooser("against", s.reference, levels);
         std::vector<std::string> others;
