@@ -17,6 +17,10 @@ class CpuProjection : public ProjectionDriver {
     void frame(const State& state, double budgetMs, FrameUpdate& update) override;
     bool settled() const override { return m_sweeper.settled(); }
     void fillStats(WorkStats& stats) const override;
+    bool sweepEverything() override {
+        m_sweeper.invalidate();
+        return true;
+    }
 
   private:
     Sweeper& m_sweeper;

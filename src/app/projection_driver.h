@@ -60,6 +60,9 @@ class ProjectionDriver {
     virtual bool working() const { return true; }
     /// Fills the projection's figures into the frame's stats.
     virtual void fillStats(WorkStats& stats) const = 0;
+    /// Projects every cell again from scratch (no neighbour cache: a full sweep, as after
+    /// opening), for --bench-frames to time; false where it is not built (on a device).
+    virtual bool sweepEverything() { return false; }
 
     // --- drawing from the device (the CPU driver draws from the host positions)
     /// True while the window draws positions the device wrote (not the host copy).

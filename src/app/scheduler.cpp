@@ -122,12 +122,6 @@ void Scheduler::project(double budgetMs, FrameUpdate& update) {
     }
 }
 
-bool Scheduler::sweepEverything() {
-    if (m_driver != m_cpu.get()) return false;
-    m_sweeper->invalidate();
-    return true;
-}
-
 void Scheduler::projectOnDevice(ResidentProjector* projector, DevicePositions* target) {
     if (!projector || !target) {
         const bool wasOnDevice = m_driver != m_cpu.get();

@@ -70,9 +70,6 @@ class Scheduler {
     void projectOnDevice(ResidentProjector* projector, DevicePositions* target);
     /// The driver that projects now (the window asks it where the drawn positions are).
     ProjectionDriver& projection() { return *m_driver; }
-    /// Projects every cell again from scratch on the CPU path (no neighbour cache: a full
-    /// sweep, as after opening); false on a device, where it is not built yet.
-    bool sweepEverything();
     /// The driver that projects now.
     const ProjectionDriver& projection() const { return *m_driver; }
     /// The picture's neighbourhoods cell by cell (the quality task's), for ColourMode::Neighbours.

@@ -76,9 +76,6 @@ class Workspace {
     FrameUpdate frame(double budgetMs);
     /// True when nothing is pending (projection settled, no training, no loading).
     bool idle() const { return m_scheduler.idle(); }
-    /// Projects every cell again from scratch (CPU path; false on a device): what
-    /// --bench-frames times as a full sweep.
-    bool sweepEverything() { return m_scheduler.sweepEverything(); }
     /// Who projects the cells now (the window asks it where the drawn positions are).
     ProjectionDriver& projection() { return m_scheduler.projection(); }
     /// Projects on the device into `target` (the window's vertex buffer) from now on, or on

@@ -78,7 +78,7 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
     // sweep's wall time (the drag's throughput, of the cells near the landmark only, is not).
     if (!m_sweepAsked) {
         m_sweepAsked = true;
-        if (settled && ws.sweepEverything()) {
+        if (settled && ws.projection().sweepEverything()) {
             m_sweepStart = monotonicSeconds();
             return;
         }

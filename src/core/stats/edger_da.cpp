@@ -6,6 +6,7 @@
 #include <boost/math/distributions/chi_squared.hpp>
 
 #include "core/common/error.h"
+#include "core/stats/abundance_input.h"
 #include "core/stats/independent_columns.h"
 #include "core/stats/log_cpm.h"
 #include "core/stats/nb_dispersion.h"
@@ -20,31 +21,8 @@ constexpr double kLogCpmPriorCount = 2;
 
 void checkInput(const Eigen::MatrixXd& counts, const std::vector<std::string>& populations,
                 const Eigen::MatrixXd& design, const Eigen::VectorXd& contrast) {
-    const std::string where = "differential abundance (edgeR): ";
-    if (size_t(counts.rows()) != populations.size())
-        throw InputError(where + std::to_string(counts.rows()) + " count rows but " +
-                         std::to_string(populations.size()) + " population names");
-    if (counts.cols() != design.rows())
-        throw InputError(where + std::to_string(counts.cols()) + " samples in the counts but " +
-                         std::to_string(design.rows()) + " rows in the design");
-    if (contrast.size() != design.cols())
-        throw InputError(where + "the contrast has " + std::to_string(contrast.size()) +
-                         " weights but the design " + std::to_string(design.cols()) +
-                         " coefficients");
-    if (!counts.allFinite() || (counts.array() < 0).any())
-        throw InputError(where + "cell counts must be finite and not negative");
-    if (!design.allFinite() || !contrast.allFinite())
-        throw InputError(where + "the design and contrast must be finite");
-    if (contrast.cwiseAbs().maxCoeff() == 0) throw InputError(where + "the contrast is all zero");
-    if (numericalRank(design) < design.cols())
-        throw InputError(where + "the design (" + std::to_string(design.rows()) + " samples x " +
-                         std::to_string(design.cols()) +
-                         " coefficients) is not of full rank: some coefficients cannot be "
-                         "estimated; drop or merge them");
-    if (design.cols() >= design.rows())
-        throw InputError(where + "the design has " + std::to_string(design.cols()) +
-                         " coefficients for " + std::to_string(design.rows()) +
-                         " samples: no residual degrees of freedom to estimate dispersions");
+    checkAbundanceInput(counts, populations, design, contrast,
+                        "differential abundance (edgeR): ", "to estimate dispersions");
 }
 
 // The design of the null hypothesis: coefficient vectors orthogonal to the contrast, in a basis.
