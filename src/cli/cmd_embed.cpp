@@ -55,6 +55,8 @@ struct EmbedArgs {
     std::string supervise;
     size_t polish = 0;
     float polishRate = PolishParams().learningRate;
+    std::string polishKernel = "umap";
+    float perplexity = PolishParams().perplexity;
     float supervisionStrength = 3.0f;
     std::string metaclusterMethod = "ward";
     std::string markerClasses;  // --marker-classes FILE.csv
@@ -149,6 +151,8 @@ void runEmbed(const EmbedArgs& a) {
                       stateColumnsNote(input.statePipeline));
     settings.polish.epochs = a.polish;
     settings.polish.learningRate = a.polishRate;
+    settings.polish.kernel = a.polishKernel == "tsne" ? PolishKernel::StudentT : PolishKernel::Umap;
+    settings.polish.perplexity = a.perplexity;
     settings.polish.seed = a.seed;
     if (!a.supervise.empty()) {
         // A label column of the inputs (its events in the gates) guides the layout.
@@ -318,9 +322,10 @@ void addEmbedCommand(CLI::App& app) {
                   "with several files: train on the same number of events from each (of "
                   "--train-sample in all), so that a large sample does not outweigh the others");
     cmd->add_option("--polish", args->polish,
-                    "epochs of a UMAP-like polish of every cell on its data-space neighbours, "
-                    "from EmbedSOM's positions (0: none); polished cells no longer follow the "
-                    "landmarks, so the model and apply give EmbedSOM's positions")
+                    "epochs of a polish of every cell on its data-space neighbours, from "
+                    "EmbedSOM's positions (0: none; UMAP-like 10 to 30, t-SNE-like 150 to 300); "
+                    "polished cells no longer follow the landmarks, so the model and apply give "
+                    "EmbedSOM's positions")
         ->capture_default_str()
         ->check(CLI::Range(0, 10000));
     cmd->add_option("--polish-rate", args->polishRate,
@@ -329,6 +334,17 @@ void addEmbedCommand(CLI::App& app) {
                     "mammoth unfold further with 1 (UMAP's own)")
         ->capture_default_str()
         ->check(CLI::Range(0.001, 10.0));
+    cmd->add_option("--polish-kernel", args->polishKernel,
+                    "umap: UMAP's curve, a few epochs that keep EmbedSOM's spacing; tsne: "
+                    "t-SNE's Student-t kernel and its whole repulsion (through a grid), "
+                    "clusters pulled apart and their insides resolved as t-SNE does")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"umap", "tsne"}));
+    cmd->add_option("--perplexity", args->perplexity,
+                    "the t-SNE-like polish's perplexity (effective neighbours; 3 x as many are "
+                    "found)")
+        ->capture_default_str()
+        ->check(CLI::Range(1.0, 100.0));
     cmd->add_option("--supervise", args->supervise,
                     "a label column (for example the populations of an earlier analysis): the "
                     "layout pulls the landmarks of each label together (layouts " +

@@ -8,6 +8,7 @@
 
 #include "core/common/error.h"
 #include "core/pipeline/polish_epoch.h"
+#include "core/pipeline/tsne_polish.h"
 #include "core/train/umap_layout.h"
 
 namespace sepal {
@@ -150,13 +151,16 @@ void polishPositions(const Matrix& points, const LandmarkModel& model, float* xy
     if (d != model.dim)
         throw InputError("polish: the events have " + std::to_string(d) +
                          " columns, the landmarks " + std::to_string(model.dim));
-    if (params.k < 1 || params.k > 64)
+    const bool studentT = params.kernel == PolishKernel::StudentT;
+    if (!studentT && (params.k < 1 || params.k > 64))
         throw InputError("polish: " + std::to_string(params.k) + " neighbours (1 to 64)");
+    if (studentT && !(params.perplexity >= 1 && params.perplexity <= 100))
+        throw InputError("polish: perplexity " + std::to_string(params.perplexity) + " (1 to 100)");
     if (params.negativeSamples > 8)
         throw InputError("polish: " + std::to_string(params.negativeSamples) +
                          " random cells per cell and epoch (0 to 8)");
     if (g == 0 || params.probes < 1) throw InputError("polish: no landmarks to find neighbours by");
-    const size_t probes = std::min(params.probes, g), k = params.k;
+    const size_t k = studentT ? size_t(std::ceil(3.0f * params.perplexity)) : params.k;
     std::vector<uint8_t> usable(n);
     std::vector<uint32_t> keep;
     for (size_t i = 0; i < n; ++i)
@@ -164,6 +168,13 @@ void polishPositions(const Matrix& points, const LandmarkModel& model, float* xy
                          std::isfinite(xy[2 * i + 1])))
             keep.push_back(uint32_t(i));
     if (keep.size() < 2) return;
+    // t-SNE's three times the perplexity neighbours: as many landmarks' cells as hold about
+    // three times that many candidates.
+    size_t probes = params.probes;
+    if (studentT)
+        probes =
+            std::max(probes, size_t(std::ceil(3.0 * double(k) * double(g) / double(keep.size()))));
+    probes = std::min(probes, g);
     std::vector<uint32_t> probe(n * probes);
     std::vector<float> probeDist(n * probes);
     search.search(points.data(), n, model.high.data(), g, d, probes, probe.data(),
@@ -171,6 +182,13 @@ void polishPositions(const Matrix& points, const LandmarkModel& model, float* xy
     std::vector<uint32_t> nbr;
     std::vector<float> sq;
     candidateNeighbours(points, usable, probe, probes, g, k, nbr, sq);
+    if (studentT) {
+        TsnePolishParams t;
+        t.iterations = params.epochs;
+        t.perplexity = params.perplexity;
+        tsnePolish(nbr, sq, k, kNone, keep, xy, t);
+        return;
+    }
     const PolishGraph graph = polishGraph(nbr, sq, n, k);
 
     // UMAP's curve wants neighbours about a unit apart: the picture is scaled to a box of 60

@@ -13,11 +13,20 @@
 
 namespace sepal {
 
+/// The shape of the polish: which neighbour embedding it runs.
+enum class PolishKernel {
+    Umap,      ///< UMAP's curve and sampled repulsion: a few epochs keep EmbedSOM's spacing
+    StudentT,  ///< t-SNE's Student-t kernel and exact-in-the-limit repulsion (tsne_polish.h)
+};
+
 /// How the polish runs.
 struct PolishParams {
-    size_t epochs = 0;           ///< passes over every cell (0: no polish; 10 to 30 do well)
-    size_t k = 15;               ///< neighbours of each cell in data space
-    size_t probes = 2;           ///< nearest landmarks whose cells are a cell's candidates
+    PolishKernel kernel = PolishKernel::Umap;  ///< UMAP-like or t-SNE-like
+    size_t epochs = 0;      ///< passes over every cell (0: no polish; UMAP-like 10 to 30 do well,
+                            ///< t-SNE-like 150 to 300)
+    float perplexity = 30;  ///< t-SNE-like: effective neighbours (3 x as many are found)
+    size_t k = 15;          ///< UMAP-like: neighbours of each cell in data space
+    size_t probes = 2;      ///< nearest landmarks whose cells are a cell's candidates
     size_t negativeSamples = 5;  ///< random cells each cell is pushed from, per epoch (<= 8)
     float learningRate = 0.2f;   ///< the first epoch's step (falls linearly to 0)
     float repulsion = 0.05f;     ///< weight of the repulsion against UMAP's

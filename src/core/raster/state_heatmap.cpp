@@ -13,8 +13,8 @@ namespace sepal::raster {
 
 namespace {
 
-constexpr int kScale = 2;  // text scale, as the populations x markers heatmap
-constexpr int kPad = 16;
+constexpr int kHeatmapScale = 2;  // text scale, as the populations x markers heatmap
+constexpr int kHeatmapPad = 16;
 constexpr int kBarWidth = 24;
 constexpr color::Rgba8 kUntested{150, 150, 150, 255};
 
@@ -59,7 +59,7 @@ std::vector<KeyRow> keyRows(const StateHeatmapInput& in) {
 
 StateHeatmapLayout stateHeatmapLayout(const StateHeatmapInput& in) {
     check(in);
-    const int line = textHeight(kScale);
+    const int line = textHeight(kHeatmapScale);
     StateHeatmapLayout out;
     double largest = 0;
     for (double v : in.logFC)
@@ -68,40 +68,43 @@ StateHeatmapLayout stateHeatmapLayout(const StateHeatmapInput& in) {
     out.cellWidth = line + 12;
     out.cellHeight = line + 10;
     int nameWidth = 0, labelHeight = 0;
-    for (const auto& r : in.populations) nameWidth = std::max(nameWidth, textWidth(r, kScale));
-    for (const auto& c : in.markers) labelHeight = std::max(labelHeight, textWidth(c, kScale));
-    const int title = in.title.empty() ? 0 : line + kPad;
-    out.gridLeft = kPad + nameWidth + kPad;
-    out.gridTop = kPad + title + labelHeight + 8;
+    for (const auto& r : in.populations)
+        nameWidth = std::max(nameWidth, textWidth(r, kHeatmapScale));
+    for (const auto& c : in.markers)
+        labelHeight = std::max(labelHeight, textWidth(c, kHeatmapScale));
+    const int title = in.title.empty() ? 0 : line + kHeatmapPad;
+    out.gridLeft = kHeatmapPad + nameWidth + kHeatmapPad;
+    out.gridTop = kHeatmapPad + title + labelHeight + 8;
     const int gridRight = out.gridLeft + int(in.markers.size()) * out.cellWidth;
     const int gridHeight = int(in.populations.size()) * out.cellHeight;
     // The key: the colour bar with its labels, the sample cells under it.
     const std::string lo = formatTick(-out.limit), hi = formatTick(out.limit);
-    int keyWidth = std::max(textWidth("logFC", kScale),
-                            kBarWidth + 4 + std::max(textWidth(lo, kScale), textWidth(hi, kScale)));
+    int keyWidth = std::max(
+        textWidth("logFC", kHeatmapScale),
+        kBarWidth + 4 + std::max(textWidth(lo, kHeatmapScale), textWidth(hi, kHeatmapScale)));
     const std::vector<KeyRow> rows = keyRows(in);
     for (const KeyRow& r : rows)
-        keyWidth = std::max(keyWidth, out.cellWidth + 8 + textWidth(r.text, kScale));
+        keyWidth = std::max(keyWidth, out.cellWidth + 8 + textWidth(r.text, kHeatmapScale));
     const int barHeight = std::max(180, gridHeight - 3 * line);
     const int keyHeight =
-        colorBarHeight(barHeight, kScale) + int(rows.size()) * (out.cellHeight + 6) + line;
-    out.width = gridRight + 2 * kPad + keyWidth + kPad;
-    out.height = std::max(out.gridTop + gridHeight, out.gridTop + keyHeight) + kPad;
+        colorBarHeight(barHeight, kHeatmapScale) + int(rows.size()) * (out.cellHeight + 6) + line;
+    out.width = gridRight + 2 * kHeatmapPad + keyWidth + kHeatmapPad;
+    out.height = std::max(out.gridTop + gridHeight, out.gridTop + keyHeight) + kHeatmapPad;
     return out;
 }
 
 Image renderStateHeatmap(const StateHeatmapInput& in, bool light) {
     const StateHeatmapLayout L = stateHeatmapLayout(in);
     const size_t k = in.populations.size(), d = in.markers.size();
-    const int line = textHeight(kScale);
+    const int line = textHeight(kHeatmapScale);
     const color::Rgba8 background =
         light ? color::Rgba8{255, 255, 255, 255} : color::Rgba8{16, 17, 20, 255};
     const color::Rgba8 ink =
         light ? color::Rgba8{20, 20, 24, 255} : color::Rgba8{225, 228, 232, 255};
     Image image(L.width, L.height, background);
     if (!in.title.empty()) {
-        drawText(image, kPad, kPad, in.title, ink, kScale);
-        drawText(image, kPad + 1, kPad, in.title, ink, kScale);
+        drawText(image, kHeatmapPad, kHeatmapPad, in.title, ink, kHeatmapScale);
+        drawText(image, kHeatmapPad + 1, kHeatmapPad, in.title, ink, kHeatmapScale);
     }
     const int cw = L.cellWidth, ch = L.cellHeight;
     const double markRadius = std::min(cw, ch) * 0.16;
@@ -117,11 +120,11 @@ Image renderStateHeatmap(const StateHeatmapInput& in, bool light) {
 
     for (size_t c = 0; c < d; ++c)
         drawTextUpwards(image, L.gridLeft + int(c) * cw + (cw - line - 2) / 2, L.gridTop - 8,
-                        in.markers[c], ink, kScale);
+                        in.markers[c], ink, kHeatmapScale);
     for (size_t r = 0; r < k; ++r) {
         const int y = L.gridTop + int(r) * ch;
-        drawText(image, L.gridLeft - kPad - textWidth(in.populations[r], kScale),
-                 y + (ch - line) / 2, in.populations[r], ink, kScale);
+        drawText(image, L.gridLeft - kHeatmapPad - textWidth(in.populations[r], kHeatmapScale),
+                 y + (ch - line) / 2, in.populations[r], ink, kHeatmapScale);
         for (size_t c = 0; c < d; ++c) {
             const double v = in.logFC[r * d + c];
             const color::Rgba8 colour = std::isfinite(v)
@@ -136,18 +139,18 @@ Image renderStateHeatmap(const StateHeatmapInput& in, bool light) {
 
     // The key: the colour bar from -limit (blue) to +limit (red), 0 labelled, then the mark
     // and the untested grey on sample cells.
-    const int barLeft = L.gridLeft + int(d) * cw + 2 * kPad;
+    const int barLeft = L.gridLeft + int(d) * cw + 2 * kHeatmapPad;
     const int barHeight = std::max(180, int(k) * ch - 3 * line);
     drawColorBar(image, barLeft, L.gridTop, kBarWidth, barHeight, color::Colormap::Coolwarm,
-                 color::ValueRange{float(-L.limit), float(L.limit)}, "logFC", ink, kScale);
+                 color::ValueRange{float(-L.limit), float(L.limit)}, "logFC", ink, kHeatmapScale);
     const int middle = L.gridTop + line + 4 + barHeight / 2;
-    drawText(image, barLeft + kBarWidth + 4, middle - line / 2, "0", ink, kScale);
-    int y = L.gridTop + colorBarHeight(barHeight, kScale) + line;
+    drawText(image, barLeft + kBarWidth + 4, middle - line / 2, "0", ink, kHeatmapScale);
+    int y = L.gridTop + colorBarHeight(barHeight, kHeatmapScale) + line;
     for (const KeyRow& row : keyRows(in)) {
         drawCell(barLeft - 1, y,
                  row.mark ? color::sampleColormap(color::Colormap::Coolwarm, 0.5f) : kUntested,
                  row.mark);
-        drawText(image, barLeft + cw + 8, y + (ch - line) / 2, row.text, ink, kScale);
+        drawText(image, barLeft + cw + 8, y + (ch - line) / 2, row.text, ink, kHeatmapScale);
         y += ch + 6;
     }
     return image;

@@ -26,12 +26,12 @@ struct ColumnTransform {
 
 /// One output column: which channel, how it is transformed, standardised and weighted.
 struct ColumnStep {
-    std::string name;            ///< channel name (or marker) in the table
-    ColumnTransform transform;   ///< applied after compensation
-    bool zscore = false;         ///< standardise to mean 0, sd 1 after the transform
-    std::optional<double> mean;  ///< z-score mean (transformed units); set by fit()
-    std::optional<double> sd;    ///< z-score standard deviation; set by fit()
-    double weight = 1.0;         ///< multiplies the final value (importance in distances)
+    std::string name;              ///< channel name (or marker) in the table
+    ColumnTransform transform{};   ///< applied after compensation
+    bool zscore = false;           ///< standardise to mean 0, sd 1 after the transform
+    std::optional<double> mean{};  ///< z-score mean (transformed units); set by fit()
+    std::optional<double> sd{};    ///< z-score standard deviation; set by fit()
+    double weight = 1.0;           ///< multiplies the final value (importance in distances)
 };
 
 /// Compensation before everything else.
