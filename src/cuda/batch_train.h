@@ -8,6 +8,9 @@
 //   auto som = cuda::batchSomStep(points, model.high.data(), grid.data(), g, sigma);
 //   new landmark j = som.numerators[j*d ..) / som.denominators[j]
 // Sums use float atomics, so the last bits may differ between runs (not bitwise reproducible).
+// Each call allocates its buffers and copies the n winners back: a trainer over every point on
+// the GPU wants cuda/training_step.h (points resident, shared-memory sums); these stay as the
+// baseline of sepal-bench cuda-train.
 
 #include <cstddef>
 #include <cstdint>

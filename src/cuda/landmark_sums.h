@@ -1,0 +1,36 @@
+#pragma once
+// The training step's sums of every landmark's points, after the nearest-landmark search. All
+// pointers are device pointers; the launch is checked and asynchronous.
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace sepal::cuda {
+
+/// What the sums read and write (device pointers). The outputs must be zero before the launch.
+struct LandmarkSumArgs {
+    const float* points = nullptr;  ///< n x stride, padded with zeros beyond d
+    size_t n = 0;                   ///< points
+    int d = 0;                      ///< dimensions that hold data
+    int stride = 0;                 ///< paddedDim(d)
+    int g = 0;                      ///< landmarks
+    /// n: each point's nearest landmark; set to kSkippedPoint for the points the sums skip
+    /// (a non-finite coordinate, or an index >= g from a search whose distances overflowed).
+    uint32_t* assign = nullptr;
+    const float* dist = nullptr;            ///< n: squared distance to the nearest landmark
+    double* sums = nullptr;                 ///< g x d: += the coordinates of the points
+    unsigned long long* counts = nullptr;   ///< g: += the points
+    double* inertia = nullptr;              ///< [0] += the squared distances
+    unsigned long long* skipped = nullptr;  ///< [0] += the skipped points
+};
+
+/// Shared memory the sums need to accumulate a block's points in shared memory.
+size_t landmarkSumsSharedBytes(int g, int stride);
+/// Whether the current device lets a block hold the sums in shared memory (else: global atomics).
+bool landmarkSumsFitShared(int g, int stride);
+/// Adds every point to its landmark's sums (in shared memory per block when they fit).
+void launchLandmarkSums(const LandmarkSumArgs& args, cudaStream_t stream);
+
+}  // namespace sepal::cuda

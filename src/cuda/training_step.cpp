@@ -1,0 +1,324 @@
+// The resident training step: the points and every buffer of a step live on the device from one
+// step to the next; a step uploads the landmarks, runs the exact k = 1 search through the fastest
+// k-NN kernel that takes the shape (kernel_limits.h decides), the per-landmark sums
+// (landmark_sums.cu) and the update (landmark_update.cu), and copies back g rows.
+
+#include "cuda/training_step.h"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <string>
+
+#include "core/common/error.h"
+#include "cuda/cuda_error.h"
+#include "cuda/cuda_event.h"
+#include "cuda/device_buffer.h"
+#include "cuda/embedsom_kernels.h"
+#include "cuda/kernel_limits.h"
+#include "cuda/landmark_sums.h"
+#include "cuda/landmark_update.h"
+#include "cuda/tensor_landmarks.h"
+
+namespace sepal::cuda {
+namespace {
+
+/// The nearest-landmark kernels from the fastest at k = 1 to the most general, with their rules.
+struct KnnKernel {
+    const char* name;
+    std::string (*refusal)(const KernelShape&);
+};
+constexpr KnnKernel kKnnKernels[] = {{"resident", residentKnnRefusal},
+                                     {"parts", partsKnnRefusal},
+                                     {"tensor", tensorRefusal},
+                                     {"fused", fusedRefusal},
+                                     {"bitonic", bitonicRefusal}};
+
+/// The kernel `wanted` names ("auto": the first that takes the shape); throws when it refuses.
+const KnnKernel& knnKernelFor(const std::string& wanted, const KernelShape& shape) {
+    for (const KnnKernel& k : kKnnKernels) {
+        if (wanted != "auto" && wanted != k.name) continue;
+        const std::string why = k.refusal(shape);
+        if (why.empty()) return k;
+        if (wanted != "auto")
+            throw InputError("the " + wanted + " k-NN cannot take this training step: " + why);
+    }
+    throw InputError("no CUDA k-NN kernel takes this training step (d = " +
+                     std::to_string(shape.d) + ", g = " + std::to_string(shape.g) + ")");
+}
+
+/// Rows uploaded per copy when the points need padding to the device stride.
+constexpr size_t kUploadRows = size_t(1) << 20;
+
+template <class T>
+size_t bytesOf(const DeviceBuffer<T>& b) {
+    return b.capacity() * sizeof(T);
+}
+
+}  // namespace
+
+struct TrainingStep::State {
+    size_t n = 0, d = 0;
+    int stride = 0;
+    std::string knn;
+    DeviceBuffer<float> points;                // n x stride
+    DeviceBuffer<uint32_t> assign;             // n
+    DeviceBuffer<float> dist;                  // n
+    DeviceBuffer<float> given;                 // g x d: the step's landmarks
+    DeviceBuffer<float> padded;                // g x stride: the same, for the k-NN kernels
+    DeviceBuffer<float> fresh;                 // g x d: the new landmarks
+    DeviceBuffer<double> sums;                 // g x d
+    DeviceBuffer<unsigned long long> counts;   // g
+    DeviceBuffer<double> denominators;         // g
+    DeviceBuffer<double> inertia;              // 1
+    DeviceBuffer<unsigned long long> skipped;  // 1
+    DeviceBuffer<float> weights;               // g x g: the batch SOM's neighbourhood
+    size_t weightsG = 0;
+    TensorLandmarkBuffers tensor;
+    Event start, assigned, summed, updated;
+    size_t lastG = 0;
+    bool stepped = false;
+    std::string lastKernel = "none";
+    bool lastShared = true;
+};
+
+TrainingStep::TrainingStep(const float* points, size_t n, size_t d, const std::string& knn)
+    : m_state(std::make_unique<State>()) {
+    if (d == 0) throw InputError("training points must have at least one dimension");
+    if (knn != "auto" && std::none_of(std::begin(kKnnKernels), std::end(kKnnKernels),
+                                      [&](const KnnKernel& k) { return knn == k.name; }))
+        throw InputError("unknown CUDA k-NN kernel '" + knn +
+                         "' (auto, resident, parts, tensor, fused or bitonic)");
+    State& s = *m_state;
+    s.n = n;
+    s.d = d;
+    s.stride = paddedDim(d);
+    s.knn = knn;
+    s.points.reserve(std::max<size_t>(n * s.stride, 1));
+    s.assign.reserve(std::max<size_t>(n, 1));
+    s.dist.reserve(std::max<size_t>(n, 1));
+    s.inertia.reserve(1);
+    s.skipped.reserve(1);
+    if (n == 0) return;
+    if (size_t(s.stride) == d) {
+        SEPAL_CUDA_CHECK(
+            cudaMemcpy(s.points.get(), points, n * d * sizeof(float), cudaMemcpyHostToDevice));
+        return;
+    }
+    // Padded rows, a slice at a time through a staging buffer (not a second copy of them all).
+    DeviceBuffer<float> staging;
+    staging.reserve(std::min(n, kUploadRows) * d);
+    for (size_t first = 0; first < n; first += kUploadRows) {
+        const size_t rows = std::min(kUploadRows, n - first);
+        SEPAL_CUDA_CHECK(cudaMemcpy(staging.get(), points + first * d, rows * d * sizeof(float),
+                                    cudaMemcpyHostToDevice));
+        launchPadRows(staging.get(), rows, int(d), s.points.get() + first * s.stride, s.stride,
+                      nullptr);
+    }
+    SEPAL_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+TrainingStep::~TrainingStep() = default;
+
+size_t TrainingStep::count() const {
+    return m_state->n;
+}
+
+size_t TrainingStep::dim() const {
+    return m_state->d;
+}
+
+StepResult TrainingStep::stepKmeans(const float* landmarks, size_t g) {
+    return step(landmarks, g, false);
+}
+
+StepResult TrainingStep::stepBatchSom(const float* landmarks, size_t g) {
+    return step(landmarks, g, true);
+}
+
+void TrainingStep::setNeighbourhood(const float* weights, size_t g) {
+    if (g == 0 || g >= 65536)
+        throw InputError("the CUDA training step takes 1 to 65535 landmarks (here " +
+                         std::to_string(g) + ")");
+    for (size_t e = 0; e < g * g; ++e)
+        if (!std::isfinite(weights[e]))
+            throw InputError("the batch SOM's neighbourhood weights must be finite");
+    State& s = *m_state;
+    s.weights.reserve(g * g);
+    SEPAL_CUDA_CHECK(
+        cudaMemcpy(s.weights.get(), weights, g * g * sizeof(float), cudaMemcpyHostToDevice));
+    s.weightsG = g;
+}
+
+StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
+    State& s = *m_state;
+    if (g == 0 || g >= 65536)
+        throw InputError("the CUDA training step takes 1 to 65535 landmarks (here " +
+                         std::to_string(g) + ")");
+    if (smooth && s.weightsG != g)
+        throw InputError("the batch SOM's neighbourhood is set for " + std::to_string(s.weightsG) +
+                         " landmarks, the step has " + std::to_string(g));
+    // A NaN landmark would be nobody's nearest and would stay NaN: refused rather than carried.
+    for (size_t e = 0; e < g * s.d; ++e)
+        if (!std::isfinite(landmarks[e]))
+            throw InputError("landmark " + std::to_string(e / s.d) +
+                             " has a non-finite coordinate: the CUDA training step needs finite "
+                             "landmarks");
+    const size_t gd = g * s.d;
+    s.given.reserve(gd);
+    s.padded.reserve(g * s.stride);
+    s.fresh.reserve(gd);
+    s.sums.reserve(gd);
+    s.counts.reserve(g);
+    s.denominators.reserve(g);
+    SEPAL_CUDA_CHECK(
+        cudaMemcpy(s.given.get(), landmarks, gd * sizeof(float), cudaMemcpyHostToDevice));
+    launchPadRows(s.given.get(), g, int(s.d), s.padded.get(), s.stride, nullptr);
+    SEPAL_CUDA_CHECK(cudaMemsetAsync(s.sums.get(), 0, gd * sizeof(double), nullptr));
+    SEPAL_CUDA_CHECK(cudaMemsetAsync(s.counts.get(), 0, g * sizeof(unsigned long long), nullptr));
+    SEPAL_CUDA_CHECK(cudaMemsetAsync(s.inertia.get(), 0, sizeof(double), nullptr));
+    SEPAL_CUDA_CHECK(cudaMemsetAsync(s.skipped.get(), 0, sizeof(unsigned long long), nullptr));
+
+    ProjectionArgs a;
+    a.points = s.points.get();
+    a.n = s.n;
+    a.stride = s.stride;
+    a.dim = int(s.d);
+    a.landmarks = s.padded.get();
+    a.g = int(g);
+    a.topn = a.topnn = a.kOut = 1;
+    a.knnIdx = s.assign.get();
+    a.knnDist = s.dist.get();
+    // The kernel and its landmark copy are prepared before the timed region starts.
+    s.lastKernel = "none";
+    if (s.n > 0) {
+        s.lastKernel = knnKernelFor(s.knn, shapeOf(a)).name;
+        if (s.lastKernel == "resident" || s.lastKernel == "parts" || s.lastKernel == "tensor") {
+            // The resident and parts k-NNs read the landmarks in index order; tensor shuffled.
+            s.tensor.upload(landmarks, g, s.d, s.stride, kTensorPadding, nullptr,
+                            s.lastKernel == "tensor");
+            a.tensor = s.tensor.view();
+        }
+    }
+    s.start.record();
+    if (s.lastKernel == "resident")
+        launchResidentKnn(a, nullptr);
+    else if (s.lastKernel == "parts")
+        launchPartsKnn(a, nullptr);
+    else if (s.lastKernel == "tensor")
+        launchTensor(a, nullptr);
+    else if (s.lastKernel == "fused")
+        launchFused(a, nullptr);
+    else if (s.lastKernel == "bitonic")
+        launchBitonicKnn(a, nullptr);
+    s.assigned.record();
+    LandmarkSumArgs sa;
+    sa.points = s.points.get();
+    sa.n = s.n;
+    sa.d = int(s.d);
+    sa.stride = s.stride;
+    sa.g = int(g);
+    sa.assign = s.assign.get();
+    sa.dist = s.dist.get();
+    sa.sums = s.sums.get();
+    sa.counts = s.counts.get();
+    sa.inertia = s.inertia.get();
+    sa.skipped = s.skipped.get();
+    s.lastShared = landmarkSumsFitShared(int(g), s.stride);
+    launchLandmarkSums(sa, nullptr);
+    s.summed.record();
+    LandmarkUpdateArgs ua;
+    ua.sums = s.sums.get();
+    ua.counts = s.counts.get();
+    ua.weights = smooth ? s.weights.get() : nullptr;
+    ua.old = s.given.get();
+    ua.g = int(g);
+    ua.d = int(s.d);
+    ua.landmarks = s.fresh.get();
+    ua.denominators = s.denominators.get();
+    launchLandmarkUpdate(ua, nullptr);
+    s.updated.record();
+
+    StepResult r;
+    r.landmarks.resize(gd);
+    r.weights.resize(g);
+    unsigned long long skipped = 0;
+    SEPAL_CUDA_CHECK(
+        cudaMemcpy(r.landmarks.data(), s.fresh.get(), gd * sizeof(float), cudaMemcpyDeviceToHost));
+    SEPAL_CUDA_CHECK(cudaMemcpy(r.weights.data(), s.denominators.get(), g * sizeof(double),
+                                cudaMemcpyDeviceToHost));
+    SEPAL_CUDA_CHECK(
+        cudaMemcpy(&r.inertia, s.inertia.get(), sizeof(double), cudaMemcpyDeviceToHost));
+    SEPAL_CUDA_CHECK(
+        cudaMemcpy(&skipped, s.skipped.get(), sizeof(skipped), cudaMemcpyDeviceToHost));
+    r.skipped = size_t(skipped);
+    s.lastG = g;
+    s.stepped = true;
+    return r;
+}
+
+std::vector<uint32_t> TrainingStep::assignment() const {
+    const State& s = *m_state;
+    if (!s.stepped) return {};
+    std::vector<uint32_t> out(s.n);
+    if (s.n > 0)
+        SEPAL_CUDA_CHECK(
+            cudaMemcpy(out.data(), s.assign.get(), s.n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    return out;
+}
+
+NearestSums TrainingStep::nearestSums() const {
+    const State& s = *m_state;
+    NearestSums out;
+    if (!s.stepped) return out;
+    out.sums.resize(s.lastG * s.d);
+    out.counts.resize(s.lastG);
+    SEPAL_CUDA_CHECK(cudaMemcpy(out.sums.data(), s.sums.get(), out.sums.size() * sizeof(double),
+                                cudaMemcpyDeviceToHost));
+    static_assert(sizeof(uint64_t) == sizeof(unsigned long long));
+    SEPAL_CUDA_CHECK(cudaMemcpy(out.counts.data(), s.counts.get(), s.lastG * sizeof(uint64_t),
+                                cudaMemcpyDeviceToHost));
+    return out;
+}
+
+StepTimes TrainingStep::lastTimes() const {
+    const State& s = *m_state;
+    StepTimes t;
+    if (!s.stepped) return t;
+    t.assignMs = s.assigned.secondsSince(s.start) * 1e3;
+    t.accumulateMs = s.summed.secondsSince(s.assigned) * 1e3;
+    t.smoothMs = s.updated.secondsSince(s.summed) * 1e3;
+    return t;
+}
+
+std::string TrainingStep::lastKernel() const {
+    return m_state->lastKernel;
+}
+
+std::string TrainingStep::lastSumMode() const {
+    return m_state->lastShared ? "shared" : "global";
+}
+
+size_t TrainingStep::deviceBytes() const {
+    const State& s = *m_state;
+    return bytesOf(s.points) + bytesOf(s.assign) + bytesOf(s.dist) + bytesOf(s.given) +
+           bytesOf(s.padded) + bytesOf(s.fresh) + bytesOf(s.sums) + bytesOf(s.counts) +
+           bytesOf(s.denominators) + bytesOf(s.inertia) + bytesOf(s.skipped) + bytesOf(s.weights);
+}
+
+std::vector<float> gaussianNeighbourhood(const float* positions, size_t g, float sigma) {
+    if (!(sigma > 0.0f)) throw InputError("the SOM neighbourhood radius sigma must be > 0");
+    const float inv2s2 = 1.0f / (2.0f * sigma * sigma);
+    std::vector<float> h(g * g);
+    for (size_t j = 0; j < g; ++j)
+        for (size_t c = 0; c < g; ++c) {
+            const float dx = positions[2 * c] - positions[2 * j];
+            const float dy = positions[2 * c + 1] - positions[2 * j + 1];
+            h[j * g + c] = std::exp(-(dx * dx + dy * dy) * inv2s2);
+        }
+    return h;
+}
+
+}  // namespace sepal::cuda

@@ -1,0 +1,109 @@
+#pragma once
+// One training step over every point on the GPU, with the points kept on the device between
+// steps: Lloyd's k-means and the batch SOM. Plain C++ header (no CUDA headers).
+//
+// Usage from a trainer (the points stay the same over the run):
+//   cuda::TrainingStep gpu(data.points, data.n, data.d);      // uploads once
+//   auto r = gpu.stepKmeans(model.high.data(), g);             // one Lloyd iteration
+//   copy r.landmarks into the model, except rows the trainer keeps (locked landmarks);
+//   r.inertia is the objective of the landmarks before the move.
+// Batch SOM: gpu.setNeighbourhood(h, g) whenever the radius changes (h: g x g, h[j g + c] the
+// weight of winner c's points for landmark j, computed on the host with the trainer's own
+// neighbourhood shape and map distance), then gpu.stepBatchSom(model.high.data(), g) per epoch.
+//
+// Per step only the g x d landmarks go up and the g x d new landmarks and g weights come back;
+// the nearest landmark of every point stays on the device (assignment() copies it). The
+// winner is exact: the same landmark as the CPU search, ties to the lower index. Points with
+// NaN or infinity in a coordinate (or so far out that every squared distance overflows float)
+// are skipped, as the CPU trainers skip non-finite rows: they count in `skipped`, not in the
+// sums, and their assignment is kSkippedPoint. Sums are float per block of points and double
+// across blocks, so the last bits may differ between runs (not bitwise reproducible).
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace sepal::cuda {
+
+/// Assignment of a point that the step skipped (a coordinate is NaN or infinite).
+constexpr uint32_t kSkippedPoint = 0xffffffffu;
+
+/// What a step gives a trainer.
+struct StepResult {
+    /// g x d: the new landmarks. k-means: the mean of each landmark's points; batch SOM: the
+    /// neighbourhood-weighted mean. A landmark with no weight keeps its place.
+    std::vector<float> landmarks;
+    /// g: k-means: the points nearest to each landmark; batch SOM: the denominator
+    /// sum_c h(j, c) count_c.
+    std::vector<double> weights;
+    double inertia = 0;  ///< sum of squared distances to the nearest landmark (before the move)
+    size_t skipped = 0;  ///< points left out for non-finite coordinates
+};
+
+/// The last step's raw sums over the points nearest to each landmark (before any smoothing).
+struct NearestSums {
+    std::vector<double> sums;      ///< g x d
+    std::vector<uint64_t> counts;  ///< g
+};
+
+/// Milliseconds of the last step's device phases, measured with CUDA events.
+struct StepTimes {
+    double assignMs = 0;      ///< nearest landmark of every point (the k-NN kernel)
+    double accumulateMs = 0;  ///< per-landmark sums, counts and inertia
+    double smoothMs = 0;      ///< batch-SOM smoothing (if any) and the division
+};
+
+/// Points resident on the device, and the buffers of a step, kept from one step to the next.
+class TrainingStep {
+  public:
+    /// points: n x d row-major on the host (may be null when n = 0); uploaded once. `knn` picks
+    /// the nearest-landmark kernel: "auto" (the fastest that takes the shape), or "resident",
+    /// "parts", "tensor", "fused", "bitonic" (a step throws when that one refuses the shape).
+    TrainingStep(const float* points, size_t n, size_t d, const std::string& knn = "auto");
+    ~TrainingStep();
+    TrainingStep(const TrainingStep&) = delete;
+    TrainingStep& operator=(const TrainingStep&) = delete;
+
+    /// Number of points.
+    size_t count() const;
+    /// Dimensions d.
+    size_t dim() const;
+
+    /// One Lloyd iteration over every point: landmarks (g x d host, finite, g < 65536) to the
+    /// means of their nearest points.
+    StepResult stepKmeans(const float* landmarks, size_t g);
+    /// Sets the batch SOM's neighbourhood: weights g x g (host), row j the weight of each
+    /// winner's points for landmark j; weights <= 0 leave a winner out.
+    void setNeighbourhood(const float* weights, size_t g);
+    /// One batch-SOM epoch over every point with the neighbourhood set for the same g.
+    StepResult stepBatchSom(const float* landmarks, size_t g);
+
+    /// The last step's nearest landmark of every point (n values; kSkippedPoint when skipped;
+    /// empty before the first step).
+    std::vector<uint32_t> assignment() const;
+    /// The last step's per-landmark sums and counts (empty before the first step).
+    NearestSums nearestSums() const;
+    /// The last step's device phases.
+    StepTimes lastTimes() const;
+    /// The k-NN kernel that served the last step ("resident", "parts", ...).
+    std::string lastKernel() const;
+    /// Whether the last step summed in shared memory ("shared") or in global memory ("global").
+    std::string lastSumMode() const;
+    /// Device memory this object holds, in bytes.
+    size_t deviceBytes() const;
+
+    struct State;
+
+  private:
+    StepResult step(const float* landmarks, size_t g, bool smooth);
+
+    std::unique_ptr<State> m_state;
+};
+
+/// A Gaussian neighbourhood for setNeighbourhood: h[j g + c] = exp(-|p_j - p_c|^2 / (2 sigma^2))
+/// for 2D positions p (g x 2, host); sigma > 0.
+std::vector<float> gaussianNeighbourhood(const float* positions, size_t g, float sigma);
+
+}  // namespace sepal::cuda

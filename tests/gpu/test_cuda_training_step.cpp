@@ -1,0 +1,302 @@
+// The resident GPU training step (cuda/training_step.h) against host computations: exact
+// nearest landmarks, sums within float tolerance, Lloyd's iterations of the CPU trainer, the
+// batch SOM's formula, and the edge cases (g = 1, non-finite points, no points, reuse).
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "core/common/error.h"
+#include "core/knn/nearest_search.h"
+#include "core/model/landmark_model.h"
+#include "core/train/lloyd_trainer.h"
+#include "cuda/training_step.h"
+#include "gpu_test_support.h"
+
+namespace sepal::test {
+namespace {
+
+/// Nearest landmark of every point with the GPU's arithmetic (difference form, dimension order),
+/// ties to the lower index; kSkippedPoint for rows with a non-finite value.
+void hostNearest(const std::vector<float>& x, size_t n, const std::vector<float>& l, size_t g,
+                 size_t d, std::vector<uint32_t>& idx, std::vector<float>& dist) {
+    idx.assign(n, cuda::kSkippedPoint);
+    dist.assign(n, 0.0f);
+    for (size_t i = 0; i < n; ++i) {
+        bool finite = true;
+        for (size_t t = 0; t < d; ++t) finite = finite && std::isfinite(x[i * d + t]);
+        if (!finite) continue;
+        float best = std::numeric_limits<float>::max();
+        for (size_t j = 0; j < g; ++j) {
+            float acc = 0;
+            for (size_t t = 0; t < d; ++t) {
+                const float e = x[i * d + t] - l[j * d + t];
+                acc += e * e;
+            }
+            if (acc < best) best = acc, idx[i] = uint32_t(j);
+        }
+        dist[i] = best;
+    }
+}
+
+/// Host sums of the points nearest to each landmark, and of their absolute values (the scale
+/// of the float sums' rounding).
+struct HostSums {
+    std::vector<double> sums, magnitudes;
+    std::vector<uint64_t> counts;
+    double inertia = 0;
+    size_t skipped = 0;
+};
+
+HostSums hostSums(const std::vector<float>& x, size_t n, size_t d, size_t g,
+                  const std::vector<uint32_t>& idx, const std::vector<float>& dist) {
+    HostSums h;
+    h.sums.assign(g * d, 0.0);
+    h.magnitudes.assign(g * d, 0.0);
+    h.counts.assign(g, 0);
+    for (size_t i = 0; i < n; ++i) {
+        if (idx[i] == cuda::kSkippedPoint) {
+            ++h.skipped;
+            continue;
+        }
+        ++h.counts[idx[i]];
+        h.inertia += dist[i];
+        for (size_t t = 0; t < d; ++t) {
+            h.sums[idx[i] * d + t] += x[i * d + t];
+            h.magnitudes[idx[i] * d + t] += std::abs(x[i * d + t]);
+        }
+    }
+    return h;
+}
+
+/// Float sums over chunks, added in double: their error is bounded by a small multiple of the
+/// sum of magnitudes (tight for the few points of a test, and scaled to how many there are).
+double sumTolerance(double magnitude) {
+    return 1e-5 * magnitude + 1e-6;
+}
+
+/// Checks a k-means step's assignment, sums, counts, inertia and new landmarks against the host.
+void expectKmeansStep(cuda::TrainingStep& gpu, const std::vector<float>& x, size_t n, size_t d,
+                      const std::vector<float>& l, size_t g) {
+    const cuda::StepResult r = gpu.stepKmeans(l.data(), g);
+    SCOPED_TRACE("n " + std::to_string(n) + ", d " + std::to_string(d) + ", g " +
+                 std::to_string(g) + ", k-NN " + gpu.lastKernel() + ", sums " + gpu.lastSumMode());
+    std::vector<uint32_t> idx;
+    std::vector<float> dist;
+    hostNearest(x, n, l, g, d, idx, dist);
+    const HostSums h = hostSums(x, n, d, g, idx, dist);
+    EXPECT_EQ(gpu.assignment(), idx);
+    const cuda::NearestSums got = gpu.nearestSums();
+    EXPECT_EQ(got.counts, h.counts);
+    ASSERT_EQ(got.sums.size(), g * d);
+    ASSERT_EQ(r.landmarks.size(), g * d);
+    ASSERT_EQ(r.weights.size(), g);
+    for (size_t j = 0; j < g; ++j) {
+        EXPECT_EQ(r.weights[j], double(h.counts[j])) << "landmark " << j;
+        for (size_t t = 0; t < d; ++t) {
+            const size_t e = j * d + t;
+            EXPECT_NEAR(got.sums[e], h.sums[e], sumTolerance(h.magnitudes[e])) << "landmark " << j;
+            if (h.counts[j] == 0) {
+                EXPECT_EQ(r.landmarks[e], l[e]) << "empty cluster " << j << " keeps its place";
+            } else {
+                const double c = double(h.counts[j]);
+                EXPECT_NEAR(r.landmarks[e], h.sums[e] / c, sumTolerance(h.magnitudes[e]) / c + 1e-6)
+                    << "landmark " << j;
+            }
+        }
+    }
+    EXPECT_NEAR(r.inertia, h.inertia, 1e-6 * h.inertia + 1e-9);
+    EXPECT_EQ(r.skipped, h.skipped);
+}
+
+struct StepShape {
+    size_t n, d, g;
+};
+
+class CudaTrainingStep : public ::testing::TestWithParam<StepShape> {};
+
+TEST_P(CudaTrainingStep, KmeansMatchesTheHost) {
+    SEPAL_REQUIRE_GPU();
+    const auto s = GetParam();
+    const auto x = randomPoints(s.n, s.d, 51, 4);
+    auto l = randomPoints(s.g, s.d, 52, 4);
+    if (s.g > 4) std::copy(l.begin(), l.begin() + s.d, l.begin() + 3 * s.d);  // a tie
+    if (s.g > 2)
+        for (size_t t = 0; t < s.d; ++t) l[s.d + t] = 1e4f;  // far from everything: empty
+    cuda::TrainingStep gpu(x.data(), s.n, s.d);
+    EXPECT_EQ(gpu.count(), s.n);
+    EXPECT_EQ(gpu.dim(), s.d);
+    expectKmeansStep(gpu, x, s.n, s.d, l, s.g);
+}
+
+// d 32 g 20: the resident k-NN; d 7: stride 8, narrow rows in the sums; g 1; g 1024 at d 32:
+// beyond the resident k-NN's shared memory (the parts k-NN serves); d 64; d 3: stride 4 (the
+// fused kernel); d 130: stride 132 (the bitonic k-NN, rows wider than 128 in the sums).
+INSTANTIATE_TEST_SUITE_P(Shapes, CudaTrainingStep,
+                         ::testing::Values(StepShape{3001, 32, 20}, StepShape{2500, 7, 50},
+                                           StepShape{2000, 32, 1}, StepShape{4000, 32, 1024},
+                                           StepShape{3000, 64, 300}, StepShape{1500, 3, 9},
+                                           StepShape{700, 130, 40}));
+
+TEST(CudaTrainingStep, EveryKernelGivesTheHostsWinners) {
+    SEPAL_REQUIRE_GPU();
+    const size_t n = 2000, d = 32, g = 200;
+    const auto x = randomPoints(n, d, 61, 5);
+    const auto l = randomPoints(g, d, 62, 5);
+    for (const char* kernel : {"resident", "parts", "tensor", "fused", "bitonic"}) {
+        SCOPED_TRACE(kernel);
+        cuda::TrainingStep gpu(x.data(), n, d, kernel);
+        expectKmeansStep(gpu, x, n, d, l, g);
+        EXPECT_EQ(gpu.lastKernel(), kernel);
+    }
+}
+
+TEST(CudaTrainingStep, SeveralStepsFollowTheCpuLloydIterations) {
+    SEPAL_REQUIRE_GPU();
+    const size_t n = 4000, d = 16, g = 32;
+    const auto x = randomPoints(n, d, 71, 6);
+    LandmarkModel cpu = sampleModel(x, n, d, g, 72);
+    std::vector<float> gpuLandmarks = cpu.high;
+    auto search = makeCpuNearestSearch();
+    TrainingData data{x.data(), n, d};
+    cuda::TrainingStep gpu(x.data(), n, d);
+    for (int it = 0; it < 6; ++it) {
+        SCOPED_TRACE("iteration " + std::to_string(it));
+        // The step itself, exactly, from the GPU's own landmarks.
+        expectKmeansStep(gpu, x, n, d, gpuLandmarks, g);
+        const cuda::StepResult r = gpu.stepKmeans(gpuLandmarks.data(), g);
+        // The CPU trainer's iteration from where it stands: the same objective and landmarks.
+        const double objective = lloydStep(cpu, data, *search);
+        EXPECT_NEAR(r.inertia, objective, 1e-4 * objective);
+        for (size_t e = 0; e < g * d; ++e)
+            EXPECT_NEAR(r.landmarks[e], cpu.high[e], 1e-4 * std::max(1.0f, std::abs(cpu.high[e])));
+        gpuLandmarks = r.landmarks;
+    }
+}
+
+TEST(CudaTrainingStep, BatchSomMatchesTheHostFormula) {
+    SEPAL_REQUIRE_GPU();
+    const size_t n = 3000, d = 5, g = 16;
+    const auto x = randomPoints(n, d, 81, 3);
+    auto l = randomPoints(g, d, 82, 3);
+    for (size_t t = 0; t < d; ++t) l[7 * d + t] = 1e4f;  // wins nothing, still smoothed
+    std::vector<float> grid(g * 2);
+    for (size_t j = 0; j < g; ++j) grid[2 * j] = float(j % 4), grid[2 * j + 1] = float(j / 4);
+    auto h = cuda::gaussianNeighbourhood(grid.data(), g, 1.5f);
+    h[0 * g + 5] = 0.0f;  // a weight of 0 leaves winner 5 out of landmark 0
+    cuda::TrainingStep gpu(x.data(), n, d);
+    gpu.setNeighbourhood(h.data(), g);
+    const auto r = gpu.stepBatchSom(l.data(), g);
+    std::vector<uint32_t> idx;
+    std::vector<float> dist;
+    hostNearest(x, n, l, g, d, idx, dist);
+    EXPECT_EQ(gpu.assignment(), idx);
+    const HostSums s = hostSums(x, n, d, g, idx, dist);
+    for (size_t j = 0; j < g; ++j) {
+        double den = 0;
+        std::vector<double> num(d, 0.0), mag(d, 0.0);
+        for (size_t c = 0; c < g; ++c) {
+            if (s.counts[c] == 0 || h[j * g + c] <= 0.0f) continue;
+            den += double(h[j * g + c]) * double(s.counts[c]);
+            for (size_t t = 0; t < d; ++t) {
+                num[t] += double(h[j * g + c]) * s.sums[c * d + t];
+                mag[t] += double(h[j * g + c]) * s.magnitudes[c * d + t];
+            }
+        }
+        EXPECT_NEAR(r.weights[j], den, 1e-9 * den) << "landmark " << j;
+        for (size_t t = 0; t < d; ++t)
+            EXPECT_NEAR(r.landmarks[j * d + t], num[t] / den, sumTolerance(mag[t]) / den + 1e-6)
+                << "landmark " << j;
+    }
+    EXPECT_NEAR(r.inertia, s.inertia, 1e-6 * s.inertia);
+}
+
+TEST(CudaTrainingStep, ALandmarkWithNoWeightKeepsItsPlace) {
+    SEPAL_REQUIRE_GPU();
+    const size_t n = 500, d = 8, g = 4;
+    const auto x = randomPoints(n, d, 91, 2);
+    auto l = randomPoints(g, d, 92, 2);
+    for (size_t t = 0; t < d; ++t) l[3 * d + t] = -1e4f;
+    // Landmark 3 sees only itself, and wins nothing.
+    std::vector<float> h(g * g, 0.0f);
+    for (size_t j = 0; j < g; ++j) h[j * g + j] = 1.0f;
+    cuda::TrainingStep gpu(x.data(), n, d);
+    gpu.setNeighbourhood(h.data(), g);
+    const auto r = gpu.stepBatchSom(l.data(), g);
+    EXPECT_EQ(r.weights[3], 0.0);
+    for (size_t t = 0; t < d; ++t) EXPECT_EQ(r.landmarks[3 * d + t], l[3 * d + t]);
+}
+
+TEST(CudaTrainingStep, NonFinitePointsAreSkipped) {
+    SEPAL_REQUIRE_GPU();
+    const size_t n = 3000, d = 32, g = 40;
+    auto x = randomPoints(n, d, 101, 4);
+    const auto l = randomPoints(g, d, 102, 4);
+    x[5 * d + 3] = std::numeric_limits<float>::quiet_NaN();
+    x[17 * d + 31] = std::numeric_limits<float>::infinity();
+    x[2999 * d] = -std::numeric_limits<float>::infinity();
+    cuda::TrainingStep gpu(x.data(), n, d);
+    expectKmeansStep(gpu, x, n, d, l, g);
+    const auto a = gpu.assignment();
+    EXPECT_EQ(a[5], cuda::kSkippedPoint);
+    EXPECT_EQ(a[17], cuda::kSkippedPoint);
+    EXPECT_EQ(a[2999], cuda::kSkippedPoint);
+    EXPECT_EQ(gpu.stepKmeans(l.data(), g).skipped, 3u);
+}
+
+TEST(CudaTrainingStep, NoPointsLeaveTheLandmarksInPlace) {
+    SEPAL_REQUIRE_GPU();
+    const size_t d = 6, g = 5;
+    const auto l = randomPoints(g, d, 111);
+    cuda::TrainingStep gpu(nullptr, 0, d);
+    EXPECT_TRUE(gpu.assignment().empty());
+    const auto r = gpu.stepKmeans(l.data(), g);
+    EXPECT_EQ(r.landmarks, l);
+    for (double w : r.weights) EXPECT_EQ(w, 0.0);
+    EXPECT_EQ(r.inertia, 0.0);
+    EXPECT_EQ(r.skipped, 0u);
+    EXPECT_TRUE(gpu.assignment().empty());
+    std::vector<float> grid(g * 2, 0.0f);
+    gpu.setNeighbourhood(cuda::gaussianNeighbourhood(grid.data(), g, 1.0f).data(), g);
+    EXPECT_EQ(gpu.stepBatchSom(l.data(), g).landmarks, l);
+}
+
+TEST(CudaTrainingStep, OneStepServesChangingLandmarks) {
+    SEPAL_REQUIRE_GPU();
+    const size_t n = 2500, d = 24;
+    const auto x = randomPoints(n, d, 121, 5);
+    cuda::TrainingStep gpu(x.data(), n, d);
+    // New landmarks each time, more of them (the buffers grow), then fewer again.
+    expectKmeansStep(gpu, x, n, d, randomPoints(20, d, 122, 5), 20);
+    expectKmeansStep(gpu, x, n, d, randomPoints(20, d, 123, 5), 20);
+    expectKmeansStep(gpu, x, n, d, randomPoints(600, d, 124, 5), 600);
+    expectKmeansStep(gpu, x, n, d, randomPoints(10, d, 125, 5), 10);
+    // A neighbourhood for another g is refused, not read out of bounds.
+    const auto l = randomPoints(10, d, 126, 5);
+    std::vector<float> grid(2 * 12, 0.0f);
+    gpu.setNeighbourhood(cuda::gaussianNeighbourhood(grid.data(), 12, 1.0f).data(), 12);
+    EXPECT_THROW(gpu.stepBatchSom(l.data(), 10), InputError);
+}
+
+TEST(CudaTrainingStep, RefusesWhatItCannotTrain) {
+    SEPAL_REQUIRE_GPU();
+    const size_t n = 100, d = 8;
+    const auto x = randomPoints(n, d, 131);
+    auto l = randomPoints(4, d, 132);
+    EXPECT_THROW(cuda::TrainingStep(x.data(), n, d, "quick"), InputError);
+    EXPECT_THROW(cuda::TrainingStep(x.data(), n, 0), InputError);
+    cuda::TrainingStep gpu(x.data(), n, d);
+    EXPECT_THROW(gpu.stepKmeans(l.data(), 0), InputError);
+    l[2 * d + 1] = std::numeric_limits<float>::quiet_NaN();
+    EXPECT_THROW(gpu.stepKmeans(l.data(), 4), InputError);
+    // The resident k-NN cannot take d = 130 (its fragments stop at 64).
+    const auto wide = randomPoints(n, 130, 133);
+    const auto wl = randomPoints(4, 130, 134);
+    cuda::TrainingStep forced(wide.data(), n, 130, "resident");
+    EXPECT_THROW(forced.stepKmeans(wl.data(), 4), InputError);
+}
+
+}  // namespace
+}  // namespace sepal::test
