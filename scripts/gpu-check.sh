@@ -180,7 +180,8 @@ for name, j in rows:
           f"{j['knn_ms']:7.3f} {j['end_to_end_points_per_s']:9.3g} {j.get('candidates_per_point', 0):5.1f}")
     if j['kernel'] == 'auto':
         timings = ", ".join(f"{k} {v:.3f}" for k, v in j.get('auto_timings_ms', {}).items())
-        print(f"      auto {j['auto_choice']} ({j.get('auto_shape_class', 'no class')}): {timings}")
+        print(f"      auto {j['auto_choice']} ({j.get('auto_shape_class', 'no class')}, first "
+              f"projection {j['first_projection_ms']:.0f} ms): {timings}")
 PY
 if [ "$mode" != bench ]; then
     echo "gpu tests rc=$tests_rc, memcheck rc=$san_memcheck, racecheck rc=$san_racecheck"
