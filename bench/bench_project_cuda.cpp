@@ -1,7 +1,9 @@
 // sepal-bench cuda-project: the CUDA EmbedSOM kernels over the benchmark grid (benchmarks.md).
 // Timed region: points already on the device to the 2D result on the device (CUDA events),
 // median of --reps runs after warm-up; also the k-NN phase alone and the end-to-end figure with
-// host-to-device and device-to-host copies (host clock).
+// host-to-device and device-to-host copies (host clock). For auto: how it chose ("measured" on
+// this GPU in this run, "cached" from an earlier measurement, "rule") and the candidates' times
+// (auto_kernel.h; the first warm-up projection is the one that measures).
 
 #ifdef SEPAL_HAVE_CUDA
 
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "bench_registry.h"
+#include "core/embedsom/kernel_choice.h"
 #include "core/model/landmark_model.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_error.h"
@@ -83,6 +86,15 @@ std::string gpuName() {
     return prop.name;
 }
 
+/// How auto chose its kernel, and the candidates' times behind the choice.
+void addAutoChoice(nlohmann::json& j, const AutoChoice& choice) {
+    j["auto_choice"] = choice.source;
+    if (!choice.shapeClass.empty()) j["auto_shape_class"] = choice.shapeClass;
+    nlohmann::json timings = nlohmann::json::object();
+    for (const KernelTiming& t : choice.timings) timings[t.kernel] = t.ms;
+    if (!choice.timings.empty()) j["auto_timings_ms"] = timings;
+}
+
 void runOne(const Options& o, const std::vector<float>& x, size_t d, size_t g, int k,
             const std::string& kernel, float* deviceOut, const std::string& gpu) {
     const bool clustered = o.data == "clustered";
@@ -103,7 +115,15 @@ void runOne(const Options& o, const std::vector<float>& x, size_t d, size_t g, i
         cuda::CudaProjector projector(kernel);
         projector.enableTiming(true);
         projector.setPoints(x.data(), o.n, d);
-        for (int w = 0; w < 2; ++w) projector.projectToDevice(model, params, deviceOut);
+        // The first projection, host clock: with auto, the measurement it may make is in it.
+        const auto first = std::chrono::steady_clock::now();
+        projector.projectToDevice(model, params, deviceOut);
+        j["first_projection_ms"] =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - first)
+                .count();
+        projector.projectToDevice(model, params, deviceOut);
+        // The first projection made auto's choice; the later ones found it kept.
+        const AutoChoice choice = projector.lastAutoChoice();
         std::vector<double> total, knn, split;
         for (int r = 0; r < o.reps; ++r) {
             projector.projectToDevice(model, params, deviceOut);
@@ -111,7 +131,8 @@ void runOne(const Options& o, const std::vector<float>& x, size_t d, size_t g, i
             total.push_back(t.totalMs);
             split.push_back(t.knnMs);
         }
-        j["kernel_used"] = projector.lastKernel();
+        j["kernel_used"] = projector.lastKernelName();
+        if (kernel == "auto") addAutoChoice(j, choice);
         if (!projector.splitUnavailable().empty())
             j["split_unavailable"] = projector.splitUnavailable();
         for (int r = 0; r < std::max(3, o.reps / 2); ++r) {
@@ -127,7 +148,7 @@ void runOne(const Options& o, const std::vector<float>& x, size_t d, size_t g, i
         j["knn_ms"] = kn.median;
         j["project_ms"] = std::max(0.0, t.median - kn.median);
         j["knn_split_ms"] = stats(split).median;
-        if (projector.lastKernel().rfind("tensor", 0) == 0) {
+        if (projector.lastKernelName().rfind("tensor", 0) == 0) {
             j["candidates_per_point"] = projector.lastTimes().candidatesPerPoint;
             j["exact_scans"] = projector.lastTimes().exactScans;
         }

@@ -142,7 +142,9 @@ if [ "$mode" = profile ]; then
 fi
 echo "== benchmark: sepal-bench cuda-project"
 bench=$build/bench/sepal-bench
-kernels=(--kernel all)  # every kernel of the registry (src/cuda/kernel_registry.cpp)
+# Every kernel of the registry (src/cuda/kernel_registry.cpp), then auto: its choice, measured
+# on this GPU (src/cuda/auto_kernel.h), beside them.
+kernels=(--kernel all --kernel auto)
 : >"$out/bench.jsonl"
 $bench cuda-project "${kernels[@]}" -d 32 -g 256 -k 16 | tee -a "$out/bench.jsonl" >/dev/null
 $bench cuda-project "${kernels[@]}" -d 64 -g 1024 -k 32 | tee -a "$out/bench.jsonl" >/dev/null
@@ -172,9 +174,14 @@ for name, j in rows:
     if "error" in j:
         print(f"{name[:5]:5} {j['data']:9} {j['d']:>3} {j['g']:>5} {j['k']:>3} {j['kernel']:18} error: {j['error'][:60]}")
         continue
-    print(f"{name[:5]:5} {j['data']:9} {j['d']:>3} {j['g']:>5} {j['k']:>3} {j['kernel_used']:18} "
+    kernel = j['kernel_used'] if j['kernel'] != 'auto' else 'auto: ' + j['kernel_used']
+    print(f"{name[:5]:5} {j['data']:9} {j['d']:>3} {j['g']:>5} {j['k']:>3} {kernel:18} "
           f"{j['median_ms']:8.3f} {j['min_ms']:8.3f} {j['max_ms']:8.3f} {j['points_per_s']:9.3g} "
           f"{j['knn_ms']:7.3f} {j['end_to_end_points_per_s']:9.3g} {j.get('candidates_per_point', 0):5.1f}")
+    if j['kernel'] == 'auto':
+        timings = ", ".join(f"{k} {v:.3f}" for k, v in j.get('auto_timings_ms', {}).items())
+        print(f"      auto {j['auto_choice']} ({j.get('auto_shape_class', 'no class')}, first "
+              f"projection {j['first_projection_ms']:.0f} ms): {timings}")
 PY
 if [ "$mode" != bench ]; then
     echo "gpu tests rc=$tests_rc, memcheck rc=$san_memcheck, racecheck rc=$san_racecheck"

@@ -10,6 +10,7 @@
 #include "core/common/bytes.h"
 #include "core/common/error.h"
 #include "core/embedsom/projection_input.h"
+#include "cuda/auto_kernel.h"
 #include "cuda/cuda_error.h"
 #include "cuda/device_buffer.h"
 #include "cuda/embedsom_kernels.h"
@@ -52,6 +53,7 @@ void parallelCopy(void* dst, const void* src, size_t bytes) {
 struct CudaProjector::State {
     const KernelEntry* requested = nullptr;  // null: auto
     const KernelEntry* last = nullptr;       // the kernel of the last run
+    AutoPick autoPick;                       // auto's last choice and how it was made
     cudaStream_t streams[2] = {nullptr, nullptr};
     cudaEvent_t events[3] = {nullptr, nullptr, nullptr};
     cudaEvent_t forkEvent = nullptr;  // the split pipeline's start, waited on by both partitions
@@ -218,11 +220,20 @@ struct CudaProjector::State {
         a.deferredCount = deferredCount[b].get();
     }
 
+    /// The kernel for a launch with these arguments: the one named, or auto's (measured once
+    /// per shape class on this GPU: auto_kernel.h).
+    const KernelEntry& choose(const ProjectionArgs& a) {
+        const KernelShape shape = shapeOf(a);
+        if (requested) return chooseKernel(requested, shape);
+        autoPick = chooseAutoKernel(shape, a.adjust, processKernelCache());
+        return *autoPick.kernel;
+    }
+
     /// Runs the chosen kernel(s) on a.points (a.n points) into a.out, on `stream` with slot b's
     /// work space and counters (read back into countersHost[b]). knnOnlyPhase: stop after the
     /// k-NN.
     void run(ProjectionArgs a, int b, cudaStream_t stream, bool knnOnlyPhase = false) {
-        const KernelEntry* kernel = &chooseKernel(requested, shapeOf(a));
+        const KernelEntry* kernel = &choose(a);
         if (kernel->launch.sideBySide && !haveSplit())
             kernel = &findKernel(kernel->launch.fallback);
         last = kernel;
@@ -285,10 +296,10 @@ struct CudaProjector::State {
     /// with NaN or infinity for placeNonFinite) and whose projection places the cells from the
     /// lists, all or some: the chosen kernel when it has those two phases, else tensor+parts;
     /// null when neither takes the shape.
-    const KernelEntry* cacheKernel(const ProjectionArgs& a) const {
+    const KernelEntry* cacheKernel(const ProjectionArgs& a) {
         if (a.topnn > kListMaxList) return nullptr;
         const KernelShape shape = shapeOf(a);
-        const KernelEntry& chosen = chooseKernel(requested, shape);
+        const KernelEntry& chosen = choose(a);
         if (chosen.launch.knn && chosen.launch.tensor == TensorOrder::Indexed) return &chosen;
         const KernelEntry& parts = findKernel("tensor+parts");
         return parts.refusal(shape).empty() ? &parts : nullptr;
@@ -666,8 +677,20 @@ ProjectionReport CudaProjector::projectFindingNearest(const float* points, size_
 }
 
 std::string CudaProjector::lastKernel() const {
-    if (!m_state->last) return "";
-    return std::string(m_state->last->name) + (m_state->cachedRun ? ", cached lists" : "");
+    const State& s = *m_state;
+    if (!s.last) return "";
+    // How auto chose, when the kernel that ran is its choice (not a fallback of it).
+    const std::string how =
+        !s.requested && s.last == s.autoPick.kernel ? " (auto: " + s.autoPick.how.source + ")" : "";
+    return s.last->name + how + (s.cachedRun ? ", cached lists" : "");
+}
+
+std::string CudaProjector::lastKernelName() const {
+    return m_state->last ? m_state->last->name : "";
+}
+
+AutoChoice CudaProjector::lastAutoChoice() const {
+    return m_state->requested ? AutoChoice{} : m_state->autoPick.how;
 }
 
 size_t CudaProjector::lastProjected() const {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "core/embedsom/kernel_choice.h"
 #include "core/embedsom/projector.h"
 #include "core/embedsom/resident_projector.h"
 
@@ -75,8 +76,15 @@ class CudaProjector : public Projector, public ResidentProjector {
     void knnOnly(const LandmarkModel& model, const EmbedParams& params);
 
     /// The kernel that the last projection ran ("tensor", "fused", ...; empty before the first);
-    /// through the neighbour cache, the kernel whose phases it ran and ", cached lists".
+    /// when auto chose it, how: "tensor+parts (auto: measured)" ("cached": measured before on
+    /// this GPU; "rule": its fixed rule); through the neighbour cache, the kernel whose phases it
+    /// ran and ", cached lists".
     std::string lastKernel() const override;
+    /// The kernel that the last projection ran, its name alone ("" before the first).
+    std::string lastKernelName() const;
+    /// How auto made its last choice (auto_kernel.h); empty when a kernel was named or before
+    /// the first projection.
+    AutoChoice lastAutoChoice() const;
     /// Turns the device-side neighbour cache on or off (DeviceListCache; off by default). On, the
     /// resident projections keep the lists of a two-phase kernel's tensor-core k-NN (the chosen
     /// kernel's, else tensor+parts'); while the data-space landmarks and k stay, only cells

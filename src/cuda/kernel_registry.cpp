@@ -33,8 +33,8 @@ std::string splitRefusal(const KernelShape& s) {
     return knn.empty() ? listProjectionRefusal(s) : knn;
 }
 
-// auto's rules, from the H100's grid (GPU_NOTES.md): tensor+table where it applies with d <= 32
-// (or d = 64 with few landmarks and k = 8); tensor+parts with 256 landmarks or more (or d = 64
+// auto's fixed rule, from the H100's grid (GPU_NOTES.md): tensor+table where it applies with d <=
+// 32 (or d = 64 with few landmarks and k = 8); tensor+parts with 256 landmarks or more (or d = 64
 // and k <= 16), but for k = 8 with 1024 landmarks and d <= 32, where the tensor kernel is
 // faster; tensor+split instead of tensor+parts with 1024 landmarks or more and k + 1 > 17, where
 // the list projection waits on L2 for its pair terms, when there are enough points to overlap
@@ -121,6 +121,13 @@ const std::vector<KernelEntry>& kernelRegistry() {
          {TensorOrder::None, launchBitonicKnn, launchProjectAligned}},
     };
     return entries;
+}
+
+std::vector<const KernelEntry*> kernelsTaking(const KernelShape& shape) {
+    std::vector<const KernelEntry*> taking;
+    for (const KernelEntry& e : kernelRegistry())
+        if (e.refusal(shape).empty()) taking.push_back(&e);
+    return taking;
 }
 
 std::string kernelNameList() {

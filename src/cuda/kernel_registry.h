@@ -1,8 +1,8 @@
 #pragma once
 // The CUDA EmbedSOM kernels by name: one entry per kernel with its description, the shapes it
-// supports (kernel_limits.h), where auto takes it, and how it launches. The projector's choice
-// by name, auto's order, kernelNames(), sepal-bench's list, the GPU tests' lists and the message
-// for an unknown name all iterate this table.
+// supports (kernel_limits.h), where auto's fixed rule takes it, and how it launches. The
+// projector's choice by name, auto's candidates (auto_kernel.h), kernelNames(), sepal-bench's
+// list, the GPU tests' lists and the message for an unknown name all iterate this table.
 
 #include <cuda_runtime_api.h>
 
@@ -41,20 +41,25 @@ struct KernelEntry {
     const char* description;  ///< one line: what it does
     /// Why it cannot take the shape (a clause: "it needs ..."); empty when it can.
     std::string (*refusal)(const KernelShape&);
-    /// Where auto takes it, among the shapes it supports (measured fastest on the H100,
-    /// GPU_NOTES.md); auto asks the entries in order and takes the first.
+    /// Where auto's fixed rule takes it, among the shapes it supports (measured fastest on the
+    /// H100, GPU_NOTES.md); the rule asks the entries in order and takes the first. auto follows
+    /// the rule only where it does not measure (auto_kernel.h).
     bool (*autoTakes)(const KernelShape&);
     KernelLaunch launch;  ///< how it runs
 };
 
-/// Every kernel, in auto's order of preference.
+/// Every kernel, in the order of auto's rule.
 const std::vector<KernelEntry>& kernelRegistry();
+/// The kernels that can take the shape (an empty refusal), in the registry's order: auto's
+/// candidates.
+std::vector<const KernelEntry*> kernelsTaking(const KernelShape& shape);
 /// The entry called `name`; throws InputError listing the names when there is none.
 const KernelEntry& findKernel(const std::string& name);
 /// "auto, tensor+table, tensor+split, ..., bitonic+aligned": what --kernel accepts.
 std::string kernelNameList();
-/// The kernel for the shape: `requested`, or auto's pick when it is null. Throws InputError
-/// with the requested kernel's reason (or every kernel's, when none supports the shape).
+/// The kernel for the shape: `requested`, or auto's fixed rule's pick when it is null (the
+/// measured choice is chooseAutoKernel's, auto_kernel.h). Throws InputError with the requested
+/// kernel's reason (or every kernel's, when none supports the shape).
 const KernelEntry& chooseKernel(const KernelEntry* requested, const KernelShape& shape);
 
 }  // namespace sepal::cuda

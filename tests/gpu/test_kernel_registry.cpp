@@ -3,8 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "core/common/error.h"
 #include "cuda/cuda_backend.h"
@@ -45,7 +47,9 @@ TEST(KernelRegistry, NamesAreUniqueAndEveryListFollowsTheRegistry) {
         EXPECT_TRUE(names.insert(e.name).second) << e.name;
         EXPECT_GT(std::string(e.description).size(), 10u) << e.name;
         EXPECT_NE(e.launch.project, nullptr) << e.name;
-        if (e.launch.sideBySide) EXPECT_NO_THROW(cuda::findKernel(e.launch.fallback)) << e.name;
+        if (e.launch.sideBySide) {
+            EXPECT_NO_THROW(cuda::findKernel(e.launch.fallback)) << e.name;
+        }
     }
     const auto listed = cuda::kernelNames();
     ASSERT_EQ(listed.size(), cuda::kernelRegistry().size() + 1);
@@ -62,11 +66,20 @@ TEST(KernelRegistry, NamesAreUniqueAndEveryListFollowsTheRegistry) {
     }
 }
 
-TEST(KernelRegistry, AutoTakesTheFastestKernelOfTheHopperGrid) {
+/// The names of the kernels that take the shape: auto's candidates.
+std::vector<std::string> candidatesFor(const cuda::KernelShape& s) {
+    std::vector<std::string> names;
+    for (const cuda::KernelEntry* e : cuda::kernelsTaking(s)) names.emplace_back(e->name);
+    return names;
+}
+
+TEST(KernelRegistry, TheFixedRuleTakesTheFastestKernelOfTheHopperGrid) {
+    // auto's fallback where it does not measure (too few points, a failed measurement:
+    // auto_kernel.h); where it measures, CudaAutoKernel.* and CudaSplit.* check its choice.
     EXPECT_EQ(autoFor(shape(16, 1024, 8)), "tensor");
     EXPECT_EQ(autoFor(shape(32, 1024, 16)), "tensor+parts");
     EXPECT_EQ(autoFor(shape(64, 1024, 32)), "tensor+parts");  // 200 points: too few to split
-    EXPECT_EQ(autoFor(shape(64, 1024, 32, size_t(1) << 18)), "tensor+split");
+    EXPECT_EQ(autoFor(shape(64, 1024, 32, size_t(1) << 18)), "tensor+split");  // the H100's
     EXPECT_EQ(autoFor(shape(64, 1024, 16, size_t(1) << 18)), "tensor+parts");
     EXPECT_EQ(autoFor(shape(64, 256, 32, size_t(1) << 18)), "tensor+parts");
     EXPECT_EQ(autoFor(shape(16, 256, 8)), "tensor+table");
@@ -82,6 +95,30 @@ TEST(KernelRegistry, AutoTakesTheFastestKernelOfTheHopperGrid) {
     // Without tensor cores: the fused kernel.
     EXPECT_EQ(autoFor(shape(16, 1024, 8, 200, kTuring)), "fused");
     EXPECT_EQ(autoFor(shape(32, 256, 16, 200, kTuring)), "fused");
+}
+
+TEST(KernelRegistry, AutoWeighsEveryKernelThatTakesTheShape) {
+    // d 64, g 1024, k 32: tensor+split and tensor+parts both take it (the H200 ran tensor+parts
+    // faster, the H100 tensor+split), so auto must time both; the table does not fit.
+    const std::vector<std::string> wide = {"tensor+split", "tensor+parts",      "tensor",
+                                           "fused",        "bitonic+registers", "bitonic+aligned"};
+    EXPECT_EQ(candidatesFor(shape(64, 1024, 32, size_t(1) << 20)), wide);
+    const std::vector<std::string> headline = {
+        "tensor+table", "tensor+split",      "tensor+parts",   "tensor",
+        "fused",        "bitonic+registers", "bitonic+aligned"};
+    EXPECT_EQ(candidatesFor(shape(32, 256, 16, size_t(1) << 20)), headline);
+    // Without tensor cores, or beyond the fused kernel's lists: the rest, in the registry's order.
+    const std::vector<std::string> turing = {"fused", "bitonic+registers", "bitonic+aligned"};
+    EXPECT_EQ(candidatesFor(shape(32, 256, 16, 200, kTuring)), turing);
+    const std::vector<std::string> bitonic = {"bitonic+registers", "bitonic+aligned"};
+    EXPECT_EQ(candidatesFor(shape(16, 256, 80)), bitonic);
+    EXPECT_TRUE(candidatesFor(shape(16, 4096, 2000)).empty());
+    // The rule's pick is always among them.
+    for (const auto& s : {shape(64, 1024, 32, size_t(1) << 20), shape(32, 256, 16),
+                          shape(16, 256, 80), shape(32, 256, 16, 200, kTuring)}) {
+        const auto names = candidatesFor(s);
+        EXPECT_NE(std::find(names.begin(), names.end(), autoFor(s)), names.end()) << autoFor(s);
+    }
 }
 
 TEST(KernelRegistry, RefusalsStateTheRealReason) {

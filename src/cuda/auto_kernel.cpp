@@ -1,0 +1,119 @@
+#include "cuda/auto_kernel.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+
+#include "cuda/cuda_error.h"
+#include "cuda/kernel_measure.h"
+
+namespace sepal::cuda {
+
+namespace {
+
+/// One measurement at a time in the process, and the classes whose measurement failed.
+struct MeasureGuard {
+    std::mutex mutex;
+    std::set<std::string> failed;  ///< device key + class key
+};
+
+MeasureGuard& measureGuard() {
+    static MeasureGuard guard;
+    return guard;
+}
+
+/// The candidate called `name`, or null when none is (a choice kept by another Sepal).
+const KernelEntry* candidateNamed(const std::vector<const KernelEntry*>& candidates,
+                                  const std::string& name) {
+    for (const KernelEntry* e : candidates)
+        if (name == e->name) return e;
+    return nullptr;
+}
+
+/// `pick` from a kept choice, when it names one of the candidates.
+bool takeKept(const std::optional<KernelChoice>& kept,
+              const std::vector<const KernelEntry*>& candidates, AutoPick& pick) {
+    const KernelEntry* e = kept ? candidateNamed(candidates, kept->kernel) : nullptr;
+    if (!e) return false;
+    pick.kernel = e;
+    pick.how.source = "cached";
+    pick.how.timings = kept->timings;
+    return true;
+}
+
+}  // namespace
+
+std::string currentDeviceKey() {
+    static std::mutex mutex;
+    static std::map<int, std::string> keys;  // by device ordinal: the properties take a while
+    int device = 0;
+    SEPAL_CUDA_CHECK(cudaGetDevice(&device));
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto k = keys.find(device); k != keys.end()) return k->second;
+    cudaDeviceProp prop{};
+    SEPAL_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    int driver = 0, runtime = 0;
+    SEPAL_CUDA_CHECK(cudaDriverGetVersion(&driver));
+    SEPAL_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+    return keys[device] = kernelDeviceKey(prop.name, prop.major, prop.minor,
+                                          prop.multiProcessorCount, driver, runtime);
+}
+
+KernelChoiceCache& processKernelCache() {
+    static KernelChoiceCache cache(kernelCachePathFromEnvironment());
+    return cache;
+}
+
+AutoPick chooseAutoKernel(const KernelShape& shape, float adjust, KernelChoiceCache& cache) {
+    AutoPick pick;
+    pick.kernel = &chooseKernel(nullptr, shape);  // throws when no kernel takes the shape
+    pick.how.source = "rule";
+    const std::vector<const KernelEntry*> candidates = kernelsTaking(shape);
+    const auto c = kernelShapeClass(shape.n, shape.d, shape.g, shape.topn, adjust);
+    if (candidates.size() < 2 || !c) return pick;
+    const std::string shapeKey = kernelShapeKey(*c);
+    std::string device;
+    try {
+        device = currentDeviceKey();
+        if (takeKept(cache.find(device, shapeKey), candidates, pick)) {
+            pick.how.shapeClass = shapeKey;
+            return pick;
+        }
+        MeasureGuard& guard = measureGuard();
+        std::lock_guard<std::mutex> lock(guard.mutex);
+        // Another thread may have measured the class while this one waited.
+        if (takeKept(cache.find(device, shapeKey), candidates, pick)) {
+            pick.how.shapeClass = shapeKey;
+            return pick;
+        }
+        if (guard.failed.count(device + "\n" + shapeKey)) return pick;
+        // The work in flight (the caller's own among it) would share the device with the
+        // candidates and slow some of them.
+        SEPAL_CUDA_CHECK(cudaDeviceSynchronize());
+        KernelChoice measured;
+        measured.points = c->points;
+        measured.timings = timeKernels(candidates, *c, adjust);
+        measured.kernel = fastestKernel(measured.timings);
+        const KernelEntry* fastest = candidateNamed(candidates, measured.kernel);
+        if (!fastest) throw std::runtime_error("no candidate ran");
+        cache.store(device, shapeKey, measured);
+        pick.kernel = fastest;
+        pick.how = {"measured", shapeKey, measured.timings};
+    } catch (const std::exception& e) {
+        MeasureGuard& guard = measureGuard();
+        std::lock_guard<std::mutex> lock(guard.mutex);
+        if (guard.failed.insert(device + "\n" + shapeKey).second)
+            std::fprintf(stderr,
+                         "sepal: warning: auto could not time the CUDA kernels for %s (%s); it "
+                         "takes %s by its fixed rule\n",
+                         shapeKey.c_str(), e.what(), pick.kernel->name);
+        pick.how = {"rule", "", {}};
+    }
+    return pick;
+}
+
+}  // namespace sepal::cuda
