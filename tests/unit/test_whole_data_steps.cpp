@@ -97,6 +97,7 @@ TEST(WholeDataSteps, BatchSomGetsItsOwnNeighbourhoodAndGivesTheCpuTrainersLandma
         const size_t g = cpu.count();
         SomParams p;
         p.epochs = 4;
+        p.radiusStart = 2.5f;  // known before the first step (else set by it)
         p.neighbourhood = shape;
         p.stepPoints = data.n;  // a whole epoch a CPU step
         BatchSomTrainer onCpu(p, *search), through(p, *search);

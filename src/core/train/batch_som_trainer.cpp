@@ -52,7 +52,9 @@ std::vector<float> batchSomWeights(const LandmarkModel& model, const SomParams& 
                                    float radius) {
     const size_t g = model.count();
     std::vector<float> w(g * g);
-    // The same weight finishEpoch computes for each (landmark, winner) pair.
+    // The same weight finishEpoch computes for each (landmark, winner) pair; each entry on its
+    // own, so the threads change nothing (g = 1024: a million weights every epoch).
+#pragma omp parallel for schedule(static) if (g >= 256)
     for (size_t j = 0; j < g; ++j)
         for (size_t c = 0; c < g; ++c)
             w[j * g + c] = neighbourhoodWeight(params.neighbourhood,
