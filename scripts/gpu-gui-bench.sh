@@ -15,6 +15,8 @@
 #   SEPAL_GUI_BENCH_CPU_POINTS=    cells for the CPU runs (default 1000000; empty: none)
 #   SEPAL_GUI_BENCH_TRAIN_POINTS=list cells for CUDA runs that train the landmarks every frame
 #                                  instead of dragging one (--bench-train; default none)
+#   SEPAL_GUI_BENCH_TRAINERS=list  the trainers of those runs, one run each: som, batch-som,
+#                                  kmeans (default som; the last two over every cell on the GPU)
 #   SEPAL_GUI_BENCH_DIMS=D         channels of the generated cells (default 32)
 #   SEPAL_GUI_BENCH_LANDMARKS=list landmarks, one set of runs each (default 256)
 #   SEPAL_GUI_BENCH_FRAMES=N       frames a run (default 300)
@@ -39,6 +41,7 @@ read -r -a cuda_points <<<"${SEPAL_GUI_BENCH_POINTS-1000000 10000000}"
 read -r -a cpu_points <<<"${SEPAL_GUI_BENCH_CPU_POINTS-1000000}"
 read -r -a gl_points <<<"${SEPAL_GUI_BENCH_GL_POINTS-10000000}"
 read -r -a train_points <<<"${SEPAL_GUI_BENCH_TRAIN_POINTS:-}"
+read -r -a trainers <<<"${SEPAL_GUI_BENCH_TRAINERS:-som}"
 read -r -a landmark_counts <<<"${SEPAL_GUI_BENCH_LANDMARKS:-256}"
 dims=${SEPAL_GUI_BENCH_DIMS:-32}
 frames=${SEPAL_GUI_BENCH_FRAMES:-300}
@@ -328,9 +331,11 @@ for g in "${landmark_counts[@]}"; do
     for n in "${cpu_points[@]}"; do
         run "cpu_${n}_g$g" cpu "$n" "$g"
     done
-    mode=(--bench-train)
-    for n in "${train_points[@]}"; do
-        run "cuda_train_${n}_g$g" cuda "$n" "$g"
+    for trainer in "${trainers[@]}"; do
+        mode=(--bench-train "$trainer")
+        for n in "${train_points[@]}"; do
+            run "cuda_train_${trainer}_${n}_g$g" cuda "$n" "$g"
+        done
     done
     mode=()
 done

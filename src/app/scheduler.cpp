@@ -26,6 +26,7 @@ Scheduler::Scheduler(const std::string& backendName, Document& document, Log& lo
               "projection backend: " + m_backend.name + " (" + m_backend.reason + ")");
     m_cpu = std::make_unique<CpuProjection>(*m_sweeper, *m_backend.projector);
     m_driver = m_cpu.get();
+    m_wholeData = std::make_unique<WholeDataTraining>(m_backend.wholeData, m_log);
 }
 
 Scheduler::~Scheduler() = default;
@@ -45,7 +46,9 @@ void Scheduler::dataChanged() {
 }
 
 void Scheduler::gatesChanged() {
-    // Step-by-step trainers refine on a sample of the cells inside the gates.
+    // Step-by-step trainers refine on a sample of the cells inside the gates, or on all of them
+    // where the backend keeps them (built again when a trainer next steps).
+    m_wholeData->cellsChanged();
     const State& state = m_document.state();
     const auto& pts = state.data.points;
     const std::vector<size_t> inside = state.gating.events(pts.rows);

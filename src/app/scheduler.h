@@ -17,6 +17,7 @@
 #include "app/projection_driver.h"
 #include "app/projection_sweeper.h"
 #include "app/recipe_task.h"
+#include "app/whole_data_training.h"
 #include "backend/backends.h"
 #include "core/train/trainer.h"
 
@@ -136,6 +137,7 @@ class Scheduler {
     float m_mapSpacing = 1.0f;  // the map's spacing when m_trainer was made (sigma's unit)
     std::unique_ptr<LandmarkModel> m_trainBefore;
     std::vector<float> m_trainSample;
+    std::unique_ptr<WholeDataTraining> m_wholeData;  // every cell, where the backend keeps them
     bool m_training = false;
     uint64_t m_colourSeen = ~0ull, m_sweepsSeen = 0, m_dataSeen = 0, m_gatesSeen = 0;
     NeighbourScores m_neighbours;

@@ -161,6 +161,8 @@ void Scheduler::trainStep(double budgetMs) {
     auto start = Clock::now();
     const size_t d = m_document.state().data.points.cols;
     TrainingData data{m_trainSample.data(), m_trainSample.size() / std::max<size_t>(1, d), d};
+    // k-means and the batch SOM step over every cell where the backend keeps them all.
+    bool everyCell = m_wholeData->attach(*m_trainer, m_document.state(), data.n);
     LandmarkModel& model = m_document.liveModel();
     bool more = true;
     try {
@@ -170,10 +172,18 @@ void Scheduler::trainStep(double budgetMs) {
         } while (more && std::chrono::duration<double, std::milli>(Clock::now() - start).count() <
                              budgetMs);
     } catch (const std::exception& e) {
-        m_log.add(LogEntry::Error, std::string("training stopped: ") + e.what());
-        more = false;
+        if (everyCell) {
+            // The device failed (out of memory, ...): the run goes on over the subsample.
+            m_wholeData->fail(*m_trainer, e.what(), data.n);
+            everyCell = false;
+        } else {
+            m_log.add(LogEntry::Error, std::string("training stopped: ") + e.what());
+            more = false;
+        }
     }
     m_stats.trainMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    m_stats.trainEveryCell = everyCell;
+    m_stats.trainCells = everyCell ? m_wholeData->cells() : data.n;
     if (!more) {
         pauseTraining();
         m_trainer.reset();

@@ -72,6 +72,7 @@ Backend makeBackend(const std::string& name, const BackendOptions& options) {
                       "cuda",
                       name == "auto" ? "auto: " + why : why};
             b.resident = cuda::residentOf(*b.projector);
+            b.wholeData = cuda::makeCudaWholeDataSteps;
             return b;
         }
         if (name == "cuda") throw InputError("the CUDA backend cannot run: " + why);

@@ -10,6 +10,7 @@
 #include "core/knn/knn_graph.h"
 #include "core/knn/nearest_search.h"
 #include "core/metrics/quality.h"
+#include "core/train/whole_data_steps.h"
 
 namespace sepal {
 
@@ -24,6 +25,10 @@ struct Backend {
     /// The same projector, device-resident, when the backend has a device (else nullptr):
     /// what the desktop application projects into its vertex buffer with.
     ResidentProjector* resident = nullptr;
+    /// Builds trainer steps over every training cell kept on the backend's device (Lloyd's
+    /// k-means, the batch SOM: Trainer::useWholeData); empty on the CPU backends and in builds
+    /// without CUDA, whose trainers step over the points they are given.
+    WholeDataStepsFactory wholeData{};
 };
 
 /// Backend-specific choices; each backend ignores what it does not know.

@@ -10,6 +10,7 @@
 #include "core/knn/knn_graph.h"
 #include "core/knn/nearest_search.h"
 #include "core/metrics/quality.h"
+#include "core/train/whole_data_steps.h"
 
 namespace sepal::cuda {
 
@@ -40,6 +41,10 @@ std::unique_ptr<KnnGraphBuilder> makeCudaKnnGraphBuilder(std::vector<int> device
 
 /// Trustworthiness and k-NN preservation on the GPU (scoreEmbedding's figures).
 std::unique_ptr<QualityScorer> makeCudaQualityScorer();
+
+/// Lloyd iterations and batch-SOM epochs over n x d cells kept on the device (a TrainingStep,
+/// training_step.h): the points are uploaded here; throws CudaError (out of memory, ...).
+std::unique_ptr<WholeDataSteps> makeCudaWholeDataSteps(const float* points, size_t n, size_t d);
 
 /// Kernel names accepted by makeCudaProjector: "auto", then kernelRegistry()'s in its order.
 std::vector<std::string> kernelNames();

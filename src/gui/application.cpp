@@ -69,9 +69,10 @@ Application::Application(Options options)
     else if (!m_options.screenshot.empty())
         m_hooks.push_back(
             std::make_unique<ScreenshotHook>(m_options.screenshot, !m_options.files.empty()));
-    if (m_options.landmarks > 0) {
+    if (m_options.landmarks > 0 || !m_options.benchTrainer.empty()) {
         app::TrainingSettings training = m_workspace.state().training;
-        training.landmarks = m_options.landmarks;
+        if (m_options.landmarks > 0) training.landmarks = m_options.landmarks;
+        if (!m_options.benchTrainer.empty()) training.trainer = m_options.benchTrainer;
         m_workspace.training().setSettings(training);
         m_workspace.edits().seal();
     }

@@ -35,6 +35,7 @@ struct Options {
     std::string screenshot;          ///< --screenshot PATH (once settled, then quit)
     int benchFrames = 0;             ///< --bench-frames N
     bool benchTrain = false;         ///< --bench-train: the benchmark trains instead of dragging
+    std::string benchTrainer;        ///< --bench-train T: its trainer ("": the Training window's)
     int width = 1280, height = 800;  ///< --size WxH, logical pixels
     bool hidden = false;             ///< --hidden: no visible window (benchmarks)
     bool egl = false;                ///< --egl: create the OpenGL context through EGL

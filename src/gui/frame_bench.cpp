@@ -6,12 +6,18 @@
 #include <numeric>
 
 #include "core/common/stopwatch.h"
+#include "core/train/trainer_names.h"
 #include "gui/application.h"
 #include "nlohmann/json.hpp"
 
 namespace sepal::gui {
 
-namespace {}  // namespace
+std::string benchTrainerName(const std::string& word) {
+    if (word == "som") return trainer_name::kSom;
+    if (word == "batch-som" || word == trainer_name::kBatchSom) return trainer_name::kBatchSom;
+    if (word == "kmeans") return trainer_name::kKmeans;
+    return "";
+}
 
 void FrameBench::afterFrame(Application& app) {
     frame(app.workspace(), app.frameCost(), app.drawingContext());
@@ -52,6 +58,8 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         m_splatDeviceMs += cost.splatDeviceMs;
         if (cost.layerRedrawMs > 0) m_layerMs = cost.layerRedrawMs;
         if (m_mode == Train) {
+            m_trainCells = std::max(m_trainCells, ws.stats().trainCells);
+            m_trainEveryCell = m_trainEveryCell || ws.stats().trainEveryCell;
             if (!ws.training().running()) ws.training().start();  // a finished run starts again
         } else {
             const float a = float(m_times.size()) * 0.05f, r = 0.05f;
@@ -100,6 +108,10 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
     nlohmann::json j = {
         {"bench", "gui_frames"},
         {"mode", m_mode == Train ? "train" : "drag"},
+        // What trained (the Training window's trainer) and whether over every cell on the GPU.
+        {"trainer", m_mode == Train ? st.training.trainer : ""},
+        {"train_every_cell", m_trainEveryCell},
+        {"train_cells", m_trainCells},
         {"frames", times.size()},
         {"mean_ms", mean},
         {"median_ms", times[times.size() / 2]},

@@ -3,7 +3,9 @@
 // frame, as in use) once the first picture has settled, then the time until the picture settles
 // after the drag, then one JSON line of frame times, throughput and that time.
 // With --bench-train the landmarks are trained instead (the trainer's steps every frame, which
-// move them in data space: the neighbour cache's worst case, every cell searched again).
+// move them in data space: the neighbour cache's worst case, every cell searched again);
+// `--bench-train kmeans` or `batch-som` picks the trainer, which steps over every cell where the
+// GPU keeps them (the JSON says which trainer ran and over how many cells).
 
 #include <array>
 #include <cstdint>
@@ -14,6 +16,10 @@
 #include "gui/frame_hook.h"
 
 namespace sepal::gui {
+
+/// The trainer `--bench-train WORD` names: "som", "batch-som" (or "batchsom") and "kmeans" give
+/// their registry names; any other word gives "" (it is no trainer: a file, another option).
+std::string benchTrainerName(const std::string& word);
 
 /// What one frame cost, measured by the main loop.
 struct FrameCost {
@@ -68,6 +74,8 @@ class FrameBench : public FrameHook {
     double m_waitStart = 0;  // when waiting for the first settled picture began
     uint64_t m_projectedStart = 0, m_gpuStart = 0, m_projectedEnd = 0, m_gpuEnd = 0;
     size_t m_wholeFrames = 0;
+    size_t m_trainCells = 0;         // the most cells one frame's training ran over
+    bool m_trainEveryCell = false;   // some frame trained over every cell (on the GPU)
     double m_projectedSeconds = -1;  // after the drag, when every cell was projected
     // After the drag settled: a full sweep started (0: not yet) and how long it took (-1: not
     // measured: on a device, whose projection times are gpu_project_device_ms and sweep_work_ms).

@@ -7,6 +7,7 @@
 
 #include "core/common/threads.h"
 #include "gui/application.h"
+#include "gui/frame_bench.h"
 #include "gui/script.h"
 
 namespace {
@@ -18,8 +19,9 @@ const char* kUsage =
     "  --script FILE        replay the actions in FILE, then quit (--script-help lists them)\n"
     "  --screenshot PATH    once the data is projected, save the window as PNG and quit\n"
     "  --bench-frames N     drag a landmark for N frames and print frame-time statistics (JSON)\n"
-    "  --bench-train        with --bench-frames: train the landmarks (SOM steps) every frame\n"
-    "                       instead of dragging one\n"
+    "  --bench-train [T]    with --bench-frames: train the landmarks every frame instead of\n"
+    "                       dragging one; T: som (default: the Training window's), batch-som or\n"
+    "                       kmeans (these two over every cell when the GPU keeps them)\n"
     "  --size WxH           window size in logical pixels (default 1280x800)\n"
     "  --hidden             no visible window (benchmarks on a display-less machine)\n"
     "  --egl                create the OpenGL context through EGL (NVIDIA driver under Xvfb)\n"
@@ -89,6 +91,11 @@ int main(int argc, char** argv) {
                 options.benchFrames = number(value());
             } else if (a == "--bench-train") {
                 options.benchTrain = true;
+                // An optional trainer: only these words, so that a file after it stays a file.
+                if (i + 1 < argc) {
+                    const std::string t = sepal::gui::benchTrainerName(argv[i + 1]);
+                    if (!t.empty()) options.benchTrainer = t, ++i;
+                }
             } else if (a == "--size") {
                 std::string v = value();
                 auto x = v.find('x');

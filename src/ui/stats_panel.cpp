@@ -32,6 +32,16 @@ void StatsPanel::draw(UiContext& ctx) {
                 "re-projects only the cells that use the dragged landmark.");
     }
     ImGui::Text("Training %.1f ms this frame", s.trainMs);
+    if (s.trainCells > 0) {
+        if (s.trainEveryCell)
+            ImGui::Text("training over every cell on the GPU (%zu cells)", s.trainCells);
+        else
+            ImGui::Text("training on a subsample of %zu cells", s.trainCells);
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip(
+                "k-means and the batch SOM step over every cell inside the gates where the GPU "
+                "keeps them; other trainers, and the CPU, refine on a fixed random subsample.");
+    }
     // Whether the last edit kept or tore the neighbourhoods.
     const auto& q = ws.quality();
     if (q.valid) {

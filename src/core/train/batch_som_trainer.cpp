@@ -4,6 +4,7 @@
 
 #include "core/model/landmark_edit.h"
 #include "core/train/sampling.h"
+#include "core/train/whole_data_model.h"
 
 namespace sepal {
 
@@ -47,10 +48,47 @@ void BatchSomTrainer::finishEpoch(LandmarkModel& model) {
     ++model.highVersion;
 }
 
+std::vector<float> batchSomWeights(const LandmarkModel& model, const SomParams& params,
+                                   float radius) {
+    const size_t g = model.count();
+    std::vector<float> w(g * g);
+    // The same weight finishEpoch computes for each (landmark, winner) pair; each entry on its
+    // own, so the threads change nothing (g = 1024: a million weights every epoch).
+#pragma omp parallel for schedule(static) if (g >= 256)
+    for (size_t j = 0; j < g; ++j)
+        for (size_t c = 0; c < g; ++c)
+            w[j * g + c] = neighbourhoodWeight(params.neighbourhood,
+                                               mapDistance(model, j, c, params.topology), radius);
+    return w;
+}
+
+bool BatchSomTrainer::useWholeData(WholeDataSteps* steps) {
+    // The epoch in progress over the subsample is dropped when the cells change; asking again
+    // with the same steps changes nothing.
+    if (steps != m_whole) m_cursor = 0;
+    m_whole = steps;
+    return true;
+}
+
+void BatchSomTrainer::wholeDataEpoch(LandmarkModel& model) {
+    requireWholeDataDims(model, *m_whole);
+    const size_t g = model.count();
+    if (g > 0) {
+        const std::vector<float> w = batchSomWeights(model, m_params, radius());
+        adoptWholeDataStep(model, m_whole->batchSom(model.high.data(), g, w.data()));
+    }
+    m_cursor = 0;
+    ++m_epoch;
+}
+
 bool BatchSomTrainer::step(LandmarkModel& model, const TrainingData& data) {
     if (m_epoch >= m_params.epochs) return false;
     const size_t g = model.count(), d = data.d;
     if (m_radiusStart < 0.0f) m_radiusStart = mapDistanceQuantile(model, m_params.topology, 0.67);
+    if (m_whole) {
+        wholeDataEpoch(model);
+        return m_epoch < m_params.epochs;
+    }
     if (m_source != data.points) {
         m_source = data.points;
         m_sample.clear();

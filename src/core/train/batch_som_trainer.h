@@ -12,7 +12,9 @@
 namespace sepal {
 
 /// The batch SOM; uses SomParams (epochs, radius schedule, topology, neighbourhood, sampleSize,
-/// seed); alpha is unused and stepPoints bounds the points assigned per step().
+/// seed); alpha is unused and stepPoints bounds the points assigned per step(). Given whole-data
+/// steps (useWholeData), each step is one epoch over every cell they keep instead (sampleSize
+/// and stepPoints unused), with the same schedule and neighbourhood.
 class BatchSomTrainer final : public Trainer {
   public:
     /// `search` must outlive the trainer.
@@ -22,12 +24,17 @@ class BatchSomTrainer final : public Trainer {
     double progress() const override;
     /// The radius of the current epoch's update.
     float radius() const;
+    /// Each later step is one epoch over every cell of `steps` (null: the CPU again).
+    bool useWholeData(WholeDataSteps* steps) override;
 
   private:
     void finishEpoch(LandmarkModel& model);
+    // One epoch over every cell through m_whole.
+    void wholeDataEpoch(LandmarkModel& model);
 
     SomParams m_params;
     NearestSearch& m_search;
+    WholeDataSteps* m_whole = nullptr;  // every cell's epoch, when given
     float m_radiusStart = -1.0f;
     size_t m_epoch = 0;
     size_t m_cursor = 0;  // next point of the current epoch
@@ -40,5 +47,11 @@ class BatchSomTrainer final : public Trainer {
     std::vector<uint32_t> m_idx;
     std::vector<float> m_sq;
 };
+
+/// The batch SOM's neighbourhood at `radius`, g x g: entry [j g + c] is the weight of winner c's
+/// points for landmark j, from the params' neighbourhood shape and the map distance of their
+/// topology (what a whole-data epoch is given).
+std::vector<float> batchSomWeights(const LandmarkModel& model, const SomParams& params,
+                                   float radius);
 
 }  // namespace sepal

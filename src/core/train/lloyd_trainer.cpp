@@ -5,6 +5,7 @@
 #include "core/knn/lloyd_assigner.h"
 #include "core/model/landmark_edit.h"
 #include "core/train/trainer_names.h"
+#include "core/train/whole_data_model.h"
 
 namespace sepal {
 
@@ -77,9 +78,24 @@ double LloydTrainer::progress() const {
     return std::min(1.0, (double(m_done) + part) / double(m_params.epochs));
 }
 
+bool LloydTrainer::useWholeData(WholeDataSteps* steps) {
+    // A part of a pass over the subsample is dropped when the cells change: the next pass starts
+    // afresh. Asking again with the same steps changes nothing.
+    if (steps != m_whole) {
+        m_next = 0;
+        m_passRows = 0;
+    }
+    m_whole = steps;
+    return true;
+}
+
 bool LloydTrainer::step(LandmarkModel& model, const TrainingData& data) {
     if (m_done >= m_params.epochs) return false;
-    if (m_params.stepPoints == 0)
+    if (m_whole) {
+        requireWholeDataDims(model, *m_whole);
+        if (model.count() > 0)
+            adoptWholeDataStep(model, m_whole->lloyd(model.high.data(), model.count()));
+    } else if (m_params.stepPoints == 0)
         wholeIteration(model, data);
     else if (!partOfIteration(model, data))
         return true;

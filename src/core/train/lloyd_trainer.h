@@ -53,7 +53,8 @@ double lloydStep(LandmarkModel& model, const TrainingData& data, NearestSearch& 
 /// so the bounds stay true); with stepPoints > 0 a step assigns that many points and the
 /// landmarks move when a pass is complete (the app: a bounded step per frame, and the bounds
 /// would not survive the training sample being refilled in place). Both give the same landmarks.
-/// A pass starts again when the number of landmarks or points changes under it.
+/// A pass starts again when the number of landmarks or points changes under it. Given whole-data
+/// steps (useWholeData), each step is one iteration over every cell they keep instead.
 class LloydTrainer final : public Trainer {
   public:
     /// `search` must outlive the trainer.
@@ -64,6 +65,8 @@ class LloydTrainer final : public Trainer {
     bool step(LandmarkModel& model, const TrainingData& data) override;
     /// Fraction of the iterations done.
     double progress() const override;
+    /// Each later step is one Lloyd iteration over every cell of `steps` (null: the CPU again).
+    bool useWholeData(WholeDataSteps* steps) override;
 
   private:
     // A whole iteration with the assigner (stepPoints 0).
@@ -73,6 +76,7 @@ class LloydTrainer final : public Trainer {
 
     LloydParams m_params;
     NearestSearch& m_search;
+    WholeDataSteps* m_whole = nullptr;  // every cell's iteration, when given
     std::unique_ptr<LloydAssigner> m_assigner;
     const float* m_assignerPoints = nullptr;  // the points the assigner's bounds are for
     size_t m_assignerRows = 0;

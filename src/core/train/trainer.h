@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/model/landmark_model.h"
+#include "core/train/whole_data_steps.h"
 
 namespace sepal {
 
@@ -33,6 +34,14 @@ class Trainer {
     /// trainers that do not lay out landmarks by similarity (they ignore it).
     virtual bool supervise(std::vector<int32_t> landmarkLabels, float strength) {
         (void)landmarkLabels, (void)strength;
+        return false;
+    }
+    /// From the next step on, each step is one step over every training cell through `steps`
+    /// (null: over the TrainingData given to step() again); `steps` must outlive its use. Returns
+    /// whether the trainer has such a step (Lloyd's k-means, the batch SOM) whatever `steps` is;
+    /// the others ignore it.
+    virtual bool useWholeData(WholeDataSteps* steps) {
+        (void)steps;
         return false;
     }
 };

@@ -1,0 +1,44 @@
+#pragma once
+// One trainer step over every training cell, wherever the cells are kept: a Lloyd iteration or a
+// batch-SOM epoch. The CPU trainers step over the TrainingData they are given (a subsample in the
+// app); a backend with a device keeps every cell there and offers these steps instead (the CUDA
+// backend: Backend::wholeData), so that the trainers need not know where the cells live.
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace sepal {
+
+/// What one whole-data step gives a trainer.
+struct WholeDataResult {
+    /// g x d: the new landmarks, every row (the trainer keeps its locked ones); a landmark with
+    /// no weight keeps its place.
+    std::vector<float> landmarks;
+    double inertia = 0;  ///< sum of squared distances to the nearest landmark, before the move
+    size_t skipped = 0;  ///< cells left out for a non-finite coordinate
+};
+
+/// One trainer step over every training cell, wherever the cells are kept.
+class WholeDataSteps {
+  public:
+    virtual ~WholeDataSteps() = default;
+    /// The number of cells a step runs over.
+    virtual size_t count() const = 0;
+    /// Their dimensions d.
+    virtual size_t dim() const = 0;
+    /// One Lloyd iteration: each landmark (g x d, finite) to the mean of its nearest cells.
+    virtual WholeDataResult lloyd(const float* landmarks, size_t g) = 0;
+    /// One batch-SOM epoch: landmark j to sum_c w[j g + c] S_c / sum_c w[j g + c] n_c, with S_c
+    /// and n_c the sum and count of the cells nearest to landmark c; `weights` is g x g, and a
+    /// weight <= 0 leaves that winner out.
+    virtual WholeDataResult batchSom(const float* landmarks, size_t g, const float* weights) = 0;
+};
+
+/// Builds the whole-data steps over n x d cells (row-major on the host, copied where the steps
+/// keep them); throws when they cannot be kept (no room on the device, ...).
+using WholeDataStepsFactory =
+    std::function<std::unique_ptr<WholeDataSteps>(const float* points, size_t n, size_t d)>;
+
+}  // namespace sepal

@@ -1,0 +1,53 @@
+// Core's WholeDataSteps over a TrainingStep: the trainers' whole-data iterations and epochs run
+// on the device, where every training cell stays between steps.
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "cuda/cuda_backend.h"
+#include "cuda/training_step.h"
+
+namespace sepal::cuda {
+namespace {
+
+WholeDataResult resultOf(StepResult&& r) {
+    WholeDataResult out;
+    out.landmarks = std::move(r.landmarks);
+    out.inertia = r.inertia;
+    out.skipped = r.skipped;
+    return out;
+}
+
+/// The steps of a TrainingStep; the neighbourhood goes up only when it changed.
+class CudaWholeDataSteps final : public WholeDataSteps {
+  public:
+    CudaWholeDataSteps(const float* points, size_t n, size_t d) : m_step(points, n, d) {}
+    size_t count() const override { return m_step.count(); }
+    size_t dim() const override { return m_step.dim(); }
+    WholeDataResult lloyd(const float* landmarks, size_t g) override {
+        return resultOf(m_step.stepKmeans(landmarks, g));
+    }
+    WholeDataResult batchSom(const float* landmarks, size_t g, const float* weights) override {
+        // A held radius (or the last epochs at radius 0) gives the same g x g weights step after
+        // step: comparing them costs less than copying them to the device again.
+        if (m_weights.size() != g * g || !std::equal(m_weights.begin(), m_weights.end(), weights)) {
+            m_weights.clear();  // until the device holds the new ones
+            m_step.setNeighbourhood(weights, g);
+            m_weights.assign(weights, weights + g * g);
+        }
+        return resultOf(m_step.stepBatchSom(landmarks, g));
+    }
+
+  private:
+    TrainingStep m_step;
+    std::vector<float> m_weights;  // the neighbourhood on the device (empty: none yet)
+};
+
+}  // namespace
+
+std::unique_ptr<WholeDataSteps> makeCudaWholeDataSteps(const float* points, size_t n, size_t d) {
+    return std::make_unique<CudaWholeDataSteps>(points, n, d);
+}
+
+}  // namespace sepal::cuda
