@@ -1,6 +1,6 @@
-// The polish of EmbedSOM's picture: it keeps more neighbourhoods than EmbedSOM alone on a
-// curved shape, gives the same positions on any number of threads, does nothing at 0 epochs,
-// and leaves cells with a missing value where they were.
+// The polish of EmbedSOM's picture, UMAP-like and t-SNE-like: it keeps more neighbourhoods than
+// EmbedSOM alone on a curved shape, gives the same positions on any number of threads, does
+// nothing at 0 epochs, and leaves cells with a missing value where they were.
 
 #include <gtest/gtest.h>
 #include <omp.h>
@@ -89,6 +89,46 @@ TEST(Polish, ThreadsChangeNothingAndZeroEpochsIsNoPolish) {
     EXPECT_EQ(none, e.result.xy.values);
     p.epochs = 3, p.k = 0;
     EXPECT_THROW(polishPositions(e.points, e.result.model, none.data(), p, *search), InputError);
+}
+
+TEST(Polish, StudentTKeepsMoreNeighbourhoodsThanEmbedsomAlone) {
+    const Embedded e = embedSpiral(4000);
+    std::vector<float> xy(e.result.xy.values);
+    PolishParams p;
+    p.kernel = PolishKernel::StudentT;
+    p.epochs = 150;
+    auto search = makeCpuNearestSearch();
+    polishPositions(e.points, e.result.model, xy.data(), p, *search);
+    const double before = trust(e.points, e.result.xy.values), after = trust(e.points, xy);
+    EXPECT_GT(after, before + 0.001) << before << " -> " << after;
+    EXPECT_GT(after, 0.997) << before << " -> " << after;
+}
+
+TEST(Polish, StudentTThreadsChangeNothingAndBadPerplexitiesAreRefused) {
+    Embedded e = embedSpiral(2000);
+    e.points.at(17, 1) = NAN;
+    PolishParams p;
+    p.kernel = PolishKernel::StudentT;
+    p.epochs = 20;
+    auto search = makeCpuNearestSearch();
+    std::vector<float> results[2];
+    const int threads = omp_get_max_threads();
+    for (int t = 0; t < 2; ++t) {
+        omp_set_num_threads(t == 0 ? 1 : 2);
+        results[t] = e.result.xy.values;
+        polishPositions(e.points, e.result.model, results[t].data(), p, *search);
+    }
+    omp_set_num_threads(threads);
+    EXPECT_EQ(results[0], results[1]);
+    EXPECT_NE(results[0], e.result.xy.values);
+    EXPECT_EQ(results[0][34], e.result.xy.values[34]);
+    EXPECT_EQ(results[0][35], e.result.xy.values[35]);
+    for (float perplexity : {0.5f, 101.0f, float(NAN)}) {
+        p.perplexity = perplexity;
+        std::vector<float> xy(e.result.xy.values);
+        EXPECT_THROW(polishPositions(e.points, e.result.model, xy.data(), p, *search), InputError)
+            << perplexity;
+    }
 }
 
 }  // namespace

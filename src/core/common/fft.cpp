@@ -9,10 +9,6 @@ namespace {
 constexpr size_t kColumnBlock = 8;  // columns gathered at once: 128 contiguous bytes of a row
 }  // namespace
 
-std::complex<double> multiply(std::complex<double> a, std::complex<double> b) {
-    return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
-}
-
 Fft2d::Fft2d(size_t size) : m_size(size) {
     if (size < 2 || (size & (size - 1)) != 0)
         throw std::invalid_argument("Fft2d: the size must be a power of two of at least 2");

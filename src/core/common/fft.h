@@ -10,7 +10,9 @@
 namespace sepal {
 
 /// a b, without std::complex's checks for infinities (the grids hold finite values).
-std::complex<double> multiply(std::complex<double> a, std::complex<double> b);
+inline std::complex<double> multiply(std::complex<double> a, std::complex<double> b) {
+    return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
+}
 
 /// The 2D discrete Fourier transform of size x size complex grids (row-major), size a power of
 /// two. Rows run on all threads; the result does not depend on the thread count.

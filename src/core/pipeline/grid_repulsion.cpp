@@ -82,12 +82,16 @@ void GridRepulsion::compute(const float* y, const std::vector<uint32_t>& cells,
         lowY = std::min(lowY, double(y[2 * i + 1])), highY = std::max(highY, double(y[2 * i + 1]));
     }
     const double span = std::max({highX - lowX, highY - lowY, 1e-6});
-    // The spacing grows in steps of 2^(1/4) once the picture outgrows the largest grid, so that
-    // the kernels are transformed again only now and then.
+    // The side is the power of two the spacing asks for; within it the spacing is as fine as
+    // the side allows (a power-of-two side leaves room: finer sums at no cost). Past the largest
+    // grid the spacing grows instead. It moves in steps of 2^(1/4), so that the kernels are
+    // transformed again only now and then as the picture spreads.
+    constexpr double kStep = 1.189207115002721;
     double spacing = m_spacing;
-    while (span / spacing + 3.0 > double(m_mostNodes)) spacing *= 1.189207115002721;
+    while (span / spacing + 3.0 > double(m_mostNodes)) spacing *= kStep;
     size_t side = 8;
     while (double(side) < span / spacing + 3.0) side *= 2;
+    while (span / (spacing / kStep) + 3.0 <= double(side)) spacing /= kStep;
     if (side != m_side || spacing != m_kernelSpacing) prepareKernels(side, spacing);
     // Node 0 one spacing below the lowest cell: every cell's upper nodes stay inside the side.
     lowX -= spacing, lowY -= spacing;

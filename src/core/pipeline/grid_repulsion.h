@@ -24,9 +24,10 @@ struct RepulsionSums {
 /// Grid convolutions at a fixed node spacing; the grid grows with the picture.
 class GridRepulsion {
   public:
-    /// spacing: the distance between grid nodes in the picture's units (t-SNE's kernel has a
-    /// width of about 1: 0.5 keeps the neighbourhoods of the exact sums); mostNodes: the
-    /// largest grid side, past which the spacing grows instead.
+    /// spacing: the largest distance between grid nodes in the picture's units (t-SNE's kernel
+    /// has a width of about 1; the sums' error grows as its square), used finer where the
+    /// grid's power-of-two side leaves room; mostNodes: the largest grid side, past which the
+    /// spacing grows instead.
     explicit GridRepulsion(double spacing, size_t mostNodes = 512);
     ~GridRepulsion();
     /// The sums for the listed cells (positions y: x0 y0 x1 y1 ... by cell index).
