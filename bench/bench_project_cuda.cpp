@@ -121,9 +121,10 @@ void runOne(const Options& o, const std::vector<float>& x, size_t d, size_t g, i
         j["first_projection_ms"] =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - first)
                 .count();
-        projector.projectToDevice(model, params, deviceOut);
-        // The first projection made auto's choice; the later ones found it kept.
+        // The first projection made auto's choice (measured, or read from the cache); later
+        // ones find it kept, so it is read here.
         const AutoChoice choice = projector.lastAutoChoice();
+        projector.projectToDevice(model, params, deviceOut);
         std::vector<double> total, knn, split;
         for (int r = 0; r < o.reps; ++r) {
             projector.projectToDevice(model, params, deviceOut);

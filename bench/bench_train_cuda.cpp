@@ -54,8 +54,12 @@ std::vector<float> makeTrainCells(size_t n, size_t d) {
     std::vector<std::thread> pool;
     for (unsigned t = 0; t < threads; ++t)
         pool.emplace_back([&, t] {
-            uint64_t state = 0x9e3779b97f4a7c15ull * (t + 1);
             for (size_t i = n * t / threads; i < n * (t + 1) / threads; ++i) {
+                // Seeded by the row: the same cells on any number of cores.
+                uint64_t state = 0x9e3779b97f4a7c15ull * (i + 1);
+                state = (state ^ (state >> 30)) * 0xbf58476d1ce4e5b9ull;
+                state = (state ^ (state >> 27)) * 0x94d049bb133111ebull;
+                state = (state ^ (state >> 31)) | 1;
                 const size_t c = next(state) % 16;
                 for (size_t j = 0; j < d; ++j) {
                     const uint64_t r = next(state);

@@ -337,12 +337,13 @@ void addEmbedCommand(CLI::App& app) {
     cmd->add_option("--polish-kernel", args->polishKernel,
                     "umap: UMAP's curve, a few epochs that keep EmbedSOM's spacing; tsne: "
                     "t-SNE's Student-t kernel and its whole repulsion (through a grid), "
-                    "clusters pulled apart and their insides resolved as t-SNE does")
+                    "clusters pulled apart and their insides resolved as t-SNE does (its own "
+                    "step and momentum: --polish-rate is the UMAP-like polish's)")
         ->capture_default_str()
         ->check(CLI::IsMember({"umap", "tsne"}));
     cmd->add_option("--perplexity", args->perplexity,
-                    "the t-SNE-like polish's perplexity (effective neighbours; 3 x as many are "
-                    "found)")
+                    "with --polish-kernel tsne: its perplexity (effective neighbours; 3 x as many "
+                    "are found)")
         ->capture_default_str()
         ->check(CLI::Range(1.0, 100.0));
     cmd->add_option("--supervise", args->supervise,

@@ -77,6 +77,9 @@ AutoPick chooseAutoKernel(const KernelShape& shape, float adjust, KernelChoiceCa
     if (candidates.size() < 2 || !c) return pick;
     const std::string shapeKey = kernelShapeKey(*c);
     std::string device;
+    // An error of the caller's earlier work, found by the wait below: it is the caller's to see
+    // as it is, not a failed measurement.
+    cudaError_t earlier = cudaSuccess;
     try {
         device = currentDeviceKey();
         if (takeKept(cache.find(device, shapeKey), candidates, pick)) {
@@ -93,16 +96,18 @@ AutoPick chooseAutoKernel(const KernelShape& shape, float adjust, KernelChoiceCa
         if (guard.failed.count(device + "\n" + shapeKey)) return pick;
         // The work in flight (the caller's own among it) would share the device with the
         // candidates and slow some of them.
-        SEPAL_CUDA_CHECK(cudaDeviceSynchronize());
-        KernelChoice measured;
-        measured.points = c->points;
-        measured.timings = timeKernels(candidates, *c, adjust);
-        measured.kernel = fastestKernel(measured.timings);
-        const KernelEntry* fastest = candidateNamed(candidates, measured.kernel);
-        if (!fastest) throw std::runtime_error("no candidate ran");
-        cache.store(device, shapeKey, measured);
-        pick.kernel = fastest;
-        pick.how = {"measured", shapeKey, measured.timings};
+        earlier = cudaDeviceSynchronize();
+        if (earlier == cudaSuccess) {
+            KernelChoice measured;
+            measured.points = c->points;
+            measured.timings = timeKernels(candidates, *c, adjust);
+            measured.kernel = fastestKernel(measured.timings);
+            const KernelEntry* fastest = candidateNamed(candidates, measured.kernel);
+            if (!fastest) throw std::runtime_error("no candidate ran");
+            cache.store(device, shapeKey, measured);
+            pick.kernel = fastest;
+            pick.how = {"measured", shapeKey, measured.timings};
+        }
     } catch (const std::exception& e) {
         MeasureGuard& guard = measureGuard();
         std::lock_guard<std::mutex> lock(guard.mutex);
@@ -113,6 +118,7 @@ AutoPick chooseAutoKernel(const KernelShape& shape, float adjust, KernelChoiceCa
                          shapeKey.c_str(), e.what(), pick.kernel->name);
         pick.how = {"rule", "", {}};
     }
+    SEPAL_CUDA_CHECK(earlier);
     return pick;
 }
 

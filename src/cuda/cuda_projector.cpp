@@ -54,6 +54,9 @@ struct CudaProjector::State {
     const KernelEntry* requested = nullptr;  // null: auto
     const KernelEntry* last = nullptr;       // the kernel of the last run
     AutoPick autoPick;                       // auto's last choice and how it was made
+    // The cells of the whole call when it is streamed in chunks: auto chooses every chunk's
+    // kernel by the call's class, so that one projection runs one kernel (0: a.n decides).
+    size_t classCells = 0;
     cudaStream_t streams[2] = {nullptr, nullptr};
     cudaEvent_t events[3] = {nullptr, nullptr, nullptr};
     cudaEvent_t forkEvent = nullptr;  // the split pipeline's start, waited on by both partitions
@@ -223,8 +226,9 @@ struct CudaProjector::State {
     /// The kernel for a launch with these arguments: the one named, or auto's (measured once
     /// per shape class on this GPU: auto_kernel.h).
     const KernelEntry& choose(const ProjectionArgs& a) {
-        const KernelShape shape = shapeOf(a);
+        KernelShape shape = shapeOf(a);
         if (requested) return chooseKernel(requested, shape);
+        shape.n = std::max(shape.n, classCells);
         autoPick = chooseAutoKernel(shape, a.adjust, processKernelCache());
         return *autoPick.kernel;
     }
@@ -621,6 +625,12 @@ ProjectionReport CudaProjector::projectFindingNearest(const float* points, size_
     }
     ProjectionReport report;
     const size_t chunks = (n + chunk - 1) / chunk;
+    // Every chunk takes the kernel of the whole call's class (the last, short chunk too).
+    struct ClassCells {
+        size_t& cells;
+        ~ClassCells() { cells = 0; }
+    } classCells{s.classCells};
+    s.classCells = n;
     // Whether every chunk's kernel kept its lists (a one-pass kernel keeps none: the caller
     // searches then).
     bool listed[2] = {false, false};

@@ -75,7 +75,8 @@ class TrainingStep {
     /// means of their nearest points.
     StepResult stepKmeans(const float* landmarks, size_t g);
     /// Sets the batch SOM's neighbourhood: weights g x g (host), row j the weight of each
-    /// winner's points for landmark j; weights <= 0 leave a winner out.
+    /// winner's points for landmark j; weights <= 0 leave a winner out. g^2 floats on the device
+    /// (4 MB at g = 1024; the trainers' maps stay far below the 65535 landmarks allowed).
     void setNeighbourhood(const float* weights, size_t g);
     /// One batch-SOM epoch over every point with the neighbourhood set for the same g.
     StepResult stepBatchSom(const float* landmarks, size_t g);

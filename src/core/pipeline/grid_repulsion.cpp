@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/common/error.h"
+
 namespace sepal {
 
 namespace {
@@ -82,6 +84,8 @@ void GridRepulsion::compute(const float* y, const std::vector<uint32_t>& cells,
         lowY = std::min(lowY, double(y[2 * i + 1])), highY = std::max(highY, double(y[2 * i + 1]));
     }
     const double span = std::max({highX - lowX, highY - lowY, 1e-6});
+    if (!std::isfinite(span))
+        throw InputError("t-SNE polish: the picture diverged (a position is not finite)");
     // The side is the power of two the spacing asks for; within it the spacing is as fine as
     // the side allows (a power-of-two side leaves room: finer sums at no cost). Past the largest
     // grid the spacing grows instead. It moves in steps of 2^(1/4), so that the kernels are

@@ -26,8 +26,9 @@ class GridRepulsion {
   public:
     /// spacing: the largest distance between grid nodes in the picture's units (t-SNE's kernel
     /// has a width of about 1; the sums' error grows as its square), used finer where the
-    /// grid's power-of-two side leaves room; mostNodes: the largest grid side, past which the
-    /// spacing grows instead.
+    /// grid's power-of-two side leaves room; mostNodes: the most nodes along an axis that hold
+    /// cells (the side is the power of two at or above them), past which the spacing grows
+    /// instead. compute() throws InputError when a listed cell's position is not finite.
     explicit GridRepulsion(double spacing, size_t mostNodes = 512);
     ~GridRepulsion();
     /// The sums for the listed cells (positions y: x0 y0 x1 y1 ... by cell index).

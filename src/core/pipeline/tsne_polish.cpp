@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/common/error.h"
 #include "core/pipeline/grid_repulsion.h"
 #include "core/train/tsne_layout.h"
 
@@ -42,13 +43,14 @@ Affinities jointAffinities(const std::vector<uint32_t>& nbr, const std::vector<f
             ++a.offset[nbr[i * k + r] + 1];
         }
     for (size_t i = 0; i < n; ++i) a.offset[i + 1] += a.offset[i];
-    std::vector<std::pair<uint32_t, double>> entries(a.offset[n]);
+    // 8 bytes a listed pair: 2 k of them a cell (about 1.5 KB at perplexity 30).
+    std::vector<std::pair<uint32_t, float>> entries(a.offset[n]);
     std::vector<size_t> at(a.offset.begin(), a.offset.end() - 1);
     const double norm = 1.0 / (2.0 * double(keep.size()));
     for (uint32_t i : keep)
         for (size_t r = 0; r < found[i]; ++r) {
             const uint32_t j = nbr[i * k + r];
-            const double p = double(cond[i * k + r]) * norm;
+            const float p = float(double(cond[i * k + r]) * norm);
             entries[at[i]++] = {j, p};
             entries[at[j]++] = {i, p};
         }
@@ -76,7 +78,7 @@ Affinities jointAffinities(const std::vector<uint32_t>& nbr, const std::vector<f
     for (size_t i = 0; i < n; ++i)
         for (size_t e = 0; e < kept[i]; ++e) {
             a.column[offset[i] + e] = entries[a.offset[i] + e].first;
-            a.value[offset[i] + e] = float(entries[a.offset[i] + e].second);
+            a.value[offset[i] + e] = entries[a.offset[i] + e].second;
         }
     a.offset = std::move(offset);
     return a;
@@ -87,6 +89,9 @@ Affinities jointAffinities(const std::vector<uint32_t>& nbr, const std::vector<f
 void tsnePolish(const std::vector<uint32_t>& nbr, const std::vector<float>& sq, size_t k,
                 uint32_t none, const std::vector<uint32_t>& keep, float* y,
                 const TsnePolishParams& params) {
+    if (!(params.perplexity >= 1))
+        throw InputError("t-SNE polish: perplexity " + std::to_string(params.perplexity) +
+                         " (at least 1)");
     const size_t m = keep.size();
     if (m < 2 || params.iterations == 0 || k == 0) return;
     const size_t n = nbr.size() / k;

@@ -26,7 +26,8 @@ struct TsnePolishParams {
 /// Moves the listed cells `keep` of y (x0 y0 x1 y1 ..., any frame: it is scaled to t-SNE's and
 /// back) by t-SNE's gradient; other cells stay. nbr and sq: k places per cell of its nearest
 /// neighbours' indices and squared distances, ascending, `none` past the found ones. The result
-/// does not depend on the thread count.
+/// does not depend on the thread count. Throws InputError for a perplexity below 1 or a picture
+/// that diverges.
 void tsnePolish(const std::vector<uint32_t>& nbr, const std::vector<float>& sq, size_t k,
                 uint32_t none, const std::vector<uint32_t>& keep, float* y,
                 const TsnePolishParams& params);
