@@ -1,8 +1,9 @@
 #pragma once
 // An optional polish of EmbedSOM's picture: a few epochs of a UMAP-like neighbour embedding of
-// every cell, started from its EmbedSOM position, on the cells' nearest neighbours in data space
-// (found among the cells of their nearest landmarks). Polished cells no longer follow the
-// landmarks: a drag or a model applied to other files gives EmbedSOM's positions again.
+// every cell, or t-SNE's gradient (tsne_polish.h), started from its EmbedSOM position, on the
+// cells' nearest neighbours in data space (found among the cells of their nearest landmarks).
+// Polished cells no longer follow the landmarks: a drag or a model applied to other files gives
+// EmbedSOM's positions again.
 
 #include <cstddef>
 #include <cstdint>
