@@ -84,6 +84,54 @@ Affinities jointAffinities(const std::vector<uint32_t>& nbr, const std::vector<f
     return a;
 }
 
+/// x and y's 16 lowest bits interleaved: cells near each other in the picture get near keys.
+uint32_t mortonKey(uint32_t x, uint32_t y) {
+    uint32_t key = 0;
+    for (int b = 0; b < 16; ++b) key |= ((x >> b) & 1u) << (2 * b) | ((y >> b) & 1u) << (2 * b + 1);
+    return key;
+}
+
+/// The listed cells in the order of their place in the picture y: the neighbours whose
+/// positions each step reads then lie close together in memory (most of the polish's time was
+/// those reads, at random places of a picture of 50,000 cells).
+std::vector<uint32_t> pictureOrder(const std::vector<uint32_t>& keep, const float* y) {
+    float lowX = y[2 * keep[0]], highX = lowX, lowY = y[2 * keep[0] + 1], highY = lowY;
+    for (uint32_t i : keep) {
+        lowX = std::min(lowX, y[2 * i]), highX = std::max(highX, y[2 * i]);
+        lowY = std::min(lowY, y[2 * i + 1]), highY = std::max(highY, y[2 * i + 1]);
+    }
+    const float sx = highX > lowX ? 1023.0f / (highX - lowX) : 0.0f;
+    const float sy = highY > lowY ? 1023.0f / (highY - lowY) : 0.0f;
+    std::vector<std::pair<uint32_t, uint32_t>> keyed(keep.size());
+    for (size_t c = 0; c < keep.size(); ++c) {
+        const uint32_t i = keep[c];
+        keyed[c] = {
+            mortonKey(uint32_t((y[2 * i] - lowX) * sx), uint32_t((y[2 * i + 1] - lowY) * sy)), i};
+    }
+    std::sort(keyed.begin(), keyed.end());
+    std::vector<uint32_t> order(keep.size());
+    for (size_t c = 0; c < keep.size(); ++c) order[c] = keyed[c].second;
+    return order;
+}
+
+/// The rows of `order`'s cells, in that order, their columns the neighbours' places in it.
+Affinities inOrder(const Affinities& p, const std::vector<uint32_t>& order, size_t n) {
+    std::vector<uint32_t> place(n, 0);
+    for (size_t c = 0; c < order.size(); ++c) place[order[c]] = uint32_t(c);
+    Affinities q;
+    q.offset.assign(order.size() + 1, 0);
+    for (size_t c = 0; c < order.size(); ++c)
+        q.offset[c + 1] = q.offset[c] + (p.offset[order[c] + 1] - p.offset[order[c]]);
+    q.column.resize(q.offset.back());
+    q.value.resize(q.offset.back());
+    for (size_t c = 0; c < order.size(); ++c)
+        for (size_t e = p.offset[order[c]], f = q.offset[c]; e < p.offset[order[c] + 1]; ++e, ++f) {
+            q.column[f] = place[p.column[e]];
+            q.value[f] = p.value[e];
+        }
+    return q;
+}
+
 }  // namespace
 
 void tsnePolish(const std::vector<uint32_t>& nbr, const std::vector<float>& sq, size_t k,
@@ -95,8 +143,11 @@ void tsnePolish(const std::vector<uint32_t>& nbr, const std::vector<float>& sq, 
     const size_t m = keep.size();
     if (m < 2 || params.iterations == 0 || k == 0) return;
     const size_t n = nbr.size() / k;
-    const Affinities p = jointAffinities(nbr, sq, k, none, keep, n, params.perplexity);
-    // t-SNE's frame: the picture centred, its spread along x startSpread.
+    const std::vector<uint32_t> order = pictureOrder(keep, y);
+    const Affinities p =
+        inOrder(jointAffinities(nbr, sq, k, none, keep, n, params.perplexity), order, n);
+    // t-SNE's frame: the picture centred, its spread along x startSpread. Cell c of the steps is
+    // order[c].
     double cx = 0, cy = 0;
     for (uint32_t i : keep) cx += y[2 * i], cy += y[2 * i + 1];
     cx /= double(m), cy /= double(m);
@@ -104,11 +155,13 @@ void tsnePolish(const std::vector<uint32_t>& nbr, const std::vector<float>& sq, 
     for (uint32_t i : keep) var += (y[2 * i] - cx) * (y[2 * i] - cx);
     const double sd = std::sqrt(var / double(m));
     const double scale = sd > 0 ? double(params.startSpread) / sd : 1.0;
-    std::vector<float> pos(2 * n, 0.0f);
-    for (uint32_t i : keep) {
-        pos[2 * i] = float((y[2 * i] - cx) * scale);
-        pos[2 * i + 1] = float((y[2 * i + 1] - cy) * scale);
+    std::vector<float> pos(2 * m);
+    for (size_t c = 0; c < m; ++c) {
+        pos[2 * c] = float((y[2 * order[c]] - cx) * scale);
+        pos[2 * c + 1] = float((y[2 * order[c] + 1] - cy) * scale);
     }
+    std::vector<uint32_t> cells(m);
+    for (size_t c = 0; c < m; ++c) cells[c] = uint32_t(c);
     // The learning rate of interpolation-based t-SNE's defaults; momentum 0.8 throughout (the
     // start is already laid out: no early phase), and the per-coordinate gains of t-SNE.
     const double rate = std::max(200.0, double(m) / 12.0);
@@ -117,17 +170,16 @@ void tsnePolish(const std::vector<uint32_t>& nbr, const std::vector<float>& sq, 
     GridRepulsion grid(params.spacing);
     RepulsionSums rep;
     for (size_t it = 0; it < params.iterations; ++it) {
-        grid.compute(pos.data(), keep, rep);
+        grid.compute(pos.data(), cells, rep);
         const double invZ = rep.z > 0 ? 1.0 / rep.z : 0.0;
 #pragma omp parallel for schedule(static)
         for (long long cc = 0; cc < static_cast<long long>(m); ++cc) {
             const size_t c = size_t(cc);
-            const uint32_t i = keep[c];
             // In float: the step's error is the grid's, far above float's (most of the polish's
             // time is this loop).
-            const float xi = pos[2 * i], yi = pos[2 * i + 1];
+            const float xi = pos[2 * c], yi = pos[2 * c + 1];
             float ax = 0, ay = 0;
-            for (size_t e = p.offset[i]; e < p.offset[i + 1]; ++e) {
+            for (size_t e = p.offset[c]; e < p.offset[c + 1]; ++e) {
                 const uint32_t j = p.column[e];
                 const float dx = xi - pos[2 * j], dy = yi - pos[2 * j + 1];
                 const float w = p.value[e] / (1.0f + dx * dx + dy * dy);
@@ -140,17 +192,14 @@ void tsnePolish(const std::vector<uint32_t>& nbr, const std::vector<float>& sq, 
                 double& up = update[2 * c + size_t(t)];
                 gn = (g[t] > 0) != (up > 0) ? gn + 0.2 : std::max(gn * 0.8, 0.01);
                 up = 0.8 * up - rate * gn * g[t];
-                next[2 * c + size_t(t)] = float(pos[2 * i + size_t(t)] + up);
+                next[2 * c + size_t(t)] = float(pos[2 * c + size_t(t)] + up);
             }
         }
-        for (size_t c = 0; c < m; ++c) {
-            pos[2 * keep[c]] = next[2 * c];
-            pos[2 * keep[c] + 1] = next[2 * c + 1];
-        }
+        pos.swap(next);
     }
-    for (uint32_t i : keep) {
-        y[2 * i] = float(pos[2 * i] / scale + cx);
-        y[2 * i + 1] = float(pos[2 * i + 1] / scale + cy);
+    for (size_t c = 0; c < m; ++c) {
+        y[2 * order[c]] = float(pos[2 * c] / scale + cx);
+        y[2 * order[c] + 1] = float(pos[2 * c + 1] / scale + cy);
     }
 }
 
