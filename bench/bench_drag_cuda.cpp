@@ -16,10 +16,10 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "bench_registry.h"
+#include "clustered_cells.h"
 #include "core/model/landmark_model.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_error.h"
@@ -36,38 +36,6 @@ struct Options {
     int frames = 60;
     std::vector<std::string> modes{"drag", "som"};
 };
-
-/// n x d points around 16 centres, made on every core (10^8 x 32 values take seconds, not
-/// minutes): a hashed noise per value, roughly normal (the sum of four uniforms).
-std::vector<float> makePoints(size_t n, size_t d) {
-    std::vector<float> centres(16 * d);
-    uint64_t s = 12345;
-    auto next = [](uint64_t& state) {
-        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
-        return state;
-    };
-    for (auto& c : centres) c = float(int(next(s) % 2001) - 1000) / 200.0f;
-    std::vector<float> x(n * d);
-    const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t)
-        pool.emplace_back([&, t] {
-            uint64_t state = 0x9e3779b97f4a7c15ull * (t + 1);
-            for (size_t i = n * t / threads; i < n * (t + 1) / threads; ++i) {
-                const size_t c = next(state) % 16;
-                for (size_t j = 0; j < d; ++j) {
-                    const uint64_t r = next(state);
-                    const float u = float((r & 0xffff) + ((r >> 16) & 0xffff) +
-                                          ((r >> 32) & 0xffff) + ((r >> 48) & 0xffff)) /
-                                        65536.0f -
-                                    2.0f;
-                    x[i * d + j] = centres[c * d + j] + 0.8f * u;
-                }
-            }
-        });
-    for (auto& t : pool) t.join();
-    return x;
-}
 
 /// g landmarks on cells of the data, their 2D positions on a square grid (a trained map's).
 LandmarkModel makeModel(const std::vector<float>& x, size_t n, size_t d, size_t g) {
@@ -162,7 +130,7 @@ void run(const Options& o) {
     if (!cuda::deviceAvailable(&why)) throw std::runtime_error("no usable CUDA device: " + why);
     void* raw = nullptr;
     SEPAL_CUDA_CHECK(cudaMalloc(&raw, o.n * 2 * sizeof(float)));
-    const auto x = makePoints(o.n, o.d);
+    const auto x = makeClusteredCells(o.n, o.d);
     for (int g : o.gs)
         for (const auto& mode : o.modes)
             for (bool cacheOn : {true, false})

@@ -1,9 +1,9 @@
 // sepal-bench cuda-train: one training step (k-means or batch SOM) over every cell on the GPU,
-// with the cells resident on the device (cuda/training_step.h), and the batch path that each
-// call allocated and copied the assignment back (cuda/batch_train.h) as the baseline in the same
-// run. Each step feeds its new landmarks to the next, as training does. One JSON line per
-// (g, mode) and path: the median ms per step on the host clock after the device finished, cells
-// per second, the device phases from CUDA events, the k-NN kernel and the device memory.
+// with the cells resident on the device (cuda/training_step.h). Each step feeds its new
+// landmarks to the next, as training does. One JSON line per (g, mode): the median ms per step
+// on the host clock after the device finished, cells per second, the device phases from CUDA
+// events, the k-NN kernel and the device memory. (The batch path it replaced, which allocated
+// and copied the assignment back every call, is measured beside it in GPU_NOTES.md.)
 
 #ifdef SEPAL_HAVE_CUDA
 
@@ -16,11 +16,10 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "bench_registry.h"
-#include "cuda/batch_train.h"
+#include "clustered_cells.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_error.h"
 #include "cuda/training_step.h"
@@ -35,46 +34,7 @@ struct TrainOptions {
     std::vector<std::string> modes{"kmeans", "batch-som"};
     int steps = 20;
     std::string knn = "auto";
-    long baselineN = -1;  // -1: the same n; 0: no baseline
-    int baselineSteps = 3;
 };
-
-/// n x d cells around 16 centres, made on every core: a hashed noise per value, roughly normal
-/// (the sum of four uniforms), as sepal-bench cuda-drag makes them.
-std::vector<float> makeTrainCells(size_t n, size_t d) {
-    std::vector<float> centres(16 * d);
-    uint64_t s = 12345;
-    auto next = [](uint64_t& state) {
-        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
-        return state;
-    };
-    for (auto& c : centres) c = float(int(next(s) % 2001) - 1000) / 200.0f;
-    std::vector<float> x(n * d);
-    const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t)
-        pool.emplace_back([&, t] {
-            for (size_t i = n * t / threads; i < n * (t + 1) / threads; ++i) {
-                // Seeded by the row: the same cells on any number of cores.
-                uint64_t state = 0x9e3779b97f4a7c15ull * (i + 1);
-                state = (state ^ (state >> 30)) * 0xbf58476d1ce4e5b9ull;
-                state = (state ^ (state >> 27)) * 0x94d049bb133111ebull;
-                state = (state ^ (state >> 31)) | 1;
-                const size_t c = next(state) % 16;
-                for (size_t j = 0; j < d; ++j) {
-                    const uint64_t r = next(state);
-                    const float u = float((r & 0xffff) + ((r >> 16) & 0xffff) +
-                                          ((r >> 32) & 0xffff) + ((r >> 48) & 0xffff)) /
-                                        65536.0f -
-                                    2.0f;
-                    x[i * d + j] = centres[c * d + j] + 0.8f * u;
-                }
-            }
-        });
-    for (auto& t : pool) t.join();
-    return x;
-}
-
 /// g landmarks on cells of the data (a fixed spread of rows).
 std::vector<float> startLandmarks(const std::vector<float>& x, size_t n, size_t d, size_t g) {
     std::vector<float> l(g * d);
@@ -178,68 +138,11 @@ void runResident(const TrainOptions& o, cuda::TrainingStep& gpu, const std::vect
     print(j);
 }
 
-/// The batch path as it was: every call allocates, assigns, sums and copies the n winners back.
-void runBaseline(const TrainOptions& o, const std::vector<float>& x, size_t n) {
-    try {
-        auto t0 = std::chrono::steady_clock::now();
-        cuda::DevicePoints points(x.data(), n, o.d);
-        const double uploadMs = msSince(t0);
-        for (int g : o.gs)
-            for (const auto& mode : o.modes) {
-                nlohmann::json j = lineFor("baseline", n, o.d, size_t(g), mode);
-                j["baseline"] =
-                    "kmeansAssignAccumulate / batchSomStep (allocations and the n "
-                    "assignments copied back every call)";
-                try {
-                    std::vector<float> l = startLandmarks(x, n, o.d, size_t(g));
-                    std::vector<float> grid(2 * size_t(g));
-                    const size_t side = size_t(std::ceil(std::sqrt(double(g))));
-                    for (size_t k = 0; k < size_t(g); ++k)
-                        grid[2 * k] = float(k % side), grid[2 * k + 1] = float(k / side);
-                    const float sigma = std::max(1.0f, float(side) / 4.0f);
-                    std::vector<double> wall;
-                    for (int s = 0; s <= o.baselineSteps; ++s) {
-                        t0 = std::chrono::steady_clock::now();
-                        if (mode == "kmeans") {
-                            const auto km =
-                                cuda::kmeansAssignAccumulate(points, l.data(), size_t(g));
-                            for (size_t k = 0; k < size_t(g); ++k)
-                                if (km.counts[k] > 0)
-                                    for (size_t t = 0; t < o.d; ++t)
-                                        l[k * o.d + t] = km.sums[k * o.d + t] / km.counts[k];
-                        } else {
-                            const auto som =
-                                cuda::batchSomStep(points, l.data(), grid.data(), size_t(g), sigma);
-                            for (size_t k = 0; k < size_t(g); ++k)
-                                if (som.denominators[k] > 0)
-                                    for (size_t t = 0; t < o.d; ++t)
-                                        l[k * o.d + t] =
-                                            som.numerators[k * o.d + t] / som.denominators[k];
-                        }
-                        if (s > 0) wall.push_back(msSince(t0));  // step 0 warms up
-                    }
-                    const double ms = median(wall);
-                    j["steps"] = o.baselineSteps;
-                    j["median_ms"] = ms;
-                    j["cells_per_s"] = ms > 0 ? double(n) / (ms / 1e3) : 0.0;
-                    j["upload_ms"] = uploadMs;
-                } catch (const std::exception& e) {
-                    j["error"] = e.what();
-                }
-                print(j);
-            }
-    } catch (const std::exception& e) {
-        nlohmann::json j = lineFor("baseline", n, o.d, 0, "");
-        j["error"] = e.what();
-        print(j);
-    }
-}
-
 void runTrain(const TrainOptions& o) {
     std::string why;
     if (!cuda::deviceAvailable(&why)) throw std::runtime_error("no usable CUDA device: " + why);
     auto t0 = std::chrono::steady_clock::now();
-    const auto x = makeTrainCells(o.n, o.d);
+    const auto x = makeClusteredCells(o.n, o.d);
     std::fprintf(stderr, "cuda-train: %zu x %zu cells made in %.0f ms\n", o.n, o.d, msSince(t0));
     {
         const double freeBefore = freeDeviceMb();
@@ -250,8 +153,6 @@ void runTrain(const TrainOptions& o) {
             for (const auto& mode : o.modes)
                 runResident(o, gpu, x, size_t(g), mode, uploadMs, freeBefore);
     }
-    const size_t baselineN = o.baselineN < 0 ? o.n : size_t(o.baselineN);
-    if (baselineN > 0) runBaseline(o, x, std::min(baselineN, o.n));
 }
 
 void addCudaTrain(CLI::App& app) {
@@ -267,10 +168,6 @@ void addCudaTrain(CLI::App& app) {
     sub->add_option("--knn", o.knn,
                     "nearest-landmark kernel: auto (default), resident, parts, tensor, fused, "
                     "bitonic");
-    sub->add_option("--baseline-n", o.baselineN,
-                    "cells of the baseline (default: --n; 0: no baseline)");
-    sub->add_option("--baseline-steps", o.baselineSteps,
-                    "steps timed per baseline configuration (default 3)");
     sub->callback([] { runTrain(o); });
 }
 

@@ -2,9 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cmath>
-
-#include "cuda/batch_train.h"
 #include "cuda/embedsom_kernels.h"
 #include "gpu_test_support.h"
 
@@ -200,69 +197,6 @@ TEST(CudaPartsSearch, PartsKeepTiesAndFarPointsExact) {
         expectSameNeighbours(x, n, l, g, d, 33, "g 1000, far points", "parts");
         expectSameNeighbours(x, n, l, g, d, 9, "g 1000, k 9", "parts");
     }
-}
-
-TEST(CudaTraining, KmeansSumsMatchTheHost) {
-    SEPAL_REQUIRE_GPU();
-    const size_t n = 3001, d = 7, g = 20;
-    const auto x = randomPoints(n, d, 31, 4);
-    const auto l = randomPoints(g, d, 32, 4);
-    cuda::DevicePoints points(x.data(), n, d);
-    const auto km = cuda::kmeansAssignAccumulate(points, l.data(), g);
-    std::vector<uint32_t> idx;
-    std::vector<float> dist;
-    hostKnn(x, n, l, g, d, 1, idx, dist);
-    EXPECT_EQ(km.assignment, idx);
-    std::vector<double> sums(g * d, 0.0), counts(g, 0.0);
-    double inertia = 0;
-    for (size_t i = 0; i < n; ++i) {
-        counts[idx[i]] += 1;
-        inertia += dist[i];
-        for (size_t t = 0; t < d; ++t) sums[idx[i] * d + t] += x[i * d + t];
-    }
-    for (size_t j = 0; j < g; ++j) {
-        EXPECT_EQ(km.counts[j], float(counts[j]));
-        for (size_t t = 0; t < d; ++t)
-            EXPECT_NEAR(km.sums[j * d + t], sums[j * d + t],
-                        1e-5 * std::max(1.0, std::abs(sums[j * d + t])));
-    }
-    EXPECT_NEAR(km.inertia, inertia, 1e-6 * inertia);
-}
-
-TEST(CudaTraining, BatchSomSumsSmoothOverTheGrid) {
-    SEPAL_REQUIRE_GPU();
-    const size_t n = 2000, d = 5, g = 16;
-    const auto x = randomPoints(n, d, 41, 3);
-    const auto l = randomPoints(g, d, 42, 3);
-    std::vector<float> grid(g * 2);
-    for (size_t j = 0; j < g; ++j) grid[2 * j] = float(j % 4), grid[2 * j + 1] = float(j / 4);
-    cuda::DevicePoints points(x.data(), n, d);
-    const float sigma = 1.5f;
-    const auto som = cuda::batchSomStep(points, l.data(), grid.data(), g, sigma);
-    std::vector<uint32_t> idx;
-    std::vector<float> dist;
-    hostKnn(x, n, l, g, d, 1, idx, dist);
-    for (size_t j = 0; j < g; ++j) {
-        double den = 0, num0 = 0;
-        for (size_t i = 0; i < n; ++i) {
-            const double dx = grid[2 * idx[i]] - grid[2 * j],
-                         dy = grid[2 * idx[i] + 1] - grid[2 * j + 1];
-            const double h = std::exp(-(dx * dx + dy * dy) / (2.0 * sigma * sigma));
-            den += h;
-            num0 += h * x[i * d];
-        }
-        EXPECT_NEAR(som.denominators[j], den, 1e-4 * den);
-        EXPECT_NEAR(som.numerators[j * d], num0, 1e-3 * std::max(1.0, std::abs(num0)));
-    }
-}
-
-TEST(CudaTraining, EmptyDataGivesZeroSums) {
-    SEPAL_REQUIRE_GPU();
-    const auto l = randomPoints(4, 3, 1);
-    cuda::DevicePoints points(nullptr, 0, 3);
-    const auto km = cuda::kmeansAssignAccumulate(points, l.data(), 4);
-    for (float c : km.counts) EXPECT_EQ(c, 0.0f);
-    EXPECT_TRUE(km.assignment.empty());
 }
 
 }  // namespace
