@@ -27,6 +27,8 @@ class Document {
     bool untrained() const { return m_untrained; }
     /// Counts requests to fit the view to the picture (a new model was trained or opened).
     uint64_t fitRequests() const { return m_fitRequests; }
+    /// Asks the window to fit the view to the picture (a polished picture spreads otherwise).
+    void requestFit() { ++m_fitRequests; }
     /// A fresh untrained start model of the open data (a sample of the cells on their PCA plane).
     LandmarkModel startModel() const;
 

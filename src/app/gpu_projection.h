@@ -59,6 +59,7 @@ class GpuProjection : public ProjectionDriver {
     void keepPositionsInProjector(bool on) override;
     const float* projectorPositions() const override;
     void fillVertexBuffer() override;
+    void drawAgain() override { m_model = {~0ull, ~0ull}; }
     void enableTiming(bool on) override { m_projector.enableTiming(on); }
     DeviceFigures deviceFigures() const override;
 

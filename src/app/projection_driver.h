@@ -77,6 +77,9 @@ class ProjectionDriver {
     virtual const float* projectorPositions() const { return nullptr; }
     /// Brings the vertex buffer up to the drawn positions (before OpenGL draws it elsewhere).
     virtual void fillVertexBuffer() {}
+    /// Writes every drawn position again on the next frame: the drawn memory held other
+    /// positions meanwhile (a polished picture).
+    virtual void drawAgain() {}
     /// Times each projection on the device too (for --bench-frames).
     virtual void enableTiming(bool) {}
     /// The device's figures.

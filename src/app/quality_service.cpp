@@ -22,8 +22,9 @@ void QualityService::update() {
         m_quality = {};
         m_scheduler.setNeighbourScores({});
     }
-    const uint64_t key =
-        st.version(Part::Model) * 1000003 + st.version(Part::Data) * 7919 + st.version(Part::Gates);
+    // A polished picture, or the return to EmbedSOM's, is a new picture of the same model.
+    const uint64_t key = st.version(Part::Model) * 1000003 + st.version(Part::Data) * 7919 +
+                         st.version(Part::Gates) + m_scheduler.pictureSwitches() * 104729;
     if (key == m_key || m_task || !m_scheduler.idle()) return;
     const size_t n = st.data.events(), kept = st.gating.count(n);
     const auto& xy = m_scheduler.positions();

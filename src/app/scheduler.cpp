@@ -41,7 +41,8 @@ void Scheduler::dataChanged() {
     // The sweeper gets its own copy of the points: it may read them on another thread while
     // the state changes.
     bool same = m_sweeper->positions().size() == 2 * state.data.events();
-    m_sweeper->reset(std::make_shared<const Matrix>(state.data.points), same);
+    m_points = std::make_shared<const Matrix>(state.data.points);
+    m_sweeper->reset(m_points, same);
     gatesChanged();
 }
 
@@ -78,8 +79,19 @@ FrameUpdate Scheduler::frame(double budgetMs) {
     }
     m_stats.trainMs = 0;
     if (m_training) trainStep(budgetMs * kTrainShare);
+    // A polished picture stands while the picture it was polished from does.
+    if (m_polished && m_polished->key != pictureKeyOf(state)) {
+        m_log.add(LogEntry::Info, "the picture changed: EmbedSOM's picture again (the " +
+                                      m_polished->label + " is gone)");
+        returnToEmbedSom();
+    }
+    if (m_polishedDropped) {
+        m_polishedDropped = false;
+        update.allPositions = true;
+    }
     double left = std::max(1.0, budgetMs - m_stats.trainMs);
-    project(left, update);
+    // Nothing to project under a polished picture: any change of the model ends it first.
+    if (!m_polished) project(left, update);
     if (m_pointsSeen != state.data.events()) {
         m_pointsSeen = state.data.events();
         update.allPositions = true;
@@ -99,10 +111,10 @@ FrameUpdate Scheduler::frame(double budgetMs) {
     if (colourKey != m_colourSeen || densityStale || update.allPositions) {
         m_colourSeen = colourKey;
         m_sweepsSeen = m_sweeper->sweeps();
-        m_key = computeColours(state.data, state.colour,
-                               {state.populations, state.gating, state.metadata,
-                                m_sweeper->positions(), m_neighbours, m_change},
-                               m_rgba);
+        m_key = computeColours(
+            state.data, state.colour,
+            {state.populations, state.gating, state.metadata, positions(), m_neighbours, m_change},
+            m_rgba);
         update.colours = true;
     }
     return update;
@@ -123,6 +135,28 @@ void Scheduler::project(double budgetMs, FrameUpdate& update) {
         m_sweeper->setPaused(false);
         m_sweeper->invalidate();
     }
+}
+
+bool Scheduler::showPolished(PolishedPicture picture) {
+    const State& state = m_document.state();
+    if (picture.key != pictureKeyOf(state) || picture.xy.size() != 2 * state.data.events())
+        return false;
+    m_polished = std::make_unique<PolishedPicture>(std::move(picture));
+    m_polishedDropped = true;  // uploaded, and coloured, as a whole new picture
+    ++m_pictureSwitches;
+    m_document.requestFit();
+    return true;
+}
+
+void Scheduler::returnToEmbedSom() {
+    if (!m_polished) return;
+    m_polished.reset();
+    m_polishedDropped = true;
+    ++m_pictureSwitches;
+    // Not after a drag: the view stays where the user drags.
+    if (!m_document.dragging()) m_document.requestFit();
+    // The drawn memory held the polished positions: EmbedSOM's are written there again.
+    m_driver->drawAgain();
 }
 
 void Scheduler::projectOnDevice(ResidentProjector* projector, DevicePositions* target) {

@@ -14,6 +14,7 @@
 #include "app/gpu_projection.h"
 #include "app/load_task.h"
 #include "app/log.h"
+#include "app/polished_picture.h"
 #include "app/projection_driver.h"
 #include "app/projection_sweeper.h"
 #include "app/recipe_task.h"
@@ -40,8 +41,15 @@ class Scheduler {
     // --- reading
     /// Backend name and why it was chosen.
     const Backend& backend() const { return m_backend; }
-    /// 2D positions (n x 2), world units.
-    const std::vector<float>& positions() const { return m_sweeper->positions(); }
+    /// 2D positions (n x 2), world units: the polished picture's while one is shown, else
+    /// EmbedSOM's.
+    const std::vector<float>& positions() const {
+        return m_polished ? m_polished->xy : m_sweeper->positions();
+    }
+    /// EmbedSOM's positions (n x 2), what a polish starts from.
+    const std::vector<float>& embedSomPositions() const { return m_sweeper->positions(); }
+    /// The cells as the projection reads them (n x d, transformed; shared, never modified).
+    std::shared_ptr<const Matrix> points() const { return m_points; }
     /// Per-cell RGBA colours (n x 4).
     const std::vector<uint8_t>& colours() const { return m_rgba; }
     /// What the colour bar or legend shows.
@@ -73,6 +81,25 @@ class Scheduler {
     ProjectionDriver& projection() { return *m_driver; }
     /// The driver that projects now.
     const ProjectionDriver& projection() const { return *m_driver; }
+    /// True while the window draws positions the device wrote (not those of positions()).
+    bool drawsOnDevice() const { return !m_polished && m_driver->drawsOnDevice(); }
+    /// The drawn positions in the projector's device memory, null while they are not those
+    /// drawn (see ProjectionDriver::projectorPositions).
+    const float* projectorPositions() const {
+        return m_polished ? nullptr : m_driver->projectorPositions();
+    }
+
+    // --- the polished picture
+    /// Shows `picture` instead of EmbedSOM's until the data, the model or the EmbedSOM
+    /// parameters change or returnToEmbedSom() is called; false (nothing shown) when its key is
+    /// not the current picture's or its size not the data's.
+    bool showPolished(PolishedPicture picture);
+    /// The polished picture shown, or nullptr while EmbedSOM's is.
+    const PolishedPicture* polished() const { return m_polished.get(); }
+    /// Shows EmbedSOM's picture again.
+    void returnToEmbedSom();
+    /// Counts the changes between EmbedSOM's picture and a polished one (the quality rescores).
+    uint64_t pictureSwitches() const { return m_pictureSwitches; }
     /// The picture's neighbourhoods cell by cell (the quality task's), for ColourMode::Neighbours.
     void setNeighbourScores(NeighbourScores scores) {
         m_neighbours = std::move(scores);
@@ -123,7 +150,11 @@ class Scheduler {
     Document& m_document;
     Log& m_log;
     Backend m_backend;
-    std::unique_ptr<Sweeper> m_sweeper;  // the host positions, and the CPU's projection
+    std::unique_ptr<Sweeper> m_sweeper;           // the host positions, and the CPU's projection
+    std::shared_ptr<const Matrix> m_points;       // the sweeper's cells (a polish reads them)
+    std::unique_ptr<PolishedPicture> m_polished;  // shown instead of EmbedSOM's picture
+    bool m_polishedDropped = false;  // the next frame uploads EmbedSOM's positions again
+    uint64_t m_pictureSwitches = 0;
     std::unique_ptr<ProjectionDriver> m_cpu, m_device;
     ProjectionDriver* m_driver = nullptr;  // m_device while it works, else m_cpu
     std::vector<uint8_t> m_rgba;

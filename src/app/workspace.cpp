@@ -1,5 +1,6 @@
 // The services are made over the document, the scheduler and the log; each frame takes a
-// finished load, runs the scheduler's work, then lets the quality score the settled picture.
+// finished load, runs the scheduler's work, shows a finished polish, then lets the quality
+// score the settled picture.
 #include "app/workspace.h"
 
 namespace sepal::app {
@@ -14,6 +15,7 @@ Workspace::Workspace(const std::string& backendName)
       m_edits(m_document, m_scheduler, m_log),
       m_exports(m_document, m_scheduler, m_log, m_data, m_populations, m_comparison),
       m_training(m_document, m_scheduler, m_log),
+      m_polish(m_document, m_scheduler, m_log),
       m_quality(m_document, m_scheduler, m_log) {}
 
 Workspace::~Workspace() = default;
@@ -27,6 +29,7 @@ FrameUpdate Workspace::frame(double budgetMs) {
         }
     }
     FrameUpdate update = m_scheduler.frame(budgetMs);
+    m_polish.update();
     m_quality.update();
     m_comparison.update();
     return update;

@@ -17,6 +17,7 @@
 #include "app/export_service.h"
 #include "app/gate_service.h"
 #include "app/log.h"
+#include "app/polish_service.h"
 #include "app/population_service.h"
 #include "app/quality_service.h"
 #include "app/scheduler.h"
@@ -50,6 +51,10 @@ class Workspace {
     TrainingService& training() { return m_training; }
     /// Conditions compared in the background (Compare window).
     ComparisonService& comparison() { return m_comparison; }
+    /// Polishes of the picture ("Polish the picture").
+    PolishService& polish() { return m_polish; }
+    /// Polishes of the picture.
+    const PolishService& polish() const { return m_polish; }
     /// The picture's quality, scored in the background once it settles.
     const PictureQuality& quality() const { return m_quality.current(); }
 
@@ -74,10 +79,14 @@ class Workspace {
     // --- the frame
     /// Polls tasks, trains and projects within budgetMs of work; says what to upload.
     FrameUpdate frame(double budgetMs);
-    /// True when nothing is pending (projection settled, no training, no loading).
-    bool idle() const { return m_scheduler.idle(); }
+    /// True when nothing is pending (projection settled, no training, loading or polish).
+    bool idle() const { return m_scheduler.idle() && !m_polish.running(); }
     /// Who projects the cells now (the window asks it where the drawn positions are).
     ProjectionDriver& projection() { return m_scheduler.projection(); }
+    /// True while the window draws positions the device wrote (not positions()).
+    bool drawsOnDevice() const { return m_scheduler.drawsOnDevice(); }
+    /// The drawn positions in the projector's device memory, or null (see the scheduler's).
+    const float* projectorPositions() const { return m_scheduler.projectorPositions(); }
     /// Projects on the device into `target` (the window's vertex buffer) from now on, or on
     /// the CPU again with nulls (the window is going); see Scheduler::projectOnDevice.
     void projectOnDevice(ResidentProjector* projector, DevicePositions* target) {
@@ -107,6 +116,7 @@ class Workspace {
     EditService m_edits;
     ExportService m_exports;
     TrainingService m_training;
+    PolishService m_polish;
     QualityService m_quality;
 };
 

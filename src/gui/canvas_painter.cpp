@@ -70,11 +70,10 @@ void CanvasPainter::prepare(bool smallMultiples) {
 }
 
 void CanvasPainter::upload(const app::FrameUpdate& update) {
-    auto& projection = m_workspace.projection();
     const auto& xy = m_workspace.positions();
     const size_t n = xy.size() / 2;
     // Positions the device wrote are in the vertex buffer already (or in the projector).
-    const bool fromDevice = projection.drawsOnDevice();
+    const bool fromDevice = m_workspace.drawsOnDevice();
     m_redraw = !update.positions.empty() || update.colours || update.deviceMoved;
     bool colours = update.colours, all = update.allPositions;
     if (m_points->size() != n) {
@@ -118,10 +117,10 @@ void CanvasPainter::advanceLayer(const render::LayerStyle& style) {
     source.coloursVersion = m_coloursVersion;
     if (rgba.size() == 4 * source.n) source.hostRgba = rgba.data();
     // The host positions are the drawn ones on the CPU path; the GPU's live on the device.
-    if (!projection.drawsOnDevice() && xy.size() == 2 * source.n) source.hostXy = xy.data();
+    if (!m_workspace.drawsOnDevice() && xy.size() == 2 * source.n) source.hostXy = xy.data();
     // The projector holds the workspace's cells (a new data set is uploaded first).
     if (source.n == m_workspace.state().data.events())
-        source.deviceXy = projection.projectorPositions();
+        source.deviceXy = m_workspace.projectorPositions();
     try {
         if (m_drawer->advance(*m_layer, source, style)) {
             m_lastDrawer = m_drawer.get();

@@ -144,6 +144,22 @@ void train(ScriptRun& run, const ScriptAction& a) {
         run.app.workspace().training().start();
 }
 
+// umap|tsne [N] [perplexity P]: polish the picture and hold until it is shown; cancel; off.
+void polish(ScriptRun& run, const ScriptAction& a) {
+    auto& service = run.app.workspace().polish();
+    if (a.args.empty()) throw InputError("polish needs umap, tsne, cancel or off");
+    if (a.args[0] == "cancel") return service.cancel();
+    if (a.args[0] == "off") return service.returnToEmbedSom();
+    if (a.args[0] != "umap" && a.args[0] != "tsne")
+        throw InputError("polish: '" + a.args[0] + "' is not umap, tsne, cancel or off");
+    app::PolishChoice c;
+    c.kernel = a.args[0] == "tsne" ? PolishKernel::StudentT : PolishKernel::Umap;
+    c.epochs = a.args.size() > 1 ? size_t(numberArg(a, 1)) : app::defaultPolishEpochs(c.kernel);
+    if (a.args.size() > 3 && a.args[2] == "perplexity") c.perplexity = numberArg(a, 3);
+    run.app.context().polish = c;
+    if (service.start(c)) run.startSettling();
+}
+
 // COLUMN LEVEL REFERENCE [BLOCK|-] [METHOD]: what the Compare window compares; then hold until
 // it is in.
 void compare(ScriptRun& run, const ScriptAction& a) {
@@ -299,6 +315,7 @@ const ScriptVerb kVerbs[] = {
     {"split", "FROM NAME X Y X Y ...: split population FROM with a lasso into NAME", lasso},
     {"set", "KEY VALUE: a setting (the keys below)", set},
     {"train", "on|off: start or pause refining the landmarks step by step", train},
+    {"polish", "umap|tsne [N] [perplexity P]: polish the picture (N epochs) and wait for it; cancel; off: EmbedSOM's picture again", polish},
     {"recipe", "[cancel]: train the Training window's recipe (or cancel it)", recipe},
     {"metadata", "PATH: the samples' metadata CSV", metadata},
     {"compare", "COLUMN LEVEL REFERENCE [BLOCK|-] [edgeR|GLMM]: compare two conditions (Compare window) and wait for it", compare},

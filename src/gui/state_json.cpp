@@ -103,6 +103,10 @@ std::string stateJson(Application& application) {
     j["small_multiples"] = multiples;
     j["legend"] = nlohmann::json::array();
     for (const auto& e : ws.colourKey().legend) j["legend"].push_back(e.name);
+    const auto& polish = ws.polish();
+    j["polish"] = {{"running", polish.running()},
+                   {"progress", polish.progress()},
+                   {"shown", polish.shown() ? polish.shown()->label : ""}};
     j["crash_offer"] = application.recovery().offered();
     j["crash_dialog"] = application.recovery().dialogOpen();
     return j.dump();

@@ -8,6 +8,7 @@
 
 #include "app/recipes.h"
 #include "core/pipeline/landmark_spec.h"
+#include "ui/polish_section.h"
 
 namespace sepal::ui {
 
@@ -196,6 +197,7 @@ void TrainingPanel::draw(UiContext& ctx) {
         ws.edits().setEmbed(e, "adjust");
     sealOnRelease(ctx);
     ImGui::PopItemWidth();
+    drawPolishSection(ctx);
 }
 
 }  // namespace sepal::ui

@@ -76,6 +76,7 @@ struct UiContext {
     PlotFrame biaxialFrame;               ///< where the first plot drew this frame
     std::array<float, 4> canvasArea{0, 0, 0, 0};  ///< x, y, width, height between the side bars
     std::string selectedGate;                     ///< the population selected in the Gates window
+    app::PolishChoice polish;  ///< what "Polish the picture" runs next (the Training window's)
 
     /// The first biaxial plot's settings (made when there is none).
     BiaxialSettings& firstPlot() {

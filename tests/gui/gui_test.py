@@ -576,6 +576,49 @@ def test_cli_agreement(out):
     check(d3 < 1e-5, f"the CLI's model in the app differs from the CLI's picture by {d3:.2e}")
 
 
+def test_polish(out):
+    """Polish the picture in the app: UMAP-like and t-SNE-like give sepal-cli embed --polish's
+    coordinates, the window shows the polished picture and says so, and a landmark drag returns
+    to EmbedSOM's picture (the cells follow the landmarks again)."""
+    cli = os.environ.get("SEPAL_CLI")
+    if not cli or not os.path.exists(cli):
+        print("skipped: SEPAL_CLI is not set to a built sepal-cli")
+        sys.exit(SKIP)
+    data = f"{out}/cohort.fcs"
+    subprocess.run([cli, "demo", "--out", data, "--events", "4000", "--seed", "3"], check=True)
+    states, _, _ = run_app([
+        f"open {data}", "settle", "key l", "panel Training open", "wait 2",
+        f"export csv {out}/embedsom.csv", f"screenshot {out}/embedsom.png",
+        "polish umap 20", f"export csv {out}/app_umap.csv", "state",
+        "polish tsne 150", f"export csv {out}/app_tsne.csv", f"screenshot {out}/tsne.png", "state",
+        "drag-landmark 5 30 20", "settle", f"export csv {out}/dragged.csv", "state",
+        f"export model {out}/dragged.model.json", "quit"], out)
+    umap, tsne, dragged = states
+    check(umap["polish"]["shown"].startswith("UMAP-like polish, 20 epochs"),
+          f"after polish umap the window shows {umap['polish']}")
+    check(tsne["polish"]["shown"].startswith("t-SNE-like polish, 150 iterations"),
+          f"after polish tsne the window shows {tsne['polish']}")
+    check(dragged["polish"]["shown"] == "", "the polished picture stayed after a drag")
+    check(dragged["undo"] == "Move landmark 5", f"the drag's undo step: {dragged['undo']}")
+    for kernel, args in (("umap", ["--polish", "20"]),
+                         ("tsne", ["--polish", "150", "--polish-kernel", "tsne"])):
+        subprocess.run([cli, "embed", data, "--out", f"{out}/cli_{kernel}.csv", "-q"] + args,
+                       check=True)
+        d = worst_difference(coordinates(f"{out}/app_{kernel}.csv"),
+                             coordinates(f"{out}/cli_{kernel}.csv"))
+        check(d < 1e-5, f"the app's {kernel} polish differs from sepal-cli embed's by {d:.2e}")
+    d = worst_difference(coordinates(f"{out}/embedsom.csv"), coordinates(f"{out}/app_tsne.csv"))
+    check(d > 0.01, f"the polish moved the cells by only {d:.2e} of the picture")
+    # After the drag the picture is EmbedSOM's of the dragged model, as sepal-cli apply gives it.
+    subprocess.run([cli, "apply", "--model", f"{out}/dragged.model.json", data, "--out-dir",
+                    f"{out}/applied", "-q"], check=True)
+    d = worst_difference(coordinates(f"{out}/dragged.csv"), coordinates(f"{out}/applied/cohort.csv"))
+    check(d < 1e-5, f"after the drag the app's picture differs from apply's by {d:.2e}")
+    a, b = read_png(f"{out}/embedsom.png"), read_png(f"{out}/tsne.png")
+    check(changed_pixels(a, b, canvas_box(tsne)) > 2000, "the canvas did not show the polish")
+    check(lit_pixels(b, canvas_box(tsne)) > 2000, "the polished canvas shows almost nothing")
+
+
 def demo_files(out, seeds, events):
     """Demo FCS files from sepal-cli demo, one per seed (skips the test without sepal-cli)."""
     cli = os.environ.get("SEPAL_CLI")

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/common/error.h"
@@ -121,6 +122,39 @@ TEST(Polish, StudentTThreadsChangeNothingAndBadPerplexitiesAreRefused) {
         std::vector<float> xy(e.result.xy.values);
         EXPECT_THROW(polishPositions(e.points, e.result.model, xy.data(), p, *search), InputError)
             << perplexity;
+    }
+}
+
+}  // namespace
+}  // namespace sepal
+
+namespace sepal {
+namespace {
+
+/// Progress rises to 1 over the epochs; a false answer stops the polish and leaves the picture.
+TEST(Polish, ReportsProgressAndStopsWhenAsked) {
+    const Embedded e = embedSpiral(1500);
+    auto search = makeCpuNearestSearch();
+    for (PolishKernel kernel : {PolishKernel::Umap, PolishKernel::StudentT}) {
+        PolishParams p;
+        p.kernel = kernel;
+        p.epochs = 12;
+        std::vector<double> shares;
+        p.onProgress = [&](double share) {
+            shares.push_back(share);
+            return true;
+        };
+        std::vector<float> xy(e.result.xy.values);
+        EXPECT_TRUE(polishPositions(e.points, e.result.model, xy.data(), p, *search));
+        ASSERT_EQ(shares.size(), 13u);  // once the neighbours are found, then each epoch
+        EXPECT_EQ(shares.front(), 0.0);
+        EXPECT_EQ(shares.back(), 1.0);
+        EXPECT_TRUE(std::is_sorted(shares.begin(), shares.end()));
+        EXPECT_NE(xy, e.result.xy.values);
+        p.onProgress = [](double share) { return share < 0.5; };
+        std::vector<float> stopped(e.result.xy.values);
+        EXPECT_FALSE(polishPositions(e.points, e.result.model, stopped.data(), p, *search));
+        EXPECT_EQ(stopped, e.result.xy.values);
     }
 }
 

@@ -144,9 +144,9 @@ PolishGraph polishGraph(const std::vector<uint32_t>& nbr, const std::vector<floa
 
 }  // namespace
 
-void polishPositions(const Matrix& points, const LandmarkModel& model, float* xy,
+bool polishPositions(const Matrix& points, const LandmarkModel& model, float* xy,
                      const PolishParams& params, NearestSearch& search) {
-    if (params.epochs == 0 || points.rows == 0) return;
+    if (params.epochs == 0 || points.rows == 0) return true;
     const size_t n = points.rows, d = points.cols, g = model.count();
     if (d != model.dim)
         throw InputError("polish: the events have " + std::to_string(d) +
@@ -167,7 +167,7 @@ void polishPositions(const Matrix& points, const LandmarkModel& model, float* xy
         if ((usable[i] = finiteRow(points.row(i), d) && std::isfinite(xy[2 * i]) &&
                          std::isfinite(xy[2 * i + 1])))
             keep.push_back(uint32_t(i));
-    if (keep.size() < 2) return;
+    if (keep.size() < 2) return true;
     // t-SNE's three times the perplexity neighbours: as many landmarks' cells as hold about
     // three times that many candidates.
     size_t probes = params.probes;
@@ -182,12 +182,13 @@ void polishPositions(const Matrix& points, const LandmarkModel& model, float* xy
     std::vector<uint32_t> nbr;
     std::vector<float> sq;
     candidateNeighbours(points, usable, probe, probes, g, k, nbr, sq);
+    if (params.onProgress && !params.onProgress(0.0)) return false;
     if (studentT) {
         TsnePolishParams t;
         t.iterations = params.epochs;
         t.perplexity = params.perplexity;
-        tsnePolish(nbr, sq, k, kNone, keep, xy, t);
-        return;
+        t.onProgress = params.onProgress;
+        return tsnePolish(nbr, sq, k, kNone, keep, xy, t);
     }
     const PolishGraph graph = polishGraph(nbr, sq, n, k);
 
@@ -218,11 +219,14 @@ void polishPositions(const Matrix& points, const LandmarkModel& model, float* xy
         step.rate = params.learningRate * (1.0f - float(epoch) / float(params.epochs));
         polishEpoch(graph, usable, keep, y.data(), next.data(), step);
         y.swap(next);
+        if (params.onProgress && !params.onProgress(double(epoch + 1) / double(params.epochs)))
+            return false;
     }
     for (uint32_t i : keep) {
         xy[2 * i] = float(y[2 * i] / scale + cx);
         xy[2 * i + 1] = float(y[2 * i + 1] / scale + cy);
     }
+    return true;
 }
 
 }  // namespace sepal

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "core/common/matrix.h"
 #include "core/knn/nearest_search.h"
@@ -33,6 +34,9 @@ struct PolishParams {
     float repulsion = 0.05f;     ///< weight of the repulsion against UMAP's
     float minDist = 0.1f;        ///< as UMAP's: how tightly cells may pack
     uint64_t seed = 1;           ///< the negative samples
+    /// Called after each epoch with the share done (0 once the neighbours are found); false
+    /// stops the polish and leaves the positions as they were (the app's Cancel). May be empty.
+    std::function<bool(double)> onProgress;
 };
 
 /// Moves the cells' 2D positions (xy: n x 2, EmbedSOM's) by `params.epochs` epochs of a
@@ -40,7 +44,8 @@ struct PolishParams {
 /// random cells), every cell from the same positions in an epoch, so that the result does not
 /// depend on the thread count. points: n x d, the model's space; cells with a missing value
 /// keep their position and are no one's neighbour. Throws InputError for impossible settings.
-void polishPositions(const Matrix& points, const LandmarkModel& model, float* xy,
+/// Returns false when params.onProgress stopped it (xy then unchanged).
+bool polishPositions(const Matrix& points, const LandmarkModel& model, float* xy,
                      const PolishParams& params, NearestSearch& search);
 
 }  // namespace sepal

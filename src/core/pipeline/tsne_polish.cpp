@@ -134,14 +134,14 @@ Affinities inOrder(const Affinities& p, const std::vector<uint32_t>& order, size
 
 }  // namespace
 
-void tsnePolish(const std::vector<uint32_t>& nbr, const std::vector<float>& sq, size_t k,
+bool tsnePolish(const std::vector<uint32_t>& nbr, const std::vector<float>& sq, size_t k,
                 uint32_t none, const std::vector<uint32_t>& keep, float* y,
                 const TsnePolishParams& params) {
     if (!(params.perplexity >= 1))
         throw InputError("t-SNE polish: perplexity " + std::to_string(params.perplexity) +
                          " (at least 1)");
     const size_t m = keep.size();
-    if (m < 2 || params.iterations == 0 || k == 0) return;
+    if (m < 2 || params.iterations == 0 || k == 0) return true;
     const size_t n = nbr.size() / k;
     const std::vector<uint32_t> order = pictureOrder(keep, y);
     const Affinities p =
@@ -196,11 +196,14 @@ void tsnePolish(const std::vector<uint32_t>& nbr, const std::vector<float>& sq, 
             }
         }
         pos.swap(next);
+        if (params.onProgress && !params.onProgress(double(it + 1) / double(params.iterations)))
+            return false;
     }
     for (size_t c = 0; c < m; ++c) {
         y[2 * order[c]] = float(pos[2 * c] / scale + cx);
         y[2 * order[c] + 1] = float(pos[2 * c + 1] / scale + cy);
     }
+    return true;
 }
 
 }  // namespace sepal

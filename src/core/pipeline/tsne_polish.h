@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace sepal {
@@ -21,14 +22,16 @@ struct TsnePolishParams {
     /// The standard deviation along x the picture starts with: a compact start (3 rather than
     /// 10) keeps the grid small while t-SNE spreads it, and kept a little more.
     float startSpread = 3;
+    /// Called after each iteration with the share done; false stops (y then unchanged).
+    std::function<bool(double)> onProgress;
 };
 
 /// Moves the listed cells `keep` of y (x0 y0 x1 y1 ..., any frame: it is scaled to t-SNE's and
 /// back) by t-SNE's gradient; other cells stay. nbr and sq: k places per cell of its nearest
 /// neighbours' indices and squared distances, ascending, `none` past the found ones. The result
 /// does not depend on the thread count. Throws InputError for a perplexity below 1 or a picture
-/// that diverges.
-void tsnePolish(const std::vector<uint32_t>& nbr, const std::vector<float>& sq, size_t k,
+/// that diverges. Returns false when params.onProgress stopped it.
+bool tsnePolish(const std::vector<uint32_t>& nbr, const std::vector<float>& sq, size_t k,
                 uint32_t none, const std::vector<uint32_t>& keep, float* y,
                 const TsnePolishParams& params);
 

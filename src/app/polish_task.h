@@ -1,0 +1,56 @@
+#pragma once
+// A polish of EmbedSOM's picture (core/pipeline/polish.h) on a worker thread, on the CPU: the
+// window keeps drawing, shows its progress and can cancel it.
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/common/matrix.h"
+#include "core/model/landmark_model.h"
+#include "core/pipeline/polish.h"
+
+namespace sepal::app {
+
+/// Polishes one picture; poll done(), then read positions() or error().
+class PolishTask {
+  public:
+    /// Starts at once: points (n x d, transformed, shared and never modified), the model they
+    /// were projected through, and EmbedSOM's positions xy (n x 2) to start from.
+    PolishTask(std::shared_ptr<const Matrix> points, LandmarkModel model, std::vector<float> xy,
+               PolishParams params);
+    /// Cancels and waits for the worker.
+    ~PolishTask();
+    PolishTask(const PolishTask&) = delete;
+    PolishTask& operator=(const PolishTask&) = delete;
+
+    /// Asks the worker to stop after its current epoch.
+    void cancel() { m_cancel = true; }
+    /// True when the worker finished, failed or was cancelled.
+    bool done() const { return m_done.load(); }
+    /// Share of the epochs done, in [0, 1].
+    double progress() const { return m_progress.load(); }
+    /// After done(): true when it was cancelled.
+    bool cancelled() const { return m_cancel.load(); }
+    /// After done(): why it failed ("" when it did not).
+    const std::string& error() const { return m_error; }
+    /// After done() without error or cancel: the polished positions (n x 2).
+    std::vector<float>& positions() { return m_xy; }
+    /// Seconds the polish took (after done()).
+    double seconds() const { return m_seconds; }
+
+  private:
+    std::shared_ptr<const Matrix> m_points;
+    LandmarkModel m_model;
+    std::vector<float> m_xy;
+    PolishParams m_params;
+    std::string m_error;
+    double m_seconds = 0;
+    std::atomic<double> m_progress{0.0};
+    std::atomic<bool> m_cancel{false}, m_done{false};
+    std::thread m_thread;
+};
+
+}  // namespace sepal::app

@@ -1,0 +1,162 @@
+// "Polish the picture" in the app without a window: the polished picture is sepal-cli embed's
+// polish of the same picture, stands until the model changes, and leaves EmbedSOM's picture
+// drawn again wherever it was drawn (the host copy, or the device's memory on the GPU path).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "app/workspace.h"
+#include "core/knn/nearest_search.h"
+#include "core/pipeline/polish.h"
+#include "workspace_support.h"
+
+namespace sepal::app {
+namespace {
+
+// Frames until nothing is pending, a polish included (bounded by time: a busy machine).
+void framesUntilIdle(Workspace& ws) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    for (int i = 0; (i < 2 || !ws.idle()) && std::chrono::steady_clock::now() < end; ++i) {
+        ws.frame(8.0);
+        if (!ws.idle()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ASSERT_TRUE(ws.idle());
+}
+
+// What sepal-cli embed --polish does to the same picture.
+std::vector<float> polishedByCore(const Workspace& ws, const PolishChoice& choice) {
+    std::vector<float> xy = directProjection(ws);
+    PolishParams params;
+    params.kernel = choice.kernel;
+    params.epochs = choice.epochs;
+    params.perplexity = choice.perplexity;
+    params.seed = ws.state().training.seed;
+    const auto search = makeCpuNearestSearch();
+    polishPositions(ws.state().data.points, ws.state().model, xy.data(), params, *search);
+    return xy;
+}
+
+bool logSays(const Workspace& ws, const std::string& words) {
+    for (const auto& e : ws.log())
+        if (e.text.find(words) != std::string::npos) return true;
+    return false;
+}
+
+TEST(PolishInTheApp, ThePolishedPictureIsCoresPolishAndADragReturnsToEmbedSom) {
+    auto owner = openSynthetic(3000);
+    Workspace& ws = *owner;
+    framesUntilIdle(ws);
+    for (PolishKernel kernel : {PolishKernel::Umap, PolishKernel::StudentT}) {
+        PolishChoice choice;
+        choice.kernel = kernel;
+        choice.epochs = kernel == PolishKernel::Umap ? 10 : 60;
+        ASSERT_TRUE(ws.polish().start(choice));
+        EXPECT_FALSE(ws.idle());  // the polish runs: a script's settle waits for it
+        framesUntilIdle(ws);
+        ASSERT_NE(ws.polish().shown(), nullptr);
+        EXPECT_EQ(ws.polish().shown()->label, polishLabel(choice));
+        EXPECT_EQ(ws.positions(), polishedByCore(ws, choice));
+        EXPECT_NE(ws.positions(), directProjection(ws));
+        EXPECT_EQ(ws.scheduler().embedSomPositions(), directProjection(ws));
+    }
+    // A drag changes the picture the polish started from: EmbedSOM's picture again.
+    ws.edits().beginLandmarkDrag();
+    const auto& m = ws.state().model;
+    ws.edits().dragLandmarks({0}, {m.low[0] + 1.0f, m.low[1]});
+    ws.edits().endLandmarkDrag("Move landmark 0");
+    framesUntilIdle(ws);
+    EXPECT_EQ(ws.polish().shown(), nullptr);
+    EXPECT_EQ(ws.positions(), directProjection(ws));
+    EXPECT_TRUE(logSays(ws, "EmbedSOM's picture again"));
+    // Undo restores the model, not the polish (polished cells never followed it).
+    ASSERT_TRUE(ws.edits().undo());
+    framesUntilIdle(ws);
+    EXPECT_EQ(ws.polish().shown(), nullptr);
+    EXPECT_EQ(ws.positions(), directProjection(ws));
+}
+
+TEST(PolishInTheApp, BackToEmbedSomAndCancelLeaveEmbedSomsPicture) {
+    auto owner = openSynthetic(3000);
+    Workspace& ws = *owner;
+    framesUntilIdle(ws);
+    const std::vector<float> embedSom = directProjection(ws);
+    PolishChoice choice;
+    ASSERT_TRUE(ws.polish().start(choice));
+    framesUntilIdle(ws);
+    ASSERT_NE(ws.polish().shown(), nullptr);
+    ws.polish().returnToEmbedSom();
+    ws.frame(8.0);
+    EXPECT_EQ(ws.polish().shown(), nullptr);
+    EXPECT_EQ(ws.positions(), embedSom);
+    // Cancelled at once: nothing is shown and the picture stays.
+    choice.kernel = PolishKernel::StudentT;
+    choice.epochs = 100000;
+    ASSERT_TRUE(ws.polish().start(choice));
+    ws.polish().cancel();
+    EXPECT_FALSE(ws.polish().running());
+    framesUntilIdle(ws);
+    EXPECT_EQ(ws.polish().shown(), nullptr);
+    EXPECT_EQ(ws.positions(), embedSom);
+    EXPECT_TRUE(logSays(ws, "polish cancelled"));
+}
+
+TEST(PolishInTheApp, APolishOfAPictureThatChangedMeanwhileIsNotShown) {
+    auto owner = openSynthetic(3000);
+    Workspace& ws = *owner;
+    framesUntilIdle(ws);
+    PolishChoice choice;
+    choice.epochs = 50;
+    ASSERT_TRUE(ws.polish().start(choice));
+    // The landmarks move while the worker polishes the old picture.
+    LandmarkModel model = ws.state().model;
+    model.low[0] += 2.0f;
+    ws.edits().replaceModel(model, "Move");
+    framesUntilIdle(ws);
+    EXPECT_EQ(ws.polish().shown(), nullptr);
+    EXPECT_EQ(ws.positions(), directProjection(ws));
+    EXPECT_TRUE(logSays(ws, "the picture changed while it was polished"));
+}
+
+TEST(PolishInTheApp, RefusedWithoutDataOrASettledPicture) {
+    Workspace empty("cpu");
+    EXPECT_FALSE(empty.polish().start(PolishChoice{}));
+    EXPECT_TRUE(logSays(empty, "no data is open"));
+    auto owner = openSynthetic(3000);
+    Workspace& ws = *owner;  // opened, not yet projected
+    EXPECT_FALSE(ws.polish().start(PolishChoice{}));
+    EXPECT_TRUE(logSays(ws, "not settled"));
+    framesUntilIdle(ws);
+    PolishChoice none;
+    none.epochs = 0;
+    EXPECT_FALSE(ws.polish().start(none));
+    EXPECT_EQ(ws.polish().shown(), nullptr);
+}
+
+TEST(PolishInTheApp, OnTheDevicePathThePolishIsDrawnFromTheHostAndEmbedSomsPictureReturns) {
+    HostResident device;
+    HostPositions drawn;
+    Workspace ws("cpu");
+    ws.projectOnDevice(&device, &drawn);
+    std::vector<io::Table> tables;
+    tables.push_back(makeSyntheticTable(3000));
+    ws.data().openTables(std::move(tables));
+    framesUntilIdle(ws);
+    ASSERT_TRUE(ws.drawsOnDevice());
+    ASSERT_EQ(drawn.xy, directProjection(ws));
+    ASSERT_TRUE(ws.polish().start(PolishChoice{}));
+    framesUntilIdle(ws);
+    ASSERT_NE(ws.polish().shown(), nullptr);
+    // The window draws the host's polished positions, uploading them into its buffer.
+    EXPECT_FALSE(ws.drawsOnDevice());
+    EXPECT_EQ(ws.projectorPositions(), nullptr);
+    drawn.xy = ws.positions();
+    ws.polish().returnToEmbedSom();
+    framesUntilIdle(ws);
+    EXPECT_TRUE(ws.drawsOnDevice());
+    EXPECT_EQ(drawn.xy, directProjection(ws));
+    EXPECT_EQ(ws.positions(), directProjection(ws));
+}
+
+}  // namespace
+}  // namespace sepal::app
