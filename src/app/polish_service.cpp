@@ -66,6 +66,8 @@ bool PolishService::start(const PolishChoice& choice) {
     params.epochs = choice.epochs;
     params.perplexity = choice.perplexity;
     params.seed = st.training.seed;  // as sepal-cli embed's --seed
+    // The UMAP-like polish on the backend's device where it has one: the same picture.
+    params.device = m_scheduler.backend().polish.get();
     m_choice = choice;
     m_key = pictureKeyOf(st);
     try {
@@ -86,6 +88,7 @@ void PolishService::cancel() {
 void PolishService::update() {
     if (!m_task || !m_task->done()) return;
     auto task = std::move(m_task);
+    if (!task->note().empty()) log(LogEntry::Warning, task->note());
     if (task->cancelled()) return;
     if (!task->error().empty()) {
         log(LogEntry::Error, "the polish failed: " + task->error());

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "core/common/error.h"
 #include "core/knn/nearest_search.h"
 
 namespace sepal::app {
@@ -22,8 +23,22 @@ PolishTask::PolishTask(std::shared_ptr<const Matrix> points, LandmarkModel model
             // The CPU's search, whatever the backend: the device belongs to the frame's thread,
             // and the nearest landmarks are exact on both, so the picture is the same.
             const auto search = makeCpuNearestSearch();
-            if (!polishPositions(*m_points, m_model, m_xy.data(), m_params, *search))
-                m_cancel = true;
+            const std::vector<float> start = m_params.device ? m_xy : std::vector<float>();
+            bool finished = false;
+            try {
+                finished = polishPositions(*m_points, m_model, m_xy.data(), m_params, *search);
+            } catch (const InputError&) {
+                throw;
+            } catch (const std::exception& e) {
+                if (!m_params.device) throw;
+                // The device failed (out of memory, lost): the CPU gives the same picture.
+                m_note =
+                    std::string("the GPU could not polish (") + e.what() + "); polished on the CPU";
+                m_xy = start;
+                m_params.device = nullptr;
+                finished = polishPositions(*m_points, m_model, m_xy.data(), m_params, *search);
+            }
+            if (!finished) m_cancel = true;
         } catch (const std::exception& e) {
             m_error = e.what();
         }

@@ -1,5 +1,6 @@
 #pragma once
-// A polish of EmbedSOM's picture (core/pipeline/polish.h) on a worker thread, on the CPU: the
+// A polish of EmbedSOM's picture (core/pipeline/polish.h) on a worker thread (the UMAP-like
+// polish's heavy phases on the backend's GPU where it has one, params.device): the
 // window keeps drawing, shows its progress and can cancel it.
 
 #include <atomic>
@@ -36,6 +37,9 @@ class PolishTask {
     bool cancelled() const { return m_cancel.load(); }
     /// After done(): why it failed ("" when it did not).
     const std::string& error() const { return m_error; }
+    /// After done(): what the user should know of how it ran ("" when nothing), e.g. that the
+    /// GPU failed and the CPU polished.
+    const std::string& note() const { return m_note; }
     /// After done() without error or cancel: the polished positions (n x 2).
     std::vector<float>& positions() { return m_xy; }
     /// Seconds the polish took (after done()).
@@ -46,7 +50,7 @@ class PolishTask {
     LandmarkModel m_model;
     std::vector<float> m_xy;
     PolishParams m_params;
-    std::string m_error;
+    std::string m_error, m_note;
     double m_seconds = 0;
     std::atomic<double> m_progress{0.0};
     std::atomic<bool> m_cancel{false}, m_done{false};

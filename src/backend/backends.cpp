@@ -73,6 +73,7 @@ Backend makeBackend(const std::string& name, const BackendOptions& options) {
                       name == "auto" ? "auto: " + why : why};
             b.resident = cuda::residentOf(*b.projector);
             b.wholeData = cuda::makeCudaWholeDataSteps;
+            b.polish = cuda::makeCudaPolishDevice();
             return b;
         }
         if (name == "cuda") throw InputError("the CUDA backend cannot run: " + why);

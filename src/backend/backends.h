@@ -10,6 +10,7 @@
 #include "core/knn/knn_graph.h"
 #include "core/knn/nearest_search.h"
 #include "core/metrics/quality.h"
+#include "core/pipeline/polish_device.h"
 #include "core/train/whole_data_steps.h"
 
 namespace sepal {
@@ -29,6 +30,9 @@ struct Backend {
     /// k-means, the batch SOM: Trainer::useWholeData); empty on the CPU backends and in builds
     /// without CUDA, whose trainers step over the points they are given.
     WholeDataStepsFactory wholeData{};
+    /// The UMAP-like polish's neighbour search and epochs on the backend's device (the same
+    /// picture as the CPU's, bit for bit); null on the CPU backends.
+    std::unique_ptr<PolishDevice> polish;
 };
 
 /// Backend-specific choices; each backend ignores what it does not know.

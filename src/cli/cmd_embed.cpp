@@ -180,6 +180,7 @@ void runEmbed(const EmbedArgs& a) {
     }
     Backend backend = makeBackend(a.backend);
     if (!backend.reason.empty()) note(a.quiet, "backend " + backend.name + ": " + backend.reason);
+    settings.polish.device = backend.polish.get();  // the UMAP-like polish on its device
     EmbedResult result = embedMatrix(input.points, settings, *backend.projector, *backend.search,
                                      stderrProgress(a.quiet));
     const auto& t = result.timings;
@@ -325,7 +326,8 @@ void addEmbedCommand(CLI::App& app) {
                     "epochs of a polish of every cell on its data-space neighbours, from "
                     "EmbedSOM's positions (0: none; UMAP-like 10 to 30, t-SNE-like 150 to 300); "
                     "polished cells no longer follow the landmarks, so the model and apply give "
-                    "EmbedSOM's positions")
+                    "EmbedSOM's positions; with --backend cuda the UMAP-like polish's neighbour "
+                    "search and epochs run on the GPU, to the same positions")
         ->capture_default_str()
         ->check(CLI::Range(0, 10000));
     cmd->add_option("--polish-rate", args->polishRate,

@@ -10,6 +10,7 @@
 #include "core/knn/knn_graph.h"
 #include "core/knn/nearest_search.h"
 #include "core/metrics/quality.h"
+#include "core/pipeline/polish_device.h"
 #include "core/train/whole_data_steps.h"
 
 namespace sepal::cuda {
@@ -45,6 +46,10 @@ std::unique_ptr<QualityScorer> makeCudaQualityScorer();
 /// Lloyd iterations and batch-SOM epochs over n x d cells kept on the device (a TrainingStep,
 /// training_step.h): the points are uploaded here; throws CudaError (out of memory, ...).
 std::unique_ptr<WholeDataSteps> makeCudaWholeDataSteps(const float* points, size_t n, size_t d);
+
+/// The UMAP-like polish's neighbour search and epochs on the calling thread's device (the
+/// CPU's results bit for bit).
+std::unique_ptr<PolishDevice> makeCudaPolishDevice();
 
 /// Kernel names accepted by makeCudaProjector: "auto", then kernelRegistry()'s in its order.
 std::vector<std::string> kernelNames();

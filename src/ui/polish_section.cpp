@@ -52,9 +52,13 @@ void drawPolishSection(UiContext& ctx) {
         ImGui::BeginDisabled(!settled);
         if (ImGui::Button("Polish the picture", ImVec2(-1, 0))) polish.start(c);
         ImGui::EndDisabled();
+        const char* where = ws.backend().polish && !studentT
+                                ? "Polishes every cell from the picture shown, on the GPU"
+                                : "Polishes every cell from the picture shown, on the CPU";
         if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-            ImGui::SetTooltip(settled ? "Polishes every cell from the picture shown, on the CPU"
-                                      : "Waits for the picture to settle (pause training first)");
+            ImGui::SetTooltip("%s", settled ? where
+                                            : "Waits for the picture to settle (pause training "
+                                              "first)");
     }
     if (const app::PolishedPicture* shown = polish.shown()) {
         ImGui::PushTextWrapPos(0);

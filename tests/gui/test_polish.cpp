@@ -6,9 +6,11 @@
 #include <chrono>
 #include <thread>
 
+#include "app/polish_task.h"
 #include "app/workspace.h"
 #include "core/knn/nearest_search.h"
 #include "core/pipeline/polish.h"
+#include "core/pipeline/polish_device.h"
 #include "workspace_support.h"
 
 namespace sepal::app {
@@ -131,6 +133,41 @@ TEST(PolishInTheApp, RefusedWithoutDataOrASettledPicture) {
     none.epochs = 0;
     EXPECT_FALSE(ws.polish().start(none));
     EXPECT_EQ(ws.polish().shown(), nullptr);
+}
+
+// A device that fails as a GPU out of memory does.
+class FailingPolishDevice : public PolishDevice {
+  public:
+    std::string name() const override { return "failing"; }
+    size_t mostNeighbours() const override { return 32; }
+    void neighbours(const Matrix&, const CellLists&, const std::vector<uint32_t>&, size_t, size_t,
+                    std::vector<uint32_t>&, std::vector<float>&) override {
+        throw std::runtime_error("out of memory in this test");
+    }
+    bool polish(const Matrix&, const CellLists&, const std::vector<uint32_t>&, size_t, size_t,
+                const std::vector<uint32_t>&, std::vector<float>&, PolishStep,
+                const std::vector<float>&, const std::function<bool(double)>&,
+                PolishTimes*) override {
+        throw std::runtime_error("out of memory in this test");
+    }
+};
+
+TEST(PolishInTheApp, AFailingDeviceLeavesThePolishToTheCpu) {
+    auto owner = openSynthetic(2000);
+    Workspace& ws = *owner;
+    framesUntilIdle(ws);
+    FailingPolishDevice failing;
+    PolishParams params;
+    params.epochs = 10;
+    params.seed = ws.state().training.seed;
+    params.device = &failing;
+    PolishTask task(ws.scheduler().points(), ws.state().model, directProjection(ws), params);
+    while (!task.done()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_TRUE(task.error().empty()) << task.error();
+    EXPECT_NE(task.note().find("out of memory in this test"), std::string::npos) << task.note();
+    PolishChoice choice;
+    choice.epochs = 10;
+    EXPECT_EQ(task.positions(), polishedByCore(ws, choice));
 }
 
 TEST(PolishInTheApp, OnTheDevicePathThePolishIsDrawnFromTheHostAndEmbedSomsPictureReturns) {

@@ -15,10 +15,20 @@
 
 namespace sepal {
 
+class PolishDevice;  // core/pipeline/polish_device.h
+
 /// The shape of the polish: which neighbour embedding it runs.
 enum class PolishKernel {
     Umap,      ///< UMAP's curve and sampled repulsion: a few epochs keep EmbedSOM's spacing
     StudentT,  ///< t-SNE's Student-t kernel and exact-in-the-limit repulsion (tsne_polish.h)
+};
+
+/// Seconds the polish's phases took (for benchmarks).
+struct PolishTimes {
+    double search = 0;      ///< each cell's nearest landmarks
+    double neighbours = 0;  ///< listing the cells by landmark and the neighbour search
+    double graph = 0;       ///< UMAP's membership strengths (or t-SNE's affinities and steps)
+    double epochs = 0;      ///< the epochs (t-SNE-like: included in graph)
 };
 
 /// How the polish runs.
@@ -37,6 +47,11 @@ struct PolishParams {
     /// Called after each epoch with the share done (0 once the neighbours are found); false
     /// stops the polish and leaves the positions as they were (the app's Cancel). May be empty.
     std::function<bool(double)> onProgress;
+    /// Where the UMAP-like polish's neighbour search and epochs run (the backend's device; the
+    /// same picture bit for bit); null: the CPU. The t-SNE-like polish runs on the CPU.
+    PolishDevice* device = nullptr;
+    /// Where the phases' seconds go (may be null).
+    PolishTimes* times = nullptr;
 };
 
 /// Moves the cells' 2D positions (xy: n x 2, EmbedSOM's) by `params.epochs` epochs of a

@@ -23,6 +23,17 @@ struct PolishGraph {
     std::vector<float> weights;  ///< stride: the sum of each cell's weights
 };
 
+/// n rounded up to a multiple of 8: the places of a cell's neighbours are this far apart.
+inline size_t polishStride(size_t n) {
+    return (n + 7) / 8 * 8;
+}
+
+/// The neighbours as the epochs take them: UMAP's membership strengths of each cell's k
+/// neighbours (nbr, sq: n x k as candidateNeighbours gives them, kNoNeighbour past the found
+/// ones), in places padded to a multiple of 8.
+PolishGraph polishGraph(const std::vector<uint32_t>& nbr, const std::vector<float>& sq, size_t n,
+                        size_t k);
+
 /// What one epoch needs besides the graph.
 struct PolishStep {
     float a = 1, b = 1;          ///< UMAP's curve 1 / (1 + a d^2b)
