@@ -47,6 +47,8 @@ bool PolishService::start(const PolishChoice& choice) {
     };
     if (n == 0) return refuse("no data is open");
     if (choice.epochs == 0) return refuse("it needs at least one epoch");
+    if (running()) return refuse("a polish is running: cancel it first");
+    if (stopping()) return refuse("the cancelled polish is still stopping; try again in a moment");
     if (!m_scheduler.idle())
         return refuse(
             "the picture is not settled yet (projection, training or a recipe in "
@@ -60,7 +62,6 @@ bool PolishService::start(const PolishChoice& choice) {
         return refuse(std::to_string(n) + " cells need about " + gigabytes(need) +
                       " for the polish, more than half of this machine's " + gigabytes(have) +
                       ": gate or open fewer cells");
-    cancel();
     PolishParams params;
     params.kernel = choice.kernel;
     params.epochs = choice.epochs;
@@ -81,11 +82,19 @@ bool PolishService::start(const PolishChoice& choice) {
 
 void PolishService::cancel() {
     if (!m_task) return;
-    m_task.reset();  // cancels and waits for the epoch in progress
+    // Stops after its current phase, on its own thread: the window does not wait for it.
+    m_task->cancel();
+    m_stopping = std::move(m_task);
     log(LogEntry::Info, "polish cancelled; the picture stays as it was");
 }
 
+bool PolishService::stopping() {
+    if (m_stopping && m_stopping->done()) m_stopping.reset();
+    return m_stopping != nullptr;
+}
+
 void PolishService::update() {
+    stopping();
     if (!m_task || !m_task->done()) return;
     auto task = std::move(m_task);
     if (!task->note().empty()) log(LogEntry::Warning, task->note());

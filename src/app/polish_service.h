@@ -34,10 +34,11 @@ class PolishService : public Service {
     ~PolishService();
 
     /// Polishes the current picture; refused with a log line while the picture is not settled
-    /// (a sweep, training or a recipe in progress), without data or when the cells would not
-    /// fit in memory. A polish in progress is cancelled first.
+    /// (a sweep, training or a recipe in progress), while a polish runs or a cancelled one is
+    /// still stopping, without data or when the cells would not fit in memory.
     bool start(const PolishChoice& choice);
-    /// Cancels the polish in progress (the picture stays as it was).
+    /// Cancels the polish in progress (the picture stays as it was); it stops on its worker
+    /// after its current phase, and no new polish starts until it has.
     void cancel();
     /// Shows EmbedSOM's picture again.
     void returnToEmbedSom() { m_scheduler.returnToEmbedSom(); }
@@ -54,7 +55,11 @@ class PolishService : public Service {
     void update();
 
   private:
+    /// True while a cancelled polish is still stopping (forgets it once it has).
+    bool stopping();
+
     std::unique_ptr<PolishTask> m_task;
+    std::unique_ptr<PolishTask> m_stopping;  // cancelled, finishing its phase
     PolishChoice m_choice;
     PictureKey m_key;  // the picture the running polish started from
 };

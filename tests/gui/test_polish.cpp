@@ -101,6 +101,18 @@ TEST(PolishInTheApp, BackToEmbedSomAndCancelLeaveEmbedSomsPicture) {
     EXPECT_EQ(ws.polish().shown(), nullptr);
     EXPECT_EQ(ws.positions(), embedSom);
     EXPECT_TRUE(logSays(ws, "polish cancelled"));
+    // Once the cancelled one has stopped, another starts (never two at once).
+    choice.epochs = 5;
+    bool started = false;
+    for (int i = 0; i < 10000 && !started; ++i) {
+        started = ws.polish().start(choice);
+        if (!started) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ASSERT_TRUE(started);
+    EXPECT_FALSE(ws.polish().start(choice));
+    EXPECT_TRUE(logSays(ws, "a polish is running"));
+    framesUntilIdle(ws);
+    EXPECT_NE(ws.polish().shown(), nullptr);
 }
 
 TEST(PolishInTheApp, APolishOfAPictureThatChangedMeanwhileIsNotShown) {
