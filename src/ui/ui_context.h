@@ -76,7 +76,9 @@ struct UiContext {
     PlotFrame biaxialFrame;               ///< where the first plot drew this frame
     std::array<float, 4> canvasArea{0, 0, 0, 0};  ///< x, y, width, height between the side bars
     std::string selectedGate;                     ///< the population selected in the Gates window
-    app::PolishChoice polish;  ///< what "Polish the picture" runs next (the Training window's)
+    /// What "Polish the picture" runs next (the Training window's): t-SNE-like first, the
+    /// picture that keeps the most neighbourhoods (docs/QUALITY.md); UMAP-like is the quick one.
+    app::PolishChoice polish{PolishKernel::StudentT, 150, 30.0f};
 
     /// The first biaxial plot's settings (made when there is none).
     BiaxialSettings& firstPlot() {
