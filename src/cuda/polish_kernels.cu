@@ -69,7 +69,8 @@ __global__ void __launch_bounds__(32 * kPolishWarpsPerBlock)
     if (lane < a.k) {
         const size_t at = size_t(i) * size_t(a.k) + size_t(lane);
         a.nbr[at] = best == kEmptyKey ? 0xffffffffu : uint32_t(best);
-        a.sq[at] = best == kEmptyKey ? __int_as_float(0x7f800000) : __uint_as_float(uint32_t(best >> 32));
+        a.sq[at] =
+            best == kEmptyKey ? __int_as_float(0x7f800000) : __uint_as_float(uint32_t(best >> 32));
     }
 }
 
@@ -125,7 +126,8 @@ __global__ void polishEpochKernel(const PolishEpochArgs a) {
     for (int r = 0; r < a.k; ++r) {
         const size_t at = size_t(r) * a.stride + i;
         const uint32_t j = a.nbr[at];
-        const float dx = __fsub_rn(xi, a.y[2 * size_t(j)]), dy = __fsub_rn(yi, a.y[2 * size_t(j) + 1]);
+        const float dx = __fsub_rn(xi, a.y[2 * size_t(j)]),
+                    dy = __fsub_rn(yi, a.y[2 * size_t(j) + 1]);
         const float d2 = __fmaf_rn(dx, dx, __fmul_rn(dy, dy));
         if (!(d2 > 0.0f)) {  // the CPU adds +0 (which turns a -0 sum into +0)
             gx = __fadd_rn(gx, 0.0f), gy = __fadd_rn(gy, 0.0f);
@@ -143,7 +145,8 @@ __global__ void polishEpochKernel(const PolishEpochArgs a) {
     float rx = 0.0f, ry = 0.0f;
     for (int s = 0; s < a.negativeSamples; ++s) {
         const uint32_t j = a.keep[__umul64hi(splitMixNext(state), uint64_t(a.kept))];
-        const float dx = __fsub_rn(xi, a.y[2 * size_t(j)]), dy = __fsub_rn(yi, a.y[2 * size_t(j) + 1]);
+        const float dx = __fsub_rn(xi, a.y[2 * size_t(j)]),
+                    dy = __fsub_rn(yi, a.y[2 * size_t(j) + 1]);
         const float d2 = __fmaf_rn(dx, dx, __fmul_rn(dy, dy));
         if (!(d2 > 0.0f)) {
             rx = __fadd_rn(rx, 0.0f), ry = __fadd_rn(ry, 0.0f);
@@ -258,7 +261,8 @@ __global__ void polishMergeKernel(const uint64_t* keys, const uint32_t* queries,
         uint64_t smallest = kEmptyKey;
         int from = -1;
         for (int p = 0; p < probes; ++p)
-            if (at[p] < k && lists[p * k + at[p]] < smallest) smallest = lists[p * k + at[p]], from = p;
+            if (at[p] < k && lists[p * k + at[p]] < smallest)
+                smallest = lists[p * k + at[p]], from = p;
         if (from >= 0) ++at[from];
         const size_t o = size_t(i) * size_t(k) + size_t(r);
         nbr[o] = smallest == kEmptyKey ? 0xffffffffu : uint32_t(smallest);
@@ -278,8 +282,8 @@ void launchPolishTiledSearch(const PolishTiledArgs& a, cudaStream_t stream) {
     SEPAL_CUDA_CHECK_LAUNCH("polishTiledKernel");
 }
 
-void launchPolishMergeKeys(const uint64_t* keys, const uint32_t* queries, size_t count,
-                           int probes, int k, uint32_t* nbr, float* sq, cudaStream_t stream) {
+void launchPolishMergeKeys(const uint64_t* keys, const uint32_t* queries, size_t count, int probes,
+                           int k, uint32_t* nbr, float* sq, cudaStream_t stream) {
     if (count == 0) return;
     constexpr unsigned kThreads = 256;
     polishMergeKernel<<<unsigned((count + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
