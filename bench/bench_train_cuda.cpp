@@ -109,13 +109,14 @@ void runResident(const TrainOptions& o, cuda::TrainingStep& gpu, const std::vect
         j["first_step_ms"] = msSince(t0);
         // Read after the first step, which grows the step's buffers for this g.
         j["device_used_mb"] = freeBeforeMb - freeDeviceMb();
-        std::vector<double> wall, assign, accumulate, smooth, inertia, scans;
+        std::vector<double> wall, assign, scan, accumulate, smooth, inertia, scans;
         for (int s = 0; s < o.steps; ++s) {
             t0 = std::chrono::steady_clock::now();
             const cuda::StepResult r = once();
             wall.push_back(msSince(t0));
             const cuda::StepTimes t = gpu.lastTimes();
             assign.push_back(t.assignMs);
+            scan.push_back(t.exactScanMs);
             accumulate.push_back(t.accumulateMs);
             smooth.push_back(t.smoothMs);
             inertia.push_back(r.inertia);
@@ -129,6 +130,7 @@ void runResident(const TrainOptions& o, cuda::TrainingStep& gpu, const std::vect
         j["steps_per_s"] = ms > 0 ? 1e3 / ms : 0.0;
         j["cells_per_s"] = ms > 0 ? double(o.n) / (ms / 1e3) : 0.0;
         j["assign_ms"] = median(assign);
+        j["exact_scan_ms"] = median(scan);  // of assign_ms
         j["accumulate_ms"] = median(accumulate);
         j["smooth_ms"] = median(smooth);
         j["knn_kernel"] = gpu.lastKernel();

@@ -8,15 +8,17 @@
 // mean and s a power of two, all of them when they fit, else in parts that the block passes
 // through shared memory once per batch (every other batch backwards, so that it starts with the
 // part left there).
-// Per tile of cells: the warp stages their rows (coalesced) in its scratch, builds the split A
-// fragments of the centred, scaled rows, and computes v_j = |L_j - m|^2 - 2 <x - m, L_j - m> of
-// 32 landmarks at a time by three FP16 products each (splitMma: lo.hi, hi.lo, hi.hi, summed in
-// single precision). One FP16 product would carry TF32's error, 2^-10 |x - m| |L - m|: about 0.5
-// at the clustered headline data, where a k-means step's centroids crowd a cluster and tens of
-// them would pass; the split products err by about 2^-15 of that, and the pass runs once instead
-// of the two passes a bound from group minima needs.
-// Lane (gq, t4) holds the products of cells 8 s + gq (slot s) with landmarks 2 t4 + c (mod 8)
-// (column c): per slot and column, 8 groups of landmarks per cell over the quad, it keeps the
+// Per tile of cells: the warp stages their rows (coalesced, loaded a tile ahead) in its scratch,
+// builds the split A fragments of the centred, scaled rows, and computes v_j = |L_j - m|^2 -
+// 2 <x - m, L_j - m> of 32 landmarks at a time by three FP16 products each (splitMma's lo.hi,
+// hi.lo, hi.hi, summed in single precision), issued term by term over eight independent chains
+// and one step ahead of the comparisons (two warps a scheduler leave little else to hide the
+// products' latency: issued chain by chain, the products took 1.5k cycles a step). One FP16 product
+// would carry TF32's error, 2^-10 |x - m| |L - m|: about 0.5 at the clustered headline data, where
+// a k-means step's centroids crowd a cluster and tens of them would pass; the split products err by
+// about 2^-15 of that, and the pass runs once instead of the two passes a bound from group minima
+// needs. Lane (gq, t4) holds the products of cells 8 s + gq (slot s) with landmarks 2 t4 + c (mod
+// 8) (column c): per slot and column, 8 groups of landmarks per cell over the quad, it keeps the
 // smallest v with its landmark and the second smallest v (three comparisons per value). Then each
 // lane takes one cell: T = v_1 + margin, v_1 the smallest of its groups' values and margin twice
 // a bound E on |v_j + |x - m|^2 - D_j| for every landmark j, D_j the exact distance. A landmark
@@ -25,7 +27,9 @@
 // values <= T (usually one or two); their exact distances decide, in the CPU's arithmetic. Else
 // (a group holds two values within T, a cell lies too far out for FP16, a bound overflowed) the
 // cell is marked, and a second kernel scans every landmark exactly for it, one warp per cell
-// (the lanes split the landmarks).
+// (the lanes split the landmarks, whose rows it holds in shared memory where they fit: read
+// from global memory, 32 lanes' rows are 32 cache lines a load, and 0.9 % of 10^8 cells scanned
+// at g = 1024 took 30 ms).
 // E, for a = fl(x - m), b_j = fl(L_j - m), r = |a|, R >= |b_j|, span = r + R, u = 2^-24, k the
 // fragments' padded columns: the split products' model of split_knn_input.cpp, |dot/s^2 - a.b|
 // <= eps r R + tiny span with eps = (2 k + 8) 2^-22 (lo.lo missing, each lo rounded to FP16, the
@@ -35,8 +39,10 @@
 // 2 eps r R + 2 tiny span + (1.01 d + 8) u span^2, taken 1.05 times (r, R and the margin
 // themselves are rounded) and twice: the approximate winner's error and a candidate's.
 // Sums (when all landmarks and g x stride floats of sums fit in shared memory): as
-// landmark_sums.cu, float sums and counts per block in shared memory from the staged rows (a warp
-// adds one cell per step, lane t its dimension t), flushed to the global double sums every
+// landmark_sums.cu, float sums and counts per block in shared memory from the staged rows (lane
+// t adds dimension t of 8 cells at a time: the device adds floats in shared memory by
+// compare-and-swap loops, 40 % of the pass at g = 256 when each waited for the last), flushed
+// to the global double sums every
 // kFlushBatches batches (65536 cells per float partial sum); the cells the second kernel scans
 // are added there with double atomics. Without room the pass writes the assignment and the
 // distances for landmark_sums.cu, which reads the cells again.
@@ -70,7 +76,7 @@ constexpr int kThreads = 32 * kWarps;
 constexpr int kMergeLd = 25;                  // floats per cell of the merge area: 3 x 8 groups
 constexpr uint32_t kNeedsScan = 0xfffffffeu;  // assignment of a cell left to the exact scan
 constexpr int kFlushBatches = 256;            // 256 batches of 256 cells per float partial sum
-constexpr int kScanThreads = 256;
+constexpr int kScanThreads = 512;
 constexpr int kFragmentThreads = 256;
 
 /// Shared-memory layout of one launch, in floats (every offset a multiple of 4): a part of the
@@ -119,6 +125,43 @@ int partFor(int g, int stride, bool fused) {
         return even;
     }
     return 0;
+}
+
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+/// One m16n8k16 FP16 product accumulated into c in single precision (the B registers as the
+/// float4 fragments hold them). Not volatile, unlike detail::mmaF16: the scan issues eight
+/// independent chains of products, and the compiler may interleave them to hide each product's
+/// latency.
+__device__ __forceinline__ void mmaHalf(float (&c)[4], const uint32_t (&a)[4], float b0, float b1) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(__float_as_uint(b0)),
+          "r"(__float_as_uint(b1)));
+}
+#endif
+
+/// Adds x[u] to the shared float *at[u] for each u with a target: the device has no shared
+/// float addition, so atomicAdd loops on a compare-and-swap per value; here all N first
+/// attempts are in flight together, and only a value that another thread changed meanwhile
+/// tries again.
+template <int N>
+__device__ __forceinline__ void addShared(float* const (&at)[N], const float (&x)[N]) {
+    unsigned expected[N], seen[N];
+#pragma unroll
+    for (int u = 0; u < N; ++u) expected[u] = at[u] ? __float_as_uint(*at[u]) : 0u;
+#pragma unroll
+    for (int u = 0; u < N; ++u)
+        seen[u] = at[u] ? atomicCAS(reinterpret_cast<unsigned*>(at[u]), expected[u],
+                                    __float_as_uint(__uint_as_float(expected[u]) + x[u]))
+                        : 0u;
+#pragma unroll
+    for (int u = 0; u < N; ++u)
+        while (seen[u] != expected[u]) {
+            expected[u] = seen[u];
+            seen[u] = atomicCAS(reinterpret_cast<unsigned*>(at[u]), expected[u],
+                                __float_as_uint(__uint_as_float(expected[u]) + x[u]));
+        }
 }
 
 /// Keeps v of landmark j in a group's smallest value (with its landmark) and second smallest.
@@ -186,24 +229,47 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (size_t e = tid; e < lay.warpArea - lay.sums; e += kThreads) base[lay.sums + e] = 0.0f;
     if (lay.parts == 1) loadPart(0);  // its barriers also order the cleared sums
 
+    // The rows of the warp's tile of batch b, coalesced (zeros past the last cell): lane l holds
+    // float4 (l + 32 i) mod kVec of row (l + 32 i) / kVec in v[i].
+    auto fetch = [&](size_t b, float4(&v)[kVec]) {
+        const size_t q0 = (b + warp) * 32;
+        const size_t have = q0 >= a.n ? 0 : a.n - q0 < 32 ? a.n - q0 : 32;
+        const float4* src = reinterpret_cast<const float4*>(a.points) + q0 * kVec;
+#pragma unroll
+        for (int i = 0; i < kVec; ++i)
+            v[i] = size_t((lane + 32 * i) / kVec) < have ? src[lane + 32 * i]
+                                                         : make_float4(0, 0, 0, 0);
+    };
+    // Rows of at most 32 floats are fetched a tile ahead, so that their loads run during the
+    // scan of the tile before (with 8 warps a multiprocessor, little else hides them).
+    constexpr bool kAhead = kVec <= 8;
+    const size_t batchStride = size_t(gridDim.x) * kWarps;
+    float4 ahead[kVec];
+    if (kAhead) fetch(size_t(blockIdx.x) * kWarps, ahead);
+
     double inertia = 0;
     unsigned long long skipped = 0, scans = 0;
     int sinceFlush = 0, iteration = 0;
     const size_t tiles = (a.n + 31) / 32;
     for (size_t batch = size_t(blockIdx.x) * kWarps; batch < tiles;
-         batch += size_t(gridDim.x) * kWarps, ++iteration) {
+         batch += batchStride, ++iteration) {
         const size_t p0 = (batch + warp) * 32, p = p0 + lane;
         const bool active = p < a.n;
-        const size_t avail = p0 >= a.n ? 0 : a.n - p0 < 32 ? a.n - p0 : 32;
 
-        // The warp's rows into its scratch, coalesced (zeros past the last cell).
+        // The warp's rows into its scratch, and the next tile's loads started.
         {
-            const float4* src = reinterpret_cast<const float4*>(a.points) + p0 * kVec;
+            float4 v[kVec];
+            if (kAhead) {
+#pragma unroll
+                for (int i = 0; i < kVec; ++i) v[i] = ahead[i];
+                fetch(batch + batchStride, ahead);
+            } else {
+                fetch(batch, v);
+            }
 #pragma unroll
             for (int i = 0; i < kVec; ++i) {
-                const int e = lane + 32 * i, r = e / kVec, c = e % kVec;
-                const float4 v = size_t(r) < avail ? src[e] : make_float4(0, 0, 0, 0);
-                *reinterpret_cast<float4*>(rows + r * kLd + 4 * c) = v;
+                const int e = lane + 32 * i;
+                *reinterpret_cast<float4*>(rows + (e / kVec) * kLd + 4 * (e % kVec)) = v[i];
             }
         }
         __syncwarp();
@@ -252,45 +318,73 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int s = 0; s < 4; ++s)
 #pragma unroll
             for (int c = 0; c < 2; ++c) first[s][c] = second[s][c] = FLT_MAX, which[s][c] = 0;
-        for (int k = 0; k < lay.parts; ++k) {
-            const int q = (iteration & 1) ? lay.parts - 1 - k : k;
-            if (q != resident) loadPart(q);
-            const int offset = q * lay.part, steps = lay.width(q) / 32;
-            for (int step = 0; step < steps; ++step) {
-                // Four tiles of 8 landmarks: eight independent chains of products per warp.
-                float acc[4][2][4];
+        // The products of step `step` of the part in shared memory: per k-step the products
+        // lo.hi, hi.lo and hi.hi of each chain, as splitMma adds them (the same sums), issued
+        // term by term over the eight chains so that neighbouring products do not wait for each
+        // other. acc[nt][mt][2 h + c]: cell 16 mt + 8 h + gq (slot 2 mt + h), landmark 32 step +
+        // 8 nt + 2 t4 + c of the part.
+        auto products = [&](int step, float(&acc)[4][2][4]) {
+#pragma unroll
+            for (int nt = 0; nt < 4; ++nt)
+#pragma unroll
+                for (int mt = 0; mt < 2; ++mt)
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) acc[nt][mt][e] = 0.0f;
+#pragma unroll
+            for (int ks = 0; ks < kSteps; ++ks) {
+                float4 b[4];
+#pragma unroll
+                for (int nt = 0; nt < 4; ++nt)
+                    b[nt] = frags[((4 * step + nt) * kSteps + ks) * 32 + lane];
 #pragma unroll
                 for (int nt = 0; nt < 4; ++nt)
 #pragma unroll
                     for (int mt = 0; mt < 2; ++mt)
+                        mmaHalf(acc[nt][mt], aLo[mt][ks], b[nt].x, b[nt].y);
 #pragma unroll
-                        for (int e = 0; e < 4; ++e) acc[nt][mt][e] = 0.0f;
+                for (int nt = 0; nt < 4; ++nt)
 #pragma unroll
-                for (int ks = 0; ks < kSteps; ++ks)
+                    for (int mt = 0; mt < 2; ++mt)
+                        mmaHalf(acc[nt][mt], aHi[mt][ks], b[nt].z, b[nt].w);
 #pragma unroll
-                    for (int nt = 0; nt < 4; ++nt) {
-                        const float4 b = frags[((4 * step + nt) * kSteps + ks) * 32 + lane];
+                for (int nt = 0; nt < 4; ++nt)
 #pragma unroll
-                        for (int mt = 0; mt < 2; ++mt)
-                            splitMma(acc[nt][mt], aHi[mt][ks], aLo[mt][ks], b);
-                    }
-                // acc[nt][mt][2 h + c]: cell 16 mt + 8 h + gq (slot 2 mt + h), landmark
-                // 32 step + 8 nt + 2 t4 + c of the part.
-                const int j0 = offset + 32 * step + 2 * t4;
+                    for (int mt = 0; mt < 2; ++mt)
+                        mmaHalf(acc[nt][mt], aHi[mt][ks], b[nt].x, b[nt].y);
+            }
+        };
+        // The values of a step into the groups' two smallest.
+        auto keep = [&](int step, int offset, const float(&acc)[4][2][4]) {
+            const int j0 = offset + 32 * step + 2 * t4;
 #pragma unroll
-                for (int nt = 0; nt < 4; ++nt) {
-                    const float2 nb = norms[16 * step + 4 * nt + t4];
+            for (int nt = 0; nt < 4; ++nt) {
+                const float2 nb = norms[16 * step + 4 * nt + t4];
 #pragma unroll
-                    for (int c = 0; c < 2; ++c) {
-                        const int j = j0 + 8 * nt + c;
+                for (int c = 0; c < 2; ++c) {
+                    const int j = j0 + 8 * nt + c;
 #pragma unroll
-                        for (int s = 0; s < 4; ++s) {
-                            const float v = fmaf(minusTwoOverS2, acc[nt][s >> 1][2 * (s & 1) + c],
-                                                 c ? nb.y : nb.x);
-                            keepTwo(first[s][c], second[s][c], which[s][c], v, j);
-                        }
+                    for (int s = 0; s < 4; ++s) {
+                        const float v =
+                            fmaf(minusTwoOverS2, acc[nt][s >> 1][2 * (s & 1) + c], c ? nb.y : nb.x);
+                        keepTwo(first[s][c], second[s][c], which[s][c], v, j);
                     }
                 }
+            }
+        };
+        for (int k = 0; k < lay.parts; ++k) {
+            const int q = (iteration & 1) ? lay.parts - 1 - k : k;
+            if (q != resident) loadPart(q);
+            const int offset = q * lay.part, steps = lay.width(q) / 32;  // even: 64 a padding
+            // Two steps at a time: the products of the second run on the tensor cores while the
+            // comparisons of the first take the other pipes (two warps a scheduler leave little
+            // else to overlap them).
+            float accA[4][2][4], accB[4][2][4];
+            products(0, accA);
+            for (int step = 0; step < steps; step += 2) {
+                products(step + 1, accB);
+                keep(step, offset, accA);
+                if (step + 2 < steps) products(step + 2, accA);
+                keep(step + 1, offset, accB);
             }
         }
 
@@ -353,18 +447,27 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
 
         if (FUSED) {
-            // One cell per step: lane t adds dimension t (t + 32) of the staged row.
-            for (int i = 0; i < 32; ++i) {
-                const uint32_t j = __shfl_sync(0xffffffffu, assigned, i);
-                if (j >= uint32_t(a.g)) continue;  // the same for the whole warp
-                const float* x = rows + i * kLd;
+            // Lane t adds dimension t (t + 32) of the staged rows, 8 cells at a time; each lane
+            // counts its own cell.
+            for (int i0 = 0; i0 < 32; i0 += 8) {
+                uint32_t j[8];
+#pragma unroll
+                for (int u = 0; u < 8; ++u) j[u] = __shfl_sync(0xffffffffu, assigned, i0 + u);
 #pragma unroll
                 for (int k = 0; k < kValuesPerLane; ++k) {
                     const int t = lane + 32 * k;
-                    if (t < a.d) atomicAdd(sums + size_t(j) * STRIDE + t, x[t]);
+                    float* at[8];
+                    float x[8];
+#pragma unroll
+                    for (int u = 0; u < 8; ++u) {
+                        const bool use = j[u] < uint32_t(a.g) && t < a.d;
+                        at[u] = use ? sums + size_t(j[u]) * STRIDE + t : nullptr;
+                        x[u] = use ? rows[(i0 + u) * kLd + t] : 0.0f;
+                    }
+                    addShared<8>(at, x);
                 }
-                if (lane == 0) atomicAdd(counts + j, 1u);
             }
+            if (assigned < uint32_t(a.g)) atomicAdd(counts + assigned, 1u);
         }
         __syncwarp();  // the rows and the merge area are written again by the next tile
         if (FUSED && ++sinceFlush == kFlushBatches) {
@@ -388,13 +491,45 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 /// The exact scan of the cells the products left unsettled: one warp per cell, lane l takes
-/// landmarks l, l + 32, ... in index order, and the warp keeps the least (distance, index).
-template <int KVEC, bool FUSED>
-__global__ void __launch_bounds__(kScanThreads, 2) nearestScanKernel(const NearestArgs a) {
+/// landmarks l, l + 32, ... in index order, two at a time, and the warp keeps the least
+/// (distance, index). With ROWS the block first copies the landmark rows into shared memory,
+/// STRIDE + 1 floats apart, so that the lanes' reads of 32 different rows meet in no bank (from
+/// global memory each such read touches 32 cache lines, which made the scan the cost of a step).
+template <int STRIDE, bool FUSED, bool ROWS>
+__global__ void __launch_bounds__(kScanThreads, 1) nearestScanKernel(const NearestArgs a) {
+    constexpr int kLd = STRIDE + 1, kVec = STRIDE / 4;
+    extern __shared__ float4 scanShared[];
+    float* rows = reinterpret_cast<float*>(scanShared);
+    if (ROWS) {
+        for (int e = threadIdx.x; e < a.g * STRIDE; e += kScanThreads)
+            rows[(e / STRIDE) * kLd + e % STRIDE] = a.landmarks[e];
+        __syncthreads();
+    }
     const int lane = threadIdx.x & 31;
     const size_t warpIndex = (size_t(blockIdx.x) * kScanThreads + threadIdx.x) >> 5;
     const size_t warps = (size_t(gridDim.x) * kScanThreads) >> 5;
     const float4* landmarkRows = reinterpret_cast<const float4*>(a.landmarks);
+    // Squared distance to landmark j in the CPU's arithmetic (difference form, dimension order,
+    // each square rounded), from shared or global memory.
+    auto distance = [&](const float(&x)[STRIDE], int j) {
+        float acc = 0.0f;
+        if (ROWS) {
+            const float* row = rows + j * kLd;
+#pragma unroll
+            for (int t = 0; t < STRIDE; ++t) acc = detail::addSquare(acc, x[t] - row[t]);
+        } else {
+            const float4* row = landmarkRows + size_t(j) * kVec;
+#pragma unroll
+            for (int c = 0; c < kVec; ++c) {
+                const float4 l = __ldg(row + c);
+                acc = detail::addSquare(acc, x[4 * c] - l.x);
+                acc = detail::addSquare(acc, x[4 * c + 1] - l.y);
+                acc = detail::addSquare(acc, x[4 * c + 2] - l.z);
+                acc = detail::addSquare(acc, x[4 * c + 3] - l.w);
+            }
+        }
+        return acc;
+    };
     double inertia = 0;
     unsigned long long skipped = 0;
     for (size_t p0 = warpIndex * 32; p0 < a.n; p0 += warps * 32) {
@@ -404,16 +539,21 @@ __global__ void __launch_bounds__(kScanThreads, 2) nearestScanKernel(const Neare
             const int i = __ffs(pending) - 1;
             pending &= pending - 1;
             const size_t cell = p0 + i;
-            const float4* xr = reinterpret_cast<const float4*>(a.points) + cell * KVEC;
-            float4 x[KVEC];
+            const float4* xr = reinterpret_cast<const float4*>(a.points) + cell * kVec;
+            float x[STRIDE];
 #pragma unroll
-            for (int c = 0; c < KVEC; ++c) x[c] = __ldg(xr + c);
+            for (int c = 0; c < kVec; ++c) {
+                const float4 v = __ldg(xr + c);
+                x[4 * c] = v.x, x[4 * c + 1] = v.y, x[4 * c + 2] = v.z, x[4 * c + 3] = v.w;
+            }
             float best = FLT_MAX;
             int winner = INT_MAX;
-            for (int j = lane; j < a.g; j += 32) {
-                const float4* row = landmarkRows + size_t(j) * KVEC;
-                const float dj = detail::squaredDistance(x, [&](int c) { return __ldg(row + c); });
-                if (dj < best) best = dj, winner = j;
+            for (int j = lane; j < a.g; j += 64) {
+                // Two independent sums; the earlier index is offered first.
+                const int j2 = j + 32 < a.g ? j + 32 : j;
+                const float d1 = distance(x, j), d2 = distance(x, j2);
+                if (d1 < best) best = d1, winner = j;
+                if (d2 < best) best = d2, winner = j2;
             }
             for (int o = 16; o > 0; o >>= 1) {
                 const float otherBest = __shfl_xor_sync(0xffffffffu, best, o);
@@ -428,9 +568,9 @@ __global__ void __launch_bounds__(kScanThreads, 2) nearestScanKernel(const Neare
             }
             if (FUSED) {
                 if (found) {
-                    const float* values = a.points + cell * a.stride;
                     for (int t = lane; t < a.d; t += 32)
-                        atomicAdd(a.sums + size_t(winner) * a.d + t, double(values[t]));
+                        atomicAdd(a.sums + size_t(winner) * a.d + t,
+                                  double(a.points[cell * a.stride + t]));
                     if (lane == 0) atomicAdd(a.counts + winner, 1ull), inertia += double(best);
                 } else if (lane == 0) {
                     ++skipped;
@@ -468,18 +608,28 @@ __global__ void nearestFragmentsKernel(const float* __restrict__ landmarks, int 
 }
 
 template <int STRIDE, bool FUSED>
-void launchWithStride(const NearestArgs& a, const NearestLayout& lay, cudaStream_t stream) {
+void launchMain(const NearestArgs& a, const NearestLayout& lay, cudaStream_t stream) {
     constexpr auto kernel = nearestKernel<STRIDE, FUSED>;
     detail::allowSharedBytes<kernel>(lay.bytes());
     const size_t tiles = (a.n + 31) / 32, wanted = (tiles + kWarps - 1) / kWarps;
     const size_t sms = size_t(detail::multiprocessorCount());
     kernel<<<unsigned(wanted < sms ? wanted : sms), kThreads, lay.bytes(), stream>>>(a, lay);
     SEPAL_CUDA_CHECK_LAUNCH("nearestKernel");
+}
+
+template <int STRIDE, bool FUSED, bool ROWS>
+void launchScan(const NearestArgs& a, cudaStream_t stream) {
+    constexpr auto kernel = nearestScanKernel<STRIDE, FUSED, ROWS>;
+    const size_t bytes = ROWS ? size_t(a.g) * (STRIDE + 1) * sizeof(float) : 0;
+    detail::allowSharedBytes<kernel>(bytes);
+    int perSm = 0;
+    SEPAL_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, kScanThreads, bytes));
     // The scan reads every assignment (4 bytes a cell) and works on the few cells marked.
-    const size_t scanBlocks = (tiles + kScanThreads / 32 - 1) / (kScanThreads / 32);
-    const size_t scanCap = sms * 8;
-    nearestScanKernel<STRIDE / 4, FUSED>
-        <<<unsigned(scanBlocks < scanCap ? scanBlocks : scanCap), kScanThreads, 0, stream>>>(a);
+    const size_t tiles = (a.n + 31) / 32;
+    const size_t wanted = (tiles + kScanThreads / 32 - 1) / (kScanThreads / 32);
+    const size_t cap = size_t(detail::multiprocessorCount()) * size_t(perSm > 0 ? perSm : 1);
+    kernel<<<unsigned(wanted < cap ? wanted : cap), kScanThreads, bytes, stream>>>(a);
     SEPAL_CUDA_CHECK_LAUNCH("nearestScanKernel");
 }
 
@@ -503,9 +653,27 @@ void launchNearestLandmark(const NearestArgs& a, cudaStream_t stream) {
     const NearestLayout lay(a.g, a.stride, part, fused);
     detail::withStride<8, 16, 32, 64>(a.stride, [&](auto s) {
         if (fused)
-            launchWithStride<decltype(s)::value, true>(a, lay, stream);
+            launchMain<decltype(s)::value, true>(a, lay, stream);
         else
-            launchWithStride<decltype(s)::value, false>(a, lay, stream);
+            launchMain<decltype(s)::value, false>(a, lay, stream);
+    });
+}
+
+void launchNearestScan(const NearestArgs& a, cudaStream_t stream) {
+    if (a.n == 0) return;
+    const bool fused = a.sums != nullptr;
+    const bool rows =
+        size_t(a.g) * size_t(a.stride + 1) * sizeof(float) <= detail::maxSharedBytesOptin();
+    detail::withStride<8, 16, 32, 64>(a.stride, [&](auto s) {
+        constexpr int kStride = decltype(s)::value;
+        // The pass adds the sums only where g x (stride + 1) floats fit beside the rest of its
+        // layout: the rows always fit then.
+        if (fused)
+            launchScan<kStride, true, true>(a, stream);
+        else if (rows)
+            launchScan<kStride, false, true>(a, stream);
+        else
+            launchScan<kStride, false, false>(a, stream);
     });
 }
 

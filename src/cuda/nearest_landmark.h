@@ -66,8 +66,12 @@ size_t nearestSharedBytes(int stride, int g);
 /// Whether the current device lets the nearest kernel hold all g landmarks and the float sums in
 /// shared memory, so that it adds the sums in the same pass.
 bool nearestFusesSums(int g, int stride);
-/// Finds every cell's nearest landmark (and adds the sums when args.sums is set).
+/// Finds every cell's nearest landmark (and adds the sums when args.sums is set), except the
+/// cells whose candidates the products do not settle: those are marked for launchNearestScan.
 void launchNearestLandmark(const NearestArgs& args, cudaStream_t stream);
+/// Scans every landmark exactly for the cells launchNearestLandmark marked (the same args, after
+/// it on the same stream); every cell has its nearest landmark afterwards.
+void launchNearestScan(const NearestArgs& args, cudaStream_t stream);
 
 /// Owns the device copy behind a NearestLandmarks view and fills it from host landmarks.
 class NearestLandmarkBuffers {

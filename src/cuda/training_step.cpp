@@ -89,7 +89,7 @@ struct TrainingStep::State {
     size_t weightsG = 0;
     TensorLandmarkBuffers tensor;
     NearestLandmarkBuffers nearest;
-    Event start, assigned, summed, updated;
+    Event start, scanned, assigned, summed, updated;
     size_t lastG = 0;
     bool stepped = false;
     std::string lastKernel = "none";
@@ -242,6 +242,8 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
         }
         na.scans = s.scans.get();
         launchNearestLandmark(na, nullptr);
+        s.scanned.record();
+        launchNearestScan(na, nullptr);
     } else if (s.lastKernel == "resident")
         launchResidentKnn(a, nullptr);
     else if (s.lastKernel == "parts")
@@ -252,6 +254,7 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
         launchFused(a, nullptr);
     else if (s.lastKernel == "bitonic")
         launchBitonicKnn(a, nullptr);
+    if (s.lastKernel != "nearest") s.scanned.record();
     s.assigned.record();
     LandmarkSumArgs sa;
     sa.points = s.points.get();
@@ -334,6 +337,7 @@ StepTimes TrainingStep::lastTimes() const {
     StepTimes t;
     if (!s.stepped) return t;
     t.assignMs = s.assigned.secondsSince(s.start) * 1e3;
+    t.exactScanMs = s.assigned.secondsSince(s.scanned) * 1e3;
     t.accumulateMs = s.summed.secondsSince(s.assigned) * 1e3;
     t.smoothMs = s.updated.secondsSince(s.summed) * 1e3;
     return t;

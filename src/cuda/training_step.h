@@ -53,6 +53,8 @@ struct StepTimes {
     /// Nearest landmark of every point (the nearest or k-NN kernel; with the sums when the
     /// nearest kernel adds them in its pass, lastSumMode() "fused").
     double assignMs = 0;
+    /// Of assignMs: the exact scan of the cells the nearest kernel's products left unsettled.
+    double exactScanMs = 0;
     double accumulateMs = 0;  ///< per-landmark sums, counts and inertia (0 when fused)
     double smoothMs = 0;      ///< batch-SOM smoothing (if any) and the division
 };
