@@ -319,6 +319,13 @@ struct NearestCase {
 
 class CudaNearestStep : public ::testing::TestWithParam<NearestCase> {};
 
+/// Sets an environment variable for its scope (the variable is unset afterwards).
+struct ScopedEnv {
+    const char* name;
+    ScopedEnv(const char* n, const char* value) : name(n) { setenv(n, value, 1); }
+    ~ScopedEnv() { unsetenv(name); }
+};
+
 /// Landmarks on rows of x (a fixed spread), each moved by a small jitter.
 std::vector<float> landmarksOnRows(const std::vector<float>& x, size_t n, size_t d, size_t g,
                                    uint32_t seed) {
@@ -363,6 +370,7 @@ TEST_P(CudaNearestStep, WinnersAndSumsMatchTheHost) {
         x[11 * c.d + 3] = 1e30f;  // every squared distance overflows: skipped
         x[12 * c.d + 4] = 1e6f;   // beyond FP16's reach, finite distances: scanned exactly
     }
+    const ScopedEnv fused("SEPAL_TRAIN_FUSED_SUMS", kind == "kmeans" ? "0" : "1");
     cuda::TrainingStep gpu(x.data(), c.n, c.d, "nearest");
     const int steps = kind == "kmeans" ? 3 : 1;
     for (int it = 0; it < steps; ++it) {
@@ -383,8 +391,9 @@ TEST_P(CudaNearestStep, WinnersAndSumsMatchTheHost) {
     }
 }
 
-// g 256 and 1024 at d 32 (the sums in the pass; then after it), d 64 at g 1024 (the landmarks
-// in two parts), d 27 (CyTOF-like) at g 300 and 777 (not multiples of the kernel's 64), d 16.
+// g 256 and 1024 at d 32, d 64 at g 1024 (the landmarks in two parts), d 27 (CyTOF-like) at
+// g 300 and 777 (not multiples of the kernel's 64), d 16; the ties and non-finite cases add the
+// sums in the pass where they fit (SEPAL_TRAIN_FUSED_SUMS=1), the k-means cases after it.
 INSTANTIATE_TEST_SUITE_P(
     Cases, CudaNearestStep,
     ::testing::Values(NearestCase{6000, 32, 256, "kmeans"}, NearestCase{6000, 32, 1024, "kmeans"},
@@ -406,10 +415,10 @@ TEST(CudaNearestStep, SumsInThePassOrAfterItAgree) {
     const auto l = landmarksOnRows(x, n, d, g, 152);
     cuda::TrainingStep gpu(x.data(), n, d, "nearest");
     expectKmeansStep(gpu, x, n, d, l, g);
-    EXPECT_EQ(gpu.lastSumMode(), "fused");
-    setenv("SEPAL_TRAIN_FUSED_SUMS", "0", 1);
-    expectKmeansStep(gpu, x, n, d, l, g);
     EXPECT_EQ(gpu.lastSumMode(), "shared");
+    setenv("SEPAL_TRAIN_FUSED_SUMS", "1", 1);
+    expectKmeansStep(gpu, x, n, d, l, g);
+    EXPECT_EQ(gpu.lastSumMode(), "fused");
     unsetenv("SEPAL_TRAIN_FUSED_SUMS");
     // Auto takes the nearest kernel for the training step's shapes.
     cuda::TrainingStep automatic(x.data(), n, d);
