@@ -38,14 +38,15 @@
 // span^2; centring, 2.0001 u span^2; the exact distance's own rounding, (d + 3) u span^2. So E =
 // 2 eps r R + 2 tiny span + (1.01 d + 8) u span^2, taken 1.05 times (r, R and the margin
 // themselves are rounded) and twice: the approximate winner's error and a candidate's.
-// Sums (when all landmarks and g x stride floats of sums fit in shared memory): as
-// landmark_sums.cu, float sums and counts per block in shared memory from the staged rows (lane
-// t adds dimension t of 8 cells at a time: the device adds floats in shared memory by
-// compare-and-swap loops, 40 % of the pass at g = 256 when each waited for the last), flushed
-// to the global double sums every
+// Sums, when asked for (args.sums; the training step's SEPAL_TRAIN_FUSED_SUMS=1) and all
+// landmarks and g x stride floats of sums fit in shared memory: as landmark_sums.cu, float sums
+// and counts per block in shared memory from the staged rows (lane t adds dimension t of 8 cells
+// at a time: the device adds floats in shared memory by compare-and-swap loops, 40 % of the pass
+// at g = 256 when each waited for the last), flushed to the global double sums every
 // kFlushBatches batches (65536 cells per float partial sum); the cells the second kernel scans
-// are added there with double atomics. Without room the pass writes the assignment and the
-// distances for landmark_sums.cu, which reads the cells again.
+// are added there with double atomics. Otherwise the pass writes the assignment and the
+// distances for landmark_sums.cu, which reads the cells again: on the H200 that second read
+// costs no more than the sums in the pass (GPU_NOTES.md), so it is the training step's default.
 // Limits: stride 8 to 64, compute capability 8.0 or later, a part of kNearestPadding landmarks and
 // the warps' scratch in shared memory (kernel_limits.h).
 
