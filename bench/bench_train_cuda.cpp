@@ -3,7 +3,9 @@
 // landmarks to the next, as training does. One JSON line per (g, mode): the median ms per step
 // on the host clock after the device finished, cells per second, the device phases from CUDA
 // events, the k-NN kernel and the device memory. (The batch path it replaced, which allocated
-// and copied the assignment back every call, is measured beside it in GPU_NOTES.md.)
+// and copied the assignment back every call, is measured beside it in GPU_NOTES.md.) Several
+// --knn names run one after another on the same cells (each uploads them again), so that a
+// kernel and the one it replaced are timed in one run.
 
 #ifdef SEPAL_HAVE_CUDA
 
@@ -33,7 +35,7 @@ struct TrainOptions {
     std::vector<int> gs{256, 1024};
     std::vector<std::string> modes{"kmeans", "batch-som"};
     int steps = 20;
-    std::string knn = "auto";
+    std::vector<std::string> knns{"auto"};
 };
 /// g landmarks on cells of the data (a fixed spread of rows).
 std::vector<float> startLandmarks(const std::vector<float>& x, size_t n, size_t d, size_t g) {
@@ -70,10 +72,12 @@ double freeDeviceMb() {
     return double(freeBytes) / 1e6;
 }
 
-nlohmann::json lineFor(const char* path, size_t n, size_t d, size_t g, const std::string& mode) {
+nlohmann::json lineFor(const char* path, size_t n, size_t d, size_t g, const std::string& mode,
+                       const std::string& knn) {
     nlohmann::json j = nlohmann::json::parse(contextJson());
     j["bench"] = "cuda_train";
     j["path"] = path;
+    j["knn"] = knn;
     j["mode"] = mode;
     j["n"] = n;
     j["d"] = d;
@@ -88,8 +92,9 @@ void print(const nlohmann::json& j) {
 
 /// The resident step: one warm-up step, then `steps` timed ones.
 void runResident(const TrainOptions& o, cuda::TrainingStep& gpu, const std::vector<float>& x,
-                 size_t g, const std::string& mode, double uploadMs, double freeBeforeMb) {
-    nlohmann::json j = lineFor("resident", o.n, o.d, g, mode);
+                 size_t g, const std::string& mode, const std::string& knn, double uploadMs,
+                 double freeBeforeMb) {
+    nlohmann::json j = lineFor("resident", o.n, o.d, g, mode, knn);
     try {
         std::vector<float> l = startLandmarks(x, o.n, o.d, g);
         const bool som = mode == "batch-som";
@@ -104,16 +109,18 @@ void runResident(const TrainOptions& o, cuda::TrainingStep& gpu, const std::vect
         j["first_step_ms"] = msSince(t0);
         // Read after the first step, which grows the step's buffers for this g.
         j["device_used_mb"] = freeBeforeMb - freeDeviceMb();
-        std::vector<double> wall, assign, accumulate, smooth, inertia;
+        std::vector<double> wall, assign, scan, accumulate, smooth, inertia, scans;
         for (int s = 0; s < o.steps; ++s) {
             t0 = std::chrono::steady_clock::now();
             const cuda::StepResult r = once();
             wall.push_back(msSince(t0));
             const cuda::StepTimes t = gpu.lastTimes();
             assign.push_back(t.assignMs);
+            scan.push_back(t.exactScanMs);
             accumulate.push_back(t.accumulateMs);
             smooth.push_back(t.smoothMs);
             inertia.push_back(r.inertia);
+            scans.push_back(double(gpu.lastExactScans()));
         }
         const double ms = median(wall);
         j["steps"] = o.steps;
@@ -123,10 +130,12 @@ void runResident(const TrainOptions& o, cuda::TrainingStep& gpu, const std::vect
         j["steps_per_s"] = ms > 0 ? 1e3 / ms : 0.0;
         j["cells_per_s"] = ms > 0 ? double(o.n) / (ms / 1e3) : 0.0;
         j["assign_ms"] = median(assign);
+        j["exact_scan_ms"] = median(scan);  // of assign_ms
         j["accumulate_ms"] = median(accumulate);
         j["smooth_ms"] = median(smooth);
         j["knn_kernel"] = gpu.lastKernel();
         j["sums_in"] = gpu.lastSumMode();
+        j["exact_scans"] = median(scans);  // cells the nearest kernel scanned exactly
         j["skipped"] = first.skipped;
         j["inertia_first"] = first.inertia;
         j["inertia_last"] = inertia.empty() ? first.inertia : inertia.back();
@@ -144,14 +153,14 @@ void runTrain(const TrainOptions& o) {
     auto t0 = std::chrono::steady_clock::now();
     const auto x = makeClusteredCells(o.n, o.d);
     std::fprintf(stderr, "cuda-train: %zu x %zu cells made in %.0f ms\n", o.n, o.d, msSince(t0));
-    {
+    for (const auto& knn : o.knns) {
         const double freeBefore = freeDeviceMb();
         t0 = std::chrono::steady_clock::now();
-        cuda::TrainingStep gpu(x.data(), o.n, o.d, o.knn);
+        cuda::TrainingStep gpu(x.data(), o.n, o.d, knn);
         const double uploadMs = msSince(t0);
         for (int g : o.gs)
             for (const auto& mode : o.modes)
-                runResident(o, gpu, x, size_t(g), mode, uploadMs, freeBefore);
+                runResident(o, gpu, x, size_t(g), mode, knn, uploadMs, freeBefore);
     }
 }
 
@@ -165,9 +174,9 @@ void addCudaTrain(CLI::App& app) {
     sub->add_option("--mode", o.modes, "kmeans, batch-som or both (default)")
         ->check(CLI::IsMember({"kmeans", "batch-som"}));
     sub->add_option("--steps", o.steps, "steps timed per configuration (default 20)");
-    sub->add_option("--knn", o.knn,
-                    "nearest-landmark kernel: auto (default), resident, parts, tensor, fused, "
-                    "bitonic");
+    sub->add_option("--knn", o.knns,
+                    "nearest-landmark kernels, each run in turn: auto (default), nearest, "
+                    "resident, parts, tensor, fused, bitonic");
     sub->callback([] { runTrain(o); });
 }
 

@@ -59,7 +59,7 @@ tests=$build/tests/sepal_gpu_tests
 # leading * is needed.
 small='*CudaVsHost*n0_*:*CudaVsHost*n1_*:*CudaVsHost*n129_*:*CudaVsHost*n1000_*:*CudaVsHost*n200_*'
 small+=':*CudaVsHost*n50_*:*CudaSearch*n1_*:*CudaSearch*n333_*:*CudaSearch*n100_*:CudaProjector.*'
-small+=':CudaTraining.*:*CudaTensorSearch*:CudaPartsSearch*'
+small+=':CudaTraining.*:*CudaTensorSearch*:CudaPartsSearch*:*CudaNearestStep*'
 if [ "$mode" = trust ]; then
     # Each step's lines as they come: a device call cut short still shows what ran.
     echo "== the rank kernels' tests"

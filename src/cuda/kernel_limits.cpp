@@ -2,6 +2,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "cuda/nearest_landmark.h"
+
 namespace sepal::cuda {
 
 namespace {
@@ -147,6 +149,22 @@ std::string listProjectionRefusal(const KernelShape& s) {
 
 std::string bitonicRefusal(const KernelShape& s) {
     return listRefusal(s, kBitonicMaxList);
+}
+
+std::string nearestRefusal(const KernelShape& s) {
+    return firstOf([&] { return tensorCoreRefusal(s, "FP16"); },
+                   [&]() -> std::string {
+                       if (s.topnn == 1) return "";
+                       return "it finds the nearest landmark alone: k = 1 (here k = " +
+                              std::to_string(s.topn) + ")";
+                   },
+                   [&] {
+                       return sharedRefusal(
+                           s, nearestSharedBytes(s.stride, s.g),
+                           "it passes the landmarks through shared memory in parts of " +
+                               std::to_string(kNearestPadding) +
+                               " beside its warps' rows at d = " + std::to_string(s.d));
+                   });
 }
 
 }  // namespace sepal::cuda

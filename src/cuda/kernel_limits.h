@@ -38,5 +38,8 @@ std::string tableProjectionRefusal(const KernelShape& s);
 std::string listProjectionRefusal(const KernelShape& s);
 /// Why the bitonic k-NN and its projections cannot take the shape.
 std::string bitonicRefusal(const KernelShape& s);
+/// Why the nearest-landmark kernel (k = 1, split FP16 products, the training step's) cannot take
+/// the shape.
+std::string nearestRefusal(const KernelShape& s);
 
 }  // namespace sepal::cuda

@@ -1,6 +1,8 @@
 // The resident training step: the points and every buffer of a step live on the device from one
 // step to the next; a step uploads the landmarks, runs the exact k = 1 search through the fastest
-// k-NN kernel that takes the shape (kernel_limits.h decides), the per-landmark sums
+// kernel that takes the shape (kernel_limits.h decides: first the nearest-landmark kernel,
+// nearest_landmark.cu, which also adds the sums in the same pass when they fit in shared memory,
+// then the k-NN kernels), the per-landmark sums where the search did not add them
 // (landmark_sums.cu) and the update (landmark_update.cu), and copies back g rows.
 
 #include "cuda/training_step.h"
@@ -9,6 +11,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <iterator>
 #include <string>
 
@@ -20,6 +24,7 @@
 #include "cuda/kernel_limits.h"
 #include "cuda/landmark_sums.h"
 #include "cuda/landmark_update.h"
+#include "cuda/nearest_landmark.h"
 #include "cuda/tensor_landmarks.h"
 
 namespace sepal::cuda {
@@ -30,11 +35,9 @@ struct KnnKernel {
     const char* name;
     std::string (*refusal)(const KernelShape&);
 };
-constexpr KnnKernel kKnnKernels[] = {{"resident", residentKnnRefusal},
-                                     {"parts", partsKnnRefusal},
-                                     {"tensor", tensorRefusal},
-                                     {"fused", fusedRefusal},
-                                     {"bitonic", bitonicRefusal}};
+constexpr KnnKernel kKnnKernels[] = {{"nearest", nearestRefusal}, {"resident", residentKnnRefusal},
+                                     {"parts", partsKnnRefusal},  {"tensor", tensorRefusal},
+                                     {"fused", fusedRefusal},     {"bitonic", bitonicRefusal}};
 
 /// The kernel `wanted` names ("auto": the first that takes the shape); throws when it refuses.
 const KnnKernel& knnKernelFor(const std::string& wanted, const KernelShape& shape) {
@@ -57,6 +60,16 @@ size_t bytesOf(const DeviceBuffer<T>& b) {
     return b.capacity() * sizeof(T);
 }
 
+/// Whether the nearest kernel adds the sums in its pass where they fit (SEPAL_TRAIN_FUSED_SUMS=1).
+/// By default landmark_sums.cu adds them after it, reading the cells again: on the H200 at 10^8
+/// x 32 and g = 256 that took 8.0 ms where the sums in the pass added 8.6 to 10.7 ms to it (its
+/// additions are compare-and-swap loops in shared memory, in a pass that holds 8 warps a
+/// multiprocessor), so the second read is the cheaper.
+bool fusedSumsWanted() {
+    const char* value = std::getenv("SEPAL_TRAIN_FUSED_SUMS");
+    return value && std::strcmp(value, "1") == 0;
+}
+
 }  // namespace
 
 struct TrainingStep::State {
@@ -74,14 +87,17 @@ struct TrainingStep::State {
     DeviceBuffer<double> denominators;         // g
     DeviceBuffer<double> inertia;              // 1
     DeviceBuffer<unsigned long long> skipped;  // 1
+    DeviceBuffer<unsigned long long> scans;    // 1: cells the nearest kernel scanned exactly
     DeviceBuffer<float> weights;               // g x g: the batch SOM's neighbourhood
     size_t weightsG = 0;
     TensorLandmarkBuffers tensor;
-    Event start, assigned, summed, updated;
+    NearestLandmarkBuffers nearest;
+    Event start, scanned, assigned, summed, updated;
     size_t lastG = 0;
     bool stepped = false;
     std::string lastKernel = "none";
-    bool lastShared = true;
+    std::string lastSumMode = "shared";
+    size_t lastScans = 0;
 };
 
 TrainingStep::TrainingStep(const float* points, size_t n, size_t d, const std::string& knn)
@@ -90,7 +106,7 @@ TrainingStep::TrainingStep(const float* points, size_t n, size_t d, const std::s
     if (knn != "auto" && std::none_of(std::begin(kKnnKernels), std::end(kKnnKernels),
                                       [&](const KnnKernel& k) { return knn == k.name; }))
         throw InputError("unknown CUDA k-NN kernel '" + knn +
-                         "' (auto, resident, parts, tensor, fused or bitonic)");
+                         "' (auto, nearest, resident, parts, tensor, fused or bitonic)");
     State& s = *m_state;
     s.n = n;
     s.d = d;
@@ -101,6 +117,7 @@ TrainingStep::TrainingStep(const float* points, size_t n, size_t d, const std::s
     s.dist.reserve(std::max<size_t>(n, 1));
     s.inertia.reserve(1);
     s.skipped.reserve(1);
+    s.scans.reserve(1);
     if (n == 0) return;
     if (size_t(s.stride) == d) {
         SEPAL_CUDA_CHECK(
@@ -180,6 +197,7 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
     SEPAL_CUDA_CHECK(cudaMemsetAsync(s.counts.get(), 0, g * sizeof(unsigned long long), nullptr));
     SEPAL_CUDA_CHECK(cudaMemsetAsync(s.inertia.get(), 0, sizeof(double), nullptr));
     SEPAL_CUDA_CHECK(cudaMemsetAsync(s.skipped.get(), 0, sizeof(unsigned long long), nullptr));
+    SEPAL_CUDA_CHECK(cudaMemsetAsync(s.scans.get(), 0, sizeof(unsigned long long), nullptr));
 
     ProjectionArgs a;
     a.points = s.points.get();
@@ -193,9 +211,14 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
     a.knnDist = s.dist.get();
     // The kernel and its landmark copy are prepared before the timed region starts.
     s.lastKernel = "none";
+    bool fused = false;
     if (s.n > 0) {
         s.lastKernel = knnKernelFor(s.knn, shapeOf(a)).name;
-        if (s.lastKernel == "resident" || s.lastKernel == "parts" || s.lastKernel == "tensor") {
+        if (s.lastKernel == "nearest") {
+            s.nearest.upload(landmarks, g, s.d, s.stride, s.padded.get(), nullptr);
+            fused = fusedSumsWanted() && nearestFusesSums(int(g), s.stride);
+        } else if (s.lastKernel == "resident" || s.lastKernel == "parts" ||
+                   s.lastKernel == "tensor") {
             // The resident and parts k-NNs read the landmarks in index order; tensor shuffled.
             s.tensor.upload(landmarks, g, s.d, s.stride, kTensorPadding, nullptr,
                             s.lastKernel == "tensor");
@@ -203,7 +226,28 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
         }
     }
     s.start.record();
-    if (s.lastKernel == "resident")
+    if (s.lastKernel == "nearest") {
+        NearestArgs na;
+        na.points = s.points.get();
+        na.n = s.n;
+        na.d = int(s.d);
+        na.stride = s.stride;
+        na.landmarks = s.padded.get();
+        na.g = int(g);
+        na.prep = s.nearest.view();
+        na.assign = s.assign.get();
+        na.dist = s.dist.get();
+        if (fused) {
+            na.sums = s.sums.get();
+            na.counts = s.counts.get();
+            na.inertia = s.inertia.get();
+            na.skipped = s.skipped.get();
+        }
+        na.scans = s.scans.get();
+        launchNearestLandmark(na, nullptr);
+        s.scanned.record();
+        launchNearestScan(na, nullptr);
+    } else if (s.lastKernel == "resident")
         launchResidentKnn(a, nullptr);
     else if (s.lastKernel == "parts")
         launchPartsKnn(a, nullptr);
@@ -213,6 +257,7 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
         launchFused(a, nullptr);
     else if (s.lastKernel == "bitonic")
         launchBitonicKnn(a, nullptr);
+    if (s.lastKernel != "nearest") s.scanned.record();
     s.assigned.record();
     LandmarkSumArgs sa;
     sa.points = s.points.get();
@@ -226,8 +271,12 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
     sa.counts = s.counts.get();
     sa.inertia = s.inertia.get();
     sa.skipped = s.skipped.get();
-    s.lastShared = landmarkSumsFitShared(int(g), s.stride);
-    launchLandmarkSums(sa, nullptr);
+    if (fused) {
+        s.lastSumMode = "fused";
+    } else {
+        s.lastSumMode = landmarkSumsFitShared(int(g), s.stride) ? "shared" : "global";
+        launchLandmarkSums(sa, nullptr);
+    }
     s.summed.record();
     LandmarkUpdateArgs ua;
     ua.sums = s.sums.get();
@@ -254,6 +303,9 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
     SEPAL_CUDA_CHECK(
         cudaMemcpy(&skipped, s.skipped.get(), sizeof(skipped), cudaMemcpyDeviceToHost));
     r.skipped = size_t(skipped);
+    unsigned long long scans = 0;
+    SEPAL_CUDA_CHECK(cudaMemcpy(&scans, s.scans.get(), sizeof(scans), cudaMemcpyDeviceToHost));
+    s.lastScans = size_t(scans);
     s.lastG = g;
     s.stepped = true;
     return r;
@@ -288,6 +340,7 @@ StepTimes TrainingStep::lastTimes() const {
     StepTimes t;
     if (!s.stepped) return t;
     t.assignMs = s.assigned.secondsSince(s.start) * 1e3;
+    t.exactScanMs = s.assigned.secondsSince(s.scanned) * 1e3;
     t.accumulateMs = s.summed.secondsSince(s.assigned) * 1e3;
     t.smoothMs = s.updated.secondsSince(s.summed) * 1e3;
     return t;
@@ -298,14 +351,19 @@ std::string TrainingStep::lastKernel() const {
 }
 
 std::string TrainingStep::lastSumMode() const {
-    return m_state->lastShared ? "shared" : "global";
+    return m_state->lastSumMode;
+}
+
+size_t TrainingStep::lastExactScans() const {
+    return m_state->lastScans;
 }
 
 size_t TrainingStep::deviceBytes() const {
     const State& s = *m_state;
     return bytesOf(s.points) + bytesOf(s.assign) + bytesOf(s.dist) + bytesOf(s.given) +
            bytesOf(s.padded) + bytesOf(s.fresh) + bytesOf(s.sums) + bytesOf(s.counts) +
-           bytesOf(s.denominators) + bytesOf(s.inertia) + bytesOf(s.skipped) + bytesOf(s.weights);
+           bytesOf(s.denominators) + bytesOf(s.inertia) + bytesOf(s.skipped) + bytesOf(s.scans) +
+           bytesOf(s.weights) + s.nearest.deviceBytes();
 }
 
 std::vector<float> gaussianNeighbourhood(const float* positions, size_t g, float sigma) {

@@ -50,8 +50,12 @@ struct NearestSums {
 
 /// Milliseconds of the last step's device phases, measured with CUDA events.
 struct StepTimes {
-    double assignMs = 0;      ///< nearest landmark of every point (the k-NN kernel)
-    double accumulateMs = 0;  ///< per-landmark sums, counts and inertia
+    /// Nearest landmark of every point (the nearest or k-NN kernel; with the sums when the
+    /// nearest kernel adds them in its pass, lastSumMode() "fused").
+    double assignMs = 0;
+    /// Of assignMs: the exact scan of the cells the nearest kernel's products left unsettled.
+    double exactScanMs = 0;
+    double accumulateMs = 0;  ///< per-landmark sums, counts and inertia (0 when fused)
     double smoothMs = 0;      ///< batch-SOM smoothing (if any) and the division
 };
 
@@ -59,8 +63,9 @@ struct StepTimes {
 class TrainingStep {
   public:
     /// points: n x d row-major on the host (may be null when n = 0); uploaded once. `knn` picks
-    /// the nearest-landmark kernel: "auto" (the fastest that takes the shape), or "resident",
-    /// "parts", "tensor", "fused", "bitonic" (a step throws when that one refuses the shape).
+    /// the nearest-landmark kernel: "auto" (the fastest that takes the shape: "nearest" where it
+    /// can), or "nearest", "resident", "parts", "tensor", "fused", "bitonic" (a step throws when
+    /// that one refuses the shape).
     TrainingStep(const float* points, size_t n, size_t d, const std::string& knn = "auto");
     ~TrainingStep();
     TrainingStep(const TrainingStep&) = delete;
@@ -88,10 +93,14 @@ class TrainingStep {
     NearestSums nearestSums() const;
     /// The last step's device phases.
     StepTimes lastTimes() const;
-    /// The k-NN kernel that served the last step ("resident", "parts", ...).
+    /// The k-NN kernel that served the last step ("nearest", "resident", "parts", ...).
     std::string lastKernel() const;
-    /// Whether the last step summed in shared memory ("shared") or in global memory ("global").
+    /// How the last step summed: in the nearest kernel's pass ("fused"), or in a pass of its own
+    /// in shared memory ("shared") or in global memory ("global").
     std::string lastSumMode() const;
+    /// Points of the last step whose nearest landmark the nearest kernel's products did not
+    /// settle, so that every landmark was scanned exactly for them (0 for the other kernels).
+    size_t lastExactScans() const;
     /// Device memory this object holds, in bytes.
     size_t deviceBytes() const;
 

@@ -1,12 +1,18 @@
 // The resident GPU training step (cuda/training_step.h) against host computations: exact
 // nearest landmarks, sums within float tolerance, Lloyd's iterations of the CPU trainer, the
-// batch SOM's formula, and the edge cases (g = 1, non-finite points, no points, reuse).
+// batch SOM's formula, and the edge cases (g = 1, non-finite points, no points, reuse); the
+// nearest-landmark kernel (nearest_landmark.cu) on its hard cases: k-means centroids crowding
+// their clusters, equal and nearly equal landmarks, non-finite and far cells.
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "core/common/error.h"
 #include "core/knn/nearest_search.h"
@@ -77,10 +83,12 @@ double sumTolerance(double magnitude) {
     return 1e-5 * magnitude + 1e-6;
 }
 
-/// Checks a k-means step's assignment, sums, counts, inertia and new landmarks against the host.
+/// Checks a k-means step's assignment, sums, counts, inertia and new landmarks against the host;
+/// the step's result goes to `result` when given.
 void expectKmeansStep(cuda::TrainingStep& gpu, const std::vector<float>& x, size_t n, size_t d,
-                      const std::vector<float>& l, size_t g) {
+                      const std::vector<float>& l, size_t g, cuda::StepResult* result = nullptr) {
     const cuda::StepResult r = gpu.stepKmeans(l.data(), g);
+    if (result) *result = r;
     SCOPED_TRACE("n " + std::to_string(n) + ", d " + std::to_string(d) + ", g " +
                  std::to_string(g) + ", k-NN " + gpu.lastKernel() + ", sums " + gpu.lastSumMode());
     std::vector<uint32_t> idx;
@@ -145,7 +153,7 @@ TEST(CudaTrainingStep, EveryKernelGivesTheHostsWinners) {
     const size_t n = 2000, d = 32, g = 200;
     const auto x = randomPoints(n, d, 61, 5);
     const auto l = randomPoints(g, d, 62, 5);
-    for (const char* kernel : {"resident", "parts", "tensor", "fused", "bitonic"}) {
+    for (const char* kernel : {"nearest", "resident", "parts", "tensor", "fused", "bitonic"}) {
         SCOPED_TRACE(kernel);
         cuda::TrainingStep gpu(x.data(), n, d, kernel);
         expectKmeansStep(gpu, x, n, d, l, g);
@@ -296,6 +304,126 @@ TEST(CudaTrainingStep, RefusesWhatItCannotTrain) {
     const auto wl = randomPoints(4, 130, 134);
     cuda::TrainingStep forced(wide.data(), n, 130, "resident");
     EXPECT_THROW(forced.stepKmeans(wl.data(), 4), InputError);
+}
+
+// The nearest-landmark kernel's cases. Landmarks: "kmeans", rows of clustered cells, then
+// k-means steps (each checked) so that the later steps' centroids crowd their clusters;
+// "ties", equal landmarks in one group of the kernel (indices 8 apart: the products cannot
+// settle them) and in different groups, nearly equal ones, and cells placed on them; "nonfinite",
+// cells with NaN and infinities, one so far out that every distance overflows and one beyond
+// FP16's reach that still has finite distances.
+struct NearestCase {
+    size_t n, d, g;
+    const char* landmarks;
+};
+
+class CudaNearestStep : public ::testing::TestWithParam<NearestCase> {};
+
+/// Sets an environment variable for its scope (the variable is unset afterwards).
+struct ScopedEnv {
+    const char* name;
+    ScopedEnv(const char* n, const char* value) : name(n) { setenv(n, value, 1); }
+    ~ScopedEnv() { unsetenv(name); }
+};
+
+/// Landmarks on rows of x (a fixed spread), each moved by a small jitter.
+std::vector<float> landmarksOnRows(const std::vector<float>& x, size_t n, size_t d, size_t g,
+                                   uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> jitter(-0.05f, 0.05f);
+    std::vector<float> l(g * d);
+    for (size_t j = 0; j < g; ++j) {
+        const size_t row = (j * 7919 + 13) % n;
+        for (size_t t = 0; t < d; ++t) l[j * d + t] = x[row * d + t] + jitter(rng);
+    }
+    return l;
+}
+
+TEST_P(CudaNearestStep, WinnersAndSumsMatchTheHost) {
+    SEPAL_REQUIRE_GPU();
+    const NearestCase c = GetParam();
+    const std::string kind = c.landmarks;
+    SCOPED_TRACE(kind);
+    auto x = randomPoints(c.n, c.d, 141, 6);
+    auto l = landmarksOnRows(x, c.n, c.d, c.g, 142);
+    if (kind == "ties") {
+        // Equal pairs in one group (j, j + 8; j, j + 64) and in two (j, j + 1), a nearly equal
+        // pair in one group and one in two; a tenth of the cells on them.
+        const size_t pairs[][2] = {{0, 1}, {2, 10}, {3, 67}, {5, 13}, {6, 7}};
+        for (const auto& pr : pairs)
+            if (pr[1] < c.g)
+                std::copy(l.begin() + long(pr[0] * c.d), l.begin() + long((pr[0] + 1) * c.d),
+                          l.begin() + long(pr[1] * c.d));
+        l[13 * c.d] = std::nextafter(l[13 * c.d], 1e9f);
+        l[7 * c.d + 1] = std::nextafter(l[7 * c.d + 1], -1e9f);
+        const size_t on[] = {0, 2, 3, 5, 6, 7, 13};
+        for (size_t i = 0; i < c.n / 10; ++i) {
+            const size_t j = on[i % 7];
+            for (size_t t = 0; t < c.d; ++t)
+                x[i * c.d + t] = l[j * c.d + t] + (i % 3 == 0 ? 0.0f : 1e-3f * float(t % 5));
+        }
+    } else if (kind == "nonfinite") {
+        x[1 * c.d + 2] = std::numeric_limits<float>::quiet_NaN();
+        x[4 * c.d] = std::numeric_limits<float>::infinity();
+        x[9 * c.d + c.d - 1] = -std::numeric_limits<float>::infinity();
+        x[(c.n - 1) * c.d + 1] = std::numeric_limits<float>::quiet_NaN();
+        x[11 * c.d + 3] = 1e30f;  // every squared distance overflows: skipped
+        x[12 * c.d + 4] = 1e6f;   // beyond FP16's reach, finite distances: scanned exactly
+    }
+    const ScopedEnv fused("SEPAL_TRAIN_FUSED_SUMS", kind == "kmeans" ? "0" : "1");
+    cuda::TrainingStep gpu(x.data(), c.n, c.d, "nearest");
+    const int steps = kind == "kmeans" ? 3 : 1;
+    for (int it = 0; it < steps; ++it) {
+        SCOPED_TRACE("step " + std::to_string(it));
+        cuda::StepResult r;
+        expectKmeansStep(gpu, x, c.n, c.d, l, c.g, &r);
+        EXPECT_EQ(gpu.lastKernel(), "nearest");
+        const size_t scans = gpu.lastExactScans();
+        if (kind == "kmeans") EXPECT_LT(scans, c.n / 2) << "the products settle most cells";
+        if (kind != "kmeans") EXPECT_GT(scans, 0u) << "these cells need the exact scan";
+        l = r.landmarks;
+    }
+    if (kind == "nonfinite") {
+        const auto a = gpu.assignment();
+        for (size_t i : {size_t(1), size_t(4), size_t(9), c.n - 1, size_t(11)})
+            EXPECT_EQ(a[i], cuda::kSkippedPoint) << "cell " << i;
+        EXPECT_NE(a[12], cuda::kSkippedPoint);
+    }
+}
+
+// g 256 and 1024 at d 32, d 64 at g 1024 (the landmarks in two parts), d 27 (CyTOF-like) at
+// g 300 and 777 (not multiples of the kernel's 64), d 16; the ties and non-finite cases add the
+// sums in the pass where they fit (SEPAL_TRAIN_FUSED_SUMS=1), the k-means cases after it.
+INSTANTIATE_TEST_SUITE_P(
+    Cases, CudaNearestStep,
+    ::testing::Values(NearestCase{6000, 32, 256, "kmeans"}, NearestCase{6000, 32, 1024, "kmeans"},
+                      NearestCase{5000, 64, 1024, "kmeans"}, NearestCase{5000, 27, 300, "kmeans"},
+                      NearestCase{4000, 27, 777, "kmeans"}, NearestCase{3000, 16, 100, "kmeans"},
+                      NearestCase{4000, 64, 256, "ties"}, NearestCase{4000, 32, 1024, "ties"},
+                      NearestCase{3000, 27, 300, "ties"}, NearestCase{3000, 27, 300, "nonfinite"},
+                      NearestCase{3000, 64, 1024, "nonfinite"},
+                      NearestCase{3000, 32, 256, "nonfinite"}),
+    [](const ::testing::TestParamInfo<NearestCase>& info) {
+        const NearestCase& c = info.param;
+        return std::string(c.landmarks) + "_d" + std::to_string(c.d) + "_g" + std::to_string(c.g);
+    });
+
+TEST(CudaNearestStep, SumsInThePassOrAfterItAgree) {
+    SEPAL_REQUIRE_GPU();
+    const size_t n = 5000, d = 32, g = 256;
+    const auto x = randomPoints(n, d, 151, 6);
+    const auto l = landmarksOnRows(x, n, d, g, 152);
+    cuda::TrainingStep gpu(x.data(), n, d, "nearest");
+    expectKmeansStep(gpu, x, n, d, l, g);
+    EXPECT_EQ(gpu.lastSumMode(), "shared");
+    setenv("SEPAL_TRAIN_FUSED_SUMS", "1", 1);
+    expectKmeansStep(gpu, x, n, d, l, g);
+    EXPECT_EQ(gpu.lastSumMode(), "fused");
+    unsetenv("SEPAL_TRAIN_FUSED_SUMS");
+    // Auto takes the nearest kernel for the training step's shapes.
+    cuda::TrainingStep automatic(x.data(), n, d);
+    automatic.stepKmeans(l.data(), g);
+    EXPECT_EQ(automatic.lastKernel(), "nearest");
 }
 
 }  // namespace

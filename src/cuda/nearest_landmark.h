@@ -1,0 +1,95 @@
+#pragma once
+// The training step's nearest landmark (k = 1) of every cell: split FP16 tensor-core products,
+// an exact re-evaluation of the landmarks they cannot tell apart, and the per-landmark sums in the
+// same pass when they fit in shared memory. Device pointers; launches are checked and
+// asynchronous.
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "cuda/device_buffer.h"
+
+namespace sepal::cuda {
+
+/// Landmark rows of the nearest kernel are padded to a multiple of this (whole steps of its scan).
+constexpr int kNearestPadding = 64;
+
+/// The landmarks as the nearest kernel reads them (NearestLandmarkBuffers::upload).
+struct NearestLandmarks {
+    /// gPad / 8 tiles x kSteps x 32 lanes of float4: the hi and lo FP16 parts of (L - centre)
+    /// times scale as m16n8k16 B fragments (hi b0, hi b1, lo b0, lo b1), kSteps = width / 16 for
+    /// the fragment width halfFragmentWidth(stride).
+    const float* fragments = nullptr;
+    const float* norms = nullptr;   ///< gPad: |L - centre|^2 (FLT_MAX for the padding)
+    const float* centre = nullptr;  ///< fragment width: the landmarks' mean (zeros beyond d)
+    int gPad = 0;                   ///< g rounded up to kNearestPadding
+    float scale = 0;                ///< a power of two: radius x scale lies in [8, 16)
+    float radius = 0;               ///< max_j |L_j - centre|, rounded up
+    float reach = 0;  ///< largest |x - centre| whose scaled coordinates fit FP16 (-1: none)
+    /// The margin of a cell at r = |x - centre| (span = r + radius) is marginProduct r radius +
+    /// marginSpan span + marginSquare span^2 (nearest_landmark.cu derives it).
+    float marginProduct = 0;
+    float marginSpan = 0;    ///< see marginProduct
+    float marginSquare = 0;  ///< see marginProduct
+};
+
+/// What the nearest kernel reads and writes (device pointers).
+struct NearestArgs {
+    const float* points = nullptr;     ///< n x stride, padded with zeros beyond d
+    size_t n = 0;                      ///< cells
+    int d = 0;                         ///< dimensions that hold data
+    int stride = 0;                    ///< paddedDim(d), 8 to 64
+    const float* landmarks = nullptr;  ///< g x stride, padded with zeros beyond d
+    int g = 0;                         ///< landmarks
+    NearestLandmarks prep;             ///< the same landmarks prepared for the products
+    /// n: each cell's nearest landmark, the lower index on ties; kSkippedPoint for a cell with a
+    /// non-finite coordinate or no squared distance below FLT_MAX.
+    uint32_t* assign = nullptr;
+    float* dist = nullptr;  ///< n: the squared distance to it (0 when skipped)
+    /// With sums set the pass also adds every cell to its landmark's sums, which must be zero
+    /// before the launch and the device must allow it (nearestFusesSums); null: assign and dist
+    /// only, for landmark_sums.cu.
+    double* sums = nullptr;
+    unsigned long long* counts = nullptr;   ///< g: += the cells (with sums)
+    double* inertia = nullptr;              ///< [0] += the squared distances (with sums)
+    unsigned long long* skipped = nullptr;  ///< [0] += the skipped cells (with sums)
+    /// [0] += cells whose candidates the products did not settle (scanned exactly); may be null.
+    unsigned long long* scans = nullptr;
+};
+
+/// Shared memory a block of the nearest kernel needs at least: a part of kNearestPadding
+/// landmarks and its warps' rows.
+size_t nearestSharedBytes(int stride, int g);
+/// Whether the current device lets the nearest kernel hold all g landmarks and the float sums in
+/// shared memory, so that it adds the sums in the same pass.
+bool nearestFusesSums(int g, int stride);
+/// Finds every cell's nearest landmark (and adds the sums when args.sums is set), except the
+/// cells whose candidates the products do not settle: those are marked for launchNearestScan.
+void launchNearestLandmark(const NearestArgs& args, cudaStream_t stream);
+/// Scans every landmark exactly for the cells launchNearestLandmark marked (the same args, after
+/// it on the same stream); every cell has its nearest landmark afterwards.
+void launchNearestScan(const NearestArgs& args, cudaStream_t stream);
+
+/// Owns the device copy behind a NearestLandmarks view and fills it from host landmarks.
+class NearestLandmarkBuffers {
+  public:
+    /// Prepares landmarks (g x d, host, row-major; `padded` their g x stride copy on the device)
+    /// for the nearest kernel; the copies are queued on `stream` from host memory this object
+    /// keeps until the next upload.
+    void upload(const float* high, size_t g, size_t d, int stride, const float* padded,
+                cudaStream_t stream);
+    /// The view for NearestArgs::prep (valid until the next upload).
+    NearestLandmarks view() const { return m_view; }
+    /// Device memory held, in bytes.
+    size_t deviceBytes() const;
+
+  private:
+    std::vector<float> m_centre, m_norms;
+    DeviceBuffer<float> m_fragmentsDev, m_normsDev, m_centreDev;
+    NearestLandmarks m_view;
+};
+
+}  // namespace sepal::cuda
