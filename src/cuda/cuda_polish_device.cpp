@@ -1,10 +1,10 @@
 // Core's PolishDevice on CUDA: the neighbour search over the cells kept on the device for the
-// call, and every epoch with the positions staying there (only the progress goes back).
+// call, the graph made there from its lists, and every epoch with the positions staying there
+// (only the progress goes back between epochs).
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 #include "core/pipeline/polish_device.h"
