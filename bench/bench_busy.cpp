@@ -35,6 +35,7 @@ struct BusyOptions {
     int repeats = 3;
     unsigned limitSeconds = 600;
     size_t slice = 16384;  // the application's sweeper slice (projection_sweeper.cpp)
+    mutable std::vector<int> threadsUsed;  // embed: the threads each run's stages ran on
 };
 
 // One run of a stage: its result, compared across thread counts bit for bit.
@@ -73,10 +74,13 @@ std::vector<float> flat(const Matrix& m) {
 Stage makeStage(const std::string& name, const BusyOptions& o, const Matrix& points,
                 Backend& backend) {
     if (name == "embed") {
-        // sepal-cli embed's defaults: kmeans:512, t-SNE, EmbedSOM of every point.
-        return [&points, &backend] {
-            return flat(
-                embedMatrix(points, EmbedSettings{}, *backend.projector, *backend.search).xy);
+        // sepal-cli embed's defaults: kmeans:512, t-SNE, EmbedSOM of every point; the threads
+        // it ran on (cut to the cores free) are kept for the JSON line.
+        return [&points, &backend, &o] {
+            const EmbedResult r =
+                embedMatrix(points, EmbedSettings{}, *backend.projector, *backend.search);
+            o.threadsUsed.push_back(r.timings.threads);
+            return flat(r.xy);
         };
     }
     if (name == "som") {
@@ -117,6 +121,7 @@ void runStage(const std::string& name, const BusyOptions& o, const Matrix& point
     const int competitors = o.competitors < 0 ? omp_get_num_procs() : o.competitors;
     const double loadBefore = loadAverage();
     std::vector<double> wall1, wall2, cpu1, cpu2;
+    std::vector<int> usedMany;  // embed: the threads each run with o.threads ran on
     bool identical = true;
     {
         BusyLoad load(competitors, o.limitSeconds);
@@ -126,6 +131,7 @@ void runStage(const std::string& name, const BusyOptions& o, const Matrix& point
             for (int i = 0; i < 2; ++i) {
                 const bool single = (i == 0) == (r % 2 == 0);
                 const Run run = timeOnce(stage, single ? 1 : o.threads, single ? one : many);
+                if (!single && !o.threadsUsed.empty()) usedMany.push_back(o.threadsUsed.back());
                 (single ? wall1 : wall2).push_back(run.wall);
                 (single ? cpu1 : cpu2).push_back(run.cpu);
             }
@@ -145,6 +151,9 @@ void runStage(const std::string& name, const BusyOptions& o, const Matrix& point
     j["gomp_spincount"] = envOr("GOMP_SPINCOUNT", "unset");
     j["repeats"] = o.repeats;
     j["threads_many"] = o.threads;
+    // embed cuts its threads to the cores other programs leave free (ThreadsForLoad): what the
+    // runs asked for threads_many ran on.
+    if (!usedMany.empty()) j["threads_used_many"] = usedMany;
     j["wall_1_s"] = median(wall1);
     j["wall_many_s"] = median(wall2);
     j["ratio_many_to_1"] = median(wall2) / median(wall1);

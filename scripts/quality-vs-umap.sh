@@ -90,7 +90,7 @@ for data in ${QUALITY_DATA:-mammoth cytof cytonorm flow}; do
                 --out "$work/y$r.csv" 2>"$work/embed.log"
             end=$(date +%s.%N)
             cmp -s "$work/y0.csv" "$work/y$r.csv" || { echo "embed gave other bytes on run $r" >&2; exit 1; }
-            # "... seconds: train T, layout L, project P[, polish Q], total S"
+            # "... seconds: train T, layout L, project P[, polish Q], total S on N threads"
             totals+=("$(sed -n 's/.*seconds: .*total \([0-9.]*\).*/\1/p' "$work/embed.log")")
             processes+=("$(python3 -c "print(round($end - $start, 3))")")
         done

@@ -188,9 +188,10 @@ void runEmbed(const EmbedArgs& a) {
     if (settings.polish.epochs) std::snprintf(polish, sizeof polish, ", polish %.3f", t.polish);
     char timing[200];
     std::snprintf(timing, sizeof timing,
-                  "%zu landmarks; seconds: train %.3f, layout %.3f, project %.3f%s, total %.3f",
+                  "%zu landmarks; seconds: train %.3f, layout %.3f, project %.3f%s, total %.3f "
+                  "on %d thread%s",
                   result.model.count(), t.train, t.layout, t.project, polish,
-                  t.train + t.layout + t.project + t.polish);
+                  t.train + t.layout + t.project + t.polish, t.threads, t.threads == 1 ? "" : "s");
     note(a.quiet, timing);
     // Both counts are the events with a missing value in an embedded column.
     if (result.trainingSkipped > 0 || result.report.nonFinitePoints > 0)

@@ -1,9 +1,13 @@
 #include "core/common/threads.h"
 
+#include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
+#include <fstream>
+#include <string>
 #include <thread>
 
 #include "core/common/error.h"
@@ -22,6 +26,47 @@ void checkThreadCount(int threads, const std::string& option) {
                      std::to_string(limit) + " (four per core of this machine's " +
                      std::to_string(std::max(1u, std::thread::hardware_concurrency())) +
                      ", at most 1024)");
+}
+
+int threadsBeside(int wanted, int cores, int othersRunning) {
+    return std::max(1, std::min(wanted, cores - std::max(0, othersRunning)));
+}
+
+namespace {
+// The kernel's runnable tasks now, this thread among them (-1: unreadable).
+int runningTasks() {
+    std::ifstream stat("/proc/stat");
+    std::string word;
+    while (stat >> word)
+        if (word == "procs_running") {
+            int running = -1;
+            stat >> running;
+            return running;
+        }
+    return -1;
+}
+}  // namespace
+
+int otherRunningTasks() {
+    int least = -1;
+    for (int look = 0; look < 3; ++look) {
+        if (look > 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
+        const int running = runningTasks();
+        if (running < 0) return -1;
+        least = least < 0 ? running : std::min(least, running);
+    }
+    return std::max(0, least - 1);
+}
+
+ThreadsForLoad::ThreadsForLoad() : m_before(omp_get_max_threads()), m_threads(m_before) {
+    const int others = otherRunningTasks();
+    if (others < 0) return;
+    m_threads = threadsBeside(m_before, omp_get_num_procs(), others);
+    if (m_threads != m_before) omp_set_num_threads(m_threads);
+}
+
+ThreadsForLoad::~ThreadsForLoad() {
+    if (m_threads != m_before) omp_set_num_threads(m_before);
 }
 
 // libgomp's default lets an idle thread spin for about 3 ms after each parallel region before

@@ -6,6 +6,7 @@
 
 #include "core/common/error.h"
 #include "core/common/stopwatch.h"
+#include "core/common/threads.h"
 #include "core/train/init.h"
 #include "core/train/sampling.h"
 #include "core/train/supervision.h"
@@ -146,7 +147,10 @@ LandmarkModel trainLandmarks(const Matrix& points, const EmbedSettings& settings
 
 EmbedResult embedMatrix(const Matrix& points, const EmbedSettings& settings, Projector& projector,
                         NearestSearch& search, const ProgressFn& progress) {
+    // Beside busy programs, no more threads than there are cores free (threads.h).
+    const ThreadsForLoad threads;
     EmbedResult result;
+    result.timings.threads = threads.threads();
     result.model = trainLandmarks(points, settings, search, progress, &result.timings,
                                   &result.trainingSkipped);
     validateParams(settings.params, result.model.count());

@@ -52,6 +52,7 @@ struct EmbedTimings {
     double layout = 0.0;   ///< 2D layout of the landmarks
     double project = 0.0;  ///< EmbedSOM of all points
     double polish = 0.0;   ///< the optional polish of every point
+    int threads = 0;       ///< threads the stages ran on (cut to the cores free at the start)
 };
 
 /// Trains landmarks on (a seeded subsample of) points (n x d) and lays them out in 2D. Events
