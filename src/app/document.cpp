@@ -225,7 +225,8 @@ void addStroke(PopulationRegions& regions, const std::vector<float>& polygon, si
 }  // namespace
 
 size_t Document::brush(const std::vector<float>& polygon, const std::string& name,
-                       const std::vector<float>& xy, const std::string& onlyFrom) {
+                       const std::vector<float>& xy, const std::string& onlyFrom,
+                       bool xyIsEmbedSom) {
     if (polygon.size() < 6 || m_state.data.events() == 0) return 0;
     Populations next = m_state.populations;
     size_t id = 0;
@@ -254,8 +255,17 @@ size_t Document::brush(const std::vector<float>& polygon, const std::string& nam
     if (!onlyFrom.empty() && from == next.groups.size()) return 0;
     size_t count = paintPolygon(polygon, shown, uint8_t(id + 1), next.membership);
     if (!onlyFrom.empty() && count == 0) return 0;
-    addStroke(next.regions, polygon, id, onlyFrom.empty() ? -1 : int32_t(from),
-              next.groups.size() == 1 && m_state.populations.groups.empty(), m_state.model.count());
+    if (xyIsEmbedSom) {
+        addStroke(next.regions, polygon, id, onlyFrom.empty() ? -1 : int32_t(from),
+                  next.groups.size() == 1 && m_state.populations.groups.empty(),
+                  m_state.model.count());
+    } else if (!next.regions.empty()) {
+        // A stroke on a polished picture says nothing of where EmbedSOM puts new cells.
+        next.regions = {};
+        m_log.add(LogEntry::Info,
+                  "a lasso on the polished picture: the model labels new files by each "
+                  "landmark's cells from now on, not by the strokes");
+    }
     execute(std::make_unique<ChangeCommand<Populations>>(
         &State::populations, Part::Populations, m_state.populations, std::move(next),
         onlyFrom.empty() ? "Brush " + name : "Split " + onlyFrom));

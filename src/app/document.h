@@ -104,9 +104,12 @@ class Document {
     // --- populations
     /// Puts the cells whose positions (xy, n x 2) lie inside the polygon into population
     /// `name` (created when new) and colours by population; returns how many were brushed.
-    /// With `onlyFrom` naming a population, only its cells move (a split by lasso).
+    /// With `onlyFrom` naming a population, only its cells move (a split by lasso). When xy
+    /// is not EmbedSOM's picture (a polished one), the stroke cannot label new files: the
+    /// populations keep their cells, and the model labels by each landmark's cells.
     size_t brush(const std::vector<float>& polygon, const std::string& name,
-                 const std::vector<float>& xy, const std::string& onlyFrom = {});
+                 const std::vector<float>& xy, const std::string& onlyFrom = {},
+                 bool xyIsEmbedSom = true);
     /// Deletes population i (its cells become unassigned).
     void deletePopulation(size_t i);
     /// Renames or recolours population i.

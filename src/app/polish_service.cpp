@@ -57,9 +57,11 @@ bool PolishService::start(const PolishChoice& choice) {
     const auto points = m_scheduler.points();
     if (!points || points->rows != n || xy.size() != 2 * n)
         return refuse("the picture is not settled yet");
-    const size_t need = n * polishBytesPerCell(choice), have = physicalMemoryBytes();
+    const size_t polished = st.gating.count(n);
+    if (polished < 2) return refuse("fewer than two cells are inside the gates");
+    const size_t need = polished * polishBytesPerCell(choice), have = physicalMemoryBytes();
     if (have > 0 && need > have / 2)
-        return refuse(std::to_string(n) + " cells need about " + gigabytes(need) +
+        return refuse(std::to_string(polished) + " cells need about " + gigabytes(need) +
                       " for the polish, more than half of this machine's " + gigabytes(have) +
                       ": gate or open fewer cells");
     PolishParams params;
@@ -71,12 +73,15 @@ bool PolishService::start(const PolishChoice& choice) {
     params.device = m_scheduler.backend().polish.get();
     m_choice = choice;
     m_key = pictureKeyOf(st);
+    // Only the cells inside the gates, as sepal-cli embed keeps only the events they keep.
+    std::vector<size_t> cells;
+    if (st.gating.count(n) < n) cells = st.gating.events(n);
     try {
-        m_task = std::make_unique<PolishTask>(points, st.model, xy, params);
+        m_task = std::make_unique<PolishTask>(points, st.model, xy, params, std::move(cells));
     } catch (const std::exception& e) {
         return refuse(e.what());
     }
-    log(LogEntry::Info, polishLabel(choice) + " of " + std::to_string(n) + " cells started");
+    log(LogEntry::Info, polishLabel(choice) + " of " + std::to_string(polished) + " cells started");
     return true;
 }
 

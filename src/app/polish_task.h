@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/common/matrix.h"
+#include "core/knn/nearest_search.h"
 #include "core/model/landmark_model.h"
 #include "core/pipeline/polish.h"
 
@@ -19,9 +20,11 @@ namespace sepal::app {
 class PolishTask {
   public:
     /// Starts at once: points (n x d, transformed, shared and never modified), the model they
-    /// were projected through, and EmbedSOM's positions xy (n x 2) to start from.
+    /// were projected through, EmbedSOM's positions xy (n x 2) to start from, and the cells
+    /// polished (ascending; empty: all). Only those cells are polished, among themselves, as
+    /// sepal-cli embed polishes the events its gates keep; the others keep their position.
     PolishTask(std::shared_ptr<const Matrix> points, LandmarkModel model, std::vector<float> xy,
-               PolishParams params);
+               PolishParams params, std::vector<size_t> cells = {});
     /// Cancels and waits for the worker.
     ~PolishTask();
     PolishTask(const PolishTask&) = delete;
@@ -46,10 +49,14 @@ class PolishTask {
     double seconds() const { return m_seconds; }
 
   private:
+    /// Polishes m_xy (all cells, or m_cells among themselves); false when stopped.
+    bool polishCells(NearestSearch& search);
+
     std::shared_ptr<const Matrix> m_points;
     LandmarkModel m_model;
     std::vector<float> m_xy;
     PolishParams m_params;
+    std::vector<size_t> m_cells;  // the cells polished (empty: all)
     std::string m_error, m_note;
     double m_seconds = 0;
     std::atomic<double> m_progress{0.0};

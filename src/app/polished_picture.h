@@ -1,8 +1,8 @@
 #pragma once
 // A polish of EmbedSOM's picture (core/pipeline/polish.h) shown in its place. Polished cells no
 // longer follow the landmarks, so the polished picture stands only while the picture it was
-// polished from does: a drag, training, new EmbedSOM parameters or new data return the window
-// to EmbedSOM's picture.
+// polished from does: a drag, training, new EmbedSOM parameters, new gates or new data return
+// the window to EmbedSOM's picture.
 
 #include <cstdint>
 #include <string>
@@ -18,6 +18,7 @@ struct PictureKey {
     uint64_t model = 0;  ///< Part::Model's version (the model and the EmbedSOM parameters)
     uint64_t high = 0;   ///< the landmarks' data-space version (edits in place, training)
     uint64_t low = 0;    ///< the landmarks' 2D version (a drag in progress)
+    uint64_t gates = 0;  ///< Part::Gates' version: the cells polished are those inside
     /// Equal keys name the same picture.
     bool operator==(const PictureKey&) const = default;
 };
@@ -25,7 +26,7 @@ struct PictureKey {
 /// The key of the picture `state` draws now.
 inline PictureKey pictureKeyOf(const State& state) {
     return {state.version(Part::Data), state.version(Part::Model), state.model.highVersion,
-            state.model.lowVersion};
+            state.model.lowVersion, state.version(Part::Gates)};
 }
 
 /// Positions a polish moved, and what they were polished from.

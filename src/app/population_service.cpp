@@ -128,7 +128,8 @@ ModelLabels PopulationService::ofModel() const {
     auto search = makeCpuNearestSearch();
     ModelLabels out;
     const PopulationRegions& regions = st.populations.regions;
-    const auto& xy = m_scheduler.positions();
+    // The strokes lie in EmbedSOM's picture, as apply places new files (not a polished one).
+    const auto& xy = m_scheduler.embedSomPositions();
     std::vector<int32_t> labels;
     if (!regions.empty() && regions.labelOfLandmark.size() == g && xy.size() == 2 * n) {
         // The populations as they were made: the landmarks' labels, then the strokes.
@@ -202,7 +203,8 @@ void PopulationService::adoptModel(const LoadedModel& loaded, const std::string&
 
 size_t PopulationService::brush(const std::vector<float>& polygon, const std::string& name,
                                 const std::string& onlyFrom) {
-    return m_document.brush(polygon, name, m_scheduler.positions(), onlyFrom);
+    return m_document.brush(polygon, name, m_scheduler.positions(), onlyFrom,
+                            m_scheduler.polished() == nullptr);
 }
 
 void PopulationService::remove(size_t i) {

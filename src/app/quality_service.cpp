@@ -9,7 +9,8 @@ void QualityService::update() {
     // Scores of other data name other cells: forgotten at once, and a task still scoring them
     // is let finish unread.
     if (m_task && m_task->done()) {
-        if (m_data == st.version(Part::Data)) {
+        // Scores of the picture before a polish came or went belong to no picture shown.
+        if (m_data == st.version(Part::Data) && m_switches == m_scheduler.pictureSwitches()) {
             m_quality = {m_task->scores(), true, false};
             // Scoring that failed has no per-cell values: the view then waits for the next.
             if (m_quality.scores.keptPerPoint.size() == m_cells.size())
@@ -49,6 +50,7 @@ void QualityService::update() {
     }
     m_key = key;
     m_data = st.version(Part::Data);
+    m_switches = m_scheduler.pictureSwitches();
     m_quality.scoring = true;
     m_task = std::make_unique<QualityTask>(std::move(high), std::move(low), kNeighbours,
                                            *m_scheduler.backend().quality);

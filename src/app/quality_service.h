@@ -41,6 +41,7 @@ class QualityService : public Service {
     PictureQuality m_quality;
     std::vector<size_t> m_cells;  // the cells being scored, ascending
     uint64_t m_data = 0;          // the data version scored (or being scored)
+    uint64_t m_switches = 0;      // the scheduler's picture switches when it was started
     uint64_t m_key = 0;           // the versions of the picture scored last
 };
 

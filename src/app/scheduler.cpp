@@ -32,7 +32,9 @@ Scheduler::Scheduler(const std::string& backendName, Document& document, Log& lo
 Scheduler::~Scheduler() = default;
 
 bool Scheduler::idle() const {
-    return m_sweeper->settled() && m_driver->settled() && !m_training && !m_load && !m_recipe;
+    // Under a polished picture the driver is not asked to finish its host copy: nothing waits.
+    return m_sweeper->settled() && (m_polished || m_driver->settled()) && !m_training && !m_load &&
+           !m_recipe;
 }
 
 void Scheduler::dataChanged() {

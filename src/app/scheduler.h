@@ -83,6 +83,11 @@ class Scheduler {
     const ProjectionDriver& projection() const { return *m_driver; }
     /// True while the window draws positions the device wrote (not those of positions()).
     bool drawsOnDevice() const { return !m_polished && m_driver->drawsOnDevice(); }
+    /// Brings the vertex buffer up to the drawn positions before OpenGL draws it elsewhere
+    /// (nothing under a polished picture: the window uploaded it there).
+    void fillVertexBuffer() {
+        if (!m_polished) m_driver->fillVertexBuffer();
+    }
     /// The drawn positions in the projector's device memory, null while they are not those
     /// drawn (see ProjectionDriver::projectorPositions).
     const float* projectorPositions() const {

@@ -28,8 +28,9 @@ FrameUpdate Workspace::frame(double budgetMs) {
             log(LogEntry::Error, std::string("cannot open: ") + e.what());
         }
     }
-    FrameUpdate update = m_scheduler.frame(budgetMs);
+    // A finished polish first: this frame then uploads and colours the polished picture.
     m_polish.update();
+    FrameUpdate update = m_scheduler.frame(budgetMs);
     m_quality.update();
     m_comparison.update();
     return update;

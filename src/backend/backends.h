@@ -31,7 +31,7 @@ struct Backend {
     /// without CUDA, whose trainers step over the points they are given.
     WholeDataStepsFactory wholeData{};
     /// The UMAP-like polish's neighbour search and epochs on the backend's device (the same
-    /// picture as the CPU's, bit for bit); null on the CPU backends.
+    /// picture as the CPU's AVX2 path, bit for bit: polish_device.h); null on the CPU backends.
     std::unique_ptr<PolishDevice> polish;
 };
 

@@ -193,6 +193,7 @@ void runEmbed(const EmbedArgs& a) {
                   result.model.count(), t.train, t.layout, t.project, polish,
                   t.train + t.layout + t.project + t.polish, t.threads, t.threads == 1 ? "" : "s");
     note(a.quiet, timing);
+    if (!result.polishNote.empty()) note(a.quiet, result.polishNote);
     // Both counts are the events with a missing value in an embedded column.
     if (result.trainingSkipped > 0 || result.report.nonFinitePoints > 0)
         note(a.quiet,

@@ -47,8 +47,8 @@ std::unique_ptr<QualityScorer> makeCudaQualityScorer();
 /// training_step.h): the points are uploaded here; throws CudaError (out of memory, ...).
 std::unique_ptr<WholeDataSteps> makeCudaWholeDataSteps(const float* points, size_t n, size_t d);
 
-/// The UMAP-like polish's neighbour search and epochs on the calling thread's device (the
-/// CPU's results bit for bit).
+/// The UMAP-like polish's neighbour search, graph and epochs on the calling thread's device
+/// (the CPU's AVX2 path's results bit for bit: polish_device.h).
 std::unique_ptr<PolishDevice> makeCudaPolishDevice();
 
 /// Kernel names accepted by makeCudaProjector: "auto", then kernelRegistry()'s in its order.

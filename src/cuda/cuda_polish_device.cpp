@@ -50,6 +50,19 @@ class CudaPolishDevice final : public PolishDevice {
     std::string name() const override { return "cuda"; }
     size_t mostNeighbours() const override { return kPolishMostNeighbours; }
 
+    bool fits(size_t n, size_t d, size_t k, size_t probes) const override {
+        // The peak, the search's: the cells, their lists, the work items and each query's
+        // keys for every probe, and the graph made beside them; a reserve for the projector
+        // and the window drawing on the same device.
+        const size_t bytes = n * (d * 4 + 4 + 8 + k * 8 + probes * (8 + k * 8) + k * 8 + 4 + 1);
+        constexpr size_t kReserve = size_t(1) << 30;
+        size_t freeBytes = 0, total = 0;
+        if (cudaSetDevice(m_device) != cudaSuccess ||
+            cudaMemGetInfo(&freeBytes, &total) != cudaSuccess)
+            return false;
+        return bytes + kReserve <= freeBytes;
+    }
+
     void neighbours(const Matrix& points, const CellLists& lists,
                     const std::vector<uint32_t>& probe, size_t probes, size_t k,
                     std::vector<uint32_t>& nbr, std::vector<float>& sq) override {

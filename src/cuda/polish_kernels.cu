@@ -106,7 +106,8 @@ __device__ __forceinline__ float powAsCpu(float x, float b) {
     q = __fmaf_rn(q, f, 2.40226507e-1f);
     q = __fmaf_rn(q, f, 6.93147181e-1f);
     q = __fmaf_rn(q, f, 1.0f);
-    return __int_as_float(__float_as_int(q) + (__float2int_rn(n) << 23));
+    // The shift on the unsigned bits, as _mm256_slli_epi32 shifts (a negative int's is undefined).
+    return __int_as_float(__float_as_int(q) + int(unsigned(__float2int_rn(n)) << 23));
 }
 
 __device__ __forceinline__ float clip4(float v) {

@@ -53,8 +53,8 @@ struct PolishTiledArgs {
 /// Each item's k best keys among its landmark's list (the query itself left out).
 void launchPolishTiledSearch(const PolishTiledArgs& a, cudaStream_t stream);
 
-/// Merges each query's `probes` key lists into its k nearest: nbr and sq (n x k) of the queries
-/// `queries` (the usable cells).
+/// Merges each query's `probes` key lists (probes <= 8) into its k nearest: nbr and sq (n x k)
+/// of the queries `queries` (the usable cells).
 void launchPolishMergeKeys(const uint64_t* keys, const uint32_t* queries, size_t count, int probes,
                            int k, uint32_t* nbr, float* sq, cudaStream_t stream);
 

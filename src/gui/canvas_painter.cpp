@@ -175,7 +175,7 @@ void CanvasPainter::draw(const render::Camera& camera, const ui::Canvas& canvas,
 
 void CanvasPainter::exportPng(const ui::PngRequest& request, ui::UiContext& ctx,
                               const ui::Canvas& canvas) {
-    m_workspace.projection().fillVertexBuffer();  // the export draws the vertex buffer
+    m_workspace.fillVertexBuffer();  // the export draws the vertex buffer
     ui::exportPicture(request, ctx, canvas, *m_points, *m_overlay);
 }
 

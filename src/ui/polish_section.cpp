@@ -53,8 +53,10 @@ void drawPolishSection(UiContext& ctx) {
         if (ImGui::Button("Polish the picture", ImVec2(-1, 0))) polish.start(c);
         ImGui::EndDisabled();
         const char* where = ws.backend().polish && !studentT
-                                ? "Polishes every cell from the picture shown, on the GPU"
-                                : "Polishes every cell from the picture shown, on the CPU";
+                                ? "Polishes every cell in the gates from EmbedSOM's picture, on "
+                                  "the GPU (a new polish replaces the one shown)"
+                                : "Polishes every cell in the gates from EmbedSOM's picture, on "
+                                  "the CPU (a new polish replaces the one shown)";
         if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
             ImGui::SetTooltip("%s", settled ? where
                                             : "Waits for the picture to settle (pause training "

@@ -5,9 +5,13 @@
 
 #include <chrono>
 #include <thread>
+#include <tuple>
 
+#include "app/biaxial.h"
 #include "app/polish_task.h"
 #include "app/workspace.h"
+#include "core/demo/demo_data.h"
+#include "core/gate/gate.h"
 #include "core/knn/nearest_search.h"
 #include "core/pipeline/polish.h"
 #include "core/pipeline/polish_device.h"
@@ -147,11 +151,92 @@ TEST(PolishInTheApp, RefusedWithoutDataOrASettledPicture) {
     EXPECT_EQ(ws.polish().shown(), nullptr);
 }
 
+TEST(PolishInTheApp, OnlyTheCellsInsideTheGatesArePolishedAsSepalCliKeepsThem) {
+    Workspace ws("cpu");
+    std::vector<io::Table> tables;
+    tables.push_back(demo::makeDemoTable(4000, 1));
+    ws.data().openTables(std::move(tables));
+    framesUntilIdle(ws);
+    // A live gate on DNA and cisplatin (arcsinh(x/5)), as test_app's pipeline test draws it.
+    GateSelection live;
+    GateNode rect{GateNode::Kind::Rectangle, "live", "live"};
+    for (const auto& [channel, lo, hi] :
+         {std::tuple{"Ir191Di", 4.0, 9.0}, {"Pt195Di", -1.0, 3.0}}) {
+        GateDimension dim;
+        dim.channel = channel;
+        dim.scale = arcsinhScale(5.0);
+        dim.min = lo, dim.max = hi;
+        rect.dimensions.push_back(dim);
+    }
+    live.tree.gates.push_back(rect);
+    live.population = "live";
+    ASSERT_TRUE(ws.gates().set(live, "Gate live"));
+    framesUntilIdle(ws);
+    const size_t n = ws.state().data.events();
+    const std::vector<size_t> inside = ws.state().gating.events(n);
+    ASSERT_GT(inside.size(), 100u);
+    ASSERT_LT(inside.size(), n);
+    PolishChoice choice;
+    choice.epochs = 10;
+    ASSERT_TRUE(ws.polish().start(choice));
+    framesUntilIdle(ws);
+    ASSERT_NE(ws.polish().shown(), nullptr);
+    // Core's polish of the gated cells alone, numbered as sepal-cli embed keeps them.
+    const std::vector<float> embedSom = directProjection(ws);
+    Matrix kept(inside.size(), ws.state().data.points.cols);
+    std::vector<float> xy(2 * inside.size());
+    for (size_t c = 0; c < inside.size(); ++c) {
+        std::copy_n(ws.state().data.points.row(inside[c]), kept.cols, kept.row(c));
+        xy[2 * c] = embedSom[2 * inside[c]], xy[2 * c + 1] = embedSom[2 * inside[c] + 1];
+    }
+    PolishParams params;
+    params.epochs = choice.epochs;
+    params.seed = ws.state().training.seed;
+    polishPositions(kept, ws.state().model, xy.data(), params, *makeCpuNearestSearch());
+    std::vector<float> want = embedSom;  // cells outside the gates stay where EmbedSOM put them
+    for (size_t c = 0; c < inside.size(); ++c)
+        want[2 * inside[c]] = xy[2 * c], want[2 * inside[c] + 1] = xy[2 * c + 1];
+    EXPECT_EQ(ws.positions(), want);
+    // New gates: EmbedSOM's picture again (the cells polished were the old gates').
+    ASSERT_TRUE(ws.gates().set(GateSelection{}, "No gates"));
+    framesUntilIdle(ws);
+    EXPECT_EQ(ws.polish().shown(), nullptr);
+}
+
+TEST(PolishInTheApp, ALassoOnThePolishedPictureLeavesNoStrokeForNewFiles) {
+    auto owner = openSynthetic(3000);
+    Workspace& ws = *owner;
+    framesUntilIdle(ws);
+    ASSERT_TRUE(ws.polish().start(PolishChoice{}));
+    framesUntilIdle(ws);
+    ASSERT_NE(ws.polish().shown(), nullptr);
+    // A box around the polished picture's middle: it takes cells, in polished coordinates.
+    const auto& xy = ws.positions();
+    float cx = 0, cy = 0;
+    for (size_t i = 0; i < xy.size() / 2; ++i) cx += xy[2 * i], cy += xy[2 * i + 1];
+    cx /= float(xy.size() / 2), cy /= float(xy.size() / 2);
+    const float r = 2.0f;
+    const std::vector<float> box = {cx - r, cy - r, cx + r, cy - r, cx + r, cy + r, cx - r, cy + r};
+    EXPECT_GT(ws.populations().brush(box, "middle"), 0u);
+    // Strokes lie in EmbedSOM's picture, where apply places new files: none from this one.
+    EXPECT_TRUE(ws.state().populations.regions.empty());
+    ws.polish().returnToEmbedSom();
+    framesUntilIdle(ws);
+    EXPECT_GT(ws.populations().brush(box, "other"), 0u);
+    EXPECT_TRUE(ws.state().populations.regions.empty());  // the populations keep no strokes now
+    // On EmbedSOM's picture from the start, the same lasso is kept as a stroke.
+    auto fresh = openSynthetic(3000);
+    framesUntilIdle(*fresh);
+    EXPECT_GT(fresh->populations().brush(box, "middle"), 0u);
+    EXPECT_FALSE(fresh->state().populations.regions.empty());
+}
+
 // A device that fails as a GPU out of memory does.
 class FailingPolishDevice : public PolishDevice {
   public:
     std::string name() const override { return "failing"; }
     size_t mostNeighbours() const override { return 32; }
+    bool fits(size_t, size_t, size_t, size_t) const override { return true; }
     void neighbours(const Matrix&, const CellLists&, const std::vector<uint32_t>&, size_t, size_t,
                     std::vector<uint32_t>&, std::vector<float>&) override {
         throw std::runtime_error("out of memory in this test");

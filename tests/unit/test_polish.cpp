@@ -146,7 +146,7 @@ TEST(Polish, ReportsProgressAndStopsWhenAsked) {
         };
         std::vector<float> xy(e.result.xy.values);
         EXPECT_TRUE(polishPositions(e.points, e.result.model, xy.data(), p, *search));
-        ASSERT_EQ(shares.size(), 13u);  // once the neighbours are found, then each epoch
+        ASSERT_EQ(shares.size(), 14u);  // before the neighbours, once found, then each epoch
         EXPECT_EQ(shares.front(), 0.0);
         EXPECT_EQ(shares.back(), 1.0);
         EXPECT_TRUE(std::is_sorted(shares.begin(), shares.end()));

@@ -4,7 +4,12 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -22,17 +27,32 @@ TEST(ThreadsForLoad, TakesTheCoresOthersLeaveFreeAndAtLeastOne) {
     EXPECT_EQ(threadsBeside(1, 2, -1), 1);
 }
 
-TEST(ThreadsForLoad, BusyThreadsCountAndTheCountComesBack) {
+TEST(ThreadsForLoad, BusyProgramsCountOwnThreadsDoNotAndTheCountComesBack) {
     const int cores = omp_get_num_procs();
     omp_set_num_threads(cores);
-    // As many spinning threads as cores: every core is taken, so a stage gets one thread.
+    if (otherRunningTasks() < 0)
+        GTEST_SKIP() << "skipped: the running tasks cannot be counted here";
+    // This process's own busy threads are not other programs.
     std::atomic<bool> stop{false};
-    std::vector<std::thread> busy;
+    std::vector<std::thread> own;
     for (int t = 0; t < cores; ++t)
-        busy.emplace_back([&stop] {
+        own.emplace_back([&stop] {
             volatile unsigned spin = 0;
             while (!stop.load(std::memory_order_relaxed)) spin = spin + 1;
         });
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const int othersBesideOwn = otherRunningTasks();
+    stop = true;
+    for (auto& t : own) t.join();
+    // As many busy processes as cores: every core is taken, so a stage gets one thread.
+    std::vector<pid_t> busy;
+    for (int t = 0; t < cores; ++t) {
+        const pid_t pid = fork();
+        if (pid == 0)
+            for (volatile unsigned spin = 0;; spin = spin + 1) {
+            }
+        busy.push_back(pid);
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     const int others = otherRunningTasks();
     int during = 0;
@@ -41,9 +61,8 @@ TEST(ThreadsForLoad, BusyThreadsCountAndTheCountComesBack) {
         during = stage.threads();
         EXPECT_EQ(omp_get_max_threads(), during);
     }
-    stop = true;
-    for (auto& t : busy) t.join();
-    if (others < 0) GTEST_SKIP() << "skipped: /proc/stat cannot be read here";
+    for (pid_t pid : busy) kill(pid, SIGKILL), waitpid(pid, nullptr, 0);
+    EXPECT_LT(othersBesideOwn, cores) << "this process's own threads were counted";
     EXPECT_GE(others, cores);
     EXPECT_EQ(during, 1);
     EXPECT_EQ(omp_get_max_threads(), cores);

@@ -1,5 +1,6 @@
 #include "core/common/threads.h"
 
+#include <dirent.h>
 #include <omp.h>
 #include <unistd.h>
 
@@ -33,7 +34,7 @@ int threadsBeside(int wanted, int cores, int othersRunning) {
 }
 
 namespace {
-// The kernel's runnable tasks now, this thread among them (-1: unreadable).
+// The kernel's runnable tasks on the machine now (-1: unreadable).
 int runningTasks() {
     std::ifstream stat("/proc/stat");
     std::string word;
@@ -45,17 +46,40 @@ int runningTasks() {
         }
     return -1;
 }
+
+// This process's runnable threads now, the caller among them (-1: unreadable): the state
+// letter after the command's closing parenthesis in each task's stat.
+int ownRunningThreads() {
+    DIR* tasks = opendir("/proc/self/task");
+    if (!tasks) return -1;
+    int running = 0;
+    while (const dirent* entry = readdir(tasks)) {
+        if (entry->d_name[0] == '.') continue;
+        std::ifstream stat(std::string("/proc/self/task/") + entry->d_name + "/stat");
+        std::string line;
+        std::getline(stat, line);
+        const size_t close = line.rfind(')');
+        if (close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'R')
+            ++running;
+    }
+    closedir(tasks);
+    return std::max(1, running);
+}
 }  // namespace
 
 int otherRunningTasks() {
+    // The machine's count covers every core; a process held to some of them (a cpuset, a
+    // batch system's share) cannot tell whose tasks run on its own.
+    if (omp_get_num_procs() != int(sysconf(_SC_NPROCESSORS_ONLN))) return -1;
     int least = -1;
     for (int look = 0; look < 3; ++look) {
         if (look > 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
-        const int running = runningTasks();
-        if (running < 0) return -1;
-        least = least < 0 ? running : std::min(least, running);
+        const int running = runningTasks(), own = ownRunningThreads();
+        if (running < 0 || own < 0) return -1;
+        const int others = std::max(0, running - own);
+        least = least < 0 ? others : std::min(least, others);
     }
-    return std::max(0, least - 1);
+    return least;
 }
 
 ThreadsForLoad::ThreadsForLoad() : m_before(omp_get_max_threads()), m_threads(m_before) {

@@ -18,9 +18,10 @@ void checkThreadCount(int threads, const std::string& option);
 /// cores: `wanted` less the cores those take, at least 1.
 int threadsBeside(int wanted, int cores, int othersRunning);
 
-/// Runnable tasks on the machine other than the calling thread, now: the kernel's count
-/// (/proc/stat's procs_running), the least of three looks 0.2 ms apart so that a task passing
-/// by does not count; -1 where it cannot be read.
+/// Runnable tasks of other programs on the machine now: the kernel's count (/proc/stat's
+/// procs_running) less this process's running threads, the least of three looks 0.2 ms apart
+/// so that a task passing by does not count; -1 where it cannot be read or where this process
+/// may use only some of the machine's cores (a cpuset: the count covers them all).
 int otherRunningTasks();
 
 /// For the scope of one stage, OpenMP's thread count cut to the cores other programs leave

@@ -163,7 +163,22 @@ EmbedResult embedMatrix(const Matrix& points, const EmbedSettings& settings, Pro
     result.timings.project = secondsSince(start);
     if (settings.polish.epochs > 0) {
         const auto polishStart = StageClock::now();
-        polishPositions(points, result.model, result.xy.data(), settings.polish, search);
+        const std::vector<float> embedSom =
+            settings.polish.device ? result.xy.values : std::vector<float>();
+        try {
+            polishPositions(points, result.model, result.xy.data(), settings.polish, search);
+        } catch (const InputError&) {
+            throw;
+        } catch (const std::exception& e) {
+            if (!settings.polish.device) throw;
+            // The device failed (out of memory, lost): the CPU gives the same picture.
+            result.xy.values = embedSom;
+            PolishParams onCpu = settings.polish;
+            onCpu.device = nullptr;
+            polishPositions(points, result.model, result.xy.data(), onCpu, search);
+            result.polishNote = std::string("the GPU could not polish (") + e.what() +
+                                "); the CPU polished instead";
+        }
         result.timings.polish = secondsSince(polishStart);
     }
     return result;

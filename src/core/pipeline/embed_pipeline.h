@@ -68,6 +68,7 @@ struct EmbedResult {
     Matrix xy;                   ///< n x 2 coordinates
     ProjectionReport report;     ///< points a user should hear about
     EmbedTimings timings;        ///< seconds per stage
+    std::string polishNote;      ///< why the polish ran elsewhere than asked ("" when it did not)
     size_t trainingSkipped = 0;  ///< events left out of training for NaN or infinity
 };
 

@@ -104,10 +104,14 @@ bool polishPositions(const Matrix& points, const LandmarkModel& model, float* xy
                   probeDist.data());
     lap(params.times ? &params.times->search : nullptr, clock);
     // The device where one is given and takes this many neighbours: the same picture.
-    PolishDevice* device =
-        params.device && k <= params.device->mostNeighbours() ? params.device : nullptr;
+    PolishDevice* device = params.device && k <= params.device->mostNeighbours() &&
+                                   params.device->fits(n, d, k, probes)
+                               ? params.device
+                               : nullptr;
+    if (params.onProgress && !params.onProgress(0.0)) return false;  // a chance to stop
     const CellLists lists =
         listCellsByLandmark(usable, probe, probes, g, device ? kDeviceMostPairs : kCpuMostPairs);
+    lap(params.times ? &params.times->neighbours : nullptr, clock);
     if (studentT) {
         std::vector<uint32_t> nbr;
         std::vector<float> sq;

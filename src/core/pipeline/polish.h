@@ -47,8 +47,10 @@ struct PolishParams {
     /// Called after each epoch with the share done (0 once the neighbours are found); false
     /// stops the polish and leaves the positions as they were (the app's Cancel). May be empty.
     std::function<bool(double)> onProgress;
-    /// Where the UMAP-like polish's neighbour search and epochs run (the backend's device; the
-    /// same picture bit for bit); null: the CPU. The t-SNE-like polish runs on the CPU.
+    /// Where the UMAP-like polish's neighbour search, graph and epochs run (the backend's
+    /// device: the CPU's picture bit for bit where the CPU takes its AVX2 path, polish_device.h);
+    /// null: the CPU. The t-SNE-like polish iterates on the CPU (its neighbour lists come from
+    /// the device when it takes that many: a perplexity of 10 or less).
     PolishDevice* device = nullptr;
     /// Where the phases' seconds go (may be null).
     PolishTimes* times = nullptr;

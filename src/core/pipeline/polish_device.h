@@ -26,6 +26,9 @@ class PolishDevice {
     virtual std::string name() const = 0;
     /// Neighbours at most this many per cell (more are found on the CPU).
     virtual size_t mostNeighbours() const = 0;
+    /// True when the device has the memory for a polish of n cells of d values with k
+    /// neighbours among `probes` landmarks' cells now (else the CPU polishes).
+    virtual bool fits(size_t n, size_t d, size_t k, size_t probes) const = 0;
     /// As candidateNeighbours (polish_neighbours.h), the same lists bit for bit.
     virtual void neighbours(const Matrix& points, const CellLists& lists,
                             const std::vector<uint32_t>& probe, size_t probes, size_t k,
