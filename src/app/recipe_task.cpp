@@ -2,6 +2,7 @@
 
 #include <exception>
 
+#include "core/common/threads.h"
 #include "core/knn/nearest_search.h"
 
 namespace sepal::app {
@@ -51,6 +52,9 @@ void RecipeTask::run() {
     };
     try {
         size_t skipped = 0;
+        // Beside busy programs, the cores they leave free (the window's own threads are not
+        // other programs).
+        const ThreadsForLoad threads;
         LandmarkModel model =
             trainLandmarks(*m_points, m_settings, *search, progress, nullptr, &skipped);
         std::lock_guard lock(m_mutex);

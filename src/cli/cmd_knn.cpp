@@ -13,6 +13,7 @@
 #include "cli/command_registry.h"
 #include "core/common/error.h"
 #include "core/common/stopwatch.h"
+#include "core/common/threads.h"
 #include "core/io/input_guard.h"
 #include "core/knn/knn_graph.h"
 #include "core/pipeline/prepare.h"
@@ -85,6 +86,7 @@ void runKnn(const KnnArgs& a, const Ranks& ranks) {
             options.graphDevices = ranks.gpusOfThisRank(gpuCount());
         Backend backend = makeBackend(a.backend, options);
         const auto start = StageClock::now();
+        const ThreadsForLoad threads;  // beside busy programs, the cores they leave free
         graph = backend.graph->buildRows(input.points, a.k, metric, first, last);
         seconds = secondsSince(start);
         redone = backend.graph->redone();

@@ -12,6 +12,7 @@
 #include "cli/cli_progress.h"
 #include "cli/command_registry.h"
 #include "core/common/error.h"
+#include "core/common/threads.h"
 #include "core/metrics/quality.h"
 #include "core/pipeline/export_table.h"
 #include "core/pipeline/prepare.h"
@@ -90,6 +91,7 @@ void runScore(const ScoreArgs& a) {
     params.sampleSize = a.sample;
     params.seed = a.seed;
     Backend backend = makeBackend(a.backend);
+    const ThreadsForLoad threads;  // beside busy programs, the cores they leave free
     const QualityScores s = backend.quality->score(input.points.data(), input.points.rows,
                                                    input.points.cols, xy.data(), params);
     // How well the picture keeps a label column's groups apart (a supervised layout's aim).
