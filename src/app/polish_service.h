@@ -1,8 +1,9 @@
 #pragma once
 // "Polish the picture": a few epochs of a UMAP-like or t-SNE-like neighbour embedding of every
-// cell, started from EmbedSOM's settled picture on a worker thread (polish_task.h), shown in its
-// place until a drag, training or new parameters return to EmbedSOM (polished_picture.h). The
-// same polish as `sepal-cli embed --polish`, so the app's polished picture is the CLI's.
+// cell inside the gates, started from EmbedSOM's settled picture on a worker thread
+// (polish_task.h), shown in its place until a drag, training, new parameters or new gates return
+// to EmbedSOM (polished_picture.h). The same polish as `sepal-cli embed --polish`, so the app's
+// polished picture is the CLI's.
 
 #include <cstddef>
 #include <memory>
@@ -51,7 +52,7 @@ class PolishService : public Service {
     /// The polished picture shown, or nullptr while EmbedSOM's is.
     const PolishedPicture* shown() const { return m_scheduler.polished(); }
     /// Takes a finished polish and shows it if the picture it started from still stands (each
-    /// frame, after the scheduler's work).
+    /// frame, before the scheduler's work, so that the frame uploads it).
     void update();
 
   private:

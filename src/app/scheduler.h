@@ -95,9 +95,9 @@ class Scheduler {
     }
 
     // --- the polished picture
-    /// Shows `picture` instead of EmbedSOM's until the data, the model or the EmbedSOM
-    /// parameters change or returnToEmbedSom() is called; false (nothing shown) when its key is
-    /// not the current picture's or its size not the data's.
+    /// Shows `picture` instead of EmbedSOM's until the data, the model, the EmbedSOM parameters
+    /// or the gates change or returnToEmbedSom() is called; false (nothing shown) when its key
+    /// is not the current picture's or its size not the data's.
     bool showPolished(PolishedPicture picture);
     /// The polished picture shown, or nullptr while EmbedSOM's is.
     const PolishedPicture* polished() const { return m_polished.get(); }
@@ -158,7 +158,7 @@ class Scheduler {
     std::unique_ptr<Sweeper> m_sweeper;           // the host positions, and the CPU's projection
     std::shared_ptr<const Matrix> m_points;       // the sweeper's cells (a polish reads them)
     std::unique_ptr<PolishedPicture> m_polished;  // shown instead of EmbedSOM's picture
-    bool m_polishedDropped = false;  // the next frame uploads EmbedSOM's positions again
+    bool m_polishedDropped = false;  // a polish came or went: the next frame uploads it all
     uint64_t m_pictureSwitches = 0;
     std::unique_ptr<ProjectionDriver> m_cpu, m_device;
     ProjectionDriver* m_driver = nullptr;  // m_device while it works, else m_cpu
