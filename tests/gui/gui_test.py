@@ -549,15 +549,21 @@ def worst_difference(a, b):
     return max(max(abs(p[0] - q[0]), abs(p[1] - q[1])) for p, q in zip(a, b)) / extent
 
 
-def test_cli_agreement(out):
-    """The app and sepal-cli are one pipeline: the picture a file opens with is `embed`'s, the
-    app's model gives `apply`'s coordinates, and the CLI's model opens in the app."""
+def cli_demo_file(out):
+    """sepal-cli and 4,000 demo cells it wrote (skips the test without sepal-cli)."""
     cli = os.environ.get("SEPAL_CLI")
     if not cli or not os.path.exists(cli):
         print("skipped: SEPAL_CLI is not set to a built sepal-cli")
         sys.exit(SKIP)
     data = f"{out}/cohort.fcs"
     subprocess.run([cli, "demo", "--out", data, "--events", "4000", "--seed", "3"], check=True)
+    return cli, data
+
+
+def test_cli_agreement(out):
+    """The app and sepal-cli are one pipeline: the picture a file opens with is `embed`'s, the
+    app's model gives `apply`'s coordinates, and the CLI's model opens in the app."""
+    cli, data = cli_demo_file(out)
     run_app([f"open {data}", "settle", f"export model {out}/app.model.json",
              f"export csv {out}/app.csv", "quit"], out)
     subprocess.run([cli, "embed", data, "--out", f"{out}/cli.csv", "--model",
@@ -580,12 +586,7 @@ def test_polish(out):
     """Polish the picture in the app: UMAP-like and t-SNE-like give sepal-cli embed --polish's
     coordinates, the window shows the polished picture and says so, and a landmark drag returns
     to EmbedSOM's picture (the cells follow the landmarks again)."""
-    cli = os.environ.get("SEPAL_CLI")
-    if not cli or not os.path.exists(cli):
-        print("skipped: SEPAL_CLI is not set to a built sepal-cli")
-        sys.exit(SKIP)
-    data = f"{out}/cohort.fcs"
-    subprocess.run([cli, "demo", "--out", data, "--events", "4000", "--seed", "3"], check=True)
+    cli, data = cli_demo_file(out)
     states, _, _ = run_app([
         f"open {data}", "settle", "key l", "panel Training open", "wait 2",
         f"export csv {out}/embedsom.csv", f"screenshot {out}/embedsom.png",
