@@ -15,6 +15,7 @@
 #include "app/load_task.h"
 #include "app/log.h"
 #include "app/polished_picture.h"
+#include "app/polished_view.h"
 #include "app/projection_driver.h"
 #include "app/projection_sweeper.h"
 #include "app/recipe_task.h"
@@ -77,21 +78,14 @@ class Scheduler {
     /// projection back to the CPU. Both must live until the next call; nulls project on the
     /// CPU again (the window going before the workspace calls it so).
     void projectOnDevice(ResidentProjector* projector, DevicePositions* target);
-    /// The driver that projects now (the window asks it where the drawn positions are).
-    ProjectionDriver& projection() { return *m_driver; }
-    /// The driver that projects now.
-    const ProjectionDriver& projection() const { return *m_driver; }
-    /// True while the window draws positions the device wrote (not those of positions()).
-    bool drawsOnDevice() const { return !m_polished && m_driver->drawsOnDevice(); }
-    /// Brings the vertex buffer up to the drawn positions before OpenGL draws it elsewhere
-    /// (nothing under a polished picture: the window uploaded it there).
-    void fillVertexBuffer() {
-        if (!m_polished) m_driver->fillVertexBuffer();
+    /// The driver that projects now (the window asks it where the drawn positions are); under
+    /// a polished picture, a view of it that draws the host's positions (polished_view.h).
+    ProjectionDriver& projection() {
+        return m_polished ? static_cast<ProjectionDriver&>(m_polishedView) : *m_driver;
     }
-    /// The drawn positions in the projector's device memory, null while they are not those
-    /// drawn (see ProjectionDriver::projectorPositions).
-    const float* projectorPositions() const {
-        return m_polished ? nullptr : m_driver->projectorPositions();
+    /// The driver that projects now, as the window sees it.
+    const ProjectionDriver& projection() const {
+        return m_polished ? static_cast<const ProjectionDriver&>(m_polishedView) : *m_driver;
     }
 
     // --- the polished picture
@@ -161,7 +155,8 @@ class Scheduler {
     bool m_polishedDropped = false;  // a polish came or went: the next frame uploads it all
     uint64_t m_pictureSwitches = 0;
     std::unique_ptr<ProjectionDriver> m_cpu, m_device;
-    ProjectionDriver* m_driver = nullptr;  // m_device while it works, else m_cpu
+    ProjectionDriver* m_driver = nullptr;   // m_device while it works, else m_cpu
+    PolishedView m_polishedView{m_driver};  // what the window sees under a polished picture
     std::vector<uint8_t> m_rgba;
     ColourKey m_key;
     WorkStats m_stats;

@@ -83,12 +83,6 @@ class Workspace {
     bool idle() const { return m_scheduler.idle() && !m_polish.running(); }
     /// Who projects the cells now (the window asks it where the drawn positions are).
     ProjectionDriver& projection() { return m_scheduler.projection(); }
-    /// True while the window draws positions the device wrote (not positions()).
-    bool drawsOnDevice() const { return m_scheduler.drawsOnDevice(); }
-    /// Brings the vertex buffer up to the drawn positions (see the scheduler's).
-    void fillVertexBuffer() { m_scheduler.fillVertexBuffer(); }
-    /// The drawn positions in the projector's device memory, or null (see the scheduler's).
-    const float* projectorPositions() const { return m_scheduler.projectorPositions(); }
     /// Projects on the device into `target` (the window's vertex buffer) from now on, or on
     /// the CPU again with nulls (the window is going); see Scheduler::projectOnDevice.
     void projectOnDevice(ResidentProjector* projector, DevicePositions* target) {

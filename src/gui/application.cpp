@@ -213,7 +213,8 @@ void Application::frame() {
     const double uploadEnd = monotonicSeconds();
     // Projecting on the device is the picture's upload, not work the budget adapts: counted as
     // the GPU leg of the upload, as when the window drove it.
-    const double deviceMs = m_workspace.drawsOnDevice() ? m_workspace.stats().projectMs : 0.0;
+    const double deviceMs =
+        m_workspace.projection().drawsOnDevice() ? m_workspace.stats().projectMs : 0.0;
     m_cost.workMs = std::max(0.0, (uploadStart - workStart) * 1000.0 - deviceMs);
     m_cost.uploadMs = (uploadEnd - uploadStart) * 1000.0 + deviceMs;
     m_device = m_workspace.projection().deviceFigures();

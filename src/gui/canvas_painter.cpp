@@ -73,7 +73,7 @@ void CanvasPainter::upload(const app::FrameUpdate& update) {
     const auto& xy = m_workspace.positions();
     const size_t n = xy.size() / 2;
     // Positions the device wrote are in the vertex buffer already (or in the projector).
-    const bool fromDevice = m_workspace.drawsOnDevice();
+    const bool fromDevice = m_workspace.projection().drawsOnDevice();
     m_redraw = !update.positions.empty() || update.colours || update.deviceMoved;
     bool colours = update.colours, all = update.allPositions;
     if (m_points->size() != n) {
@@ -117,10 +117,10 @@ void CanvasPainter::advanceLayer(const render::LayerStyle& style) {
     source.coloursVersion = m_coloursVersion;
     if (rgba.size() == 4 * source.n) source.hostRgba = rgba.data();
     // The host positions are the drawn ones on the CPU path; the GPU's live on the device.
-    if (!m_workspace.drawsOnDevice() && xy.size() == 2 * source.n) source.hostXy = xy.data();
+    if (!projection.drawsOnDevice() && xy.size() == 2 * source.n) source.hostXy = xy.data();
     // The projector holds the workspace's cells (a new data set is uploaded first).
     if (source.n == m_workspace.state().data.events())
-        source.deviceXy = m_workspace.projectorPositions();
+        source.deviceXy = projection.projectorPositions();
     try {
         if (m_drawer->advance(*m_layer, source, style)) {
             m_lastDrawer = m_drawer.get();
@@ -175,7 +175,7 @@ void CanvasPainter::draw(const render::Camera& camera, const ui::Canvas& canvas,
 
 void CanvasPainter::exportPng(const ui::PngRequest& request, ui::UiContext& ctx,
                               const ui::Canvas& canvas) {
-    m_workspace.fillVertexBuffer();  // the export draws the vertex buffer
+    m_workspace.projection().fillVertexBuffer();  // the export draws the vertex buffer
     ui::exportPicture(request, ctx, canvas, *m_points, *m_overlay);
 }
 

@@ -48,17 +48,6 @@
 namespace sepal::app {
 namespace {
 
-// Runs frames until nothing is pending (bounded), as the window's loop does.
-// Bounded by time, not frames: a recipe trains on a worker thread, slower on a busy machine.
-void settle(Workspace& ws) {
-    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-    for (int i = 0; (i < 2 || !ws.idle()) && std::chrono::steady_clock::now() < end; ++i) {
-        ws.frame(8.0);
-        if (!ws.idle()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    ASSERT_TRUE(ws.idle());
-}
-
 // The window's first guess must be sepal-cli's: the demo is mass cytometry ("Y89Di"), so
 // arcsinh with cofactor 5 on the 22 markers, time and event length left out.
 TEST(DataDefaults, MassCytometryGetsCofactorFiveAndMarkersOnly) {

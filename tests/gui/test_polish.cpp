@@ -20,16 +20,6 @@
 namespace sepal::app {
 namespace {
 
-// Frames until nothing is pending, a polish included (bounded by time: a busy machine).
-void framesUntilIdle(Workspace& ws) {
-    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-    for (int i = 0; (i < 2 || !ws.idle()) && std::chrono::steady_clock::now() < end; ++i) {
-        ws.frame(8.0);
-        if (!ws.idle()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    ASSERT_TRUE(ws.idle());
-}
-
 // What sepal-cli embed --polish does to the same picture.
 std::vector<float> polishedByCore(const Workspace& ws, const PolishChoice& choice) {
     std::vector<float> xy = directProjection(ws);
@@ -52,14 +42,14 @@ bool logSays(const Workspace& ws, const std::string& words) {
 TEST(PolishInTheApp, ThePolishedPictureIsCoresPolishAndADragReturnsToEmbedSom) {
     auto owner = openSynthetic(3000);
     Workspace& ws = *owner;
-    framesUntilIdle(ws);
+    settle(ws);
     for (PolishKernel kernel : {PolishKernel::Umap, PolishKernel::StudentT}) {
         PolishChoice choice;
         choice.kernel = kernel;
         choice.epochs = kernel == PolishKernel::Umap ? 10 : 60;
         ASSERT_TRUE(ws.polish().start(choice));
         EXPECT_FALSE(ws.idle());  // the polish runs: a script's settle waits for it
-        framesUntilIdle(ws);
+        settle(ws);
         ASSERT_NE(ws.polish().shown(), nullptr);
         EXPECT_EQ(ws.polish().shown()->label, polishLabel(choice));
         EXPECT_EQ(ws.positions(), polishedByCore(ws, choice));
@@ -71,13 +61,13 @@ TEST(PolishInTheApp, ThePolishedPictureIsCoresPolishAndADragReturnsToEmbedSom) {
     const auto& m = ws.state().model;
     ws.edits().dragLandmarks({0}, {m.low[0] + 1.0f, m.low[1]});
     ws.edits().endLandmarkDrag("Move landmark 0");
-    framesUntilIdle(ws);
+    settle(ws);
     EXPECT_EQ(ws.polish().shown(), nullptr);
     EXPECT_EQ(ws.positions(), directProjection(ws));
     EXPECT_TRUE(logSays(ws, "EmbedSOM's picture again"));
     // Undo restores the model, not the polish (polished cells never followed it).
     ASSERT_TRUE(ws.edits().undo());
-    framesUntilIdle(ws);
+    settle(ws);
     EXPECT_EQ(ws.polish().shown(), nullptr);
     EXPECT_EQ(ws.positions(), directProjection(ws));
 }
@@ -85,11 +75,11 @@ TEST(PolishInTheApp, ThePolishedPictureIsCoresPolishAndADragReturnsToEmbedSom) {
 TEST(PolishInTheApp, BackToEmbedSomAndCancelLeaveEmbedSomsPicture) {
     auto owner = openSynthetic(3000);
     Workspace& ws = *owner;
-    framesUntilIdle(ws);
+    settle(ws);
     const std::vector<float> embedSom = directProjection(ws);
     PolishChoice choice;
     ASSERT_TRUE(ws.polish().start(choice));
-    framesUntilIdle(ws);
+    settle(ws);
     ASSERT_NE(ws.polish().shown(), nullptr);
     ws.polish().returnToEmbedSom();
     ws.frame(8.0);
@@ -101,7 +91,7 @@ TEST(PolishInTheApp, BackToEmbedSomAndCancelLeaveEmbedSomsPicture) {
     ASSERT_TRUE(ws.polish().start(choice));
     ws.polish().cancel();
     EXPECT_FALSE(ws.polish().running());
-    framesUntilIdle(ws);
+    settle(ws);
     EXPECT_EQ(ws.polish().shown(), nullptr);
     EXPECT_EQ(ws.positions(), embedSom);
     EXPECT_TRUE(logSays(ws, "polish cancelled"));
@@ -115,14 +105,14 @@ TEST(PolishInTheApp, BackToEmbedSomAndCancelLeaveEmbedSomsPicture) {
     ASSERT_TRUE(started);
     EXPECT_FALSE(ws.polish().start(choice));
     EXPECT_TRUE(logSays(ws, "a polish is running"));
-    framesUntilIdle(ws);
+    settle(ws);
     EXPECT_NE(ws.polish().shown(), nullptr);
 }
 
 TEST(PolishInTheApp, APolishOfAPictureThatChangedMeanwhileIsNotShown) {
     auto owner = openSynthetic(3000);
     Workspace& ws = *owner;
-    framesUntilIdle(ws);
+    settle(ws);
     PolishChoice choice;
     choice.epochs = 50;
     ASSERT_TRUE(ws.polish().start(choice));
@@ -130,7 +120,7 @@ TEST(PolishInTheApp, APolishOfAPictureThatChangedMeanwhileIsNotShown) {
     LandmarkModel model = ws.state().model;
     model.low[0] += 2.0f;
     ws.edits().replaceModel(model, "Move");
-    framesUntilIdle(ws);
+    settle(ws);
     EXPECT_EQ(ws.polish().shown(), nullptr);
     EXPECT_EQ(ws.positions(), directProjection(ws));
     EXPECT_TRUE(logSays(ws, "the picture changed while it was polished"));
@@ -144,7 +134,7 @@ TEST(PolishInTheApp, RefusedWithoutDataOrASettledPicture) {
     Workspace& ws = *owner;  // opened, not yet projected
     EXPECT_FALSE(ws.polish().start(PolishChoice{}));
     EXPECT_TRUE(logSays(ws, "not settled"));
-    framesUntilIdle(ws);
+    settle(ws);
     PolishChoice none;
     none.epochs = 0;
     EXPECT_FALSE(ws.polish().start(none));
@@ -156,7 +146,7 @@ TEST(PolishInTheApp, OnlyTheCellsInsideTheGatesArePolishedAsSepalCliKeepsThem) {
     std::vector<io::Table> tables;
     tables.push_back(demo::makeDemoTable(4000, 1));
     ws.data().openTables(std::move(tables));
-    framesUntilIdle(ws);
+    settle(ws);
     // A live gate on DNA and cisplatin (arcsinh(x/5)), as test_app's pipeline test draws it.
     GateSelection live;
     GateNode rect{GateNode::Kind::Rectangle, "live", "live"};
@@ -171,7 +161,7 @@ TEST(PolishInTheApp, OnlyTheCellsInsideTheGatesArePolishedAsSepalCliKeepsThem) {
     live.tree.gates.push_back(rect);
     live.population = "live";
     ASSERT_TRUE(ws.gates().set(live, "Gate live"));
-    framesUntilIdle(ws);
+    settle(ws);
     const size_t n = ws.state().data.events();
     const std::vector<size_t> inside = ws.state().gating.events(n);
     ASSERT_GT(inside.size(), 100u);
@@ -179,7 +169,7 @@ TEST(PolishInTheApp, OnlyTheCellsInsideTheGatesArePolishedAsSepalCliKeepsThem) {
     PolishChoice choice;
     choice.epochs = 10;
     ASSERT_TRUE(ws.polish().start(choice));
-    framesUntilIdle(ws);
+    settle(ws);
     ASSERT_NE(ws.polish().shown(), nullptr);
     // Core's polish of the gated cells alone, numbered as sepal-cli embed keeps them.
     const std::vector<float> embedSom = directProjection(ws);
@@ -199,16 +189,16 @@ TEST(PolishInTheApp, OnlyTheCellsInsideTheGatesArePolishedAsSepalCliKeepsThem) {
     EXPECT_EQ(ws.positions(), want);
     // New gates: EmbedSOM's picture again (the cells polished were the old gates').
     ASSERT_TRUE(ws.gates().set(GateSelection{}, "No gates"));
-    framesUntilIdle(ws);
+    settle(ws);
     EXPECT_EQ(ws.polish().shown(), nullptr);
 }
 
 TEST(PolishInTheApp, ALassoOnThePolishedPictureLeavesNoStrokeForNewFiles) {
     auto owner = openSynthetic(3000);
     Workspace& ws = *owner;
-    framesUntilIdle(ws);
+    settle(ws);
     ASSERT_TRUE(ws.polish().start(PolishChoice{}));
-    framesUntilIdle(ws);
+    settle(ws);
     ASSERT_NE(ws.polish().shown(), nullptr);
     // A box around the polished picture's middle: it takes cells, in polished coordinates.
     const auto& xy = ws.positions();
@@ -221,12 +211,12 @@ TEST(PolishInTheApp, ALassoOnThePolishedPictureLeavesNoStrokeForNewFiles) {
     // Strokes lie in EmbedSOM's picture, where apply places new files: none from this one.
     EXPECT_TRUE(ws.state().populations.regions.empty());
     ws.polish().returnToEmbedSom();
-    framesUntilIdle(ws);
+    settle(ws);
     EXPECT_GT(ws.populations().brush(box, "other"), 0u);
     EXPECT_TRUE(ws.state().populations.regions.empty());  // the populations keep no strokes now
     // On EmbedSOM's picture from the start, the same lasso is kept as a stroke.
     auto fresh = openSynthetic(3000);
-    framesUntilIdle(*fresh);
+    settle(*fresh);
     EXPECT_GT(fresh->populations().brush(box, "middle"), 0u);
     EXPECT_FALSE(fresh->state().populations.regions.empty());
 }
@@ -252,7 +242,7 @@ class FailingPolishDevice : public PolishDevice {
 TEST(PolishInTheApp, AFailingDeviceLeavesThePolishToTheCpu) {
     auto owner = openSynthetic(2000);
     Workspace& ws = *owner;
-    framesUntilIdle(ws);
+    settle(ws);
     FailingPolishDevice failing;
     PolishParams params;
     params.epochs = 10;
@@ -275,19 +265,19 @@ TEST(PolishInTheApp, OnTheDevicePathThePolishIsDrawnFromTheHostAndEmbedSomsPictu
     std::vector<io::Table> tables;
     tables.push_back(makeSyntheticTable(3000));
     ws.data().openTables(std::move(tables));
-    framesUntilIdle(ws);
-    ASSERT_TRUE(ws.drawsOnDevice());
+    settle(ws);
+    ASSERT_TRUE(ws.projection().drawsOnDevice());
     ASSERT_EQ(drawn.xy, directProjection(ws));
     ASSERT_TRUE(ws.polish().start(PolishChoice{}));
-    framesUntilIdle(ws);
+    settle(ws);
     ASSERT_NE(ws.polish().shown(), nullptr);
     // The window draws the host's polished positions, uploading them into its buffer.
-    EXPECT_FALSE(ws.drawsOnDevice());
-    EXPECT_EQ(ws.projectorPositions(), nullptr);
+    EXPECT_FALSE(ws.projection().drawsOnDevice());
+    EXPECT_EQ(ws.projection().projectorPositions(), nullptr);
     drawn.xy = ws.positions();
     ws.polish().returnToEmbedSom();
-    framesUntilIdle(ws);
-    EXPECT_TRUE(ws.drawsOnDevice());
+    settle(ws);
+    EXPECT_TRUE(ws.projection().drawsOnDevice());
     EXPECT_EQ(drawn.xy, directProjection(ws));
     EXPECT_EQ(ws.positions(), directProjection(ws));
 }

@@ -3,9 +3,13 @@
 // the CPU projector gives its cells under the current model (what every projection path,
 // cached, swept or on a device, must reproduce), and a device that is host memory.
 
+#include <gtest/gtest.h>
+
+#include <chrono>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -70,6 +74,17 @@ class HostPositions : public DevicePositions {
     void upload(const float* p, size_t n) override { xy.assign(p, p + 2 * n); }
     std::string memoryLine() const override { return "host"; }
 };
+
+/// Runs frames until nothing is pending (bounded), as the window's loop does. Bounded by time,
+/// not frames: a recipe or a polish runs on a worker thread, slower on a busy machine.
+inline void settle(Workspace& ws) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    for (int i = 0; (i < 2 || !ws.idle()) && std::chrono::steady_clock::now() < end; ++i) {
+        ws.frame(8.0);
+        if (!ws.idle()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ASSERT_TRUE(ws.idle());
+}
 
 /// A workspace on the CPU backend with n synthetic cells opened (not yet trained).
 inline std::unique_ptr<Workspace> openSynthetic(size_t n) {
