@@ -19,7 +19,12 @@
 // about 2^-15 of that, and the pass runs once instead of the two passes a bound from group minima
 // needs. Lane (gq, t4) holds the products of cells 8 s + gq (slot s) with landmarks 2 t4 + c (mod
 // 8) (column c): per slot and column, 8 groups of landmarks per cell over the quad, it keeps the
-// smallest v with its landmark and the second smallest v (three comparisons per value). Then each
+// smallest v with its landmark and the second smallest v. Up to g = 1024 (PACKED) the landmark
+// rides in the value: the low `bits` bits of v are replaced by j / 8 (bits = log2(gPad / 8), 7
+// at g = 1024), so that three minima keep both and the compare and two selects of the landmark
+// go (the comparisons were 5 of the 6 instructions a value, and the pass's busiest pipe). A
+// packed value p differs from v by at most (2^bits - 1) ulps of v; the bound below takes that in
+// (PACKED's limit), and the exact re-evaluation still decides. Then each
 // lane takes one cell: T = v_1 + margin, v_1 the smallest of its groups' values and margin twice
 // a bound E on |v_j + |x - m|^2 - D_j| for every landmark j, D_j the exact distance. A landmark
 // whose exact distance is at most the approximate winner's (the exact winner among them) then
@@ -38,6 +43,12 @@
 // span^2; centring, 2.0001 u span^2; the exact distance's own rounding, (d + 3) u span^2. So E =
 // 2 eps r R + 2 tiny span + (1.01 d + 8) u span^2, taken 1.05 times (r, R and the margin
 // themselves are rounded) and twice: the approximate winner's error and a candidate's.
+// PACKED: with M that margin, p_w = v1 the packed winner and j* the exact winner, v_j* <= v_w + M
+// and p_j* >= p_w, so |v_w| and |v_j*| are at most B = (|v1| + M)(1 + 2.2 2^(bits - 23)), and
+// p_j* <= v1 + M + 2 (2^bits - 1) ulp(B); the limit adds 2^(bits + 1) ulp(B) + FLT_MIN (the rest
+// for its own rounding and values below the normal range). fminf and fmaxf keep the index bits
+// only without flush-to-zero (packed values near 0 are subnormal): this file is built without
+// --use_fast_math.
 // Sums, when asked for (args.sums; the training step's SEPAL_TRAIN_FUSED_SUMS=1) and all
 // landmarks and g x stride floats of sums fit in shared memory: as landmark_sums.cu, float sums
 // and counts per block in shared memory from the staged rows (lane t adds dimension t of 8 cells
@@ -79,12 +90,14 @@ constexpr uint32_t kNeedsScan = 0xfffffffeu;  // assignment of a cell left to th
 constexpr int kFlushBatches = 256;            // 256 batches of 256 cells per float partial sum
 constexpr int kScanThreads = 512;
 constexpr int kFragmentThreads = 256;
+constexpr int kMaxPackedBits = 7;  // the index in the values' low bits up to g = 1024
 
 /// Shared-memory layout of one launch, in floats (every offset a multiple of 4): a part of the
 /// landmarks (fragments, norms), the float sums and counts when the pass adds them, then each
 /// warp's staged rows and merge area.
 struct NearestLayout {
     int g = 0, gPad = 0, part = 0, parts = 0, stride = 0, rowLd = 0;
+    int indexBits = 0;  // bits of a group's landmark index (gPad / 8 landmarks a group)
     bool fused = false;
     size_t frags = 0, norms = 0, sums = 0, counts = 0, warpArea = 0, perWarp = 0, total = 0;
 
@@ -95,6 +108,7 @@ struct NearestLayout {
         gPad = (g + kNearestPadding - 1) / kNearestPadding * kNearestPadding;
         part = partSize < gPad ? partSize : gPad;
         parts = (gPad + part - 1) / part;
+        while ((8 << indexBits) < gPad) ++indexBits;
         rowLd = stride + 4;  // conflict-free float4 reads of a lane's own row
         const size_t width = size_t(halfFragmentWidth(stride));
         frags = 0;
@@ -173,6 +187,14 @@ __device__ __forceinline__ void keepTwo(float& first, float& second, int& which,
     which = better ? j : which;
 }
 
+/// Keeps a packed value p (a value whose low bits hold its landmark's index in the group) in a
+/// group's smallest and second smallest: fminf and fmaxf return one of their inputs bit for bit,
+/// so the smallest carries its landmark without a compare and two selects.
+__device__ __forceinline__ void keepTwoPacked(float& first, float& second, float p) {
+    second = fminf(second, fmaxf(first, p));
+    first = fminf(first, p);
+}
+
 /// The block's float sums into the global double sums, then cleared (the whole block calls it).
 template <int STRIDE>
 __device__ void flushSums(const NearestArgs& a, float* sums, unsigned* counts) {
@@ -191,7 +213,7 @@ __device__ void flushSums(const NearestArgs& a, float* sums, unsigned* counts) {
     __syncthreads();
 }
 
-template <int STRIDE, bool FUSED>
+template <int STRIDE, bool FUSED, bool PACKED>
 __global__ void __launch_bounds__(kThreads, 1)
     nearestKernel(const NearestArgs a, const NearestLayout lay) {
 #if __CUDA_ARCH__ >= 800
@@ -209,6 +231,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     float* merge = rows + 32 * kLd;                                  // 32 x kMergeLd
     const NearestLandmarks& L = a.prep;
     const float minusTwoOverS2 = -2.0f / (L.scale * L.scale);
+    // PACKED: a value's low indexBits bits are replaced by its landmark's index in the group.
+    const uint32_t indexMask = (1u << lay.indexBits) - 1u;
 
     // Part q of the landmarks into shared memory, by the whole block.
     int resident = -1;
@@ -360,6 +384,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
             for (int nt = 0; nt < 4; ++nt) {
                 const float2 nb = norms[16 * step + 4 * nt + t4];
+                // j / 8 of this nt's landmarks (2 t4 + c < 8): the same for both columns.
+                const uint32_t index = uint32_t((offset + 32 * step) / 8 + nt);
 #pragma unroll
                 for (int c = 0; c < 2; ++c) {
                     const int j = j0 + 8 * nt + c;
@@ -367,7 +393,12 @@ __global__ void __launch_bounds__(kThreads, 1)
                     for (int s = 0; s < 4; ++s) {
                         const float v =
                             fmaf(minusTwoOverS2, acc[nt][s >> 1][2 * (s & 1) + c], c ? nb.y : nb.x);
-                        keepTwo(first[s][c], second[s][c], which[s][c], v, j);
+                        if (PACKED)
+                            keepTwoPacked(
+                                first[s][c], second[s][c],
+                                __uint_as_float((__float_as_uint(v) & ~indexMask) | index));
+                        else
+                            keepTwo(first[s][c], second[s][c], which[s][c], v, j);
                     }
                 }
             }
@@ -397,7 +428,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                 float* at = merge + (8 * s + gq) * kMergeLd + 2 * t4 + c;
                 at[0] = first[s][c];
                 at[8] = second[s][c];
-                at[16] = __int_as_float(which[s][c]);
+                if (!PACKED) at[16] = __int_as_float(which[s][c]);
             }
         __syncwarp();
         const float* mine = merge + lane * kMergeLd;
@@ -407,14 +438,29 @@ __global__ void __launch_bounds__(kThreads, 1)
         const float r = sqrtf(r2), span = r + L.radius;
         const float margin =
             L.marginProduct * r * L.radius + L.marginSpan * span + L.marginSquare * span * span;
-        const float limit = v1 + margin;
+        float limit = v1 + margin;
+        if (PACKED) {
+            // A packed value differs from its value by at most (2^bits - 1) ulps of it, both the
+            // approximate winner's and a candidate's; both values lie within B of zero (the
+            // derivation at the top), whose ulp bounds theirs. 2^(bits + 1) ulps of B leave two
+            // ulps for the rounding of the limit; FLT_MIN covers values below the normal range.
+            const float rho = __uint_as_float(uint32_t(127 - 23 + lay.indexBits) << 23);
+            const float B = (fabsf(v1) + margin) * (1.0f + 2.2f * rho);
+            const float ulpB = __uint_as_float(__float_as_uint(B) & 0x7f800000u) * 0x1p-23f;
+            limit = v1 + margin + (ulpB * float(2u << lay.indexBits) + FLT_MIN);
+        }
         // Settled: every landmark within the limit is a group's smallest (a NaN fails the tests).
         bool settled = r <= L.reach && limit < FLT_MAX;
         uint32_t candidates = 0;
 #pragma unroll
         for (int k = 0; k < 8; ++k) {
             settled = settled && mine[8 + k] > limit;
-            candidates |= uint32_t(mine[k] <= limit) << k;
+            const bool near = mine[k] <= limit;
+            candidates |= uint32_t(near) << k;
+            // A packed padding landmark (FLT_MAX with index bits) just below a limit near FLT_MAX.
+            if (PACKED)
+                settled = settled && !(near && 8 * (__float_as_uint(mine[k]) & indexMask) + k >=
+                                                   uint32_t(a.g));
         }
 
         // The candidates' exact distances; (distance, index) order picks the winner.
@@ -429,7 +475,8 @@ __global__ void __launch_bounds__(kThreads, 1)
             while (candidates) {
                 const int k = __ffs(candidates) - 1;
                 candidates &= candidates - 1;
-                const int j = __float_as_int(mine[16 + k]);
+                const int j = PACKED ? int(8 * (__float_as_uint(mine[k]) & indexMask)) + k
+                                     : __float_as_int(mine[16 + k]);
                 const float4* row = landmarkRows + size_t(j) * kVec;
                 const float dj = detail::squaredDistance(x, [&](int c) { return __ldg(row + c); });
                 if (dj < best || (dj == best && j < winner)) best = dj, winner = j;
@@ -608,9 +655,9 @@ __global__ void nearestFragmentsKernel(const float* __restrict__ landmarks, int 
 #endif
 }
 
-template <int STRIDE, bool FUSED>
+template <int STRIDE, bool FUSED, bool PACKED>
 void launchMain(const NearestArgs& a, const NearestLayout& lay, cudaStream_t stream) {
-    constexpr auto kernel = nearestKernel<STRIDE, FUSED>;
+    constexpr auto kernel = nearestKernel<STRIDE, FUSED, PACKED>;
     detail::allowSharedBytes<kernel>(lay.bytes());
     const size_t tiles = (a.n + 31) / 32, wanted = (tiles + kWarps - 1) / kWarps;
     const size_t sms = size_t(detail::multiprocessorCount());
@@ -652,11 +699,19 @@ void launchNearestLandmark(const NearestArgs& a, cudaStream_t stream) {
         throw InputError("the nearest-landmark kernel has no room for this shape (g = " +
                          std::to_string(a.g) + ", stride = " + std::to_string(a.stride) + ")");
     const NearestLayout lay(a.g, a.stride, part, fused);
+    // The index in the low bits costs a margin of 2^(bits + 1) ulps of the winner's value
+    // (bits = 7 at g = 1024); more landmarks keep the index in its own register.
+    const bool packed = lay.indexBits <= kMaxPackedBits;
     detail::withStride<8, 16, 32, 64>(a.stride, [&](auto s) {
-        if (fused)
-            launchMain<decltype(s)::value, true>(a, lay, stream);
+        constexpr int kStride = decltype(s)::value;
+        if (fused && packed)
+            launchMain<kStride, true, true>(a, lay, stream);
+        else if (fused)
+            launchMain<kStride, true, false>(a, lay, stream);
+        else if (packed)
+            launchMain<kStride, false, true>(a, lay, stream);
         else
-            launchMain<decltype(s)::value, false>(a, lay, stream);
+            launchMain<kStride, false, false>(a, lay, stream);
     });
 }
 
