@@ -109,6 +109,10 @@ bool polishPositions(const Matrix& points, const LandmarkModel& model, float* xy
                                ? params.device
                                : nullptr;
     if (params.onProgress && !params.onProgress(0.0)) return false;  // a chance to stop
+    // The CPU's neighbour search asks again every few dozen cells (it may run for a minute).
+    const std::function<bool()> goOn = [&params] {
+        return !params.onProgress || params.onProgress(0.0);
+    };
     const CellLists lists =
         listCellsByLandmark(usable, probe, probes, g, device ? kDeviceMostPairs : kCpuMostPairs);
     lap(params.times ? &params.times->neighbours : nullptr, clock);
@@ -117,8 +121,8 @@ bool polishPositions(const Matrix& points, const LandmarkModel& model, float* xy
         std::vector<float> sq;
         if (device)
             device->neighbours(points, lists, probe, probes, k, nbr, sq);
-        else
-            candidateNeighbours(points, lists, probe, probes, k, nbr, sq);
+        else if (!candidateNeighbours(points, lists, probe, probes, k, nbr, sq, goOn))
+            return false;
         lap(params.times ? &params.times->neighbours : nullptr, clock);
         if (params.onProgress && !params.onProgress(0.0)) return false;
         TsnePolishParams t;
@@ -165,7 +169,7 @@ bool polishPositions(const Matrix& points, const LandmarkModel& model, float* xy
     } else {
         std::vector<uint32_t> nbr;
         std::vector<float> sq;
-        candidateNeighbours(points, lists, probe, probes, k, nbr, sq);
+        if (!candidateNeighbours(points, lists, probe, probes, k, nbr, sq, goOn)) return false;
         lap(params.times ? &params.times->neighbours : nullptr, clock);
         if (params.onProgress && !params.onProgress(0.0)) return false;
         const PolishGraph graph = polishGraph(nbr, sq, n, k);

@@ -1,11 +1,20 @@
 #include "core/pipeline/polish_neighbours.h"
 
+#include <omp.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 
 #include "core/common/error.h"
 
 namespace sepal {
+
+namespace {
+// Cells the calling thread searches between two asks of goOn: a few milliseconds of work at
+// most, even with lists of thousands of cells.
+constexpr size_t kCellsBetweenAsks = 64;
+}  // namespace
 
 CellLists listCellsByLandmark(const std::vector<uint8_t>& usable,
                               const std::vector<uint32_t>& probe, size_t probes, size_t g,
@@ -43,9 +52,10 @@ CellLists listCellsByLandmark(const std::vector<uint8_t>& usable,
     return lists;
 }
 
-void candidateNeighbours(const Matrix& points, const CellLists& lists,
+bool candidateNeighbours(const Matrix& points, const CellLists& lists,
                          const std::vector<uint32_t>& probe, size_t probes, size_t k,
-                         std::vector<uint32_t>& nbr, std::vector<float>& sq) {
+                         std::vector<uint32_t>& nbr, std::vector<float>& sq,
+                         const std::function<bool()>& goOn) {
     const size_t n = points.rows, d = points.cols;
     const auto& cells = lists.cells;
     const auto& offset = lists.offset;
@@ -59,11 +69,20 @@ void candidateNeighbours(const Matrix& points, const CellLists& lists,
             columns[t * listed + size_t(cc)] = points.row(cells[size_t(cc)])[t];
     nbr.assign(n * k, kNoNeighbour);
     sq.assign(n * k, std::numeric_limits<float>::infinity());
+    std::atomic<bool> stopped{false};
 #pragma omp parallel
     {
         std::vector<float> dist(lists.longest);
+        // The calling thread (the team's first) asks goOn; the others see its answer.
+        const bool asks = goOn && omp_get_thread_num() == 0;
+        size_t done = 0;
 #pragma omp for schedule(dynamic, 256)
         for (long long ii = 0; ii < static_cast<long long>(n); ++ii) {
+            if (stopped.load(std::memory_order_relaxed)) continue;
+            if (asks && done++ % kCellsBetweenAsks == 0 && !goOn()) {
+                stopped = true;
+                continue;
+            }
             const size_t i = size_t(ii);
             if (!lists.usable[i]) continue;
             const float* x = points.row(i);
@@ -100,6 +119,7 @@ void candidateNeighbours(const Matrix& points, const CellLists& lists,
             }
         }
     }
+    return !stopped;
 }
 
 }  // namespace sepal
