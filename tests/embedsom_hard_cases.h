@@ -154,6 +154,24 @@ inline void duplicateLandmarks(HardCase& hc, size_t copies) {
     hc.model.touch();
 }
 
+/// Landmarks in tight groups of `group`, as SOM training leaves them: each a row of the group's
+/// first moved by `spread` (a normal draw per column), the group's 2D positions side by side
+/// (map neighbours). The cells lie far from every group compared with its spread, so most pairs
+/// of a cell's neighbours have a_v c_uv far above kExactRatio (the O(1) form of D loses digits).
+inline void crowdLandmarks(HardCase& hc, size_t group, float spread, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    const size_t g = hc.model.count(), d = hc.d;
+    for (size_t j = 0; j < g; ++j) {
+        const size_t first = j / group * group;
+        for (size_t t = 0; t < d; ++t)
+            hc.model.high[j * d + t] = hc.model.high[first * d + t] + spread * normal(rng);
+        hc.model.low[2 * j] = hc.model.low[2 * first] + 0.3f * float(j - first);
+        hc.model.low[2 * j + 1] = hc.model.low[2 * first + 1] + 0.2f * float((j - first) % 2);
+    }
+    hc.model.touch();
+}
+
 /// The hard cases (embedsom.md's tolerance applies to each).
 inline std::vector<HardCase> hardCases() {
     std::vector<HardCase> cases;
@@ -182,6 +200,15 @@ inline std::vector<HardCase> hardCases() {
     wide.params.adjust = 2.0f;
     wide.params.k = 16;
     cases.push_back(std::move(wide));
+    // Trained landmarks crowding in data space (a SOM's map neighbours): groups of 8 a hundredth
+    // apart, and 3e-5 apart (a ratio beyond what any faster form of D keeps exact).
+    for (const float spread : {1e-2f, 3e-5f}) {
+        HardCase hc = blobCase(spread > 1e-3f ? "crowded_landmarks_1e-2" : "crowded_landmarks_3e-5",
+                               3000, 16, 128, 51);
+        crowdLandmarks(hc, 8, spread, 52);
+        hc.params.k = 16;
+        cases.push_back(std::move(hc));
+    }
     return cases;
 }
 

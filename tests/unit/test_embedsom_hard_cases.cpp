@@ -1,11 +1,13 @@
 // The CPU backend against the reference projector and the double-precision oracle on the hard
-// cases: ties at k/k+1, duplicate landmarks, negative smoothing with adjust 2 on a free layout.
+// cases: ties at k/k+1, duplicate landmarks, negative smoothing with adjust 2 on a free layout,
+// landmarks crowding as training leaves them.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "core/embedsom/embedsom.h"
+#include "core/embedsom/exactness.h"
 #include "embedsom_hard_cases.h"
 
 namespace sepal::test {
@@ -38,6 +40,42 @@ TEST(EmbedsomHardCases, TheTiesCasesTieAtTheBoundaryForMostPoints) {
         if (hc.name.rfind("ties_at_k", 0) != 0) continue;
         EXPECT_GT(tiesAtK(hc, hc.params.k), hc.n * 9 / 10) << hc.name;
     }
+}
+
+/// Points for which some pair of their k + 1 nearest landmarks (reference distances) has
+/// a_v c_uv above kExactRatio: the O(1) form of D would lose digits.
+size_t exactFormPoints(const HardCase& hc) {
+    const size_t g = hc.model.count(), d = hc.d, k = size_t(hc.params.k);
+    const auto distance = [&](const float* p, const float* q) {
+        float s = 0.0f;
+        for (size_t t = 0; t < d; ++t) s += (p[t] - q[t]) * (p[t] - q[t]);
+        return s;
+    };
+    size_t points = 0;
+    std::vector<std::pair<float, size_t>> a(g);
+    for (size_t i = 0; i < hc.n; ++i) {
+        for (size_t j = 0; j < g; ++j) a[j] = {distance(&hc.x[i * d], &hc.model.high[j * d]), j};
+        std::partial_sort(a.begin(), a.begin() + long(k + 1), a.end());
+        bool exact = false;
+        for (size_t u = 0; u <= k && !exact; ++u)
+            for (size_t v = u + 1; v <= k && !exact; ++v) {
+                const float sqd =
+                    distance(&hc.model.high[a[u].second * d], &hc.model.high[a[v].second * d]);
+                exact = sqd > 0.0f && a[v].first / (2.0f * sqd) > kExactRatio;
+            }
+        points += exact;
+    }
+    return points;
+}
+
+TEST(EmbedsomHardCases, TheCrowdedCasesNeedMoreThanTheFastFormForMostPoints) {
+    int crowded = 0;
+    for (const HardCase& hc : hardCases()) {
+        if (hc.name.rfind("crowded_", 0) != 0) continue;
+        ++crowded;
+        EXPECT_GT(exactFormPoints(hc), hc.n * 9 / 10) << hc.name;
+    }
+    EXPECT_EQ(crowded, 2);
 }
 
 TEST(EmbedsomHardCases, CpuBackendMatchesTheReferenceWithinTheSpecsTolerance) {
