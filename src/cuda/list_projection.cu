@@ -36,6 +36,7 @@ __global__ void __launch_bounds__(32 * kWarps) listProjectionKernel(const Projec
     __shared__ uint16_t pairs[kMaxPairs];  // (i << 8 | j), i < j < topn, row by row
     __shared__ float4 entries[kWarps][kMaxList];
     __shared__ uint32_t indices[kWarps][kMaxList];
+    __shared__ float residuals[kWarps][kMaxList];  // the distances' (kResidualRatio), when needed
     const int topn = a.topn, topnn = a.topnn, kOut = a.kOut;
     const int pairCount = topn * (topn - 1) / 2;
     for (int e = threadIdx.x; e < pairCount; e += blockDim.x) {
@@ -96,29 +97,53 @@ __global__ void __launch_bounds__(32 * kWarps) listProjectionKernel(const Projec
                     detail::addGravity(ls, e.y, make_float2(e.z, e.w));
                 }
             }
-            for (int e0 = lane; e0 < pairCount; e0 += 32 * kPairLoads) {
-                int pi[kPairLoads], pj[kPairLoads];
-                float2 cw[kPairLoads];
-#pragma unroll
-                for (int b = 0; b < kPairLoads; ++b) {
-                    const int e = min(e0 + 32 * b, pairCount - 1);
-                    const uint32_t pair = pairs[e];
-                    pi[b] = int(pair >> 8);
-                    pj[b] = int(pair & 0xffu);
-                    cw[b] = __ldg(a.pairTerms + detail::pairIndex(mineIdx[pi[b]], mineIdx[pj[b]]));
+            // Two passes: the pairs between kExactRatio and kResidualRatio wait for the second,
+            // which runs only when some lane met one, after the warp has found the list's
+            // residuals together (see pairLoop).
+            bool needResiduals = false;
+            for (int pass = 0; pass < 2; ++pass) {
+                if (pass == 1) {
+                    if (!__any_sync(0xffffffffu, needResiduals)) break;
+                    for (int i = lane; i < topn; i += 32)
+                        residuals[warp][i] =
+                            detail::distanceResidual(a, p, int(mineIdx[i]), mine[i].x);
+                    __syncwarp();
                 }
+                for (int e0 = lane; e0 < pairCount; e0 += 32 * kPairLoads) {
+                    int pi[kPairLoads], pj[kPairLoads];
+                    float2 cw[kPairLoads];
 #pragma unroll
-                for (int b = 0; b < kPairLoads; ++b) {
-                    if (e0 + 32 * b >= pairCount) break;
-                    const float4 ei = mine[pi[b]], ej = mine[pj[b]];
-                    // The list is sorted: a_j is the pair's larger distance (see pairLoop).
-                    const float q = ej.x * cw[b].x > detail::kExactRatio
-                                        ? detail::exactPosition(a, p, int(mineIdx[pi[b]]),
-                                                                int(mineIdx[pj[b]])) -
-                                              0.5f
-                                        : (ei.x - ej.x) * cw[b].x;
-                    detail::addPairWeighted(ls, ei.y * ej.y, q, make_float2(ei.z, ei.w),
-                                            make_float2(ej.z, ej.w), cw[b].y);
+                    for (int b = 0; b < kPairLoads; ++b) {
+                        const int e = min(e0 + 32 * b, pairCount - 1);
+                        const uint32_t pair = pairs[e];
+                        pi[b] = int(pair >> 8);
+                        pj[b] = int(pair & 0xffu);
+                        cw[b] =
+                            __ldg(a.pairTerms + detail::pairIndex(mineIdx[pi[b]], mineIdx[pj[b]]));
+                    }
+#pragma unroll
+                    for (int b = 0; b < kPairLoads; ++b) {
+                        if (e0 + 32 * b >= pairCount) break;
+                        const float4 ei = mine[pi[b]], ej = mine[pj[b]];
+                        // The list is sorted: a_j is the pair's larger distance (see pairLoop).
+                        const float ratio = ej.x * cw[b].x;
+                        const bool withResiduals =
+                            ratio > detail::kExactRatio && ratio <= detail::kResidualRatio;
+                        if (withResiduals != (pass == 1)) {
+                            needResiduals = needResiduals || withResiduals;
+                            continue;
+                        }
+                        float q = (ei.x - ej.x) * cw[b].x;
+                        if (withResiduals)
+                            q = detail::positionWithResiduals(ei.x, ej.x, residuals[warp][pi[b]],
+                                                              residuals[warp][pj[b]], cw[b].x);
+                        else if (ratio > detail::kResidualRatio)
+                            q = detail::exactPosition(a, p, int(mineIdx[pi[b]]),
+                                                      int(mineIdx[pj[b]])) -
+                                0.5f;
+                        detail::addPairWeighted(ls, ei.y * ej.y, q, make_float2(ei.z, ei.w),
+                                                make_float2(ej.z, ej.w), cw[b].y);
+                    }
                 }
             }
             ls.a00 = detail::warpSum(ls.a00);
