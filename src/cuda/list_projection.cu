@@ -32,6 +32,30 @@ constexpr int kMaxList = kListMaxList;
 constexpr int kMaxPairs = kMaxList * (kMaxList - 1) / 2;
 constexpr int kPairLoads = 4;  // pair-table reads in flight per lane
 
+/// The warp's point's pairs between kExactRatio and kResidualRatio, which the main loop left
+/// out, added to each lane's sums with the distances' residuals (found by the warp into
+/// `residuals`).
+__device__ __forceinline__ void addResidualPairs(const ProjectionArgs& a, size_t p,
+                                              const uint16_t* pairs, int pairCount,
+                                              const float4* mine, const uint32_t* mineIdx,
+                                              float* residuals, detail::LeastSquares& ls) {
+    const int lane = threadIdx.x & 31;
+    for (int i = lane; i < a.topn; i += 32)
+        residuals[i] = detail::distanceResidual(a, p, int(mineIdx[i]), mine[i].x);
+    __syncwarp();
+    for (int e = lane; e < pairCount; e += 32) {
+        const uint32_t pair = pairs[e];
+        const int i = int(pair >> 8), j = int(pair & 0xffu);
+        const float2 cw = __ldg(a.pairTerms + detail::pairIndex(mineIdx[i], mineIdx[j]));
+        const float4 ei = mine[i], ej = mine[j];
+        const float ratio = ej.x * cw.x;
+        if (!(ratio > detail::kExactRatio && ratio <= detail::kResidualRatio)) continue;
+        const float q = detail::positionWithResiduals(ei.x, ej.x, residuals[i], residuals[j], cw.x);
+        detail::addPairWeighted(ls, ei.y * ej.y, q, make_float2(ei.z, ei.w),
+                                make_float2(ej.z, ej.w), cw.y);
+    }
+}
+
 __global__ void __launch_bounds__(32 * kWarps) listProjectionKernel(const ProjectionArgs a) {
     __shared__ uint16_t pairs[kMaxPairs];  // (i << 8 | j), i < j < topn, row by row
     __shared__ float4 entries[kWarps][kMaxList];
@@ -97,55 +121,41 @@ __global__ void __launch_bounds__(32 * kWarps) listProjectionKernel(const Projec
                     detail::addGravity(ls, e.y, make_float2(e.z, e.w));
                 }
             }
-            // Two passes: the pairs between kExactRatio and kResidualRatio wait for the second,
-            // which runs only when some lane met one, after the warp has found the list's
-            // residuals together (see pairLoop).
+            // The pairs between kExactRatio and kResidualRatio wait for addResidualPairs, which
+            // runs only when some lane met one (see pairLoop).
             bool needResiduals = false;
-            for (int pass = 0; pass < 2; ++pass) {
-                if (pass == 1) {
-                    if (!__any_sync(0xffffffffu, needResiduals)) break;
-                    for (int i = lane; i < topn; i += 32)
-                        residuals[warp][i] =
-                            detail::distanceResidual(a, p, int(mineIdx[i]), mine[i].x);
-                    __syncwarp();
+            for (int e0 = lane; e0 < pairCount; e0 += 32 * kPairLoads) {
+                int pi[kPairLoads], pj[kPairLoads];
+                float2 cw[kPairLoads];
+#pragma unroll
+                for (int b = 0; b < kPairLoads; ++b) {
+                    const int e = min(e0 + 32 * b, pairCount - 1);
+                    const uint32_t pair = pairs[e];
+                    pi[b] = int(pair >> 8);
+                    pj[b] = int(pair & 0xffu);
+                    cw[b] = __ldg(a.pairTerms + detail::pairIndex(mineIdx[pi[b]], mineIdx[pj[b]]));
                 }
-                for (int e0 = lane; e0 < pairCount; e0 += 32 * kPairLoads) {
-                    int pi[kPairLoads], pj[kPairLoads];
-                    float2 cw[kPairLoads];
 #pragma unroll
-                    for (int b = 0; b < kPairLoads; ++b) {
-                        const int e = min(e0 + 32 * b, pairCount - 1);
-                        const uint32_t pair = pairs[e];
-                        pi[b] = int(pair >> 8);
-                        pj[b] = int(pair & 0xffu);
-                        cw[b] =
-                            __ldg(a.pairTerms + detail::pairIndex(mineIdx[pi[b]], mineIdx[pj[b]]));
+                for (int b = 0; b < kPairLoads; ++b) {
+                    if (e0 + 32 * b >= pairCount) break;
+                    const float4 ei = mine[pi[b]], ej = mine[pj[b]];
+                    // The list is sorted: a_j is the pair's larger distance (see pairLoop).
+                    const float ratio = ej.x * cw[b].x;
+                    if (ratio > detail::kExactRatio && ratio <= detail::kResidualRatio) {
+                        needResiduals = true;
+                        continue;
                     }
-#pragma unroll
-                    for (int b = 0; b < kPairLoads; ++b) {
-                        if (e0 + 32 * b >= pairCount) break;
-                        const float4 ei = mine[pi[b]], ej = mine[pj[b]];
-                        // The list is sorted: a_j is the pair's larger distance (see pairLoop).
-                        const float ratio = ej.x * cw[b].x;
-                        const bool withResiduals =
-                            ratio > detail::kExactRatio && ratio <= detail::kResidualRatio;
-                        if (withResiduals != (pass == 1)) {
-                            needResiduals = needResiduals || withResiduals;
-                            continue;
-                        }
-                        float q = (ei.x - ej.x) * cw[b].x;
-                        if (withResiduals)
-                            q = detail::positionWithResiduals(ei.x, ej.x, residuals[warp][pi[b]],
-                                                              residuals[warp][pj[b]], cw[b].x);
-                        else if (ratio > detail::kResidualRatio)
-                            q = detail::exactPosition(a, p, int(mineIdx[pi[b]]),
-                                                      int(mineIdx[pj[b]])) -
-                                0.5f;
-                        detail::addPairWeighted(ls, ei.y * ej.y, q, make_float2(ei.z, ei.w),
-                                                make_float2(ej.z, ej.w), cw[b].y);
-                    }
+                    const float q = ratio > detail::kExactRatio
+                                        ? detail::exactPosition(a, p, int(mineIdx[pi[b]]),
+                                                                int(mineIdx[pj[b]])) -
+                                              0.5f
+                                        : (ei.x - ej.x) * cw[b].x;
+                    detail::addPairWeighted(ls, ei.y * ej.y, q, make_float2(ei.z, ei.w),
+                                            make_float2(ej.z, ej.w), cw[b].y);
                 }
             }
+            if (__any_sync(0xffffffffu, needResiduals))
+                addResidualPairs(a, p, pairs, pairCount, mine, mineIdx, residuals[warp], ls);
             ls.a00 = detail::warpSum(ls.a00);
             ls.a01 = detail::warpSum(ls.a01);
             ls.a11 = detail::warpSum(ls.a11);
