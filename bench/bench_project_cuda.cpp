@@ -55,7 +55,11 @@ std::vector<float> makePoints(size_t n, size_t d, bool clustered, uint32_t seed)
     return x;
 }
 
-LandmarkModel makeModel(const std::vector<float>& x, size_t n, size_t d, size_t g, bool clustered) {
+/// Landmarks on a grid layout: normal draws, cells of the data (clustered), or cells of the data
+/// in groups of 8 a hundredth apart, map neighbours, as a SOM's training leaves them (crowded:
+/// most cells then have pairs past kExactRatio).
+LandmarkModel makeModel(const std::vector<float>& x, size_t n, size_t d, size_t g,
+                        const std::string& data) {
     std::mt19937 rng(1234);
     std::normal_distribution<float> normal(0.0f, 1.0f);
     LandmarkModel m;
@@ -63,7 +67,14 @@ LandmarkModel makeModel(const std::vector<float>& x, size_t n, size_t d, size_t 
     const size_t side = size_t(std::ceil(std::sqrt(double(g))));
     for (size_t j = 0; j < g; ++j) {
         const size_t row = rng() % n;
-        for (size_t t = 0; t < d; ++t) m.high[j * d + t] = clustered ? x[row * d + t] : normal(rng);
+        for (size_t t = 0; t < d; ++t) {
+            if (data == "normal")
+                m.high[j * d + t] = normal(rng);
+            else if (data == "crowded" && j % 8 != 0)
+                m.high[j * d + t] = m.high[(j / 8 * 8) * d + t] + 0.01f * normal(rng);
+            else
+                m.high[j * d + t] = x[row * d + t];
+        }
         m.low[2 * j] = float(j % side);
         m.low[2 * j + 1] = float(j / side);
     }
@@ -97,8 +108,7 @@ void addAutoChoice(nlohmann::json& j, const AutoChoice& choice) {
 
 void runOne(const Options& o, const std::vector<float>& x, size_t d, size_t g, int k,
             const std::string& kernel, float* deviceOut, const std::string& gpu) {
-    const bool clustered = o.data == "clustered";
-    const LandmarkModel model = makeModel(x, o.n, d, g, clustered);
+    const LandmarkModel model = makeModel(x, o.n, d, g, o.data);
     EmbedParams params;
     params.k = k;
     nlohmann::json j = nlohmann::json::parse(contextJson());
@@ -200,7 +210,7 @@ void run(const Options& o) {
     const std::vector<int> gs = o.grid ? std::vector<int>{64, 256, 1024} : o.gs;
     const std::vector<int> ks = o.grid ? std::vector<int>{8, 16, 32, 64} : o.ks;
     for (int d : ds) {
-        const auto x = makePoints(o.n, size_t(d), o.data == "clustered", 42 + d);
+        const auto x = makePoints(o.n, size_t(d), o.data != "normal", 42 + d);
         for (int g : gs)
             for (int k : ks) {
                 if (k >= g) continue;
@@ -222,8 +232,10 @@ void addCudaProject(CLI::App& app) {
     sub->add_flag("--grid", o.grid, "the whole grid: d 4,16,32,64; g 64,256,1024; k 8..64");
     sub->add_option("--n", o.n, "points (default 2^20)");
     sub->add_option("--reps", o.reps, "timed runs per configuration (median reported)");
-    sub->add_option("--data", o.data, "normal or clustered")
-        ->check(CLI::IsMember({"normal", "clustered"}));
+    sub->add_option("--data", o.data,
+                    "normal, clustered, or crowded (clustered, the landmarks in tight groups of "
+                    "8 as training leaves them)")
+        ->check(CLI::IsMember({"normal", "clustered", "crowded"}));
     sub->add_option("-d", o.ds, "dimensions (without --grid)");
     sub->add_option("-g", o.gs, "landmarks (without --grid)");
     sub->add_option("-k", o.ks, "neighbours (without --grid)");

@@ -11,6 +11,7 @@ namespace sepal::cuda::detail {
 
 using sepal::kExactRatio;
 using sepal::kReferenceConditioning;
+using sepal::kResidualRatio;
 
 /// Index of the unordered pair {u, v} in the triangular pair table.
 __device__ __forceinline__ uint32_t pairIndex(uint32_t u, uint32_t v) {

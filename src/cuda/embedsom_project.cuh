@@ -32,6 +32,27 @@ __device__ __noinline__ inline float exactPosition(const ProjectionArgs& a, size
     return dot / sqd;
 }
 
+/// The rounding residual of `dist`, point p's float squared distance to landmark u: the
+/// difference-form distance in double less dist, rounded to float (kResidualRatio).
+__device__ __noinline__ inline float distanceResidual(const ProjectionArgs& a, size_t p, int u,
+                                                      float dist) {
+    const float* x = a.points + p * a.stride;
+    const float* lu = a.landmarks + size_t(u) * a.stride;
+    double sum = 0;
+    for (int t = 0; t < a.stride; ++t) {
+        const double e = double(x[t]) - double(lu[t]);
+        sum = fma(e, e, sum);
+    }
+    return float(sum - double(dist));
+}
+
+/// D - 0.5 of a pair past kExactRatio and within kResidualRatio, from the distances (ai <= aj)
+/// and their residuals: the O(1) form without its cancellation.
+__device__ __forceinline__ float positionWithResiduals(float ai, float aj, float ri, float rj,
+                                                       float c) {
+    return __fmul_rn(__fadd_rn(__fsub_rn(ai, aj), __fsub_rn(ri, rj)), c);
+}
+
 /// A point's coordinates with NaN and infinity replaced by 0 (finiteOrZero); `bad` records
 /// that one was.
 __device__ __forceinline__ float4 finiteOrZero4(float4 v, bool& bad) {
@@ -81,8 +102,12 @@ __device__ __forceinline__ void addPairWeighted(LeastSquares& ls, float suv, flo
 
 /// The O(k^2) pair loop over a point's list in shared memory: mine[i] = (a_i, score_i, l_u),
 /// mineIdx[i] = u.
+template <int LIST>
 __device__ __forceinline__ void pairLoop(const ProjectionArgs& a, size_t p, const float4* mine,
                                          const int* mineIdx, LeastSquares& ls) {
+    // The distances' residuals, found for the whole list at the first pair that needs them.
+    float residual[LIST];
+    bool residuals = false;
     for (int i = 0; i < a.topn; ++i) {
         const float4 ei = mine[i];
         const int u = mineIdx[i];
@@ -104,10 +129,20 @@ __device__ __forceinline__ void pairLoop(const ProjectionArgs& a, size_t p, cons
                 const float4 ej = mine[j];
                 // The list is sorted, so a_j is the pair's larger distance. The O(1) form loses
                 // digits when the landmarks are much closer to each other than to the point
-                // (a_u - a_v cancels); such rare pairs take the O(d) form.
-                const float q = ej.x * cw[b].x > kExactRatio
-                                    ? exactPosition(a, p, u, mineIdx[j]) - 0.5f
-                                    : (ei.x - ej.x) * cw[b].x;
+                // (a_u - a_v cancels, as among trained landmarks): such pairs take the
+                // distances' residuals, or beyond kResidualRatio the O(d) form.
+                const float ratio = ej.x * cw[b].x;
+                float q = (ei.x - ej.x) * cw[b].x;
+                if (ratio > kResidualRatio) {
+                    q = exactPosition(a, p, u, mineIdx[j]) - 0.5f;
+                } else if (ratio > kExactRatio) {
+                    if (!residuals) {
+                        for (int m = 0; m < a.topn; ++m)
+                            residual[m] = distanceResidual(a, p, mineIdx[m], mine[m].x);
+                        residuals = true;
+                    }
+                    q = positionWithResiduals(ei.x, ej.x, residual[i], residual[j], cw[b].x);
+                }
                 addPairWeighted(ls, ei.y * ej.y, q, lu, make_float2(ej.z, ej.w), cw[b].y);
             }
         }
@@ -151,7 +186,7 @@ __device__ __forceinline__ void placeFromList(const ProjectionArgs& a, size_t p,
     bool placed = false;
     if (ok && !bad) {
         LeastSquares ls;
-        pairLoop(a, active ? p : 0, mine, mineIdx, ls);
+        pairLoop<LIST>(a, active ? p : 0, mine, mineIdx, ls);
         placed = solve(ls, y);
         if (placed && active) referenceWhereIllConditioned(a, p, ls, &mine[0].x, 4, mineIdx, y);
     }

@@ -32,10 +32,35 @@ constexpr int kMaxList = kListMaxList;
 constexpr int kMaxPairs = kMaxList * (kMaxList - 1) / 2;
 constexpr int kPairLoads = 4;  // pair-table reads in flight per lane
 
+/// The warp's point's pairs between kExactRatio and kResidualRatio, which the main loop left
+/// out, added to each lane's sums with the distances' residuals (found by the warp into
+/// `residuals`).
+__device__ __forceinline__ void addResidualPairs(const ProjectionArgs& a, size_t p,
+                                              const uint16_t* pairs, int pairCount,
+                                              const float4* mine, const uint32_t* mineIdx,
+                                              float* residuals, detail::LeastSquares& ls) {
+    const int lane = threadIdx.x & 31;
+    for (int i = lane; i < a.topn; i += 32)
+        residuals[i] = detail::distanceResidual(a, p, int(mineIdx[i]), mine[i].x);
+    __syncwarp();
+    for (int e = lane; e < pairCount; e += 32) {
+        const uint32_t pair = pairs[e];
+        const int i = int(pair >> 8), j = int(pair & 0xffu);
+        const float2 cw = __ldg(a.pairTerms + detail::pairIndex(mineIdx[i], mineIdx[j]));
+        const float4 ei = mine[i], ej = mine[j];
+        const float ratio = ej.x * cw.x;
+        if (!(ratio > detail::kExactRatio && ratio <= detail::kResidualRatio)) continue;
+        const float q = detail::positionWithResiduals(ei.x, ej.x, residuals[i], residuals[j], cw.x);
+        detail::addPairWeighted(ls, ei.y * ej.y, q, make_float2(ei.z, ei.w),
+                                make_float2(ej.z, ej.w), cw.y);
+    }
+}
+
 __global__ void __launch_bounds__(32 * kWarps) listProjectionKernel(const ProjectionArgs a) {
     __shared__ uint16_t pairs[kMaxPairs];  // (i << 8 | j), i < j < topn, row by row
     __shared__ float4 entries[kWarps][kMaxList];
     __shared__ uint32_t indices[kWarps][kMaxList];
+    __shared__ float residuals[kWarps][kMaxList];  // the distances' (kResidualRatio), when needed
     const int topn = a.topn, topnn = a.topnn, kOut = a.kOut;
     const int pairCount = topn * (topn - 1) / 2;
     for (int e = threadIdx.x; e < pairCount; e += blockDim.x) {
@@ -96,6 +121,9 @@ __global__ void __launch_bounds__(32 * kWarps) listProjectionKernel(const Projec
                     detail::addGravity(ls, e.y, make_float2(e.z, e.w));
                 }
             }
+            // The pairs between kExactRatio and kResidualRatio wait for addResidualPairs, which
+            // runs only when some lane met one (see pairLoop).
+            bool needResiduals = false;
             for (int e0 = lane; e0 < pairCount; e0 += 32 * kPairLoads) {
                 int pi[kPairLoads], pj[kPairLoads];
                 float2 cw[kPairLoads];
@@ -112,7 +140,12 @@ __global__ void __launch_bounds__(32 * kWarps) listProjectionKernel(const Projec
                     if (e0 + 32 * b >= pairCount) break;
                     const float4 ei = mine[pi[b]], ej = mine[pj[b]];
                     // The list is sorted: a_j is the pair's larger distance (see pairLoop).
-                    const float q = ej.x * cw[b].x > detail::kExactRatio
+                    const float ratio = ej.x * cw[b].x;
+                    if (ratio > detail::kExactRatio && ratio <= detail::kResidualRatio) {
+                        needResiduals = true;
+                        continue;
+                    }
+                    const float q = ratio > detail::kExactRatio
                                         ? detail::exactPosition(a, p, int(mineIdx[pi[b]]),
                                                                 int(mineIdx[pj[b]])) -
                                               0.5f
@@ -121,6 +154,8 @@ __global__ void __launch_bounds__(32 * kWarps) listProjectionKernel(const Projec
                                             make_float2(ej.z, ej.w), cw[b].y);
                 }
             }
+            if (__any_sync(0xffffffffu, needResiduals))
+                addResidualPairs(a, p, pairs, pairCount, mine, mineIdx, residuals[warp], ls);
             ls.a00 = detail::warpSum(ls.a00);
             ls.a01 = detail::warpSum(ls.a01);
             ls.a11 = detail::warpSum(ls.a11);

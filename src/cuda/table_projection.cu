@@ -257,6 +257,10 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
                 spillScores();
                 const float* dist = a.knnDist + p * kOut;
                 const int* idx = listIdx + lane * kOut;
+                // The distances' residuals, found for the whole list at the first pair that
+                // needs them (see pairLoop).
+                float residual[LIST];
+                bool residuals = false;
                 for (int i = 0; i < topn; ++i) {
                     const float2 lu = lowS[idx[i]];
                     detail::addGravity(ls, score[i], lu);
@@ -267,9 +271,19 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
                         const float hx = lv.x - lu.x, hy = lv.y - lu.y;
                         const float w =
                             c == 0.0f ? 0.0f : pairWeight<ADJUST_ONE>(hx * hx + hy * hy, a.adjust);
-                        const float q = dist[j] * c > detail::kExactRatio
-                                            ? detail::exactPosition(a, p, int(u), int(v)) - 0.5f
-                                            : (dist[i] - dist[j]) * c;
+                        const float ratio = dist[j] * c;
+                        float q = (dist[i] - dist[j]) * c;
+                        if (ratio > detail::kResidualRatio) {
+                            q = detail::exactPosition(a, p, int(u), int(v)) - 0.5f;
+                        } else if (ratio > detail::kExactRatio) {
+                            if (!residuals) {
+                                for (int m = 0; m < topn; ++m)
+                                    residual[m] = detail::distanceResidual(a, p, idx[m], dist[m]);
+                                residuals = true;
+                            }
+                            q = detail::positionWithResiduals(dist[i], dist[j], residual[i],
+                                                              residual[j], c);
+                        }
                         detail::addPairWeighted(ls, score[i] * score[j], q, lu, lv, w);
                     }
                 }
