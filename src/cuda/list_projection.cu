@@ -36,9 +36,9 @@ constexpr int kPairLoads = 4;  // pair-table reads in flight per lane
 /// out, added to each lane's sums with the distances' residuals (found by the warp into
 /// `residuals`).
 __device__ __forceinline__ void addResidualPairs(const ProjectionArgs& a, size_t p,
-                                              const uint16_t* pairs, int pairCount,
-                                              const float4* mine, const uint32_t* mineIdx,
-                                              float* residuals, detail::LeastSquares& ls) {
+                                                 const uint16_t* pairs, int pairCount,
+                                                 const float4* mine, const uint32_t* mineIdx,
+                                                 float* residuals, detail::LeastSquares& ls) {
     const int lane = threadIdx.x & 31;
     for (int i = lane; i < a.topn; i += 32)
         residuals[i] = detail::distanceResidual(a, p, int(mineIdx[i]), mine[i].x);
