@@ -48,7 +48,8 @@
 // p_j* <= v1 + M + 2 (2^bits - 1) ulp(B); the limit adds 2^(bits + 1) ulp(B) + FLT_MIN (the rest
 // for its own rounding and values below the normal range). fminf and fmaxf keep the index bits
 // only without flush-to-zero (packed values near 0 are subnormal): this file is built without
-// --use_fast_math.
+// --use_fast_math and must not be given -ftz=true (nvcc 13 defines no macro that would let this
+// file refuse them).
 // Sums, when asked for (args.sums; the training step's SEPAL_TRAIN_FUSED_SUMS=1) and all
 // landmarks and g x stride floats of sums fit in shared memory: as landmark_sums.cu, float sums
 // and counts per block in shared memory from the staged rows (lane t adds dimension t of 8 cells

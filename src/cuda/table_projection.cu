@@ -251,7 +251,8 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
             }
             // Rare: a pair whose O(1) form of D loses digits, or a negative score. All pairs again,
             // rolled (indices and scores from the scratch, distances from the lists in global
-            // memory), with the O(d) form where it is needed (a branch kept out of the fast loop).
+            // memory), with the residual or the O(d) form where it is needed (a branch kept out
+            // of the fast loop).
             if (needExact) {
                 ls = detail::LeastSquares{};
                 spillScores();

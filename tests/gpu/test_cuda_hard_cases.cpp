@@ -1,5 +1,6 @@
 // Every CUDA kernel against the reference projector on the hard cases (ties at k/k+1, duplicate
-// landmarks, negative smoothing with adjust 2 on a free layout), within embedsom.md's tolerance.
+// landmarks, negative smoothing with adjust 2 on a free layout, landmarks crowding as training
+// leaves them), within embedsom.md's tolerance.
 // Each kernel's errors are printed ("hard-case" lines) for the GPU notes.
 
 #include <gtest/gtest.h>
@@ -41,10 +42,11 @@ TEST(CudaHardCases, EveryKernelMatchesTheReference) {
             // Past kResidualRatio D is the reference's own rounding noise (about d 2^-24
             // sqrt(2 ratio), 0.02 in the 3e-5 case): only its roundings in its order agree, as
             // exactPosition keeps them. The bitonic baselines compute D with roundings of their own
-            // (1.26e-4 of the extent at worst on an H200): there only their median is held.
+            // (1.26e-4 of the extent at worst on an H200): there their worst point is held to 3e-4.
             const bool ownRoundings = std::string(entry.name).rfind("bitonic", 0) == 0 &&
                                       hc.name == "crowded_landmarks_3e-5";
-            if (!ownRoundings) EXPECT_LE(err.back(), 1e-4 * extent) << hc.name << " " << entry.name;
+            EXPECT_LE(err.back(), (ownRoundings ? 3e-4 : 1e-4) * extent)
+                << hc.name << " " << entry.name;
             EXPECT_LE(err[err.size() / 2], 1e-5 * extent) << hc.name << " " << entry.name;
         }
         EXPECT_GE(ran, 5) << hc.name;

@@ -71,7 +71,7 @@ TEST(CudaPolish, NeighboursAreTheCpusListsBitForBit) {
         for (size_t k : {1, 15, 32}) {
             std::vector<uint32_t> cpuNbr, gpuNbr;
             std::vector<float> cpuSq, gpuSq;
-            candidateNeighbours(c.points, lists, probe, probes, k, cpuNbr, cpuSq);
+            ASSERT_TRUE(candidateNeighbours(c.points, lists, probe, probes, k, cpuNbr, cpuSq));
             device->neighbours(c.points, lists, probe, probes, k, gpuNbr, gpuSq);
             EXPECT_EQ(gpuNbr, cpuNbr) << "d " << d << " k " << k;
             EXPECT_EQ(gpuSq, cpuSq) << "d " << d << " k " << k;
@@ -103,7 +103,7 @@ TEST(CudaPolish, GraphAndEpochsAreTheCpusBitForBit) {
     step.seed = 42;
     const std::vector<float> rates = {0.2f, 0.15f, 0.1f, 0.05f};
     // The CPU: its neighbours, graph and epochs.
-    candidateNeighbours(c.points, lists, probe, probes, k, nbr, sq);
+    ASSERT_TRUE(candidateNeighbours(c.points, lists, probe, probes, k, nbr, sq));
     const PolishGraph graph = polishGraph(nbr, sq, n, k);
     usable.resize(stride, 0);
     std::vector<float> cpu = start, next(start.size());

@@ -42,8 +42,8 @@ TEST(EmbedsomHardCases, TheTiesCasesTieAtTheBoundaryForMostPoints) {
     }
 }
 
-/// Points for which some pair of their k + 1 nearest landmarks (reference distances) has
-/// a_v c_uv above kExactRatio: the O(1) form of D would lose digits.
+/// Points for which some pair of their k nearest landmarks (reference distances; the pairs of
+/// the projection's loop) has a_v c_uv above kExactRatio: the O(1) form of D would lose digits.
 size_t exactFormPoints(const HardCase& hc) {
     const size_t g = hc.model.count(), d = hc.d, k = size_t(hc.params.k);
     const auto distance = [&](const float* p, const float* q) {
@@ -57,8 +57,8 @@ size_t exactFormPoints(const HardCase& hc) {
         for (size_t j = 0; j < g; ++j) a[j] = {distance(&hc.x[i * d], &hc.model.high[j * d]), j};
         std::partial_sort(a.begin(), a.begin() + long(k + 1), a.end());
         bool exact = false;
-        for (size_t u = 0; u <= k && !exact; ++u)
-            for (size_t v = u + 1; v <= k && !exact; ++v) {
+        for (size_t u = 0; u < k && !exact; ++u)
+            for (size_t v = u + 1; v < k && !exact; ++v) {
                 const float sqd =
                     distance(&hc.model.high[a[u].second * d], &hc.model.high[a[v].second * d]);
                 exact = sqd > 0.0f && a[v].first / (2.0f * sqd) > kExactRatio;

@@ -17,11 +17,12 @@ constexpr float kExactRatio = 64.0f;
 /// Up to this a_max * c_uv the CUDA kernels keep the O(1) form past kExactRatio with each
 /// distance's rounding residual r (its difference form in double less its float): D - 0.5 =
 /// ((a_u - a_v) + (r_u - r_v)) c_uv, where a_u - a_v is exact in float (Sterbenz) whenever the
-/// pair's weight does not underflow to 0, so that D is off by about d 2^-52 times the ratio
-/// (1e-6 at d = 64) where the float form is off by 2^-23 times it. Beyond it they take the
-/// reference form. Trained landmarks crowd (a SOM pulls map neighbours
-/// together), and then most cells have such pairs: the reference form's O(d) per pair made a
-/// training frame at 10^8 cells 200-2100 ms where an untrained model's took 81 (GPU_NOTES.md).
+/// pair's weight does not underflow to 0. D is then off by at most about d 2^-46 times the
+/// ratio (the residuals' own rounding to float; 6e-5 at d = 64 and 2^26, typically 1e-6) where
+/// the float form is off by about d 2^-24 times it. Beyond it they take the reference form. Trained
+/// landmarks crowd (a SOM pulls map neighbours together), and then most cells have such pairs: the
+/// reference form's O(d) per pair made a training frame at 10^8 cells 200-2100 ms where an
+/// untrained model's took 81 (GPU_NOTES.md).
 constexpr float kResidualRatio = 67108864.0f;  // 2^26
 
 }  // namespace sepal

@@ -69,6 +69,9 @@ bool candidateNeighbours(const Matrix& points, const CellLists& lists,
             columns[t * listed + size_t(cc)] = points.row(cells[size_t(cc)])[t];
     nbr.assign(n * k, kNoNeighbour);
     sq.assign(n * k, std::numeric_limits<float>::infinity());
+    // Asked once before the threads start, so that a stop already asked for is heard whatever
+    // the threads' scheduling.
+    if (goOn && !goOn()) return false;
     std::atomic<bool> stopped{false};
 #pragma omp parallel
     {
@@ -79,10 +82,11 @@ bool candidateNeighbours(const Matrix& points, const CellLists& lists,
 #pragma omp for schedule(dynamic, 256)
         for (long long ii = 0; ii < static_cast<long long>(n); ++ii) {
             if (stopped.load(std::memory_order_relaxed)) continue;
-            if (asks && done++ % kCellsBetweenAsks == 0 && !goOn()) {
+            if (asks && done > 0 && done % kCellsBetweenAsks == 0 && !goOn()) {
                 stopped = true;
                 continue;
             }
+            ++done;
             const size_t i = size_t(ii);
             if (!lists.usable[i]) continue;
             const float* x = points.row(i);

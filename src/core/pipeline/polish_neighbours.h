@@ -37,12 +37,13 @@ CellLists listCellsByLandmark(const std::vector<uint8_t>& usable,
 /// Each usable cell's k nearest other usable cells (squared distances in single precision,
 /// summed column by column without fused multiply-adds; ascending, ties by lower index) among
 /// the cells listed under its `probes` nearest landmarks; nbr and sq: n x k, kNoNeighbour and
-/// infinity past the found ones. `goOn` (may be empty) is asked on the calling thread every few
-/// dozen cells: false stops the search, which then returns false with the lists incomplete (the
-/// app's Cancel, heard within milliseconds where the whole search may take a minute).
-bool candidateNeighbours(const Matrix& points, const CellLists& lists,
-                         const std::vector<uint32_t>& probe, size_t probes, size_t k,
-                         std::vector<uint32_t>& nbr, std::vector<float>& sq,
-                         const std::function<bool()>& goOn = {});
+/// infinity past the found ones. `goOn` (may be empty) is asked on the calling thread first and
+/// after every 64 of its cells: false stops the search, which then returns false with the lists
+/// incomplete (the app's Cancel, heard within milliseconds where the whole search may take a
+/// minute).
+[[nodiscard]] bool candidateNeighbours(const Matrix& points, const CellLists& lists,
+                                       const std::vector<uint32_t>& probe, size_t probes, size_t k,
+                                       std::vector<uint32_t>& nbr, std::vector<float>& sq,
+                                       const std::function<bool()>& goOn = {});
 
 }  // namespace sepal
