@@ -201,11 +201,11 @@ inline std::vector<HardCase> hardCases() {
     wide.params.k = 16;
     cases.push_back(std::move(wide));
     // Trained landmarks crowding in data space (a SOM's map neighbours): groups of 8 a hundredth
-    // apart, and 3e-5 apart (a ratio beyond what any faster form of D keeps exact).
-    for (const float spread : {1e-2f, 3e-5f}) {
-        HardCase hc = blobCase(spread > 1e-3f ? "crowded_landmarks_1e-2" : "crowded_landmarks_3e-5",
-                               3000, 16, 128, 51);
-        crowdLandmarks(hc, 8, spread, 52);
+    // apart (ratios about 3e3), 1e-4 apart (about 1e6 to 1e8: on both sides of kResidualRatio)
+    // and 3e-5 apart (mostly beyond it).
+    for (const char* spread : {"1e-2", "1e-4", "3e-5"}) {
+        HardCase hc = blobCase(std::string("crowded_landmarks_") + spread, 3000, 16, 128, 51);
+        crowdLandmarks(hc, 8, std::stof(spread), 52);
         hc.params.k = 16;
         cases.push_back(std::move(hc));
     }

@@ -40,11 +40,13 @@ TEST(CudaHardCases, EveryKernelMatchesTheReference) {
             std::printf("hard-case %s %s max %.3g median %.3g (of the extent)\n", hc.name.c_str(),
                         entry.name, err.back() / extent, err[err.size() / 2] / extent);
             // Past kResidualRatio D is the reference's own rounding noise (about d 2^-24
-            // sqrt(2 ratio), 0.02 in the 3e-5 case): only its roundings in its order agree, as
-            // exactPosition keeps them. The bitonic baselines compute D with roundings of their own
-            // (1.26e-4 of the extent at worst on an H200): there their worst point is held to 3e-4.
-            const bool ownRoundings = std::string(entry.name).rfind("bitonic", 0) == 0 &&
-                                      hc.name == "crowded_landmarks_3e-5";
+            // sqrt(2 ratio), 0.02 in the 3e-5 case, where most pairs are past it, and in part of
+            // the 1e-4 case's): only its roundings in its order agree, as exactPosition keeps them.
+            // The bitonic baselines compute D with roundings of their own (1.26e-4 of the extent at
+            // worst on an H200): there their worst point is held to 3e-4.
+            const bool ownRoundings =
+                std::string(entry.name).rfind("bitonic", 0) == 0 &&
+                (hc.name == "crowded_landmarks_3e-5" || hc.name == "crowded_landmarks_1e-4");
             EXPECT_LE(err.back(), (ownRoundings ? 3e-4 : 1e-4) * extent)
                 << hc.name << " " << entry.name;
             EXPECT_LE(err[err.size() / 2], 1e-5 * extent) << hc.name << " " << entry.name;

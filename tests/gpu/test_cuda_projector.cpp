@@ -180,9 +180,9 @@ TEST(CudaProjector, ResidentAndStreamedAgreeAndModelChangesAreSeen) {
 
 TEST(CudaProjector, NearDuplicateLandmarksTakeTheExactFormOfD) {
     // Landmarks 0 and 1 lie 1e-3 apart in 16 dimensions: for the points that have both among
-    // their neighbours, (d_u - d_v) c_uv cancels, and every kernel must take the residual form
-    // of D for that pair (a ratio of about 1.6e7: the table projection's rare second pass). The
-    // O(1) form is off by percents.
+    // their neighbours, (d_u - d_v) c_uv cancels, and every kernel must take the O(d) form of D
+    // for that pair (a ratio of about 1.6e7, past kResidualRatio: the table projection's rare
+    // second pass). The O(1) form is off by percents.
     SEPAL_REQUIRE_GPU();
     const size_t n = 3000, d = 16, g = 64;
     const auto x = randomPoints(n, d, 21);
