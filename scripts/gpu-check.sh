@@ -179,6 +179,9 @@ $bench cuda-project --kernel tensor+table --kernel tensor --kernel fused --data 
     -d 32 -g 256 -k 16 | tee -a "$out/bench.jsonl" >/dev/null
 $bench cuda-project --kernel tensor+split --kernel tensor+parts --kernel tensor --data clustered -d 64 -g 1024 -k 32 |
     tee -a "$out/bench.jsonl" >/dev/null
+# Trained landmarks crowd (the residual form of D): auto's choice at both shapes.
+$bench cuda-project --kernel auto --data crowded -d 32 -g 256 -k 16 | tee -a "$out/bench.jsonl" >/dev/null
+$bench cuda-project --kernel auto --data crowded -d 64 -g 1024 -k 32 | tee -a "$out/bench.jsonl" >/dev/null
 if [ "$mode" != quick ] && [ "$mode" != table ]; then
     $bench cuda-project --grid "${kernels[@]}" --reps 10 | tee "$out/bench_grid.jsonl" >/dev/null
 fi
