@@ -14,6 +14,7 @@
 #include "core/pipeline/embed_pipeline.h"
 #include "core/pipeline/polish.h"
 #include "core/pipeline/polish_neighbours.h"
+#include "core/pipeline/tsne_attraction.h"
 
 namespace sepal {
 namespace {
@@ -108,6 +109,23 @@ TEST(Polish, ThreadsChangeNothingAndZeroEpochsIsNoPolish) {
 
 TEST(Polish, StudentTKeepsMoreNeighbourhoodsThanEmbedsomAlone) {
     expectMoreNeighbourhoods(PolishKernel::StudentT, 150);
+}
+
+TEST(Polish, StudentTIsTheSameWithAndWithoutAvx2) {
+    const Embedded e = embedSpiral(1500);
+    auto search = makeCpuNearestSearch();
+    PolishParams p;
+    p.kernel = PolishKernel::StudentT;
+    p.epochs = 20;
+    std::vector<float> results[2];
+    for (int path = 0; path < 2; ++path) {
+        useTsneAttractionAvx2(path == 0);
+        results[path] = e.result.xy.values;
+        EXPECT_TRUE(polishPositions(e.points, e.result.model, results[path].data(), p, *search));
+    }
+    useTsneAttractionAvx2(true);
+    EXPECT_EQ(results[0], results[1]);
+    EXPECT_NE(results[0], e.result.xy.values);
 }
 
 TEST(Polish, StudentTThreadsChangeNothingAndBadPerplexitiesAreRefused) {

@@ -5,6 +5,7 @@
 
 #include "core/common/error.h"
 #include "core/pipeline/grid_repulsion.h"
+#include "core/pipeline/tsne_attraction.h"
 #include "core/train/tsne_layout.h"
 
 namespace sepal {
@@ -176,15 +177,10 @@ bool tsnePolish(const std::vector<uint32_t>& nbr, const std::vector<float>& sq, 
         for (long long cc = 0; cc < static_cast<long long>(m); ++cc) {
             const size_t c = size_t(cc);
             // In float: the step's error is the grid's, far above float's (most of the polish's
-            // time is this loop).
-            const float xi = pos[2 * c], yi = pos[2 * c + 1];
+            // time is this loop, eight edges at a time).
             float ax = 0, ay = 0;
-            for (size_t e = p.offset[c]; e < p.offset[c + 1]; ++e) {
-                const uint32_t j = p.column[e];
-                const float dx = xi - pos[2 * j], dy = yi - pos[2 * j + 1];
-                const float w = p.value[e] / (1.0f + dx * dx + dy * dy);
-                ax += w * dx, ay += w * dy;
-            }
+            tsneAttraction(pos.data(), p.column.data(), p.value.data(), p.offset[c],
+                           p.offset[c + 1], uint32_t(c), ax, ay);
             const double g[2] = {4.0 * (double(ax) - rep.x[c] * invZ),
                                  4.0 * (double(ay) - rep.y[c] * invZ)};
             for (int t = 0; t < 2; ++t) {
