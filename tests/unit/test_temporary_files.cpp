@@ -34,6 +34,44 @@ TEST(TemporaryFiles, TheNameCarriesTheWritersProcessIdAndHost) {
     EXPECT_NE(pattern.find(std::string(host).substr(0, 4)), std::string::npos) << pattern;
 }
 
+TEST(TemporaryFiles, EachIsNewInThePatternAndASignalRightAfterItsCreationRemovesIt) {
+    const fs::path dir = test::freshDir("tmpfiles_create");
+    const std::string path = (dir / "out.csv").string();
+    const std::string pattern = io::temporaryPattern(path);
+    const std::string stem = pattern.substr(0, pattern.size() - 6);
+    std::string first, second;
+    int slotA = -1, slotB = -1;
+    const int a = io::createTemporary(path, first, slotA);
+    const int b = io::createTemporary(path, second, slotB);
+    ASSERT_GE(a, 0);
+    ASSERT_GE(b, 0);
+    EXPECT_NE(first, second);
+    for (const std::string& name : {first, second}) {
+        EXPECT_EQ(name.substr(0, stem.size()), stem);
+        EXPECT_EQ(name.size(), pattern.size());
+        EXPECT_EQ(fs::status(name).permissions() & fs::perms::all,
+                  fs::perms::owner_read | fs::perms::owner_write);
+    }
+    ::close(a), ::close(b);
+    io::forgetTemporary(slotA), io::forgetTemporary(slotB);
+    fs::remove(first), fs::remove(second);
+    // A signal the moment the file exists: the handler was in place before it was created.
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        std::string name;
+        int slot = -1;
+        if (io::createTemporary(path, name, slot) < 0) ::_exit(3);
+        std::raise(SIGTERM);
+        ::_exit(0);
+    }
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    EXPECT_TRUE(WIFSIGNALED(status));
+    EXPECT_EQ(temporariesIn(dir), 0u);
+    fs::remove_all(dir);
+}
+
 TEST(TemporaryFiles, StaleOnesAreRemovedOnTheNextWriteIntoTheFolder) {
     const fs::path dir = test::freshDir("tmpfiles_stale");
     const std::string mine = std::to_string(::getpid());

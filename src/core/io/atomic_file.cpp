@@ -72,15 +72,10 @@ AtomicFile::AtomicFile(const std::string& path) : m_path(path) {
                              folder.string() + " (" + made.message() + ")");
     }
     removeStaleTemporaries(path);
-    std::string pattern = temporaryPattern(path);
-    std::vector<char> name(pattern.begin(), pattern.end());
-    name.push_back('\0');
-    const int fd = mkstemp(name.data());
+    const int fd = createTemporary(path, m_temporary, m_slot);
     if (fd < 0)
         throw InputError("cannot write '" + path + "': " + systemError() +
                          " (check that the folder exists and is writable)");
-    m_temporary = name.data();
-    m_slot = rememberTemporary(m_temporary);
     // mkstemp creates 0600; the finished file gets the usual permissions (0666 less the umask).
     const mode_t mask = ::umask(0);
     ::umask(mask);

@@ -1,5 +1,6 @@
 #include "core/io/temporary_files.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -9,9 +10,11 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <random>
 #include <set>
 #include <string_view>
 
@@ -111,6 +114,28 @@ bool isStale(const std::filesystem::directory_entry& entry) {
     return !ec && std::filesystem::file_time_type::clock::now() - modified > kStaleAge;
 }
 
+/// kRandomChars letters and digits, different on every call (any thread).
+std::string randomChars() {
+    static std::atomic<uint64_t> state{[] {
+        std::random_device device;
+        return (uint64_t(device()) << 32) ^ uint64_t(device()) ^
+               uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
+    }()};
+    // SplitMix64 of a counter shared by the threads.
+    uint64_t z = state.fetch_add(0x9e3779b97f4a7c15ull, std::memory_order_relaxed);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    static constexpr char kAlphabet[] =
+        "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    std::string chars(kRandomChars, '0');
+    for (char& c : chars) {
+        c = kAlphabet[z % 62];
+        z /= 62;
+    }
+    return chars;
+}
+
 }  // namespace
 
 std::string temporaryPattern(const std::string& path) {
@@ -134,6 +159,27 @@ int rememberTemporary(const std::string& temporary) {
 void forgetTemporary(int slot) {
     if (slot >= 0 && static_cast<size_t>(slot) < kSlots)
         g_state[static_cast<size_t>(slot)].store(kFree, std::memory_order_release);
+}
+
+int createTemporary(const std::string& path, std::string& name, int& slot) {
+    const std::string pattern = temporaryPattern(path);
+    const std::string stem = pattern.substr(0, pattern.size() - kRandomChars);
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        name = stem + randomChars();
+        // Remembered first (installing the handlers): a signal from here on removes it.
+        slot = rememberTemporary(name);
+        const int fd = ::open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd >= 0) return fd;
+        const int error = errno;
+        forgetTemporary(slot);
+        slot = -1;
+        if (error != EEXIST) {
+            errno = error;
+            return -1;
+        }
+    }
+    errno = EEXIST;
+    return -1;
 }
 
 void removeStaleTemporaries(const std::string& path) {

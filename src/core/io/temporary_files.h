@@ -18,6 +18,12 @@ int rememberTemporary(const std::string& temporary);
 /// Forgets the slot rememberTemporary returned (after the temporary was renamed or removed).
 void forgetTemporary(int slot);
 
+/// Creates the temporary for `path` (temporaryPattern's name, random where it says XXXXXX; mode
+/// 0600), remembered before it exists, so that SIGINT or SIGTERM at any moment removes it (with
+/// mkstemp, a signal between creating and remembering left it behind). Returns its descriptor
+/// and sets `name` and `slot` (rememberTemporary's), or returns -1 with errno set.
+int createTemporary(const std::string& path, std::string& name, int& slot);
+
 /// Removes Sepal's stale temporaries in the folder of `path`, once per folder and process:
 /// `NAME.tmp-PID-XXXXXX` whose process no longer runs, and `NAME.tmp-XXXXXX` (the older naming,
 /// without a process id) not modified for an hour. Errors are ignored: this is housekeeping.
