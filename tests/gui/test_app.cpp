@@ -185,19 +185,7 @@ TEST(OnePipeline, GatesAndBalancedSamplesTrainAsSepalCli) {
                                      demo::makeDemoTable(2000, 3)};
     for (size_t s = 0; s < tables.size(); ++s)
         tables[s].source = "s" + std::to_string(s + 1) + ".fcs";
-    // A live gate: DNA1 4..9 and cisplatin below 3 on arcsinh(x/5).
-    GateSelection live;
-    GateNode rect{GateNode::Kind::Rectangle, "live", "live"};
-    for (const auto& [channel, lo, hi] :
-         {std::tuple{"Ir191Di", 4.0, 9.0}, {"Pt195Di", -1.0, 3.0}}) {
-        GateDimension d;
-        d.channel = channel;
-        d.scale = app::arcsinhScale(5.0);
-        d.min = lo, d.max = hi;
-        rect.dimensions.push_back(d);
-    }
-    live.tree.gates.push_back(rect);
-    live.population = "live";
+    const GateSelection live = liveGate();
     Workspace ws("cpu");
     ws.data().openTables(tables);
     settle(ws);

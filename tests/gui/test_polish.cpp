@@ -147,20 +147,7 @@ TEST(PolishInTheApp, OnlyTheCellsInsideTheGatesArePolishedAsSepalCliKeepsThem) {
     tables.push_back(demo::makeDemoTable(4000, 1));
     ws.data().openTables(std::move(tables));
     settle(ws);
-    // A live gate on DNA and cisplatin (arcsinh(x/5)), as test_app's pipeline test draws it.
-    GateSelection live;
-    GateNode rect{GateNode::Kind::Rectangle, "live", "live"};
-    for (const auto& [channel, lo, hi] :
-         {std::tuple{"Ir191Di", 4.0, 9.0}, {"Pt195Di", -1.0, 3.0}}) {
-        GateDimension dim;
-        dim.channel = channel;
-        dim.scale = arcsinhScale(5.0);
-        dim.min = lo, dim.max = hi;
-        rect.dimensions.push_back(dim);
-    }
-    live.tree.gates.push_back(rect);
-    live.population = "live";
-    ASSERT_TRUE(ws.gates().set(live, "Gate live"));
+    ASSERT_TRUE(ws.gates().set(liveGate(), "Gate live"));
     settle(ws);
     const size_t n = ws.state().data.events();
     const std::vector<size_t> inside = ws.state().gating.events(n);

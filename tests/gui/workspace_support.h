@@ -10,13 +10,16 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
+#include "app/biaxial.h"
 #include "app/gpu_projection.h"
 #include "app/synthetic.h"
 #include "app/workspace.h"
 #include "core/embedsom/embedsom.h"
+#include "core/gate/gate.h"
 
 namespace sepal::app {
 
@@ -102,6 +105,24 @@ inline std::vector<float> directProjection(const Workspace& ws) {
     makeCpuProjector()->project(st.data.points.data(), st.data.events(), st.data.points.cols,
                                 st.model, st.embed, xy.data());
     return xy;
+}
+
+/// The demo's live cells: a rectangle on DNA (Ir191Di 4 to 9) and cisplatin (Pt195Di -1 to 3),
+/// both on arcsinh(x/5), embedded as population "live".
+inline GateSelection liveGate() {
+    GateSelection live;
+    GateNode rect{GateNode::Kind::Rectangle, "live", "live"};
+    for (const auto& [channel, lo, hi] :
+         {std::tuple{"Ir191Di", 4.0, 9.0}, {"Pt195Di", -1.0, 3.0}}) {
+        GateDimension dim;
+        dim.channel = channel;
+        dim.scale = arcsinhScale(5.0);
+        dim.min = lo, dim.max = hi;
+        rect.dimensions.push_back(dim);
+    }
+    live.tree.gates.push_back(rect);
+    live.population = "live";
+    return live;
 }
 
 }  // namespace sepal::app
