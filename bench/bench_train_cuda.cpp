@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -36,7 +37,17 @@ struct TrainOptions {
     std::vector<std::string> modes{"kmeans", "batch-som"};
     int steps = 20;
     std::vector<std::string> knns{"auto"};
+    std::vector<std::string> sums{"sorted"};  // the sums passes, each run in turn
 };
+
+/// Chooses the training step's sums pass for the next steps (its environment switches):
+/// sorted (the default), shared (one addition a point) or fused (in the nearest kernel's pass).
+void chooseSums(const std::string& sums) {
+    unsetenv("SEPAL_TRAIN_FUSED_SUMS");
+    unsetenv("SEPAL_TRAIN_SORTED_SUMS");
+    if (sums == "shared") setenv("SEPAL_TRAIN_SORTED_SUMS", "0", 1);
+    if (sums == "fused") setenv("SEPAL_TRAIN_FUSED_SUMS", "1", 1);
+}
 /// g landmarks on cells of the data (a fixed spread of rows).
 std::vector<float> startLandmarks(const std::vector<float>& x, size_t n, size_t d, size_t g) {
     std::vector<float> l(g * d);
@@ -160,7 +171,10 @@ void runTrain(const TrainOptions& o) {
         const double uploadMs = msSince(t0);
         for (int g : o.gs)
             for (const auto& mode : o.modes)
-                runResident(o, gpu, x, size_t(g), mode, knn, uploadMs, freeBefore);
+                for (const auto& sums : o.sums) {
+                    chooseSums(sums);
+                    runResident(o, gpu, x, size_t(g), mode, knn, uploadMs, freeBefore);
+                }
     }
 }
 
@@ -177,6 +191,10 @@ void addCudaTrain(CLI::App& app) {
     sub->add_option("--knn", o.knns,
                     "nearest-landmark kernels, each run in turn: auto (default), nearest, "
                     "resident, parts, tensor, fused, bitonic");
+    sub->add_option("--sums", o.sums,
+                    "sums passes, each run in turn (repeat to alternate): sorted (default), "
+                    "shared (one addition a point), fused (in the nearest kernel's pass)")
+        ->check(CLI::IsMember({"sorted", "shared", "fused"}));
     sub->callback([] { runTrain(o); });
 }
 

@@ -106,6 +106,8 @@ class CudaProjector : public Projector, public ResidentProjector {
     /// Why tensor+split ran its kernels one after the other, as tensor+parts (the driver has no
     /// green contexts, or the GPU is too small to split); empty otherwise.
     std::string splitUnavailable() const;
+    /// Cells per chunk of the streamed path (0: its own choice; benchmarks compare sizes).
+    void setStreamChunk(size_t cells);
     /// Phase times of the last projection (recorded only after enableTiming(true)).
     PhaseTimes lastTimes() const;
     /// Records CUDA events around the phases (a little overhead; for benchmarks).

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 
+#include "cuda/block_sums.cuh"
 #include "cuda/cuda_error.h"
 #include "cuda/embedsom_kernels.h"
 #include "cuda/landmark_sums.h"
@@ -167,25 +168,12 @@ __global__ void __launch_bounds__(kSumThreads)
             addChunkWide<SHARED>(a, rows, counts, begin, end, inertia, skipped);
         if (SHARED) {
             __syncthreads();
-            // One double atomic per landmark with points and dimension; the next chunk clears
-            // the shared sums only after every thread has read them.
-            for (size_t e = threadIdx.x; e < size_t(a.g) * a.d; e += blockDim.x) {
-                const size_t j = e / a.d, t = e % a.d;
-                if (counts[j] > 0) atomicAdd(a.sums + e, double(rows[j * row + t]));
-            }
-            for (int j = threadIdx.x; j < a.g; j += blockDim.x)
-                if (counts[j] > 0) atomicAdd(a.counts + j, (unsigned long long)counts[j]);
+            // The next chunk clears the shared sums only after every thread has read them.
+            detail::flushBlockSums(a, rows, row, counts);
             __syncthreads();
         }
     }
-    for (int o = 16; o > 0; o >>= 1) {
-        inertia += __shfl_down_sync(0xffffffffu, inertia, o);
-        skipped += __shfl_down_sync(0xffffffffu, skipped, o);
-    }
-    if ((threadIdx.x & 31) == 0) {
-        if (inertia != 0.0) atomicAdd(a.inertia, inertia);
-        if (skipped != 0) atomicAdd(a.skipped, skipped);
-    }
+    detail::addBlockTotals(a, inertia, skipped);
 }
 
 template <int STRIDE, bool SHARED>

@@ -32,5 +32,11 @@ size_t landmarkSumsSharedBytes(int g, int stride);
 bool landmarkSumsFitShared(int g, int stride);
 /// Adds every point to its landmark's sums (in shared memory per block when they fit).
 void launchLandmarkSums(const LandmarkSumArgs& args, cudaStream_t stream);
+/// Whether the sorted sums (sorted_sums.cu: each block's points grouped by landmark before they
+/// are added) take this shape on the current device: stride 32, 64 or 128, the sums in shared
+/// memory.
+bool sortedSumsFit(int g, int stride);
+/// As launchLandmarkSums, each block's points grouped by landmark first (sortedSumsFit).
+void launchSortedLandmarkSums(const LandmarkSumArgs& args, cudaStream_t stream);
 
 }  // namespace sepal::cuda

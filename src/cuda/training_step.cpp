@@ -3,7 +3,7 @@
 // kernel that takes the shape (kernel_limits.h decides: first the nearest-landmark kernel,
 // nearest_landmark.cu, which also adds the sums in the same pass when they fit in shared memory,
 // then the k-NN kernels), the per-landmark sums where the search did not add them
-// (landmark_sums.cu) and the update (landmark_update.cu), and copies back g rows.
+// (sorted_sums.cu or landmark_sums.cu) and the update (landmark_update.cu), and copies back g rows.
 
 #include "cuda/training_step.h"
 
@@ -61,13 +61,21 @@ size_t bytesOf(const DeviceBuffer<T>& b) {
 }
 
 /// Whether the nearest kernel adds the sums in its pass where they fit (SEPAL_TRAIN_FUSED_SUMS=1).
-/// By default landmark_sums.cu adds them after it, reading the cells again: on the H200 at 10^8
-/// x 32 and g = 256 that took 8.0 ms where the sums in the pass added 8.6 to 10.7 ms to it (its
+/// By default a pass of its own adds them after it (sorted_sums.cu, else landmark_sums.cu),
+/// reading the cells again: on the H200 at 10^8 x 32 and g = 256 landmark_sums.cu took 8.0 ms
+/// (sorted_sums.cu 6.3) where the sums in the pass added 8.6 to 10.7 ms to it (its
 /// additions are compare-and-swap loops in shared memory, in a pass that holds 8 warps a
 /// multiprocessor), so the second read is the cheaper.
 bool fusedSumsWanted() {
     const char* value = std::getenv("SEPAL_TRAIN_FUSED_SUMS");
     return value && std::strcmp(value, "1") == 0;
+}
+
+/// Whether the sums after the pass group each block's points by landmark first where they can
+/// (sorted_sums.cu; SEPAL_TRAIN_SORTED_SUMS=0 keeps landmark_sums.cu's one addition a point).
+bool sortedSumsWanted() {
+    const char* value = std::getenv("SEPAL_TRAIN_SORTED_SUMS");
+    return !value || std::strcmp(value, "0") != 0;
 }
 
 }  // namespace
@@ -273,6 +281,9 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
     sa.skipped = s.skipped.get();
     if (fused) {
         s.lastSumMode = "fused";
+    } else if (sortedSumsWanted() && sortedSumsFit(int(g), s.stride)) {
+        s.lastSumMode = "sorted";
+        launchSortedLandmarkSums(sa, nullptr);
     } else {
         s.lastSumMode = landmarkSumsFitShared(int(g), s.stride) ? "shared" : "global";
         launchLandmarkSums(sa, nullptr);

@@ -96,7 +96,8 @@ class TrainingStep {
     /// The k-NN kernel that served the last step ("nearest", "resident", "parts", ...).
     std::string lastKernel() const;
     /// How the last step summed: in the nearest kernel's pass ("fused"), or in a pass of its own
-    /// in shared memory ("shared") or in global memory ("global").
+    /// with the points grouped by landmark ("sorted"), in shared memory ("shared") or in global
+    /// memory ("global").
     std::string lastSumMode() const;
     /// Points of the last step whose nearest landmark the nearest kernel's products did not
     /// settle, so that every landmark was scanned exactly for them (0 for the other kernels).

@@ -436,7 +436,11 @@ TEST(CudaNearestStep, SumsInThePassOrAfterItAgree) {
     const auto l = landmarksOnRows(x, n, d, g, 152);
     cuda::TrainingStep gpu(x.data(), n, d, "nearest");
     expectKmeansStep(gpu, x, n, d, l, g);
+    EXPECT_EQ(gpu.lastSumMode(), "sorted");
+    setenv("SEPAL_TRAIN_SORTED_SUMS", "0", 1);
+    expectKmeansStep(gpu, x, n, d, l, g);
     EXPECT_EQ(gpu.lastSumMode(), "shared");
+    unsetenv("SEPAL_TRAIN_SORTED_SUMS");
     setenv("SEPAL_TRAIN_FUSED_SUMS", "1", 1);
     expectKmeansStep(gpu, x, n, d, l, g);
     EXPECT_EQ(gpu.lastSumMode(), "fused");

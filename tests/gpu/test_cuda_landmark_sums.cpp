@@ -1,0 +1,175 @@
+// The training step's two sums passes (landmark_sums.cu: one addition a point; sorted_sums.cu:
+// each block's points grouped by landmark first) against host sums, on an assignment made here:
+// enough points for several batches and spans per block, most of them on few landmarks (long
+// runs that cross the warps' shares), landmarks without points, and points the sums must skip
+// (a non-finite coordinate with a landmark, an index beyond g, one already skipped).
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cuda/device_buffer.h"
+#include "cuda/landmark_sums.h"
+#include "cuda/training_step.h"
+#include "gpu_test_support.h"
+
+namespace sepal::test {
+namespace {
+
+/// What a sums pass gave, copied back.
+struct SumsResult {
+    std::vector<double> sums;
+    std::vector<unsigned long long> counts;
+    std::vector<uint32_t> assign;
+    double inertia = 0;
+    unsigned long long skipped = 0;
+};
+
+/// Runs one sums pass (sorted or not) over rows x (n x stride) with the assignment and distances.
+SumsResult runSums(bool sorted, const std::vector<float>& x, size_t n, int d, int stride, int g,
+                   const std::vector<uint32_t>& assign, const std::vector<float>& dist) {
+    cuda::DeviceBuffer<float> points, distances;
+    cuda::DeviceBuffer<uint32_t> assignment;
+    cuda::DeviceBuffer<double> sums, inertia;
+    cuda::DeviceBuffer<unsigned long long> counts, skipped;
+    points.reserve(x.size());
+    distances.reserve(n);
+    assignment.reserve(n);
+    sums.reserve(size_t(g) * d);
+    counts.reserve(g);
+    inertia.reserve(1);
+    skipped.reserve(1);
+    SEPAL_CUDA_CHECK(
+        cudaMemcpy(points.get(), x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice));
+    SEPAL_CUDA_CHECK(
+        cudaMemcpy(distances.get(), dist.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    SEPAL_CUDA_CHECK(
+        cudaMemcpy(assignment.get(), assign.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    SEPAL_CUDA_CHECK(cudaMemset(sums.get(), 0, size_t(g) * d * sizeof(double)));
+    SEPAL_CUDA_CHECK(cudaMemset(counts.get(), 0, size_t(g) * sizeof(unsigned long long)));
+    SEPAL_CUDA_CHECK(cudaMemset(inertia.get(), 0, sizeof(double)));
+    SEPAL_CUDA_CHECK(cudaMemset(skipped.get(), 0, sizeof(unsigned long long)));
+    cuda::LandmarkSumArgs a;
+    a.points = points.get();
+    a.n = n;
+    a.d = d;
+    a.stride = stride;
+    a.g = g;
+    a.assign = assignment.get();
+    a.dist = distances.get();
+    a.sums = sums.get();
+    a.counts = counts.get();
+    a.inertia = inertia.get();
+    a.skipped = skipped.get();
+    if (sorted)
+        cuda::launchSortedLandmarkSums(a, nullptr);
+    else
+        cuda::launchLandmarkSums(a, nullptr);
+    SEPAL_CUDA_CHECK(cudaDeviceSynchronize());
+    SumsResult r;
+    r.sums.resize(size_t(g) * d);
+    r.counts.resize(g);
+    r.assign.resize(n);
+    SEPAL_CUDA_CHECK(cudaMemcpy(r.sums.data(), sums.get(), r.sums.size() * sizeof(double),
+                                cudaMemcpyDeviceToHost));
+    SEPAL_CUDA_CHECK(cudaMemcpy(r.counts.data(), counts.get(), g * sizeof(unsigned long long),
+                                cudaMemcpyDeviceToHost));
+    SEPAL_CUDA_CHECK(cudaMemcpy(r.assign.data(), assignment.get(), n * sizeof(uint32_t),
+                                cudaMemcpyDeviceToHost));
+    SEPAL_CUDA_CHECK(cudaMemcpy(&r.inertia, inertia.get(), sizeof(double), cudaMemcpyDeviceToHost));
+    SEPAL_CUDA_CHECK(
+        cudaMemcpy(&r.skipped, skipped.get(), sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+    return r;
+}
+
+struct SumsCase {
+    size_t n;
+    int d, stride, g;
+};
+
+class CudaLandmarkSums : public ::testing::TestWithParam<SumsCase> {};
+
+TEST_P(CudaLandmarkSums, BothPassesGiveTheHostsSums) {
+    SEPAL_REQUIRE_GPU();
+    const SumsCase c = GetParam();
+    const size_t n = c.n;
+    const int d = c.d, stride = c.stride, g = c.g;
+    ASSERT_TRUE(cuda::sortedSumsFit(g, stride)) << "the case must take the sorted pass";
+    std::mt19937 rng(907);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> x(n * stride, 0.0f);
+    std::vector<uint32_t> assign(n);
+    std::vector<float> dist(n);
+    // Most points on landmark 1 and the next few (long runs), a tenth spread over all but the
+    // last (which stays empty), the rest on landmark 0.
+    for (size_t i = 0; i < n; ++i) {
+        const uint32_t r = rng() % 100;
+        assign[i] = r < 60 ? 1u + (rng() % 3) : r < 70 ? rng() % uint32_t(g - 1) : 0u;
+        dist[i] = std::abs(normal(rng));
+        for (int t = 0; t < d; ++t) x[i * stride + t] = 3.0f * float(assign[i] % 7) + normal(rng);
+    }
+    x[5 * stride + 2] = std::numeric_limits<float>::quiet_NaN();  // landmark kept: skipped here
+    x[(n - 1) * stride + d - 1] = std::numeric_limits<float>::infinity();
+    assign[77] = uint32_t(g) + 5;         // beyond the landmarks
+    assign[n / 2] = cuda::kSkippedPoint;  // skipped by the search
+    std::vector<double> sums(size_t(g) * d, 0.0), magnitude(size_t(g) * d, 0.0);
+    std::vector<unsigned long long> counts(g, 0);
+    double inertia = 0;
+    unsigned long long skipped = 0;
+    std::vector<uint32_t> expectedAssign = assign;
+    for (size_t i = 0; i < n; ++i) {
+        bool finite = true;
+        for (int t = 0; t < d; ++t) finite = finite && std::isfinite(x[i * stride + t]);
+        if (assign[i] >= uint32_t(g) || !finite) {
+            expectedAssign[i] = cuda::kSkippedPoint;
+            ++skipped;
+            continue;
+        }
+        ++counts[assign[i]];
+        inertia += dist[i];
+        for (int t = 0; t < d; ++t) {
+            sums[assign[i] * d + t] += x[i * stride + t];
+            magnitude[assign[i] * d + t] += std::abs(x[i * stride + t]);
+        }
+    }
+    ASSERT_EQ(skipped, 4u);
+    ASSERT_EQ(counts[g - 1], 0u);
+    for (bool sorted : {true, false}) {
+        SCOPED_TRACE(std::string(sorted ? "sorted" : "one addition a point") + ", n " +
+                     std::to_string(n) + ", d " + std::to_string(d) + ", g " + std::to_string(g));
+        const SumsResult r = runSums(sorted, x, n, d, stride, g, assign, dist);
+        EXPECT_EQ(r.counts, counts);
+        EXPECT_EQ(r.skipped, skipped);
+        EXPECT_EQ(r.assign, expectedAssign);
+        EXPECT_NEAR(r.inertia, inertia, 1e-9 * inertia);
+        size_t worst = 0;
+        double worstRatio = 0;
+        for (size_t e = 0; e < sums.size(); ++e) {
+            const double ratio = std::abs(r.sums[e] - sums[e]) / (magnitude[e] + 1e-30);
+            if (ratio > worstRatio) worstRatio = ratio, worst = e;
+        }
+        // Float partial sums over at most 2^18 points, added in double.
+        EXPECT_LT(worstRatio, 1e-5) << "landmark " << worst / d << ", dimension " << worst % d
+                                    << ": " << r.sums[worst] << " against " << sums[worst];
+    }
+}
+
+// 3M points: two batches of 2^14 in each block's span on a GPU of up to 132 multiprocessors; d 27
+// in rows of 32; d 64; g 1024 at d 32 (the training headline's shape); 40,000 points for the
+// sanitizers (scripts/gpu-check.sh).
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, CudaLandmarkSums,
+    ::testing::Values(SumsCase{3000000, 32, 32, 8}, SumsCase{700000, 27, 32, 300},
+                      SumsCase{400000, 64, 64, 256}, SumsCase{1500000, 32, 32, 1024}),
+    [](const ::testing::TestParamInfo<SumsCase>& info) {
+        const SumsCase& c = info.param;
+        return "n" + std::to_string(c.n) + "_d" + std::to_string(c.d) + "_g" + std::to_string(c.g);
+    });
+
+}  // namespace
+}  // namespace sepal::test
