@@ -29,12 +29,14 @@
 // a bound E on |v_j + |x - m|^2 - D_j| for every landmark j, D_j the exact distance. A landmark
 // whose exact distance is at most the approximate winner's (the exact winner among them) then
 // has v <= T. When no group's second value is <= T, the candidates are the groups' smallest
-// values <= T (usually one or two); their exact distances decide, in the CPU's arithmetic. Else
-// (a group holds two values within T, a cell lies too far out for FP16, a bound overflowed) the
-// cell is marked, and a second kernel scans every landmark exactly for it, one warp per cell
-// (the lanes split the landmarks, whose rows it holds in shared memory where they fit: read
-// from global memory, 32 lanes' rows are 32 cache lines a load, and 0.9 % of 10^8 cells scanned
-// at g = 1024 took 30 ms).
+// values <= T (usually one or two); their exact distances decide, in the CPU's arithmetic. A
+// group whose second value is <= T is ambiguous (another of its landmarks may win): the pass
+// decides the other groups' candidates and marks the cell with its ambiguous groups and that
+// best, and a second kernel scans exactly every landmark of those groups only (an eighth of
+// them a group), one warp per cell. A cell too far out for FP16, or whose bound overflowed, is
+// marked for a scan of every landmark. The scan's lanes split a group's landmarks, whose rows it
+// holds in shared memory where they fit, group after group (read from global memory, 32 lanes'
+// rows are 32 cache lines a load, and 0.9 % of 10^8 cells scanned at g = 1024 took 30 ms).
 // E, for a = fl(x - m), b_j = fl(L_j - m), r = |a|, R >= |b_j|, span = r + R, u = 2^-24, k the
 // fragments' padded columns: the split products' model of split_knn_input.cpp, |dot/s^2 - a.b|
 // <= eps r R + tiny span with eps = (2 k + 8) 2^-22 (lo.lo missing, each lo rounded to FP16, the
@@ -88,7 +90,12 @@ constexpr int kWarps = 8;
 constexpr int kThreads = 32 * kWarps;
 constexpr int kMergeLd = 25;                  // floats per cell of the merge area: 3 x 8 groups
 constexpr uint32_t kNeedsScan = 0xfffffffeu;  // assignment of a cell left to the exact scan
-constexpr int kFlushBatches = 256;            // 256 batches of 256 cells per float partial sum
+// Assignment of a cell whose products left only some groups unsettled: kGroupScan | groups << 16
+// | the best of the settled groups' candidates (kNoWinner: none; its distance in dist).
+constexpr uint32_t kGroupScan = 0x80000000u;
+constexpr uint32_t kNoWinner = 0xffffu;
+constexpr int kMaxGroupScanLandmarks = 0xffff;  // the winner so far in the low 16 bits
+constexpr int kFlushBatches = 256;              // 256 batches of 256 cells per float partial sum
 constexpr int kScanThreads = 512;
 constexpr int kFragmentThreads = 256;
 constexpr int kMaxPackedBits = 7;  // the index in the values' low bits up to g = 1024
@@ -450,24 +457,31 @@ __global__ void __launch_bounds__(kThreads, 1)
             const float ulpB = __uint_as_float(__float_as_uint(B) & 0x7f800000u) * 0x1p-23f;
             limit = v1 + margin + (ulpB * float(2u << lay.indexBits) + FLT_MIN);
         }
-        // Settled: every landmark within the limit is a group's smallest (a NaN fails the tests).
-        bool settled = r <= L.reach && limit < FLT_MAX;
-        uint32_t candidates = 0;
+        // Bounded: the limit holds for this cell (a NaN fails the tests). A group whose second
+        // value is within the limit is ambiguous: a landmark of it other than its smallest may
+        // be the winner. Settled: bounded with no ambiguous group, so that every landmark within
+        // the limit is a group's smallest.
+        bool bounded = r <= L.reach && limit < FLT_MAX;
+        uint32_t candidates = 0, ambiguous = 0;
 #pragma unroll
         for (int k = 0; k < 8; ++k) {
-            settled = settled && mine[8 + k] > limit;
-            const bool near = mine[k] <= limit;
+            const bool near = mine[k] <= limit, secondFar = mine[8 + k] > limit;
+            bounded = bounded && (secondFar || mine[8 + k] <= limit);
             candidates |= uint32_t(near) << k;
+            ambiguous |= uint32_t(!secondFar) << k;
             // A packed padding landmark (FLT_MAX with index bits) just below a limit near FLT_MAX.
             if (PACKED)
-                settled = settled && !(near && 8 * (__float_as_uint(mine[k]) & indexMask) + k >=
+                bounded = bounded && !(near && 8 * (__float_as_uint(mine[k]) & indexMask) + k >=
                                                    uint32_t(a.g));
         }
+        const bool settled = bounded && ambiguous == 0;
 
-        // The candidates' exact distances; (distance, index) order picks the winner.
+        // The exact distances of the candidates outside ambiguous groups (the exact scan takes
+        // those groups); (distance, index) order picks the winner.
         float best = FLT_MAX;
         int winner = INT_MAX;
-        if (active && settled && !bad) {
+        candidates &= ~ambiguous;
+        if (active && bounded && !bad) {
             float4 x[kVec];
 #pragma unroll
             for (int c = 0; c < kVec; ++c)
@@ -485,10 +499,17 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         uint32_t assigned = kSkippedPoint;  // inactive lanes add nothing
         if (active) {
-            if (!bad) assigned = settled && best < FLT_MAX ? uint32_t(winner) : kNeedsScan;
+            // Only the ambiguous groups go to the exact scan where the bound holds; all of them
+            // where it does not.
+            const bool groupScan = !bad && bounded && !settled && a.g <= kMaxGroupScanLandmarks;
+            if (!bad)
+                assigned = settled && best < FLT_MAX ? uint32_t(winner)
+                           : groupScan               ? kGroupScan | (ambiguous << 16) |
+                                             (best < FLT_MAX ? uint32_t(winner) : kNoWinner)
+                                       : kNeedsScan;
             a.assign[p] = assigned;
-            a.dist[p] = assigned < uint32_t(a.g) ? best : 0.0f;
-            scans += assigned == kNeedsScan;
+            a.dist[p] = assigned < uint32_t(a.g) || groupScan ? best : 0.0f;
+            scans += assigned == kNeedsScan || groupScan;
             if (FUSED) {
                 skipped += bad;
                 if (assigned < uint32_t(a.g)) inertia += double(best);
@@ -539,35 +560,52 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-/// The exact scan of the cells the products left unsettled: one warp per cell, lane l takes
-/// landmarks l, l + 32, ... in index order, two at a time, and the warp keeps the least
-/// (distance, index). With ROWS the block first copies the landmark rows into shared memory,
-/// STRIDE + 1 floats apart, so that the lanes' reads of 32 different rows meet in no bank (from
-/// global memory each such read touches 32 cache lines, which made the scan the cost of a step).
+/// Whether a cell's assignment leaves it to the exact scan (all groups or some).
+__device__ __forceinline__ bool needsScan(uint32_t assigned) {
+    return assigned == kNeedsScan || (assigned & 0xff000000u) == kGroupScan;
+}
+
+/// Landmark slots of the exact scan's rows in shared memory: group by group (landmark j in slot
+/// (j mod 8) G8 + j / 8, G8 = ceil(g / 8)), so that the lanes' reads of one group's consecutive
+/// landmarks meet in no bank.
+__host__ __device__ inline int scanSlots(int g) {
+    return (g + 7) / 8 * 8;
+}
+
+/// The exact scan of the cells the products left unsettled: one warp per cell, for each group
+/// to scan (all 8, or the ambiguous ones: landmarks j with j mod 8 in the cell's groups) lane l
+/// takes the group's landmarks l, l + 32, ... two at a time, and the warp keeps the least
+/// (distance, index), beginning from the settled groups' best. With ROWS the block first copies
+/// the landmark rows into shared memory, STRIDE + 1 floats apart in group order (scanSlots), so
+/// that the lanes' reads of 32 different rows meet in no bank (from global memory each such read
+/// touches 32 cache lines, which made the scan the cost of a step).
 template <int STRIDE, bool FUSED, bool ROWS>
 __global__ void __launch_bounds__(kScanThreads, 1) nearestScanKernel(const NearestArgs a) {
     constexpr int kLd = STRIDE + 1, kVec = STRIDE / 4;
     extern __shared__ float4 scanShared[];
     float* rows = reinterpret_cast<float*>(scanShared);
+    const int perGroup = scanSlots(a.g) / 8;
     if (ROWS) {
-        for (int e = threadIdx.x; e < a.g * STRIDE; e += kScanThreads)
-            rows[(e / STRIDE) * kLd + e % STRIDE] = a.landmarks[e];
+        for (int e = threadIdx.x; e < a.g * STRIDE; e += kScanThreads) {
+            const int j = e / STRIDE;
+            rows[((j & 7) * perGroup + (j >> 3)) * kLd + e % STRIDE] = a.landmarks[e];
+        }
         __syncthreads();
     }
     const int lane = threadIdx.x & 31;
     const size_t warpIndex = (size_t(blockIdx.x) * kScanThreads + threadIdx.x) >> 5;
     const size_t warps = (size_t(gridDim.x) * kScanThreads) >> 5;
     const float4* landmarkRows = reinterpret_cast<const float4*>(a.landmarks);
-    // Squared distance to landmark j in the CPU's arithmetic (difference form, dimension order,
-    // each square rounded), from shared or global memory.
-    auto distance = [&](const float(&x)[STRIDE], int j) {
+    // Squared distance to landmark j = 8 i + k in the CPU's arithmetic (difference form,
+    // dimension order, each square rounded), from shared or global memory.
+    auto distance = [&](const float(&x)[STRIDE], int k, int i) {
         float acc = 0.0f;
         if (ROWS) {
-            const float* row = rows + j * kLd;
+            const float* row = rows + (k * perGroup + i) * kLd;
 #pragma unroll
             for (int t = 0; t < STRIDE; ++t) acc = detail::addSquare(acc, x[t] - row[t]);
         } else {
-            const float4* row = landmarkRows + size_t(j) * kVec;
+            const float4* row = landmarkRows + size_t(8 * i + k) * kVec;
 #pragma unroll
             for (int c = 0; c < kVec; ++c) {
                 const float4 l = __ldg(row + c);
@@ -579,15 +617,19 @@ __global__ void __launch_bounds__(kScanThreads, 1) nearestScanKernel(const Neare
         }
         return acc;
     };
+    auto keep = [](float& best, int& winner, float d, int j) {
+        if (d < best || (d == best && j < winner)) best = d, winner = j;
+    };
     double inertia = 0;
     unsigned long long skipped = 0;
     for (size_t p0 = warpIndex * 32; p0 < a.n; p0 += warps * 32) {
         const size_t p = p0 + lane;
-        uint32_t pending = __ballot_sync(0xffffffffu, p < a.n && a.assign[p] == kNeedsScan);
+        uint32_t pending = __ballot_sync(0xffffffffu, p < a.n && needsScan(a.assign[p]));
         while (pending) {
             const int i = __ffs(pending) - 1;
             pending &= pending - 1;
             const size_t cell = p0 + i;
+            const uint32_t code = a.assign[cell];
             const float4* xr = reinterpret_cast<const float4*>(a.points) + cell * kVec;
             float x[STRIDE];
 #pragma unroll
@@ -597,18 +639,28 @@ __global__ void __launch_bounds__(kScanThreads, 1) nearestScanKernel(const Neare
             }
             float best = FLT_MAX;
             int winner = INT_MAX;
-            for (int j = lane; j < a.g; j += 64) {
-                // Two independent sums; the earlier index is offered first.
-                const int j2 = j + 32 < a.g ? j + 32 : j;
-                const float d1 = distance(x, j), d2 = distance(x, j2);
-                if (d1 < best) best = d1, winner = j;
-                if (d2 < best) best = d2, winner = j2;
+            uint32_t groups = 0xffu;
+            if (code != kNeedsScan) {
+                groups = (code >> 16) & 0xffu;
+                if (lane == 0 && (code & kNoWinner) != kNoWinner)
+                    best = a.dist[cell], winner = int(code & kNoWinner);
+            }
+            while (groups) {
+                const int k = __ffs(groups) - 1;
+                groups &= groups - 1;
+                const int count = (a.g - k + 7) / 8;  // landmarks k, k + 8, ... below g
+                for (int g0 = lane; g0 < count; g0 += 64) {
+                    // Two independent sums.
+                    const int g1 = g0 + 32 < count ? g0 + 32 : g0;
+                    const float d1 = distance(x, k, g0), d2 = distance(x, k, g1);
+                    keep(best, winner, d1, 8 * g0 + k);
+                    keep(best, winner, d2, 8 * g1 + k);
+                }
             }
             for (int o = 16; o > 0; o >>= 1) {
                 const float otherBest = __shfl_xor_sync(0xffffffffu, best, o);
                 const int other = __shfl_xor_sync(0xffffffffu, winner, o);
-                if (otherBest < best || (otherBest == best && other < winner))
-                    best = otherBest, winner = other;
+                keep(best, winner, otherBest, other);
             }
             const bool found = winner < a.g;  // some distance below FLT_MAX
             if (lane == 0) {
@@ -669,7 +721,7 @@ void launchMain(const NearestArgs& a, const NearestLayout& lay, cudaStream_t str
 template <int STRIDE, bool FUSED, bool ROWS>
 void launchScan(const NearestArgs& a, cudaStream_t stream) {
     constexpr auto kernel = nearestScanKernel<STRIDE, FUSED, ROWS>;
-    const size_t bytes = ROWS ? size_t(a.g) * (STRIDE + 1) * sizeof(float) : 0;
+    const size_t bytes = ROWS ? size_t(scanSlots(a.g)) * (STRIDE + 1) * sizeof(float) : 0;
     detail::allowSharedBytes<kernel>(bytes);
     int perSm = 0;
     SEPAL_CUDA_CHECK(
@@ -719,8 +771,8 @@ void launchNearestLandmark(const NearestArgs& a, cudaStream_t stream) {
 void launchNearestScan(const NearestArgs& a, cudaStream_t stream) {
     if (a.n == 0) return;
     const bool fused = a.sums != nullptr;
-    const bool rows =
-        size_t(a.g) * size_t(a.stride + 1) * sizeof(float) <= detail::maxSharedBytesOptin();
+    const bool rows = size_t(scanSlots(a.g)) * size_t(a.stride + 1) * sizeof(float) <=
+                      detail::maxSharedBytesOptin();
     detail::withStride<8, 16, 32, 64>(a.stride, [&](auto s) {
         constexpr int kStride = decltype(s)::value;
         // The pass adds the sums only where g x (stride + 1) floats fit beside the rest of its
