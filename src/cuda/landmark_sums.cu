@@ -79,7 +79,7 @@ __device__ __forceinline__ void addPoint(const LandmarkSumArgs& a, float* rows, 
             atomicAdd(counts + b, 1u);
         else
             atomicAdd(a.counts + b, 1ull);
-        inertia += double(dist);
+        if (isfinite(dist)) inertia += double(dist);  // as sorted_sums.cu
     }
 }
 
@@ -140,7 +140,7 @@ __device__ void addChunkWide(const LandmarkSumArgs& a, float* rows, unsigned* co
                 atomicAdd(counts + b, 1u);
             else
                 atomicAdd(a.counts + b, 1ull);
-            inertia += double(a.dist[p]);
+            if (isfinite(a.dist[p])) inertia += double(a.dist[p]);
         }
     }
 }

@@ -19,10 +19,10 @@ struct LandmarkSumArgs {
     /// n: each point's nearest landmark; set to kSkippedPoint for the points the sums skip
     /// (a non-finite coordinate, or an index >= g from a search whose distances overflowed).
     uint32_t* assign = nullptr;
-    const float* dist = nullptr;            ///< n: squared distance to the nearest landmark
-    double* sums = nullptr;                 ///< g x d: += the coordinates of the points
-    unsigned long long* counts = nullptr;   ///< g: += the points
-    double* inertia = nullptr;              ///< [0] += the squared distances
+    const float* dist = nullptr;           ///< n: squared distance to the nearest landmark
+    double* sums = nullptr;                ///< g x d: += the coordinates of the points
+    unsigned long long* counts = nullptr;  ///< g: += the points
+    double* inertia = nullptr;  ///< [0] += the squared distances (finite ones) of the points added
     unsigned long long* skipped = nullptr;  ///< [0] += the skipped points
 };
 

@@ -7,13 +7,14 @@
 // Decomposition: a persistent grid of one block of 1024 threads per multiprocessor; a block takes
 // spans of consecutive points (at most kFlushPoints, so that a float partial sum runs over at
 // most as many values as in landmark_sums.cu) and, within a span, batches of kBatch points:
-//   1. every thread reads 16 assignments (coalesced) and takes a rank in its landmark's bin
-//      (native integer shared atomics); points without a landmark are marked skipped here;
-//   2. the bins become offsets (a block scan), and each point's entry (landmark, point) goes to
-//      offset + rank: the batch sorted by landmark in shared memory;
-//   3. the sorted entries are cut into 32 equal runs, one a warp; lane t adds dimension t (and
-//      t + 32, ...) of each point's row (read whole, several rows in flight) in registers, and
-//      the warp adds its register sums to the shared sums whenever the landmark changes.
+//   1. the threads count each landmark's points in shared bins (native integer atomics) and add
+//      their distances; points without a landmark are marked skipped here;
+//   2. the bins become offsets (a block scan), and each point's entry (landmark, point) takes
+//      the next slot of its landmark: the batch sorted by landmark in shared memory;
+//   3. the sorted entries are cut into 32 equal shares, one a warp, and each share into pieces
+//      of a stream of lanes, one float4 of a row a lane (8 lanes a row at stride 32, so that a
+//      load of the warp takes 4 rows and 12 rows are in flight a warp); a stream adds its
+//      rows in registers and adds them to the shared sums whenever the landmark changes.
 // After a span, the shared sums go to the global double sums (one atomic per landmark with
 // points and dimension), as in landmark_sums.cu. Rows with a non-finite value are skipped and
 // marked, and add nothing (as there).
@@ -35,24 +36,26 @@ namespace {
 constexpr int kSortThreads = 1024;
 constexpr int kSortWarps = kSortThreads / 32;
 constexpr int kBatch = 1 << 14;                    // points sorted at a time
-constexpr int kPerThread = kBatch / kSortThreads;  // assignments a thread reads
+constexpr int kPerThread = kBatch / kSortThreads;  // a batch's points a thread reads
 constexpr size_t kFlushPoints = size_t(1) << 18;   // points between flushes
 constexpr int kPointBits = 14;                     // an entry: landmark << 14 | point
 constexpr uint32_t kNoEntry = 0xffffffffu;         // no point in this slot
 static_assert(kBatch == 1 << kPointBits, "an entry's point field covers the batch");
 
-/// The warp's register sums of one landmark's run into the shared sums.
-template <int VALUES>
+/// A stream's register sums of one landmark's run into the shared sums: lane `col` of the stream
+/// holds dimensions 4 col to 4 col + 3.
+template <int STRIDE>
 __device__ __forceinline__ void addRun(const LandmarkSumArgs& a, float* rows, unsigned* counts,
-                                       uint32_t landmark, const float (&sum)[VALUES],
-                                       unsigned points, int lane) {
+                                       uint32_t landmark, const float4& sum, unsigned points,
+                                       int col) {
     if (points == 0) return;
-#pragma unroll
-    for (int k = 0; k < VALUES; ++k) {
-        const int t = lane + 32 * k;
-        if (t < a.d) atomicAdd(rows + size_t(landmark) * (32 * VALUES) + t, sum[k]);
-    }
-    if (lane == 0) atomicAdd(counts + landmark, points);
+    float* row = rows + size_t(landmark) * STRIDE + 4 * col;
+    const int t = 4 * col;
+    if (t < a.d) atomicAdd(row, sum.x);
+    if (t + 1 < a.d) atomicAdd(row + 1, sum.y);
+    if (t + 2 < a.d) atomicAdd(row + 2, sum.z);
+    if (t + 3 < a.d) atomicAdd(row + 3, sum.w);
+    if (col == 0) atomicAdd(counts + landmark, points);
 }
 
 /// Exclusive prefix sums of bins[0, g) in place, by the whole block; returns their total.
@@ -92,98 +95,122 @@ __device__ unsigned scanBins(unsigned* bins, int g, unsigned* warpTotals) {
 }
 
 /// Points [begin, end) (at most kBatch) sorted by landmark in `entries`, then added by runs.
-template <int VALUES>
+template <int STRIDE>
 __device__ void addBatch(const LandmarkSumArgs& a, float* rows, unsigned* counts, unsigned* bins,
                          uint32_t* entries, unsigned* warpTotals, size_t begin, size_t end,
                          double& inertia, unsigned long long& skipped) {
-    constexpr int kStride = 32 * VALUES;
-    constexpr int kRowsInFlight =
-        VALUES == 1 ? 6 : 8 / VALUES;  // rows a warp loads before adding them
+    constexpr int kLanesPerRow = STRIDE / 4;     // a float4 each
+    constexpr int kStreams = 32 / kLanesPerRow;  // rows one load of the warp takes
+    constexpr int kRowsInFlight = 3;             // loads a lane issues before adding (64 registers)
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int count = int(end - begin);
     for (int j = tid; j < a.g; j += kSortThreads) bins[j] = 0;
     __syncthreads();
-    // 1. A rank in the landmark's bin for each point.
-    uint32_t key[kPerThread];
+    // 1. Each landmark's points counted (the skipped ones marked), and their distances added
+    //    (coalesced here; phase 3 takes back those of rows it finds non-finite). All of a
+    //    thread's loads are issued before its atomics, so that their latencies overlap.
+    {
+        uint32_t b[kPerThread];
+        float dist[kPerThread];
 #pragma unroll
-    for (int u = 0; u < kPerThread; ++u) {
-        const int i = u * kSortThreads + tid;
-        key[u] = kNoEntry;
-        if (i >= count) continue;
-        const uint32_t b = a.assign[begin + i];
-        if (b >= uint32_t(a.g)) {
-            a.assign[begin + i] = kSkippedPoint;
-            ++skipped;
-            continue;
+        for (int u = 0; u < kPerThread; ++u) {
+            const int i = u * kSortThreads + tid;
+            b[u] = i < count ? a.assign[begin + i] : kSkippedPoint;
+            dist[u] = i < count ? a.dist[begin + i] : 0.0f;
         }
-        key[u] = (b << kPointBits) | atomicAdd(bins + b, 1u);
-    }
-    __syncthreads();
-    // 2. Offsets, and each entry at its landmark's offset plus its rank.
-    const unsigned total = scanBins(bins, a.g, warpTotals);
 #pragma unroll
-    for (int u = 0; u < kPerThread; ++u) {
-        if (key[u] == kNoEntry) continue;
-        const uint32_t b = key[u] >> kPointBits, rank = key[u] & ((1u << kPointBits) - 1u);
-        entries[bins[b] + rank] = (b << kPointBits) | uint32_t(u * kSortThreads + tid);
+        for (int u = 0; u < kPerThread; ++u) {
+            const int i = u * kSortThreads + tid;
+            if (b[u] < uint32_t(a.g)) {
+                atomicAdd(bins + b[u], 1u);
+                if (isfinite(dist[u])) inertia += double(dist[u]);
+            } else if (i < count) {
+                a.assign[begin + i] = kSkippedPoint;
+                ++skipped;
+            }
+        }
     }
     __syncthreads();
-    // 3. Each warp's share of the sorted entries, one landmark's run at a time.
+    // 2. The counts become offsets, and each point's entry takes the next slot of its landmark
+    //    (the assignments read again, from L2: ranks kept in registers across the scan would
+    //    take 16 of the 64 registers a thread has).
+    const unsigned total = scanBins(bins, a.g, warpTotals);
+    {
+        uint32_t b[kPerThread];
+#pragma unroll
+        for (int u = 0; u < kPerThread; ++u) {
+            const int i = u * kSortThreads + tid;
+            b[u] = i < count ? a.assign[begin + i] : kSkippedPoint;
+        }
+#pragma unroll
+        for (int u = 0; u < kPerThread; ++u)
+            if (b[u] < uint32_t(a.g))
+                entries[atomicAdd(bins + b[u], 1u)] =
+                    (b[u] << kPointBits) | uint32_t(u * kSortThreads + tid);
+    }
+    __syncthreads();
+    // 3. Each warp's share of the sorted entries, cut into kStreams pieces: the lanes of a
+    //    stream read one row a load (a float4 each), so that one load instruction of the warp
+    //    takes kStreams rows and many rows are in flight (the pass waits on memory).
     const unsigned from = unsigned(uint64_t(total) * warp / kSortWarps);
     const unsigned to = unsigned(uint64_t(total) * (warp + 1) / kSortWarps);
-    float sum[VALUES] = {};
+    const unsigned piece = (to - from + kStreams - 1) / kStreams;
+    const int stream = lane / kLanesPerRow, col = lane % kLanesPerRow;
+    const unsigned streamLanes =
+        kLanesPerRow == 32 ? 0xffffffffu : ((1u << kLanesPerRow) - 1u) << (stream * kLanesPerRow);
+    const unsigned mineFrom = min(from + stream * piece, to), mineTo = min(mineFrom + piece, to);
+    float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     unsigned points = 0;
     uint32_t landmark = kNoEntry;
-    for (unsigned e0 = from; e0 < to; e0 += kRowsInFlight) {
+    for (unsigned e0 = 0; e0 < piece; e0 += kRowsInFlight) {
         uint32_t entry[kRowsInFlight];
-        float v[kRowsInFlight][VALUES];
-        float dist[kRowsInFlight];
+        float4 v[kRowsInFlight];
         // Every row's loads first: several rows in flight.
 #pragma unroll
         for (int r = 0; r < kRowsInFlight; ++r) {
-            entry[r] = e0 + r < to ? entries[e0 + r] : kNoEntry;
+            const unsigned q = mineFrom + e0 + r;
+            entry[r] = q < mineTo ? entries[q] : kNoEntry;
             const size_t p = begin + (entry[r] & ((1u << kPointBits) - 1u));
             const bool valid = entry[r] != kNoEntry;
-#pragma unroll
-            for (int k = 0; k < VALUES; ++k)
-                v[r][k] = valid ? a.points[p * kStride + lane + 32 * k] : 0.0f;
-            dist[r] = valid && lane == 0 ? a.dist[p] : 0.0f;
+            v[r] = valid ? reinterpret_cast<const float4*>(a.points)[p * (STRIDE / 4) + col]
+                         : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         }
 #pragma unroll
         for (int r = 0; r < kRowsInFlight; ++r) {
-            if (entry[r] == kNoEntry) break;
-            bool finite = true;
-#pragma unroll
-            for (int k = 0; k < VALUES; ++k) finite = finite && isfinite(v[r][k]);
-            if (!__all_sync(0xffffffffu, finite)) {
-                if (lane == 0) {
-                    a.assign[begin + (entry[r] & ((1u << kPointBits) - 1u))] = kSkippedPoint;
+            const bool finite =
+                isfinite(v[r].x) && isfinite(v[r].y) && isfinite(v[r].z) && isfinite(v[r].w);
+            // Every lane takes part in the vote; then each stream acts on its own row.
+            const unsigned bad = __ballot_sync(0xffffffffu, entry[r] != kNoEntry && !finite);
+            if (entry[r] == kNoEntry) continue;
+            if (bad & streamLanes) {
+                if (col == 0) {
+                    const size_t p = begin + (entry[r] & ((1u << kPointBits) - 1u));
+                    a.assign[p] = kSkippedPoint;
                     ++skipped;
+                    const float dist = a.dist[p];
+                    if (isfinite(dist)) inertia -= double(dist);
                 }
                 continue;
             }
             const uint32_t b = entry[r] >> kPointBits;
             if (b != landmark) {
-                addRun<VALUES>(a, rows, counts, landmark, sum, points, lane);
+                addRun<STRIDE>(a, rows, counts, landmark, sum, points, col);
                 landmark = b;
                 points = 0;
-#pragma unroll
-                for (int k = 0; k < VALUES; ++k) sum[k] = 0.0f;
+                sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
             }
-#pragma unroll
-            for (int k = 0; k < VALUES; ++k) sum[k] += v[r][k];
+            sum.x += v[r].x, sum.y += v[r].y, sum.z += v[r].z, sum.w += v[r].w;
             ++points;
-            if (lane == 0) inertia += double(dist[r]);
         }
     }
-    addRun<VALUES>(a, rows, counts, landmark, sum, points, lane);
+    addRun<STRIDE>(a, rows, counts, landmark, sum, points, col);
     __syncthreads();  // the entries and bins are the next batch's
 }
 
-template <int VALUES>
+template <int STRIDE>
 __global__ void __launch_bounds__(kSortThreads)
     sortedSumsKernel(const LandmarkSumArgs a, size_t span) {
-    constexpr int kStride = 32 * VALUES;
+    constexpr int kStride = STRIDE;
     extern __shared__ float shared[];
     __shared__ unsigned warpTotals[kSortWarps + 1];
     float* rows = shared;  // g x stride
@@ -199,7 +226,7 @@ __global__ void __launch_bounds__(kSortThreads)
             shared[e] = 0.0f;
         __syncthreads();
         for (size_t b0 = begin; b0 < end; b0 += kBatch)
-            addBatch<VALUES>(a, rows, counts, bins, entries, warpTotals, b0,
+            addBatch<STRIDE>(a, rows, counts, bins, entries, warpTotals, b0,
                              end - b0 < size_t(kBatch) ? end : b0 + kBatch, inertia, skipped);
         // The next span clears the shared sums only after every thread has read them.
         detail::flushBlockSums(a, rows, kStride, counts);
@@ -213,10 +240,10 @@ size_t sortedSumsBytes(int g, int stride) {
     return size_t(g) * size_t(stride + 2) * sizeof(float) + size_t(kBatch) * sizeof(uint32_t);
 }
 
-template <int VALUES>
+template <int STRIDE>
 void launchSorted(const LandmarkSumArgs& a, cudaStream_t stream) {
     const size_t bytes = sortedSumsBytes(a.g, a.stride);
-    constexpr auto kernel = sortedSumsKernel<VALUES>;
+    constexpr auto kernel = sortedSumsKernel<STRIDE>;
     detail::allowSharedBytes<kernel>(bytes);
     int perSm = 0;
     SEPAL_CUDA_CHECK(
@@ -244,11 +271,11 @@ bool sortedSumsFit(int g, int stride) {
 void launchSortedLandmarkSums(const LandmarkSumArgs& a, cudaStream_t stream) {
     if (a.n == 0) return;
     if (a.stride == 32)
-        launchSorted<1>(a, stream);
+        launchSorted<32>(a, stream);
     else if (a.stride == 64)
-        launchSorted<2>(a, stream);
+        launchSorted<64>(a, stream);
     else
-        launchSorted<4>(a, stream);
+        launchSorted<128>(a, stream);
 }
 
 }  // namespace sepal::cuda

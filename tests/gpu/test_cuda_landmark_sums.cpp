@@ -2,7 +2,8 @@
 // each block's points grouped by landmark first) against host sums, on an assignment made here:
 // enough points for several batches and spans per block, most of them on few landmarks (long
 // runs that cross the warps' shares), landmarks without points, and points the sums must skip
-// (a non-finite coordinate with a landmark, an index beyond g, one already skipped).
+// (a non-finite coordinate with a landmark, an index beyond g, one already skipped); a distance
+// that is not finite is left out of the inertia.
 
 #include <gtest/gtest.h>
 
@@ -115,8 +116,9 @@ TEST_P(CudaLandmarkSums, BothPassesGiveTheHostsSums) {
     }
     x[5 * stride + 2] = std::numeric_limits<float>::quiet_NaN();  // landmark kept: skipped here
     x[(n - 1) * stride + d - 1] = std::numeric_limits<float>::infinity();
-    assign[77] = uint32_t(g) + 5;         // beyond the landmarks
-    assign[n / 2] = cuda::kSkippedPoint;  // skipped by the search
+    dist[9] = std::numeric_limits<float>::infinity();  // added, but not to the inertia
+    assign[77] = uint32_t(g) + 5;                      // beyond the landmarks
+    assign[n / 2] = cuda::kSkippedPoint;               // skipped by the search
     std::vector<double> sums(size_t(g) * d, 0.0), magnitude(size_t(g) * d, 0.0);
     std::vector<unsigned long long> counts(g, 0);
     double inertia = 0;
@@ -131,7 +133,7 @@ TEST_P(CudaLandmarkSums, BothPassesGiveTheHostsSums) {
             continue;
         }
         ++counts[assign[i]];
-        inertia += dist[i];
+        if (std::isfinite(dist[i])) inertia += dist[i];
         for (int t = 0; t < d; ++t) {
             sums[assign[i] * d + t] += x[i * stride + t];
             magnitude[assign[i] * d + t] += std::abs(x[i * stride + t]);
