@@ -40,8 +40,9 @@ struct TrainOptions {
     std::vector<std::string> sums{"sorted"};  // the sums passes, each run in turn
 };
 
-/// Chooses the training step's sums pass for the next steps (its environment switches):
-/// sorted (the default), shared (one addition a point) or fused (in the nearest kernel's pass).
+/// Chooses the training step's sums pass for the next steps through its environment switches
+/// (replacing any the caller set): sorted (the default), shared (one addition a point) or fused
+/// (in the nearest kernel's pass).
 void chooseSums(const std::string& sums) {
     unsetenv("SEPAL_TRAIN_FUSED_SUMS");
     unsetenv("SEPAL_TRAIN_SORTED_SUMS");

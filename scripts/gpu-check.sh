@@ -63,7 +63,7 @@ small_projection='*CudaVsHost*n0_*:*CudaVsHost*n1_*:*CudaVsHost*n129_*:*CudaVsHo
 small_projection+=':*CudaVsHost*n200_*:*CudaVsHost*n50_*'
 small_rest='*CudaSearch*n1_*:*CudaSearch*n333_*:*CudaSearch*n100_*:CudaProjector.*'
 small_rest+=':CudaTraining.*:*CudaTensorSearch*:CudaPartsSearch*:*CudaNearestStep*'
-small_rest+=':*CudaLandmarkSums*n40000_*'
+small_rest+=':*CudaLandmarkSums*_blocks1'
 small="$small_projection:$small_rest"
 if [ "$mode" = trust ]; then
     # Each step's lines as they come: a device call cut short still shows what ran.

@@ -33,7 +33,9 @@ __device__ __noinline__ inline float exactPosition(const ProjectionArgs& a, size
 }
 
 /// The rounding residual of `dist`, point p's float squared distance to landmark u: the
-/// difference-form distance in double less dist, rounded to float (kResidualRatio).
+/// difference-form distance in double less dist, rounded to float (kResidualRatio). Few
+/// registers: a noinline call's registers count in every kernel that makes it, and the one-pass
+/// kernels (fused, tensor) are at their limits.
 __device__ __noinline__ inline float distanceResidual(const ProjectionArgs& a, size_t p, int u,
                                                       float dist) {
     const float* x = a.points + p * a.stride;
@@ -44,6 +46,29 @@ __device__ __noinline__ inline float distanceResidual(const ProjectionArgs& a, s
         sum = fma(e, e, sum);
     }
     return float(sum - double(dist));
+}
+
+/// distanceResidual with the rows read a float4 at a time into four independent double sums
+/// (a double sum's order moves the residual by about 2^-53 of the distance, far below its own
+/// rounding to float; rows are padded to a multiple of 4 floats and 16-byte aligned), for the
+/// table kernel, whose registers it does not raise: one chain of d dependent double additions
+/// made its crowded projections wait (ncu: 38 % of its samples on trained-like landmarks).
+__device__ __noinline__ inline float distanceResidualByVectors(const ProjectionArgs& a, size_t p,
+                                                               int u, float dist) {
+    const float4* x = reinterpret_cast<const float4*>(a.points + p * a.stride);
+    const float4* lu = reinterpret_cast<const float4*>(a.landmarks + size_t(u) * a.stride);
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+#pragma unroll 4
+    for (int c = 0; c < a.stride / 4; ++c) {
+        const float4 xv = __ldg(x + c), lv = __ldg(lu + c);
+        const double e0 = double(xv.x) - double(lv.x), e1 = double(xv.y) - double(lv.y);
+        const double e2 = double(xv.z) - double(lv.z), e3 = double(xv.w) - double(lv.w);
+        s0 = fma(e0, e0, s0);
+        s1 = fma(e1, e1, s1);
+        s2 = fma(e2, e2, s2);
+        s3 = fma(e3, e3, s3);
+    }
+    return float(((s0 + s1) + (s2 + s3)) - double(dist));
 }
 
 /// D - 0.5 of a pair past kExactRatio and within kResidualRatio, from the distances (ai <= aj)

@@ -36,7 +36,9 @@ void launchLandmarkSums(const LandmarkSumArgs& args, cudaStream_t stream);
 /// are added) take this shape on the current device: stride 32, 64 or 128, the sums in shared
 /// memory.
 bool sortedSumsFit(int g, int stride);
-/// As launchLandmarkSums, each block's points grouped by landmark first (sortedSumsFit).
-void launchSortedLandmarkSums(const LandmarkSumArgs& args, cudaStream_t stream);
+/// As launchLandmarkSums, each block's points grouped by landmark first; throws InputError
+/// where sortedSumsFit does not hold. blocks: the most blocks (0: as many as the device holds;
+/// tests take one, so that a block goes through several spans and batches).
+void launchSortedLandmarkSums(const LandmarkSumArgs& args, cudaStream_t stream, int blocks = 0);
 
 }  // namespace sepal::cuda

@@ -94,8 +94,10 @@ constexpr uint32_t kNeedsScan = 0xfffffffeu;  // assignment of a cell left to th
 // | the best of the settled groups' candidates (kNoWinner: none; its distance in dist).
 constexpr uint32_t kGroupScan = 0x80000000u;
 constexpr uint32_t kNoWinner = 0xffffu;
-constexpr int kMaxGroupScanLandmarks = 0xffff;  // the winner so far in the low 16 bits
-constexpr int kFlushBatches = 256;              // 256 batches of 256 cells per float partial sum
+// The winner so far fits the low 16 bits below this many landmarks (the training step never
+// gives more; the check guards the kernel's own interface).
+constexpr int kMaxGroupScanLandmarks = 0xffff;
+constexpr int kFlushBatches = 256;  // 256 batches of 256 cells per float partial sum
 constexpr int kScanThreads = 512;
 constexpr int kFragmentThreads = 256;
 constexpr int kMaxPackedBits = 7;  // the index in the values' low bits up to g = 1024
@@ -662,7 +664,8 @@ __global__ void __launch_bounds__(kScanThreads, 1) nearestScanKernel(const Neare
                 const int other = __shfl_xor_sync(0xffffffffu, winner, o);
                 keep(best, winner, otherBest, other);
             }
-            const bool found = winner < a.g;  // some distance below FLT_MAX
+            const bool found =
+                best < FLT_MAX;  // as the pass: a cell no landmark reaches is skipped
             if (lane == 0) {
                 a.assign[cell] = found ? uint32_t(winner) : kSkippedPoint;
                 a.dist[cell] = found ? best : 0.0f;

@@ -56,7 +56,8 @@ struct NearestArgs {
     unsigned long long* counts = nullptr;   ///< g: += the cells (with sums)
     double* inertia = nullptr;              ///< [0] += the squared distances (with sums)
     unsigned long long* skipped = nullptr;  ///< [0] += the skipped cells (with sums)
-    /// [0] += cells whose candidates the products did not settle (scanned exactly); may be null.
+    /// [0] += cells whose candidates the products did not settle (the landmarks of some groups,
+    /// or all of them, scanned exactly); may be null.
     unsigned long long* scans = nullptr;
 };
 
@@ -69,8 +70,9 @@ bool nearestFusesSums(int g, int stride);
 /// Finds every cell's nearest landmark (and adds the sums when args.sums is set), except the
 /// cells whose candidates the products do not settle: those are marked for launchNearestScan.
 void launchNearestLandmark(const NearestArgs& args, cudaStream_t stream);
-/// Scans every landmark exactly for the cells launchNearestLandmark marked (the same args, after
-/// it on the same stream); every cell has its nearest landmark afterwards.
+/// Scans exactly, for the cells launchNearestLandmark marked, the landmarks of the groups it left
+/// unsettled (every landmark for a cell beyond the products' bound) (the same args, after it on
+/// the same stream); every cell has its nearest landmark afterwards.
 void launchNearestScan(const NearestArgs& args, cudaStream_t stream);
 
 /// Owns the device copy behind a NearestLandmarks view and fills it from host landmarks.

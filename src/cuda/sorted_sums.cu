@@ -22,7 +22,9 @@
 // the device's opt-in shared memory (sortedSumsFit).
 
 #include <cstdint>
+#include <string>
 
+#include "core/common/error.h"
 #include "cuda/block_sums.cuh"
 #include "cuda/cuda_error.h"
 #include "cuda/embedsom_kernels.h"
@@ -106,9 +108,11 @@ __device__ void addBatch(const LandmarkSumArgs& a, float* rows, unsigned* counts
     const int count = int(end - begin);
     for (int j = tid; j < a.g; j += kSortThreads) bins[j] = 0;
     __syncthreads();
-    // 1. Each landmark's points counted (the skipped ones marked), and their distances added
-    //    (coalesced here; phase 3 takes back those of rows it finds non-finite). All of a
-    //    thread's loads are issued before its atomics, so that their latencies overlap.
+    // 1. Each landmark's points counted (the skipped ones marked), and their distances added:
+    //    coalesced here, where phase 3 would read them one row at a time; phase 3 takes back
+    //    the distance of a row it finds non-finite (in double, which leaves the inertia off by
+    //    about 2^-53 of that distance). All of a thread's loads are issued before its
+    //    atomics, so that their latencies overlap.
     {
         uint32_t b[kPerThread];
         float dist[kPerThread];
@@ -210,11 +214,10 @@ __device__ void addBatch(const LandmarkSumArgs& a, float* rows, unsigned* counts
 template <int STRIDE>
 __global__ void __launch_bounds__(kSortThreads)
     sortedSumsKernel(const LandmarkSumArgs a, size_t span) {
-    constexpr int kStride = STRIDE;
     extern __shared__ float shared[];
     __shared__ unsigned warpTotals[kSortWarps + 1];
     float* rows = shared;  // g x stride
-    unsigned* counts = reinterpret_cast<unsigned*>(shared + size_t(a.g) * kStride);
+    unsigned* counts = reinterpret_cast<unsigned*>(shared + size_t(a.g) * STRIDE);
     unsigned* bins = counts + a.g;
     uint32_t* entries = bins + a.g;
     double inertia = 0;
@@ -222,14 +225,14 @@ __global__ void __launch_bounds__(kSortThreads)
     const size_t spans = (a.n + span - 1) / span;
     for (size_t s = blockIdx.x; s < spans; s += gridDim.x) {
         const size_t begin = s * span, end = a.n - begin < span ? a.n : begin + span;
-        for (size_t e = threadIdx.x; e < size_t(a.g) * (kStride + 1); e += kSortThreads)
+        for (size_t e = threadIdx.x; e < size_t(a.g) * (STRIDE + 1); e += kSortThreads)
             shared[e] = 0.0f;
         __syncthreads();
         for (size_t b0 = begin; b0 < end; b0 += kBatch)
             addBatch<STRIDE>(a, rows, counts, bins, entries, warpTotals, b0,
                              end - b0 < size_t(kBatch) ? end : b0 + kBatch, inertia, skipped);
         // The next span clears the shared sums only after every thread has read them.
-        detail::flushBlockSums(a, rows, kStride, counts);
+        detail::flushBlockSums(a, rows, STRIDE, counts);
         __syncthreads();
     }
     detail::addBlockTotals(a, inertia, skipped);
@@ -241,14 +244,15 @@ size_t sortedSumsBytes(int g, int stride) {
 }
 
 template <int STRIDE>
-void launchSorted(const LandmarkSumArgs& a, cudaStream_t stream) {
+void launchSorted(const LandmarkSumArgs& a, cudaStream_t stream, int mostBlocks) {
     const size_t bytes = sortedSumsBytes(a.g, a.stride);
     constexpr auto kernel = sortedSumsKernel<STRIDE>;
     detail::allowSharedBytes<kernel>(bytes);
     int perSm = 0;
     SEPAL_CUDA_CHECK(
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, kSortThreads, bytes));
-    const size_t slots = size_t(perSm > 0 ? perSm : 1) * size_t(detail::multiprocessorCount());
+    size_t slots = size_t(perSm > 0 ? perSm : 1) * size_t(detail::multiprocessorCount());
+    if (mostBlocks > 0 && size_t(mostBlocks) < slots) slots = size_t(mostBlocks);
     // Spans of equal length, as many per block, none longer than kFlushPoints: a last round
     // with few blocks busy would leave the others idle.
     const size_t rounds = (a.n + slots * kFlushPoints - 1) / (slots * kFlushPoints);
@@ -268,14 +272,17 @@ bool sortedSumsFit(int g, int stride) {
            sortedSumsBytes(g, stride) + kStaticBytes <= detail::maxSharedBytesOptin();
 }
 
-void launchSortedLandmarkSums(const LandmarkSumArgs& a, cudaStream_t stream) {
+void launchSortedLandmarkSums(const LandmarkSumArgs& a, cudaStream_t stream, int blocks) {
+    if (!sortedSumsFit(a.g, a.stride))
+        throw InputError("the sorted sums cannot take g = " + std::to_string(a.g) +
+                         " landmarks in rows of " + std::to_string(a.stride) + " floats");
     if (a.n == 0) return;
     if (a.stride == 32)
-        launchSorted<32>(a, stream);
+        launchSorted<32>(a, stream, blocks);
     else if (a.stride == 64)
-        launchSorted<64>(a, stream);
+        launchSorted<64>(a, stream, blocks);
     else
-        launchSorted<128>(a, stream);
+        launchSorted<128>(a, stream, blocks);
 }
 
 }  // namespace sepal::cuda

@@ -265,6 +265,9 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
                 for (int i = 0; i < topn; ++i) {
                     const float2 lu = lowS[idx[i]];
                     detail::addGravity(ls, score[i], lu);
+                    // Unrolled, so that several pairs' loads (scratch, shared, L1) are in
+                    // flight: one at a time, this loop waited on each.
+#pragma unroll 4
                     for (int j = i + 1; j < topn; ++j) {
                         const uint32_t u = uint32_t(idx[i]), v = uint32_t(idx[j]);
                         const float c = table[detail::pairIndex(u, v)];
@@ -279,7 +282,8 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
                         } else if (ratio > detail::kExactRatio) {
                             if (!residuals) {
                                 for (int m = 0; m < topn; ++m)
-                                    residual[m] = detail::distanceResidual(a, p, idx[m], dist[m]);
+                                    residual[m] =
+                                        detail::distanceResidualByVectors(a, p, idx[m], dist[m]);
                                 residuals = true;
                             }
                             q = detail::positionWithResiduals(dist[i], dist[j], residual[i],

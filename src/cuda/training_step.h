@@ -38,7 +38,9 @@ struct StepResult {
     /// g: k-means: the points nearest to each landmark; batch SOM: the denominator
     /// sum_c h(j, c) count_c.
     std::vector<double> weights;
-    double inertia = 0;  ///< sum of squared distances to the nearest landmark (before the move)
+    /// Sum of squared distances to the nearest landmark (before the move), over the points
+    /// added; a distance that is not finite (an overflow) is left out.
+    double inertia = 0;
     size_t skipped = 0;  ///< points left out for non-finite coordinates
 };
 
@@ -100,7 +102,8 @@ class TrainingStep {
     /// memory ("global").
     std::string lastSumMode() const;
     /// Points of the last step whose nearest landmark the nearest kernel's products did not
-    /// settle, so that every landmark was scanned exactly for them (0 for the other kernels).
+    /// settle, so that landmarks were scanned exactly for them: those of the unsettled groups,
+    /// or all of them (0 for the other kernels).
     size_t lastExactScans() const;
     /// Device memory this object holds, in bytes.
     size_t deviceBytes() const;

@@ -1,14 +1,15 @@
 // The training step's two sums passes (landmark_sums.cu: one addition a point; sorted_sums.cu:
 // each block's points grouped by landmark first) against host sums, on an assignment made here:
-// enough points for several batches and spans per block, most of them on few landmarks (long
-// runs that cross the warps' shares), landmarks without points, and points the sums must skip
-// (a non-finite coordinate with a landmark, an index beyond g, one already skipped); a distance
-// that is not finite is left out of the inertia.
+// enough points for several batches per block (and, through one block, several spans), most of them
+// on few landmarks (long runs that cross the warps' shares), landmarks without points, and points
+// the sums must skip (a non-finite coordinate with a landmark, an index beyond g, one already
+// skipped); a distance that is not finite is left out of the inertia.
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <random>
 #include <string>
@@ -31,9 +32,11 @@ struct SumsResult {
     unsigned long long skipped = 0;
 };
 
-/// Runs one sums pass (sorted or not) over rows x (n x stride) with the assignment and distances.
-SumsResult runSums(bool sorted, const std::vector<float>& x, size_t n, int d, int stride, int g,
-                   const std::vector<uint32_t>& assign, const std::vector<float>& dist) {
+/// Runs one sums pass (sorted, with at most `blocks` blocks, or not) over rows x (n x stride)
+/// with the assignment and distances.
+SumsResult runSums(bool sorted, int blocks, const std::vector<float>& x, size_t n, int d,
+                   int stride, int g, const std::vector<uint32_t>& assign,
+                   const std::vector<float>& dist) {
     cuda::DeviceBuffer<float> points, distances;
     cuda::DeviceBuffer<uint32_t> assignment;
     cuda::DeviceBuffer<double> sums, inertia;
@@ -68,7 +71,7 @@ SumsResult runSums(bool sorted, const std::vector<float>& x, size_t n, int d, in
     a.inertia = inertia.get();
     a.skipped = skipped.get();
     if (sorted)
-        cuda::launchSortedLandmarkSums(a, nullptr);
+        cuda::launchSortedLandmarkSums(a, nullptr, blocks);
     else
         cuda::launchLandmarkSums(a, nullptr);
     SEPAL_CUDA_CHECK(cudaDeviceSynchronize());
@@ -88,9 +91,11 @@ SumsResult runSums(bool sorted, const std::vector<float>& x, size_t n, int d, in
     return r;
 }
 
+/// A shape of the sums: points, dimensions, row stride, landmarks, and the sorted pass's most
+/// blocks (0: as many as the device holds).
 struct SumsCase {
     size_t n;
-    int d, stride, g;
+    int d, stride, g, blocks;
 };
 
 class CudaLandmarkSums : public ::testing::TestWithParam<SumsCase> {};
@@ -100,7 +105,6 @@ TEST_P(CudaLandmarkSums, BothPassesGiveTheHostsSums) {
     const SumsCase c = GetParam();
     const size_t n = c.n;
     const int d = c.d, stride = c.stride, g = c.g;
-    ASSERT_TRUE(cuda::sortedSumsFit(g, stride)) << "the case must take the sorted pass";
     std::mt19937 rng(907);
     std::normal_distribution<float> normal(0.0f, 1.0f);
     std::vector<float> x(n * stride, 0.0f);
@@ -141,10 +145,17 @@ TEST_P(CudaLandmarkSums, BothPassesGiveTheHostsSums) {
     }
     ASSERT_EQ(skipped, 4u);
     ASSERT_EQ(counts[g - 1], 0u);
+    // The sorted pass needs about 200 KB of shared memory at g 1024 (an H100 or H200 has it);
+    // where the device has less, only the other pass is checked.
+    const bool sortedFits = cuda::sortedSumsFit(g, stride);
+    if (!sortedFits)
+        std::printf("skipped: the sorted sums of g = %d in rows of %d do not fit this GPU\n", g,
+                    stride);
     for (bool sorted : {true, false}) {
+        if (sorted && !sortedFits) continue;
         SCOPED_TRACE(std::string(sorted ? "sorted" : "one addition a point") + ", n " +
                      std::to_string(n) + ", d " + std::to_string(d) + ", g " + std::to_string(g));
-        const SumsResult r = runSums(sorted, x, n, d, stride, g, assign, dist);
+        const SumsResult r = runSums(sorted, c.blocks, x, n, d, stride, g, assign, dist);
         EXPECT_EQ(r.counts, counts);
         EXPECT_EQ(r.skipped, skipped);
         EXPECT_EQ(r.assign, expectedAssign);
@@ -162,16 +173,21 @@ TEST_P(CudaLandmarkSums, BothPassesGiveTheHostsSums) {
 }
 
 // 3M points: two batches of 2^14 in each block's span on a GPU of up to 132 multiprocessors; d 27
-// in rows of 32; d 64; g 1024 at d 32 (the training headline's shape); 40,000 points for the
-// sanitizers (scripts/gpu-check.sh).
-INSTANTIATE_TEST_SUITE_P(
-    Shapes, CudaLandmarkSums,
-    ::testing::Values(SumsCase{3000000, 32, 32, 8}, SumsCase{700000, 27, 32, 300},
-                      SumsCase{400000, 64, 64, 256}, SumsCase{1500000, 32, 32, 1024}),
-    [](const ::testing::TestParamInfo<SumsCase>& info) {
-        const SumsCase& c = info.param;
-        return "n" + std::to_string(c.n) + "_d" + std::to_string(c.d) + "_g" + std::to_string(c.g);
-    });
+// in rows of 32; d 64; g 1024 at d 32 (the training headline's shape); 280,000 points through
+// one block, two spans of about nine batches each (the flushes and the clearing between them),
+// small enough for the sanitizers (scripts/gpu-check.sh).
+INSTANTIATE_TEST_SUITE_P(Shapes, CudaLandmarkSums,
+                         ::testing::Values(SumsCase{3000000, 32, 32, 8, 0},
+                                           SumsCase{700000, 27, 32, 300, 0},
+                                           SumsCase{400000, 64, 64, 256, 0},
+                                           SumsCase{1500000, 32, 32, 1024, 0},
+                                           SumsCase{280000, 27, 32, 300, 1}),
+                         [](const ::testing::TestParamInfo<SumsCase>& info) {
+                             const SumsCase& c = info.param;
+                             return "n" + std::to_string(c.n) + "_d" + std::to_string(c.d) + "_g" +
+                                    std::to_string(c.g) +
+                                    (c.blocks ? "_blocks" + std::to_string(c.blocks) : "");
+                         });
 
 }  // namespace
 }  // namespace sepal::test

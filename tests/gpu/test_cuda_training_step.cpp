@@ -18,6 +18,7 @@
 #include "core/knn/nearest_search.h"
 #include "core/model/landmark_model.h"
 #include "core/train/lloyd_trainer.h"
+#include "cuda/landmark_sums.h"
 #include "cuda/training_step.h"
 #include "gpu_test_support.h"
 
@@ -351,17 +352,21 @@ TEST_P(CudaNearestStep, WinnersAndSumsMatchTheHost) {
     auto l = landmarksOnRows(x, c.n, c.d, c.g, 142);
     if (kind == "ties") {
         // Equal pairs in one group (j, j + 8; j, j + 64) and in two (j, j + 1), a nearly equal
-        // pair in one group and one in two; a tenth of the cells on them.
-        const size_t pairs[][2] = {{0, 1}, {2, 10}, {3, 67}, {5, 13}, {6, 7}};
+        // pair in one group and one in two; equal triples across the pass and the exact scan:
+        // 17 (a group the pass settles) with 20 and 28 (one group, which the scan takes), so
+        // that the pass's candidate must win the tie, and 38 with 33 and 41, so that the scan's
+        // must. A tenth of the cells on them.
+        const size_t pairs[][2] = {{0, 1},   {2, 10},  {3, 67},  {5, 13}, {6, 7},
+                                   {17, 20}, {17, 28}, {33, 41}, {33, 38}};
         for (const auto& pr : pairs)
             if (pr[1] < c.g)
                 std::copy(l.begin() + long(pr[0] * c.d), l.begin() + long((pr[0] + 1) * c.d),
                           l.begin() + long(pr[1] * c.d));
         l[13 * c.d] = std::nextafter(l[13 * c.d], 1e9f);
         l[7 * c.d + 1] = std::nextafter(l[7 * c.d + 1], -1e9f);
-        const size_t on[] = {0, 2, 3, 5, 6, 7, 13};
+        const size_t on[] = {0, 2, 3, 5, 6, 7, 13, 17, 33};
         for (size_t i = 0; i < c.n / 10; ++i) {
-            const size_t j = on[i % 7];
+            const size_t j = on[i % 9];
             for (size_t t = 0; t < c.d; ++t)
                 x[i * c.d + t] = l[j * c.d + t] + (i % 3 == 0 ? 0.0f : 1e-3f * float(t % 5));
         }
@@ -436,15 +441,18 @@ TEST(CudaNearestStep, SumsInThePassOrAfterItAgree) {
     const auto l = landmarksOnRows(x, n, d, g, 152);
     cuda::TrainingStep gpu(x.data(), n, d, "nearest");
     expectKmeansStep(gpu, x, n, d, l, g);
-    EXPECT_EQ(gpu.lastSumMode(), "sorted");
-    setenv("SEPAL_TRAIN_SORTED_SUMS", "0", 1);
-    expectKmeansStep(gpu, x, n, d, l, g);
-    EXPECT_EQ(gpu.lastSumMode(), "shared");
-    unsetenv("SEPAL_TRAIN_SORTED_SUMS");
-    setenv("SEPAL_TRAIN_FUSED_SUMS", "1", 1);
-    expectKmeansStep(gpu, x, n, d, l, g);
-    EXPECT_EQ(gpu.lastSumMode(), "fused");
-    unsetenv("SEPAL_TRAIN_FUSED_SUMS");
+    // The sorted sums where the device's shared memory holds them (every H100 and H200).
+    EXPECT_EQ(gpu.lastSumMode(), cuda::sortedSumsFit(int(g), int(d)) ? "sorted" : "shared");
+    {
+        ScopedEnv plain("SEPAL_TRAIN_SORTED_SUMS", "0");
+        expectKmeansStep(gpu, x, n, d, l, g);
+        EXPECT_EQ(gpu.lastSumMode(), "shared");
+    }
+    {
+        ScopedEnv fused("SEPAL_TRAIN_FUSED_SUMS", "1");
+        expectKmeansStep(gpu, x, n, d, l, g);
+        EXPECT_EQ(gpu.lastSumMode(), "fused");
+    }
     // Auto takes the nearest kernel for the training step's shapes.
     cuda::TrainingStep automatic(x.data(), n, d);
     automatic.stepKmeans(l.data(), g);
