@@ -49,6 +49,7 @@ void chooseSums(const std::string& sums) {
     if (sums == "shared") setenv("SEPAL_TRAIN_SORTED_SUMS", "0", 1);
     if (sums == "fused") setenv("SEPAL_TRAIN_FUSED_SUMS", "1", 1);
 }
+
 /// g landmarks on cells of the data (a fixed spread of rows).
 std::vector<float> startLandmarks(const std::vector<float>& x, size_t n, size_t d, size_t g) {
     std::vector<float> l(g * d);
