@@ -51,7 +51,8 @@
 // for its own rounding and values below the normal range). fminf and fmaxf keep the index bits
 // only without flush-to-zero (packed values near 0 are subnormal): this file is built without
 // --use_fast_math and must not be given -ftz=true (nvcc 13 defines no macro that would let this
-// file refuse them).
+// file refuse them; `CudaNearestStep.SubnormalPackedValuesKeepTheirLandmark` fails on such a
+// build: checked on the H200 with -ftz=true, every cell went to landmark j mod 8).
 // Sums, when asked for (args.sums; the training step's SEPAL_TRAIN_FUSED_SUMS=1) and all
 // landmarks and g x stride floats of sums fit in shared memory: as landmark_sums.cu, float sums
 // and counts per block in shared memory from the staged rows (lane t adds dimension t of 8 cells

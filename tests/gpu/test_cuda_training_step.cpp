@@ -459,5 +459,26 @@ TEST(CudaNearestStep, SumsInThePassOrAfterItAgree) {
     EXPECT_EQ(automatic.lastKernel(), "nearest");
 }
 
+// The packed landmark index lives in the low bits of values that can be subnormal: a value of
+// exactly 0 with the index bits is one. The nearest kernel keeps them only without
+// flush-to-zero (nvcc's default; --use_fast_math or -ftz=true would flush them, and nvcc defines
+// no macro that lets the file refuse those). Landmarks +-8 e_t (their mean 0, scale 1) and
+// cells halfway to one of them: every product is a small integer, exact in FP16 and FP32, so
+// the winner's value is exactly 0 and its packed value the subnormal index j / 8. Flushed, it
+// would read as index 0 and the pass would take landmark j mod 8 instead of j.
+TEST(CudaNearestStep, SubnormalPackedValuesKeepTheirLandmark) {
+    SEPAL_REQUIRE_GPU();
+    const size_t d = 32, g = 64, n = 4 * g;
+    std::vector<float> l(g * d, 0.0f), x(n * d, 0.0f);
+    for (size_t j = 0; j < g; ++j) l[j * d + j % d] = j < d ? 8.0f : -8.0f;
+    for (size_t i = 0; i < n; ++i)
+        for (size_t t = 0; t < d; ++t) x[i * d + t] = 0.5f * l[(i % g) * d + t];
+    cuda::TrainingStep gpu(x.data(), n, d, "nearest");
+    expectKmeansStep(gpu, x, n, d, l, g);
+    EXPECT_EQ(gpu.lastExactScans(), 0u) << "the products settle every cell";
+    const auto a = gpu.assignment();
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(a[i], uint32_t(i % g)) << "cell " << i;
+}
+
 }  // namespace
 }  // namespace sepal::test
