@@ -50,9 +50,9 @@ void parallelCopy(void* dst, const void* src, size_t bytes) {
 
 /// Cells per chunk of the streamed path: about 32 MiB of rows (2^16 to 2^21 cells: 8 MiB at d 1,
 /// 256 MiB at d 1000), so that the cores fill one chunk's pinned buffer while the last one
-/// crosses the bus and is projected. At the headline
-/// (2^20 x 32 on an H200) one chunk of every point took 6.8-7.9 ms end to end; chunks of 2^17
-/// and 2^18 points 4.8-6.0 ms, 2^15 9.0-9.5 ms (launches and short transfers).
+/// crosses the bus and is projected. At the headline (2^20 x 32 on an H200) one chunk of every
+/// point took 6.8-7.9 ms end to end, chunks of 2^17 and 2^18 points 4.8-6.0 ms, and chunks of
+/// 2^15 9.0-9.5 ms (launches and short transfers).
 size_t streamChunkFor(size_t d) {
     constexpr size_t kChunkBytes = size_t(32) << 20;
     const size_t cells = kChunkBytes / (std::max<size_t>(d, 1) * sizeof(float));

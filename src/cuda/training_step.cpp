@@ -63,7 +63,7 @@ size_t bytesOf(const DeviceBuffer<T>& b) {
 /// Whether the nearest kernel adds the sums in its pass where they fit (SEPAL_TRAIN_FUSED_SUMS=1).
 /// By default a pass of its own adds them after it (sorted_sums.cu, else landmark_sums.cu),
 /// reading the cells again: on the H200 at 10^8 x 32 and g = 256 landmark_sums.cu took 8.0 ms
-/// (sorted_sums.cu 6.3) where the sums in the pass added 8.6 to 10.7 ms to it (its
+/// (sorted_sums.cu 3.3) where the sums in the pass added 8.6 to 10.7 ms to it (its
 /// additions are compare-and-swap loops in shared memory, in a pass that holds 8 warps a
 /// multiprocessor), so the second read is the cheaper.
 bool fusedSumsWanted() {
