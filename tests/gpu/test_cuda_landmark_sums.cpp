@@ -41,23 +41,14 @@ SumsResult runSums(bool sorted, int blocks, const std::vector<float>& x, size_t 
     cuda::DeviceBuffer<uint32_t> assignment;
     cuda::DeviceBuffer<double> sums, inertia;
     cuda::DeviceBuffer<unsigned long long> counts, skipped;
-    points.reserve(x.size());
-    distances.reserve(n);
-    assignment.reserve(n);
-    sums.reserve(size_t(g) * d);
-    counts.reserve(g);
-    inertia.reserve(1);
-    skipped.reserve(1);
-    SEPAL_CUDA_CHECK(
-        cudaMemcpy(points.get(), x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice));
-    SEPAL_CUDA_CHECK(
-        cudaMemcpy(distances.get(), dist.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-    SEPAL_CUDA_CHECK(
-        cudaMemcpy(assignment.get(), assign.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
-    SEPAL_CUDA_CHECK(cudaMemset(sums.get(), 0, size_t(g) * d * sizeof(double)));
-    SEPAL_CUDA_CHECK(cudaMemset(counts.get(), 0, size_t(g) * sizeof(unsigned long long)));
-    SEPAL_CUDA_CHECK(cudaMemset(inertia.get(), 0, sizeof(double)));
-    SEPAL_CUDA_CHECK(cudaMemset(skipped.get(), 0, sizeof(unsigned long long)));
+    cuda::uploadVector(points, x);
+    cuda::uploadVector(distances, dist);
+    cuda::uploadVector(assignment, assign);
+    // The outputs start at zero.
+    cuda::uploadVector(sums, std::vector<double>(size_t(g) * d, 0.0));
+    cuda::uploadVector(counts, std::vector<unsigned long long>(g, 0));
+    cuda::uploadVector(inertia, std::vector<double>(1, 0.0));
+    cuda::uploadVector(skipped, std::vector<unsigned long long>(1, 0));
     cuda::LandmarkSumArgs a;
     a.points = points.get();
     a.n = n;
@@ -75,19 +66,21 @@ SumsResult runSums(bool sorted, int blocks, const std::vector<float>& x, size_t 
     else
         cuda::launchLandmarkSums(a, nullptr);
     SEPAL_CUDA_CHECK(cudaDeviceSynchronize());
+    const auto download = [](auto& to, const auto& from, size_t count) {
+        to.resize(count);
+        SEPAL_CUDA_CHECK(
+            cudaMemcpy(to.data(), from.get(), count * sizeof(to[0]), cudaMemcpyDeviceToHost));
+    };
     SumsResult r;
-    r.sums.resize(size_t(g) * d);
-    r.counts.resize(g);
-    r.assign.resize(n);
-    SEPAL_CUDA_CHECK(cudaMemcpy(r.sums.data(), sums.get(), r.sums.size() * sizeof(double),
-                                cudaMemcpyDeviceToHost));
-    SEPAL_CUDA_CHECK(cudaMemcpy(r.counts.data(), counts.get(), g * sizeof(unsigned long long),
-                                cudaMemcpyDeviceToHost));
-    SEPAL_CUDA_CHECK(cudaMemcpy(r.assign.data(), assignment.get(), n * sizeof(uint32_t),
-                                cudaMemcpyDeviceToHost));
-    SEPAL_CUDA_CHECK(cudaMemcpy(&r.inertia, inertia.get(), sizeof(double), cudaMemcpyDeviceToHost));
-    SEPAL_CUDA_CHECK(
-        cudaMemcpy(&r.skipped, skipped.get(), sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+    std::vector<double> inertiaHost;
+    std::vector<unsigned long long> skippedHost;
+    download(r.sums, sums, size_t(g) * d);
+    download(r.counts, counts, size_t(g));
+    download(r.assign, assignment, n);
+    download(inertiaHost, inertia, 1);
+    download(skippedHost, skipped, 1);
+    r.inertia = inertiaHost[0];
+    r.skipped = skippedHost[0];
     return r;
 }
 

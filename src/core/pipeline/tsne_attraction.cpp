@@ -4,6 +4,7 @@
 
 #include <atomic>
 
+#include "core/common/lane_sums.h"
 #include "core/common/simd_pairs.h"
 
 namespace sepal {
@@ -15,11 +16,6 @@ std::atomic<bool> attractionAvx2Allowed{true};
 bool attractionHasAvx2() {
     static const bool has = __builtin_cpu_supports("avx2");
     return has;
-}
-
-// The eight lanes' sums added pairwise, in one order for both paths.
-float laneSum(const float (&l)[8]) {
-    return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
 }
 
 // One lane's step, as the vector path computes each of its eight lanes (no fused products:
@@ -43,8 +39,8 @@ void attractionPortable(const float* pos, const uint32_t* column, const float* v
             addEdge(xi, yi, pos[2 * size_t(j)], pos[2 * size_t(j) + 1], in ? value[e0 + l] : 0.0f,
                     lx[l], ly[l]);
         }
-    ax = laneSum(lx);
-    ay = laneSum(ly);
+    ax = sumEightLanes(lx);
+    ay = sumEightLanes(ly);
 }
 
 // Eight edges (cols, vals) into the lanes' sums (sx, sy): addEdge in each lane.
@@ -84,8 +80,8 @@ __attribute__((target("avx2"))) void attractionAvx2(const float* pos, const uint
     float lx[8], ly[8];
     _mm256_storeu_ps(lx, sx);
     _mm256_storeu_ps(ly, sy);
-    ax = laneSum(lx);
-    ay = laneSum(ly);
+    ax = sumEightLanes(lx);
+    ay = sumEightLanes(ly);
 }
 
 }  // namespace

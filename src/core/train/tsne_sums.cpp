@@ -2,6 +2,8 @@
 
 #include <immintrin.h>
 
+#include "core/common/lane_sums.h"
+
 namespace sepal {
 
 namespace {
@@ -26,13 +28,10 @@ inline void addTerms(LaneSums& s, size_t j, float x, float y, float xj, float yj
     s.v[4 * kLanes + lane] += w;
 }
 
-float combine(const float* l) {
-    return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
-}
-
 TsneRowSums finish(const LaneSums& s) {
-    return TsneRowSums{combine(s.v), combine(s.v + kLanes), combine(s.v + 2 * kLanes),
-                       combine(s.v + 3 * kLanes), combine(s.v + 4 * kLanes)};
+    return TsneRowSums{sumEightLanes(s.v), sumEightLanes(s.v + kLanes),
+                       sumEightLanes(s.v + 2 * kLanes), sumEightLanes(s.v + 3 * kLanes),
+                       sumEightLanes(s.v + 4 * kLanes)};
 }
 
 TsneRowSums rowSumsPortable(const float* xs, const float* ys, const float* p, size_t g, float x,
@@ -63,7 +62,7 @@ __attribute__((target("avx2"))) TsneRowSums rowSumsAvx2(const float* xs, const f
         z = _mm256_add_ps(z, w);
     }
     if (j == g) {
-        // combine()'s order in registers: ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)).
+        // sumEightLanes' order in registers: ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)).
         // Reading lanes back from memory right after the stores stalled every row.
         const __m256 pairs = _mm256_hadd_ps(_mm256_hadd_ps(ax, ay), _mm256_hadd_ps(rx, ry));
         const __m128 four =
