@@ -1,6 +1,9 @@
 #include "app/gpu_projection.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <functional>
 #include <tuple>
 #include <vector>
 
@@ -18,6 +21,9 @@ constexpr int kQuietFrames = 3;
 constexpr size_t kDrawnBytesPerCell = 32;
 // Left free beside the points for the kernels' work space and the window.
 constexpr size_t kDeviceReserveBytes = size_t(512) << 20;
+// A sweep spread over frames reaches every cell within this many frames, whatever the budget
+// (half a second at 30 frames a second): a smaller slice would leave the picture behind.
+constexpr size_t kMostSweepFrames = 16;
 
 double millisecondsSince(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
@@ -33,6 +39,9 @@ GpuProjection::GpuProjection(ResidentProjector& projector, DevicePositions& targ
       m_backend(backend),
       m_log(log),
       m_backendReason(backend.reason) {
+    // SEPAL_GPU_SLICES=0: every cell in every training frame, for comparisons.
+    const char* slices = std::getenv("SEPAL_GPU_SLICES");
+    m_slicing = !(slices && std::string(slices) == "0");
     // A drag moves landmarks only in 2D: with each cell's lists kept on the device, it
     // re-projects only the cells listing a moved landmark.
     m_projector.keepNeighbourLists(true);
@@ -75,6 +84,9 @@ DeviceFigures GpuProjection::deviceFigures() const {
 void GpuProjection::fillStats(WorkStats& stats) const {
     stats.projectMs = m_frameMs;
     stats.fullSweepMs = m_projectMs;
+    // While a sweep is spread over frames, how far it is (the Stats window's bar).
+    if (m_sweepDue > 0 && m_sweepCells > 0)
+        stats.sweepProgress = 1.0 - double(m_sweepDue) / double(m_sweepCells);
     std::tie(stats.cacheBytes, stats.cacheRefusal) = m_projector.cacheState();
 }
 
@@ -130,56 +142,103 @@ bool GpuProjection::takeData(const State& st) {
     m_projector.setPoints(st.data.points.data(), n, d);
     m_attached = true;
     m_ownValid = false;
+    m_cursor = m_sweepDue = 0;
+    m_cellsPerMs = 0;  // measured again on these cells
     m_data = st.version(Part::Data);
     m_model = {~0ull, ~0ull};
     return true;
 }
 
-void GpuProjection::project(const State& st) {
-    const size_t n = st.data.events();
-    const auto start = std::chrono::steady_clock::now();
-    float* device = nullptr;
-    attachTarget(n);
-    if (m_inProjector) {
-        device = m_projector.ownPositions();
-    } else if (m_mapped) {
-        try {
-            device = m_target.map();
-        } catch (const std::exception& e) {
-            // OpenGL not on the NVIDIA driver (Mesa under Xvfb): the GPU still projects,
-            // through host memory.
-            m_mapped = false;
-            m_log.add(LogEntry::Warning, std::string("no CUDA-OpenGL interop (") + e.what() +
-                                             "); the GPU projects through host memory");
-        }
+float* GpuProjection::drawnMemory() {
+    if (m_inProjector) return m_projector.ownPositions();
+    if (!m_mapped) return nullptr;
+    try {
+        return m_target.map();
+    } catch (const std::exception& e) {
+        // OpenGL not on the NVIDIA driver (Mesa under Xvfb): the GPU still projects, through
+        // host memory.
+        m_mapped = false;
+        m_log.add(LogEntry::Warning, std::string("no CUDA-OpenGL interop (") + e.what() +
+                                         "); the GPU projects through host memory");
+        return nullptr;
     }
-    if (device) {
-        const auto mapped = std::chrono::steady_clock::now();
-        m_partsMs[0] = millisecondsSince(start);
-        try {
-            m_projector.projectToDevice(st.model, st.embed, device);
-        } catch (...) {
-            if (!m_inProjector) m_target.unmap();
-            throw;
-        }
-        const auto projected = std::chrono::steady_clock::now();
-        m_partsMs[1] = millisecondsSince(mapped);
-        if (!m_inProjector) m_target.unmap();
-        m_ownValid = m_inProjector;
-        m_partsMs[2] = millisecondsSince(projected);
-        m_hostStale = true;
-        m_quietFrames = 0;
-    } else {
-        copyToHost(st);
-    }
-    m_projectMs = m_frameMs = millisecondsSince(start);
-    m_projected += m_projector.lastProjected();
+}
+
+void GpuProjection::releaseDrawn() {
+    if (!m_inProjector) m_target.unmap();
+}
+
+void GpuProjection::recordProjection(std::chrono::steady_clock::time_point start) {
+    m_frameMs = millisecondsSince(start);
+    const size_t cells = m_projector.lastProjected();
+    m_projected += cells;
+    // The rate of a projection of every cell, or of a slice: what the next slice is sized by.
+    if (cells > 0 && m_partsMs[1] > 0) m_cellsPerMs = double(cells) / m_partsMs[1];
     m_kernel = m_projector.lastKernel();  // what "auto" chose for this shape
     // Asked of the driver after a projection only: the window reads it every frame.
     m_memory = m_target.memoryLine();
 }
 
-void GpuProjection::frame(const State& st, double, FrameUpdate& update) {
+bool GpuProjection::projectIntoDrawn(const std::function<void(float*)>& projectInto) {
+    const auto start = std::chrono::steady_clock::now();
+    float* device = drawnMemory();
+    if (!device) return false;
+    const auto mapped = std::chrono::steady_clock::now();
+    m_partsMs[0] = millisecondsSince(start);
+    try {
+        projectInto(device);
+    } catch (...) {
+        releaseDrawn();
+        throw;
+    }
+    const auto projected = std::chrono::steady_clock::now();
+    m_partsMs[1] = millisecondsSince(mapped);
+    releaseDrawn();
+    m_partsMs[2] = millisecondsSince(projected);
+    m_hostStale = true;
+    m_quietFrames = 0;
+    return true;
+}
+
+void GpuProjection::project(const State& st) {
+    const auto start = std::chrono::steady_clock::now();
+    attachTarget(st.data.events());
+    m_sweepDue = 0;
+    if (projectIntoDrawn(
+            [&](float* device) { m_projector.projectToDevice(st.model, st.embed, device); })) {
+        m_ownValid = m_inProjector;
+    } else {
+        copyToHost(st);
+        m_partsMs = {0, millisecondsSince(start), 0};
+    }
+    recordProjection(start);
+    m_projectMs = m_frameMs;
+}
+
+bool GpuProjection::spreads(size_t n, double budgetMs) const {
+    // Through host memory every projection is a whole one (the host copy is the drawn one).
+    if (!m_slicing || (!m_inProjector && !m_mapped)) return false;
+    return m_cellsPerMs > 0 && double(n) / m_cellsPerMs > budgetMs;
+}
+
+void GpuProjection::projectSlice(const State& st, double budgetMs) {
+    const size_t n = st.data.events();
+    const auto start = std::chrono::steady_clock::now();
+    // As many cells as the budget pays for, but the whole picture within kMostSweepFrames.
+    size_t count = size_t(std::max(0.0, m_cellsPerMs * budgetMs));
+    count = std::clamp(count, (n + kMostSweepFrames - 1) / kMostSweepFrames, m_sweepDue);
+    if (m_cursor >= n) m_cursor = 0;
+    count = std::min(count, n - m_cursor);  // a slice does not wrap: the next one starts at 0
+    if (!projectIntoDrawn([&](float* device) {
+            m_projector.projectRangeToDevice(st.model, st.embed, m_cursor, count, device);
+        }))
+        return project(st);
+    m_cursor += count;
+    m_sweepDue -= count;
+    recordProjection(start);
+}
+
+void GpuProjection::frame(const State& st, double budgetMs, FrameUpdate& update) {
     m_state = &st;
     m_frameMs = 0;
     if (!m_active) return;
@@ -189,7 +248,24 @@ void GpuProjection::frame(const State& st, double, FrameUpdate& update) {
         if ((st.version(Part::Data) != m_data || !m_attached) && !takeData(st)) return;
         const std::array<uint64_t, 2> model = {st.model.highVersion, st.model.lowVersion};
         if (model != m_model) {
+            // The landmarks moved in data space: every cell is due again. (By content: a layout
+            // trainer's steps bump the data-space version too.)
+            const bool highMoved = m_model[0] != ~0ull && st.model.high != m_high;
             m_model = model;
+            m_high = st.model.high;
+            // Trained, where every cell costs more than the budget: a slice a frame, while the
+            // drawn memory holds the whole picture; else (an edit, a fast device) every cell now.
+            if (m_training && highMoved && spreads(n, budgetMs) && (m_ownValid || !m_inProjector)) {
+                m_sweepDue = m_sweepCells = n;
+                projectSlice(st, budgetMs);
+            } else {
+                project(st);
+            }
+            update.deviceMoved = true;
+            return;
+        }
+        // The model rests: the cells the sweep has not reached yet take it now, all at once.
+        if (m_sweepDue > 0) {
             project(st);
             update.deviceMoved = true;
             return;

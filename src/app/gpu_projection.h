@@ -2,12 +2,19 @@
 // The GPU path's projection driver: with a device-resident projector, every model change
 // re-projects every cell on the device straight into the memory the window draws from (only the
 // cells a drag touched, with the neighbour lists kept), and a host copy follows once the model
-// rests (hovering, brushing, density colours, scoring and exports read it).
+// rests (hovering, brushing, density colours, scoring and exports read it). While a trainer moves
+// the landmarks in data space every frame and a projection of every cell would take longer than
+// the frame's budget (10^8 cells), each frame re-projects the next slice of the cells instead,
+// so that the picture follows the training at the frame rate; once the model rests, every cell
+// is projected with it at once.
 
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "app/log.h"
 #include "app/projection_driver.h"
@@ -48,6 +55,7 @@ class GpuProjection : public ProjectionDriver {
     /// Projects when the data or the model changed. Bad parameters are logged and leave the GPU
     /// on; a device failure or cells that do not fit give up (working() turns false).
     void frame(const State& state, double budgetMs, FrameUpdate& update) override;
+    void setTraining(bool on) override { m_training = on; }
     bool settled() const override { return !m_hostStale; }
     bool working() const override { return m_active; }
     void fillStats(WorkStats& stats) const override;
@@ -72,6 +80,21 @@ class GpuProjection : public ProjectionDriver {
     bool takeData(const State& state);
     /// Projects the current model into the drawn memory (or through the host).
     void project(const State& state);
+    /// The device memory the positions are drawn from, mapped when that is the vertex buffer
+    /// (null: none, the positions go through the host); unmap with releaseDrawn().
+    float* drawnMemory();
+    void releaseDrawn();
+    /// Runs projectInto on the drawn memory (mapped around it when it is the vertex buffer),
+    /// timing the three parts; false, with nothing run, when the positions go through the host.
+    bool projectIntoDrawn(const std::function<void(float*)>& projectInto);
+    /// True when a change of the data-space landmarks should be projected over several frames:
+    /// every cell would take longer than budgetMs at the last projection's rate.
+    bool spreads(size_t n, double budgetMs) const;
+    /// Projects the next slice of the rolling sweep, sized to budgetMs (at least 1 /
+    /// kMostSweepFrames of the cells).
+    void projectSlice(const State& state, double budgetMs);
+    /// Records the rate and figures of a projection that started at `start`.
+    void recordProjection(std::chrono::steady_clock::time_point start);
     void copyToHost(const State& state);
     void giveUp(const std::string& why);
     /// Hands projection back to the CPU, saying why in the log and in Stats.
@@ -90,6 +113,13 @@ class GpuProjection : public ProjectionDriver {
     uint64_t m_data = 0;
     std::array<uint64_t, 2> m_model{};
     int m_quietFrames = 0;
+    // The rolling sweep while training: the next cell, and the cells still to be projected
+    // with a model of this training (0: none; the drawn positions are the model's).
+    size_t m_cursor = 0, m_sweepDue = 0, m_sweepCells = 0;
+    double m_cellsPerMs = 0;    // the last projection's rate (0: none yet)
+    std::vector<float> m_high;  // the data-space landmarks last projected
+    bool m_training = false;    // a trainer moves the landmarks every frame
+    bool m_slicing = true;      // training frames may project a slice (SEPAL_GPU_SLICES)
     uint64_t m_projected = 0;
     double m_frameMs = 0;    // projecting in the current frame (0 in frames without one)
     double m_projectMs = 0;  // the last projection

@@ -56,6 +56,9 @@ class ProjectionDriver {
     /// where the work is done in the frame; appends the ranges of host positions that changed
     /// and sets update.deviceMoved when the drawn positions moved on the device.
     virtual void frame(const State& state, double budgetMs, FrameUpdate& update) = 0;
+    /// Says whether a trainer is moving the landmarks every frame (the scheduler tells it before
+    /// each frame): a device may then spread a projection of every cell over several frames.
+    virtual void setTraining(bool) {}
     /// True while the host positions are those of the current model.
     virtual bool settled() const = 0;
     /// False once it gave up (a device failure): the scheduler projects on the CPU from then on.

@@ -126,6 +126,7 @@ void Scheduler::project(double budgetMs, FrameUpdate& update) {
     const State& state = m_document.state();
     try {
         m_sweeper->useAllCores(!m_document.dragging());
+        m_driver->setTraining(m_training);
         m_driver->frame(state, budgetMs, update);
     } catch (const std::exception& e) {
         m_log.add(LogEntry::Error, std::string("projection failed: ") + e.what());
@@ -177,10 +178,11 @@ void Scheduler::projectOnDevice(ResidentProjector* projector, DevicePositions* t
 }
 
 void Scheduler::updateStats() {
-    m_driver->fillStats(m_stats);
     m_stats.sweepProgress = m_sweeper->progress();
     m_stats.sweeps = m_sweeper->sweeps();
     m_stats.projected = m_sweeper->projectedTotal();
+    // After the sweeper's: a device's sweep spread over frames says how far it is.
+    m_driver->fillStats(m_stats);
 }
 
 // ---------------------------------------------------------------- files

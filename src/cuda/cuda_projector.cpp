@@ -449,6 +449,28 @@ struct CudaProjector::State {
         splitRan = true;
     }
 
+    /// The arguments of a projection of the resident points into deviceOut (every cell; a
+    /// range narrows them), the model uploaded; `what` names the call in errors.
+    ProjectionArgs residentArgs(const LandmarkModel& model, const EmbedParams& params,
+                                const float* deviceOut, const char* what);
+
+    /// Projects the resident cells of `a` (all or a range) without the neighbour cache.
+    void runUncached(const ProjectionArgs& a) {
+        cache.unsettle();  // `out` may now hold other positions than the cache placed
+        cachedRun = false;
+        lastProjected = a.n;
+        run(a, 0, streams[0]);
+    }
+
+    /// Waits for a resident projection and reports its counters (and times).
+    ProjectionReport finishResident() {
+        SEPAL_CUDA_CHECK(cudaStreamSynchronize(streams[0]));
+        ProjectionReport r;
+        collect(0, r);
+        readTimes();
+        return r;
+    }
+
     /// Adds slot b's counters (after its stream has finished) to the report.
     void collect(int b, ProjectionReport& r) const {
         r.nonFinitePoints += countersHost[b].get()[0];
@@ -539,34 +561,52 @@ size_t CudaProjector::availableBytes() const {
            s.cache.bytes();
 }
 
+ProjectionArgs CudaProjector::State::residentArgs(const LandmarkModel& model,
+                                                  const EmbedParams& params, const float* deviceOut,
+                                                  const char* what) {
+    if (dim == 0) throw InputError("no points on the device: call setPoints() first");
+    // The points are on the device already: no host pointers to check (n = 0).
+    const ScoreSetup setup = checkInput(nullptr, 0, dim, model, params, nullptr);
+    if (n > 0 && !deviceOut) throw InputError(std::string(what) + " needs an output buffer");
+    prepareModel(model, dim);
+    ProjectionArgs a = baseArgs(params, setup);
+    a.points = points.get();
+    a.n = n;
+    return a;
+}
+
 ProjectionReport CudaProjector::projectToDevice(const LandmarkModel& model,
                                                 const EmbedParams& params, float* deviceOut) {
     State& s = *m_state;
-    if (s.dim == 0) throw InputError("no points on the device: call setPoints() first");
-    // The points are on the device already: no host pointers to check (n = 0).
-    const ScoreSetup setup = s.checkInput(nullptr, 0, s.dim, model, params, nullptr);
-    if (s.n > 0 && !deviceOut) throw InputError("projectToDevice needs an output buffer");
-    s.prepareModel(model, s.dim);
-    ProjectionArgs a = s.baseArgs(params, setup);
+    ProjectionArgs a = s.residentArgs(model, params, deviceOut, "projectToDevice");
     if (s.n == 0) return {};
-    a.points = s.points.get();
-    a.n = s.n;
     if (s.runCached(a, model, params, s.streams[0])) {
         if (deviceOut != s.out.get())
             SEPAL_CUDA_CHECK(cudaMemcpyAsync(deviceOut, s.out.get(), s.n * 2 * sizeof(float),
                                              cudaMemcpyDeviceToDevice, s.streams[0]));
     } else {
-        s.cache.unsettle();  // `out` may now hold other positions than the cache placed
-        s.cachedRun = false;
-        s.lastProjected = s.n;
         a.out = deviceOut;
-        s.run(a, 0, s.streams[0]);
+        s.runUncached(a);
     }
-    SEPAL_CUDA_CHECK(cudaStreamSynchronize(s.streams[0]));
-    ProjectionReport r;
-    s.collect(0, r);
-    s.readTimes();
-    return r;
+    return s.finishResident();
+}
+
+ProjectionReport CudaProjector::projectRangeToDevice(const LandmarkModel& model,
+                                                     const EmbedParams& params, size_t begin,
+                                                     size_t count, float* deviceOut) {
+    State& s = *m_state;
+    if (begin > s.n || count > s.n - begin)
+        throw InputError("cells " + std::to_string(begin) + " to " + std::to_string(begin + count) +
+                         " asked of " + std::to_string(s.n) + " resident cells");
+    ProjectionArgs a = s.residentArgs(model, params, deviceOut, "projectRangeToDevice");
+    if (count == 0) return {};
+    // A range is a chunk of the resident cells, as the streamed path projects its chunks: the
+    // kernels' queues and lists are the chunk's own.
+    a.points += begin * size_t(a.stride);
+    a.n = count;
+    a.out = deviceOut + 2 * begin;
+    s.runUncached(a);
+    return s.finishResident();
 }
 
 float* CudaProjector::ownPositions() {

@@ -67,6 +67,10 @@ class CudaProjector : public Projector, public ResidentProjector {
     /// caller, e.g. a mapped OpenGL buffer); returns after the result is complete.
     ProjectionReport projectToDevice(const LandmarkModel& model, const EmbedParams& params,
                                      float* deviceOut) override;
+    /// Projects the resident cells [begin, begin + count) into their rows of deviceOut (n x 2
+    /// floats); the other rows stay as they were. Bypasses the neighbour cache.
+    ProjectionReport projectRangeToDevice(const LandmarkModel& model, const EmbedParams& params,
+                                          size_t begin, size_t count, float* deviceOut) override;
     /// The buffer projectToHost() and the neighbour cache project into (n x 2 floats).
     float* ownPositions() override;
     /// Projects the resident points into hostOut (n x 2 floats on the host).

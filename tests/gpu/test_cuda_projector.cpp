@@ -13,6 +13,7 @@
 #include "core/knn/nearest_search.h"
 #include "cuda/cuda_error.h"
 #include "cuda/cuda_projector.h"
+#include "cuda/device_buffer.h"
 #include "cuda/kernel_registry.h"
 #include "gpu_test_support.h"
 #include "test_paths.h"
@@ -176,6 +177,59 @@ TEST(CudaProjector, ResidentAndStreamedAgreeAndModelChangesAreSeen) {
     const auto ref = hostEmbedSom(x, n, d, model, params);
     EXPECT_LE(pointErrors(moved, ref).back(), 1e-3 * extentOf(model.low));
     EXPECT_NE(moved, resident);
+}
+
+TEST(CudaProjector, RangesOfTheResidentCellsGiveTheWholeProjectionsBits) {
+    // The app's training frames project the resident cells a range at a time: each range's
+    // rows must be what a projection of every cell writes there, and no other row may change.
+    SEPAL_REQUIRE_GPU();
+    const size_t n = 20000, d = 16, g = 256;
+    auto x = randomPoints(n, d, 31, 6);
+    x[9000 * d + 3] = NAN;  // placed from its neighbours, inside a range
+    const LandmarkModel model = sampleModel(x, n, d, g, 32);
+    EmbedParams params;
+    params.k = 16;  // the table projection's largest
+    const std::vector<std::pair<size_t, size_t>> ranges = {
+        {0, 7000}, {7000, 1}, {7001, 5000}, {12001, 7999}};
+    for (const char* kernel : {"tensor+table", "tensor+parts", "fused", "auto"}) {
+        cuda::CudaProjector projector(kernel);
+        projector.setPoints(x.data(), n, d);
+        cuda::DeviceBuffer<float> whole, parts;
+        const std::vector<float> sentinel(2 * n, 12345.0f);
+        cuda::uploadVector(whole, sentinel);
+        cuda::uploadVector(parts, sentinel);
+        projector.projectToDevice(model, params, whole.get());
+        const std::string wholeKernel = projector.lastKernelName();
+        std::vector<float> expected(2 * n), got(2 * n);
+        SEPAL_CUDA_CHECK(
+            cudaMemcpy(expected.data(), whole.get(), 2 * n * 4, cudaMemcpyDeviceToHost));
+        for (const auto& [begin, count] : ranges) {
+            SCOPED_TRACE(std::string(kernel) + ": cells " + std::to_string(begin) + " + " +
+                         std::to_string(count));
+            const auto report =
+                projector.projectRangeToDevice(model, params, begin, count, parts.get());
+            EXPECT_EQ(projector.lastProjected(), count);
+            EXPECT_EQ(report.nonFinitePoints, begin <= 9000 && 9000 < begin + count ? 1u : 0u);
+            SEPAL_CUDA_CHECK(
+                cudaMemcpy(got.data(), parts.get(), 2 * n * 4, cudaMemcpyDeviceToHost));
+            for (size_t i = 0; i < 2 * n; ++i) {
+                const size_t cell = i / 2;
+                if (cell >= begin && cell < begin + count) {
+                    ASSERT_EQ(got[i], expected[i]) << kernel << " cell " << cell;
+                } else if (cell >= begin + count) {
+                    ASSERT_EQ(got[i], 12345.0f) << kernel << ": cell " << cell
+                                                << " changed, outside " << begin << "+" << count;
+                }
+            }
+        }
+        // The ranges ran the kernel the whole projection ran (auto: the same class of shape).
+        EXPECT_EQ(projector.lastKernelName(), wholeKernel) << kernel;
+        EXPECT_EQ(got, expected) << kernel;
+        EXPECT_THROW(projector.projectRangeToDevice(model, params, 19999, 2, parts.get()),
+                     InputError);
+        EXPECT_THROW(projector.projectRangeToDevice(model, params, n + 1, 0, parts.get()),
+                     InputError);
+    }
 }
 
 TEST(CudaProjector, NearDuplicateLandmarksTakeTheExactFormOfD) {

@@ -14,6 +14,7 @@
 #include "app/synthetic.h"
 #include "app/workspace.h"
 #include "core/embedsom/embedsom.h"
+#include "core/train/trainer_names.h"
 #include "workspace_support.h"
 
 namespace sepal::app {
@@ -125,6 +126,65 @@ TEST(GpuProjection, PositionsKeptInTheProjectorReachTheVertexBufferOnceTheModelR
     drawn.xy.clear();
     ASSERT_TRUE(ws->frame(8.0).deviceMoved);
     EXPECT_EQ(drawn.xy, directProjection(*ws));
+}
+
+TEST(GpuProjection, TrainingOnASlowDeviceProjectsASliceAFrameAndEveryCellOnceTheModelRests) {
+    HostResident device;
+    HostPositions drawn;
+    auto ws = trained(3000);
+    ws->projectOnDevice(&device, &drawn);
+    const size_t n = ws->state().data.events();
+    // Every projection, whole or a slice, takes 40 ms: more than the frames' 8 ms budget.
+    device.projectionMs = 40;
+    ASSERT_TRUE(ws->frame(8.0).deviceMoved);
+    ASSERT_EQ(drawn.xy, directProjection(*ws));
+    // An edit of the data-space landmarks is projected whole at once: it is not training.
+    auto moved = ws->state().model;
+    moved.high[0] += 0.5f;
+    moved.touch();
+    ws->edits().replaceModel(moved, "move");
+    ASSERT_TRUE(ws->frame(8.0).deviceMoved);
+    EXPECT_TRUE(device.ranges.empty());
+    EXPECT_EQ(drawn.xy, directProjection(*ws));
+
+    TrainingSettings t = ws->state().training;
+    t.trainer = trainer_name::kSom;
+    t.epochs = 5000;  // still training after the frames below
+    ws->training().setSettings(t);
+    ws->training().start();
+    ASSERT_TRUE(ws->training().running());
+    size_t next = 0, sliced = 0;
+    for (int frame = 0; frame < 24; ++frame) {
+        ASSERT_TRUE(ws->training().running()) << "frame " << frame;
+        const std::vector<float> before = drawn.xy;
+        const size_t asked = device.ranges.size();
+        ASSERT_TRUE(ws->frame(8.0).deviceMoved);
+        ASSERT_EQ(device.ranges.size(), asked + 1) << "frame " << frame;
+        const auto [begin, count] = device.ranges.back();
+        // The slices follow one another through the cells, each at least a 16th of them.
+        EXPECT_EQ(begin, next == n ? 0 : next);
+        EXPECT_GE(count, std::min(n - begin, (n + 15) / 16));
+        next = begin + count;
+        sliced += count;
+        // The slice holds the current model's positions; the other cells stay as they were.
+        const std::vector<float> now = directProjection(*ws);
+        for (size_t i = 0; i < 2 * n; ++i) {
+            const bool inSlice = i >= 2 * begin && i < 2 * (begin + count);
+            ASSERT_EQ(drawn.xy[i], inSlice ? now[i] : before[i]) << "value " << i;
+        }
+        EXPECT_LT(ws->stats().sweepProgress, 1.0);
+        EXPECT_FALSE(ws->idle());
+    }
+    EXPECT_GT(sliced, n) << "the slices went round the cells more than once";
+    // Paused, the model rests: every cell takes it in the next frame, and the workspace settles.
+    ws->training().pause();
+    const size_t asked = device.ranges.size();
+    ASSERT_TRUE(ws->frame(8.0).deviceMoved);
+    EXPECT_EQ(device.ranges.size(), asked);
+    EXPECT_EQ(drawn.xy, directProjection(*ws));
+    for (int frame = 0; frame < 10 && !ws->idle(); ++frame) ws->frame(8.0);
+    EXPECT_TRUE(ws->idle());
+    EXPECT_EQ(ws->positions(), directProjection(*ws));
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "app/gpu_projection.h"
 #include "app/synthetic.h"
 #include "app/workspace.h"
+#include "core/common/error.h"
 #include "core/embedsom/embedsom.h"
 #include "core/gate/gate.h"
 
@@ -30,6 +31,10 @@ class HostResident : public ResidentProjector {
     size_t available = size_t(1) << 40;  ///< what availableBytes() answers
     int uploads = 0;                     ///< setPoints calls
     std::vector<float> own;              ///< the projector's own positions
+    /// A slow device: each projection takes at least this long (a whole one, or a range).
+    double projectionMs = 0;
+    /// The ranges projectRangeToDevice was asked for (begin, count).
+    std::vector<std::pair<size_t, size_t>> ranges;
 
     void setPoints(const float* host, size_t n, size_t d) override {
         m_points = host, m_n = n, m_d = d;
@@ -37,7 +42,17 @@ class HostResident : public ResidentProjector {
     }
     ProjectionReport projectToDevice(const LandmarkModel& model, const EmbedParams& params,
                                      float* out) override {
+        pause();
+        m_last = m_n;
         return m_cpu->project(m_points, m_n, m_d, model, params, out);
+    }
+    ProjectionReport projectRangeToDevice(const LandmarkModel& model, const EmbedParams& params,
+                                          size_t begin, size_t count, float* out) override {
+        if (begin > m_n || count > m_n - begin) throw InputError("range past the cells");
+        ranges.emplace_back(begin, count);
+        pause();
+        m_last = count;
+        return m_cpu->project(m_points + begin * m_d, count, m_d, model, params, out + 2 * begin);
     }
     ProjectionReport projectToHost(const LandmarkModel& model, const EmbedParams& params,
                                    float* out) override {
@@ -52,14 +67,19 @@ class HostResident : public ResidentProjector {
     double lastDeviceMs() const override { return 0; }
     void keepNeighbourLists(bool) override {}
     std::pair<size_t, std::string> cacheState() const override { return {0, ""}; }
-    size_t lastProjected() const override { return m_n; }
+    size_t lastProjected() const override { return m_last; }
     size_t residentBytes(size_t n, size_t d) const override { return n * (d + 3) * 4; }
     size_t availableBytes() const override { return available; }
 
   private:
+    void pause() const {
+        if (projectionMs > 0)
+            std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(projectionMs));
+    }
+
     std::unique_ptr<Projector> m_cpu = makeCpuProjector();
     const float* m_points = nullptr;
-    size_t m_n = 0, m_d = 0;
+    size_t m_n = 0, m_d = 0, m_last = 0;
 };
 
 /// The drawn positions in host memory.

@@ -22,6 +22,13 @@ class ResidentProjector {
     /// failures.
     virtual ProjectionReport projectToDevice(const LandmarkModel& model, const EmbedParams& params,
                                              float* deviceOut) = 0;
+    /// Projects only the resident cells [begin, begin + count) into their rows of deviceOut (n
+    /// x 2 floats in device memory), leaving the other rows as they were: a projection of every
+    /// cell spread over several calls. Throws InputError when the range passes the resident
+    /// cells, and as projectToDevice otherwise.
+    virtual ProjectionReport projectRangeToDevice(const LandmarkModel& model,
+                                                  const EmbedParams& params, size_t begin,
+                                                  size_t count, float* deviceOut) = 0;
     /// Device memory for the resident points' positions (n x 2 floats) that the projector owns,
     /// valid until the points change or are cleared: projecting into it spares a copy, and a
     /// picture drawn on the device can read it.
