@@ -83,6 +83,7 @@ class GpuProjection : public ProjectionDriver {
     /// The device memory the positions are drawn from, mapped when that is the vertex buffer
     /// (null: none, the positions go through the host); unmap with releaseDrawn().
     float* drawnMemory();
+    /// Gives the drawn memory back to OpenGL (nothing when it is the projector's own).
     void releaseDrawn();
     /// Runs projectInto on the drawn memory (mapped around it when it is the vertex buffer),
     /// timing the three parts; false, with nothing run, when the positions go through the host.
