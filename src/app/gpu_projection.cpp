@@ -84,9 +84,10 @@ DeviceFigures GpuProjection::deviceFigures() const {
 void GpuProjection::fillStats(WorkStats& stats) const {
     stats.projectMs = m_frameMs;
     stats.fullSweepMs = m_projectMs;
-    // While a sweep is spread over frames, how far it is (the Stats window's bar).
-    if (m_sweepDue > 0 && m_sweepCells > 0)
-        stats.sweepProgress = 1.0 - double(m_sweepDue) / double(m_sweepCells);
+    // While training frames project slices, how far the round of the cells is (the Stats
+    // window's bar; "settled" once the model rests and every cell has taken it).
+    const size_t n = m_state ? m_state->data.events() : 0;
+    if (m_sweepDue > 0 && n > 0) stats.sweepProgress = 1.0 - double(m_sweepDue) / double(n);
     std::tie(stats.cacheBytes, stats.cacheRefusal) = m_projector.cacheState();
 }
 
@@ -168,12 +169,13 @@ void GpuProjection::releaseDrawn() {
     if (!m_inProjector) m_target.unmap();
 }
 
-void GpuProjection::recordProjection(std::chrono::steady_clock::time_point start) {
+void GpuProjection::recordProjection(std::chrono::steady_clock::time_point start, bool searched) {
     m_frameMs = millisecondsSince(start);
     const size_t cells = m_projector.lastProjected();
     m_projected += cells;
-    // The rate of a projection of every cell, or of a slice: what the next slice is sized by.
-    if (cells > 0 && m_partsMs[1] > 0) m_cellsPerMs = double(cells) / m_partsMs[1];
+    // The rate of cells searched again (a slice, or every cell after the landmarks moved in data
+    // space): what a slice is sized by. A drag's few cells from kept lists would say nothing.
+    if (searched && cells > 0 && m_partsMs[1] > 0) m_cellsPerMs = double(cells) / m_partsMs[1];
     m_kernel = m_projector.lastKernel();  // what "auto" chose for this shape
     // Asked of the driver after a projection only: the window reads it every frame.
     m_memory = m_target.memoryLine();
@@ -200,7 +202,7 @@ bool GpuProjection::projectIntoDrawn(const std::function<void(float*)>& projectI
     return true;
 }
 
-void GpuProjection::project(const State& st) {
+void GpuProjection::project(const State& st, bool searched) {
     const auto start = std::chrono::steady_clock::now();
     attachTarget(st.data.events());
     m_sweepDue = 0;
@@ -211,7 +213,7 @@ void GpuProjection::project(const State& st) {
         copyToHost(st);
         m_partsMs = {0, millisecondsSince(start), 0};
     }
-    recordProjection(start);
+    recordProjection(start, searched);
     m_projectMs = m_frameMs;
 }
 
@@ -224,18 +226,22 @@ bool GpuProjection::spreads(size_t n, double budgetMs) const {
 void GpuProjection::projectSlice(const State& st, double budgetMs) {
     const size_t n = st.data.events();
     const auto start = std::chrono::steady_clock::now();
-    // As many cells as the budget pays for, but the whole picture within kMostSweepFrames.
+    // As many cells as the budget pays for, but the whole picture within kMostSweepFrames; the
+    // round ends where it began, and a slice does not wrap (the next one starts at 0).
     size_t count = size_t(std::max(0.0, m_cellsPerMs * budgetMs));
-    count = std::clamp(count, (n + kMostSweepFrames - 1) / kMostSweepFrames, m_sweepDue);
+    count = std::max(count, (n + kMostSweepFrames - 1) / kMostSweepFrames);
     if (m_cursor >= n) m_cursor = 0;
-    count = std::min(count, n - m_cursor);  // a slice does not wrap: the next one starts at 0
+    count = std::min({count, m_sweepDue, n - m_cursor});
     if (!projectIntoDrawn([&](float* device) {
             m_projector.projectRangeToDevice(st.model, st.embed, m_cursor, count, device);
         }))
-        return project(st);
+        return project(st, true);
     m_cursor += count;
     m_sweepDue -= count;
-    recordProjection(start);
+    // A round done while training goes on: the next begins (the drawn positions still mix the
+    // models of the frames that placed them, until the model rests).
+    if (m_sweepDue == 0) m_sweepDue = n;
+    recordProjection(start, true);
 }
 
 void GpuProjection::frame(const State& st, double budgetMs, FrameUpdate& update) {
@@ -250,23 +256,25 @@ void GpuProjection::frame(const State& st, double budgetMs, FrameUpdate& update)
         if (model != m_model) {
             // The landmarks moved in data space: every cell is due again. (By content: a layout
             // trainer's steps bump the data-space version too.)
-            const bool highMoved = m_model[0] != ~0ull && st.model.high != m_high;
+            const bool firstModel = m_model[0] == ~0ull;
+            const bool highMoved = !firstModel && st.model.high != m_high;
             m_model = model;
             m_high = st.model.high;
             // Trained, where every cell costs more than the budget: a slice a frame, while the
             // drawn memory holds the whole picture; else (an edit, a fast device) every cell now.
             if (m_training && highMoved && spreads(n, budgetMs) && (m_ownValid || !m_inProjector)) {
-                m_sweepDue = m_sweepCells = n;
+                if (m_sweepDue == 0) m_sweepDue = n;  // a round of the cells begins
                 projectSlice(st, budgetMs);
             } else {
-                project(st);
+                project(st, highMoved || firstModel);
             }
             update.deviceMoved = true;
             return;
         }
-        // The model rests: the cells the sweep has not reached yet take it now, all at once.
+        // The model did not change (it rests, or a training frame made no step): the drawn
+        // positions of earlier slices' models take it now, every cell at once.
         if (m_sweepDue > 0) {
-            project(st);
+            project(st, true);
             update.deviceMoved = true;
             return;
         }

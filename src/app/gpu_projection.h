@@ -78,8 +78,9 @@ class GpuProjection : public ProjectionDriver {
     void attachTarget(size_t n);
     /// Uploads new data (false when it cannot be resident: then it gives up).
     bool takeData(const State& state);
-    /// Projects the current model into the drawn memory (or through the host).
-    void project(const State& state);
+    /// Projects the current model into the drawn memory (or through the host); `searched`: the
+    /// cells' nearest landmarks were searched again (its rate then sizes slices).
+    void project(const State& state, bool searched);
     /// The device memory the positions are drawn from, mapped when that is the vertex buffer
     /// (null: none, the positions go through the host); unmap with releaseDrawn().
     float* drawnMemory();
@@ -94,8 +95,9 @@ class GpuProjection : public ProjectionDriver {
     /// Projects the next slice of the rolling sweep, sized to budgetMs (at least 1 /
     /// kMostSweepFrames of the cells).
     void projectSlice(const State& state, double budgetMs);
-    /// Records the rate and figures of a projection that started at `start`.
-    void recordProjection(std::chrono::steady_clock::time_point start);
+    /// Records the figures of a projection that started at `start`, and its rate when it
+    /// searched every cell it placed.
+    void recordProjection(std::chrono::steady_clock::time_point start, bool searched);
     void copyToHost(const State& state);
     void giveUp(const std::string& why);
     /// Hands projection back to the CPU, saying why in the log and in Stats.
@@ -114,9 +116,10 @@ class GpuProjection : public ProjectionDriver {
     uint64_t m_data = 0;
     std::array<uint64_t, 2> m_model{};
     int m_quietFrames = 0;
-    // The rolling sweep while training: the next cell, and the cells still to be projected
-    // with a model of this training (0: none; the drawn positions are the model's).
-    size_t m_cursor = 0, m_sweepDue = 0, m_sweepCells = 0;
+    // The slices while training: the next cell, and the cells left in the current round of
+    // them (0: no slice since the last projection of every cell, whose model the drawn
+    // positions hold).
+    size_t m_cursor = 0, m_sweepDue = 0;
     double m_cellsPerMs = 0;    // the last projection's rate (0: none yet)
     std::vector<float> m_high;  // the data-space landmarks last projected
     bool m_training = false;    // a trainer moves the landmarks every frame

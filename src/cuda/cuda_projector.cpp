@@ -68,6 +68,14 @@ struct CudaProjector::State {
     // The cells of the whole call when it is streamed in chunks: auto chooses every chunk's
     // kernel by the call's class, so that one projection runs one kernel (0: a.n decides).
     size_t classCells = 0;
+    /// Sets classCells for one call, and clears it after.
+    struct CallClass {
+        size_t& cells;
+        CallClass(size_t& c, size_t n) : cells(c) { cells = n; }
+        ~CallClass() { cells = 0; }
+        CallClass(const CallClass&) = delete;
+        CallClass& operator=(const CallClass&) = delete;
+    };
     size_t streamChunk = 0;  // cells per streamed chunk (0: streamChunkFor decides)
     cudaStream_t streams[2] = {nullptr, nullptr};
     cudaEvent_t events[3] = {nullptr, nullptr, nullptr};
@@ -601,7 +609,9 @@ ProjectionReport CudaProjector::projectRangeToDevice(const LandmarkModel& model,
     ProjectionArgs a = s.residentArgs(model, params, deviceOut, "projectRangeToDevice");
     if (count == 0) return {};
     // A range is a chunk of the resident cells, as the streamed path projects its chunks: the
-    // kernels' queues and lists are the chunk's own.
+    // kernels' queues and lists are the chunk's own, and the kernel is the one auto chooses for
+    // every resident cell (a short range must not take another, or be measured mid-frame).
+    const State::CallClass callClass(s.classCells, s.n);
     a.points += begin * size_t(a.stride);
     a.n = count;
     a.out = deviceOut + 2 * begin;
@@ -678,11 +688,7 @@ ProjectionReport CudaProjector::projectFindingNearest(const float* points, size_
     ProjectionReport report;
     const size_t chunks = (n + chunk - 1) / chunk;
     // Every chunk takes the kernel of the whole call's class (the last, short chunk too).
-    struct ClassCells {
-        size_t& cells;
-        ~ClassCells() { cells = 0; }
-    } classCells{s.classCells};
-    s.classCells = n;
+    const State::CallClass callClass(s.classCells, n);
     // Whether every chunk's kernel kept its lists (a one-pass kernel keeps none: the caller
     // searches then).
     bool listed[2] = {false, false};

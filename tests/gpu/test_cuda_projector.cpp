@@ -232,6 +232,42 @@ TEST(CudaProjector, RangesOfTheResidentCellsGiveTheWholeProjectionsBits) {
     }
 }
 
+TEST(CudaProjector, ARangeLeavesTheNeighbourCacheToPlaceEveryCellAgain) {
+    // The app keeps the lists and projects into the projector's own buffer. A range placed there
+    // by other landmarks (a training frame) must not let a later change of 2D positions alone
+    // re-project only the cells the cache holds due: every cell is placed again from the lists.
+    SEPAL_REQUIRE_GPU();
+    const size_t n = 20000, d = 16, g = 256;
+    const auto x = randomPoints(n, d, 41, 6);
+    const LandmarkModel model = sampleModel(x, n, d, g, 42);
+    EmbedParams params;
+    params.k = 16;
+    cuda::CudaProjector cached("tensor+table"), plain("tensor+table");
+    cached.keepNeighbourLists(true);
+    cached.setPoints(x.data(), n, d);
+    plain.setPoints(x.data(), n, d);
+    float* own = cached.ownPositions();
+    cached.projectToDevice(model, params, own);
+    ASSERT_EQ(cached.cacheState().second, "") << "no lists kept";
+    LandmarkModel trained = model;
+    for (float& v : trained.high) v *= 1.01f;
+    trained.touch();
+    cached.projectRangeToDevice(trained, params, 5000, 3000, own);
+    LandmarkModel moved = model;
+    moved.low[0] += 0.3f;
+    moved.touch();
+    cached.projectToDevice(moved, params, own);
+    EXPECT_EQ(cached.lastProjected(), n) << "only the cells the cache held due";
+    cuda::DeviceBuffer<float> expectedDevice;
+    expectedDevice.reserve(2 * n);
+    plain.projectToDevice(moved, params, expectedDevice.get());
+    std::vector<float> got(2 * n), expected(2 * n);
+    SEPAL_CUDA_CHECK(cudaMemcpy(got.data(), own, 2 * n * 4, cudaMemcpyDeviceToHost));
+    SEPAL_CUDA_CHECK(
+        cudaMemcpy(expected.data(), expectedDevice.get(), 2 * n * 4, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(got, expected);
+}
+
 TEST(CudaProjector, NearDuplicateLandmarksTakeTheExactFormOfD) {
     // Landmarks 0 and 1 lie 1e-3 apart in 16 dimensions: for the points that have both among
     // their neighbours, (d_u - d_v) c_uv cancels, and every kernel must take the O(d) form of D

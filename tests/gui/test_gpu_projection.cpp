@@ -128,16 +128,26 @@ TEST(GpuProjection, PositionsKeptInTheProjectorReachTheVertexBufferOnceTheModelR
     EXPECT_EQ(drawn.xy, directProjection(*ws));
 }
 
-TEST(GpuProjection, TrainingOnASlowDeviceProjectsASliceAFrameAndEveryCellOnceTheModelRests) {
+/// A training run on a device slower than the frames' budget, with the positions drawn from the
+/// vertex buffer or kept in the projector (the CUDA splats' way).
+void trainOnASlowDevice(bool inProjector) {
     HostResident device;
     HostPositions drawn;
     auto ws = trained(3000);
     ws->projectOnDevice(&device, &drawn);
+    auto& gpu = ws->projection();
+    gpu.keepPositionsInProjector(inProjector);
     const size_t n = ws->state().data.events();
+    const auto shown = [&] {
+        const float* p = gpu.projectorPositions();
+        return !inProjector ? drawn.xy
+               : p          ? std::vector<float>(p, p + 2 * n)
+                            : std::vector<float>();
+    };
     // Every projection, whole or a slice, takes 40 ms: more than the frames' 8 ms budget.
     device.projectionMs = 40;
     ASSERT_TRUE(ws->frame(8.0).deviceMoved);
-    ASSERT_EQ(drawn.xy, directProjection(*ws));
+    ASSERT_EQ(shown(), directProjection(*ws));
     // An edit of the data-space landmarks is projected whole at once: it is not training.
     auto moved = ws->state().model;
     moved.high[0] += 0.5f;
@@ -145,7 +155,7 @@ TEST(GpuProjection, TrainingOnASlowDeviceProjectsASliceAFrameAndEveryCellOnceThe
     ws->edits().replaceModel(moved, "move");
     ASSERT_TRUE(ws->frame(8.0).deviceMoved);
     EXPECT_TRUE(device.ranges.empty());
-    EXPECT_EQ(drawn.xy, directProjection(*ws));
+    EXPECT_EQ(shown(), directProjection(*ws));
 
     TrainingSettings t = ws->state().training;
     t.trainer = trainer_name::kSom;
@@ -156,7 +166,7 @@ TEST(GpuProjection, TrainingOnASlowDeviceProjectsASliceAFrameAndEveryCellOnceThe
     size_t next = 0, sliced = 0;
     for (int frame = 0; frame < 24; ++frame) {
         ASSERT_TRUE(ws->training().running()) << "frame " << frame;
-        const std::vector<float> before = drawn.xy;
+        const std::vector<float> before = shown();
         const size_t asked = device.ranges.size();
         ASSERT_TRUE(ws->frame(8.0).deviceMoved);
         ASSERT_EQ(device.ranges.size(), asked + 1) << "frame " << frame;
@@ -167,13 +177,15 @@ TEST(GpuProjection, TrainingOnASlowDeviceProjectsASliceAFrameAndEveryCellOnceThe
         next = begin + count;
         sliced += count;
         // The slice holds the current model's positions; the other cells stay as they were.
-        const std::vector<float> now = directProjection(*ws);
+        const std::vector<float> now = directProjection(*ws), after = shown();
+        ASSERT_EQ(after.size(), 2 * n);
         for (size_t i = 0; i < 2 * n; ++i) {
             const bool inSlice = i >= 2 * begin && i < 2 * (begin + count);
-            ASSERT_EQ(drawn.xy[i], inSlice ? now[i] : before[i]) << "value " << i;
+            ASSERT_EQ(after[i], inSlice ? now[i] : before[i]) << "value " << i;
         }
-        EXPECT_LT(ws->stats().sweepProgress, 1.0);
-        EXPECT_FALSE(ws->idle());
+        // Stats' bar goes round with the slices, never "settled" while they mix models.
+        EXPECT_DOUBLE_EQ(ws->stats().sweepProgress, double(next % n) / double(n));
+        EXPECT_FALSE(gpu.settled());
     }
     EXPECT_GT(sliced, n) << "the slices went round the cells more than once";
     // Paused, the model rests: every cell takes it in the next frame, and the workspace settles.
@@ -181,10 +193,20 @@ TEST(GpuProjection, TrainingOnASlowDeviceProjectsASliceAFrameAndEveryCellOnceThe
     const size_t asked = device.ranges.size();
     ASSERT_TRUE(ws->frame(8.0).deviceMoved);
     EXPECT_EQ(device.ranges.size(), asked);
-    EXPECT_EQ(drawn.xy, directProjection(*ws));
+    EXPECT_EQ(shown(), directProjection(*ws));
     for (int frame = 0; frame < 10 && !ws->idle(); ++frame) ws->frame(8.0);
     EXPECT_TRUE(ws->idle());
+    EXPECT_EQ(ws->stats().sweepProgress, 1.0);
     EXPECT_EQ(ws->positions(), directProjection(*ws));
+    EXPECT_EQ(drawn.xy, ws->positions()) << "the vertex buffer did not follow";
+}
+
+TEST(GpuProjection, TrainingOnASlowDeviceProjectsASliceAFrameAndEveryCellOnceTheModelRests) {
+    trainOnASlowDevice(false);
+}
+
+TEST(GpuProjection, TrainingOnASlowDeviceSlicesThePositionsKeptInTheProjector) {
+    trainOnASlowDevice(true);
 }
 
 }  // namespace
