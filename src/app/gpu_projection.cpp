@@ -259,7 +259,7 @@ void GpuProjection::frame(const State& st, double budgetMs, FrameUpdate& update)
             const bool firstModel = m_model[0] == ~0ull;
             const bool highMoved = !firstModel && st.model.high != m_high;
             m_model = model;
-            m_high = st.model.high;
+            if (firstModel || highMoved) m_high = st.model.high;  // not on every drag frame
             // Trained, where every cell costs more than the budget: a slice a frame, while the
             // drawn memory holds the whole picture; else (an edit, a fast device) every cell now.
             if (m_training && highMoved && spreads(n, budgetMs) && (m_ownValid || !m_inProjector)) {

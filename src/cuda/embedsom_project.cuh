@@ -48,27 +48,37 @@ __device__ __noinline__ inline float distanceResidual(const ProjectionArgs& a, s
     return float(sum - double(dist));
 }
 
-/// distanceResidual with the rows read a float4 at a time into four independent double sums
-/// (a double sum's order moves the residual by about 2^-53 of the distance, far below its own
-/// rounding to float; rows are padded to a multiple of 4 floats and 16-byte aligned), for the
-/// table kernel, whose registers it does not raise: one chain of d dependent double additions
-/// made its crowded projections wait (ncu: 38 % of its samples on trained-like landmarks).
-__device__ __noinline__ inline float distanceResidualByVectors(const ProjectionArgs& a, size_t p,
-                                                               int u, float dist) {
+/// distanceResidual with the rows read a float4 at a time into SUMS independent double sums (2
+/// or 4: a float4's components go to sums e % SUMS), UNROLL float4 steps in flight. A double
+/// sum's order moves the residual by about 2^-53 of the distance, far below its own rounding to
+/// float; rows are padded to a multiple of 4 floats and 16-byte aligned. Inline: the list kernel
+/// calls it as its own code (2 sums, at its register cap), the table kernel through
+/// distanceResidualByVectors.
+template <int SUMS, int UNROLL>
+__device__ __forceinline__ float residualByVectors(const ProjectionArgs& a, size_t p, int u,
+                                                   float dist) {
+    static_assert(SUMS == 2 || SUMS == 4, "two or four double sums");
     const float4* x = reinterpret_cast<const float4*>(a.points + p * a.stride);
     const float4* lu = reinterpret_cast<const float4*>(a.landmarks + size_t(u) * a.stride);
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-#pragma unroll 4
+    double s[SUMS] = {};
+#pragma unroll UNROLL
     for (int c = 0; c < a.stride / 4; ++c) {
         const float4 xv = __ldg(x + c), lv = __ldg(lu + c);
-        const double e0 = double(xv.x) - double(lv.x), e1 = double(xv.y) - double(lv.y);
-        const double e2 = double(xv.z) - double(lv.z), e3 = double(xv.w) - double(lv.w);
-        s0 = fma(e0, e0, s0);
-        s1 = fma(e1, e1, s1);
-        s2 = fma(e2, e2, s2);
-        s3 = fma(e3, e3, s3);
+        const double e[4] = {double(xv.x) - double(lv.x), double(xv.y) - double(lv.y),
+                             double(xv.z) - double(lv.z), double(xv.w) - double(lv.w)};
+#pragma unroll
+        for (int k = 0; k < 4; ++k) s[k % SUMS] = fma(e[k], e[k], s[k % SUMS]);
     }
-    return float(((s0 + s1) + (s2 + s3)) - double(dist));
+    const double total = SUMS == 4 ? (s[0] + s[1]) + (s[2 % SUMS] + s[3 % SUMS]) : s[0] + s[1];
+    return float(total - double(dist));
+}
+
+/// residualByVectors with four sums, a call of its own, for the table kernel, whose registers
+/// it does not raise: one chain of d dependent double additions made its crowded projections
+/// wait (ncu: 38 % of its samples on trained-like landmarks).
+__device__ __noinline__ inline float distanceResidualByVectors(const ProjectionArgs& a, size_t p,
+                                                               int u, float dist) {
+    return residualByVectors<4, 4>(a, p, u, dist);
 }
 
 /// D - 0.5 of a pair past kExactRatio and within kResidualRatio, from the distances (ai <= aj)

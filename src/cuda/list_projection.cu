@@ -32,40 +32,19 @@ constexpr int kMaxList = kListMaxList;
 constexpr int kMaxPairs = kMaxList * (kMaxList - 1) / 2;
 constexpr int kPairLoads = 4;  // pair-table reads in flight per lane
 
-/// detail::distanceResidual of point p and landmark u, found by one lane: the rows read a float4
-/// at a time into two double sums. Inline, so that its registers are the kernel's own (a
-/// noinline call's held 30 more: two blocks a multiprocessor instead of three), and each lane
-/// finds a landmark's, 32 at once: a warp-wide sum of each in turn (a butterfly of 10 shuffles
-/// and 5 dependent double additions per landmark) held 49 % of the kernel's samples on
-/// trained-like landmarks.
-__device__ __forceinline__ float laneDistanceResidual(const ProjectionArgs& a, size_t p, int u,
-                                                      float dist) {
-    const float4* x = reinterpret_cast<const float4*>(a.points + p * a.stride);
-    const float4* lu = reinterpret_cast<const float4*>(a.landmarks + size_t(u) * a.stride);
-    double s0 = 0, s1 = 0;
-#pragma unroll 2
-    for (int c = 0; c < a.stride / 4; ++c) {
-        const float4 xv = __ldg(x + c), lv = __ldg(lu + c);
-        const double e0 = double(xv.x) - double(lv.x), e1 = double(xv.y) - double(lv.y);
-        const double e2 = double(xv.z) - double(lv.z), e3 = double(xv.w) - double(lv.w);
-        s0 = fma(e0, e0, s0);
-        s1 = fma(e1, e1, s1);
-        s0 = fma(e2, e2, s0);
-        s1 = fma(e3, e3, s1);
-    }
-    return float((s0 + s1) - double(dist));
-}
-
 /// The warp's point's pairs between kExactRatio and kResidualRatio, which the main loop left
 /// out, added to each lane's sums with the distances' residuals (found a landmark a lane, into
-/// `residuals`).
+/// `residuals`: inline, with two double sums, so that the registers are the kernel's own; a
+/// noinline call's held 30 more, two blocks a multiprocessor instead of three. A warp-wide sum
+/// of each landmark in turn, 10 shuffles and 5 dependent double additions a landmark, held 49 %
+/// of the kernel's samples on trained-like landmarks).
 __device__ __forceinline__ void addResidualPairs(const ProjectionArgs& a, size_t p,
                                                  const uint16_t* pairs, int pairCount,
                                                  const float4* mine, const uint32_t* mineIdx,
                                                  float* residuals, detail::LeastSquares& ls) {
     const int lane = threadIdx.x & 31;
     for (int i = lane; i < a.topn; i += 32)
-        residuals[i] = laneDistanceResidual(a, p, int(mineIdx[i]), mine[i].x);
+        residuals[i] = detail::residualByVectors<2, 2>(a, p, int(mineIdx[i]), mine[i].x);
     __syncwarp();
     for (int e = lane; e < pairCount; e += 32) {
         const uint32_t pair = pairs[e];

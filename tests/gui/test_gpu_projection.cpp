@@ -20,6 +20,12 @@
 namespace sepal::app {
 namespace {
 
+/// The positions the driver keeps in the projector's own memory (empty while it offers none).
+std::vector<float> keptPositions(const ProjectionDriver& gpu, size_t n) {
+    const float* p = gpu.projectorPositions();
+    return p ? std::vector<float>(p, p + 2 * n) : std::vector<float>();
+}
+
 std::unique_ptr<Workspace> trained(size_t n) {
     auto ws = openSynthetic(n);
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(120);
@@ -95,10 +101,7 @@ TEST(GpuProjection, PositionsKeptInTheProjectorReachTheVertexBufferOnceTheModelR
     gpu.keepPositionsInProjector(true);
     EXPECT_NE(ws->backend().reason.find("drawn by CUDA"), std::string::npos)
         << ws->backend().reason;
-    const auto projectorCopy = [&] {
-        const float* p = gpu.projectorPositions();
-        return p ? std::vector<float>(p, p + 2 * ws->state().data.events()) : std::vector<float>();
-    };
+    const auto projectorCopy = [&] { return keptPositions(gpu, ws->state().data.events()); };
     EXPECT_EQ(gpu.projectorPositions(), nullptr) << "offered before anything was projected";
     ASSERT_TRUE(ws->frame(8.0).deviceMoved);
     EXPECT_EQ(projectorCopy(), directProjection(*ws));
@@ -138,12 +141,7 @@ void trainOnASlowDevice(bool inProjector) {
     auto& gpu = ws->projection();
     gpu.keepPositionsInProjector(inProjector);
     const size_t n = ws->state().data.events();
-    const auto shown = [&] {
-        const float* p = gpu.projectorPositions();
-        return !inProjector ? drawn.xy
-               : p          ? std::vector<float>(p, p + 2 * n)
-                            : std::vector<float>();
-    };
+    const auto shown = [&] { return inProjector ? keptPositions(gpu, n) : drawn.xy; };
     // Every projection, whole or a slice, takes 40 ms: more than the frames' 8 ms budget.
     device.projectionMs = 40;
     ASSERT_TRUE(ws->frame(8.0).deviceMoved);
