@@ -59,6 +59,14 @@ size_t streamChunkFor(size_t d) {
     return std::clamp<size_t>(cells, size_t(1) << 16, size_t(1) << 21);
 }
 
+/// Cells per chunk of a range (projectRangeToDevice): k-NN lists of at most 256 MB, at least
+/// 2^16 cells.
+size_t rangeChunkFor(size_t listLength) {
+    constexpr size_t kListBytes = size_t(256) << 20;
+    const size_t perCell = std::max<size_t>(listLength, 1) * (sizeof(float) + sizeof(uint32_t));
+    return std::max<size_t>(kListBytes / perCell, size_t(1) << 16);
+}
+
 }  // namespace
 
 struct CudaProjector::State {
@@ -612,11 +620,32 @@ ProjectionReport CudaProjector::projectRangeToDevice(const LandmarkModel& model,
     // kernels' queues and lists are the chunk's own, and the kernel is the one auto chooses for
     // every resident cell (a short range must not take another, or be measured mid-frame).
     const State::CallClass callClass(s.classCells, s.n);
-    a.points += begin * size_t(a.stride);
-    a.n = count;
-    a.out = deviceOut + 2 * begin;
-    s.runUncached(a);
-    return s.finishResident();
+    // The range's k-NN lists are its own, outside the neighbour cache's memory plan (a 16th of
+    // 10^8 cells at k 16 would take 0.85 GB beside a full cache): a long range goes in chunks of
+    // bounded lists, one after another on one stream.
+    const size_t chunk = s.streamChunk ? s.streamChunk : rangeChunkFor(size_t(a.topnn));
+    ProjectionReport report;
+    PhaseTimes sum;
+    for (size_t first = 0; first < count; first += chunk) {
+        ProjectionArgs part = a;
+        part.points += (begin + first) * size_t(a.stride);
+        part.n = std::min(chunk, count - first);
+        part.out = deviceOut + 2 * (begin + first);
+        s.runUncached(part);
+        const ProjectionReport r = s.finishResident();
+        report.nonFinitePoints += r.nonFinitePoints;
+        report.degeneratePoints += r.degeneratePoints;
+        sum.knnMs += s.times.knnMs;
+        sum.projectMs += s.times.projectMs;
+        sum.totalMs += s.times.totalMs;
+    }
+    s.lastProjected = count;
+    if (s.timing) {
+        s.times.knnMs = sum.knnMs;
+        s.times.projectMs = sum.projectMs;
+        s.times.totalMs = sum.totalMs;
+    }
+    return report;
 }
 
 float* CudaProjector::ownPositions() {

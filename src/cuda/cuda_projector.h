@@ -68,7 +68,8 @@ class CudaProjector : public Projector, public ResidentProjector {
     ProjectionReport projectToDevice(const LandmarkModel& model, const EmbedParams& params,
                                      float* deviceOut) override;
     /// Projects the resident cells [begin, begin + count) into their rows of deviceOut (n x 2
-    /// floats); the other rows stay as they were. Bypasses the neighbour cache.
+    /// floats); the other rows stay as they were. Bypasses the neighbour cache; a long range
+    /// goes in chunks, so that its k-NN lists stay within a bounded size.
     ProjectionReport projectRangeToDevice(const LandmarkModel& model, const EmbedParams& params,
                                           size_t begin, size_t count, float* deviceOut) override;
     /// The buffer projectToHost() and the neighbour cache project into (n x 2 floats).
@@ -110,7 +111,8 @@ class CudaProjector : public Projector, public ResidentProjector {
     /// Why tensor+split ran its kernels one after the other, as tensor+parts (the driver has no
     /// green contexts, or the GPU is too small to split); empty otherwise.
     std::string splitUnavailable() const;
-    /// Cells per chunk of the streamed path (0: its own choice; benchmarks compare sizes).
+    /// Cells per chunk of the streamed path and of a range (0: their own choice; benchmarks
+    /// compare sizes, tests make ranges of several chunks).
     void setStreamChunk(size_t cells);
     /// Phase times of the last projection (recorded only after enableTiming(true)).
     PhaseTimes lastTimes() const;

@@ -52,8 +52,7 @@ __device__ __noinline__ inline float distanceResidual(const ProjectionArgs& a, s
 /// or 4: a float4's components go to sums e % SUMS), UNROLL float4 steps in flight. A double
 /// sum's order moves the residual by about 2^-53 of the distance, far below its own rounding to
 /// float; rows are padded to a multiple of 4 floats and 16-byte aligned. Inline: the list kernel
-/// calls it as its own code (2 sums, at its register cap), the table kernel through
-/// distanceResidualByVectors.
+/// calls it as its own code (2 sums, at its register cap).
 template <int SUMS, int UNROLL>
 __device__ __forceinline__ float residualByVectors(const ProjectionArgs& a, size_t p, int u,
                                                    float dist) {
@@ -73,12 +72,61 @@ __device__ __forceinline__ float residualByVectors(const ProjectionArgs& a, size
     return float(total - double(dist));
 }
 
-/// residualByVectors with four sums, a call of its own, for the table kernel, whose registers
-/// it does not raise: one chain of d dependent double additions made its crowded projections
-/// wait (ncu: 38 % of its samples on trained-like landmarks).
-__device__ __noinline__ inline float distanceResidualByVectors(const ProjectionArgs& a, size_t p,
-                                                               int u, float dist) {
-    return residualByVectors<4, 4>(a, p, u, dist);
+/// The residuals (residualByVectors<2, ...>, the same sums in the same order) of the first topn
+/// entries of point p's list (landmarks idx, float distances dist) into residual[], GROUP
+/// landmarks at a time with UNROLL float4 steps of their rows in flight: the point's row is read
+/// once for the group, and the group's loads wait on L2 together.
+template <int GROUP, int UNROLL>
+__device__ __forceinline__ void residualsOfList(const ProjectionArgs& a, size_t p, const int* idx,
+                                                const float* dist, int topn, float* residual) {
+    const float4* x = reinterpret_cast<const float4*>(a.points + p * a.stride);
+    for (int m0 = 0; m0 < topn; m0 += GROUP) {
+        const float4* rows[GROUP];
+        double even[GROUP], odd[GROUP];
+#pragma unroll
+        for (int k = 0; k < GROUP; ++k) {
+            // A short last group repeats the list's last landmark (its residual is not kept).
+            const int m = m0 + k < topn ? m0 + k : topn - 1;
+            rows[k] = reinterpret_cast<const float4*>(a.landmarks + size_t(idx[m]) * a.stride);
+            even[k] = odd[k] = 0;
+        }
+#pragma unroll UNROLL
+        for (int c = 0; c < a.stride / 4; ++c) {
+            const float4 xv = __ldg(x + c);
+            float4 lv[GROUP];
+#pragma unroll
+            for (int k = 0; k < GROUP; ++k) lv[k] = __ldg(rows[k] + c);
+#pragma unroll
+            for (int k = 0; k < GROUP; ++k) {
+                const double e0 = double(xv.x) - double(lv[k].x);
+                const double e1 = double(xv.y) - double(lv[k].y);
+                const double e2 = double(xv.z) - double(lv[k].z);
+                const double e3 = double(xv.w) - double(lv[k].w);
+                even[k] = fma(e2, e2, fma(e0, e0, even[k]));
+                odd[k] = fma(e3, e3, fma(e1, e1, odd[k]));
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < GROUP; ++k)
+            if (m0 + k < topn) residual[m0 + k] = float((even[k] + odd[k]) - double(dist[m0 + k]));
+    }
+}
+
+#ifndef SEPAL_RESIDUAL_GROUP
+#define SEPAL_RESIDUAL_GROUP 2
+#endif
+#ifndef SEPAL_RESIDUAL_UNROLL
+#define SEPAL_RESIDUAL_UNROLL 8
+#endif
+
+/// residualsOfList as a call of its own, for the table kernel, whose registers it does not
+/// raise. A landmark at a time (four sums, four float4 steps in flight), its lanes waited on L2
+/// twice a landmark at d 32, 34 times for a list of 17 (ncu: 41 % of its samples on
+/// trained-like landmarks).
+__device__ __noinline__ inline void tableListResiduals(const ProjectionArgs& a, size_t p,
+                                                       const int* idx, const float* dist, int topn,
+                                                       float* residual) {
+    residualsOfList<SEPAL_RESIDUAL_GROUP, SEPAL_RESIDUAL_UNROLL>(a, p, idx, dist, topn, residual);
 }
 
 /// D - 0.5 of a pair past kExactRatio and within kResidualRatio, from the distances (ai <= aj)

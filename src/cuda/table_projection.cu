@@ -281,9 +281,7 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
                             q = detail::exactPosition(a, p, int(u), int(v)) - 0.5f;
                         } else if (ratio > detail::kExactRatio) {
                             if (!residuals) {
-                                for (int m = 0; m < topn; ++m)
-                                    residual[m] =
-                                        detail::distanceResidualByVectors(a, p, idx[m], dist[m]);
+                                detail::tableListResiduals(a, p, idx, dist, topn, residual);
                                 residuals = true;
                             }
                             q = detail::positionWithResiduals(dist[i], dist[j], residual[i],

@@ -191,45 +191,50 @@ TEST(CudaProjector, RangesOfTheResidentCellsGiveTheWholeProjectionsBits) {
     params.k = 16;  // the table projection's largest
     const std::vector<std::pair<size_t, size_t>> ranges = {
         {0, 7000}, {7000, 1}, {7001, 5000}, {12001, 7999}};
-    for (const char* kernel : {"tensor+table", "tensor+parts", "fused", "auto"}) {
-        cuda::CudaProjector projector(kernel);
-        projector.setPoints(x.data(), n, d);
-        cuda::DeviceBuffer<float> whole, parts;
-        const std::vector<float> sentinel(2 * n, 12345.0f);
-        cuda::uploadVector(whole, sentinel);
-        cuda::uploadVector(parts, sentinel);
-        projector.projectToDevice(model, params, whole.get());
-        const std::string wholeKernel = projector.lastKernelName();
-        std::vector<float> expected(2 * n), got(2 * n);
-        SEPAL_CUDA_CHECK(
-            cudaMemcpy(expected.data(), whole.get(), 2 * n * 4, cudaMemcpyDeviceToHost));
-        for (const auto& [begin, count] : ranges) {
-            SCOPED_TRACE(std::string(kernel) + ": cells " + std::to_string(begin) + " + " +
-                         std::to_string(count));
-            const auto report =
-                projector.projectRangeToDevice(model, params, begin, count, parts.get());
-            EXPECT_EQ(projector.lastProjected(), count);
-            EXPECT_EQ(report.nonFinitePoints, begin <= 9000 && 9000 < begin + count ? 1u : 0u);
+    // Ranges in one piece each, and in chunks of 1500 cells (a long range's lists are bounded).
+    for (const size_t chunk : {size_t(0), size_t(1500)})
+        for (const char* kernel : {"tensor+table", "tensor+parts", "fused", "auto"}) {
+            SCOPED_TRACE("chunks of " + std::to_string(chunk) + " cells (0: one)");
+            cuda::CudaProjector projector(kernel);
+            projector.setStreamChunk(chunk);
+            projector.setPoints(x.data(), n, d);
+            cuda::DeviceBuffer<float> whole, parts;
+            const std::vector<float> sentinel(2 * n, 12345.0f);
+            cuda::uploadVector(whole, sentinel);
+            cuda::uploadVector(parts, sentinel);
+            projector.projectToDevice(model, params, whole.get());
+            const std::string wholeKernel = projector.lastKernelName();
+            std::vector<float> expected(2 * n), got(2 * n);
             SEPAL_CUDA_CHECK(
-                cudaMemcpy(got.data(), parts.get(), 2 * n * 4, cudaMemcpyDeviceToHost));
-            for (size_t i = 0; i < 2 * n; ++i) {
-                const size_t cell = i / 2;
-                if (cell >= begin && cell < begin + count) {
-                    ASSERT_EQ(got[i], expected[i]) << kernel << " cell " << cell;
-                } else if (cell >= begin + count) {
-                    ASSERT_EQ(got[i], 12345.0f) << kernel << ": cell " << cell
-                                                << " changed, outside " << begin << "+" << count;
+                cudaMemcpy(expected.data(), whole.get(), 2 * n * 4, cudaMemcpyDeviceToHost));
+            for (const auto& [begin, count] : ranges) {
+                SCOPED_TRACE(std::string(kernel) + ": cells " + std::to_string(begin) + " + " +
+                             std::to_string(count));
+                const auto report =
+                    projector.projectRangeToDevice(model, params, begin, count, parts.get());
+                EXPECT_EQ(projector.lastProjected(), count);
+                EXPECT_EQ(report.nonFinitePoints, begin <= 9000 && 9000 < begin + count ? 1u : 0u);
+                SEPAL_CUDA_CHECK(
+                    cudaMemcpy(got.data(), parts.get(), 2 * n * 4, cudaMemcpyDeviceToHost));
+                for (size_t i = 0; i < 2 * n; ++i) {
+                    const size_t cell = i / 2;
+                    if (cell >= begin && cell < begin + count) {
+                        ASSERT_EQ(got[i], expected[i]) << kernel << " cell " << cell;
+                    } else if (cell >= begin + count) {
+                        ASSERT_EQ(got[i], 12345.0f)
+                            << kernel << ": cell " << cell << " changed, outside " << begin << "+"
+                            << count;
+                    }
                 }
             }
+            // The ranges ran the kernel the whole projection ran (auto: the same class of shape).
+            EXPECT_EQ(projector.lastKernelName(), wholeKernel) << kernel;
+            EXPECT_EQ(got, expected) << kernel;
+            EXPECT_THROW(projector.projectRangeToDevice(model, params, 19999, 2, parts.get()),
+                         InputError);
+            EXPECT_THROW(projector.projectRangeToDevice(model, params, n + 1, 0, parts.get()),
+                         InputError);
         }
-        // The ranges ran the kernel the whole projection ran (auto: the same class of shape).
-        EXPECT_EQ(projector.lastKernelName(), wholeKernel) << kernel;
-        EXPECT_EQ(got, expected) << kernel;
-        EXPECT_THROW(projector.projectRangeToDevice(model, params, 19999, 2, parts.get()),
-                     InputError);
-        EXPECT_THROW(projector.projectRangeToDevice(model, params, n + 1, 0, parts.get()),
-                     InputError);
-    }
 }
 
 TEST(CudaProjector, ARangeLeavesTheNeighbourCacheToPlaceEveryCellAgain) {
