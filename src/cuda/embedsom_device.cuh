@@ -78,6 +78,20 @@ struct ScoreMoments {
     bool ok = false;  ///< false: degenerate (all distances equal, or k+1 duplicates)
 };
 
+/// The moments from scoreMoments' sums (of w_i = 1 / (i + 1), r_i w_i and r_i^2 w_i over the
+/// list, in its order) and the last distance's root.
+__device__ __forceinline__ ScoreMoments momentsFromSums(float sumw, float sumr, float sumr2,
+                                                        float rLast, int topn, int topnn,
+                                                        float boost) {
+    ScoreMoments m;
+    m.mean = __fdiv_rn(sumr, sumw);
+    const float var = __fsub_rn(__fdiv_rn(sumr2, sumw), __fmul_rn(m.mean, m.mean));
+    m.ok = var > 0.0f && (topn == topnn || rLast > 0.0f);
+    m.sdinv = __fdiv_rn(boost, sqrtf(var));
+    m.nmax = topn < topnn ? __fdiv_rn(10.0f, rLast) : 0.0f;
+    return m;
+}
+
 /// The moments of sorted squared distances a[0..topnn) (any accessor), in the reference's order
 /// and roundings (no fused multiply-add, sequential sums): var = E[r^2] - mean^2 cancels, and a
 /// last-bit difference in it shows in every score once smoothing is negative (1e-3 of the
@@ -102,13 +116,7 @@ __device__ __forceinline__ ScoreMoments scoreMoments(DistAt distAt, int topn, in
     } else {
         for (int i = 0; i < topnn; ++i) accumulate(i);
     }
-    ScoreMoments m;
-    m.mean = __fdiv_rn(sumr, sumw);
-    const float var = __fsub_rn(__fdiv_rn(sumr2, sumw), __fmul_rn(m.mean, m.mean));
-    m.ok = var > 0.0f && (topn == topnn || rLast > 0.0f);
-    m.sdinv = __fdiv_rn(boost, sqrtf(var));
-    m.nmax = topn < topnn ? __fdiv_rn(10.0f, rLast) : 0.0f;
-    return m;
+    return momentsFromSums(sumw, sumr, sumr2, rLast, topn, topnn, boost);
 }
 
 /// e^x rounded to float from a double evaluation: the host's expf, nearly always to the bit
