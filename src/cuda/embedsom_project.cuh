@@ -112,13 +112,6 @@ __device__ __forceinline__ void residualsOfList(const ProjectionArgs& a, size_t 
     }
 }
 
-#ifndef SEPAL_RESIDUAL_GROUP
-#define SEPAL_RESIDUAL_GROUP 2
-#endif
-#ifndef SEPAL_RESIDUAL_UNROLL
-#define SEPAL_RESIDUAL_UNROLL 8
-#endif
-
 /// residualsOfList as a call of its own, for the table kernel, whose registers it does not
 /// raise. A landmark at a time (four sums, four float4 steps in flight), its lanes waited on L2
 /// twice a landmark at d 32, 34 times for a list of 17 (ncu: 41 % of its samples on
@@ -126,7 +119,10 @@ __device__ __forceinline__ void residualsOfList(const ProjectionArgs& a, size_t 
 __device__ __noinline__ inline void tableListResiduals(const ProjectionArgs& a, size_t p,
                                                        const int* idx, const float* dist, int topn,
                                                        float* residual) {
-    residualsOfList<SEPAL_RESIDUAL_GROUP, SEPAL_RESIDUAL_UNROLL>(a, p, idx, dist, topn, residual);
+    // Measured on an H200 against one landmark at a time with four or eight steps: two and
+    // eight took the crowded table projection from 3.35 to 2.68 ms (GPU_NOTES.md); four
+    // landmarks spill 256 bytes.
+    residualsOfList<2, 8>(a, p, idx, dist, topn, residual);
 }
 
 /// D - 0.5 of a pair past kExactRatio and within kResidualRatio, from the distances (ai <= aj)
