@@ -38,6 +38,7 @@ struct Options {
     size_t n = size_t(1) << 20;
     int reps = 10;
     std::string data = "normal";
+    float smooth = 0.0f, adjust = 1.0f;  // EmbedSOM's (the app's default recipe: -2 and 3)
     std::vector<int> ds{32}, gs{256}, ks{16};
     std::vector<size_t> streamChunks{0};  // cells per streamed chunk (0: the projector's choice)
 };
@@ -131,6 +132,8 @@ void runOne(const Options& o, const std::vector<float>& x, size_t d, size_t g, i
     const LandmarkModel model = makeModel(x, o.n, d, g, o.data);
     EmbedParams params;
     params.k = k;
+    params.smooth = o.smooth;
+    params.adjust = o.adjust;
     nlohmann::json j = nlohmann::json::parse(contextJson());
     j["bench"] = "project";
     j["backend"] = "cuda";
@@ -140,6 +143,8 @@ void runOne(const Options& o, const std::vector<float>& x, size_t d, size_t g, i
     j["d"] = d;
     j["g"] = g;
     j["k"] = k;
+    j["smooth"] = o.smooth;
+    j["adjust"] = o.adjust;
     j["data"] = o.data;
     try {
         cuda::CudaProjector projector(kernel);
@@ -269,6 +274,8 @@ void addCudaProject(CLI::App& app) {
                     "8 as a SOM's training leaves them) or trained (clustered, the landmarks "
                     "after 20 k-means steps)")
         ->check(CLI::IsMember({"normal", "clustered", "crowded", "trained"}));
+    sub->add_option("--smooth", o.smooth, "EmbedSOM's smooth (default 0)");
+    sub->add_option("--adjust", o.adjust, "EmbedSOM's adjust (default 1)");
     sub->add_option("-d", o.ds, "dimensions (without --grid)");
     sub->add_option("-g", o.gs, "landmarks (without --grid)");
     sub->add_option("-k", o.ks, "neighbours (without --grid)");

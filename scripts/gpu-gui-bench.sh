@@ -22,6 +22,8 @@
 #   SEPAL_GUI_BENCH_FRAMES=N       frames a run (default 300)
 #   SEPAL_GUI_BENCH_TIMEOUT=s      the most one run may take (default 240)
 #   SEPAL_GUI_BENCH_DEADLINE=s     no run starts past this many seconds after the start (470)
+#   SEPAL_GUI_BENCH_WRAP="cmd ..." runs each frame-rate run's sepal under this command (a
+#                                  profiler: ncu ... -o FILE)
 #   SEPAL_GUI_SHOT=1               also a screenshot of the demo data on the CUDA backend
 #                                  ($OUT/gpu_screenshot.png); SEPAL_GUI_SHOT=N: of N generated
 #                                  cells instead (the first landmark count)
@@ -48,6 +50,7 @@ frames=${SEPAL_GUI_BENCH_FRAMES:-300}
 run_limit=${SEPAL_GUI_BENCH_TIMEOUT:-240}
 deadline=${SEPAL_GUI_BENCH_DEADLINE:-470}
 libxml2_mode=${SEPAL_GPUDEPS_LIBXML2:-auto}
+read -r -a wrap <<<"${SEPAL_GUI_BENCH_WRAP:-}"
 L=$P/usr/lib/x86_64-linux-gnu
 # The libraries' folders in the prefix (bookworm's libexpat1 still installs into /lib).
 LP=$L:$P/lib/x86_64-linux-gnu
@@ -295,7 +298,7 @@ run() {
     limit=$((left < run_limit ? left : run_limit))
     log=$tmp/$label.log
     local t=$SECONDS
-    timeout "$limit" env "${run_env[@]}" "$@" "$sepal" --synthetic "${points}x$dims" \
+    timeout "$limit" env "${run_env[@]}" "$@" "${wrap[@]}" "$sepal" --synthetic "${points}x$dims" \
         --landmarks "$g" --bench-frames "$frames" --hidden --backend "$backend" --no-autosave \
         "${context[@]}" "${mode[@]}" >"$log" 2>&1
     rc=$?
