@@ -27,6 +27,7 @@ struct ProjectOptions {
     int repeats = 0;  // 0: 10, or 3 for the reference
     uint64_t seed = 42;
     bool headline = false;
+    float smooth = 0.0f, adjust = 1.0f;  // EmbedSOM's (the app's default recipe: -2 and 3)
 };
 
 nlohmann::json figures(const Timings& t, size_t n) {
@@ -49,7 +50,7 @@ void runProject(ProjectOptions o) {
             const LandmarkModel model = benchModel(o.data, x, g, d, o.seed + g);
             for (int k : o.k) {
                 if (static_cast<size_t>(k) > g) continue;
-                const EmbedParams params{.k = k};
+                const EmbedParams params{.k = k, .smooth = o.smooth, .adjust = o.adjust};
                 std::vector<float> y(2 * o.n);
                 ProjectionReport report;
                 const Timings total = timeRepeated(o.repeats, [&] {
@@ -73,6 +74,8 @@ void runProject(ProjectOptions o) {
                 j["d"] = d;
                 j["g"] = g;
                 j["k"] = k;
+                j["smooth"] = o.smooth;
+                j["adjust"] = o.adjust;
                 j["repeats"] = o.repeats;
                 // The reference projector is single-threaded by design.
                 j["projector_threads"] = reference ? 1 : j["threads"].get<int>();
@@ -108,6 +111,8 @@ void addProject(CLI::App& app) {
     sub->add_option("--repeats", o->repeats,
                     "timed runs after a warm-up (default 10; 3 for the reference)");
     sub->add_option("--seed", o->seed, "data seed");
+    sub->add_option("--smooth", o->smooth, "EmbedSOM's smooth (default 0)");
+    sub->add_option("--adjust", o->adjust, "EmbedSOM's adjust (default 1)");
     sub->add_flag("--headline", o->headline, "only the headline configuration: d 32, g 256, k 16");
     sub->callback([o] { runProject(*o); });
 }

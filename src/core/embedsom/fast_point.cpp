@@ -42,7 +42,7 @@ bool projectFastPoint(const float* x, const LandmarkModel& model, const float* a
     // are solved in the reference's arithmetic. A few percent of points at most, with sharp
     // negative smoothing; next to none at the defaults.
     if (inexact || !(det * kReferenceConditioning > acc[0] * acc[2])) {
-        if (solveLikeReference(x, model, idx, score, topn, adjust, y)) return true;
+        if (solveLikeReference(x, model, idx, score, topn, adjust, y, &pairs)) return true;
     } else {
         y[0] = static_cast<float>((acc[3] * acc[2] - acc[4] * acc[1]) / det);
         y[1] = static_cast<float>((acc[0] * acc[4] - acc[1] * acc[3]) / det);

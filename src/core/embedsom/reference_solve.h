@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "core/embedsom/exactness.h"
+#include "core/embedsom/pair_constants.h"
 #include "core/model/landmark_model.h"
 
 namespace sepal {
@@ -13,8 +14,10 @@ namespace sepal {
 /// x: the point (model.dim values); idx, score: its topn neighbours in sorted order and their
 /// scores. Accumulates the least-squares system in float, term by term as the reference does,
 /// with D in the reference's O(d) form, and solves it by Cramer's rule. Writes y and returns
-/// false when the solution is not finite (y is then left as computed).
+/// false when the solution is not finite (y is then left as computed). pairs: the model's pair
+/// table for `adjust`, up to date, whose powers it takes (the same bits), or null.
 bool solveLikeReference(const float* x, const LandmarkModel& model, const uint32_t* idx,
-                        const float* score, int topn, float adjust, float* y);
+                        const float* score, int topn, float adjust, float* y,
+                        const PairConstants* pairs = nullptr);
 
 }  // namespace sepal
