@@ -625,7 +625,8 @@ ProjectionReport CudaProjector::projectRangeToDevice(const LandmarkModel& model,
     // bounded lists, one after another on one stream.
     const size_t chunk = s.streamChunk ? s.streamChunk : rangeChunkFor(size_t(a.topnn));
     ProjectionReport report;
-    PhaseTimes sum;
+    PhaseTimes sum;  // the chunks' times, when timing
+    double candidates = 0;
     for (size_t first = 0; first < count; first += chunk) {
         ProjectionArgs part = a;
         part.points += (begin + first) * size_t(a.stride);
@@ -635,15 +636,17 @@ ProjectionReport CudaProjector::projectRangeToDevice(const LandmarkModel& model,
         const ProjectionReport r = s.finishResident();
         report.nonFinitePoints += r.nonFinitePoints;
         report.degeneratePoints += r.degeneratePoints;
+        if (!s.timing) continue;
         sum.knnMs += s.times.knnMs;
         sum.projectMs += s.times.projectMs;
         sum.totalMs += s.times.totalMs;
+        sum.exactScans += s.times.exactScans;
+        candidates += s.times.candidatesPerPoint * double(part.n);
     }
     s.lastProjected = count;
     if (s.timing) {
-        s.times.knnMs = sum.knnMs;
-        s.times.projectMs = sum.projectMs;
-        s.times.totalMs = sum.totalMs;
+        sum.candidatesPerPoint = candidates / double(count);
+        s.times = sum;
     }
     return report;
 }

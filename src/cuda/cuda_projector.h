@@ -23,7 +23,7 @@ struct PhaseTimes {
     /// projection (split kernels), or the whole fused kernel; for tensor+split, the rest of
     /// the total
     float projectMs = 0;
-    float totalMs = 0;  ///< everything from the first launch to the last
+    float totalMs = 0;  ///< everything from the first launch to the last (a range: its chunks')
     /// Tensor kernel only: exact distances computed per point (its candidates), and points that
     /// had more candidates than it keeps and scanned every landmark exactly.
     double candidatesPerPoint = 0;

@@ -48,31 +48,29 @@ __device__ __noinline__ inline float distanceResidual(const ProjectionArgs& a, s
     return float(sum - double(dist));
 }
 
-/// distanceResidual with the rows read a float4 at a time into SUMS independent double sums (2
-/// or 4: a float4's components go to sums e % SUMS), UNROLL float4 steps in flight. A double
-/// sum's order moves the residual by about 2^-53 of the distance, far below its own rounding to
-/// float; rows are padded to a multiple of 4 floats and 16-byte aligned. Inline: the list kernel
-/// calls it as its own code (2 sums, at its register cap).
-template <int SUMS, int UNROLL>
+/// distanceResidual with the rows read a float4 at a time into two independent double sums (a
+/// float4's even and odd components), UNROLL float4 steps in flight. A double sum's order moves
+/// the residual by about 2^-53 of the distance, far below its own rounding to float; rows are
+/// padded to a multiple of 4 floats and 16-byte aligned. Inline: the list kernel calls it as its
+/// own code (at its register cap).
+template <int UNROLL>
 __device__ __forceinline__ float residualByVectors(const ProjectionArgs& a, size_t p, int u,
                                                    float dist) {
-    static_assert(SUMS == 2 || SUMS == 4, "two or four double sums");
     const float4* x = reinterpret_cast<const float4*>(a.points + p * a.stride);
     const float4* lu = reinterpret_cast<const float4*>(a.landmarks + size_t(u) * a.stride);
-    double s[SUMS] = {};
+    double s[2] = {};
 #pragma unroll UNROLL
     for (int c = 0; c < a.stride / 4; ++c) {
         const float4 xv = __ldg(x + c), lv = __ldg(lu + c);
         const double e[4] = {double(xv.x) - double(lv.x), double(xv.y) - double(lv.y),
                              double(xv.z) - double(lv.z), double(xv.w) - double(lv.w)};
 #pragma unroll
-        for (int k = 0; k < 4; ++k) s[k % SUMS] = fma(e[k], e[k], s[k % SUMS]);
+        for (int k = 0; k < 4; ++k) s[k % 2] = fma(e[k], e[k], s[k % 2]);
     }
-    const double total = SUMS == 4 ? (s[0] + s[1]) + (s[2 % SUMS] + s[3 % SUMS]) : s[0] + s[1];
-    return float(total - double(dist));
+    return float((s[0] + s[1]) - double(dist));
 }
 
-/// The residuals (residualByVectors<2, ...>, the same sums in the same order) of the first topn
+/// The residuals (residualByVectors', the same sums in the same order) of the first topn
 /// entries of point p's list (landmarks idx, float distances dist) into residual[], GROUP
 /// landmarks at a time with UNROLL float4 steps of their rows in flight: the point's row is read
 /// once for the group, and the group's loads wait on L2 together.
@@ -113,9 +111,9 @@ __device__ __forceinline__ void residualsOfList(const ProjectionArgs& a, size_t 
 }
 
 /// residualsOfList as a call of its own, for the table kernel, whose registers it does not
-/// raise. A landmark at a time (four sums, four float4 steps in flight), its lanes waited on L2
-/// twice a landmark at d 32, 34 times for a list of 17 (ncu: 41 % of its samples on
-/// trained-like landmarks).
+/// raise. Found a landmark at a time (a call each, four float4 steps in flight), the residuals
+/// of a list of 16 at d 32 waited on L2 32 times a lane, and held 41 % of the kernel's samples
+/// on trained-like landmarks (ncu); two landmarks and eight steps at a time wait 8 times.
 __device__ __noinline__ inline void tableListResiduals(const ProjectionArgs& a, size_t p,
                                                        const int* idx, const float* dist, int topn,
                                                        float* residual) {

@@ -44,7 +44,7 @@ __device__ __forceinline__ void addResidualPairs(const ProjectionArgs& a, size_t
                                                  float* residuals, detail::LeastSquares& ls) {
     const int lane = threadIdx.x & 31;
     for (int i = lane; i < a.topn; i += 32)
-        residuals[i] = detail::residualByVectors<2, 2>(a, p, int(mineIdx[i]), mine[i].x);
+        residuals[i] = detail::residualByVectors<2>(a, p, int(mineIdx[i]), mine[i].x);
     __syncwarp();
     for (int e = lane; e < pairCount; e += 32) {
         const uint32_t pair = pairs[e];

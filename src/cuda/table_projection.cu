@@ -323,7 +323,8 @@ void launchOne(const ProjectionArgs& a, cudaStream_t stream) {
             a, lay, lay.warps, lay.bytes(), stream, "launch of tableProjectionKernel");
 }
 
-/// True when SEPAL_TABLE_FULL=0 asks for the run-time bounds whatever the list, for comparisons.
+/// True when SEPAL_TABLE_FULL=0 asks for the choice before full lists took any adjust (run-time
+/// bounds for adjust other than 1), for comparisons.
 bool fullListsOff() {
     static const bool off = [] {
         const char* v = std::getenv("SEPAL_TABLE_FULL");
@@ -334,13 +335,12 @@ bool fullListsOff() {
 
 /// The instantiation for LIST: the full list (topn = LIST - 1 and topnn = LIST) with
 /// compile-time bounds, for adjust 1 and for any other adjust (the app's default recipe takes
-/// adjust 3, and with run-time bounds its cells' lists went through local memory: 2 ns a cell on
-/// an H200 while dragging at 10^8 cells, against 0.31 at the headline); any other list length
-/// with run-time ones.
+/// adjust 3; with run-time bounds its projection was 4-11 % slower on an H200); any other list
+/// length with run-time ones.
 template <int LIST>
 void launchForList(const ProjectionArgs& a, cudaStream_t stream) {
     const bool adjustOne = a.adjust == 1.0f;
-    if (a.topn == LIST - 1 && a.topnn == LIST && !fullListsOff())
+    if (a.topn == LIST - 1 && a.topnn == LIST && (adjustOne || !fullListsOff()))
         return adjustOne ? launchOne<LIST, true, true>(a, stream)
                          : launchOne<LIST, false, true>(a, stream);
     if (!adjustOne) return launchOne<LIST, false, false>(a, stream);

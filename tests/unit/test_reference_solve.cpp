@@ -85,41 +85,51 @@ TEST(ReferenceSolve, PairsSideBySideAndTablePowersGiveThePlainLoopsBits) {
         for (const float adjust : {0.0f, 1.0f, 3.0f}) {
             PairConstants table;
             table.update(model, adjust);
-            for (const int topn : {4, 7, 16, 33}) {
-                for (int point = 0; point < 20; ++point) {
-                    std::vector<float> x(d), score(topn);
-                    for (float& v : x) v = normal(rng);
-                    std::vector<uint32_t> idx(g);
-                    for (uint32_t j = 0; j < g; ++j) idx[j] = j;
-                    std::shuffle(idx.begin() + 4, idx.end(), rng);
-                    // Every other point lists the pairs to skip first.
-                    if (point % 2) std::shuffle(idx.begin(), idx.end(), rng);
-                    for (float& s : score) s = unit(rng);
-                    float plain[2], grouped[2], tabled[2];
-                    const bool okPlain = plainReferenceSolve(x.data(), model, idx.data(),
-                                                             score.data(), topn, adjust, plain);
-                    const bool okGrouped = solveLikeReference(x.data(), model, idx.data(),
-                                                              score.data(), topn, adjust, grouped);
-                    const bool okTabled = solveLikeReference(
-                        x.data(), model, idx.data(), score.data(), topn, adjust, tabled, &table);
-                    SCOPED_TRACE("d " + std::to_string(d) + " adjust " + std::to_string(adjust) +
-                                 " topn " + std::to_string(topn) + " point " +
-                                 std::to_string(point));
-                    EXPECT_EQ(okGrouped, okPlain);
-                    EXPECT_EQ(okTabled, okPlain);
-                    EXPECT_EQ(std::memcmp(grouped, plain, sizeof plain), 0)
-                        << grouped[0] << " " << grouped[1] << " against " << plain[0] << " "
-                        << plain[1];
-                    EXPECT_EQ(std::memcmp(tabled, plain, sizeof plain), 0)
-                        << tabled[0] << " " << tabled[1] << " against " << plain[0] << " "
-                        << plain[1];
-                    ++compared;
-                    solved += okPlain;
+            // Then three landmarks moved in 2D, as a drag moves them: the table's update
+            // computes their pairs again, in either order of the pair.
+            for (const bool dragged : {false, true}) {
+                if (dragged) {
+                    for (const size_t j : {10, 20, 30}) model.low[2 * j] += 0.5f * normal(rng);
+                    model.touch();
+                    table.update(model, adjust);
+                }
+                for (const int topn : {4, 7, 16, 33}) {
+                    for (int point = 0; point < 20; ++point) {
+                        std::vector<float> x(d), score(topn);
+                        for (float& v : x) v = normal(rng);
+                        std::vector<uint32_t> idx(g);
+                        for (uint32_t j = 0; j < g; ++j) idx[j] = j;
+                        std::shuffle(idx.begin() + 4, idx.end(), rng);
+                        // Every other point lists the pairs to skip first.
+                        if (point % 2) std::shuffle(idx.begin(), idx.end(), rng);
+                        for (float& s : score) s = unit(rng);
+                        float plain[2], grouped[2], tabled[2];
+                        const bool okPlain = plainReferenceSolve(x.data(), model, idx.data(),
+                                                                 score.data(), topn, adjust, plain);
+                        const bool okGrouped = solveLikeReference(
+                            x.data(), model, idx.data(), score.data(), topn, adjust, grouped);
+                        const bool okTabled =
+                            solveLikeReference(x.data(), model, idx.data(), score.data(), topn,
+                                               adjust, tabled, &table);
+                        SCOPED_TRACE("d " + std::to_string(d) + " adjust " +
+                                     std::to_string(adjust) + " topn " + std::to_string(topn) +
+                                     " point " + std::to_string(point));
+                        EXPECT_EQ(okGrouped, okPlain);
+                        EXPECT_EQ(okTabled, okPlain);
+                        EXPECT_EQ(std::memcmp(grouped, plain, sizeof plain), 0)
+                            << grouped[0] << " " << grouped[1] << " against " << plain[0] << " "
+                            << plain[1];
+                        EXPECT_EQ(std::memcmp(tabled, plain, sizeof plain), 0)
+                            << tabled[0] << " " << tabled[1] << " against " << plain[0] << " "
+                            << plain[1];
+                        ++compared;
+                        solved += okPlain;
+                    }
                 }
             }
         }
     }
-    EXPECT_EQ(compared, 3 * 3 * 4 * 20);
+    EXPECT_EQ(compared, 3 * 3 * 2 * 4 * 20);
     EXPECT_GT(solved, compared / 2);  // the comparisons are of solutions, not of failures
 }
 

@@ -25,6 +25,8 @@ class PairConstants {
     const float* row(size_t u) const { return m_values.data() + 2 * u * m_g; }
     /// Landmarks the table is for (rows and columns).
     size_t landmarks() const { return m_g; }
+    /// The adjust its powers f_uv are for.
+    float adjust() const { return m_adjust; }
 
   private:
     /// Records the model the table now follows.
