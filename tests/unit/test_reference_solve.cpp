@@ -1,12 +1,11 @@
-// solveLikeReference, which runs a few pairs' O(d) sums side by side and may take the pair
-// table's powers, against the reference's steps written plainly, one pair after another: the
-// same bits, whatever the dimensions, the list's length, adjust, and the pairs the reference
+// solveLikeReference, which runs four pairs' O(d) sums side by side and may take the pair
+// table's powers, against the reference's own loop, a pair at a time (solveInPairGroups<1>):
+// the same bits, whatever the dimensions, the list's length, adjust, and the pairs the reference
 // skips (equal landmarks, landmarks on one 2D spot).
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <random>
 #include <string>
@@ -18,55 +17,7 @@
 namespace sepal {
 namespace {
 
-/// Steps 3-4 of embedsom.md in the reference's float arithmetic and order, a pair at a time
-/// (the oracle).
-bool plainReferenceSolve(const float* x, const LandmarkModel& model, const uint32_t* idx,
-                         const float* score, int topn, float adjust, float* y) {
-    const size_t d = model.dim;
-    const float* low = model.low.data();
-    float a00 = 0.0f, a01 = 0.0f, a11 = 0.0f, b0 = 0.0f, b1 = 0.0f;
-    for (int i = 0; i < topn; ++i) {
-        const uint32_t u = idx[i];
-        const float gs = score[i] * 1e-5f;
-        a00 += gs;
-        a11 += gs;
-        b0 += gs * low[2 * u];
-        b1 += gs * low[2 * u + 1];
-    }
-    for (int i = 0; i < topn; ++i) {
-        for (int j = i + 1; j < topn; ++j) {
-            const uint32_t u = idx[i], v = idx[j];
-            const float* lu = model.highRow(u);
-            const float* lv = model.highRow(v);
-            float sqd = 0.0f, dot = 0.0f;
-            for (size_t t = 0; t < d; ++t) {
-                const float e = lv[t] - lu[t];
-                sqd += e * e;
-                dot += (x[t] - lu[t]) * e;
-            }
-            if (sqd == 0.0f) continue;
-            const float D = dot / sqd;
-            const float hx = low[2 * v] - low[2 * u], hy = low[2 * v + 1] - low[2 * u + 1];
-            const float hp = hx * hx + hy * hy;
-            if (hp < 1e-10f) continue;
-            const float s = score[i] * score[j] * std::pow(1.0f + hp, -adjust) *
-                            std::exp(-(D - 0.5f) * (D - 0.5f));
-            const float sh = s / hp;
-            a00 += sh * hx * hx;
-            a01 += sh * hx * hy;
-            a11 += sh * hy * hy;
-            const float f = s * (D + (hx * low[2 * u] + hy * low[2 * u + 1]) / hp);
-            b0 += f * hx;
-            b1 += f * hy;
-        }
-    }
-    const float det = a00 * a11 - a01 * a01;
-    y[0] = (b0 * a11 - b1 * a01) / det;
-    y[1] = (a00 * b1 - a01 * b0) / det;
-    return std::isfinite(y[0]) && std::isfinite(y[1]);
-}
-
-TEST(ReferenceSolve, PairsSideBySideAndTablePowersGiveThePlainLoopsBits) {
+TEST(ReferenceSolve, PairsSideBySideAndTablePowersGiveThePairByPairBits) {
     const size_t g = 64;
     std::mt19937 rng(2026);
     std::normal_distribution<float> normal(0.0f, 1.0f);
@@ -103,9 +54,10 @@ TEST(ReferenceSolve, PairsSideBySideAndTablePowersGiveThePlainLoopsBits) {
                         // Every other point lists the pairs to skip first.
                         if (point % 2) std::shuffle(idx.begin(), idx.end(), rng);
                         for (float& s : score) s = unit(rng);
-                        float plain[2], grouped[2], tabled[2];
-                        const bool okPlain = plainReferenceSolve(x.data(), model, idx.data(),
-                                                                 score.data(), topn, adjust, plain);
+                        float pairByPair[2], grouped[2], tabled[2];
+                        const bool okPairByPair =
+                            solveInPairGroups<1>(x.data(), model, idx.data(), score.data(), topn,
+                                                 adjust, pairByPair, nullptr);
                         const bool okGrouped = solveLikeReference(
                             x.data(), model, idx.data(), score.data(), topn, adjust, grouped);
                         const bool okTabled =
@@ -114,16 +66,16 @@ TEST(ReferenceSolve, PairsSideBySideAndTablePowersGiveThePlainLoopsBits) {
                         SCOPED_TRACE("d " + std::to_string(d) + " adjust " +
                                      std::to_string(adjust) + " topn " + std::to_string(topn) +
                                      " point " + std::to_string(point));
-                        EXPECT_EQ(okGrouped, okPlain);
-                        EXPECT_EQ(okTabled, okPlain);
-                        EXPECT_EQ(std::memcmp(grouped, plain, sizeof plain), 0)
-                            << grouped[0] << " " << grouped[1] << " against " << plain[0] << " "
-                            << plain[1];
-                        EXPECT_EQ(std::memcmp(tabled, plain, sizeof plain), 0)
-                            << tabled[0] << " " << tabled[1] << " against " << plain[0] << " "
-                            << plain[1];
+                        EXPECT_EQ(okGrouped, okPairByPair);
+                        EXPECT_EQ(okTabled, okPairByPair);
+                        EXPECT_EQ(std::memcmp(grouped, pairByPair, sizeof pairByPair), 0)
+                            << grouped[0] << " " << grouped[1] << " against " << pairByPair[0]
+                            << " " << pairByPair[1];
+                        EXPECT_EQ(std::memcmp(tabled, pairByPair, sizeof pairByPair), 0)
+                            << tabled[0] << " " << tabled[1] << " against " << pairByPair[0] << " "
+                            << pairByPair[1];
                         ++compared;
-                        solved += okPlain;
+                        solved += okPairByPair;
                     }
                 }
             }

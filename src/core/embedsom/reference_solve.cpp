@@ -5,18 +5,10 @@
 
 namespace sepal {
 
-namespace {
-
-/// Pairs (i, j) whose O(d) sums run side by side: independent chains, so that the additions of
-/// one wait on the pipeline while the others proceed (one pair at a time, every addition waited
-/// on the one before it, and the app's default recipe sends about 4 % of the cells here).
-constexpr int kReferencePairGroup = 4;
-
-}  // namespace
-
-bool solveLikeReference(const float* x, const LandmarkModel& model, const uint32_t* idx,
-                        const float* score, int topn, float adjust, float* y,
-                        const PairConstants* pairs) {
+template <int GROUP>
+bool solveInPairGroups(const float* x, const LandmarkModel& model, const uint32_t* idx,
+                       const float* score, int topn, float adjust, float* y,
+                       const PairConstants* pairs) {
     assert(!pairs || (pairs->landmarks() == model.count() && pairs->adjust() == adjust));
     const size_t d = model.dim;
     const float* low = model.low.data();
@@ -33,17 +25,16 @@ bool solveLikeReference(const float* x, const LandmarkModel& model, const uint32
         const uint32_t u = idx[i];
         const float* lu = model.highRow(u);
         const float* pairRow = pairs ? pairs->row(u) : nullptr;
-        for (int j0 = i + 1; j0 < topn; j0 += kReferencePairGroup) {
-            // D's sums for up to kReferencePairGroup pairs, each in the reference's order and
+        for (int j0 = i + 1; j0 < topn; j0 += GROUP) {
+            // D's sums for up to GROUP pairs, each in the reference's order and
             // roundings (the core is built without contraction: no fused multiply-add).
-            const int count = topn - j0 < kReferencePairGroup ? topn - j0 : kReferencePairGroup;
-            const float* lv[kReferencePairGroup];
-            for (int k = 0; k < kReferencePairGroup; ++k)
-                lv[k] = model.highRow(idx[j0 + (k < count ? k : 0)]);
-            float sqd[kReferencePairGroup] = {}, dot[kReferencePairGroup] = {};
+            const int count = topn - j0 < GROUP ? topn - j0 : GROUP;
+            const float* lv[GROUP];
+            for (int k = 0; k < GROUP; ++k) lv[k] = model.highRow(idx[j0 + (k < count ? k : 0)]);
+            float sqd[GROUP] = {}, dot[GROUP] = {};
             for (size_t t = 0; t < d; ++t) {
                 const float xu = x[t] - lu[t];
-                for (int k = 0; k < kReferencePairGroup; ++k) {
+                for (int k = 0; k < GROUP; ++k) {
                     const float e = lv[k][t] - lu[t];
                     sqd[k] += e * e;
                     dot[k] += xu * e;
@@ -75,6 +66,21 @@ bool solveLikeReference(const float* x, const LandmarkModel& model, const uint32
     y[0] = (b0 * a11 - b1 * a01) / det;
     y[1] = (a00 * b1 - a01 * b0) / det;
     return std::isfinite(y[0]) && std::isfinite(y[1]);
+}
+
+template bool solveInPairGroups<1>(const float*, const LandmarkModel&, const uint32_t*,
+                                   const float*, int, float, float*, const PairConstants*);
+template bool solveInPairGroups<4>(const float*, const LandmarkModel&, const uint32_t*,
+                                   const float*, int, float, float*, const PairConstants*);
+
+bool solveLikeReference(const float* x, const LandmarkModel& model, const uint32_t* idx,
+                        const float* score, int topn, float adjust, float* y,
+                        const PairConstants* pairs) {
+    // Four pairs' sums side by side: independent chains, so that the additions of one wait on
+    // the pipeline while the others proceed (a pair at a time, every addition waited on the one
+    // before it; the app's default recipe sends about 4 % of the cells here). Eight were slower
+    // at k 16 (partly filled groups).
+    return solveInPairGroups<4>(x, model, idx, score, topn, adjust, y, pairs);
 }
 
 }  // namespace sepal

@@ -20,4 +20,12 @@ bool solveLikeReference(const float* x, const LandmarkModel& model, const uint32
                         const float* score, int topn, float adjust, float* y,
                         const PairConstants* pairs = nullptr);
 
+/// solveLikeReference with the O(d) sums of GROUP pairs run side by side: 1 is the reference's
+/// own loop, a pair at a time; solveLikeReference runs 4. The bits are the same for any GROUP
+/// (tests compare 1 and 4); instantiated for 1 and 4.
+template <int GROUP>
+bool solveInPairGroups(const float* x, const LandmarkModel& model, const uint32_t* idx,
+                       const float* score, int topn, float adjust, float* y,
+                       const PairConstants* pairs);
+
 }  // namespace sepal
