@@ -1,8 +1,15 @@
 // The queue of ill-conditioned cells that the table and list projections share: a cell whose
 // 2x2 system is too ill-conditioned for the fast path's roundings is queued by its projection
-// and placed afterwards by solveDeferredKernel, one thread each, the reference's way. Solved
-// inline, one such cell held its whole warp (32 cells, or the list projection's one) for the
-// reference's O(k^2 d) steps; at 10^8 cells that cost a drag frame three times its projection.
+// and placed afterwards the reference's way. Solved inline, one such cell held its whole warp
+// (32 cells, or the list projection's one) for the reference's O(k^2 d) steps; at 10^8 cells
+// that cost a drag frame three times its projection.
+// solveDeferredWarpKernel places a queued cell a warp at a time: the app's default recipe
+// (smooth -2, adjust 3) leaves about 4 % of the cells ill-conditioned, and one thread a cell
+// (solveDeferredKernel, kept for comparisons: SEPAL_DEFERRED_WARP=0) ran their O(k^2) pairs of
+// double exponentials and powers one after another on a few warps a multiprocessor.
+
+#include <cstdlib>
+#include <string>
 
 #include "cuda/cuda_error.h"
 #include "cuda/embedsom_device.cuh"
@@ -11,8 +18,11 @@
 namespace sepal::cuda {
 namespace {
 
-// The queued cells placed as referenceWhereIllConditioned would have placed them inline: the
-// same function of the same lists, so the positions are the same bit for bit.
+constexpr int kWarpsPerBlock = 4;
+constexpr int kPairChunk = 128;  // pairs whose terms a warp holds at once (4 a lane)
+
+/// The queued cells placed as referenceWhereIllConditioned would have placed them inline: the
+/// same function of the same lists, so the positions are the same bit for bit.
 __global__ void solveDeferredKernel(const ProjectionArgs a) {
     const unsigned long long queued = *a.deferredCount;
     const size_t count = queued < kDeferredCapacity ? size_t(queued) : kDeferredCapacity;
@@ -27,6 +37,125 @@ __global__ void solveDeferredKernel(const ProjectionArgs a) {
     }
 }
 
+/// Pair e of the list's (i, j) enumeration, i < j < topn, row by row (solveLikeReference's
+/// order).
+__device__ __forceinline__ void pairOf(int e, int topn, int& i, int& j) {
+    int row = 0, start = 0;
+    while (e >= start + (topn - 1 - row)) start += topn - 1 - row++;
+    i = row;
+    j = row + 1 + e - start;
+}
+
+/// The queued cells, a warp each, with solveLikeReference's operations and order: the scores
+/// once a list entry a lane (the serial form computes each again per pair, the same way, so
+/// to the same bits), each pair's five terms a pair a lane, then lane 0 adds them in the pairs'
+/// order, leaving out those the serial form skips.
+__global__ void __launch_bounds__(32 * kWarpsPerBlock)
+    solveDeferredWarpKernel(const ProjectionArgs a) {
+    __shared__ float scores[kWarpsPerBlock][kListMaxList];
+    __shared__ float terms[kWarpsPerBlock][5][kPairChunk];
+    __shared__ bool added[kWarpsPerBlock][kPairChunk];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const unsigned long long queued = *a.deferredCount;
+    const size_t count = queued < kDeferredCapacity ? size_t(queued) : kDeferredCapacity;
+    const int topn = a.topn, stride = a.stride;
+    const bool normalise = topn < a.topnn;
+    const int pairs = topn * (topn - 1) / 2;
+    float* score = scores[warp];
+    for (size_t c = size_t(blockIdx.x) * kWarpsPerBlock + warp; c < count;
+         c += size_t(gridDim.x) * kWarpsPerBlock) {
+        const size_t p = a.deferred[c];
+        const float* x = a.points + p * stride;
+        const float* dist = a.knnDist + p * a.kOut;
+        const int* idx = reinterpret_cast<const int*>(a.knnIdx + p * a.kOut);
+        const detail::ScoreMoments m =
+            detail::scoreMoments<0>([&](int i) { return dist[i]; }, topn, a.topnn, a.boost);
+        if (!m.ok) continue;  // the serial form fails too: the fast path's position stays
+        for (int i = lane; i < topn; i += 32)
+            score[i] = detail::scoreOf<true>(m, sqrtf(dist[i]), normalise);
+        __syncwarp();
+        float a00 = 0, a01 = 0, a11 = 0, b0 = 0, b1 = 0;
+        if (lane == 0) {
+            for (int i = 0; i < topn; ++i) {
+                const int u = idx[i];
+                const float gs = __fmul_rn(score[i], 1e-5f);
+                a00 = __fadd_rn(a00, gs);
+                a11 = __fadd_rn(a11, gs);
+                b0 = __fadd_rn(b0, __fmul_rn(gs, a.low[2 * u]));
+                b1 = __fadd_rn(b1, __fmul_rn(gs, a.low[2 * u + 1]));
+            }
+        }
+        for (int first = 0; first < pairs; first += kPairChunk) {
+            for (int slot = lane; slot < kPairChunk && first + slot < pairs; slot += 32) {
+                int i, j;
+                pairOf(first + slot, topn, i, j);
+                const int u = idx[i], v = idx[j];
+                const float* lu = a.landmarks + size_t(u) * stride;
+                const float* lv = a.landmarks + size_t(v) * stride;
+                const float lux = a.low[2 * u], luy = a.low[2 * u + 1];
+                float sqd = 0, dot = 0;
+                for (int t = 0; t < stride; ++t) {  // padding adds exact zeros
+                    const float e = __fsub_rn(lv[t], lu[t]);
+                    sqd = detail::addSquare(sqd, e);
+                    dot = __fadd_rn(dot, __fmul_rn(__fsub_rn(x[t], lu[t]), e));
+                }
+                const float hx = __fsub_rn(a.low[2 * v], lux);
+                const float hy = __fsub_rn(a.low[2 * v + 1], luy);
+                const float hp = __fadd_rn(__fmul_rn(hx, hx), __fmul_rn(hy, hy));
+                const bool use = sqd != 0.0f && !(hp < 1e-10f);
+                float t[5] = {0, 0, 0, 0, 0};
+                if (use) {
+                    const float D = __fdiv_rn(dot, sqd);
+                    const float q = __fsub_rn(D, 0.5f);
+                    const float s =
+                        __fmul_rn(__fmul_rn(__fmul_rn(score[i], score[j]),
+                                            float(pow(double(1.0f + hp), double(-a.adjust)))),
+                                  detail::hostExp(__fmul_rn(-q, q)));
+                    const float sh = __fdiv_rn(s, hp);
+                    t[0] = __fmul_rn(__fmul_rn(sh, hx), hx);
+                    t[1] = __fmul_rn(__fmul_rn(sh, hx), hy);
+                    t[2] = __fmul_rn(__fmul_rn(sh, hy), hy);
+                    const float along =
+                        __fdiv_rn(__fadd_rn(__fmul_rn(hx, lux), __fmul_rn(hy, luy)), hp);
+                    const float f = __fmul_rn(s, __fadd_rn(D, along));
+                    t[3] = __fmul_rn(f, hx);
+                    t[4] = __fmul_rn(f, hy);
+                }
+#pragma unroll
+                for (int k = 0; k < 5; ++k) terms[warp][k][slot] = t[k];
+                added[warp][slot] = use;
+            }
+            __syncwarp();
+            if (lane == 0) {
+                const int inChunk = min(kPairChunk, pairs - first);
+                for (int slot = 0; slot < inChunk; ++slot) {
+                    if (!added[warp][slot]) continue;
+                    a00 = __fadd_rn(a00, terms[warp][0][slot]);
+                    a01 = __fadd_rn(a01, terms[warp][1][slot]);
+                    a11 = __fadd_rn(a11, terms[warp][2][slot]);
+                    b0 = __fadd_rn(b0, terms[warp][3][slot]);
+                    b1 = __fadd_rn(b1, terms[warp][4][slot]);
+                }
+            }
+            __syncwarp();  // the next chunk's terms go where these were
+        }
+        if (lane == 0) {
+            const float det = __fsub_rn(__fmul_rn(a00, a11), __fmul_rn(a01, a01));
+            const float2 y =
+                make_float2(__fdiv_rn(__fsub_rn(__fmul_rn(b0, a11), __fmul_rn(b1, a01)), det),
+                            __fdiv_rn(__fsub_rn(__fmul_rn(a00, b1), __fmul_rn(a01, b0)), det));
+            if (isfinite(y.x) && isfinite(y.y)) reinterpret_cast<float2*>(a.out)[p] = y;
+        }
+        __syncwarp();  // the scores are written again for the next cell
+    }
+}
+
+/// False when SEPAL_DEFERRED_WARP=0 asks for a thread a queued cell, for comparisons.
+bool warpPerCell() {
+    const char* v = std::getenv("SEPAL_DEFERRED_WARP");
+    return !(v && std::string(v) == "0");
+}
+
 }  // namespace
 
 void beginDeferredSolves(const ProjectionArgs& a, cudaStream_t stream) {
@@ -36,9 +165,14 @@ void beginDeferredSolves(const ProjectionArgs& a, cudaStream_t stream) {
 
 void finishDeferredSolves(const ProjectionArgs& a, cudaStream_t stream) {
     if (!a.deferred) return;
-    // A few thousand cells at most in practice: one thread each, the rest exit at once.
-    solveDeferredKernel<<<512, 128, 0, stream>>>(a);
-    SEPAL_CUDA_CHECK_LAUNCH("solveDeferredKernel");
+    // The queue's length is on the device: a fixed grid, whose warps without a cell exit at once.
+    if (warpPerCell()) {
+        solveDeferredWarpKernel<<<2048, 32 * kWarpsPerBlock, 0, stream>>>(a);
+        SEPAL_CUDA_CHECK_LAUNCH("solveDeferredWarpKernel");
+    } else {
+        solveDeferredKernel<<<512, 128, 0, stream>>>(a);
+        SEPAL_CUDA_CHECK_LAUNCH("solveDeferredKernel");
+    }
 }
 
 }  // namespace sepal::cuda
