@@ -243,9 +243,10 @@ struct CudaProjector::State {
         return tensorLandmarks.view();
     }
 
-    /// Gives the launch slot b's queue of ill-conditioned cells (table projection).
+    /// Gives the launch slot b's queue of ill-conditioned cells (table and list projections).
     void useDeferredQueue(ProjectionArgs& a, int b) {
-        deferred[b].reserve(kDeferredCapacity);
+        a.deferredCapacity = std::max(kDeferredCapacity, a.n / 16);
+        deferred[b].reserve(a.deferredCapacity);
         deferredCount[b].reserve(1);
         a.deferred = deferred[b].get();
         a.deferredCount = deferredCount[b].get();

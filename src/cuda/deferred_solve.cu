@@ -25,7 +25,7 @@ constexpr int kPairChunk = 128;  // pairs whose terms a warp holds at once (4 a 
 /// same function of the same lists, so the positions are the same bit for bit.
 __global__ void solveDeferredKernel(const ProjectionArgs a) {
     const unsigned long long queued = *a.deferredCount;
-    const size_t count = queued < kDeferredCapacity ? size_t(queued) : kDeferredCapacity;
+    const size_t count = queued < a.deferredCapacity ? size_t(queued) : a.deferredCapacity;
     for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
          i += size_t(gridDim.x) * blockDim.x) {
         const size_t p = a.deferred[i];
@@ -57,7 +57,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
     __shared__ bool added[kWarpsPerBlock][kPairChunk];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const unsigned long long queued = *a.deferredCount;
-    const size_t count = queued < kDeferredCapacity ? size_t(queued) : kDeferredCapacity;
+    const size_t count = queued < a.deferredCapacity ? size_t(queued) : a.deferredCapacity;
     const int topn = a.topn, stride = a.stride;
     const bool normalise = topn < a.topnn;
     const int pairs = topn * (topn - 1) / 2;

@@ -252,8 +252,8 @@ __device__ __forceinline__ void deferWhereIllConditioned(const ProjectionArgs& a
                                                          const LeastSquares& ls, float2& y) {
     if (!illConditioned(ls)) return;
     const unsigned long long slot =
-        a.deferred ? atomicAdd(a.deferredCount, 1ull) : kDeferredCapacity;
-    if (slot < kDeferredCapacity) {
+        a.deferred ? atomicAdd(a.deferredCount, 1ull) : a.deferredCapacity;
+    if (slot < a.deferredCapacity) {
         a.deferred[slot] = uint32_t(p);
         return;
     }

@@ -97,14 +97,17 @@ struct ProjectionArgs {
     /// else 0 (null: not written).
     uint8_t* fellBack = nullptr;
     /// Table and list projections only (null: solved inline): the cells whose system is
-    /// ill-conditioned are queued here (up to kDeferredCapacity; beyond it solved inline) and
+    /// ill-conditioned are queued here (up to deferredCapacity; beyond it solved inline) and
     /// solved the reference's way by finishDeferredSolves, one thread each. Inline, one such
     /// lane held its whole warp for the reference's O(k^2 d) steps. deferredCount[0] counts them.
     uint32_t* deferred = nullptr;
     unsigned long long* deferredCount = nullptr;  ///< cells queued in deferred (may pass capacity)
+    size_t deferredCapacity = 0;                  ///< cells deferred holds
 };
 
-/// Cells the deferred queue of the table and list projections holds (4 MB of indices).
+/// Cells the deferred queue of the table and list projections holds at least (4 MB of indices);
+/// a launch of more than 16 times as many cells has a 16th of its cells' room (the app's default
+/// recipe leaves about 4 % of the cells ill-conditioned).
 constexpr size_t kDeferredCapacity = size_t(1) << 20;
 
 /// Threads of the placeNonFinite launch (its scratch holds topnn entries per thread).
