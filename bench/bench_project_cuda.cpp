@@ -184,6 +184,7 @@ void runOne(const Options& o, const std::vector<float>& x, size_t d, size_t g, i
         j["knn_ms"] = kn.median;
         j["project_ms"] = std::max(0.0, t.median - kn.median);
         j["knn_split_ms"] = stats(split).median;
+        j["deferred_cells"] = projector.lastTimes().deferredCells;
         if (projector.lastKernelName().rfind("tensor", 0) == 0) {
             j["candidates_per_point"] = projector.lastTimes().candidatesPerPoint;
             j["exact_scans"] = projector.lastTimes().exactScans;

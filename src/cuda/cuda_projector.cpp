@@ -129,6 +129,7 @@ struct CudaProjector::State {
     DeviceBuffer<unsigned long long> deferredCount[2];
     PinnedBuffer<unsigned long long> tensorStatsHost;
     PinnedBuffer<unsigned long long> countersHost[2];
+    PinnedBuffer<unsigned long long> deferredHost;  // recordDeferred's copy of a queue's count
     DeviceBuffer<uint32_t> nonFinite[2], scratchIdx[2];
     DeviceBuffer<float> scratch[2];
     PinnedBuffer<float> stageIn[2], stageOut[2];
@@ -243,13 +244,25 @@ struct CudaProjector::State {
         return tensorLandmarks.view();
     }
 
-    /// Gives the launch slot b's queue of ill-conditioned cells (table and list projections).
-    void useDeferredQueue(ProjectionArgs& a, int b) {
+    /// Gives the launch slot b's queue of ill-conditioned cells (table and list projections),
+    /// its count zeroed on `stream` (kernels that queue nothing leave it at 0).
+    void useDeferredQueue(ProjectionArgs& a, int b, cudaStream_t stream) {
         a.deferredCapacity = std::max(kDeferredCapacity, a.n / 16);
         deferred[b].reserve(a.deferredCapacity);
         deferredCount[b].reserve(1);
         a.deferred = deferred[b].get();
         a.deferredCount = deferredCount[b].get();
+        SEPAL_CUDA_CHECK(cudaMemsetAsync(a.deferredCount, 0, sizeof(unsigned long long), stream));
+    }
+
+    /// With timing on: copies slot b's count of queued cells for readTimes (after the launches
+    /// on `stream`).
+    void recordDeferred(int b, cudaStream_t stream) {
+        if (!timing) return;
+        deferredHost.reserve(1);
+        SEPAL_CUDA_CHECK(cudaMemcpyAsync(deferredHost.get(), deferredCount[b].get(),
+                                         sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                                         stream));
     }
 
     /// The kernel for a launch with these arguments: the one named, or auto's (measured once
@@ -283,7 +296,7 @@ struct CudaProjector::State {
         a.nonFinite = nonFinite[b].get();
         a.scratch = scratch[b].get();
         a.scratchIdx = scratchIdx[b].get();
-        useDeferredQueue(a, b);
+        useDeferredQueue(a, b, stream);
         SEPAL_CUDA_CHECK(cudaMemsetAsync(a.counters, 0, 2 * sizeof(unsigned long long), stream));
         const bool oneKernel = launch.knn == nullptr;
         if (knnOnlyPhase || !oneKernel) {
@@ -320,6 +333,7 @@ struct CudaProjector::State {
                                              2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost,
                                              stream));
         statsPoints = a.tensorStats ? a.n : 0;
+        recordDeferred(b, stream);
         SEPAL_CUDA_CHECK(cudaMemcpyAsync(countersHost[b].get(), a.counters,
                                          2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost,
                                          stream));
@@ -361,7 +375,7 @@ struct CudaProjector::State {
         scratchIdx[0].reserve(size_t(kFixThreads) * a.topnn);
         a.scratch = scratch[0].get();
         a.scratchIdx = scratchIdx[0].get();
-        useDeferredQueue(a, 0);
+        useDeferredQueue(a, 0, stream);
         a.out = out.get();
         a.counters = cache.counters();
         a.nonFinite = cache.nonFinite();
@@ -406,6 +420,7 @@ struct CudaProjector::State {
         SEPAL_CUDA_CHECK(cudaMemsetAsync(a.counters + 1, 0, sizeof(unsigned long long), stream));
         launchCountFlags(a.fellBack, a.n, a.counters + 1, stream);
         if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(events[2], stream));
+        recordDeferred(0, stream);
         countersHost[0].reserve(2);
         SEPAL_CUDA_CHECK(cudaMemcpyAsync(countersHost[0].get(), a.counters,
                                          2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost,
@@ -509,6 +524,7 @@ struct CudaProjector::State {
         times.candidatesPerPoint =
             statsPoints ? double(tensorStatsHost.get()[0]) / double(statsPoints) : 0.0;
         times.exactScans = statsPoints ? tensorStatsHost.get()[1] : 0;
+        times.deferredCells = deferredHost.get() ? deferredHost.get()[0] : 0;
     }
 };
 
@@ -642,6 +658,7 @@ ProjectionReport CudaProjector::projectRangeToDevice(const LandmarkModel& model,
         sum.projectMs += s.times.projectMs;
         sum.totalMs += s.times.totalMs;
         sum.exactScans += s.times.exactScans;
+        sum.deferredCells += s.times.deferredCells;
         candidates += s.times.candidatesPerPoint * double(part.n);
     }
     s.lastProjected = count;

@@ -28,6 +28,8 @@ struct PhaseTimes {
     /// had more candidates than it keeps and scanned every landmark exactly.
     double candidatesPerPoint = 0;
     unsigned long long exactScans = 0;
+    /// Table and list projections: cells queued for the reference's solve (ill-conditioned).
+    unsigned long long deferredCells = 0;
 };
 
 /// EmbedSOM on the GPU. Landmarks and per-pair constants are uploaded only when the model's

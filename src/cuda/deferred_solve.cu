@@ -14,6 +14,7 @@
 #include "cuda/cuda_error.h"
 #include "cuda/embedsom_device.cuh"
 #include "cuda/embedsom_kernels.h"
+#include "cuda/point_kernel_launch.cuh"
 
 namespace sepal::cuda {
 namespace {
@@ -48,8 +49,9 @@ __device__ __forceinline__ void pairOf(int e, int topn, int& i, int& j) {
 
 /// The queued cells, a warp each, with solveLikeReference's operations and order: the scores
 /// once a list entry a lane (the serial form computes each again per pair, the same way, so
-/// to the same bits), each pair's five terms a pair a lane, then lane 0 adds them in the pairs'
-/// order, leaving out those the serial form skips.
+/// to the same bits), each pair's five terms a pair a lane, then lane s of the first five adds
+/// sum s's terms (a00, a01, a11, b0, b1) in the pairs' order, leaving out those the serial form
+/// skips: five sums that never mix, each in its serial order.
 __global__ void __launch_bounds__(32 * kWarpsPerBlock)
     solveDeferredWarpKernel(const ProjectionArgs a) {
     __shared__ float scores[kWarpsPerBlock][kListMaxList];
@@ -74,15 +76,13 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
         for (int i = lane; i < topn; i += 32)
             score[i] = detail::scoreOf<true>(m, sqrtf(dist[i]), normalise);
         __syncwarp();
-        float a00 = 0, a01 = 0, a11 = 0, b0 = 0, b1 = 0;
-        if (lane == 0) {
+        // Lane s < 5 holds sum s; the gravity terms first (a01 has none).
+        float sum = 0;
+        if (lane < 5 && lane != 1) {
             for (int i = 0; i < topn; ++i) {
-                const int u = idx[i];
                 const float gs = __fmul_rn(score[i], 1e-5f);
-                a00 = __fadd_rn(a00, gs);
-                a11 = __fadd_rn(a11, gs);
-                b0 = __fadd_rn(b0, __fmul_rn(gs, a.low[2 * u]));
-                b1 = __fadd_rn(b1, __fmul_rn(gs, a.low[2 * u + 1]));
+                const int u = idx[i];
+                sum = __fadd_rn(sum, lane < 3 ? gs : __fmul_rn(gs, a.low[2 * u + (lane - 3)]));
             }
         }
         for (int first = 0; first < pairs; first += kPairChunk) {
@@ -126,19 +126,16 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
                 added[warp][slot] = use;
             }
             __syncwarp();
-            if (lane == 0) {
+            if (lane < 5) {
                 const int inChunk = min(kPairChunk, pairs - first);
-                for (int slot = 0; slot < inChunk; ++slot) {
-                    if (!added[warp][slot]) continue;
-                    a00 = __fadd_rn(a00, terms[warp][0][slot]);
-                    a01 = __fadd_rn(a01, terms[warp][1][slot]);
-                    a11 = __fadd_rn(a11, terms[warp][2][slot]);
-                    b0 = __fadd_rn(b0, terms[warp][3][slot]);
-                    b1 = __fadd_rn(b1, terms[warp][4][slot]);
-                }
+                for (int slot = 0; slot < inChunk; ++slot)
+                    if (added[warp][slot]) sum = __fadd_rn(sum, terms[warp][lane][slot]);
             }
             __syncwarp();  // the next chunk's terms go where these were
         }
+        const float a00 = __shfl_sync(0xffffffffu, sum, 0), a01 = __shfl_sync(0xffffffffu, sum, 1);
+        const float a11 = __shfl_sync(0xffffffffu, sum, 2), b0 = __shfl_sync(0xffffffffu, sum, 3);
+        const float b1 = __shfl_sync(0xffffffffu, sum, 4);
         if (lane == 0) {
             const float det = __fsub_rn(__fmul_rn(a00, a11), __fmul_rn(a01, a01));
             const float2 y =
@@ -165,9 +162,17 @@ void beginDeferredSolves(const ProjectionArgs& a, cudaStream_t stream) {
 
 void finishDeferredSolves(const ProjectionArgs& a, cudaStream_t stream) {
     if (!a.deferred) return;
-    // The queue's length is on the device: a fixed grid, whose warps without a cell exit at once.
+    // The queue's length is on the device: a grid of the blocks that fit at once on the
+    // launch's multiprocessors, whose warps without a cell exit at once.
     if (warpPerCell()) {
-        solveDeferredWarpKernel<<<2048, 32 * kWarpsPerBlock, 0, stream>>>(a);
+        static const int blocksPerSm = [] {
+            int blocks = 0;
+            SEPAL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &blocks, solveDeferredWarpKernel, 32 * kWarpsPerBlock, 0));
+            return blocks > 0 ? blocks : 1;
+        }();
+        const unsigned blocks = unsigned(blocksPerSm * detail::multiprocessorsFor(a));
+        solveDeferredWarpKernel<<<blocks, 32 * kWarpsPerBlock, 0, stream>>>(a);
         SEPAL_CUDA_CHECK_LAUNCH("solveDeferredWarpKernel");
     } else {
         solveDeferredKernel<<<512, 128, 0, stream>>>(a);

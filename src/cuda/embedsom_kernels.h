@@ -98,8 +98,8 @@ struct ProjectionArgs {
     uint8_t* fellBack = nullptr;
     /// Table and list projections only (null: solved inline): the cells whose system is
     /// ill-conditioned are queued here (up to deferredCapacity; beyond it solved inline) and
-    /// solved the reference's way by finishDeferredSolves, one thread each. Inline, one such
-    /// lane held its whole warp for the reference's O(k^2 d) steps. deferredCount[0] counts them.
+    /// solved the reference's way by finishDeferredSolves, a warp each. Inline, one such lane
+    /// held its whole warp for the reference's O(k^2 d) steps. deferredCount[0] counts them.
     uint32_t* deferred = nullptr;
     unsigned long long* deferredCount = nullptr;  ///< cells queued in deferred (may pass capacity)
     size_t deferredCapacity = 0;                  ///< cells deferred holds
