@@ -5,7 +5,9 @@
 // in shared memory. A query whose candidates cannot be proven to hold its k nearest (an error
 // bound says a point left out might be nearer) is taken again by the difference form, and if
 // still unproven, exactly on the CPU. Batches of queries are dealt to the devices in turn, one
-// host thread each, every device holding all the points.
+// host thread each, every device holding all the points. A whole euclidean graph of many points
+// first gathers them into k-means parts (knn_parts.h), so that a block of queries leaves out the
+// parts it cannot reach: the batches are then runs of the layout's positions.
 
 #include <cuda_runtime_api.h>
 
@@ -13,6 +15,7 @@
 #include <cmath>
 #include <exception>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -24,6 +27,7 @@
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_error.h"
 #include "cuda/device_buffer.h"
+#include "cuda/knn_parts.h"
 #include "cuda/split_knn.h"
 #include "cuda/tile_keys.cuh"
 
@@ -186,6 +190,7 @@ struct GraphInput {
     const KnnRowScales& scales;
     const std::vector<float>& unitRows;  // empty for euclidean and manhattan
     const SplitKnnInput& split;          // empty (n = 0) where the tensor cores do not take it
+    const KnnPartLayout* parts;          // null: no parts (split in the points' order)
     size_t k;
     KnnMetric metric;
     int others;  // usable points other than a usable query
@@ -193,8 +198,10 @@ struct GraphInput {
 
 class CudaKnnGraphBuilder : public KnnGraphBuilder {
   public:
-    CudaKnnGraphBuilder(std::vector<int> devices, size_t batch)
-        : m_devices(std::move(devices)), m_batch(batch > 0 ? batch : kBatch) {}
+    CudaKnnGraphBuilder(std::vector<int> devices, size_t batch, size_t partsFrom)
+        : m_devices(std::move(devices)),
+          m_batch(batch > 0 ? batch : kBatch),
+          m_partsFrom(partsFrom) {}
 
     std::string name() const override { return "cuda"; }
 
@@ -203,6 +210,7 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
         KnnGraph g = emptyKnnGraph(points.rows, k, first, last);
         const size_t n = points.rows, d = points.cols;
         m_redone = 0;
+        m_compared = 1.0;
         if (k + kMargin > 64 || n > size_t(INT32_MAX - 64) || d > size_t(INT32_MAX) / 2) {
             // Beyond what the kernels hold: the CPU gives the same graph.
             exactNeighbours(knnRows(points, metric), rowsOf(g), g);
@@ -224,25 +232,37 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
         // The tensor cores' candidates where the metric has a dot-product form.
         SplitKnnInput split;
         if (splitKnnTakes(metric, d)) split = prepareSplitKnn(points, scales, metric, unitRows);
-        const GraphInput input{points, scales, unitRows, split, k, metric, others};
+        // The parts, for a whole graph only: a share of the rows keeps the points' order.
+        std::unique_ptr<KnnPartLayout> parts;
+        if (split.n > 0 && first == 0 && last == n && knnPartsTake(metric, n, m_partsFrom) &&
+            SplitKnnCandidates::deviceTakes()) {
+            parts = std::make_unique<KnnPartLayout>(gatherKnnParts(points, split));
+            split = splitInLayout(split, *parts);
+        }
+        const GraphInput input{points, scales, unitRows, split, parts.get(), k, metric, others};
         std::vector<int> devices = m_devices;
         if (devices.empty())
             for (int i = 0; i < deviceCount(); ++i) devices.push_back(i);
         if (devices.empty()) throw InputError("k-NN graph: no CUDA device");
         // Batches of queries go to the devices in turn; each device (one host thread each)
         // writes only its batches' rows of g, so the graph does not depend on how many there are.
-        const size_t batches = (last - first + m_batch - 1) / m_batch;
+        // With parts, batches of positions: whole blocks of the layout's.
+        const size_t from = parts ? 0 : first, to = parts ? parts->positions() : last;
+        const size_t batch =
+            parts ? (m_batch + kKnnBlockQueries - 1) / kKnnBlockQueries * kKnnBlockQueries
+                  : m_batch;
+        const size_t batches = (to - from + batch - 1) / batch;
         const size_t lanes = std::max<size_t>(1, std::min(devices.size(), batches));
         std::vector<std::vector<uint32_t>> redo(lanes);
+        std::vector<uint64_t> scannedTiles(lanes, 0);
         std::vector<std::exception_ptr> errors(lanes);
         const auto lane = [&](size_t w) {
             try {
                 useDevice(devices[w]);
                 std::vector<std::pair<size_t, size_t>> mine;
                 for (size_t b = w; b < batches; b += lanes)
-                    mine.emplace_back(first + b * m_batch,
-                                      std::min(last, first + (b + 1) * m_batch));
-                buildOnDevice(input, mine, g, redo[w]);
+                    mine.emplace_back(from + b * batch, std::min(to, from + (b + 1) * batch));
+                scannedTiles[w] = buildOnDevice(input, mine, g, redo[w]);
             } catch (...) {
                 errors[w] = std::current_exception();
             }
@@ -263,19 +283,28 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
         for (const auto& r : redo) again.insert(again.end(), r.begin(), r.end());
         std::sort(again.begin(), again.end());
         m_redone = again.size();
+        if (parts) {
+            uint64_t tiles = 0;
+            for (uint64_t t : scannedTiles) tiles += t;
+            const double positions = double(parts->positions());
+            m_compared = double(tiles) * kKnnPartTile * kKnnBlockQueries / (positions * positions);
+        }
         if (!again.empty()) exactNeighbours(knnRows(points, metric), again, g);
         return g;
     }
 
     size_t redone() const override { return m_redone; }
+    double pairsCompared() const override { return m_compared; }
 
   private:
     /// The rows of `ranges` on the calling thread's device; queries whose candidates are not
     /// proven complete go to `redo`. With the tensor cores' candidates, the queries they cannot
-    /// prove are first taken again by the difference form, which proves nearly all.
-    void buildOnDevice(const GraphInput& in, const std::vector<std::pair<size_t, size_t>>& ranges,
-                       KnnGraph& g, std::vector<uint32_t>& redo) const {
-        if (ranges.empty()) return;
+    /// prove are first taken again by the difference form, which proves nearly all. Returns the
+    /// reference tiles the parts' candidates scanned (0 without parts).
+    uint64_t buildOnDevice(const GraphInput& in,
+                           const std::vector<std::pair<size_t, size_t>>& ranges, KnnGraph& g,
+                           std::vector<uint32_t>& redo) const {
+        if (ranges.empty()) return 0;
         const size_t n = in.points.rows, d = in.points.cols, k = in.k;
         const KnnRowScales& scales = in.scales;
         DeviceBuffer<float> rows, unit;
@@ -302,6 +331,17 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
         std::unique_ptr<SplitKnnCandidates> split;
         if (in.split.n > 0 && SplitKnnCandidates::deviceTakes())
             split = std::make_unique<SplitKnnCandidates>(in.split);
+        // With parts the ranges are positions: the re-rank reads each one's point (padding: any
+        // point; its row is never collected).
+        DeviceBuffer<uint32_t> pointAt;
+        if (in.parts) {
+            if (!split) throw std::logic_error("k-NN graph: parts without the split candidates");
+            split->useParts(*in.parts);
+            std::vector<uint32_t> points(in.parts->order);
+            for (uint32_t& i : points)
+                if (i == kNoPoint) i = 0;
+            uploadVector(pointAt, points);
+        }
         const int C = k + kMargin <= 32 ? 32 : 64;
         size_t batch = 0;  // the longest range: small inputs get small buffers
         for (const auto& [q0, q1] : ranges) batch = std::max(batch, q1 - q0);
@@ -363,7 +403,7 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
             std::vector<uint32_t> doubtful;
             for (size_t i = 0; i < qn; ++i) {
                 const size_t q = queries[i];
-                if (!scales.usable[q]) continue;
+                if (queries[i] == kNoPoint || !scales.usable[q]) continue;
                 if (!sure[i]) {
                     doubtful.push_back(uint32_t(q));
                     continue;
@@ -380,10 +420,13 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
         for (const auto& [q0, q1] : ranges) {
             const int qn = int(q1 - q0);
             queries.resize(size_t(qn));
-            for (int i = 0; i < qn; ++i) queries[size_t(i)] = uint32_t(q0 + size_t(i));
+            for (int i = 0; i < qn; ++i)
+                queries[size_t(i)] =
+                    in.parts ? in.parts->order[q0 + size_t(i)] : uint32_t(q0 + size_t(i));
             cand.q0 = rerank.q0 = int(q0);
             cand.qn = rerank.qn = qn;
-            cand.list = rerank.list = nullptr;
+            cand.list = nullptr;
+            rerank.list = in.parts ? pointAt.get() + q0 : nullptr;
             if (split)
                 split->candidates(int(q0), qn, int(k), C, candKey.get(), candIdx.get(),
                                   candCount.get(), leftOut.get());
@@ -404,18 +447,23 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
             }
             redo.insert(redo.end(), doubtful.begin(), doubtful.end());
         }
+        return split ? split->scannedTiles() : 0;
     }
 
     std::vector<int> m_devices;  // empty: every visible device
     size_t m_batch;              // queries per launch
+    size_t m_partsFrom;          // points from which a whole euclidean graph takes parts
     size_t m_redone = 0;
+    double m_compared = 1.0;  // the last build's share of pairs compared
 };
 
 }  // namespace
 
 std::unique_ptr<KnnGraphBuilder> makeCudaKnnGraphBuilder(std::vector<int> devices,
-                                                         size_t queriesPerBatch) {
-    return std::make_unique<CudaKnnGraphBuilder>(std::move(devices), queriesPerBatch);
+                                                         size_t queriesPerBatch,
+                                                         size_t partsFromPoints) {
+    return std::make_unique<CudaKnnGraphBuilder>(std::move(devices), queriesPerBatch,
+                                                 partsFromPoints);
 }
 
 }  // namespace sepal::cuda

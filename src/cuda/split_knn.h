@@ -19,6 +19,8 @@
 
 namespace sepal::cuda {
 
+struct KnnPartLayout;
+
 /// Whether the split candidates take this metric and width (SEPAL_KNN_TENSOR=0 turns them
 /// off, for comparisons).
 bool splitKnnTakes(KnnMetric metric, size_t d);
@@ -61,13 +63,22 @@ class SplitKnnCandidates {
   public:
     /// Uploads `in` and lays the references out as mma.sync B fragments.
     explicit SplitKnnCandidates(const SplitKnnInput& in);
+    /// Takes `in` as laid out by `layout` (splitInLayout): from now on each block of queries
+    /// scans its own part, then the parts its ball may reach, nearest first, until no query's
+    /// threshold reaches the nearest left; queries and references are the layout's positions,
+    /// and the candidates name the points (the layout's order).
+    void useParts(const KnnPartLayout& layout);
     /// Whether the current device has the tensor cores the kernel needs (compute capability 8).
     static bool deviceTakes();
     /// For queries q0 .. q0 + qn - 1: their C (32 or 64) nearest by the approximate key,
     /// ascending (key, idx: qn x C; count: how many), and leftOut, the least exact key any point
-    /// left out can have (infinity when every offered point was kept).
+    /// left out can have (infinity when every offered point was kept). With parts, q0 is a
+    /// multiple of kKnnBlockQueries, and a padding position gets no candidates and -infinity.
     void candidates(int q0, int qn, int k, int C, float* key, uint32_t* idx, int* count,
                     double* leftOut) const;
+    /// With parts: the reference tiles the candidates' blocks have scanned since useParts, added
+    /// up over the blocks (0 without parts).
+    uint64_t scannedTiles() const;
     /// The device arrays, for other kernels over the same fragments.
     SplitKnnDevice device() const;
 
@@ -79,6 +90,12 @@ class SplitKnnCandidates {
     DeviceBuffer<float> m_rows, m_norm2, m_margin;
     DeviceBuffer<double> m_ownNorm2, m_error;
     DeviceBuffer<float4> m_fragments;
+    // The parts (useParts; m_parts = 0: every block scans every tile).
+    int m_parts = 0;
+    DeviceBuffer<uint32_t> m_order;
+    DeviceBuffer<int> m_partTiles, m_blockPart;
+    DeviceBuffer<float> m_partCentre, m_partRadius, m_blockCentre, m_blockRadius;
+    DeviceBuffer<unsigned long long> m_scanned;
 };
 
 }  // namespace sepal::cuda

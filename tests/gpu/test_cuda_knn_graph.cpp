@@ -141,6 +141,50 @@ TEST(CudaKnnGraph, BatchesSpreadOverSeveralDevicesGiveTheSameGraph) {
                  InputError);
 }
 
+TEST(CudaKnnGraph, PartsLeaveOutFarClustersAndKeepTheGraph) {
+    SEPAL_REQUIRE_GPU();
+    // Clusters far apart in 32 and 20 columns (the tensor cores' candidates), with missing values
+    // and duplicated rows (exact ties, to the lower index on both): gathered into k-means parts
+    // from 1,000 points on, the graph is the CPU's and the same as without parts, while the
+    // blocks compare well under half of all pairs.
+    const size_t n = 50000;
+    for (size_t d : {size_t(32), size_t(20)}) {
+        auto x = randomPoints(n, d, uint32_t(41 + d), 8);
+        for (size_t i = 0; i < n; i += 1013) x[i * d + i % d] = NAN;
+        for (size_t i = 7; i + 1 < n; i += 211) std::copy_n(&x[i * d], d, &x[(i + 1) * d]);
+        const Matrix m = matrixOf(x, n, d);
+        const std::string what = "parts, d=" + std::to_string(d);
+        auto parts = cuda::makeCudaKnnGraphBuilder({}, 0, 1000);
+        const KnnGraph withParts = parts->build(m, 15, KnnMetric::Euclidean);
+        const double compared = parts->pairsCompared();
+        EXPECT_GT(compared, 0.0) << what;
+        EXPECT_LT(compared, 0.5) << what;
+        EXPECT_LE(parts->redone(), n / 200) << what;
+        const KnnGraph cpu = knnGraph(m, 15, KnnMetric::Euclidean);
+        EXPECT_EQ(test::graphDifferences(withParts, cpu, 15, what, "GPU", "CPU"), 0u) << what;
+        auto whole = cuda::makeCudaKnnGraphBuilder({}, 0, size_t(-1));
+        const KnnGraph without = whole->build(m, 15, KnnMetric::Euclidean);
+        EXPECT_EQ(whole->pairsCompared(), 1.0) << what;
+        EXPECT_EQ(test::graphDifferences(withParts, without, 15, what, "parts", "no parts"), 0u);
+    }
+    // Few points: one part and the missing values' own, batches of 700 queries (whole blocks of
+    // 768) dealt to every device and device 0 again; and a share of the rows keeps no parts.
+    std::vector<int> devices;
+    for (int i = 0; i < cuda::deviceCount(); ++i) devices.push_back(i);
+    devices.push_back(0);
+    auto x = randomPoints(3001, 24, 17, 3);
+    for (size_t i = 0; i < 3001; i += 101) x[i * 24 + 5] = INFINITY;
+    const Matrix m = matrixOf(x, 3001, 24);
+    expectSameGraph(m, 12, KnnMetric::Euclidean, "parts of few points",
+                    cuda::makeCudaKnnGraphBuilder(devices, 700, 1000));
+    auto share = cuda::makeCudaKnnGraphBuilder({0}, 0, 1000);
+    const KnnGraph part = share->buildRows(m, 12, KnnMetric::Euclidean, 100, 2000);
+    EXPECT_EQ(share->pairsCompared(), 1.0);
+    const KnnGraph all = knnGraph(m, 12, KnnMetric::Euclidean);
+    for (size_t i = 0; i < 1900 * 12; ++i)
+        ASSERT_EQ(part.neighbours[i], all.neighbours[100 * 12 + i]) << 100 + i / 12;
+}
+
 void expectSameScores(const std::vector<float>& high, size_t n, size_t d,
                       const std::vector<float>& low, size_t sample, const std::string& what,
                       size_t k = 10) {

@@ -61,6 +61,9 @@ class KnnGraphBuilder {
                                size_t last) = 0;
     /// Queries the last build found again on the CPU (a GPU's candidates not proven complete).
     virtual size_t redone() const { return 0; }
+    /// The share of all (query, point) pairs the last build's first candidates compared: below 1
+    /// where a GPU's parts left far points out.
+    virtual double pairsCompared() const { return 1.0; }
 };
 
 /// knnGraph on all cores.
