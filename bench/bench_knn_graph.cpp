@@ -95,8 +95,11 @@ void runGraph(const GraphOptions& o) {
             j["median_s"] = t.median;
             j["min_s"] = t.min;
             j["redone_on_cpu"] = backend.graph->redone();
+            j["looked_again"] = backend.graph->lookedAgain();
             j["pairs_compared"] = backend.graph->pairsCompared();  // below 1: parts left out
-            j["pairs_per_s"] = double(n) * double(n) / t.median;   // every pair, as if compared
+            for (const auto& [stage, seconds] : backend.graph->stageSeconds())
+                j["stage_s"][stage] = seconds;                    // the last build's
+            j["pairs_per_s"] = double(n) * double(n) / t.median;  // every pair, as if compared
             j["gpus"] = backend.name == "cuda" ? (o.gpus.empty() ? gpuCount() : o.gpus.size()) : 0;
             j["graph_hash"] = graphHash(graph);
             j["rows_checked"] = o.check;

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/common/error.h"
+#include "core/common/stopwatch.h"
 #include "core/knn/knn_graph.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_error.h"
@@ -183,6 +184,14 @@ void launchRerank(KnnMetric metric, int C, const RerankArgs& a) {
     });
 }
 
+/// What a device's share of a build did: the figures the builder reports.
+struct LaneFigures {
+    uint64_t scannedTiles = 0;  // the parts' candidates' tiles (0 without parts)
+    size_t lookedAgain = 0;     // queries the difference form took a second time
+    double firstSeconds = 0;    // the first candidates, their re-rank and collection
+    double secondSeconds = 0;   // the second look at the queries the first did not prove
+};
+
 /// What every device's share of a build reads: the points, their scales, and the unit rows
 /// cosine and pearson compare in single precision.
 struct GraphInput {
@@ -207,9 +216,16 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
 
     KnnGraph buildRows(const Matrix& points, size_t k, KnnMetric metric, size_t first,
                        size_t last) override {
+        m_stages.clear();
+        StageClock::time_point stageStart = StageClock::now();
+        const auto lap = [&](const char* stage) {
+            m_stages.emplace_back(stage, secondsSince(stageStart));
+            stageStart = StageClock::now();
+        };
         KnnGraph g = emptyKnnGraph(points.rows, k, first, last);
         const size_t n = points.rows, d = points.cols;
         m_redone = 0;
+        m_lookedAgain = 0;
         m_compared = 1.0;
         if (k + kMargin > 64 || n > size_t(INT32_MAX - 64) || d > size_t(INT32_MAX) / 2) {
             // Beyond what the kernels hold: the CPU gives the same graph.
@@ -230,14 +246,19 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
         }
         const int others = int(std::count(scales.usable.begin(), scales.usable.end(), 1)) - 1;
         // The tensor cores' candidates where the metric has a dot-product form.
+        lap("scales");
         SplitKnnInput split;
         if (splitKnnTakes(metric, d)) split = prepareSplitKnn(points, scales, metric, unitRows);
+        lap("split rows");
         // The parts, for a whole graph only: a share of the rows keeps the points' order.
         std::unique_ptr<KnnPartLayout> parts;
         if (split.n > 0 && first == 0 && last == n && knnPartsTake(metric, n, m_partsFrom) &&
             SplitKnnCandidates::deviceTakes()) {
             parts = std::make_unique<KnnPartLayout>(gatherKnnParts(points, split));
+            m_stages.emplace_back("k-means", parts->kmeansSeconds);
+            lap("parts");  // the k-means included
             split = splitInLayout(split, *parts);
+            lap("layout");
         }
         const GraphInput input{points, scales, unitRows, split, parts.get(), k, metric, others};
         std::vector<int> devices = m_devices;
@@ -254,7 +275,7 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
         const size_t batches = (to - from + batch - 1) / batch;
         const size_t lanes = std::max<size_t>(1, std::min(devices.size(), batches));
         std::vector<std::vector<uint32_t>> redo(lanes);
-        std::vector<uint64_t> scannedTiles(lanes, 0);
+        std::vector<LaneFigures> figures(lanes);
         std::vector<std::exception_ptr> errors(lanes);
         const auto lane = [&](size_t w) {
             try {
@@ -262,7 +283,7 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
                 std::vector<std::pair<size_t, size_t>> mine;
                 for (size_t b = w; b < batches; b += lanes)
                     mine.emplace_back(from + b * batch, std::min(to, from + (b + 1) * batch));
-                scannedTiles[w] = buildOnDevice(input, mine, g, redo[w]);
+                figures[w] = buildOnDevice(input, mine, g, redo[w]);
             } catch (...) {
                 errors[w] = std::current_exception();
             }
@@ -277,6 +298,16 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
             for (std::thread& t : running) t.join();
         }
         SEPAL_CUDA_CHECK(cudaSetDevice(previous));
+        // The devices' wall time; of it, the longest lane's two looks (upload and layout the rest).
+        lap("devices");
+        double firstLook = 0, secondLook = 0;
+        for (const LaneFigures& f : figures) {
+            firstLook = std::max(firstLook, f.firstSeconds);
+            secondLook = std::max(secondLook, f.secondSeconds);
+            m_lookedAgain += f.lookedAgain;
+        }
+        m_stages.emplace_back("first look", firstLook);
+        m_stages.emplace_back("second look", secondLook);
         for (const std::exception_ptr& e : errors)
             if (e) std::rethrow_exception(e);
         std::vector<uint32_t> again;
@@ -285,26 +316,30 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
         m_redone = again.size();
         if (parts) {
             uint64_t tiles = 0;
-            for (uint64_t t : scannedTiles) tiles += t;
+            for (const LaneFigures& f : figures) tiles += f.scannedTiles;
             const double positions = double(parts->positions());
             m_compared = double(tiles) * kKnnPartTile * kKnnBlockQueries / (positions * positions);
         }
         if (!again.empty()) exactNeighbours(knnRows(points, metric), again, g);
+        lap("cpu");
         return g;
     }
 
     size_t redone() const override { return m_redone; }
     double pairsCompared() const override { return m_compared; }
+    size_t lookedAgain() const override { return m_lookedAgain; }
+    std::vector<std::pair<std::string, double>> stageSeconds() const override { return m_stages; }
 
   private:
     /// The rows of `ranges` on the calling thread's device; queries whose candidates are not
     /// proven complete go to `redo`. With the tensor cores' candidates, the queries they cannot
-    /// prove are first taken again by the difference form, which proves nearly all. Returns the
-    /// reference tiles the parts' candidates scanned (0 without parts).
-    uint64_t buildOnDevice(const GraphInput& in,
-                           const std::vector<std::pair<size_t, size_t>>& ranges, KnnGraph& g,
-                           std::vector<uint32_t>& redo) const {
-        if (ranges.empty()) return 0;
+    /// prove are first taken again by the difference form, which proves nearly all. Returns what
+    /// the lane did (LaneFigures).
+    LaneFigures buildOnDevice(const GraphInput& in,
+                              const std::vector<std::pair<size_t, size_t>>& ranges, KnnGraph& g,
+                              std::vector<uint32_t>& redo) const {
+        LaneFigures figures;
+        if (ranges.empty()) return figures;
         const size_t n = in.points.rows, d = in.points.cols, k = in.k;
         const KnnRowScales& scales = in.scales;
         DeviceBuffer<float> rows, unit;
@@ -427,6 +462,7 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
             cand.qn = rerank.qn = qn;
             cand.list = nullptr;
             rerank.list = in.parts ? pointAt.get() + q0 : nullptr;
+            StageClock::time_point look = StageClock::now();
             if (split)
                 split->candidates(int(q0), qn, int(k), C, candKey.get(), candIdx.get(),
                                   candCount.get(), leftOut.get());
@@ -434,7 +470,10 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
                 launchCandidates(in.metric, C, cand);
             launchRerank(in.metric, C, rerank);
             std::vector<uint32_t> doubtful = collect(queries);
+            figures.firstSeconds += secondsSince(look);
+            look = StageClock::now();
             if (split && !doubtful.empty()) {
+                figures.lookedAgain += doubtful.size();
                 list.reserve(doubtful.size());
                 SEPAL_CUDA_CHECK(cudaMemcpy(list.get(), doubtful.data(),
                                             doubtful.size() * sizeof(uint32_t),
@@ -445,16 +484,20 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
                 launchRerank(in.metric, C, rerank);
                 doubtful = collect(doubtful);
             }
+            figures.secondSeconds += secondsSince(look);
             redo.insert(redo.end(), doubtful.begin(), doubtful.end());
         }
-        return split ? split->scannedTiles() : 0;
+        figures.scannedTiles = split ? split->scannedTiles() : 0;
+        return figures;
     }
 
     std::vector<int> m_devices;  // empty: every visible device
     size_t m_batch;              // queries per launch
     size_t m_partsFrom;          // points from which a whole euclidean graph takes parts
     size_t m_redone = 0;
-    double m_compared = 1.0;  // the last build's share of pairs compared
+    double m_compared = 1.0;   // the last build's share of pairs compared
+    size_t m_lookedAgain = 0;  // the last build's queries taken a second time
+    std::vector<std::pair<std::string, double>> m_stages;  // the last build's
 };
 
 }  // namespace

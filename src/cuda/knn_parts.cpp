@@ -17,6 +17,7 @@
 #include <limits>
 #include <string>
 
+#include "core/common/stopwatch.h"
 #include "cuda/training_step.h"
 
 namespace sepal::cuda {
@@ -88,18 +89,21 @@ KnnPartLayout gatherKnnParts(RowsView points, const SplitKnnInput& split) {
     // Seeds spread evenly over the usable rows, then Lloyd's steps; the last step's assignment
     // (to the landmarks before its move) is the partition.
     std::vector<uint32_t> part(n, uint32_t(parts));  // unusable rows: the last part
+    double kmeansSeconds = 0;
     if (!usableRows.empty()) {
         std::vector<float> centres(parts * d);
         for (size_t j = 0; j < parts; ++j) {
             const float* r = points.row(usableRows[j * usableRows.size() / parts]);
             std::copy(r, r + d, centres.begin() + long(j * d));
         }
+        const StageClock::time_point start = StageClock::now();
         TrainingStep step(points.values, n, d);
         for (int s = 0; s < kLloydSteps; ++s)
             centres = step.stepKmeans(centres.data(), parts).landmarks;
         const std::vector<uint32_t> nearest = step.assignment();
         for (size_t i : usableRows)
             if (nearest[i] != kSkippedPoint) part[i] = nearest[i];
+        kmeansSeconds = secondsSince(start);
     }
     // A counting sort into parts of whole tiles, each part's points in their order.
     const size_t all = parts + 1;
@@ -107,6 +111,7 @@ KnnPartLayout gatherKnnParts(RowsView points, const SplitKnnInput& split) {
     for (uint32_t p : part) ++count[p];
     KnnPartLayout layout;
     layout.stride = split.stride;
+    layout.kmeansSeconds = kmeansSeconds;
     layout.partTiles.assign(all + 1, 0);
     for (size_t p = 0; p < all; ++p)
         layout.partTiles[p + 1] =

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/common/matrix.h"
@@ -64,6 +65,11 @@ class KnnGraphBuilder {
     /// The share of all (query, point) pairs the last build's first candidates compared: below 1
     /// where a GPU's parts left far points out.
     virtual double pairsCompared() const { return 1.0; }
+    /// Queries the last build's GPU took a second time (its first candidates not proven).
+    virtual size_t lookedAgain() const { return 0; }
+    /// Seconds of the last build's stages, in their order (empty where a builder does not time
+    /// them).
+    virtual std::vector<std::pair<std::string, double>> stageSeconds() const { return {}; }
 };
 
 /// knnGraph on all cores.
