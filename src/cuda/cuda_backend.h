@@ -37,12 +37,12 @@ std::unique_ptr<NearestSearch> makeCudaNearestSearch(const std::string& kernel =
 
 /// The exact k-NN graph of every point on the GPUs `devices` (empty: every visible one), batches
 /// of `queriesPerBatch` queries (0: 2^18) dealt to them in turn; knnGraph's graph on any number.
-/// A whole euclidean graph of at least `partsFromPoints` points gathers them into k-means parts
-/// first, so that queries leave out the parts they cannot reach (the same graph, faster on
-/// clustered data).
+/// A whole euclidean graph of at least `partsFromPoints` points (0: 2^18, or
+/// SEPAL_KNN_PARTS_FROM) gathers them into k-means parts first, so that queries leave out the
+/// parts they cannot reach (the same graph, faster on clustered data).
 std::unique_ptr<KnnGraphBuilder> makeCudaKnnGraphBuilder(std::vector<int> devices = {},
                                                          size_t queriesPerBatch = 0,
-                                                         size_t partsFromPoints = size_t(1) << 18);
+                                                         size_t partsFromPoints = 0);
 
 /// Trustworthiness and k-NN preservation on the GPU (scoreEmbedding's figures).
 std::unique_ptr<QualityScorer> makeCudaQualityScorer();

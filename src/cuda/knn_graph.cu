@@ -250,21 +250,27 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
         SplitKnnInput split;
         if (splitKnnTakes(metric, d)) split = prepareSplitKnn(points, scales, metric, unitRows);
         lap("split rows");
-        // The parts, for a whole graph only: a share of the rows keeps the points' order.
+        std::vector<int> devices = m_devices;
+        if (devices.empty())
+            for (int i = 0; i < deviceCount(); ++i) devices.push_back(i);
+        if (devices.empty()) throw InputError("k-NN graph: no CUDA device");
+        int previous = 0;
+        SEPAL_CUDA_CHECK(cudaGetDevice(&previous));
+        // The parts, for a whole graph only (a share of the rows keeps the points' order), where
+        // every device takes the split candidates and the padded positions stay within int.
         std::unique_ptr<KnnPartLayout> parts;
         if (split.n > 0 && first == 0 && last == n && knnPartsTake(metric, n, m_partsFrom) &&
-            SplitKnnCandidates::deviceTakes()) {
+            n + size_t(kKnnPartTile) * kMaxKnnParts < size_t(INT32_MAX) &&
+            everyDeviceTakesSplit(devices)) {
+            useDevice(devices[0]);  // the k-means
             parts = std::make_unique<KnnPartLayout>(gatherKnnParts(points, split));
+            SEPAL_CUDA_CHECK(cudaSetDevice(previous));
             m_stages.emplace_back("k-means", parts->kmeansSeconds);
             lap("parts");  // the k-means included
             split = splitInLayout(split, *parts);
             lap("layout");
         }
         const GraphInput input{points, scales, unitRows, split, parts.get(), k, metric, others};
-        std::vector<int> devices = m_devices;
-        if (devices.empty())
-            for (int i = 0; i < deviceCount(); ++i) devices.push_back(i);
-        if (devices.empty()) throw InputError("k-NN graph: no CUDA device");
         // Batches of queries go to the devices in turn; each device (one host thread each)
         // writes only its batches' rows of g, so the graph does not depend on how many there are.
         // With parts, batches of positions: whole blocks of the layout's.
@@ -288,8 +294,6 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
                 errors[w] = std::current_exception();
             }
         };
-        int previous = 0;
-        SEPAL_CUDA_CHECK(cudaGetDevice(&previous));
         if (lanes == 1) {
             lane(0);
         } else {
@@ -331,6 +335,19 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
     std::vector<std::pair<std::string, double>> stageSeconds() const override { return m_stages; }
 
   private:
+    /// Whether every device of `devices` takes the split candidates (the current one is kept).
+    static bool everyDeviceTakesSplit(const std::vector<int>& devices) {
+        int previous = 0;
+        SEPAL_CUDA_CHECK(cudaGetDevice(&previous));
+        bool all = true;
+        for (int device : devices) {
+            useDevice(device);
+            all = all && SplitKnnCandidates::deviceTakes();
+        }
+        SEPAL_CUDA_CHECK(cudaSetDevice(previous));
+        return all;
+    }
+
     /// The rows of `ranges` on the calling thread's device; queries whose candidates are not
     /// proven complete go to `redo`. With the tensor cores' candidates, the queries they cannot
     /// prove are first taken again by the difference form, which proves nearly all. Returns what
@@ -505,8 +522,9 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
 std::unique_ptr<KnnGraphBuilder> makeCudaKnnGraphBuilder(std::vector<int> devices,
                                                          size_t queriesPerBatch,
                                                          size_t partsFromPoints) {
-    return std::make_unique<CudaKnnGraphBuilder>(std::move(devices), queriesPerBatch,
-                                                 partsFromPoints);
+    return std::make_unique<CudaKnnGraphBuilder>(
+        std::move(devices), queriesPerBatch,
+        partsFromPoints > 0 ? partsFromPoints : defaultKnnPartsFrom());
 }
 
 }  // namespace sepal::cuda

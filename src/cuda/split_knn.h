@@ -15,11 +15,10 @@
 #include "core/common/matrix.h"
 #include "core/common/uninitialised.h"
 #include "core/knn/knn_graph.h"
+#include "core/knn/knn_part_layout.h"
 #include "cuda/device_buffer.h"
 
 namespace sepal::cuda {
-
-struct KnnPartLayout;
 
 /// Whether the split candidates take this metric and width (SEPAL_KNN_TENSOR=0 turns them
 /// off, for comparisons).

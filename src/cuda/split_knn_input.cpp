@@ -3,7 +3,8 @@
 //
 // Euclidean, for centred rows a = fl(x - mean), b likewise (u = 2^-24):
 // - the key the kernel compares is v = fl(|b|^2 - 2 dot), dot = the tensor cores' a.b, and a
-//   left-out point has v >= tau, the query's final threshold;
+//   left-out point has v >= tau, the query's final threshold (with parts, a point of a part
+//   the block left out has |x - y|^2 above tau + |a|^2, more than the bound below needs);
 // - |dot - a.b| <= eps |a| |b| + tiny (|a| + |b|), eps = (2 k + 8) 2^-22 for k padded columns:
 //   the three products miss lo.lo and round each lo to 11 bits (3 x 2^-22), and the tensor
 //   cores may truncate each of their accumulations (at most one ulp of 2^-23 per term: 3 k / 16

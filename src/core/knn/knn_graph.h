@@ -63,12 +63,14 @@ class KnnGraphBuilder {
     /// Queries the last build found again on the CPU (a GPU's candidates not proven complete).
     virtual size_t redone() const { return 0; }
     /// The share of all (query, point) pairs the last build's first candidates compared: below 1
-    /// where a GPU's parts left far points out.
+    /// where a GPU's parts left far points out (counted in whole blocks and tiles, padding
+    /// included, so a close estimate).
     virtual double pairsCompared() const { return 1.0; }
     /// Queries the last build's GPU took a second time (its first candidates not proven).
     virtual size_t lookedAgain() const { return 0; }
     /// Seconds of the last build's stages, in their order (empty where a builder does not time
-    /// them).
+    /// them); a stage may be a part of one before it (the GPU's "k-means" of its "parts", its
+    /// "first look" and "second look" of "devices"), so they do not add up.
     virtual std::vector<std::pair<std::string, double>> stageSeconds() const { return {}; }
 };
 
