@@ -263,9 +263,10 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
             n + size_t(kKnnPartTile) * kMaxKnnParts < size_t(INT32_MAX) &&
             everyDeviceTakesSplit(devices)) {
             useDevice(devices[0]);  // the k-means
-            parts = std::make_unique<KnnPartLayout>(gatherKnnParts(points, split));
+            double kmeansSeconds = 0;
+            parts = std::make_unique<KnnPartLayout>(gatherKnnParts(points, split, &kmeansSeconds));
             SEPAL_CUDA_CHECK(cudaSetDevice(previous));
-            m_stages.emplace_back("k-means", parts->kmeansSeconds);
+            m_stages.emplace_back("k-means", kmeansSeconds);
             lap("parts");  // the k-means included
             split = splitInLayout(split, *parts);
             lap("layout");

@@ -3,8 +3,6 @@
 
 #include "cuda/knn_parts.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -36,7 +34,7 @@ bool knnPartsTake(KnnMetric metric, size_t n, size_t fromPoints) {
     return wanted && metric == KnnMetric::Euclidean && n >= fromPoints;
 }
 
-KnnPartLayout gatherKnnParts(RowsView points, const SplitKnnInput& split) {
+KnnPartLayout gatherKnnParts(RowsView points, const SplitKnnInput& split, double* kmeansSeconds) {
     const size_t n = points.rows, d = points.cols;
     std::vector<size_t> usableRows;
     for (size_t i = 0; i < n; ++i)
@@ -46,7 +44,6 @@ KnnPartLayout gatherKnnParts(RowsView points, const SplitKnnInput& split) {
     // Seeds spread evenly over the usable rows, then Lloyd's steps; the last step's assignment
     // (to the landmarks before its move) is the partition.
     std::vector<uint32_t> part(n, uint32_t(parts));  // unusable rows: the last part
-    double kmeansSeconds = 0;
     if (!usableRows.empty()) {
         std::vector<float> centres(parts * d);
         for (size_t j = 0; j < parts; ++j) {
@@ -60,13 +57,11 @@ KnnPartLayout gatherKnnParts(RowsView points, const SplitKnnInput& split) {
         const std::vector<uint32_t> nearest = step.assignment();
         for (size_t i : usableRows)
             if (nearest[i] != kSkippedPoint) part[i] = nearest[i];
-        kmeansSeconds = secondsSince(start);
+        if (kmeansSeconds) *kmeansSeconds = secondsSince(start);
     }
     // The split rows are a = fl(x - mean): each value within 2^-24 |a_c| of the exact one.
     const KnnLayoutRows rows{split.rows.data(), split.norm2.data(), n, split.stride, 0x1p-24};
-    KnnPartLayout layout = layOutKnnParts(rows, part, parts);
-    layout.kmeansSeconds = kmeansSeconds;
-    return layout;
+    return layOutKnnParts(rows, part, parts);
 }
 
 SplitKnnInput splitInLayout(const SplitKnnInput& split, const KnnPartLayout& layout) {

@@ -26,8 +26,10 @@ bool knnPartsTake(KnnMetric metric, size_t n, size_t fromPoints);
 
 /// The layout of `points` (n x d) and their split input `split` (built from the same points):
 /// k-means parts from Lloyd's steps on the current GPU (about 4096 points a part, at most
-/// kMaxKnnParts less one, the unusable rows in a last part of their own).
-KnnPartLayout gatherKnnParts(RowsView points, const SplitKnnInput& split);
+/// kMaxKnnParts less one, the unusable rows in a last part of their own). kmeansSeconds, where
+/// given: the seconds of the points' upload and the Lloyd's steps.
+KnnPartLayout gatherKnnParts(RowsView points, const SplitKnnInput& split,
+                             double* kmeansSeconds = nullptr);
 
 /// `split` with its rows in the layout's order (padding rows zero, never a candidate).
 SplitKnnInput splitInLayout(const SplitKnnInput& split, const KnnPartLayout& layout);

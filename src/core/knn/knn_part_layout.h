@@ -35,7 +35,6 @@ struct KnnPartLayout {
     std::vector<float> blockRadius;  ///< blocks (negative: no usable row)
     std::vector<int> blockPart;      ///< blocks: the part of the block's first position
     int stride = 0;                  ///< columns of a centre (the rows' stride)
-    double kmeansSeconds = 0;        ///< of the gathering: the upload and Lloyd's steps
     int parts() const { return int(partRadius.size()); }  ///< how many parts
     size_t positions() const { return order.size(); }     ///< points and padding
 };
