@@ -167,6 +167,7 @@ void runTrust(const GraphOptions& o) {
             j["min_s"] = t.min;
             j["trustworthiness"] = scores.trustworthiness;
             j["knn_preservation"] = scores.knnPreservation;
+            if (scores.pairsCompared >= 0) j["pairs_compared"] = scores.pairsCompared;
             for (const auto& [stage, seconds] : scores.stageSeconds) j["stage_s"][stage] = seconds;
             std::printf("%s\n", j.dump().c_str());
             std::fflush(stdout);

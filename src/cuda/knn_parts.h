@@ -1,6 +1,7 @@
 #pragma once
 // The points of a k-NN graph gathered into parts of nearby points, so that the split
-// candidates can leave out whole parts that no query of a block can reach. The parts are
+// candidates can leave out whole parts that no query of a block can reach (and the
+// trustworthiness ranks the parts no target of a warp cuts through: rank_parts.h). The parts are
 // k-means clusters of the points (Lloyd's steps on the GPU), laid out with their balls in the
 // split rows' space by layOutKnnParts (core/knn/knn_part_layout.h). Plain C++ header (no CUDA
 // headers).
@@ -16,12 +17,12 @@
 
 namespace sepal::cuda {
 
-/// The points from which a whole graph takes parts unless its builder is told otherwise: 2^18,
-/// or SEPAL_KNN_PARTS_FROM.
+/// The points from which a whole graph (unless its builder is told otherwise) and the
+/// trustworthiness ranks take parts: 2^18, or SEPAL_KNN_PARTS_FROM.
 size_t defaultKnnPartsFrom();
 
-/// Whether a build of n points by `metric` gathers them into parts first (euclidean from
-/// `fromPoints` on; SEPAL_KNN_PARTS=0: never, for comparisons).
+/// Whether a build (or the ranks) of n points by `metric` gathers them into parts first
+/// (euclidean from `fromPoints` on; SEPAL_KNN_PARTS=0: never, for comparisons).
 bool knnPartsTake(KnnMetric metric, size_t n, size_t fromPoints);
 
 /// The layout of `points` (n x d) and their split input `split` (built from the same points):

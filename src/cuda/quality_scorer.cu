@@ -5,9 +5,11 @@
 // FP16 parts for wider rows (wide_ranks.h), otherwise from single-precision keys over tiles.
 // Each decides "nearer" or "farther" where its error bound allows; the few keys too close to
 // call are taken again exactly in double precision in the CPU's order, so the counts, and so
-// the scores, equal the CPU's. No data-space graph is built: a picture neighbour
-// is a data-space neighbour exactly when its rank is at most k (ranks and the graph both order
-// by key, then index), so the ranks give the k-NN preservation too.
+// the scores, equal the CPU's. From 2^18 cells the split products' scan leaves out the k-means
+// parts that no target of a warp's cells cuts through (rank_parts.h): a picture that keeps its
+// neighbourhoods compares a few percent of the pairs. No data-space graph is built: a picture
+// neighbour is a data-space neighbour exactly when its rank is at most k (ranks and the graph both
+// order by key, then index), so the ranks give the k-NN preservation too.
 
 #include <cuda_runtime_api.h>
 
@@ -29,6 +31,7 @@
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_error.h"
 #include "cuda/device_buffer.h"
+#include "cuda/knn_parts.h"
 #include "cuda/split_knn.h"
 #include "cuda/split_ranks.h"
 #include "cuda/tile_keys.cuh"
@@ -163,7 +166,8 @@ class CudaQualityScorer : public QualityScorer {
         }
         std::vector<uint32_t> nearer;
         watch.lap("targets");
-        if (!splitRanks(hs, k, targets, keys, rowsOnDevice, watch, nearer)) {
+        double compared = -1.0;
+        if (!splitRanks(hs, k, targets, keys, rowsOnDevice, watch, nearer, compared)) {
             const float* rows = rowsOnDevice();
             watch.lap("ranks: rows on the device");
             nearer = tileRanks(hs, targets, keys, rows);
@@ -173,6 +177,7 @@ class CudaQualityScorer : public QualityScorer {
         double sumP = 0.0, sumK = 0.0;
         QualityScores s;
         s.stageSeconds = watch.laps;
+        s.pairsCompared = compared;
         s.keptPerPoint.resize(m);
         for (size_t i = 0; i < m; ++i) {
             double p = 0.0;
@@ -199,11 +204,13 @@ class CudaQualityScorer : public QualityScorer {
   private:
     /// The ranks' counts from the tensor cores' split products (split_ranks.h): false where
     /// they do not take the rows, k or the device, or SEPAL_RANK_TENSOR=0 turns them off (for
-    /// comparisons).
+    /// comparisons). From 2^18 cells on (knn_parts.h's threshold) the cells are gathered into
+    /// k-means parts first, and each warp scans only the parts its targets cut through.
+    /// compared: the share of the pairs whose products were compared (-1: the wide kernel's).
     static bool splitRanks(RowsView hs, size_t k, const std::vector<uint32_t>& targets,
                            const std::vector<double>& keys,
                            const std::function<const float*()>& rowsOnDevice, Stopwatch& watch,
-                           std::vector<uint32_t>& nearer) {
+                           std::vector<uint32_t>& nearer, double& compared) {
         const size_t m = hs.rows, d = hs.cols;
         const int width = rankWidthFor(k);
         const char* wanted = std::getenv("SEPAL_RANK_TENSOR");
@@ -218,12 +225,34 @@ class CudaQualityScorer : public QualityScorer {
                             wide ? kWideSumColumns : 0);
         if (in.n == 0) return false;
         watch.lap("ranks: split rows");
+        // (Positions, padding included, stay within int, as the kernels index them.)
+        const bool withParts = narrow &&
+                               knnPartsTake(KnnMetric::Euclidean, m, defaultKnnPartsFrom()) &&
+                               m + size_t(kKnnPartTile) * kMaxKnnParts < size_t(INT32_MAX);
+        KnnPartLayout layout;
+        SplitKnnInput laid;
+        std::vector<uint32_t> positionOf, partOf;
+        if (withParts) {
+            layout = gatherKnnParts(hs, in);
+            laid = splitInLayout(in, layout);
+            positionOf.assign(m, 0);
+            partOf.assign(m, 0);
+            for (int p = 0; p < layout.parts(); ++p)
+                for (size_t pos = size_t(layout.partTiles[size_t(p)]) * kKnnPartTile;
+                     pos < size_t(layout.partTiles[size_t(p) + 1]) * kKnnPartTile; ++pos)
+                    if (layout.order[pos] != kNoPoint) {
+                        positionOf[layout.order[pos]] = uint32_t(pos);
+                        partOf[layout.order[pos]] = uint32_t(p);
+                    }
+            watch.lap("ranks: parts");
+        }
         // The cells whose farthest target lies farthest beyond their nearest first: their
         // products fall inside the intervals, the rest's seldom do, and a warp of the latter
         // moves on quickly. Buckets of an eighth of a binary order of magnitude do as well as a
-        // sort and cost a pass.
+        // sort and cost a pass. With parts, part by part (a block's cells then reach the same
+        // parts), and by bucket within each.
         constexpr int kBuckets = 256;
-        std::vector<uint8_t> bucket(m);
+        std::vector<uint32_t> bucket(m);
         const long long rows = static_cast<long long>(m);
 #pragma omp parallel for schedule(static)
         for (long long ii = 0; ii < rows; ++ii) {
@@ -235,11 +264,13 @@ class CudaQualityScorer : public QualityScorer {
             }
             const double ratio = farthest / std::max(nearest, 1e-300);
             const double place = std::min(8.0 * std::log2(std::max(ratio, 1.0)), kBuckets - 1.0);
-            bucket[i] = uint8_t(kBuckets - 1 - int(place));
+            bucket[i] = uint32_t(kBuckets - 1 - int(place)) +
+                        (withParts ? partOf[i] * uint32_t(kBuckets) : 0u);
         }
-        std::vector<size_t> start(kBuckets + 1, 0);
+        const size_t sortKeys = size_t(withParts ? layout.parts() : 1) * kBuckets;
+        std::vector<size_t> start(sortKeys + 1, 0);
         for (size_t i = 0; i < m; ++i) ++start[bucket[i] + 1];
-        for (int b = 0; b < kBuckets; ++b) start[b + 1] += start[b];
+        for (size_t b = 0; b < sortKeys; ++b) start[b + 1] += start[b];
         std::vector<uint32_t> cells(m);
         for (size_t i = 0; i < m; ++i) cells[start[bucket[i]]++] = uint32_t(i);
         // Each cell's targets in ascending order of key in its last places (the kernel's
@@ -253,7 +284,7 @@ class CudaQualityScorer : public QualityScorer {
 #pragma omp for schedule(static)
             for (long long ss = 0; ss < slots; ++ss) {
                 const size_t s = size_t(ss), first = size_t(cells[s]) * k;
-                ranked.cells[s] = cells[s];
+                ranked.cells[s] = withParts ? positionOf[cells[s]] : cells[s];
                 order.clear();
                 for (size_t j = 0; j < k; ++j) order.push_back(int(j));
                 std::sort(order.begin(), order.end(),
@@ -272,7 +303,8 @@ class CudaQualityScorer : public QualityScorer {
         WideRankStats stats;
         const std::vector<uint32_t> counts =
             wide ? wideRankCounts(in, deviceRows, int(d), ranked, {}, &stats)
-                 : splitRankCounts(SplitKnnCandidates(in), deviceRows, int(d), ranked);
+                 : splitRankCounts(SplitKnnCandidates(withParts ? laid : in), deviceRows, int(d),
+                                   ranked, withParts ? &layout : nullptr, &compared);
         watch.lap("ranks: counts");
         if (wide) {
             watch.laps.emplace_back("ranks: counts: products", stats.productSeconds);

@@ -8,16 +8,20 @@
 // above every interval moves on after one comparison each. A product inside an interval needs
 // its exact key: the warp queues such products and takes 32 at a time, a lane each, so that
 // their reads of two rows from global memory overlap instead of holding up the warp one by one.
+// With parts (rank_parts.h) the block copies only the tiles of the parts some warp of it scans,
+// and a warp compares only those of the parts it scans itself.
 
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #include "cuda/cuda_error.h"
 #include "cuda/knn_device.cuh"
 #include "cuda/point_kernel_launch.cuh"
+#include "cuda/rank_parts.h"
 #include "cuda/rank_slots.cuh"
 #include "cuda/split_mma.cuh"
 #include "cuda/split_ranks.h"
@@ -30,6 +34,9 @@ constexpr int kRankWarps = 4;                    // warps of a block
 constexpr int kRankRows = 16;                    // cells of a warp: one m16 tile
 constexpr int kRankQueue = 64;                   // products a warp queues for their exact keys
 constexpr size_t kBatchSlots = size_t(1) << 16;  // cells per launch
+/// The share of the pairs past which a scan by parts is slower than one over every tile (the
+/// decisions, and a pipeline restarted at every part): a torn picture's 98 % took 3 % longer.
+constexpr double kPartsPayBelow = 0.85;
 
 /// A product queued for its exact key: its float value, reference and row of the warp.
 struct QueuedProduct {
@@ -81,23 +88,26 @@ __device__ double exactSquares(const float* __restrict__ a, const float* __restr
 /// was not among the nearer ones of the scan). Called by the whole warp.
 template <int KS, int T>
 __device__ __noinline__ void takeQueue(const QueuedProduct* queue, int queued, int warpFirst,
-                                       const RankSlots& slots, const float* __restrict__ original,
-                                       int d, uint32_t* __restrict__ counts) {
+                                       const RankSlots& slots, const uint32_t* __restrict__ order,
+                                       const float* __restrict__ original, int d,
+                                       uint32_t* __restrict__ counts) {
     __syncwarp();
     for (int q = int(threadIdx.x & 31); q < queued; q += 32) {
         const QueuedProduct p = queue[q];
         const size_t base = size_t(warpFirst + int(p.row)) * T;
-        const uint32_t cell = slots.cells[warpFirst + int(p.row)];
+        // Positions in the parts' layout name their cells through its order.
+        const uint32_t at = slots.cells[warpFirst + int(p.row)];
+        const uint32_t cell = order ? order[at] : at, ref = order ? order[p.ref] : p.ref;
         bool have = false;
         double exact = 0.0;
         for (int t = 0; t < T; ++t) {
             if (!(p.x >= slots.below[base + t] && p.x <= slots.above[base + t])) continue;
             if (!have)
                 exact =
-                    exactSquares<KS>(original + size_t(cell) * d, original + size_t(p.ref) * d, d);
+                    exactSquares<KS>(original + size_t(cell) * d, original + size_t(ref) * d, d);
             have = true;
             const double key = slots.key[base + t];
-            if (exact < key || (exact == key && p.ref < slots.id[base + t]))
+            if (exact < key || (exact == key && ref < slots.id[base + t]))
                 atomicAdd(&counts[base + t], 1u);
         }
     }
@@ -108,7 +118,7 @@ __device__ __noinline__ void takeQueue(const QueuedProduct* queue, int queued, i
 template <int KS, int T>
 __global__ void __launch_bounds__(kRankWarps * 32, T <= 10 ? 4 : 2)
     splitRankKernel(SplitKnnDevice split, const float* __restrict__ original, int d,
-                    RankSlots slots, uint32_t* __restrict__ counts) {
+                    RankSlots slots, RankPartsDevice parts, uint32_t* __restrict__ counts) {
 #if __CUDA_ARCH__ >= 800
     using Layout = RankLayout<KS>;
     const float minusTwoOverScale2 = -2.0f / (split.scale * split.scale);
@@ -226,7 +236,7 @@ __global__ void __launch_bounds__(kRankWarps * 32, T <= 10 ? 4 : 2)
         const int total = __shfl_sync(0xffffffffu, before, 31);
         before -= mine;
         if (queued + total > kRankQueue) {
-            takeQueue<KS, T>(queue, queued, warpFirst, slots, original, d, counts);
+            takeQueue<KS, T>(queue, queued, warpFirst, slots, parts.order, original, d, counts);
             queued = 0;
         }
         // More than a queue at once (a crowd of ties): in rounds of a queue.
@@ -243,39 +253,75 @@ __global__ void __launch_bounds__(kRankWarps * 32, T <= 10 ? 4 : 2)
                 }
             const int added = min(kRankQueue, total - from);
             if (from + kRankQueue < total) {
-                takeQueue<KS, T>(queue, queued + added, warpFirst, slots, original, d, counts);
+                takeQueue<KS, T>(queue, queued + added, warpFirst, slots, parts.order, original, d,
+                                 counts);
                 queued = 0;
             } else {
                 queued += added;
             }
         }
         if (queued >= 32) {
-            takeQueue<KS, T>(queue, queued, warpFirst, slots, original, d, counts);
+            takeQueue<KS, T>(queue, queued, warpFirst, slots, parts.order, original, d, counts);
             queued = 0;
         }
     };
 
     constexpr int kPartFragments = 4 * KS * 32;  // float4 per 32 references
     constexpr int kTiles = Layout::kTilesPerBuffer;
-    const int tileCount = int(split.nPad / kSplitRefTile);
-    const int bufferCount = (tileCount + kTiles - 1) / kTiles;
-    forEachReferenceTile(
-        bufferCount,
-        [&](int i) {
-            copyReferenceTiles(tiles, tileNorm, split.fragments, split.norm2, i * kTiles,
-                               min(kTiles, tileCount - i * kTiles), i & 1, Layout::kTileFragments,
-                               kTiles, kRankWarps * 32);
-        },
-        [&](int i, int buffer) {
-            const int parts = 2 * min(kTiles, tileCount - i * kTiles);
+    // Tiles tile0 .. tile0 + count - 1 through the buffers; a warp that is not `scanning` only
+    // helps copy them.
+    const auto scanTiles = [&](int tile0, int count, bool scanning) {
+        forEachReferenceTile(
+            (count + kTiles - 1) / kTiles,
+            [&](int i) {
+                copyReferenceTiles(tiles, tileNorm, split.fragments, split.norm2,
+                                   tile0 + i * kTiles, min(kTiles, count - i * kTiles), i & 1,
+                                   Layout::kTileFragments, kTiles, kRankWarps * 32);
+            },
+            [&](int i, int buffer) {
+                if (!scanning) return;
+                const int halves = 2 * min(kTiles, count - i * kTiles);
 #pragma unroll 1
-            for (int part = 0; part < parts; ++part)
-                scanPart(tiles + buffer * Layout::kBufferFragments + part * kPartFragments,
-                         tileNorm + buffer * Layout::kBufferRefs + 32 * part,
-                         i * Layout::kBufferRefs + 32 * part);
-        });
+                for (int h = 0; h < halves; ++h)
+                    scanPart(tiles + buffer * Layout::kBufferFragments + h * kPartFragments,
+                             tileNorm + buffer * Layout::kBufferRefs + 32 * h,
+                             (tile0 + i * kTiles) * kSplitRefTile + 32 * h);
+            });
+    };
+    // With parts, the parts that some warp of the block scans (rank_parts.h), one after another;
+    // without, every tile at once (one call of scanTiles either way: two would cost registers).
+    __shared__ uint32_t warpScans[kRankWarps][kRankPartWords];
+    const int words = (parts.parts + 31) / 32;
+    for (int e = threadIdx.x; e < kRankWarps * words; e += kRankWarps * 32) {
+        const int w = e / words, word = e % words;
+        const int blockWarp = blockIdx.x * kRankWarps + w;
+        warpScans[w][word] = blockWarp * kRankRows < slots.count
+                                 ? parts.scan[size_t(blockWarp) * kRankPartWords + word]
+                                 : 0u;
+    }
+    __syncthreads();
+    int word = 0;
+    uint32_t left = parts.parts == 0 ? 1u : 0u;  // the word's parts not yet scanned
+    for (;;) {
+        while (left == 0 && word < words) {
+#pragma unroll
+            for (int w = 0; w < kRankWarps; ++w) left |= warpScans[w][word];
+            ++word;
+        }
+        if (left == 0) break;
+        const int bit = __ffs(left) - 1;
+        left &= left - 1;
+        if (parts.parts == 0) {
+            scanTiles(0, int(split.nPad / kSplitRefTile), true);
+        } else {
+            const int p = 32 * (word - 1) + bit, tile0 = parts.partTiles[p];
+            scanTiles(tile0, parts.partTiles[p + 1] - tile0,
+                      (warpScans[warp][word - 1] >> bit) & 1u);
+        }
+    }
     // The products still queued, then a cell's count: the sum over its quad's four lanes.
-    if (queued > 0) takeQueue<KS, T>(queue, queued, warpFirst, slots, original, d, counts);
+    if (queued > 0)
+        takeQueue<KS, T>(queue, queued, warpFirst, slots, parts.order, original, d, counts);
 #pragma unroll
     for (int r = 0; r < 2; ++r)
 #pragma unroll
@@ -292,13 +338,13 @@ __global__ void __launch_bounds__(kRankWarps * 32, T <= 10 ? 4 : 2)
 /// The rank kernel for the k-steps and target places.
 template <int KS, int T>
 void launchRanks(const SplitKnnDevice& split, const float* original, int d, const RankSlots& slots,
-                 uint32_t* counts) {
+                 const RankPartsDevice& parts, uint32_t* counts) {
     constexpr auto kernel = splitRankKernel<KS, T>;
     const size_t bytes = RankLayout<KS>::kBytes;
     detail::allowSharedBytes<kernel>(bytes);
     const int rowsPerBlock = kRankWarps * kRankRows;
     const int blocks = (slots.count + rowsPerBlock - 1) / rowsPerBlock;
-    kernel<<<blocks, kRankWarps * 32, bytes>>>(split, original, d, slots, counts);
+    kernel<<<blocks, kRankWarps * 32, bytes>>>(split, original, d, slots, parts, counts);
     SEPAL_CUDA_CHECK_LAUNCH("splitRankKernel");
 }
 
@@ -350,11 +396,15 @@ void addRankTarget(const SplitKnnInput& in, uint32_t cell, double key, uint32_t 
 }
 
 std::vector<uint32_t> splitRankCounts(const SplitKnnCandidates& split, const float* original, int d,
-                                      const RankTargets& targets) {
+                                      const RankTargets& targets, const KnnPartLayout* layout,
+                                      double* pairsCompared) {
     const size_t slots = targets.cells.size(), width = size_t(targets.width);
     if (slots == 0) return {};
     const DeviceRankTargets device(targets);
-    using Launch = void (*)(const SplitKnnDevice&, const float*, int, const RankSlots&, uint32_t*);
+    std::unique_ptr<DeviceRankParts> parts;
+    if (layout) parts = std::make_unique<DeviceRankParts>(*layout);
+    using Launch = void (*)(const SplitKnnDevice&, const float*, int, const RankSlots&,
+                            const RankPartsDevice&, uint32_t*);
     // [k-steps - 1][places 8, 10, 16]: k = 10 is the scores' default.
     static constexpr Launch kLaunches[4][3] = {
         {launchRanks<1, 8>, launchRanks<1, 10>, launchRanks<1, 16>},
@@ -364,9 +414,29 @@ std::vector<uint32_t> splitRankCounts(const SplitKnnCandidates& split, const flo
     const SplitKnnDevice rows = split.device();
     const Launch launch = kLaunches[rows.stride / 16 - 1][width == 8 ? 0 : width == 10 ? 1 : 2];
     // Batches of cells: no launch runs for long on a GPU that also draws.
+    // Parts pay where the warps leave most of them out (a picture that keeps its
+    // neighbourhoods); where far targets cut nearly every part (a torn picture), one pipeline
+    // over every tile is faster. The first batch, with parts, decides for the others.
+    bool useParts = parts != nullptr;
+    double wholeScans = 0;  // pairs of the batches scanned whole
     for (size_t s0 = 0; s0 < slots; s0 += kBatchSlots) {
         const size_t s1 = std::min(slots, s0 + kBatchSlots);
-        launch(rows, original, d, device.slots(s0, s1), device.counts(s0));
+        const RankSlots batch = device.slots(s0, s1);
+        RankPartsDevice scans = parts ? parts->everyTile() : RankPartsDevice{};
+        if (useParts) {
+            scans = parts->decide(rows, batch, int(width), device.counts(s0));
+            if (s0 == 0 && s1 < slots)
+                useParts = double(parts->scannedPairs()) <
+                           kPartsPayBelow * double(s1 - s0) * double(rows.nPad);
+        } else {
+            wholeScans += double(s1 - s0) * double(rows.nPad);
+        }
+        launch(rows, original, d, batch, scans, device.counts(s0));
+    }
+    if (pairsCompared) {
+        // Of the slots' pairs with every position, those whose products were compared.
+        const double all = double(slots) * double(rows.nPad);
+        *pairsCompared = parts ? (double(parts->scannedPairs()) + wholeScans) / all : 1.0;
     }
     return device.download();
 }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/knn/knn_part_layout.h"
 #include "cuda/device_buffer.h"
 #include "cuda/split_knn.h"
 
@@ -19,7 +20,7 @@ namespace sepal::cuda {
 /// places (whose intervals lie at minus infinity).
 struct RankTargets {
     int width = 0;                ///< target places per cell: 8, 10 or 16
-    std::vector<uint32_t> cells;  ///< the cell of each slot
+    std::vector<uint32_t> cells;  ///< the cell of each slot (its position, with parts)
     std::vector<double> key;      ///< slots x width: the target's exact key (knnKey)
     std::vector<uint32_t> id;     ///< slots x width: the target's index
     std::vector<float> below;     ///< slots x width: products below are surely nearer
@@ -39,8 +40,14 @@ void addRankTarget(const SplitKnnInput& in, uint32_t cell, double key, uint32_t 
 
 /// For every slot and place: the cells other than the slot's own nearer than the target in
 /// data space (exact key below, or equal with a lower index); 0 for an unused place.
-/// `original`: the m x d rows whose exact keys the targets hold, on the device.
+/// `original`: the m x d rows whose exact keys the targets hold, on the device. With `layout`,
+/// `split` holds the rows in its order (splitInLayout), the slots name their cells by position
+/// in it, and each warp scans only the parts its targets cut through (rank_parts.h).
+/// pairsCompared, where given: the share of the slots' pairs with every position that the
+/// products compared.
 std::vector<uint32_t> splitRankCounts(const SplitKnnCandidates& split, const float* original, int d,
-                                      const RankTargets& targets);
+                                      const RankTargets& targets,
+                                      const KnnPartLayout* layout = nullptr,
+                                      double* pairsCompared = nullptr);
 
 }  // namespace sepal::cuda

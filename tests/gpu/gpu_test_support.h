@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
@@ -28,6 +29,13 @@ namespace sepal::test {
         if (!::sepal::cuda::deviceAvailable(&why_))                       \
             GTEST_SKIP() << "skipped: needs a CUDA GPU (" << why_ << ")"; \
     } while (0)
+
+/// Sets an environment variable for its scope (the variable is unset afterwards).
+struct ScopedEnv {
+    const char* name;
+    ScopedEnv(const char* n, const char* value) : name(n) { setenv(n, value, 1); }
+    ~ScopedEnv() { unsetenv(name); }
+};
 
 /// n x d values from N(0, 1), or Gaussian blobs around `clusters` centres when clusters > 0.
 inline std::vector<float> randomPoints(size_t n, size_t d, uint32_t seed, int clusters = 0,

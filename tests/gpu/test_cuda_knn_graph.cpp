@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
+#include <string>
 
 #include "core/common/error.h"
 #include "core/common/matrix.h"
@@ -274,6 +276,93 @@ TEST(CudaQuality, ACrowdOfEqualCellsOverflowsTheExactKeysQueue) {
     std::vector<float> low(2 * n);
     for (size_t i = 0; i < n; ++i) low[2 * i] = float(i % 37), low[2 * i + 1] = float(i % 41);
     expectSameScores(high, n, d, low, 0, "a crowd at one point");
+}
+
+TEST(CudaQuality, PartsCountWholePartsAndEqualTheCpu) {
+    SEPAL_REQUIRE_GPU();
+    // 30,000 cells in 10 clusters, gathered into 7 k-means parts (the threshold lowered for the
+    // test): a picture that keeps each cluster together (some parts lie wholly farther than
+    // every target of a warp, and are not scanned), one that tears a third of the cells (far
+    // targets, past which whole parts lie nearer), duplicated cells, rows of 20 and 32 columns.
+    // (At 10^6 clustered cells of 32 columns, 3 % of the pairs are scanned: sepal-bench trust.)
+    const size_t n = 30000, clusters = 10;
+    for (const size_t d : {size_t(32), size_t(20)}) {
+        std::mt19937 rng{uint32_t(d)};
+        std::normal_distribution<float> normal(0.0f, 1.0f);
+        std::vector<float> centre(clusters * d), high(n * d), kept(2 * n), torn(2 * n);
+        for (float& c : centre) c = 4.0f * normal(rng);
+        for (size_t i = 0; i < n; ++i) {
+            const size_t c = rng() % clusters;
+            for (size_t t = 0; t < d; ++t) high[i * d + t] = centre[c * d + t] + normal(rng);
+            if (i % 17 == 0 && i > 0)
+                std::copy_n(high.begin() + long((i - 1) * d), d, high.begin() + long(i * d));
+            // The cluster's own place in the picture, and the cell's offset within it.
+            kept[2 * i] = 10.0f * float(c % 4) + high[i * d] - centre[c * d];
+            kept[2 * i + 1] = 10.0f * float(c / 4) + high[i * d + 1] - centre[c * d + 1];
+        }
+        for (size_t i = 0; i < n; ++i) {
+            const size_t from = i % 3 == 0 ? (i * 7919) % n : i;
+            torn[2 * i] = kept[2 * i], torn[2 * i + 1] = kept[2 * from + 1];
+        }
+        for (const bool tear : {false, true}) {
+            if (tear && d != 32) continue;
+            const std::vector<float>& low = tear ? torn : kept;
+            const std::string what =
+                std::string(tear ? "torn" : "kept") + ", d " + std::to_string(d);
+            QualityParams params;
+            params.k = 10;
+            params.sampleSize = 0;
+            const QualityScores cpu = scoreEmbedding(high.data(), n, d, low.data(), params);
+            for (const char* from : {"10000", "100000000"}) {
+                const ScopedEnv partsFrom("SEPAL_KNN_PARTS_FROM", from);
+                const QualityScores gpu =
+                    cuda::makeCudaQualityScorer()->score(high.data(), n, d, low.data(), params);
+                const bool parts = std::string(from) == "10000";
+                EXPECT_EQ(gpu.trustworthiness, cpu.trustworthiness) << what << " parts " << parts;
+                EXPECT_EQ(gpu.knnPreservation, cpu.knnPreservation) << what << " parts " << parts;
+                EXPECT_EQ(gpu.keptPerPoint, cpu.keptPerPoint) << what << " parts " << parts;
+                if (!parts)
+                    EXPECT_EQ(gpu.pairsCompared, 1.0) << what;
+                else if (!tear)
+                    EXPECT_LT(gpu.pairsCompared, 0.8) << what;
+                else
+                    EXPECT_LE(gpu.pairsCompared, 1.1) << what;
+                EXPECT_GT(gpu.pairsCompared, 0.0) << what << " parts " << parts;
+            }
+        }
+    }
+}
+
+TEST(CudaQuality, PartsGiveWayToTheWholeScanWhereTargetsCutThemAll) {
+    SEPAL_REQUIRE_GPU();
+    // Every cell torn from its neighbours, over more than one launch of cells: the first
+    // launch's warps scan nearly every part, so the later ones scan every tile, still naming
+    // the cells through the parts' layout. The scores are those of the scan without parts
+    // (which the tests above hold equal to the CPU's).
+    const size_t n = 70000, d = 16;
+    const auto high = randomPoints(n, d, 91, 12);
+    std::vector<float> low(2 * n);
+    for (size_t i = 0; i < n; ++i) {
+        const size_t from = (i * 7919 + 11) % n;
+        low[2 * i] = high[from * d], low[2 * i + 1] = high[from * d + 1];
+    }
+    QualityParams params;
+    params.k = 10;
+    params.sampleSize = 0;
+    QualityScores with, without;
+    {
+        const ScopedEnv partsFrom("SEPAL_KNN_PARTS_FROM", "10000");
+        with = cuda::makeCudaQualityScorer()->score(high.data(), n, d, low.data(), params);
+    }
+    {
+        const ScopedEnv partsFrom("SEPAL_KNN_PARTS_FROM", "100000000");
+        without = cuda::makeCudaQualityScorer()->score(high.data(), n, d, low.data(), params);
+    }
+    EXPECT_EQ(with.trustworthiness, without.trustworthiness);
+    EXPECT_EQ(with.knnPreservation, without.knnPreservation);
+    EXPECT_EQ(with.keptPerPoint, without.keptPerPoint);
+    EXPECT_GT(with.pairsCompared, 0.85) << "the torn cells' targets cut nearly every part";
+    EXPECT_EQ(without.pairsCompared, 1.0);
 }
 
 }  // namespace

@@ -323,13 +323,6 @@ struct NearestCase {
 
 class CudaNearestStep : public ::testing::TestWithParam<NearestCase> {};
 
-/// Sets an environment variable for its scope (the variable is unset afterwards).
-struct ScopedEnv {
-    const char* name;
-    ScopedEnv(const char* n, const char* value) : name(n) { setenv(n, value, 1); }
-    ~ScopedEnv() { unsetenv(name); }
-};
-
 /// Landmarks on rows of x (a fixed spread), each moved by a small jitter.
 std::vector<float> landmarksOnRows(const std::vector<float>& x, size_t n, size_t d, size_t g,
                                    uint32_t seed) {

@@ -84,6 +84,7 @@ double distance(const float* a, const float* b, int stride) {
 void expectLayoutHolds(const LabelledRows& r, const KnnPartLayout& layout, bool byCluster) {
     const size_t all = r.parts + 1, stride = size_t(r.stride);
     ASSERT_EQ(layout.parts(), int(all));
+    EXPECT_GT(layout.widen, 0.0) << "the rows' rounding widens every ball";
     ASSERT_EQ(layout.partTiles.size(), all + 1);
     ASSERT_EQ(layout.positions(), size_t(layout.partTiles[all]) * kKnnPartTile);
     // Every point once, in its own part's tiles, in the order asked, padding last.
@@ -151,7 +152,13 @@ void expectLayoutHolds(const LabelledRows& r, const KnnPartLayout& layout, bool 
         const double gap = distance(layout.blockCentre.data() + block * stride,
                                     layout.partCentre.data() + part * stride, r.stride) -
                            layout.blockRadius[block] - layout.partRadius[part];
-        ASSERT_GE(distance(r.rows.data() + a * stride, r.rows.data() + b * stride, r.stride), gap);
+        const double apart =
+            distance(r.rows.data() + a * stride, r.rows.data() + b * stride, r.stride);
+        ASSERT_GE(apart, gap);
+        // The bound the trustworthiness ranks count whole parts by (rank_parts.h).
+        ASSERT_LE(apart, distance(r.rows.data() + a * stride,
+                                  layout.partCentre.data() + part * stride, r.stride) +
+                             layout.partRadius[part] + layout.widen);
     }
 }
 

@@ -27,6 +27,9 @@ struct QualityScores {
     std::vector<float> keptPerPoint;
     /// Where the time went, stage by stage (seconds; filled by scorers that time their stages).
     std::vector<std::pair<std::string, double>> stageSeconds;
+    /// The share of the cell pairs whose distances the GPU's ranks compared (1: every pair;
+    /// -1 where not counted).
+    double pairsCompared = -1.0;
 };
 
 /// high: n x d, low: n x 2, both row-major. Neighbours are found within the subsample, ties
