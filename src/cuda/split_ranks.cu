@@ -115,7 +115,9 @@ __device__ __noinline__ void takeQueue(const QueuedProduct* queue, int queued, i
 }
 
 /// Adds to counts[s T + t] the references nearer than target t of slot s (see split_ranks.h).
-template <int KS, int T>
+/// PARTS: only the parts `parts` lists for each warp; otherwise every tile (the loop over the
+/// parts holds registers that the whole scan would spill).
+template <int KS, int T, bool PARTS>
 __global__ void __launch_bounds__(kRankWarps * 32, T <= 10 ? 4 : 2)
     splitRankKernel(SplitKnnDevice split, const float* __restrict__ original, int d,
                     RankSlots slots, RankPartsDevice parts, uint32_t* __restrict__ counts) {
@@ -288,35 +290,29 @@ __global__ void __launch_bounds__(kRankWarps * 32, T <= 10 ? 4 : 2)
                              (tile0 + i * kTiles) * kSplitRefTile + 32 * h);
             });
     };
-    // With parts, the parts that some warp of the block scans (rank_parts.h), one after another;
-    // without, every tile at once (one call of scanTiles either way: two would cost registers).
-    __shared__ uint32_t warpScans[kRankWarps][kRankPartWords];
-    const int words = (parts.parts + 31) / 32;
-    for (int e = threadIdx.x; e < kRankWarps * words; e += kRankWarps * 32) {
-        const int w = e / words, word = e % words;
-        const int blockWarp = blockIdx.x * kRankWarps + w;
-        warpScans[w][word] = blockWarp * kRankRows < slots.count
-                                 ? parts.scan[size_t(blockWarp) * kRankPartWords + word]
-                                 : 0u;
-    }
-    __syncthreads();
-    int word = 0;
-    uint32_t left = parts.parts == 0 ? 1u : 0u;  // the word's parts not yet scanned
-    for (;;) {
-        while (left == 0 && word < words) {
-#pragma unroll
-            for (int w = 0; w < kRankWarps; ++w) left |= warpScans[w][word];
-            ++word;
+    if constexpr (!PARTS) {
+        scanTiles(0, int(split.nPad / kSplitRefTile), true);
+    } else {
+        // The parts that some warp of the block scans (rank_parts.h), one after another.
+        __shared__ uint32_t warpScans[kRankWarps][kRankPartWords];
+        const int words = (parts.parts + 31) / 32;
+        for (int e = threadIdx.x; e < kRankWarps * words; e += kRankWarps * 32) {
+            const int w = e / words, word = e % words;
+            const int blockWarp = blockIdx.x * kRankWarps + w;
+            warpScans[w][word] = blockWarp * kRankRows < slots.count
+                                     ? parts.scan[size_t(blockWarp) * kRankPartWords + word]
+                                     : 0u;
         }
-        if (left == 0) break;
-        const int bit = __ffs(left) - 1;
-        left &= left - 1;
-        if (parts.parts == 0) {
-            scanTiles(0, int(split.nPad / kSplitRefTile), true);
-        } else {
-            const int p = 32 * (word - 1) + bit, tile0 = parts.partTiles[p];
-            scanTiles(tile0, parts.partTiles[p + 1] - tile0,
-                      (warpScans[warp][word - 1] >> bit) & 1u);
+        __syncthreads();
+        for (int word = 0; word < words; ++word) {
+            uint32_t any = 0;
+#pragma unroll
+            for (int w = 0; w < kRankWarps; ++w) any |= warpScans[w][word];
+            for (; any; any &= any - 1) {
+                const int bit = __ffs(any) - 1, p = 32 * word + bit, tile0 = parts.partTiles[p];
+                scanTiles(tile0, parts.partTiles[p + 1] - tile0,
+                          (warpScans[warp][word] >> bit) & 1u);
+            }
         }
     }
     // The products still queued, then a cell's count: the sum over its quad's four lanes.
@@ -339,9 +335,12 @@ __global__ void __launch_bounds__(kRankWarps * 32, T <= 10 ? 4 : 2)
 template <int KS, int T>
 void launchRanks(const SplitKnnDevice& split, const float* original, int d, const RankSlots& slots,
                  const RankPartsDevice& parts, uint32_t* counts) {
-    constexpr auto kernel = splitRankKernel<KS, T>;
+    constexpr auto whole = splitRankKernel<KS, T, false>;
+    constexpr auto byParts = splitRankKernel<KS, T, true>;
+    const auto kernel = parts.parts > 0 ? byParts : whole;
     const size_t bytes = RankLayout<KS>::kBytes;
-    detail::allowSharedBytes<kernel>(bytes);
+    detail::allowSharedBytes<whole>(bytes);
+    detail::allowSharedBytes<byParts>(bytes);
     const int rowsPerBlock = kRankWarps * kRankRows;
     const int blocks = (slots.count + rowsPerBlock - 1) / rowsPerBlock;
     kernel<<<blocks, kRankWarps * 32, bytes>>>(split, original, d, slots, parts, counts);
