@@ -29,7 +29,6 @@ namespace {
 static_assert(kSplitRefTile == kKnnPartTile, "a part starts on a whole reference tile");
 
 constexpr int kDecideThreads = 128;
-constexpr int kSlotsPerWarp = 16;  // the rank kernel's cells of a warp
 
 /// What the decision kernel reads and writes.
 struct DecideArgs {
@@ -54,7 +53,7 @@ template <int STRIDE, int T>
 __global__ void __launch_bounds__(kDecideThreads) decideRankPartsKernel(const DecideArgs a) {
     const int warpId = int((size_t(blockIdx.x) * kDecideThreads + threadIdx.x) >> 5);
     const int lane = threadIdx.x & 31, half = lane & 1;
-    const int first = warpId * kSlotsPerWarp;
+    const int first = warpId * kRankWarpCells;
     if (first >= a.slots.count) return;  // the whole warp
     const int s = first + (lane >> 1);
     const bool live = s < a.slots.count;
@@ -145,7 +144,7 @@ __global__ void __launch_bounds__(kDecideThreads) decideRankPartsKernel(const De
 /// The decision kernel for the rows' stride and the target places.
 template <int STRIDE, int T>
 void launchDecide(const DecideArgs& a) {
-    const size_t warps = (size_t(a.slots.count) + kSlotsPerWarp - 1) / kSlotsPerWarp;
+    const size_t warps = (size_t(a.slots.count) + kRankWarpCells - 1) / kRankWarpCells;
     const unsigned blocks = unsigned((warps * 32 + kDecideThreads - 1) / kDecideThreads);
     decideRankPartsKernel<STRIDE, T><<<blocks, kDecideThreads>>>(a);
     SEPAL_CUDA_CHECK_LAUNCH("decideRankPartsKernel");
@@ -171,7 +170,7 @@ DeviceRankParts::DeviceRankParts(const KnnPartLayout& layout)
 
 RankPartsDevice DeviceRankParts::decide(const SplitKnnDevice& split, const RankSlots& slots,
                                         int width, uint32_t* counts) {
-    const size_t warps = (size_t(slots.count) + kSlotsPerWarp - 1) / kSlotsPerWarp;
+    const size_t warps = (size_t(slots.count) + kRankWarpCells - 1) / kRankWarpCells;
     m_scan.reserve(std::max<size_t>(warps, 1) * kRankPartWords);
     const DecideArgs a{
         split.rows,          slots,   m_partTiles.get(), m_centre.get(), m_radius.get(),
@@ -196,7 +195,7 @@ uint64_t DeviceRankParts::scannedPairs() const {
     unsigned long long tiles = 0;
     SEPAL_CUDA_CHECK(
         cudaMemcpy(&tiles, m_scannedTiles.get(), sizeof(tiles), cudaMemcpyDeviceToHost));
-    return uint64_t(tiles) * kKnnPartTile * kSlotsPerWarp;
+    return uint64_t(tiles) * kKnnPartTile * kRankWarpCells;
 }
 
 }  // namespace sepal::cuda

@@ -21,6 +21,9 @@ struct RankSlots;
 /// Words of a warp's mask of the parts it scans (bit p of word p / 32: part p).
 constexpr int kRankPartWords = kMaxKnnParts / 32;
 
+/// Cells of a warp of the rank kernel (one m16 tile): what a decision is made for.
+constexpr int kRankWarpCells = 16;
+
 /// The parts as the rank kernel reads them (parts 0: every warp scans every tile).
 struct RankPartsDevice {
     const int* partTiles = nullptr;  ///< parts + 1: each part's first reference tile, then the end

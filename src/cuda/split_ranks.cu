@@ -31,7 +31,7 @@ namespace sepal::cuda {
 namespace {
 
 constexpr int kRankWarps = 4;                    // warps of a block
-constexpr int kRankRows = 16;                    // cells of a warp: one m16 tile
+constexpr int kRankRows = kRankWarpCells;        // cells of a warp: one m16 tile
 constexpr int kRankQueue = 64;                   // products a warp queues for their exact keys
 constexpr size_t kBatchSlots = size_t(1) << 16;  // cells per launch
 /// The share of the pairs past which a scan by parts is slower than one over every tile (the
