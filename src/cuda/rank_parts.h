@@ -26,9 +26,8 @@ constexpr int kRankWarpCells = 16;
 
 /// The parts as the rank kernel reads them (parts 0: every warp scans every tile).
 struct RankPartsDevice {
-    const int* partTiles = nullptr;  ///< parts + 1: each part's first reference tile, then the end
-    const uint32_t* scan =
-        nullptr;  ///< per warp of the launch, kRankPartWords words: parts to scan
+    const int* partTiles = nullptr;   ///< parts + 1: each part's first reference tile, then the end
+    const uint32_t* scan = nullptr;   ///< per warp, kRankPartWords words: the parts it scans
     const uint32_t* order = nullptr;  ///< positions: the cell at each (its row of exact keys)
     int parts = 0;                    ///< how many parts
 };
