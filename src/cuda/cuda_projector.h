@@ -28,7 +28,8 @@ struct PhaseTimes {
     /// had more candidates than it keeps and scanned every landmark exactly.
     double candidatesPerPoint = 0;
     unsigned long long exactScans = 0;
-    /// Table and list projections: cells queued for the reference's solve (ill-conditioned).
+    /// Table and list projections: the ill-conditioned cells, for the reference's solve (those
+    /// past the queue's capacity are solved where they were met).
     unsigned long long deferredCells = 0;
 };
 

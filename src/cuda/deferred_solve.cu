@@ -147,7 +147,8 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
     }
 }
 
-/// False when SEPAL_DEFERRED_WARP=0 asks for a thread a queued cell, for comparisons.
+/// False when SEPAL_DEFERRED_WARP=0 asks for a thread a queued cell, for comparisons. Read at
+/// every launch, not cached: a test switches it between projections.
 bool warpPerCell() {
     const char* v = std::getenv("SEPAL_DEFERRED_WARP");
     return !(v && std::string(v) == "0");

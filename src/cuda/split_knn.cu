@@ -13,7 +13,6 @@
 
 #include "cuda/cuda_error.h"
 #include "cuda/knn_device.cuh"
-#include "cuda/knn_parts.h"
 #include "cuda/point_kernel_launch.cuh"
 #include "cuda/split_knn.h"
 #include "cuda/split_mma.cuh"
@@ -29,7 +28,7 @@ constexpr int kFragmentBlock = 256;      // threads of the layout kernel
 static_assert(kWarps * 32 == kKnnBlockQueries && kRefTile == kKnnPartTile,
               "the parts' layout is made for these blocks and tiles");
 
-/// The parts of a layout (knn_parts.h) as the candidate kernel reads them.
+/// The parts of a layout (core/knn/knn_part_layout.h) as the candidate kernel reads them.
 struct SplitPartsArgs {
     const uint32_t* order;        // positions: the point at each
     const int* partTiles;         // parts + 1
@@ -80,7 +79,7 @@ __device__ __forceinline__ void insertCandidate(float (&key)[C], uint32_t (&id)[
 
 /// Shared memory of a block: two reference tiles (fragments and norms), a scratch per warp,
 /// the warps' thresholds, and with parts their bounds and the block's reductions.
-template <int KS, bool PARTS = false>
+template <int KS, bool PARTS>
 struct SplitLayout {
     static constexpr int kTileFragments = kRefTile / 8 * KS * 32;  // float4 per tile
     static constexpr size_t kFragmentBytes = 2 * kTileFragments * sizeof(float4);

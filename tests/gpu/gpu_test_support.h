@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -30,11 +31,22 @@ namespace sepal::test {
             GTEST_SKIP() << "skipped: needs a CUDA GPU (" << why_ << ")"; \
     } while (0)
 
-/// Sets an environment variable for its scope (the variable is unset afterwards).
+/// Sets an environment variable for its scope, then gives it back its value before (or unsets it).
 struct ScopedEnv {
     const char* name;
-    ScopedEnv(const char* n, const char* value) : name(n) { setenv(n, value, 1); }
-    ~ScopedEnv() { unsetenv(name); }
+    std::optional<std::string> before;
+    ScopedEnv(const char* n, const char* value) : name(n) {
+        if (const char* v = std::getenv(n)) before = v;
+        setenv(n, value, 1);
+    }
+    ~ScopedEnv() {
+        if (before)
+            setenv(name, before->c_str(), 1);
+        else
+            unsetenv(name);
+    }
+    ScopedEnv(const ScopedEnv&) = delete;
+    ScopedEnv& operator=(const ScopedEnv&) = delete;
 };
 
 /// n x d values from N(0, 1), or Gaussian blobs around `clusters` centres when clusters > 0.

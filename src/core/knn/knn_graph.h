@@ -69,8 +69,8 @@ class KnnGraphBuilder {
     /// Queries the last build's GPU took a second time (its first candidates not proven).
     virtual size_t lookedAgain() const { return 0; }
     /// Seconds of the last build's stages, in their order (empty where a builder does not time
-    /// them); a stage may be a part of one before it (the GPU's "k-means" of its "parts", its
-    /// "first look" and "second look" of "devices"), so they do not add up.
+    /// them); a stage may be a part of another (the GPU's "k-means" of its "parts", its "first
+    /// look" and "second look" of "devices"), so they do not add up.
     virtual std::vector<std::pair<std::string, double>> stageSeconds() const { return {}; }
 };
 

@@ -75,7 +75,6 @@ KnnPartLayout layOutKnnParts(const KnnLayoutRows& in, const std::vector<uint32_t
     std::vector<size_t> count(all, 0);
     for (uint32_t p : part) ++count[p];
     KnnPartLayout layout;
-    layout.stride = in.stride;
     layout.widen = widen;
     layout.partTiles.assign(all + 1, 0);
     for (size_t p = 0; p < all; ++p)

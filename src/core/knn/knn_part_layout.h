@@ -34,7 +34,6 @@ struct KnnPartLayout {
     std::vector<float> blockCentre;  ///< blocks x stride
     std::vector<float> blockRadius;  ///< blocks (negative: no usable row)
     std::vector<int> blockPart;      ///< blocks: the part of the block's first position
-    int stride = 0;                  ///< columns of a centre (the rows' stride)
     /// What every radius was widened by for the rows' rounding: at least 8 times the furthest a
     /// row lies from the exact values it stands for.
     double widen = 0;
