@@ -129,7 +129,7 @@ if [ "$mode" != bench ] && [ "$mode" != profile ]; then
         [ $tool = memcheck ] &&
             filter+=':CudaSplit.SideBySide*:CudaKnnGraph.Ties*:CudaQuality.*'
         [ $tool = memcheck ] && filter+=':CudaWideRanks.ACrowd*:CudaWideRanks.ManyLaunches*'
-        [ $tool = racecheck ] && filter+=':CudaWideRanks.ACrowd*'
+        [ $tool = racecheck ] && filter+=':CudaWideRanks.ACrowd*:CudaQuality.PartsOfASmallSet*'
         [ $tool = memcheck ] && filter+=':*CudaNeighbourCache*d32*:CudaSplats.*'
         [ $tool = racecheck ] && filter+=':*CudaNeighbourCache*d16*'
         # The polish's kernels; racecheck its tiled neighbour search (the one with shared memory).

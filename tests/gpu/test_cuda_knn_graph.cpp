@@ -278,6 +278,38 @@ TEST(CudaQuality, ACrowdOfEqualCellsOverflowsTheExactKeysQueue) {
     expectSameScores(high, n, d, low, 0, "a crowd at one point");
 }
 
+/// Cells in clusters (every 17th a copy of the one before), and a picture that keeps each
+/// cluster together: the cluster's own place, and the cell's offset within it.
+struct ClusteredCells {
+    std::vector<float> high, kept;
+};
+
+ClusteredCells clusteredCells(size_t n, size_t d, size_t clusters, uint32_t seed) {
+    std::mt19937 rng{seed};
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> centre(clusters * d);
+    ClusteredCells cells{std::vector<float>(n * d), std::vector<float>(2 * n)};
+    for (float& c : centre) c = 4.0f * normal(rng);
+    for (size_t i = 0; i < n; ++i) {
+        const size_t c = rng() % clusters;
+        for (size_t t = 0; t < d; ++t) cells.high[i * d + t] = centre[c * d + t] + normal(rng);
+        if (i % 17 == 0 && i > 0)
+            std::copy_n(cells.high.begin() + long((i - 1) * d), d,
+                        cells.high.begin() + long(i * d));
+        cells.kept[2 * i] = 10.0f * float(c % 4) + cells.high[i * d] - centre[c * d];
+        cells.kept[2 * i + 1] = 10.0f * float(c / 4) + cells.high[i * d + 1] - centre[c * d + 1];
+    }
+    return cells;
+}
+
+/// The GPU's scores with the rank parts from `partsFrom` cells on.
+QualityScores gpuScores(const std::vector<float>& high, size_t n, size_t d,
+                        const std::vector<float>& low, const QualityParams& params,
+                        const char* partsFrom) {
+    const ScopedEnv from("SEPAL_KNN_PARTS_FROM", partsFrom);
+    return cuda::makeCudaQualityScorer()->score(high.data(), n, d, low.data(), params);
+}
+
 TEST(CudaQuality, PartsCountWholePartsAndEqualTheCpu) {
     SEPAL_REQUIRE_GPU();
     // 30,000 cells in 10 clusters, gathered into 7 k-means parts (the threshold lowered for the
@@ -287,36 +319,23 @@ TEST(CudaQuality, PartsCountWholePartsAndEqualTheCpu) {
     // (At 10^6 clustered cells of 32 columns, 3 % of the pairs are scanned: sepal-bench trust.)
     const size_t n = 30000, clusters = 10;
     for (const size_t d : {size_t(32), size_t(20)}) {
-        std::mt19937 rng{uint32_t(d)};
-        std::normal_distribution<float> normal(0.0f, 1.0f);
-        std::vector<float> centre(clusters * d), high(n * d), kept(2 * n), torn(2 * n);
-        for (float& c : centre) c = 4.0f * normal(rng);
-        for (size_t i = 0; i < n; ++i) {
-            const size_t c = rng() % clusters;
-            for (size_t t = 0; t < d; ++t) high[i * d + t] = centre[c * d + t] + normal(rng);
-            if (i % 17 == 0 && i > 0)
-                std::copy_n(high.begin() + long((i - 1) * d), d, high.begin() + long(i * d));
-            // The cluster's own place in the picture, and the cell's offset within it.
-            kept[2 * i] = 10.0f * float(c % 4) + high[i * d] - centre[c * d];
-            kept[2 * i + 1] = 10.0f * float(c / 4) + high[i * d + 1] - centre[c * d + 1];
-        }
+        const ClusteredCells cells = clusteredCells(n, d, clusters, uint32_t(d));
+        std::vector<float> torn(2 * n);
         for (size_t i = 0; i < n; ++i) {
             const size_t from = i % 3 == 0 ? (i * 7919) % n : i;
-            torn[2 * i] = kept[2 * i], torn[2 * i + 1] = kept[2 * from + 1];
+            torn[2 * i] = cells.kept[2 * i], torn[2 * i + 1] = cells.kept[2 * from + 1];
         }
         for (const bool tear : {false, true}) {
             if (tear && d != 32) continue;
-            const std::vector<float>& low = tear ? torn : kept;
+            const std::vector<float>& low = tear ? torn : cells.kept;
             const std::string what =
                 std::string(tear ? "torn" : "kept") + ", d " + std::to_string(d);
             QualityParams params;
             params.k = 10;
             params.sampleSize = 0;
-            const QualityScores cpu = scoreEmbedding(high.data(), n, d, low.data(), params);
+            const QualityScores cpu = scoreEmbedding(cells.high.data(), n, d, low.data(), params);
             for (const char* from : {"10000", "100000000"}) {
-                const ScopedEnv partsFrom("SEPAL_KNN_PARTS_FROM", from);
-                const QualityScores gpu =
-                    cuda::makeCudaQualityScorer()->score(high.data(), n, d, low.data(), params);
+                const QualityScores gpu = gpuScores(cells.high, n, d, low, params, from);
                 const bool parts = std::string(from) == "10000";
                 EXPECT_EQ(gpu.trustworthiness, cpu.trustworthiness) << what << " parts " << parts;
                 EXPECT_EQ(gpu.knnPreservation, cpu.knnPreservation) << what << " parts " << parts;
@@ -329,6 +348,23 @@ TEST(CudaQuality, PartsCountWholePartsAndEqualTheCpu) {
             }
         }
     }
+}
+
+TEST(CudaQuality, PartsOfASmallSetEqualTheCpu) {
+    SEPAL_REQUIRE_GPU();
+    // Three parts of 12,300 cells in three clusters: the case small enough for racecheck
+    // (scripts/gpu-check.sh), where the 30,000 cells above take minutes.
+    const size_t n = 12300, d = 32;
+    const ClusteredCells cells = clusteredCells(n, d, 3, 5);
+    QualityParams params;
+    params.k = 10;
+    params.sampleSize = 0;
+    const QualityScores cpu = scoreEmbedding(cells.high.data(), n, d, cells.kept.data(), params);
+    const QualityScores gpu = gpuScores(cells.high, n, d, cells.kept, params, "4000");
+    EXPECT_EQ(gpu.trustworthiness, cpu.trustworthiness);
+    EXPECT_EQ(gpu.knnPreservation, cpu.knnPreservation);
+    EXPECT_EQ(gpu.keptPerPoint, cpu.keptPerPoint);
+    EXPECT_LT(gpu.pairsCompared, 1.0) << "some warp leaves out a part that lies past its targets";
 }
 
 TEST(CudaQuality, PartsGiveWayToTheWholeScanWhereTargetsCutThemAll) {
@@ -347,15 +383,8 @@ TEST(CudaQuality, PartsGiveWayToTheWholeScanWhereTargetsCutThemAll) {
     QualityParams params;
     params.k = 10;
     params.sampleSize = 0;
-    QualityScores with, without;
-    {
-        const ScopedEnv partsFrom("SEPAL_KNN_PARTS_FROM", "10000");
-        with = cuda::makeCudaQualityScorer()->score(high.data(), n, d, low.data(), params);
-    }
-    {
-        const ScopedEnv partsFrom("SEPAL_KNN_PARTS_FROM", "100000000");
-        without = cuda::makeCudaQualityScorer()->score(high.data(), n, d, low.data(), params);
-    }
+    const QualityScores with = gpuScores(high, n, d, low, params, "10000");
+    const QualityScores without = gpuScores(high, n, d, low, params, "100000000");
     EXPECT_EQ(with.trustworthiness, without.trustworthiness);
     EXPECT_EQ(with.knnPreservation, without.knnPreservation);
     EXPECT_EQ(with.keptPerPoint, without.keptPerPoint);
