@@ -49,7 +49,8 @@ __device__ __forceinline__ void pairOf(int e, int topn, int& i, int& j) {
 
 /// The queued cells, a warp each, with solveLikeReference's operations and order: the scores
 /// once a list entry a lane (the serial form computes each again per pair, the same way, so
-/// to the same bits), each pair's five terms a pair a lane, then lane s of the first five adds
+/// to the same bits), each pair's five terms a pair a lane (referencePairTerms, which the
+/// serial form calls too), then lane s of the first five adds
 /// sum s's terms (a00, a01, a11, b0, b1) in the pairs' order, leaving out those the serial form
 /// skips: five sums that never mix, each in its serial order.
 __global__ void __launch_bounds__(32 * kWarpsPerBlock)
@@ -89,38 +90,10 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
             for (int slot = lane; slot < kPairChunk && first + slot < pairs; slot += 32) {
                 int i, j;
                 pairOf(first + slot, topn, i, j);
-                const int u = idx[i], v = idx[j];
-                const float* lu = a.landmarks + size_t(u) * stride;
-                const float* lv = a.landmarks + size_t(v) * stride;
-                const float lux = a.low[2 * u], luy = a.low[2 * u + 1];
-                float sqd = 0, dot = 0;
-                for (int t = 0; t < stride; ++t) {  // padding adds exact zeros
-                    const float e = __fsub_rn(lv[t], lu[t]);
-                    sqd = detail::addSquare(sqd, e);
-                    dot = __fadd_rn(dot, __fmul_rn(__fsub_rn(x[t], lu[t]), e));
-                }
-                const float hx = __fsub_rn(a.low[2 * v], lux);
-                const float hy = __fsub_rn(a.low[2 * v + 1], luy);
-                const float hp = __fadd_rn(__fmul_rn(hx, hx), __fmul_rn(hy, hy));
-                const bool use = sqd != 0.0f && !(hp < 1e-10f);
                 float t[5] = {0, 0, 0, 0, 0};
-                if (use) {
-                    const float D = __fdiv_rn(dot, sqd);
-                    const float q = __fsub_rn(D, 0.5f);
-                    const float s =
-                        __fmul_rn(__fmul_rn(__fmul_rn(score[i], score[j]),
-                                            float(pow(double(1.0f + hp), double(-a.adjust)))),
-                                  detail::hostExp(__fmul_rn(-q, q)));
-                    const float sh = __fdiv_rn(s, hp);
-                    t[0] = __fmul_rn(__fmul_rn(sh, hx), hx);
-                    t[1] = __fmul_rn(__fmul_rn(sh, hx), hy);
-                    t[2] = __fmul_rn(__fmul_rn(sh, hy), hy);
-                    const float along =
-                        __fdiv_rn(__fadd_rn(__fmul_rn(hx, lux), __fmul_rn(hy, luy)), hp);
-                    const float f = __fmul_rn(s, __fadd_rn(D, along));
-                    t[3] = __fmul_rn(f, hx);
-                    t[4] = __fmul_rn(f, hy);
-                }
+                const bool use = detail::referencePairTerms(
+                    x, a.landmarks, a.low, stride, idx[i], idx[j], score[i],
+                    [&] { return score[j]; }, a.adjust, t);
 #pragma unroll
                 for (int k = 0; k < 5; ++k) terms[warp][k][slot] = t[k];
                 added[warp][slot] = use;

@@ -167,6 +167,47 @@ __device__ __forceinline__ bool illConditioned(const LeastSquares& ls) {
     return !(det * kReferenceConditioning > ls.a00 * ls.a11);
 }
 
+/// The five terms (a00, a01, a11, b0, b1) that the pair of landmarks u, v adds to point x's 2x2
+/// system in the reference's float arithmetic (D in the O(d) form; the exponential and the
+/// power evaluated in double and rounded as the host's expf and powf are); false where the
+/// reference leaves the pair out (equal landmarks, or one spot of the picture). scoreU is u's
+/// score; scoreV() gives v's, asked only for a pair that counts. The one place of these
+/// operations for solveLikeReference and the deferred cells' warp solve, which must agree bit
+/// for bit.
+template <class ScoreV>
+__device__ __forceinline__ bool referencePairTerms(const float* x, const float* landmarks,
+                                                   const float* low, int stride, int u, int v,
+                                                   float scoreU, ScoreV scoreV, float adjust,
+                                                   float (&t)[5]) {
+    const float* lu = landmarks + size_t(u) * stride;
+    const float* lv = landmarks + size_t(v) * stride;
+    const float lux = low[2 * u], luy = low[2 * u + 1];
+    float sqd = 0, dot = 0;
+    for (int c = 0; c < stride; ++c) {  // padding adds exact zeros
+        const float e = __fsub_rn(lv[c], lu[c]);
+        sqd = addSquare(sqd, e);
+        dot = __fadd_rn(dot, __fmul_rn(__fsub_rn(x[c], lu[c]), e));
+    }
+    if (sqd == 0.0f) return false;
+    const float D = __fdiv_rn(dot, sqd);
+    const float hx = __fsub_rn(low[2 * v], lux), hy = __fsub_rn(low[2 * v + 1], luy);
+    const float hp = __fadd_rn(__fmul_rn(hx, hx), __fmul_rn(hy, hy));
+    if (hp < 1e-10f) return false;
+    const float q = __fsub_rn(D, 0.5f);
+    const float s = __fmul_rn(
+        __fmul_rn(__fmul_rn(scoreU, scoreV()), float(pow(double(1.0f + hp), double(-adjust)))),
+        hostExp(__fmul_rn(-q, q)));
+    const float sh = __fdiv_rn(s, hp);
+    t[0] = __fmul_rn(__fmul_rn(sh, hx), hx);
+    t[1] = __fmul_rn(__fmul_rn(sh, hx), hy);
+    t[2] = __fmul_rn(__fmul_rn(sh, hy), hy);
+    const float along = __fdiv_rn(__fadd_rn(__fmul_rn(hx, lux), __fmul_rn(hy, luy)), hp);
+    const float f = __fmul_rn(s, __fadd_rn(D, along));
+    t[3] = __fmul_rn(f, hx);
+    t[4] = __fmul_rn(f, hy);
+    return true;
+}
+
 /// Steps 2-4 of embedsom.md for the point x (stride floats) in the reference's own float
 /// arithmetic and order, from its sorted list (distance i at dist[i * distStride], landmark
 /// idx[i]); the CPU backend's solveLikeReference, step for step: scores again from the distances
@@ -195,36 +236,18 @@ __device__ __noinline__ inline float2 solveLikeReference(const float* x, const f
         b1 = __fadd_rn(b1, __fmul_rn(gs, low[2 * u + 1]));
     }
     for (int i = 0; i < topn; ++i) {
-        const int u = idx[i];
         const float si = score(i);
-        const float* lu = landmarks + size_t(u) * stride;
-        const float lux = low[2 * u], luy = low[2 * u + 1];
         for (int j = i + 1; j < topn; ++j) {
-            const int v = idx[j];
-            const float* lv = landmarks + size_t(v) * stride;
-            float sqd = 0, dot = 0;
-            for (int t = 0; t < stride; ++t) {  // padding adds exact zeros
-                const float e = __fsub_rn(lv[t], lu[t]);
-                sqd = addSquare(sqd, e);
-                dot = __fadd_rn(dot, __fmul_rn(__fsub_rn(x[t], lu[t]), e));
-            }
-            if (sqd == 0.0f) continue;
-            const float D = __fdiv_rn(dot, sqd);
-            const float hx = __fsub_rn(low[2 * v], lux), hy = __fsub_rn(low[2 * v + 1], luy);
-            const float hp = __fadd_rn(__fmul_rn(hx, hx), __fmul_rn(hy, hy));
-            if (hp < 1e-10f) continue;
-            const float q = __fsub_rn(D, 0.5f);
-            const float s = __fmul_rn(
-                __fmul_rn(__fmul_rn(si, score(j)), float(pow(double(1.0f + hp), double(-adjust)))),
-                hostExp(__fmul_rn(-q, q)));
-            const float sh = __fdiv_rn(s, hp);
-            a00 = __fadd_rn(a00, __fmul_rn(__fmul_rn(sh, hx), hx));
-            a01 = __fadd_rn(a01, __fmul_rn(__fmul_rn(sh, hx), hy));
-            a11 = __fadd_rn(a11, __fmul_rn(__fmul_rn(sh, hy), hy));
-            const float along = __fdiv_rn(__fadd_rn(__fmul_rn(hx, lux), __fmul_rn(hy, luy)), hp);
-            const float f = __fmul_rn(s, __fadd_rn(D, along));
-            b0 = __fadd_rn(b0, __fmul_rn(f, hx));
-            b1 = __fadd_rn(b1, __fmul_rn(f, hy));
+            float t[5];
+            if (!referencePairTerms(
+                    x, landmarks, low, stride, idx[i], idx[j], si, [&] { return score(j); }, adjust,
+                    t))
+                continue;
+            a00 = __fadd_rn(a00, t[0]);
+            a01 = __fadd_rn(a01, t[1]);
+            a11 = __fadd_rn(a11, t[2]);
+            b0 = __fadd_rn(b0, t[3]);
+            b1 = __fadd_rn(b1, t[4]);
         }
     }
     const float det = __fsub_rn(__fmul_rn(a00, a11), __fmul_rn(a01, a01));

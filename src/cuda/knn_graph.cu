@@ -96,7 +96,7 @@ struct RerankArgs {
     const double* shift;      // n: knnRowScales' shift
     const double* norm;       // n: knnRowScales' norm
     int d, q0, qn, k;         // columns, the batch, neighbours
-    const uint32_t* list;     // null: queries q0 .. q0 + qn - 1
+    const uint32_t* list;     // null: queries q0 .. q0 + qn - 1 (kNoPoint: padding)
     const uint32_t* candIdx;  // qn x C candidates
     const int* candCount;     // qn
     const double* leftOut;    // qn
@@ -114,7 +114,10 @@ template <Sum S, int C>
 __global__ void rerankKernel(const RerankArgs a) {
     const int qi = blockIdx.x * blockDim.x + threadIdx.x;
     if (qi >= a.qn) return;
-    const int q = a.list ? int(a.list[qi]) : a.q0 + qi;
+    // A padding position of the parts' layout (kNoPoint) has no candidates; any point's row
+    // stands in for its query's.
+    const uint32_t listed = a.list ? a.list[qi] : uint32_t(a.q0 + qi);
+    const int q = listed == kNoPoint ? 0 : int(listed);
     const int m = a.candCount[qi];
     const int d = a.d;
     double key[C];
@@ -384,16 +387,13 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
         std::unique_ptr<SplitKnnCandidates> split;
         if (in.split.n > 0 && SplitKnnCandidates::deviceTakes())
             split = std::make_unique<SplitKnnCandidates>(in.split);
-        // With parts the ranges are positions: the re-rank reads each one's point (padding: any
-        // point; its row is never collected).
-        DeviceBuffer<uint32_t> pointAt;
+        // With parts the ranges are positions: the re-rank reads each one's point through the
+        // layout's order.
+        const uint32_t* pointAt = nullptr;
         if (in.parts) {
             if (!split) throw std::logic_error("k-NN graph: parts without the split candidates");
             split->useParts(*in.parts);
-            std::vector<uint32_t> points(in.parts->order);
-            for (uint32_t& i : points)
-                if (i == kNoPoint) i = 0;
-            uploadVector(pointAt, points);
+            pointAt = split->order();
         }
         const int C = k + kMargin <= 32 ? 32 : 64;
         size_t batch = 0;  // the longest range: small inputs get small buffers
@@ -479,7 +479,7 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
             cand.q0 = rerank.q0 = int(q0);
             cand.qn = rerank.qn = qn;
             cand.list = nullptr;
-            rerank.list = in.parts ? pointAt.get() + q0 : nullptr;
+            rerank.list = in.parts ? pointAt + q0 : nullptr;
             StageClock::time_point look = StageClock::now();
             if (split)
                 split->candidates(int(q0), qn, int(k), C, candKey.get(), candIdx.get(),

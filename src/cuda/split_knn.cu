@@ -309,17 +309,18 @@ __global__ void __launch_bounds__(kWarps * 32, 4)
         }
         __syncthreads();
         const float own = active ? float(ownNorm2[query]) : 0.0f;
+        unsigned long long scanned = 0;  // the block's tiles, added to parts.scanned once
         for (int part = parts.blockPart[ball]; part >= 0;) {
             const int first = parts.partTiles[part];
             const int tilesOfPart = parts.partTiles[part + 1] - first;
             if (tilesOfPart > 0) scanTiles(first, tilesOfPart);
-            if (threadIdx.x == 0)
-                atomicAdd(parts.scanned, static_cast<unsigned long long>(tilesOfPart));
+            scanned += static_cast<unsigned long long>(tilesOfPart);
             // The lane's exact-key threshold: a point with v >= tau has |x - y|^2 >= tau + |a|^2
             // less the row's error, so tau + |a|^2 is above what the left-out bound needs.
             const float threshold = active ? tau + own : -INFINITY;
             part = nextPart(bound, parts.parts, part, threshold, reduceKey, reduceThreshold);
         }
+        if (threadIdx.x == 0) atomicAdd(parts.scanned, scanned);
     } else {
         // The block's own queries' tile first: sorted data finds near neighbours early.
         scanTiles(int((size_t(q0) + size_t(blockIdx.x) * kWarps * 32) / kRefTile) % tileCount,

@@ -80,6 +80,8 @@ class SplitKnnCandidates {
     uint64_t scannedTiles() const;
     /// The device arrays, for other kernels over the same fragments.
     SplitKnnDevice device() const;
+    /// With parts: the point at each position of the layout (kNoPoint: padding), on the device.
+    const uint32_t* order() const { return m_order.get(); }
 
   private:
     size_t m_nPad;
