@@ -15,8 +15,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
-#include <string>
 #include <vector>
 
 #include "cuda/cuda_error.h"
@@ -176,18 +174,9 @@ RankPartsDevice DeviceRankParts::decide(const SplitKnnDevice& split, const RankS
         split.rows,          slots,   m_partTiles.get(), m_centre.get(), m_radius.get(),
         m_cellsInPart.get(), m_parts, m_widen,           m_scan.get(),   counts,
         m_scannedTiles.get()};
-    using Launch = void (*)(const DecideArgs&);
-    // [stride / 16 - 1][places 8, 10, 16], as the rank kernel's table.
-    static constexpr Launch kLaunches[4][3] = {
-        {launchDecide<16, 8>, launchDecide<16, 10>, launchDecide<16, 16>},
-        {launchDecide<32, 8>, launchDecide<32, 10>, launchDecide<32, 16>},
-        {launchDecide<48, 8>, launchDecide<48, 10>, launchDecide<48, 16>},
-        {launchDecide<64, 8>, launchDecide<64, 10>, launchDecide<64, 16>}};
-    if (split.stride % 16 != 0 || split.stride < 16 || split.stride > 64 ||
-        (width != 8 && width != 10 && width != 16))
-        throw std::logic_error("rank parts: rows of " + std::to_string(split.stride) +
-                               " columns and " + std::to_string(width) + " target places");
-    if (slots.count > 0) kLaunches[split.stride / 16 - 1][width == 8 ? 0 : width == 10 ? 1 : 2](a);
+    withRankShape(split.stride, width, "rank parts", [&](auto ks, auto places) {
+        if (slots.count > 0) launchDecide<16 * decltype(ks)::value, decltype(places)::value>(a);
+    });
     return {m_partTiles.get(), m_scan.get(), m_order.get(), m_parts};
 }
 

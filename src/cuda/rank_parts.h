@@ -9,6 +9,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
 
 #include "core/knn/knn_part_layout.h"
 #include "cuda/device_buffer.h"
@@ -23,6 +26,24 @@ constexpr int kRankPartWords = kMaxKnnParts / 32;
 
 /// Cells of a warp of the rank kernel (one m16 tile): what a decision is made for.
 constexpr int kRankWarpCells = 16;
+
+/// Calls f(KS, T), as std::integral_constants, for the shapes the rank kernels are built for:
+/// rows of 16 KS columns (KS 1 to 4) and T target places (8, 10 or 16; k = 10 is the scores'
+/// default). Throws std::logic_error, naming `what`, for any other shape.
+template <class F>
+void withRankShape(int stride, int width, const char* what, F f) {
+    const auto places = [&](auto ks) {
+        if (width == 8) return f(ks, std::integral_constant<int, 8>{});
+        if (width == 10) return f(ks, std::integral_constant<int, 10>{});
+        if (width == 16) return f(ks, std::integral_constant<int, 16>{});
+        throw std::logic_error(std::string(what) + ": " + std::to_string(width) + " target places");
+    };
+    if (stride == 16) return places(std::integral_constant<int, 1>{});
+    if (stride == 32) return places(std::integral_constant<int, 2>{});
+    if (stride == 48) return places(std::integral_constant<int, 3>{});
+    if (stride == 64) return places(std::integral_constant<int, 4>{});
+    throw std::logic_error(std::string(what) + ": rows of " + std::to_string(stride) + " columns");
+}
 
 /// The parts as the rank kernel reads them (parts 0: every warp scans every tile).
 struct RankPartsDevice {

@@ -402,16 +402,14 @@ std::vector<uint32_t> splitRankCounts(const SplitKnnCandidates& split, const flo
     const DeviceRankTargets device(targets);
     std::unique_ptr<DeviceRankParts> parts;
     if (layout) parts = std::make_unique<DeviceRankParts>(*layout);
-    using Launch = void (*)(const SplitKnnDevice&, const float*, int, const RankSlots&,
-                            const RankPartsDevice&, uint32_t*);
-    // [k-steps - 1][places 8, 10, 16]: k = 10 is the scores' default.
-    static constexpr Launch kLaunches[4][3] = {
-        {launchRanks<1, 8>, launchRanks<1, 10>, launchRanks<1, 16>},
-        {launchRanks<2, 8>, launchRanks<2, 10>, launchRanks<2, 16>},
-        {launchRanks<3, 8>, launchRanks<3, 10>, launchRanks<3, 16>},
-        {launchRanks<4, 8>, launchRanks<4, 10>, launchRanks<4, 16>}};
     const SplitKnnDevice rows = split.device();
-    const Launch launch = kLaunches[rows.stride / 16 - 1][width == 8 ? 0 : width == 10 ? 1 : 2];
+    const auto launch = [&](const RankSlots& batch, const RankPartsDevice& scans,
+                            uint32_t* counts) {
+        withRankShape(rows.stride, int(width), "ranks", [&](auto ks, auto places) {
+            launchRanks<decltype(ks)::value, decltype(places)::value>(rows, original, d, batch,
+                                                                      scans, counts);
+        });
+    };
     // Batches of cells: no launch runs for long on a GPU that also draws.
     // Parts pay where the warps leave most of them out (a picture that keeps its
     // neighbourhoods); where far targets cut nearly every part (a torn picture), one pipeline
@@ -430,7 +428,7 @@ std::vector<uint32_t> splitRankCounts(const SplitKnnCandidates& split, const flo
         } else {
             wholeScans += double(s1 - s0) * double(rows.nPad);
         }
-        launch(rows, original, d, batch, scans, device.counts(s0));
+        launch(batch, scans, device.counts(s0));
     }
     if (pairsCompared) {
         // Of the slots' pairs with every position, those whose products were compared.

@@ -150,6 +150,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, CudaVsHost,
                                            Shape{4099, 32, 256, 16, 0},  // headline shape
                                            Shape{777, 39, 200, 20, 6}, Shape{300, 64, 1024, 32, 0},
                                            Shape{200, 32, 128, 64, 0},
+                                           Shape{500, 16, 256, 40, 3},   // lists past 32 entries
                                            Shape{150, 128, 300, 30, 5},  // d = 128
                                            Shape{100, 100, 500, 12, 0},
                                            Shape{64, 16, 4096, 65, 8},  // g = 4096, k > 64
