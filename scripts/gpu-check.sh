@@ -8,8 +8,9 @@
 #                                             quick: tests, sanitizers, two configurations
 #                                             table: quick without racecheck (which alone takes
 #                                             about 8 minutes: a device call holds 10)
-#                                             racecheck: only the build and racecheck, in two
-#                                             halves that report as each ends
+#                                             racecheck: only the build and racecheck, in
+#                                             groups that report as each ends
+#                                             (RACECHECK_GROUPS="projection search ..." picks)
 #                                             bench: only the benchmark grid
 #                                             profile: ncu source-level stall sampling of the
 #                                             fused and tensor kernels at the headline
@@ -62,9 +63,23 @@ tests=$build/tests/sepal_gpu_tests
 small_projection='*CudaVsHost*n0_*:*CudaVsHost*n1_*:*CudaVsHost*n129_*:*CudaVsHost*n1000_*'
 small_projection+=':*CudaVsHost*n200_*:*CudaVsHost*n50_*'
 small_rest='*CudaSearch*n1_*:*CudaSearch*n333_*:*CudaSearch*n100_*:CudaProjector.*'
-small_rest+=':CudaTraining.*:*CudaTensorSearch*:CudaPartsSearch*:*CudaNearestStep*'
+small_rest+=':CudaTrainingStep.*:*CudaTensorSearch*:CudaPartsSearch*:*CudaNearestStep*'
 small_rest+=':*CudaLandmarkSums*_blocks1'
 small="$small_projection:$small_rest"
+# racecheck mode's groups, one sanitizer run each, the slowest last (CudaProjector's cases of
+# 20,000 cells and the sums' 280,000 kept the whole "rest" past 460 s of one device call).
+racecheck_group() {
+    case $1 in
+        projection) echo "$small_projection" ;;
+        search) echo '*CudaSearch*n1_*:*CudaSearch*n333_*:*CudaSearch*n100_*:*CudaTensorSearch*:CudaPartsSearch*' ;;
+        training) echo 'CudaTrainingStep.*:*CudaNearestStep*' ;;
+        ranks) echo 'CudaWideRanks.ACrowd*:CudaQuality.PartsOfASmallSet*' ;;
+        cache) echo '*CudaNeighbourCache*d16*:CudaPolish.Neighbours*' ;;
+        projector) echo 'CudaProjector.*' ;;
+        sums) echo '*CudaLandmarkSums*_blocks1' ;;
+        *) echo "gpu-check.sh: no racecheck group $1" >&2; exit 2 ;;
+    esac
+}
 if [ "$mode" = trust ]; then
     # Each step's lines as they come: a device call cut short still shows what ran.
     echo "== the rank kernels' tests"
@@ -113,14 +128,20 @@ if [ "$mode" != bench ] && [ "$mode" != profile ]; then
     san_memcheck=skipped
     runs="memcheck racecheck"
     [ "$mode" = table ] && runs=memcheck
-    # Racecheck alone in two halves, the projection's cases and then the rest, each reporting as
-    # it ends: a device call cut short still shows the first half.
-    [ "$mode" = racecheck ] && runs="racecheck:projection racecheck:rest"
+    # Racecheck alone, group by group (RACECHECK_GROUPS picks some), each reporting as it ends:
+    # a device call cut short still shows the groups before.
+    if [ "$mode" = racecheck ]; then
+        runs=""
+        for group in ${RACECHECK_GROUPS:-projection search training ranks cache projector sums}; do
+            racecheck_group "$group" >/dev/null || exit 2
+            runs+=" racecheck:$group"
+        done
+    fi
     for run in $runs; do
         tool=${run%%:*}
-        half=${run#"$tool"}
-        half=${half#:}
-        echo "== compute-sanitizer $tool (small cases${half:+, $half})"
+        group=${run#"$tool"}
+        group=${group#:}
+        echo "== compute-sanitizer $tool (small cases${group:+, $group})"
         start=$(date +%s)
         filter=$small
         # memcheck also covers tensor+split's chunk offsets (racecheck: its kernels are those of
@@ -135,15 +156,14 @@ if [ "$mode" != bench ] && [ "$mode" != profile ]; then
         # The polish's kernels; racecheck its tiled neighbour search (the one with shared memory).
         [ $tool = memcheck ] && filter+=':CudaPolish.*'
         [ $tool = racecheck ] && filter+=':CudaPolish.Neighbours*'
-        [ "$half" = projection ] && filter=$small_projection
-        [ "$half" = rest ] && filter=${filter#"$small_projection:"}
-        log="$out/sanitizer_$tool${half:+_$half}.log"
+        [ -n "$group" ] && filter=$(racecheck_group "$group")
+        log="$out/sanitizer_$tool${group:+_$group}.log"
         compute-sanitizer --tool $tool --error-exitcode 9 $tests --gtest_brief=1 \
             --gtest_filter="$filter" >"$log" 2>&1
         rc=$?
         grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Invalid|Race|Hazard|FAILED|PASSED" "$log" | head -12
-        echo "$tool${half:+ ($half)}: rc=$rc in $(( $(date +%s) - start )) s"
-        # Both halves must pass for the tool to pass.
+        echo "$tool${group:+ ($group)}: rc=$rc in $(( $(date +%s) - start )) s"
+        # Every group must pass for the tool to pass.
         previous=$(eval echo "\$san_$tool")
         [ "$previous" = skipped ] || [ "$previous" = 0 ] || rc=$previous
         eval "san_$tool=$rc"
