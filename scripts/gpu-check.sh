@@ -6,8 +6,8 @@
 #   SEPAL_GPU_BUILD=dir: build directory (default build-gpu)
 #   scripts/gpu-check.sh [full|quick|bench]   full: tests, sanitizers, the whole grid (default)
 #                                             quick: tests, sanitizers, two configurations
-#                                             table: quick without racecheck (which alone takes
-#                                             about 8 minutes: a device call holds 10)
+#                                             table: quick without racecheck (which alone ran
+#                                             past 8 minutes: a device call holds 10)
 #                                             racecheck: only the build and racecheck, in
 #                                             groups that report as each ends
 #                                             (RACECHECK_GROUPS="projection search ..." picks)
@@ -62,24 +62,25 @@ tests=$build/tests/sepal_gpu_tests
 # leading * is needed.
 small_projection='*CudaVsHost*n0_*:*CudaVsHost*n1_*:*CudaVsHost*n129_*:*CudaVsHost*n1000_*'
 small_projection+=':*CudaVsHost*n200_*:*CudaVsHost*n50_*'
-small_rest='*CudaSearch*n1_*:*CudaSearch*n333_*:*CudaSearch*n100_*:CudaProjector.*'
-small_rest+=':CudaTrainingStep.*:*CudaTensorSearch*:CudaPartsSearch*:*CudaNearestStep*'
-small_rest+=':*CudaLandmarkSums*_blocks1'
-small="$small_projection:$small_rest"
-# racecheck mode's groups, one sanitizer run each, the slowest last (CudaProjector's cases of
-# 20,000 cells and the sums' 280,000 kept the whole "rest" past 460 s of one device call).
+# The small cases by group: racecheck mode runs them one sanitizer call each, the slowest last
+# (CudaProjector's cases of 20,000 cells and the sums' 280,000 kept a single "rest" call past
+# 460 s of one device call); memcheck and quick mode's racecheck take them together.
 racecheck_group() {
     case $1 in
         projection) echo "$small_projection" ;;
         search) echo '*CudaSearch*n1_*:*CudaSearch*n333_*:*CudaSearch*n100_*:*CudaTensorSearch*:CudaPartsSearch*' ;;
         training) echo 'CudaTrainingStep.*:*CudaNearestStep*' ;;
         ranks) echo 'CudaWideRanks.ACrowd*:CudaQuality.PartsOfASmallSet*' ;;
+        # The lists' index (shared-memory counts) on its smallest shape; the polish's tiled
+        # neighbour search (its kernel with shared memory).
         cache) echo '*CudaNeighbourCache*d16*:CudaPolish.Neighbours*' ;;
         projector) echo 'CudaProjector.*' ;;
         sums) echo '*CudaLandmarkSums*_blocks1' ;;
         *) echo "gpu-check.sh: no racecheck group $1" >&2; exit 2 ;;
     esac
 }
+racecheck_groups="projection search training ranks cache projector sums"
+small=$(for g in projection search training projector sums; do racecheck_group "$g"; done | paste -sd:)
 if [ "$mode" = trust ]; then
     # Each step's lines as they come: a device call cut short still shows what ran.
     echo "== the rank kernels' tests"
@@ -132,7 +133,7 @@ if [ "$mode" != bench ] && [ "$mode" != profile ]; then
     # a device call cut short still shows the groups before.
     if [ "$mode" = racecheck ]; then
         runs=""
-        for group in ${RACECHECK_GROUPS:-projection search training ranks cache projector sums}; do
+        for group in ${RACECHECK_GROUPS:-$racecheck_groups}; do
             racecheck_group "$group" >/dev/null || exit 2
             runs+=" racecheck:$group"
         done
@@ -143,20 +144,19 @@ if [ "$mode" != bench ] && [ "$mode" != profile ]; then
         group=${group#:}
         echo "== compute-sanitizer $tool (small cases${group:+, $group})"
         start=$(date +%s)
-        filter=$small
-        # memcheck also covers tensor+split's chunk offsets (racecheck: its kernels are those of
-        # tensor+parts, already in the set), the device's neighbour lists and the splats;
-        # racecheck the lists' index (shared-memory counts) on its smallest shape.
-        [ $tool = memcheck ] &&
-            filter+=':CudaSplit.SideBySide*:CudaKnnGraph.Ties*:CudaQuality.*'
-        [ $tool = memcheck ] && filter+=':CudaWideRanks.ACrowd*:CudaWideRanks.ManyLaunches*'
-        [ $tool = racecheck ] && filter+=':CudaWideRanks.ACrowd*:CudaQuality.PartsOfASmallSet*'
-        [ $tool = memcheck ] && filter+=':*CudaNeighbourCache*d32*:CudaSplats.*'
-        [ $tool = racecheck ] && filter+=':*CudaNeighbourCache*d16*'
-        # The polish's kernels; racecheck its tiled neighbour search (the one with shared memory).
-        [ $tool = memcheck ] && filter+=':CudaPolish.*'
-        [ $tool = racecheck ] && filter+=':CudaPolish.Neighbours*'
-        [ -n "$group" ] && filter=$(racecheck_group "$group")
+        if [ $tool = memcheck ]; then
+            # The small cases, tensor+split's chunk offsets (racecheck: its kernels are those of
+            # tensor+parts, already in the set), the ranks, the device's neighbour lists, the
+            # splats and the polish's kernels.
+            filter="$small:CudaSplit.SideBySide*:CudaKnnGraph.Ties*:CudaQuality.*"
+            filter+=':CudaWideRanks.ACrowd*:CudaWideRanks.ManyLaunches*'
+            filter+=':*CudaNeighbourCache*d32*:CudaSplats.*:CudaPolish.*'
+        elif [ -n "$group" ]; then
+            filter=$(racecheck_group "$group")
+        else
+            # Every racecheck group at once (quick, full).
+            filter=$(for g in $racecheck_groups; do racecheck_group "$g"; done | paste -sd:)
+        fi
         log="$out/sanitizer_$tool${group:+_$group}.log"
         compute-sanitizer --tool $tool --error-exitcode 9 $tests --gtest_brief=1 \
             --gtest_filter="$filter" >"$log" 2>&1
