@@ -220,11 +220,7 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
     KnnGraph buildRows(const Matrix& points, size_t k, KnnMetric metric, size_t first,
                        size_t last) override {
         m_stages.clear();
-        StageClock::time_point stageStart = StageClock::now();
-        const auto lap = [&](const char* stage) {
-            m_stages.emplace_back(stage, secondsSince(stageStart));
-            stageStart = StageClock::now();
-        };
+        Stopwatch watch;
         KnnGraph g = emptyKnnGraph(points.rows, k, first, last);
         const size_t n = points.rows, d = points.cols;
         m_redone = 0;
@@ -249,10 +245,10 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
         }
         const int others = int(std::count(scales.usable.begin(), scales.usable.end(), 1)) - 1;
         // The tensor cores' candidates where the metric has a dot-product form.
-        lap("scales");
+        watch.lap("scales");
         SplitKnnInput split;
         if (splitKnnTakes(metric, d)) split = prepareSplitKnn(points, scales, metric, unitRows);
-        lap("split rows");
+        watch.lap("split rows");
         std::vector<int> devices = m_devices;
         if (devices.empty())
             for (int i = 0; i < deviceCount(); ++i) devices.push_back(i);
@@ -269,10 +265,10 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
             double kmeansSeconds = 0;
             parts = std::make_unique<KnnPartLayout>(gatherKnnParts(points, split, &kmeansSeconds));
             SEPAL_CUDA_CHECK(cudaSetDevice(previous));
-            m_stages.emplace_back("k-means", kmeansSeconds);
-            lap("parts");  // the k-means included
+            watch.laps.emplace_back("k-means", kmeansSeconds);
+            watch.lap("parts");  // the k-means included
             split = splitInLayout(split, *parts);
-            lap("layout");
+            watch.lap("layout");
         }
         const GraphInput input{points, scales, unitRows, split, parts.get(), k, metric, others};
         // Batches of queries go to the devices in turn; each device (one host thread each)
@@ -307,15 +303,15 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
         }
         SEPAL_CUDA_CHECK(cudaSetDevice(previous));
         // The devices' wall time; of it, the longest lane's two looks (upload and layout the rest).
-        lap("devices");
+        watch.lap("devices");
         double firstLook = 0, secondLook = 0;
         for (const LaneFigures& f : figures) {
             firstLook = std::max(firstLook, f.firstSeconds);
             secondLook = std::max(secondLook, f.secondSeconds);
             m_lookedAgain += f.lookedAgain;
         }
-        m_stages.emplace_back("first look", firstLook);
-        m_stages.emplace_back("second look", secondLook);
+        watch.laps.emplace_back("first look", firstLook);
+        watch.laps.emplace_back("second look", secondLook);
         for (const std::exception_ptr& e : errors)
             if (e) std::rethrow_exception(e);
         std::vector<uint32_t> again;
@@ -329,7 +325,8 @@ class CudaKnnGraphBuilder : public KnnGraphBuilder {
             m_compared = double(tiles) * kKnnPartTile * kKnnBlockQueries / (positions * positions);
         }
         if (!again.empty()) exactNeighbours(knnRows(points, metric), again, g);
-        lap("cpu");
+        watch.lap("cpu");
+        m_stages = std::move(watch.laps);
         return g;
     }
 

@@ -42,17 +42,6 @@ namespace {
 
 constexpr int kMostK = 32;  // neighbours the rank kernel holds per cell
 
-/// Seconds of each stage, one after another.
-struct Stopwatch {
-    StageClock::time_point last = StageClock::now();
-    std::vector<std::pair<std::string, double>> laps;
-    /// Ends the stage `what` now.
-    void lap(const std::string& what) {
-        laps.emplace_back(what, secondsSince(last));
-        last = StageClock::now();
-    }
-};
-
 /// For each cell and each of its targets (its 2D neighbours, at exact key tKey): how many other
 /// cells are nearer in data space, or as near with a lower index.
 template <int W>
