@@ -152,15 +152,10 @@ void launchDecide(const DecideArgs& a) {
 
 DeviceRankParts::DeviceRankParts(const KnnPartLayout& layout)
     : m_parts(layout.parts()), m_widen(layout.widen) {
-    std::vector<uint32_t> cellsInPart(size_t(m_parts), 0);
-    for (int p = 0; p < m_parts; ++p)
-        for (int pos = layout.partTiles[size_t(p)] * kKnnPartTile;
-             pos < layout.partTiles[size_t(p) + 1] * kKnnPartTile; ++pos)
-            cellsInPart[size_t(p)] += layout.order[size_t(pos)] != kNoPoint ? 1u : 0u;
     uploadVector(m_partTiles, layout.partTiles);
     uploadVector(m_centre, layout.partCentre);
     uploadVector(m_radius, layout.partRadius);
-    uploadVector(m_cellsInPart, cellsInPart);
+    uploadVector(m_cellsInPart, layout.partCells);
     uploadVector(m_order, layout.order);
     m_scannedTiles.reserve(1);
     SEPAL_CUDA_CHECK(cudaMemset(m_scannedTiles.get(), 0, sizeof(unsigned long long)));

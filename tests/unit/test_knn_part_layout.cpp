@@ -1,5 +1,5 @@
 // The k-NN graph's part layout (the GPU's candidates leave out whole parts by its balls): every
-// point once, each part from a whole tile and in the order asked, and balls that hold their rows
+// point once, each part from a whole tile in index order, and balls that hold their rows
 // with the rows' rounding to spare (the bounds of the candidates and of the ranks' whole parts).
 
 #include <gtest/gtest.h>
@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "core/knn/knn_part_layout.h"
@@ -16,13 +17,13 @@ namespace sepal {
 namespace {
 
 /// Clustered rows of `stride` columns (the last ones zero, as padded split rows are), some
-/// unusable, with each row's nearest of `labels` centres as its label (labels: unusable).
+/// unusable, with each row's nearest of `parts` centres as its part (parts: unusable).
 struct LabelledRows {
     size_t n = 0;
     int stride = 0;
     std::vector<float> rows, norm2;
-    std::vector<uint32_t> part, cluster;
-    size_t parts = 0, clusters = 0;
+    std::vector<uint32_t> part;
+    size_t parts = 0;
 };
 
 std::vector<uint32_t> nearestOf(const LabelledRows& r, size_t labels, std::mt19937& rng) {
@@ -45,15 +46,13 @@ std::vector<uint32_t> nearestOf(const LabelledRows& r, size_t labels, std::mt199
     return label;
 }
 
-LabelledRows labelledRows(size_t n, int d, int stride, size_t parts, size_t clusters,
-                          uint32_t seed) {
+LabelledRows labelledRows(size_t n, int d, int stride, size_t parts, uint32_t seed) {
     std::mt19937 rng(seed);
     std::normal_distribution<float> normal(0.0f, 1.0f);
     LabelledRows r;
     r.n = n;
     r.stride = stride;
     r.parts = parts;
-    r.clusters = clusters;
     std::vector<float> centres(6 * size_t(d));
     for (float& c : centres) c = 8.0f * normal(rng);
     r.rows.assign(n * size_t(stride), 0.0f);
@@ -69,7 +68,6 @@ LabelledRows labelledRows(size_t n, int d, int stride, size_t parts, size_t clus
         r.norm2[i] = i % 97 == 5 ? std::numeric_limits<float>::infinity() : float(s);
     }
     r.part = nearestOf(r, parts, rng);
-    r.cluster = nearestOf(r, clusters, rng);
     return r;
 }
 
@@ -82,7 +80,7 @@ double distance(const float* a, const float* b, int stride) {
     return std::sqrt(s);
 }
 
-void expectLayoutHolds(const LabelledRows& r, const KnnPartLayout& layout, bool byCluster) {
+void expectLayoutHolds(const LabelledRows& r, const KnnPartLayout& layout) {
     const size_t all = r.parts + 1, stride = size_t(r.stride);
     ASSERT_EQ(layout.parts(), int(all));
     // The widening covers eight times the rows' rounding (2^-24 of the largest usable row).
@@ -92,7 +90,8 @@ void expectLayoutHolds(const LabelledRows& r, const KnnPartLayout& layout, bool 
     EXPECT_GE(layout.widen, 8 * 0x1p-24 * std::sqrt(reach2));
     ASSERT_EQ(layout.partTiles.size(), all + 1);
     ASSERT_EQ(layout.positions(), size_t(layout.partTiles[all]) * kKnnPartTile);
-    // Every point once, in its own part's tiles, in the order asked, padding last.
+    // Every point once, in its own part's tiles, in index order, padding last; partCells counts
+    // them.
     std::vector<int> seen(r.n, 0);
     for (size_t p = 0; p < all; ++p) {
         const size_t from = size_t(layout.partTiles[p]) * kKnnPartTile;
@@ -109,17 +108,13 @@ void expectLayoutHolds(const LabelledRows& r, const KnnPartLayout& layout, bool 
             ++seen[i];
             ASSERT_EQ(r.part[i], p) << "point " << i << " at " << pos;
             if (pos == from || layout.order[pos - 1] == kNoPoint) continue;
-            const uint32_t before = layout.order[pos - 1];
-            if (byCluster && r.cluster[before] != r.cluster[i])
-                ASSERT_LT(r.cluster[before], r.cluster[i]) << "at " << pos;
-            else
-                ASSERT_LT(before, i) << "at " << pos;
+            ASSERT_LT(layout.order[pos - 1], i) << "at " << pos;
         }
-        EXPECT_LT(to - from -
-                      size_t(std::count_if(layout.order.begin() + long(from),
-                                           layout.order.begin() + long(to),
-                                           [](uint32_t i) { return i != kNoPoint; })),
-                  size_t(kKnnPartTile))
+        const size_t cells =
+            size_t(std::count_if(layout.order.begin() + long(from), layout.order.begin() + long(to),
+                                 [](uint32_t i) { return i != kNoPoint; }));
+        EXPECT_EQ(layout.partCells[p], cells) << "part " << p;
+        EXPECT_LT(to - from - cells, size_t(kKnnPartTile))
             << "part " << p << " has a whole tile of padding";
     }
     for (size_t i = 0; i < r.n; ++i) ASSERT_EQ(seen[i], 1) << "point " << i;
@@ -152,17 +147,12 @@ void expectLayoutHolds(const LabelledRows& r, const KnnPartLayout& layout, bool 
 }
 
 TEST(KnnPartLayout, EveryPointOnceInWholeTilesInsideItsBalls) {
-    const LabelledRows r = labelledRows(6000, 20, 32, 12, 60, 3);
-    expectLayoutHolds(
-        r, layOutKnnParts({r.rows.data(), r.norm2.data(), r.n, r.stride}, r.part, r.parts), false);
-}
-
-TEST(KnnPartLayout, FinerClustersOrderEachPart) {
-    const LabelledRows r = labelledRows(5000, 9, 16, 7, 45, 11);
-    expectLayoutHolds(r,
-                      layOutKnnParts({r.rows.data(), r.norm2.data(), r.n, r.stride}, r.part,
-                                     r.parts, r.cluster, r.clusters),
-                      true);
+    for (const auto& [n, d, stride, parts] :
+         {std::tuple<size_t, int, int, size_t>{6000, 20, 32, 12}, {5000, 9, 16, 7}}) {
+        const LabelledRows r = labelledRows(n, d, stride, parts, uint32_t(n));
+        expectLayoutHolds(
+            r, layOutKnnParts({r.rows.data(), r.norm2.data(), r.n, r.stride}, r.part, r.parts));
+    }
 }
 
 TEST(KnnPartLayout, OnePointAndNoUsableRow) {

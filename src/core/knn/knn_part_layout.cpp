@@ -54,36 +54,27 @@ float ballOf(const KnnLayoutRows& in, const std::vector<uint32_t>& order, size_t
 }  // namespace
 
 KnnPartLayout layOutKnnParts(const KnnLayoutRows& in, const std::vector<uint32_t>& part,
-                             size_t parts, const std::vector<uint32_t>& cluster, size_t clusters) {
+                             size_t parts) {
     const size_t n = in.n, stride = size_t(in.stride);
     double reach2 = 0;
     for (size_t i = 0; i < n; ++i)
         if (std::isfinite(in.norm2[i])) reach2 = std::max(reach2, double(in.norm2[i]));
     // norm2 is rounded to float: a relative 2^-20 more covers it.
     const double widen = 8 * in.rounding * std::sqrt(reach2) * (1 + 0x1p-20);
-    // By cluster where given (a counting sort), then by part (a stable one).
-    std::vector<uint32_t> byCluster(n);
-    if (cluster.empty()) {
-        for (size_t i = 0; i < n; ++i) byCluster[i] = uint32_t(i);
-    } else {
-        std::vector<size_t> start(clusters + 2, 0);  // labels 0 .. clusters, from 1
-        for (uint32_t c : cluster) ++start[c + 1];
-        for (size_t c = 1; c < start.size(); ++c) start[c] += start[c - 1];
-        for (size_t i = 0; i < n; ++i) byCluster[start[cluster[i]]++] = uint32_t(i);
-    }
+    // A counting sort by part, each part's points in index order.
     const size_t all = parts + 1;
-    std::vector<size_t> count(all, 0);
-    for (uint32_t p : part) ++count[p];
     KnnPartLayout layout;
     layout.widen = widen;
+    layout.partCells.assign(all, 0);
+    for (uint32_t p : part) ++layout.partCells[p];
     layout.partTiles.assign(all + 1, 0);
     for (size_t p = 0; p < all; ++p)
         layout.partTiles[p + 1] =
-            layout.partTiles[p] + int((count[p] + kKnnPartTile - 1) / kKnnPartTile);
+            layout.partTiles[p] + int((layout.partCells[p] + kKnnPartTile - 1) / kKnnPartTile);
     layout.order.assign(size_t(layout.partTiles[all]) * kKnnPartTile, kNoPoint);
     std::vector<size_t> next(all);
     for (size_t p = 0; p < all; ++p) next[p] = size_t(layout.partTiles[p]) * kKnnPartTile;
-    for (uint32_t i : byCluster) layout.order[next[part[i]]++] = i;
+    for (size_t i = 0; i < n; ++i) layout.order[next[part[i]]++] = uint32_t(i);
     // The balls, on all cores.
     layout.partCentre.assign(all * stride, 0.0f);
     layout.partRadius.assign(all, -1.0f);

@@ -1,10 +1,9 @@
 #pragma once
 // The layout of a k-NN graph's parts (the GPU's candidates leave out whole parts): given each
-// point's part (and, where given, a finer cluster that orders each part's points), the points
-// laid out as whole tiles of positions, and a ball (centre and radius) around the usable rows of
-// each part and of each block of queries, in the rows' own space, widened so that the distance
-// between two balls less their radii bounds the exact distance of any two of their points from
-// below. Plain C++, on the CPU's cores; cuda/knn_parts.h finds the parts.
+// point's part, the points laid out as whole tiles of positions, and a ball (centre and radius)
+// around the usable rows of each part and of each block of queries, in the rows' own space, widened
+// so that the distance between two balls less their radii bounds the exact distance of any two of
+// their points from below. Plain C++, on the CPU's cores; cuda/knn_parts.h finds the parts.
 
 #include <cstddef>
 #include <cstdint>
@@ -27,13 +26,14 @@ constexpr int kKnnPartTile = 64;
 /// Points gathered into parts of whole tiles, with a ball for each part and each block of
 /// kKnnBlockQueries positions.
 struct KnnPartLayout {
-    std::vector<uint32_t> order;     ///< positions: the point at each (kNoPoint: padding)
-    std::vector<int> partTiles;      ///< parts + 1: each part's first tile, then the end
-    std::vector<float> partCentre;   ///< parts x stride, in the rows' space
-    std::vector<float> partRadius;   ///< parts: the ball's radius (negative: no usable row)
-    std::vector<float> blockCentre;  ///< blocks x stride
-    std::vector<float> blockRadius;  ///< blocks (negative: no usable row)
-    std::vector<int> blockPart;      ///< blocks: the part of the block's first position
+    std::vector<uint32_t> order;      ///< positions: the point at each (kNoPoint: padding)
+    std::vector<int> partTiles;       ///< parts + 1: each part's first tile, then the end
+    std::vector<uint32_t> partCells;  ///< parts: the points of each (its positions less padding)
+    std::vector<float> partCentre;    ///< parts x stride, in the rows' space
+    std::vector<float> partRadius;    ///< parts: the ball's radius (negative: no usable row)
+    std::vector<float> blockCentre;   ///< blocks x stride
+    std::vector<float> blockRadius;   ///< blocks (negative: no usable row)
+    std::vector<int> blockPart;       ///< blocks: the part of the block's first position
     /// What every radius was widened by for the rows' rounding: at least 8 times the furthest a
     /// row lies from the exact values it stands for.
     double widen = 0;
@@ -54,9 +54,8 @@ struct KnnLayoutRows {
 
 /// The layout of `rows` for part[i] in 0 .. parts (parts: the unusable rows' own last part;
 /// at most kMaxKnnParts in all): the parts one after another, each from a whole tile, its
-/// points ordered by cluster[i] (0 .. clusters) where `cluster` is given, then by index.
+/// points in index order.
 KnnPartLayout layOutKnnParts(const KnnLayoutRows& rows, const std::vector<uint32_t>& part,
-                             size_t parts, const std::vector<uint32_t>& cluster = {},
-                             size_t clusters = 0);
+                             size_t parts);
 
 }  // namespace sepal
