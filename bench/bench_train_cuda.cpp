@@ -122,7 +122,7 @@ void runResident(const TrainOptions& o, cuda::TrainingStep& gpu, const std::vect
         j["first_step_ms"] = msSince(t0);
         // Read after the first step, which grows the step's buffers for this g.
         j["device_used_mb"] = freeBeforeMb - freeDeviceMb();
-        std::vector<double> wall, assign, scan, accumulate, smooth, inertia, scans;
+        std::vector<double> wall, assign, scan, accumulate, smooth, inertia, scans, kept;
         for (int s = 0; s < o.steps; ++s) {
             t0 = std::chrono::steady_clock::now();
             const cuda::StepResult r = once();
@@ -134,6 +134,7 @@ void runResident(const TrainOptions& o, cuda::TrainingStep& gpu, const std::vect
             smooth.push_back(t.smoothMs);
             inertia.push_back(r.inertia);
             scans.push_back(double(gpu.lastExactScans()));
+            kept.push_back(double(gpu.lastKeptCells()));
         }
         const double ms = median(wall);
         j["steps"] = o.steps;
@@ -149,6 +150,12 @@ void runResident(const TrainOptions& o, cuda::TrainingStep& gpu, const std::vect
         j["knn_kernel"] = gpu.lastKernel();
         j["sums_in"] = gpu.lastSumMode();
         j["exact_scans"] = median(scans);  // cells the nearest kernel scanned exactly
+        // Cells whose bounds kept their landmark without a search (SEPAL_TRAIN_BOUNDS=0: none),
+        // per timed step.
+        j["kept_cells"] = kept;
+        j["step_ms"] = wall;
+        j["bounds"] = !std::getenv("SEPAL_TRAIN_BOUNDS") ||
+                      std::string(std::getenv("SEPAL_TRAIN_BOUNDS")) != "0";
         j["skipped"] = first.skipped;
         j["inertia_first"] = first.inertia;
         j["inertia_last"] = inertia.empty() ? first.inertia : inertia.back();

@@ -69,13 +69,13 @@ racecheck_group() {
     case $1 in
         projection) echo "$small_projection" ;;
         search) echo '*CudaSearch*n1_*:*CudaSearch*n333_*:*CudaSearch*n100_*:*CudaTensorSearch*:CudaPartsSearch*' ;;
-        training) echo '*CudaTrainingStep.*:*CudaNearestStep*' ;;
+        training) echo '*CudaTrainingStep.*:*CudaNearestStep*:*CudaStepBounds.*d32_g256:CudaStepBounds.A*:CudaStepBounds.W*:CudaStepBounds.B*' ;;
         ranks) echo 'CudaWideRanks.ACrowd*:CudaQuality.PartsOfASmallSet*' ;;
         # The lists' index (shared-memory counts) on its smallest shape; the polish's tiled
         # neighbour search (its kernel with shared memory).
         cache) echo '*CudaNeighbourCache*d16*:CudaPolish.Neighbours*' ;;
         projector) echo 'CudaProjector.*' ;;
-        sums) echo '*CudaLandmarkSums*_blocks1' ;;
+        sums) echo '*CudaLandmarkSums*_blocks1:*CudaKeptDistances*d7_*:*CudaKeptDistances*d27_*' ;;
         *) echo "gpu-check.sh: no racecheck group $1" >&2; exit 2 ;;
     esac
 }

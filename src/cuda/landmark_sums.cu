@@ -11,7 +11,9 @@
 // dimension t, t + 32, ...: conflict-free shared atomics), or 32 / stride points at a time for
 // narrower rows; it loads several points before adding them, to keep loads in flight.
 // When the sums do not fit in the device's opt-in shared memory, the same loop adds straight to
-// the global sums with double atomics (correct, slower).
+// the global sums with double atomics (correct, slower). Points the training step's bounds kept
+// (a negative distance, with args.landmarks) have their distances measured from their rows, in
+// an instantiation of their own.
 // Limits: g < 2^31 / stride; strides 4 to 128 are compiled as constants, wider ones at run time.
 
 #include <cstdint>
@@ -49,6 +51,28 @@ __device__ __forceinline__ void addValue(const LandmarkSumArgs& a, float* rows, 
         atomicAdd(a.sums + size_t(b) * a.d + t, double(v));
 }
 
+/// The squared distance of a point that the training step's bounds kept (dist negative) to its
+/// landmark b, summed over the lanes that hold its values; dist itself for any other point. All
+/// lanes of the warp call it together.
+template <int STRIDE>
+__device__ __forceinline__ float measured(const LandmarkSumArgs& a, bool valid, uint32_t b,
+                                          float dist, const float (&v)[RowShape<STRIDE>::values],
+                                          int col) {
+    using S = RowShape<STRIDE>;
+    const bool kept = valid && dist < 0.0f && b < uint32_t(a.g);
+    float part = 0.0f;
+    if (kept) {
+#pragma unroll
+        for (int k = 0; k < S::values; ++k) {
+            const int t = col + 32 * k;
+            const float e = t < a.d ? v[k] - __ldg(a.landmarks + size_t(b) * a.stride + t) : 0.0f;
+            part = fmaf(e, e, part);
+        }
+    }
+    for (int o = 1; o < S::lanes; o <<= 1) part += __shfl_xor_sync(0xffffffffu, part, o);
+    return kept ? part : dist;
+}
+
 /// One point (its lane's values v) into the sums; all lanes of the warp call it together.
 template <int STRIDE, bool SHARED>
 __device__ __forceinline__ void addPoint(const LandmarkSumArgs& a, float* rows, unsigned* counts,
@@ -79,12 +103,12 @@ __device__ __forceinline__ void addPoint(const LandmarkSumArgs& a, float* rows, 
             atomicAdd(counts + b, 1u);
         else
             atomicAdd(a.counts + b, 1ull);
-        if (isfinite(dist)) inertia += double(dist);  // as sorted_sums.cu
+        if (isfinite(dist) && dist >= 0.0f) inertia += double(dist);  // as sorted_sums.cu
     }
 }
 
 /// Points [begin, end) into the sums, with rows of a stride known at compile time.
-template <int STRIDE, bool SHARED>
+template <int STRIDE, bool SHARED, bool MEASURE>
 __device__ void addChunk(const LandmarkSumArgs& a, float* rows, unsigned* counts, size_t begin,
                          size_t end, double& inertia, unsigned long long& skipped) {
     using S = RowShape<STRIDE>;
@@ -93,13 +117,15 @@ __device__ void addChunk(const LandmarkSumArgs& a, float* rows, unsigned* counts
     const unsigned group =
         S::lanes == 32 ? 0xffffffffu : ((1u << S::lanes) - 1u) << (sub * S::lanes);
     const size_t step = size_t(warps) * S::points;
-    for (size_t p0 = begin + size_t(warp) * S::points; p0 < end; p0 += S::unroll * step) {
-        float v[S::unroll][S::values];
-        uint32_t b[S::unroll];
-        float dist[S::unroll];
+    // Fewer points in flight where the kept points' distances take registers (they spilled).
+    constexpr int kUnroll = MEASURE && S::unroll > 2 ? S::unroll / 2 : S::unroll;
+    for (size_t p0 = begin + size_t(warp) * S::points; p0 < end; p0 += kUnroll * step) {
+        float v[kUnroll][S::values];
+        uint32_t b[kUnroll];
+        float dist[kUnroll];
         // Every load first, then the atomics: the loads of several points stay in flight.
 #pragma unroll
-        for (int u = 0; u < S::unroll; ++u) {
+        for (int u = 0; u < kUnroll; ++u) {
             const size_t p = p0 + u * step + sub;
             const bool valid = p < end;
             b[u] = valid ? a.assign[p] : 0u;
@@ -109,8 +135,9 @@ __device__ void addChunk(const LandmarkSumArgs& a, float* rows, unsigned* counts
                 v[u][k] = valid ? a.points[p * STRIDE + col + 32 * k] : 0.0f;
         }
 #pragma unroll
-        for (int u = 0; u < S::unroll; ++u) {
+        for (int u = 0; u < kUnroll; ++u) {
             const size_t p = p0 + u * step + sub;
+            if (MEASURE) dist[u] = measured<STRIDE>(a, p < end, b[u], dist[u], v[u], col);
             addPoint<STRIDE, SHARED>(a, rows, counts, STRIDE, p, p < end, b[u], dist[u], v[u], col,
                                      group, inertia, skipped);
         }
@@ -118,7 +145,7 @@ __device__ void addChunk(const LandmarkSumArgs& a, float* rows, unsigned* counts
 }
 
 /// Points [begin, end) into the sums, rows wider than 128 (a warp per point, two reads of it).
-template <bool SHARED>
+template <bool SHARED, bool MEASURE>
 __device__ void addChunkWide(const LandmarkSumArgs& a, float* rows, unsigned* counts, size_t begin,
                              size_t end, double& inertia, unsigned long long& skipped) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
@@ -135,17 +162,27 @@ __device__ void addChunkWide(const LandmarkSumArgs& a, float* rows, unsigned* co
             continue;
         }
         for (int t = lane; t < a.d; t += 32) addValue<SHARED>(a, rows, a.stride, b, t, x[t]);
+        float dist = a.dist[p];
+        if (MEASURE && dist < 0.0f) {  // kept by the bounds: measured here
+            float part = 0.0f;
+            for (int t = lane; t < a.d; t += 32) {
+                const float e = x[t] - a.landmarks[size_t(b) * a.stride + t];
+                part = fmaf(e, e, part);
+            }
+            for (int o = 16; o > 0; o >>= 1) part += __shfl_xor_sync(0xffffffffu, part, o);
+            dist = part;
+        }
         if (lane == 0) {
             if (SHARED)
                 atomicAdd(counts + b, 1u);
             else
                 atomicAdd(a.counts + b, 1ull);
-            if (isfinite(a.dist[p])) inertia += double(a.dist[p]);
+            if (isfinite(dist) && dist >= 0.0f) inertia += double(dist);
         }
     }
 }
 
-template <int STRIDE, bool SHARED>
+template <int STRIDE, bool SHARED, bool MEASURE>
 __global__ void __launch_bounds__(kSumThreads)
     landmarkSumsKernel(const LandmarkSumArgs a, size_t chunk) {
     extern __shared__ float shared[];
@@ -163,9 +200,9 @@ __global__ void __launch_bounds__(kSumThreads)
             __syncthreads();
         }
         if constexpr (STRIDE > 0)
-            addChunk<STRIDE, SHARED>(a, rows, counts, begin, end, inertia, skipped);
+            addChunk<STRIDE, SHARED, MEASURE>(a, rows, counts, begin, end, inertia, skipped);
         else
-            addChunkWide<SHARED>(a, rows, counts, begin, end, inertia, skipped);
+            addChunkWide<SHARED, MEASURE>(a, rows, counts, begin, end, inertia, skipped);
         if (SHARED) {
             __syncthreads();
             // The next chunk clears the shared sums only after every thread has read them.
@@ -176,10 +213,10 @@ __global__ void __launch_bounds__(kSumThreads)
     detail::addBlockTotals(a, inertia, skipped);
 }
 
-template <int STRIDE, bool SHARED>
+template <int STRIDE, bool SHARED, bool MEASURE>
 void launchSums(const LandmarkSumArgs& a, cudaStream_t stream) {
     const size_t bytes = SHARED ? landmarkSumsSharedBytes(a.g, a.stride) : 0;
-    constexpr auto kernel = landmarkSumsKernel<STRIDE, SHARED>;
+    constexpr auto kernel = landmarkSumsKernel<STRIDE, SHARED, MEASURE>;
     detail::allowSharedBytes<kernel>(bytes);
     int perSm = 0;
     SEPAL_CUDA_CHECK(
@@ -198,10 +235,19 @@ template <bool SHARED>
 void launchForStride(const LandmarkSumArgs& a, cudaStream_t stream) {
     bool done = false;
     detail::withStride<4, 8, 16, 32, 64, 128>(a.stride, [&](auto s) {
-        launchSums<decltype(s)::value, SHARED>(a, stream);
+        // The kept points' distances in an instantiation of their own: the measurement's
+        // registers spill in the 64 a thread has (a whole step's worth in the plain pass).
+        if (a.landmarks)
+            launchSums<decltype(s)::value, SHARED, true>(a, stream);
+        else
+            launchSums<decltype(s)::value, SHARED, false>(a, stream);
         done = true;
     });
-    if (!done) launchSums<0, SHARED>(a, stream);
+    if (done) return;
+    if (a.landmarks)
+        launchSums<0, SHARED, true>(a, stream);
+    else
+        launchSums<0, SHARED, false>(a, stream);
 }
 
 }  // namespace

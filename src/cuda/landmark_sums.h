@@ -19,7 +19,12 @@ struct LandmarkSumArgs {
     /// n: each point's nearest landmark; set to kSkippedPoint for the points the sums skip
     /// (a non-finite coordinate, or an index >= g from a search whose distances overflowed).
     uint32_t* assign = nullptr;
-    const float* dist = nullptr;           ///< n: squared distance to the nearest landmark
+    /// n: squared distance to the nearest landmark; negative where the training step's bounds
+    /// kept the landmark without measuring it (then `landmarks` must be set).
+    const float* dist = nullptr;
+    /// g x stride, may be null: the landmarks, for the distances the passes measure themselves
+    /// (a negative dist; in the sorted sums' tree order, not the CPU's dimension order).
+    const float* landmarks = nullptr;
     double* sums = nullptr;                ///< g x d: += the coordinates of the points
     unsigned long long* counts = nullptr;  ///< g: += the points
     double* inertia = nullptr;  ///< [0] += the squared distances (finite ones) of the points added

@@ -62,6 +62,10 @@
 // are added there with double atomics. Otherwise the pass writes the assignment and the
 // distances for landmark_sums.cu, which reads the cells again: on the H200 that second read
 // costs no more than the sums in the pass (GPU_NOTES.md), so it is the training step's default.
+// With args.lower the pass also gives each settled cell bounds for the training step
+// (step_bounds.h): above its distance to the winner, and below its distance to every other
+// landmark, from the same values (the smallest of the other groups and the winner's group's
+// second, less twice the limit's margin); the cells it leaves to the scan get 0 (no bound).
 // Limits: stride 8 to 64, compute capability 8.0 or later, a part of kNearestPadding landmarks and
 // the warps' scratch in shared memory (kernel_limits.h).
 
@@ -82,6 +86,7 @@
 #include "cuda/embedsom_project.cuh"
 #include "cuda/point_kernel_launch.cuh"
 #include "cuda/split_mma.cuh"
+#include "cuda/step_bounds.cuh"
 #include "cuda/training_step.h"
 
 namespace sepal::cuda {
@@ -450,12 +455,12 @@ __global__ void __launch_bounds__(kThreads, 1)
         const float margin =
             L.marginProduct * r * L.radius + L.marginSpan * span + L.marginSquare * span * span;
         float limit = v1 + margin;
+        const float rho = __uint_as_float(uint32_t(127 - 23 + lay.indexBits) << 23);
         if (PACKED) {
             // A packed value differs from its value by at most (2^bits - 1) ulps of it, both the
             // approximate winner's and a candidate's; both values lie within B of zero (the
             // derivation at the top), whose ulp bounds theirs. 2^(bits + 1) ulps of B leave two
             // ulps for the rounding of the limit; FLT_MIN covers values below the normal range.
-            const float rho = __uint_as_float(uint32_t(127 - 23 + lay.indexBits) << 23);
             const float B = (fabsf(v1) + margin) * (1.0f + 2.2f * rho);
             const float ulpB = __uint_as_float(__float_as_uint(B) & 0x7f800000u) * 0x1p-23f;
             limit = v1 + margin + (ulpB * float(2u << lay.indexBits) + FLT_MIN);
@@ -513,6 +518,26 @@ __global__ void __launch_bounds__(kThreads, 1)
             a.assign[p] = assigned;
             a.dist[p] = assigned < uint32_t(a.g) || groupScan ? best : 0.0f;
             scans += assigned == kNeedsScan || groupScan;
+            if (a.lower) {
+                // Every other landmark's value is at least vLow: a group's smallest, or its
+                // second (the winner's group); D_j >= v_j + |x - m|^2 - E. The slack takes the
+                // limit's whole margin twice (E, the rounding of r2 and of this sum), and a
+                // packed value's index bits (below 2^bits ulps of it).
+                float lowerSquared = bad ? INFINITY : 0.0f;
+                if (!bad && settled && best < FLT_MAX) {
+                    const int own = winner & 7;
+                    float vLow = mine[8 + own];
+#pragma unroll
+                    for (int k = 0; k < 8; ++k) vLow = k == own ? vLow : fminf(vLow, mine[k]);
+                    const float slack =
+                        2.0f * (limit - v1) + (PACKED ? 2.0f * rho * fabsf(vLow) : 0.0f);
+                    // Finite: +infinity marks only the skipped cells.
+                    lowerSquared =
+                        fminf(fmaxf(0.0f, (r2 + vLow) - slack) * (1.0f - 0x1p-20f), FLT_MAX);
+                }
+                a.lower[p] = detail::lowerBoundOf(lowerSquared);
+                a.upper[p] = detail::upperBoundOf(best < FLT_MAX ? best : 0.0f);
+            }
             if (FUSED) {
                 skipped += bad;
                 if (assigned < uint32_t(a.g)) inertia += double(best);

@@ -59,6 +59,12 @@ struct NearestArgs {
     /// [0] += cells whose candidates the products did not settle (the landmarks of some groups,
     /// or all of them, scanned exactly); may be null.
     unsigned long long* scans = nullptr;
+    /// n, may be null (with upper): a lower bound on the distance (not squared) from each cell
+    /// to every landmark other than its nearest, for the training step's bounds (step_bounds.h);
+    /// 0 where the pass leaves the cell to the scan, +infinity for a cell skipped for a
+    /// non-finite coordinate.
+    float* lower = nullptr;
+    float* upper = nullptr;  ///< n: an upper bound on the distance to its nearest (with lower)
 };
 
 /// Shared memory a block of the nearest kernel needs at least: a part of kNearestPadding

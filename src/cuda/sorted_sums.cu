@@ -17,7 +17,9 @@
 //      rows in registers and adds them to the shared sums whenever the landmark changes.
 // After a span, the shared sums go to the global double sums (one atomic per landmark with
 // points and dimension), as in landmark_sums.cu. Rows with a non-finite value are skipped and
-// marked, and add nothing (as there).
+// marked, and add nothing (as there). Points the training step's bounds kept (a negative
+// distance, with args.landmarks) are marked in phase 1 and their distances measured in phase 3
+// from the rows it reads, in an instantiation of their own.
 // Limits: stride 32, 64 or 128; g < 2^18; g x (stride + 2) floats and the batch's entries in
 // the device's opt-in shared memory (sortedSumsFit).
 
@@ -97,13 +99,15 @@ __device__ unsigned scanBins(unsigned* bins, int g, unsigned* warpTotals) {
 }
 
 /// Points [begin, end) (at most kBatch) sorted by landmark in `entries`, then added by runs.
-template <int STRIDE>
+template <int STRIDE, bool MEASURE>
 __device__ void addBatch(const LandmarkSumArgs& a, float* rows, unsigned* counts, unsigned* bins,
-                         uint32_t* entries, unsigned* warpTotals, size_t begin, size_t end,
-                         double& inertia, unsigned long long& skipped) {
+                         uint32_t* entries, unsigned* warpTotals, uint32_t* keptBits, size_t begin,
+                         size_t end, double& inertia, unsigned long long& skipped) {
     constexpr int kLanesPerRow = STRIDE / 4;     // a float4 each
     constexpr int kStreams = 32 / kLanesPerRow;  // rows one load of the warp takes
-    constexpr int kRowsInFlight = 3;             // loads a lane issues before adding (64 registers)
+    // Loads a lane issues before adding (64 registers; the kept points' distances take the
+    // registers of one).
+    constexpr int kRowsInFlight = MEASURE ? 2 : 3;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int count = int(end - begin);
     for (int j = tid; j < a.g; j += kSortThreads) bins[j] = 0;
@@ -127,10 +131,21 @@ __device__ void addBatch(const LandmarkSumArgs& a, float* rows, unsigned* counts
             const int i = u * kSortThreads + tid;
             if (b[u] < uint32_t(a.g)) {
                 atomicAdd(bins + b[u], 1u);
-                if (isfinite(dist[u])) inertia += double(dist[u]);
+                if (isfinite(dist[u]) && dist[u] >= 0.0f) inertia += double(dist[u]);
             } else if (i < count) {
                 a.assign[begin + i] = kSkippedPoint;
                 ++skipped;
+            }
+        }
+        // The points the training step's bounds kept (dist negative), one bit each, for phase
+        // 3, which measures their distances from the rows it reads (a warp's 32 points are
+        // consecutive: one word a warp and round, every word of the batch written).
+        if (MEASURE) {
+#pragma unroll
+            for (int u = 0; u < kPerThread; ++u) {
+                const unsigned kept =
+                    __ballot_sync(0xffffffffu, b[u] < uint32_t(a.g) && dist[u] < 0.0f);
+                if (lane == 0) keptBits[u * kSortWarps + warp] = kept;
             }
         }
     }
@@ -183,8 +198,25 @@ __device__ void addBatch(const LandmarkSumArgs& a, float* rows, unsigned* counts
         for (int r = 0; r < kRowsInFlight; ++r) {
             const bool finite =
                 isfinite(v[r].x) && isfinite(v[r].y) && isfinite(v[r].z) && isfinite(v[r].w);
-            // Every lane takes part in the vote; then each stream acts on its own row.
+            // Every lane takes part in the vote (and in the sums of a kept point's distance);
+            // then each stream acts on its own row.
             const unsigned bad = __ballot_sync(0xffffffffu, entry[r] != kNoEntry && !finite);
+            bool kept = false;
+            float keptDist = 0.0f;
+            if (MEASURE) {
+                const uint32_t at = entry[r] & ((1u << kPointBits) - 1u);
+                kept = entry[r] != kNoEntry && ((keptBits[at >> 5] >> (at & 31u)) & 1u);
+                if (kept) {
+                    const float4 l = __ldg(reinterpret_cast<const float4*>(a.landmarks) +
+                                           size_t(entry[r] >> kPointBits) * (STRIDE / 4) + col);
+                    const float e0 = v[r].x - l.x, e1 = v[r].y - l.y, e2 = v[r].z - l.z,
+                                e3 = v[r].w - l.w;
+                    keptDist = fmaf(e0, e0, fmaf(e1, e1, fmaf(e2, e2, e3 * e3)));
+                }
+#pragma unroll
+                for (int o = 1; o < kLanesPerRow; o <<= 1)
+                    keptDist += __shfl_xor_sync(0xffffffffu, keptDist, o);
+            }
             if (entry[r] == kNoEntry) continue;
             if (bad & streamLanes) {
                 if (col == 0) {
@@ -192,10 +224,11 @@ __device__ void addBatch(const LandmarkSumArgs& a, float* rows, unsigned* counts
                     a.assign[p] = kSkippedPoint;
                     ++skipped;
                     const float dist = a.dist[p];
-                    if (isfinite(dist)) inertia -= double(dist);
+                    if (isfinite(dist) && dist >= 0.0f) inertia -= double(dist);
                 }
                 continue;
             }
+            if (kept && col == 0 && isfinite(keptDist)) inertia += double(keptDist);
             const uint32_t b = entry[r] >> kPointBits;
             if (b != landmark) {
                 addRun<STRIDE>(a, rows, counts, landmark, sum, points, col);
@@ -211,12 +244,13 @@ __device__ void addBatch(const LandmarkSumArgs& a, float* rows, unsigned* counts
     __syncthreads();  // the entries and bins are the next batch's
 }
 
-template <int STRIDE>
+template <int STRIDE, bool MEASURE>
 __global__ void __launch_bounds__(kSortThreads)
     sortedSumsKernel(const LandmarkSumArgs a, size_t span) {
     extern __shared__ float shared[];
     __shared__ unsigned warpTotals[kSortWarps + 1];
-    float* rows = shared;  // g x stride
+    __shared__ uint32_t keptBits[kBatch / 32];  // a batch's points kept by the bounds
+    float* rows = shared;                       // g x stride
     unsigned* counts = reinterpret_cast<unsigned*>(shared + size_t(a.g) * STRIDE);
     unsigned* bins = counts + a.g;
     uint32_t* entries = bins + a.g;
@@ -229,8 +263,9 @@ __global__ void __launch_bounds__(kSortThreads)
             shared[e] = 0.0f;
         __syncthreads();
         for (size_t b0 = begin; b0 < end; b0 += kBatch)
-            addBatch<STRIDE>(a, rows, counts, bins, entries, warpTotals, b0,
-                             end - b0 < size_t(kBatch) ? end : b0 + kBatch, inertia, skipped);
+            addBatch<STRIDE, MEASURE>(a, rows, counts, bins, entries, warpTotals, keptBits, b0,
+                                      end - b0 < size_t(kBatch) ? end : b0 + kBatch, inertia,
+                                      skipped);
         // The next span clears the shared sums only after every thread has read them.
         detail::flushBlockSums(a, rows, STRIDE, counts);
         __syncthreads();
@@ -243,10 +278,10 @@ size_t sortedSumsBytes(int g, int stride) {
     return size_t(g) * size_t(stride + 2) * sizeof(float) + size_t(kBatch) * sizeof(uint32_t);
 }
 
-template <int STRIDE>
+template <int STRIDE, bool MEASURE>
 void launchSorted(const LandmarkSumArgs& a, cudaStream_t stream, int mostBlocks) {
     const size_t bytes = sortedSumsBytes(a.g, a.stride);
-    constexpr auto kernel = sortedSumsKernel<STRIDE>;
+    constexpr auto kernel = sortedSumsKernel<STRIDE, MEASURE>;
     detail::allowSharedBytes<kernel>(bytes);
     int perSm = 0;
     SEPAL_CUDA_CHECK(
@@ -266,8 +301,9 @@ void launchSorted(const LandmarkSumArgs& a, cudaStream_t stream, int mostBlocks)
 }  // namespace
 
 bool sortedSumsFit(int g, int stride) {
-    // The block's static shared memory (the scan's warp totals) counts against the same limit.
-    constexpr size_t kStaticBytes = (kSortWarps + 1) * sizeof(unsigned);
+    // The block's static shared memory (the scan's warp totals, the kept points' bits) counts
+    // against the same limit.
+    constexpr size_t kStaticBytes = (kSortWarps + 1) * sizeof(unsigned) + kBatch / 8;
     return (stride == 32 || stride == 64 || stride == 128) && g > 0 && g < (1 << 18) &&
            sortedSumsBytes(g, stride) + kStaticBytes <= detail::maxSharedBytesOptin();
 }
@@ -277,12 +313,17 @@ void launchSortedLandmarkSums(const LandmarkSumArgs& a, cudaStream_t stream, int
         throw InputError("the sorted sums cannot take g = " + std::to_string(a.g) +
                          " landmarks in rows of " + std::to_string(a.stride) + " floats");
     if (a.n == 0) return;
+    // The kept points' distances in an instantiation of their own (its registers spill).
+    const bool measure = a.landmarks != nullptr;
     if (a.stride == 32)
-        launchSorted<32>(a, stream, blocks);
+        measure ? launchSorted<32, true>(a, stream, blocks)
+                : launchSorted<32, false>(a, stream, blocks);
     else if (a.stride == 64)
-        launchSorted<64>(a, stream, blocks);
+        measure ? launchSorted<64, true>(a, stream, blocks)
+                : launchSorted<64, false>(a, stream, blocks);
     else
-        launchSorted<128>(a, stream, blocks);
+        measure ? launchSorted<128, true>(a, stream, blocks)
+                : launchSorted<128, false>(a, stream, blocks);
 }
 
 }  // namespace sepal::cuda

@@ -4,6 +4,9 @@
 // nearest_landmark.cu, which also adds the sums in the same pass when they fit in shared memory,
 // then the k-NN kernels), the per-landmark sums where the search did not add them
 // (sorted_sums.cu or landmark_sums.cu) and the update (landmark_update.cu), and copies back g rows.
+// Where the landmarks move little from one step to the next (a converging run), the nearest
+// kernel searches only the cells whose bounds do not settle their landmark (step_bounds.h:
+// Hamerly's bounds); the bounds are made only while they keep cells.
 
 #include "cuda/training_step.h"
 
@@ -17,6 +20,7 @@
 #include <string>
 
 #include "core/common/error.h"
+#include "core/train/landmark_moves.h"
 #include "cuda/cuda_error.h"
 #include "cuda/cuda_event.h"
 #include "cuda/device_buffer.h"
@@ -25,6 +29,7 @@
 #include "cuda/landmark_sums.h"
 #include "cuda/landmark_update.h"
 #include "cuda/nearest_landmark.h"
+#include "cuda/step_bounds.h"
 #include "cuda/tensor_landmarks.h"
 
 namespace sepal::cuda {
@@ -78,6 +83,19 @@ bool sortedSumsWanted() {
     return !value || std::strcmp(value, "0") != 0;
 }
 
+/// Whether the nearest kernel's steps keep cells by their bounds (SEPAL_TRAIN_BOUNDS=0: every
+/// cell searched every step, for comparisons).
+bool boundsWanted() {
+    const char* value = std::getenv("SEPAL_TRAIN_BOUNDS");
+    return !value || std::strcmp(value, "0") != 0;
+}
+
+/// Cells a step may search again after the bounds: past this many, the whole pass runs (its
+/// rows read in place, where the listed cells' rows are copied first).
+size_t searchCapacity(size_t n) {
+    return std::min(n, std::max<size_t>(size_t(1) << 20, n / 8));
+}
+
 }  // namespace
 
 struct TrainingStep::State {
@@ -97,16 +115,123 @@ struct TrainingStep::State {
     DeviceBuffer<unsigned long long> skipped;  // 1
     DeviceBuffer<unsigned long long> scans;    // 1: cells the nearest kernel scanned exactly
     DeviceBuffer<float> weights;               // g x g: the batch SOM's neighbourhood
+    // The bounds (step_bounds.h), allocated at the first step that uses them.
+    DeviceBuffer<float> upper, lower;                    // n
+    DeviceBuffer<uint32_t> list;                         // capacity: the cells to search again
+    DeviceBuffer<float> listRows;                        // capacity x stride: their rows
+    DeviceBuffer<uint32_t> listAssign;                   // capacity
+    DeviceBuffer<float> listDist, listUpper, listLower;  // capacity
+    DeviceBuffer<float> moves;                           // g
+    DeviceBuffer<unsigned long long> listed;             // 1
+    size_t capacity = 0;
+    bool boundsOff = false;        // the bounds' buffers did not fit: every cell every step
+    bool boundsValid = false;      // upper and lower hold for the last step's landmarks
+    std::vector<float> lastGiven;  // g x d: the nearest kernel's last step's landmarks
+    size_t lastKept = 0;
+    // The largest landmark move of the last step whose bounds kept fewer than a sixteenth of the
+    // cells (infinity: none since the last that kept more): the bounds are made and used again
+    // only once the landmarks move less than half as far.
+    float failedMove = INFINITY;
     size_t weightsG = 0;
     TensorLandmarkBuffers tensor;
     NearestLandmarkBuffers nearest;
-    Event start, scanned, assigned, summed, updated;
+    Event start, scanned, searched, assigned, summed, updated;
     size_t lastG = 0;
     bool stepped = false;
     std::string lastKernel = "none";
     std::string lastSumMode = "shared";
     size_t lastScans = 0;
 };
+
+namespace {
+
+/// Device memory the bounds leave free for the rest of the app (the neighbour cache keeps its
+/// own reserve of the same size).
+constexpr size_t kBoundsReserveBytes = size_t(512) << 20;
+
+/// Allocates the bounds' buffers at the first step that uses them; false where they do not fit
+/// beside the cells with kBoundsReserveBytes to spare (every step then searches every cell, as
+/// without them).
+bool allocateBounds(TrainingStep::State& s) {
+    if (s.boundsOff) return false;
+    if (s.upper.capacity() >= s.n && s.capacity > 0) return true;
+    const size_t capacity = searchCapacity(s.n);
+    const size_t need = (2 * s.n + capacity * (size_t(s.stride) + 5)) * sizeof(float);
+    size_t freeBytes = 0, total = 0;
+    if (cudaMemGetInfo(&freeBytes, &total) != cudaSuccess ||
+        freeBytes < need + kBoundsReserveBytes) {
+        cudaGetLastError();
+        s.boundsOff = true;
+        return false;
+    }
+    try {
+        s.capacity = capacity;
+        s.upper.reserve(s.n);
+        s.lower.reserve(s.n);
+        s.list.reserve(s.capacity);
+        s.listRows.reserve(s.capacity * s.stride);
+        s.listAssign.reserve(s.capacity);
+        s.listDist.reserve(s.capacity);
+        s.listUpper.reserve(s.capacity);
+        s.listLower.reserve(s.capacity);
+        s.listed.reserve(1);
+        return true;
+    } catch (const std::exception&) {
+        cudaGetLastError();  // the failed allocation's error, not a later launch's
+        for (auto* b : {&s.upper, &s.lower, &s.listRows, &s.listDist, &s.listUpper, &s.listLower})
+            b->release();
+        s.list.release();
+        s.listAssign.release();
+        s.boundsOff = true;
+        s.capacity = 0;
+        return false;
+    }
+}
+
+/// The keep-or-list pass of a step over the same landmarks as the last, moved by `moves`: the
+/// cells to search again (more than s.capacity: too many to list, search every cell).
+size_t listCellsToSearch(TrainingStep::State& s, size_t g, const LandmarkMoves& moves) {
+    s.moves.reserve(g);
+    SEPAL_CUDA_CHECK(cudaMemcpyAsync(s.moves.get(), moves.moves.data(), g * sizeof(float),
+                                     cudaMemcpyHostToDevice, nullptr));
+    SEPAL_CUDA_CHECK(cudaMemsetAsync(s.listed.get(), 0, sizeof(unsigned long long), nullptr));
+    KeepOrListArgs ka;
+    ka.n = s.n;
+    ka.g = int(g);
+    ka.assign = s.assign.get();
+    ka.dist = s.dist.get();
+    ka.upper = s.upper.get();
+    ka.lower = s.lower.get();
+    ka.moves = s.moves.get();
+    ka.largest = moves.largest;
+    ka.second = moves.second;
+    ka.largestAt = int(moves.largestAt);
+    ka.list = s.list.get();
+    ka.capacity = s.capacity;
+    ka.listed = s.listed.get();
+    launchKeepOrList(ka, nullptr);
+    unsigned long long count = 0;  // the step waits for it: the search's size depends on it
+    SEPAL_CUDA_CHECK(cudaMemcpy(&count, s.listed.get(), sizeof(count), cudaMemcpyDeviceToHost));
+    return size_t(count);
+}
+
+/// The search of the `listed` cells (their results in the list's arrays) stored at their places.
+void storeListedSearch(TrainingStep::State& s, size_t listed) {
+    ScatterArgs sc;
+    sc.list = s.list.get();
+    sc.count = listed;
+    sc.fromAssign = s.listAssign.get();
+    sc.fromDist = s.listDist.get();
+    sc.fromUpper = s.listUpper.get();
+    sc.fromLower = s.listLower.get();
+    sc.assign = s.assign.get();
+    sc.dist = s.dist.get();
+    sc.upper = s.upper.get();
+    sc.lower = s.lower.get();
+    launchScatterSearch(sc, nullptr);
+}
+
+}  // namespace
 
 TrainingStep::TrainingStep(const float* points, size_t n, size_t d, const std::string& knn)
     : m_state(std::make_unique<State>()) {
@@ -220,11 +345,23 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
     // The kernel and its landmark copy are prepared before the timed region starts.
     s.lastKernel = "none";
     bool fused = false;
+    bool bounded = false;  // the search writes the cells' bounds
+    bool keep = false;     // the cells whose bounds settle them keep their landmark
+    LandmarkMoves moves;   // since the last step (the same number of landmarks)
     if (s.n > 0) {
         s.lastKernel = knnKernelFor(s.knn, shapeOf(a)).name;
         if (s.lastKernel == "nearest") {
             s.nearest.upload(landmarks, g, s.d, s.stride, s.padded.get(), nullptr);
             fused = fusedSumsWanted() && nearestFusesSums(int(g), s.stride);
+            const bool sameModel = s.lastG == g && s.lastGiven.size() == gd;
+            if (sameModel) moves = landmarkMoves(s.lastGiven.data(), landmarks, g, s.d);
+            if (!sameModel) s.failedMove = INFINITY;
+            // Far from converging, the landmarks move too far for the bounds to keep many
+            // cells: they are not made (writing them costs about 0.4 ms at 10^8 cells, the
+            // keep-or-list pass 0.5) until the landmarks move less.
+            const bool promising = !(moves.largest >= 0.5f * s.failedMove);
+            bounded = !fused && boundsWanted() && promising && allocateBounds(s);
+            keep = bounded && s.boundsValid && sameModel;
         } else if (s.lastKernel == "resident" || s.lastKernel == "parts" ||
                    s.lastKernel == "tensor") {
             // The resident and parts k-NNs read the landmarks in index order; tensor shuffled.
@@ -233,7 +370,16 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
             a.tensor = s.tensor.view();
         }
     }
+    s.boundsValid = false;  // until this step's search has stored them
+    s.lastKept = 0;
     s.start.record();
+    size_t listed = s.n;  // the cells searched
+    const bool tried = keep;
+    if (keep) {
+        listed = listCellsToSearch(s, g, moves);
+        // Too many to copy: the whole pass, which measures the kept cells again too.
+        if (listed > s.capacity) keep = false, listed = s.n;
+    }
     if (s.lastKernel == "nearest") {
         NearestArgs na;
         na.points = s.points.get();
@@ -252,9 +398,25 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
             na.skipped = s.skipped.get();
         }
         na.scans = s.scans.get();
+        if (keep) {
+            // The listed cells' rows side by side, searched, and stored back with their bounds.
+            launchGatherRows(s.points.get(), s.stride, s.list.get(), listed, s.listRows.get(),
+                             nullptr);
+            na.points = s.listRows.get();
+            na.n = listed;
+            na.assign = s.listAssign.get();
+            na.dist = s.listDist.get();
+            na.upper = s.listUpper.get();
+            na.lower = s.listLower.get();
+        } else if (bounded) {
+            na.upper = s.upper.get();
+            na.lower = s.lower.get();
+        }
         launchNearestLandmark(na, nullptr);
         s.scanned.record();
         launchNearestScan(na, nullptr);
+        s.searched.record();
+        if (keep) storeListedSearch(s, listed);
     } else if (s.lastKernel == "resident")
         launchResidentKnn(a, nullptr);
     else if (s.lastKernel == "parts")
@@ -265,7 +427,7 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
         launchFused(a, nullptr);
     else if (s.lastKernel == "bitonic")
         launchBitonicKnn(a, nullptr);
-    if (s.lastKernel != "nearest") s.scanned.record();
+    if (s.lastKernel != "nearest") s.scanned.record(), s.searched.record();
     s.assigned.record();
     LandmarkSumArgs sa;
     sa.points = s.points.get();
@@ -279,6 +441,8 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
     sa.counts = s.counts.get();
     sa.inertia = s.inertia.get();
     sa.skipped = s.skipped.get();
+    // The kept cells' distances are measured by the sums pass, from the rows it reads anyway.
+    if (keep && listed < s.n) sa.landmarks = s.padded.get();
     if (fused) {
         s.lastSumMode = "fused";
     } else if (sortedSumsWanted() && sortedSumsFit(int(g), s.stride)) {
@@ -317,6 +481,10 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
     unsigned long long scans = 0;
     SEPAL_CUDA_CHECK(cudaMemcpy(&scans, s.scans.get(), sizeof(scans), cudaMemcpyDeviceToHost));
     s.lastScans = size_t(scans);
+    if (s.lastKernel == "nearest") s.lastGiven.assign(landmarks, landmarks + gd);
+    s.boundsValid = bounded;
+    if (bounded) s.lastKept = s.n - listed;
+    if (tried) s.failedMove = s.lastKept * 16 < s.n ? moves.largest : INFINITY;
     s.lastG = g;
     s.stepped = true;
     return r;
@@ -351,7 +519,7 @@ StepTimes TrainingStep::lastTimes() const {
     StepTimes t;
     if (!s.stepped) return t;
     t.assignMs = s.assigned.secondsSince(s.start) * 1e3;
-    t.exactScanMs = s.assigned.secondsSince(s.scanned) * 1e3;
+    t.exactScanMs = s.searched.secondsSince(s.scanned) * 1e3;
     t.accumulateMs = s.summed.secondsSince(s.assigned) * 1e3;
     t.smoothMs = s.updated.secondsSince(s.summed) * 1e3;
     return t;
@@ -369,12 +537,19 @@ size_t TrainingStep::lastExactScans() const {
     return m_state->lastScans;
 }
 
+size_t TrainingStep::lastKeptCells() const {
+    return m_state->lastKept;
+}
+
 size_t TrainingStep::deviceBytes() const {
     const State& s = *m_state;
     return bytesOf(s.points) + bytesOf(s.assign) + bytesOf(s.dist) + bytesOf(s.given) +
            bytesOf(s.padded) + bytesOf(s.fresh) + bytesOf(s.sums) + bytesOf(s.counts) +
            bytesOf(s.denominators) + bytesOf(s.inertia) + bytesOf(s.skipped) + bytesOf(s.scans) +
-           bytesOf(s.weights) + s.nearest.deviceBytes();
+           bytesOf(s.weights) + bytesOf(s.upper) + bytesOf(s.lower) + bytesOf(s.list) +
+           bytesOf(s.listRows) + bytesOf(s.listAssign) + bytesOf(s.listDist) +
+           bytesOf(s.listUpper) + bytesOf(s.listLower) + bytesOf(s.moves) + bytesOf(s.listed) +
+           s.nearest.deviceBytes();
 }
 
 std::vector<float> gaussianNeighbourhood(const float* positions, size_t g, float sigma) {

@@ -18,6 +18,12 @@
 // are skipped, as the CPU trainers skip non-finite rows: they count in `skipped`, not in the
 // sums, and their assignment is kSkippedPoint. Sums are float per block of points and double
 // across blocks, so the last bits may differ between runs (not bitwise reproducible).
+// Where the landmarks move little from one step to the next (a converging run: the batch SOM at
+// its last radius, k-means near its end), a point whose bounds show that its landmark is still
+// its nearest keeps it without a search (step_bounds.h: the same winners as a search, ties
+// included; lastKeptCells() counts them; SEPAL_TRAIN_BOUNDS=0 searches every point every step).
+// The bounds take 8 bytes a point and the search's copy of an eighth of the rows (2^20 at least);
+// where they would leave less than 512 MB of the device free, every step searches every point.
 
 #include <cstddef>
 #include <cstdint>
@@ -53,7 +59,8 @@ struct NearestSums {
 /// Milliseconds of the last step's device phases, measured with CUDA events.
 struct StepTimes {
     /// Nearest landmark of every point (the nearest or k-NN kernel; with the sums when the
-    /// nearest kernel adds them in its pass, lastSumMode() "fused").
+    /// nearest kernel adds them in its pass, lastSumMode() "fused"; with the bounds' passes
+    /// when they kept cells: the keep-or-list pass, the listed rows' copy, the bounds' store).
     double assignMs = 0;
     /// Of assignMs: the exact scan of the cells the nearest kernel's products left unsettled.
     double exactScanMs = 0;
@@ -105,6 +112,9 @@ class TrainingStep {
     /// settle, so that landmarks were scanned exactly for them: those of the unsettled groups,
     /// or all of them (0 for the other kernels).
     size_t lastExactScans() const;
+    /// Cells of the last step whose bounds kept their landmark without a search (0 for a step
+    /// whose landmarks moved too far, or g changed, and for kernels other than "nearest").
+    size_t lastKeptCells() const;
     /// Device memory this object holds, in bytes.
     size_t deviceBytes() const;
 

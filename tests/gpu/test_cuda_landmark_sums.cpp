@@ -3,7 +3,8 @@
 // enough points for several batches per block (and, through one block, several spans), most of them
 // on few landmarks (long runs that cross the warps' shares), landmarks without points, and points
 // the sums must skip (a non-finite coordinate with a landmark, an index beyond g, one already
-// skipped); a distance that is not finite is left out of the inertia.
+// skipped); a distance that is not finite is left out of the inertia. Points that the training
+// step's bounds kept (a negative distance) have their distances measured by the passes.
 
 #include <gtest/gtest.h>
 
@@ -33,11 +34,11 @@ struct SumsResult {
 };
 
 /// Runs one sums pass (sorted, with at most `blocks` blocks, or not) over rows x (n x stride)
-/// with the assignment and distances.
+/// with the assignment and distances (and the landmarks, g x stride, when given).
 SumsResult runSums(bool sorted, int blocks, const std::vector<float>& x, size_t n, int d,
                    int stride, int g, const std::vector<uint32_t>& assign,
-                   const std::vector<float>& dist) {
-    cuda::DeviceBuffer<float> points, distances;
+                   const std::vector<float>& dist, const std::vector<float>& landmarks = {}) {
+    cuda::DeviceBuffer<float> points, distances, landmarkRows;
     cuda::DeviceBuffer<uint32_t> assignment;
     cuda::DeviceBuffer<double> sums, inertia;
     cuda::DeviceBuffer<unsigned long long> counts, skipped;
@@ -61,6 +62,10 @@ SumsResult runSums(bool sorted, int blocks, const std::vector<float>& x, size_t 
     a.counts = counts.get();
     a.inertia = inertia.get();
     a.skipped = skipped.get();
+    if (!landmarks.empty()) {
+        cuda::uploadVector(landmarkRows, landmarks);
+        a.landmarks = landmarkRows.get();
+    }
     if (sorted)
         cuda::launchSortedLandmarkSums(a, nullptr, blocks);
     else
@@ -180,6 +185,78 @@ INSTANTIATE_TEST_SUITE_P(Shapes, CudaLandmarkSums,
                              return "n" + std::to_string(c.n) + "_d" + std::to_string(c.d) + "_g" +
                                     std::to_string(c.g) +
                                     (c.blocks ? "_blocks" + std::to_string(c.blocks) : "");
+                         });
+
+/// Points whose landmark the training step's bounds kept have a negative distance: both passes
+/// measure it from the row and the landmark; the others' distances are taken as given.
+struct KeptCase {
+    size_t n;
+    int d, stride, g;
+};
+
+class CudaKeptDistances : public ::testing::TestWithParam<KeptCase> {};
+
+TEST_P(CudaKeptDistances, BothPassesMeasureTheKeptPoints) {
+    SEPAL_REQUIRE_GPU();
+    const KeptCase c = GetParam();
+    const size_t n = c.n;
+    const int d = c.d, stride = c.stride, g = c.g;
+    std::mt19937 rng(911);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> x(n * stride, 0.0f), l(size_t(g) * stride, 0.0f);
+    for (int j = 0; j < g; ++j)
+        for (int t = 0; t < d; ++t) l[size_t(j) * stride + t] = 4.0f * normal(rng);
+    std::vector<uint32_t> assign(n);
+    std::vector<float> dist(n);
+    for (size_t i = 0; i < n; ++i) {
+        assign[i] = uint32_t(rng() % uint32_t(g));
+        for (int t = 0; t < d; ++t)
+            x[i * stride + t] = l[size_t(assign[i]) * stride + t] + normal(rng);
+        // Two thirds kept; the rest measured by the search (any value will do here).
+        dist[i] = rng() % 3 != 0 ? -1.0f : std::abs(normal(rng));
+    }
+    dist[7] = -1.0f;
+    x[7 * stride + 1] = std::numeric_limits<float>::quiet_NaN();  // kept, not finite: skipped
+    double inertia = 0;
+    size_t kept = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (i == 7) continue;
+        if (dist[i] >= 0.0f) {
+            inertia += dist[i];
+            continue;
+        }
+        ++kept;
+        for (int t = 0; t < d; ++t) {
+            const double e = double(x[i * stride + t]) - double(l[size_t(assign[i]) * stride + t]);
+            inertia += e * e;
+        }
+    }
+    ASSERT_GT(kept, n / 2);
+    const bool sortedFits = cuda::sortedSumsFit(g, stride);
+    for (bool sorted : {true, false}) {
+        if (sorted && !sortedFits) continue;
+        SCOPED_TRACE(std::string(sorted ? "sorted" : "one addition a point") + ", d " +
+                     std::to_string(d) + ", g " + std::to_string(g));
+        const SumsResult r = runSums(sorted, 0, x, n, d, stride, g, assign, dist, l);
+        EXPECT_EQ(r.skipped, 1u);
+        EXPECT_EQ(r.assign[7], cuda::kSkippedPoint);
+        // Float distances (each within d 2^-24 of its value), added in double.
+        EXPECT_NEAR(r.inertia, inertia, 1e-6 * inertia);
+        // Without the landmarks the kept points add nothing: the inertia drops by theirs.
+        const SumsResult plain = runSums(sorted, 0, x, n, d, stride, g, assign, dist);
+        EXPECT_LT(plain.inertia, 0.5 * inertia);
+    }
+}
+
+// Strides 8 and 16 (landmark_sums.cu's narrow rows, 4 and 2 points a warp), 32 (both passes),
+// 64, and the sorted pass through several batches.
+INSTANTIATE_TEST_SUITE_P(Shapes, CudaKeptDistances,
+                         ::testing::Values(KeptCase{50000, 7, 8, 20}, KeptCase{50000, 13, 16, 64},
+                                           KeptCase{100000, 27, 32, 300},
+                                           KeptCase{60000, 64, 64, 256}),
+                         [](const ::testing::TestParamInfo<KeptCase>& info) {
+                             const KeptCase& c = info.param;
+                             return "d" + std::to_string(c.d) + "_g" + std::to_string(c.g);
                          });
 
 }  // namespace

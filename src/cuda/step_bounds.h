@@ -1,0 +1,60 @@
+#pragma once
+// The training step's bounds (Hamerly's k-means bounds): per cell, an upper bound on its distance
+// to its nearest landmark and a lower bound on its distance to every other one. After the
+// landmarks move (core/train/landmark_moves.h), a cell whose upper bound plus its landmark's
+// move stays below its lower bound less the largest other move keeps its landmark without a
+// search; the others are listed and searched again. Device pointers; launches are checked and
+// asynchronous.
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace sepal::cuda {
+
+/// What the keep-or-list pass reads and writes (device pointers, n cells).
+struct KeepOrListArgs {
+    size_t n = 0;                ///< cells
+    int g = 0;                   ///< landmarks
+    uint32_t* assign = nullptr;  ///< n: each cell's landmark of the last step
+    /// n: squared distance to it; set to -1 for a kept cell (not measured again: the sums
+    /// passes measure it, LandmarkSumArgs::landmarks).
+    float* dist = nullptr;
+    float* upper = nullptr;        ///< n: distance to its landmark at most this (updated)
+    float* lower = nullptr;        ///< n: distance to every other one at least this (updated)
+    const float* moves = nullptr;  ///< g: each landmark's move, rounded up
+    float largest = 0;             ///< the largest move
+    float second = 0;              ///< the largest move of a landmark other than largestAt
+    int largestAt = 0;             ///< the landmark of the largest move
+    uint32_t* list = nullptr;      ///< capacity: the cells to search again
+    size_t capacity = 0;           ///< room in list (cells past it are counted, not listed)
+    unsigned long long* listed = nullptr;  ///< [0] += the cells to search again
+};
+
+/// Keeps each cell's landmark where its bounds allow (updating them), lists the rest; a cell
+/// skipped for a non-finite coordinate (lower bound +infinity) is neither. Once more cells are
+/// listed than the list holds, the rest of the pass may stop early (the step then searches every
+/// cell): `listed` is then only known to exceed the capacity.
+void launchKeepOrList(const KeepOrListArgs& args, cudaStream_t stream);
+/// Copies the rows (stride floats, a multiple of 4) of the `count` listed cells into `rows`.
+void launchGatherRows(const float* points, int stride, const uint32_t* list, size_t count,
+                      float* rows, cudaStream_t stream);
+/// What a search of the listed cells found, stored back: cell list[i] takes the i-th assignment,
+/// squared distance and bounds.
+struct ScatterArgs {
+    const uint32_t* list = nullptr;  ///< count: the cells searched
+    size_t count = 0;
+    const uint32_t* fromAssign = nullptr;  ///< count: the search's results
+    const float* fromDist = nullptr;
+    const float* fromUpper = nullptr;
+    const float* fromLower = nullptr;
+    uint32_t* assign = nullptr;  ///< n: the cells' own arrays
+    float* dist = nullptr;
+    float* upper = nullptr;
+    float* lower = nullptr;
+};
+/// Stores a search of listed cells back at their places.
+void launchScatterSearch(const ScatterArgs& args, cudaStream_t stream);
+
+}  // namespace sepal::cuda

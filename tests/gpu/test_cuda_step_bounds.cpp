@@ -1,0 +1,205 @@
+// The training step's bounds (cuda/step_bounds.h): from the second step over the same number of
+// landmarks on, cells whose bounds settle their landmark keep it without a search. Every step
+// here is checked against the host's exact search (the same winners, ties to the lower index,
+// the sums and the inertia, whose kept cells' distances the sums pass measures); the bounds
+// must also keep most cells when the landmarks barely move, hand the cells of a landmark that
+// jumped to the search, and fall back to the whole pass when more cells are listed than it can
+// copy.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cuda/training_step.h"
+#include "gpu_test_support.h"
+#include "training_step_checks.h"
+
+namespace sepal::test {
+namespace {
+
+struct BoundsShape {
+    size_t n, d, g;
+};
+
+class CudaStepBounds : public ::testing::TestWithParam<BoundsShape> {};
+
+/// Landmarks on jittered rows of x (every 7919th row, as the nearest kernel's cases).
+std::vector<float> landmarksFrom(const std::vector<float>& x, size_t n, size_t d, size_t g) {
+    std::vector<float> l(g * d);
+    for (size_t j = 0; j < g; ++j) {
+        const size_t row = (j * 7919 + 13) % n;
+        for (size_t t = 0; t < d; ++t) l[j * d + t] = x[row * d + t] + 0.01f * float((j + t) % 5);
+    }
+    return l;
+}
+
+/// The landmarks moved by a jitter of `size` in every coordinate.
+std::vector<float> jittered(std::vector<float> l, float size, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> jitter(-size, size);
+    for (float& v : l) v += jitter(rng);
+    return l;
+}
+
+// Six Lloyd steps, then the last landmarks twice more (no move: the first of them may have to
+// make the bounds again, if the Lloyd steps moved too far for them) and then moved by 1e-4:
+// each step checked against the host. Landmark 5 is set equal to landmark 4 before every step (a
+// tie the bounds must never settle), and three cells are not finite.
+TEST_P(CudaStepBounds, KmeansStepsKeepTheHostsWinners) {
+    SEPAL_REQUIRE_GPU();
+    const BoundsShape s = GetParam();
+    SCOPED_TRACE("n " + std::to_string(s.n) + ", d " + std::to_string(s.d) + ", g " +
+                 std::to_string(s.g));
+    auto x = randomPoints(s.n, s.d, 201, 12);
+    auto l = landmarksFrom(x, s.n, s.d, s.g);
+    x[3 * s.d + 1] = std::numeric_limits<float>::quiet_NaN();
+    x[40 * s.d] = std::numeric_limits<float>::infinity();
+    x[(s.n - 1) * s.d + s.d - 1] = -std::numeric_limits<float>::infinity();
+    cuda::TrainingStep gpu(x.data(), s.n, s.d, "nearest");
+    std::vector<float> last;
+    for (int step = 0; step < 9; ++step) {
+        SCOPED_TRACE("step " + std::to_string(step));
+        if (step == 8) l = jittered(last, 1e-4f, 202);
+        if (step == 6 || step == 7) l = last;
+        std::copy(l.begin() + long(4 * s.d), l.begin() + long(5 * s.d), l.begin() + long(5 * s.d));
+        cuda::StepResult r;
+        expectKmeansStep(gpu, x, s.n, s.d, l, s.g, &r);
+        const size_t kept = gpu.lastKeptCells();
+        if (step == 0) EXPECT_EQ(kept, 0u) << "the first step searches every cell";
+        if (step >= 7) EXPECT_GT(kept, s.n / 2) << "landmarks that barely move keep most cells";
+        EXPECT_LE(kept, s.n - 3) << "the non-finite cells are neither kept nor searched";
+        const auto a = gpu.assignment();
+        EXPECT_EQ(a[3], cuda::kSkippedPoint);
+        EXPECT_EQ(a[40], cuda::kSkippedPoint);
+        EXPECT_EQ(a[s.n - 1], cuda::kSkippedPoint);
+        EXPECT_EQ(std::count(a.begin(), a.end(), 5u), 0) << "ties go to landmark 4";
+        last = l;
+        l = r.landmarks;
+    }
+}
+
+// d 32 g 256 and d 27 g 300: the sorted sums measure the kept cells; d 64 g 1024: the landmarks
+// in parts, and the sums in landmark_sums.cu (the sorted sums' shared memory is too small);
+// d 16 and d 7: strides 16 and 8, landmark_sums.cu's narrow rows.
+INSTANTIATE_TEST_SUITE_P(Shapes, CudaStepBounds,
+                         ::testing::Values(BoundsShape{20000, 32, 256}, BoundsShape{15000, 27, 300},
+                                           BoundsShape{12000, 64, 1024},
+                                           BoundsShape{20000, 16, 100}, BoundsShape{10000, 7, 40}),
+                         [](const ::testing::TestParamInfo<BoundsShape>& info) {
+                             const BoundsShape& s = info.param;
+                             return "d" + std::to_string(s.d) + "_g" + std::to_string(s.g);
+                         });
+
+TEST(CudaStepBounds, ALandmarkThatJumpsTakesItsCellsWithIt) {
+    SEPAL_REQUIRE_GPU();
+    const size_t n = 20000, d = 32, g = 128;
+    const auto x = randomPoints(n, d, 211, 10);
+    auto l = landmarksFrom(x, n, d, g);
+    cuda::TrainingStep gpu(x.data(), n, d, "nearest");
+    for (int step = 0; step < 6; ++step) l = gpu.stepKmeans(l.data(), g).landmarks;
+    // The same landmarks three times: the first step may move them too far for the bounds to
+    // be made (the last Lloyd step's move), the second makes them, the third keeps most cells.
+    for (int again = 0; again < 3; ++again) gpu.stepKmeans(l.data(), g);
+    EXPECT_GT(gpu.lastKeptCells(), n / 2);
+    // Landmark 7 onto cell 100 and landmark 8 onto cell 5000: cells around the new places
+    // change landmarks (the whole move counts against every cell's bounds).
+    for (size_t t = 0; t < d; ++t) {
+        l[7 * d + t] = x[100 * d + t];
+        l[8 * d + t] = x[5000 * d + t];
+    }
+    const auto before = gpu.assignment();
+    expectKmeansStep(gpu, x, n, d, l, g);
+    const auto after = gpu.assignment();
+    EXPECT_EQ(after[100], 7u);
+    EXPECT_EQ(after[5000], 8u);
+    size_t moved = 0;
+    for (size_t i = 0; i < n; ++i) moved += before[i] != after[i];
+    EXPECT_GT(moved, 0u);
+}
+
+TEST(CudaStepBounds, WithoutThemEveryCellIsSearchedForTheSameWinners) {
+    SEPAL_REQUIRE_GPU();
+    const size_t n = 15000, d = 32, g = 200;
+    const auto x = randomPoints(n, d, 221, 8);
+    auto l = landmarksFrom(x, n, d, g);
+    cuda::TrainingStep bounded(x.data(), n, d, "nearest");
+    std::unique_ptr<cuda::TrainingStep> plain;
+    {
+        const ScopedEnv off("SEPAL_TRAIN_BOUNDS", "0");
+        plain = std::make_unique<cuda::TrainingStep>(x.data(), n, d, "nearest");
+    }
+    // Six steps, then the last landmarks twice more: the bounds keep most cells there.
+    std::vector<float> last;
+    for (int step = 0; step < 8; ++step) {
+        SCOPED_TRACE("step " + std::to_string(step));
+        if (step >= 6) l = last;
+        const cuda::StepResult r = bounded.stepKmeans(l.data(), g);
+        {
+            const ScopedEnv off("SEPAL_TRAIN_BOUNDS", "0");
+            const cuda::StepResult p = plain->stepKmeans(l.data(), g);
+            EXPECT_EQ(plain->lastKeptCells(), 0u);
+            EXPECT_NEAR(r.inertia, p.inertia, 1e-6 * p.inertia);
+        }
+        EXPECT_EQ(bounded.assignment(), plain->assignment());
+        last = l;
+        l = r.landmarks;
+    }
+    EXPECT_GT(bounded.lastKeptCells(), n / 2);
+}
+
+// Batch-SOM epochs with a shrinking neighbourhood, then the last epoch's landmarks twice more:
+// the winners each epoch are the host's, and the second repeat keeps most cells.
+TEST(CudaStepBounds, BatchSomEpochsKeepTheHostsWinners) {
+    SEPAL_REQUIRE_GPU();
+    const size_t n = 15000, d = 16, side = 8, g = side * side;
+    const auto x = randomPoints(n, d, 231, 6);
+    auto l = landmarksFrom(x, n, d, g);
+    std::vector<float> grid(g * 2);
+    for (size_t j = 0; j < g; ++j) grid[2 * j] = float(j % side), grid[2 * j + 1] = float(j / side);
+    cuda::TrainingStep gpu(x.data(), n, d, "nearest");
+    std::vector<float> last;
+    for (int epoch = 0; epoch < 10; ++epoch) {
+        SCOPED_TRACE("epoch " + std::to_string(epoch));
+        const float sigma = std::max(0.3f, 3.0f * std::pow(0.6f, float(std::min(epoch, 7))));
+        gpu.setNeighbourhood(cuda::gaussianNeighbourhood(grid.data(), g, sigma).data(), g);
+        if (epoch >= 8) l = last;
+        const cuda::StepResult r = gpu.stepBatchSom(l.data(), g);
+        std::vector<uint32_t> idx;
+        std::vector<float> dist;
+        hostNearest(x, n, l, g, d, idx, dist);
+        EXPECT_EQ(gpu.assignment(), idx);
+        const HostSums h = hostSums(x, n, d, g, idx, dist);
+        EXPECT_NEAR(r.inertia, h.inertia, 1e-6 * h.inertia);
+        if (epoch == 9) EXPECT_GT(gpu.lastKeptCells(), n / 2);
+        last = l;
+        l = r.landmarks;
+    }
+}
+
+// More listed cells than the step copies (2^20 at most below 8 x 2^20 cells): the whole pass,
+// after the keep-or-list pass has already marked the kept cells.
+TEST(CudaStepBounds, TooManyListedCellsTakeTheWholePass) {
+    SEPAL_REQUIRE_GPU();
+    const size_t n = (size_t(1) << 20) + 150000, d = 8, g = 64;
+    const auto x = randomPoints(n, d, 241, 16);
+    auto l = landmarksFrom(x, n, d, g);
+    cuda::TrainingStep gpu(x.data(), n, d, "nearest");
+    expectKmeansStep(gpu, x, n, d, l, g);
+    // Every landmark elsewhere: nearly every cell is listed.
+    l = landmarksFrom(x, n, d, g);
+    for (size_t e = 0; e < g * d; ++e) l[e] = -l[e];
+    expectKmeansStep(gpu, x, n, d, l, g);
+    EXPECT_EQ(gpu.lastKeptCells(), 0u);
+    // A step that stays: every cell whose landmark is not tied is kept.
+    expectKmeansStep(gpu, x, n, d, l, g);
+    EXPECT_GT(gpu.lastKeptCells(), n / 2);
+}
+
+}  // namespace
+}  // namespace sepal::test
