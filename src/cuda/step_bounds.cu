@@ -9,8 +9,9 @@
 // - a kept cell's bounds grow by its landmark's move and shrink by the largest other move, each
 //   sum taken 2^-20 outwards (a float addition rounds by 2^-24);
 // - a cell is kept only when upper < lower: its real distance to its landmark is then below the
-//   real distance to any other by more than 2^-15 relative, so that the CPU's rounded distances
-//   keep the same order, strictly (no tie).
+//   real distance to any other by more than 2^-16 relative (2^-15 fresh from a search; each kept
+//   step's roundings take a few 2^-23 of the lower side's share), where the CPU's rounded
+//   distances need 67 2^-24 (d 64): they keep the same order, strictly (no tie).
 
 #include <cfloat>
 #include <cmath>
@@ -32,18 +33,18 @@ unsigned blocksFor(size_t count) {
 }
 
 __global__ void __launch_bounds__(kThreads) keepOrListKernel(const KeepOrListArgs a) {
-    __shared__ unsigned warpCounts[kWarps];
+    __shared__ unsigned warpCounts[kWarps], warpKept[kWarps];
     __shared__ unsigned long long blockBase;
     __shared__ bool full;
     // Past the list's room the step searches every cell: the rest of the pass is not needed.
     // (A relaxed read, once for the whole block: a block that misses a recent count still
     // lists correctly.)
     if (threadIdx.x == 0)
-        full = *reinterpret_cast<volatile unsigned long long*>(a.listed) > a.capacity;
+        full = *reinterpret_cast<volatile unsigned long long*>(a.counts) > a.capacity;
     __syncthreads();
     if (full) return;
     const size_t p = size_t(blockIdx.x) * kThreads + threadIdx.x;
-    bool search = false;
+    bool search = false, kept = false;
     if (p < a.n) {
         const uint32_t j = a.assign[p];
         const float lower = a.lower[p];
@@ -57,6 +58,7 @@ __global__ void __launch_bounds__(kThreads) keepOrListKernel(const KeepOrListArg
                 a.upper[p] = upper;
                 a.lower[p] = below;
                 a.dist[p] = -1.0f;
+                kept = true;
             } else {
                 search = true;
             }
@@ -64,19 +66,23 @@ __global__ void __launch_bounds__(kThreads) keepOrListKernel(const KeepOrListArg
             search = true;  // no landmark within float's range last time: search again
         }
     }
-    // The block's listed cells take one range of the list: one global atomic a block.
+    // The block's listed cells take one range of the list: one global atomic a block (and one
+    // for its kept cells).
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const unsigned mask = __ballot_sync(0xffffffffu, search);
-    if (lane == 0) warpCounts[warp] = __popc(mask);
+    const unsigned keptMask = __ballot_sync(0xffffffffu, kept);
+    if (lane == 0) warpCounts[warp] = __popc(mask), warpKept[warp] = __popc(keptMask);
     __syncthreads();
     if (threadIdx.x == 0) {
-        unsigned total = 0;
+        unsigned total = 0, keptTotal = 0;
         for (int w = 0; w < kWarps; ++w) {
             const unsigned c = warpCounts[w];
             warpCounts[w] = total;
             total += c;
+            keptTotal += warpKept[w];
         }
-        blockBase = total > 0 ? atomicAdd(a.listed, (unsigned long long)total) : 0;
+        blockBase = total > 0 ? atomicAdd(a.counts, (unsigned long long)total) : 0;
+        if (keptTotal > 0) atomicAdd(a.counts + 1, (unsigned long long)keptTotal);
     }
     __syncthreads();
     if (search) {

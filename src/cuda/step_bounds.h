@@ -29,13 +29,15 @@ struct KeepOrListArgs {
     int largestAt = 0;             ///< the landmark of the largest move
     uint32_t* list = nullptr;      ///< capacity: the cells to search again
     size_t capacity = 0;           ///< room in list (cells past it are counted, not listed)
-    unsigned long long* listed = nullptr;  ///< [0] += the cells to search again
+    /// [0] += the cells to search again, [1] += the cells kept (neither counts a skipped
+    /// non-finite cell).
+    unsigned long long* counts = nullptr;
 };
 
 /// Keeps each cell's landmark where its bounds allow (updating them), lists the rest; a cell
 /// skipped for a non-finite coordinate (lower bound +infinity) is neither. Once more cells are
 /// listed than the list holds, the rest of the pass may stop early (the step then searches every
-/// cell): `listed` is then only known to exceed the capacity.
+/// cell): the counts are then only known to exceed the capacity.
 void launchKeepOrList(const KeepOrListArgs& args, cudaStream_t stream);
 /// Copies the rows (stride floats, a multiple of 4) of the `count` listed cells into `rows`.
 void launchGatherRows(const float* points, int stride, const uint32_t* list, size_t count,

@@ -93,8 +93,12 @@ bool boundsWanted() {
 /// Cells a step may search again after the bounds: past this many, the whole pass runs (its
 /// rows read in place, where the listed cells' rows are copied first).
 size_t searchCapacity(size_t n) {
-    return std::min(n, std::max<size_t>(size_t(1) << 20, n / 8));
+    return std::min(n, std::max<size_t>(size_t(1) << 20, n / 2));
 }
+
+/// Steps after which the bounds are tried again, however far the landmarks move (a run that
+/// failed once with no move at all would otherwise never try again).
+constexpr int kRetrySteps = 32;
 
 }  // namespace
 
@@ -122,7 +126,7 @@ struct TrainingStep::State {
     DeviceBuffer<uint32_t> listAssign;                   // capacity
     DeviceBuffer<float> listDist, listUpper, listLower;  // capacity
     DeviceBuffer<float> moves;                           // g
-    DeviceBuffer<unsigned long long> listed;             // 1
+    DeviceBuffer<unsigned long long> listed;             // 2: cells listed, cells kept
     size_t capacity = 0;
     bool boundsOff = false;        // the bounds' buffers did not fit: every cell every step
     bool boundsValid = false;      // upper and lower hold for the last step's landmarks
@@ -132,6 +136,7 @@ struct TrainingStep::State {
     // cells (infinity: none since the last that kept more): the bounds are made and used again
     // only once the landmarks move less than half as far.
     float failedMove = INFINITY;
+    int stepsSinceTry = 0;  // steps since the bounds last tried to keep cells
     size_t weightsG = 0;
     TensorLandmarkBuffers tensor;
     NearestLandmarkBuffers nearest;
@@ -174,7 +179,7 @@ bool allocateBounds(TrainingStep::State& s) {
         s.listDist.reserve(s.capacity);
         s.listUpper.reserve(s.capacity);
         s.listLower.reserve(s.capacity);
-        s.listed.reserve(1);
+        s.listed.reserve(2);
         return true;
     } catch (const std::exception&) {
         cudaGetLastError();  // the failed allocation's error, not a later launch's
@@ -189,12 +194,13 @@ bool allocateBounds(TrainingStep::State& s) {
 }
 
 /// The keep-or-list pass of a step over the same landmarks as the last, moved by `moves`: the
-/// cells to search again (more than s.capacity: too many to list, search every cell).
+/// cells to search again (more than s.capacity: too many to list, search every cell); the cells
+/// kept go to s.lastKept.
 size_t listCellsToSearch(TrainingStep::State& s, size_t g, const LandmarkMoves& moves) {
     s.moves.reserve(g);
     SEPAL_CUDA_CHECK(cudaMemcpyAsync(s.moves.get(), moves.moves.data(), g * sizeof(float),
                                      cudaMemcpyHostToDevice, nullptr));
-    SEPAL_CUDA_CHECK(cudaMemsetAsync(s.listed.get(), 0, sizeof(unsigned long long), nullptr));
+    SEPAL_CUDA_CHECK(cudaMemsetAsync(s.listed.get(), 0, 2 * sizeof(unsigned long long), nullptr));
     KeepOrListArgs ka;
     ka.n = s.n;
     ka.g = int(g);
@@ -208,11 +214,12 @@ size_t listCellsToSearch(TrainingStep::State& s, size_t g, const LandmarkMoves& 
     ka.largestAt = int(moves.largestAt);
     ka.list = s.list.get();
     ka.capacity = s.capacity;
-    ka.listed = s.listed.get();
+    ka.counts = s.listed.get();
     launchKeepOrList(ka, nullptr);
-    unsigned long long count = 0;  // the step waits for it: the search's size depends on it
-    SEPAL_CUDA_CHECK(cudaMemcpy(&count, s.listed.get(), sizeof(count), cudaMemcpyDeviceToHost));
-    return size_t(count);
+    unsigned long long counts[2] = {0, 0};  // the step waits: the search's size depends on it
+    SEPAL_CUDA_CHECK(cudaMemcpy(counts, s.listed.get(), sizeof(counts), cudaMemcpyDeviceToHost));
+    s.lastKept = size_t(counts[1]);
+    return size_t(counts[0]);
 }
 
 /// The search of the `listed` cells (their results in the list's arrays) stored at their places.
@@ -359,7 +366,8 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
             // Far from converging, the landmarks move too far for the bounds to keep many
             // cells: they are not made (writing them costs about 0.4 ms at 10^8 cells, the
             // keep-or-list pass 0.5) until the landmarks move less.
-            const bool promising = !(moves.largest >= 0.5f * s.failedMove);
+            const bool promising =
+                !(moves.largest >= 0.5f * s.failedMove) || s.stepsSinceTry >= kRetrySteps;
             bounded = !fused && boundsWanted() && promising && allocateBounds(s);
             keep = bounded && s.boundsValid && sameModel;
         } else if (s.lastKernel == "resident" || s.lastKernel == "parts" ||
@@ -378,7 +386,7 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
     if (keep) {
         listed = listCellsToSearch(s, g, moves);
         // Too many to copy: the whole pass, which measures the kept cells again too.
-        if (listed > s.capacity) keep = false, listed = s.n;
+        if (listed > s.capacity) keep = false, listed = s.n, s.lastKept = 0;
     }
     if (s.lastKernel == "nearest") {
         NearestArgs na;
@@ -483,8 +491,8 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
     s.lastScans = size_t(scans);
     if (s.lastKernel == "nearest") s.lastGiven.assign(landmarks, landmarks + gd);
     s.boundsValid = bounded;
-    if (bounded) s.lastKept = s.n - listed;
     if (tried) s.failedMove = s.lastKept * 16 < s.n ? moves.largest : INFINITY;
+    s.stepsSinceTry = tried ? 0 : s.stepsSinceTry + 1;
     s.lastG = g;
     s.stepped = true;
     return r;

@@ -73,8 +73,11 @@ TEST_P(CudaStepBounds, KmeansStepsKeepTheHostsWinners) {
         const size_t kept = gpu.lastKeptCells();
         if (step == 0) EXPECT_EQ(kept, 0u) << "the first step searches every cell";
         if (step >= 7) EXPECT_GT(kept, s.n / 2) << "landmarks that barely move keep most cells";
-        EXPECT_LE(kept, s.n - 3) << "the non-finite cells are neither kept nor searched";
         const auto a = gpu.assignment();
+        // The cells of landmark 4 tie with landmark 5 and are never kept; the non-finite cells
+        // are neither kept nor searched.
+        const size_t tied = size_t(std::count(a.begin(), a.end(), 4u));
+        EXPECT_LE(kept, s.n - 3 - tied);
         EXPECT_EQ(a[3], cuda::kSkippedPoint);
         EXPECT_EQ(a[40], cuda::kSkippedPoint);
         EXPECT_EQ(a[s.n - 1], cuda::kSkippedPoint);
@@ -86,11 +89,13 @@ TEST_P(CudaStepBounds, KmeansStepsKeepTheHostsWinners) {
 
 // d 32 g 256 and d 27 g 300: the sorted sums measure the kept cells; d 64 g 1024: the landmarks
 // in parts, and the sums in landmark_sums.cu (the sorted sums' shared memory is too small);
-// d 16 and d 7: strides 16 and 8, landmark_sums.cu's narrow rows.
+// d 16 and d 7: strides 16 and 8, landmark_sums.cu's narrow rows; g 1500: the nearest kernel's
+// values without the landmark's index in their low bits (past g 1024).
 INSTANTIATE_TEST_SUITE_P(Shapes, CudaStepBounds,
                          ::testing::Values(BoundsShape{20000, 32, 256}, BoundsShape{15000, 27, 300},
                                            BoundsShape{12000, 64, 1024},
-                                           BoundsShape{20000, 16, 100}, BoundsShape{10000, 7, 40}),
+                                           BoundsShape{20000, 16, 100}, BoundsShape{10000, 7, 40},
+                                           BoundsShape{8000, 32, 1500}),
                          [](const ::testing::TestParamInfo<BoundsShape>& info) {
                              const BoundsShape& s = info.param;
                              return "d" + std::to_string(s.d) + "_g" + std::to_string(s.g);
