@@ -3,6 +3,7 @@
 // these roundings keep a kept cell's landmark exact).
 
 #include <cfloat>
+#include <cmath>
 
 namespace sepal::cuda::detail {
 
