@@ -235,8 +235,8 @@ template <bool SHARED>
 void launchForStride(const LandmarkSumArgs& a, cudaStream_t stream) {
     bool done = false;
     detail::withStride<4, 8, 16, 32, 64, 128>(a.stride, [&](auto s) {
-        // The kept points' distances in an instantiation of their own: the measurement's
-        // registers spill in the 64 a thread has (a whole step's worth in the plain pass).
+        // The kept points' distances in an instantiation of their own: with the measurement in
+        // every instantiation, the 64 registers a thread has spilled in the plain passes too.
         if (a.landmarks)
             launchSums<decltype(s)::value, SHARED, true>(a, stream);
         else
