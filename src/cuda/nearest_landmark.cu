@@ -81,12 +81,14 @@
 #include <string>
 
 #include "core/common/error.h"
+#include "core/train/cell_bounds.h"
+
 #include "cuda/cuda_error.h"
 #include "cuda/embedsom_kernels.h"
 #include "cuda/embedsom_project.cuh"
 #include "cuda/point_kernel_launch.cuh"
 #include "cuda/split_mma.cuh"
-#include "cuda/step_bounds.cuh"
+
 #include "cuda/training_step.h"
 
 namespace sepal::cuda {
@@ -541,8 +543,8 @@ __global__ void __launch_bounds__(kThreads, 1)
                     lowerSquared =
                         fminf(fmaxf(0.0f, (r2 + vLow) - slack) * (1.0f - 0x1p-20f), FLT_MAX);
                 }
-                a.lower[cell] = detail::lowerBoundOf(lowerSquared);
-                a.upper[cell] = detail::upperBoundOf(best < FLT_MAX ? best : 0.0f);
+                a.lower[cell] = cell_bounds::lowerOf(lowerSquared);
+                a.upper[cell] = cell_bounds::upperOf(best < FLT_MAX ? best : 0.0f);
             }
             if (FUSED) {
                 skipped += bad;

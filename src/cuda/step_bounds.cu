@@ -1,21 +1,11 @@
 // The training step's bounds: the keep-or-list pass (the listed cells go to the nearest kernel,
-// NearestArgs::cells). Every bound is a distance (not squared: the triangle inequality adds
-// distances) and is rounded outwards, so that a kept cell's landmark is the one an exact search
-// would find, ties to the lower index included:
-// - a search stores upper = sqrt(D) (1 + 2^-16) + tiny and lower = sqrt(B) (1 - 2^-16) - tiny
-//   (step_bounds.cuh), D the exact squared distance in the CPU's arithmetic (within (d + 3)
-//   2^-24 of the real one relative, d <= 64) and B the nearest kernel's lower bound on every
-//   other D;
-// - a kept cell's bounds grow by its landmark's move and shrink by the largest other move, each
-//   sum taken 2^-20 outwards (a float addition rounds by 2^-24);
-// - a cell is kept only when upper < lower: its real distance to its landmark is then below the
-//   real distance to any other by more than 2^-16 relative (2^-15 fresh from a search; each kept
-//   step's roundings take a few 2^-23 of the lower side's share), where the CPU's rounded
-//   distances need 67 2^-24 (d 64): they keep the same order, strictly (no tie).
+// NearestArgs::cells). The bounds' arithmetic, and why a kept cell's landmark is the one an
+// exact search would find, ties included, is core/train/cell_bounds.h's.
 
 #include <cfloat>
 #include <cmath>
 
+#include "core/train/cell_bounds.h"
 #include "cuda/cuda_error.h"
 #include "cuda/step_bounds.h"
 #include "cuda/training_step.h"
@@ -43,10 +33,9 @@ __global__ void __launch_bounds__(kThreads) keepOrListKernel(const KeepOrListArg
         if (lower == INFINITY) {
             // A non-finite cell: skipped now as it was then.
         } else if (j < uint32_t(a.g)) {
-            const float upper = (a.upper[p] + a.moves[j]) * (1.0f + 0x1p-20f);
+            float upper = a.upper[p], below = lower;
             const float others = int(j) == a.largestAt ? a.second : a.largest;
-            const float below = (lower - others) * (1.0f - 0x1p-20f);
-            if (upper < below) {
+            if (cell_bounds::keepsLandmark(upper, below, a.moves[j], others)) {
                 a.upper[p] = upper;
                 a.lower[p] = below;
                 a.dist[p] = -1.0f;
