@@ -105,8 +105,10 @@ size_t keptOverSteps(size_t d, size_t g, size_t cells, int steps, uint32_t seed)
         std::vector<float> moved = l;
         if (step % 7 != 3)
             for (float& v : moved) v += size * normal(rng);
-        if (step % 5 == 2)
-            for (size_t t = 0; t < d; ++t) moved[(rng() % g) * d + t] = 4.0f * normal(rng);
+        if (step % 5 == 2) {
+            const size_t jumper = rng() % g;
+            for (size_t t = 0; t < d; ++t) moved[jumper * d + t] = 4.0f * normal(rng);
+        }
         const LandmarkMoves m = landmarkMoves(l.data(), moved.data(), g, d);
         l = moved;
         for (size_t i = 0; i < cells; ++i) {
