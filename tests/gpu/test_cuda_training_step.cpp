@@ -229,19 +229,6 @@ struct NearestCase {
 
 class CudaNearestStep : public ::testing::TestWithParam<NearestCase> {};
 
-/// Landmarks on rows of x (a fixed spread), each moved by a small jitter.
-std::vector<float> landmarksOnRows(const std::vector<float>& x, size_t n, size_t d, size_t g,
-                                   uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> jitter(-0.05f, 0.05f);
-    std::vector<float> l(g * d);
-    for (size_t j = 0; j < g; ++j) {
-        const size_t row = (j * 7919 + 13) % n;
-        for (size_t t = 0; t < d; ++t) l[j * d + t] = x[row * d + t] + jitter(rng);
-    }
-    return l;
-}
-
 TEST_P(CudaNearestStep, WinnersAndSumsMatchTheHost) {
     SEPAL_REQUIRE_GPU();
     const NearestCase c = GetParam();

@@ -1,13 +1,14 @@
 #pragma once
 // The GPU training step's results against the host: exact nearest landmarks, sums within float
-// tolerance, and a whole k-means step checked (test_cuda_training_step.cpp,
-// test_cuda_step_bounds.cpp).
+// tolerance, a whole k-means step checked, and landmarks on jittered rows of the cells
+// (test_cuda_training_step.cpp, test_cuda_step_bounds.cpp).
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -109,6 +110,19 @@ inline void expectKmeansStep(cuda::TrainingStep& gpu, const std::vector<float>& 
     }
     EXPECT_NEAR(r.inertia, h.inertia, 1e-6 * h.inertia + 1e-9);
     EXPECT_EQ(r.skipped, h.skipped);
+}
+
+/// Landmarks on rows of x (a fixed spread), each moved by a small jitter.
+inline std::vector<float> landmarksOnRows(const std::vector<float>& x, size_t n, size_t d, size_t g,
+                                          uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> jitter(-0.05f, 0.05f);
+    std::vector<float> l(g * d);
+    for (size_t j = 0; j < g; ++j) {
+        const size_t row = (j * 7919 + 13) % n;
+        for (size_t t = 0; t < d; ++t) l[j * d + t] = x[row * d + t] + jitter(rng);
+    }
+    return l;
 }
 
 }  // namespace sepal::test
