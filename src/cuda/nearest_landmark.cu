@@ -277,11 +277,16 @@ __global__ void __launch_bounds__(kThreads, 1)
     auto fetch = [&](size_t b, float4(&v)[kVec]) {
         const size_t q0 = (b + warp) * 32;
         const size_t have = q0 >= a.n ? 0 : a.n - q0 < 32 ? a.n - q0 : 32;
-        const float4* src = reinterpret_cast<const float4*>(a.points) + q0 * kVec;
+        const float4* src = reinterpret_cast<const float4*>(a.points);
 #pragma unroll
-        for (int i = 0; i < kVec; ++i)
-            v[i] = size_t((lane + 32 * i) / kVec) < have ? src[lane + 32 * i]
-                                                         : make_float4(0, 0, 0, 0);
+        for (int i = 0; i < kVec; ++i) {
+            const size_t row = size_t((lane + 32 * i) / kVec);
+            // A listed cell's row (a.cells) lies wherever it is; its kVec float4s stay together.
+            const size_t at = a.cells && row < have ? size_t(a.cells[q0 + row]) * kVec +
+                                                          size_t((lane + 32 * i) % kVec)
+                                                    : q0 * kVec + size_t(lane + 32 * i);
+            v[i] = row < have ? src[at] : make_float4(0, 0, 0, 0);
+        }
     };
     // Rows of at most 32 floats are fetched a tile ahead, so that their loads run during the
     // scan of the tile before (with 8 warps a multiprocessor, little else hides them).
@@ -509,6 +514,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         uint32_t assigned = kSkippedPoint;  // inactive lanes add nothing
         if (active) {
+            const size_t cell = a.cells ? size_t(a.cells[p]) : p;  // where its results go
             // Only the ambiguous groups go to the exact scan where the bound holds; all of them
             // where it does not.
             const bool groupScan = !bad && bounded && !settled && a.g <= kMaxGroupScanLandmarks;
@@ -517,8 +523,8 @@ __global__ void __launch_bounds__(kThreads, 1)
                            : groupScan               ? kGroupScan | (ambiguous << 16) |
                                              (best < FLT_MAX ? uint32_t(winner) : kNoWinner)
                                        : kNeedsScan;
-            a.assign[p] = assigned;
-            a.dist[p] = assigned < uint32_t(a.g) || groupScan ? best : 0.0f;
+            a.assign[cell] = assigned;
+            a.dist[cell] = assigned < uint32_t(a.g) || groupScan ? best : 0.0f;
             scans += assigned == kNeedsScan || groupScan;
             if (a.lower) {
                 // Every other landmark's value is at least vLow: a group's smallest, or its
@@ -537,8 +543,8 @@ __global__ void __launch_bounds__(kThreads, 1)
                     lowerSquared =
                         fminf(fmaxf(0.0f, (r2 + vLow) - slack) * (1.0f - 0x1p-20f), FLT_MAX);
                 }
-                a.lower[p] = cell_bounds::lowerOf(lowerSquared);
-                a.upper[p] = cell_bounds::upperOf(best < FLT_MAX ? best : 0.0f);
+                a.lower[cell] = cell_bounds::lowerOf(lowerSquared);
+                a.upper[cell] = cell_bounds::upperOf(best < FLT_MAX ? best : 0.0f);
             }
             if (FUSED) {
                 skipped += bad;
@@ -654,11 +660,13 @@ __global__ void __launch_bounds__(kScanThreads, 1) nearestScanKernel(const Neare
     unsigned long long skipped = 0;
     for (size_t p0 = warpIndex * 32; p0 < a.n; p0 += warps * 32) {
         const size_t p = p0 + lane;
-        uint32_t pending = __ballot_sync(0xffffffffu, p < a.n && needsScan(a.assign[p]));
+        // The lane's cell (a listed one with a.cells).
+        const size_t mine = p < a.n && a.cells ? size_t(a.cells[p]) : p;
+        uint32_t pending = __ballot_sync(0xffffffffu, p < a.n && needsScan(a.assign[mine]));
         while (pending) {
             const int i = __ffs(pending) - 1;
             pending &= pending - 1;
-            const size_t cell = p0 + i;
+            const size_t cell = __shfl_sync(0xffffffffu, mine, i);
             const uint32_t code = a.assign[cell];
             const float4* xr = reinterpret_cast<const float4*>(a.points) + cell * kVec;
             float x[STRIDE];

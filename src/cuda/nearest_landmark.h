@@ -39,7 +39,7 @@ struct NearestLandmarks {
 /// What the nearest kernel reads and writes (device pointers).
 struct NearestArgs {
     const float* points = nullptr;     ///< n x stride, padded with zeros beyond d
-    size_t n = 0;                      ///< cells
+    size_t n = 0;                      ///< cells (listed ones, with `cells`)
     int d = 0;                         ///< dimensions that hold data
     int stride = 0;                    ///< paddedDim(d), 8 to 64
     const float* landmarks = nullptr;  ///< g x stride, padded with zeros beyond d
@@ -65,6 +65,10 @@ struct NearestArgs {
     /// non-finite coordinate.
     float* lower = nullptr;
     float* upper = nullptr;  ///< n: an upper bound on the distance to its nearest (with lower)
+    /// n, may be null: the cells to search, as indices into points and the per-cell arrays
+    /// (assign, dist, lower, upper), which then hold every cell (the training step's bounds
+    /// list the cells they did not settle); null: cells 0 .. n - 1.
+    const uint32_t* cells = nullptr;
 };
 
 /// Shared memory a block of the nearest kernel needs at least: a part of kNearestPadding

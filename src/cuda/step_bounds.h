@@ -27,36 +27,14 @@ struct KeepOrListArgs {
     float largest = 0;             ///< the largest move
     float second = 0;              ///< the largest move of a landmark other than largestAt
     int largestAt = 0;             ///< the landmark of the largest move
-    uint32_t* list = nullptr;      ///< capacity: the cells to search again
-    size_t capacity = 0;           ///< room in list (cells past it are counted, not listed)
+    uint32_t* list = nullptr;      ///< n: the cells to search again (for NearestArgs::cells)
     /// [0] += the cells to search again, [1] += the cells kept (neither counts a skipped
     /// non-finite cell).
     unsigned long long* counts = nullptr;
 };
 
 /// Keeps each cell's landmark where its bounds allow (updating them), lists the rest; a cell
-/// skipped for a non-finite coordinate (lower bound +infinity) is neither. Once more cells are
-/// listed than the list holds, the rest of the pass may stop early (the step then searches every
-/// cell): the counts are then only known to exceed the capacity.
+/// skipped for a non-finite coordinate (lower bound +infinity) is neither.
 void launchKeepOrList(const KeepOrListArgs& args, cudaStream_t stream);
-/// Copies the rows (stride floats, a multiple of 4) of the `count` listed cells into `rows`.
-void launchGatherRows(const float* points, int stride, const uint32_t* list, size_t count,
-                      float* rows, cudaStream_t stream);
-/// What a search of the listed cells found, stored back: cell list[i] takes the i-th assignment,
-/// squared distance and bounds.
-struct ScatterArgs {
-    const uint32_t* list = nullptr;  ///< count: the cells searched
-    size_t count = 0;
-    const uint32_t* fromAssign = nullptr;  ///< count: the search's results
-    const float* fromDist = nullptr;
-    const float* fromUpper = nullptr;
-    const float* fromLower = nullptr;
-    uint32_t* assign = nullptr;  ///< n: the cells' own arrays
-    float* dist = nullptr;
-    float* upper = nullptr;
-    float* lower = nullptr;
-};
-/// Stores a search of listed cells back at their places.
-void launchScatterSearch(const ScatterArgs& args, cudaStream_t stream);
 
 }  // namespace sepal::cuda

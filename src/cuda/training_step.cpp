@@ -90,12 +90,6 @@ bool boundsWanted() {
     return !value || std::strcmp(value, "0") != 0;
 }
 
-/// Cells a step may search again after the bounds: past this many, the whole pass runs (its
-/// rows read in place, where the listed cells' rows are copied first).
-size_t searchCapacity(size_t n) {
-    return std::min(n, std::max<size_t>(size_t(1) << 20, n / 2));
-}
-
 /// Steps after which the bounds are tried again, however far the landmarks move (a run that
 /// failed once with no move at all would otherwise never try again).
 constexpr int kRetrySteps = 32;
@@ -120,14 +114,11 @@ struct TrainingStep::State {
     DeviceBuffer<unsigned long long> scans;    // 1: cells the nearest kernel scanned exactly
     DeviceBuffer<float> weights;               // g x g: the batch SOM's neighbourhood
     // The bounds (step_bounds.h), allocated at the first step that uses them.
-    DeviceBuffer<float> upper, lower;                    // n
-    DeviceBuffer<uint32_t> list;                         // capacity: the cells to search again
-    DeviceBuffer<float> listRows;                        // capacity x stride: their rows
-    DeviceBuffer<uint32_t> listAssign;                   // capacity
-    DeviceBuffer<float> listDist, listUpper, listLower;  // capacity
-    DeviceBuffer<float> moves;                           // g
-    DeviceBuffer<unsigned long long> listed;             // 2: cells listed, cells kept
-    size_t capacity = 0;
+    DeviceBuffer<float> upper, lower;         // n
+    DeviceBuffer<uint32_t> list;              // n: the cells to search again
+    DeviceBuffer<float> moves;                // g
+    DeviceBuffer<unsigned long long> listed;  // 2: cells listed, cells kept
+
     bool boundsOff = false;        // the bounds' buffers did not fit: every cell every step
     bool boundsValid = false;      // upper and lower hold for the last step's landmarks
     std::vector<float> lastGiven;  // g x d: the nearest kernel's last step's landmarks
@@ -159,9 +150,8 @@ constexpr size_t kBoundsReserveBytes = size_t(512) << 20;
 /// without them).
 bool allocateBounds(TrainingStep::State& s) {
     if (s.boundsOff) return false;
-    if (s.upper.capacity() >= s.n && s.capacity > 0) return true;
-    const size_t capacity = searchCapacity(s.n);
-    const size_t need = (2 * s.n + capacity * (size_t(s.stride) + 5)) * sizeof(float);
+    if (s.upper.capacity() >= s.n && s.list.capacity() >= s.n) return true;
+    const size_t need = 3 * s.n * sizeof(float);
     size_t freeBytes = 0, total = 0;
     if (cudaMemGetInfo(&freeBytes, &total) != cudaSuccess ||
         freeBytes < need + kBoundsReserveBytes) {
@@ -170,32 +160,23 @@ bool allocateBounds(TrainingStep::State& s) {
         return false;
     }
     try {
-        s.capacity = capacity;
         s.upper.reserve(s.n);
         s.lower.reserve(s.n);
-        s.list.reserve(s.capacity);
-        s.listRows.reserve(s.capacity * s.stride);
-        s.listAssign.reserve(s.capacity);
-        s.listDist.reserve(s.capacity);
-        s.listUpper.reserve(s.capacity);
-        s.listLower.reserve(s.capacity);
+        s.list.reserve(s.n);
         s.listed.reserve(2);
         return true;
     } catch (const std::exception&) {
         cudaGetLastError();  // the failed allocation's error, not a later launch's
-        for (auto* b : {&s.upper, &s.lower, &s.listRows, &s.listDist, &s.listUpper, &s.listLower})
-            b->release();
+        s.upper.release();
+        s.lower.release();
         s.list.release();
-        s.listAssign.release();
         s.boundsOff = true;
-        s.capacity = 0;
         return false;
     }
 }
 
 /// The keep-or-list pass of a step over the same landmarks as the last, moved by `moves`: the
-/// cells to search again (more than s.capacity: too many to list, search every cell); the cells
-/// kept go to s.lastKept.
+/// cells to search again; the cells kept go to s.lastKept.
 size_t listCellsToSearch(TrainingStep::State& s, size_t g, const LandmarkMoves& moves) {
     s.moves.reserve(g);
     SEPAL_CUDA_CHECK(cudaMemcpyAsync(s.moves.get(), moves.moves.data(), g * sizeof(float),
@@ -213,29 +194,12 @@ size_t listCellsToSearch(TrainingStep::State& s, size_t g, const LandmarkMoves& 
     ka.second = moves.second;
     ka.largestAt = int(moves.largestAt);
     ka.list = s.list.get();
-    ka.capacity = s.capacity;
     ka.counts = s.listed.get();
     launchKeepOrList(ka, nullptr);
     unsigned long long counts[2] = {0, 0};  // the step waits: the search's size depends on it
     SEPAL_CUDA_CHECK(cudaMemcpy(counts, s.listed.get(), sizeof(counts), cudaMemcpyDeviceToHost));
     s.lastKept = size_t(counts[1]);
     return size_t(counts[0]);
-}
-
-/// The search of the `listed` cells (their results in the list's arrays) stored at their places.
-void storeListedSearch(TrainingStep::State& s, size_t listed) {
-    ScatterArgs sc;
-    sc.list = s.list.get();
-    sc.count = listed;
-    sc.fromAssign = s.listAssign.get();
-    sc.fromDist = s.listDist.get();
-    sc.fromUpper = s.listUpper.get();
-    sc.fromLower = s.listLower.get();
-    sc.assign = s.assign.get();
-    sc.dist = s.dist.get();
-    sc.upper = s.upper.get();
-    sc.lower = s.lower.get();
-    launchScatterSearch(sc, nullptr);
 }
 
 }  // namespace
@@ -385,8 +349,6 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
     const bool tried = keep;
     if (keep) {
         listed = listCellsToSearch(s, g, moves);
-        // Too many to copy: the whole pass, which measures the kept cells again too.
-        if (listed > s.capacity) keep = false, listed = s.n, s.lastKept = 0;
     }
     if (s.lastKernel == "nearest") {
         NearestArgs na;
@@ -407,16 +369,11 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
         }
         na.scans = s.scans.get();
         if (keep) {
-            // The listed cells' rows side by side, searched, and stored back with their bounds.
-            launchGatherRows(s.points.get(), s.stride, s.list.get(), listed, s.listRows.get(),
-                             nullptr);
-            na.points = s.listRows.get();
+            // Only the listed cells, read where they are.
+            na.cells = s.list.get();
             na.n = listed;
-            na.assign = s.listAssign.get();
-            na.dist = s.listDist.get();
-            na.upper = s.listUpper.get();
-            na.lower = s.listLower.get();
-        } else if (bounded) {
+        }
+        if (bounded) {
             na.upper = s.upper.get();
             na.lower = s.lower.get();
         }
@@ -424,7 +381,7 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
         s.scanned.record();
         launchNearestScan(na, nullptr);
         s.searched.record();
-        if (keep) storeListedSearch(s, listed);
+
     } else if (s.lastKernel == "resident")
         launchResidentKnn(a, nullptr);
     else if (s.lastKernel == "parts")
@@ -555,9 +512,7 @@ size_t TrainingStep::deviceBytes() const {
            bytesOf(s.padded) + bytesOf(s.fresh) + bytesOf(s.sums) + bytesOf(s.counts) +
            bytesOf(s.denominators) + bytesOf(s.inertia) + bytesOf(s.skipped) + bytesOf(s.scans) +
            bytesOf(s.weights) + bytesOf(s.upper) + bytesOf(s.lower) + bytesOf(s.list) +
-           bytesOf(s.listRows) + bytesOf(s.listAssign) + bytesOf(s.listDist) +
-           bytesOf(s.listUpper) + bytesOf(s.listLower) + bytesOf(s.moves) + bytesOf(s.listed) +
-           s.nearest.deviceBytes();
+           bytesOf(s.moves) + bytesOf(s.listed) + s.nearest.deviceBytes();
 }
 
 std::vector<float> gaussianNeighbourhood(const float* positions, size_t g, float sigma) {

@@ -22,8 +22,8 @@
 // its last radius, k-means near its end), a point whose bounds show that its landmark is still
 // its nearest keeps it without a search (step_bounds.h: the same winners as a search, ties
 // included; lastKeptCells() counts them; SEPAL_TRAIN_BOUNDS=0 searches every point every step).
-// The bounds take 8 bytes a point and the search's copy of up to half of the rows (2^20 at least);
-// where they would leave less than 512 MB of the device free, every step searches every point.
+// The bounds take 12 bytes a point (two bounds and the list of points to search again); where
+// they would leave less than 512 MB of the device free, every step searches every point.
 
 #include <cstddef>
 #include <cstdint>
