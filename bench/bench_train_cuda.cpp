@@ -38,6 +38,7 @@ struct TrainOptions {
     int steps = 20;
     std::vector<std::string> knns{"auto"};
     std::vector<std::string> sums{"sorted"};  // the sums passes, each run in turn
+    bool inertia = false;  // measure the kept cells' distances (the trainers do not)
 };
 
 /// Chooses the training step's sums pass for the next steps through its environment switches
@@ -157,6 +158,7 @@ void runResident(const TrainOptions& o, cuda::TrainingStep& gpu, const std::vect
         j["bounds"] = !std::getenv("SEPAL_TRAIN_BOUNDS") ||
                       std::string(std::getenv("SEPAL_TRAIN_BOUNDS")) != "0";
         j["skipped"] = first.skipped;
+        // NaN (null in JSON) after a step that kept cells, without --inertia.
         j["inertia_first"] = first.inertia;
         j["inertia_last"] = inertia.empty() ? first.inertia : inertia.back();
         j["upload_ms"] = uploadMs;
@@ -177,6 +179,7 @@ void runTrain(const TrainOptions& o) {
         const double freeBefore = freeDeviceMb();
         t0 = std::chrono::steady_clock::now();
         cuda::TrainingStep gpu(x.data(), o.n, o.d, knn);
+        gpu.measureInertia(o.inertia);
         const double uploadMs = msSince(t0);
         for (int g : o.gs)
             for (const auto& mode : o.modes)
@@ -204,6 +207,9 @@ void addCudaTrain(CLI::App& app) {
                     "sums passes, each run in turn (repeat to alternate): sorted (default), "
                     "shared (one addition a point), fused (in the nearest kernel's pass)")
         ->check(CLI::IsMember({"sorted", "shared", "fused"}));
+    sub->add_flag("--inertia", o.inertia,
+                  "measure the inertia of every step, the cells the bounds kept included (as the "
+                  "trainers do not: a kept step's inertia is null without it)");
     sub->callback([] { runTrain(o); });
 }
 

@@ -22,7 +22,9 @@ WholeDataResult resultOf(StepResult&& r) {
 /// The steps of a TrainingStep; the neighbourhood goes up only when it changed.
 class CudaWholeDataSteps final : public WholeDataSteps {
   public:
-    CudaWholeDataSteps(const float* points, size_t n, size_t d) : m_step(points, n, d) {}
+    CudaWholeDataSteps(const float* points, size_t n, size_t d) : m_step(points, n, d) {
+        m_step.measureInertia(false);  // the trainers read the landmarks only
+    }
     size_t count() const override { return m_step.count(); }
     size_t dim() const override { return m_step.dim(); }
     WholeDataResult lloyd(const float* landmarks, size_t g) override {

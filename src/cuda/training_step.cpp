@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <limits>
 #include <string>
 
 #include "core/common/error.h"
@@ -120,6 +121,7 @@ struct TrainingStep::State {
     DeviceBuffer<unsigned long long> listed;  // 2: cells listed, cells kept
 
     bool boundsOff = false;        // the bounds' buffers did not fit: every cell every step
+    bool measureInertia = true;    // the kept cells' distances measured in the sums pass
     bool boundsValid = false;      // upper and lower hold for the last step's landmarks
     std::vector<float> lastGiven;  // g x d: the nearest kernel's last step's landmarks
     size_t lastKept = 0;
@@ -406,8 +408,10 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
     sa.counts = s.counts.get();
     sa.inertia = s.inertia.get();
     sa.skipped = s.skipped.get();
-    // The kept cells' distances are measured by the sums pass, from the rows it reads anyway.
-    if (keep && listed < s.n) sa.landmarks = s.padded.get();
+    // The kept cells' distances are measured by the sums pass, from the rows it reads anyway
+    // (without them, the pass leaves the kept cells out of the inertia).
+    const bool keptSome = keep && listed < s.n;
+    if (keptSome && s.measureInertia) sa.landmarks = s.padded.get();
     if (fused) {
         s.lastSumMode = "fused";
     } else if (sortedSumsWanted() && sortedSumsFit(int(g), s.stride)) {
@@ -440,6 +444,7 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
                                 cudaMemcpyDeviceToHost));
     SEPAL_CUDA_CHECK(
         cudaMemcpy(&r.inertia, s.inertia.get(), sizeof(double), cudaMemcpyDeviceToHost));
+    if (keptSome && !s.measureInertia) r.inertia = std::numeric_limits<double>::quiet_NaN();
     SEPAL_CUDA_CHECK(
         cudaMemcpy(&skipped, s.skipped.get(), sizeof(skipped), cudaMemcpyDeviceToHost));
     r.skipped = size_t(skipped);
@@ -500,6 +505,10 @@ std::string TrainingStep::lastSumMode() const {
 
 size_t TrainingStep::lastExactScans() const {
     return m_state->lastScans;
+}
+
+void TrainingStep::measureInertia(bool on) {
+    m_state->measureInertia = on;
 }
 
 size_t TrainingStep::lastKeptCells() const {

@@ -146,6 +146,43 @@ TEST(CudaStepBounds, WithoutThemEveryCellIsSearchedForTheSameWinners) {
     EXPECT_GT(bounded.lastKeptCells(), n / 2);
 }
 
+// The trainers' steps (measureInertia(false)) against the measured ones: the same kept cells,
+// winners and landmarks; the inertia NaN after a step that kept cells, and the measured one's
+// after a step that kept none.
+TEST(CudaStepBounds, UnmeasuredInertiaLeavesTheStepAsItWas) {
+    SEPAL_REQUIRE_GPU();
+    const size_t n = 15000, d = 32, g = 200;
+    const auto x = randomPoints(n, d, 222, 8);
+    auto l = landmarksOnRows(x, n, d, g, 265);
+    cuda::TrainingStep measured(x.data(), n, d, "nearest");
+    cuda::TrainingStep unmeasured(x.data(), n, d, "nearest");
+    unmeasured.measureInertia(false);
+    std::vector<float> last;
+    size_t keptSteps = 0;
+    for (int step = 0; step < 8; ++step) {
+        SCOPED_TRACE("step " + std::to_string(step));
+        if (step >= 6) l = last;
+        const cuda::StepResult m = measured.stepKmeans(l.data(), g);
+        const cuda::StepResult u = unmeasured.stepKmeans(l.data(), g);
+        EXPECT_EQ(unmeasured.lastKeptCells(), measured.lastKeptCells());
+        EXPECT_EQ(unmeasured.assignment(), measured.assignment());
+        ASSERT_EQ(u.landmarks.size(), m.landmarks.size());
+        for (size_t e = 0; e < m.landmarks.size(); ++e)
+            ASSERT_NEAR(u.landmarks[e], m.landmarks[e], 1e-5f * (1.0f + std::fabs(m.landmarks[e])))
+                << "coordinate " << e;
+        if (unmeasured.lastKeptCells() > 0) {
+            ++keptSteps;
+            EXPECT_TRUE(std::isnan(u.inertia));
+            EXPECT_TRUE(std::isfinite(m.inertia));
+        } else {
+            EXPECT_NEAR(u.inertia, m.inertia, 1e-6 * m.inertia);
+        }
+        last = l;
+        l = m.landmarks;
+    }
+    EXPECT_GT(keptSteps, 0u);
+}
+
 // Batch-SOM epochs with a shrinking neighbourhood, then the last epoch's landmarks twice more:
 // the winners each epoch are the host's, and the second repeat keeps most cells.
 TEST(CudaStepBounds, BatchSomEpochsKeepTheHostsWinners) {

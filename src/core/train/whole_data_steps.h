@@ -16,7 +16,9 @@ struct WholeDataResult {
     /// g x d: the new landmarks, every row (the trainer keeps its locked ones); a landmark with
     /// no weight keeps its place.
     std::vector<float> landmarks;
-    double inertia = 0;  ///< sum of squared distances to the nearest landmark, before the move
+    /// Sum of squared distances to the nearest landmark, before the move; NaN where the steps do
+    /// not measure it (the CUDA steps leave out the cells whose bounds kept their landmark).
+    double inertia = 0;
     size_t skipped = 0;  ///< cells left out for a non-finite coordinate
 };
 
