@@ -69,7 +69,7 @@ racecheck_group() {
     case $1 in
         projection) echo "$small_projection" ;;
         search) echo '*CudaSearch*n1_*:*CudaSearch*n333_*:*CudaSearch*n100_*:*CudaTensorSearch*:CudaPartsSearch*' ;;
-        training) echo '*CudaTrainingStep.*:*CudaNearestStep*:*CudaStepBounds.*d32_g256:CudaStepBounds.A*:CudaStepBounds.W*:CudaStepBounds.B*:CudaStepBounds.U*' ;;
+        training) echo '*CudaTrainingStep.*:*CudaNearestStep*:*CudaStepBounds.*d32_g256:CudaStepBounds.A*:CudaStepBounds.W*:CudaStepBounds.B*:CudaStepBounds.U*:CudaStepBounds.T*' ;;
         ranks) echo 'CudaWideRanks.ACrowd*:CudaQuality.PartsOfASmallSet*' ;;
         # The lists' index (shared-memory counts) on its smallest shape; the polish's tiled
         # neighbour search (its kernel with shared memory).

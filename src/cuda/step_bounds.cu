@@ -22,6 +22,23 @@ unsigned blocksFor(size_t count) {
     return unsigned(blocks > 0 ? blocks : 1);
 }
 
+/// Cell p's squared distance to landmark j (the padding's zeros add nothing): within
+/// (d + 3) 2^-24 of the real one relative, in any order of the sum, as upperOf assumes.
+__device__ float squaredDistance(const KeepOrListArgs& a, size_t p, uint32_t j) {
+    const float4* x = reinterpret_cast<const float4*>(a.points + p * size_t(a.stride));
+    const float4* l = reinterpret_cast<const float4*>(a.landmarks + size_t(j) * size_t(a.stride));
+    float sum = 0.0f;
+    for (int q = 0; q < a.stride / 4; ++q) {
+        const float4 u = __ldg(x + q), v = __ldg(l + q);
+        const float e0 = u.x - v.x, e1 = u.y - v.y, e2 = u.z - v.z, e3 = u.w - v.w;
+        sum = fmaf(e0, e0, sum);
+        sum = fmaf(e1, e1, sum);
+        sum = fmaf(e2, e2, sum);
+        sum = fmaf(e3, e3, sum);
+    }
+    return sum;
+}
+
 __global__ void __launch_bounds__(kThreads) keepOrListKernel(const KeepOrListArgs a) {
     __shared__ unsigned warpCounts[kWarps], warpKept[kWarps];
     __shared__ unsigned long long blockBase;
@@ -40,6 +57,20 @@ __global__ void __launch_bounds__(kThreads) keepOrListKernel(const KeepOrListArg
                 a.lower[p] = below;
                 a.dist[p] = -1.0f;
                 kept = true;
+            } else if (a.points) {
+                // Hamerly's second test: the grown upper bound failed, the distance itself may
+                // not (one row read, where the search would compare it with every landmark).
+                const float squared = squaredDistance(a, p, j);
+                float tight = cell_bounds::upperOf(squared);
+                below = lower;
+                if (cell_bounds::keepsLandmark(tight, below, 0.0f, others)) {
+                    a.upper[p] = tight;
+                    a.lower[p] = below;
+                    a.dist[p] = squared;
+                    kept = true;
+                } else {
+                    search = true;
+                }
             } else {
                 search = true;
             }

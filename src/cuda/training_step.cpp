@@ -91,6 +91,13 @@ bool boundsWanted() {
     return !value || std::strcmp(value, "0") != 0;
 }
 
+/// Whether a cell whose bounds fail has its distance to its landmark measured before it is
+/// searched (Hamerly's second test; SEPAL_TRAIN_TIGHTEN=0 searches it at once, for comparisons).
+bool tighteningWanted() {
+    const char* value = std::getenv("SEPAL_TRAIN_TIGHTEN");
+    return !value || std::strcmp(value, "0") != 0;
+}
+
 /// Steps after which the bounds are tried again, however far the landmarks move (a run that
 /// failed once with no move at all would otherwise never try again).
 constexpr int kRetrySteps = 32;
@@ -197,6 +204,11 @@ size_t listCellsToSearch(TrainingStep::State& s, size_t g, const LandmarkMoves& 
     ka.largestAt = int(moves.largestAt);
     ka.list = s.list.get();
     ka.counts = s.listed.get();
+    if (tighteningWanted()) {
+        ka.points = s.points.get();
+        ka.landmarks = s.padded.get();
+        ka.stride = s.stride;
+    }
     launchKeepOrList(ka, nullptr);
     unsigned long long counts[2] = {0, 0};  // the step waits: the search's size depends on it
     SEPAL_CUDA_CHECK(cudaMemcpy(counts, s.listed.get(), sizeof(counts), cudaMemcpyDeviceToHost));

@@ -146,6 +146,33 @@ TEST(CudaStepBounds, WithoutThemEveryCellIsSearchedForTheSameWinners) {
     EXPECT_GT(bounded.lastKeptCells(), n / 2);
 }
 
+// Hamerly's second test (the distance measured where the grown upper bound fails) against the
+// bounds alone (SEPAL_TRAIN_TIGHTEN=0), over Lloyd steps of moving landmarks: the same winners
+// and inertia, and more cells kept over the run.
+TEST(CudaStepBounds, TheSecondTestKeepsMoreCellsForTheSameWinners) {
+    SEPAL_REQUIRE_GPU();
+    const size_t n = 30000, d = 32, g = 256;
+    const auto x = randomPoints(n, d, 223, 10);
+    auto l = landmarksOnRows(x, n, d, g, 266);
+    cuda::TrainingStep tightened(x.data(), n, d, "nearest");
+    cuda::TrainingStep plain(x.data(), n, d, "nearest");  // the switch is read at each step
+    size_t keptTightened = 0, keptPlain = 0;
+    for (int step = 0; step < 16; ++step) {
+        SCOPED_TRACE("step " + std::to_string(step));
+        const cuda::StepResult r = tightened.stepKmeans(l.data(), g);
+        {
+            const ScopedEnv off("SEPAL_TRAIN_TIGHTEN", "0");
+            const cuda::StepResult p = plain.stepKmeans(l.data(), g);
+            EXPECT_NEAR(r.inertia, p.inertia, 1e-6 * p.inertia);
+        }
+        EXPECT_EQ(tightened.assignment(), plain.assignment());
+        keptTightened += tightened.lastKeptCells();
+        keptPlain += plain.lastKeptCells();
+        l = r.landmarks;
+    }
+    EXPECT_GT(keptTightened, keptPlain);
+}
+
 // The trainers' steps (measureInertia(false)) against the measured ones: the same kept cells,
 // winners and landmarks; the inertia NaN after a step that kept cells, and the measured one's
 // after a step that kept none.
