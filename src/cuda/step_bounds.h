@@ -3,9 +3,10 @@
 // to its nearest landmark and a lower bound on its distance to every other one. After the
 // landmarks move (core/train/landmark_moves.h), a cell whose upper bound plus its landmark's
 // move stays below its lower bound less the largest other move keeps its landmark without a
-// search; for the others the distance to the landmark's new place is measured (Hamerly's second
-// test: the grown upper bound is often far above it), and those it does not keep either are
-// listed and searched again. Device pointers; launches are checked and asynchronous.
+// search; for the others the distance to the landmark's new place may be measured (Hamerly's
+// second test, KeepOrListArgs::points: the grown upper bound is often far above it), and those
+// it does not keep either are listed and searched again. Device pointers; launches are checked and
+// asynchronous.
 
 #include <cuda_runtime_api.h>
 
