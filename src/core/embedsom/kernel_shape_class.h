@@ -6,11 +6,9 @@
 //  - d, g and k: the work per point, and which kernels take the shape at all (kernel_limits.h);
 //  - adjust, as 1, 0 or any other value: three code paths (the table projection's fast weight
 //    for 1, none for 0, a power per pair otherwise); values other than 1 and 0 share a class;
-//  - n, in three classes: from 2^16 to 2^18 points, from 2^18 to 2^20, and 2^20 or more,
-//    measured on 2^16, 2^18 and 2^20 points. tensor+split's two partitions overlap only over
-//    enough chunks: it lost below about 2^18 points and won above on the H100, and on the H200
-//    at d 64 g 1024 k 32 it lost to tensor+parts on 2^18 points (2.26 against 1.96 ms) and won
-//    on 2^20 (7.14 against 7.25; GPU_NOTES.md): one class would misjudge one side.
+//  - n, in two classes: from 2^16 to 2^18 points, and 2^18 or more, measured on 2^16 and 2^18
+//    points. tensor+split's two partitions overlap only over enough chunks: it lost below about
+//    2^18 points and won above on the H100 (GPU_NOTES.md), so one class would misjudge one side.
 // Below 2^16 points a projection takes a fraction of a millisecond on any kernel that auto
 // would weigh, less than a measurement costs: auto keeps its fixed rule there (no class).
 // Not in the class: smooth (a constant of every kernel), the neighbour cache's subsets of rows
@@ -25,10 +23,8 @@ namespace sepal {
 
 /// Fewest points auto measures for: below, its fixed rule chooses.
 constexpr size_t kMeasuredMinPoints = size_t(1) << 16;
-/// From this many points to kMeasuredHugePoints, one class (measured on this many).
-constexpr size_t kMeasuredLargePoints = size_t(1) << 18;
 /// From this many points on, one class (measured on this many).
-constexpr size_t kMeasuredHugePoints = size_t(1) << 20;
+constexpr size_t kMeasuredLargePoints = size_t(1) << 18;
 
 /// How adjust steers the kernels' code.
 enum class AdjustClass { One, Zero, Other };
