@@ -9,6 +9,9 @@
 //  - n, in two classes: from 2^16 to 2^18 points, and 2^18 or more, measured on 2^16 and 2^18
 //    points. tensor+split's two partitions overlap only over enough chunks: it lost below about
 //    2^18 points and won above on the H100 (GPU_NOTES.md), so one class would misjudge one side.
+//    A third class from 2^20 points was tried and taken out: on the H200 it chose for the
+//    benchmark's normal landmarks (1.5 % faster) what ran 5-23 % slower on landmarks among the
+//    cells, as a user's are (GPU_NOTES.md, the twenty-fifth session).
 // Below 2^16 points a projection takes a fraction of a millisecond on any kernel that auto
 // would weigh, less than a measurement costs: auto keeps its fixed rule there (no class).
 // Not in the class: smooth (a constant of every kernel), the neighbour cache's subsets of rows
