@@ -404,7 +404,6 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
         s.scanned.record();
         launchNearestScan(na, nullptr);
         s.searched.record();
-
     } else if (s.lastKernel == "resident")
         launchResidentKnn(a, nullptr);
     else if (s.lastKernel == "parts")
@@ -431,7 +430,7 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
     sa.skipped = s.skipped.get();
     // The kept cells' distances are measured by the sums pass, from the rows it reads anyway
     // (without them, the pass leaves the kept cells out of the inertia).
-    const bool keptSome = keep && listed < s.n;
+    const bool keptSome = keep && s.lastKept > 0;
     if (keptSome && s.measureInertia) sa.landmarks = s.padded.get();
     if (fused) {
         s.lastSumMode = "fused";
