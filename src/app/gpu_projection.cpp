@@ -23,7 +23,18 @@ constexpr size_t kDrawnBytesPerCell = 32;
 constexpr size_t kDeviceReserveBytes = size_t(512) << 20;
 // A sweep spread over frames reaches every cell within this many frames, whatever the budget
 // (half a second at 30 frames a second): a smaller slice would leave the picture behind.
+// SEPAL_GPU_SLICES=N (2 or more) sets another, for comparisons.
 constexpr size_t kMostSweepFrames = 16;
+
+/// The most frames a sweep takes: SEPAL_GPU_SLICES when it is a whole number from 2 to 4096,
+/// else kMostSweepFrames.
+size_t mostSweepFrames(const char* slices) {
+    if (!slices) return kMostSweepFrames;
+    char* end = nullptr;
+    const unsigned long long frames = std::strtoull(slices, &end, 10);
+    return end != slices && *end == '\0' && frames >= 2 && frames <= 4096 ? size_t(frames)
+                                                                          : kMostSweepFrames;
+}
 
 double millisecondsSince(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
@@ -42,6 +53,7 @@ GpuProjection::GpuProjection(ResidentProjector& projector, DevicePositions& targ
     // SEPAL_GPU_SLICES=0: every cell in every training frame, for comparisons.
     const char* slices = std::getenv("SEPAL_GPU_SLICES");
     m_slicing = !(slices && std::string(slices) == "0");
+    m_sweepFrames = mostSweepFrames(slices);
     // A drag moves landmarks only in 2D: with each cell's lists kept on the device, it
     // re-projects only the cells listing a moved landmark.
     m_projector.keepNeighbourLists(true);
@@ -226,10 +238,10 @@ bool GpuProjection::spreads(size_t n, double budgetMs) const {
 void GpuProjection::projectSlice(const State& st, double budgetMs) {
     const size_t n = st.data.events();
     const auto start = std::chrono::steady_clock::now();
-    // As many cells as the budget pays for, but the whole picture within kMostSweepFrames; the
+    // As many cells as the budget pays for, but the whole picture within m_sweepFrames; the
     // round ends where it began, and a slice does not wrap (the next one starts at 0).
     size_t count = size_t(std::max(0.0, m_cellsPerMs * budgetMs));
-    count = std::max(count, (n + kMostSweepFrames - 1) / kMostSweepFrames);
+    count = std::max(count, (n + m_sweepFrames - 1) / m_sweepFrames);
     if (m_cursor >= n) m_cursor = 0;
     count = std::min({count, m_sweepDue, n - m_cursor});
     if (!projectIntoDrawn([&](float* device) {

@@ -93,7 +93,7 @@ class GpuProjection : public ProjectionDriver {
     /// every cell would take longer than budgetMs at the last projection's rate.
     bool spreads(size_t n, double budgetMs) const;
     /// Projects the next slice of the rolling sweep, sized to budgetMs (at least 1 /
-    /// kMostSweepFrames of the cells).
+    /// m_sweepFrames of the cells).
     void projectSlice(const State& state, double budgetMs);
     /// Records the figures of a projection that started at `start`, and its rate when it
     /// searched every cell it placed.
@@ -124,6 +124,7 @@ class GpuProjection : public ProjectionDriver {
     std::vector<float> m_high;  // the data-space landmarks last projected
     bool m_training = false;    // a trainer moves the landmarks every frame
     bool m_slicing = true;      // training frames may project a slice (SEPAL_GPU_SLICES)
+    size_t m_sweepFrames = 0;   // the most frames a sweep takes (set at construction)
     uint64_t m_projected = 0;
     double m_frameMs = 0;    // projecting in the current frame (0 in frames without one)
     double m_projectMs = 0;  // the last projection

@@ -20,6 +20,7 @@
 #include "core/model/landmark_model.h"
 #include "cuda/cuda_backend.h"
 #include "embedsom_hard_cases.h"
+#include "scoped_env.h"
 
 namespace sepal::test {
 
@@ -30,24 +31,6 @@ namespace sepal::test {
         if (!::sepal::cuda::deviceAvailable(&why_))                       \
             GTEST_SKIP() << "skipped: needs a CUDA GPU (" << why_ << ")"; \
     } while (0)
-
-/// Sets an environment variable for its scope, then gives it back its value before (or unsets it).
-struct ScopedEnv {
-    const char* name;
-    std::optional<std::string> before;
-    ScopedEnv(const char* n, const char* value) : name(n) {
-        if (const char* v = std::getenv(n)) before = v;
-        setenv(n, value, 1);
-    }
-    ~ScopedEnv() {
-        if (before)
-            setenv(name, before->c_str(), 1);
-        else
-            unsetenv(name);
-    }
-    ScopedEnv(const ScopedEnv&) = delete;
-    ScopedEnv& operator=(const ScopedEnv&) = delete;
-};
 
 /// n x d values from N(0, 1), or Gaussian blobs around `clusters` centres when clusters > 0.
 inline std::vector<float> randomPoints(size_t n, size_t d, uint32_t seed, int clusters = 0,

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -15,6 +16,7 @@
 #include "app/workspace.h"
 #include "core/embedsom/embedsom.h"
 #include "core/train/trainer_names.h"
+#include "scoped_env.h"
 #include "workspace_support.h"
 
 namespace sepal::app {
@@ -132,12 +134,18 @@ TEST(GpuProjection, PositionsKeptInTheProjectorReachTheVertexBufferOnceTheModelR
 }
 
 /// A training run on a device slower than the frames' budget, with the positions drawn from the
-/// vertex buffer or kept in the projector (the CUDA splats' way).
-void trainOnASlowDevice(bool inProjector) {
+/// vertex buffer or kept in the projector (the CUDA splats' way); each slice at least
+/// 1 / sweepFrames of the cells (the default, or SEPAL_GPU_SLICES=sweepFrames).
+void trainOnASlowDevice(bool inProjector, size_t sweepFrames = 16) {
     HostResident device;
     HostPositions drawn;
     auto ws = trained(3000);
-    ws->projectOnDevice(&device, &drawn);
+    {
+        const std::string frames = std::to_string(sweepFrames);
+        const test::ScopedEnv slices("SEPAL_GPU_SLICES",
+                                     sweepFrames == 16 ? nullptr : frames.c_str());
+        ws->projectOnDevice(&device, &drawn);
+    }
     auto& gpu = ws->projection();
     gpu.keepPositionsInProjector(inProjector);
     const size_t n = ws->state().data.events();
@@ -161,19 +169,21 @@ void trainOnASlowDevice(bool inProjector) {
     ws->training().setSettings(t);
     ws->training().start();
     ASSERT_TRUE(ws->training().running());
-    size_t next = 0, sliced = 0;
-    for (int frame = 0; frame < 24; ++frame) {
+    size_t next = 0, sliced = 0, smallest = n;
+    for (size_t frame = 0; frame < sweepFrames + 8; ++frame) {
         ASSERT_TRUE(ws->training().running()) << "frame " << frame;
         const std::vector<float> before = shown();
         const size_t asked = device.ranges.size();
         ASSERT_TRUE(ws->frame(8.0).deviceMoved);
         ASSERT_EQ(device.ranges.size(), asked + 1) << "frame " << frame;
         const auto [begin, count] = device.ranges.back();
-        // The slices follow one another through the cells, each at least a 16th of them.
+        // The slices follow one another through the cells, each at least 1 / sweepFrames of
+        // them.
         EXPECT_EQ(begin, next == n ? 0 : next);
-        EXPECT_GE(count, std::min(n - begin, (n + 15) / 16));
+        EXPECT_GE(count, std::min(n - begin, (n + sweepFrames - 1) / sweepFrames));
         next = begin + count;
         sliced += count;
+        if (next < n) smallest = std::min(smallest, count);  // not one cut at the end
         // The slice holds the current model's positions; the other cells stay as they were.
         const std::vector<float> now = directProjection(*ws), after = shown();
         ASSERT_EQ(after.size(), 2 * n);
@@ -182,10 +192,13 @@ void trainOnASlowDevice(bool inProjector) {
             ASSERT_EQ(after[i], inSlice ? now[i] : before[i]) << "value " << i;
         }
         // Stats' bar goes round with the slices, never "settled" while they mix models.
-        EXPECT_DOUBLE_EQ(ws->stats().sweepProgress, double(next % n) / double(n));
+        EXPECT_NEAR(ws->stats().sweepProgress, double(next % n) / double(n), 1e-12);
         EXPECT_FALSE(gpu.settled());
     }
     EXPECT_GT(sliced, n) << "the slices went round the cells more than once";
+    if (sweepFrames > 16) {
+        EXPECT_LT(smallest, (n + 15) / 16) << "slices smaller than the default's 16th";
+    }
     // Paused, the model rests: every cell takes it in the next frame, and the workspace settles.
     ws->training().pause();
     const size_t asked = device.ranges.size();
@@ -205,6 +218,11 @@ TEST(GpuProjection, TrainingOnASlowDeviceProjectsASliceAFrameAndEveryCellOnceThe
 
 TEST(GpuProjection, TrainingOnASlowDeviceSlicesThePositionsKeptInTheProjector) {
     trainOnASlowDevice(true);
+}
+
+TEST(GpuProjection, SlicesOfAnotherShareFollowTheEnvironment) {
+    trainOnASlowDevice(true, 4);
+    trainOnASlowDevice(false, 40);
 }
 
 }  // namespace

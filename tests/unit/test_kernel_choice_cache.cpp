@@ -16,11 +16,13 @@
 #include "core/embedsom/kernel_choice_file.h"
 #include "core/embedsom/kernel_shape_class.h"
 #include "fresh_dir.h"
+#include "scoped_env.h"
 
 namespace sepal {
 namespace {
 
 namespace fs = std::filesystem;
+using test::ScopedEnv;
 
 /// A choice as a measurement would make it.
 KernelChoice measuredChoice(const std::string& fastest, double ms) {
@@ -35,28 +37,6 @@ std::string choiceFileText(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
-
-/// Sets an environment variable for one test and puts the old value back after it.
-class ScopedVariable {
-  public:
-    ScopedVariable(const char* name, const char* value) : m_name(name) {
-        if (const char* old = std::getenv(name)) m_old = old;
-        if (value)
-            setenv(name, value, 1);
-        else
-            unsetenv(name);
-    }
-    ~ScopedVariable() {
-        if (m_old)
-            setenv(m_name, m_old->c_str(), 1);
-        else
-            unsetenv(m_name);
-    }
-
-  private:
-    const char* m_name;
-    std::optional<std::string> m_old;
-};
 
 const std::string kH200 = kernelDeviceKey("NVIDIA H200", 9, 0, 132, 13000, 13000);
 
@@ -229,24 +209,24 @@ TEST(KernelChoiceCache, AFileThatCannotBeWrittenKeepsTheChoiceInMemory) {
 
 TEST(KernelChoiceCache, TheFileComesFromTheEnvironment) {
     {
-        ScopedVariable own("SEPAL_KERNEL_CACHE", "/tmp/somewhere/k.json");
+        ScopedEnv own("SEPAL_KERNEL_CACHE", "/tmp/somewhere/k.json");
         EXPECT_EQ(kernelCachePathFromEnvironment(), "/tmp/somewhere/k.json");
     }
     {
-        ScopedVariable own("SEPAL_KERNEL_CACHE", "off");
+        ScopedEnv own("SEPAL_KERNEL_CACHE", "off");
         EXPECT_EQ(kernelCachePathFromEnvironment(), "");
     }
-    ScopedVariable own("SEPAL_KERNEL_CACHE", nullptr);
+    ScopedEnv own("SEPAL_KERNEL_CACHE", nullptr);
     {
-        ScopedVariable xdg("XDG_CACHE_HOME", "/xdg");
+        ScopedEnv xdg("XDG_CACHE_HOME", "/xdg");
         EXPECT_EQ(kernelCachePathFromEnvironment(), "/xdg/sepal/cuda-kernels.json");
     }
-    ScopedVariable xdg("XDG_CACHE_HOME", nullptr);
+    ScopedEnv xdg("XDG_CACHE_HOME", nullptr);
     {
-        ScopedVariable home("HOME", "/home/someone");
+        ScopedEnv home("HOME", "/home/someone");
         EXPECT_EQ(kernelCachePathFromEnvironment(), "/home/someone/.cache/sepal/cuda-kernels.json");
     }
-    ScopedVariable home("HOME", nullptr);
+    ScopedEnv home("HOME", nullptr);
     EXPECT_EQ(kernelCachePathFromEnvironment(), "");
 }
 
