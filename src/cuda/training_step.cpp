@@ -66,6 +66,13 @@ size_t bytesOf(const DeviceBuffer<T>& b) {
     return b.capacity() * sizeof(T);
 }
 
+/// Whether the environment variable `name` is set to `value` (the step's switches, for
+/// comparisons).
+bool envIs(const char* name, const char* value) {
+    const char* set = std::getenv(name);
+    return set && std::strcmp(set, value) == 0;
+}
+
 /// Whether the nearest kernel adds the sums in its pass where they fit (SEPAL_TRAIN_FUSED_SUMS=1).
 /// By default a pass of its own adds them after it (sorted_sums.cu, else landmark_sums.cu),
 /// reading the cells again: on the H200 at 10^8 x 32 and g = 256 landmark_sums.cu took 8.0 ms
@@ -73,22 +80,19 @@ size_t bytesOf(const DeviceBuffer<T>& b) {
 /// additions are compare-and-swap loops in shared memory, in a pass that holds 8 warps a
 /// multiprocessor), so the second read is the cheaper.
 bool fusedSumsWanted() {
-    const char* value = std::getenv("SEPAL_TRAIN_FUSED_SUMS");
-    return value && std::strcmp(value, "1") == 0;
+    return envIs("SEPAL_TRAIN_FUSED_SUMS", "1");
 }
 
 /// Whether the sums after the pass group each block's points by landmark first where they can
 /// (sorted_sums.cu; SEPAL_TRAIN_SORTED_SUMS=0 keeps landmark_sums.cu's one addition a point).
 bool sortedSumsWanted() {
-    const char* value = std::getenv("SEPAL_TRAIN_SORTED_SUMS");
-    return !value || std::strcmp(value, "0") != 0;
+    return !envIs("SEPAL_TRAIN_SORTED_SUMS", "0");
 }
 
 /// Whether the nearest kernel's steps keep cells by their bounds (SEPAL_TRAIN_BOUNDS=0: every
 /// cell searched every step, for comparisons).
 bool boundsWanted() {
-    const char* value = std::getenv("SEPAL_TRAIN_BOUNDS");
-    return !value || std::strcmp(value, "0") != 0;
+    return !envIs("SEPAL_TRAIN_BOUNDS", "0");
 }
 
 /// Landmarks from which a cell whose bounds fail has its distance to its landmark measured before
@@ -101,10 +105,8 @@ constexpr size_t kTightenFromLandmarks = 512;
 /// Whether a step over g landmarks measures the failed cells' distances (SEPAL_TRAIN_TIGHTEN=0
 /// never, =1 at any g, for comparisons).
 bool tighteningWanted(size_t g) {
-    const char* value = std::getenv("SEPAL_TRAIN_TIGHTEN");
-    if (value && std::strcmp(value, "0") == 0) return false;
-    if (value && std::strcmp(value, "1") == 0) return true;
-    return g >= kTightenFromLandmarks;
+    if (envIs("SEPAL_TRAIN_TIGHTEN", "0")) return false;
+    return envIs("SEPAL_TRAIN_TIGHTEN", "1") || g >= kTightenFromLandmarks;
 }
 
 /// Steps after which the bounds are tried again, however far the landmarks move (a run that
@@ -135,7 +137,6 @@ struct TrainingStep::State {
     DeviceBuffer<uint32_t> list;              // n: the cells to search again
     DeviceBuffer<float> moves;                // g
     DeviceBuffer<unsigned long long> listed;  // 2: cells listed, cells kept
-
     bool boundsOff = false;        // the bounds' buffers did not fit: every cell every step
     bool measureInertia = true;    // the kept cells' distances measured in the sums pass
     bool boundsValid = false;      // upper and lower hold for the last step's landmarks
