@@ -21,19 +21,16 @@ constexpr int kQuietFrames = 3;
 constexpr size_t kDrawnBytesPerCell = 32;
 // Left free beside the points for the kernels' work space and the window.
 constexpr size_t kDeviceReserveBytes = size_t(512) << 20;
-// A sweep spread over frames reaches every cell within this many frames, whatever the budget
-// (half a second at 30 frames a second): a smaller slice would leave the picture behind.
-// SEPAL_GPU_SLICES=N (2 or more) sets another, for comparisons.
-constexpr size_t kMostSweepFrames = 16;
 
 /// The most frames a sweep takes: SEPAL_GPU_SLICES when it is a whole number from 2 to 4096,
-/// else kMostSweepFrames.
+/// else GpuProjection::kMostSweepFrames.
 size_t mostSweepFrames(const char* slices) {
-    if (!slices) return kMostSweepFrames;
+    if (!slices) return GpuProjection::kMostSweepFrames;
     char* end = nullptr;
     const unsigned long long frames = std::strtoull(slices, &end, 10);
-    return end != slices && *end == '\0' && frames >= 2 && frames <= 4096 ? size_t(frames)
-                                                                          : kMostSweepFrames;
+    return end != slices && *end == '\0' && frames >= 2 && frames <= 4096
+               ? size_t(frames)
+               : GpuProjection::kMostSweepFrames;
 }
 
 double millisecondsSince(std::chrono::steady_clock::time_point start) {

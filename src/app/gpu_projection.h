@@ -6,7 +6,7 @@
 // the landmarks in data space every frame and a projection of every cell would take longer than
 // the frame's budget (10^8 cells), each frame re-projects the next slice of the cells instead,
 // so that the picture follows the training at the frame rate; once the model rests, every cell
-// is projected with it at once.
+// is projected with it at once (through the neighbour cache that a later drag needs).
 
 #include <array>
 #include <chrono>
@@ -48,6 +48,13 @@ class DevicePositions {
 /// Drives a ResidentProjector, frame by frame.
 class GpuProjection : public ProjectionDriver {
   public:
+    /// A sweep spread over frames reaches every cell within this many frames, whatever the
+    /// budget: a smaller slice would leave the picture behind. Where the budget pays for fewer
+    /// cells (10^8 cells at g 1024, where the training step alone passes it), a 64th keeps
+    /// k-means at 16 frames a second on an H200 (a 32nd 12.6, a 16th 8.8: GPU_NOTES, "The
+    /// twenty-sixth session's H200 runs"), for a round of about four seconds.
+    /// SEPAL_GPU_SLICES=N (2 or more) sets another.
+    static constexpr size_t kMostSweepFrames = 64;
     /// hostCopy: the sweeper that keeps the host positions (paused while this works); backend:
     /// its note says where the cells are projected.
     GpuProjection(ResidentProjector& projector, DevicePositions& target, Sweeper& hostCopy,
