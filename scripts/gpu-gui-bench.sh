@@ -372,5 +372,12 @@ for j in rows:
           f"{j.get('whole_picture_frames', -1):>5} {j['settle_s']:6.2f} "
           f"{j.get('point_painter', '?'):7} {str(j.get('cuda_gl_interop', '?')):7} "
           f"{j.get('cuda_kernel') or '-':28} {j.get('gl_renderer', '?')} ({j.get('gl_context', '?')})")
+# Training runs: the frames with a training step, apart from those that ended a run (the bench
+# starts another; that frame projects every cell with the resting model at once).
+for j in rows:
+    if j.get("mode") == "train" and j.get("training_frames", 0) > 0:
+        print(f"{j['run']:28} training frames {j['training_frames']} ({j['runs_ended']} runs ended): "
+              f"{j['training_fps']:.1f} frames/s, mean {j['training_mean_ms']:.2f} ms, median "
+              f"{j['training_median_ms']:.2f}, p95 {j['training_p95_ms']:.2f}")
 PY
 grep -q '"fps"' "$jsonl"

@@ -19,6 +19,21 @@ std::string benchTrainerName(const std::string& word) {
     return "";
 }
 
+namespace {
+/// Mean, median and 95th percentile of frame times (-1 each when there are none).
+struct FrameTimes {
+    double mean = -1, median = -1, p95 = -1;
+};
+
+FrameTimes summarise(std::vector<double> times) {
+    if (times.empty()) return {};
+    std::sort(times.begin(), times.end());
+    const size_t n = times.size();
+    return {std::accumulate(times.begin(), times.end(), 0.0) / double(n), times[n / 2],
+            times[std::min(n - 1, size_t(double(n) * 0.95))]};
+}
+}  // namespace
+
 void FrameBench::afterFrame(Application& app) {
     frame(app.workspace(), app.frameCost(), app.drawingContext());
     if (m_done) app.quit(0);
@@ -60,7 +75,12 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         if (m_mode == Train) {
             m_trainCells = std::max(m_trainCells, ws.stats().trainCells);
             m_trainEveryCell = m_trainEveryCell || ws.stats().trainEveryCell;
-            if (!ws.training().running()) ws.training().start();  // a finished run starts again
+            if (ws.training().running()) {
+                m_trainingTimes.push_back(cost.frameMs);
+            } else {
+                ++m_runsEnded;
+                ws.training().start();  // a finished run starts again
+            }
         } else {
             const float a = float(m_times.size()) * 0.05f, r = 0.05f;
             ws.edits().dragLandmarks(
@@ -97,14 +117,11 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         if (settled) m_fullSweepSeconds = sweeping;
     }
     const double seconds = m_dragSeconds;
-    auto times = m_times;
-    std::sort(times.begin(), times.end());
-    const double mean = std::accumulate(times.begin(), times.end(), 0.0) / double(times.size());
-    const double p95 = times[std::min(times.size() - 1, size_t(double(times.size()) * 0.95))];
+    const FrameTimes all = summarise(m_times), training = summarise(m_trainingTimes);
     // Throughput while dragging: cells projected between the drag's first and last frames.
     double projected = double(m_projectedEnd - m_projectedStart);
     if (!context.kernel.empty()) projected = double(m_gpuEnd - m_gpuStart);
-    const double frames = double(times.size());
+    const double frames = double(m_times.size());
     nlohmann::json j = {
         {"bench", "gui_frames"},
         {"mode", m_mode == Train ? "train" : "drag"},
@@ -112,11 +129,19 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         {"trainer", m_mode == Train ? st.training.trainer : ""},
         {"train_every_cell", m_trainEveryCell},
         {"train_cells", m_trainCells},
-        {"frames", times.size()},
-        {"mean_ms", mean},
-        {"median_ms", times[times.size() / 2]},
-        {"p95_ms", p95},
-        {"fps", 1000.0 / mean},
+        {"frames", m_times.size()},
+        {"mean_ms", all.mean},
+        {"median_ms", all.median},
+        {"p95_ms", all.p95},
+        {"fps", 1000.0 / all.mean},
+        // --bench-train: the frames with a training step, without those that ended a run (-1:
+        // none, or a drag).
+        {"training_frames", m_trainingTimes.size()},
+        {"training_mean_ms", training.mean},
+        {"training_median_ms", training.median},
+        {"training_p95_ms", training.p95},
+        {"training_fps", training.mean > 0 ? 1000.0 / training.mean : -1.0},
+        {"runs_ended", m_runsEnded},
         {"points", st.data.events()},
         {"landmarks", st.model.count()},
         {"dims", st.data.points.cols},

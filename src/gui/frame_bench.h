@@ -5,7 +5,9 @@
 // With --bench-train the landmarks are trained instead (the trainer's steps every frame, which
 // move them in data space: the neighbour cache's worst case, every cell searched again);
 // `--bench-train kmeans` or `batch-som` picks the trainer, which steps over every cell where the
-// GPU keeps them (the JSON says which trainer ran and over how many cells).
+// GPU keeps them (the JSON says which trainer ran and over how many cells). A run that ends is
+// started again; the frames that ended one are counted apart (`runs_ended`), and `training_*`
+// are the figures of the other frames, a training step in each.
 
 #include <array>
 #include <cstdint>
@@ -83,6 +85,11 @@ class FrameBench : public FrameHook {
     bool m_sweepAsked = false;
     std::array<float, 2> m_centre{};
     std::vector<double> m_times;
+    // --bench-train: the frames after which the run still trained, and the frames that ended a
+    // run (its last step, and every cell projected with the resting model at once) before the
+    // bench started another.
+    std::vector<double> m_trainingTimes;
+    size_t m_runsEnded = 0;
 };
 
 }  // namespace sepal::gui
