@@ -637,9 +637,9 @@ ProjectionReport CudaProjector::projectRangeToDevice(const LandmarkModel& model,
     // kernels' queues and lists are the chunk's own, and the kernel is the one auto chooses for
     // every resident cell (a short range must not take another, or be measured mid-frame).
     const State::CallClass callClass(s.classCells, s.n);
-    // The range's k-NN lists are its own, outside the neighbour cache's memory plan (a 16th of
-    // 10^8 cells at k 16 would take 0.85 GB beside a full cache): a long range goes in chunks of
-    // bounded lists, one after another on one stream.
+    // The range's k-NN lists are its own, outside the neighbour cache's memory plan (a slice
+    // the frame's budget pays for may be long: a 16th of 10^8 cells at k 16 would take 0.85 GB
+    // beside a full cache): a long range goes in chunks of bounded lists, one after another.
     const size_t chunk = s.streamChunk ? s.streamChunk : rangeChunkFor(size_t(a.topnn));
     ProjectionReport report;
     PhaseTimes sum;  // the chunks' times, when timing

@@ -133,9 +133,9 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         {"mean_ms", all.mean},
         {"median_ms", all.median},
         {"p95_ms", all.p95},
-        {"fps", 1000.0 / all.mean},
-        // --bench-train: the frames with a training step, without those that ended a run (-1:
-        // none, or a drag).
+        {"fps", all.mean > 0 ? 1000.0 / all.mean : -1.0},
+        // --bench-train: the frames after which training still ran, without those that ended a
+        // run (-1: none, or a drag).
         {"training_frames", m_trainingTimes.size()},
         {"training_mean_ms", training.mean},
         {"training_median_ms", training.median},

@@ -6,8 +6,9 @@
 // move them in data space: the neighbour cache's worst case, every cell searched again);
 // `--bench-train kmeans` or `batch-som` picks the trainer, which steps over every cell where the
 // GPU keeps them (the JSON says which trainer ran and over how many cells). A run that ends is
-// started again; the frames that ended one are counted apart (`runs_ended`), and `training_*`
-// are the figures of the other frames, a training step in each.
+// started again; the frames that ended one are counted apart (`runs_ended`: on the GPU such a
+// frame also projects every cell with the resting model), and `training_*` are the figures of
+// the frames after which training still ran.
 
 #include <array>
 #include <cstdint>

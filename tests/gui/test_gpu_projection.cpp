@@ -170,8 +170,8 @@ void trainOnASlowDevice(bool inProjector, size_t sweepFrames = kDefaultSweepFram
     ws->training().setSettings(t);
     ws->training().start();
     ASSERT_TRUE(ws->training().running());
-    // A radius or rate changed while the SOM runs makes it train until paused (its epochs are
-    // capped below the frames that follow).
+    // A radius or rate changed while the SOM runs makes it train until paused: its epochs (at
+    // most 100, the Training window's cap) could end the run within the frames that follow.
     t.alpha *= 0.5f;
     ws->training().setSettings(t);
     size_t next = 0, sliced = 0, smallest = n;
