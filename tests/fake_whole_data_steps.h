@@ -1,8 +1,9 @@
 #pragma once
 // Whole-data steps kept in host memory (core/train/whole_data_steps.h), for the tests that run
 // without a GPU: the same sums as the CPU trainers (the CPU search, sequential double sums), so
-// that a trainer stepping through them gives the CPU trainer's landmarks; it counts its calls
-// and keeps the last neighbourhood it was given.
+// that a trainer stepping through them gives the CPU trainer's landmarks; it counts its calls,
+// keeps the last neighbourhood it was given, and reports made-up device figures for each step
+// (kFakeStep), as a device reports its own.
 
 #include <cstddef>
 #include <cstdint>
@@ -14,6 +15,9 @@
 #include "core/train/whole_data_steps.h"
 
 namespace sepal::test {
+
+/// The figures each fake step reports: 2.5 ms, of it 0.5 ms scanning 3 cells, 7 cells kept.
+inline const WholeDataFigures kFakeStep{2.5, 0.5, 3, 7, 1};
 
 /// Every cell in memory, stepped on the CPU.
 class FakeWholeDataSteps final : public WholeDataSteps {
@@ -32,6 +36,7 @@ class FakeWholeDataSteps final : public WholeDataSteps {
         lastWeights.assign(weights, weights + g * g);
         return step(landmarks, g, weights);
     }
+    WholeDataFigures figures() const override { return m_figures; }
 
     size_t lloydCalls = 0;           ///< Lloyd iterations asked for
     size_t batchSomCalls = 0;        ///< batch-SOM epochs asked for
@@ -58,6 +63,7 @@ class FakeWholeDataSteps final : public WholeDataSteps {
             r.inertia += sq[i];
         }
         r.landmarks.assign(landmarks, landmarks + g * m_d);
+        m_figures += kFakeStep;
         for (size_t j = 0; j < g; ++j) {
             // The batch SOM's formula in finishEpoch's order; k-means weighs its own cells only.
             double den = 0.0;
@@ -77,6 +83,7 @@ class FakeWholeDataSteps final : public WholeDataSteps {
     }
 
     std::vector<float> m_points;
+    WholeDataFigures m_figures;  // kFakeStep for every step so far
     size_t m_n, m_d;
     std::unique_ptr<NearestSearch> m_search;
 };

@@ -13,6 +13,7 @@
 #include "app/projection_sweeper.h"
 #include "app/state.h"
 #include "core/common/matrix.h"
+#include "core/train/whole_data_steps.h"
 
 namespace sepal::app {
 
@@ -26,16 +27,17 @@ struct FrameUpdate {
 
 /// Per-frame timings and counts for the Stats window and --bench-frames.
 struct WorkStats {
-    double projectMs = 0;         ///< projection work in the last frame
-    double trainMs = 0;           ///< training work in the last frame
-    size_t trainCells = 0;        ///< cells the refining trainer's last steps ran over
-    bool trainEveryCell = false;  ///< they were every cell inside the gates (on the device)
-    double fullSweepMs = 0;       ///< projection work one sweep of every point costs
-    double sweepProgress = 1;     ///< fraction of the current sweep done
-    uint64_t sweeps = 0;          ///< completed sweeps
-    uint64_t projected = 0;       ///< points projected since the data was opened
-    size_t cacheBytes = 0;        ///< the CPU path's neighbour cache (0: not kept)
-    std::string cacheRefusal;     ///< why the neighbour cache is not kept ("" while it is)
+    double projectMs = 0;          ///< projection work in the last frame
+    double trainMs = 0;            ///< training work in the last frame
+    size_t trainCells = 0;         ///< cells the refining trainer's last steps ran over
+    bool trainEveryCell = false;   ///< they were every cell inside the gates (on the device)
+    WholeDataFigures trainDevice;  ///< the device's figures of the last frame's whole-data steps
+    double fullSweepMs = 0;        ///< projection work one sweep of every point costs
+    double sweepProgress = 1;      ///< fraction of the current sweep done
+    uint64_t sweeps = 0;           ///< completed sweeps
+    uint64_t projected = 0;        ///< points projected since the data was opened
+    size_t cacheBytes = 0;         ///< the CPU path's neighbour cache (0: not kept)
+    std::string cacheRefusal;      ///< why the neighbour cache is not kept ("" while it is)
 };
 
 /// What a projection on a device did, for Stats and --bench-frames (empty on the CPU).

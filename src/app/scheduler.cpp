@@ -14,14 +14,21 @@ constexpr size_t kTrainingSubsample = 50000;
 constexpr double kTrainShare = 0.4;
 }  // namespace
 
-Scheduler::Scheduler(const std::string& backendName, Document& document, Log& log)
-    : m_document(document), m_log(log), m_sweeper(makeSweeper()) {
+Backend backendOrCpu(const std::string& name) {
     try {
-        m_backend = makeBackend(backendName);
+        return makeBackend(name);
     } catch (const std::exception& e) {
-        m_backend = makeBackend("cpu");
-        m_backend.reason = std::string(e.what()) + "; using the CPU";
+        Backend cpu = makeBackend("cpu");
+        cpu.reason = std::string(e.what()) + "; using the CPU";
+        return cpu;
     }
+}
+
+Scheduler::Scheduler(const std::string& backendName, Document& document, Log& log)
+    : Scheduler(backendOrCpu(backendName), document, log) {}
+
+Scheduler::Scheduler(Backend backend, Document& document, Log& log)
+    : m_document(document), m_log(log), m_backend(std::move(backend)), m_sweeper(makeSweeper()) {
     m_log.add(LogEntry::Info,
               "projection backend: " + m_backend.name + " (" + m_backend.reason + ")");
     m_cpu = std::make_unique<CpuProjection>(*m_sweeper, *m_backend.projector);
@@ -80,6 +87,7 @@ FrameUpdate Scheduler::frame(double budgetMs) {
         gatesChanged();
     }
     m_stats.trainMs = 0;
+    m_stats.trainDevice = {};
     if (m_training) trainStep(budgetMs * kTrainShare);
     // A polished picture stands while the picture it was polished from does.
     if (m_polished && m_polished->key != pictureKeyOf(state)) {

@@ -31,11 +31,17 @@ struct LoadedFiles {
     bool addAsSamples = false;      ///< added to what is open rather than replacing it
 };
 
+/// The backend of that name ("auto", "cpu" or "cuda": see makeBackend), or the CPU's where it
+/// cannot be made (its reason says why).
+Backend backendOrCpu(const std::string& name);
+
 /// Runs the document's background work within each frame's budget.
 class Scheduler {
   public:
     /// backendName: "auto", "cpu" or "cuda" (see makeBackend; falls back to the CPU).
     Scheduler(const std::string& backendName, Document& document, Log& log);
+    /// On a backend made elsewhere (a test's, with its own whole-data steps).
+    Scheduler(Backend backend, Document& document, Log& log);
     /// Stops the worker threads (load, recipe, sweep).
     ~Scheduler();
 

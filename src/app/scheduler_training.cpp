@@ -165,6 +165,7 @@ void Scheduler::trainStep(double budgetMs) {
     bool everyCell = m_wholeData->attach(*m_trainer, m_document.state(), data.n);
     LandmarkModel& model = m_document.liveModel();
     bool more = true;
+    const WholeDataFigures before = m_wholeData->figures();
     try {
         do {
             more = m_trainer->step(model, data);
@@ -184,6 +185,8 @@ void Scheduler::trainStep(double budgetMs) {
     m_stats.trainMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     m_stats.trainEveryCell = everyCell;
     m_stats.trainCells = everyCell ? m_wholeData->cells() : data.n;
+    // What the device did in this frame's steps (none after a failure, which dropped them).
+    m_stats.trainDevice = everyCell ? m_wholeData->figures().since(before) : WholeDataFigures{};
     if (!more) {
         pauseTraining();
         m_trainer.reset();

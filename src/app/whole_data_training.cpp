@@ -21,6 +21,10 @@ size_t WholeDataTraining::cells() const {
     return m_steps ? m_steps->count() : 0;
 }
 
+WholeDataFigures WholeDataTraining::figures() const {
+    return m_steps ? m_steps->figures() : WholeDataFigures{};
+}
+
 bool WholeDataTraining::attach(Trainer& trainer, const State& state, size_t subsample) {
     if (!m_factory) return false;
     if (m_stale) {

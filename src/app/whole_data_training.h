@@ -35,6 +35,8 @@ class WholeDataTraining {
     void fail(Trainer& trainer, const std::string& why, size_t subsample);
     /// The number of cells the steps hold (0: none).
     size_t cells() const;
+    /// The figures of every step of the steps built last (steps 0: none measured).
+    WholeDataFigures figures() const;
 
   private:
     void build(const State& state, size_t subsample);

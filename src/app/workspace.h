@@ -30,8 +30,10 @@ namespace sepal::app {
 /// The application's model. Every edit goes through the undo stack.
 class Workspace {
   public:
-    /// backendName: "auto", "cpu" or "cuda" (see makeBackend).
+    /// backendName: "auto", "cpu" or "cuda" (see makeBackend; falls back to the CPU).
     explicit Workspace(const std::string& backendName = "auto");
+    /// On a backend made elsewhere (a test's, with its own whole-data steps).
+    explicit Workspace(Backend backend);
     ~Workspace();
 
     // --- the services

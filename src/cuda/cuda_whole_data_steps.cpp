@@ -28,7 +28,9 @@ class CudaWholeDataSteps final : public WholeDataSteps {
     size_t count() const override { return m_step.count(); }
     size_t dim() const override { return m_step.dim(); }
     WholeDataResult lloyd(const float* landmarks, size_t g) override {
-        return resultOf(m_step.stepKmeans(landmarks, g));
+        WholeDataResult r = resultOf(m_step.stepKmeans(landmarks, g));
+        addFigures();
+        return r;
     }
     WholeDataResult batchSom(const float* landmarks, size_t g, const float* weights) override {
         // A held radius (or the last epochs at radius 0) gives the same g x g weights step after
@@ -38,12 +40,26 @@ class CudaWholeDataSteps final : public WholeDataSteps {
             m_step.setNeighbourhood(weights, g);
             m_weights.assign(weights, weights + g * g);
         }
-        return resultOf(m_step.stepBatchSom(landmarks, g));
+        WholeDataResult r = resultOf(m_step.stepBatchSom(landmarks, g));
+        addFigures();
+        return r;
     }
+    WholeDataFigures figures() const override { return m_figures; }
 
   private:
+    /// The step that just ran, into the totals.
+    void addFigures() {
+        const StepTimes t = m_step.lastTimes();
+        m_figures.deviceMs += t.assignMs + t.accumulateMs + t.smoothMs;
+        m_figures.exactScanMs += t.exactScanMs;
+        m_figures.exactScans += m_step.lastExactScans();
+        m_figures.keptCells += m_step.lastKeptCells();
+        ++m_figures.steps;
+    }
+
     TrainingStep m_step;
     std::vector<float> m_weights;  // the neighbourhood on the device (empty: none yet)
+    WholeDataFigures m_figures;    // every step's, summed
 };
 
 }  // namespace

@@ -75,6 +75,7 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         if (m_mode == Train) {
             m_trainCells = std::max(m_trainCells, ws.stats().trainCells);
             m_trainEveryCell = m_trainEveryCell || ws.stats().trainEveryCell;
+            m_trainDevice += ws.stats().trainDevice;
             if (ws.training().running()) {
                 m_trainingTimes.push_back(cost.frameMs);
             } else {
@@ -118,6 +119,11 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
     }
     const double seconds = m_dragSeconds;
     const FrameTimes all = summarise(m_times), training = summarise(m_trainingTimes);
+    const double steps = double(m_trainDevice.steps);
+    const auto perStep = [&](double total) { return steps > 0 ? total / steps : -1.0; };
+    const auto perStepCell = [&](double total) {
+        return steps > 0 && m_trainCells > 0 ? total / (steps * double(m_trainCells)) : -1.0;
+    };
     // Throughput while dragging: cells projected between the drag's first and last frames.
     double projected = double(m_projectedEnd - m_projectedStart);
     if (!context.kernel.empty()) projected = double(m_gpuEnd - m_gpuStart);
@@ -142,6 +148,13 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         {"training_p95_ms", training.p95},
         {"training_fps", training.mean > 0 ? 1000.0 / training.mean : -1.0},
         {"runs_ended", m_runsEnded},
+        // The whole-data steps on the device (-1: none measured): a step's device time, and the
+        // shares of the cells its exact scan searched and its bounds kept.
+        {"train_device_steps", m_trainDevice.steps},
+        {"train_step_device_ms", perStep(m_trainDevice.deviceMs)},
+        {"train_exact_scan_device_ms", perStep(m_trainDevice.exactScanMs)},
+        {"train_exact_scan_share", perStepCell(double(m_trainDevice.exactScans))},
+        {"train_kept_share", perStepCell(double(m_trainDevice.keptCells))},
         {"points", st.data.events()},
         {"landmarks", st.model.count()},
         {"dims", st.data.points.cols},

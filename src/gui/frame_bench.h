@@ -8,7 +8,8 @@
 // GPU keeps them (the JSON says which trainer ran and over how many cells). A run that ends is
 // started again; the frames that ended one are counted apart (`runs_ended`: on the GPU such a
 // frame also projects every cell with the resting model), and `training_*` are the figures of
-// the frames after which training still ran.
+// the frames after which training still ran; `train_*_device_*` and `train_*_share` say what the
+// device did in the steps over every cell.
 
 #include <array>
 #include <cstdint>
@@ -91,6 +92,7 @@ class FrameBench : public FrameHook {
     // bench started another.
     std::vector<double> m_trainingTimes;
     size_t m_runsEnded = 0;
+    WholeDataFigures m_trainDevice;  // the measured frames' whole-data steps on the device
 };
 
 }  // namespace sepal::gui

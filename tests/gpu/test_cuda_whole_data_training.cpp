@@ -58,6 +58,12 @@ TEST(CudaWholeDataTraining, LloydOverEveryCellFollowsTheCpuTrainer) {
         EXPECT_DOUBLE_EQ(onGpu.progress(), onCpu.progress());
         expectSameLandmarks(gpu, cpu);
         EXPECT_TRUE(std::equal(locked.begin(), locked.end(), gpu.highRow(5)));
+        // What the device did, step by step (the app's --bench-frames figures).
+        const WholeDataFigures f = steps->figures();
+        EXPECT_EQ(f.steps, it + 1);
+        EXPECT_GT(f.deviceMs, 0.0);
+        EXPECT_GE(f.deviceMs, f.exactScanMs);
+        EXPECT_LE(f.exactScans + f.keptCells, (it + 1) * n);
     }
     EXPECT_FALSE(onGpu.step(gpu, data));
 }

@@ -1003,6 +1003,14 @@ def test_bench_frames(out):
               "frames are sorted into the wrong group")
         check(j["training_median_ms"] > 0 and j["training_fps"] > 0,
               f"training median {j['training_median_ms']} ms, {j['training_fps']} frames/s")
+        # No device stepped: no device figures.
+        check(j["train_device_steps"] == 0 and j["train_step_device_ms"] == -1 and
+              j["train_exact_scan_share"] == -1 and j["train_kept_share"] == -1,
+              f"device figures on the CPU: {j}")
+    else:
+        check(j["train_device_steps"] > 0 and j["train_step_device_ms"] > 0 and
+              0 <= j["train_exact_scan_share"] <= 1 and 0 <= j["train_kept_share"] <= 1,
+              f"the device's steps without figures: {j}")
     drag = bench_line(["--bench-frames", "20"], out)
     check(drag["mode"] == "drag" and drag["training_frames"] == 0 and drag["runs_ended"] == 0 and
           drag["training_fps"] == -1, f"a drag reports training figures: {drag}")

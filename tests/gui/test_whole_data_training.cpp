@@ -9,10 +9,12 @@
 #include <string>
 
 #include "app/whole_data_training.h"
+#include "app/workspace.h"
 #include "core/knn/nearest_search.h"
 #include "core/train/trainer_factory.h"
 #include "core/train/trainer_names.h"
 #include "fake_whole_data_steps.h"
+#include "workspace_support.h"
 
 namespace sepal::app {
 namespace {
@@ -100,6 +102,49 @@ TEST(WholeDataTraining, AFailureFallsBackToTheSubsampleUntilTheCellsChange) {
     EXPECT_TRUE(logged(log, LogEntry::Warning, "training over every cell on the GPU failed"));
     EXPECT_FALSE(whole.attach(*kmeans, state, 40));
     EXPECT_EQ(f.builds, 2u);
+}
+
+// The device's figures of each frame's steps reach the frame's stats (what --bench-frames sums):
+// every step counted once, and none in a frame without training.
+TEST(WholeDataTraining, EachFramesStepsFiguresReachItsStats) {
+    std::vector<test::FakeWholeDataSteps*> built;
+    Backend backend = makeBackend("cpu");
+    backend.wholeData = [&](const float* points, size_t n,
+                            size_t d) -> std::unique_ptr<WholeDataSteps> {
+        auto steps = std::make_unique<test::FakeWholeDataSteps>(points, n, d);
+        built.push_back(steps.get());
+        return steps;
+    };
+    Workspace ws(std::move(backend));
+    std::vector<io::Table> tables;
+    tables.push_back(makeSyntheticTable(2000));
+    ws.data().openTables(std::move(tables));
+    settle(ws);
+    EXPECT_EQ(ws.stats().trainDevice.steps, 0u);
+
+    TrainingSettings t = ws.state().training;
+    t.trainer = trainer_name::kKmeans;
+    ws.training().setSettings(t);
+    ws.training().start();
+    size_t steps = 0;
+    for (int frame = 0; frame < 5 && ws.training().running(); ++frame) {
+        ws.frame(8.0);
+        const WorkStats& s = ws.stats();
+        ASSERT_TRUE(s.trainEveryCell);
+        ASSERT_EQ(built.size(), 1u);
+        const WholeDataFigures& f = s.trainDevice;
+        EXPECT_GE(f.steps, 1u) << "frame " << frame;
+        EXPECT_DOUBLE_EQ(f.deviceMs, test::kFakeStep.deviceMs * double(f.steps));
+        EXPECT_DOUBLE_EQ(f.exactScanMs, test::kFakeStep.exactScanMs * double(f.steps));
+        EXPECT_EQ(f.exactScans, test::kFakeStep.exactScans * f.steps);
+        EXPECT_EQ(f.keptCells, test::kFakeStep.keptCells * f.steps);
+        steps += f.steps;
+    }
+    ASSERT_GT(steps, 0u);
+    EXPECT_EQ(steps, built[0]->lloydCalls) << "a step counted twice, or not at all";
+    ws.training().pause();
+    ws.frame(8.0);
+    EXPECT_EQ(ws.stats().trainDevice.steps, 0u) << "figures left from the last training frame";
 }
 
 TEST(WholeDataTraining, WithoutTheBackendsFactoryNothingIsBuilt) {

@@ -22,6 +22,32 @@ struct WholeDataResult {
     size_t skipped = 0;  ///< cells left out for a non-finite coordinate
 };
 
+/// What the device did in whole-data steps, for the app's figures (--bench-frames): summed over
+/// the steps.
+struct WholeDataFigures {
+    double deviceMs = 0;     ///< the step on the device: the search, the sums, the update
+    double exactScanMs = 0;  ///< of it: the exact scan of the cells the fast search left open
+    size_t exactScans = 0;   ///< cells scanned exactly
+    size_t keptCells = 0;    ///< cells whose bounds kept their landmark without a search
+    size_t steps = 0;        ///< steps summed here
+
+    /// Adds another step's (or steps') figures.
+    WholeDataFigures& operator+=(const WholeDataFigures& o) {
+        deviceMs += o.deviceMs;
+        exactScanMs += o.exactScanMs;
+        exactScans += o.exactScans;
+        keptCells += o.keptCells;
+        steps += o.steps;
+        return *this;
+    }
+    /// The figures of the steps since `earlier`, a total these figures include.
+    WholeDataFigures since(const WholeDataFigures& earlier) const {
+        return {deviceMs - earlier.deviceMs, exactScanMs - earlier.exactScanMs,
+                exactScans - earlier.exactScans, keptCells - earlier.keptCells,
+                steps - earlier.steps};
+    }
+};
+
 /// One trainer step over every training cell, wherever the cells are kept.
 class WholeDataSteps {
   public:
@@ -36,6 +62,8 @@ class WholeDataSteps {
     /// and n_c the sum and count of the cells nearest to landmark c; `weights` is g x g, and a
     /// weight <= 0 leaves that winner out.
     virtual WholeDataResult batchSom(const float* landmarks, size_t g, const float* weights) = 0;
+    /// The figures of every step so far (steps 0 where the steps measure none).
+    virtual WholeDataFigures figures() const { return {}; }
 };
 
 /// Builds the whole-data steps over n x d cells (row-major on the host, copied where the steps
