@@ -16,8 +16,9 @@
 
 namespace sepal::test {
 
-/// The figures each fake step reports: 2.5 ms, of it 0.5 ms scanning 3 cells, 7 cells kept.
-inline const WholeDataFigures kFakeStep{2.5, 0.5, 3, 7, 1};
+/// The figures each fake step reports besides its cells: 2.5 ms, of it 0.5 ms scanning 3 cells,
+/// 7 cells kept.
+inline const WholeDataFigures kFakeStep{2.5, 0.5, 3, 7, 0, 1};
 
 /// Every cell in memory, stepped on the CPU.
 class FakeWholeDataSteps final : public WholeDataSteps {
@@ -64,6 +65,7 @@ class FakeWholeDataSteps final : public WholeDataSteps {
         }
         r.landmarks.assign(landmarks, landmarks + g * m_d);
         m_figures += kFakeStep;
+        m_figures.cells += m_n;
         for (size_t j = 0; j < g; ++j) {
             // The batch SOM's formula in finishEpoch's order; k-means weighs its own cells only.
             double den = 0.0;

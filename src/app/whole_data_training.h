@@ -35,7 +35,8 @@ class WholeDataTraining {
     void fail(Trainer& trainer, const std::string& why, size_t subsample);
     /// The number of cells the steps hold (0: none).
     size_t cells() const;
-    /// The figures of every step of the steps built last (steps 0: none measured).
+    /// The figures of every step of the steps held now (steps 0: none measured, or no steps
+    /// since a failure).
     WholeDataFigures figures() const;
 
   private:

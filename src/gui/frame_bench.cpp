@@ -121,8 +121,8 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
     const FrameTimes all = summarise(m_times), training = summarise(m_trainingTimes);
     const double steps = double(m_trainDevice.steps);
     const auto perStep = [&](double total) { return steps > 0 ? total / steps : -1.0; };
-    const auto perStepCell = [&](double total) {
-        return steps > 0 && m_trainCells > 0 ? total / (steps * double(m_trainCells)) : -1.0;
+    const auto perCell = [&](double total) {
+        return m_trainDevice.cells > 0 ? total / double(m_trainDevice.cells) : -1.0;
     };
     // Throughput while dragging: cells projected between the drag's first and last frames.
     double projected = double(m_projectedEnd - m_projectedStart);
@@ -153,8 +153,8 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         {"train_device_steps", m_trainDevice.steps},
         {"train_step_device_ms", perStep(m_trainDevice.deviceMs)},
         {"train_exact_scan_device_ms", perStep(m_trainDevice.exactScanMs)},
-        {"train_exact_scan_share", perStepCell(double(m_trainDevice.exactScans))},
-        {"train_kept_share", perStepCell(double(m_trainDevice.keptCells))},
+        {"train_exact_scan_share", perCell(double(m_trainDevice.exactScans))},
+        {"train_kept_share", perCell(double(m_trainDevice.keptCells))},
         {"points", st.data.events()},
         {"landmarks", st.model.count()},
         {"dims", st.data.points.cols},

@@ -34,6 +34,15 @@ void expectSameLandmarks(const LandmarkModel& gpu, const LandmarkModel& cpu) {
             << "landmark " << e / cpu.dim << ", dimension " << e % cpu.dim;
 }
 
+/// What the device did in `steps` steps over n cells (the app's --bench-frames figures).
+void expectFigures(const WholeDataFigures& f, size_t steps, size_t n) {
+    EXPECT_EQ(f.steps, steps);
+    EXPECT_EQ(f.cells, steps * n);
+    EXPECT_GT(f.deviceMs, 0.0);
+    EXPECT_GE(f.deviceMs, f.exactScanMs);
+    EXPECT_LE(f.exactScans + f.keptCells, f.cells);  // a kept cell is not searched
+}
+
 TEST(CudaWholeDataTraining, LloydOverEveryCellFollowsTheCpuTrainer) {
     SEPAL_REQUIRE_GPU();
     const size_t n = 6000, d = 12, g = 24;
@@ -59,11 +68,7 @@ TEST(CudaWholeDataTraining, LloydOverEveryCellFollowsTheCpuTrainer) {
         expectSameLandmarks(gpu, cpu);
         EXPECT_TRUE(std::equal(locked.begin(), locked.end(), gpu.highRow(5)));
         // What the device did, step by step (the app's --bench-frames figures).
-        const WholeDataFigures f = steps->figures();
-        EXPECT_EQ(f.steps, it + 1);
-        EXPECT_GT(f.deviceMs, 0.0);
-        EXPECT_GE(f.deviceMs, f.exactScanMs);
-        EXPECT_LE(f.exactScans + f.keptCells, (it + 1) * n);
+        expectFigures(steps->figures(), it + 1, n);
     }
     EXPECT_FALSE(onGpu.step(gpu, data));
 }
@@ -97,6 +102,7 @@ TEST(CudaWholeDataTraining, BatchSomOverEveryCellFollowsTheCpuTrainer) {
         EXPECT_DOUBLE_EQ(onGpu.progress(), onCpu.progress());
         expectSameLandmarks(gpu, cpu);
         EXPECT_TRUE(std::equal(locked.begin(), locked.end(), gpu.highRow(7)));
+        expectFigures(steps->figures(), epoch + 1, n);
     }
 }
 

@@ -105,7 +105,7 @@ TEST(WholeDataTraining, AFailureFallsBackToTheSubsampleUntilTheCellsChange) {
 }
 
 // The device's figures of each frame's steps reach the frame's stats (what --bench-frames sums):
-// every step counted once, and none in a frame without training.
+// every step counted once, none in a frame without training, and none from steps that failed.
 TEST(WholeDataTraining, EachFramesStepsFiguresReachItsStats) {
     std::vector<test::FakeWholeDataSteps*> built;
     Backend backend = makeBackend("cpu");
@@ -126,22 +126,29 @@ TEST(WholeDataTraining, EachFramesStepsFiguresReachItsStats) {
     t.trainer = trainer_name::kKmeans;
     ws.training().setSettings(t);
     ws.training().start();
-    size_t steps = 0;
-    for (int frame = 0; frame < 5 && ws.training().running(); ++frame) {
-        ws.frame(8.0);
+    // A budget too short for a second step: one step a frame, so that a total counted again
+    // in a later frame would show.
+    const double oneStep = 1e-6;
+    for (size_t frame = 0; frame < 3; ++frame) {
+        ASSERT_TRUE(ws.training().running());
+        ws.frame(oneStep);
         const WorkStats& s = ws.stats();
         ASSERT_TRUE(s.trainEveryCell);
         ASSERT_EQ(built.size(), 1u);
         const WholeDataFigures& f = s.trainDevice;
-        EXPECT_GE(f.steps, 1u) << "frame " << frame;
-        EXPECT_DOUBLE_EQ(f.deviceMs, test::kFakeStep.deviceMs * double(f.steps));
-        EXPECT_DOUBLE_EQ(f.exactScanMs, test::kFakeStep.exactScanMs * double(f.steps));
-        EXPECT_EQ(f.exactScans, test::kFakeStep.exactScans * f.steps);
-        EXPECT_EQ(f.keptCells, test::kFakeStep.keptCells * f.steps);
-        steps += f.steps;
+        EXPECT_EQ(f.steps, 1u) << "frame " << frame;
+        EXPECT_EQ(f.cells, 2000u);
+        EXPECT_DOUBLE_EQ(f.deviceMs, test::kFakeStep.deviceMs);
+        EXPECT_DOUBLE_EQ(f.exactScanMs, test::kFakeStep.exactScanMs);
+        EXPECT_EQ(f.exactScans, test::kFakeStep.exactScans);
+        EXPECT_EQ(f.keptCells, test::kFakeStep.keptCells);
     }
-    ASSERT_GT(steps, 0u);
-    EXPECT_EQ(steps, built[0]->lloydCalls) << "a step counted twice, or not at all";
+    EXPECT_EQ(built[0]->lloydCalls, 3u);
+    // A step that fails on the device: the frame trains on the subsample, with no device figures.
+    built[0]->failNext = true;
+    ws.frame(oneStep);
+    EXPECT_FALSE(ws.stats().trainEveryCell);
+    EXPECT_EQ(ws.stats().trainDevice.steps, 0u);
     ws.training().pause();
     ws.frame(8.0);
     EXPECT_EQ(ws.stats().trainDevice.steps, 0u) << "figures left from the last training frame";

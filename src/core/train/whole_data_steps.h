@@ -4,6 +4,7 @@
 // app); a backend with a device keeps every cell there and offers these steps instead (the CUDA
 // backend: Backend::wholeData), so that the trainers need not know where the cells live.
 
+#include <cassert>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -29,6 +30,7 @@ struct WholeDataFigures {
     double exactScanMs = 0;  ///< of it: the exact scan of the cells the fast search left open
     size_t exactScans = 0;   ///< cells scanned exactly
     size_t keptCells = 0;    ///< cells whose bounds kept their landmark without a search
+    size_t cells = 0;        ///< cells the steps ran over (each step's, summed)
     size_t steps = 0;        ///< steps summed here
 
     /// Adds another step's (or steps') figures.
@@ -37,14 +39,16 @@ struct WholeDataFigures {
         exactScanMs += o.exactScanMs;
         exactScans += o.exactScans;
         keptCells += o.keptCells;
+        cells += o.cells;
         steps += o.steps;
         return *this;
     }
-    /// The figures of the steps since `earlier`, a total these figures include.
+    /// The figures of the steps since `earlier`, an earlier total of the same steps.
     WholeDataFigures since(const WholeDataFigures& earlier) const {
-        return {deviceMs - earlier.deviceMs, exactScanMs - earlier.exactScanMs,
+        assert(earlier.steps <= steps && earlier.cells <= cells);  // not other steps' figures
+        return {deviceMs - earlier.deviceMs,     exactScanMs - earlier.exactScanMs,
                 exactScans - earlier.exactScans, keptCells - earlier.keptCells,
-                steps - earlier.steps};
+                cells - earlier.cells,           steps - earlier.steps};
     }
 };
 
