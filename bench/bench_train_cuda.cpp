@@ -5,7 +5,10 @@
 // events, the k-NN kernel and the device memory. (The batch path it replaced, which allocated
 // and copied the assignment back every call, is measured beside it in GPU_NOTES.md.) Several
 // --knn names run one after another on the same cells (each uploads them again), so that a
-// kernel and the one it replaced are timed in one run.
+// kernel and the one it replaced are timed in one run. `--mode batch-som-app` runs the app's
+// batch SOM instead: core's BatchSomTrainer over the backend's whole-data steps, on a square map
+// with the Training window's schedule (SomParams' square neighbourhood and Chebyshev distances,
+// the radius from 1.5 map spacings to 0 over the steps), with each epoch's device figures.
 
 #ifdef SEPAL_HAVE_CUDA
 
@@ -23,6 +26,8 @@
 
 #include "bench_registry.h"
 #include "clustered_cells.h"
+#include "core/knn/nearest_search.h"
+#include "core/train/batch_som_trainer.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_error.h"
 #include "cuda/training_step.h"
@@ -169,12 +174,71 @@ void runResident(const TrainOptions& o, cuda::TrainingStep& gpu, const std::vect
     print(j);
 }
 
+/// The app's batch SOM (core's trainer over the whole-data steps, the Training window's
+/// schedule) from the bench's start, `steps` epochs: each epoch's wall and device times, exact
+/// scans and kept cells.
+void runAppBatchSom(const TrainOptions& o, const std::vector<float>& x, size_t g) {
+    nlohmann::json j = lineFor("app-schedule", o.n, o.d, g, "batch-som-app", "auto");
+    try {
+        const auto t0 = std::chrono::steady_clock::now();
+        auto steps = cuda::makeCudaWholeDataSteps(x.data(), o.n, o.d);
+        j["upload_ms"] = msSince(t0);
+        LandmarkModel model;
+        model.resize(g, o.d);
+        model.high = startLandmarks(x, o.n, o.d, g);
+        const size_t side = size_t(std::ceil(std::sqrt(double(g))));
+        for (size_t k = 0; k < g; ++k)
+            model.low[2 * k] = float(k % side), model.low[2 * k + 1] = float(k / side);
+        model.touch();
+        SomParams p;  // the square neighbourhood and Chebyshev distances, as the app's
+        p.epochs = size_t(o.steps);
+        p.radiusStart = 1.5f;  // the Training window's Sigma, in map spacings (here 1)
+        auto search = makeCpuNearestSearch();  // unused: every epoch runs on the device
+        BatchSomTrainer trainer(p, *search);
+        trainer.useWholeData(steps.get());
+        std::vector<double> wall, device, scanMs, radius;
+        std::vector<size_t> scans, kept;
+        for (int e = 0; e < o.steps; ++e) {
+            radius.push_back(trainer.radius());
+            const WholeDataFigures before = steps->figures();
+            const auto s0 = std::chrono::steady_clock::now();
+            trainer.step(model, TrainingData{nullptr, 0, o.d});
+            wall.push_back(msSince(s0));
+            const WholeDataFigures f = steps->figures().since(before);
+            device.push_back(f.deviceMs);
+            scanMs.push_back(f.exactScanMs);
+            scans.push_back(f.exactScans);
+            kept.push_back(f.keptCells);
+        }
+        j["steps"] = o.steps;
+        j["median_ms"] = median(wall);
+        j["step_ms"] = wall;
+        j["device_ms"] = device;
+        j["exact_scan_ms"] = scanMs;
+        j["exact_scans"] = scans;
+        j["kept_cells"] = kept;
+        j["radius"] = radius;
+    } catch (const std::exception& e) {
+        j["error"] = e.what();
+    }
+    print(j);
+}
+
 void runTrain(const TrainOptions& o) {
     std::string why;
     if (!cuda::deviceAvailable(&why)) throw std::runtime_error("no usable CUDA device: " + why);
     auto t0 = std::chrono::steady_clock::now();
     const auto x = makeClusteredCells(o.n, o.d);
     std::fprintf(stderr, "cuda-train: %zu x %zu cells made in %.0f ms\n", o.n, o.d, msSince(t0));
+    std::vector<std::string> modes;  // the resident step's
+    for (const auto& mode : o.modes) {
+        if (mode != "batch-som-app") {
+            modes.push_back(mode);
+            continue;
+        }
+        for (int g : o.gs) runAppBatchSom(o, x, size_t(g));
+    }
+    if (modes.empty()) return;
     for (const auto& knn : o.knns) {
         const double freeBefore = freeDeviceMb();
         t0 = std::chrono::steady_clock::now();
@@ -182,7 +246,7 @@ void runTrain(const TrainOptions& o) {
         gpu.measureInertia(o.inertia);
         const double uploadMs = msSince(t0);
         for (int g : o.gs)
-            for (const auto& mode : o.modes)
+            for (const auto& mode : modes)
                 for (const auto& sums : o.sums) {
                     chooseSums(sums);
                     runResident(o, gpu, x, size_t(g), mode, knn, uploadMs, freeBefore);
@@ -197,8 +261,10 @@ void addCudaTrain(CLI::App& app) {
     sub->add_option("--n", o.n, "cells (default 10^8)");
     sub->add_option("-d", o.d, "dimensions (default 32)");
     sub->add_option("-g", o.gs, "landmarks (default 256 1024)");
-    sub->add_option("--mode", o.modes, "kmeans, batch-som or both (default)")
-        ->check(CLI::IsMember({"kmeans", "batch-som"}));
+    sub->add_option("--mode", o.modes,
+                    "kmeans, batch-som or both (default); batch-som-app: the app's batch SOM "
+                    "(its trainer and schedule, each epoch's figures)")
+        ->check(CLI::IsMember({"kmeans", "batch-som", "batch-som-app"}));
     sub->add_option("--steps", o.steps, "steps timed per configuration (default 20)");
     sub->add_option("--knn", o.knns,
                     "nearest-landmark kernels, each run in turn: auto (default), nearest, "
