@@ -12,8 +12,9 @@ namespace {
 constexpr size_t kTrainingSubsample = 50000;
 // Share of a frame's budget a training run may take; the sweep gets the rest.
 constexpr double kTrainShare = 0.4;
-}  // namespace
 
+/// The backend of that name (see makeBackend), or the CPU's where it cannot be made (its reason
+/// says why).
 Backend backendOrCpu(const std::string& name) {
     try {
         return makeBackend(name);
@@ -23,6 +24,7 @@ Backend backendOrCpu(const std::string& name) {
         return cpu;
     }
 }
+}  // namespace
 
 Scheduler::Scheduler(const std::string& backendName, Document& document, Log& log)
     : Scheduler(backendOrCpu(backendName), document, log) {}

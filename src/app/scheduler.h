@@ -31,10 +31,6 @@ struct LoadedFiles {
     bool addAsSamples = false;      ///< added to what is open rather than replacing it
 };
 
-/// The backend of that name (see makeBackend: "auto", "cpu", "cuda", "reference"), or the CPU's
-/// where it cannot be made (its reason says why).
-Backend backendOrCpu(const std::string& name);
-
 /// Runs the document's background work within each frame's budget.
 class Scheduler {
   public:

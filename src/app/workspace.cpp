@@ -5,11 +5,9 @@
 
 namespace sepal::app {
 
-Workspace::Workspace(const std::string& backendName) : Workspace(backendOrCpu(backendName)) {}
-
-Workspace::Workspace(Backend backend)
+Workspace::Workspace(const std::string& backendName)
     : m_document(m_log),
-      m_scheduler(std::move(backend), m_document, m_log),
+      m_scheduler(backendName, m_document, m_log),
       m_populations(m_document, m_scheduler, m_log),
       m_comparison(m_document, m_scheduler, m_log, m_populations),
       m_gates(m_document, m_scheduler, m_log),

@@ -32,8 +32,6 @@ class Workspace {
   public:
     /// backendName: "auto", "cpu" or "cuda" (see makeBackend; falls back to the CPU).
     explicit Workspace(const std::string& backendName = "auto");
-    /// On a backend made elsewhere (a test's, with its own whole-data steps).
-    explicit Workspace(Backend backend);
     ~Workspace();
 
     // --- the services

@@ -1002,15 +1002,6 @@ TEST(Workspace, AVersion2SessionsKmeansRefinesWithTheOnlineKmeansItNamed) {
     std::filesystem::remove_all(dir);
 }
 
-// A document holding n synthetic events, opened as the workspace opens a file.
-void openInto(Document& doc, size_t n) {
-    Dataset data;
-    data.tables.push_back(makeSyntheticTable(n));
-    TransformPipeline pipeline = defaultPipeline(data);
-    rebuildPoints(data, pipeline);
-    doc.replaceData(std::move(data), std::move(pipeline));
-}
-
 // What a document edit may change, comparable as a whole.
 struct Edited {
     std::vector<float> high, low;

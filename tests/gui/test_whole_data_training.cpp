@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "app/scheduler.h"
 #include "app/whole_data_training.h"
-#include "app/workspace.h"
 #include "core/knn/nearest_search.h"
 #include "core/train/trainer_factory.h"
 #include "core/train/trainer_names.h"
@@ -104,8 +104,8 @@ TEST(WholeDataTraining, AFailureFallsBackToTheSubsampleUntilTheCellsChange) {
     EXPECT_EQ(f.builds, 2u);
 }
 
-// The device's figures of each frame's steps reach the frame's stats (what --bench-frames sums):
-// every step counted once, none in a frame without training, and none from steps that failed.
+// The device's figures of each frame's steps reach the scheduler's stats (what --bench-frames
+// sums): every step counted once, none in a frame without training, none from a failed step.
 TEST(WholeDataTraining, EachFramesStepsFiguresReachItsStats) {
     std::vector<test::FakeWholeDataSteps*> built;
     Backend backend = makeBackend("cpu");
@@ -115,24 +115,24 @@ TEST(WholeDataTraining, EachFramesStepsFiguresReachItsStats) {
         built.push_back(steps.get());
         return steps;
     };
-    Workspace ws(std::move(backend));
-    std::vector<io::Table> tables;
-    tables.push_back(makeSyntheticTable(2000));
-    ws.data().openTables(std::move(tables));
-    settle(ws);
-    EXPECT_EQ(ws.stats().trainDevice.steps, 0u);
+    Log log;
+    Document doc(log);
+    Scheduler scheduler(std::move(backend), doc, log);
+    openInto(doc, 2000);
+    scheduler.frame(8.0);
+    EXPECT_EQ(scheduler.stats().trainDevice.steps, 0u);
 
-    TrainingSettings t = ws.state().training;
+    TrainingSettings t = doc.state().training;
     t.trainer = trainer_name::kKmeans;
-    ws.training().setSettings(t);
-    ws.training().start();
+    doc.setTraining(t);
+    scheduler.startTraining();
     // A budget too short for a second step: one step a frame, so that a total counted again
     // in a later frame would show.
     const double oneStep = 1e-6;
     for (size_t frame = 0; frame < 3; ++frame) {
-        ASSERT_TRUE(ws.training().running());
-        ws.frame(oneStep);
-        const WorkStats& s = ws.stats();
+        ASSERT_TRUE(scheduler.training());
+        scheduler.frame(oneStep);
+        const WorkStats& s = scheduler.stats();
         ASSERT_TRUE(s.trainEveryCell);
         ASSERT_EQ(built.size(), 1u);
         const WholeDataFigures& f = s.trainDevice;
@@ -146,12 +146,13 @@ TEST(WholeDataTraining, EachFramesStepsFiguresReachItsStats) {
     EXPECT_EQ(built[0]->lloydCalls, 3u);
     // A step that fails on the device: the frame trains on the subsample, with no device figures.
     built[0]->failNext = true;
-    ws.frame(oneStep);
-    EXPECT_FALSE(ws.stats().trainEveryCell);
-    EXPECT_EQ(ws.stats().trainDevice.steps, 0u);
-    ws.training().pause();
-    ws.frame(8.0);
-    EXPECT_EQ(ws.stats().trainDevice.steps, 0u) << "figures left from the last training frame";
+    scheduler.frame(oneStep);
+    EXPECT_FALSE(scheduler.stats().trainEveryCell);
+    EXPECT_EQ(scheduler.stats().trainDevice.steps, 0u);
+    scheduler.pauseTraining();
+    scheduler.frame(8.0);
+    EXPECT_EQ(scheduler.stats().trainDevice.steps, 0u)
+        << "figures left from the last training frame";
 }
 
 TEST(WholeDataTraining, WithoutTheBackendsFactoryNothingIsBuilt) {

@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "app/biaxial.h"
+#include "app/dataset.h"
+#include "app/document.h"
 #include "app/gpu_projection.h"
 #include "app/synthetic.h"
 #include "app/workspace.h"
@@ -107,6 +109,15 @@ inline void settle(Workspace& ws) {
         if (!ws.idle()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     ASSERT_TRUE(ws.idle());
+}
+
+/// A document holding n synthetic events, opened as the workspace opens a file.
+inline void openInto(Document& doc, size_t n) {
+    Dataset data;
+    data.tables.push_back(makeSyntheticTable(n));
+    TransformPipeline pipeline = defaultPipeline(data);
+    rebuildPoints(data, pipeline);
+    doc.replaceData(std::move(data), std::move(pipeline));
 }
 
 /// A workspace on the CPU backend with n synthetic cells opened (not yet trained).
