@@ -144,15 +144,17 @@ TEST(WholeDataTraining, EachFramesStepsFiguresReachItsStats) {
         EXPECT_EQ(f.keptCells, test::kFakeStep.keptCells);
     }
     EXPECT_EQ(built[0]->lloydCalls, 3u);
-    // A step that fails on the device: the frame trains on the subsample, with no device figures.
-    built[0]->failNext = true;
-    scheduler.frame(oneStep);
-    EXPECT_FALSE(scheduler.stats().trainEveryCell);
-    EXPECT_EQ(scheduler.stats().trainDevice.steps, 0u);
+    // Paused after a training frame: the next frame trains nothing and says so.
     scheduler.pauseTraining();
     scheduler.frame(8.0);
     EXPECT_EQ(scheduler.stats().trainDevice.steps, 0u)
         << "figures left from the last training frame";
+    // A step that fails on the device: the frame trains on the subsample, with no device figures.
+    scheduler.startTraining();
+    built[0]->failNext = true;
+    scheduler.frame(oneStep);
+    EXPECT_FALSE(scheduler.stats().trainEveryCell);
+    EXPECT_EQ(scheduler.stats().trainDevice.steps, 0u);
 }
 
 TEST(WholeDataTraining, WithoutTheBackendsFactoryNothingIsBuilt) {
