@@ -62,6 +62,11 @@
 // are added there with double atomics. Otherwise the pass writes the assignment and the
 // distances for landmark_sums.cu, which reads the cells again: on the H200 that second read
 // costs no more than the sums in the pass (GPU_NOTES.md), so it is the training step's default.
+// Equal landmarks (a batch SOM's square neighbourhood makes whole blocks of the map equal while its
+// radius spans them): each one equal to a landmark of lower index has the norm FLT_MAX, so that
+// its values never pass the limit and never make a group ambiguous; it would never win anyway, for
+// it ties with the lower index. Without this the ties sent most cells to the exact scan (93 % of
+// 10^8 at g = 1024 in the app's batch SOM, three times the step's time).
 // With args.lower the pass also gives each settled cell bounds for the training step
 // (step_bounds.h): above its distance to the winner, and below its distance to every other
 // landmark, from the same values (the smallest of the other groups and the winner's group's
@@ -78,7 +83,9 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <numeric>
 #include <string>
+#include <vector>
 
 #include "core/common/error.h"
 #include "core/train/cell_bounds.h"
@@ -542,6 +549,8 @@ __global__ void __launch_bounds__(kThreads, 1)
                     // Finite: +infinity marks only the skipped cells.
                     lowerSquared =
                         fminf(fmaxf(0.0f, (r2 + vLow) - slack) * (1.0f - 0x1p-20f), FLT_MAX);
+                    // Its twins, which the products never pass, lie exactly as far.
+                    if (L.twinned && L.twinned[winner]) lowerSquared = 0.0f;
                 }
                 a.lower[cell] = cell_bounds::lowerOf(lowerSquared);
                 a.upper[cell] = cell_bounds::upperOf(best < FLT_MAX ? best : 0.0f);
@@ -847,6 +856,7 @@ void NearestLandmarkBuffers::upload(const float* high, size_t g, size_t d, int s
         m_norms[j] = float(s);
         largest = std::max(largest, s);
     }
+    markTwins(high, g, d);
     const float radius = float(std::sqrt(largest)) * (1.0f + 1e-5f) + 1e-30f;
     // A power of two that puts the radius in [8, 16): far below FP16's largest value, so that
     // cells up to 2^11 radii from the centre fit too (as TensorLandmarkBuffers' FP16 copy).
@@ -880,6 +890,35 @@ void NearestLandmarkBuffers::upload(const float* high, size_t g, size_t d, int s
     m_view.fragments = m_fragmentsDev.get();
     m_view.norms = m_normsDev.get();
     m_view.centre = m_centreDev.get();
+    m_view.twinned = nullptr;
+    if (m_view.twins > 0) {
+        m_twinnedDev.reserve(gPad);
+        SEPAL_CUDA_CHECK(cudaMemcpyAsync(m_twinnedDev.get(), m_twinned.data(), gPad,
+                                         cudaMemcpyHostToDevice, stream));
+        m_view.twinned = m_twinnedDev.get();
+    }
+}
+
+void NearestLandmarkBuffers::markTwins(const float* high, size_t g, size_t d) {
+    // Equal rows sort next to each other, lower index first among them.
+    std::vector<uint32_t> order(g);
+    std::iota(order.begin(), order.end(), 0u);
+    const auto row = [&](uint32_t j) { return high + size_t(j) * d; };
+    const auto less = [&](uint32_t i, uint32_t j) {
+        return std::lexicographical_compare(row(i), row(i) + d, row(j), row(j) + d);
+    };
+    std::stable_sort(order.begin(), order.end(), less);
+    m_twinned.assign(m_norms.size(), 0);
+    m_view.twins = 0;
+    for (size_t e = 1; e < g; ++e) {
+        size_t first = e - 1;  // the run's lowest index comes first (a stable sort)
+        while (e < g && !less(order[first], order[e])) {
+            m_twinned[order[first]] = 1;
+            m_norms[order[e]] = FLT_MAX;
+            ++m_view.twins;
+            ++e;
+        }
+    }
 }
 
 size_t NearestLandmarkBuffers::deviceBytes() const {

@@ -34,6 +34,12 @@ struct NearestLandmarks {
     float marginProduct = 0;
     float marginSpan = 0;    ///< see marginProduct
     float marginSquare = 0;  ///< see marginProduct
+    /// gPad flags, null when no two landmarks are equal: 1 for a landmark equal to one of higher
+    /// index (its twins, whose norms are FLT_MAX so that the products never pass them: a twin
+    /// never wins, for it ties with the lower index). A cell won by such a landmark has no lower
+    /// bound, for its twins lie exactly as far.
+    const unsigned char* twinned = nullptr;
+    int twins = 0;  ///< landmarks equal to one of lower index
 };
 
 /// What the nearest kernel reads and writes (device pointers).
@@ -99,8 +105,14 @@ class NearestLandmarkBuffers {
     size_t deviceBytes() const;
 
   private:
+    /// Hides each landmark equal to one of lower index from the products (m_norms FLT_MAX) and
+    /// flags the one it equals (m_twinned, m_view.twins).
+    void markTwins(const float* high, size_t g, size_t d);
+
     std::vector<float> m_centre, m_norms;
+    std::vector<unsigned char> m_twinned;
     DeviceBuffer<float> m_fragmentsDev, m_normsDev, m_centreDev;
+    DeviceBuffer<unsigned char> m_twinnedDev;
     NearestLandmarks m_view;
 };
 

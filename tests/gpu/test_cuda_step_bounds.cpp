@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <memory>
 #include <random>
@@ -243,6 +244,74 @@ TEST(CudaStepBounds, BatchSomEpochsKeepTheHostsWinners) {
         last = l;
         l = r.landmarks;
     }
+}
+
+// The app's batch SOM (square neighbourhood, Chebyshev map distances, the radius from 1.5 map
+// spacings to 0) on clustered cells: while the radius spans a block of the map, the landmarks of
+// a block share their cells and come out equal (hidden from the products, one of each kept), and
+// the last epochs keep cells by their bounds. Each epoch's winners are the host's.
+TEST(CudaStepBounds, TheSquareNeighbourhoodsEqualLandmarksKeepTheHostsWinners) {
+    SEPAL_REQUIRE_GPU();
+    const size_t n = 30000, d = 32, side = 16, g = side * side;
+    const auto x = randomPoints(n, d, 251, 16);
+    auto l = landmarksOnRows(x, n, d, g, 267);
+    cuda::TrainingStep gpu(x.data(), n, d, "nearest");
+    const int epochs = 10;
+    size_t mostTwins = 0;
+    for (int epoch = 0; epoch < epochs; ++epoch) {
+        SCOPED_TRACE("epoch " + std::to_string(epoch));
+        const float radius = 1.5f * float(epochs - 1 - epoch) / float(epochs - 1);
+        std::vector<float> w(g * g);
+        for (size_t j = 0; j < g; ++j)
+            for (size_t c = 0; c < g; ++c) {
+                const float dx = std::fabs(float(j % side) - float(c % side));
+                const float dy = std::fabs(float(j / side) - float(c / side));
+                w[j * g + c] = std::max(dx, dy) <= radius ? 1.0f : 0.0f;
+            }
+        gpu.setNeighbourhood(w.data(), g);
+        size_t twins = 0;  // landmarks equal to one of lower index
+        for (size_t j = 1; j < g; ++j)
+            for (size_t k = 0; k < j; ++k)
+                if (std::equal(l.begin() + long(j * d), l.begin() + long((j + 1) * d),
+                               l.begin() + long(k * d))) {
+                    ++twins;
+                    break;
+                }
+        mostTwins = std::max(mostTwins, twins);
+        const cuda::StepResult r = gpu.stepBatchSom(l.data(), g);
+        std::vector<uint32_t> idx;
+        std::vector<float> dist;
+        hostNearest(x, n, l, g, d, idx, dist);
+        EXPECT_EQ(gpu.assignment(), idx) << twins << " equal landmarks";
+        std::printf(
+            "epoch %d: radius %.3f, %zu equal landmarks, %zu cells scanned exactly, %zu "
+            "kept\n",
+            epoch, double(radius), twins, gpu.lastExactScans(), gpu.lastKeptCells());
+        l = r.landmarks;
+    }
+    EXPECT_GE(mostTwins, g / 8) << "the schedule should make blocks of equal landmarks";
+}
+
+// Landmark 9 equal to landmark 8 while the bounds are made: the cells of 8 get no lower bound
+// (9 lies exactly as far, though the products never pass it). Then 9 alone moves a little toward
+// a cell of 8: that cell goes to 9, as on the host, rather than keeping 8 by its bounds.
+TEST(CudaStepBounds, ACellOfEqualLandmarksFollowsTheOneThatMoves) {
+    SEPAL_REQUIRE_GPU();
+    const size_t n = 20000, d = 32, g = 64;
+    const auto x = randomPoints(n, d, 253, 8);
+    auto l = landmarksOnRows(x, n, d, g, 268);
+    std::copy(l.begin() + long(8 * d), l.begin() + long(9 * d), l.begin() + long(9 * d));
+    cuda::TrainingStep gpu(x.data(), n, d, "nearest");
+    // The same landmarks three times: the bounds are made, then they keep most cells.
+    for (int again = 0; again < 3; ++again) expectKmeansStep(gpu, x, n, d, l, g);
+    EXPECT_GT(gpu.lastKeptCells(), n / 2);
+    const auto before = gpu.assignment();
+    const auto mine = std::find(before.begin(), before.end(), 8u);
+    ASSERT_NE(mine, before.end()) << "no cell is nearest to landmark 8";
+    const size_t cell = size_t(mine - before.begin());
+    for (size_t t = 0; t < d; ++t) l[9 * d + t] += 0.01f * (x[cell * d + t] - l[9 * d + t]);
+    expectKmeansStep(gpu, x, n, d, l, g);
+    EXPECT_EQ(gpu.assignment()[cell], 9u);
 }
 
 // Every landmark moved far: every cell is listed, and the search of the listed cells (read in
