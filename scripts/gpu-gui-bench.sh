@@ -379,6 +379,10 @@ for j in rows:
         print(f"{j['run']:28} training frames {j['training_frames']} ({j['runs_ended']} runs ended): "
               f"{j['training_fps']:.1f} frames/s, mean {j['training_mean_ms']:.2f} ms, median "
               f"{j['training_median_ms']:.2f}, p95 {j['training_p95_ms']:.2f}")
+        if "training_train_median_ms" in j:
+            print(f"{'':28} medians: training {j['training_train_median_ms']:.2f} ms of the work's "
+                  f"{j['training_work_median_ms']:.2f}, upload (projection) "
+                  f"{j['training_upload_median_ms']:.2f}, drawing {j['training_draw_median_ms']:.2f}")
         if j.get("train_device_steps", 0) > 0:
             print(f"{'':28} a step on the device {j['train_step_device_ms']:.2f} ms (exact scan "
                   f"{j['train_exact_scan_device_ms']:.2f}), cells scanned exactly "

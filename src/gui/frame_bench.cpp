@@ -78,6 +78,10 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
             m_trainDevice += ws.stats().trainDevice;
             if (ws.training().running()) {
                 m_trainingTimes.push_back(cost.frameMs);
+                m_trainingTrainMs.push_back(ws.stats().trainMs);
+                m_trainingWorkMs.push_back(cost.workMs);
+                m_trainingUploadMs.push_back(cost.uploadMs);
+                m_trainingDrawMs.push_back(cost.drawMs);
             } else {
                 ++m_runsEnded;
                 ws.training().start();  // a finished run starts again
@@ -148,6 +152,12 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         {"training_p95_ms", training.p95},
         {"training_fps", training.mean > 0 ? 1000.0 / training.mean : -1.0},
         {"runs_ended", m_runsEnded},
+        // Their parts' medians: the training work (wall), the frame's work (the training's
+        // included), the picture's upload (a device's projection included), the drawing.
+        {"training_train_median_ms", summarise(m_trainingTrainMs).median},
+        {"training_work_median_ms", summarise(m_trainingWorkMs).median},
+        {"training_upload_median_ms", summarise(m_trainingUploadMs).median},
+        {"training_draw_median_ms", summarise(m_trainingDrawMs).median},
         // The whole-data steps on the device (-1: none measured): a step's device time, and the
         // shares of the cells its exact scan searched and its bounds kept.
         {"train_device_steps", m_trainDevice.steps},

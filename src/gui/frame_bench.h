@@ -91,6 +91,9 @@ class FrameBench : public FrameHook {
     // run (its last step, and every cell projected with the resting model at once) before the
     // bench started another.
     std::vector<double> m_trainingTimes;
+    // The same frames' parts (FrameCost): the training work's wall time, the frame's work (the
+    // training's included), the picture's upload (a device's projection included) and drawing.
+    std::vector<double> m_trainingTrainMs, m_trainingWorkMs, m_trainingUploadMs, m_trainingDrawMs;
     size_t m_runsEnded = 0;
     WholeDataFigures m_trainDevice;  // the measured frames' whole-data steps on the device
 };

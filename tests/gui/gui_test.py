@@ -988,7 +988,9 @@ def test_bench_frames(out):
     j = bench_line(["--bench-frames", str(frames), "--bench-train", "kmeans"], out)
     print({k: j[k] for k in ("frames", "mean_ms", "training_frames", "training_mean_ms",
                               "training_median_ms", "training_p95_ms", "runs_ended",
-                              "train_every_cell")})
+                              "train_every_cell", "training_train_median_ms",
+                              "training_work_median_ms", "training_upload_median_ms",
+                              "training_draw_median_ms")})
     check(j["mode"] == "train" and j["trainer"] == "kmeans", f"the bench ran {j}")
     check(j["frames"] == frames, f"{j['frames']} frames measured, {frames} asked")
     check(j["runs_ended"] >= 1, f"no k-means run of 20,000 cells ended in {frames} frames")
@@ -1003,6 +1005,11 @@ def test_bench_frames(out):
               "frames are sorted into the wrong group")
         check(j["training_median_ms"] > 0 and j["training_fps"] > 0,
               f"training median {j['training_median_ms']} ms, {j['training_fps']} frames/s")
+        # The training is part of the frame's work, which is part of the frame.
+        check(0 < j["training_train_median_ms"] <= j["training_work_median_ms"] <=
+              j["training_median_ms"] and j["training_upload_median_ms"] >= 0 and
+              j["training_draw_median_ms"] > 0,
+              f"the training frames' parts: {j}")
         # No device stepped: no device figures.
         check(j["train_device_steps"] == 0 and j["train_step_device_ms"] == -1 and
               j["train_exact_scan_share"] == -1 and j["train_kept_share"] == -1,
