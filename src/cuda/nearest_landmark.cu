@@ -66,7 +66,7 @@
 // radius spans them): each one equal to a landmark of lower index has the norm FLT_MAX, so that
 // its values never pass the limit and never make a group ambiguous; it would never win anyway, for
 // it ties with the lower index. Without this the ties sent most cells to the exact scan (93 % of
-// 10^8 at g = 1024 in the app's batch SOM, three times the step's time).
+// 10^8 at g = 1024 in `sepal-bench cuda-train --mode batch-som-app`, three times the step's time).
 // With args.lower the pass also gives each settled cell bounds for the training step
 // (step_bounds.h): above its distance to the winner, and below its distance to every other
 // landmark, from the same values (the smallest of the other groups and the winner's group's
@@ -910,20 +910,22 @@ void NearestLandmarkBuffers::markTwins(const float* high, size_t g, size_t d) {
     std::stable_sort(order.begin(), order.end(), less);
     m_twinned.assign(m_norms.size(), 0);
     m_view.twins = 0;
+    size_t run = 0;  // where the run of equal rows began: its lowest index (a stable sort)
     for (size_t e = 1; e < g; ++e) {
-        size_t first = e - 1;  // the run's lowest index comes first (a stable sort)
-        while (e < g && !less(order[first], order[e])) {
-            m_twinned[order[first]] = 1;
-            m_norms[order[e]] = FLT_MAX;
-            ++m_view.twins;
-            ++e;
+        if (less(order[run], order[e])) {
+            run = e;
+            continue;
         }
+        m_twinned[order[run]] = 1;
+        m_norms[order[e]] = FLT_MAX;
+        ++m_view.twins;
     }
 }
 
 size_t NearestLandmarkBuffers::deviceBytes() const {
     return (m_fragmentsDev.capacity() + m_normsDev.capacity() + m_centreDev.capacity()) *
-           sizeof(float);
+               sizeof(float) +
+           m_twinnedDev.capacity();
 }
 
 }  // namespace sepal::cuda
