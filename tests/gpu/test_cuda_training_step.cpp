@@ -162,9 +162,9 @@ TEST(CudaTrainingStep, NonFinitePointsAreSkipped) {
 }
 
 // Half the landmarks equal to another in their own group of the products (j and j + 16 share j
-// mod 8): the host's winners, the lower index of each equal pair, and no cell left to the exact
-// scan for the tie (before equal landmarks were hidden from the products, about half the cells
-// were).
+// mod 8), so that every cell is won by one of a pair: the host's winners, the lower index of
+// each pair, and few cells left to the exact scan (in the products a pair gives one value twice,
+// which makes the group ambiguous for every cell it wins).
 TEST(CudaTrainingStep, EqualLandmarksLeaveNoCellToTheScan) {
     SEPAL_REQUIRE_GPU();
     const size_t n = 40000, d = 32, g = 256;
