@@ -70,7 +70,8 @@
 // With args.lower the pass also gives each settled cell bounds for the training step
 // (step_bounds.h): above its distance to the winner, and below its distance to every other
 // landmark, from the same values (the smallest of the other groups and the winner's group's
-// second, less twice the limit's margin); the cells it leaves to the scan get 0 (no bound).
+// second, less twice the limit's margin); the cells it leaves to the scan, and those whose
+// winner has an equal landmark, get 0 (no bound).
 // Limits: stride 8 to 64, compute capability 8.0 or later, a part of kNearestPadding landmarks and
 // the warps' scratch in shared memory (kernel_limits.h).
 

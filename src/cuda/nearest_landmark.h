@@ -23,7 +23,9 @@ struct NearestLandmarks {
     /// times scale as m16n8k16 B fragments (hi b0, hi b1, lo b0, lo b1), kSteps = width / 16 for
     /// the fragment width halfFragmentWidth(stride).
     const float* fragments = nullptr;
-    const float* norms = nullptr;   ///< gPad: |L - centre|^2 (FLT_MAX for the padding)
+    /// gPad: |L - centre|^2 (FLT_MAX for the padding, and for a landmark equal to one of lower
+    /// index)
+    const float* norms = nullptr;
     const float* centre = nullptr;  ///< fragment width: the landmarks' mean (zeros beyond d)
     int gPad = 0;                   ///< g rounded up to kNearestPadding
     float scale = 0;                ///< a power of two: radius x scale lies in [8, 16)
@@ -67,8 +69,8 @@ struct NearestArgs {
     unsigned long long* scans = nullptr;
     /// n, may be null (with upper): a lower bound on the distance (not squared) from each cell
     /// to every landmark other than its nearest, for the training step's bounds (step_bounds.h);
-    /// 0 where the pass leaves the cell to the scan, +infinity for a cell skipped for a
-    /// non-finite coordinate.
+    /// 0 where the pass leaves the cell to the scan or its nearest has an equal landmark
+    /// (NearestLandmarks::twinned), +infinity for a cell skipped for a non-finite coordinate.
     float* lower = nullptr;
     float* upper = nullptr;  ///< n: an upper bound on the distance to its nearest (with lower)
     /// n, may be null: the cells to search, as indices into points and the per-cell arrays

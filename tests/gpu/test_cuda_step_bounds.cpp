@@ -248,8 +248,8 @@ TEST(CudaStepBounds, BatchSomEpochsKeepTheHostsWinners) {
 
 // The app's batch SOM (square neighbourhood, Chebyshev map distances, the radius from 1.5 map
 // spacings to 0) on clustered cells: while the radius spans a block of the map, the landmarks of
-// a block share their cells and come out equal (hidden from the products, one of each kept), and
-// the last epochs keep cells by their bounds. Each epoch's winners are the host's.
+// a block share their cells and come out equal (hidden from the products, one of each kept).
+// Each epoch's winners are the host's.
 TEST(CudaStepBounds, TheSquareNeighbourhoodsEqualLandmarksKeepTheHostsWinners) {
     SEPAL_REQUIRE_GPU();
     const size_t n = 30000, d = 32, side = 16, g = side * side;

@@ -165,7 +165,7 @@ TEST(CudaTrainingStep, NonFinitePointsAreSkipped) {
 // mod 8), so that every cell is won by one of a pair: the host's winners, the lower index of
 // each pair, and few cells left to the exact scan (in the products a pair gives one value twice,
 // which makes the group ambiguous for every cell it wins).
-TEST(CudaTrainingStep, EqualLandmarksLeaveNoCellToTheScan) {
+TEST(CudaTrainingStep, EqualLandmarksLeaveFewCellsToTheScan) {
     SEPAL_REQUIRE_GPU();
     const size_t n = 40000, d = 32, g = 256;
     const auto x = randomPoints(n, d, 141, 16);
