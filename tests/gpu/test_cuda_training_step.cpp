@@ -175,9 +175,7 @@ TEST(CudaTrainingStep, EqualLandmarksLeaveFewCellsToTheScan) {
             std::copy(l.begin() + long(k * d), l.begin() + long((k + 1) * d),
                       l.begin() + long((k + 16) * d));
     cuda::TrainingStep gpu(x.data(), n, d, "nearest");
-    expectKmeansStep(gpu, x, n, d, l, g);
-    const auto a = gpu.assignment();
-    for (size_t i = 0; i < n; ++i) ASSERT_LT(a[i] % 32, 16u) << "cell " << i << " went to a twin";
+    expectKmeansStep(gpu, x, n, d, l, g);  // the host's winners: the lower of each pair
     EXPECT_LT(gpu.lastExactScans(), n / 50);
 }
 
