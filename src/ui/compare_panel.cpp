@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <initializer_list>
 #include <set>
 
 #include "app/colouring.h"
@@ -55,6 +56,17 @@ ImU32 groupColour(size_t g) {
     const ImU32 colours[] = {IM_COL32(70, 130, 230, 255), IM_COL32(240, 110, 50, 255),
                              IM_COL32(90, 190, 110, 255), IM_COL32(190, 110, 220, 255)};
     return colours[g % 4];
+}
+
+/// The width of the first column (the population's name) of a table `width` wide that leaves the
+/// columns after it (`after`) in view beside the vertical scroll bar: at least 30 % of the width,
+/// where the numbers then scroll in sideways.
+float namesWidth(float width, std::initializer_list<float> after) {
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float cell = 2 * style.CellPadding.x + 1;  // padding and the border between columns
+    float numbers = style.ScrollbarSize + cell;
+    for (float w : after) numbers += w + cell;
+    return std::max(0.3f * width, width - numbers);
 }
 
 }  // namespace
@@ -111,15 +123,17 @@ void ComparePanel::drawAbundance(UiContext& ctx) {
                                   ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX;
     const float rowHeight = ImGui::GetTextLineHeightWithSpacing();
     const float height = std::min(rowHeight * float(c.abundance.size() + 1) + 8, rowHeight * 12);
+    const float width = ImGui::GetContentRegionAvail().x;  // inside the table, a scrolled width
     if (!ImGui::BeginTable("abundance", 4, flags, ImVec2(0, height))) return;
     ImGui::TableSetupScrollFreeze(1, 1);
-    // The numbers' columns as wide as their longest text ("4.8e-319 *"), the names the rest.
+    // The numbers' columns as wide as their longest text ("9.9e-300 *"); the names take what
+    // leaves the fold change and the adjusted p in view (a cut p would read as another number),
+    // and the raw p scrolls in sideways.
     const float pWidth = ImGui::CalcTextSize("9.9e-300 *").x;
-    // The names keep two fifths of the width; the numbers scroll sideways when the bar is narrow.
+    const float changeWidth = ImGui::CalcTextSize("+0.00").x;
     ImGui::TableSetupColumn("population", ImGuiTableColumnFlags_WidthFixed,
-                            ImGui::GetContentRegionAvail().x * 0.4f);
-    ImGui::TableSetupColumn("logFC", ImGuiTableColumnFlags_WidthFixed,
-                            ImGui::CalcTextSize("+0.00").x);
+                            namesWidth(width, {changeWidth, pWidth}));
+    ImGui::TableSetupColumn("logFC", ImGuiTableColumnFlags_WidthFixed, changeWidth);
     // The adjusted p first: what decides; the raw p scrolls in beside.
     ImGui::TableSetupColumn("adj. p", ImGuiTableColumnFlags_WidthFixed, pWidth);
     ImGui::TableSetupColumn("p", ImGuiTableColumnFlags_WidthFixed, pWidth);
@@ -144,6 +158,7 @@ void ComparePanel::drawAbundance(UiContext& ctx) {
             ws.edits().seal();
             ctx.brushName = r.population;
         }
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.population.c_str());  // when cut
         ImGui::TableNextColumn();
         if (r.tested) {
             // The fold change in the colours the canvas uses for it.
@@ -251,17 +266,18 @@ void ComparePanel::drawState(UiContext& ctx) {
     const ImGuiTableFlags flags =
         ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY;
     const float rowHeight = ImGui::GetTextLineHeightWithSpacing();
+    const float width = ImGui::GetContentRegionAvail().x;  // inside the table, a scrolled width
     if (!ImGui::BeginTable("state", 4, flags | ImGuiTableFlags_ScrollX, ImVec2(0, rowHeight * 10)))
         return;
     ImGui::TableSetupScrollFreeze(1, 1);
+    const float markerWidth = ImGui::CalcTextSize("GranzymeB").x;
+    const float changeWidth = ImGui::CalcTextSize("+0.00").x;
+    const float pWidth = ImGui::CalcTextSize("9.9e-300 *").x;
     ImGui::TableSetupColumn("population", ImGuiTableColumnFlags_WidthFixed,
-                            ImGui::GetContentRegionAvail().x * 0.4f);
-    ImGui::TableSetupColumn("marker", ImGuiTableColumnFlags_WidthFixed,
-                            ImGui::CalcTextSize("GranzymeB").x);
-    ImGui::TableSetupColumn("change", ImGuiTableColumnFlags_WidthFixed,
-                            ImGui::CalcTextSize("+0.00").x);
-    ImGui::TableSetupColumn("adj. p", ImGuiTableColumnFlags_WidthFixed,
-                            ImGui::CalcTextSize("9.9e-300 *").x);
+                            namesWidth(width, {markerWidth, changeWidth, pWidth}));
+    ImGui::TableSetupColumn("marker", ImGuiTableColumnFlags_WidthFixed, markerWidth);
+    ImGui::TableSetupColumn("change", ImGuiTableColumnFlags_WidthFixed, changeWidth);
+    ImGui::TableSetupColumn("adj. p", ImGuiTableColumnFlags_WidthFixed, pWidth);
     ImGui::TableHeadersRow();
     ImGuiListClipper clipper;
     clipper.Begin(int(c.state.size()));
@@ -271,6 +287,7 @@ void ComparePanel::drawState(UiContext& ctx) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
             ImGui::TextUnformatted(r.population.c_str());
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.population.c_str());
             ImGui::TableNextColumn();
             ImGui::TextUnformatted(r.marker.c_str());
             ImGui::TableNextColumn();
