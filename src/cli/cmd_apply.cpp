@@ -232,7 +232,11 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
             for (const auto& ch : table.channels) available.push_back(ch.name);
             for (const auto& ch : table.channels)
                 if (!ch.marker.empty()) available.push_back(ch.marker);
-            checkColumns(run.loaded.columns, available);
+            try {
+                checkColumns(run.loaded.columns, available);
+            } catch (const InputError& e) {
+                throw InputError(path + ": " + e.what());  // which of the inputs
+            }
             checked = true;
         }
         t = StageClock::now();

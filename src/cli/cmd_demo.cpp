@@ -88,7 +88,9 @@ void addDemo(CLI::App& app) {
                     "state marker or empty for abundance, factor or shift)");
     cmd->add_option("--patients", options->patients, "patients of --cohort")->capture_default_str();
     cmd->add_option("--conditions", options->conditions,
-                    "conditions of --cohort, the first the reference")
+                    "conditions of --cohort, the first the baseline of the planted effects "
+                    "(stats compares against the first in sorted order unless --reference "
+                    "names another: stats --reference condition:unstim)")
         ->delimiter(',')
         ->capture_default_str();
     cmd->add_option("--events", options->events, "Number of events")->capture_default_str();

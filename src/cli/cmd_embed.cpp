@@ -82,10 +82,25 @@ void runEmbed(const EmbedArgs& a) {
     if (a.adjust) settings.params.adjust = *a.adjust;
     settings.seed = a.seed;
     settings.trainSample = a.trainSample;
-    // Check what can be checked before reading and training.
-    // An automatic count is known once the cells are: checked here against its largest.
-    validateParams(settings.params, settings.landmarks.count == 0 ? landmarksForCells(SIZE_MAX)
-                                                                  : settings.landmarks.count);
+    // Check what can be checked before reading and training. An automatic count is known once
+    // the cells are: k is checked here against its largest, and against the count itself after
+    // training (a message naming 512 landmarks would mislead a run that trains 64).
+    if (settings.landmarks.count == 0) {
+        const size_t largest = landmarksForCells(SIZE_MAX);
+        EmbedParams others = settings.params;
+        others.k = 0;
+        validateParams(others, largest);
+        const int k = settings.params.k;
+        if (k != 0 && (k < 4 || size_t(k) > largest))
+            throw InputError("k = " + std::to_string(k) +
+                             " is out of range: k (neighbours) must be at least 4 and at most the "
+                             "number of landmarks, which the automatic count keeps at or below " +
+                             std::to_string(largest) +
+                             " (fewer for fewer cells); 0 picks the "
+                             "default");
+    } else {
+        validateParams(settings.params, settings.landmarks.count);
+    }
     exportFormatOf(a.out);
     std::vector<std::string> readFiles = a.inputs;
     readFiles.push_back(a.prepare.spilloverFile);

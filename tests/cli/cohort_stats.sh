@@ -45,6 +45,13 @@ if "$cli" stats --counts applied/populations.csv --medians applied/medians.csv \
     fail "stats took the pooled medians.csv"
 fi
 grep -q "sample_medians.csv" err.txt || fail "the refusal of medians.csv: $(cat err.txt)"
+# A contrast that names the reference level alone (stim sorts before unstim): both ways out.
+if "$cli" stats --counts applied/populations.csv --metadata cohort/samples.csv \
+    --design condition --contrast condition:stim --out-dir refused 2>err.txt; then
+    fail "stats compared stim with itself"
+fi
+grep -q "write condition:stim-unstim, or choose another reference with --reference condition:unstim" \
+    err.txt || fail "the refusal of condition:stim: $(cat err.txt)"
 
 "$python" - "$tmp" <<'PY' || fail "the calls are not the planted effects"
 import csv, collections, glob, os, sys

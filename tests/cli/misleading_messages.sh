@@ -99,4 +99,18 @@ expect_error "pipe.csv: is a FIFO (named pipe)" project --data "$tmp/pipe.csv" \
 mkdir "$tmp/folder.fcs"
 expect_error "folder.fcs: is a directory" info "$tmp/folder.fcs"
 expect_error "folder.fcs: is a directory" embed "$tmp/folder.fcs" --out "$tmp/y.csv"
+
+# k out of range before the automatic landmark count is known: no count the run would not train.
+expect_error "k = -3 is out of range: k (neighbours) must be at least 4 and at most the number" \
+    embed "$demo" --k -3 --out "$tmp/y.csv"
+! grep -q "g = 512" "$tmp/out.txt" || fail "--k -3 names 512 landmarks: $(cat "$tmp/out.txt")"
+# A picture too large to draw, a negative cofactor.
+expect_error "each from 16 to 16384" embed "$demo" --png "$tmp/y.png" --size 100000x100000 \
+    --out "$tmp/y.csv"
+expect_error "asinh:-5: the cofactor must be positive" embed "$demo" --transform asinh:-5 \
+    --out "$tmp/y.csv"
+# apply names the input that lacks the model's columns.
+printf 'a,b\n1,2\n3,4\n' >"$tmp/other.csv"
+expect_error "other.csv: the data lacks columns the model was trained on" \
+    apply --model "$tmp/m.json" "$tmp/other.csv" --out-dir "$tmp/a2"
 echo "misleading_messages: ok"

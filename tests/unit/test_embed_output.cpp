@@ -43,7 +43,9 @@ TEST(EmbedOutput, SizesAreChecked) {
     parseSize("1200x900", w, h);
     EXPECT_EQ(w, 1200);
     EXPECT_EQ(h, 900);
-    for (const char* bad : {"1200", "x900", "12x900", "axb", "1200x900x3"})
+    parseSize("16384x16", w, h);
+    EXPECT_EQ(w, 16384);
+    for (const char* bad : {"1200", "x900", "12x900", "axb", "1200x900x3", "16385x900", "99999x16"})
         EXPECT_THROW(parseSize(bad, w, h), InputError) << bad;
 }
 

@@ -72,12 +72,15 @@ raster::PictureSpec pictureSpecFor(const io::Table& table, const std::string& co
 }
 
 void parseSize(const std::string& text, int& width, int& height) {
+    // The picture is drawn in memory, 4 bytes a pixel: 16384 x 16384 is 1 GiB.
+    constexpr int kSmallest = 16, kLargest = 16384;
     static const std::regex size(R"((\d{1,5})x(\d{1,5}))");
     std::smatch m;
-    if (!std::regex_match(text, m, size) || std::stoi(m[1]) < 16 || std::stoi(m[2]) < 16)
-        throw InputError("--size " + text +
-                         ": give WIDTHxHEIGHT in pixels, each at least 16 "
-                         "(for example 1200x900)");
+    const auto inRange = [](int v) { return v >= kSmallest && v <= kLargest; };
+    if (!std::regex_match(text, m, size) || !inRange(std::stoi(m[1])) || !inRange(std::stoi(m[2])))
+        throw InputError("--size " + text + ": give WIDTHxHEIGHT in pixels, each from " +
+                         std::to_string(kSmallest) + " to " + std::to_string(kLargest) +
+                         " (for example 1200x900)");
     width = std::stoi(m[1]);
     height = std::stoi(m[2]);
 }

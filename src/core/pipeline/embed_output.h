@@ -18,7 +18,8 @@ raster::PictureSpec pictureSpecFor(const io::Table& table, const std::string& co
                                    const Matrix& transformed,
                                    const std::vector<std::string>& transformedColumns);
 
-/// Parses "WxH" (e.g. "1200x900") into width and height; throws InputError otherwise.
+/// Parses "WxH" (e.g. "1200x900", each side 16 to 16384) into width and height; throws
+/// InputError otherwise.
 void parseSize(const std::string& text, int& width, int& height);
 
 }  // namespace sepal

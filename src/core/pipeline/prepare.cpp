@@ -27,7 +27,8 @@ bool looksLikeCytometry(const io::Table& table) {
 }
 
 ColumnTransform parseTransform(const std::string& text) {
-    static const std::regex asinh(R"((?:a|arc)sinh:([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))");
+    // A signed number matches, so that a negative cofactor gets its own message.
+    static const std::regex asinh(R"((?:a|arc)sinh:([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))");
     std::smatch m;
     ColumnTransform t;
     if (text == "none") return t;

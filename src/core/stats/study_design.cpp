@@ -177,7 +177,20 @@ StudyDesign buildStudyDesign(const SampleMetadata& metadata,
                              column + " (it has " + commaJoined(term->levels) +
                              "); write COLUMN:LEVEL-LEVEL, for example " + column + ":" +
                              term->levels.back() + "-" + term->levels.front());
-    if (a == b) throw InputError("--contrast '" + contrast + "' compares " + a + " with itself");
+    if (a == b) {
+        // "column:level" compares the level with the reference, the first level in sorted order
+        // unless --reference names another: say both ways out.
+        std::string other;
+        for (const auto& level : term->levels)
+            if (level != a && other.empty()) other = level;
+        throw InputError("--contrast '" + contrast + "' compares " + a + " with itself" +
+                         (minus == std::string::npos && !other.empty()
+                              ? " (" + a + " is the reference level of " + column + "); write " +
+                                    column + ":" + a + "-" + other +
+                                    ", or choose another reference with --reference " + column +
+                                    ":" + other
+                              : ""));
+    }
     if (a != term->levels.front()) d.contrast(coefficientOf(column + a)) += 1.0;
     if (b != term->levels.front()) d.contrast(coefficientOf(column + b)) -= 1.0;
     d.contrastText = column + ": " + a + " - " + b;
