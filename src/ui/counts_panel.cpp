@@ -7,22 +7,17 @@
 #include <string>
 #include <vector>
 
+#include "core/common/text.h"
+
 namespace sepal::ui {
 namespace {
 
-// What tells the samples apart: their names without the prefix and suffix all of them share
-// ("Gates_PTLG021_Unstim" and "Gates_PTLG028_Unstim" read "21" and "28"), so that a narrow side
-// bar shows every column; the full name is the header's tooltip.
+// What tells the samples apart: their names without the words all of them begin or end with
+// ("Gates_PTLG021_Unstim" and "Gates_PTLG028_Unstim" read "PTLG021" and "PTLG028": a cut inside
+// a word would read as another name), so that a narrow side bar shows more columns; the full
+// name is the header's tooltip.
 std::vector<std::string> distinguishingNames(const std::vector<std::string>& names) {
-    if (names.size() < 2) return names;
-    size_t prefix = names.front().size(), suffix = names.front().size();
-    for (const auto& n : names) {
-        const std::string& f = names.front();
-        size_t p = 0, s = 0;
-        while (p < std::min(f.size(), n.size()) && f[p] == n[p]) ++p;
-        while (s < std::min(f.size(), n.size()) && f[f.size() - 1 - s] == n[n.size() - 1 - s]) ++s;
-        prefix = std::min(prefix, p), suffix = std::min(suffix, s);
-    }
+    const size_t prefix = sharedWordStart(names), suffix = sharedWordEnd(names);
     std::vector<std::string> out;
     for (const auto& n : names) {
         // Never less than the whole name when the shared parts overlap (one name inside another).

@@ -211,6 +211,49 @@ TEST(Picture, LegendNamesTheLabelsInTheRightPanel) {
     EXPECT_TRUE(second);
 }
 
+// Long names that differ only in their middle (sample files of one study): the legend widens
+// up to two fifths of the picture and shortens them, so that no ink reaches the picture's right
+// edge; shortened, they keep what tells them apart (the shared end goes first, then the shared
+// start at a word boundary, then the middle).
+TEST(Picture, LongLegendNamesStayInsideAndApart) {
+    const size_t n = 2000;
+    const auto xy = twoClusters(n);
+    PictureSpec spec;
+    spec.width = 600, spec.height = 600;
+    spec.colorBy = ColorBy::Labels;
+    spec.title = "sample";
+    spec.categories = {"Gates_PTLG021_Unstim_Control_2_with_a_long_acquisition_suffix",
+                       "Gates_PTLG028_Unstim_Control_1_with_a_long_acquisition_suffix"};
+    for (size_t i = 0; i < n; ++i) spec.codes.push_back(static_cast<int32_t>(i % 2));
+    const Image im = renderPicture(xy.data(), n, spec);
+    EXPECT_EQ(inkedPixels(im, 600 - 4, 0, 600, 600), 0u) << "the legend runs off the edge";
+    EXPECT_GT(inkedPixels(im, 600 * 3 / 5, 0, 600, 600), 100u) << "no legend";
+
+    const int roomy = textWidth("Gates_PTLG021_Unstim_Control_2......", 1);
+    const auto noEnd = fitNames(spec.categories, roomy, 1);
+    EXPECT_EQ(noEnd[0].substr(0, 30), "Gates_PTLG021_Unstim_Control_2");
+    EXPECT_EQ(noEnd[1].substr(0, 30), "Gates_PTLG028_Unstim_Control_1");
+    EXPECT_LE(textWidth(noEnd[0], 1), roomy);
+    const int tight = textWidth("...PTLG021_Unstim_Control_2...", 1);
+    const auto core = fitNames(spec.categories, tight, 1);
+    EXPECT_NE(core[0], core[1]);
+    EXPECT_NE(core[0].find("PTLG021"), std::string::npos) << core[0];
+    EXPECT_EQ(core[0].find("Gates"), std::string::npos) << core[0];
+    EXPECT_LE(textWidth(core[0], 1), tight);
+    // Names that fit stay whole, and a lone name has nothing shared to drop.
+    EXPECT_EQ(fitNames({"CD4 T", "B"}, 1000, 1), (std::vector<std::string>{"CD4 T", "B"}));
+    EXPECT_LE(textWidth(fitNames({spec.categories[0]}, tight, 1)[0], 1), tight);
+}
+
+TEST(Annotate, ElidingKeepsShortTextAndCutsBetweenCharacters) {
+    EXPECT_EQ(elideMiddle("CD4 T", 1000, 2), "CD4 T");
+    const std::string cut =
+        elideMiddle("Naïve CD4 T cells of the thymus", textWidth("Naïve CD4", 1), 1);
+    EXPECT_LE(textWidth(cut, 1), textWidth("Naïve CD4", 1));
+    for (unsigned char c : cut.substr(0, 2)) EXPECT_NE(c, 0xC3) << "a cut split the ï";
+    EXPECT_EQ(cut.substr(0, 1), "N");
+}
+
 TEST(Picture, ColourBarSpansTheMapAndPngDecodesToTheSamePixels) {
     const size_t n = 1000;
     const auto xy = twoClusters(n);

@@ -21,4 +21,36 @@ std::string commaJoined(const std::vector<std::string>& words) {
     return out;
 }
 
+namespace {
+bool wordBoundary(char c) {
+    return c == ' ' || c == '_' || c == '-' || c == '.';
+}
+}  // namespace
+
+size_t sharedWordStart(const std::vector<std::string>& names) {
+    if (names.size() < 2) return 0;
+    size_t n = names.front().size();
+    for (const auto& name : names) {
+        size_t i = 0;
+        while (i < n && i < name.size() && name[i] == names.front()[i]) ++i;
+        n = i;
+    }
+    while (n > 0 && !wordBoundary(names.front()[n - 1])) --n;
+    return n;
+}
+
+size_t sharedWordEnd(const std::vector<std::string>& names) {
+    if (names.size() < 2) return 0;
+    const std::string& first = names.front();
+    size_t n = first.size();
+    for (const auto& name : names) {
+        size_t i = 0;
+        while (i < n && i < name.size() && name[name.size() - 1 - i] == first[first.size() - 1 - i])
+            ++i;
+        n = i;
+    }
+    while (n > 0 && !wordBoundary(first[first.size() - n])) --n;
+    return n;
+}
+
 }  // namespace sepal

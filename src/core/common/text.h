@@ -1,6 +1,7 @@
 #pragma once
 // Small text helpers the readers of user-written tables share.
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -14,5 +15,14 @@ std::string lowercase(std::string s);
 
 /// The words joined by ", ": "CD3, CD4, CD8".
 std::string commaJoined(const std::vector<std::string>& words);
+
+/// Bytes that all of `names` begin with, cut back to end at a word boundary (after a space, '_',
+/// '-' or '.'), so that a shortened name never starts inside a word ("Gates_PTLG021" and
+/// "Gates_PTLG028": 6, "Gates_"); 0 for fewer than two names.
+size_t sharedWordStart(const std::vector<std::string>& names);
+
+/// Bytes that all of `names` end with, cut forward to begin at a word boundary; 0 for fewer than
+/// two names.
+size_t sharedWordEnd(const std::vector<std::string>& names);
 
 }  // namespace sepal

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <vector>
 
+#include "core/common/text.h"
 #include "core/raster/text.h"
 
 namespace sepal::raster {
@@ -78,6 +81,12 @@ LegendRows legendRows(size_t entries, int maxHeight, int textScale) {
                              : static_cast<size_t>(std::max(rowsFit - 1, 0));
     return {line, shown};
 }
+
+/// Pixels from a legend row's left edge to its name: the swatch and the gap after it.
+int swatchSpan(int textScale) {
+    return 12 * std::max(textScale, 1);
+}
+
 }  // namespace
 
 int legendHeight(size_t entries, int maxHeight, int textScale) {
@@ -89,18 +98,79 @@ int colorBarHeight(int barHeight, int textScale) {
     return textHeight(textScale) + 4 + barHeight + 2 * textScale;  // the low label overhangs
 }
 
+int legendWidth(const std::vector<std::pair<std::string, color::Rgba8>>& entries,
+                const std::string& title, int textScale) {
+    int widest = textWidth(title, textScale);
+    for (const auto& entry : entries)
+        widest = std::max(widest, swatchSpan(textScale) + textWidth(entry.first, textScale));
+    return widest;
+}
+
+std::string elideMiddle(const std::string& text, int width, int textScale) {
+    if (textWidth(text, textScale) <= width) return text;
+    // Character starts (UTF-8 lead bytes), so that a cut never splits one.
+    std::vector<size_t> starts;
+    for (size_t i = 0; i < text.size(); ++i)
+        if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) starts.push_back(i);
+    const std::string ellipsis = textHasFont() ? "\u2026" : "...";
+    // Take characters from both ends in turn while the result fits.
+    size_t head = 0, tail = 0;  // characters kept at the start and at the end
+    std::string best = ellipsis;
+    while (head + tail < starts.size()) {
+        const bool fromStart = head <= tail;
+        const size_t h = head + fromStart, t = tail + !fromStart;
+        const size_t headEnd = h < starts.size() ? starts[h] : text.size();
+        const size_t tailStart = t == 0 ? text.size() : starts[starts.size() - t];
+        const std::string candidate = text.substr(0, headEnd) + ellipsis + text.substr(tailStart);
+        if (textWidth(candidate, textScale) > width) break;
+        head = h, tail = t, best = candidate;
+    }
+    return best;
+}
+
+std::vector<std::string> fitNames(const std::vector<std::string>& names, int width, int textScale) {
+    std::vector<std::string> out;
+    if (names.empty()) return out;
+    const std::string ellipsis = textHasFont() ? "\u2026" : "...";
+    const size_t start = sharedWordStart(names), end = sharedWordEnd(names);
+    for (const auto& name : names) {
+        if (textWidth(name, textScale) <= width) {
+            out.push_back(name);
+            continue;
+        }
+        // What tells this name from the others, the shared ends dropped one after the other
+        // (a name that is all shared keeps its own middle).
+        const size_t from = start < name.size() ? start : 0;
+        const size_t to = end < name.size() - from ? name.size() - end : name.size();
+        const std::string noEnd = name.substr(0, to) + (to < name.size() ? ellipsis : "");
+        if (textWidth(noEnd, textScale) <= width) {
+            out.push_back(noEnd);
+            continue;
+        }
+        const std::string core = name.substr(from, to - from);
+        const std::string left = from > 0 ? ellipsis : "", right = to < name.size() ? ellipsis : "";
+        const int room = width - textWidth(left + right, textScale);
+        out.push_back(left + elideMiddle(core, room, textScale) + right);
+    }
+    return out;
+}
+
 int drawLegend(Image& image, int x, int y, int maxHeight,
                const std::vector<std::pair<std::string, color::Rgba8>>& entries,
-               const std::string& title, color::Rgba8 textColor, int textScale) {
+               const std::string& title, color::Rgba8 textColor, int textScale, int maxWidth) {
     const auto [line, shown] = legendRows(entries.size(), maxHeight, textScale);
-    drawText(image, x, y, title, textColor, textScale);
+    std::vector<std::string> names;
+    for (const auto& entry : entries) names.push_back(entry.first);
+    if (maxWidth > 0) names = fitNames(names, maxWidth - swatchSpan(textScale), textScale);
+    drawText(image, x, y, maxWidth > 0 ? elideMiddle(title, maxWidth, textScale) : title, textColor,
+             textScale);
     int cy = y + line + 2;
     // A swatch as tall as the glyphs, a gap that grows with them.
     const int swatch = 8 * std::max(textScale, 1);
     for (size_t i = 0; i < shown; ++i) {
-        const auto& [name, c] = entries[i];
+        const color::Rgba8 c = entries[i].second;
         image.fillRect(x, cy, x + swatch, cy + swatch, color::Rgba8{c.r, c.g, c.b, 255});
-        drawText(image, x + swatch + 4 * std::max(textScale, 1), cy, name, textColor, textScale);
+        drawText(image, x + swatchSpan(textScale), cy, names[i], textColor, textScale);
         cy += line;
     }
     if (shown < entries.size()) {

@@ -20,10 +20,27 @@ int drawColorBar(Image& image, int x, int y, int barWidth, int barHeight, color:
                  int textScale = 1, bool reversed = false);
 
 /// A legend at (x, y): `title`, then one row per entry (a colour swatch and the name). Rows that
-/// do not fit above `maxHeight` pixels are summarised as "+N more". Returns the height used.
+/// do not fit above `maxHeight` pixels are summarised as "+N more"; names wider than `maxWidth`
+/// (0: no limit) are shortened by fitNames, the title by elideMiddle. Returns the height used.
 int drawLegend(Image& image, int x, int y, int maxHeight,
                const std::vector<std::pair<std::string, color::Rgba8>>& entries,
-               const std::string& title, color::Rgba8 textColor, int textScale = 1);
+               const std::string& title, color::Rgba8 textColor, int textScale = 1,
+               int maxWidth = 0);
+
+/// The width drawLegend uses for these entries and title without a width limit.
+int legendWidth(const std::vector<std::pair<std::string, color::Rgba8>>& entries,
+                const std::string& title, int textScale = 1);
+
+/// `text` within `width` pixels at `textScale`: whole when it fits, else its start and end around
+/// an ellipsis ("Gates_PTLG…Control_2"), cut between UTF-8 characters.
+std::string elideMiddle(const std::string& text, int width, int textScale = 1);
+
+/// Names that must stay apart, each within `width` pixels at `textScale`: a name that fits stays
+/// whole; one that does not first loses what every name ends with, then what they all begin
+/// with (each cut at a word boundary: space, '_', '-' or '.'), to ellipses, and only then its
+/// middle ("Gates_PTLG021_Unstim_Control_2_long_suffix" -> "Gates_PTLG021_Unstim_Control_2…").
+std::vector<std::string> fitNames(const std::vector<std::string>& names, int width,
+                                  int textScale = 1);
 
 /// The height drawLegend uses for `entries` rows under `maxHeight`, so that a legend can be
 /// placed by its bottom edge.

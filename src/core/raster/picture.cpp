@@ -1,6 +1,9 @@
 #include "core/raster/picture.h"
 
 #include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/color/palette.h"
 #include "core/color/value_map.h"
@@ -31,8 +34,27 @@ Image renderPicture(const float* xy, size_t n, const PictureSpec& spec) {
     checkSpec(n, spec);
     Image image(spec.width, spec.height, spec.background);
     const bool annotated = spec.colorBy != ColorBy::Uniform && spec.width >= 200;
-    const int textScale = textScaleFor(spec.height);
-    const int panel = annotated ? std::max(spec.width / 5, 60 * textScale + 40) : 0;
+    int textScale = textScaleFor(spec.height);
+    int panel = annotated ? std::max(spec.width / 5, 60 * textScale + 40) : 0;
+    // A legend as wide as its names, up to two fifths of the picture (letters a step smaller
+    // first, then names shortened in the middle), so that no name runs off the edge, and the
+    // parts that tell names apart (often their ends) stay.
+    std::vector<std::pair<std::string, color::Rgba8>> entries;
+    int legendLimit = 0;
+    if (annotated && spec.colorBy == ColorBy::Labels) {
+        for (size_t c = 0; c < spec.categories.size(); ++c)
+            entries.emplace_back(spec.categories[c], color::paletteColor(c));
+        if (std::any_of(spec.codes.begin(), spec.codes.end(), [](int32_t c) { return c < 0; }))
+            entries.emplace_back("(missing)", color::kMissingColor);
+        const int margin = 24, largest = spec.width * 2 / 5;
+        const int smallest = std::max(1, textScale - 1);  // still legible beside the points
+        while (textScale > smallest &&
+               legendWidth(entries, spec.title, textScale) + margin > largest)
+            --textScale;
+        const int wanted = legendWidth(entries, spec.title, textScale) + margin;
+        panel = std::min(std::max(panel, wanted), std::max(largest, panel));
+        legendLimit = panel - margin;
+    }
     const int plotWidth = std::max(spec.width - panel, 1);
     const Viewport view = fitViewport(xy, n, 0, 0, plotWidth, spec.height, 0.04);
     const int panelX = plotWidth + 8;
@@ -76,16 +98,9 @@ Image renderPicture(const float* xy, size_t n, const PictureSpec& spec) {
                                 ? color::kMissingColor
                                 : color::paletteColor(static_cast<size_t>(spec.codes[i]));
             drawPoints(image, view, xy, n, colors.data(), colors.size(), spec.scatter);
-            if (annotated) {
-                std::vector<std::pair<std::string, color::Rgba8>> entries;
-                for (size_t c = 0; c < spec.categories.size(); ++c)
-                    entries.emplace_back(spec.categories[c], color::paletteColor(c));
-                if (std::any_of(spec.codes.begin(), spec.codes.end(),
-                                [](int32_t c) { return c < 0; }))
-                    entries.emplace_back("(missing)", color::kMissingColor);
+            if (annotated)
                 drawLegend(image, panelX, panelY, spec.height - panelY - 10, entries, spec.title,
-                           spec.foreground, textScale);
-            }
+                           spec.foreground, textScale, legendLimit);
             return image;
         }
     }
