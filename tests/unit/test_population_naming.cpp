@@ -147,8 +147,14 @@ TEST(MarkerThresholds, TheValleyAfterTheLowestModeCutsPositiveFromNegative) {
     ASSERT_TRUE(three.hasBright);
     EXPECT_GT(three.bright, 2.3f);
     EXPECT_LT(three.bright, 3.8f);
-    // A rare positive population (1%) still makes a mode.
+    // A rare positive population (1%) still makes a mode; so does one of 0.4 %, which lies
+    // wholly above the 99.5th percentile (plasmacytoid DCs on CD123: a histogram that stopped
+    // there never saw them, and CD123 named nothing).
     EXPECT_TRUE(learnThreshold(mixture({{0.2, 0.99}, {4.4, 0.01}}, 50000)).resolved);
+    const MarkerThreshold rare = learnThreshold(mixture({{0.2, 0.996}, {4.4, 0.004}}, 50000));
+    ASSERT_TRUE(rare.resolved);
+    EXPECT_GT(rare.positive, 1.0f);
+    EXPECT_LT(rare.positive, 3.6f);
     // One mode: nothing learnt, the marker says nothing.
     EXPECT_FALSE(learnThreshold(mixture({{3.0, 1.0}}, 20000)).resolved);
     EXPECT_FALSE(learnThreshold({}).resolved);
@@ -173,6 +179,40 @@ TEST(PopulationNames, CellsPositiveOnTwoLineagesAreCalledDoublets) {
     EXPECT_EQ(names[1].name, "B cells");
     EXPECT_TRUE(names[2].doublets);
     EXPECT_EQ(names[2].name, "Doublets (CD3+ CD19+)");
+}
+
+// T cells, granulocytes (CD15+, and dim on CD45: their CD45 mode is the lowest, far above the
+// other markers' background) and a few cells on both: the pair are doublets by CD3 with CD15, and
+// the granulocytes' phrase says CD45lo, not CD45- (their CD45 median is well above background).
+TEST(PopulationNames, TAndGranulocyteDoubletsAndADimFloorSaysLo) {
+    // Markers CD3, CD15, CD45, CD19, CD14, CD4: background 0.2 on all but CD45.
+    const size_t n = 6000;
+    Matrix points(n, 6);
+    std::vector<int32_t> codes(n);
+    std::mt19937 rng(11);
+    std::normal_distribution<float> noise(0.0f, 0.5f);  // the cuts land near 2, as on CyTOF
+    for (size_t i = 0; i < n; ++i) {
+        const int g = i < 2400 ? 0 : i < 5800 ? 1 : 2;  // T, granulocytes, doublets
+        codes[i] = g;
+        points.at(i, 0) = (g != 1 ? 5.0f : 0.2f) + noise(rng);  // CD3
+        points.at(i, 1) = (g != 0 ? 5.0f : 0.2f) + noise(rng);  // CD15
+        points.at(i, 2) = (g == 1 ? 1.6f : 5.0f) + noise(rng);  // CD45: dim on granulocytes
+        points.at(i, 3) = 0.2f + noise(rng);                    // CD19
+        points.at(i, 4) = 0.2f + noise(rng);                    // CD14
+        points.at(i, 5) = (i % 2 ? 5.0f : 0.2f) + noise(rng);   // CD4: half of every group
+    }
+    NamingInput input{{"CD3", "CD15", "CD45", "CD19", "CD14", "CD4"},
+                      std::vector<MarkerClass>(6, MarkerClass::Type)};
+    const auto cuts = learnThresholds(points, input.classes);
+    ASSERT_TRUE(cuts[2].resolved);
+    EXPECT_TRUE(cuts[2].lowIsDim) << "CD45's lowest mode " << cuts[2].lowMode;
+    EXPECT_FALSE(cuts[0].lowIsDim);
+    const auto names = namePopulations(points, codes, 3, input);
+    EXPECT_TRUE(names[2].doublets);
+    EXPECT_EQ(names[2].name, "Doublets (CD3+ CD15+)");
+    EXPECT_NE(names[1].phrase.find("CD45lo"), std::string::npos) << names[1].phrase;
+    EXPECT_EQ(names[1].phrase.find("CD45-"), std::string::npos) << names[1].phrase;
+    EXPECT_NE(names[1].phrase.find("CD3-"), std::string::npos) << names[1].phrase;
 }
 
 TEST(PopulationNames, AShallowValleyAssertsAMarkerOnlyWhenMostCellsAgree) {

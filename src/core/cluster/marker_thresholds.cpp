@@ -37,7 +37,9 @@ MarkerThreshold learnThreshold(std::vector<float> values) {
     if (floor - values.begin() >= long(kFloorShare * double(values.size())) &&
         values.end() - floor >= 20)
         values.erase(values.begin(), floor);
-    const double low = quantile(values, 0.005), high = quantile(values, 0.995);
+    // The top reaches the 99.95th percentile: a rare bright population (plasmacytoid DCs, 0.4 %
+    // of blood on CD123) lies wholly above the 99.5th and would make no mode.
+    const double low = quantile(values, 0.005), high = quantile(values, 0.9995);
     if (!(high > low)) return t;
     const double width = (high - low) / kBins;
     std::vector<double> counts(kBins, 0.0);

@@ -23,11 +23,15 @@ struct MarkerThreshold {
     /// 0.8 that merges modes a shallow one.
     float depth = 1;
     bool onEveryCell = false;
+    /// The lowest mode lies well above the panel's background (learnThresholds): the cells below
+    /// the cut carry the marker dimly, and a population there is "lo", not "-" (CD45 on
+    /// neutrophils).
+    bool lowIsDim = false;
 };
 
 /// Learns the cut points from `values` (non-finite ones left out, and a pile-up at the floor:
 /// values within 1% of the range above the smallest when they are 1% or more, cells that
-/// measured nothing): a histogram of 256 bins between the 0.5th and 99.5th percentiles smoothed
+/// measured nothing): a histogram of 256 bins between the 0.5th and 99.95th percentiles smoothed
 /// by a Gaussian of 3 bins; modes are local maxima of at least 0.1% of the highest, two
 /// neighbouring modes merging unless the lowest point between them is below 80% of the smaller,
 /// and a mode of fewer than 0.2% of the cells (or 25) joining its neighbour; `positive` is the

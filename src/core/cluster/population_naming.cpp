@@ -18,6 +18,8 @@ constexpr size_t kSampled = 200000;
 // A marker sets a population apart when its positive share differs from all cells' by this.
 constexpr double kApart = 0.25;
 constexpr size_t kPhraseMarkers = 4;
+// Of the way from the panel's background to the typical cut, where a lowest mode is dim.
+constexpr float kDimFloor = 0.5f;
 // A valley at most half as high as the smaller of its modes cuts cleanly (doublet calls).
 constexpr float kCleanValley = 0.5f;
 // Across a valley that is not clean, a name asserts a marker only when this share is positive.
@@ -27,10 +29,12 @@ constexpr size_t kMostPositive = 6;
 constexpr double kMostPositiveShare = 0.5;
 
 // Lineages that no single cell carries together (T, B, monocyte, granulocyte): a population
-// positive on both of a pair is most likely made of two cells stuck together.
+// positive on both of a pair is most likely made of two cells stuck together. CD15 marks
+// granulocytes against T and B cells only (monocytes carry some).
 constexpr const char* kExclusive[][2] = {
-    {"CD3", "CD19"}, {"CD3", "CD20"},  {"CD3", "CD14"},  {"CD19", "CD14"}, {"CD20", "CD14"},
-    {"CD3", "CD66"}, {"CD19", "CD66"}, {"CD20", "CD66"}, {"CD14", "CD66"},
+    {"CD3", "CD19"},  {"CD3", "CD20"}, {"CD3", "CD14"},  {"CD19", "CD14"},
+    {"CD20", "CD14"}, {"CD3", "CD66"}, {"CD19", "CD66"}, {"CD20", "CD66"},
+    {"CD14", "CD66"}, {"CD3", "CD15"}, {"CD19", "CD15"}, {"CD20", "CD15"},
 };
 
 /// A marker's name as rules and pairs compare it: the catalogue's canonical name, else its key.
@@ -93,18 +97,24 @@ std::vector<MarkerThreshold> learnThresholds(const Matrix& points,
     // A marker whose lowest mode lies above where most markers turn positive (the median of
     // their cuts) is on every cell (CD45 on leukocytes): its valley cuts dim from bright cells,
     // none are negative.
-    std::vector<float> positives;
+    std::vector<float> positives, lows;
     for (const MarkerThreshold& t : out)
-        if (t.resolved) positives.push_back(t.positive);
+        if (t.resolved) positives.push_back(t.positive), lows.push_back(t.lowMode);
     if (positives.size() >= 3) {
         const float typical = medianOf(positives);
-        for (MarkerThreshold& t : out)
+        // Most markers' negative cells sit at the panel's background; a lowest mode half way
+        // from there to the typical cut or above is a dim population, not a negative one.
+        const float background = medianOf(lows);
+        const float dim = background + kDimFloor * (typical - background);
+        for (MarkerThreshold& t : out) {
+            if (t.resolved && t.lowMode >= dim) t.lowIsDim = true;
             if (t.resolved && t.lowMode >= typical) {
                 t.hasBright = true;
                 t.bright = t.positive;
                 t.positive = -std::numeric_limits<float>::infinity();
                 t.onEveryCell = true;
             }
+        }
     }
     return out;
 }
@@ -172,7 +182,9 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
             for (const auto& [score, c] : apart) {
                 const bool up = share(p, c).positive >= kCallShare;
                 if (up != bool(positive)) continue;
-                out.phrase += (out.phrase.empty() ? "" : " ") + input.markers[c] + (up ? "+" : "-");
+                // Below a dim floor's cut the cells still carry the marker: "lo", not "-".
+                const char* call = up ? "+" : cuts[c].lowIsDim ? "lo" : "-";
+                out.phrase += (out.phrase.empty() ? "" : " ") + input.markers[c] + call;
                 out.called.emplace_back(c, up);
             }
         // Doublets are called on clean cuts only: a shallow valley puts dim cells on the
