@@ -162,7 +162,9 @@ bool GateService::open(const std::string& path) {
     try {
         const std::string first =
             state().data.tables.empty() ? "" : state().data.tables.front().source;
-        gates.tree = readGateFile(path, first);
+        std::string whose;
+        gates.tree = readGateFile(path, first, &whose);
+        if (!whose.empty()) log(LogEntry::Warning, whose);
         try {
             gates = readGateSelection(path, "", first);
         } catch (const InputError&) {

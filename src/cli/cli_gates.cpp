@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/cli_progress.h"
 #include "core/common/error.h"
 #include "core/gate/gate_file.h"
 #include "core/gate/population_gates.h"
@@ -23,7 +24,12 @@ void addGateOptions(CLI::App* cmd, GateOptions& o, const std::string& what) {
 }
 
 GateSelection chooseGates(const GateOptions& o, GateSelection base, const std::string& dataPath) {
-    if (!o.gates.empty()) return readGateSelection(o.gates, o.population, dataPath);
+    if (!o.gates.empty()) {
+        std::string whose;
+        GateSelection chosen = readGateSelection(o.gates, o.population, dataPath, &whose);
+        if (!whose.empty()) note(false, whose);  // another file's gates: said even with --quiet
+        return chosen;
+    }
     if (!o.population.empty()) {
         if (base.empty())
             throw InputError("--population " + o.population +

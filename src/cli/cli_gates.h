@@ -26,7 +26,8 @@ struct GateOptions {
 void addGateOptions(CLI::App* cmd, GateOptions& options, const std::string& what);
 
 /// The selection --gates and --population ask for over `base` (a model's own gates): `base`
-/// when neither is given. `dataPath` picks a FlowJo workspace's sample.
+/// when neither is given. `dataPath` picks a FlowJo workspace's sample (a note on stderr when
+/// none has its file name).
 GateSelection chooseGates(const GateOptions& options, GateSelection base,
                           const std::string& dataPath);
 

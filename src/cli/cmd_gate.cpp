@@ -82,8 +82,10 @@ void runGate(const GateArgs& a) {
     for (const auto& [flag, path] :
          {std::pair{"--membership", &a.membership}, {"--counts", &a.counts}, {"--out", &a.out}})
         io::refuseOverwritingInput(*path, inputs, flag);
-    const GateTree tree = readGateFile(a.gates, a.data);
+    std::string whose;
+    const GateTree tree = readGateFile(a.gates, a.data, &whose);
     if (tree.empty()) throw InputError(a.gates + " holds no gates");
+    if (!whose.empty()) note(false, whose);  // another file's gates: said even with --quiet
     const io::Table table = io::readTable(a.data);
     for (const auto& w : table.warnings) note(a.quiet, w);
     const GateMembership membership = evaluateGates(tree, table);

@@ -67,4 +67,13 @@ if "$cli" gate "$shared/fcs/flowkit/test_data_2d_01.fcs" --gates "$tmp/bad.wsp" 
 fi
 grep -q "bad.wsp" "$tmp/err" && grep -q 'population "x" has no gate' "$tmp/err" ||
     fail "the message does not name the file and the population: $(cat "$tmp/err")"
+# A data file the workspace has no sample of takes its first gates, and the user hears whose.
+cp "$shared/fcs/flowkit/test_data_diamond_01.fcs" "$tmp/renamed.fcs"
+"$cli" gate "$tmp/renamed.fcs" --gates "$shared/flowjo/test_data_diamond_asinh_rect.wsp" \
+    --quiet 2>"$tmp/err" >/dev/null
+grep -q "has no sample of renamed.fcs (it has test_data_diamond_01.fcs): its first gates" \
+    "$tmp/err" || fail "no note of the borrowed gates: $(cat "$tmp/err")"
+"$cli" gate "$shared/fcs/flowkit/test_data_diamond_01.fcs" --quiet \
+    --gates "$shared/flowjo/test_data_diamond_asinh_rect.wsp" 2>"$tmp/err" >/dev/null
+! grep -q "has no sample" "$tmp/err" || fail "a note for the workspace's own file: $(cat "$tmp/err")"
 echo "FlowJo workspaces: counts as FlowJo's, written workspaces read back the same"

@@ -366,11 +366,16 @@ class FlowJoReader : xml::AttributeReader {
 
 }  // namespace
 
-const GateTree& FlowJoWorkspace::treeFor(const std::string& path) const {
+const FlowJoSample* FlowJoWorkspace::sampleFor(const std::string& path) const {
     const std::string name = baseName(path);
     for (const FlowJoSample& s : samples)
-        if (s.fileName == name) return s.tree;
-    return tree;
+        if (s.fileName == name) return &s;
+    return nullptr;
+}
+
+const GateTree& FlowJoWorkspace::treeFor(const std::string& path) const {
+    const FlowJoSample* sample = sampleFor(path);
+    return sample ? sample->tree : tree;
 }
 
 FlowJoWorkspace readFlowJoWorkspace(const std::string& text, const std::string& source) {

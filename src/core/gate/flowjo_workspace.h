@@ -35,6 +35,8 @@ struct FlowJoWorkspace {
     GateTree tree;  ///< the first sample's gates, else the first group's that has gates
     /// The gates for data file `path`: those of the sample with its file name, else `tree`.
     const GateTree& treeFor(const std::string& path) const;
+    /// The sample of data file `path` (by file name), or null when none has it.
+    const FlowJoSample* sampleFor(const std::string& path) const;
 };
 
 /// Parses a FlowJo workspace; `source` names it in errors. Throws InputError naming the element.

@@ -1,6 +1,7 @@
 #include "core/gate/gate_file.h"
 
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -40,7 +41,7 @@ bool isGateFile(const std::string& path) {
     return head[first] == '{' && head.find("\"sepal-gates\"") != std::string::npos;
 }
 
-GateTree readGateFile(const std::string& path, const std::string& dataPath) {
+GateTree readGateFile(const std::string& path, const std::string& dataPath, std::string* note) {
     io::requireRegularFile(path);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError("cannot open the gates file " + path + ": check the path");
@@ -49,8 +50,21 @@ GateTree readGateFile(const std::string& path, const std::string& dataPath) {
     const std::string text = buffer.str();
     const size_t first = text.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
     if (first != std::string::npos && text[first] == '<') {
-        if (text.find("<Workspace") != std::string::npos)
-            return readFlowJoWorkspace(text, path).treeFor(dataPath);
+        if (text.find("<Workspace") != std::string::npos) {
+            const FlowJoWorkspace workspace = readFlowJoWorkspace(text, path);
+            // Another file's gates may not suit this one: the user hears whose they are.
+            if (note && !dataPath.empty() && !workspace.samples.empty() &&
+                !workspace.sampleFor(dataPath)) {
+                std::string listed;
+                for (size_t i = 0; i < workspace.samples.size() && i < 3; ++i)
+                    listed += (i ? ", " : "") + workspace.samples[i].fileName;
+                if (workspace.samples.size() > 3) listed += ", ...";
+                *note = path + " has no sample of " +
+                        std::filesystem::path(dataPath).filename().string() + " (it has " + listed +
+                        "): its first gates are used";
+            }
+            return workspace.treeFor(dataPath);
+        }
         return parseGatingMl(text, path);
     }
     nlohmann::json doc;

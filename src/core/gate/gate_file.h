@@ -11,9 +11,10 @@ namespace sepal {
 
 /// Reads the gates of `path`, whose kind is told by its content (an XML root of Gating-ML or a
 /// FlowJo Workspace, else JSON). From a workspace, the gates of the sample whose file name is
-/// that of `dataPath` when there is one, else those of its first sample (or group) with gates.
-/// Throws InputError naming the file and what is wrong.
-GateTree readGateFile(const std::string& path, const std::string& dataPath = "");
+/// that of `dataPath` when there is one, else those of its first sample (or group) with gates,
+/// which `note` (when given) then says. Throws InputError naming the file and what is wrong.
+GateTree readGateFile(const std::string& path, const std::string& dataPath = "",
+                      std::string* note = nullptr);
 
 /// True when `path` holds gates rather than data: Gating-ML or a FlowJo workspace (an XML
 /// document of either root), or Sepal's gates file (JSON whose "format" is "sepal-gates").

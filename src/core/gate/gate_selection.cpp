@@ -41,9 +41,9 @@ std::string defaultPopulation(const GateTree& tree, const std::string& source) {
 }
 
 GateSelection readGateSelection(const std::string& path, const std::string& population,
-                                const std::string& dataPath) {
+                                const std::string& dataPath, std::string* note) {
     GateSelection out;
-    out.tree = readGateFile(path, dataPath);
+    out.tree = readGateFile(path, dataPath, note);
     if (!population.empty()) {
         out.population = out.tree.population(population).id;
         return out;
