@@ -2,6 +2,7 @@
 
 #include <GLFW/glfw3.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <map>
@@ -135,6 +136,9 @@ void set(ScriptRun& run, const ScriptAction& a) {
     std::string value = a.args[1];
     for (size_t i = 2; i < a.args.size(); ++i) value += " " + a.args[i];
     applyScriptSetting(run.app, a.args[0], value);
+    // The next action sees the setting everywhere: a frame passes first, in which the picture's
+    // colours and panels follow it (an export right after would draw the old colouring).
+    run.wait = std::max(run.wait, 1);
 }
 
 void train(ScriptRun& run, const ScriptAction& a) {

@@ -24,6 +24,7 @@ struct PictureKey {
     int scale = 1;      // text scale, with the picture's height
     int barHeight = 0;  // colour bar
     int maxHeight = 0;  // legend
+    int maxWidth = 0;   // legend: names beyond it are shortened (raster::fitNames)
     std::vector<std::pair<std::string, color::Rgba8>> entries;
 };
 
@@ -39,11 +40,15 @@ PictureKey layoutPictureKey(const app::ColourKey& key, int width, int height) {
         k.barHeight = height / 4;
         k.height = raster::colorBarHeight(k.barHeight, k.scale);
     } else if (!key.legend.empty()) {
-        k.width = raster::textWidth(key.title, k.scale);
-        for (const auto& e : key.legend) {
+        for (const auto& e : key.legend)
             k.entries.push_back({e.name, {e.colour[0], e.colour[1], e.colour[2], 255}});
-            k.width = std::max(k.width, raster::textWidth(e.name, k.scale) + 16 * k.scale);
-        }
+        // At most two fifths of the picture's width, so that the points keep the rest beside
+        // it: letters a step smaller first, then long names shortened (as sepal-cli's pictures).
+        const int largest = width * 2 / 5, smallest = std::max(1, k.scale - 1);
+        while (k.scale > smallest && raster::legendWidth(k.entries, key.title, k.scale) > largest)
+            --k.scale;
+        k.width = std::min(raster::legendWidth(k.entries, key.title, k.scale), largest);
+        k.maxWidth = k.width;
         k.maxHeight = height - 2 * margin;
         k.height = raster::legendHeight(k.entries.size(), k.maxHeight, k.scale);
     } else {
@@ -62,7 +67,8 @@ void annotate(raster::Image& picture, const app::ColourKey& key, bool light) {
                              color::colormapByName(key.map).value_or(color::Colormap::Viridis),
                              {key.low, key.high}, key.title, text, k.scale, key.reversed);
     else if (!k.entries.empty())
-        raster::drawLegend(picture, k.x, k.y, k.maxHeight, k.entries, key.title, text, k.scale);
+        raster::drawLegend(picture, k.x, k.y, k.maxHeight, k.entries, key.title, text, k.scale,
+                           k.maxWidth);
 }
 
 }  // namespace

@@ -343,6 +343,7 @@ def test_undo_redo(out):
 def test_exports(out):
     _, lines, _ = run_app([f"open {CELLS}", "settle", f"export csv {out}/e.csv",
                            f"export png {out}/e.png 800 600", f"export png {out}/light.png 800 600 light",
+                           "set colour.mode density", f"export png {out}/density.png 800 600",
                            f"export model {out}/e.model.json",
                            f"export fcs {out}/e.fcs", "state", "quit"], out)
     header, rows = read_csv(f"{out}/e.csv")
@@ -368,6 +369,10 @@ def test_exports(out):
     key_ink = sum(1 for y in range(int(0.5 * h), h, 2) for x in range(int(0.75 * w), w, 2)
                   if sum(pixel(light, x, y)[:3]) < 300)
     check(key_ink > 20, "no dark key text in the light PNG's lower right")
+    # A setting changed right before an export is in the picture (the script lets a frame pass).
+    density = read_png(f"{out}/density.png")
+    check(density[3] != img[3],
+          "the PNG exported right after 'set colour.mode density' has the old colouring")
     model = json.load(open(f"{out}/e.model.json"))
     check("columns" in json.dumps(model), "the model file names no columns")
     states = [l for l in lines if "events" in l]
