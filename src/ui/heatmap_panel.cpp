@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 #include "core/color/colormap.h"
 
@@ -22,6 +23,25 @@ void textUpwards(ImDrawList* draw, ImVec2 at, const char* text, ImU32 colour) {
         const ImVec2 d(p.x - at.x, p.y - at.y);
         p = ImVec2(at.x + d.y, at.y - d.x);
     }
+}
+
+/// `text` within `width` pixels of the current font: whole when it fits, else its start and end
+/// around "..." (the row's tooltip names it whole).
+std::string fitted(const std::string& text, float width) {
+    if (ImGui::CalcTextSize(text.c_str()).x <= width) return text;
+    std::string best = "...";
+    for (size_t keep = 1; keep < text.size(); ++keep) {
+        const size_t head = (keep + 1) / 2, tail = keep / 2;
+        // Byte cuts on UTF-8 lead bytes only.
+        if ((static_cast<unsigned char>(text[head]) & 0xC0) == 0x80 ||
+            (static_cast<unsigned char>(text[text.size() - tail]) & 0xC0) == 0x80)
+            continue;
+        const std::string candidate =
+            text.substr(0, head) + "..." + text.substr(text.size() - tail);
+        if (ImGui::CalcTextSize(candidate.c_str()).x > width) break;
+        best = candidate;
+    }
+    return best;
 }
 
 }  // namespace
@@ -75,6 +95,10 @@ void HeatmapPanel::drawGrid(UiContext& ctx, const char* id) {
     const float gap = 8.0f, swatch = 8.0f;
     float nameWidth = 0, labelHeight = 0;
     for (const auto& r : h.rows) nameWidth = std::max(nameWidth, ImGui::CalcTextSize(r.c_str()).x);
+    // The names take at most two fifths of the view, so that the grid starts inside a narrow
+    // side bar (a name as long as "Doublets (positive on 15 of 24 lineage markers)" pushed it
+    // out of sight); a shortened name is whole in its row's tooltip.
+    nameWidth = std::min(nameWidth, std::max(60.0f, 0.4f * ImGui::GetContentRegionAvail().x));
     for (const auto& c : h.columns)
         labelHeight = std::max(labelHeight, ImGui::CalcTextSize(c.c_str()).x);
     size_t total = 0;
@@ -122,10 +146,11 @@ void HeatmapPanel::drawGrid(UiContext& ctx, const char* id) {
                                 ImVec2(origin.x + swatch, y + cellHeight - 2),
                                 IM_COL32(c[0], c[1], c[2], 255));
         }
+        const std::string name = fitted(h.rows[r], nameWidth);
         draw->AddText(
-            ImVec2(origin.x + swatch + 4.0f + nameWidth - ImGui::CalcTextSize(h.rows[r].c_str()).x,
+            ImVec2(origin.x + swatch + 4.0f + nameWidth - ImGui::CalcTextSize(name.c_str()).x,
                    y + 2.0f),
-            ink, h.rows[r].c_str());
+            ink, name.c_str());
         for (size_t i = 0; i < m_order.columns.size(); ++i) {
             const float v = h.scaled[r * d + m_order.columns[i]];
             const auto c = std::isfinite(v) ? table[size_t(std::lround(v * 255.0f))]
@@ -156,10 +181,13 @@ void HeatmapPanel::drawGrid(UiContext& ctx, const char* id) {
             ws.edits().setColour(c);
             ws.edits().seal();
         }
-        if (ImGui::IsItemHovered() && r < st.populations.groups.size() &&
-            !st.populations.groups[r].phenotype.empty())
-            ImGui::SetTooltip("%s\n%s", h.rows[r].c_str(),
-                              st.populations.groups[r].phenotype.c_str());
+        if (ImGui::IsItemHovered()) {
+            if (r < st.populations.groups.size() && !st.populations.groups[r].phenotype.empty())
+                ImGui::SetTooltip("%s\n%s", h.rows[r].c_str(),
+                                  st.populations.groups[r].phenotype.c_str());
+            else
+                ImGui::SetTooltip("%s", h.rows[r].c_str());
+        }
         ImGui::PopID();
     }
     if (hoverColumn >= 0)
