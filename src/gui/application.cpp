@@ -165,6 +165,14 @@ void Application::fitWhenDue() {
     if (!m_fitted && m_workspace.stats().sweeps > m_fitAfterSweeps && m_workspace.idle())
         m_fitted = true, m_canvas.fit(*m_ctx);
     if (m_ctx->fitRequested) m_ctx->fitRequested = false, m_canvas.fit(*m_ctx);
+    // A key that grows over the fitted view (a new colouring's legend) moves the picture clear
+    // of it; a view the user has panned or zoomed stays where it is.
+    const auto& key = m_ctx->keySize;
+    if (key != m_fitKeySize) {
+        const bool grew = key[0] > m_fitKeySize[0] + 1 || key[1] > m_fitKeySize[1] + 1;
+        if (grew && m_canvas.showsFit(m_ctx->camera)) m_canvas.fit(*m_ctx);
+        m_fitKeySize = key;
+    }
 }
 
 void Application::frame() {

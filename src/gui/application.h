@@ -3,6 +3,7 @@
 // one frame after another. What runs beside the loop (a script, --screenshot, --bench-frames,
 // the autosave) is a FrameHook; what draws the cells is the CanvasPainter.
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -116,6 +117,7 @@ class Application {
     float m_contentScale = 1;
     uint64_t m_fitForData = 0, m_fitAfterSweeps = 0;
     bool m_fitted = false;
+    std::array<float, 2> m_fitKeySize{0, 0};  // the colour key's size the view was last fitted to
     double m_budgetMs = 8;
     FrameCost m_cost;
     app::DeviceFigures m_device;  // the projection's on the device, this frame

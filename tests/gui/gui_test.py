@@ -278,9 +278,18 @@ def test_landmarks_add_remove(out):
 
 def test_colour_by_marker(out):
     states, _, _ = run_app([f"open {CELLS}", "settle", "set colour.marker M3", "wait 2",
-                            f"screenshot {out}/m3.png", "state", "quit"], out)
-    s = states[-1]
+                            f"screenshot {out}/m3.png", "state", "populations-from-landmarks 14",
+                            "settle", "set colour.mode population", "wait 3", "state", "quit"], out)
+    s = states[0]
     check(s["colour_mode"] == "marker", f"colour mode is {s['colour_mode']}")
+    # The populations' legend, taller than the colour bar it replaces, moves the untouched fitted
+    # view clear of it: no landmark lies under the key.
+    p = states[-1]
+    check(p["colour_mode"] == "population" and len(p["colour_key"]) == 4,
+          f"colouring by population shows {p['colour_mode']} with key {p['colour_key']}")
+    kx0, ky0, kx1, ky1 = p["colour_key"]
+    hidden = [i for i, (x, y) in enumerate(p["landmark_screen"]) if kx0 <= x <= kx1 and ky0 <= y <= ky1]
+    check(not hidden, f"the populations' legend covers landmarks {hidden}")
     img = read_png(f"{out}/m3.png")
     x0, y0, x1, y1 = canvas_box(s)
     hues = set()
