@@ -8,6 +8,8 @@
 #include <limits>
 #include <vector>
 
+#include "ui/small_multiples.h"
+
 namespace sepal::ui {
 
 namespace {
@@ -90,7 +92,10 @@ void Canvas::update(UiContext& ctx) {
     ImGuiIO& io = ImGui::GetIO();
     auto& ws = ctx.workspace;
     if (ws.state().data.events() == 0 && !ws.data().loading()) drawEmptyHint();
-    if (ws.state().model.count() > 0 && !ws.state().view.showLandmarks) drawLandmarksHint();
+    // Not over small multiples, whose first panel's title takes that corner.
+    if (ws.state().model.count() > 0 && !ws.state().view.showLandmarks &&
+        smallMultiplePanels(ws.state(), m_w, m_h).empty())
+        drawLandmarksHint();
     float mx = io.MousePos.x - m_x, my = io.MousePos.y - m_y;
     bool inside = mx >= 0 && my >= 0 && mx < m_w && my < m_h;
     bool free = !io.WantCaptureMouse || m_gesture != Gesture::None;
