@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "core/color/palette.h"
@@ -187,16 +188,22 @@ std::vector<float> twoClusters(size_t n) {
     return xy;
 }
 
-TEST(Picture, LegendNamesTheLabelsInTheRightPanel) {
+/// The two clusters' picture coloured by two labels (alternate cells), `width` x `height`.
+Image labelledPicture(int width, int height, const std::string& title,
+                      const std::vector<std::string>& categories) {
     const size_t n = 2000;
     const auto xy = twoClusters(n);
     PictureSpec spec;
-    spec.width = 400, spec.height = 300;
+    spec.width = width, spec.height = height;
     spec.colorBy = ColorBy::Labels;
-    spec.title = "population";
-    spec.categories = {"T cells", "B cells"};
+    spec.title = title;
+    spec.categories = categories;
     for (size_t i = 0; i < n; ++i) spec.codes.push_back(static_cast<int32_t>(i % 2));
-    const Image im = renderPicture(xy.data(), n, spec);
+    return renderPicture(xy.data(), n, spec);
+}
+
+TEST(Picture, LegendNamesTheLabelsInTheRightPanel) {
+    const Image im = labelledPicture(400, 300, "population", {"T cells", "B cells"});
     const int panel = 400 - std::max(400 / 5, 100);
     EXPECT_GT(inkedPixels(im, 0, 0, panel, 300), 1000u);   // points
     EXPECT_GT(inkedPixels(im, panel, 0, 400, 300), 100u);  // legend text and swatches
@@ -216,33 +223,27 @@ TEST(Picture, LegendNamesTheLabelsInTheRightPanel) {
 // edge; shortened, they keep what tells them apart (the shared end goes first, then the shared
 // start at a word boundary, then the middle).
 TEST(Picture, LongLegendNamesStayInsideAndApart) {
-    const size_t n = 2000;
-    const auto xy = twoClusters(n);
-    PictureSpec spec;
-    spec.width = 600, spec.height = 600;
-    spec.colorBy = ColorBy::Labels;
-    spec.title = "sample";
-    spec.categories = {"Gates_PTLG021_Unstim_Control_2_with_a_long_acquisition_suffix",
-                       "Gates_PTLG028_Unstim_Control_1_with_a_long_acquisition_suffix"};
-    for (size_t i = 0; i < n; ++i) spec.codes.push_back(static_cast<int32_t>(i % 2));
-    const Image im = renderPicture(xy.data(), n, spec);
+    const std::vector<std::string> samples = {
+        "Gates_PTLG021_Unstim_Control_2_with_a_long_acquisition_suffix",
+        "Gates_PTLG028_Unstim_Control_1_with_a_long_acquisition_suffix"};
+    const Image im = labelledPicture(600, 600, "sample", samples);
     EXPECT_EQ(inkedPixels(im, 600 - 4, 0, 600, 600), 0u) << "the legend runs off the edge";
     EXPECT_GT(inkedPixels(im, 600 * 3 / 5, 0, 600, 600), 100u) << "no legend";
 
     const int roomy = textWidth("Gates_PTLG021_Unstim_Control_2......", 1);
-    const auto noEnd = fitNames(spec.categories, roomy, 1);
+    const auto noEnd = fitNames(samples, roomy, 1);
     EXPECT_EQ(noEnd[0].substr(0, 30), "Gates_PTLG021_Unstim_Control_2");
     EXPECT_EQ(noEnd[1].substr(0, 30), "Gates_PTLG028_Unstim_Control_1");
     EXPECT_LE(textWidth(noEnd[0], 1), roomy);
     const int tight = textWidth("...PTLG021_Unstim_Control_2...", 1);
-    const auto core = fitNames(spec.categories, tight, 1);
+    const auto core = fitNames(samples, tight, 1);
     EXPECT_NE(core[0], core[1]);
     EXPECT_NE(core[0].find("PTLG021"), std::string::npos) << core[0];
     EXPECT_EQ(core[0].find("Gates"), std::string::npos) << core[0];
     EXPECT_LE(textWidth(core[0], 1), tight);
     // Names that fit stay whole, and a lone name has nothing shared to drop.
     EXPECT_EQ(fitNames({"CD4 T", "B"}, 1000, 1), (std::vector<std::string>{"CD4 T", "B"}));
-    EXPECT_LE(textWidth(fitNames({spec.categories[0]}, tight, 1)[0], 1), tight);
+    EXPECT_LE(textWidth(fitNames({samples[0]}, tight, 1)[0], 1), tight);
 }
 
 TEST(Annotate, ElidingKeepsShortTextAndCutsBetweenCharacters) {
