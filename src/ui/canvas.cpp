@@ -56,7 +56,8 @@ void Canvas::fit(UiContext& ctx) {
 }
 
 render::Bounds Canvas::pictureBounds(const UiContext& ctx) const {
-    const auto& m = ctx.workspace.state().model;
+    const auto& st = ctx.workspace.state();
+    const auto& m = st.model;
     const auto& xy = ctx.workspace.positions();
     render::Bounds b{std::numeric_limits<float>::max(), std::numeric_limits<float>::max(),
                      std::numeric_limits<float>::lowest(), std::numeric_limits<float>::lowest()};
@@ -65,9 +66,9 @@ render::Bounds Canvas::pictureBounds(const UiContext& ctx) const {
         b.minX = std::min(b.minX, x), b.maxX = std::max(b.maxX, x);
         b.minY = std::min(b.minY, y), b.maxY = std::max(b.maxY, y);
     };
-    for (size_t l = 0; l < m.count(); ++l) add(m.low[2 * l], m.low[2 * l + 1]);
     // Points only once projected (before that they all sit at the origin); the 0.5th to 99.5th
     // percentiles, so that a few stray cells do not shrink the picture.
+    bool cells = false;
     if (ctx.workspace.stats().sweeps > 0 && xy.size() >= 2) {
         std::vector<float> xs, ys;
         size_t n = xy.size() / 2, stride = std::max<size_t>(1, n / 100000);
@@ -82,7 +83,18 @@ render::Bounds Canvas::pictureBounds(const UiContext& ctx) const {
         if (!xs.empty()) {
             add(at(xs, 0.005), at(ys, 0.005));
             add(at(xs, 0.995), at(ys, 0.995));
+            cells = true;
         }
+    }
+    // Every landmark while they are shown (each can be dragged); hidden, only those near the
+    // cells: a landmark that won no cells may lie far out (k-means' empty ones, after refining),
+    // and fitting it too shrank the picture into a corner.
+    const render::Bounds near{b.minX - 0.5f * (b.maxX - b.minX), b.minY - 0.5f * (b.maxY - b.minY),
+                              b.maxX + 0.5f * (b.maxX - b.minX), b.maxY + 0.5f * (b.maxY - b.minY)};
+    for (size_t l = 0; l < m.count(); ++l) {
+        const float x = m.low[2 * l], y = m.low[2 * l + 1];
+        const bool inside = x >= near.minX && x <= near.maxX && y >= near.minY && y <= near.maxY;
+        if (!cells || st.view.showLandmarks || inside) add(x, y);
     }
     if (b.minX > b.maxX) b = {-1, -1, 1, 1};
     return b;

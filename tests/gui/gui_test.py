@@ -276,6 +276,31 @@ def test_landmarks_add_remove(out):
     check(states[3]["redo"].startswith("Remove landmark"), f"redo label after undo: {states[3]['redo']}")
 
 
+def test_stray_landmark_fit(out):
+    """A landmark far from every cell (k-means' empty ones after refining) is left out of the fit
+    while the landmarks are hidden, so that the picture fills the canvas; shown, every landmark is
+    fitted (each can be dragged)."""
+    run_app([f"open {CELLS}", "settle", f"export model {out}/m.json", "quit"], out)
+    model = json.load(open(f"{out}/m.json"))
+    low = model["low"]
+    xs = low[0::2]
+    span = max(xs) - min(xs)
+    low[0] = max(xs) + 10 * span  # landmark 0, ten picture widths to the right
+    json.dump(model, open(f"{out}/stray.json", "w"))
+    states, _, _ = run_app([f"open {CELLS}", "settle", f"open {out}/stray.json", "settle", "fit",
+                            "wait 2", "state", "set view.landmarks on", "fit", "wait 2", "state",
+                            "quit"], out)
+    hidden, shown = states
+    x0, _, x1, _ = canvas_box(hidden)
+    others = [x for x, _ in hidden["landmark_screen"][1:]]
+    check(max(others) - min(others) > 0.6 * (x1 - x0),
+          f"the stray landmark shrank the picture: the others span {min(others):.0f}..{max(others):.0f}"
+          f" of {x0:.0f}..{x1:.0f}")
+    sx0, _, sx1, _ = canvas_box(shown)
+    stray = shown["landmark_screen"][0][0]
+    check(sx0 <= stray <= sx1, f"shown, the stray landmark lies at x {stray:.0f}, off {sx0:.0f}..{sx1:.0f}")
+
+
 def test_colour_by_marker(out):
     states, _, _ = run_app([f"open {CELLS}", "settle", "set colour.marker M3", "wait 2",
                             f"screenshot {out}/m3.png", "state", "populations-from-landmarks 14",

@@ -5,7 +5,8 @@ if(Python3_Interpreter_FOUND)
     foreach(name open_demo train drag_landmark landmarks_add_remove colour_by_marker
                  population_export undo_redo exports bad_file session autosave crash_recovery
                  box_select_move cli_agreement counts_agreement gates small_multiples
-                 neighbours_kept cpu_splats supervised_layout compare polish bench_frames)
+                 neighbours_kept cpu_splats supervised_layout compare polish bench_frames
+                 stray_landmark_fit)
         add_test(NAME gui.${name}
                  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/gui/gui_test.py ${name})
         set_tests_properties(gui.${name} PROPERTIES LABELS gui SKIP_RETURN_CODE 77 TIMEOUT 600
