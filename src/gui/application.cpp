@@ -158,21 +158,22 @@ void Application::fitWhenDue() {
     // when the next sweep of every cell is done.
     uint64_t dataVersion = m_workspace.state().version(app::Part::Data);
     uint64_t fitKey = dataVersion * 1000003 + m_workspace.document().fitRequests();
+    const std::string& title = m_workspace.colourKey().title;
+    const auto fit = [&] { m_canvas.fit(*m_ctx), m_fitTitle = title; };
     if (fitKey != m_fitForData) {
-        m_fitForData = fitKey, m_fitted = false, m_canvas.fit(*m_ctx);
+        m_fitForData = fitKey, m_fitted = false, fit();
         m_fitAfterSweeps = m_workspace.stats().sweeps;
     }
     if (!m_fitted && m_workspace.stats().sweeps > m_fitAfterSweeps && m_workspace.idle())
-        m_fitted = true, m_canvas.fit(*m_ctx);
-    if (m_ctx->fitRequested) m_ctx->fitRequested = false, m_canvas.fit(*m_ctx);
-    // A key that grows over the fitted view (a new colouring's legend) moves the picture clear
-    // of it; a view the user has panned or zoomed stays where it is.
+        m_fitted = true, fit();
+    if (m_ctx->fitRequested) m_ctx->fitRequested = false, fit();
+    // A key of another colouring than the fit's that grows (a legend after a colour bar) moves
+    // the untouched fitted view clear of it; a view the user has panned or zoomed stays where it
+    // is, and so does the view when the fit's own legend gains a row (a lasso's population).
     const auto& key = m_ctx->keySize;
-    if (key != m_fitKeySize) {
-        const bool grew = key[0] > m_fitKeySize[0] + 1 || key[1] > m_fitKeySize[1] + 1;
-        if (grew && m_canvas.showsFit(m_ctx->camera)) m_canvas.fit(*m_ctx);
-        m_fitKeySize = key;
-    }
+    const bool grew = key[0] > m_keySize[0] + 1 || key[1] > m_keySize[1] + 1;
+    if (grew && title != m_fitTitle && m_canvas.showsFit(m_ctx->camera)) fit();
+    m_keySize = key;
 }
 
 void Application::frame() {

@@ -117,7 +117,8 @@ class Application {
     float m_contentScale = 1;
     uint64_t m_fitForData = 0, m_fitAfterSweeps = 0;
     bool m_fitted = false;
-    std::array<float, 2> m_fitKeySize{0, 0};  // the colour key's size the view was last fitted to
+    std::array<float, 2> m_keySize{0, 0};  // the colour key's size as last seen
+    std::string m_fitTitle;                // the colour key's title when the view was last fitted
     double m_budgetMs = 8;
     FrameCost m_cost;
     app::DeviceFigures m_device;  // the projection's on the device, this frame

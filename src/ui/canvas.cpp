@@ -89,12 +89,15 @@ render::Bounds Canvas::pictureBounds(const UiContext& ctx) const {
     // Every landmark while they are shown (each can be dragged); hidden, only those near the
     // cells: a landmark that won no cells may lie far out (k-means' empty ones, after refining),
     // and fitting it too shrank the picture into a corner.
-    const render::Bounds near{b.minX - 0.5f * (b.maxX - b.minX), b.minY - 0.5f * (b.maxY - b.minY),
-                              b.maxX + 0.5f * (b.maxX - b.minX), b.maxY + 0.5f * (b.maxY - b.minY)};
+    // Near: within half the cells' larger extent of their box (cells all on one point leave
+    // no extent, and then every landmark counts).
+    const float reach = cells ? 0.5f * std::max(b.maxX - b.minX, b.maxY - b.minY) : 0.0f;
+    const bool every = !cells || st.view.showLandmarks || !(reach > 0);
+    const render::Bounds near{b.minX - reach, b.minY - reach, b.maxX + reach, b.maxY + reach};
     for (size_t l = 0; l < m.count(); ++l) {
         const float x = m.low[2 * l], y = m.low[2 * l + 1];
         const bool inside = x >= near.minX && x <= near.maxX && y >= near.minY && y <= near.maxY;
-        if (!cells || st.view.showLandmarks || inside) add(x, y);
+        if (every || inside) add(x, y);
     }
     if (b.minX > b.maxX) b = {-1, -1, 1, 1};
     return b;

@@ -19,7 +19,8 @@ class Canvas {
     void update(UiContext& ctx);
     /// Fits the camera to the landmarks and points, clear of the colour key.
     void fit(UiContext& ctx);
-    /// What a fit shows: the landmarks and the 0.5th to 99.5th percentiles of the points.
+    /// What a fit shows: the 0.5th to 99.5th percentiles of the points, and the landmarks (while
+    /// they are hidden, only those near the points' box).
     render::Bounds pictureBounds(const UiContext& ctx) const;
     /// True while `camera` shows the last fit (not panned or zoomed since).
     bool showsFit(const render::Camera& camera) const { return camera.state() == m_fitView; }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/color/colormap.h"
+#include "core/common/text.h"
 
 namespace sepal::ui {
 
@@ -25,23 +26,12 @@ void textUpwards(ImDrawList* draw, ImVec2 at, const char* text, ImU32 colour) {
     }
 }
 
-/// `text` within `width` pixels of the current font: whole when it fits, else its start and end
-/// around "..." (the row's tooltip names it whole).
+/// `text` within `width` pixels of the current font, its middle given up to "..." (the row's
+/// tooltip names it whole).
 std::string fitted(const std::string& text, float width) {
-    if (ImGui::CalcTextSize(text.c_str()).x <= width) return text;
-    std::string best = "...";
-    for (size_t keep = 1; keep < text.size(); ++keep) {
-        const size_t head = (keep + 1) / 2, tail = keep / 2;
-        // Byte cuts on UTF-8 lead bytes only.
-        if ((static_cast<unsigned char>(text[head]) & 0xC0) == 0x80 ||
-            (static_cast<unsigned char>(text[text.size() - tail]) & 0xC0) == 0x80)
-            continue;
-        const std::string candidate =
-            text.substr(0, head) + "..." + text.substr(text.size() - tail);
-        if (ImGui::CalcTextSize(candidate.c_str()).x > width) break;
-        best = candidate;
-    }
-    return best;
+    return elideMiddle(
+        text, width, [](const std::string& t) { return double(ImGui::CalcTextSize(t.c_str()).x); },
+        "...");
 }
 
 }  // namespace

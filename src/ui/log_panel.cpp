@@ -8,8 +8,7 @@ void LogPanel::draw(UiContext& ctx) {
     const auto& log = ctx.workspace.log();
     if (ImGui::BeginChild("log", ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar)) {
         // Lines wrap at the visible width, left of the vertical scroll bar (a scrolled region's
-        // own width grows with its longest line, and wrapping there hid words behind the bar);
-        // only a word longer than the width scrolls sideways.
+        // own width grows with its longest line, and wrapping there hid words behind the bar).
         const ImGuiStyle& style = ImGui::GetStyle();
         ImGui::PushTextWrapPos(ImGui::GetWindowWidth() - style.WindowPadding.x -
                                style.ScrollbarSize);

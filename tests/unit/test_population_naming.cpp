@@ -155,8 +155,14 @@ TEST(MarkerThresholds, TheValleyAfterTheLowestModeCutsPositiveFromNegative) {
     ASSERT_TRUE(rare.resolved);
     EXPECT_GT(rare.positive, 1.0f);
     EXPECT_LT(rare.positive, 3.6f);
-    // One mode: nothing learnt, the marker says nothing.
+    // One mode: nothing learnt, the marker says nothing; nor does a heavy right tail (2 % of
+    // the cells spread exponentially above it), whose last 0.5 % the histogram now reaches.
     EXPECT_FALSE(learnThreshold(mixture({{3.0, 1.0}}, 20000)).resolved);
+    std::vector<float> tailed = mixture({{0.3, 0.98}}, 50000);
+    std::mt19937 rng(13);
+    std::exponential_distribution<float> tail(1.0f);
+    for (int i = 0; i < 1000; ++i) tailed.push_back(0.3f + tail(rng));
+    EXPECT_FALSE(learnThreshold(tailed).resolved);
     EXPECT_FALSE(learnThreshold({}).resolved);
 }
 
@@ -182,8 +188,9 @@ TEST(PopulationNames, CellsPositiveOnTwoLineagesAreCalledDoublets) {
 }
 
 // T cells, granulocytes (CD15+, and dim on CD45: their CD45 mode is the lowest, far above the
-// other markers' background) and a few cells on both: the pair are doublets by CD3 with CD15, and
-// the granulocytes' phrase says CD45lo, not CD45- (their CD45 median is well above background).
+// other markers' background), a few cells on both, and debris at the floor of every marker: the
+// pair are doublets by CD3 with CD15; the granulocytes' phrase says CD45lo, not CD45- (their CD45
+// median is well above background), the debris' CD45- (theirs is at it).
 TEST(PopulationNames, TAndGranulocyteDoubletsAndADimFloorSaysLo) {
     // Markers CD3, CD15, CD45, CD19, CD14, CD4: background 0.2 on all but CD45.
     const size_t n = 6000;
@@ -192,14 +199,14 @@ TEST(PopulationNames, TAndGranulocyteDoubletsAndADimFloorSaysLo) {
     std::mt19937 rng(11);
     std::normal_distribution<float> noise(0.0f, 0.5f);  // the cuts land near 2, as on CyTOF
     for (size_t i = 0; i < n; ++i) {
-        const int g = i < 2400 ? 0 : i < 5800 ? 1 : 2;  // T, granulocytes, doublets
+        const int g = i < 2400 ? 0 : i < 5400 ? 1 : i < 5600 ? 2 : 3;  // T, gran., doublets, debris
         codes[i] = g;
-        points.at(i, 0) = (g != 1 ? 5.0f : 0.2f) + noise(rng);  // CD3
-        points.at(i, 1) = (g != 0 ? 5.0f : 0.2f) + noise(rng);  // CD15
-        points.at(i, 2) = (g == 1 ? 1.6f : 5.0f) + noise(rng);  // CD45: dim on granulocytes
-        points.at(i, 3) = 0.2f + noise(rng);                    // CD19
-        points.at(i, 4) = 0.2f + noise(rng);                    // CD14
-        points.at(i, 5) = (i % 2 ? 5.0f : 0.2f) + noise(rng);   // CD4: half of every group
+        points.at(i, 0) = (g == 0 || g == 2 ? 5.0f : 0.2f) + noise(rng);        // CD3
+        points.at(i, 1) = (g == 1 || g == 2 ? 5.0f : 0.2f) + noise(rng);        // CD15
+        points.at(i, 2) = (g == 1 ? 1.6f : g == 3 ? 0.2f : 5.0f) + noise(rng);  // CD45
+        points.at(i, 3) = 0.2f + noise(rng);                                    // CD19
+        points.at(i, 4) = 0.2f + noise(rng);                                    // CD14
+        points.at(i, 5) = (i % 2 ? 5.0f : 0.2f) + noise(rng);  // CD4: half of every group
     }
     NamingInput input{{"CD3", "CD15", "CD45", "CD19", "CD14", "CD4"},
                       std::vector<MarkerClass>(6, MarkerClass::Type)};
@@ -207,12 +214,13 @@ TEST(PopulationNames, TAndGranulocyteDoubletsAndADimFloorSaysLo) {
     ASSERT_TRUE(cuts[2].resolved);
     EXPECT_TRUE(cuts[2].lowIsDim) << "CD45's lowest mode " << cuts[2].lowMode;
     EXPECT_FALSE(cuts[0].lowIsDim);
-    const auto names = namePopulations(points, codes, 3, input);
+    const auto names = namePopulations(points, codes, 4, input);
     EXPECT_TRUE(names[2].doublets);
     EXPECT_EQ(names[2].name, "Doublets (CD3+ CD15+)");
     EXPECT_NE(names[1].phrase.find("CD45lo"), std::string::npos) << names[1].phrase;
     EXPECT_EQ(names[1].phrase.find("CD45-"), std::string::npos) << names[1].phrase;
     EXPECT_NE(names[1].phrase.find("CD3-"), std::string::npos) << names[1].phrase;
+    EXPECT_NE(names[3].phrase.find("CD45-"), std::string::npos) << names[3].phrase;
 }
 
 TEST(PopulationNames, AShallowValleyAssertsAMarkerOnlyWhenMostCellsAgree) {

@@ -246,13 +246,41 @@ TEST(Picture, LongLegendNamesStayInsideAndApart) {
     EXPECT_LE(textWidth(fitNames({samples[0]}, tight, 1)[0], 1), tight);
 }
 
+/// Whether `s` is whole UTF-8: every lead byte followed by as many continuation bytes as it says.
+bool wholeUtf8(const std::string& s) {
+    for (size_t i = 0; i < s.size();) {
+        const unsigned char c = static_cast<unsigned char>(s[i]);
+        size_t more = 0;
+        if ((c & 0xE0) == 0xC0)
+            more = 1;
+        else if ((c & 0xF0) == 0xE0)
+            more = 2;
+        else if ((c & 0xF8) == 0xF0)
+            more = 3;
+        else if (c >= 0x80)
+            return false;  // a continuation byte where a character starts
+        if (i + more >= s.size() && more > 0) return false;
+        for (size_t k = 1; k <= more; ++k)
+            if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+        i += 1 + more;
+    }
+    return true;
+}
+
+// Every width from a few pixels up: the cut text fits (or is the ellipsis alone), is shortened,
+// and no cut splits a character of a name with two-byte letters on both sides of its middle.
 TEST(Annotate, ElidingKeepsShortTextAndCutsBetweenCharacters) {
     EXPECT_EQ(elideMiddle("CD4 T", 1000, 2), "CD4 T");
-    const std::string cut =
-        elideMiddle("Naïve CD4 T cells of the thymus", textWidth("Naïve CD4", 1), 1);
-    EXPECT_LE(textWidth(cut, 1), textWidth("Naïve CD4", 1));
-    for (unsigned char c : cut.substr(0, 2)) EXPECT_NE(c, 0xC3) << "a cut split the ï";
-    EXPECT_EQ(cut.substr(0, 1), "N");
+    const std::string name = "Naïve CD4 T cells of the thymus, größer";
+    const std::string ellipsis = elideMiddle(name, 0, 1);  // nothing more fits
+    EXPECT_TRUE(ellipsis == "\u2026" || ellipsis == "...") << ellipsis;
+    const int whole = textWidth(name, 1);
+    for (int width = 4; width < whole; width += 3) {
+        const std::string cut = elideMiddle(name, width, 1);
+        EXPECT_TRUE(wholeUtf8(cut)) << "width " << width << ": " << cut;
+        EXPECT_TRUE(textWidth(cut, 1) <= width || cut == ellipsis) << "width " << width;
+        EXPECT_NE(cut, name);
+    }
 }
 
 TEST(Picture, ColourBarSpansTheMapAndPngDecodesToTheSamePixels) {

@@ -23,10 +23,11 @@ struct MarkerThreshold {
     /// 0.8 that merges modes a shallow one.
     float depth = 1;
     bool onEveryCell = false;
-    /// The lowest mode lies well above the panel's background (learnThresholds): the cells below
-    /// the cut carry the marker dimly, and a population there is "lo", not "-" (CD45 on
-    /// neutrophils).
+    /// The lowest mode lies well above the panel's background (learnThresholds): a population
+    /// below the cut whose median is at or above `dimFloor` carries the marker dimly and reads
+    /// "lo", not "-", and one above the cut "hi" (CD45 on neutrophils and lymphocytes).
     bool lowIsDim = false;
+    float dimFloor = 0;  ///< with lowIsDim: half way from the panel's background to its typical cut
 };
 
 /// Learns the cut points from `values` (non-finite ones left out, and a pile-up at the floor:

@@ -107,7 +107,7 @@ std::vector<MarkerThreshold> learnThresholds(const Matrix& points,
         const float background = medianOf(lows);
         const float dim = background + kDimFloor * (typical - background);
         for (MarkerThreshold& t : out) {
-            if (t.resolved && t.lowMode >= dim) t.lowIsDim = true;
+            if (t.resolved && t.lowMode >= dim) t.lowIsDim = true, t.dimFloor = dim;
             if (t.resolved && t.lowMode >= typical) {
                 t.hasBright = true;
                 t.bright = t.positive;
@@ -161,6 +161,15 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
         return holds(condition, cuts[c], tally[p].cells[c], share(p, c));
     };
 
+    // A population's median on column c, over the same sampled cells (asked for a few phrase
+    // markers only).
+    const auto populationMedian = [&](size_t p, size_t c) {
+        std::vector<float> v;
+        for (size_t i = 0; i < points.rows && i < codes.size(); i += step)
+            if (codes[i] == int32_t(p) && std::isfinite(points.at(i, c)))
+                v.push_back(points.at(i, c));
+        return v.empty() ? 0.0f : medianOf(v);
+    };
     std::vector<PopulationName> names(k);
     std::map<std::string, int> seen;
     for (size_t p = 0; p < k; ++p) {
@@ -182,8 +191,12 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
             for (const auto& [score, c] : apart) {
                 const bool up = share(p, c).positive >= kCallShare;
                 if (up != bool(positive)) continue;
-                // Below a dim floor's cut the cells still carry the marker: "lo", not "-".
-                const char* call = up ? "+" : cuts[c].lowIsDim ? "lo" : "-";
+                const char* call = up ? "+" : "-";
+                // On a marker whose lowest mode is dim, a population whose own median stays above
+                // the background carries it dimly ("lo"; cells at the floor are still "-"), and
+                // the bright side is "hi".
+                if (cuts[c].lowIsDim)
+                    call = up ? "hi" : populationMedian(p, c) >= cuts[c].dimFloor ? "lo" : "-";
                 out.phrase += (out.phrase.empty() ? "" : " ") + input.markers[c] + call;
                 out.called.emplace_back(c, up);
             }

@@ -53,4 +53,27 @@ size_t sharedWordEnd(const std::vector<std::string>& names) {
     return n;
 }
 
+std::string elideMiddle(const std::string& text, double width,
+                        const std::function<double(const std::string&)>& widthOf,
+                        const std::string& ellipsis) {
+    if (widthOf(text) <= width) return text;
+    // Character starts (UTF-8 lead bytes), so that a cut never splits one.
+    std::vector<size_t> starts;
+    for (size_t i = 0; i < text.size(); ++i)
+        if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) starts.push_back(i);
+    // Characters from both ends in turn while the result fits.
+    size_t head = 0, tail = 0;  // characters kept at the start and at the end
+    std::string best = ellipsis;
+    while (head + tail < starts.size()) {
+        const bool fromStart = head <= tail;
+        const size_t h = head + fromStart, t = tail + !fromStart;
+        const size_t headEnd = h < starts.size() ? starts[h] : text.size();
+        const size_t tailStart = t == 0 ? text.size() : starts[starts.size() - t];
+        const std::string candidate = text.substr(0, headEnd) + ellipsis + text.substr(tailStart);
+        if (widthOf(candidate) > width) break;
+        head = h, tail = t, best = candidate;
+    }
+    return best;
+}
+
 }  // namespace sepal

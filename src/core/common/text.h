@@ -2,6 +2,7 @@
 // Small text helpers the readers of user-written tables share.
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,13 @@ std::string lowercase(std::string s);
 
 /// The words joined by ", ": "CD3, CD4, CD8".
 std::string commaJoined(const std::vector<std::string>& words);
+
+/// `text` within `width` as `widthOf` measures it: whole when it fits, else its start and end
+/// around `ellipsis` ("Gates_PTLG…Control_2"), cut between UTF-8 characters; the ellipsis alone
+/// when nothing more fits (the one case that may exceed `width`).
+std::string elideMiddle(const std::string& text, double width,
+                        const std::function<double(const std::string&)>& widthOf,
+                        const std::string& ellipsis);
 
 /// Bytes that all of `names` begin with, cut back to end at a word boundary (after a space, '_',
 /// '-' or '.'), so that a shortened name never starts inside a word ("Gates_PTLG021" and

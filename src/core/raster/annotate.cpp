@@ -107,32 +107,19 @@ int legendWidth(const std::vector<std::pair<std::string, color::Rgba8>>& entries
 }
 
 std::string elideMiddle(const std::string& text, int width, int textScale) {
-    if (textWidth(text, textScale) <= width) return text;
-    // Character starts (UTF-8 lead bytes), so that a cut never splits one.
-    std::vector<size_t> starts;
-    for (size_t i = 0; i < text.size(); ++i)
-        if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) starts.push_back(i);
-    const std::string ellipsis = textHasFont() ? "\u2026" : "...";
-    // Take characters from both ends in turn while the result fits.
-    size_t head = 0, tail = 0;  // characters kept at the start and at the end
-    std::string best = ellipsis;
-    while (head + tail < starts.size()) {
-        const bool fromStart = head <= tail;
-        const size_t h = head + fromStart, t = tail + !fromStart;
-        const size_t headEnd = h < starts.size() ? starts[h] : text.size();
-        const size_t tailStart = t == 0 ? text.size() : starts[starts.size() - t];
-        const std::string candidate = text.substr(0, headEnd) + ellipsis + text.substr(tailStart);
-        if (textWidth(candidate, textScale) > width) break;
-        head = h, tail = t, best = candidate;
-    }
-    return best;
+    return sepal::elideMiddle(
+        text, width, [&](const std::string& t) { return textWidth(t, textScale); },
+        textHasFont() ? "\u2026" : "...");
 }
 
 std::vector<std::string> fitNames(const std::vector<std::string>& names, int width, int textScale) {
-    std::vector<std::string> out;
-    if (names.empty()) return out;
     const std::string ellipsis = textHasFont() ? "\u2026" : "...";
-    const size_t start = sharedWordStart(names), end = sharedWordEnd(names);
+    // What the names too wide share (a short "(missing)" beside them shares nothing with them).
+    std::vector<std::string> wide;
+    for (const auto& name : names)
+        if (textWidth(name, textScale) > width) wide.push_back(name);
+    const size_t start = sharedWordStart(wide), end = sharedWordEnd(wide);
+    std::vector<std::string> out;
     for (const auto& name : names) {
         if (textWidth(name, textScale) <= width) {
             out.push_back(name);
@@ -150,7 +137,8 @@ std::vector<std::string> fitNames(const std::vector<std::string>& names, int wid
         const std::string core = name.substr(from, to - from);
         const std::string left = from > 0 ? ellipsis : "", right = to < name.size() ? ellipsis : "";
         const int room = width - textWidth(left + right, textScale);
-        out.push_back(left + elideMiddle(core, room, textScale) + right);
+        out.push_back(room > 0 ? left + elideMiddle(core, room, textScale) + right
+                               : elideMiddle(name, width, textScale));
     }
     return out;
 }

@@ -31,14 +31,16 @@ int drawLegend(Image& image, int x, int y, int maxHeight,
 int legendWidth(const std::vector<std::pair<std::string, color::Rgba8>>& entries,
                 const std::string& title, int textScale = 1);
 
-/// `text` within `width` pixels at `textScale`: whole when it fits, else its start and end around
-/// an ellipsis ("Gates_PTLG…Control_2"), cut between UTF-8 characters.
+/// `text` within `width` pixels at `textScale` (sepal::elideMiddle, with the picture's font and
+/// its ellipsis).
 std::string elideMiddle(const std::string& text, int width, int textScale = 1);
 
-/// Names that must stay apart, each within `width` pixels at `textScale`: a name that fits stays
-/// whole; one that does not first loses what every name ends with, then what they all begin
-/// with (each cut at a word boundary: space, '_', '-' or '.'), to ellipses, and only then its
-/// middle ("Gates_PTLG021_Unstim_Control_2_long_suffix" -> "Gates_PTLG021_Unstim_Control_2…").
+/// Names of a legend, each within `width` pixels at `textScale` (or the ellipsis alone when not
+/// even that fits): a name that fits stays whole; one that does not first loses what all the too
+/// wide names end with, then what they all begin with (each cut at a word boundary: space, '_',
+/// '-' or '.'), to ellipses, and only then its middle ("Gates_PTLG021_Unstim_Control_2_suffix"
+/// -> "Gates_PTLG021_Unstim_Control_2…"). What tells names apart survives when it lies past their
+/// shared start; names that differ only deep in their middles may still meet in a narrow room.
 std::vector<std::string> fitNames(const std::vector<std::string>& names, int width,
                                   int textScale = 1);
 
