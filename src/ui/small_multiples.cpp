@@ -49,12 +49,20 @@ std::vector<MultiplePanel> smallMultiplePanels(const app::State& state, float wi
     return panels;
 }
 
+float panelTitleBand() {
+    return ImGui::GetTextLineHeight() + 10.0f;  // the title at 6 px, and a gap under it
+}
+
 render::Camera panelCamera(const render::Camera& main, const MultiplePanel& panel) {
     render::Camera camera = main;
     auto view = main.state();
-    // The whole of what the main camera shows, shrunk into the panel.
+    // The whole of what the main camera shows, shrunk into the panel below its title, so that no
+    // cell is drawn under the title.
+    const float band = std::min(panelTitleBand(), 0.5f * panel.height);
     view[2] *= std::min(panel.width / std::max(1.0f, main.width()),
-                        panel.height / std::max(1.0f, main.height()));
+                        (panel.height - band) / std::max(1.0f, main.height()));
+    // World y grows upwards: the centre moves up by half the band, and the picture down.
+    view[1] += 0.5f * band / std::max(view[2], 1e-30f);
     camera.setViewport(panel.width, panel.height);
     camera.setState(view);
     return camera;

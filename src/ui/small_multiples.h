@@ -23,7 +23,10 @@ struct MultiplePanel {
 /// samples), laid out in a grid over a canvas of width x height.
 std::vector<MultiplePanel> smallMultiplePanels(const app::State& state, float width, float height);
 
-/// The camera of a panel: the main camera's view, scaled to fit the panel.
+/// The height of a panel's title band, in logical pixels (no cells are drawn in it).
+float panelTitleBand();
+
+/// The camera of a panel: the main camera's view, scaled to fit the panel below its title band.
 render::Camera panelCamera(const render::Camera& main, const MultiplePanel& panel);
 
 /// Draws each panel's frame and title over the canvas at `origin` (ImGui's background list).
