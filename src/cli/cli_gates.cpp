@@ -23,11 +23,15 @@ void addGateOptions(CLI::App* cmd, GateOptions& o, const std::string& what) {
                     "is a named gate on the population parameter under the gates");
 }
 
-GateSelection chooseGates(const GateOptions& o, GateSelection base, const std::string& dataPath) {
+GateSelection chooseGates(const GateOptions& o, GateSelection base,
+                          const std::vector<std::string>& inputs) {
     if (!o.gates.empty()) {
         std::string whose;
-        GateSelection chosen = readGateSelection(o.gates, o.population, dataPath, &whose);
-        if (!whose.empty()) note(false, whose);  // another file's gates: said even with --quiet
+        GateSelection chosen =
+            readGateSelection(o.gates, o.population, inputs.empty() ? "" : inputs.front(), &whose);
+        // Another file's gates: said even with --quiet.
+        if (!whose.empty()) note(false, whose);
+        for (const std::string& n : sharedGatesNotes(o.gates, inputs)) note(false, n);
         return chosen;
     }
     if (!o.population.empty()) {

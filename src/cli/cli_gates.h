@@ -26,10 +26,11 @@ struct GateOptions {
 void addGateOptions(CLI::App* cmd, GateOptions& options, const std::string& what);
 
 /// The selection --gates and --population ask for over `base` (a model's own gates): `base`
-/// when neither is given. `dataPath` picks a FlowJo workspace's sample (a note on stderr when
-/// none has its file name).
+/// when neither is given. The first of `inputs` picks a FlowJo workspace's sample, whose gates
+/// serve every input: a note on stderr says when the workspace has none of its name, or gates
+/// of its own for another input.
 GateSelection chooseGates(const GateOptions& options, GateSelection base,
-                          const std::string& dataPath);
+                          const std::vector<std::string>& inputs);
 
 /// The selection's tree, or nullptr without gates (for exports that list each population).
 inline const GateTree* gateTree(const GateSelection& gates) {

@@ -354,7 +354,7 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
     if (a.format == "h5ad") exportFormatOf("check.h5ad");  // refused early without HDF5
     LoadedModel loaded = loadModel(a.model);
     // --gates and --population choose the cells instead of the model's own gates.
-    loaded.gates = chooseGates(a.gates, loaded.gates, a.inputs.empty() ? "" : a.inputs.front());
+    loaded.gates = chooseGates(a.gates, loaded.gates, a.inputs);
     const TransformPipeline pipeline = TransformPipeline::fromJson(loaded.transform);
     if (pipeline.columns() != loaded.columns)
         throw InputError(a.model + ": the transform's columns differ from the model's; re-save it");

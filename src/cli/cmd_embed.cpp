@@ -106,7 +106,7 @@ void runEmbed(const EmbedArgs& a) {
     readFiles.push_back(a.prepare.spilloverFile);
     readFiles.push_back(a.prepare.transform);
     readFiles.push_back(a.gates.gates);
-    const GateSelection gates = chooseGates(a.gates, {}, a.inputs.empty() ? "" : a.inputs.front());
+    const GateSelection gates = chooseGates(a.gates, {}, a.inputs);
     if (!a.exports.perPopulation) io::refuseOverwritingInput(a.out, readFiles, "--out");
     io::refuseOverwritingInput(a.model, readFiles, "--model");
     io::refuseOverwritingInput(a.png, readFiles, "--png");

@@ -76,4 +76,10 @@ grep -q "has no sample of renamed.fcs (it has test_data_diamond_01.fcs): its fir
 "$cli" gate "$shared/fcs/flowkit/test_data_diamond_01.fcs" --quiet \
     --gates "$shared/flowjo/test_data_diamond_asinh_rect.wsp" 2>"$tmp/err" >/dev/null
 ! grep -q "has no sample" "$tmp/err" || fail "a note for the workspace's own file: $(cat "$tmp/err")"
+# Several inputs take the first one's sample gates: a later input without a sample says so.
+"$cli" embed "$shared/fcs/flowkit/test_data_diamond_01.fcs" "$tmp/renamed.fcs" --quiet \
+    --gates "$shared/flowjo/test_data_diamond_asinh_rect.wsp" --population upper_right \
+    --out "$tmp/two.csv" 2>"$tmp/err"
+grep -q "the gates of every input are those of test_data_diamond_01.fcs; it has no sample of renamed.fcs" \
+    "$tmp/err" || fail "no note for the second input: $(cat "$tmp/err")"
 echo "FlowJo workspaces: counts as FlowJo's, written workspaces read back the same"

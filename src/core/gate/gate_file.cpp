@@ -25,6 +25,22 @@ bool endsWith(const std::string& s, const std::string& tail) {
     return true;
 }
 
+/// The whole of gates file `path` (a regular file; InputError when it cannot be read).
+std::string gateFileText(const std::string& path) {
+    io::requireRegularFile(path);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError("cannot open the gates file " + path + ": check the path");
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    return buffer.str();
+}
+
+/// Whether `text` is a FlowJo workspace (an XML document whose root is Workspace).
+bool isWorkspace(const std::string& text) {
+    const size_t first = text.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
+    return first != std::string::npos && text[first] == '<' &&
+           text.find("<Workspace") != std::string::npos;
+}
 }  // namespace
 
 bool isGateFile(const std::string& path) {
@@ -42,15 +58,10 @@ bool isGateFile(const std::string& path) {
 }
 
 GateTree readGateFile(const std::string& path, const std::string& dataPath, std::string* note) {
-    io::requireRegularFile(path);
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError("cannot open the gates file " + path + ": check the path");
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    const std::string text = buffer.str();
+    const std::string text = gateFileText(path);
     const size_t first = text.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
     if (first != std::string::npos && text[first] == '<') {
-        if (text.find("<Workspace") != std::string::npos) {
+        if (isWorkspace(text)) {
             const FlowJoWorkspace workspace = readFlowJoWorkspace(text, path);
             // Another file's gates may not suit this one: the user hears whose they are.
             if (note && !dataPath.empty() && !workspace.samples.empty() &&
@@ -79,6 +90,28 @@ GateTree readGateFile(const std::string& path, const std::string& dataPath, std:
         return gateTreeFromJson(doc["gates"].is_object() ? doc["gates"] : doc, path);
     throw InputError(path +
                      " holds no gates (a gates file, model or session with a \"gates\" field)");
+}
+
+std::vector<std::string> sharedGatesNotes(const std::string& path,
+                                          const std::vector<std::string>& dataPaths) {
+    std::vector<std::string> notes;
+    if (dataPaths.size() < 2) return notes;
+    const std::string text = gateFileText(path);
+    if (!isWorkspace(text)) return notes;
+    const FlowJoWorkspace workspace = readFlowJoWorkspace(text, path);
+    // The first file's sample, else the workspace's first (whose gates readGateFile then gives).
+    const FlowJoSample* used = workspace.sampleFor(dataPaths.front());
+    if (!used && !workspace.samples.empty()) used = &workspace.samples.front();
+    const std::string whose = used ? "those of " + used->fileName : "its first gates";
+    for (size_t i = 1; i < dataPaths.size(); ++i) {
+        const FlowJoSample* own = workspace.sampleFor(dataPaths[i]);
+        if (own == used) continue;
+        const std::string name = std::filesystem::path(dataPaths[i]).filename().string();
+        notes.push_back(path + ": the gates of every input are " + whose + "; " +
+                        (own ? "the workspace's own gates for " + name + " are not used"
+                             : "it has no sample of " + name));
+    }
+    return notes;
 }
 
 void writeGateFile(const std::string& path, const GateTree& tree,

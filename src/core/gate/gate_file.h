@@ -16,6 +16,12 @@ namespace sepal {
 GateTree readGateFile(const std::string& path, const std::string& dataPath = "",
                       std::string* note = nullptr);
 
+/// For a FlowJo workspace given with several data files, whose gates are those of the first
+/// file's sample (readGateFile): a note for each later file that the workspace gates otherwise
+/// (a sample of its own, or none of its name); empty for other gate files.
+std::vector<std::string> sharedGatesNotes(const std::string& path,
+                                          const std::vector<std::string>& dataPaths);
+
 /// True when `path` holds gates rather than data: Gating-ML or a FlowJo workspace (an XML
 /// document of either root), or Sepal's gates file (JSON whose "format" is "sepal-gates").
 bool isGateFile(const std::string& path);
