@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <functional>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "core/common/error.h"
 #include "core/gate/gate_file.h"
@@ -165,6 +167,10 @@ bool GateService::open(const std::string& path) {
         std::string whose;
         gates.tree = readGateFile(path, first, &whose);
         if (!whose.empty()) log(LogEntry::Warning, whose);
+        // The first sample's gates serve every sample: the others the workspace gates otherwise.
+        std::vector<std::string> sources;
+        for (const auto& t : state().data.tables) sources.push_back(t.source);
+        for (const std::string& n : sharedGatesNotes(path, sources)) log(LogEntry::Warning, n);
         try {
             gates = readGateSelection(path, "", first);
         } catch (const InputError&) {
