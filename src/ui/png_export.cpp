@@ -42,13 +42,10 @@ PictureKey layoutPictureKey(const app::ColourKey& key, int width, int height) {
     } else if (!key.legend.empty()) {
         for (const auto& e : key.legend)
             k.entries.push_back({e.name, {e.colour[0], e.colour[1], e.colour[2], 255}});
-        // At most two fifths of the picture's width, so that the points keep the rest beside
-        // it: letters a step smaller first, then long names shortened (as sepal-cli's pictures).
-        const int largest = width * 2 / 5, smallest = std::max(1, k.scale - 1);
-        while (k.scale > smallest && raster::legendWidth(k.entries, key.title, k.scale) > largest)
-            --k.scale;
-        k.width = std::min(raster::legendWidth(k.entries, key.title, k.scale), largest);
-        k.maxWidth = k.width;
+        // Beside the points, as sepal-cli's pictures lay it out.
+        const raster::LegendFit fit = raster::fitLegend(k.entries, key.title, k.scale, width);
+        k.scale = fit.scale;
+        k.width = k.maxWidth = fit.width;
         k.maxHeight = height - 2 * margin;
         k.height = raster::legendHeight(k.entries.size(), k.maxHeight, k.scale);
     } else {

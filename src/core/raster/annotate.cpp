@@ -106,6 +106,16 @@ int legendWidth(const std::vector<std::pair<std::string, color::Rgba8>>& entries
     return widest;
 }
 
+LegendFit fitLegend(const std::vector<std::pair<std::string, color::Rgba8>>& entries,
+                    const std::string& title, int textScale, int pictureWidth) {
+    const int largest = pictureWidth * 2 / 5, smallest = std::max(1, textScale - 1);
+    LegendFit fit{textScale, legendWidth(entries, title, textScale)};
+    while (fit.scale > smallest && fit.width > largest)
+        --fit.scale, fit.width = legendWidth(entries, title, fit.scale);
+    fit.width = std::min(fit.width, largest);
+    return fit;
+}
+
 std::string elideMiddle(const std::string& text, int width, int textScale) {
     return sepal::elideMiddle(
         text, width, [&](const std::string& t) { return textWidth(t, textScale); },

@@ -31,6 +31,16 @@ int drawLegend(Image& image, int x, int y, int maxHeight,
 int legendWidth(const std::vector<std::pair<std::string, color::Rgba8>>& entries,
                 const std::string& title, int textScale = 1);
 
+/// A legend's text scale and width within two fifths of a picture `pictureWidth` wide (the
+/// points keep the rest): `textScale`, or a step smaller when that fits better, and no wider
+/// than the limit (drawLegend's maxWidth then shortens the names).
+struct LegendFit {
+    int scale = 1;
+    int width = 0;
+};
+LegendFit fitLegend(const std::vector<std::pair<std::string, color::Rgba8>>& entries,
+                    const std::string& title, int textScale, int pictureWidth);
+
 /// `text` within `width` pixels at `textScale` (sepal::elideMiddle, with the picture's font and
 /// its ellipsis).
 std::string elideMiddle(const std::string& text, int width, int textScale = 1);

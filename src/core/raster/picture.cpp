@@ -36,9 +36,8 @@ Image renderPicture(const float* xy, size_t n, const PictureSpec& spec) {
     const bool annotated = spec.colorBy != ColorBy::Uniform && spec.width >= 200;
     int textScale = textScaleFor(spec.height);
     int panel = annotated ? std::max(spec.width / 5, 60 * textScale + 40) : 0;
-    // A legend as wide as its names, up to two fifths of the picture (letters a step smaller
-    // first, then names shortened in the middle), so that no name runs off the edge, and the
-    // parts that tell names apart (often their ends) stay.
+    // A legend as wide as its names, up to two fifths of the picture (fitLegend), so that no name
+    // runs off the edge; drawLegend shortens the names that are still too wide.
     std::vector<std::pair<std::string, color::Rgba8>> entries;
     int legendLimit = 0;
     if (annotated && spec.colorBy == ColorBy::Labels) {
@@ -46,13 +45,10 @@ Image renderPicture(const float* xy, size_t n, const PictureSpec& spec) {
             entries.emplace_back(spec.categories[c], color::paletteColor(c));
         if (std::any_of(spec.codes.begin(), spec.codes.end(), [](int32_t c) { return c < 0; }))
             entries.emplace_back("(missing)", color::kMissingColor);
-        const int margin = 24, largest = spec.width * 2 / 5;
-        const int smallest = std::max(1, textScale - 1);  // still legible beside the points
-        while (textScale > smallest &&
-               legendWidth(entries, spec.title, textScale) + margin > largest)
-            --textScale;
-        const int wanted = legendWidth(entries, spec.title, textScale) + margin;
-        panel = std::min(std::max(panel, wanted), std::max(largest, panel));
+        const int margin = 24;
+        const LegendFit fit = fitLegend(entries, spec.title, textScale, spec.width - margin);
+        textScale = fit.scale;
+        panel = std::max(panel, fit.width + margin);
         legendLimit = panel - margin;
     }
     const int plotWidth = std::max(spec.width - panel, 1);
