@@ -164,13 +164,11 @@ bool GateService::open(const std::string& path) {
     try {
         const std::string first =
             state().data.tables.empty() ? "" : state().data.tables.front().source;
-        std::string whose;
-        gates.tree = readGateFile(path, first, &whose);
-        if (!whose.empty()) log(LogEntry::Warning, whose);
-        // The first sample's gates serve every sample: the others the workspace gates otherwise.
+        gates.tree = readGateFile(path, first);
+        // The first sample's gates serve every sample: whose they are, when not each one's own.
         std::vector<std::string> sources;
         for (const auto& t : state().data.tables) sources.push_back(t.source);
-        for (const std::string& n : sharedGatesNotes(path, sources)) log(LogEntry::Warning, n);
+        for (const std::string& n : workspaceGatesNotes(path, sources)) log(LogEntry::Warning, n);
         try {
             gates = readGateSelection(path, "", first);
         } catch (const InputError&) {

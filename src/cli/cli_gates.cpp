@@ -26,12 +26,10 @@ void addGateOptions(CLI::App* cmd, GateOptions& o, const std::string& what) {
 GateSelection chooseGates(const GateOptions& o, GateSelection base,
                           const std::vector<std::string>& inputs) {
     if (!o.gates.empty()) {
-        std::string whose;
         GateSelection chosen =
-            readGateSelection(o.gates, o.population, inputs.empty() ? "" : inputs.front(), &whose);
+            readGateSelection(o.gates, o.population, inputs.empty() ? "" : inputs.front());
         // Another file's gates: said even with --quiet.
-        if (!whose.empty()) note(false, whose);
-        for (const std::string& n : sharedGatesNotes(o.gates, inputs)) note(false, n);
+        for (const std::string& n : workspaceGatesNotes(o.gates, inputs)) note(false, n);
         return chosen;
     }
     if (!o.population.empty()) {

@@ -82,10 +82,10 @@ void runGate(const GateArgs& a) {
     for (const auto& [flag, path] :
          {std::pair{"--membership", &a.membership}, {"--counts", &a.counts}, {"--out", &a.out}})
         io::refuseOverwritingInput(*path, inputs, flag);
-    std::string whose;
-    const GateTree tree = readGateFile(a.gates, a.data, &whose);
+    const GateTree tree = readGateFile(a.gates, a.data);
     if (tree.empty()) throw InputError(a.gates + " holds no gates");
-    if (!whose.empty()) note(false, whose);  // another file's gates: said even with --quiet
+    // Another file's gates: said even with --quiet.
+    for (const std::string& n : workspaceGatesNotes(a.gates, {a.data})) note(false, n);
     const io::Table table = io::readTable(a.data);
     for (const auto& w : table.warnings) note(a.quiet, w);
     const GateMembership membership = evaluateGates(tree, table);

@@ -57,25 +57,11 @@ bool isGateFile(const std::string& path) {
     return head[first] == '{' && head.find("\"sepal-gates\"") != std::string::npos;
 }
 
-GateTree readGateFile(const std::string& path, const std::string& dataPath, std::string* note) {
+GateTree readGateFile(const std::string& path, const std::string& dataPath) {
     const std::string text = gateFileText(path);
     const size_t first = text.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
     if (first != std::string::npos && text[first] == '<') {
-        if (isWorkspace(text)) {
-            const FlowJoWorkspace workspace = readFlowJoWorkspace(text, path);
-            // Another file's gates may not suit this one: the user hears whose they are.
-            if (note && !dataPath.empty() && !workspace.samples.empty() &&
-                !workspace.sampleFor(dataPath)) {
-                std::string listed;
-                for (size_t i = 0; i < workspace.samples.size() && i < 3; ++i)
-                    listed += (i ? ", " : "") + workspace.samples[i].fileName;
-                if (workspace.samples.size() > 3) listed += ", ...";
-                *note = path + " has no sample of " +
-                        std::filesystem::path(dataPath).filename().string() + " (it has " + listed +
-                        "): its first gates are used";
-            }
-            return workspace.treeFor(dataPath);
-        }
+        if (isWorkspace(text)) return readFlowJoWorkspace(text, path).treeFor(dataPath);
         return parseGatingMl(text, path);
     }
     nlohmann::json doc;
@@ -92,24 +78,35 @@ GateTree readGateFile(const std::string& path, const std::string& dataPath, std:
                      " holds no gates (a gates file, model or session with a \"gates\" field)");
 }
 
-std::vector<std::string> sharedGatesNotes(const std::string& path,
-                                          const std::vector<std::string>& dataPaths) {
+std::vector<std::string> workspaceGatesNotes(const std::string& path,
+                                             const std::vector<std::string>& dataPaths) {
     std::vector<std::string> notes;
-    if (dataPaths.size() < 2) return notes;
+    if (dataPaths.empty() || dataPaths.front().empty()) return notes;
     const std::string text = gateFileText(path);
     if (!isWorkspace(text)) return notes;
     const FlowJoWorkspace workspace = readFlowJoWorkspace(text, path);
-    // The first file's sample, else the workspace's first (whose gates readGateFile then gives).
+    if (workspace.samples.empty()) return notes;
+    const auto fileName = [](const std::string& p) {
+        return std::filesystem::path(p).filename().string();
+    };
+    // The first file's sample, else the workspace's first, whose gates readGateFile then gives.
     const FlowJoSample* used = workspace.sampleFor(dataPaths.front());
-    if (!used && !workspace.samples.empty()) used = &workspace.samples.front();
-    const std::string whose = used ? "those of " + used->fileName : "its first gates";
+    if (!used) {
+        std::string listed;
+        for (size_t i = 0; i < workspace.samples.size() && i < 3; ++i)
+            listed += (i ? ", " : "") + workspace.samples[i].fileName;
+        if (workspace.samples.size() > 3) listed += ", ...";
+        notes.push_back(path + " has no sample of " + fileName(dataPaths.front()) + " (it has " +
+                        listed + "): its first gates are used");
+        used = &workspace.samples.front();
+    }
     for (size_t i = 1; i < dataPaths.size(); ++i) {
         const FlowJoSample* own = workspace.sampleFor(dataPaths[i]);
         if (own == used) continue;
-        const std::string name = std::filesystem::path(dataPaths[i]).filename().string();
-        notes.push_back(path + ": the gates of every input are " + whose + "; " +
-                        (own ? "the workspace's own gates for " + name + " are not used"
-                             : "it has no sample of " + name));
+        notes.push_back(
+            path + ": the gates of every input are those of " + used->fileName + "; " +
+            (own ? "the workspace's own gates for " + fileName(dataPaths[i]) + " are not used"
+                 : "it has no sample of " + fileName(dataPaths[i])));
     }
     return notes;
 }

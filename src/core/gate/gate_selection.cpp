@@ -41,9 +41,9 @@ std::string defaultPopulation(const GateTree& tree, const std::string& source) {
 }
 
 GateSelection readGateSelection(const std::string& path, const std::string& population,
-                                const std::string& dataPath, std::string* note) {
+                                const std::string& dataPath) {
     GateSelection out;
-    out.tree = readGateFile(path, dataPath, note);
+    out.tree = readGateFile(path, dataPath);
     if (!population.empty()) {
         out.population = out.tree.population(population).id;
         return out;

@@ -35,10 +35,9 @@ std::string defaultPopulation(const GateTree& tree, const std::string& source);
 
 /// Reads the gates of `path` (Gating-ML, FlowJo workspace, Sepal's JSON) and chooses the
 /// population: `population` (an id or path) when given, else the file's own (a model's or
-/// session's), else defaultPopulation. `dataPath` picks a workspace's sample (readGateFile's
-/// `note` says when none matches).
+/// session's), else defaultPopulation. `dataPath` picks a workspace's sample.
 GateSelection readGateSelection(const std::string& path, const std::string& population,
-                                const std::string& dataPath = "", std::string* note = nullptr);
+                                const std::string& dataPath = "");
 
 /// Writes the gates to `path` atomically, in the format its extension names (writeGateFile);
 /// Sepal's JSON keeps the embedded population too.
