@@ -8,7 +8,9 @@
 // kernel and the one it replaced are timed in one run. `--mode batch-som-app` runs the app's
 // batch SOM instead: core's BatchSomTrainer over the backend's whole-data steps, on a square map
 // with the Training window's schedule (SomParams' square neighbourhood and Chebyshev distances,
-// the radius from 1.5 map spacings to 0 over the steps), with each epoch's device figures.
+// the radius from 1.5 map spacings to 0 over the steps), with each epoch's device figures; with
+// `--slice N` each epoch is followed by the app's training frame's other device work, the next
+// 1/N of the cells projected through its landmarks (the phases, the queues, distinct landmarks).
 
 #ifdef SEPAL_HAVE_CUDA
 
@@ -20,6 +22,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -27,9 +30,12 @@
 #include "bench_registry.h"
 #include "clustered_cells.h"
 #include "core/knn/nearest_search.h"
+#include "core/pipeline/embed_pipeline.h"
 #include "core/train/batch_som_trainer.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_error.h"
+#include "cuda/cuda_projector.h"
+#include "cuda/device_buffer.h"
 #include "cuda/training_step.h"
 
 namespace sepal::bench {
@@ -43,7 +49,8 @@ struct TrainOptions {
     int steps = 20;
     std::vector<std::string> knns{"auto"};
     std::vector<std::string> sums{"sorted"};  // the sums passes, each run in turn
-    bool inertia = false;  // measure the kept cells' distances (the trainers do not)
+    bool inertia = false;    // measure the kept cells' distances (the trainers do not)
+    size_t sliceFrames = 0;  // batch-som-app: project a 1/sliceFrames slice after each epoch
 };
 
 /// Chooses the training step's sums pass for the next steps through its environment switches
@@ -174,6 +181,59 @@ void runResident(const TrainOptions& o, cuda::TrainingStep& gpu, const std::vect
     print(j);
 }
 
+/// Landmarks of the model that no landmark of lower index equals (all coordinates).
+size_t distinctLandmarks(const LandmarkModel& model) {
+    const size_t g = model.count(), d = model.dim;
+    std::vector<size_t> order(g);
+    for (size_t j = 0; j < g; ++j) order[j] = j;
+    auto row = [&](size_t j) { return model.high.begin() + long(j * d); };
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return std::lexicographical_compare(row(a), row(a) + long(d), row(b), row(b) + long(d));
+    });
+    size_t distinct = g > 0 ? 1 : 0;
+    for (size_t i = 1; i < g; ++i)
+        if (!std::equal(row(order[i]), row(order[i]) + long(d), row(order[i - 1]))) ++distinct;
+    return distinct;
+}
+
+/// The app's training frames' other device work: after each epoch, the next slice of the cells
+/// (a 1/frames share, as GpuProjection's training frames) projected through the epoch's
+/// landmarks by the resident projector with the app's EmbedSOM parameters, with its phases.
+class SliceProjection {
+  public:
+    SliceProjection(const std::vector<float>& x, size_t n, size_t d, size_t frames)
+        : m_n(n), m_count((n + frames - 1) / frames) {
+        m_out.reserve(2 * n);
+        m_projector.setPoints(x.data(), n, d);
+        m_projector.enableTiming(true);
+    }
+    /// Projects the next slice; its wall ms (after the device finished) and phases into j's lists.
+    void project(const LandmarkModel& model, nlohmann::json& j) {
+        if (m_cursor >= m_n) m_cursor = 0;
+        const size_t count = std::min(m_count, m_n - m_cursor);
+        const auto t0 = std::chrono::steady_clock::now();
+        m_projector.projectRangeToDevice(model, EmbedSettings{}.params, m_cursor, count,
+                                         m_out.get());
+        const double wall = msSince(t0);
+        m_cursor += count;
+        const cuda::PhaseTimes t = m_projector.lastTimes();
+        j["slice_ms"].push_back(wall);
+        j["slice_knn_ms"].push_back(t.knnMs);
+        j["slice_project_ms"].push_back(t.projectMs);
+        j["slice_candidates"].push_back(t.candidatesPerPoint);
+        j["slice_exact_scans"].push_back(t.exactScans);
+        j["slice_deferred"].push_back(t.deferredCells);
+        j["slice_exact_form"].push_back(t.exactFormCells);
+        j["slice_kernel"] = m_projector.lastKernel();
+        j["slice_cells"] = m_count;
+    }
+
+  private:
+    size_t m_n, m_count, m_cursor = 0;
+    cuda::CudaProjector m_projector{"auto"};
+    cuda::DeviceBuffer<float> m_out;
+};
+
 /// The app's batch SOM (core's trainer over the whole-data steps, the Training window's
 /// schedule) from the bench's start, `steps` epochs: each epoch's wall and device times, exact
 /// scans and kept cells.
@@ -197,7 +257,13 @@ void runAppBatchSom(const TrainOptions& o, const std::vector<float>& x, size_t g
         BatchSomTrainer trainer(p, *search);
         trainer.useWholeData(steps.get());
         std::vector<double> wall, device, scanMs, radius;
-        std::vector<size_t> scans, kept;
+        std::vector<size_t> scans, kept, distinct;
+        std::unique_ptr<SliceProjection> slice;
+        if (o.sliceFrames > 0) {
+            slice = std::make_unique<SliceProjection>(x, o.n, o.d, o.sliceFrames);
+            nlohmann::json warm;  // auto measures its kernel once, as the app's first frames do
+            slice->project(model, warm);
+        }
         for (int e = 0; e < o.steps; ++e) {
             radius.push_back(trainer.radius());
             const WholeDataFigures before = steps->figures();
@@ -209,6 +275,8 @@ void runAppBatchSom(const TrainOptions& o, const std::vector<float>& x, size_t g
             scanMs.push_back(f.exactScanMs);
             scans.push_back(f.exactScans);
             kept.push_back(f.keptCells);
+            distinct.push_back(distinctLandmarks(model));
+            if (slice) slice->project(model, j);
         }
         j["steps"] = o.steps;
         j["median_ms"] = median(wall);
@@ -218,6 +286,8 @@ void runAppBatchSom(const TrainOptions& o, const std::vector<float>& x, size_t g
         j["exact_scans"] = scans;
         j["kept_cells"] = kept;
         j["radius"] = radius;
+        j["distinct_landmarks"] = distinct;
+        if (slice) j["slice_median_ms"] = median(j["slice_ms"].get<std::vector<double>>());
     } catch (const std::exception& e) {
         j["error"] = e.what();
     }
@@ -276,6 +346,9 @@ void addCudaTrain(CLI::App& app) {
     sub->add_flag("--inertia", o.inertia,
                   "measure the inertia of every step, the cells the bounds kept included (as the "
                   "trainers do not: a kept step's inertia is null without it)");
+    sub->add_option("--slice", o.sliceFrames,
+                    "batch-som-app: after each epoch, project the next 1/N of the cells through "
+                    "its landmarks, as the app's training frames do (N = 64 there)");
     sub->callback([] { runTrain(o); });
 }
 

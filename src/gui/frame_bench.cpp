@@ -52,7 +52,7 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         if (!(ws.idle() && !cost.layerBusy) && monotonicSeconds() - m_waitStart < 60) return;
         m_start = monotonicSeconds();
         m_projectedStart = ws.stats().projected;
-        m_gpuStart = context.gpuProjected;
+        m_gpuStart = m_gpuLast = context.gpuProjected;
         m_centre = {st.model.low[0], st.model.low[1]};
         if (m_mode == Train)
             ws.training().start();
@@ -62,6 +62,9 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
     }
     if (m_dragEnd == 0) {
         m_times.push_back(cost.frameMs);
+        // Cells the device projected in this frame (the count is the whole run's).
+        const uint64_t gpuBefore = m_gpuLast;
+        m_gpuLast = context.gpuProjected;
         // The layer finished within the frame: every cell was drawn where the model puts it.
         m_wholeFrames += !cost.layerBusy;
         m_workMs += cost.workMs;
@@ -82,6 +85,9 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
                 m_trainingWorkMs.push_back(cost.workMs);
                 m_trainingUploadMs.push_back(cost.uploadMs);
                 m_trainingDrawMs.push_back(cost.drawMs);
+                m_trainingProjectDeviceMs.push_back(cost.gpuProjectDeviceMs);
+                m_trainingSplatDeviceMs.push_back(cost.splatDeviceMs);
+                m_trainingProjected.push_back(double(m_gpuLast - gpuBefore));
             } else {
                 ++m_runsEnded;
                 ws.training().start();  // a finished run starts again
@@ -158,6 +164,11 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         {"training_work_median_ms", summarise(m_trainingWorkMs).median},
         {"training_upload_median_ms", summarise(m_trainingUploadMs).median},
         {"training_draw_median_ms", summarise(m_trainingDrawMs).median},
+        // On the device: the frame's projection (a slice of the cells) and splats, and the
+        // cells it projected.
+        {"training_project_device_median_ms", summarise(m_trainingProjectDeviceMs).median},
+        {"training_splat_device_median_ms", summarise(m_trainingSplatDeviceMs).median},
+        {"training_projected_median", summarise(m_trainingProjected).median},
         // The whole-data steps on the device (-1: none measured): a step's device time, and the
         // shares of the cells its exact scan searched and its bounds kept.
         {"train_device_steps", m_trainDevice.steps},

@@ -77,6 +77,7 @@ class FrameBench : public FrameHook {
     double m_dragEnd = 0, m_dragSeconds = 0;        // when the drag ended (0: still dragging)
     double m_waitStart = 0;  // when waiting for the first settled picture began
     uint64_t m_projectedStart = 0, m_gpuStart = 0, m_projectedEnd = 0, m_gpuEnd = 0;
+    uint64_t m_gpuLast = 0;  // the device's projected count after the last measured frame
     size_t m_wholeFrames = 0;
     size_t m_trainCells = 0;         // the most cells one frame's training ran over
     bool m_trainEveryCell = false;   // some frame trained over every cell (on the GPU)
@@ -94,6 +95,8 @@ class FrameBench : public FrameHook {
     // The same frames' parts (FrameCost): the training work's wall time, the frame's work (the
     // training's included), the picture's upload (a device's projection included) and drawing.
     std::vector<double> m_trainingTrainMs, m_trainingWorkMs, m_trainingUploadMs, m_trainingDrawMs;
+    // And on the device: the projection's and the splats' times, and the cells projected.
+    std::vector<double> m_trainingProjectDeviceMs, m_trainingSplatDeviceMs, m_trainingProjected;
     size_t m_runsEnded = 0;
     WholeDataFigures m_trainDevice;  // the measured frames' whole-data steps on the device
 };

@@ -1049,9 +1049,11 @@ def test_bench_frames(out):
               j["training_median_ms"] and j["training_upload_median_ms"] >= 0 and
               j["training_draw_median_ms"] > 0,
               f"the training frames' parts: {j}")
-        # No device stepped: no device figures.
+        # No device stepped or projected: no device figures.
         check(j["train_device_steps"] == 0 and j["train_step_device_ms"] == -1 and
-              j["train_exact_scan_share"] == -1 and j["train_kept_share"] == -1,
+              j["train_exact_scan_share"] == -1 and j["train_kept_share"] == -1 and
+              j["training_projected_median"] == 0 and
+              j["training_project_device_median_ms"] == 0,
               f"device figures on the CPU: {j}")
     else:
         check(j["train_device_steps"] > 0 and j["train_step_device_ms"] > 0 and
