@@ -161,13 +161,15 @@ void runOne(const Options& o, const std::vector<float>& x, size_t d, size_t g, i
         const AutoChoice choice = projector.lastAutoChoice();
         projector.projectToDevice(model, params, deviceOut);
         std::vector<double> total, knn, split;
-        unsigned long long deferred = 0;  // a whole projection's, before knnOnly's runs below
+        // A whole projection's queues, before knnOnly's runs below.
+        unsigned long long deferred = 0, exactForm = 0;
         for (int r = 0; r < o.reps; ++r) {
             projector.projectToDevice(model, params, deviceOut);
             const auto t = projector.lastTimes();
             total.push_back(t.totalMs);
             split.push_back(t.knnMs);
             deferred = t.deferredCells;
+            exactForm = t.exactFormCells;
         }
         j["kernel_used"] = projector.lastKernelName();
         if (kernel == "auto") addAutoChoice(j, choice);
@@ -187,6 +189,7 @@ void runOne(const Options& o, const std::vector<float>& x, size_t d, size_t g, i
         j["project_ms"] = std::max(0.0, t.median - kn.median);
         j["knn_split_ms"] = stats(split).median;
         j["deferred_cells"] = deferred;
+        j["exact_form_cells"] = exactForm;
         if (projector.lastKernelName().rfind("tensor", 0) == 0) {
             j["candidates_per_point"] = projector.lastTimes().candidatesPerPoint;
             j["exact_scans"] = projector.lastTimes().exactScans;

@@ -127,9 +127,12 @@ struct CudaProjector::State {
     // The table projection's queue of ill-conditioned cells (ProjectionArgs::deferred).
     DeviceBuffer<uint32_t> deferred[2];
     DeviceBuffer<unsigned long long> deferredCount[2];
+    // Its queue of cells that need the exact forms (ProjectionArgs::rare).
+    DeviceBuffer<uint32_t> rare[2];
+    DeviceBuffer<unsigned long long> rareCount[2];
     PinnedBuffer<unsigned long long> tensorStatsHost;
     PinnedBuffer<unsigned long long> countersHost[2];
-    PinnedBuffer<unsigned long long> deferredHost;  // recordDeferred's copy of a queue's count
+    PinnedBuffer<unsigned long long> deferredHost;  // recordDeferred's copies of the queues' counts
     DeviceBuffer<uint32_t> nonFinite[2], scratchIdx[2];
     DeviceBuffer<float> scratch[2];
     PinnedBuffer<float> stageIn[2], stageOut[2];
@@ -255,12 +258,27 @@ struct CudaProjector::State {
         SEPAL_CUDA_CHECK(cudaMemsetAsync(a.deferredCount, 0, sizeof(unsigned long long), stream));
     }
 
-    /// With timing on: copies slot b's count of queued cells for readTimes (after the launches
-    /// on `stream`).
+    /// Gives the launch slot b's queue of cells that need the exact forms (the table
+    /// projection's), its count zeroed on `stream`: room for as many cells as the deferred
+    /// queue's (the rest are placed inline, as without a queue).
+    void useRareQueue(ProjectionArgs& a, int b, cudaStream_t stream) {
+        a.rareCapacity = std::min(a.n, std::max(kDeferredCapacity, a.n / 16));
+        rare[b].reserve(std::max<size_t>(a.rareCapacity, 1));
+        rareCount[b].reserve(1);
+        a.rare = rare[b].get();
+        a.rareCount = rareCount[b].get();
+        SEPAL_CUDA_CHECK(cudaMemsetAsync(a.rareCount, 0, sizeof(unsigned long long), stream));
+    }
+
+    /// With timing on: copies slot b's counts of queued cells (ill-conditioned, and needing the
+    /// exact forms) for readTimes (after the launches on `stream`).
     void recordDeferred(int b, cudaStream_t stream) {
         if (!timing) return;
-        deferredHost.reserve(1);
+        deferredHost.reserve(2);
         SEPAL_CUDA_CHECK(cudaMemcpyAsync(deferredHost.get(), deferredCount[b].get(),
+                                         sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                                         stream));
+        SEPAL_CUDA_CHECK(cudaMemcpyAsync(deferredHost.get() + 1, rareCount[b].get(),
                                          sizeof(unsigned long long), cudaMemcpyDeviceToHost,
                                          stream));
     }
@@ -297,6 +315,7 @@ struct CudaProjector::State {
         a.scratch = scratch[b].get();
         a.scratchIdx = scratchIdx[b].get();
         useDeferredQueue(a, b, stream);
+        useRareQueue(a, b, stream);
         SEPAL_CUDA_CHECK(cudaMemsetAsync(a.counters, 0, 2 * sizeof(unsigned long long), stream));
         const bool oneKernel = launch.knn == nullptr;
         if (knnOnlyPhase || !oneKernel) {
@@ -376,6 +395,7 @@ struct CudaProjector::State {
         a.scratch = scratch[0].get();
         a.scratchIdx = scratchIdx[0].get();
         useDeferredQueue(a, 0, stream);
+        useRareQueue(a, 0, stream);
         a.out = out.get();
         a.counters = cache.counters();
         a.nonFinite = cache.nonFinite();
@@ -525,6 +545,7 @@ struct CudaProjector::State {
             statsPoints ? double(tensorStatsHost.get()[0]) / double(statsPoints) : 0.0;
         times.exactScans = statsPoints ? tensorStatsHost.get()[1] : 0;
         times.deferredCells = deferredHost.get() ? deferredHost.get()[0] : 0;
+        times.exactFormCells = deferredHost.get() ? deferredHost.get()[1] : 0;
     }
 };
 
@@ -659,6 +680,7 @@ ProjectionReport CudaProjector::projectRangeToDevice(const LandmarkModel& model,
         sum.totalMs += s.times.totalMs;
         sum.exactScans += s.times.exactScans;
         sum.deferredCells += s.times.deferredCells;
+        sum.exactFormCells += s.times.exactFormCells;
         candidates += s.times.candidatesPerPoint * double(part.n);
     }
     s.lastProjected = count;

@@ -31,6 +31,9 @@ struct PhaseTimes {
     /// Table and list projections: the ill-conditioned cells, for the reference's solve (those
     /// past the queue's capacity are solved where they were met).
     unsigned long long deferredCells = 0;
+    /// Table projection: the cells queued for the exact forms of D (crowded landmarks' pairs;
+    /// past the queue's room they were placed inline and are counted too).
+    unsigned long long exactFormCells = 0;
 };
 
 /// EmbedSOM on the GPU. Landmarks and per-pair constants are uploaded only when the model's

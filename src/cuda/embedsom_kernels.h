@@ -103,6 +103,18 @@ struct ProjectionArgs {
     uint32_t* deferred = nullptr;
     unsigned long long* deferredCount = nullptr;  ///< cells queued in deferred (may pass capacity)
     size_t deferredCapacity = 0;                  ///< cells deferred holds
+    /// Table projection only (null: placed inline): the cells one of whose pairs needs the exact
+    /// forms of D (a crowded model's) are queued here (up to rareCapacity; beyond it placed
+    /// inline) and placed by a second launch over the queue, where every lane of a warp takes
+    /// those forms. Inline, one such lane held its whole warp for them: a batch SOM's training
+    /// left a few percent of the cells such and slowed its projection five times.
+    uint32_t* rare = nullptr;
+    unsigned long long* rareCount = nullptr;  ///< cells queued in rare (may pass capacity)
+    size_t rareCapacity = 0;                  ///< cells rare holds
+    /// With rows: their number on the device (at most n), for a launch over a queue.
+    const unsigned long long* rowsCount = nullptr;
+    /// Every cell takes the exact forms without trying the fast one first (the launch over rare).
+    bool rareOnly = false;
 };
 
 /// Cells the deferred queue of the table and list projections holds at least (4 MB of indices);

@@ -117,6 +117,11 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     float* listDist = base + lay.scratch + warp * lay.perWarp;
     int* listIdx = reinterpret_cast<int*>(listDist + 32 * LIST);
+    // A launch over a queue learns its length on the device; a block without a tile leaves
+    // before it loads the table (the launch over an empty queue costs little more than itself).
+    const size_t n = ROWS && a.rowsCount ? min(size_t(*a.rowsCount), a.n) : a.n;
+    const int tiles = int((n + 31) / 32);
+    if (int(blockIdx.x) * lay.warps >= tiles) return;
 
     // c_uv, or 0 for the pairs the spec skips (the table's w_uv is 0 there). Two pairs per load
     // and four loads in flight per thread: every block reads the whole table from L2, and one
@@ -147,17 +152,16 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
     __syncthreads();
 
     const int kOut = a.kOut;
-    const int tiles = int((a.n + 31) / 32);
     for (int tile = blockIdx.x * lay.warps + warp; tile < tiles; tile += gridDim.x * lay.warps) {
         const size_t p0 = size_t(tile) * 32;
-        const bool active = p0 + lane < a.n;
+        const bool active = p0 + lane < n;
         // The lane's cell: the tile's 32 consecutive cells, or 32 consecutive entries of rows.
         const size_t p = ROWS && active ? a.rows[p0 + lane] : p0 + lane;
         {
             // All of the warp's list loads in flight at once (up to 2 x 17 per lane): one wait
             // on memory per tile, where a loop waited once per iteration.
             const size_t first = p0 * kOut;
-            const int entries = int((a.n < p0 + 32 ? a.n : p0 + 32) - p0) * kOut;
+            const int entries = int((n < p0 + 32 ? n : p0 + 32) - p0) * kOut;
             float dist[LIST];
             uint32_t idx[LIST];
 #pragma unroll
@@ -206,19 +210,19 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
         };
         float2 y = make_float2(0, 0);
         bool placed = false;
-        if (ok) {
+        bool needExact = a.rareOnly;
+        detail::LeastSquares ls;
+        if (ok && !needExact) {
             // log2 s_j joins the exponent of the pair weight: e = w 2^(log2 s_j - q^2 log2 e).
             // A score can be negative: the k-th neighbour tied with the (k+1)-th gets
             // 1 - e^(r 10/r - 10), which rounds to about -1e-7. Its log is NaN, so such points
             // take the rare path below, which multiplies the scores as the reference does.
             float logS[LIST];
-            bool needExact = false;
 #pragma unroll
             for (int j = 0; j < LIST; ++j) {
                 logS[j] = fastLog2(s[j]);
                 needExact = needExact || (j < topn && s[j] < 0.0f);
             }
-            detail::LeastSquares ls;
 #pragma unroll
             for (int i = 0; i < LIST; ++i) {
                 if (i >= topn) break;
@@ -251,6 +255,26 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
                 ls.b0 = fmaf(s[i], row.b0, ls.b0);
                 ls.b1 = fmaf(s[i], row.b1, ls.b1);
             }
+        }
+        // The warp's cells that need the exact forms go to the queue (one atomic a warp), for
+        // the launch over it; the rest of the warp goes on without waiting for them.
+        bool queued = false;
+        if (a.rare) {
+            const bool wants = ok && needExact;
+            const unsigned want = __ballot_sync(0xffffffffu, wants);
+            if (want) {
+                const int leader = __ffs(want) - 1;
+                unsigned long long base = 0;
+                if (lane == leader) base = atomicAdd(a.rareCount, (unsigned long long)__popc(want));
+                base = __shfl_sync(0xffffffffu, base, leader);
+                const unsigned long long slot = base + __popc(want & ((1u << lane) - 1u));
+                if (wants && slot < a.rareCapacity) {
+                    a.rare[slot] = uint32_t(p);
+                    queued = true;
+                }
+            }
+        }
+        if (ok && !queued) {
             // Rare: a pair whose O(1) form of D loses digits, or a negative score. All pairs again,
             // rolled (indices and scores from the scratch, distances from the lists in global
             // memory), with the residual or the O(d) form where it is needed (a branch kept out
@@ -297,7 +321,7 @@ __global__ void __launch_bounds__(32 * kMaxWarps, 1)
             // Queued, so that the lane does not hold its warp.
             if (placed) detail::deferWhereIllConditioned(a, p, ls, y);
         }
-        if (active && !marked) {
+        if (active && !marked && !queued) {
             if (a.fellBack) a.fellBack[p] = placed ? 0 : 1;
             if (!placed) {
                 // Weights and indices from the scratch (registers cannot be indexed at run time).
@@ -321,6 +345,13 @@ void launchOne(const ProjectionArgs& a, cudaStream_t stream) {
     else
         detail::launchPersistent<tableProjectionKernel<LIST, ADJUST_ONE, FULL, false>>(
             a, lay, lay.warps, lay.bytes(), stream, "launch of tableProjectionKernel");
+}
+
+/// False when SEPAL_TABLE_RARE_QUEUE=0 asks for the exact forms inline, in the warp that met
+/// them, for comparisons (read at every launch, so that a test can compare both ways).
+bool rareQueueOn() {
+    const char* v = std::getenv("SEPAL_TABLE_RARE_QUEUE");
+    return !(v && std::string(v) == "0");
 }
 
 /// True when SEPAL_TABLE_FULL=0 asks for the choice before full lists took any adjust (run-time
@@ -356,10 +387,29 @@ size_t tableProjectionSharedBytes(int g, int topnn) {
 void launchProjectTable(const ProjectionArgs& a, cudaStream_t stream) {
     if (a.n == 0) return;
     beginDeferredSolves(a, stream);
-    if (a.topnn <= 9)
-        launchForList<9>(a, stream);
-    else
-        launchForList<17>(a, stream);
+    auto launch = [&](const ProjectionArgs& b) {
+        if (b.topnn <= 9)
+            launchForList<9>(b, stream);
+        else
+            launchForList<17>(b, stream);
+    };
+    if (!a.rare || !rareQueueOn()) {
+        ProjectionArgs inlined = a;
+        inlined.rare = nullptr;
+        launch(inlined);
+    } else {
+        SEPAL_CUDA_CHECK(cudaMemsetAsync(a.rareCount, 0, sizeof(unsigned long long), stream));
+        launch(a);
+        // The queued cells, read through rows (as the cells a list names): a grid for the
+        // queue's room, whose warps past its length find no tile.
+        ProjectionArgs queued = a;
+        queued.rows = a.rare;
+        queued.rowsCount = a.rareCount;
+        queued.n = a.rareCapacity;
+        queued.rare = nullptr;
+        queued.rareOnly = true;
+        launch(queued);
+    }
     finishDeferredSolves(a, stream);
 }
 
