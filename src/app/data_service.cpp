@@ -10,6 +10,7 @@
 #include "core/gate/gate_file.h"
 #include "core/io/spillover_file.h"
 #include "core/model/model_file.h"
+#include "core/model/model_panel.h"
 #include "core/pipeline/sample_metadata.h"
 #include "core/transform/empty_channels.h"
 
@@ -97,6 +98,11 @@ void DataService::openModel(const std::string& path) {
     if (pipeline.columns() != loaded.columns)
         throw InputError(path + ": the transform's columns differ from the model's; re-save it");
     validateParams(loaded.params, loaded.model.count());
+    // A sample whose channels carry other markers than the model's is refused, as sepal-cli
+    // apply refuses such a file.
+    for (size_t s = 0; s < state.data.tables.size(); ++s)
+        checkPanel(loaded.columns, loaded.columnMarkers, state.data.tables[s],
+                   path + " on " + state.data.samples[s].path);
     // Try the pipeline on the open data first: a missing channel leaves everything as it was.
     Dataset probe;
     probe.tables = state.data.tables;

@@ -11,6 +11,7 @@
 #include "core/gate/population_gates.h"
 #include "core/io/input_guard.h"
 #include "core/model/model_file.h"
+#include "core/model/model_panel.h"
 #include "core/pipeline/export_files.h"
 #include "core/pipeline/samples.h"
 #include "core/raster/png.h"
@@ -100,7 +101,8 @@ void ExportService::model(const std::string& path) const {
     saveModel(path, state.model, state.data.columns, state.pipeline.toJson(), state.embed,
               labels.populations, state.gating.gates, labels.regions,
               state.data.namingInput(state.training.markerClasses).classes,
-              m_populations.stateColumns().pipeline.toJson());
+              m_populations.stateColumns().pipeline.toJson(),
+              columnMarkers(state.data.tables.front(), state.data.columns));
     // The picture keeps each cell's population; the model labels by where cells land now. They
     // part when the landmarks were trained, moved, added or removed after the populations were
     // made, and the user should know before applying the model to a cohort.

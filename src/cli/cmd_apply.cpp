@@ -26,6 +26,7 @@
 #include "core/common/stopwatch.h"
 #include "core/io/input_guard.h"
 #include "core/model/model_file.h"
+#include "core/model/model_panel.h"
 #include "core/pipeline/input_blocks.h"
 #include "core/pipeline/prepare.h"
 #include "core/pipeline/samples.h"
@@ -237,6 +238,7 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
             } catch (const InputError& e) {
                 throw InputError(path + ": " + e.what());  // which of the inputs
             }
+            checkPanel(run.loaded.columns, run.loaded.columnMarkers, table, path);
             checked = true;
         }
         t = StageClock::now();

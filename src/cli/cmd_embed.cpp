@@ -18,6 +18,7 @@
 #include "core/common/error.h"
 #include "core/io/input_guard.h"
 #include "core/model/model_file.h"
+#include "core/model/model_panel.h"
 #include "core/pipeline/embed_output.h"
 #include "core/pipeline/embed_pipeline.h"
 #include "core/pipeline/landmark_spec.h"
@@ -247,7 +248,8 @@ void runEmbed(const EmbedArgs& a) {
         saveModel(a.model, result.model, input.pipeline.columns(), input.pipeline.toJson(),
                   settings.params, populations, gates, {},
                   columnClasses(input.table, input.pipeline.columns(), classes),
-                  input.statePipeline.toJson());
+                  input.statePipeline.toJson(),
+                  columnMarkers(input.table, input.pipeline.columns()));
     {
         // A FlowJo user opening the written FCS file sees the populations by name under the
         // gates; beside other outputs the gates alone, over the inputs.

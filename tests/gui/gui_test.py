@@ -619,6 +619,23 @@ def test_cli_agreement(out):
              f"export csv {out}/app2.csv", "state", "quit"], out)
     d3 = worst_difference(embedded, coordinates(f"{out}/app2.csv"))
     check(d3 < 1e-5, f"the CLI's model in the app differs from the CLI's picture by {d3:.2e}")
+    # A file of another panel (CD3 and CD4 relabelled CD7 and CD5): the app refuses the model as
+    # apply does, says why, and keeps its own picture.
+    check("CD3" in json.load(open(f"{out}/app.model.json")).get("column_markers", []),
+          "the app's model does not keep its columns' markers")
+    raw = open(data, "rb").read()
+    other = raw.replace(b"$P10S/CD3/", b"$P10S/CD7/").replace(b"$P11S/CD4/", b"$P11S/CD5/")
+    check(other != raw and len(other) == len(raw), "the demo's CD3 and CD4 channels moved")
+    with open(f"{out}/other.fcs", "wb") as f:
+        f.write(other)
+    states, _, err = run_app([f"open {out}/other.fcs", "settle", f"export csv {out}/other1.csv",
+                              f"open {out}/cli.model.json", "settle",
+                              f"export csv {out}/other2.csv", "state", "quit"], out)
+    check(states[-1]["errors"] >= 1 and "the panel differs from the model's" in err and
+          "is CD3 in the model and CD7 here" in err,
+          f"the app applied a model of another panel: {err[-600:]}")
+    d4 = worst_difference(coordinates(f"{out}/other1.csv"), coordinates(f"{out}/other2.csv"))
+    check(d4 == 0, f"the refused model moved the picture by {d4:.2e}")
 
 
 def test_polish(out):

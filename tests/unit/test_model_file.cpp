@@ -6,6 +6,7 @@
 #include "core/common/error.h"
 #include "core/model/landmark_edit.h"
 #include "core/model/model_file.h"
+#include "core/model/model_panel.h"
 
 namespace sepal {
 
@@ -154,6 +155,58 @@ TEST(LandmarkEdit, DuplicateAddsANearbyCopyInBothSpaces) {
     EXPECT_LT(dx * dx + dy * dy, 1.0f);
     EXPECT_NEAR(m.high[6], m.high[2], 0.5f);
     EXPECT_THROW(duplicateLandmark(m, 10), InputError);
+}
+
+}  // namespace sepal
+
+namespace sepal {
+
+TEST(ModelPanel, TheMarkersTravelWithTheModelAndAnotherPanelIsRefusedByName) {
+    io::Table trained;
+    trained.channels = {{"PE-A", "CD33"}, {"PE-Cy7-A", "CD3"}, {"APC-A", "HLA-DR"}, {"FSC-A", ""}};
+    const std::vector<std::string> columns = {"PE-A", "PE-Cy7-A", "APC-A", "FSC-A"};
+    const auto markers = columnMarkers(trained, columns);
+    EXPECT_EQ(markers, (std::vector<std::string>{"CD33", "CD3", "HLA-DR", ""}));
+    // A column named by its marker has that marker.
+    EXPECT_EQ(columnMarkers(trained, {"CD3"}), std::vector<std::string>{"CD3"});
+
+    LandmarkModel m;
+    m.resize(2, 4);
+    m.low = {0.0f, 0.0f, 1.0f, 1.0f};
+    m.high = {0, 0, 0, 0, 1, 2, 3, 4};
+    const auto doc =
+        modelToJson(m, columns, nullptr, EmbedParams{}, {}, {}, {}, {}, nullptr, markers);
+    const LoadedModel back = modelFromJson(doc, "memory");
+    EXPECT_EQ(back.columnMarkers, markers);
+    auto bad = doc;
+    bad["column_markers"] = {"CD33", "CD3"};
+    EXPECT_THROW(modelFromJson(bad, "m.json"), InputError);
+    bad["column_markers"] = {"CD33", 3, "HLA-DR", ""};
+    EXPECT_THROW(modelFromJson(bad, "m.json"), InputError);
+
+    // The same panel written otherwise (case, '-', spaces), or a channel without a marker on
+    // either side: applied.
+    io::Table same;
+    same.channels = {{"PE-A", "cd33"}, {"PE-Cy7-A", "CD 3"}, {"APC-A", "HLADR"}, {"FSC-A", "FSC"}};
+    EXPECT_NO_THROW(checkPanel(columns, markers, same, "same.fcs"));
+    io::Table unnamed;
+    unnamed.channels = {{"PE-A", ""}, {"PE-Cy7-A", ""}, {"APC-A", ""}, {"FSC-A", ""}};
+    EXPECT_NO_THROW(checkPanel(columns, markers, unnamed, "unnamed.fcs"));
+    EXPECT_NO_THROW(checkPanel(columns, {}, same, "an older model"));
+    // Another panel on the same fluorochromes: refused, naming the file and each difference.
+    io::Table other;
+    other.channels = {{"PE-A", "CD10"}, {"PE-Cy7-A", "CD34"}, {"APC-A", "HLA-DR"}, {"FSC-A", ""}};
+    try {
+        checkPanel(columns, markers, other, "other.fcs");
+        FAIL() << "another panel was applied";
+    } catch (const InputError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("other.fcs: the panel differs"), std::string::npos) << what;
+        EXPECT_NE(what.find("PE-A is CD33 in the model and CD10 here"), std::string::npos) << what;
+        EXPECT_NE(what.find("PE-Cy7-A is CD3 in the model and CD34 here"), std::string::npos)
+            << what;
+        EXPECT_EQ(what.find("APC-A is"), std::string::npos) << what;
+    }
 }
 
 }  // namespace sepal

@@ -91,7 +91,8 @@ nlohmann::json modelToJson(const LandmarkModel& model, const std::vector<std::st
                            const std::vector<ModelPopulation>& populations,
                            const GateSelection& gates, const PopulationRegions& regions,
                            const std::vector<MarkerClass>& markerClasses,
-                           const nlohmann::json& stateTransform) {
+                           const nlohmann::json& stateTransform,
+                           const std::vector<std::string>& columnMarkers) {
     groupsOfLandmarks(populations, model.count());
     model.validate();
     if (columns.size() != model.dim)
@@ -126,6 +127,7 @@ nlohmann::json modelToJson(const LandmarkModel& model, const std::vector<std::st
         for (MarkerClass c : markerClasses) classes.push_back(markerClassKey(c));
         doc["marker_classes"] = classes;
     }
+    if (columnMarkers.size() == columns.size()) doc["column_markers"] = columnMarkers;
     if (stateTransform.is_object() &&
         !stateTransform.value("columns", nlohmann::json::array()).empty())
         doc["state_transform"] = stateTransform;
@@ -270,6 +272,18 @@ LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source) 
             out.markerClasses.push_back(*cls);
         }
     }
+    // Optional: each column's marker in the data the model was trained on.
+    if (doc.contains("column_markers")) {
+        const auto& markers = r.require("column_markers", V::array, "an array of marker names");
+        if (markers.size() != out.columns.size())
+            r.fail("field \"column_markers\" has " + std::to_string(markers.size()) +
+                   " markers for " + std::to_string(out.columns.size()) + " columns");
+        for (const auto& m : markers) {
+            if (!m.is_string())
+                r.fail("field \"column_markers\" holds " + m.dump() + "; use strings");
+            out.columnMarkers.push_back(m.get<std::string>());
+        }
+    }
     // Optional: the state markers' pipeline (checked as the main one is, when it is applied).
     if (doc.contains("state_transform")) {
         out.stateTransform = r.require("state_transform", V::object, "a transform pipeline");
@@ -290,10 +304,10 @@ void saveModel(const std::string& path, const LandmarkModel& model,
                const std::vector<std::string>& columns, const nlohmann::json& transformJson,
                const EmbedParams& params, const std::vector<ModelPopulation>& populations,
                const GateSelection& gates, const PopulationRegions& regions,
-               const std::vector<MarkerClass>& markerClasses,
-               const nlohmann::json& stateTransform) {
+               const std::vector<MarkerClass>& markerClasses, const nlohmann::json& stateTransform,
+               const std::vector<std::string>& columnMarkers) {
     const std::string text = modelToJson(model, columns, transformJson, params, populations, gates,
-                                         regions, markerClasses, stateTransform)
+                                         regions, markerClasses, stateTransform, columnMarkers)
                                  .dump(1) +
                              "\n";
     io::AtomicFile file(path);

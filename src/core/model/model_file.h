@@ -33,6 +33,9 @@ struct LoadedModel {
     /// The pipeline of the state markers kept beside the model's columns for medians and the
     /// heatmap (TransformPipeline::toJson(); null in models without one).
     nlohmann::json stateTransform;
+    /// Each column's marker ($PnS) in the data it was trained on ("": none; empty in models
+    /// written before the markers): checkPanel compares them with a file's before applying.
+    std::vector<std::string> columnMarkers;
 };
 
 /// The model as a JSON document (the file's content); columns.size() must equal model.dim.
@@ -41,7 +44,8 @@ nlohmann::json modelToJson(const LandmarkModel& model, const std::vector<std::st
                            const std::vector<ModelPopulation>& populations = {},
                            const GateSelection& gates = {}, const PopulationRegions& regions = {},
                            const std::vector<MarkerClass>& markerClasses = {},
-                           const nlohmann::json& stateTransform = nullptr);
+                           const nlohmann::json& stateTransform = nullptr,
+                           const std::vector<std::string>& columnMarkers = {});
 /// Parses a model document; `source` names it in errors. Throws InputError naming the field.
 LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source);
 
@@ -52,7 +56,8 @@ void saveModel(const std::string& path, const LandmarkModel& model,
                const EmbedParams& params = {}, const std::vector<ModelPopulation>& populations = {},
                const GateSelection& gates = {}, const PopulationRegions& regions = {},
                const std::vector<MarkerClass>& markerClasses = {},
-               const nlohmann::json& stateTransform = nullptr);
+               const nlohmann::json& stateTransform = nullptr,
+               const std::vector<std::string>& columnMarkers = {});
 /// The marker classes of the columns a tally of the model counts: its columns' (type where the
 /// model has none), then its state columns' (state).
 std::vector<MarkerClass> tallyClasses(const LoadedModel& loaded);

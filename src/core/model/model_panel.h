@@ -1,0 +1,26 @@
+#pragma once
+// The panel a model was trained on: each column's marker ($PnS), kept in the model file so that
+// applying it to a file whose channels carry other markers (a flow panel reuses fluorochromes:
+// PE-A is CD33 in one panel and CD10 in the next) is refused instead of naming cells by markers
+// they were not stained for.
+
+#include <string>
+#include <vector>
+
+#include "core/io/table.h"
+
+namespace sepal {
+
+/// Each column's marker in `table`: the $PnS of the channel so named, the column itself when it
+/// names a channel by its marker, else "" (a channel without one, or no such channel).
+std::vector<std::string> columnMarkers(const io::Table& table,
+                                       const std::vector<std::string>& columns);
+
+/// Throws InputError, prefixed by `where` (the data file), listing the columns whose marker in
+/// `data` differs from the one the model recorded (compared without case, spaces, '-' or '_');
+/// columns either side leaves without a marker are not compared (nor models without markers).
+void checkPanel(const std::vector<std::string>& columns,
+                const std::vector<std::string>& modelMarkers, const io::Table& data,
+                const std::string& where);
+
+}  // namespace sepal

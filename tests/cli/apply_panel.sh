@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# apply refuses a file whose channels carry other markers than the model was trained on (a flow
+# panel reuses its fluorochromes for other antibodies), naming each difference, and writes
+# nothing for it; the same panel applies, and a model written before the markers were kept is
+# applied as before.
+set -euo pipefail
+cli=${SEPAL_CLI:?set SEPAL_CLI to the sepal-cli binary}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$cli" demo --events 3000 --seed 1 --out "$tmp/panel.fcs" >/dev/null
+# The same file with CD3 and CD4 relabelled CD7 and CD5 ($PnS of the same channels).
+python3 - "$tmp/panel.fcs" "$tmp/other.fcs" <<'PY'
+import sys
+data = open(sys.argv[1], 'rb').read()
+other = data.replace(b'$P10S/CD3/', b'$P10S/CD7/').replace(b'$P11S/CD4/', b'$P11S/CD5/')
+assert other != data and len(other) == len(data), "the demo's CD3 and CD4 channels moved"
+open(sys.argv[2], 'wb').write(other)
+PY
+"$cli" embed "$tmp/panel.fcs" --metaclusters 6 --model "$tmp/m.json" --out "$tmp/y.csv" --quiet
+python3 -c "import json, sys; m = json.load(open(sys.argv[1])); assert 'CD3' in m['column_markers'], m.get('column_markers')" "$tmp/m.json" ||
+    fail "the model does not keep its columns' markers"
+
+if "$cli" apply --model "$tmp/m.json" "$tmp/other.fcs" --out-dir "$tmp/other" 2>"$tmp/err"; then
+    fail "a file of another panel was applied"
+fi
+grep -q "other.fcs: the panel differs from the model's (Pr141Di is CD3 in the model and CD7 here; Nd142Di is CD4 in the model and CD5 here)" "$tmp/err" ||
+    fail "the refusal does not name the differences: $(cat "$tmp/err")"
+[ ! -e "$tmp/other/other.csv" ] || fail "a table was written for the refused file"
+echo "refused: $(grep -o 'the panel differs[^)]*)' "$tmp/err")"
+
+"$cli" apply --model "$tmp/m.json" "$tmp/panel.fcs" --out-dir "$tmp/same" --quiet ||
+    fail "the model's own panel was refused"
+# A model without the markers (written before they were kept) is applied as before.
+python3 -c "import json, sys; m = json.load(open(sys.argv[1])); del m['column_markers']; json.dump(m, open(sys.argv[2], 'w'))" \
+    "$tmp/m.json" "$tmp/old.json"
+"$cli" apply --model "$tmp/old.json" "$tmp/other.fcs" --out-dir "$tmp/old" --quiet ||
+    fail "a model without markers was refused"
+echo "the same panel and a model without markers applied"
