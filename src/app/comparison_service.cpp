@@ -118,17 +118,19 @@ void ComparisonService::choose(const ComparisonSettings& settings) {
 std::string ComparisonService::command() const {
     const ComparisonSettings& s = m_settings;
     if (s.column.empty()) return "";
+    std::string markers;
+    for (const auto& m : m_populations.stateColumnNames())
+        markers += (markers.empty() ? "" : ",") + m;
+    // The medians only with state markers to test: without them stats refuses the medians, as
+    // the window then tests abundance alone.
     std::string cmd =
-        "sepal-cli stats --counts populations.csv --medians sample_medians.csv "
-        "--metadata " +
+        "sepal-cli stats --counts populations.csv " +
+        std::string(markers.empty() ? "" : "--medians sample_medians.csv ") + "--metadata " +
         (state().metadata.source.empty() ? std::string("samples.csv") : state().metadata.source) +
         " --design \"" + formulaOf(s) + "\" --contrast " + s.column + ":" + s.level + "-" +
         s.reference;
     if (!s.block.empty()) cmd += " --block " + s.block;
     if (s.method != "edgeR") cmd += " --method " + s.method;
-    std::string markers;
-    for (const auto& m : m_populations.stateColumnNames())
-        markers += (markers.empty() ? "" : ",") + m;
     if (!markers.empty()) cmd += " --state-markers " + markers;
     return cmd + " --out-dir stats";
 }

@@ -57,6 +57,8 @@ std::string stateJson(Application& application) {
     const auto& chosen = ws.comparison().settings();
     j["compare_settings"] = {chosen.column, chosen.level, chosen.reference, chosen.block,
                              chosen.method};
+    // The sepal-cli command the window shows for the same comparison.
+    j["compare_command"] = ws.comparison().command();
     j["comparison"] = comparison.valid
                           ? nlohmann::json{{"contrast", comparison.contrastText},
                                            {"called", called},

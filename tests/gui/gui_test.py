@@ -8,6 +8,7 @@ Exit 0 = pass, 1 = fail, 77 = skipped (with the reason printed).
 import glob
 import json
 import os
+import shlex
 import shutil
 import struct
 import subprocess
@@ -781,6 +782,14 @@ def test_compare(out):
     for name in ("da.csv", "ds.csv", "design.csv", "abundance.png", "state.png"):
         app, mine = open(f"{out}/stats/{name}", "rb").read(), open(f"{out}/cli/{name}", "rb").read()
         check(app == mine, f"{name} differs between the app's Compare window and sepal-cli stats")
+    # The command the window shows, run where the counts were exported, gives the same tables.
+    shown = shlex.split(states[0]["compare_command"])
+    check(shown[:2] == ["sepal-cli", "stats"], f"the window shows {shown}")
+    subprocess.run([cli] + shown[1:] + ["-q"], cwd=f"{out}/counts", check=True)
+    for name in ("da.csv", "ds.csv"):
+        app = open(f"{out}/stats/{name}", "rb").read()
+        check(app == open(f"{out}/counts/stats/{name}", "rb").read(),
+              f"the window's command gives another {name}: {states[0]['compare_command']}")
     # The lasso made a population: the comparison followed with one more.
     check(after["populations"] == first["populations"] + 1,
           f"after the lasso the comparison has {after['populations']} populations, before "
