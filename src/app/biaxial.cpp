@@ -52,13 +52,18 @@ std::string percentText(double v) {
     return text;
 }
 
-std::string tickLabel(double v) {
+/// A tick's label: on decades (logarithmic-like axes) a power of ten from 1e3 reads "1e4";
+/// otherwise, and on the round steps of a linear axis, "50k", "100k", "1.5M", so that the
+/// labels of one axis share a form.
+std::string tickLabel(double v, bool decades) {
     if (v == 0) return "0";
     const double a = std::abs(v);
     char text[32];
-    if (a >= 1e3 && std::abs(std::log10(a) - std::round(std::log10(a))) < 1e-9)
+    if (decades && a >= 1e3 && std::abs(std::log10(a) - std::round(std::log10(a))) < 1e-9)
         std::snprintf(text, sizeof text, "%s1e%d", v < 0 ? "-" : "",
                       int(std::round(std::log10(a))));
+    else if (a >= 1e6)
+        std::snprintf(text, sizeof text, "%gM", v / 1e6);
     else if (a >= 1e4)
         std::snprintf(text, sizeof text, "%gk", v / 1e3);
     else
@@ -318,7 +323,8 @@ std::vector<AxisTick> axisTicks(const GateScale& scale, float low, float high) {
             if (span / step > 8) step = std::pow(10.0, std::floor(std::log10(span / 5))) * m;
         for (double v = std::ceil(std::min(a, b) / step) * step; v <= std::max(a, b) + 1e-9 * span;
              v += step)
-            ticks.push_back({float(f(v)), tickLabel(std::abs(v) < 1e-12 * span ? 0.0 : v), true});
+            ticks.push_back(
+                {float(f(v)), tickLabel(std::abs(v) < 1e-12 * span ? 0.0 : v, false), true});
         return ticks;
     }
     // Decades both ways from zero, and their multiples as minor ticks; a range narrower than
@@ -326,7 +332,7 @@ std::vector<AxisTick> axisTicks(const GateScale& scale, float low, float high) {
     const auto add = [&](double v, bool major) {
         const double at = f(v);
         if (std::isfinite(at) && at >= low && at <= high)
-            ticks.push_back({float(at), tickLabel(v), major});
+            ticks.push_back({float(at), tickLabel(v, true), major});
     };
     add(0, true);
     for (int e = 0; e <= 9; ++e)

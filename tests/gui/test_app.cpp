@@ -1650,5 +1650,22 @@ TEST(GateTreeEdits, AddRenameMoveDeleteAreUndoStepsAndEmbedTheNewGate) {
     EXPECT_EQ(st.model.high, landmarksBefore);
 }
 
+TEST(BiaxialAxes, EachAxisLabelsItsTicksInOneForm) {
+    // A linear axis of scatter (FSC-A to 262,144): round steps, all in thousands, where a tick
+    // on a power of ten read "1e5" between "50k" and "150k".
+    GateScale linear;
+    linear.kind = GateScale::Kind::Linear;
+    std::vector<std::string> labels;
+    for (const AxisTick& t : axisTicks(linear, 0.0f, 1.0f))
+        if (!t.label.empty()) labels.push_back(t.label);
+    EXPECT_EQ(labels, (std::vector<std::string>{"0", "50k", "100k", "150k", "200k", "250k"}));
+    // A logarithmic-like one labels its decades as powers of ten.
+    GateScale asinh;
+    asinh.kind = GateScale::Kind::Asinh;
+    bool decade = false;
+    for (const AxisTick& t : axisTicks(asinh, 0.0f, 1.0f)) decade = decade || t.label == "1e4";
+    EXPECT_TRUE(decade);
+}
+
 }  // namespace
 }  // namespace sepal::app
