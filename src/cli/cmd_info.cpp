@@ -1,9 +1,13 @@
 // sepal-cli info FILE... [--json]: versions, data sets, events and parameters of FCS files, with
-// each parameter's role (what the default pipeline embeds and why it leaves the rest out).
+// each parameter's role (what the default pipeline embeds and why it leaves the rest out); a CSV,
+// TSV or points JSON table is described as embed reads it (events and columns).
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -13,6 +17,8 @@
 #include "cli/command_registry.h"
 #include "core/common/error.h"
 #include "core/io/fcs_reader.h"
+#include "core/io/read_any.h"
+#include "core/pipeline/prepare.h"
 #include "core/transform/channel_roles.h"
 
 namespace sepal::cli {
@@ -68,6 +74,56 @@ std::string rangeText(double range) {
     return rangeJson(range).dump();
 }
 
+/// True when the file starts as an FCS file does, or is no regular file or cannot be opened
+/// (inspectFcs says why; a pipe is never read); an empty or shorter file goes to the table
+/// reader, which says what it holds.
+bool startsAsFcs(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) return true;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return true;
+    char head[3] = {0, 0, 0};
+    in.read(head, 3);
+    if (in.gcount() < 3) return false;
+    return head[0] == 'F' && head[1] == 'C' && head[2] == 'S';
+}
+
+/// A table that is not FCS, as embed reads it: its events and columns, which of them embed's
+/// default embeds, and why it leaves the others out.
+void describeTable(const std::string& path, bool json) {
+    const io::Table table = io::readTable(path);
+    const std::vector<ChannelRole> roles = channelRoles(table);
+    const std::vector<std::string> embedded = choosePipeline(table, PrepareOptions{}).columns();
+    auto embeds = [&](size_t c) {
+        return std::find(embedded.begin(), embedded.end(), table.channels[c].name) !=
+               embedded.end();
+    };
+    auto why = [&](size_t c) {
+        return roles[c] == ChannelRole::Marker ? std::string("not chosen")
+                                               : std::string(roleReason(roles[c]));
+    };
+    if (json) {
+        nlohmann::json columns = nlohmann::json::array();
+        for (size_t c = 0; c < table.channels.size(); ++c)
+            columns.push_back({{"name", table.channels[c].name},
+                               {"role", embeds(c) ? "marker" : "left out"},
+                               {"role_reason", embeds(c) ? "" : why(c)}});
+        std::cout << nlohmann::json{{"file", path},
+                                    {"format", "table"},
+                                    {"events", table.events()},
+                                    {"columns", columns}}
+                         .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                  << "\n";
+        return;
+    }
+    std::cout << path << ": a table, not FCS (read as embed reads it): " << table.events()
+              << " events, " << table.channels.size() << " columns\n";
+    std::printf("  %-3s %-28s %s\n", "#", "name", "role");
+    for (size_t c = 0; c < table.channels.size(); ++c)
+        std::printf("  %-3zu %-28s %s\n", c + 1, table.channels[c].name.c_str(),
+                    embeds(c) ? "marker" : ("left out: " + why(c)).c_str());
+}
+
 void printHuman(const io::FcsFileInfo& info) {
     std::cout << info.path << ": " << info.datasets.size()
               << (info.datasets.size() == 1 ? " data set\n" : " data sets\n");
@@ -99,13 +155,21 @@ void printHuman(const io::FcsFileInfo& info) {
 
 void addInfo(CLI::App& app) {
     auto options = std::make_shared<InfoOptions>();
-    auto* cmd = app.add_subcommand("info", "Describe FCS files: data sets, events, parameters");
-    cmd->add_option("files", options->files, "FCS files")->required();
+    auto* cmd = app.add_subcommand(
+        "info",
+        "Describe FCS files: data sets, events, parameters (a CSV, TSV or points JSON table: its "
+        "events and columns)");
+    cmd->add_option("files", options->files, "FCS files, or tables")->required();
     cmd->add_flag("--json", options->json, "One JSON object per file (one per line)");
     cmd->callback([options] {
         int failures = 0;
         for (const auto& path : options->files) {
             try {
+                if (!startsAsFcs(path)) {
+                    describeTable(path, options->json);
+                    std::cout.flush();
+                    continue;
+                }
                 const io::FcsFileInfo info = io::inspectFcs(path);
                 if (options->json)
                     std::cout << infoJson(info).dump(-1, ' ', false,

@@ -14,6 +14,23 @@ fi
 grep -q "cut.fcs" "$work/err" || { echo "message does not name the file:"; cat "$work/err"; exit 1; }
 grep -q "HEADER" "$work/err" || { echo "message does not name the segment:"; cat "$work/err"; exit 1; }
 
+# A table is described as embed reads it (its events, and which columns the default embeds),
+# where info said its bytes were a truncated FCS HEADER; an empty one says so.
+printf 'CD3,CD4,Time\n1,2,0.1\n3,4,0.2\n5,6,0.3\n' >"$work/cells.csv"
+"$cli" info "$work/cells.csv" >"$work/out"
+grep -q "cells.csv: a table, not FCS (read as embed reads it): 3 events, 3 columns" "$work/out" ||
+    { echo "info on a CSV table:"; cat "$work/out"; exit 1; }
+"$cli" info --json "$work/cells.csv" | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert j["format"] == "table" and j["events"] == 3, j
+assert [c["name"] for c in j["columns"]] == ["CD3", "CD4", "Time"], j' ||
+    { echo "info --json on a CSV table is wrong"; exit 1; }
+: >"$work/empty.csv"
+if "$cli" info "$work/empty.csv" 2>"$work/err"; then echo "info accepted an empty file"; exit 1; fi
+grep -q "empty.csv: holds no events (the file is empty)" "$work/err" ||
+    { echo "info on an empty file:"; cat "$work/err"; exit 1; }
+
 file=$data/flowio/fcs_files__coulter.lmd
 if [ ! -f "$file" ]; then
     echo "skipped the real-file part: $file is absent (real data lives in ../shared/data)"
