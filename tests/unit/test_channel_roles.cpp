@@ -131,6 +131,20 @@ TEST(ChannelRoles, FluorescenceScatterTwinsAndViabilityDyes) {
     EXPECT_STREQ(roleReason(ChannelRole::Dna), "DNA intercalator");
 }
 
+TEST(ChannelRoles, FlowDnaStainsAndAMacsQuantsTimeAndCounters) {
+    io::Table t;
+    t.channels = {{"HDR-T", "HDR-T"}, {"Time", "HDR-T"},   {"HDR-CE", "HDR-CE"},
+                  {"HDR-V", "HDR-V"}, {"V1-A", "Syto 41"}, {"B2-A", "Hoechst 33342"},
+                  {"R1-A", "DRAQ5"},  {"Y1-A", "PI"},      {"Y2-A", "Propidium iodide"},
+                  {"V2-A", "CD10"},   {"PE-A", "PIK3"}};
+    const std::vector<ChannelRole> want = {
+        ChannelRole::Time,      ChannelRole::Time,   ChannelRole::Counter, ChannelRole::Counter,
+        ChannelRole::Dna,       ChannelRole::Dna,    ChannelRole::Dna,     ChannelRole::Viability,
+        ChannelRole::Viability, ChannelRole::Marker, ChannelRole::Marker};
+    EXPECT_EQ(channelRoles(t), want);
+    EXPECT_STREQ(roleReason(ChannelRole::Counter), "instrument counter");
+}
+
 TEST(ChannelRoles, UnlabelledIsotopesStayWhenThePanelNamesNoMarkers) {
     // Without $PnS, nothing tells an antibody from an empty channel: keep them, except the
     // channels that are never antibodies.

@@ -141,6 +141,10 @@ bool isDnaMarker(const std::string& m, const std::optional<Isotope>& markerIso) 
             std::all_of(rest.begin(), rest.end(), [](char c) { return isDigit(c); }))
             return true;
     }
+    // Flow cytometry's DNA stains: SYTO dyes, Hoechst, DRAQ5/7, Vybrant DyeCycle.
+    if (startsWith(f, "syto") || contains(f, "hoechst") || startsWith(f, "draq") ||
+        contains(f, "dyecycle"))
+        return true;
     return f == "191" || f == "193" || contains(f, "intercalator") || contains(f, "iridium");
 }
 
@@ -148,7 +152,7 @@ bool isViabilityWord(const std::string& text) {
     const std::string f = folded(text);
     return contains(f, "cisplatin") || contains(f, "viab") || contains(f, "zombie") ||
            contains(f, "livedead") || contains(f, "7aad") || contains(f, "dapi") ||
-           startsWith(f, "dead");
+           startsWith(f, "dead") || contains(f, "propidium") || f == "pi";
 }
 
 bool isBarcodeMarker(const std::string& m) {
@@ -181,6 +185,9 @@ ChannelRole roleByName(const std::string& n, const std::string& m) {
     for (const char* prefix : kCodes)
         if (startsWith(n, prefix)) return ChannelRole::Code;
     if (startsWith(n, "time") || startsWith(m, "time")) return ChannelRole::Time;
+    // A MACSQuant's time is HDR-T; its other HDR- channels count events and sample volume.
+    if (n == "hdr-t" || m == "hdr-t") return ChannelRole::Time;
+    if (startsWith(n, "hdr-") || startsWith(m, "hdr-")) return ChannelRole::Counter;
     if (startsWith(n, "cell_length") || startsWith(m, "cell_length"))
         return ChannelRole::EventLength;
     if (startsWith(n, "event") || startsWith(m, "event"))
@@ -275,6 +282,7 @@ constexpr RoleNames kRoleNames[] = {
     {ChannelRole::Embedding, "embedding", "embedding output"},
     {ChannelRole::Twin, "twin", "height/width twin"},
     {ChannelRole::Unlabelled, "unlabelled", "isotope without a marker"},
+    {ChannelRole::Counter, "counter", "instrument counter"},
 };
 
 const RoleNames& namesOf(ChannelRole role) {

@@ -29,6 +29,7 @@ enum class ChannelRole {
     Embedding,    ///< coordinates an embedding wrote (embed_x, UMAP, t-SNE)
     Twin,         ///< height or width twin of an area channel ("FL1-H" beside "FL1-A")
     Unlabelled,   ///< an isotope without a marker in a panel whose other channels have one
+    Counter,      ///< an instrument's own counters and volume (MACSQuant's HDR-CE, HDR-SE, HDR-V)
 };
 
 /// A metal isotope: element symbol and mass number ("Nd", 142).
