@@ -38,12 +38,37 @@ nlohmann::json runs(const std::vector<uint8_t>& v) {
     }
     return out;
 }
+/// A sample's path as the session keeps it: absolute, so that the session opens from any
+/// folder (generated data, "synthetic:N", and paths that name no file are kept as they are).
+std::string sessionFilePath(const std::string& path) {
+    std::error_code ec;
+    if (path.starts_with("synthetic:") || !std::filesystem::exists(path, ec)) return path;
+    const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+    return ec ? path : absolute.lexically_normal().string();
+}
+
+/// A data file a session names, found as written (absolute, or from the current folder), else
+/// beside the session file (a session moved with its data, or written by hand); throws
+/// InputError naming the session and where the file was looked for.
+std::string sessionDataFile(const std::string& file, const std::string& session) {
+    std::error_code ec;
+    const std::filesystem::path f(file);
+    if (file.starts_with("synthetic:") || f.is_absolute() || std::filesystem::exists(f, ec))
+        return file;
+    const std::filesystem::path beside = std::filesystem::path(session).parent_path() / f;
+    if (std::filesystem::exists(beside, ec)) return beside.string();
+    throw InputError(session + ": its data file " + file +
+                     " is found neither from the current folder (" +
+                     std::filesystem::current_path(ec).string() + ") nor beside the session (" +
+                     std::filesystem::absolute(beside, ec).lexically_normal().string() +
+                     "); move the file back or open it and save the session anew");
+}
 }  // namespace
 
 nlohmann::json ExportService::sessionJson(const std::array<float, 3>& camera) const {
     const State& state = this->state();
     nlohmann::json files = nlohmann::json::array();
-    for (const auto& s : state.data.samples) files.push_back(s.path);
+    for (const auto& s : state.data.samples) files.push_back(sessionFilePath(s.path));
     nlohmann::json groups = nlohmann::json::array();
     for (const auto& g : state.populations.groups)
         groups.push_back({{"name", g.name}, {"colour", g.colour}, {"phenotype", g.phenotype}});
@@ -125,10 +150,19 @@ void ExportService::saveSession(const std::string& path, const std::array<float,
 std::array<float, 3> ExportService::loadSession(const std::string& path) {
     nlohmann::json j;
     {
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(path, ec))
+            throw InputError(path + ": cannot read the session file: " +
+                             (std::filesystem::exists(path, ec) ? "it is not a regular file"
+                                                                : "no such file; check the path"));
         std::ifstream in(path);
-        if (!in) throw InputError(path + ": cannot read the session file");
+        if (!in) throw InputError(path + ": cannot read the session file (check the permissions)");
         try {
             j = nlohmann::json::parse(in);
+        } catch (const nlohmann::json::parse_error& e) {
+            throw InputError(path + ": not a session file: it is not valid JSON (at byte " +
+                             std::to_string(e.byte) +
+                             "); choose a file the app saved as a session");
         } catch (const std::exception& e) {
             throw InputError(path + ": not a session file (" + e.what() + ")");
         }
@@ -147,7 +181,8 @@ std::array<float, 3> ExportService::loadSession(const std::string& path) {
     std::array<float, 3> camera{};
     try {
         std::vector<io::Table> tables;
-        for (const auto& f : j.at("files")) tables.push_back(readAnyTable(f.get<std::string>()));
+        for (const auto& f : j.at("files"))
+            tables.push_back(readAnyTable(sessionDataFile(f.get<std::string>(), path)));
         if (tables.empty()) throw InputError(path + ": the session lists no files");
         next.data.tables = std::move(tables);
         LoadedModel loaded = modelFromJson(j.at("model"), path);

@@ -16,6 +16,7 @@
 #include "app/biaxial.h"
 #include "app/dataset.h"
 #include "app/document.h"
+#include "app/file_io.h"
 #include "app/projection_sweeper.h"
 #include "app/recipes.h"
 #include "app/scheduler.h"
@@ -30,6 +31,7 @@
 #include "core/demo/demo_data.h"
 #include "core/embedsom/embedsom.h"
 #include "core/gate/gate.h"
+#include "core/io/csv_writer.h"
 #include "core/io/fcs_writer.h"
 #include "core/knn/nearest_search.h"
 #include "core/metrics/quality.h"
@@ -973,6 +975,55 @@ TEST(Workspace, SessionRoundTripAndABadSessionKeepsWhatIsOpen) {
     EXPECT_THROW(other.exports().loadSession((dir / "bad.json").string()), InputError);
     EXPECT_EQ(other.state().data.events(), 2500u);
     EXPECT_EQ(other.state().model.low, before.model.low);
+    std::filesystem::remove_all(dir);
+}
+
+TEST(Workspace, ASessionOpensFromAnyFolderAndFindsItsDataBesideIt) {
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("sepal-session-paths-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const auto before = std::filesystem::current_path();
+    io::writeCsv((dir / "d.csv").string(), makeSyntheticTable(800));
+    // Opened by a relative name from the data's folder, as a user in a terminal would.
+    std::filesystem::current_path(dir);
+    Workspace ws("cpu");
+    std::vector<io::Table> tables;
+    tables.push_back(readAnyTable("d.csv"));
+    ws.data().openTables(std::move(tables));
+    settle(ws);
+    ws.exports().saveSession("s.json", {0, 0, 10});
+    nlohmann::json session = nlohmann::json::parse(std::ifstream(dir / "s.json"));
+    EXPECT_EQ(session.at("files").at(0).get<std::string>(), (dir / "d.csv").string());
+    // From another folder: the absolute path, then a hand-written relative one beside it.
+    std::filesystem::current_path(dir.parent_path());
+    Workspace other("cpu");
+    other.exports().loadSession((dir / "s.json").string());
+    EXPECT_EQ(other.state().data.events(), 800u);
+    session["files"] = {"d.csv"};
+    std::ofstream(dir / "relative.json") << session.dump();
+    Workspace third("cpu");
+    third.exports().loadSession((dir / "relative.json").string());
+    EXPECT_EQ(third.state().data.events(), 800u);
+    // What is wrong is said: a data file gone, no session file, a file that is not JSON.
+    auto errorOf = [&](const std::string& path) {
+        try {
+            Workspace("cpu").exports().loadSession(path);
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    session["files"] = {"gone.csv"};
+    std::ofstream(dir / "gone.json") << session.dump();
+    const std::string gone = errorOf((dir / "gone.json").string());
+    EXPECT_NE(gone.find("its data file gone.csv is found neither from the current folder"),
+              std::string::npos)
+        << gone;
+    EXPECT_NE(errorOf((dir / "none.json").string()).find("no such file"), std::string::npos);
+    std::ofstream(dir / "text.json") << "not json";
+    EXPECT_NE(errorOf((dir / "text.json").string()).find("it is not valid JSON"),
+              std::string::npos);
+    std::filesystem::current_path(before);
     std::filesystem::remove_all(dir);
 }
 
