@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/raster/viewport.h"
 #include "ui/small_multiples.h"
 
 namespace sepal::ui {
@@ -66,25 +67,15 @@ render::Bounds Canvas::pictureBounds(const UiContext& ctx) const {
         b.minX = std::min(b.minX, x), b.maxX = std::max(b.maxX, x);
         b.minY = std::min(b.minY, y), b.maxY = std::max(b.maxY, y);
     };
-    // Points only once projected (before that they all sit at the origin); the 0.5th to 99.5th
-    // percentiles, so that a few stray cells do not shrink the picture.
+    // Points only once projected (before that they all sit at the origin), by their robust
+    // extent (as sepal-cli's pictures), so that a few stray cells do not shrink the picture.
     bool cells = false;
-    if (ctx.workspace.stats().sweeps > 0 && xy.size() >= 2) {
-        std::vector<float> xs, ys;
-        size_t n = xy.size() / 2, stride = std::max<size_t>(1, n / 100000);
-        for (size_t i = 0; i < n; i += stride)
-            if (std::isfinite(xy[2 * i]) && std::isfinite(xy[2 * i + 1]))
-                xs.push_back(xy[2 * i]), ys.push_back(xy[2 * i + 1]);
-        auto at = [](std::vector<float>& v, double q) {
-            size_t k = size_t(q * double(v.size() - 1));
-            std::nth_element(v.begin(), v.begin() + long(k), v.end());
-            return v[k];
-        };
-        if (!xs.empty()) {
-            add(at(xs, 0.005), at(ys, 0.005));
-            add(at(xs, 0.995), at(ys, 0.995));
-            cells = true;
-        }
+    raster::Extent e;
+    if (ctx.workspace.stats().sweeps > 0 && xy.size() >= 2 &&
+        raster::robustExtent(xy.data(), xy.size() / 2, e)) {
+        add(float(e.minX), float(e.minY));
+        add(float(e.maxX), float(e.maxY));
+        cells = true;
     }
     // Every landmark while they are shown (each can be dragged); hidden, only those near the
     // cells: a landmark that won no cells may lie far out (k-means' empty ones, after refining),

@@ -55,6 +55,25 @@ TEST(Viewport, FitsPointsWithMarginsAndEqualScale) {
     EXPECT_NEAR(one.toPixelX(2), 50.0, 1e-9);
 }
 
+TEST(Viewport, AFewStrayCellsDoNotShrinkThePicture) {
+    // 10,000 cells in [-1, 1]^2 and one far out (a real flow file had one at y = -26 where
+    // 99.9 % lay within [-9, 8.3]): the picture frames the cells, as the app's view does.
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::vector<float> xy;
+    for (int i = 0; i < 10000; ++i) xy.push_back(uniform(rng)), xy.push_back(uniform(rng));
+    xy.push_back(0.0f), xy.push_back(-50.0f);
+    const Viewport v = fitViewport(xy.data(), xy.size() / 2, 0, 0, 200, 200, 0.0);
+    EXPECT_NEAR(v.scale, 100.0, 2.0);  // the cells' 2 units fill the 200 pixels
+    EXPECT_NEAR(v.centerY, 0.0, 0.05);
+    Extent e;
+    EXPECT_TRUE(robustExtent(xy.data(), xy.size() / 2, e));
+    EXPECT_GT(e.minY, -1.0);
+    const float nan = std::nanf("");
+    const std::vector<float> none = {nan, 0.0f};
+    EXPECT_FALSE(robustExtent(none.data(), 1, e));
+}
+
 TEST(Scatter, InkLandsWhereThePointsAreAndNowhereElse) {
     Image im(100, 100, kWhite);
     const std::vector<float> xy = {0, 0, 10, 10};
@@ -244,6 +263,26 @@ TEST(Picture, LongLegendNamesStayInsideAndApart) {
     // Names that fit stay whole, and a lone name has nothing shared to drop.
     EXPECT_EQ(fitNames({"CD4 T", "B"}, 1000, 1), (std::vector<std::string>{"CD4 T", "B"}));
     EXPECT_LE(textWidth(fitNames({samples[0]}, tight, 1)[0], 1), tight);
+}
+
+TEST(Picture, AColourBarsLongTitleStaysInside) {
+    // "CD4 (PacBlu-A)" and "Time (204.80 s)" ran off a 1000-pixel picture's right edge.
+    for (const std::string title :
+         {std::string("CD4 (PacBlu-A)"), std::string("Time (204.80 s)"),
+          std::string("pSTAT3 (Alexa Fluor 488-A) of a long acquisition channel name")}) {
+        for (const int width : {1000, 800, 400}) {
+            const size_t n = 2000;
+            const auto xy = twoClusters(n);
+            PictureSpec spec;
+            spec.width = width, spec.height = width * 3 / 4;
+            spec.colorBy = ColorBy::Values;
+            spec.title = title;
+            for (size_t i = 0; i < n; ++i) spec.values.push_back(float(i));
+            const Image im = renderPicture(xy.data(), n, spec);
+            EXPECT_EQ(inkedPixels(im, width - 4, 0, width, spec.height), 0u)
+                << "\"" << title << "\" runs off a " << width << "-pixel picture";
+        }
+    }
 }
 
 /// Whether `s` is whole UTF-8: every lead byte followed by as many continuation bytes as it says.

@@ -51,6 +51,17 @@ Image renderPicture(const float* xy, size_t n, const PictureSpec& spec) {
         panel = std::max(panel, fit.width + margin);
         legendLimit = panel - margin;
     }
+    // A colour bar's title as a legend's: the panel as wide as it, up to two fifths of the
+    // picture, a step smaller letters, then shortened in the middle, where it ran off the edge.
+    std::string barTitle =
+        spec.colorBy == ColorBy::Density && spec.title.empty() ? "density (log)" : spec.title;
+    if (annotated && spec.colorBy != ColorBy::Labels) {
+        const int margin = 24;
+        const LegendFit fit = fitLegend({}, barTitle, textScale, spec.width - margin);
+        textScale = fit.scale;
+        panel = std::max(panel, fit.width + margin);
+        barTitle = elideMiddle(barTitle, panel - margin, textScale);
+    }
     const int plotWidth = std::max(spec.width - panel, 1);
     const Viewport view = fitViewport(xy, n, 0, 0, plotWidth, spec.height, 0.04);
     const int panelX = plotWidth + 8;
@@ -69,8 +80,8 @@ Image renderPicture(const float* xy, size_t n, const PictureSpec& spec) {
             colors = color::mapValues(spec.values.data(), n, 1, range, spec.map);
             drawPoints(image, view, xy, n, colors.data(), colors.size(), spec.scatter);
             if (annotated)
-                drawColorBar(image, panelX, panelY, barWidth, barHeight, spec.map, range,
-                             spec.title, spec.foreground, textScale);
+                drawColorBar(image, panelX, panelY, barWidth, barHeight, spec.map, range, barTitle,
+                             spec.foreground, textScale);
             return image;
         }
         case ColorBy::Density: {
@@ -82,9 +93,8 @@ Image renderPicture(const float* xy, size_t n, const PictureSpec& spec) {
             colors = color::mapValues(density.data(), n, 1, range, spec.map);
             drawPoints(image, view, xy, n, colors.data(), colors.size(), spec.scatter);
             if (annotated)
-                drawColorBar(image, panelX, panelY, barWidth, barHeight, spec.map, range,
-                             spec.title.empty() ? "density (log)" : spec.title, spec.foreground,
-                             textScale);
+                drawColorBar(image, panelX, panelY, barWidth, barHeight, spec.map, range, barTitle,
+                             spec.foreground, textScale);
             return image;
         }
         case ColorBy::Labels: {

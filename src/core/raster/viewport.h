@@ -21,9 +21,20 @@ struct Viewport {
     double toPixelY(double y) const { return top + height * 0.5 - (y - centerY) * scale; }
 };
 
-/// Fits the finite points (n x 2, row-major) into the plot area (left, top, width, height),
-/// leaving `margin` (a fraction of the area, per side) free; equal scale on both axes so shapes
-/// are not distorted. With no finite point it shows [-1, 1]^2.
+/// A box of the picture: [minX, maxX] x [minY, maxY].
+struct Extent {
+    double minX = -1.0, minY = -1.0, maxX = 1.0, maxY = 1.0;
+};
+
+/// The 0.5th to 99.5th percentiles of the finite points (n x 2, row-major) on each axis, from
+/// an even sample of at most 100,000 of them, so that a few stray cells do not shrink a picture
+/// into a corner (the lower index rounds down and the upper up, so that a handful of points are
+/// all inside). False, leaving `extent` as it was, when no point is finite.
+bool robustExtent(const float* xy, size_t n, Extent& extent);
+
+/// Fits the finite points (n x 2, row-major) into the plot area (left, top, width, height) by
+/// their robustExtent, leaving `margin` (a fraction of the area, per side) free; equal scale on
+/// both axes so shapes are not distorted. With no finite point it shows [-1, 1]^2.
 Viewport fitViewport(const float* xy, size_t n, int left, int top, int width, int height,
                      double margin = 0.05);
 
