@@ -169,6 +169,34 @@ TEST_F(FcsManifest, FirstEventsMatchTheStoredValues) {
     }
 }
 
+TEST_F(FcsManifest, TimeIsTicksOfItsTimestepWhateverItsGain) {
+    // BD's instruments write $PnG = $TIMESTEP = 0.01 for Time. The gain is an amplifier's: the
+    // read Time is the stored ticks (as with a gain of 1), seconds are ticks x $TIMESTEP (the
+    // Diva file's 83,411 events over 6 to 111 s, not 632 to 11,110 s).
+    size_t seen = 0;
+    for (const auto& f : manifest["files"]) {
+        if (f["datasets"].is_null() || !f["must_fail"].is_null() ||
+            !f["expected_behaviour"].is_null())
+            continue;
+        const auto& want = f["datasets"][0];
+        if (!want.contains("first_events") || !want.contains("PnN")) continue;
+        const auto& names = want["PnN"];
+        size_t time = names.size();
+        for (size_t c = 0; c < names.size(); ++c)
+            if (names[c].is_string() && names[c].get<std::string>() == "Time") time = c;
+        if (time == names.size()) continue;
+        const std::string path = pathOf(f);
+        const io::Table read = io::readFcs(path);
+        if (read.channels[time].timestep == 1) continue;
+        SCOPED_TRACE(path);
+        EXPECT_EQ(read.channels[time].gain, 1.0);
+        expectNear(expectedValue(want["first_events"][0][time]), read.values.at(0, time),
+                   "the first event's Time");
+        ++seen;
+    }
+    EXPECT_GE(seen, 2u);  // FACS_Diva__facs_diva_test.fcs and test_comp_example.fcs at least
+}
+
 TEST_F(FcsManifest, TruncatedFilesListMetadataButRefuseEvents) {
     int seen = 0;
     for (const auto& f : manifest["files"]) {

@@ -241,8 +241,11 @@ void readParameters(Dataset& ds, const Lookup& kw, size_t count, const std::stri
                 }
             }
         }
-        if (auto g = parseDouble(kw.trimmed(pkey(n, "G"))); g && *g > 0) p.gain = *g;
         p.isTime = upper(p.name) == "TIME";
+        // $PnG is an amplifier's gain: the time channel has none. (BD's instruments write
+        // $PnG = $TIMESTEP = 0.01 for it; divided by it, a two-minute acquisition read as three
+        // hours, and sepal-cli convert's Time was a hundred times embed's.)
+        if (auto g = parseDouble(kw.trimmed(pkey(n, "G"))); g && *g > 0 && !p.isTime) p.gain = *g;
         if (p.isTime && timestep > 0) p.timestep = timestep;
         p.type = ptype;
         ds.parameters.push_back(std::move(p));
