@@ -31,6 +31,7 @@ struct ScoreArgs {
     std::string backend = "auto";
     std::string labels;
     bool json = false;
+    bool even = false;  // evenly spaced events instead of a seeded random subsample
 };
 
 // The 2D coordinates in an embedding table: EmbedSOM1/EmbedSOM2, embed_x/embed_y (tables
@@ -90,6 +91,21 @@ void runScore(const ScoreArgs& a) {
     params.k = a.k;
     params.sampleSize = a.sample;
     params.seed = a.seed;
+    std::vector<size_t> taken;  // with --even, the events scored
+    if (a.even && a.sample > 0 && a.sample < xy.rows) {
+        // The app's Stats window's cells: m evenly spaced events, event j n / m the j-th.
+        const size_t m = a.sample, n = xy.rows;
+        Matrix points(m, input.points.cols), kept(m, 2);
+        for (size_t j = 0; j < m; ++j) {
+            const size_t i = j * n / m;
+            taken.push_back(i);
+            std::copy_n(input.points.row(i), input.points.cols, points.row(j));
+            std::copy_n(xy.row(i), 2, kept.row(j));
+        }
+        input.points = std::move(points);
+        xy = std::move(kept);
+        params.sampleSize = 0;  // the events taken are the sample
+    }
     Backend backend = makeBackend(a.backend);
     const ThreadsForLoad threads;  // beside busy programs, the cores they leave free
     const QualityScores s = backend.quality->score(input.points.data(), input.points.rows,
@@ -106,8 +122,13 @@ void runScore(const ScoreArgs& a) {
         if (!column)
             throw InputError("--labels " + a.labels + ": no such label column (the inputs have " +
                              (names.empty() ? std::string("none") : names) + ")");
-        agreement = labelAgreement(xy.data(), xy.rows, column->codes, params);
-        silhouette = labelSilhouette(xy.data(), xy.rows, column->codes, params);
+        std::vector<int32_t> codes = column->codes;
+        if (!taken.empty()) {
+            codes.clear();
+            for (size_t i : taken) codes.push_back(column->codes[i]);
+        }
+        agreement = labelAgreement(xy.data(), xy.rows, codes, params);
+        silhouette = labelSilhouette(xy.data(), xy.rows, codes, params);
     }
     if (a.json) {
         nlohmann::json j = {{"trustworthiness", s.trustworthiness},
@@ -137,6 +158,9 @@ void addScoreCommand(CLI::App& app) {
     cmd->add_option("--k", args->k, "neighbours")->capture_default_str();
     cmd->add_option("--sample", args->sample, "events scored (0 = all)")->capture_default_str();
     cmd->add_option("--seed", args->seed, "which subsample")->capture_default_str();
+    cmd->add_flag("--even", args->even,
+                  "score --sample evenly spaced events instead of a random subsample (the app's "
+                  "Stats window: --sample 5000 --even)");
     cmd->add_option("--columns", args->prepare.columns, "as for embed")->delimiter(',');
     cmd->add_option("--transform", args->prepare.transform, "as for embed")->capture_default_str();
     cmd->add_option("--threads", args->threads, "CPU threads (0 = all)")->capture_default_str();

@@ -57,6 +57,13 @@ std::string stateJson(Application& application) {
     const auto& chosen = ws.comparison().settings();
     j["compare_settings"] = {chosen.column, chosen.level, chosen.reference, chosen.block,
                              chosen.method};
+    // The Stats window's scores of the picture (null while none is scored).
+    const auto& quality = ws.quality();
+    j["quality"] = quality.valid
+                       ? nlohmann::json{{"trustworthiness", quality.scores.trustworthiness},
+                                        {"knn_preservation", quality.scores.knnPreservation},
+                                        {"points", quality.scores.points}}
+                       : nlohmann::json(nullptr);
     // The sepal-cli command the window shows for the same comparison.
     j["compare_command"] = ws.comparison().command();
     j["comparison"] = comparison.valid

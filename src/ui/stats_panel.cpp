@@ -49,10 +49,12 @@ void StatsPanel::draw(UiContext& ctx) {
                     q.scores.knnPreservation, q.scoring ? " (scoring...)" : "");
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip(
-                "Of %zu cells (k = 10): 1 = no false neighbours in the picture; "
+                "Of %zu evenly spaced cells (k = 10): 1 = no false neighbours in the picture; "
                 "the share of each cell's 10 data-space neighbours kept in 2D. "
-                "Scored again when the picture settles after an edit.",
-                q.scores.points);
+                "Scored again when the picture settles after an edit.\n"
+                "The same figures from an exported CSV: sepal-cli score FILES --embedding "
+                "EXPORT.csv --sample %zu --even",
+                q.scores.points, q.scores.points);
     } else if (q.scoring) {
         ImGui::TextDisabled("Trustworthiness: scoring...");
     }

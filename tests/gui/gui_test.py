@@ -604,8 +604,8 @@ def test_cli_agreement(out):
     """The app and sepal-cli are one pipeline: the picture a file opens with is `embed`'s, the
     app's model gives `apply`'s coordinates, and the CLI's model opens in the app."""
     cli, data = cli_demo_file(out)
-    run_app([f"open {data}", "settle", f"export model {out}/app.model.json",
-             f"export csv {out}/app.csv", "quit"], out)
+    scored, _, _ = run_app([f"open {data}", "settle", f"export model {out}/app.model.json",
+                            f"export csv {out}/app.csv", "scored", "state", "quit"], out)
     subprocess.run([cli, "embed", data, "--out", f"{out}/cli.csv", "--model",
                     f"{out}/cli.model.json", "-q"], check=True)
     subprocess.run([cli, "apply", "--model", f"{out}/app.model.json", data, "--out-dir",
@@ -616,6 +616,16 @@ def test_cli_agreement(out):
     d1, d2 = worst_difference(app, embedded), worst_difference(app, applied)
     check(d1 < 1e-5, f"the app's default picture differs from sepal-cli embed's by {d1:.2e}")
     check(d2 < 1e-5, f"sepal-cli apply of the app's model differs by {d2:.2e}")
+    # The Stats window's scores are sepal-cli score's on the same evenly spaced cells.
+    quality = scored[-1]["quality"]
+    check(quality is not None, "the Stats window scored nothing")
+    done = subprocess.run([cli, "score", data, "--embedding", f"{out}/app.csv", "--sample",
+                           str(quality["points"]), "--even", "--json"], capture_output=True,
+                          text=True, check=True)
+    mine = json.loads(done.stdout)
+    check(abs(mine["trustworthiness"] - quality["trustworthiness"]) < 1e-9 and
+          abs(mine["knn_preservation"] - quality["knn_preservation"]) < 1e-9,
+          f"the app scores {quality}, sepal-cli score --even {mine}")
     run_app([f"open {data}", "settle", f"open {out}/cli.model.json", "settle",
              f"export csv {out}/app2.csv", "state", "quit"], out)
     d3 = worst_difference(embedded, coordinates(f"{out}/app2.csv"))
