@@ -116,7 +116,11 @@ void lasso(ScriptRun& run, const ScriptAction& a) {
     if (args.size() < first + 7)
         throw InputError(a.verb + " needs a name and at least three points");
     if (a.verb == "split") run.app.context().splitFrom = args[0];
-    run.app.context().brushName = args[first];
+    // "-": into the Populations window's target as it stands (a fresh name until one is chosen).
+    if (args[first] != "-") {
+        run.app.context().brushName = args[first];
+        run.app.context().brushChosen = true;
+    }
     std::vector<float> path;
     for (size_t i = first + 1; i + 1 < args.size(); i += 2)
         path.insert(path.end(), {std::stof(args[i]), std::stof(args[i + 1])});
@@ -315,7 +319,7 @@ const ScriptVerb kVerbs[] = {
     {"drag-landmark", "I DX DY: drag landmark I by (DX, DY) pixels", dragLandmark},
     {"click-landmark", "I [right] [ctrl]: click on landmark I", clickLandmark},
     {"key", "NAME [ctrl] [shift]: press a key (z, y, o, e, s, l, delete, f, escape, arrows, home)", key},
-    {"lasso", "NAME X Y X Y ...: right-drag a lasso into population NAME", lasso},
+    {"lasso", "NAME X Y X Y ...: right-drag a lasso into population NAME (-: the window's)", lasso},
     {"split", "FROM NAME X Y X Y ...: split population FROM with a lasso into NAME", lasso},
     {"set", "KEY VALUE: a setting (the keys below)", set},
     {"train", "on|off: start or pause refining the landmarks step by step", train},

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/raster/viewport.h"
+#include "ui/brush_target.h"
 #include "ui/small_multiples.h"
 
 namespace sepal::ui {
@@ -237,8 +238,7 @@ void Canvas::update(UiContext& ctx) {
                         auto w = ctx.camera.toWorld(m_lasso[i], m_lasso[i + 1]);
                         world.insert(world.end(), {w[0], w[1]});
                     }
-                    ws.populations().brush(
-                        world, ctx.brushName.empty() ? "population" : ctx.brushName, ctx.splitFrom);
+                    ws.populations().brush(world, brushTarget(ctx), ctx.splitFrom);
                     ctx.splitFrom.clear();
                 }
                 m_lasso.clear();

@@ -157,6 +157,7 @@ void ComparePanel::drawAbundance(UiContext& ctx) {
             ws.edits().setColour(colour);
             ws.edits().seal();
             ctx.brushName = r.population;
+            ctx.brushChosen = true;
         }
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.population.c_str());  // when cut
         ImGui::TableNextColumn();

@@ -165,6 +165,7 @@ void HeatmapPanel::drawGrid(UiContext& ctx, const char* id) {
             const bool shown =
                 st.colour.mode == app::ColourMode::Population && st.colour.highlight == h.rows[r];
             ctx.brushName = h.rows[r];
+            ctx.brushChosen = true;
             app::ColourSettings c = st.colour;
             c.mode = app::ColourMode::Population;
             c.highlight = shown ? std::string() : h.rows[r];

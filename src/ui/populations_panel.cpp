@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "ui/brush_target.h"
+
 namespace sepal::ui {
 
 void PopulationsPanel::draw(UiContext& ctx) {
@@ -13,7 +15,8 @@ void PopulationsPanel::draw(UiContext& ctx) {
     ImGui::SameLine();
     ImGui::TextDisabled("(or right-drag)");
     ImGui::SetNextItemWidth(-110);
-    ImGui::InputText("Brush into", &ctx.brushName);
+    brushTarget(ctx);  // a fresh name until the user names or chooses one
+    if (ImGui::InputText("Brush into", &ctx.brushName)) ctx.brushChosen = true;
     ImGui::SetNextItemWidth(80);
     ImGui::InputInt("##metaclusters", &m_metaclusters);
     m_metaclusters = std::clamp(m_metaclusters, 2, 250);
@@ -44,7 +47,7 @@ void PopulationsPanel::draw(UiContext& ctx) {
         // The name takes what the count and the delete button leave.
         const float nameWidth = std::max(60.0f, ImGui::GetContentRegionAvail().x - 80.0f);
         if (ImGui::Selectable(p.name.c_str(), ctx.brushName == p.name, 0, ImVec2(nameWidth, 0)))
-            ctx.brushName = p.name;
+            ctx.brushName = p.name, ctx.brushChosen = true;
         // Right-click: rename, or merge into another population.
         if (ImGui::BeginPopupContextItem("edit")) {
             std::string name = p.name;
@@ -60,6 +63,7 @@ void PopulationsPanel::draw(UiContext& ctx) {
                 // The next lasso takes only this population's cells into a new one.
                 ctx.splitFrom = p.name;
                 ctx.brushName = p.name + " b";
+                ctx.brushChosen = true;
                 ctx.lassoTool = true;
                 ImGui::CloseCurrentPopup();
             }

@@ -50,9 +50,10 @@ struct PlotFrame {
 struct UiContext {
     app::Workspace& workspace;               ///< the model
     render::Camera& camera;                  ///< the canvas view
-    std::string brushName = "population 1";  ///< the population the lasso fills
-    bool lassoTool = false;                  ///< left drag draws a lasso instead of panning
-    bool heatmapWindow = false;              ///< the heatmap also in a large window of its own
+    std::string brushName = "population 1";  ///< the population the lasso fills (brushTarget)
+    bool brushChosen = false;    ///< the user named or chose brushName (else a fresh name)
+    bool lassoTool = false;      ///< left drag draws a lasso instead of panning
+    bool heatmapWindow = false;  ///< the heatmap also in a large window of its own
     /// When set, the next lasso splits this population: only its cells move to brushName.
     std::string splitFrom;
     bool fitRequested = false;  ///< fit the view to the points next frame

@@ -360,6 +360,21 @@ def test_population_export(out):
     check(s["undo"] in ("Brush T_cells", "Change colouring"), f"undo label: {s['undo']}")
 
 
+def test_lasso_target(out):
+    """A lasso into the Populations window's target as it stands: until the user names one, a
+    population of its own (the first "population N" free), never one that exists already, such
+    as the "population 1" that "From landmarks" names an unnamed group or an earlier lasso made."""
+    states, _, _ = run_app([f"open {CELLS}", "settle", "populations-from-landmarks 4", "settle",
+                            "state", "lasso - 200 150 450 150 450 450 200 450", "wait 2",
+                            "lasso - 500 150 700 150 700 450 500 450", "wait 2", "state",
+                            "quit"], out)
+    before = [p["name"] for p in states[0]["populations"]]
+    after = [p["name"] for p in states[1]["populations"]]
+    new = [name for name in after if name not in before]
+    check(new == ["population 1", "population 2"],
+          f"two lassos made {new} (before: {before}; after: {after})")
+
+
 def test_undo_redo(out):
     states, _, _ = run_app([f"open {CELLS}", "settle", "set view.landmarks on", "set colour.mode sample", "drag-landmark 2 80 0",
                             "settle", "state", "key z ctrl", "wait 2", "state", "key z ctrl", "wait 2",

@@ -3,7 +3,8 @@
 find_package(Python3 COMPONENTS Interpreter QUIET)
 if(Python3_Interpreter_FOUND)
     foreach(name open_demo train drag_landmark landmarks_add_remove colour_by_marker
-                 population_export undo_redo exports bad_file session autosave crash_recovery
+                 population_export lasso_target undo_redo exports bad_file session autosave
+                 crash_recovery
                  box_select_move cli_agreement counts_agreement gates small_multiples
                  neighbours_kept cpu_splats supervised_layout compare polish bench_frames
                  stray_landmark_fit)
