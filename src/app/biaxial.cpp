@@ -52,23 +52,39 @@ std::string percentText(double v) {
     return text;
 }
 
-/// A tick's label: on decades (logarithmic-like axes) a power of ten from 1e3 reads "1e4";
-/// otherwise, and on the round steps of a linear axis, "50k", "100k", "1.5M", so that the
-/// labels of one axis share a form.
-std::string tickLabel(double v, bool decades) {
+/// A decade tick's label (logarithmic-like axes): a power of ten from 1e3 reads "1e4", other
+/// values as round steps read.
+std::string tickLabel(double v) {
     if (v == 0) return "0";
     const double a = std::abs(v);
     char text[32];
-    if (decades && a >= 1e3 && std::abs(std::log10(a) - std::round(std::log10(a))) < 1e-9)
+    if (a >= 1e3 && std::abs(std::log10(a) - std::round(std::log10(a))) < 1e-9)
         std::snprintf(text, sizeof text, "%s1e%d", v < 0 ? "-" : "",
                       int(std::round(std::log10(a))));
-    else if (a >= 1e6)
-        std::snprintf(text, sizeof text, "%gM", v / 1e6);
     else if (a >= 1e4)
         std::snprintf(text, sizeof text, "%gk", v / 1e3);
     else
         std::snprintf(text, sizeof text, "%g", v);
     return text;
+}
+
+/// A linear axis's labels in one unit, chosen by its largest tick: "2k ... 12k", "0.2M ... 1M",
+/// where a tick on each side of 10^4 or 10^6 read "8000, 10k" or "800k, 1M".
+std::vector<std::string> linearTickLabels(const std::vector<double>& values) {
+    double largest = 0;
+    for (double v : values) largest = std::max(largest, std::abs(v));
+    const double unit = largest >= 1e6 ? 1e6 : largest >= 1e4 ? 1e3 : 1.0;
+    const char* suffix = largest >= 1e6 ? "M" : largest >= 1e4 ? "k" : "";
+    std::vector<std::string> labels;
+    for (double v : values) {
+        char text[32];
+        if (v == 0)
+            std::snprintf(text, sizeof text, "0");
+        else
+            std::snprintf(text, sizeof text, "%g%s", v / unit, suffix);
+        labels.push_back(text);
+    }
+    return labels;
 }
 
 }  // namespace
@@ -87,7 +103,8 @@ GateScale defaultAxisScale(const io::Table& table, const std::string& channel) {
     if (c < 0) return {};
     const ChannelRole role = channelRole(table, size_t(c));
     if (role == ChannelRole::Scatter || role == ChannelRole::Time ||
-        role == ChannelRole::EventLength || role == ChannelRole::Gaussian)
+        role == ChannelRole::EventLength || role == ChannelRole::Gaussian ||
+        role == ChannelRole::Counter)
         return {};
     return arcsinhScale(guessCytometry(table) == Cytometry::Mass ? 5.0 : 150.0);
 }
@@ -321,10 +338,13 @@ std::vector<AxisTick> axisTicks(const GateScale& scale, float low, float high) {
         double step = std::pow(10.0, std::floor(std::log10(span / 5)));
         for (double m : {2.0, 5.0, 10.0})
             if (span / step > 8) step = std::pow(10.0, std::floor(std::log10(span / 5))) * m;
+        std::vector<double> values;
         for (double v = std::ceil(std::min(a, b) / step) * step; v <= std::max(a, b) + 1e-9 * span;
              v += step)
-            ticks.push_back(
-                {float(f(v)), tickLabel(std::abs(v) < 1e-12 * span ? 0.0 : v, false), true});
+            values.push_back(std::abs(v) < 1e-12 * span ? 0.0 : v);
+        const std::vector<std::string> labels = linearTickLabels(values);
+        for (size_t i = 0; i < values.size(); ++i)
+            ticks.push_back({float(f(values[i])), labels[i], true});
         return ticks;
     }
     // Decades both ways from zero, and their multiples as minor ticks; a range narrower than
@@ -332,7 +352,7 @@ std::vector<AxisTick> axisTicks(const GateScale& scale, float low, float high) {
     const auto add = [&](double v, bool major) {
         const double at = f(v);
         if (std::isfinite(at) && at >= low && at <= high)
-            ticks.push_back({float(at), tickLabel(v, true), major});
+            ticks.push_back({float(at), tickLabel(v), major});
     };
     add(0, true);
     for (int e = 0; e <= 9; ++e)

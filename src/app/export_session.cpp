@@ -48,14 +48,17 @@ std::string sessionFilePath(const std::string& path) {
 }
 
 /// A data file a session names, found as written (absolute, or from the current folder), else
-/// beside the session file (a session moved with its data, or written by hand); throws
+/// beside the session file (a session moved with its data: by its file name; or written by
+/// hand); throws
 /// InputError naming the session and where the file was looked for.
 std::string sessionDataFile(const std::string& file, const std::string& session) {
     std::error_code ec;
     const std::filesystem::path f(file);
-    if (file.starts_with("synthetic:") || f.is_absolute() || std::filesystem::exists(f, ec))
-        return file;
-    const std::filesystem::path beside = std::filesystem::path(session).parent_path() / f;
+    if (file.starts_with("synthetic:") || std::filesystem::exists(f, ec)) return file;
+    // Relative: beside the session; absolute but gone (the session moved with its data): its
+    // file name beside the session.
+    const std::filesystem::path beside =
+        std::filesystem::path(session).parent_path() / (f.is_absolute() ? f.filename() : f);
     if (std::filesystem::exists(beside, ec)) return beside.string();
     throw InputError(session + ": its data file " + file +
                      " is found neither from the current folder (" +

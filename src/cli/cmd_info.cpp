@@ -106,8 +106,8 @@ void describeTable(const std::string& path, bool json) {
         nlohmann::json columns = nlohmann::json::array();
         for (size_t c = 0; c < table.channels.size(); ++c)
             columns.push_back({{"name", table.channels[c].name},
-                               {"role", embeds(c) ? "marker" : "left out"},
-                               {"role_reason", embeds(c) ? "" : why(c)}});
+                               {"role", embeds(c) ? "marker" : roleKey(roles[c])},
+                               {"role_reason", embeds(c) ? std::string("marker") : why(c)}});
         std::cout << nlohmann::json{{"file", path},
                                     {"format", "table"},
                                     {"events", table.events()},

@@ -1004,6 +1004,17 @@ TEST(Workspace, ASessionOpensFromAnyFolderAndFindsItsDataBesideIt) {
     Workspace third("cpu");
     third.exports().loadSession((dir / "relative.json").string());
     EXPECT_EQ(third.state().data.events(), 800u);
+    // The session and its data moved together to another folder: found there by file name.
+    const auto moved = dir.parent_path() / (dir.filename().string() + "-moved");
+    std::filesystem::create_directories(moved);
+    std::filesystem::copy_file(dir / "s.json", moved / "s.json");
+    std::filesystem::copy_file(dir / "d.csv", moved / "d.csv");
+    std::filesystem::remove(dir / "d.csv");
+    Workspace fourth("cpu");
+    fourth.exports().loadSession((moved / "s.json").string());
+    EXPECT_EQ(fourth.state().data.events(), 800u);
+    std::filesystem::copy_file(moved / "d.csv", dir / "d.csv");
+    std::filesystem::remove_all(moved);
     // What is wrong is said: a data file gone, no session file, a file that is not JSON.
     auto errorOf = [&](const std::string& path) {
         try {
@@ -1710,6 +1721,19 @@ TEST(BiaxialAxes, EachAxisLabelsItsTicksInOneForm) {
     for (const AxisTick& t : axisTicks(linear, 0.0f, 1.0f))
         if (!t.label.empty()) labels.push_back(t.label);
     EXPECT_EQ(labels, (std::vector<std::string>{"0", "50k", "100k", "150k", "200k", "250k"}));
+    // Whatever the range: ticks on both sides of 10^4 or 10^6 share the unit.
+    auto labelsOver = [&](double top) {
+        GateScale s = linear;
+        s.T = top;
+        std::vector<std::string> out;
+        for (const AxisTick& t : axisTicks(s, 0.0f, 1.0f))
+            if (!t.label.empty()) out.push_back(t.label);
+        return out;
+    };
+    EXPECT_EQ(labelsOver(12000),
+              (std::vector<std::string>{"0", "2k", "4k", "6k", "8k", "10k", "12k"}));
+    EXPECT_EQ(labelsOver(1e6),
+              (std::vector<std::string>{"0", "0.2M", "0.4M", "0.6M", "0.8M", "1M"}));
     // A logarithmic-like one labels its decades as powers of ten.
     GateScale asinh;
     asinh.kind = GateScale::Kind::Asinh;

@@ -136,11 +136,13 @@ TEST(ChannelRoles, FlowDnaStainsAndAMacsQuantsTimeAndCounters) {
     t.channels = {{"HDR-T", "HDR-T"}, {"Time", "HDR-T"},   {"HDR-CE", "HDR-CE"},
                   {"HDR-V", "HDR-V"}, {"V1-A", "Syto 41"}, {"B2-A", "Hoechst 33342"},
                   {"R1-A", "DRAQ5"},  {"Y1-A", "PI"},      {"Y2-A", "Propidium iodide"},
-                  {"V2-A", "CD10"},   {"PE-A", "PIK3"}};
+                  {"V2-A", "CD10"},   {"PE-A", "PIK3"},    {"B3-A", "SYTOX Blue"},
+                  {"R2-A", "DRAQ7"}};
     const std::vector<ChannelRole> want = {
         ChannelRole::Time,      ChannelRole::Time,   ChannelRole::Counter, ChannelRole::Counter,
         ChannelRole::Dna,       ChannelRole::Dna,    ChannelRole::Dna,     ChannelRole::Viability,
-        ChannelRole::Viability, ChannelRole::Marker, ChannelRole::Marker};
+        ChannelRole::Viability, ChannelRole::Marker, ChannelRole::Marker,  ChannelRole::Viability,
+        ChannelRole::Viability};
     EXPECT_EQ(channelRoles(t), want);
     EXPECT_STREQ(roleReason(ChannelRole::Counter), "instrument counter");
 }

@@ -27,7 +27,8 @@ TransformPipeline gateAxes(const io::Table& table, const std::string& x, const s
         step.name = table.channels[c].name;
         const ChannelRole role = channelRole(table, c);
         if (role == ChannelRole::Scatter || role == ChannelRole::Time ||
-            role == ChannelRole::EventLength || role == ChannelRole::Gaussian) {
+            role == ChannelRole::EventLength || role == ChannelRole::Gaussian ||
+            role == ChannelRole::Counter) {
             step.transform.kind = ColumnTransform::Kind::Linear;
         } else {
             step.transform.kind = ColumnTransform::Kind::Arcsinh;

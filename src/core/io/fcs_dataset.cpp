@@ -241,7 +241,8 @@ void readParameters(Dataset& ds, const Lookup& kw, size_t count, const std::stri
                 }
             }
         }
-        p.isTime = upper(p.name) == "TIME";
+        // A MACSQuant names its time HDR-T.
+        p.isTime = upper(p.name) == "TIME" || upper(p.name) == "HDR-T";
         // $PnG is an amplifier's gain: the time channel has none. (BD's instruments write
         // $PnG = $TIMESTEP = 0.01 for it; divided by it, a two-minute acquisition read as three
         // hours, and sepal-cli convert's Time was a hundred times embed's.)

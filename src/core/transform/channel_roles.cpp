@@ -141,9 +141,10 @@ bool isDnaMarker(const std::string& m, const std::optional<Isotope>& markerIso) 
             std::all_of(rest.begin(), rest.end(), [](char c) { return isDigit(c); }))
             return true;
     }
-    // Flow cytometry's DNA stains: SYTO dyes, Hoechst, DRAQ5/7, Vybrant DyeCycle.
-    if (startsWith(f, "syto") || contains(f, "hoechst") || startsWith(f, "draq") ||
-        contains(f, "dyecycle"))
+    // Flow cytometry's DNA stains of every cell: SYTO dyes, Hoechst, DRAQ5, Vybrant DyeCycle
+    // (SYTOX and DRAQ7 stain only dead cells: viability dyes).
+    if ((startsWith(f, "syto") && !startsWith(f, "sytox")) || contains(f, "hoechst") ||
+        (startsWith(f, "draq") && !startsWith(f, "draq7")) || contains(f, "dyecycle"))
         return true;
     return f == "191" || f == "193" || contains(f, "intercalator") || contains(f, "iridium");
 }
@@ -152,7 +153,8 @@ bool isViabilityWord(const std::string& text) {
     const std::string f = folded(text);
     return contains(f, "cisplatin") || contains(f, "viab") || contains(f, "zombie") ||
            contains(f, "livedead") || contains(f, "7aad") || contains(f, "dapi") ||
-           startsWith(f, "dead") || contains(f, "propidium") || f == "pi";
+           startsWith(f, "dead") || contains(f, "propidium") || f == "pi" ||
+           startsWith(f, "sytox") || startsWith(f, "draq7");
 }
 
 bool isBarcodeMarker(const std::string& m) {
