@@ -101,8 +101,7 @@ void DataService::openModel(const std::string& path) {
     // A sample whose channels carry other markers than the model's is refused, as sepal-cli
     // apply refuses such a file.
     for (size_t s = 0; s < state.data.tables.size(); ++s)
-        checkPanel(loaded.columns, loaded.columnMarkers, state.data.tables[s],
-                   path + " on " + state.data.samples[s].path);
+        checkModelPanel(loaded, state.data.tables[s], path + " on " + state.data.samples[s].path);
     // Try the pipeline on the open data first: a missing channel leaves everything as it was.
     Dataset probe;
     probe.tables = state.data.tables;

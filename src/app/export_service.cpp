@@ -98,11 +98,13 @@ void ExportService::model(const std::string& path) const {
     const State& state = this->state();
     if (state.data.events() == 0) throw InputError("nothing to export: open a file first");
     const ModelLabels labels = m_populations.ofModel();
-    saveModel(path, state.model, state.data.columns, state.pipeline.toJson(), state.embed,
-              labels.populations, state.gating.gates, labels.regions,
-              state.data.namingInput(state.training.markerClasses).classes,
-              m_populations.stateColumns().pipeline.toJson(),
-              columnMarkers(state.data.tables.front(), state.data.columns));
+    saveModel(
+        path, state.model, state.data.columns, state.pipeline.toJson(), state.embed,
+        labels.populations, state.gating.gates, labels.regions,
+        state.data.namingInput(state.training.markerClasses).classes,
+        m_populations.stateColumns().pipeline.toJson(),
+        columnMarkers(state.data.tables.front(), state.data.columns),
+        columnMarkers(state.data.tables.front(), m_populations.stateColumns().pipeline.columns()));
     // The picture keeps each cell's population; the model labels by where cells land now. They
     // part when the landmarks were trained, moved, added or removed after the populations were
     // made, and the user should know before applying the model to a cohort.

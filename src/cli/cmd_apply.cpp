@@ -54,6 +54,7 @@ struct ApplyArgs {
     int workers = 0;  // files in flight at once (0: by the threads and GPUs, see applyFiles)
     bool quiet = false;
     bool timings = false;
+    bool acceptOtherMarkers = false;  // a panel that differs from the model's: a warning only
     StudyOptions study;  // --metadata --design --contrast: compare the conditions after
 };
 
@@ -238,7 +239,12 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
             } catch (const InputError& e) {
                 throw InputError(path + ": " + e.what());  // which of the inputs
             }
-            checkPanel(run.loaded.columns, run.loaded.columnMarkers, table, path);
+            try {
+                checkModelPanel(run.loaded, table, path);
+            } catch (const InputError& e) {
+                if (!a.acceptOtherMarkers) throw;
+                note(false, std::string("warning (--accept-other-markers): ") + e.what());
+            }
             checked = true;
         }
         t = StageClock::now();
@@ -597,6 +603,9 @@ void addApplyCommand(CLI::App& app) {
     cmd->add_flag("--force", args->force,
                   "write every output again (by default an output newer than its input and the "
                   "model is kept)");
+    cmd->add_flag("--accept-other-markers", args->acceptOtherMarkers,
+                  "apply to a file whose channels carry other markers than the model's (the same "
+                  "antibodies named otherwise): a warning instead of a refusal");
     cmd->add_flag("--quiet,-q", args->quiet, "no progress on stderr");
     cmd->add_flag("--timings", args->timings,
                   "print where the time went on stderr (each rank a line, even with --quiet)");

@@ -249,7 +249,8 @@ void runEmbed(const EmbedArgs& a) {
                   settings.params, populations, gates, {},
                   columnClasses(input.table, input.pipeline.columns(), classes),
                   input.statePipeline.toJson(),
-                  columnMarkers(input.table, input.pipeline.columns()));
+                  columnMarkers(input.table, input.pipeline.columns()),
+                  columnMarkers(input.table, input.statePipeline.columns()));
     {
         // A FlowJo user opening the written FCS file sees the populations by name under the
         // gates; beside other outputs the gates alone, over the inputs.

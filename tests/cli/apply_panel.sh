@@ -30,6 +30,12 @@ grep -q "other.fcs: the panel differs from the model's (Pr141Di is CD3 in the mo
 [ ! -e "$tmp/other/other.csv" ] || fail "a table was written for the refused file"
 echo "refused: $(grep -o 'the panel differs[^)]*)' "$tmp/err")"
 
+# The user may vouch for the markers: a warning naming them, and the file applied.
+"$cli" apply --model "$tmp/m.json" "$tmp/other.fcs" --out-dir "$tmp/vouched" \
+    --accept-other-markers 2>"$tmp/warn" || fail "--accept-other-markers still refused the file"
+grep -q "warning (--accept-other-markers): .*Pr141Di is CD3 in the model and CD7 here" "$tmp/warn" ||
+    fail "no warning naming the differences: $(cat "$tmp/warn")"
+[ -s "$tmp/vouched/other.csv" ] || fail "--accept-other-markers wrote no table"
 "$cli" apply --model "$tmp/m.json" "$tmp/panel.fcs" --out-dir "$tmp/same" --quiet ||
     fail "the model's own panel was refused"
 # A model without the markers (written before they were kept) is applied as before.
@@ -38,3 +44,21 @@ python3 -c "import json, sys; m = json.load(open(sys.argv[1])); del m['column_ma
 "$cli" apply --model "$tmp/old.json" "$tmp/other.fcs" --out-dir "$tmp/old" --quiet ||
     fail "a model without markers was refused"
 echo "the same panel and a model without markers applied"
+
+# A state marker (medians, the heatmap, differential state) of another antibody is refused too.
+"$cli" demo --cohort "$tmp/cohort" --events 2000 >/dev/null
+python3 - "$tmp/cohort/P1_stim.fcs" "$tmp/state.fcs" <<'PY'
+import sys
+data = open(sys.argv[1], 'rb').read()
+other = data.replace(b'S/IFNg/', b'S/IL17/')
+assert other != data and len(other) == len(data), "the cohort's IFNg channel moved"
+open(sys.argv[2], 'wb').write(other)
+PY
+"$cli" embed "$tmp/cohort/P1_stim.fcs" --metaclusters 6 --model "$tmp/mc.json" --out "$tmp/yc.csv" \
+    --quiet
+if "$cli" apply --model "$tmp/mc.json" "$tmp/state.fcs" --out-dir "$tmp/state" 2>"$tmp/err"; then
+    fail "a file whose state marker differs was applied"
+fi
+grep -q "Yb171Di is IFNg in the model and IL17 here" "$tmp/err" ||
+    fail "the refusal does not name the state marker: $(cat "$tmp/err")"
+echo "a state marker of another antibody refused"

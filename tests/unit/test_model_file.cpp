@@ -193,6 +193,16 @@ TEST(ModelPanel, TheMarkersTravelWithTheModelAndAnotherPanelIsRefusedByName) {
     unnamed.channels = {{"PE-A", ""}, {"PE-Cy7-A", ""}, {"APC-A", ""}, {"FSC-A", ""}};
     EXPECT_NO_THROW(checkPanel(columns, markers, unnamed, "unnamed.fcs"));
     EXPECT_NO_THROW(checkPanel(columns, {}, same, "an older model"));
+    // Isotope tags and fluorochrome words beside the marker name the same antibody.
+    io::Table tagged;
+    tagged.channels = {
+        {"PE-A", "142Nd_CD33"}, {"PE-Cy7-A", "CD3 FITC"}, {"APC-A", "HLA-DR APC"}, {"FSC-A", ""}};
+    EXPECT_NO_THROW(checkPanel(columns, markers, tagged, "tagged.fcs"));
+    io::Table near;  // CD45 is not CD4, nor cadmium
+    near.channels = {{"PE-A", "CD45"}, {"PE-Cy7-A", "CD3"}, {"APC-A", "HLA-DR"}, {"FSC-A", ""}};
+    trained.channels[0].marker = "CD4";
+    EXPECT_THROW(checkPanel(columns, columnMarkers(trained, columns), near, "near.fcs"),
+                 InputError);
     // Another panel on the same fluorochromes: refused, naming the file and each difference.
     io::Table other;
     other.channels = {{"PE-A", "CD10"}, {"PE-Cy7-A", "CD34"}, {"APC-A", "HLA-DR"}, {"FSC-A", ""}};

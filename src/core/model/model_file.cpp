@@ -92,7 +92,8 @@ nlohmann::json modelToJson(const LandmarkModel& model, const std::vector<std::st
                            const GateSelection& gates, const PopulationRegions& regions,
                            const std::vector<MarkerClass>& markerClasses,
                            const nlohmann::json& stateTransform,
-                           const std::vector<std::string>& columnMarkers) {
+                           const std::vector<std::string>& columnMarkers,
+                           const std::vector<std::string>& stateColumnMarkers) {
     groupsOfLandmarks(populations, model.count());
     model.validate();
     if (columns.size() != model.dim)
@@ -129,8 +130,11 @@ nlohmann::json modelToJson(const LandmarkModel& model, const std::vector<std::st
     }
     if (columnMarkers.size() == columns.size()) doc["column_markers"] = columnMarkers;
     if (stateTransform.is_object() &&
-        !stateTransform.value("columns", nlohmann::json::array()).empty())
+        !stateTransform.value("columns", nlohmann::json::array()).empty()) {
         doc["state_transform"] = stateTransform;
+        if (stateColumnMarkers.size() == stateTransform["columns"].size())
+            doc["state_column_markers"] = stateColumnMarkers;
+    }
     if (!regions.empty()) {
         validateRegions(regions, model.count(), populations.size(), "cannot save the model");
         doc["regions"] = regionsToJson(regions);
@@ -284,6 +288,23 @@ LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source) 
             out.columnMarkers.push_back(m.get<std::string>());
         }
     }
+    // Optional: the state columns' markers, as the columns', one per state column.
+    if (doc.contains("state_column_markers")) {
+        const auto& markers =
+            r.require("state_column_markers", V::array, "an array of marker names");
+        for (const auto& m : markers) {
+            if (!m.is_string())
+                r.fail("field \"state_column_markers\" holds " + m.dump() + "; use strings");
+            out.stateColumnMarkers.push_back(m.get<std::string>());
+        }
+        const auto& state = doc.contains("state_transform") ? doc["state_transform"] : nullptr;
+        const size_t states =
+            state.is_object() ? state.value("columns", nlohmann::json::array()).size() : 0;
+        if (out.stateColumnMarkers.size() != states)
+            r.fail("field \"state_column_markers\" has " +
+                   std::to_string(out.stateColumnMarkers.size()) + " markers for " +
+                   std::to_string(states) + " state columns");
+    }
     // Optional: the state markers' pipeline (checked as the main one is, when it is applied).
     if (doc.contains("state_transform")) {
         out.stateTransform = r.require("state_transform", V::object, "a transform pipeline");
@@ -305,11 +326,13 @@ void saveModel(const std::string& path, const LandmarkModel& model,
                const EmbedParams& params, const std::vector<ModelPopulation>& populations,
                const GateSelection& gates, const PopulationRegions& regions,
                const std::vector<MarkerClass>& markerClasses, const nlohmann::json& stateTransform,
-               const std::vector<std::string>& columnMarkers) {
-    const std::string text = modelToJson(model, columns, transformJson, params, populations, gates,
-                                         regions, markerClasses, stateTransform, columnMarkers)
-                                 .dump(1) +
-                             "\n";
+               const std::vector<std::string>& columnMarkers,
+               const std::vector<std::string>& stateColumnMarkers) {
+    const std::string text =
+        modelToJson(model, columns, transformJson, params, populations, gates, regions,
+                    markerClasses, stateTransform, columnMarkers, stateColumnMarkers)
+            .dump(1) +
+        "\n";
     io::AtomicFile file(path);
     file.write(text);
     file.commit();

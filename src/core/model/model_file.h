@@ -36,6 +36,8 @@ struct LoadedModel {
     /// Each column's marker ($PnS) in the data it was trained on ("": none; empty in models
     /// written before the markers): checkPanel compares them with a file's before applying.
     std::vector<std::string> columnMarkers;
+    /// The same for the state columns of stateTransform (empty in models without them).
+    std::vector<std::string> stateColumnMarkers;
 };
 
 /// The model as a JSON document (the file's content); columns.size() must equal model.dim.
@@ -45,7 +47,8 @@ nlohmann::json modelToJson(const LandmarkModel& model, const std::vector<std::st
                            const GateSelection& gates = {}, const PopulationRegions& regions = {},
                            const std::vector<MarkerClass>& markerClasses = {},
                            const nlohmann::json& stateTransform = nullptr,
-                           const std::vector<std::string>& columnMarkers = {});
+                           const std::vector<std::string>& columnMarkers = {},
+                           const std::vector<std::string>& stateColumnMarkers = {});
 /// Parses a model document; `source` names it in errors. Throws InputError naming the field.
 LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source);
 
@@ -57,7 +60,8 @@ void saveModel(const std::string& path, const LandmarkModel& model,
                const GateSelection& gates = {}, const PopulationRegions& regions = {},
                const std::vector<MarkerClass>& markerClasses = {},
                const nlohmann::json& stateTransform = nullptr,
-               const std::vector<std::string>& columnMarkers = {});
+               const std::vector<std::string>& columnMarkers = {},
+               const std::vector<std::string>& stateColumnMarkers = {});
 /// The marker classes of the columns a tally of the model counts: its columns' (type where the
 /// model has none), then its state columns' (state).
 std::vector<MarkerClass> tallyClasses(const LoadedModel& loaded);

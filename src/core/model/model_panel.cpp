@@ -1,19 +1,60 @@
 #include "core/model/model_panel.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "core/common/error.h"
+#include "core/transform/pipeline.h"
 
 namespace sepal {
 
 namespace {
-/// A marker name as panels write it differently: lower case, without spaces, '-' or '_'.
+bool isDigit(char c) {
+    return c >= '0' && c <= '9';
+}
+
+/// An isotope tag as mass cytometry writes it before a marker: "142nd", "89y", "191irdi"
+/// (mass first, so that "CD45" never reads as cadmium 45).
+bool isIsotopeTag(const std::string& t) {
+    size_t i = 0;
+    while (i < t.size() && isDigit(t[i])) ++i;
+    const size_t letters = t.size() - i;
+    return i >= 2 && i <= 3 && letters >= 1 && letters <= 4 &&
+           std::none_of(t.begin() + long(i), t.end(), [](char c) { return isDigit(c); });
+}
+
+/// Fluorochrome words that a panel writes beside a marker ("CD3 FITC", "CD19 APC-Cy7").
+bool isFluorochromeWord(const std::string& t) {
+    static const char* const kWords[] = {
+        "fitc",  "pe",    "apc",   "percp",   "cy3",         "cy5",       "cy55",
+        "cy7",   "ecd",   "pb",    "pacblue", "pacificblue", "pacorange", "alexa",
+        "fluor", "af488", "af647", "af700",   "bv421",       "bv510",     "bv605",
+        "bv650", "bv711", "bv786", "buv395",  "buv496",      "buv737",    "bb515",
+        "bb700", "v450",  "v500",  "txred",   "efluor",      "qdot"};
+    for (const char* w : kWords)
+        if (t == w) return true;
+    return false;
+}
+
+/// A marker name as panels write it differently: lower case, the words that are not isotope
+/// tags or fluorochromes joined without spaces, '-', '_' (the whole name when nothing is left).
 std::string comparable(const std::string& marker) {
-    std::string out;
-    for (char c : marker)
-        if (c != ' ' && c != '-' && c != '_')
-            out += char(std::tolower(static_cast<unsigned char>(c)));
-    return out;
+    std::string whole, kept, token;
+    auto take = [&] {
+        if (!token.empty() && !isIsotopeTag(token) && !isFluorochromeWord(token)) kept += token;
+        token.clear();
+    };
+    for (char c : marker) {
+        const char l = char(std::tolower(static_cast<unsigned char>(c)));
+        if (std::isalnum(static_cast<unsigned char>(l))) {
+            token += l;
+            whole += l;
+        } else {
+            take();
+        }
+    }
+    take();
+    return kept.empty() ? whole : kept;
 }
 }  // namespace
 
@@ -55,8 +96,16 @@ void checkPanel(const std::vector<std::string>& columns,
     if (count == 0) return;
     throw InputError(where + ": the panel differs from the model's (" + differ +
                      "): the model would place and name these cells by markers they were not "
-                     "stained for; apply a model trained on this panel, or correct the markers "
-                     "($PnS) if they are the same antibodies");
+                     "stained for; apply a model trained on this panel, or, if they are the same "
+                     "antibodies, correct the markers ($PnS) or apply with sepal-cli apply "
+                     "--accept-other-markers");
+}
+
+void checkModelPanel(const LoadedModel& loaded, const io::Table& data, const std::string& where) {
+    checkPanel(loaded.columns, loaded.columnMarkers, data, where);
+    if (loaded.stateColumnMarkers.empty() || !loaded.stateTransform.is_object()) return;
+    checkPanel(TransformPipeline::fromJson(loaded.stateTransform).columns(),
+               loaded.stateColumnMarkers, data, where);
 }
 
 }  // namespace sepal

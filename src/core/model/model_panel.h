@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/io/table.h"
+#include "core/model/model_file.h"
 
 namespace sepal {
 
@@ -17,10 +18,14 @@ std::vector<std::string> columnMarkers(const io::Table& table,
                                        const std::vector<std::string>& columns);
 
 /// Throws InputError, prefixed by `where` (the data file), listing the columns whose marker in
-/// `data` differs from the one the model recorded (compared without case, spaces, '-' or '_');
-/// columns either side leaves without a marker are not compared (nor models without markers).
+/// `data` differs from the one the model recorded; names are compared without case, spaces,
+/// '-', '_', isotope tags ("142Nd_CD19" is CD19) or fluorochrome words ("CD3 FITC" is CD3).
+/// Columns either side leaves without a marker are not compared (nor models without markers).
 void checkPanel(const std::vector<std::string>& columns,
                 const std::vector<std::string>& modelMarkers, const io::Table& data,
                 const std::string& where);
+
+/// checkPanel over the model's columns and its state columns.
+void checkModelPanel(const LoadedModel& loaded, const io::Table& data, const std::string& where);
 
 }  // namespace sepal
