@@ -1712,6 +1712,18 @@ TEST(GateTreeEdits, AddRenameMoveDeleteAreUndoStepsAndEmbedTheNewGate) {
     EXPECT_EQ(st.model.high, landmarksBefore);
 }
 
+TEST(PopulationNames, GenericMarkersAreNoLineagesForTheDoubletRule) {
+    // The app's generated data (Open > synthetic): clusters positive on most of its generic
+    // markers ("Marker3") were named "Doublets (positive on 6 of 9 lineage markers)".
+    auto owner = openSynthetic(20000);
+    Workspace& ws = *owner;
+    settle(ws);
+    ws.populations().fromLandmarks(4);
+    ASSERT_EQ(ws.state().populations.groups.size(), 4u);
+    for (const auto& g : ws.state().populations.groups)
+        EXPECT_EQ(g.name.find("Doublets"), std::string::npos) << g.name;
+}
+
 TEST(BiaxialAxes, EachAxisLabelsItsTicksInOneForm) {
     // A linear axis of scatter (FSC-A to 262,144): round steps, all in thousands, where a tick
     // on a power of ten read "1e5" between "50k" and "150k".

@@ -220,12 +220,15 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
             }
         }
         // Positive on most lineage markers at once: cells stuck together (or stained by
-        // everything), whichever lineages they are.
+        // everything), whichever lineages they are. Only markers the catalogue knows as
+        // lineages count: markers it does not know (generic names, "Marker3") need not exclude
+        // one another, and synthetic clusters positive on most of them were called doublets.
         if (!out.doublets) {
             size_t resolved = 0, positive = 0;
             for (size_t c = 0; c < d && c < input.classes.size(); ++c) {
                 if (input.classes[c] != MarkerClass::Type || !cuts[c].resolved ||
-                    cuts[c].onEveryCell || tally[p].cells[c] <= 0)
+                    cuts[c].onEveryCell || tally[p].cells[c] <= 0 ||
+                    !catalogueEntry(input.markers[c]))
                     continue;
                 ++resolved;
                 positive += share(p, c).positive >= kCallShare;
