@@ -198,6 +198,13 @@ TEST(ModelPanel, TheMarkersTravelWithTheModelAndAnotherPanelIsRefusedByName) {
     tagged.channels = {
         {"PE-A", "142Nd_CD33"}, {"PE-Cy7-A", "CD3 FITC"}, {"APC-A", "HLA-DR APC"}, {"FSC-A", ""}};
     EXPECT_NO_THROW(checkPanel(columns, markers, tagged, "tagged.fcs"));
+    // "17a" of IL-17A is no isotope tag: IL-17A is not IL-21R.
+    io::Table cytokine;
+    cytokine.channels = {
+        {"PE-A", "IL-21R"}, {"PE-Cy7-A", "CD3"}, {"APC-A", "HLA-DR"}, {"FSC-A", ""}};
+    trained.channels[0].marker = "IL-17A";
+    EXPECT_THROW(checkPanel(columns, columnMarkers(trained, columns), cytokine, "il.fcs"),
+                 InputError);
     io::Table near;  // CD45 is not CD4, nor cadmium
     near.channels = {{"PE-A", "CD45"}, {"PE-Cy7-A", "CD3"}, {"APC-A", "HLA-DR"}, {"FSC-A", ""}};
     trained.channels[0].marker = "CD4";

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
+#include <string>
 
 #include "core/common/error.h"
 #include "core/transform/pipeline.h"
@@ -13,14 +15,21 @@ bool isDigit(char c) {
     return c >= '0' && c <= '9';
 }
 
-/// An isotope tag as mass cytometry writes it before a marker: "142nd", "89y", "191irdi"
-/// (mass first, so that "CD45" never reads as cadmium 45).
+/// An isotope tag as mass cytometry writes it before a marker: a mass of 89 to 209 and a
+/// metal's symbol, "142nd", "89y", "191irdi" (a symbol, so that "17a" of "IL-17A" is no tag).
 bool isIsotopeTag(const std::string& t) {
     size_t i = 0;
     while (i < t.size() && isDigit(t[i])) ++i;
-    const size_t letters = t.size() - i;
-    return i >= 2 && i <= 3 && letters >= 1 && letters <= 4 &&
-           std::none_of(t.begin() + long(i), t.end(), [](char c) { return isDigit(c); });
+    if (i < 2 || i > 3) return false;
+    const int mass = std::stoi(t.substr(0, i));
+    std::string symbol = t.substr(i);
+    if (symbol.size() > 2 && symbol.ends_with("di")) symbol.resize(symbol.size() - 2);
+    static const char* const kMetals[] = {"y",  "in", "la", "ce", "pr", "nd", "sm", "eu",
+                                          "gd", "tb", "dy", "ho", "er", "tm", "yb", "lu",
+                                          "ir", "pt", "pd", "cd", "rh", "bi", "ba", "cs"};
+    const bool metal = std::any_of(std::begin(kMetals), std::end(kMetals),
+                                   [&](const char* m) { return symbol == m; });
+    return metal && mass >= 89 && mass <= 209;
 }
 
 /// Fluorochrome words that a panel writes beside a marker ("CD3 FITC", "CD19 APC-Cy7").
