@@ -74,6 +74,21 @@ class FieldReader {
         return out;
     }
 
+    /// An array of `expected` strings (one per `of`: "columns").
+    std::vector<std::string> strings(const char* field, size_t expected, const char* of) const {
+        const auto& a = require(field, nlohmann::json::value_t::array, "an array of strings");
+        if (a.size() != expected)
+            fail(std::string("field \"") + field + "\" has " + std::to_string(a.size()) +
+                 " entries for " + std::to_string(expected) + " " + of);
+        std::vector<std::string> out;
+        for (const auto& v : a) {
+            if (!v.is_string())
+                fail(std::string("field \"") + field + "\" holds " + v.dump() + "; use strings");
+            out.push_back(v.get<std::string>());
+        }
+        return out;
+    }
+
     [[noreturn]] void fail(const std::string& what) const {
         throw InputError("model file " + m_source + ": " + what +
                          "; re-export the model from Sepal or fix the file");
@@ -276,34 +291,17 @@ LoadedModel modelFromJson(const nlohmann::json& doc, const std::string& source) 
             out.markerClasses.push_back(*cls);
         }
     }
-    // Optional: each column's marker in the data the model was trained on.
-    if (doc.contains("column_markers")) {
-        const auto& markers = r.require("column_markers", V::array, "an array of marker names");
-        if (markers.size() != out.columns.size())
-            r.fail("field \"column_markers\" has " + std::to_string(markers.size()) +
-                   " markers for " + std::to_string(out.columns.size()) + " columns");
-        for (const auto& m : markers) {
-            if (!m.is_string())
-                r.fail("field \"column_markers\" holds " + m.dump() + "; use strings");
-            out.columnMarkers.push_back(m.get<std::string>());
-        }
-    }
-    // Optional: the state columns' markers, as the columns', one per state column.
+    // Optional: each column's marker in the data the model was trained on, and each state
+    // column's.
+    if (doc.contains("column_markers"))
+        out.columnMarkers = r.strings("column_markers", out.columns.size(), "columns");
     if (doc.contains("state_column_markers")) {
-        const auto& markers =
-            r.require("state_column_markers", V::array, "an array of marker names");
-        for (const auto& m : markers) {
-            if (!m.is_string())
-                r.fail("field \"state_column_markers\" holds " + m.dump() + "; use strings");
-            out.stateColumnMarkers.push_back(m.get<std::string>());
-        }
-        const auto& state = doc.contains("state_transform") ? doc["state_transform"] : nullptr;
-        const size_t states =
-            state.is_object() ? state.value("columns", nlohmann::json::array()).size() : 0;
-        if (out.stateColumnMarkers.size() != states)
-            r.fail("field \"state_column_markers\" has " +
-                   std::to_string(out.stateColumnMarkers.size()) + " markers for " +
-                   std::to_string(states) + " state columns");
+        const nlohmann::json* state =
+            doc.contains("state_transform") ? &doc["state_transform"] : nullptr;
+        const size_t states = state && state->is_object()
+                                  ? state->value("columns", nlohmann::json::array()).size()
+                                  : 0;
+        out.stateColumnMarkers = r.strings("state_column_markers", states, "state columns");
     }
     // Optional: the state markers' pipeline (checked as the main one is, when it is applied).
     if (doc.contains("state_transform")) {

@@ -36,31 +36,26 @@ Image renderPicture(const float* xy, size_t n, const PictureSpec& spec) {
     const bool annotated = spec.colorBy != ColorBy::Uniform && spec.width >= 200;
     int textScale = textScaleFor(spec.height);
     int panel = annotated ? std::max(spec.width / 5, 60 * textScale + 40) : 0;
-    // A legend as wide as its names, up to two fifths of the picture (fitLegend), so that no name
-    // runs off the edge; drawLegend shortens the names that are still too wide.
+    // The key (a legend, or a colour bar's title) as wide as its text, up to two fifths of the
+    // picture (fitLegend), so that nothing runs off the edge; what is still too wide is shortened
+    // (drawLegend the names, the title here in the middle).
     std::vector<std::pair<std::string, color::Rgba8>> entries;
+    std::string title =
+        spec.colorBy == ColorBy::Density && spec.title.empty() ? "density (log)" : spec.title;
     int legendLimit = 0;
-    if (annotated && spec.colorBy == ColorBy::Labels) {
-        for (size_t c = 0; c < spec.categories.size(); ++c)
-            entries.emplace_back(spec.categories[c], color::paletteColor(c));
-        if (std::any_of(spec.codes.begin(), spec.codes.end(), [](int32_t c) { return c < 0; }))
-            entries.emplace_back("(missing)", color::kMissingColor);
+    if (annotated) {
+        if (spec.colorBy == ColorBy::Labels) {
+            for (size_t c = 0; c < spec.categories.size(); ++c)
+                entries.emplace_back(spec.categories[c], color::paletteColor(c));
+            if (std::any_of(spec.codes.begin(), spec.codes.end(), [](int32_t c) { return c < 0; }))
+                entries.emplace_back("(missing)", color::kMissingColor);
+        }
         const int margin = 24;
-        const LegendFit fit = fitLegend(entries, spec.title, textScale, spec.width - margin);
+        const LegendFit fit = fitLegend(entries, title, textScale, spec.width - margin);
         textScale = fit.scale;
         panel = std::max(panel, fit.width + margin);
         legendLimit = panel - margin;
-    }
-    // A colour bar's title as a legend's: the panel as wide as it, up to two fifths of the
-    // picture, a step smaller letters, then shortened in the middle, where it ran off the edge.
-    std::string barTitle =
-        spec.colorBy == ColorBy::Density && spec.title.empty() ? "density (log)" : spec.title;
-    if (annotated && spec.colorBy != ColorBy::Labels) {
-        const int margin = 24;
-        const LegendFit fit = fitLegend({}, barTitle, textScale, spec.width - margin);
-        textScale = fit.scale;
-        panel = std::max(panel, fit.width + margin);
-        barTitle = elideMiddle(barTitle, panel - margin, textScale);
+        title = elideMiddle(title, legendLimit, textScale);
     }
     const int plotWidth = std::max(spec.width - panel, 1);
     const Viewport view = fitViewport(xy, n, 0, 0, plotWidth, spec.height, 0.04);
@@ -80,7 +75,7 @@ Image renderPicture(const float* xy, size_t n, const PictureSpec& spec) {
             colors = color::mapValues(spec.values.data(), n, 1, range, spec.map);
             drawPoints(image, view, xy, n, colors.data(), colors.size(), spec.scatter);
             if (annotated)
-                drawColorBar(image, panelX, panelY, barWidth, barHeight, spec.map, range, barTitle,
+                drawColorBar(image, panelX, panelY, barWidth, barHeight, spec.map, range, title,
                              spec.foreground, textScale);
             return image;
         }
@@ -93,7 +88,7 @@ Image renderPicture(const float* xy, size_t n, const PictureSpec& spec) {
             colors = color::mapValues(density.data(), n, 1, range, spec.map);
             drawPoints(image, view, xy, n, colors.data(), colors.size(), spec.scatter);
             if (annotated)
-                drawColorBar(image, panelX, panelY, barWidth, barHeight, spec.map, range, barTitle,
+                drawColorBar(image, panelX, panelY, barWidth, barHeight, spec.map, range, title,
                              spec.foreground, textScale);
             return image;
         }
@@ -105,7 +100,7 @@ Image renderPicture(const float* xy, size_t n, const PictureSpec& spec) {
                                 : color::paletteColor(static_cast<size_t>(spec.codes[i]));
             drawPoints(image, view, xy, n, colors.data(), colors.size(), spec.scatter);
             if (annotated)
-                drawLegend(image, panelX, panelY, spec.height - panelY - 10, entries, spec.title,
+                drawLegend(image, panelX, panelY, spec.height - panelY - 10, entries, title,
                            spec.foreground, textScale, legendLimit);
             return image;
         }
