@@ -1,6 +1,9 @@
 // sepal-bench cuda-splat: the point layer drawn by CUDA (cuda/point_splats.h) from positions and
 // colours already on the device, as the desktop application draws 10^7 to 10^8 cells: time per
-// complete picture (median of --reps, CUDA events not needed: draw() returns when done).
+// complete picture (median of --reps, CUDA events not needed: draw() returns when done), whole
+// ("whole") and as updates where some cells changed since the last picture: a training frame's
+// slice ("slice": a range of the cells jumps elsewhere) and a drag ("cluster": one cluster's
+// cells move a few pixels).
 
 #ifdef SEPAL_HAVE_CUDA
 
@@ -14,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench_registry.h"
@@ -30,7 +34,36 @@ struct Options {
     int width = 1600, height = 1000;
     float alpha = 0.3f;
     int reps = 10;
+    std::vector<double> changed{1.0 / 64, 1.0 / 16};
 };
+
+/// Median, least and most of the timed pictures in a JSON line of the bench.
+void report(std::vector<double> ms, size_t n, float size, const Options& o, const char* pattern,
+            const cuda::CudaSplats& splats) {
+    std::sort(ms.begin(), ms.end());
+    nlohmann::json j = nlohmann::json::parse(contextJson());
+    j["bench"] = "cuda_splat";
+    j["n"] = n;
+    j["point_size"] = size;
+    j["width"] = o.width;
+    j["height"] = o.height;
+    j["pattern"] = pattern;
+    j["updated"] = splats.lastWasUpdate();
+    j["drawn_cells"] = splats.lastDrawnCells();
+    j["median_ms"] = ms[ms.size() / 2];
+    j["min_ms"] = ms.front();
+    j["max_ms"] = ms.back();
+    j["cells_per_s"] = double(n) / (ms[ms.size() / 2] * 1e-3);
+    std::printf("%s\n", j.dump().c_str());
+    std::fflush(stdout);
+}
+
+/// Milliseconds of one picture.
+double timedDraw(cuda::CudaSplats& splats, const cuda::SplatInput& in, uint8_t* out) {
+    const auto t0 = std::chrono::steady_clock::now();
+    splats.draw(in, out);
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
 
 void run(const Options& o) {
     std::string why;
@@ -57,33 +90,48 @@ void run(const Options& o) {
         dout.reserve(size_t(o.width) * o.height * 4);
         cudaMemcpy(dxy.get(), xy.data(), xy.size() * 4, cudaMemcpyHostToDevice);
         cudaMemcpy(drgba.get(), rgba.data(), rgba.size(), cudaMemcpyHostToDevice);
-        cuda::CudaSplats splats;
+        // The changed positions: a slice (a range of cells takes other cells' places) or a
+        // cluster moved by about 3 pixels.
+        std::vector<std::pair<std::string, std::vector<float>>> changes;
+        for (double f : o.changed) {
+            std::vector<float> moved = xy;
+            const size_t count = std::min(n, size_t(f * double(n)));
+            for (size_t i = 0; i < count; ++i) {
+                const size_t from = (i * 7919 + n / 3) % n;
+                moved[2 * i] = xy[2 * from], moved[2 * i + 1] = xy[2 * from + 1];
+            }
+            changes.emplace_back("slice", std::move(moved));
+        }
+        std::vector<float> dragged = xy;
+        for (size_t i = 0; i < n; ++i)
+            if ((i * 2654435761u) % 20 == 0) dragged[2 * i] += 0.004f;
+        changes.emplace_back("cluster", std::move(dragged));
+        cuda::DeviceBuffer<float> dmoved;
+        dmoved.reserve(xy.size());
         for (float size : o.sizes) {
             cuda::SplatInput in;
             in.xy = dxy.get(), in.rgba = drgba.get(), in.n = n;
             in.pointSize = size, in.alpha = o.alpha, in.width = o.width, in.height = o.height;
-            splats.draw(in, dout.get());  // warm-up
+            cuda::CudaSplats whole;
+            whole.setUpdates(false);
+            whole.draw(in, dout.get());  // warm-up
             std::vector<double> ms;
-            for (int r = 0; r < o.reps; ++r) {
-                const auto t0 = std::chrono::steady_clock::now();
+            for (int r = 0; r < o.reps; ++r) ms.push_back(timedDraw(whole, in, dout.get()));
+            report(ms, n, size, o, "whole", whole);
+            for (const auto& [pattern, moved] : changes) {
+                cudaMemcpy(dmoved.get(), moved.data(), moved.size() * 4, cudaMemcpyHostToDevice);
+                cuda::CudaSplats splats;
+                cuda::SplatInput back = in;
+                back.xy = dmoved.get();
+                splats.draw(in, dout.get());  // the view's first picture, then one kept
                 splats.draw(in, dout.get());
-                ms.push_back(
-                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                        .count());
+                ms.clear();
+                for (int r = 0; r < o.reps; ++r) {
+                    ms.push_back(timedDraw(splats, back, dout.get()));
+                    ms.push_back(timedDraw(splats, in, dout.get()));
+                }
+                report(ms, n, size, o, pattern.c_str(), splats);
             }
-            std::sort(ms.begin(), ms.end());
-            nlohmann::json j = nlohmann::json::parse(contextJson());
-            j["bench"] = "cuda_splat";
-            j["n"] = n;
-            j["point_size"] = size;
-            j["width"] = o.width;
-            j["height"] = o.height;
-            j["median_ms"] = ms[ms.size() / 2];
-            j["min_ms"] = ms.front();
-            j["max_ms"] = ms.back();
-            j["cells_per_s"] = double(n) / (ms[ms.size() / 2] * 1e-3);
-            std::printf("%s\n", j.dump().c_str());
-            std::fflush(stdout);
         }
     }
 }
@@ -97,6 +145,8 @@ void addCudaSplat(CLI::App& app) {
     sub->add_option("--height", o.height, "picture height (default 1000)");
     sub->add_option("--alpha", o.alpha, "opacity of a splat (default 0.3)");
     sub->add_option("--reps", o.reps, "timed pictures (default 10)");
+    sub->add_option("--changed", o.changed,
+                    "shares of the cells a slice update moves (default 1/64 1/16)");
     sub->callback([] { run(o); });
 }
 

@@ -3,6 +3,8 @@
 // colours are read from device memory (the projector's positions and a device copy of the
 // colours: the vertex buffers of 10^8 cells may live in host memory), the splats are written into
 // a pixel buffer shared with CUDA, and OpenGL copies that into the layer's texture on the GPU.
+// While the view stays, a picture only redraws the cells that changed since the last (a training
+// frame's slice, a drag's cells): the same picture at a fraction of the cost.
 // Only functional in builds with CUDA; elsewhere available() is false and paint() throws.
 
 #include <epoxy/gl.h>

@@ -46,9 +46,10 @@ class PointLayer {
     /// since are taken out and drawn again (a drag moves a few percent of them).
     void advanceOnCpu(const float* xy, const uint8_t* rgba, size_t n, const Camera& camera,
                       float pointSize, float alpha, int width, int height, double budgetMs);
-    /// As advance, with the whole picture splatted by CUDA in one go (CudaLayerPainter): xy and
-    /// rgba are device pointers (the mapped vertex buffers). Throws std::runtime_error on CUDA
-    /// failures (the caller then draws with OpenGL).
+    /// As advance, with the whole picture splatted by CUDA in one go (CudaLayerPainter, which
+    /// redraws only the changed cells while the view stays): xy and rgba are device pointers (the
+    /// mapped vertex buffers). Throws std::runtime_error on CUDA failures (the caller then draws
+    /// with OpenGL).
     void advanceOnCuda(const float* xy, const uint8_t* rgba, size_t n, const Camera& camera,
                        float pointSize, float alpha, int width, int height);
     /// Draws the front buffer into the bound viewport (camera's area), moved from the camera it

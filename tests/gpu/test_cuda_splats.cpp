@@ -1,6 +1,7 @@
 // The CUDA point splats against a host rendition of the same rules: the pixels a splat covers
 // (OpenGL's round point, CpuSplats's geometry), its soft rim, the order-independent sums and the
-// resolve to premultiplied RGBA8.
+// resolve to premultiplied RGBA8; and an update (the changed cells taken out and drawn again)
+// against a whole redraw, bit for bit.
 
 #include <gtest/gtest.h>
 
@@ -146,6 +147,7 @@ TEST(CudaSplats, CellsThatMoveSinceTheTileSortAreStillDrawnExactly) {
     in.width = 256, in.height = 160;  // 40 tiles, 7500 cells each
     dout.reserve(size_t(in.width) * in.height * 4);
     cuda::CudaSplats splats;
+    splats.setUpdates(false);  // the whole pictures' tile order is what this test follows
     auto drawAndCompare = [&](const char* what) {
         EXPECT_EQ(cudaMemcpy(dxy.get(), xy.data(), xy.size() * 4, cudaMemcpyHostToDevice),
                   cudaSuccess);
@@ -169,6 +171,105 @@ TEST(CudaSplats, CellsThatMoveSinceTheTileSortAreStillDrawnExactly) {
     drawAndCompare("sorted again");
     EXPECT_EQ(splats.sorts(), 2u);
     EXPECT_LT(splats.lastStrays(), n / 8);
+}
+
+TEST(CudaSplats, AnUpdateIsTheWholePictureBitForBit) {
+    SEPAL_REQUIRE_GPU();
+    // Clusters of cells, as a picture of millions has them, a few beyond the picture. One
+    // painter updates from picture to picture; a second draws each picture whole.
+    const size_t n = 400000;
+    std::mt19937 rng(17);
+    std::normal_distribution<float> normal(0.0f, 0.07f);
+    std::uniform_real_distribution<float> unit(-1.1f, 1.1f);
+    std::vector<float> xy(2 * n);
+    std::vector<uint8_t> rgba(4 * n);
+    for (size_t i = 0; i < n; ++i) {
+        const size_t blob = (i * 2654435761u) % 12;
+        xy[2 * i] = -0.8f + 0.15f * float(blob) + normal(rng);
+        xy[2 * i + 1] = 0.5f * std::sin(float(blob)) + normal(rng);
+        for (int c = 0; c < 3; ++c) rgba[4 * i + c] = uint8_t(40 + 17 * blob + 60 * c);
+        rgba[4 * i + 3] = i % 9 == 0 ? 0 : 220;
+    }
+    cuda::DeviceBuffer<float> dxy;
+    cuda::DeviceBuffer<uint8_t> drgba, dout;
+    dxy.reserve(xy.size());
+    drgba.reserve(rgba.size());
+    cuda::SplatInput in;
+    in.xy = dxy.get();
+    in.rgba = drgba.get();
+    in.n = n;
+    in.pointSize = 3.0f, in.alpha = 0.3f;
+    in.width = 320, in.height = 200;
+    in.scale[0] = 0.9f, in.scale[1] = 1.2f, in.offset[0] = 0.02f;
+    dout.reserve(size_t(in.width) * in.height * 4);
+    cuda::CudaSplats live, whole;
+    whole.setUpdates(false);
+    auto picture = [&](cuda::CudaSplats& splats) {
+        splats.draw(in, dout.get());
+        std::vector<uint8_t> got(size_t(in.width) * in.height * 4);
+        EXPECT_EQ(cudaMemcpy(got.data(), dout.get(), got.size(), cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+        return got;
+    };
+    // Draws with both painters and checks the live one's way (an update of `changed` cells, or
+    // a whole picture when changed is n).
+    auto drawAndCompare = [&](const char* what, size_t changed) {
+        ASSERT_EQ(cudaMemcpy(dxy.get(), xy.data(), xy.size() * 4, cudaMemcpyHostToDevice),
+                  cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(drgba.get(), rgba.data(), rgba.size(), cudaMemcpyHostToDevice),
+                  cudaSuccess);
+        const auto got = picture(live), want = picture(whole);
+        EXPECT_EQ(live.lastWasUpdate(), changed < n) << what;
+        EXPECT_EQ(live.lastDrawnCells(), changed) << what;
+        EXPECT_FALSE(whole.lastWasUpdate()) << what;
+        size_t off = 0, shown = 0;
+        for (size_t i = 0; i < got.size(); ++i) {
+            off += got[i] != want[i];
+            shown += i % 4 == 3 && want[i] > 0;
+        }
+        EXPECT_EQ(off, 0u) << what;
+        EXPECT_GT(shown, size_t(in.width) * in.height / 8) << what;
+    };
+    drawAndCompare("the first picture of a view", n);
+    drawAndCompare("the second, which keeps the cells as drawn", n);
+    drawAndCompare("nothing changed", 0);
+    // A training frame's slice: a 64th of the cells, in one range, jump anywhere (one to NaN,
+    // some off the picture).
+    const size_t slice = n / 64;
+    for (size_t i = 1000; i < 1000 + slice; ++i) xy[2 * i] = unit(rng), xy[2 * i + 1] = unit(rng);
+    xy[2 * 1001] = NAN;
+    drawAndCompare("a slice re-projected", slice);
+    // A drag: one cluster's cells move a few pixels (most stay in their windows' rims, some
+    // do not).
+    size_t dragged = 0;
+    for (size_t i = 0; i < n; ++i)
+        if ((i * 2654435761u) % 12 == 3) {
+            xy[2 * i] += 0.004f * float(1 + i % 9);
+            ++dragged;
+        }
+    drawAndCompare("a cluster dragged", dragged);
+    // Recoloured cells that stay put (the coverage's sum does not move), gated out and back in.
+    size_t recoloured = 0;
+    for (size_t i = 5; i < n; i += 41, ++recoloured) {
+        if (i % 9 == 0)
+            rgba[4 * i + 3] = 220;  // back in the gate
+        else if (i % 2)
+            rgba[4 * i + 3] = 0;  // gated out
+        else
+            rgba[4 * i] ^= 0x5a;
+    }
+    drawAndCompare("cells recoloured and gated", recoloured);
+    in.alpha = 0.8f;  // the opacity is applied after the sums
+    drawAndCompare("another opacity", 0);
+    for (size_t i = 0; i < n; i += 3) xy[2 * i + 1] += 0.01f;  // a third: a whole picture
+    drawAndCompare("a third of the cells moved", n);
+    xy[2 * 7] -= 0.2f;
+    drawAndCompare("one cell after a whole picture", 1);
+    in.scale[0] = 1.0f;  // zoomed: another view
+    drawAndCompare("another view", n);
+    drawAndCompare("that view again", n);
+    xy[2 * 8] += 0.1f;
+    drawAndCompare("one cell in that view", 1);
 }
 
 }  // namespace
