@@ -51,6 +51,7 @@ struct TrainOptions {
     std::vector<std::string> sums{"sorted"};  // the sums passes, each run in turn
     bool inertia = false;    // measure the kept cells' distances (the trainers do not)
     size_t sliceFrames = 0;  // batch-som-app: project a 1/sliceFrames slice after each epoch
+    std::string sliceKernel = "auto";  // the projection kernel of those slices
 };
 
 /// Chooses the training step's sums pass for the next steps through its environment switches
@@ -201,8 +202,9 @@ size_t distinctLandmarks(const LandmarkModel& model) {
 /// landmarks by the resident projector with the app's EmbedSOM parameters, with its phases.
 class SliceProjection {
   public:
-    SliceProjection(const std::vector<float>& x, size_t n, size_t d, size_t frames)
-        : m_n(n), m_count((n + frames - 1) / frames) {
+    SliceProjection(const std::vector<float>& x, size_t n, size_t d, size_t frames,
+                    const std::string& kernel)
+        : m_n(n), m_count((n + frames - 1) / frames), m_projector(kernel) {
         m_out.reserve(2 * n);
         m_projector.setPoints(x.data(), n, d);
         m_projector.enableTiming(true);
@@ -230,7 +232,7 @@ class SliceProjection {
 
   private:
     size_t m_n, m_count, m_cursor = 0;
-    cuda::CudaProjector m_projector{"auto"};
+    cuda::CudaProjector m_projector;
     cuda::DeviceBuffer<float> m_out;
 };
 
@@ -260,7 +262,7 @@ void runAppBatchSom(const TrainOptions& o, const std::vector<float>& x, size_t g
         std::vector<size_t> scans, kept, distinct;
         std::unique_ptr<SliceProjection> slice;
         if (o.sliceFrames > 0) {
-            slice = std::make_unique<SliceProjection>(x, o.n, o.d, o.sliceFrames);
+            slice = std::make_unique<SliceProjection>(x, o.n, o.d, o.sliceFrames, o.sliceKernel);
             nlohmann::json warm;  // auto measures its kernel once, as the app's first frames do
             slice->project(model, warm);
         }
@@ -349,6 +351,8 @@ void addCudaTrain(CLI::App& app) {
     sub->add_option("--slice", o.sliceFrames,
                     "batch-som-app: after each epoch, project the next 1/N of the cells through "
                     "its landmarks, as the app's training frames do (N = 64 there)");
+    sub->add_option("--slice-kernel", o.sliceKernel,
+                    "the slices' projection kernel (default auto, as the app's)");
     sub->callback([] { runTrain(o); });
 }
 

@@ -165,6 +165,29 @@ TEST(Density, APileOfMostCellsLeavesTheRestVisible) {
     EXPECT_NEAR(d.back() / top, std::log(2.0) / std::log(36001.0), 1e-6);
 }
 
+TEST(Density, AStrayCellDoesNotCoarsenTheBins) {
+    // 20,000 cells in two clusters, then one cell a thousand times as far out (a bead, an
+    // instrument glitch): the clusters keep their bins, and the stray is alone in its own.
+    std::vector<float> xy;
+    for (int i = 0; i < 20000; ++i) {
+        const float cx = i % 2 ? 1.0f : -1.0f, t = 0.001f * float(i);
+        xy.push_back(cx + 0.3f * std::sin(t * 7.0f) * std::cos(t)),
+            xy.push_back(0.3f * std::sin(t));
+    }
+    float tidy = 0.0f, withStray = 0.0f;
+    const auto before = binnedLogDensity(xy.data(), xy.size() / 2, {}, tidy);
+    xy.push_back(1000.0f), xy.push_back(-800.0f);
+    const auto after = binnedLogDensity(xy.data(), xy.size() / 2, {}, withStray);
+    // Stretched over the stray, the grid put each cluster in one bin: a top of log(10,001) and
+    // every cell of the clusters at it.
+    EXPECT_LT(withStray, tidy + 0.1f);
+    EXPECT_LT(withStray, std::log1p(2000.0f));
+    EXPECT_FLOAT_EQ(after.back(), std::log1p(1.0f));
+    size_t same = 0;
+    for (size_t i = 0; i + 1 < after.size(); ++i) same += std::fabs(after[i] - before[i]) < 0.1f;
+    EXPECT_GT(same, before.size() * 99 / 100);
+}
+
 TEST(Text, DrawsGlyphsWithinTheirMeasuredBox) {
     Image im(200, 40, kWhite);
     const color::Rgba8 ink{0, 0, 0, 255};

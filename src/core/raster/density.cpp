@@ -2,9 +2,25 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <unordered_map>
+
+#include "core/raster/viewport.h"
 
 namespace sepal::raster {
+
+namespace {
+// The grid spans the points' robust extent (viewport.h) widened by this share of its span on
+// each side: one stray cell far out no longer stretches the bins until the whole picture falls
+// into a few of them. Cells beyond are counted in bins of the same size outside the grid.
+constexpr double kGridMargin = 0.25;
+
+/// A bin's column or row, unclamped (far strays limited so that it stays a 32-bit integer).
+int64_t binOf(double v, double origin, double scale) {
+    return int64_t(std::floor(std::clamp((v - origin) * scale, -2e9, 2e9)));
+}
+}  // namespace
 
 std::vector<float> binnedLogDensity(const float* xy, size_t n, const std::vector<uint8_t>& counted,
                                     float& top) {
@@ -13,27 +29,41 @@ std::vector<float> binnedLogDensity(const float* xy, size_t n, const std::vector
     const auto finite = [&](size_t i) {
         return std::isfinite(xy[2 * i]) && std::isfinite(xy[2 * i + 1]);
     };
-    float minX = std::numeric_limits<float>::infinity(), maxX = -minX, minY = minX, maxY = -minX;
+    double minX = std::numeric_limits<double>::infinity(), maxX = -minX, minY = minX, maxY = -minX;
     for (size_t i = 0; i < n; ++i) {
         if (!finite(i)) continue;
-        minX = std::min(minX, xy[2 * i]), maxX = std::max(maxX, xy[2 * i]);
-        minY = std::min(minY, xy[2 * i + 1]), maxY = std::max(maxY, xy[2 * i + 1]);
+        minX = std::min(minX, double(xy[2 * i])), maxX = std::max(maxX, double(xy[2 * i]));
+        minY = std::min(minY, double(xy[2 * i + 1])), maxY = std::max(maxY, double(xy[2 * i + 1]));
     }
     if (!(maxX >= minX)) return density;
-    const int grid = kDensityGrid;
-    const float sx = float(grid) / std::max(maxX - minX, 1e-6f);
-    const float sy = float(grid) / std::max(maxY - minY, 1e-6f);
-    std::vector<uint32_t> counts(size_t(grid) * grid, 0), cell(n, 0);
-    for (size_t i = 0; i < n; ++i) {
-        if (!finite(i)) continue;
-        const int gx = std::clamp(int((xy[2 * i] - minX) * sx), 0, grid - 1);
-        const int gy = std::clamp(int((xy[2 * i + 1] - minY) * sy), 0, grid - 1);
-        cell[i] = uint32_t(gy * grid + gx);
-        if (counted.empty() || (i < counted.size() && counted[i])) ++counts[cell[i]];
+    // An axis whose robust extent is a point (most cells on one value) spans the whole box.
+    Extent robust;
+    if (robustExtent(xy, n, robust)) {
+        const double mx = kGridMargin * (robust.maxX - robust.minX);
+        const double my = kGridMargin * (robust.maxY - robust.minY);
+        if (mx > 0) minX = robust.minX - mx, maxX = robust.maxX + mx;
+        if (my > 0) minY = robust.minY - my, maxY = robust.maxY + my;
     }
-    top = std::log1p(float(*std::max_element(counts.begin(), counts.end())));
+    const int grid = kDensityGrid;
+    const double sx = double(grid) / std::max(maxX - minX, 1e-6);
+    const double sy = double(grid) / std::max(maxY - minY, 1e-6);
+    std::vector<uint32_t> counts(size_t(grid) * grid, 0);
+    std::unordered_map<uint64_t, uint32_t> beyond;  // bins outside the grid, by column and row
+    const auto countOf = [&](size_t i) -> uint32_t& {
+        int64_t gx = binOf(xy[2 * i], minX, sx), gy = binOf(xy[2 * i + 1], minY, sy);
+        // The box's far edge belongs to the last bin.
+        if (gx == grid && double(xy[2 * i]) <= maxX) gx = grid - 1;
+        if (gy == grid && double(xy[2 * i + 1]) <= maxY) gy = grid - 1;
+        if (gx >= 0 && gx < grid && gy >= 0 && gy < grid) return counts[size_t(gy * grid + gx)];
+        return beyond[uint64_t(uint32_t(int32_t(gx))) << 32 | uint32_t(int32_t(gy))];
+    };
     for (size_t i = 0; i < n; ++i)
-        if (finite(i)) density[i] = std::log1p(float(counts[cell[i]]));
+        if (finite(i) && (counted.empty() || (i < counted.size() && counted[i]))) ++countOf(i);
+    uint32_t most = *std::max_element(counts.begin(), counts.end());
+    for (const auto& b : beyond) most = std::max(most, b.second);
+    top = std::log1p(float(most));
+    for (size_t i = 0; i < n; ++i)
+        if (finite(i)) density[i] = std::log1p(float(countOf(i)));
     return density;
 }
 
