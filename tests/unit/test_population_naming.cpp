@@ -247,6 +247,45 @@ TEST(PopulationNames, AShallowValleyAssertsAMarkerOnlyWhenMostCellsAgree) {
     EXPECT_NE(names[2].name, "M cells");
 }
 
+TEST(PopulationNames, NamesakesAreToldApartByTheMarkerThatPartsThem) {
+    // Three populations: two positive on A, which a cut calls, and one negative; on B, whose
+    // values have one mode (no cut), the two A+ ones part by about two spreads. Without B they
+    // would both be "A+"; C parts nothing.
+    Matrix points(9000, 3);
+    std::vector<int32_t> codes(9000);
+    std::mt19937 rng(8);
+    std::normal_distribution<float> noise(0.0f, 0.3f);
+    for (size_t i = 0; i < 9000; ++i) {
+        const int g = int(i % 3);
+        codes[i] = g;
+        points.at(i, 0) = (g < 2 ? 3.0f : 0.0f) + noise(rng);
+        points.at(i, 1) = (g == 0 ? 1.0f : g == 1 ? 2.0f : 1.5f) + noise(rng);
+        points.at(i, 2) = 1.0f + noise(rng);
+    }
+    NamingInput input{{"A", "B", "C"}, {MarkerClass::Type, MarkerClass::Type, MarkerClass::Type}};
+    const auto cuts = learnThresholds(points, input.classes);
+    ASSERT_TRUE(cuts[0].resolved);
+    ASSERT_FALSE(cuts[1].resolved) << "B is meant to have one mode";
+    const auto names = namePopulations(points, codes, 3, input);
+    EXPECT_EQ(names[0].name, "A+ Blo");
+    EXPECT_EQ(names[1].name, "A+ Bhi");
+    EXPECT_EQ(names[2].name, "A-");
+    EXPECT_EQ(names[0].phrase, names[0].name);
+    ASSERT_EQ(names[0].called.size(), 1u);  // B is no call on a cut
+    // A channel without a marker of its own ("APC-Cy7-A") tells no one apart.
+    NamingInput channelsOnly = input;
+    channelsOnly.unnamed = {false, true, false};
+    const auto unnamed = namePopulations(points, codes, 3, channelsOnly);
+    EXPECT_EQ(unnamed[0].name, "A+");
+    EXPECT_EQ(unnamed[1].name, "A+ (2)");
+    // Namesakes that nothing parts keep the counter.
+    for (size_t i = 0; i < 9000; ++i)
+        if (codes[i] == 1) points.at(i, 1) -= 1.0f;
+    const auto alike = namePopulations(points, codes, 3, input);
+    EXPECT_EQ(alike[0].name, "A+");
+    EXPECT_EQ(alike[1].name, "A+ (2)");
+}
+
 /// The base of a name without its " (2)" counter.
 std::string baseName(const std::string& name) {
     const size_t at = name.rfind(" (");

@@ -8,6 +8,7 @@
 
 #include "core/common/median.h"
 #include "core/transform/channel_label.h"
+#include "core/transform/channel_roles.h"
 
 namespace sepal {
 
@@ -27,6 +28,11 @@ constexpr double kShallowShare = 0.8;
 // Positive on at least this many and this share of the resolved lineage markers: doublets.
 constexpr size_t kMostPositive = 6;
 constexpr double kMostPositiveShare = 0.5;
+// Populations named by one marker phrase are told apart by a marker whose medians part them by
+// at least this many of their own spreads (tellNamesakesApart), in at most this many rounds
+// (each splits a group of namesakes in two).
+constexpr double kNamesakeSpreads = 1.0;
+constexpr int kNamesakeRounds = 3;
 
 // Lineages that no single cell carries together (T, B, monocyte, granulocyte): a population
 // positive on both of a pair is most likely made of two cells stuck together. CD15 marks
@@ -80,7 +86,14 @@ Verdict holds(const MarkerCondition& c, const MarkerThreshold& t, double cells,
 NamingInput namingInputFor(const io::Table& table, const std::vector<std::string>& columns,
                            const MarkerClassOverrides& overrides,
                            const std::vector<CellTypeRule>* rules) {
-    return {markerNames(table, columns), columnClasses(table, columns, overrides), rules};
+    NamingInput input{
+        markerNames(table, columns), columnClasses(table, columns, overrides), rules, {}};
+    for (const std::string& column : columns) {
+        const auto it = std::find_if(table.channels.begin(), table.channels.end(),
+                                     [&](const io::Channel& ch) { return ch.name == column; });
+        input.unnamed.push_back(it != table.channels.end() && !hasOwnMarker(*it));
+    }
+    return input;
 }
 
 std::vector<MarkerThreshold> learnThresholds(const Matrix& points,
@@ -118,6 +131,86 @@ std::vector<MarkerThreshold> learnThresholds(const Matrix& points,
     }
     return out;
 }
+
+namespace {
+
+/// A population's median on a marker and its own spread there.
+struct Level {
+    float median = 0;
+    float spread = 0;
+};
+
+/// Populations that one marker phrase names (no cell type, no doublets) are told apart, as a
+/// cytometrist tells CD10+ precursors apart by CD38: the named type marker on which their
+/// medians part most, by the widest gap between them in units of the larger of its two sides'
+/// own spreads (at least kNamesakeSpreads), adds "hi" to those above the gap and "lo" to those
+/// below. A marker with a cut serves only where all of them are positive on it (brighter and
+/// dimmer positives: a "hi" never names cells below the cut) and it has no bright cut or dim
+/// floor (whose "hi" and "lo" are calls); a marker with one mode, which no cut calls, only in
+/// this relative way. `share` and `level` give a population's share at the
+/// cuts and its Level.
+template <class Share, class LevelOf>
+void tellNamesakesApart(std::vector<PopulationName>& names,
+                        const std::vector<MarkerThreshold>& cuts, const NamingInput& input,
+                        const Share& share, const LevelOf& level) {
+    std::vector<std::vector<size_t>> used(names.size());  // columns each phrase names already
+    for (size_t p = 0; p < names.size(); ++p)
+        for (const auto& [c, up] : names[p].called) used[p].push_back(c);
+    for (int round = 0; round < kNamesakeRounds; ++round) {
+        std::map<std::string, std::vector<size_t>> groups;
+        for (size_t p = 0; p < names.size(); ++p)
+            if (!names[p].doublets && names[p].cellType.empty() && !names[p].phrase.empty())
+                groups[names[p].name].push_back(p);
+        bool told = false;
+        for (const auto& [name, members] : groups) {
+            if (members.size() < 2) continue;
+            double widest = kNamesakeSpreads;
+            size_t best = cuts.size();
+            float between = 0;
+            std::vector<Level> bestLevels;
+            for (size_t c = 0; c < cuts.size() && c < input.markers.size(); ++c) {
+                if (c >= input.classes.size() || input.classes[c] != MarkerClass::Type ||
+                    (c < input.unnamed.size() && input.unnamed[c]))
+                    continue;
+                // A bright cut or a dim floor gives "hi" and "lo" a meaning of their own: such a
+                // marker tells namesakes apart only through its calls.
+                const MarkerThreshold& cut = cuts[c];
+                bool usable = !cut.resolved || (!cut.hasBright && !cut.lowIsDim);
+                for (size_t p : members)
+                    usable = usable &&
+                             std::find(used[p].begin(), used[p].end(), c) == used[p].end() &&
+                             (!cut.resolved || share(p, c).positive >= kCallShare);
+                if (!usable) continue;
+                std::vector<Level> levels;
+                for (size_t p : members) levels.push_back(level(p, c));
+                std::vector<Level> sorted = levels;
+                std::sort(sorted.begin(), sorted.end(),
+                          [](const Level& a, const Level& b) { return a.median < b.median; });
+                for (size_t i = 1; i < sorted.size(); ++i) {
+                    const float unit = std::max(sorted[i].spread, sorted[i - 1].spread);
+                    if (!(unit > 0)) continue;
+                    const double gap = double(sorted[i].median - sorted[i - 1].median) / unit;
+                    if (gap > widest) {
+                        widest = gap, best = c, bestLevels = levels;
+                        between = 0.5f * (sorted[i].median + sorted[i - 1].median);
+                    }
+                }
+            }
+            if (best == cuts.size()) continue;
+            for (size_t m = 0; m < members.size(); ++m) {
+                PopulationName& out = names[members[m]];
+                out.phrase +=
+                    " " + input.markers[best] + (bestLevels[m].median > between ? "hi" : "lo");
+                out.name = out.phrase;
+                used[members[m]].push_back(best);
+            }
+            told = true;
+        }
+        if (!told) break;
+    }
+}
+
+}  // namespace
 
 std::vector<PopulationName> namePopulations(const Matrix& points, const std::vector<int32_t>& codes,
                                             size_t k, const NamingInput& input) {
@@ -163,15 +256,27 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
 
     // A population's median on column c, over the same sampled cells (asked for a few phrase
     // markers only).
-    const auto populationMedian = [&](size_t p, size_t c) {
+    const auto populationValues = [&](size_t p, size_t c) {
         std::vector<float> v;
         for (size_t i = 0; i < points.rows && i < codes.size(); i += step)
             if (codes[i] == int32_t(p) && std::isfinite(points.at(i, c)))
                 v.push_back(points.at(i, c));
+        return v;
+    };
+    const auto populationMedian = [&](size_t p, size_t c) {
+        std::vector<float> v = populationValues(p, c);
         return v.empty() ? 0.0f : medianOf(v);
     };
+    // Its median and half the distance between its 16th and 84th percentiles (its own spread).
+    const auto populationLevel = [&](size_t p, size_t c) {
+        std::vector<float> v = populationValues(p, c);
+        if (v.empty()) return Level{};
+        std::sort(v.begin(), v.end());
+        const auto at = [&](double q) { return v[size_t(q * double(v.size() - 1))]; };
+        return Level{medianOf(v), 0.5f * (at(0.84) - at(0.16))};
+    };
     std::vector<PopulationName> names(k);
-    std::map<std::string, int> seen;
+    std::map<std::string, int> seen;  // names given so far, for the " (2)" of a repeated one
     for (size_t p = 0; p < k; ++p) {
         PopulationName& out = names[p];
         // The phrase: type markers whose positive share differs most from all cells'.
@@ -261,6 +366,9 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
             out.name = !out.cellType.empty() ? out.cellType
                        : !out.phrase.empty() ? out.phrase
                                              : "population " + std::to_string(p + 1);
+    }
+    tellNamesakesApart(names, cuts, input, share, populationLevel);
+    for (PopulationName& out : names) {
         const int n = ++seen[out.name];
         if (n > 1) out.name += " (" + std::to_string(n) + ")";
     }

@@ -3,7 +3,9 @@
 // learnt from all cells (marker_thresholds.h), each population is called positive or negative
 // on a marker only when most of its cells agree, its name is the cell type whose rule its calls
 // satisfy (cell_types.h) or else the type markers that set it apart, and a population positive
-// on two lineages no single cell carries is called doublets.
+// on two lineages no single cell carries is called doublets. Populations that one phrase would
+// name alike are told apart by the marker whose medians part them most ("CD10+ CD38hi", "CD10+
+// CD38lo"); only those that nothing parts are numbered ("CD10+ (2)").
 
 #include <cstdint>
 #include <string>
@@ -21,13 +23,19 @@ struct NamingInput {
     std::vector<std::string> markers;  ///< per column of the points: its marker's name
     std::vector<MarkerClass> classes;  ///< per column: only type markers name populations
     const std::vector<CellTypeRule>* rules = nullptr;  ///< the cell types (built-in when null)
+    /// Per column: true for a channel without a marker of its own ("APC-Cy7-A"), which never
+    /// tells populations of one phrase apart (empty: every column has one).
+    std::vector<bool> unnamed;
 };
 
 /// One population's name and how it was reached.
 struct PopulationName {
     std::string name;  ///< shown and exported: the cell type, the marker phrase, or "population N"
-    std::string phrase;  ///< the type markers that set it apart: "CD3+ CD4+ CD45RA+ CCR7+"
-    /// The phrase's markers: column and call (true: positive).
+    /// The type markers that set it apart ("CD3+ CD4+ CD45RA+ CCR7+"), then any that tell it from
+    /// populations of the same phrase ("CD38hi": brighter than they are).
+    std::string phrase;
+    /// The phrase's markers that set it apart (not those that tell namesakes apart): column and
+    /// call (true: positive).
     std::vector<std::pair<size_t, bool>> called;
     std::string cellType;   ///< the cell type whose rule matched ("" when none did)
     bool doublets = false;  ///< positive on two lineages no single cell carries ("CD3+ CD19+")
@@ -50,7 +58,7 @@ NamingInput namingInputFor(const io::Table& table, const std::vector<std::string
                            const std::vector<CellTypeRule>* rules = nullptr);
 
 /// Names k populations of the points (codes: each point's population, -1 for none). Equal names
-/// get " (2)", " (3)"...
+/// that no marker tells apart get " (2)", " (3)"...
 std::vector<PopulationName> namePopulations(const Matrix& points, const std::vector<int32_t>& codes,
                                             size_t k, const NamingInput& input);
 
