@@ -341,5 +341,45 @@ TEST(PopulationNames, TheDemosPopulationsGetTheirTrueNamesAndNoneContradictsItsM
     }
 }
 
+TEST(PopulationNames, APopulationLikeAllCellsIsNamedByItsClearestCalls) {
+    // Four populations, three of them A+ and B+ like most cells; one A- B-. The A+ B+ ones set
+    // themselves apart from all cells by nothing, yet each is A+ B+, and says so.
+    Matrix points(8000, 2);
+    std::vector<int32_t> codes(8000);
+    std::mt19937 rng(9);
+    std::normal_distribution<float> noise(0.0f, 0.3f);
+    for (size_t i = 0; i < 8000; ++i) {
+        const int g = int(i % 4);
+        codes[i] = g;
+        const float up = g < 3 ? 3.0f : 0.0f;
+        points.at(i, 0) = up + noise(rng);
+        points.at(i, 1) = up + (g == 0 ? 0.8f : 0.0f) + noise(rng);
+    }
+    const NamingInput input{{"A", "B"}, {MarkerClass::Type, MarkerClass::Type}};
+    const auto names = namePopulations(points, codes, 4, input);
+    EXPECT_EQ(names[3].name, "A- B-");
+    for (int g = 0; g < 3; ++g) EXPECT_EQ(baseName(names[size_t(g)].name), "A+ B+") << g;
+}
+
+TEST(PopulationNames, TheSameCallsInAnotherOrderAreOneName) {
+    // X is A+ more clearly than C+, Y the other way round: their phrases list the same calls
+    // in two orders ("A+ C+", "C+ A+"), which must read as one name.
+    Matrix points(8000, 2);
+    std::vector<int32_t> codes(8000);
+    std::mt19937 rng(10);
+    std::normal_distribution<float> noise(0.0f, 0.3f);
+    for (size_t i = 0; i < 8000; ++i) {
+        const int g = int(i % 4);
+        codes[i] = g;
+        const bool some = (i / 4) % 5 != 0;  // 80 % of the cells
+        points.at(i, 0) = (g == 0 || (g == 1 && some) ? 3.0f : 0.0f) + noise(rng);
+        points.at(i, 1) = (g == 1 || (g == 0 && some) ? 3.0f : 0.0f) + noise(rng);
+    }
+    const NamingInput input{{"A", "C"}, {MarkerClass::Type, MarkerClass::Type}};
+    const auto names = namePopulations(points, codes, 4, input);
+    EXPECT_EQ(names[0].name, "A+ C+");
+    EXPECT_EQ(names[1].name, "A+ C+ (2)");
+}
+
 }  // namespace
 }  // namespace sepal

@@ -134,6 +134,20 @@ std::vector<MarkerThreshold> learnThresholds(const Matrix& points,
 
 namespace {
 
+/// Phrases that make the same calls in another order (each orders its markers by how far they
+/// set it apart) become one name, the first population's, so that they read as namesakes
+/// ("CD3- CD4-" and "CD4- CD3-" are the same finding).
+void sameCallsOneName(std::vector<PopulationName>& names,
+                      std::vector<std::vector<std::string>> calls) {
+    std::map<std::vector<std::string>, size_t> first;
+    for (size_t p = 0; p < names.size(); ++p) {
+        if (names[p].doublets || !names[p].cellType.empty() || calls[p].empty()) continue;
+        std::sort(calls[p].begin(), calls[p].end());
+        const auto [it, added] = first.emplace(calls[p], p);
+        if (!added) names[p].phrase = names[p].name = names[it->second].phrase;
+    }
+}
+
 /// A population's median on a marker and its own spread there.
 struct Level {
     float median = 0;
@@ -147,8 +161,7 @@ struct Level {
 /// below. A marker with a cut serves only where all of them are positive on it (brighter and
 /// dimmer positives: a "hi" never names cells below the cut) and it has no bright cut or dim
 /// floor (whose "hi" and "lo" are calls); a marker with one mode, which no cut calls, only in
-/// this relative way. `share` and `level` give a population's share at the
-/// cuts and its Level.
+/// this relative way. `share` and `level` give a population's share at the cuts and its Level.
 template <class Share, class LevelOf>
 void tellNamesakesApart(std::vector<PopulationName>& names,
                         const std::vector<MarkerThreshold>& cuts, const NamingInput& input,
@@ -254,8 +267,8 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
         return holds(condition, cuts[c], tally[p].cells[c], share(p, c));
     };
 
-    // A population's median on column c, over the same sampled cells (asked for a few phrase
-    // markers only).
+    // A population's values on column c, over the same sampled cells (asked for a few phrase
+    // markers and the namesakes' candidates only), its median, and its Level.
     const auto populationValues = [&](size_t p, size_t c) {
         std::vector<float> v;
         for (size_t i = 0; i < points.rows && i < codes.size(); i += step)
@@ -267,7 +280,7 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
         std::vector<float> v = populationValues(p, c);
         return v.empty() ? 0.0f : medianOf(v);
     };
-    // Its median and half the distance between its 16th and 84th percentiles (its own spread).
+    // The spread: half the distance between its 16th and 84th percentiles.
     const auto populationLevel = [&](size_t p, size_t c) {
         std::vector<float> v = populationValues(p, c);
         if (v.empty()) return Level{};
@@ -277,19 +290,23 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
     };
     std::vector<PopulationName> names(k);
     std::map<std::string, int> seen;  // names given so far, for the " (2)" of a repeated one
+    std::vector<std::vector<std::string>> calls(k);  // each phrase's calls ("CD3+", "CD45lo")
     for (size_t p = 0; p < k; ++p) {
         PopulationName& out = names[p];
-        // The phrase: type markers whose positive share differs most from all cells'.
-        std::vector<std::pair<double, size_t>> apart;
+        // The phrase: type markers whose positive share differs most from all cells'. A
+        // population like all cells (none differs by kApart) is named by its clearest calls
+        // instead: "CD19+ CD10+" says what it is where "population 1" said nothing.
+        std::vector<std::pair<double, size_t>> apart, clearest;
         for (size_t c = 0; c < d && c < input.markers.size() && c < input.classes.size(); ++c) {
             if (input.classes[c] != MarkerClass::Type || tally[p].cells[c] <= 0 ||
                 cuts[c].onEveryCell)
                 continue;
             const double mine = share(p, c).positive, all = share(k, c).positive;
-            const bool called = mine >= kCallShare || mine <= 1 - kCallShare;
-            if (called && std::fabs(mine - all) >= kApart)
-                apart.emplace_back(-std::fabs(mine - all), c);
+            if (!(mine >= kCallShare || mine <= 1 - kCallShare)) continue;
+            if (std::fabs(mine - all) >= kApart) apart.emplace_back(-std::fabs(mine - all), c);
+            clearest.emplace_back(-std::fabs(mine - 0.5), c);
         }
+        if (apart.empty()) apart = clearest;
         std::sort(apart.begin(), apart.end());
         if (apart.size() > kPhraseMarkers) apart.resize(kPhraseMarkers);
         for (int positive = 1; positive >= 0; --positive)
@@ -304,6 +321,7 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
                     call = up ? "hi" : populationMedian(p, c) >= cuts[c].dimFloor ? "lo" : "-";
                 out.phrase += (out.phrase.empty() ? "" : " ") + input.markers[c] + call;
                 out.called.emplace_back(c, up);
+                calls[p].push_back(input.markers[c] + call);
             }
         // Doublets are called on clean cuts only: a shallow valley puts dim cells on the
         // positive side.
@@ -367,6 +385,7 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
                        : !out.phrase.empty() ? out.phrase
                                              : "population " + std::to_string(p + 1);
     }
+    sameCallsOneName(names, calls);
     tellNamesakesApart(names, cuts, input, share, populationLevel);
     for (PopulationName& out : names) {
         const int n = ++seen[out.name];
