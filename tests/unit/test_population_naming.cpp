@@ -247,21 +247,33 @@ TEST(PopulationNames, AShallowValleyAssertsAMarkerOnlyWhenMostCellsAgree) {
     EXPECT_NE(names[2].name, "M cells");
 }
 
+/// n cells of `groups` populations (cell i in population i % groups, codes filled), column c of
+/// cell i at centre(i, population, c) plus Gaussian noise of sd 0.3.
+template <class Centre>
+Matrix noisyCells(size_t n, size_t cols, int groups, uint32_t seed, std::vector<int32_t>& codes,
+                  const Centre& centre) {
+    Matrix points(n, cols);
+    codes.assign(n, 0);
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> noise(0.0f, 0.3f);
+    for (size_t i = 0; i < n; ++i) {
+        const int g = int(i % size_t(groups));
+        codes[i] = g;
+        for (size_t c = 0; c < cols; ++c) points.at(i, c) = centre(i, g, c) + noise(rng);
+    }
+    return points;
+}
+
 TEST(PopulationNames, NamesakesAreToldApartByTheMarkerThatPartsThem) {
     // Three populations: two positive on A, which a cut calls, and one negative; on B, whose
     // values have one mode (no cut), the two A+ ones part by about two spreads. Without B they
     // would both be "A+"; C parts nothing.
-    Matrix points(9000, 3);
-    std::vector<int32_t> codes(9000);
-    std::mt19937 rng(8);
-    std::normal_distribution<float> noise(0.0f, 0.3f);
-    for (size_t i = 0; i < 9000; ++i) {
-        const int g = int(i % 3);
-        codes[i] = g;
-        points.at(i, 0) = (g < 2 ? 3.0f : 0.0f) + noise(rng);
-        points.at(i, 1) = (g == 0 ? 1.0f : g == 1 ? 2.0f : 1.5f) + noise(rng);
-        points.at(i, 2) = 1.0f + noise(rng);
-    }
+    std::vector<int32_t> codes;
+    Matrix points = noisyCells(9000, 3, 3, 8, codes, [](size_t, int g, size_t c) {
+        if (c == 0) return g < 2 ? 3.0f : 0.0f;
+        if (c == 1) return g == 0 ? 1.0f : g == 1 ? 2.0f : 1.5f;
+        return 1.0f;
+    });
     NamingInput input{{"A", "B", "C"}, {MarkerClass::Type, MarkerClass::Type, MarkerClass::Type}};
     const auto cuts = learnThresholds(points, input.classes);
     ASSERT_TRUE(cuts[0].resolved);
@@ -344,17 +356,11 @@ TEST(PopulationNames, TheDemosPopulationsGetTheirTrueNamesAndNoneContradictsItsM
 TEST(PopulationNames, APopulationLikeAllCellsIsNamedByItsClearestCalls) {
     // Four populations, three of them A+ and B+ like most cells; one A- B-. The A+ B+ ones set
     // themselves apart from all cells by nothing, yet each is A+ B+, and says so.
-    Matrix points(8000, 2);
-    std::vector<int32_t> codes(8000);
-    std::mt19937 rng(9);
-    std::normal_distribution<float> noise(0.0f, 0.3f);
-    for (size_t i = 0; i < 8000; ++i) {
-        const int g = int(i % 4);
-        codes[i] = g;
+    std::vector<int32_t> codes;
+    const Matrix points = noisyCells(8000, 2, 4, 9, codes, [](size_t, int g, size_t c) {
         const float up = g < 3 ? 3.0f : 0.0f;
-        points.at(i, 0) = up + noise(rng);
-        points.at(i, 1) = up + (g == 0 ? 0.8f : 0.0f) + noise(rng);
-    }
+        return up + (c == 1 && g == 0 ? 0.8f : 0.0f);
+    });
     const NamingInput input{{"A", "B"}, {MarkerClass::Type, MarkerClass::Type}};
     const auto names = namePopulations(points, codes, 4, input);
     EXPECT_EQ(names[3].name, "A- B-");
@@ -364,17 +370,12 @@ TEST(PopulationNames, APopulationLikeAllCellsIsNamedByItsClearestCalls) {
 TEST(PopulationNames, TheSameCallsInAnotherOrderAreOneName) {
     // X is A+ more clearly than C+, Y the other way round: their phrases list the same calls
     // in two orders ("A+ C+", "C+ A+"), which must read as one name.
-    Matrix points(8000, 2);
-    std::vector<int32_t> codes(8000);
-    std::mt19937 rng(10);
-    std::normal_distribution<float> noise(0.0f, 0.3f);
-    for (size_t i = 0; i < 8000; ++i) {
-        const int g = int(i % 4);
-        codes[i] = g;
+    std::vector<int32_t> codes;
+    const Matrix points = noisyCells(8000, 2, 4, 10, codes, [](size_t i, int g, size_t c) {
         const bool some = (i / 4) % 5 != 0;  // 80 % of the cells
-        points.at(i, 0) = (g == 0 || (g == 1 && some) ? 3.0f : 0.0f) + noise(rng);
-        points.at(i, 1) = (g == 1 || (g == 0 && some) ? 3.0f : 0.0f) + noise(rng);
-    }
+        const int clear = c == 0 ? 0 : 1;    // X is clearly A+, Y clearly C+
+        return g == clear || (g == 1 - clear && some) ? 3.0f : 0.0f;
+    });
     const NamingInput input{{"A", "C"}, {MarkerClass::Type, MarkerClass::Type}};
     const auto names = namePopulations(points, codes, 4, input);
     EXPECT_EQ(names[0].name, "A+ C+");
