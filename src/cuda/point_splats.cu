@@ -12,11 +12,11 @@
 // depend on the path or the order. resolveKernel is one thread per pixel.
 //
 // An update (same view, same cells) lists the cells that differ from the copy kept of the cells
-// as drawn (changedCellsKernel, in the cells' order, so reading them is coalesced), sorts that
-// list by the tiles of the new positions and runs tiledSplatKernel over it in its UPDATE form:
-// each cell's old splat is subtracted, its new one added. The sums wrap modulo 2^64, so a
-// subtraction leaves exactly the sums of the cells that remain: the same picture, bit for bit,
-// as a whole redraw.
+// as drawn (changedCellsKernel reads the cells in their order, coalesced; the list holds them in
+// the order the blocks took their places), sorts that list by the tiles of the new positions and
+// runs tiledSplatKernel over it in its UPDATE form: each cell's old splat is subtracted, its new
+// one added. The sums wrap modulo 2^64, so a subtraction leaves exactly the sums of the cells that
+// remain: the same picture, bit for bit, as a whole redraw.
 
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>

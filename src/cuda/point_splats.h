@@ -20,7 +20,8 @@
 
 namespace sepal::cuda {
 
-/// What one picture is drawn from; all pointers are device pointers.
+/// What one picture is drawn from; all pointers are device pointers, read during draw() only
+/// (nothing may write them meanwhile: the copy an update starts from is taken from them).
 struct SplatInput {
     const float* xy = nullptr;      ///< n x 2 world positions
     const uint8_t* rgba = nullptr;  ///< n x 4 colour bytes (alpha 0: not drawn, a gated cell)
@@ -71,7 +72,8 @@ class CudaSplats {
     /// Milliseconds the last picture took on the device (events around its kernels).
     float lastDeviceMs() const { return m_lastMs; }
     /// Cells the last picture drew straight into the picture, outside any block's window (moved
-    /// since the sort, in a chunk spanning several tiles, or all of them beyond 2^31 cells).
+    /// since the sort, in a chunk spanning several tiles, or all of them beyond 2^31 cells); of
+    /// an update, the changed cells' new splats only.
     size_t lastStrays() const { return m_lastStrays; }
     /// Times the cells were sorted by tile.
     size_t sorts() const { return m_sorts; }

@@ -279,8 +279,8 @@ TEST(PopulationNames, NamesakesAreToldApartByTheMarkerThatPartsThem) {
     ASSERT_TRUE(cuts[0].resolved);
     ASSERT_FALSE(cuts[1].resolved) << "B is meant to have one mode";
     const auto names = namePopulations(points, codes, 3, input);
-    EXPECT_EQ(names[0].name, "A+ Blo");
-    EXPECT_EQ(names[1].name, "A+ Bhi");
+    EXPECT_EQ(names[0].name, "A+ Bdim");
+    EXPECT_EQ(names[1].name, "A+ Bbright");
     EXPECT_EQ(names[2].name, "A-");
     EXPECT_EQ(names[0].phrase, names[0].name);
     ASSERT_EQ(names[0].called.size(), 1u);  // B is no call on a cut

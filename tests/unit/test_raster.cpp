@@ -180,12 +180,18 @@ TEST(Density, AStrayCellDoesNotCoarsenTheBins) {
     const auto after = binnedLogDensity(xy.data(), xy.size() / 2, {}, withStray);
     // Stretched over the stray, the grid put each cluster in one bin: a top of log(10,001) and
     // every cell of the clusters at it.
-    EXPECT_LT(withStray, tidy + 0.1f);
-    EXPECT_LT(withStray, std::log1p(2000.0f));
+    // Now the grid reaches a tenth past the cells' robust extent towards the stray: bins at
+    // most 1.1 x 1.1 times as large as without it (laid out from other edges, so cell by cell
+    // the counts move a little), and the clusters keep as many levels of density.
+    EXPECT_LT(withStray, tidy + 0.7f);
     EXPECT_FLOAT_EQ(after.back(), std::log1p(1.0f));
-    size_t same = 0;
-    for (size_t i = 0; i + 1 < after.size(); ++i) same += std::fabs(after[i] - before[i]) < 0.1f;
-    EXPECT_GT(same, before.size() * 99 / 100);
+    const auto levels = [](std::vector<float> d) {
+        std::sort(d.begin(), d.end());
+        return size_t(std::unique(d.begin(), d.end()) - d.begin());
+    };
+    const size_t tidyLevels = levels(before);
+    EXPECT_GT(levels({after.begin(), after.end() - 1}), tidyLevels * 2 / 3);
+    EXPECT_GT(tidyLevels, 20u);
 }
 
 TEST(Text, DrawsGlyphsWithinTheirMeasuredBox) {

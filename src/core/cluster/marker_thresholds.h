@@ -9,7 +9,8 @@ namespace sepal {
 /// A marker's cut points, in the values' units (transformed).
 struct MarkerThreshold {
     /// False when the values have one mode only (every cell alike): no cut is learnt and the
-    /// marker says nothing in names or rules.
+    /// marker makes no call in names or rules (it may still tell namesakes apart, relatively:
+    /// population_naming.h).
     bool resolved = false;
     float positive = 0;  ///< values at or above are positive: the valley after the lowest mode
     /// True when a second valley separates dim from bright cells above `positive`.

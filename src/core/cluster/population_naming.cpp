@@ -29,9 +29,10 @@ constexpr double kShallowShare = 0.8;
 constexpr size_t kMostPositive = 6;
 constexpr double kMostPositiveShare = 0.5;
 // Populations named by one marker phrase are told apart by a marker whose medians part them by
-// at least this many of their own spreads (tellNamesakesApart), in at most this many rounds
-// (each splits a group of namesakes in two).
+// at least this many of their own spreads and this many of all cells' spreads there
+// (tellNamesakesApart), in at most this many rounds (each splits a group of namesakes in two).
 constexpr double kNamesakeSpreads = 1.0;
+constexpr double kNamesakeAllSpreads = 0.5;
 constexpr int kNamesakeRounds = 3;
 
 // Lineages that no single cell carries together (T, B, monocyte, granulocyte): a population
@@ -89,9 +90,8 @@ NamingInput namingInputFor(const io::Table& table, const std::vector<std::string
     NamingInput input{
         markerNames(table, columns), columnClasses(table, columns, overrides), rules, {}};
     for (const std::string& column : columns) {
-        const auto it = std::find_if(table.channels.begin(), table.channels.end(),
-                                     [&](const io::Channel& ch) { return ch.name == column; });
-        input.unnamed.push_back(it != table.channels.end() && !hasOwnMarker(*it));
+        const int c = table.findChannel(column);
+        input.unnamed.push_back(c >= 0 && !hasOwnMarker(table.channels[size_t(c)]));
     }
     return input;
 }
@@ -157,11 +157,13 @@ struct Level {
 /// Populations that one marker phrase names (no cell type, no doublets) are told apart, as a
 /// cytometrist tells CD10+ precursors apart by CD38: the named type marker on which their
 /// medians part most, by the widest gap between them in units of the larger of its two sides'
-/// own spreads (at least kNamesakeSpreads), adds "hi" to those above the gap and "lo" to those
-/// below. A marker with a cut serves only where all of them are positive on it (brighter and
-/// dimmer positives: a "hi" never names cells below the cut) and it has no bright cut or dim
-/// floor (whose "hi" and "lo" are calls); a marker with one mode, which no cut calls, only in
-/// this relative way. `share` and `level` give a population's share at the cuts and its Level.
+/// own spreads (at least kNamesakeSpreads, and kNamesakeAllSpreads of all cells' spread, so that
+/// spillover at the background parts nothing), adds "bright" to those above the gap and "dim"
+/// to those below: words of their own, relative to the namesakes, where "hi" and "lo" are calls
+/// on cuts. A marker with a cut serves only where all of them are positive on it (a "bright"
+/// never names cells below the cut) and it has no bright cut or dim floor (which call "hi" and
+/// "lo" themselves); a marker with one mode, which no cut calls, only in this relative way.
+/// `share` and `level` give a population's share at the cuts and its Level.
 template <class Share, class LevelOf>
 void tellNamesakesApart(std::vector<PopulationName>& names,
                         const std::vector<MarkerThreshold>& cuts, const NamingInput& input,
@@ -201,8 +203,9 @@ void tellNamesakesApart(std::vector<PopulationName>& names,
                           [](const Level& a, const Level& b) { return a.median < b.median; });
                 for (size_t i = 1; i < sorted.size(); ++i) {
                     const float unit = std::max(sorted[i].spread, sorted[i - 1].spread);
-                    if (!(unit > 0)) continue;
-                    const double gap = double(sorted[i].median - sorted[i - 1].median) / unit;
+                    const double apart = double(sorted[i].median - sorted[i - 1].median);
+                    if (!(unit > 0) || !(apart >= kNamesakeAllSpreads * cut.spread)) continue;
+                    const double gap = apart / unit;
                     if (gap > widest) {
                         widest = gap, best = c, bestLevels = levels;
                         between = 0.5f * (sorted[i].median + sorted[i - 1].median);
@@ -213,7 +216,7 @@ void tellNamesakesApart(std::vector<PopulationName>& names,
             for (size_t m = 0; m < members.size(); ++m) {
                 PopulationName& out = names[members[m]];
                 out.phrase +=
-                    " " + input.markers[best] + (bestLevels[m].median > between ? "hi" : "lo");
+                    " " + input.markers[best] + (bestLevels[m].median > between ? "bright" : "dim");
                 out.name = out.phrase;
                 used[members[m]].push_back(best);
             }
@@ -269,11 +272,14 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
 
     // A population's values on column c, over the same sampled cells (asked for a few phrase
     // markers and the namesakes' candidates only), its median, and its Level.
+    std::vector<std::vector<size_t>> sampledRows(k);  // each population's sampled cells
+    for (size_t i = 0; i < points.rows && i < codes.size(); i += step)
+        if (codes[i] >= 0 && size_t(codes[i]) < k) sampledRows[size_t(codes[i])].push_back(i);
     const auto populationValues = [&](size_t p, size_t c) {
         std::vector<float> v;
-        for (size_t i = 0; i < points.rows && i < codes.size(); i += step)
-            if (codes[i] == int32_t(p) && std::isfinite(points.at(i, c)))
-                v.push_back(points.at(i, c));
+        v.reserve(sampledRows[p].size());
+        for (size_t i : sampledRows[p])
+            if (std::isfinite(points.at(i, c))) v.push_back(points.at(i, c));
         return v;
     };
     const auto populationMedian = [&](size_t p, size_t c) {
@@ -304,7 +310,9 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
             const double mine = share(p, c).positive, all = share(k, c).positive;
             if (!(mine >= kCallShare || mine <= 1 - kCallShare)) continue;
             if (std::fabs(mine - all) >= kApart) apart.emplace_back(-std::fabs(mine - all), c);
-            clearest.emplace_back(-std::fabs(mine - 0.5), c);
+            // Positive calls first: what a population carries names it better than the many
+            // markers it lacks.
+            clearest.emplace_back((mine >= kCallShare ? -1.0 : 0.0) - std::fabs(mine - 0.5), c);
         }
         if (apart.empty()) apart = clearest;
         std::sort(apart.begin(), apart.end());
