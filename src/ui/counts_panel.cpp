@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/common/text.h"
+#include "ui/fitted_text.h"
 
 namespace sepal::ui {
 namespace {
@@ -79,7 +80,8 @@ void CountsPanel::draw(UiContext& ctx) {
     for (size_t i = 0; i < p; ++i) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(populations[i].c_str());
+        ImGui::TextUnformatted(
+            fittedText(populations[i], ImGui::GetContentRegionAvail().x).c_str());
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", populations[i].c_str());
         for (size_t s = 0; s < samples.size(); ++s) {
             ImGui::TableNextColumn();

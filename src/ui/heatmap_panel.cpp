@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/color/colormap.h"
-#include "core/common/text.h"
+#include "ui/fitted_text.h"
 
 namespace sepal::ui {
 
@@ -24,14 +24,6 @@ void textUpwards(ImDrawList* draw, ImVec2 at, const char* text, ImU32 colour) {
         const ImVec2 d(p.x - at.x, p.y - at.y);
         p = ImVec2(at.x + d.y, at.y - d.x);
     }
-}
-
-/// `text` within `width` pixels of the current font, its middle given up to "..." (the row's
-/// tooltip names it whole).
-std::string fitted(const std::string& text, float width) {
-    return elideMiddle(
-        text, width, [](const std::string& t) { return double(ImGui::CalcTextSize(t.c_str()).x); },
-        "...");
 }
 
 }  // namespace
@@ -136,7 +128,7 @@ void HeatmapPanel::drawGrid(UiContext& ctx, const char* id) {
                                 ImVec2(origin.x + swatch, y + cellHeight - 2),
                                 IM_COL32(c[0], c[1], c[2], 255));
         }
-        const std::string name = fitted(h.rows[r], nameWidth);
+        const std::string name = fittedText(h.rows[r], nameWidth);
         draw->AddText(
             ImVec2(origin.x + swatch + 4.0f + nameWidth - ImGui::CalcTextSize(name.c_str()).x,
                    y + 2.0f),

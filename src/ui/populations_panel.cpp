@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "ui/brush_target.h"
+#include "ui/fitted_text.h"
 
 namespace sepal::ui {
 
@@ -46,7 +47,9 @@ void PopulationsPanel::draw(UiContext& ctx) {
         ImGui::SameLine();
         // The name takes what the count and the delete button leave.
         const float nameWidth = std::max(60.0f, ImGui::GetContentRegionAvail().x - 80.0f);
-        if (ImGui::Selectable(p.name.c_str(), ctx.brushName == p.name, 0, ImVec2(nameWidth, 0)))
+        // A long name gives up its middle: its ends tell namesakes apart ("... CD20bright (2)").
+        const std::string shown = fittedText(p.name, nameWidth) + "###name";
+        if (ImGui::Selectable(shown.c_str(), ctx.brushName == p.name, 0, ImVec2(nameWidth, 0)))
             ctx.brushName = p.name, ctx.brushChosen = true;
         // Right-click: rename, or merge into another population.
         if (ImGui::BeginPopupContextItem("edit")) {
