@@ -42,11 +42,11 @@ void QualityService::update() {
         low.at(j, 0) = xy[2 * i], low.at(j, 1) = xy[2 * i + 1];
     };
     if (st.gating.inside.empty()) {
-        for (size_t j = 0; j < m; ++j) take(j, j * n / m);
+        for (size_t j = 0; j < m; ++j) take(j, evenlySpaced(j, n, m));
     } else {
         size_t j = 0, rank = 0;
         for (size_t i = 0; i < n && j < m; ++i)
-            if (st.gating.contains(i) && rank++ == j * kept / m) take(j++, i);
+            if (st.gating.contains(i) && rank++ == evenlySpaced(j, kept, m)) take(j++, i);
     }
     m_key = key;
     m_data = st.version(Part::Data);

@@ -74,18 +74,13 @@ std::string rangeText(double range) {
     return rangeJson(range).dump();
 }
 
-/// True when the file starts as an FCS file does, or is no regular file or cannot be opened
-/// (inspectFcs says why; a pipe is never read); an empty or shorter file goes to the table
-/// reader, which says what it holds.
-bool startsAsFcs(const std::string& path) {
+/// True for a readable regular file that does not start as FCS does (io::startsWithFcs): a
+/// table, or an empty or short file the table reader describes. Anything else goes to
+/// inspectFcs, which says why it cannot be read (a pipe is never read).
+bool isTableFile(const std::string& path) {
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) return true;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return true;
-    char head[3] = {0, 0, 0};
-    in.read(head, 3);
-    if (in.gcount() < 3) return false;
-    return head[0] == 'F' && head[1] == 'C' && head[2] == 'S';
+    return std::filesystem::is_regular_file(path, ec) && std::ifstream(path).good() &&
+           !io::startsWithFcs(path);
 }
 
 /// A table that is not FCS, as embed reads it: its events and columns, which of them embed's
@@ -165,7 +160,7 @@ void addInfo(CLI::App& app) {
         int failures = 0;
         for (const auto& path : options->files) {
             try {
-                if (!startsAsFcs(path)) {
+                if (isTableFile(path)) {
                     describeTable(path, options->json);
                     std::cout.flush();
                     continue;

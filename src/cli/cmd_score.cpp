@@ -93,11 +93,11 @@ void runScore(const ScoreArgs& a) {
     params.seed = a.seed;
     std::vector<size_t> taken;  // with --even, the events scored
     if (a.even && a.sample > 0 && a.sample < xy.rows) {
-        // The app's Stats window's cells: m evenly spaced events, event j n / m the j-th.
+        // The app's Stats window's cells: m evenly spaced events.
         const size_t m = a.sample, n = xy.rows;
         Matrix points(m, input.points.cols), kept(m, 2);
         for (size_t j = 0; j < m; ++j) {
-            const size_t i = j * n / m;
+            const size_t i = evenlySpaced(j, n, m);
             taken.push_back(i);
             std::copy_n(input.points.row(i), input.points.cols, points.row(j));
             std::copy_n(xy.row(i), 2, kept.row(j));

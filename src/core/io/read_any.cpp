@@ -22,8 +22,13 @@ std::string lowerExtension(const std::string& path) {
     return ext;
 }
 
+/// True when a file's first bytes are FCS's magic.
+bool isFcsHead(const std::string& head) {
+    return head.rfind("FCS", 0) == 0;
+}
+
 Table readByContent(const std::string& path, const std::string& head) {
-    if (head.rfind("FCS", 0) == 0) {
+    if (isFcsHead(head)) {
         Table table = readFcs(path);
         recoverPopulationLabels(table);
         return table;
@@ -67,6 +72,14 @@ Table readTable(const std::string& path) {
         throw InputError(path + ": holds no events (" + std::to_string(table.channels.size()) +
                          " columns, no rows); give a file with at least one event");
     return table;
+}
+
+bool startsWithFcs(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::string head(3, '\0');
+    in.read(head.data(), 3);
+    head.resize(size_t(std::max<std::streamsize>(in.gcount(), 0)));
+    return isFcsHead(head);
 }
 
 }  // namespace sepal::io

@@ -14,4 +14,7 @@ namespace sepal::io {
 /// a FIFO or a device rather than a regular file.
 Table readTable(const std::string& path);
 
+/// True when `path` opens and its first bytes are "FCS": what readTable reads as FCS.
+bool startsWithFcs(const std::string& path);
+
 }  // namespace sepal::io

@@ -17,6 +17,12 @@ struct QualityParams {
     uint64_t seed = 1;          ///< which subsample
 };
 
+/// The j-th of m evenly spaced of n items (j n / m): the cells the app's Stats window scores
+/// and `sepal-cli score --even` takes, so that both score the same ones.
+inline size_t evenlySpaced(size_t j, size_t n, size_t m) {
+    return j * n / m;
+}
+
 /// Both metrics of one subsample.
 struct QualityScores {
     double trustworthiness = 0.0;  ///< 1 = no false 2D neighbours (standard definition)
