@@ -111,9 +111,11 @@ struct ProjectionArgs {
     uint32_t* rare = nullptr;
     unsigned long long* rareCount = nullptr;  ///< cells queued in rare (may pass capacity)
     size_t rareCapacity = 0;                  ///< cells rare holds
-    /// With rows: their number on the device (at most n), for a launch over a queue.
+    /// With rows: their number on the device (at most n), for a launch over a queue (table and
+    /// list projections).
     const unsigned long long* rowsCount = nullptr;
-    /// Every cell takes the exact forms without trying the fast one first (the launch over rare).
+    /// Every cell takes the exact forms without trying the fast one first (the table kernel's
+    /// launch over rare, with SEPAL_TABLE_QUEUE_LISTS=0).
     bool rareOnly = false;
 };
 
@@ -211,6 +213,9 @@ size_t partsKnnPointsPerPass(int multiprocessors);
 /// the pair terms from the table in global memory. Skips lists marked by a k-NN (distance -1).
 /// With args.rows, projects only those cells (the neighbour cache's re-projection).
 void launchProjectLists(const ProjectionArgs& args, cudaStream_t stream);
+/// launchProjectLists' kernel alone, its deferred queue left to the caller (the table
+/// projection's launch over its exact-form queue, args.rows with args.rowsCount).
+void launchListKernel(const ProjectionArgs& args, cudaStream_t stream);
 /// Shared memory a block of the table projection needs at its fewest warps: c_uv of every
 /// landmark pair, the 2D positions and the warps' lists (g = 256: 129 KB of pairs).
 size_t tableProjectionSharedBytes(int g, int topnn);

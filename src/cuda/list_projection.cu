@@ -12,8 +12,9 @@
 // the 2x2 system are reduced over the warp and every lane solves it.
 // Lists whose first distance is negative belong to points with NaN or infinity (marked by the
 // k-NN, placed later by placeNonFinite): skipped here.
-// With a list of rows (the neighbour cache's re-projection after a drag), warp w projects cell
-// rows[w]; a cell listed twice is computed twice, alike, so both writes agree.
+// With a list of rows (the neighbour cache's re-projection after a drag, the table projection's
+// exact-form queue), warp w projects cell rows[w]; a cell listed twice is computed twice, alike,
+// so both writes agree.
 // Limits: topnn <= 64.
 
 #include <cfloat>
@@ -107,7 +108,10 @@ __global__ void __launch_bounds__(32 * kWarps) listProjectionKernel(const Projec
     float4* mine = entries[warp];
     uint32_t* mineIdx = indices[warp];
     const float2* low = reinterpret_cast<const float2*>(a.low);
-    for (size_t w = size_t(blockIdx.x) * kWarps + warp; w < a.n; w += size_t(gridDim.x) * kWarps) {
+    // A launch over a queue (the table projection's exact-form cells) reads its length here.
+    const size_t count = a.rowsCount ? min(a.n, size_t(*a.rowsCount)) : a.n;
+    for (size_t w = size_t(blockIdx.x) * kWarps + warp; w < count;
+         w += size_t(gridDim.x) * kWarps) {
         const size_t p = a.rows ? a.rows[w] : w;
         // Entries lane and lane + 32 of the list.
         float d[2], r[2];
@@ -212,7 +216,7 @@ __global__ void __launch_bounds__(32 * kWarps) listProjectionKernel(const Projec
 
 }  // namespace
 
-void launchProjectLists(const ProjectionArgs& a, cudaStream_t stream) {
+void launchListKernel(const ProjectionArgs& a, cudaStream_t stream) {
     if (a.n == 0) return;
     static const int blocksPerSm = [] {
         int count = 0;
@@ -224,9 +228,14 @@ void launchProjectLists(const ProjectionArgs& a, cudaStream_t stream) {
     const size_t resident =
         size_t(blocksPerSm > 0 ? blocksPerSm : 1) * size_t(detail::multiprocessorsFor(a));
     const unsigned blocks = unsigned(wanted < resident ? wanted : resident);
-    beginDeferredSolves(a, stream);
     listProjectionKernel<<<blocks, 32 * kWarps, 0, stream>>>(a);
     check(cudaGetLastError(), "launch of listProjectionKernel", __FILE__, __LINE__);
+}
+
+void launchProjectLists(const ProjectionArgs& a, cudaStream_t stream) {
+    if (a.n == 0) return;
+    beginDeferredSolves(a, stream);
+    launchListKernel(a, stream);
     finishDeferredSolves(a, stream);
 }
 

@@ -1,8 +1,10 @@
 // The table projection's queue of cells that need the exact forms of D (ProjectionArgs::rare):
-// with crowded landmarks, as a SOM's training leaves them, the cells placed by the launch over
-// the queue keep the bits the warp that met them gave inline (SEPAL_TABLE_RARE_QUEUE=0), on
-// every path the table projection serves: streamed, resident through the neighbour cache (all
-// cells, then a drag's few), and a resident range (the app's training slices).
+// with crowded landmarks, as a SOM's training leaves them, the cells placed by the table
+// kernel's launch over the queue (SEPAL_TABLE_QUEUE_LISTS=0) keep the bits the warp that met
+// them gave inline (SEPAL_TABLE_RARE_QUEUE=0), and those the list projection places (the
+// default) agree with them to the spec's tolerance, on every path the table projection serves:
+// streamed, resident through the neighbour cache (all cells, then a drag's few), and a resident
+// range (the app's training slices).
 
 #include <gtest/gtest.h>
 
@@ -73,8 +75,11 @@ TEST_P(CudaExactFormQueue, KeepsTheBitsOfTheInlineExactForms) {
     hc.params.smooth = c.adjust == 1.0f ? 0.0f : -2.0f;
     hc.params.adjust = c.adjust;
     size_t queued = 0, inlineQueued = 0;
-    const std::vector<float> withQueue = projectEveryWay(hc, c.kernel, queued);
-    std::vector<float> inlined;
+    std::vector<float> withQueue, inlined;
+    {
+        const ScopedEnv tableKernel("SEPAL_TABLE_QUEUE_LISTS", "0");
+        withQueue = projectEveryWay(hc, c.kernel, queued);
+    }
     {
         const ScopedEnv off("SEPAL_TABLE_RARE_QUEUE", "0");
         inlined = projectEveryWay(hc, c.kernel, inlineQueued);
@@ -89,6 +94,39 @@ TEST_P(CudaExactFormQueue, KeepsTheBitsOfTheInlineExactForms) {
     EXPECT_EQ(differ, 0u) << "of " << withQueue.size() << " coordinates";
     std::printf("exact-form queue %s spread %g adjust %g: %zu of %zu cells queued\n", c.kernel,
                 double(c.spread), double(c.adjust), queued, hc.n);
+}
+
+TEST_P(CudaExactFormQueue, ThroughTheListProjectionAgreesWithTheTableKernel) {
+    SEPAL_REQUIRE_GPU();
+    const QueueCase c = GetParam();
+    HardCase hc = blobCase("crowded", 20000, 32, 256, 61);
+    crowdLandmarks(hc, 8, c.spread, 62);
+    hc.params.k = 16;
+    hc.params.smooth = c.adjust == 1.0f ? 0.0f : -2.0f;
+    hc.params.adjust = c.adjust;
+    size_t queued = 0, tableQueued = 0;
+    const std::vector<float> lists = projectEveryWay(hc, c.kernel, queued);
+    std::vector<float> table;
+    {
+        const ScopedEnv tableKernel("SEPAL_TABLE_QUEUE_LISTS", "0");
+        table = projectEveryWay(hc, c.kernel, tableQueued);
+    }
+    EXPECT_GT(queued, hc.n / 10);
+    EXPECT_EQ(queued, tableQueued);  // the same cells queued, placed another way
+    ASSERT_EQ(lists.size(), table.size());
+    // As CudaHardCases holds every kernel to the reference: the worst cell within 1e-4 of the
+    // layout's extent, the median within 1e-5.
+    const double extent = extentOf(hc.model.low);
+    const auto err = pointErrors(lists, table);
+    EXPECT_LE(err.back(), 1e-4 * extent);
+    EXPECT_LE(err[err.size() / 2], 1e-5 * extent);
+    size_t differ = 0;
+    for (size_t i = 0; i < lists.size(); ++i)
+        differ += std::memcmp(&lists[i], &table[i], sizeof(float)) != 0;
+    std::printf(
+        "exact-form queue through lists %s spread %g adjust %g: worst %.3g of the "
+        "extent, %zu of %zu coordinates not the table kernel's bits\n",
+        c.kernel, double(c.spread), double(c.adjust), err.back() / extent, differ, lists.size());
 }
 
 INSTANTIATE_TEST_SUITE_P(CrowdedModels, CudaExactFormQueue,
