@@ -17,8 +17,9 @@
 //   the point's list in registers. After a part, the list's topnn-th distance tightens the bound
 //   for the next (a later landmark enters only below it).
 // Sweep A runs the parts backwards, so that both sweeps begin with the part left in shared
-// memory by the other. A point whose part holds more than kCapacity candidates, whose bound
-// overflowed, or whose coordinates do not fit FP16 after scaling scans exactly instead.
+// memory by the other. Where a lane's candidates would pass kCapacity the warp re-ranks what its
+// lanes hold and goes on with the tightened limit. A point whose bound overflowed, or whose
+// coordinates do not fit FP16 after scaling, scans every landmark exactly instead.
 // Limits: stride 8 to 64, topnn <= 33, g <= 65536, compute capability 8.0 or later
 // (kernel_limits.h).
 
@@ -234,18 +235,20 @@ __global__ void __launch_bounds__(32 * kWarps, 1)
 #pragma unroll
         for (int i = 0; i < LIST; ++i) bd[i] = FLT_MAX, bi[i] = INT_MAX;
         int exactTotal = 0;
-        bool anyExhaustive = false;
         for (int q = 0; q < lay.parts; ++q) {
             if (q != resident) loadPart(q);
             const int first = q * lay.part, chunks = lay.width(q) / kChunk, real = lay.real(q);
-            // A landmark of this part (all later than the list's) enters only below the
-            // list's topnn-th distance: the largest of the first topnn (a select chain would
-            // become an indexed load from local memory).
-            float kth = -FLT_MAX;
+            const uint32_t rowsAddress = uint32_t(__cvta_generic_to_shared(rows));
+            // A landmark later than the list's enters only below the list's topnn-th distance:
+            // the largest of the first topnn (a select chain would become an indexed load from
+            // local memory).
+            auto aboveLimit = [&] {
+                float kth = -FLT_MAX;
 #pragma unroll
-            for (int i = 0; i < LIST; ++i) kth = fmaxf(kth, i < a.topnn ? bd[i] : -FLT_MAX);
-            const float limit = fminf(threshold, kth - centred2 + margin);
-            const float above = nextafterf(limit, FLT_MAX);
+                for (int i = 0; i < LIST; ++i) kth = fmaxf(kth, i < a.topnn ? bd[i] : -FLT_MAX);
+                return nextafterf(fminf(threshold, kth - centred2 + margin), FLT_MAX);
+            };
+            float above = aboveLimit();
             int count = 0;
             for (int c = 0; c < chunks; ++c) {
 #pragma unroll
@@ -255,22 +258,34 @@ __global__ void __launch_bounds__(32 * kWarps, 1)
                     detail::storeChunkTile(scratch, ntl, v);
                 }
                 __syncwarp();
-                uint32_t mask = detail::chunkMask(scratch, above);
+                // A point beyond FP16's reach (or whose bound overflowed) collects nothing: it
+                // scans the part exactly below.
+                uint32_t mask = trusted ? detail::chunkMask(scratch, above) : 0u;
+                if (__any_sync(0xffffffffu, count + __popc(mask) > kCapacity)) {
+                    // A lane's candidates would overflow: the warp re-ranks what it holds, and
+                    // the limit tightens to the list's new topnn-th distance (the chunk's
+                    // landmarks are all later). Crowded landmarks (a SOM's at g = 1024: 100 and
+                    // more candidates a part) sent such points to the exhaustive scan before.
+                    detail::rerankStaggered<kVec, LIST>(
+                        x, r, rowsAddress, count, [&](int e) { return int(cand[e * 32 + lane]); },
+                        first, bd, bi);
+                    exactTotal += count;
+                    count = 0;
+                    above = aboveLimit();
+                    mask = trusted ? detail::chunkMask(scratch, above) : 0u;
+                }
                 __syncwarp();
                 for (mask = __brev(mask); mask; mask &= mask - 1, ++count)
-                    if (count < kCapacity)
-                        cand[count * 32 + lane] = uint16_t(c * kChunk + __ffs(mask) - 1);
+                    cand[count * 32 + lane] = uint16_t(c * kChunk + __ffs(mask) - 1);
             }
-            const bool exhaustive = !trusted || count > kCapacity;
-            anyExhaustive = anyExhaustive || exhaustive;
-            const int total = exhaustive ? real : count;
+            const int total = trusted ? count : real;
             exactTotal += total;
             detail::rerankStaggered<kVec, LIST>(
-                x, r, uint32_t(__cvta_generic_to_shared(rows)), total,
-                [&](int e) { return exhaustive ? e : int(cand[e * 32 + lane]); }, first, bd, bi);
+                x, r, rowsAddress, total,
+                [&](int e) { return trusted ? int(cand[e * 32 + lane]) : e; }, first, bd, bi);
         }
 
-        detail::countCandidates(a.tensorStats, active, exactTotal, anyExhaustive);
+        detail::countCandidates(a.tensorStats, active, exactTotal, !trusted);
 
         detail::storeLists<LIST>(a, p0, bad, bd, bi, scratch);
     }

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <random>
+
+#include "cuda/cuda_projector.h"
 #include "cuda/embedsom_kernels.h"
 #include "gpu_test_support.h"
 
@@ -197,6 +201,45 @@ TEST(CudaPartsSearch, PartsKeepTiesAndFarPointsExact) {
         expectSameNeighbours(x, n, l, g, d, 33, "g 1000, far points", "parts");
         expectSameNeighbours(x, n, l, g, d, 9, "g 1000, k 9", "parts");
     }
+}
+
+// Crowded landmarks, as a SOM's at g = 1024 (the app's training frames): 8 tight clusters of 128
+// landmarks, so that a cell's FP16 margin admits its whole cluster, more candidates than a part
+// keeps. The warp re-ranks them in batches (no cell scans every landmark) and still finds the
+// host's neighbours exactly.
+TEST(CudaPartsSearch, CrowdedPartsReRankInBatchesNotExhaustively) {
+    SEPAL_REQUIRE_GPU();
+    const size_t d = 32, g = 1024, n = 4000, clusters = 8;
+    std::mt19937 rng(48);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> centres(clusters * d), l(g * d), x(n * d);
+    for (auto& c : centres) c = 3.0f * normal(rng);
+    for (size_t j = 0; j < g; ++j)
+        for (size_t t = 0; t < d; ++t)
+            l[j * d + t] = centres[(j / 128) * d + t] + 0.1f * normal(rng);
+    for (size_t i = 0; i < n; ++i)
+        for (size_t t = 0; t < d; ++t)
+            x[i * d + t] = centres[(i % clusters) * d + t] + 0.3f * normal(rng);
+    expectSameNeighbours(x, n, l, g, d, 17, "8 clusters of 128 landmarks, k 17", "parts");
+
+    LandmarkModel model;
+    model.resize(g, d);
+    model.high = l;
+    for (size_t j = 0; j < g; ++j)
+        model.low[2 * j] = float(j % 32), model.low[2 * j + 1] = float(j / 32);
+    model.touch();
+    cuda::CudaProjector projector("tensor+parts");
+    projector.enableTiming(true);  // for the candidates' counts
+    projector.setPoints(x.data(), n, d);
+    std::vector<float> y(2 * n);
+    EmbedParams params;
+    params.k = 16;
+    projector.projectToHost(model, params, y.data());
+    const cuda::PhaseTimes t = projector.lastTimes();
+    EXPECT_GT(t.candidatesPerPoint, 100.0) << "the clusters should crowd a part's candidates";
+    EXPECT_EQ(t.exactScans, 0u) << "of " << n << " cells";
+    std::printf("crowded parts: %.1f candidates a cell, %llu exhaustive scans\n",
+                t.candidatesPerPoint, t.exactScans);
 }
 
 }  // namespace
