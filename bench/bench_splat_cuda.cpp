@@ -2,8 +2,9 @@
 // colours already on the device, as the desktop application draws 10^7 to 10^8 cells: time per
 // complete picture (median of --reps, CUDA events not needed: draw() returns when done), whole
 // ("whole") and as updates where some cells changed since the last picture: a training frame's
-// slice ("slice": a range of the cells jumps elsewhere) and a drag ("cluster": one cluster's
-// cells move a few pixels).
+// slice ("slice": a range of the cells jumps elsewhere; past an eighth of the cells also
+// "slice-no-backoff", every picture trying an update) and a drag ("cluster": one cluster's cells
+// move a few pixels).
 
 #ifdef SEPAL_HAVE_CUDA
 
@@ -50,6 +51,7 @@ void report(std::vector<double> ms, size_t n, float size, const Options& o, cons
     j["pattern"] = pattern;
     j["updated"] = splats.lastWasUpdate();
     j["drawn_cells"] = splats.lastDrawnCells();
+    j["updates_tried"] = splats.updatesTried();
     j["median_ms"] = ms[ms.size() / 2];
     j["min_ms"] = ms.front();
     j["max_ms"] = ms.back();
@@ -100,6 +102,8 @@ void run(const Options& o) {
                 const size_t from = (i * 7919 + n / 3) % n;
                 moved[2 * i] = xy[2 * from], moved[2 * i + 1] = xy[2 * from + 1];
             }
+            // Past an eighth the update gives up: with and without the backoff.
+            if (f > 0.125) changes.emplace_back("slice-no-backoff", moved);
             changes.emplace_back("slice", std::move(moved));
         }
         std::vector<float> dragged = xy;
@@ -121,6 +125,7 @@ void run(const Options& o) {
             for (const auto& [pattern, moved] : changes) {
                 cudaMemcpy(dmoved.get(), moved.data(), moved.size() * 4, cudaMemcpyHostToDevice);
                 cuda::CudaSplats splats;
+                splats.setBackoff(pattern != "slice-no-backoff");
                 cuda::SplatInput back = in;
                 back.xy = dmoved.get();
                 splats.draw(in, dout.get());  // the view's first picture, then one kept

@@ -59,11 +59,19 @@ class CudaSplats {
     /// Splats every cell of `in` and writes the picture to rgba8 (device memory, width x height
     /// x 4 bytes, rows bottom to top, premultiplied RGBA as the layer texture holds it). With
     /// the same view and cell count as the last two pictures, only the cells that changed since
-    /// the last are drawn again (unless more than an eighth did). Returns when the picture is
-    /// complete. Throws CudaError on device failures.
+    /// the last are drawn again (unless more than an eighth did, or the backoff holds: below).
+    /// Returns when the picture is complete. Throws CudaError on device failures.
     void draw(const SplatInput& in, uint8_t* rgba8, cudaStream_t stream = nullptr);
     /// Allows or forbids updates (whole pictures only when off).
     void setUpdates(bool on) { m_updates = on; }
+    /// Allows or forbids the backoff (on by default): after k >= 2 updates in a row at one view
+    /// gave up (most cells moved: a polish, a whole projection a frame), 2^(k-1) - 1 whole
+    /// pictures (the one that gave up among them; at most 31) are drawn without keeping the
+    /// copy, then one keeps it and the next tries again, so that such frames cost about what
+    /// whole pictures do. One update that gave up keeps the copy, as before.
+    void setBackoff(bool on) { m_backoff = on; }
+    /// Updates tried so far, those that gave up included.
+    size_t updatesTried() const { return m_updatesTried; }
     /// True when the last picture was an update of the one before.
     bool lastWasUpdate() const { return m_lastWasUpdate; }
     /// Cells the last picture splatted: every cell for a whole picture, the changed ones for an
@@ -107,7 +115,10 @@ class CudaSplats {
     DeviceBuffer<float> m_drawnXy;
     DeviceBuffer<uint8_t> m_drawnRgba;
     DeviceBuffer<unsigned long long> m_changed;
-    bool m_updates = true, m_drawnValid = false, m_lastWasUpdate = false;
+    bool m_updates = true, m_drawnValid = false, m_lastWasUpdate = false, m_backoff = true;
+    // Updates that gave up in a row at this view, and the whole pictures left without the copy.
+    int m_failedUpdates = 0, m_picturesWithoutCopy = 0;
+    size_t m_updatesTried = 0;
     SplatGeometry m_lastGeometry;  // the last picture's view and cells, for the next's choice
     size_t m_lastN = 0, m_lastDrawnCells = 0, m_wholeStrays = 0;
 };

@@ -173,52 +173,69 @@ TEST(CudaSplats, CellsThatMoveSinceTheTileSortAreStillDrawnExactly) {
     EXPECT_LT(splats.lastStrays(), n / 8);
 }
 
-TEST(CudaSplats, AnUpdateIsTheWholePictureBitForBit) {
-    SEPAL_REQUIRE_GPU();
-    // Clusters of cells, as a picture of millions has them, a few beyond the picture. One
-    // painter updates from picture to picture; a second draws each picture whole.
-    const size_t n = 400000;
-    std::mt19937 rng(17);
-    std::normal_distribution<float> normal(0.0f, 0.07f);
-    std::uniform_real_distribution<float> unit(-1.1f, 1.1f);
-    std::vector<float> xy(2 * n);
-    std::vector<uint8_t> rgba(4 * n);
-    for (size_t i = 0; i < n; ++i) {
-        const size_t blob = (i * 2654435761u) % 12;
-        xy[2 * i] = -0.8f + 0.15f * float(blob) + normal(rng);
-        xy[2 * i + 1] = 0.5f * std::sin(float(blob)) + normal(rng);
-        for (int c = 0; c < 3; ++c) rgba[4 * i + c] = uint8_t(40 + 17 * blob + 60 * c);
-        rgba[4 * i + 3] = i % 9 == 0 ? 0 : 220;
-    }
+/// Clusters of cells, as a picture of millions has them, a few beyond the picture and every
+/// ninth gated out; on the device, drawn by CudaSplats painters and read back.
+struct BlobScene {
+    std::vector<float> xy;
+    std::vector<uint8_t> rgba;
     cuda::DeviceBuffer<float> dxy;
     cuda::DeviceBuffer<uint8_t> drgba, dout;
-    dxy.reserve(xy.size());
-    drgba.reserve(rgba.size());
     cuda::SplatInput in;
-    in.xy = dxy.get();
-    in.rgba = drgba.get();
-    in.n = n;
-    in.pointSize = 3.0f, in.alpha = 0.3f;
-    in.width = 320, in.height = 200;
-    in.scale[0] = 0.9f, in.scale[1] = 1.2f, in.offset[0] = 0.02f;
-    dout.reserve(size_t(in.width) * in.height * 4);
-    cuda::CudaSplats live, whole;
-    whole.setUpdates(false);
-    auto picture = [&](cuda::CudaSplats& splats) {
+
+    BlobScene(size_t n, uint32_t seed) : xy(2 * n), rgba(4 * n) {
+        std::mt19937 rng(seed);
+        std::normal_distribution<float> normal(0.0f, 0.07f);
+        for (size_t i = 0; i < n; ++i) {
+            const size_t blob = (i * 2654435761u) % 12;
+            xy[2 * i] = -0.8f + 0.15f * float(blob) + normal(rng);
+            xy[2 * i + 1] = 0.5f * std::sin(float(blob)) + normal(rng);
+            for (int c = 0; c < 3; ++c) rgba[4 * i + c] = uint8_t(40 + 17 * blob + 60 * c);
+            rgba[4 * i + 3] = i % 9 == 0 ? 0 : 220;
+        }
+        dxy.reserve(xy.size());
+        drgba.reserve(rgba.size());
+        in.xy = dxy.get();
+        in.rgba = drgba.get();
+        in.n = n;
+        in.pointSize = 3.0f, in.alpha = 0.3f;
+        in.width = 320, in.height = 200;
+        in.scale[0] = 0.9f, in.scale[1] = 1.2f, in.offset[0] = 0.02f;
+        dout.reserve(size_t(in.width) * in.height * 4);
+    }
+    /// Copies the cells' positions and colours to the device.
+    void upload() {
+        ASSERT_EQ(cudaMemcpy(dxy.get(), xy.data(), xy.size() * 4, cudaMemcpyHostToDevice),
+                  cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(drgba.get(), rgba.data(), rgba.size(), cudaMemcpyHostToDevice),
+                  cudaSuccess);
+    }
+    /// The picture `splats` draws of the cells on the device.
+    std::vector<uint8_t> picture(cuda::CudaSplats& splats) {
         splats.draw(in, dout.get());
         std::vector<uint8_t> got(size_t(in.width) * in.height * 4);
         EXPECT_EQ(cudaMemcpy(got.data(), dout.get(), got.size(), cudaMemcpyDeviceToHost),
                   cudaSuccess);
         return got;
-    };
+    }
+};
+
+TEST(CudaSplats, AnUpdateIsTheWholePictureBitForBit) {
+    SEPAL_REQUIRE_GPU();
+    // One painter updates from picture to picture; a second draws each picture whole.
+    const size_t n = 400000;
+    BlobScene scene(n, 17);
+    auto& xy = scene.xy;
+    auto& rgba = scene.rgba;
+    auto& in = scene.in;
+    std::mt19937 rng(18);
+    std::uniform_real_distribution<float> unit(-1.1f, 1.1f);
+    cuda::CudaSplats live, whole;
+    whole.setUpdates(false);
     // Draws with both painters and checks the live one's way (an update of `changed` cells, or
     // a whole picture when changed is n).
     auto drawAndCompare = [&](const char* what, size_t changed) {
-        ASSERT_EQ(cudaMemcpy(dxy.get(), xy.data(), xy.size() * 4, cudaMemcpyHostToDevice),
-                  cudaSuccess);
-        ASSERT_EQ(cudaMemcpy(drgba.get(), rgba.data(), rgba.size(), cudaMemcpyHostToDevice),
-                  cudaSuccess);
-        const auto got = picture(live), want = picture(whole);
+        scene.upload();
+        const auto got = scene.picture(live), want = scene.picture(whole);
         EXPECT_EQ(live.lastWasUpdate(), changed < n) << what;
         EXPECT_EQ(live.lastDrawnCells(), changed) << what;
         EXPECT_FALSE(whole.lastWasUpdate()) << what;
@@ -270,6 +287,55 @@ TEST(CudaSplats, AnUpdateIsTheWholePictureBitForBit) {
     drawAndCompare("that view again", n);
     xy[2 * 8] += 0.1f;
     drawAndCompare("one cell in that view", 1);
+}
+
+TEST(CudaSplats, WhileMostCellsMoveUpdatesBackOffAndComeBack) {
+    SEPAL_REQUIRE_GPU();
+    // Half the cells jump every picture at one view (a polish, a whole projection a frame): an
+    // update gives up each time. With the backoff the painter soon stops trying (and keeping the
+    // copy); without it every picture tries. Each picture is the whole picture's bits, and once
+    // only a few cells change the updates come back.
+    const size_t n = 100000, pictures = 40;
+    BlobScene scene(n, 23);
+    const std::vector<float> still = scene.xy;
+    std::vector<float> jumped = still;
+    for (size_t i = 0; i < n; i += 2) jumped[2 * i] = -jumped[2 * i];
+    cuda::CudaSplats backingOff, trying, whole;
+    trying.setBackoff(false);
+    whole.setUpdates(false);
+    auto drawAll = [&](const char* what) {
+        scene.upload();
+        const auto want = scene.picture(whole);
+        EXPECT_TRUE(scene.picture(backingOff) == want) << what;
+        EXPECT_TRUE(scene.picture(trying) == want) << what;
+    };
+    for (size_t p = 0; p < pictures; ++p) {
+        scene.xy = p % 2 ? jumped : still;
+        drawAll("half the cells jumped");
+    }
+    // Tries at pictures 2, 3, 5, 9, 17 and 33 (each failure k >= 2 leaves 2^(k-1) - 1 pictures
+    // without the copy, then one keeps it); 38 without the backoff.
+    EXPECT_EQ(trying.updatesTried(), pictures - 2);
+    EXPECT_EQ(backingOff.updatesTried(), 6u);
+    EXPECT_FALSE(backingOff.lastWasUpdate());
+    // One cell moves a picture from now on: the backoff ends within 32 pictures.
+    scene.xy = still;
+    size_t until = 0;
+    for (size_t p = 0; p < 40 && !backingOff.lastWasUpdate(); ++p, ++until) {
+        scene.xy[2 * p] += 0.01f;
+        drawAll("one cell moved");
+    }
+    EXPECT_TRUE(backingOff.lastWasUpdate());
+    EXPECT_LE(until, 33u);
+    EXPECT_EQ(backingOff.lastDrawnCells(), 1u);
+    // Another view starts without a backoff: its third picture is an update.
+    scene.xy = still;
+    scene.in.scale[0] = 1.0f;
+    for (int p = 0; p < 3; ++p) {
+        scene.xy[2 * (100 + p)] += 0.01f;
+        drawAll("another view");
+    }
+    EXPECT_TRUE(backingOff.lastWasUpdate());
 }
 
 }  // namespace
