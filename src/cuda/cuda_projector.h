@@ -24,8 +24,9 @@ struct PhaseTimes {
     /// the total
     float projectMs = 0;
     float totalMs = 0;  ///< everything from the first launch to the last (a range: its chunks')
-    /// Tensor kernel only: exact distances computed per point (its candidates), and points that
-    /// had more candidates than it keeps and scanned every landmark exactly.
+    /// Tensor k-NN kernels only: exact distances computed per point (its candidates), and points
+    /// that scanned every landmark exactly (the tensor and resident k-NN: more candidates than
+    /// they keep; every one: beyond FP16's or TF32's reach, or an overflowed bound).
     double candidatesPerPoint = 0;
     unsigned long long exactScans = 0;
     /// Table and list projections: the ill-conditioned cells, for the reference's solve (those

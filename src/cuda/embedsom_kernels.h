@@ -105,9 +105,10 @@ struct ProjectionArgs {
     size_t deferredCapacity = 0;                  ///< cells deferred holds
     /// Table projection only (null: placed inline): the cells one of whose pairs needs the exact
     /// forms of D (a crowded model's) are queued here (up to rareCapacity; beyond it placed
-    /// inline) and placed by a second launch over the queue, where every lane of a warp takes
-    /// those forms. Inline, one such lane held its whole warp for them: a batch SOM's training
-    /// left a few percent of the cells such and slowed its projection five times.
+    /// inline) and placed by the list projection over the queue, a warp a cell (or, with
+    /// SEPAL_TABLE_QUEUE_LISTS=0, by a second launch of the table kernel). Inline, one such lane
+    /// held its whole warp for them: a batch SOM's training left a few percent of the cells such
+    /// and slowed its projection five times.
     uint32_t* rare = nullptr;
     unsigned long long* rareCount = nullptr;  ///< cells queued in rare (may pass capacity)
     size_t rareCapacity = 0;                  ///< cells rare holds

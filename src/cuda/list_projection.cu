@@ -96,6 +96,10 @@ __global__ void __launch_bounds__(32 * kWarps) listProjectionKernel(const Projec
     __shared__ uint32_t indices[kWarps][kMaxList];
     __shared__ float residuals[kWarps][kMaxList];  // the distances' (kResidualRatio), when needed
     const int topn = a.topn, topnn = a.topnn, kOut = a.kOut;
+    // A launch over a queue (the table projection's exact-form cells) reads its length here; a
+    // block without a cell leaves before it builds the pairs (the queue is often short).
+    auto cells = [&a] { return a.rowsCount ? min(a.n, size_t(*a.rowsCount)) : a.n; };
+    if (size_t(blockIdx.x) * kWarps >= cells()) return;
     const int pairCount = topn * (topn - 1) / 2;
     for (int e = threadIdx.x; e < pairCount; e += blockDim.x) {
         int i = 0, rowStart = 0;
@@ -108,8 +112,7 @@ __global__ void __launch_bounds__(32 * kWarps) listProjectionKernel(const Projec
     float4* mine = entries[warp];
     uint32_t* mineIdx = indices[warp];
     const float2* low = reinterpret_cast<const float2*>(a.low);
-    // A launch over a queue (the table projection's exact-form cells) reads its length here.
-    const size_t count = a.rowsCount ? min(a.n, size_t(*a.rowsCount)) : a.n;
+    const size_t count = cells();  // read again: one register less over the pairs' loop
     for (size_t w = size_t(blockIdx.x) * kWarps + warp; w < count;
          w += size_t(gridDim.x) * kWarps) {
         const size_t p = a.rows ? a.rows[w] : w;

@@ -14,8 +14,9 @@
 // - Sweep B (pass 2, part by part in index order): the products again, transposed through the
 //   warp's scratch, every landmark with v under the bound + 2E becomes a candidate, and the
 //   candidates are re-ranked exactly from the part's rows in shared memory and inserted into
-//   the point's list in registers. After a part, the list's topnn-th distance tightens the bound
-//   for the next (a later landmark enters only below it).
+//   the point's list in registers. After a part, and after each re-rank within one, the list's
+//   topnn-th distance tightens the bound for the landmarks after it (a later landmark enters
+//   only below it).
 // Sweep A runs the parts backwards, so that both sweeps begin with the part left in shared
 // memory by the other. Where a lane's candidates would pass kCapacity the warp re-ranks what its
 // lanes hold and goes on with the tightened limit. A point whose bound overflowed, or whose
@@ -40,7 +41,7 @@ namespace sepal::cuda {
 namespace {
 
 constexpr int kWarps = 8;
-constexpr int kCapacity = 64;  // candidates per point and part
+constexpr int kCapacity = 64;  // candidates a point holds between re-ranks
 using detail::kChunk;
 
 /// Shared-memory layout of one instantiation, in floats (all offsets multiples of 4): one part
@@ -235,10 +236,12 @@ __global__ void __launch_bounds__(32 * kWarps, 1)
 #pragma unroll
         for (int i = 0; i < LIST; ++i) bd[i] = FLT_MAX, bi[i] = INT_MAX;
         int exactTotal = 0;
+        const uint32_t rowsAddress = uint32_t(__cvta_generic_to_shared(rows));
+        // Lanes past the points' end collect nothing (no re-rank of the warp for them).
+        const bool collects = trusted && active;
         for (int q = 0; q < lay.parts; ++q) {
             if (q != resident) loadPart(q);
             const int first = q * lay.part, chunks = lay.width(q) / kChunk, real = lay.real(q);
-            const uint32_t rowsAddress = uint32_t(__cvta_generic_to_shared(rows));
             // A landmark later than the list's enters only below the list's topnn-th distance:
             // the largest of the first topnn (a select chain would become an indexed load from
             // local memory).
@@ -260,7 +263,7 @@ __global__ void __launch_bounds__(32 * kWarps, 1)
                 __syncwarp();
                 // A point beyond FP16's reach (or whose bound overflowed) collects nothing: it
                 // scans the part exactly below.
-                uint32_t mask = trusted ? detail::chunkMask(scratch, above) : 0u;
+                uint32_t mask = collects ? detail::chunkMask(scratch, above) : 0u;
                 if (__any_sync(0xffffffffu, count + __popc(mask) > kCapacity)) {
                     // A lane's candidates would overflow: the warp re-ranks what it holds, and
                     // the limit tightens to the list's new topnn-th distance (the chunk's
@@ -272,13 +275,13 @@ __global__ void __launch_bounds__(32 * kWarps, 1)
                     exactTotal += count;
                     count = 0;
                     above = aboveLimit();
-                    mask = trusted ? detail::chunkMask(scratch, above) : 0u;
+                    mask = collects ? detail::chunkMask(scratch, above) : 0u;
                 }
                 __syncwarp();
                 for (mask = __brev(mask); mask; mask &= mask - 1, ++count)
                     cand[count * 32 + lane] = uint16_t(c * kChunk + __ffs(mask) - 1);
             }
-            const int total = trusted ? count : real;
+            const int total = !active ? 0 : trusted ? count : real;
             exactTotal += total;
             detail::rerankStaggered<kVec, LIST>(
                 x, r, rowsAddress, total,

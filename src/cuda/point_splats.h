@@ -63,13 +63,19 @@ class CudaSplats {
     /// Returns when the picture is complete. Throws CudaError on device failures.
     void draw(const SplatInput& in, uint8_t* rgba8, cudaStream_t stream = nullptr);
     /// Allows or forbids updates (whole pictures only when off).
-    void setUpdates(bool on) { m_updates = on; }
+    void setUpdates(bool on) {
+        m_updates = on;
+        m_failedUpdates = m_picturesWithoutCopy = 0;  // a backoff of another setting ends
+    }
     /// Allows or forbids the backoff (on by default): after k >= 2 updates in a row at one view
     /// gave up (most cells moved: a polish, a whole projection a frame), 2^(k-1) - 1 whole
     /// pictures (the one that gave up among them; at most 31) are drawn without keeping the
     /// copy, then one keeps it and the next tries again, so that such frames cost about what
     /// whole pictures do. One update that gave up keeps the copy, as before.
-    void setBackoff(bool on) { m_backoff = on; }
+    void setBackoff(bool on) {
+        m_backoff = on;
+        m_failedUpdates = m_picturesWithoutCopy = 0;
+    }
     /// Updates tried so far, those that gave up included.
     size_t updatesTried() const { return m_updatesTried; }
     /// True when the last picture was an update of the one before.

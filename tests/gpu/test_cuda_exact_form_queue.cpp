@@ -123,6 +123,7 @@ TEST_P(CudaExactFormQueue, ThroughTheListProjectionAgreesWithTheTableKernel) {
     size_t differ = 0;
     for (size_t i = 0; i < lists.size(); ++i)
         differ += std::memcmp(&lists[i], &table[i], sizeof(float)) != 0;
+    EXPECT_GT(differ, 0u) << "the list projection did not place the queue";
     std::printf(
         "exact-form queue through lists %s spread %g adjust %g: worst %.3g of the "
         "extent, %zu of %zu coordinates not the table kernel's bits\n",

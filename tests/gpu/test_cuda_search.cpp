@@ -125,8 +125,9 @@ TEST(TensorLandmarks, HalfFragmentOrderIsAPermutationInMmaLayout) {
 
 // The tensor kernels rank candidates in TF32 and must still find exactly the host's neighbours
 // where TF32 is weakest: data far from the origin, a map whose neighbours are consecutive
-// indices, many landmarks at one distance (more candidates than they keep), and the largest
-// list (beyond the resident k-NN, which leaves it to the fused kernel).
+// indices, many landmarks at one distance (more candidates than they keep: the exhaustive scan,
+// or the parts k-NN's re-ranks in batches), and the largest list (beyond the resident k-NN,
+// which leaves it to the fused kernel).
 class CudaTensorSearch : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(CudaTensorSearch, CandidatesMissNoNeighbourOnHardData) {
@@ -150,7 +151,8 @@ TEST_P(CudaTensorSearch, CandidatesMissNoNeighbourOnHardData) {
     }
     // Points at (or near) the origin, landmarks at +-e_t and +-2 e_t: 2d landmarks tie at
     // distance 1, more than the sublists of a point's candidates hold (16 per lane for k <= 9,
-    // 32 for k <= 17), so the points near the origin take the exhaustive scan.
+    // 32 for k <= 17), so the points near the origin take the exhaustive scan (the parts k-NN:
+    // re-ranks in batches).
     auto ties = [&](size_t d, size_t k, const char* what) {
         const size_t g = 4 * d, n = 300;
         std::vector<float> l(g * d, 0.0f);
