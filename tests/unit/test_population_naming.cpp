@@ -298,6 +298,36 @@ TEST(PopulationNames, NamesakesAreToldApartByTheMarkerThatPartsThem) {
     EXPECT_EQ(alike[1].name, "A+ (2)");
 }
 
+TEST(PopulationNames, APanelWithoutStainNamesTellsNamesakesApartByItsDetectors) {
+    // An older instrument's file names its detectors only: they name the populations, and so
+    // they tell namesakes apart too ("FL1-H+ FL2-Hdim", not "FL1-H+ (2)"). Beside a stained
+    // channel, the unstained detectors tell no one apart again.
+    std::vector<int32_t> codes;
+    const Matrix points = noisyCells(9000, 3, 3, 8, codes, [](size_t, int g, size_t c) {
+        if (c == 0) return g < 2 ? 3.0f : 0.0f;
+        if (c == 1) return g == 0 ? 1.0f : g == 1 ? 2.0f : 1.5f;
+        return 1.0f;
+    });
+    io::Table detectors;
+    for (const char* name : {"FL1-H", "FL2-H", "FL3-H"}) detectors.channels.push_back({name, ""});
+    const std::vector<std::string> columns{"FL1-H", "FL2-H", "FL3-H"};
+    NamingInput input = namingInputFor(detectors, columns);
+    EXPECT_TRUE(input.unnamed.empty());
+    input.classes.assign(3, MarkerClass::Type);  // as the panel's classes would say
+    const auto names = namePopulations(points, codes, 3, input);
+    EXPECT_EQ(names[0].name, "FL1-H+ FL2-Hdim");
+    EXPECT_EQ(names[1].name, "FL1-H+ FL2-Hbright");
+    EXPECT_EQ(names[2].name, "FL1-H-");
+    io::Table stained = detectors;
+    stained.channels[0].marker = "CD3";
+    NamingInput beside = namingInputFor(stained, columns);
+    EXPECT_EQ(beside.unnamed, (std::vector<bool>{false, true, true}));
+    beside.classes.assign(3, MarkerClass::Type);
+    const auto besideNames = namePopulations(points, codes, 3, beside);
+    EXPECT_EQ(besideNames[0].name, "CD3+");
+    EXPECT_EQ(besideNames[1].name, "CD3+ (2)");
+}
+
 /// The base of a name without its " (2)" counter.
 std::string baseName(const std::string& name) {
     const size_t at = name.rfind(" (");

@@ -93,6 +93,11 @@ NamingInput namingInputFor(const io::Table& table, const std::vector<std::string
         const int c = table.findChannel(column);
         input.unnamed.push_back(c >= 0 && !hasOwnMarker(table.channels[size_t(c)]));
     }
+    // A panel without a single stain name (an older instrument's FL1-H, FL2-H) is named by its
+    // detectors, so they tell namesakes apart too; beside stained channels an unstained one
+    // tells nothing.
+    if (std::find(input.unnamed.begin(), input.unnamed.end(), false) == input.unnamed.end())
+        input.unnamed.clear();
     return input;
 }
 

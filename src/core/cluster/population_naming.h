@@ -23,8 +23,9 @@ struct NamingInput {
     std::vector<std::string> markers;  ///< per column of the points: its marker's name
     std::vector<MarkerClass> classes;  ///< per column: only type markers name populations
     const std::vector<CellTypeRule>* rules = nullptr;  ///< the cell types (built-in when null)
-    /// Per column: true for a channel without a marker of its own ("APC-Cy7-A"), which never
-    /// tells populations of one phrase apart (empty: every column has one).
+    /// Per column: true for a channel without a marker of its own ("APC-Cy7-A") beside channels
+    /// with one, which never tells populations of one phrase apart (empty: every column has one,
+    /// or none has).
     std::vector<bool> unnamed;
 };
 
