@@ -131,6 +131,25 @@ TEST(ChannelRoles, FluorescenceScatterTwinsAndViabilityDyes) {
     EXPECT_STREQ(roleReason(ChannelRole::Dna), "DNA intercalator");
 }
 
+TEST(ChannelRoles, DumpChannelsAndFixableViabilityDyes) {
+    // A dump channel (a live/dead dye and lineages to gate out in one colour, as the VIVID / CD14
+    // channel of a 13-colour T cell panel) is left out as such; the fixable dyes by their brands'
+    // names as viability; markers that only look alike stay.
+    io::Table t;
+    t.channels = {
+        {"V450-A", "VIVID / CD14"}, {"BV510-A", "Dump"},    {"PB-A", "CD14/CD19/Live-Dead"},
+        {"BV421-A", "FVS450"},      {"APC-A", "FVD eF780"}, {"R780-A", "Near-IR Dead"},
+        {"V500-A", "ViViD"},        {"PE-A", "CD14"},       {"FITC-A", "DUSP6"},
+        {"BV605-A", "Vimentin"},    {"PE-Cy7-A", "CD127"}};
+    const std::vector<ChannelRole> want = {
+        ChannelRole::Dump,      ChannelRole::Dump,      ChannelRole::Dump,
+        ChannelRole::Viability, ChannelRole::Viability, ChannelRole::Viability,
+        ChannelRole::Viability, ChannelRole::Marker,    ChannelRole::Marker,
+        ChannelRole::Marker,    ChannelRole::Marker};
+    EXPECT_EQ(channelRoles(t), want);
+    EXPECT_STREQ(roleKey(ChannelRole::Dump), "dump");
+}
+
 TEST(ChannelRoles, FlowDnaStainsAndAMacsQuantsTimeAndCounters) {
     io::Table t;
     t.channels = {{"HDR-T", "HDR-T"}, {"Time", "HDR-T"},   {"HDR-CE", "HDR-CE"},

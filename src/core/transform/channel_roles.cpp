@@ -151,10 +151,23 @@ bool isDnaMarker(const std::string& m, const std::optional<Isotope>& markerIso) 
 
 bool isViabilityWord(const std::string& text) {
     const std::string f = folded(text);
+    // ViViD is LIVE/DEAD's violet dye; FVS and FVD are BD's and eBioscience's fixable dyes.
     return contains(f, "cisplatin") || contains(f, "viab") || contains(f, "zombie") ||
            contains(f, "livedead") || contains(f, "7aad") || contains(f, "dapi") ||
-           startsWith(f, "dead") || contains(f, "propidium") || f == "pi" ||
-           startsWith(f, "sytox") || startsWith(f, "draq7");
+           contains(f, "dead") || contains(f, "propidium") || f == "pi" || startsWith(f, "sytox") ||
+           startsWith(f, "draq7") || contains(f, "vivid") || startsWith(f, "fvs") ||
+           startsWith(f, "fvd");
+}
+
+/// A dump channel: cells to gate out before the analysis, dead ones and unwanted lineages in one
+/// colour ("Dump", "VIVID / CD14", "CD14/CD19/Live-Dead").
+bool isDumpMarker(const std::string& text) {
+    const std::string l = lowercase(text);
+    if (contains(folded(text), "dump")) return true;
+    bool lineage = false;
+    for (size_t at = l.find("cd"); at != std::string::npos && !lineage; at = l.find("cd", at + 1))
+        lineage = at + 2 < l.size() && isDigit(l[at + 2]);
+    return lineage && isViabilityWord(text);
 }
 
 bool isBarcodeMarker(const std::string& m) {
@@ -234,6 +247,7 @@ ChannelRole roleWith(const io::Table& table, size_t index, const TableFacts& fac
         isDnaMarker(channel.marker, isotopeOf(channel.marker)))
         return ChannelRole::Dna;
     const bool platinum = iso && iso->element == "Pt" && iso->mass >= 194 && iso->mass <= 196;
+    if (isDumpMarker(channel.marker)) return ChannelRole::Dump;
     if (isViabilityWord(channel.marker) || isViabilityWord(channel.name) || folded(m) == "ld" ||
         (platinum && placeholder))
         return ChannelRole::Viability;
@@ -279,6 +293,7 @@ constexpr RoleNames kRoleNames[] = {
     {ChannelRole::Barcode, "barcode", "barcode"},
     {ChannelRole::Dna, "dna", "DNA intercalator"},
     {ChannelRole::Viability, "viability", "viability"},
+    {ChannelRole::Dump, "dump", "dump channel (dead cells and excluded lineages)"},
     {ChannelRole::Beads, "beads", "normalisation beads"},
     {ChannelRole::Code, "code", "code column"},
     {ChannelRole::Embedding, "embedding", "embedding output"},

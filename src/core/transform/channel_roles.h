@@ -24,6 +24,7 @@ enum class ChannelRole {
     Barcode,      ///< sample barcode (palladium isotopes, markers named BC...)
     Dna,          ///< DNA intercalator (iridium 191/193)
     Viability,    ///< live/dead stain (cisplatin, Zombie, 7-AAD, DAPI...)
+    Dump,         ///< a dump channel: a live/dead stain and lineages to gate out in one colour
     Beads,        ///< normalisation beads
     Code,         ///< sample, population or cluster codes, event numbers
     Embedding,    ///< coordinates an embedding wrote (embed_x, UMAP, t-SNE)
