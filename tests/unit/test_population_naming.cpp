@@ -298,6 +298,26 @@ TEST(PopulationNames, NamesakesAreToldApartByTheMarkerThatPartsThem) {
     EXPECT_EQ(alike[1].name, "A+ (2)");
 }
 
+TEST(PopulationNames, NamesakesPartedByACallTheirPhraseLeftOutSayIt) {
+    // Six populations on five markers with cuts: P0 and P1 are positive on M1 to M4, which set
+    // them apart most (the phrase's four markers), and part on M5 (P0 positive, P1 negative), as
+    // CD4 and CD8 T cells part beyond their shared calls. They read "... M5+" and "... M5-", not
+    // "(2)"; P2 and P4 (and P3 and P5) are the same cells and keep the counter.
+    std::vector<int32_t> codes;
+    const Matrix points = noisyCells(12000, 5, 6, 10, codes, [](size_t, int g, size_t c) {
+        if (c < 4) return g < 2 ? 3.0f : 0.0f;
+        return g % 2 == 0 ? 3.0f : 0.0f;
+    });
+    const NamingInput input{{"M1", "M2", "M3", "M4", "M5"},
+                            std::vector<MarkerClass>(5, MarkerClass::Type)};
+    const auto names = namePopulations(points, codes, 6, input);
+    EXPECT_EQ(names[0].name, "M1+ M2+ M3+ M4+ M5+");
+    EXPECT_EQ(names[1].name, "M1+ M2+ M3+ M4+ M5-");
+    EXPECT_EQ(names[0].called.size(), 4u);  // M5 tells the namesakes apart: no call of its own
+    EXPECT_EQ(names[4].name, names[2].name + " (2)");
+    EXPECT_EQ(names[5].name, names[3].name + " (2)");
+}
+
 TEST(PopulationNames, APanelWithoutStainNamesTellsNamesakesApartByItsDetectors) {
     // An older instrument's file names its detectors only: they name the populations, and so
     // they tell namesakes apart too ("FL1-H+ FL2-Hdim", not "FL1-H+ (2)"). Beside a stained

@@ -159,7 +159,42 @@ struct Level {
     float spread = 0;
 };
 
-/// Populations that one marker phrase names (no cell type, no doublets) are told apart, as a
+/// Of the type markers with a cut that none of `members` names yet, the one on which every member
+/// has a call (positive or negative, as a phrase's) and they do not all agree, the clearest
+/// calls first (the member nearest an even share counts); cuts.size() when there is none.
+template <class Share>
+size_t markerThatCallsApart(const std::vector<size_t>& members,
+                            const std::vector<std::vector<size_t>>& used,
+                            const std::vector<MarkerThreshold>& cuts, const NamingInput& input,
+                            const Share& share) {
+    size_t best = cuts.size();
+    double clearest = 0;
+    for (size_t c = 0; c < cuts.size() && c < input.markers.size(); ++c) {
+        if (c >= input.classes.size() || input.classes[c] != MarkerClass::Type ||
+            (c < input.unnamed.size() && input.unnamed[c]) || !cuts[c].resolved ||
+            cuts[c].onEveryCell)
+            continue;
+        bool clear = true, anyUp = false, anyDown = false;
+        double least = 1;
+        for (size_t p : members) {
+            clear = clear && std::find(used[p].begin(), used[p].end(), c) == used[p].end();
+            const MarkerShare s = share(p, c);
+            const bool up = holds({input.markers[c], MarkerCall::Positive}, cuts[c], 1.0, s) ==
+                            Verdict::Holds,
+                       down = holds({input.markers[c], MarkerCall::Negative}, cuts[c], 1.0, s) ==
+                              Verdict::Holds;
+            clear = clear && (up || down);
+            anyUp = anyUp || up;
+            anyDown = anyDown || down;
+            least = std::min(least, std::fabs(s.positive - 0.5));
+        }
+        if (clear && anyUp && anyDown && least > clearest) clearest = least, best = c;
+    }
+    return best;
+}
+
+/// Populations that one marker phrase names (no cell type, no doublets) are told apart: by a
+/// call the phrase left out where one parts them (markerThatCallsApart), else as a
 /// cytometrist tells CD10+ precursors apart by CD38: the named type marker on which their
 /// medians part most, by the widest gap between them in units of the larger of its two sides'
 /// own spreads (at least kNamesakeSpreads, and kNamesakeAllSpreads of all cells' spread, so that
@@ -184,6 +219,23 @@ void tellNamesakesApart(std::vector<PopulationName>& names,
         bool told = false;
         for (const auto& [name, members] : groups) {
             if (members.size() < 2) continue;
+            if (const size_t c = markerThatCallsApart(members, used, cuts, input, share);
+                c < cuts.size()) {
+                // A call on a cut first: namesakes positive and negative on a marker their
+                // phrase left out read "CD4+" and "CD4-", as their own phrases would.
+                for (size_t p : members) {
+                    const bool up = holds({input.markers[c], MarkerCall::Positive}, cuts[c], 1.0,
+                                          share(p, c)) == Verdict::Holds;
+                    const char* call = !up ? "-" : cuts[c].lowIsDim ? "hi" : "+";
+                    if (!up && cuts[c].lowIsDim && level(p, c).median >= cuts[c].dimFloor)
+                        call = "lo";
+                    names[p].phrase += " " + input.markers[c] + call;
+                    names[p].name = names[p].phrase;
+                    used[p].push_back(c);
+                }
+                told = true;
+                continue;
+            }
             double widest = kNamesakeSpreads;
             size_t best = cuts.size();
             float between = 0;
