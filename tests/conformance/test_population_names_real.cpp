@@ -71,20 +71,27 @@ std::vector<PopulationName> checkNames(const io::Table& whole) {
         std::vector<MarkerCondition> said;
         for (const auto& [c, up] : names[p].called)
             said.push_back({input.markers[c], up ? MarkerCall::Positive : MarkerCall::Negative});
+        const size_t fromPhrase = said.size();
         for (const CellTypeRule& r : builtInCellTypes())
             if (r.name == names[p].cellType) {
                 // The rule that named it is the last that holds; any rule of that name.
                 for (const MarkerCondition& c : r.conditions) said.push_back(c);
                 break;
             }
-        for (const MarkerCondition& c : said) {
+        for (size_t i = 0; i < said.size(); ++i) {
+            const MarkerCondition& c = said[i];
             const int column = columnOf(c.marker);
             if (column < 0 || !cuts[size_t(column)].resolved) continue;  // unknown to the panel
             const MarkerThreshold& t = cuts[size_t(column)];
             const float median = populationMedian(points, codes, int32_t(p), size_t(column));
             const bool brightCall = c.call == MarkerCall::Bright || c.call == MarkerCall::NotBright;
-            if (t.onEveryCell && !brightCall) continue;
-            const float cut = brightCall && t.hasBright ? t.bright : t.positive;
+            // On a marker on every cell a phrase says only that cells lack it (below its dim
+            // floor); a rule's plus or minus there tells nothing (the verdict is unknown).
+            const bool lacks = t.onEveryCell && i < fromPhrase && c.call == MarkerCall::Negative;
+            if (t.onEveryCell && !brightCall && !lacks) continue;
+            const float cut = brightCall && t.hasBright ? t.bright
+                              : lacks                   ? t.dimFloor
+                                                        : t.positive;
             const bool up = c.call == MarkerCall::Positive || c.call == MarkerCall::Bright;
             EXPECT_EQ(median >= cut, up) << c.marker << ": median " << median << ", cut " << cut;
         }

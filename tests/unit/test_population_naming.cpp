@@ -318,6 +318,45 @@ TEST(PopulationNames, NamesakesPartedByACallTheirPhraseLeftOutSayIt) {
     EXPECT_EQ(names[5].name, names[3].name + " (2)");
 }
 
+TEST(PopulationNames, CellsWithoutAMarkerMostCellsCarryDimlySayIt) {
+    // D is a CD45: its lowest mode is dim (most cells dim, some bright at 3.5), and a twentieth
+    // of the cells lack it altogether, smeared below the dim cells without a mode of their own
+    // (red cells and platelets among leukocytes). Their absence of D sets them apart most, and
+    // their name says "D-", which was crowded out by A, B, C and E when it counted only against
+    // the bright cells (a cut between dim and bright), or was never said (dim on every cell).
+    auto lacking = [](float dim, float smearCentre, float smearSpread, bool onEveryCell) {
+        SCOPED_TRACE(onEveryCell ? "dim on every cell" : "a cut between dim and bright");
+        const size_t n = 20000;
+        Matrix points(n, 5);
+        std::vector<int32_t> codes(n);
+        std::mt19937 rng(11);
+        std::normal_distribution<float> noise(0.0f, 0.3f), smear(smearCentre, smearSpread);
+        // Per population: A, B, C, E positive or not, and D's level (-1: lacks it).
+        const float levels[4][5] = {
+            {3, 3, 0, dim, 3}, {0, 3, 3, 3.5f, 3}, {3, 0, 3, dim, 0}, {0, 0, 0, -1, 0}};
+        for (size_t i = 0; i < n; ++i) {
+            const int g = i % 20 == 0 ? 3 : int(i % 3);
+            codes[i] = g;
+            for (size_t c = 0; c < 5; ++c)
+                points.at(i, c) = levels[g][c] < 0 ? smear(rng) : levels[g][c] + noise(rng);
+        }
+        const NamingInput input{{"A", "B", "C", "D", "E"},
+                                std::vector<MarkerClass>(5, MarkerClass::Type)};
+        const auto cuts = learnThresholds(points, input.classes);
+        ASSERT_TRUE(cuts[3].lowIsDim) << "D's lowest mode is meant to be its dim cells'";
+        ASSERT_EQ(cuts[3].onEveryCell, onEveryCell);
+        const auto names = namePopulations(points, codes, 4, input);
+        EXPECT_EQ(names[3].phrase.rfind("D- ", 0), 0u) << names[3].phrase;
+        ASSERT_FALSE(names[3].called.empty());
+        EXPECT_EQ(names[3].called.front(), std::make_pair(size_t(3), false));
+        // The dim and bright populations are not said to lack it.
+        for (int p = 0; p < 3; ++p)
+            EXPECT_EQ(names[p].phrase.find("D-"), std::string::npos) << names[p].phrase;
+    };
+    lacking(1.2f, 0.3f, 0.45f, false);
+    lacking(1.6f, 0.45f, 0.5f, true);
+}
+
 TEST(PopulationNames, APanelWithoutStainNamesTellsNamesakesApartByItsDetectors) {
     // An older instrument's file names its detectors only: they name the populations, and so
     // they tell namesakes apart too ("FL1-H+ FL2-Hdim", not "FL1-H+ (2)"). Beside a stained
@@ -394,9 +433,11 @@ TEST(PopulationNames, TheDemosPopulationsGetTheirTrueNamesAndNoneContradictsItsM
             for (size_t i = 0; i < points.rows; ++i)
                 if (codes[i] == int32_t(p)) mine.push_back(points.at(i, c));
             const float median = medianOf(mine);
-            EXPECT_EQ(median >= cuts[c].positive, up)
+            // A marker on every cell is only ever called absent: below its dim floor.
+            const float cut = cuts[c].onEveryCell ? cuts[c].dimFloor : cuts[c].positive;
+            EXPECT_EQ(median >= cut, up)
                 << names[p].name << ": " << input.markers[c] << (up ? "+" : "-")
-                << " but the median is " << median << ", the cut " << cuts[c].positive;
+                << " but the median is " << median << ", the cut " << cut;
             EXPECT_EQ(input.classes[c], MarkerClass::Type)
                 << input.markers[c] << " is not a type marker";
         }

@@ -50,9 +50,10 @@ std::string canonical(const std::string& marker) {
     return markerKey(entry ? entry->name : marker);
 }
 
-/// Per population and column: cells with a value, at or above the positive and bright cuts.
+/// Per population and column: cells with a value, at or above the positive and bright cuts and
+/// the dim floor (MarkerShare).
 struct Tally {
-    std::vector<double> cells, positive, bright;
+    std::vector<double> cells, positive, bright, carrying;
 };
 
 /// Whether a condition holds for a population.
@@ -291,8 +292,8 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
     const std::vector<MarkerThreshold> cuts = learnThresholds(points, input.classes);
     const std::vector<CellTypeRule>& rules = input.rules ? *input.rules : builtInCellTypes();
     // Every population's shares, and all cells' (index k).
-    std::vector<Tally> tally(k + 1, Tally{std::vector<double>(d, 0), std::vector<double>(d, 0),
-                                          std::vector<double>(d, 0)});
+    const std::vector<double> zeros(d, 0);
+    std::vector<Tally> tally(k + 1, Tally{zeros, zeros, zeros, zeros});
     const size_t step = std::max<size_t>(1, points.rows / kSampled);
     for (size_t i = 0; i < points.rows && i < codes.size(); i += step) {
         const int32_t code = codes[i];
@@ -301,18 +302,20 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
             if (!std::isfinite(v) || !cuts[c].resolved) continue;
             const bool up = v >= cuts[c].positive;
             const bool bright = cuts[c].hasBright ? v >= cuts[c].bright : up;
+            const bool carries = cuts[c].lowIsDim ? v >= cuts[c].dimFloor : up;
             for (size_t p : {k, code >= 0 && size_t(code) < k ? size_t(code) : k + 1}) {
                 if (p > k) continue;
                 tally[p].cells[c] += 1;
                 tally[p].positive[c] += up;
                 tally[p].bright[c] += bright;
+                tally[p].carrying[c] += carries;
             }
         }
     }
     const auto share = [&](size_t p, size_t c) {
         const double n = tally[p].cells[c];
-        return MarkerShare{n > 0 ? tally[p].positive[c] / n : 0,
-                           n > 0 ? tally[p].bright[c] / n : 0};
+        return MarkerShare{n > 0 ? tally[p].positive[c] / n : 0, n > 0 ? tally[p].bright[c] / n : 0,
+                           n > 0 ? tally[p].carrying[c] / n : 0};
     };
     // Type markers by canonical name (the first column of a marker on two channels): only
     // lineage markers name populations.
@@ -360,13 +363,23 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
         // population like all cells (none differs by kApart) is named by its clearest calls
         // instead: "CD19+ CD10+" says what it is where "population 1" said nothing.
         std::vector<std::pair<double, size_t>> apart, clearest;
+        std::vector<bool> lacks(d, false);  // below the dim floor of a marker whose low is dim
         for (size_t c = 0; c < d && c < input.markers.size() && c < input.classes.size(); ++c) {
-            if (input.classes[c] != MarkerClass::Type || tally[p].cells[c] <= 0 ||
-                cuts[c].onEveryCell)
-                continue;
-            const double mine = share(p, c).positive, all = share(k, c).positive;
+            if (input.classes[c] != MarkerClass::Type || tally[p].cells[c] <= 0) continue;
+            // Cells mostly below the dim floor of a marker whose lowest mode is dim lack it
+            // altogether (CD45- red cells and platelets among CD45lo neutrophils and CD45hi
+            // lymphocytes): how far that sets them apart counts against all cells that carry it,
+            // not those above its cut. On a marker on every cell that is the only call.
+            lacks[c] = cuts[c].lowIsDim && share(p, c).carrying <= 1 - kCallShare;
+            if (cuts[c].onEveryCell && !lacks[c]) continue;
+            const double mine = lacks[c] ? share(p, c).carrying : share(p, c).positive,
+                         all = lacks[c] ? share(k, c).carrying : share(k, c).positive;
             if (!(mine >= kCallShare || mine <= 1 - kCallShare)) continue;
-            if (std::fabs(mine - all) >= kApart) apart.emplace_back(-std::fabs(mine - all), c);
+            // A marker the cells lack where all others carry it, at least dimly, leads the phrase:
+            // on CytoNorm's leukocytes, CD45- says "not a leukocyte" where a fourth myeloid
+            // marker's minus (which set them apart by 0.53-0.60 against CD45's 0.51) says little.
+            if (std::fabs(mine - all) >= kApart)
+                apart.emplace_back((lacks[c] ? -1.0 : 0.0) - std::fabs(mine - all), c);
             // Positive calls first: what a population carries names it better than the many
             // markers it lacks.
             clearest.emplace_back((mine >= kCallShare ? -1.0 : 0.0) - std::fabs(mine - 0.5), c);
@@ -376,7 +389,7 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
         if (apart.size() > kPhraseMarkers) apart.resize(kPhraseMarkers);
         for (int positive = 1; positive >= 0; --positive)
             for (const auto& [score, c] : apart) {
-                const bool up = share(p, c).positive >= kCallShare;
+                const bool up = !lacks[c] && share(p, c).positive >= kCallShare;
                 if (up != bool(positive)) continue;
                 const char* call = up ? "+" : "-";
                 // On a marker whose lowest mode is dim, a population whose own median stays above

@@ -46,6 +46,9 @@ struct PopulationName {
 struct MarkerShare {
     double positive = 0;  ///< share at or above the positive cut
     double bright = 0;    ///< share at or above the bright cut (the positive share without one)
+    /// Share at or above the dim floor of a marker whose lowest mode is dim (CD45 on
+    /// neutrophils): the cells that carry it at all (the positive share on other markers).
+    double carrying = 0;
 };
 
 /// The smallest share of a population's cells on one side of a cut for a call ("CD4+" needs
