@@ -131,6 +131,26 @@ TEST(ChannelRoles, FluorescenceScatterTwinsAndViabilityDyes) {
     EXPECT_STREQ(roleReason(ChannelRole::Dna), "DNA intercalator");
 }
 
+TEST(ChannelRoles, BeckmanCoultersFsAndSsAreScatter) {
+    // A Coulter list-mode file names its scatter "FS" and "SS" (with INT, PEAK, TOF, Lin, Log);
+    // markers that begin with those letters stay markers.
+    io::Table t;
+    t.channels = {{"FS INT LIN", "FS INT LIN"},
+                  {"SS INT LIN", "SS INT LIN"},
+                  {"FS Lin", "FS Lin"},
+                  {"SS Log", ""},
+                  {"FS", ""},
+                  {"SS-A", ""},
+                  {"FL1 INT LOG", "CD103-FITC"},
+                  {"PE-A", "SSEA-4"},
+                  {"APC-A", "FSHR"}};
+    const std::vector<ChannelRole> want = {
+        ChannelRole::Scatter, ChannelRole::Scatter, ChannelRole::Scatter,
+        ChannelRole::Scatter, ChannelRole::Scatter, ChannelRole::Scatter,
+        ChannelRole::Marker,  ChannelRole::Marker,  ChannelRole::Marker};
+    EXPECT_EQ(channelRoles(t), want);
+}
+
 TEST(ChannelRoles, DumpChannelsAndFixableViabilityDyes) {
     // A dump channel (a live/dead dye and lineages to gate out in one colour, as the VIVID / CD14
     // channel of a 13-colour T cell panel) is left out as such; the fixable dyes by their brands'

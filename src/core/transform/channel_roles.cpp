@@ -149,6 +149,13 @@ bool isDnaMarker(const std::string& m, const std::optional<Isotope>& markerIso) 
     return f == "191" || f == "193" || contains(f, "intercalator") || contains(f, "iridium");
 }
 
+/// Beckman Coulter's scatter channels, "FS" and "SS" as words: "FS INT LIN", "SS Lin", "FS-A"
+/// (never "FSH" or "SSEA-4"). `n` is lower case.
+bool isCoulterScatter(const std::string& n) {
+    const bool scatter = startsWith(n, "fs") || startsWith(n, "ss");
+    return scatter && (n.size() == 2 || n[2] == ' ' || n[2] == '-' || n[2] == '_');
+}
+
 bool isViabilityWord(const std::string& text) {
     const std::string f = folded(text);
     // ViViD is LIVE/DEAD's violet dye; FVS and FVD are BD's and eBioscience's fixable dyes.
@@ -210,7 +217,8 @@ ChannelRole roleByName(const std::string& n, const std::string& m) {
     static const char* const kGaussian[] = {"center", "offset", "width", "residual"};
     for (const char* prefix : kGaussian)
         if (startsWith(n, prefix)) return ChannelRole::Gaussian;
-    if (startsWith(n, "fsc") || startsWith(n, "ssc")) return ChannelRole::Scatter;
+    if (startsWith(n, "fsc") || startsWith(n, "ssc") || isCoulterScatter(n))
+        return ChannelRole::Scatter;
     if (startsWith(n, "beaddist") || contains(m, "bead")) return ChannelRole::Beads;
     if (startsWith(n, "barcode")) return ChannelRole::Barcode;
     return ChannelRole::Marker;
