@@ -133,22 +133,23 @@ TEST(ChannelRoles, FluorescenceScatterTwinsAndViabilityDyes) {
 
 TEST(ChannelRoles, BeckmanCoultersFsAndSsAreScatter) {
     // A Coulter list-mode file names its scatter "FS" and "SS" (with INT, PEAK, TOF, Lin, Log);
-    // markers that begin with those letters stay markers.
+    // markers that begin with those letters stay markers (SS-A, the Sjogren antigen).
     io::Table t;
     t.channels = {{"FS INT LIN", "FS INT LIN"},
                   {"SS INT LIN", "SS INT LIN"},
                   {"FS Lin", "FS Lin"},
                   {"SS Log", ""},
                   {"FS", ""},
-                  {"SS-A", ""},
+                  {"SS-A", "SS-A"},
                   {"FL1 INT LOG", "CD103-FITC"},
                   {"PE-A", "SSEA-4"},
                   {"APC-A", "FSHR"}};
     const std::vector<ChannelRole> want = {
         ChannelRole::Scatter, ChannelRole::Scatter, ChannelRole::Scatter,
-        ChannelRole::Scatter, ChannelRole::Scatter, ChannelRole::Scatter,
+        ChannelRole::Scatter, ChannelRole::Scatter, ChannelRole::Marker,
         ChannelRole::Marker,  ChannelRole::Marker,  ChannelRole::Marker};
     EXPECT_EQ(channelRoles(t), want);
+    EXPECT_EQ(guessCytometry(t), Cytometry::Fluorescence);  // scatter: a flow cytometer's
 }
 
 TEST(ChannelRoles, DumpChannelsAndFixableViabilityDyes) {
@@ -159,7 +160,7 @@ TEST(ChannelRoles, DumpChannelsAndFixableViabilityDyes) {
     t.channels = {
         {"V450-A", "VIVID / CD14"}, {"BV510-A", "Dump"},    {"PB-A", "CD14/CD19/Live-Dead"},
         {"BV421-A", "FVS450"},      {"APC-A", "FVD eF780"}, {"R780-A", "Near-IR Dead"},
-        {"V500-A", "ViViD"},        {"PE-A", "CD14"},       {"FITC-A", "DUSP6"},
+        {"V500-A", "ViViD"},        {"PE-A", "CD14"},       {"FITC-A", "DDX3 (DEAD-box)"},
         {"BV605-A", "Vimentin"},    {"PE-Cy7-A", "CD127"}};
     const std::vector<ChannelRole> want = {
         ChannelRole::Dump,      ChannelRole::Dump,      ChannelRole::Dump,

@@ -16,7 +16,8 @@ namespace {
 
 // Shares and thresholds over at most ~200,000 cells keep naming fast on millions of cells.
 constexpr size_t kSampled = 200000;
-// A marker sets a population apart when its positive share differs from all cells' by this.
+// A marker sets a population apart when its positive share (the carrying share, for cells that
+// lack a marker whose lowest mode is dim) differs from all cells' by this.
 constexpr double kApart = 0.25;
 constexpr size_t kPhraseMarkers = 4;
 // Of the way from the panel's background to the typical cut, where a lowest mode is dim.
@@ -66,7 +67,8 @@ enum class Verdict {
 Verdict holds(const MarkerCondition& c, const MarkerThreshold& t, double cells,
               const MarkerShare& s) {
     if (!t.resolved || cells <= 0) return Verdict::Unknown;
-    // A marker on every cell tells dim from bright only: "CD45+" says nothing of a population.
+    // A marker on every cell tells dim from bright only: "CD45+" says nothing of a population (a
+    // phrase may still say "CD45-" of cells that lack it: namePopulations).
     if (t.onEveryCell && (c.call == MarkerCall::Positive || c.call == MarkerCall::Negative))
         return Verdict::Unknown;
     const double share =
@@ -163,11 +165,12 @@ struct Level {
 /// Of the type markers with a cut that none of `members` names yet, the one on which every member
 /// has a call (positive or negative, as a phrase's) and they do not all agree, the clearest
 /// calls first (the member nearest an even share counts); cuts.size() when there is none.
-template <class Share>
+/// `cells(p, c)`: population p's cells with a value on column c (none: no call).
+template <class Share, class Cells>
 size_t markerThatCallsApart(const std::vector<size_t>& members,
                             const std::vector<std::vector<size_t>>& used,
                             const std::vector<MarkerThreshold>& cuts, const NamingInput& input,
-                            const Share& share) {
+                            const Share& share, const Cells& cells) {
     size_t best = cuts.size();
     double clearest = 0;
     for (size_t c = 0; c < cuts.size() && c < input.markers.size(); ++c) {
@@ -180,9 +183,10 @@ size_t markerThatCallsApart(const std::vector<size_t>& members,
         for (size_t p : members) {
             clear = clear && std::find(used[p].begin(), used[p].end(), c) == used[p].end();
             const MarkerShare s = share(p, c);
-            const bool up = holds({input.markers[c], MarkerCall::Positive}, cuts[c], 1.0, s) ==
+            const double n = cells(p, c);
+            const bool up = holds({input.markers[c], MarkerCall::Positive}, cuts[c], n, s) ==
                             Verdict::Holds,
-                       down = holds({input.markers[c], MarkerCall::Negative}, cuts[c], 1.0, s) ==
+                       down = holds({input.markers[c], MarkerCall::Negative}, cuts[c], n, s) ==
                               Verdict::Holds;
             clear = clear && (up || down);
             anyUp = anyUp || up;
@@ -204,11 +208,12 @@ size_t markerThatCallsApart(const std::vector<size_t>& members,
 /// on cuts. A marker with a cut serves only where all of them are positive on it (a "bright"
 /// never names cells below the cut) and it has no bright cut or dim floor (which call "hi" and
 /// "lo" themselves); a marker with one mode, which no cut calls, only in this relative way.
-/// `share` and `level` give a population's share at the cuts and its Level.
-template <class Share, class LevelOf>
+/// `share`, `level` and `cells` give a population's share at the cuts, its Level and its cells
+/// with a value on a column.
+template <class Share, class LevelOf, class Cells>
 void tellNamesakesApart(std::vector<PopulationName>& names,
                         const std::vector<MarkerThreshold>& cuts, const NamingInput& input,
-                        const Share& share, const LevelOf& level) {
+                        const Share& share, const LevelOf& level, const Cells& cells) {
     std::vector<std::vector<size_t>> used(names.size());  // columns each phrase names already
     for (size_t p = 0; p < names.size(); ++p)
         for (const auto& [c, up] : names[p].called) used[p].push_back(c);
@@ -220,13 +225,13 @@ void tellNamesakesApart(std::vector<PopulationName>& names,
         bool told = false;
         for (const auto& [name, members] : groups) {
             if (members.size() < 2) continue;
-            if (const size_t c = markerThatCallsApart(members, used, cuts, input, share);
+            if (const size_t c = markerThatCallsApart(members, used, cuts, input, share, cells);
                 c < cuts.size()) {
                 // A call on a cut first: namesakes positive and negative on a marker their
                 // phrase left out read "CD4+" and "CD4-", as their own phrases would.
                 for (size_t p : members) {
-                    const bool up = holds({input.markers[c], MarkerCall::Positive}, cuts[c], 1.0,
-                                          share(p, c)) == Verdict::Holds;
+                    const bool up = holds({input.markers[c], MarkerCall::Positive}, cuts[c],
+                                          cells(p, c), share(p, c)) == Verdict::Holds;
                     const char* call = !up ? "-" : cuts[c].lowIsDim ? "hi" : "+";
                     if (!up && cuts[c].lowIsDim && level(p, c).median >= cuts[c].dimFloor)
                         call = "lo";
@@ -370,6 +375,7 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
             // altogether (CD45- red cells and platelets among CD45lo neutrophils and CD45hi
             // lymphocytes): how far that sets them apart counts against all cells that carry it,
             // not those above its cut. On a marker on every cell that is the only call.
+            static_assert(kCallShare > 0.5, "cells that lack a marker have their median below it");
             lacks[c] = cuts[c].lowIsDim && share(p, c).carrying <= 1 - kCallShare;
             if (cuts[c].onEveryCell && !lacks[c]) continue;
             const double mine = lacks[c] ? share(p, c).carrying : share(p, c).positive,
@@ -464,7 +470,8 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
                                              : "population " + std::to_string(p + 1);
     }
     sameCallsOneName(names, calls);
-    tellNamesakesApart(names, cuts, input, share, populationLevel);
+    tellNamesakesApart(names, cuts, input, share, populationLevel,
+                       [&](size_t p, size_t c) { return tally[p].cells[c]; });
     for (PopulationName& out : names) {
         const int n = ++seen[out.name];
         if (n > 1) out.name += " (" + std::to_string(n) + ")";

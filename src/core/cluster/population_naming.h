@@ -4,8 +4,9 @@
 // on a marker only when most of its cells agree, its name is the cell type whose rule its calls
 // satisfy (cell_types.h) or else the type markers that set it apart, and a population positive
 // on two lineages no single cell carries is called doublets. Populations that one phrase would
-// name alike are told apart by the marker whose medians part them most ("CD10+ CD38bright",
-// "CD10+ CD38dim"); only those that nothing parts are numbered ("CD10+ (2)").
+// name alike are told apart by a call the phrase left out ("CD4+", "CD4-"), else by the marker
+// whose medians part them most ("CD10+ CD38bright", "CD10+ CD38dim"); only those that nothing
+// parts are numbered ("CD10+ (2)").
 
 #include <cstdint>
 #include <string>
@@ -33,7 +34,7 @@ struct NamingInput {
 struct PopulationName {
     std::string name;  ///< shown and exported: the cell type, the marker phrase, or "population N"
     /// The type markers that set it apart ("CD3+ CD4+ CD45RA+ CCR7+"), then any that tell it from
-    /// populations of the same phrase ("CD38bright": brighter than they are).
+    /// populations of the same phrase ("CD4-", or "CD38bright": brighter than they are).
     std::string phrase;
     /// The phrase's markers that set it apart (not those that tell namesakes apart): column and
     /// call (true: positive).

@@ -20,6 +20,12 @@ bool isDigit(char c) {
     return c >= '0' && c <= '9';
 }
 
+/// Beckman Coulter's scatter channels, "FS" and "SS" as words: "FS INT LIN", "SS Lin" (never
+/// "FSH", "SSEA-4" or the SS-A antigen). `n` is lower case.
+bool isCoulterScatter(const std::string& n) {
+    return (startsWith(n, "fs") || startsWith(n, "ss")) && (n.size() == 2 || n[2] == ' ');
+}
+
 /// Matches an element symbol and a plausible isotope mass (75..209) at `pos`: "Nd142".
 /// Returns the position after it, or npos.
 size_t matchIsotope(const std::string& s, size_t pos, Isotope* found) {
@@ -76,7 +82,7 @@ Cytometry guessCytometry(const io::Table& table) {
     for (const auto& c : table.channels) {
         if (isMassChannelName(c.name)) ++mass;
         const std::string n = lowercase(c.name);
-        if (startsWith(n, "fsc") || startsWith(n, "ssc")) scatter = true;
+        if (startsWith(n, "fsc") || startsWith(n, "ssc") || isCoulterScatter(n)) scatter = true;
     }
     if (mass >= 3 || (mass > 0 && 2 * mass >= table.channels.size())) return Cytometry::Mass;
     if (const std::string* cyt = table.keyword("$CYT")) {
@@ -149,21 +155,15 @@ bool isDnaMarker(const std::string& m, const std::optional<Isotope>& markerIso) 
     return f == "191" || f == "193" || contains(f, "intercalator") || contains(f, "iridium");
 }
 
-/// Beckman Coulter's scatter channels, "FS" and "SS" as words: "FS INT LIN", "SS Lin", "FS-A"
-/// (never "FSH" or "SSEA-4"). `n` is lower case.
-bool isCoulterScatter(const std::string& n) {
-    const bool scatter = startsWith(n, "fs") || startsWith(n, "ss");
-    return scatter && (n.size() == 2 || n[2] == ' ' || n[2] == '-' || n[2] == '_');
-}
-
+/// A live/dead stain's name in a marker or channel name.
 bool isViabilityWord(const std::string& text) {
     const std::string f = folded(text);
     // ViViD is LIVE/DEAD's violet dye; FVS and FVD are BD's and eBioscience's fixable dyes.
     return contains(f, "cisplatin") || contains(f, "viab") || contains(f, "zombie") ||
            contains(f, "livedead") || contains(f, "7aad") || contains(f, "dapi") ||
-           contains(f, "dead") || contains(f, "propidium") || f == "pi" || startsWith(f, "sytox") ||
-           startsWith(f, "draq7") || contains(f, "vivid") || startsWith(f, "fvs") ||
-           startsWith(f, "fvd");
+           (contains(f, "dead") && !contains(f, "deadbox")) || contains(f, "propidium") ||
+           f == "pi" || startsWith(f, "sytox") || startsWith(f, "draq7") || contains(f, "vivid") ||
+           startsWith(f, "fvs") || startsWith(f, "fvd");
 }
 
 /// A dump channel: cells to gate out before the analysis, dead ones and unwanted lineages in one
