@@ -66,14 +66,21 @@ std::vector<float> projectEveryWay(const HardCase& hc, const char* kernel, size_
     return all;
 }
 
-TEST_P(CudaExactFormQueue, KeepsTheBitsOfTheInlineExactForms) {
-    SEPAL_REQUIRE_GPU();
-    const QueueCase c = GetParam();
+/// 20,000 blob cells of 32 markers whose 256 landmarks crowd into 8 groups of c.spread, with
+/// the case's adjust (and the app's smooth with any adjust but 1).
+HardCase crowdedCase(const QueueCase& c) {
     HardCase hc = blobCase("crowded", 20000, 32, 256, 61);
     crowdLandmarks(hc, 8, c.spread, 62);
     hc.params.k = 16;
     hc.params.smooth = c.adjust == 1.0f ? 0.0f : -2.0f;
     hc.params.adjust = c.adjust;
+    return hc;
+}
+
+TEST_P(CudaExactFormQueue, KeepsTheBitsOfTheInlineExactForms) {
+    SEPAL_REQUIRE_GPU();
+    const QueueCase c = GetParam();
+    const HardCase hc = crowdedCase(c);
     size_t queued = 0, inlineQueued = 0;
     std::vector<float> withQueue, inlined;
     {
@@ -99,11 +106,7 @@ TEST_P(CudaExactFormQueue, KeepsTheBitsOfTheInlineExactForms) {
 TEST_P(CudaExactFormQueue, ThroughTheListProjectionAgreesWithTheTableKernel) {
     SEPAL_REQUIRE_GPU();
     const QueueCase c = GetParam();
-    HardCase hc = blobCase("crowded", 20000, 32, 256, 61);
-    crowdLandmarks(hc, 8, c.spread, 62);
-    hc.params.k = 16;
-    hc.params.smooth = c.adjust == 1.0f ? 0.0f : -2.0f;
-    hc.params.adjust = c.adjust;
+    const HardCase hc = crowdedCase(c);
     size_t queued = 0, tableQueued = 0;
     const std::vector<float> lists = projectEveryWay(hc, c.kernel, queued);
     std::vector<float> table;
