@@ -318,6 +318,33 @@ TEST(PopulationNames, NamesakesPartedByACallTheirPhraseLeftOutSayIt) {
     EXPECT_EQ(names[5].name, names[3].name + " (2)");
 }
 
+TEST(PopulationNames, AMarkerOnTwoChannelsIsCalledOnceByItsFirst) {
+    // CD3 on two channels (two tubes' stains, or one stain read by two detectors) that disagree
+    // for P0: positive on the first, negative on the second, as a channel without the stain in
+    // P0's tube reads. P0's phrase calls CD3 once, by its first channel, as the cell-type rules
+    // read it, never "CD3+ ... CD3-"; no phrase and no namesake call names CD3 twice.
+    std::vector<int32_t> codes;
+    const Matrix points = noisyCells(12000, 4, 3, 12, codes, [](size_t, int g, size_t c) {
+        const float table[3][4] = {{3, 0, 0, 0}, {0, 3, 0, 3}, {3, 3, 3, 0}};
+        return table[g][c];
+    });
+    const NamingInput input{{"CD3", "CD19", "CD3", "CD56"},
+                            std::vector<MarkerClass>(4, MarkerClass::Type)};
+    const auto names = namePopulations(points, codes, 3, input);
+    for (size_t p = 0; p < names.size(); ++p) {
+        SCOPED_TRACE(names[p].phrase);
+        const std::string& phrase = names[p].phrase;
+        size_t times = 0;
+        for (size_t at = phrase.find("CD3"); at != std::string::npos;
+             at = phrase.find("CD3", at + 1))
+            ++times;
+        EXPECT_LE(times, 1u);
+        for (const auto& [c, up] : names[p].called) EXPECT_NE(c, 2u);
+    }
+    EXPECT_NE(names[0].phrase.find("CD3+"), std::string::npos);
+    EXPECT_EQ(names[0].phrase.find("CD3-"), std::string::npos);
+}
+
 TEST(PopulationNames, CellsWithoutAMarkerMostCellsCarryDimlySayIt) {
     // D is a CD45: its lowest mode is dim (most cells dim, some bright at 3.5), and a twentieth
     // of the cells lack it altogether, smeared below the dim cells without a mode of their own

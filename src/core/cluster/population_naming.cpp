@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "core/common/median.h"
 #include "core/transform/channel_label.h"
@@ -289,12 +290,28 @@ void tellNamesakesApart(std::vector<PopulationName>& names,
     }
 }
 
+/// `input` with the second and later type channels of a marker (by canonical name) as state
+/// channels, which name nothing: a marker on two channels (two tubes' stains, one stain read by
+/// two detectors) is called by its first, as the cell-type rules read it, so that a phrase never
+/// says "CD3+ ... CD3-" (nor "CD3+ CD3+").
+NamingInput firstChannelOfEachMarker(NamingInput input) {
+    std::set<std::string> named;
+    for (size_t c = 0; c < input.classes.size() && c < input.markers.size(); ++c)
+        if (input.classes[c] == MarkerClass::Type &&
+            !named.insert(canonical(input.markers[c])).second)
+            input.classes[c] = MarkerClass::State;
+    return input;
+}
+
 }  // namespace
 
 std::vector<PopulationName> namePopulations(const Matrix& points, const std::vector<int32_t>& codes,
-                                            size_t k, const NamingInput& input) {
+                                            size_t k, const NamingInput& given) {
     const size_t d = points.cols;
-    const std::vector<MarkerThreshold> cuts = learnThresholds(points, input.classes);
+    // The cuts as every type channel gives them (where most markers turn positive); the names
+    // from the first channel of each marker.
+    const std::vector<MarkerThreshold> cuts = learnThresholds(points, given.classes);
+    const NamingInput input = firstChannelOfEachMarker(given);
     const std::vector<CellTypeRule>& rules = input.rules ? *input.rules : builtInCellTypes();
     // Every population's shares, and all cells' (index k).
     const std::vector<double> zeros(d, 0);
