@@ -101,11 +101,7 @@ GateScale arcsinhScale(double cofactor) {
 GateScale defaultAxisScale(const io::Table& table, const std::string& channel) {
     const int c = table.findChannel(channel);
     if (c < 0) return {};
-    const ChannelRole role = channelRole(table, size_t(c));
-    if (role == ChannelRole::Scatter || role == ChannelRole::Time ||
-        role == ChannelRole::EventLength || role == ChannelRole::Gaussian ||
-        role == ChannelRole::Counter)
-        return {};
+    if (linearByDefault(channelRole(table, size_t(c)))) return {};
     return arcsinhScale(guessCytometry(table) == Cytometry::Mass ? 5.0 : 150.0);
 }
 

@@ -152,6 +152,26 @@ TEST(ChannelRoles, BeckmanCoultersFsAndSsAreScatter) {
     EXPECT_EQ(guessCytometry(t), Cytometry::Fluorescence);  // scatter: a flow cytometer's
 }
 
+TEST(ChannelRoles, ACoultersLinearTwinsAndACyFlowsDoubletSignalAreLeftOut) {
+    // A Cytomics FC 500 records FL1 through a log and a linear amplifier: the log channel (its
+    // $PnE decoded) is the marker, "FL1 Lin" its twin; a linear channel without a log one stays
+    // a marker. A CyFlow's DOUBLET is its doublet discrimination signal, on a linear axis.
+    io::Table t;
+    t.channels = {{"FS Lin", "FS Lin"},   {"FL1 Log", "FL1 Log"},  {"FL1 Lin", "FL1 Lin"},
+                  {"FL2 Lin", "FL2 Lin"}, {"FL3 INT LOG", "CD19"}, {"FL3 INT LIN", ""},
+                  {"DOUBLET", "DOUBLET"}, {"PE-A", "Linc00152"}};
+    const std::vector<ChannelRole> want = {
+        ChannelRole::Scatter, ChannelRole::Marker, ChannelRole::Twin,     ChannelRole::Marker,
+        ChannelRole::Marker,  ChannelRole::Twin,   ChannelRole::Doublets, ChannelRole::Marker};
+    EXPECT_EQ(channelRoles(t), want);
+    EXPECT_STREQ(roleKey(ChannelRole::Doublets), "doublet");
+    EXPECT_STREQ(roleReason(ChannelRole::Twin), "twin of an area or log channel");
+    EXPECT_TRUE(linearByDefault(ChannelRole::Doublets));
+    EXPECT_TRUE(linearByDefault(ChannelRole::Scatter));
+    EXPECT_FALSE(linearByDefault(ChannelRole::Twin));
+    EXPECT_FALSE(linearByDefault(ChannelRole::Marker));
+}
+
 TEST(ChannelRoles, DumpChannelsAndFixableViabilityDyes) {
     // A dump channel (a live/dead dye and lineages to gate out in one colour, as the VIVID / CD14
     // channel of a 13-colour T cell panel) is left out as such; the fixable dyes by their brands'

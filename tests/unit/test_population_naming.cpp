@@ -412,6 +412,17 @@ TEST(PopulationNames, APanelWithoutStainNamesTellsNamesakesApartByItsDetectors) 
     const auto besideNames = namePopulations(points, codes, 3, beside);
     EXPECT_EQ(besideNames[0].name, "CD3+");
     EXPECT_EQ(besideNames[1].name, "CD3+ (2)");
+    // A Beckman Coulter names its detectors with their amplifiers ("FL1 Log"): the names call
+    // the detector, "FL2dim", not "FL2 Logdim"; a stain keeps its own name whatever it ends in.
+    io::Table coulter;
+    for (const char* name : {"FL1 Log", "FL2 LOG", "FL3 Lin"})
+        coulter.channels.push_back({name, name});
+    NamingInput amplified = namingInputFor(coulter, {"FL1 Log", "FL2 LOG", "FL3 Lin"});
+    EXPECT_EQ(amplified.markers, (std::vector<std::string>{"FL1", "FL2", "FL3"}));
+    amplified.classes.assign(3, MarkerClass::Type);
+    EXPECT_EQ(namePopulations(points, codes, 3, amplified)[0].name, "FL1+ FL2dim");
+    coulter.channels[0].marker = "Anti-Blog";
+    EXPECT_EQ(namingInputFor(coulter, {"FL1 Log", "FL2 LOG", "FL3 Lin"}).markers[0], "Anti-Blog");
 }
 
 /// The base of a name without its " (2)" counter.

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/common/median.h"
+#include "core/common/text.h"
 #include "core/transform/channel_label.h"
 #include "core/transform/channel_roles.h"
 
@@ -52,6 +53,15 @@ std::string canonical(const std::string& marker) {
     return markerKey(entry ? entry->name : marker);
 }
 
+/// A detector's name without a trailing amplifier word ("FL1 Log" and "FL1 Lin": "FL1").
+std::string withoutAmplifier(const std::string& name) {
+    for (const char* word : {" log", " lin"}) {
+        const size_t n = name.size();
+        if (n > 4 && lowercase(name.substr(n - 4)) == word) return name.substr(0, n - 4);
+    }
+    return name;
+}
+
 /// Per population and column: cells with a value, at or above the positive and bright cuts and
 /// the dim floor (MarkerShare).
 struct Tally {
@@ -93,9 +103,13 @@ NamingInput namingInputFor(const io::Table& table, const std::vector<std::string
                            const std::vector<CellTypeRule>* rules) {
     NamingInput input{
         markerNames(table, columns), columnClasses(table, columns, overrides), rules, {}};
-    for (const std::string& column : columns) {
-        const int c = table.findChannel(column);
+    for (size_t k = 0; k < columns.size(); ++k) {
+        const int c = table.findChannel(columns[k]);
         input.unnamed.push_back(c >= 0 && !hasOwnMarker(table.channels[size_t(c)]));
+        // A detector named with its amplifier ("FL1 Log", a Beckman Coulter's) is the detector
+        // in a name: "FL1dim", not "FL1 Logdim".
+        if (input.unnamed.back() && k < input.markers.size())
+            input.markers[k] = withoutAmplifier(input.markers[k]);
     }
     // A panel without a single stain name (an older instrument's FL1-H, FL2-H) is named by its
     // detectors, so they tell namesakes apart too; beside stained channels an unstained one

@@ -25,10 +25,7 @@ TransformPipeline gateAxes(const io::Table& table, const std::string& x, const s
         const size_t c = resolveChannel(table, word, "gate axis");
         ColumnStep step;
         step.name = table.channels[c].name;
-        const ChannelRole role = channelRole(table, c);
-        if (role == ChannelRole::Scatter || role == ChannelRole::Time ||
-            role == ChannelRole::EventLength || role == ChannelRole::Gaussian ||
-            role == ChannelRole::Counter) {
+        if (linearByDefault(channelRole(table, c))) {
             step.transform.kind = ColumnTransform::Kind::Linear;
         } else {
             step.transform.kind = ColumnTransform::Kind::Arcsinh;

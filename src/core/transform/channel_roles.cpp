@@ -220,6 +220,8 @@ ChannelRole roleByName(const std::string& n, const std::string& m) {
     if (startsWith(n, "fsc") || startsWith(n, "ssc") || isCoulterScatter(n))
         return ChannelRole::Scatter;
     if (startsWith(n, "beaddist") || contains(m, "bead")) return ChannelRole::Beads;
+    // A CyFlow's DOUBLET: its pulse-shape signal for telling doublets from single cells.
+    if (startsWith(n, "doublet") || startsWith(m, "doublet")) return ChannelRole::Doublets;
     if (startsWith(n, "barcode")) return ChannelRole::Barcode;
     return ChannelRole::Marker;
 }
@@ -266,6 +268,12 @@ ChannelRole roleWith(const io::Table& table, size_t index, const TableFacts& fac
         const std::string area = n.substr(0, n.size() - 1) + "a";
         if (facts.lowerNames.count(area)) return ChannelRole::Twin;
     }
+    // A Beckman Coulter's detector through both amplifiers ("FL1 Lin" beside "FL1 Log"): the log
+    // channel spans the decades (its $PnE decoded), the linear one saturates bright cells and
+    // crowds dim ones into its first channels; embedding both would count the detector twice.
+    if (n.size() > 4 && n.compare(n.size() - 4, 4, " lin") == 0 &&
+        facts.lowerNames.count(n.substr(0, n.size() - 3) + "log"))
+        return ChannelRole::Twin;
     // In mass cytometry panels only used channels carry a marker name ($PnS).
     if (iso && placeholder && facts.labelled >= 3) return ChannelRole::Unlabelled;
     return ChannelRole::Marker;
@@ -305,9 +313,10 @@ constexpr RoleNames kRoleNames[] = {
     {ChannelRole::Beads, "beads", "normalisation beads"},
     {ChannelRole::Code, "code", "code column"},
     {ChannelRole::Embedding, "embedding", "embedding output"},
-    {ChannelRole::Twin, "twin", "height/width twin"},
+    {ChannelRole::Twin, "twin", "twin of an area or log channel"},
     {ChannelRole::Unlabelled, "unlabelled", "isotope without a marker"},
     {ChannelRole::Counter, "counter", "instrument counter"},
+    {ChannelRole::Doublets, "doublet", "doublet discrimination"},
 };
 
 const RoleNames& namesOf(ChannelRole role) {
@@ -328,6 +337,12 @@ const char* roleReason(ChannelRole role) {
 
 bool hasOwnMarker(const io::Channel& channel) {
     return !markerIsPlaceholder(channel, isotopeOf(channel.name));
+}
+
+bool linearByDefault(ChannelRole role) {
+    return role == ChannelRole::Scatter || role == ChannelRole::Time ||
+           role == ChannelRole::EventLength || role == ChannelRole::Gaussian ||
+           role == ChannelRole::Counter || role == ChannelRole::Doublets;
 }
 
 bool isTechnicalChannel(const io::Table& table, size_t index) {

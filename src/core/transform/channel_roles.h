@@ -28,9 +28,12 @@ enum class ChannelRole {
     Beads,        ///< normalisation beads
     Code,         ///< sample, population or cluster codes, event numbers
     Embedding,    ///< coordinates an embedding wrote (embed_x, UMAP, t-SNE)
-    Twin,         ///< height or width twin of an area channel ("FL1-H" beside "FL1-A")
-    Unlabelled,   ///< an isotope without a marker in a panel whose other channels have one
-    Counter,      ///< an instrument's own counters and volume (MACSQuant's HDR-CE, HDR-SE, HDR-V)
+    /// height or width twin of an area channel ("FL1-H" beside "FL1-A"), or the linear
+    /// amplifier's twin of a log channel ("FL1 Lin" beside "FL1 Log")
+    Twin,
+    Unlabelled,  ///< an isotope without a marker in a panel whose other channels have one
+    Counter,     ///< an instrument's own counters and volume (MACSQuant's HDR-CE, HDR-SE, HDR-V)
+    Doublets,    ///< a flow cytometer's doublet discrimination signal (a CyFlow's DOUBLET)
 };
 
 /// A metal isotope: element symbol and mass number ("Nd", 142).
@@ -55,7 +58,7 @@ bool hasOwnMarker(const io::Channel& channel);
 Cytometry guessCytometry(const io::Table& table);
 
 /// The role of column `index` of `table`, from its name ($PnN), its marker ($PnS) and, for
-/// unlabelled isotopes and height/width twins, the other channels.
+/// unlabelled isotopes and twins, the other channels.
 ChannelRole channelRole(const io::Table& table, size_t index);
 
 /// channelRole of every column, in column order.
@@ -66,6 +69,10 @@ const char* roleKey(ChannelRole role);
 
 /// Why a column is (or is not) embedded, for people: "DNA intercalator", "viability"...
 const char* roleReason(ChannelRole role);
+
+/// True for roles an axis shows on a linear scale by default (scatter, time, lengths, the
+/// Gaussian parameters, counters, doublet discrimination); markers get arcsinh.
+bool linearByDefault(ChannelRole role);
 
 /// True for columns that are not markers to embed: channelRole(table, index) != Marker.
 bool isTechnicalChannel(const io::Table& table, size_t index);
