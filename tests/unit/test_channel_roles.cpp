@@ -154,18 +154,20 @@ TEST(ChannelRoles, BeckmanCoultersFsAndSsAreScatter) {
 
 TEST(ChannelRoles, ACoultersLinearTwinsAndACyFlowsDoubletSignalAreLeftOut) {
     // A Cytomics FC 500 records FL1 through a log and a linear amplifier: the log channel (its
-    // $PnE decoded) is the marker, "FL1 Lin" its twin; a linear channel without a log one stays
-    // a marker. A CyFlow's DOUBLET is its doublet discrimination signal, on a linear axis.
+    // $PnE decoded) is the marker, "FL1 Lin" its linear twin, on a linear axis; a linear
+    // channel without a log one stays a marker. A CyFlow's DOUBLET is its doublet
+    // discrimination signal, on a linear axis too.
     io::Table t;
     t.channels = {{"FS Lin", "FS Lin"},   {"FL1 Log", "FL1 Log"},  {"FL1 Lin", "FL1 Lin"},
                   {"FL2 Lin", "FL2 Lin"}, {"FL3 INT LOG", "CD19"}, {"FL3 INT LIN", ""},
-                  {"DOUBLET", "DOUBLET"}, {"PE-A", "Linc00152"}};
+                  {"DOUBLET", "DOUBLET"}};
     const std::vector<ChannelRole> want = {
-        ChannelRole::Scatter, ChannelRole::Marker, ChannelRole::Twin,     ChannelRole::Marker,
-        ChannelRole::Marker,  ChannelRole::Twin,   ChannelRole::Doublets, ChannelRole::Marker};
+        ChannelRole::Scatter, ChannelRole::Marker,     ChannelRole::LinearTwin, ChannelRole::Marker,
+        ChannelRole::Marker,  ChannelRole::LinearTwin, ChannelRole::Doublets};
     EXPECT_EQ(channelRoles(t), want);
     EXPECT_STREQ(roleKey(ChannelRole::Doublets), "doublet");
-    EXPECT_STREQ(roleReason(ChannelRole::Twin), "twin of an area or log channel");
+    EXPECT_STREQ(roleKey(ChannelRole::LinearTwin), "linear_twin");
+    EXPECT_TRUE(linearByDefault(ChannelRole::LinearTwin));
     EXPECT_TRUE(linearByDefault(ChannelRole::Doublets));
     EXPECT_TRUE(linearByDefault(ChannelRole::Scatter));
     EXPECT_FALSE(linearByDefault(ChannelRole::Twin));

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <random>
 #include <sstream>
@@ -318,31 +319,58 @@ TEST(PopulationNames, NamesakesPartedByACallTheirPhraseLeftOutSayIt) {
     EXPECT_EQ(names[5].name, names[3].name + " (2)");
 }
 
-TEST(PopulationNames, AMarkerOnTwoChannelsIsCalledOnceByItsFirst) {
-    // CD3 on two channels (two tubes' stains, or one stain read by two detectors) that disagree
-    // for P0: positive on the first, negative on the second, as a channel without the stain in
-    // P0's tube reads. P0's phrase calls CD3 once, by its first channel, as the cell-type rules
-    // read it, never "CD3+ ... CD3-"; no phrase and no namesake call names CD3 twice.
+TEST(PopulationNames, AMarkerOnTwoChannelsIsCalledOnceAndNeverAgainstEither) {
+    // CD3 on two channels (two tubes' stains, or one stain read by two detectors). P0's two
+    // channels disagree (positive on the first, negative on the second): no CD3 call, where the
+    // phrase read "CD3+ CD19- CD3- CD56-". P1 and P2 agree on both: CD3 called once, by the
+    // first. P3 has no values on the first (the other tube's cells): named by the second.
     std::vector<int32_t> codes;
-    const Matrix points = noisyCells(12000, 4, 3, 12, codes, [](size_t, int g, size_t c) {
-        const float table[3][4] = {{3, 0, 0, 0}, {0, 3, 0, 3}, {3, 3, 3, 0}};
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const Matrix points = noisyCells(16000, 4, 4, 12, codes, [&](size_t, int g, size_t c) {
+        const float table[4][4] = {{3, 0, 0, 0}, {0, 3, 0, 3}, {3, 3, 3, 0}, {nan, 0, 3, 3}};
         return table[g][c];
     });
-    const NamingInput input{{"CD3", "CD19", "CD3", "CD56"},
-                            std::vector<MarkerClass>(4, MarkerClass::Type)};
-    const auto names = namePopulations(points, codes, 3, input);
-    for (size_t p = 0; p < names.size(); ++p) {
-        SCOPED_TRACE(names[p].phrase);
-        const std::string& phrase = names[p].phrase;
+    const auto count = [](const std::string& phrase, const std::string& word) {
         size_t times = 0;
-        for (size_t at = phrase.find("CD3"); at != std::string::npos;
-             at = phrase.find("CD3", at + 1))
+        for (size_t at = phrase.find(word); at != std::string::npos; at = phrase.find(word, at + 1))
             ++times;
-        EXPECT_LE(times, 1u);
-        for (const auto& [c, up] : names[p].called) EXPECT_NE(c, 2u);
+        return times;
+    };
+    const auto check = [&](const NamingInput& input) {
+        const auto names = namePopulations(points, codes, 4, input);
+        for (const auto& n : names) EXPECT_LE(count(n.phrase, "CD3"), 1u) << n.phrase;
+        EXPECT_EQ(count(names[0].phrase, "CD3"), 0u) << names[0].phrase;
+        EXPECT_EQ(count(names[1].phrase, "CD3-"), 1u) << names[1].phrase;
+        EXPECT_EQ(count(names[2].phrase, "CD3+"), 1u) << names[2].phrase;
+        EXPECT_EQ(count(names[3].phrase, "CD3+"), 1u) << names[3].phrase;
+        for (const auto& [c, up] : names[2].called) EXPECT_NE(c, 2u) << "the first channel calls";
+        for (const auto& [c, up] : names[3].called)
+            if (c == 0 || c == 2) EXPECT_EQ(c, 2u) << "P3's values are on the second";
+    };
+    {
+        SCOPED_TRACE("the same name");
+        check(NamingInput{{"CD3", "CD19", "CD3", "CD56"},
+                          std::vector<MarkerClass>(4, MarkerClass::Type)});
     }
-    EXPECT_NE(names[0].phrase.find("CD3+"), std::string::npos);
-    EXPECT_EQ(names[0].phrase.find("CD3-"), std::string::npos);
+    {
+        // Through a file's channels: the labels differ ("CD3 (FL1-A)", "CD3 (FL3-A)"), the
+        // stain is one, and a name says "CD3"; CD158a and CD158b stay two (the catalogue's
+        // synonyms are not one stain).
+        SCOPED_TRACE("a file's channels");
+        io::Table t;
+        t.channels = {{"FL1-A", "CD3"}, {"FL2-A", "CD19"}, {"FL3-A", "CD3"}, {"FL4-A", "CD56"}};
+        const std::vector<std::string> columns{"FL1-A", "FL2-A", "FL3-A", "FL4-A"};
+        NamingInput input = namingInputFor(t, columns);
+        EXPECT_EQ(input.markers[0], "CD3");
+        EXPECT_EQ(input.markers[2], "CD3");
+        EXPECT_EQ(input.stains[0], input.stains[2]);
+        input.classes.assign(4, MarkerClass::Type);
+        check(input);
+        t.channels[0].marker = "CD158a";
+        t.channels[2].marker = "CD158b";
+        const NamingInput kirs = namingInputFor(t, columns);
+        EXPECT_NE(kirs.stains[0], kirs.stains[2]);
+    }
 }
 
 TEST(PopulationNames, CellsWithoutAMarkerMostCellsCarryDimlySayIt) {
@@ -421,8 +449,13 @@ TEST(PopulationNames, APanelWithoutStainNamesTellsNamesakesApartByItsDetectors) 
     EXPECT_EQ(amplified.markers, (std::vector<std::string>{"FL1", "FL2", "FL3"}));
     amplified.classes.assign(3, MarkerClass::Type);
     EXPECT_EQ(namePopulations(points, codes, 3, amplified)[0].name, "FL1+ FL2dim");
-    coulter.channels[0].marker = "Anti-Blog";
-    EXPECT_EQ(namingInputFor(coulter, {"FL1 Log", "FL2 LOG", "FL3 Lin"}).markers[0], "Anti-Blog");
+    coulter.channels[0].marker = "Mouse Lin";  // a stain's own name, whatever it ends in
+    EXPECT_EQ(namingInputFor(coulter, {"FL1 Log", "FL2 LOG", "FL3 Lin"}).markers[0], "Mouse Lin");
+    // Not where another column goes by the shorter name already.
+    coulter.channels[0].marker = "FL1 Log";
+    coulter.channels.push_back({"FL1", ""});
+    const NamingInput clash = namingInputFor(coulter, {"FL1 Log", "FL2 LOG", "FL1"});
+    EXPECT_EQ(clash.markers, (std::vector<std::string>{"FL1 Log", "FL2", "FL1"}));
 }
 
 /// The base of a name without its " (2)" counter.

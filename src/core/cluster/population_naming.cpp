@@ -105,11 +105,27 @@ NamingInput namingInputFor(const io::Table& table, const std::vector<std::string
         markerNames(table, columns), columnClasses(table, columns, overrides), rules, {}};
     for (size_t k = 0; k < columns.size(); ++k) {
         const int c = table.findChannel(columns[k]);
-        input.unnamed.push_back(c >= 0 && !hasOwnMarker(table.channels[size_t(c)]));
-        // A detector named with its amplifier ("FL1 Log", a Beckman Coulter's) is the detector
-        // in a name: "FL1dim", not "FL1 Logdim".
-        if (input.unnamed.back() && k < input.markers.size())
-            input.markers[k] = withoutAmplifier(input.markers[k]);
+        const bool stained = c >= 0 && hasOwnMarker(table.channels[size_t(c)]);
+        input.unnamed.push_back(c >= 0 && !stained);
+        // The stain itself, which "CD3 (FL1-A)" and "CD3 (FL2-A)" share.
+        input.stains.push_back(stained ? markerKey(table.channels[size_t(c)].marker) : "");
+    }
+    // A stain on two channels is one marker in a name ("CD3+", not "CD3 (FL1-A)+"): a
+    // population's name calls it by one channel at most (silenceSecondChannels).
+    std::map<std::string, size_t> channelsOf;
+    for (const std::string& stain : input.stains)
+        if (!stain.empty()) ++channelsOf[stain];
+    for (size_t k = 0; k < columns.size() && k < input.markers.size(); ++k) {
+        const int c = table.findChannel(columns[k]);
+        if (c >= 0 && !input.stains[k].empty() && channelsOf[input.stains[k]] > 1)
+            input.markers[k] = table.channels[size_t(c)].marker;
+    }
+    // A detector named with its amplifier ("FL1 Log", a Beckman Coulter's) is the detector in
+    // a name: "FL1dim", not "FL1 Logdim"; unless another column already goes by that name.
+    const std::set<std::string> names(input.markers.begin(), input.markers.end());
+    for (size_t k = 0; k < input.markers.size() && k < input.unnamed.size(); ++k) {
+        const std::string shorter = withoutAmplifier(input.markers[k]);
+        if (input.unnamed[k] && !names.count(shorter)) input.markers[k] = shorter;
     }
     // A panel without a single stain name (an older instrument's FL1-H, FL2-H) is named by its
     // detectors, so they tell namesakes apart too; beside stained channels an unstained one
@@ -304,28 +320,47 @@ void tellNamesakesApart(std::vector<PopulationName>& names,
     }
 }
 
-/// `input` with the second and later type channels of a marker (by canonical name) as state
-/// channels, which name nothing: a marker on two channels (two tubes' stains, one stain read by
-/// two detectors) is called by its first, as the cell-type rules read it, so that a phrase never
-/// says "CD3+ ... CD3-" (nor "CD3+ CD3+").
-NamingInput firstChannelOfEachMarker(NamingInput input) {
-    std::set<std::string> named;
-    for (size_t c = 0; c < input.classes.size() && c < input.markers.size(); ++c)
-        if (input.classes[c] == MarkerClass::Type &&
-            !named.insert(canonical(input.markers[c])).second)
-            input.classes[c] = MarkerClass::State;
-    return input;
+/// Silences, population by population, the type columns that measure a stain another column
+/// measures too (two tubes' stains, one stain read by two detectors; NamingInput::stains): a
+/// population is named by the first of them that has its cells and a cut, and by none where
+/// two of those disagree (one positive, one negative), so that no name says "CD3+ ... CD3-"
+/// (nor "CD3+ CD3+") and none contradicts a channel. A silenced column counts no cells of the
+/// population, as a column without its values; all cells' tally (index k) keeps them.
+void silenceSecondChannels(std::vector<Tally>& tally, size_t k, const NamingInput& input,
+                           const std::vector<MarkerThreshold>& cuts) {
+    std::map<std::string, std::vector<size_t>> columnsOf;
+    for (size_t c = 0; c < cuts.size() && c < input.markers.size() && c < input.classes.size();
+         ++c) {
+        if (input.classes[c] != MarkerClass::Type) continue;
+        const bool own = c < input.stains.size() && !input.stains[c].empty();
+        columnsOf[own ? input.stains[c] : markerKey(input.markers[c])].push_back(c);
+    }
+    for (const auto& [stain, columns] : columnsOf) {
+        if (columns.size() < 2) continue;
+        for (size_t p = 0; p < k; ++p) {
+            std::vector<size_t> usable;
+            bool up = false, down = false;
+            for (size_t c : columns) {
+                const double n = tally[p].cells[c];
+                if (n <= 0 || !cuts[c].resolved) continue;
+                usable.push_back(c);
+                up = up || tally[p].positive[c] / n >= kCallShare;
+                down = down || tally[p].positive[c] / n <= 1 - kCallShare;
+            }
+            for (size_t c : columns)
+                if (usable.empty() || c != usable.front() || (up && down))
+                    tally[p].cells[c] = tally[p].positive[c] = tally[p].bright[c] =
+                        tally[p].carrying[c] = 0;
+        }
+    }
 }
 
 }  // namespace
 
 std::vector<PopulationName> namePopulations(const Matrix& points, const std::vector<int32_t>& codes,
-                                            size_t k, const NamingInput& given) {
+                                            size_t k, const NamingInput& input) {
     const size_t d = points.cols;
-    // The cuts as every type channel gives them (where most markers turn positive); the names
-    // from the first channel of each marker.
-    const std::vector<MarkerThreshold> cuts = learnThresholds(points, given.classes);
-    const NamingInput input = firstChannelOfEachMarker(given);
+    const std::vector<MarkerThreshold> cuts = learnThresholds(points, input.classes);
     const std::vector<CellTypeRule>& rules = input.rules ? *input.rules : builtInCellTypes();
     // Every population's shares, and all cells' (index k).
     const std::vector<double> zeros(d, 0);
@@ -348,6 +383,7 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
             }
         }
     }
+    silenceSecondChannels(tally, k, input, cuts);
     const auto share = [&](size_t p, size_t c) {
         const double n = tally[p].cells[c];
         return MarkerShare{n > 0 ? tally[p].positive[c] / n : 0, n > 0 ? tally[p].bright[c] / n : 0,

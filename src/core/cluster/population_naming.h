@@ -28,6 +28,10 @@ struct NamingInput {
     /// with one, which never tells populations of one phrase apart (empty: every column has one,
     /// or none has).
     std::vector<bool> unnamed;
+    /// Per column: the stain it measures as a key (markerKey of its own marker), which two
+    /// channels of one stain share while their names differ ("CD3 (FL1-A)", "CD3 (FL2-A)");
+    /// empty (or missing): the key of its name in `markers`.
+    std::vector<std::string> stains;
 };
 
 /// One population's name and how it was reached.

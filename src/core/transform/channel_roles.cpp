@@ -273,7 +273,7 @@ ChannelRole roleWith(const io::Table& table, size_t index, const TableFacts& fac
     // crowds dim ones into its first channels; embedding both would count the detector twice.
     if (n.size() > 4 && n.compare(n.size() - 4, 4, " lin") == 0 &&
         facts.lowerNames.count(n.substr(0, n.size() - 3) + "log"))
-        return ChannelRole::Twin;
+        return ChannelRole::LinearTwin;
     // In mass cytometry panels only used channels carry a marker name ($PnS).
     if (iso && placeholder && facts.labelled >= 3) return ChannelRole::Unlabelled;
     return ChannelRole::Marker;
@@ -313,10 +313,11 @@ constexpr RoleNames kRoleNames[] = {
     {ChannelRole::Beads, "beads", "normalisation beads"},
     {ChannelRole::Code, "code", "code column"},
     {ChannelRole::Embedding, "embedding", "embedding output"},
-    {ChannelRole::Twin, "twin", "twin of an area or log channel"},
+    {ChannelRole::Twin, "twin", "height/width twin"},
     {ChannelRole::Unlabelled, "unlabelled", "isotope without a marker"},
     {ChannelRole::Counter, "counter", "instrument counter"},
     {ChannelRole::Doublets, "doublet", "doublet discrimination"},
+    {ChannelRole::LinearTwin, "linear_twin", "linear twin of a log channel"},
 };
 
 const RoleNames& namesOf(ChannelRole role) {
@@ -342,7 +343,8 @@ bool hasOwnMarker(const io::Channel& channel) {
 bool linearByDefault(ChannelRole role) {
     return role == ChannelRole::Scatter || role == ChannelRole::Time ||
            role == ChannelRole::EventLength || role == ChannelRole::Gaussian ||
-           role == ChannelRole::Counter || role == ChannelRole::Doublets;
+           role == ChannelRole::Counter || role == ChannelRole::Doublets ||
+           role == ChannelRole::LinearTwin;
 }
 
 bool isTechnicalChannel(const io::Table& table, size_t index) {

@@ -28,12 +28,11 @@ enum class ChannelRole {
     Beads,        ///< normalisation beads
     Code,         ///< sample, population or cluster codes, event numbers
     Embedding,    ///< coordinates an embedding wrote (embed_x, UMAP, t-SNE)
-    /// height or width twin of an area channel ("FL1-H" beside "FL1-A"), or the linear
-    /// amplifier's twin of a log channel ("FL1 Lin" beside "FL1 Log")
-    Twin,
-    Unlabelled,  ///< an isotope without a marker in a panel whose other channels have one
-    Counter,     ///< an instrument's own counters and volume (MACSQuant's HDR-CE, HDR-SE, HDR-V)
-    Doublets,    ///< a flow cytometer's doublet discrimination signal (a CyFlow's DOUBLET)
+    Twin,         ///< height or width twin of an area channel ("FL1-H" beside "FL1-A")
+    Unlabelled,   ///< an isotope without a marker in a panel whose other channels have one
+    Counter,      ///< an instrument's own counters and volume (MACSQuant's HDR-CE, HDR-SE, HDR-V)
+    Doublets,     ///< a flow cytometer's doublet discrimination signal (a CyFlow's DOUBLET)
+    LinearTwin,   ///< a detector's linear amplifier beside its log one ("FL1 Lin", "FL1 Log")
 };
 
 /// A metal isotope: element symbol and mass number ("Nd", 142).
@@ -71,7 +70,8 @@ const char* roleKey(ChannelRole role);
 const char* roleReason(ChannelRole role);
 
 /// True for roles an axis shows on a linear scale by default (scatter, time, lengths, the
-/// Gaussian parameters, counters, doublet discrimination); markers get arcsinh.
+/// Gaussian parameters, counters, doublet discrimination, linear amplifiers); markers get
+/// arcsinh.
 bool linearByDefault(ChannelRole role);
 
 /// True for columns that are not markers to embed: channelRole(table, index) != Marker.
