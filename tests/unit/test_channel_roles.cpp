@@ -165,6 +165,13 @@ TEST(ChannelRoles, ACoultersLinearTwinsAndACyFlowsDoubletSignalAreLeftOut) {
         ChannelRole::Scatter, ChannelRole::Marker,     ChannelRole::LinearTwin, ChannelRole::Marker,
         ChannelRole::Marker,  ChannelRole::LinearTwin, ChannelRole::Doublets};
     EXPECT_EQ(channelRoles(t), want);
+    // A flow cytometer's pulse "Width" beside scatter tells doublets too (a BD Accuri's); on a
+    // Helios, Width is a Gaussian parameter.
+    io::Table flow, helios;
+    flow.channels = {{"FSC-A", ""}, {"FL1-A", "FITC-A"}, {"Width", "Width"}};
+    helios.channels = {{"Nd142Di", "CD19"}, {"Sm154Di", "CD3"}, {"Width", ""}};
+    EXPECT_EQ(channelRole(flow, 2), ChannelRole::Doublets);
+    EXPECT_EQ(channelRole(helios, 2), ChannelRole::Gaussian);
     EXPECT_STREQ(roleKey(ChannelRole::Doublets), "doublet");
     EXPECT_STREQ(roleKey(ChannelRole::LinearTwin), "linear_twin");
     EXPECT_TRUE(linearByDefault(ChannelRole::LinearTwin));

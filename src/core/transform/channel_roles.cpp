@@ -235,11 +235,15 @@ namespace {
 struct TableFacts {
     std::unordered_set<std::string> lowerNames;  // every channel's name, lower case
     size_t labelled = 0;                         // labelledChannels(table)
+    bool scatter = false;                        // a flow cytometer's: a scatter channel
 };
 
 TableFacts factsOf(const io::Table& table) {
     TableFacts f;
-    for (const auto& c : table.channels) f.lowerNames.insert(lowercase(c.name));
+    for (const auto& c : table.channels) {
+        f.lowerNames.insert(lowercase(c.name));
+        f.scatter = f.scatter || roleByName(lowercase(c.name), "") == ChannelRole::Scatter;
+    }
     f.labelled = labelledChannels(table);
     return f;
 }
@@ -249,6 +253,10 @@ ChannelRole roleWith(const io::Table& table, size_t index, const TableFacts& fac
     const std::string n = lowercase(channel.name);
     const std::string m = lowercase(channel.marker);
     const ChannelRole byName = roleByName(n, m);
+    // Beside scatter, "Width" is a flow cytometer's pulse width, which tells doublets from single
+    // cells, not a Helios' Gaussian parameter.
+    if (byName == ChannelRole::Gaussian && n == "width" && facts.scatter)
+        return ChannelRole::Doublets;
     if (byName != ChannelRole::Marker) return byName;
 
     const std::optional<Isotope> iso = isotopeOf(channel.name);

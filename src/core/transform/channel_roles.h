@@ -31,7 +31,7 @@ enum class ChannelRole {
     Twin,         ///< height or width twin of an area channel ("FL1-H" beside "FL1-A")
     Unlabelled,   ///< an isotope without a marker in a panel whose other channels have one
     Counter,      ///< an instrument's own counters and volume (MACSQuant's HDR-CE, HDR-SE, HDR-V)
-    Doublets,     ///< a flow cytometer's doublet discrimination signal (a CyFlow's DOUBLET)
+    Doublets,     ///< a flow cytometer's doublet discrimination signal (DOUBLET, pulse Width)
     LinearTwin,   ///< a detector's linear amplifier beside its log one ("FL1 Lin", "FL1 Log")
 };
 
