@@ -458,6 +458,29 @@ TEST(PopulationNames, APanelWithoutStainNamesTellsNamesakesApartByItsDetectors) 
     EXPECT_EQ(clash.markers, (std::vector<std::string>{"FL1 Log", "FL2", "FL1"}));
 }
 
+TEST(PopulationNames, StainsWrittenWithTheirChannelsSuffixAreNamedWithoutIt) {
+    // An Attune writes each stain with its channel's suffix ("GFP-A" on BL1-A): a name says
+    // "mCherrybright", not "mCherry-Abright". Where not every stain carries it, a marker that
+    // ends so (HLA-A) keeps its name; a shorter name another column has already stays long.
+    io::Table attune;
+    attune.channels = {{"BL1-A", "GFP-A"}, {"YL2-A", "mCherry-A"}, {"VL1-A", "Alexa Fluor 405-A"}};
+    const std::vector<std::string> three{"BL1-A", "YL2-A", "VL1-A"};
+    EXPECT_EQ(namingInputFor(attune, three).markers,
+              (std::vector<std::string>{"GFP", "mCherry", "Alexa Fluor 405"}));
+    io::Table panel;
+    panel.channels = {{"FITC-A", "HLA-A"}, {"PE-A", "CD3"}, {"APC-A", "CD19"}};
+    EXPECT_EQ(namingInputFor(panel, {"FITC-A", "PE-A", "APC-A"}).markers,
+              (std::vector<std::string>{"HLA-A", "CD3", "CD19"}));
+    // BL1-H taken in by hand: its "GFP-H" would shorten to the "GFP" that BL1-A has.
+    attune.channels.push_back({"BL1-H", "GFP-H"});
+    EXPECT_EQ(namingInputFor(attune, {"BL1-A", "YL2-A", "BL1-H"}).markers,
+              (std::vector<std::string>{"GFP", "mCherry", "GFP-H"}));
+    // A stain without the suffix beside them: none is shortened.
+    attune.channels.push_back({"BL2-A", "CD4"});
+    EXPECT_EQ(namingInputFor(attune, {"BL1-A", "YL2-A", "BL2-A"}).markers,
+              (std::vector<std::string>{"GFP-A", "mCherry-A", "CD4"}));
+}
+
 /// The base of a name without its " (2)" counter.
 std::string baseName(const std::string& name) {
     const size_t at = name.rfind(" (");

@@ -98,6 +98,59 @@ Verdict holds(const MarkerCondition& c, const MarkerThreshold& t, double cells,
 
 }  // namespace
 
+namespace {
+
+/// A channel name's parameter suffix, lower case ("-a" of "BL1-A"; also "-h", "-w"), or "".
+std::string parameterSuffix(const std::string& name) {
+    if (name.size() < 3 || name[name.size() - 2] != '-') return "";
+    const std::string s = lowercase(name.substr(name.size() - 2));
+    return s == "-a" || s == "-h" || s == "-w" ? s : "";
+}
+
+/// The names a population's phrase gives the columns, from their labels (`input.markers`):
+/// one name for a stain on two channels, stains without the parameter suffix an instrument
+/// copied into them, detectors without their amplifier word.
+void shortenForPhrases(const io::Table& table, const std::vector<std::string>& columns,
+                       NamingInput& input) {
+    std::vector<int> channel(columns.size());
+    for (size_t k = 0; k < columns.size(); ++k) channel[k] = table.findChannel(columns[k]);
+    const auto marker = [&](size_t k) { return table.channels[size_t(channel[k])].marker; };
+    // A stain on two channels is one marker in a name ("CD3+", not "CD3 (FL1-A)+"): a
+    // population's name calls it by one channel at most (silenceSecondChannels).
+    std::map<std::string, size_t> channelsOf;
+    for (const std::string& stain : input.stains)
+        if (!stain.empty()) ++channelsOf[stain];
+    for (size_t k = 0; k < columns.size() && k < input.markers.size(); ++k)
+        if (channel[k] >= 0 && !input.stains[k].empty() && channelsOf[input.stains[k]] > 1)
+            input.markers[k] = marker(k);
+    // An instrument that writes each stain with its channel's suffix ("GFP-A" on BL1-A,
+    // "mCherry-A" on YL2-A, as an Attune does): "mCherrybright", not "mCherry-Abright". Only
+    // where every stain carries its channel's suffix, so that HLA-A among CD markers stays.
+    size_t stained = 0, suffixed = 0;
+    for (size_t k = 0; k < columns.size() && k < input.stains.size(); ++k) {
+        if (input.stains[k].empty()) continue;
+        ++stained;
+        const std::string s = parameterSuffix(columns[k]);
+        suffixed += !s.empty() && parameterSuffix(marker(k)) == s;
+    }
+    std::set<std::string> names(input.markers.begin(), input.markers.end());
+    const auto rename = [&](size_t k, const std::string& shorter) {
+        if (shorter.empty() || names.count(shorter)) return;  // another column's name already
+        input.markers[k] = shorter;
+        names.insert(shorter);
+    };
+    if (suffixed >= 2 && suffixed == stained)
+        for (size_t k = 0; k < columns.size() && k < input.markers.size(); ++k)
+            if (!input.stains[k].empty() && input.markers[k] == marker(k))
+                rename(k, marker(k).substr(0, marker(k).size() - 2));
+    // A detector named with its amplifier ("FL1 Log", a Beckman Coulter's) is the detector in
+    // a name: "FL1dim", not "FL1 Logdim".
+    for (size_t k = 0; k < input.markers.size() && k < input.unnamed.size(); ++k)
+        if (input.unnamed[k]) rename(k, withoutAmplifier(input.markers[k]));
+}
+
+}  // namespace
+
 NamingInput namingInputFor(const io::Table& table, const std::vector<std::string>& columns,
                            const MarkerClassOverrides& overrides,
                            const std::vector<CellTypeRule>* rules) {
@@ -110,23 +163,7 @@ NamingInput namingInputFor(const io::Table& table, const std::vector<std::string
         // The stain itself, which "CD3 (FL1-A)" and "CD3 (FL2-A)" share.
         input.stains.push_back(stained ? markerKey(table.channels[size_t(c)].marker) : "");
     }
-    // A stain on two channels is one marker in a name ("CD3+", not "CD3 (FL1-A)+"): a
-    // population's name calls it by one channel at most (silenceSecondChannels).
-    std::map<std::string, size_t> channelsOf;
-    for (const std::string& stain : input.stains)
-        if (!stain.empty()) ++channelsOf[stain];
-    for (size_t k = 0; k < columns.size() && k < input.markers.size(); ++k) {
-        const int c = table.findChannel(columns[k]);
-        if (c >= 0 && !input.stains[k].empty() && channelsOf[input.stains[k]] > 1)
-            input.markers[k] = table.channels[size_t(c)].marker;
-    }
-    // A detector named with its amplifier ("FL1 Log", a Beckman Coulter's) is the detector in
-    // a name: "FL1dim", not "FL1 Logdim"; unless another column already goes by that name.
-    const std::set<std::string> names(input.markers.begin(), input.markers.end());
-    for (size_t k = 0; k < input.markers.size() && k < input.unnamed.size(); ++k) {
-        const std::string shorter = withoutAmplifier(input.markers[k]);
-        if (input.unnamed[k] && !names.count(shorter)) input.markers[k] = shorter;
-    }
+    shortenForPhrases(table, columns, input);
     // A panel without a single stain name (an older instrument's FL1-H, FL2-H) is named by its
     // detectors, so they tell namesakes apart too; beside stained channels an unstained one
     // tells nothing.
