@@ -2,12 +2,53 @@
 
 #include <algorithm>
 
+#include <imgui.h>
+
+#include "core/common/text.h"
 #include "gui/application.h"
 #include "nlohmann/json.hpp"
 #include "ui/crash_recovery.h"
 #include "ui/small_multiples.h"
 
 namespace sepal::gui {
+
+namespace {
+/// The characters of `texts` that the interface's font has no glyph for (shown as "?"), each
+/// once, as UTF-8.
+std::string unshownCharacters(const std::vector<std::string>& texts) {
+    std::string out;
+    std::vector<int> seen;
+    const ImFont* font = ImGui::GetFont();
+    for (const std::string& text : texts)
+        for (const int cp : utf8CodePoints(text)) {
+            if (cp < 0x80 || cp > 0xFFFF || std::find(seen.begin(), seen.end(), cp) != seen.end())
+                continue;
+            seen.push_back(cp);
+            if (font && font->FindGlyphNoFallback(ImWchar(cp))) continue;
+            // Back to UTF-8 (2 or 3 bytes below U+10000).
+            if (cp < 0x800) {
+                out += char(0xC0 | (cp >> 6));
+            } else {
+                out += char(0xE0 | (cp >> 12));
+                out += char(0x80 | ((cp >> 6) & 0x3F));
+            }
+            out += char(0x80 | (cp & 0x3F));
+        }
+    return out;
+}
+
+/// The names the interface shows: every channel's name and marker, every population's name.
+std::vector<std::string> shownNames(const app::State& st) {
+    std::vector<std::string> names;
+    for (const auto& table : st.data.tables)
+        for (const auto& channel : table.channels) {
+            names.push_back(channel.name);
+            names.push_back(channel.marker);
+        }
+    for (const auto& group : st.populations.groups) names.push_back(group.name);
+    return names;
+}
+}  // namespace
 
 std::string stateJson(Application& application) {
     auto& ws = application.workspace();
@@ -34,6 +75,9 @@ std::string stateJson(Application& application) {
                         {"locked", st.model.count() - size_t(std::count(st.model.locked.begin(),
                                                                         st.model.locked.end(), 0))},
                         {"populations", pops},
+                        // Characters of the channels' and populations' names the interface
+                        // cannot draw ("": none).
+                        {"unshown_characters", unshownCharacters(shownNames(st))},
                         {"counts", counts},
                         {"colour_mode", modes[int(st.colour.mode)]},
                         {"errors", ws.errorCount()},

@@ -8,6 +8,7 @@ Exit 0 = pass, 1 = fail, 77 = skipped (with the reason printed).
 import glob
 import json
 import os
+import random
 import shlex
 import shutil
 import struct
@@ -465,6 +466,29 @@ def test_bad_file(out):
                               timeout=60)
         check(proc.returncode == 2, f"sepal {' '.join(args)} exited with {proc.returncode}, not 2")
         check(said in proc.stderr, f"sepal {' '.join(args)} said {proc.stderr[:200]!r}")
+
+
+def test_unicode_names(out):
+    # Marker names with Greek letters and symbols (TNF-α, IFN-γ, an Alexa Fluor™ stain), as
+    # files carry them in UTF-8: the interface draws every character of the channels' and the
+    # populations' names (before, only Latin-1: "IFN-?").
+    path = os.path.join(out, "cytokines.csv")
+    rng = random.Random(5)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("CD3,CD4,TNF-α,IFN-γ,Alexa Fluor™ 405,TCRγδ\n")
+        for i in range(3000):
+            group = i % 3
+            row = [rng.gauss(3 if group != 2 else 0.2, 0.3), rng.gauss(3 if group == 0 else 0.2, 0.3),
+                   rng.gauss(3 if group == 1 else 0.2, 0.3), rng.gauss(3 if group == 1 else 0.2, 0.3),
+                   rng.gauss(1, 0.3), rng.gauss(3 if group == 2 else 0.2, 0.3)]
+            f.write(",".join(f"{v:.4f}" for v in row) + "\n")
+    states, _, _ = run_app([f"open {path}", "settle", "populations-from-landmarks 3", "state",
+                            "quit"], out)
+    s = states[0]
+    check(s["errors"] == 0, "opening the file logged an error")
+    check(any("γ" in c for c in s["columns"]), f"the Greek names did not come through: {s['columns']}")
+    check(s["unshown_characters"] == "",
+          f"the interface cannot draw {s['unshown_characters']!r} of the names")
 
 
 def test_session(out):

@@ -10,6 +10,25 @@ std::string trimmed(const std::string& s, const char* blanks) {
     return s.substr(a, s.find_last_not_of(blanks) - a + 1);
 }
 
+std::vector<int> utf8CodePoints(const std::string& text) {
+    std::vector<int> out;
+    for (size_t i = 0; i < text.size();) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        int n = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : -1;
+        if (n < 0 || i + size_t(n) >= text.size()) {
+            out.push_back('?');
+            ++i;
+            continue;
+        }
+        int cp = n == 0 ? c : c & (0x3f >> n);
+        for (int k = 1; k <= n; ++k)
+            cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3f);
+        out.push_back(cp < 32 ? '?' : cp);
+        i += size_t(n) + 1;
+    }
+    return out;
+}
+
 std::string lowercase(std::string s) {
     for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return s;

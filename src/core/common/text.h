@@ -11,6 +11,9 @@ namespace sepal {
 /// `s` without the leading and trailing characters of `blanks` (by default white space).
 std::string trimmed(const std::string& s, const char* blanks = " \t\r\n");
 
+/// The code points of UTF-8 `text`: a malformed byte, and a control character, read as '?'.
+std::vector<int> utf8CodePoints(const std::string& text);
+
 /// `s` in lower case (ASCII letters).
 std::string lowercase(std::string s);
 

@@ -19,6 +19,8 @@
 #include <stb_truetype.h>
 #pragma GCC diagnostic pop
 
+#include "core/common/text.h"
+
 namespace sepal::raster {
 namespace {
 
@@ -62,26 +64,6 @@ const Font& font() {
     return f;
 }
 
-/// The code points of UTF-8 `text` (a malformed byte reads as '?').
-std::vector<int> codePoints(const std::string& text) {
-    std::vector<int> out;
-    for (size_t i = 0; i < text.size();) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        int n = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : -1;
-        if (n < 0 || i + size_t(n) >= text.size()) {
-            out.push_back('?');
-            ++i;
-            continue;
-        }
-        int cp = n == 0 ? c : c & (0x3f >> n);
-        for (int k = 1; k <= n; ++k)
-            cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3f);
-        out.push_back(cp < 32 ? '?' : cp);
-        i += size_t(n) + 1;
-    }
-    return out;
-}
-
 std::string printable(const std::string& text) {
     std::string s = text;
     for (char& c : s)
@@ -104,7 +86,7 @@ int textWidth(const std::string& text, int scale) {
     const Font& f = font();
     if (!f.loaded) return stb_easy_font_width(printable(text).data()) * std::max(scale, 1);
     const float s = pixelScale(f, scale);
-    const std::vector<int> cps = codePoints(text);
+    const std::vector<int> cps = utf8CodePoints(text);
     float width = 0;
     for (size_t i = 0; i < cps.size(); ++i) {
         int advance = 0, bearing = 0;
@@ -127,7 +109,7 @@ void drawText(Image& image, int x, int y, const std::string& text, color::Rgba8 
         // Antialiased glyphs from DejaVu Sans: coverage blended over what is there.
         const float s = pixelScale(f, scale);
         const float baseline = float(y) + float(f.ascent) * s;
-        const std::vector<int> cps = codePoints(text);
+        const std::vector<int> cps = utf8CodePoints(text);
         float pen = float(x);
         std::vector<unsigned char> bitmap;
         for (size_t i = 0; i < cps.size(); ++i) {
