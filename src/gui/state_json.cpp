@@ -21,15 +21,19 @@ std::string unshownCharacters(const std::vector<std::string>& texts) {
     const ImFont* font = ImGui::GetFont();
     for (const std::string& text : texts)
         for (const int cp : utf8CodePoints(text)) {
-            if (cp < 0x80 || cp > 0xFFFF || std::find(seen.begin(), seen.end(), cp) != seen.end())
-                continue;
+            if (cp < 0x80 || std::find(seen.begin(), seen.end(), cp) != seen.end()) continue;
             seen.push_back(cp);
-            if (font && font->FindGlyphNoFallback(ImWchar(cp))) continue;
-            // Back to UTF-8 (2 or 3 bytes below U+10000).
+            // Beyond U+FFFF the font's 16-bit characters cannot reach: never drawn.
+            if (font && cp <= 0xFFFF && font->FindGlyphNoFallback(ImWchar(cp))) continue;
+            // Back to UTF-8.
             if (cp < 0x800) {
                 out += char(0xC0 | (cp >> 6));
-            } else {
+            } else if (cp < 0x10000) {
                 out += char(0xE0 | (cp >> 12));
+                out += char(0x80 | ((cp >> 6) & 0x3F));
+            } else {
+                out += char(0xF0 | (cp >> 18));
+                out += char(0x80 | ((cp >> 12) & 0x3F));
                 out += char(0x80 | ((cp >> 6) & 0x3F));
             }
             out += char(0x80 | (cp & 0x3F));

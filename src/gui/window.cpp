@@ -59,10 +59,11 @@ void initImGui(GLFWwindow* window, float contentScale) {
     style.Colors[ImGuiCol_PlotHistogram] = ImVec4(0.26f, 0.59f, 0.98f, 0.8f);
     style.ScaleAllSizes(contentScale);
     // Beyond Latin-1, the characters of marker and channel names: Greek (TNF-α, IFN-γ, TCRγδ),
-    // Latin Extended-A, dashes, letterlike symbols (Alexa Fluor™), arrows and mathematical
-    // signs (−, ≥); sepal-cli's pictures draw any character the font has.
+    // Latin Extended-A, dashes, super- and subscripts (⁺), letterlike symbols (Alexa Fluor™),
+    // arrows and mathematical signs (−, ≥); sepal-cli's pictures draw any character the font
+    // has.
     static const ImWchar kRanges[] = {0x0020, 0x00FF, 0x0100, 0x017F, 0x0370,
-                                      0x03FF, 0x2000, 0x206F, 0x2100, 0x214F,
+                                      0x03FF, 0x2000, 0x209F, 0x2100, 0x214F,
                                       0x2190, 0x21FF, 0x2200, 0x22FF, 0};
     const char* font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
     if (std::filesystem::exists(font))

@@ -48,12 +48,12 @@ def run_sepal(args, autosave_dir, timeout=240):
     """Runs sepal with args (under xvfb-run when there is no display); the finished process."""
     cmd = sepal_command(args)
     env = dict(os.environ, SEPAL_AUTOSAVE_DIR=autosave_dir)
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    proc = subprocess.run(cmd, capture_output=True, text=True, encoding="utf-8", timeout=timeout, env=env)
     if proc.returncode != 0 and "cannot open a window: no display" in proc.stderr:
         # The X server shared by the whole suite refused one connection (seen once in CI, with
         # parallel tests): the environment, not the app; one more try after a pause.
         time.sleep(1)
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+        proc = subprocess.run(cmd, capture_output=True, text=True, encoding="utf-8", timeout=timeout, env=env)
     return proc
 
 
@@ -472,6 +472,10 @@ def test_unicode_names(out):
     # Marker names with Greek letters and symbols (TNF-α, IFN-γ, an Alexa Fluor™ stain), as
     # files carry them in UTF-8: the interface draws every character of the channels' and the
     # populations' names (before, only Latin-1: "IFN-?").
+    font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+    if not os.path.exists(font):
+        print(f"skipped: the interface's font {font} is not installed (scripts/setup.sh installs it)")
+        sys.exit(SKIP)
     path = os.path.join(out, "cytokines.csv")
     rng = random.Random(5)
     with open(path, "w", encoding="utf-8") as f:

@@ -475,6 +475,16 @@ TEST(PopulationNames, StainsWrittenWithTheirChannelsSuffixAreNamedWithoutIt) {
     attune.channels.push_back({"BL1-H", "GFP-H"});
     EXPECT_EQ(namingInputFor(attune, {"BL1-A", "YL2-A", "BL1-H"}).markers,
               (std::vector<std::string>{"GFP", "mCherry", "GFP-H"}));
+    // One stain on two channels ("GFP-A" on BL1-A and BL2-A): one name, on both.
+    io::Table twice;
+    twice.channels = {{"BL1-A", "GFP-A"}, {"BL2-A", "GFP-A"}, {"YL2-A", "mCherry-A"}};
+    EXPECT_EQ(namingInputFor(twice, {"BL1-A", "BL2-A", "YL2-A"}).markers,
+              (std::vector<std::string>{"GFP", "GFP", "mCherry"}));
+    // The suffix as the instrument writes it: "TNF-a" and "IFN-a" (alpha) keep their names.
+    io::Table alphas;
+    alphas.channels = {{"PE-A", "TNF-a"}, {"APC-A", "IFN-a"}};
+    EXPECT_EQ(namingInputFor(alphas, {"PE-A", "APC-A"}).markers,
+              (std::vector<std::string>{"TNF-a", "IFN-a"}));
     // A stain without the suffix beside them: none is shortened.
     attune.channels.push_back({"BL2-A", "CD4"});
     EXPECT_EQ(namingInputFor(attune, {"BL1-A", "YL2-A", "BL2-A"}).markers,

@@ -100,11 +100,12 @@ Verdict holds(const MarkerCondition& c, const MarkerThreshold& t, double cells,
 
 namespace {
 
-/// A channel name's parameter suffix, lower case ("-a" of "BL1-A"; also "-h", "-w"), or "".
+/// A channel name's parameter suffix as written ("-A" of "BL1-A"; also "-H", "-W", in either
+/// case), or "".
 std::string parameterSuffix(const std::string& name) {
     if (name.size() < 3 || name[name.size() - 2] != '-') return "";
-    const std::string s = lowercase(name.substr(name.size() - 2));
-    return s == "-a" || s == "-h" || s == "-w" ? s : "";
+    const std::string s = name.substr(name.size() - 2);
+    return lowercase(s) == "-a" || lowercase(s) == "-h" || lowercase(s) == "-w" ? s : "";
 }
 
 /// The names a population's phrase gives the columns, from their labels (`input.markers`):
@@ -114,39 +115,49 @@ void shortenForPhrases(const io::Table& table, const std::vector<std::string>& c
                        NamingInput& input) {
     std::vector<int> channel(columns.size());
     for (size_t k = 0; k < columns.size(); ++k) channel[k] = table.findChannel(columns[k]);
+    const auto stained = [&](size_t k) {
+        return k < input.stains.size() && !input.stains[k].empty() && k < input.markers.size();
+    };
     const auto marker = [&](size_t k) { return table.channels[size_t(channel[k])].marker; };
+    const auto name = [&](size_t k) { return table.channels[size_t(channel[k])].name; };
     // A stain on two channels is one marker in a name ("CD3+", not "CD3 (FL1-A)+"): a
     // population's name calls it by one channel at most (silenceSecondChannels).
-    std::map<std::string, size_t> channelsOf;
-    for (const std::string& stain : input.stains)
-        if (!stain.empty()) ++channelsOf[stain];
-    for (size_t k = 0; k < columns.size() && k < input.markers.size(); ++k)
-        if (channel[k] >= 0 && !input.stains[k].empty() && channelsOf[input.stains[k]] > 1)
-            input.markers[k] = marker(k);
-    // An instrument that writes each stain with its channel's suffix ("GFP-A" on BL1-A,
-    // "mCherry-A" on YL2-A, as an Attune does): "mCherrybright", not "mCherry-Abright". Only
-    // where every stain carries its channel's suffix, so that HLA-A among CD markers stays.
-    size_t stained = 0, suffixed = 0;
-    for (size_t k = 0; k < columns.size() && k < input.stains.size(); ++k) {
-        if (input.stains[k].empty()) continue;
-        ++stained;
-        const std::string s = parameterSuffix(columns[k]);
-        suffixed += !s.empty() && parameterSuffix(marker(k)) == s;
-    }
+    std::map<std::string, std::vector<size_t>> columnsOf;
+    for (size_t k = 0; k < columns.size(); ++k)
+        if (stained(k)) columnsOf[input.stains[k]].push_back(k);
+    for (const auto& [stain, ks] : columnsOf)
+        if (ks.size() > 1)
+            for (size_t k : ks) input.markers[k] = marker(ks.front());
     std::set<std::string> names(input.markers.begin(), input.markers.end());
-    const auto rename = [&](size_t k, const std::string& shorter) {
-        if (shorter.empty() || names.count(shorter)) return;  // another column's name already
-        input.markers[k] = shorter;
+    // Renames every column of `ks` (one stain's, or one column) to `shorter`, unless a column
+    // outside them goes by that name already.
+    const auto rename = [&](const std::vector<size_t>& ks, const std::string& shorter) {
+        if (shorter.empty() || names.count(shorter)) return;
+        for (size_t k : ks) input.markers[k] = shorter;
         names.insert(shorter);
     };
-    if (suffixed >= 2 && suffixed == stained)
-        for (size_t k = 0; k < columns.size() && k < input.markers.size(); ++k)
-            if (!input.stains[k].empty() && input.markers[k] == marker(k))
-                rename(k, marker(k).substr(0, marker(k).size() - 2));
+    // An instrument that writes each stain with its channel's suffix, verbatim ("GFP-A" on
+    // BL1-A, "mCherry-A" on YL2-A, as an Attune does): "mCherrybright", not "mCherry-Abright".
+    // Only where every stain carries its channel's suffix and two stains at least do, so that
+    // HLA-A among CD markers, or TNF-a and IFN-a written for alpha, keep their names.
+    size_t suffixed = 0;
+    for (const auto& [stain, ks] : columnsOf) {
+        bool all = true;
+        for (size_t k : ks) {
+            const std::string suffix = parameterSuffix(name(k));
+            const std::string& m = marker(k);
+            all = all && !suffix.empty() && m.size() > 2 && m.compare(m.size() - 2, 2, suffix) == 0;
+        }
+        suffixed += all;
+    }
+    if (suffixed >= 2 && suffixed == columnsOf.size())
+        for (const auto& [stain, ks] : columnsOf)
+            if (input.markers[ks.front()] == marker(ks.front()))
+                rename(ks, marker(ks.front()).substr(0, marker(ks.front()).size() - 2));
     // A detector named with its amplifier ("FL1 Log", a Beckman Coulter's) is the detector in
     // a name: "FL1dim", not "FL1 Logdim".
     for (size_t k = 0; k < input.markers.size() && k < input.unnamed.size(); ++k)
-        if (input.unnamed[k]) rename(k, withoutAmplifier(input.markers[k]));
+        if (input.unnamed[k]) rename({k}, withoutAmplifier(input.markers[k]));
 }
 
 }  // namespace
