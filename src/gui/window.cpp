@@ -62,9 +62,16 @@ void initImGui(GLFWwindow* window, float contentScale) {
     // Latin Extended-A, dashes, super- and subscripts (⁺), letterlike symbols (Alexa Fluor™),
     // arrows and mathematical signs (−, ≥); sepal-cli's pictures draw any character the font
     // has.
-    static const ImWchar kRanges[] = {0x0020, 0x00FF, 0x0100, 0x017F, 0x0370,
-                                      0x03FF, 0x2000, 0x209F, 0x2100, 0x214F,
-                                      0x2190, 0x21FF, 0x2200, 0x22FF, 0};
+    static const ImWchar kRanges[] = {
+        0x0020, 0x00FF,  // Basic Latin and Latin-1
+        0x0100, 0x017F,  // Latin Extended-A
+        0x0370, 0x03FF,  // Greek
+        0x2000, 0x209F,  // punctuation, super- and subscripts
+        0x2100, 0x214F,  // letterlike symbols
+        0x2190, 0x21FF,  // arrows
+        0x2200, 0x22FF,  // mathematical operators
+        0,
+    };
     const char* font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
     if (std::filesystem::exists(font))
         io.Fonts->AddFontFromFileTTF(font, 15.0f * contentScale, nullptr, kRanges);

@@ -96,10 +96,6 @@ Verdict holds(const MarkerCondition& c, const MarkerThreshold& t, double cells,
     return Verdict::Fails;
 }
 
-}  // namespace
-
-namespace {
-
 /// A channel name's parameter suffix as written ("-A" of "BL1-A"; also "-H", "-W", in either
 /// case), or "".
 std::string parameterSuffix(const std::string& name) {
