@@ -1,6 +1,7 @@
 #include "gui/state_json.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include <imgui.h>
 
@@ -13,10 +14,10 @@
 namespace sepal::gui {
 
 namespace {
-/// The characters of `texts` that the interface's font has no glyph for (shown as "?"), each
-/// once, as UTF-8.
-std::string unshownCharacters(const std::vector<std::string>& texts) {
-    std::string out;
+/// The characters of `texts` that the interface's font has no glyph for (drawn as "?"), each
+/// once, as "U+03B3".
+nlohmann::json unshownCharacters(const std::vector<std::string>& texts) {
+    nlohmann::json out = nlohmann::json::array();
     std::vector<int> seen;
     const ImFont* font = ImGui::GetFont();
     for (const std::string& text : texts)
@@ -25,18 +26,9 @@ std::string unshownCharacters(const std::vector<std::string>& texts) {
             seen.push_back(cp);
             // Beyond U+FFFF the font's 16-bit characters cannot reach: never drawn.
             if (font && cp <= 0xFFFF && font->FindGlyphNoFallback(ImWchar(cp))) continue;
-            // Back to UTF-8.
-            if (cp < 0x800) {
-                out += char(0xC0 | (cp >> 6));
-            } else if (cp < 0x10000) {
-                out += char(0xE0 | (cp >> 12));
-                out += char(0x80 | ((cp >> 6) & 0x3F));
-            } else {
-                out += char(0xF0 | (cp >> 18));
-                out += char(0x80 | ((cp >> 12) & 0x3F));
-                out += char(0x80 | ((cp >> 6) & 0x3F));
-            }
-            out += char(0x80 | (cp & 0x3F));
+            char code[16];
+            std::snprintf(code, sizeof code, "U+%04X", unsigned(cp));
+            out.push_back(code);
         }
     return out;
 }
@@ -80,7 +72,7 @@ std::string stateJson(Application& application) {
                                                                         st.model.locked.end(), 0))},
                         {"populations", pops},
                         // Characters of the channels' and populations' names the interface
-                        // cannot draw ("": none).
+                        // cannot draw (empty: none).
                         {"unshown_characters", unshownCharacters(shownNames(st))},
                         {"counts", counts},
                         {"colour_mode", modes[int(st.colour.mode)]},
