@@ -36,6 +36,7 @@
 #include "cuda/cuda_error.h"
 #include "cuda/cuda_projector.h"
 #include "cuda/device_buffer.h"
+#include "cuda/nearest_landmark.h"
 #include "cuda/training_step.h"
 
 namespace sepal::bench {
@@ -162,6 +163,9 @@ void runResident(const TrainOptions& o, cuda::TrainingStep& gpu, const std::vect
         j["accumulate_ms"] = median(accumulate);
         j["smooth_ms"] = median(smooth);
         j["knn_kernel"] = gpu.lastKernel();
+        // The nearest kernel's products: by warpgroup MMA or by m16n8k16 (SEPAL_NEAREST_WGMMA=0).
+        j["nearest_products"] =
+            cuda::nearestUsesWarpgroupProducts(int(g)) ? "warpgroup" : "m16n8k16";
         j["sums_in"] = gpu.lastSumMode();
         j["exact_scans"] = median(scans);  // cells the nearest kernel scanned exactly
         // Cells whose bounds kept their landmark without a search (SEPAL_TRAIN_BOUNDS=0: none),
@@ -285,6 +289,8 @@ void runAppBatchSom(const TrainOptions& o, const std::vector<float>& x, size_t g
         j["step_ms"] = wall;
         j["device_ms"] = device;
         j["exact_scan_ms"] = scanMs;
+        j["nearest_products"] =
+            cuda::nearestUsesWarpgroupProducts(int(g)) ? "warpgroup" : "m16n8k16";
         j["exact_scans"] = scans;
         j["kept_cells"] = kept;
         j["radius"] = radius;

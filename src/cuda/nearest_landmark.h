@@ -85,6 +85,11 @@ size_t nearestSharedBytes(int stride, int g);
 /// Whether the current device lets the nearest kernel hold all g landmarks and the float sums in
 /// shared memory, so that it adds the sums in the same pass.
 bool nearestFusesSums(int g, int stride);
+/// Whether launchNearestLandmark computes the products of g landmarks by warpgroup MMA here: a
+/// device of compute capability 9.0, a build with sm_90a code, and g from 512 on
+/// (SEPAL_NEAREST_WGMMA=1 at any g, =0 never: the m16n8k16 products, for comparisons); the same
+/// winners and values either way.
+bool nearestUsesWarpgroupProducts(int g);
 /// Finds every cell's nearest landmark (and adds the sums when args.sums is set), except the
 /// cells whose candidates the products do not settle: those are marked for launchNearestScan.
 void launchNearestLandmark(const NearestArgs& args, cudaStream_t stream);

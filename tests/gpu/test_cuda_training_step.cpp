@@ -19,6 +19,7 @@
 #include "core/model/landmark_model.h"
 #include "core/train/lloyd_trainer.h"
 #include "cuda/landmark_sums.h"
+#include "cuda/nearest_landmark.h"
 #include "cuda/training_step.h"
 #include "gpu_test_support.h"
 #include "training_step_checks.h"
@@ -361,6 +362,49 @@ TEST(CudaNearestStep, SumsInThePassOrAfterItAgree) {
     cuda::TrainingStep automatic(x.data(), n, d);
     automatic.stepKmeans(l.data(), g);
     EXPECT_EQ(automatic.lastKernel(), "nearest");
+}
+
+// Warpgroup MMA (compute capability 9.0, sm_90a code; the default from g 512, asked for here at
+// every g) gives the m16n8k16 products' values bit
+// for bit, so both paths give the same winners and leave the same cells to the exact scan, on
+// k-means centroids crowding their clusters: g 100 and 300 (pipelines of two steps after or
+// instead of a chunk of eight), 256, 777, 1024, d 16 to 64 (d 64 at g 1024 in two parts of the
+// landmarks). The sums' atomics may order the new landmarks' last bits differently run to run,
+// so each path's landmarks are held to the host within float tolerance (expectKmeansStep) and
+// both go on from the first path's.
+TEST(CudaNearestStep, WarpgroupProductsGiveTheSameWinnersAndScans) {
+    SEPAL_REQUIRE_GPU();
+    if (!cuda::nearestUsesWarpgroupProducts(1024))
+        GTEST_SKIP() << "no warpgroup MMA here: it needs a device of compute capability 9.0 and a "
+                        "build with architecture 90 (compiled as sm_90a)";
+    const NearestCase cases[] = {{3000, 16, 100, "kmeans"},  {4000, 27, 300, "kmeans"},
+                                 {6000, 32, 256, "kmeans"},  {4000, 27, 777, "kmeans"},
+                                 {6000, 32, 1024, "kmeans"}, {5000, 64, 1024, "kmeans"}};
+    for (const NearestCase& c : cases) {
+        SCOPED_TRACE("d " + std::to_string(c.d) + " g " + std::to_string(c.g));
+        const auto x = randomPoints(c.n, c.d, 161, 6);
+        auto l = landmarksOnRows(x, c.n, c.d, c.g, 162);
+        // One step object a path (each keeps its own bounds), both given the same landmarks.
+        cuda::TrainingStep plain(x.data(), c.n, c.d, "nearest");
+        cuda::TrainingStep warpgroup(x.data(), c.n, c.d, "nearest");
+        for (int it = 0; it < 2; ++it) {
+            SCOPED_TRACE("step " + std::to_string(it));
+            cuda::StepResult r;
+            {
+                const ScopedEnv off("SEPAL_NEAREST_WGMMA", "0");
+                ASSERT_FALSE(cuda::nearestUsesWarpgroupProducts(int(c.g)));
+                expectKmeansStep(plain, x, c.n, c.d, l, c.g, &r);
+            }
+            {
+                const ScopedEnv on("SEPAL_NEAREST_WGMMA", "1");
+                ASSERT_TRUE(cuda::nearestUsesWarpgroupProducts(int(c.g)));
+                expectKmeansStep(warpgroup, x, c.n, c.d, l, c.g);
+            }
+            EXPECT_EQ(warpgroup.assignment(), plain.assignment());
+            EXPECT_EQ(warpgroup.lastExactScans(), plain.lastExactScans());
+            l = r.landmarks;
+        }
+    }
 }
 
 // The packed landmark index lives in the low bits of values that can be subnormal: a value of
