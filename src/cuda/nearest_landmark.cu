@@ -137,9 +137,10 @@ constexpr bool kWarpgroupBuilt = false;
 // on the H200 and took six times as long to compile).
 constexpr int kWarpgroupChunk = 8;
 // Landmarks from which the products are the warpgroup's by default. On the H200 over 10^8 cells
-// (every cell searched) a step took 10 % less at g 1024 (k-means 60.5 ms against 67.1, batch SOM
-// 59.4 against 65.7); at g 256 the batch SOM's 3 % less and k-means' 2-3 % more: the warps of
-// a warpgroup wait for each other at its products, where the cells' candidates vary most.
+// (every cell searched) a step took 10 % less at g 1024 (k-means 60.1-60.3 ms against 66.7,
+// batch SOM 59.4-59.5 against 65.9-66.3); at g 256 the batch SOM's 4 % less and k-means' 2 %
+// more: the warps of a warpgroup wait for each other at its products, where the cells'
+// candidates vary most.
 constexpr int kWarpgroupFromLandmarks = 512;
 
 /// Shared-memory layout of one launch, in floats (every offset a multiple of 4): a part of the
@@ -459,10 +460,11 @@ __global__ void __launch_bounds__(kThreads, 1)
             }
         };
         // kWarpgroup: the same products and sums by the warpgroup's tensor cores, B read from
-        // shared memory (4 warps x 32 cells x 32 landmarks a product); asynchronous, committed as
-        // one group. Bit for bit the m16n8k16 products' values (checked on the H200 over 10^8
-        // cells).
+        // shared memory (4 warps x 32 cells x 32 landmarks a product, 3 kSteps of them a step);
+        // asynchronous, committed as one group. Bit for bit the m16n8k16 products' values (checked
+        // on the H200 over 10^8 cells).
         auto warpgroupProducts = [&](int step, float(&acc)[4][2][4]) {
+            wgmma::settle(acc);  // the last comparisons' reads of acc stay before the products
             wgmma::fence();
 #pragma unroll
             for (int ks = 0; ks < kSteps; ++ks) {
@@ -704,6 +706,12 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
+/// Writes whether the device code the runtime loaded for this file has warpgroup MMA (its sm_90a
+/// image; PTX of another architecture compiled for the device has not).
+__global__ void warpgroupBuiltKernel(int* built) {
+    *built = kWarpgroupBuilt ? 1 : 0;
+}
+
 /// Whether a cell's assignment leaves it to the exact scan (all groups or some).
 __device__ __forceinline__ bool needsScan(uint32_t assigned) {
     return assigned == kNeedsScan || (assigned & 0xff000000u) == kGroupScan;
@@ -926,6 +934,17 @@ bool nearestUsesWarpgroupProducts(int g) {
 #if defined(SEPAL_WGMMA)
     const DeviceLimits& device = currentDeviceLimits();
     if (device.major != 9 || device.minor != 0) return false;
+    // Asked of the loaded code once a process (several GPUs are taken to be alike).
+    static const bool loaded = [] {
+        DeviceBuffer<int> built;
+        built.reserve(1);
+        warpgroupBuiltKernel<<<1, 1>>>(built.get());
+        SEPAL_CUDA_CHECK_LAUNCH("warpgroupBuiltKernel");
+        int value = 0;
+        SEPAL_CUDA_CHECK(cudaMemcpy(&value, built.get(), sizeof(int), cudaMemcpyDeviceToHost));
+        return value == 1;
+    }();
+    if (!loaded) return false;
     const char* set = std::getenv("SEPAL_NEAREST_WGMMA");
     if (set && std::string(set) == "0") return false;
     return (set && std::string(set) == "1") || g >= kWarpgroupFromLandmarks;

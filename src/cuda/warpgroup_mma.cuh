@@ -7,7 +7,7 @@
 // by 8 FP16 values of k (16 bytes a column, 128 bytes a core matrix, contiguous); the core
 // matrices of one k-step's two halves lie kLeading bytes apart, those of consecutive groups of 8
 // columns `stride` bytes apart (warpgroupB gives the offset of column n, value k).
-// Everything here compiles to nothing without __CUDA_ARCH_FEAT_SM90_ALL: the callers keep
+// The instructions here compile to nothing without __CUDA_ARCH_FEAT_SM90_ALL: the callers keep
 // another path for other builds and devices (SEPAL_WGMMA says whether the host may choose this).
 #pragma once
 
@@ -33,8 +33,9 @@ __device__ __forceinline__ uint64_t descriptor(const void* at, uint32_t stride) 
            (uint64_t((stride >> 4) & 0x3fffu) << 32);
 }
 
-/// Orders this thread's earlier register and shared-memory writes before the warpgroup's next
-/// products read them (before every batch of products whose accumulators were read meanwhile).
+/// Orders this thread's earlier accesses of the registers the warpgroup's next products use (their
+/// accumulators and A) before those products (before every batch whose accumulators were read
+/// meanwhile); shared-memory stores need fenceSharedStores.
 __device__ __forceinline__ void fence() {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
@@ -64,8 +65,9 @@ __device__ __forceinline__ void wait() {
 #endif
 }
 
-/// Tells the compiler that the 32 accumulators of acc changed here (after wait): without it, reads
-/// of them could be moved above the wait.
+/// Tells the compiler that the 32 accumulators of acc are read and changed here: after wait, so
+/// that reads of them stay below it; before fence, so that the last reads stay above the next
+/// products.
 __device__ __forceinline__ void settle(float (&acc)[4][2][4]) {
     float* v = &acc[0][0][0];
     asm volatile(""

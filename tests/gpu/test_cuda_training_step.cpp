@@ -368,20 +368,28 @@ TEST(CudaNearestStep, SumsInThePassOrAfterItAgree) {
 // every g) gives the m16n8k16 products' values bit
 // for bit, so both paths give the same winners and leave the same cells to the exact scan, on
 // k-means centroids crowding their clusters: g 100 and 300 (pipelines of two steps after or
-// instead of a chunk of eight), 256, 777, 1024, d 16 to 64 (d 64 at g 1024 in two parts of the
-// landmarks). The sums' atomics may order the new landmarks' last bits differently run to run,
-// so each path's landmarks are held to the host within float tolerance (expectKmeansStep) and
-// both go on from the first path's.
+// instead of a chunk of eight), 256 (also with the sums in the pass), 777, 1024, 1100 (no packed
+// index), d 16 to 64 (d 64 at g 1024 in two parts of the landmarks). The sums' atomics may order
+// the new landmarks' last bits differently run to run, so each path's landmarks are held to the
+// host within float tolerance (expectKmeansStep) and both go on from the first path's.
 TEST(CudaNearestStep, WarpgroupProductsGiveTheSameWinnersAndScans) {
     SEPAL_REQUIRE_GPU();
-    if (!cuda::nearestUsesWarpgroupProducts(1024))
-        GTEST_SKIP() << "no warpgroup MMA here: it needs a device of compute capability 9.0 and a "
-                        "build with architecture 90 (compiled as sm_90a)";
+    {
+        const ScopedEnv on("SEPAL_NEAREST_WGMMA", "1");
+        if (!cuda::nearestUsesWarpgroupProducts(1024))
+            GTEST_SKIP() << "no warpgroup MMA here: it needs a device of compute capability 9.0 "
+                            "and a build with architecture 90 (compiled as sm_90a)";
+    }
+    // "fused": the sums in the pass (g 256 at d 32 fits them); g 1100: the landmark's index in
+    // its own register (more than 1024 landmarks).
     const NearestCase cases[] = {{3000, 16, 100, "kmeans"},  {4000, 27, 300, "kmeans"},
-                                 {6000, 32, 256, "kmeans"},  {4000, 27, 777, "kmeans"},
-                                 {6000, 32, 1024, "kmeans"}, {5000, 64, 1024, "kmeans"}};
+                                 {6000, 32, 256, "kmeans"},  {4000, 32, 256, "fused"},
+                                 {4000, 27, 777, "kmeans"},  {6000, 32, 1024, "kmeans"},
+                                 {5000, 64, 1024, "kmeans"}, {3000, 16, 1100, "kmeans"}};
     for (const NearestCase& c : cases) {
-        SCOPED_TRACE("d " + std::to_string(c.d) + " g " + std::to_string(c.g));
+        const std::string kind = c.landmarks;
+        SCOPED_TRACE(kind + " d " + std::to_string(c.d) + " g " + std::to_string(c.g));
+        const ScopedEnv fused("SEPAL_TRAIN_FUSED_SUMS", kind == "fused" ? "1" : "0");
         const auto x = randomPoints(c.n, c.d, 161, 6);
         auto l = landmarksOnRows(x, c.n, c.d, c.g, 162);
         // One step object a path (each keeps its own bounds), both given the same landmarks.
@@ -402,6 +410,7 @@ TEST(CudaNearestStep, WarpgroupProductsGiveTheSameWinnersAndScans) {
             }
             EXPECT_EQ(warpgroup.assignment(), plain.assignment());
             EXPECT_EQ(warpgroup.lastExactScans(), plain.lastExactScans());
+            if (kind == "fused") EXPECT_EQ(warpgroup.lastSumMode(), "fused");
             l = r.landmarks;
         }
     }
