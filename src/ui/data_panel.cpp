@@ -7,6 +7,7 @@
 #include <cfloat>
 #include <cmath>
 #include <optional>
+#include <string>
 
 #include "core/pipeline/prepare.h"
 #include "core/transform/arcsinh.h"
@@ -185,7 +186,10 @@ void DataPanel::draw(UiContext& ctx) {
                         "state: a function marker (what it is doing), for colour, heatmap and "
                         "statistics; none: not a marker");
             } else {
-                ImGui::TextDisabled("%s", roleKey(role));
+                // The role's key as words ("linear twin", not the state's "linear_twin").
+                std::string words = roleKey(role);
+                std::replace(words.begin(), words.end(), '_', ' ');
+                ImGui::TextDisabled("%s", words.c_str());
                 if (ImGui::IsItemHovered())
                     ImGui::SetTooltip("Left out by default: %s", roleReason(role));
             }
