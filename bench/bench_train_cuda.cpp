@@ -163,9 +163,11 @@ void runResident(const TrainOptions& o, cuda::TrainingStep& gpu, const std::vect
         j["accumulate_ms"] = median(accumulate);
         j["smooth_ms"] = median(smooth);
         j["knn_kernel"] = gpu.lastKernel();
-        // The nearest kernel's products: by warpgroup MMA or by m16n8k16 (SEPAL_NEAREST_WGMMA=0).
-        j["nearest_products"] =
-            cuda::nearestUsesWarpgroupProducts(int(g)) ? "warpgroup" : "m16n8k16";
+        // The nearest kernel's products: by warpgroup MMA or by m16n8k16 (SEPAL_NEAREST_WGMMA=0);
+        // none where another kernel searched.
+        j["nearest_products"] = gpu.lastKernel() != "nearest"                ? "none"
+                                : cuda::nearestUsesWarpgroupProducts(int(g)) ? "warpgroup"
+                                                                             : "m16n8k16";
         j["sums_in"] = gpu.lastSumMode();
         j["exact_scans"] = median(scans);  // cells the nearest kernel scanned exactly
         // Cells whose bounds kept their landmark without a search (SEPAL_TRAIN_BOUNDS=0: none),
