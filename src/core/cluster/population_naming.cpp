@@ -55,10 +55,9 @@ std::string canonical(const std::string& marker) {
 
 /// A detector's name without a trailing amplifier word ("FL1 Log" and "FL1 Lin": "FL1").
 std::string withoutAmplifier(const std::string& name) {
-    for (const char* word : {" log", " lin"}) {
-        const size_t n = name.size();
-        if (n > 4 && lowercase(name.substr(n - 4)) == word) return name.substr(0, n - 4);
-    }
+    const std::string lower = lowercase(name);
+    for (const char* word : {" log", " lin"})
+        if (name.size() > 4 && endsWith(lower, word)) return name.substr(0, name.size() - 4);
     return name;
 }
 
@@ -142,7 +141,7 @@ void shortenForPhrases(const io::Table& table, const std::vector<std::string>& c
         for (size_t k : ks) {
             const std::string suffix = parameterSuffix(name(k));
             const std::string& m = marker(k);
-            all = all && !suffix.empty() && m.size() > 2 && m.compare(m.size() - 2, 2, suffix) == 0;
+            all = all && !suffix.empty() && m.size() > 2 && endsWith(m, suffix);
         }
         suffixed += all;
     }
@@ -162,7 +161,7 @@ NamingInput namingInputFor(const io::Table& table, const std::vector<std::string
                            const MarkerClassOverrides& overrides,
                            const std::vector<CellTypeRule>* rules) {
     NamingInput input{
-        markerNames(table, columns), columnClasses(table, columns, overrides), rules, {}};
+        markerNames(table, columns), columnClasses(table, columns, overrides), rules, {}, {}};
     for (size_t k = 0; k < columns.size(); ++k) {
         const int c = table.findChannel(columns[k]);
         const bool stained = c >= 0 && hasOwnMarker(table.channels[size_t(c)]);

@@ -14,6 +14,9 @@ std::string trimmed(const std::string& s, const char* blanks = " \t\r\n");
 /// The code points of UTF-8 `text`: a malformed byte, and a control character, read as '?'.
 std::vector<int> utf8CodePoints(const std::string& text);
 
+/// Whether `s` ends with `suffix`, byte for byte.
+bool endsWith(const std::string& s, const std::string& suffix);
+
 /// `s` in lower case (ASCII letters).
 std::string lowercase(std::string s);
 

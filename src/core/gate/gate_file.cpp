@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/common/error.h"
+#include "core/common/text.h"
 #include "core/gate/flowjo_workspace.h"
 #include "core/gate/gate_tree_json.h"
 #include "core/gate/gating_ml.h"
@@ -16,14 +17,6 @@
 namespace sepal {
 
 namespace {
-
-bool endsWith(const std::string& s, const std::string& tail) {
-    if (s.size() < tail.size()) return false;
-    for (size_t i = 0; i < tail.size(); ++i)
-        if (std::tolower(static_cast<unsigned char>(s[s.size() - tail.size() + i])) != tail[i])
-            return false;
-    return true;
-}
 
 /// The whole of gates file `path` (a regular file; InputError when it cannot be read).
 std::string gateFileText(const std::string& path) {
@@ -113,8 +106,8 @@ std::vector<std::string> workspaceGatesNotes(const std::string& path,
 
 void writeGateFile(const std::string& path, const GateTree& tree,
                    const std::vector<std::string>& samples) {
-    if (endsWith(path, ".xml")) return writeGatingMl(path, tree);
-    if (endsWith(path, ".wsp")) {
+    if (endsWith(lowercase(path), ".xml")) return writeGatingMl(path, tree);
+    if (endsWith(lowercase(path), ".wsp")) {
         std::vector<WorkspaceSample> listed;
         for (const std::string& s : samples) listed.push_back({s, 0});
         return writeFlowJoWorkspace(path, tree, listed);

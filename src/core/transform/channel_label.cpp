@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "core/common/error.h"
+#include "core/common/text.h"
 #include "core/transform/channel_roles.h"
 
 namespace sepal {
@@ -17,11 +18,6 @@ bool sameIgnoringCase(const std::string& a, const std::string& b) {
                return std::tolower(static_cast<unsigned char>(x)) ==
                       std::tolower(static_cast<unsigned char>(y));
            });
-}
-
-bool endsWith(const std::string& s, const std::string& suffix) {
-    return s.size() >= suffix.size() &&
-           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 /// A mass channel's isotope without brackets ("(Sm154)Di" -> "Sm154Di"); other names unchanged.

@@ -279,7 +279,7 @@ ChannelRole roleWith(const io::Table& table, size_t index, const TableFacts& fac
     // A Beckman Coulter's detector through both amplifiers ("FL1 Lin" beside "FL1 Log"): the log
     // channel spans the decades (its $PnE decoded), the linear one saturates bright cells and
     // crowds dim ones into its first channels; embedding both would count the detector twice.
-    if (n.size() > 4 && n.compare(n.size() - 4, 4, " lin") == 0 &&
+    if (n.size() > 4 && endsWith(n, " lin") &&
         facts.lowerNames.count(n.substr(0, n.size() - 3) + "log"))
         return ChannelRole::LinearTwin;
     // In mass cytometry panels only used channels carry a marker name ($PnS).
