@@ -177,7 +177,7 @@ void runResident(const TrainOptions& o, cuda::TrainingStep& gpu, const std::vect
         j["bounds"] = !std::getenv("SEPAL_TRAIN_BOUNDS") ||
                       std::string(std::getenv("SEPAL_TRAIN_BOUNDS")) != "0";
         j["skipped"] = first.skipped;
-        // NaN (null in JSON) after a step that kept cells, without --inertia.
+        // NaN (null in JSON) after a step that left distances to the sums, without --inertia.
         j["inertia_first"] = first.inertia;
         j["inertia_last"] = inertia.empty() ? first.inertia : inertia.back();
         j["upload_ms"] = uploadMs;
@@ -354,8 +354,9 @@ void addCudaTrain(CLI::App& app) {
                     "shared (one addition a point), fused (in the nearest kernel's pass)")
         ->check(CLI::IsMember({"sorted", "shared", "fused"}));
     sub->add_flag("--inertia", o.inertia,
-                  "measure the inertia of every step, the cells the bounds kept included (as the "
-                  "trainers do not: a kept step's inertia is null without it)");
+                  "measure the inertia of every step, the distances the bounds and the nearest "
+                  "pass left included (as the trainers do not: the inertia is null without it "
+                  "after such a step)");
     sub->add_option("--slice", o.sliceFrames,
                     "batch-som-app: after each epoch, project the next 1/N of the cells through "
                     "its landmarks, as the app's training frames do (N = 64 there)");

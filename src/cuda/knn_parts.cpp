@@ -52,6 +52,7 @@ KnnPartLayout gatherKnnParts(RowsView points, const SplitKnnInput& split, double
         }
         const StageClock::time_point start = StageClock::now();
         TrainingStep step(points.values, n, d);
+        step.measureInertia(false);  // the partition reads the centres and the assignment only
         for (int s = 0; s < kLloydSteps; ++s)
             centres = step.stepKmeans(centres.data(), parts).landmarks;
         const std::vector<uint32_t> nearest = step.assignment();

@@ -34,7 +34,10 @@
 // a bound E on |v_j + |x - m|^2 - D_j| for every landmark j, D_j the exact distance. A landmark
 // whose exact distance is at most the approximate winner's (the exact winner among them) then
 // has v <= T. When no group's second value is <= T, the candidates are the groups' smallest
-// values <= T (usually one or two); their exact distances decide, in the CPU's arithmetic. A
+// values <= T (usually one or two); their exact distances decide, in the CPU's arithmetic (a lone
+// candidate wins without one unless args.winnerDistances: its distance is then -1, for the sums
+// pass to measure, and its upper bound v1 + |x - m|^2 plus the slack the lower bound takes; the
+// gather of its row was the pass's one read from beyond the tile, from L2 at g = 1024). A
 // group whose second value is <= T is ambiguous (another of its landmarks may win): the pass
 // decides the other groups' candidates and marks the cell with its ambiguous groups and that
 // best, and a second kernel scans exactly every landmark of those groups only (an eighth of
@@ -604,7 +607,16 @@ __global__ void __launch_bounds__(kThreads, 1)
         float best = FLT_MAX;
         int winner = INT_MAX;
         candidates &= ~ambiguous;
-        if (active && bounded && !bad) {
+        // One candidate in a settled cell is its winner; where no distance is asked of the pass
+        // it is left to the sums pass (-1), and the upper bound comes from the values.
+        const bool alone = !FUSED && !a.winnerDistances && settled && !bad && candidates != 0 &&
+                           (candidates & (candidates - 1)) == 0;
+        if (active && alone) {
+            const int k = __ffs(candidates) - 1;
+            winner = PACKED ? int(8 * (__float_as_uint(mine[k]) & indexMask)) + k
+                            : __float_as_int(mine[16 + k]);
+            best = -1.0f;
+        } else if (active && bounded && !bad) {
             float4 x[kVec];
 #pragma unroll
             for (int c = 0; c < kVec; ++c)
@@ -653,8 +665,16 @@ __global__ void __launch_bounds__(kThreads, 1)
                     // Its twins, which the products never pass, lie exactly as far.
                     if (L.twinned && L.twinned[winner]) lowerSquared = 0.0f;
                 }
+                // A lone candidate's exact distance, not measured, is at most its value's
+                // (v1, the smallest) plus the slack the lower bound takes off.
+                const float upperSquared =
+                    !alone ? (best < FLT_MAX ? best : 0.0f)
+                           : fminf(((r2 + v1) + (2.0f * (limit - v1) +
+                                                 (PACKED ? 2.0f * rho * fabsf(v1) : 0.0f))) *
+                                       (1.0f + 0x1p-20f),
+                                   FLT_MAX);
                 a.lower[cell] = cell_bounds::lowerOf(lowerSquared);
-                a.upper[cell] = cell_bounds::upperOf(best < FLT_MAX ? best : 0.0f);
+                a.upper[cell] = cell_bounds::upperOf(upperSquared);
             }
             if (FUSED) {
                 skipped += bad;

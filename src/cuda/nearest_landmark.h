@@ -57,6 +57,11 @@ struct NearestArgs {
     /// non-finite coordinate or no squared distance below FLT_MAX.
     uint32_t* assign = nullptr;
     float* dist = nullptr;  ///< n: the squared distance to it (0 when skipped)
+    /// False: a settled cell whose products left one candidate gets -1 for its distance (its
+    /// winner needs none; the sums pass measures it as it does a kept cell's), unless the pass
+    /// adds the sums or writes bounds. The gather of that landmark's row was a cell's only read
+    /// outside its own tile, from L2 where the part fills shared memory.
+    bool winnerDistances = true;
     /// With sums set the pass also adds every cell to its landmark's sums, which must be zero
     /// before the launch and the device must allow it (nearestFusesSums); null: assign and dist
     /// only, for landmark_sums.cu.

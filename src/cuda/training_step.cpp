@@ -95,6 +95,13 @@ bool boundsWanted() {
     return !envIs("SEPAL_TRAIN_BOUNDS", "0");
 }
 
+/// Whether the nearest pass measures every settled cell's distance to its winner
+/// (SEPAL_NEAREST_WINNER_DISTANCES=1, for comparisons) rather than leaving a lone candidate's to
+/// the sums pass.
+bool winnerDistancesWanted() {
+    return envIs("SEPAL_NEAREST_WINNER_DISTANCES", "1");
+}
+
 /// Landmarks from which a cell whose bounds fail has its distance to its landmark measured before
 /// it is searched (Hamerly's second test). The test reads the cell's row, which the search reads
 /// again if it fails: on the H200 at 10^8 x 32 it kept 7-10 % more cells; a settled k-means step
@@ -369,7 +376,8 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
     s.boundsValid = false;  // until this step's search has stored them
     s.lastKept = 0;
     s.start.record();
-    size_t listed = s.n;  // the cells searched
+    size_t listed = s.n;      // the cells searched
+    bool unmeasured = false;  // some cells' distances are left to the sums pass
     const bool tried = keep;
     if (keep) {
         listed = listCellsToSearch(s, g, moves);
@@ -392,6 +400,9 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
             na.skipped = s.skipped.get();
         }
         na.scans = s.scans.get();
+        na.winnerDistances = winnerDistancesWanted();
+        // Cells whose distance the pass leaves to the sums pass (-1), as the kept ones.
+        unmeasured = !na.winnerDistances && !fused;
         if (keep) {
             // Only the listed cells, read where they are.
             na.cells = s.list.get();
@@ -429,10 +440,11 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
     sa.counts = s.counts.get();
     sa.inertia = s.inertia.get();
     sa.skipped = s.skipped.get();
-    // The kept cells' distances are measured by the sums pass, from the rows it reads anyway
-    // (without them, the pass leaves the kept cells out of the inertia).
-    const bool keptSome = keep && s.lastKept > 0;
-    if (keptSome && s.measureInertia) sa.landmarks = s.padded.get();
+    // The kept cells' distances, and those the nearest pass left, are measured by the sums
+    // pass, from the rows it reads anyway (without them, the pass leaves those cells out of the
+    // inertia).
+    unmeasured = unmeasured || (keep && s.lastKept > 0);
+    if (unmeasured && s.measureInertia) sa.landmarks = s.padded.get();
     if (fused) {
         s.lastSumMode = "fused";
     } else if (sortedSumsWanted() && sortedSumsFit(int(g), s.stride)) {
@@ -465,7 +477,7 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
                                 cudaMemcpyDeviceToHost));
     SEPAL_CUDA_CHECK(
         cudaMemcpy(&r.inertia, s.inertia.get(), sizeof(double), cudaMemcpyDeviceToHost));
-    if (keptSome && !s.measureInertia) r.inertia = std::numeric_limits<double>::quiet_NaN();
+    if (unmeasured && !s.measureInertia) r.inertia = std::numeric_limits<double>::quiet_NaN();
     SEPAL_CUDA_CHECK(
         cudaMemcpy(&skipped, s.skipped.get(), sizeof(skipped), cudaMemcpyDeviceToHost));
     r.skipped = size_t(skipped);

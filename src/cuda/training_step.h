@@ -46,7 +46,8 @@ struct StepResult {
     std::vector<double> weights;
     /// Sum of squared distances to the nearest landmark (before the move), over the points
     /// added; a distance that is not finite (an overflow) is left out. NaN after a step whose
-    /// bounds kept cells while measureInertia(false).
+    /// bounds kept cells, or whose nearest pass left distances to the sums, while
+    /// measureInertia(false).
     double inertia = 0;
     size_t skipped = 0;  ///< points left out for non-finite coordinates
 };
@@ -96,10 +97,11 @@ class TrainingStep {
     /// One batch-SOM epoch over every point with the neighbourhood set for the same g.
     StepResult stepBatchSom(const float* landmarks, size_t g);
 
-    /// Whether the steps measure the distances of the cells their bounds kept, for the inertia
-    /// (on by default). Off, the sums pass reads no landmark rows (about 0.9 ms less a kept step
-    /// at 10^8 x 32 on an H200) and a step that kept cells reports a NaN inertia: for callers,
-    /// as the trainers, that read only the landmarks.
+    /// Whether the steps measure the distances of the cells their bounds kept, and of those
+    /// whose nearest the products settled alone, for the inertia (on by default). Off, the sums
+    /// pass reads no landmark rows (about 0.9 ms less a kept step at 10^8 x 32 on an H200) and
+    /// such a step reports a NaN inertia: for callers, as the trainers, that read only the
+    /// landmarks.
     void measureInertia(bool on);
 
     /// The last step's nearest landmark of every point (n values; kSkippedPoint when skipped;

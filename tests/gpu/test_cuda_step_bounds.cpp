@@ -180,9 +180,11 @@ TEST(CudaStepBounds, TheSecondTestKeepsMoreCellsForTheSameWinners) {
 
 // The trainers' steps (measureInertia(false)) against the measured ones: the same kept cells,
 // winners and landmarks; the inertia NaN after a step that kept cells, and the measured one's
-// after a step that kept none.
+// after a step that kept none (the nearest pass measuring every winner's distance, so that only
+// the kept cells are left to the sums).
 TEST(CudaStepBounds, UnmeasuredInertiaLeavesTheStepAsItWas) {
     SEPAL_REQUIRE_GPU();
+    const ScopedEnv winners("SEPAL_NEAREST_WINNER_DISTANCES", "1");
     const size_t n = 15000, d = 32, g = 200;
     const auto x = randomPoints(n, d, 222, 8);
     auto l = landmarksOnRows(x, n, d, g, 265);
@@ -213,6 +215,49 @@ TEST(CudaStepBounds, UnmeasuredInertiaLeavesTheStepAsItWas) {
         l = m.landmarks;
     }
     EXPECT_GT(keptSteps, 0u);
+}
+
+// A settled cell with one candidate wins without its distance (the nearest pass's default; its
+// upper bound then comes from the products' value), against the pass that measures every winner
+// (SEPAL_NEAREST_WINNER_DISTANCES=1), over Lloyd steps with the bounds: both hold the host's
+// winners and inertia every step (expectKmeansStep; the sums pass measures what the nearest pass
+// left), the looser upper bounds still keep cells, and a trainer's step (measureInertia(false))
+// reports no inertia where the pass left distances. d 32 at g 256 and 1024 (packed indices), g
+// 1500 (none).
+TEST(CudaStepBounds, ALoneCandidateWinsWithoutItsDistance) {
+    SEPAL_REQUIRE_GPU();
+    for (const size_t g : {size_t(256), size_t(1024), size_t(1500)}) {
+        SCOPED_TRACE("g " + std::to_string(g));
+        const size_t n = 20000, d = 32;
+        const auto x = randomPoints(n, d, 231, 10);
+        auto l = landmarksOnRows(x, n, d, g, 232);
+        cuda::TrainingStep lone(x.data(), n, d, "nearest");
+        cuda::TrainingStep measured(x.data(), n, d, "nearest");
+        cuda::TrainingStep trainer(x.data(), n, d, "nearest");
+        trainer.measureInertia(false);
+        size_t keptLone = 0, keptMeasured = 0;
+        std::vector<float> last;
+        for (int step = 0; step < 8; ++step) {
+            SCOPED_TRACE("step " + std::to_string(step));
+            if (step >= 6) l = last;  // no move: most cells kept
+            cuda::StepResult r;
+            expectKmeansStep(lone, x, n, d, l, g, &r);
+            {
+                const ScopedEnv winners("SEPAL_NEAREST_WINNER_DISTANCES", "1");
+                expectKmeansStep(measured, x, n, d, l, g);
+            }
+            EXPECT_EQ(lone.assignment(), measured.assignment());
+            const cuda::StepResult t = trainer.stepKmeans(l.data(), g);
+            EXPECT_EQ(trainer.assignment(), lone.assignment());
+            // The first step keeps none: every settled cell's distance was the sums pass's.
+            if (step == 0) EXPECT_TRUE(std::isnan(t.inertia));
+            keptLone += lone.lastKeptCells();
+            keptMeasured += measured.lastKeptCells();
+            last = l;
+            l = r.landmarks;
+        }
+        EXPECT_GT(keptLone, keptMeasured / 2) << "the values' upper bounds keep cells too";
+    }
 }
 
 // Batch-SOM epochs with a shrinking neighbourhood, then the last epoch's landmarks twice more:
