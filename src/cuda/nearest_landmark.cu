@@ -8,7 +8,7 @@
 // mean and s a power of two, all of them when they fit, else in parts that the block passes
 // through shared memory once per batch (every other batch backwards, so that it starts with the
 // part left there).
-// On compute capability 9.0 with sm_90a code and from 512 landmarks (nearestUsesWarpgroupProducts)
+// On compute capability 9.0 with sm_90a code and from 256 landmarks (nearestUsesWarpgroupProducts)
 // the four warps of a warpgroup issue the same products together by warpgroup MMA
 // (warpgroup_mma.cuh): the tensor cores read the part's high and low parts from shared memory,
 // asynchronously, while the warps compare the step before; the values are the m16n8k16
@@ -141,10 +141,11 @@ constexpr bool kWarpgroupBuilt = false;
 constexpr int kWarpgroupChunk = 8;
 // Landmarks from which the products are the warpgroup's by default. On the H200 over 10^8 cells
 // (every cell searched) a step took 10 % less at g 1024 (k-means 60.1-60.3 ms against 66.7,
-// batch SOM 59.4-59.5 against 65.9-66.3); at g 256 the batch SOM's 4 % less and k-means' 2 %
-// more: the warps of a warpgroup wait for each other at its products, where the cells'
-// candidates vary most.
-constexpr int kWarpgroupFromLandmarks = 512;
+// batch SOM 59.4-59.5 against 65.9-66.3), 6 % less at g 384 and 1-2 % less at g 256 (k-means
+// 25.1 against 25.7, batch SOM 23.7 against 24.0). At g 256 k-means was 2 % slower while every
+// cell's candidates were measured: the warps of a warpgroup waited for each other at its
+// products, behind the most uneven candidate loops; a lone candidate now takes none.
+constexpr int kWarpgroupFromLandmarks = 256;
 
 /// Shared-memory layout of one launch, in floats (every offset a multiple of 4): a part of the
 /// landmarks (fragments, norms), the float sums and counts when the pass adds them, then each

@@ -91,7 +91,7 @@ size_t nearestSharedBytes(int stride, int g);
 /// shared memory, so that it adds the sums in the same pass.
 bool nearestFusesSums(int g, int stride);
 /// Whether launchNearestLandmark computes the products of g landmarks by warpgroup MMA here: a
-/// device of compute capability 9.0, a build with sm_90a code, and g from 512 on
+/// device of compute capability 9.0, a build with sm_90a code, and g from 256 on
 /// (SEPAL_NEAREST_WGMMA=1 at any g, =0 never: the m16n8k16 products, for comparisons); the same
 /// winners and values either way.
 bool nearestUsesWarpgroupProducts(int g);

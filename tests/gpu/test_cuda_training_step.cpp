@@ -364,7 +364,7 @@ TEST(CudaNearestStep, SumsInThePassOrAfterItAgree) {
     EXPECT_EQ(automatic.lastKernel(), "nearest");
 }
 
-// Warpgroup MMA (compute capability 9.0, sm_90a code; the default from g 512, asked for here at
+// Warpgroup MMA (compute capability 9.0, sm_90a code; the default from g 256, asked for here at
 // every g) gives the m16n8k16 products' values bit
 // for bit, so both paths give the same winners and leave the same cells to the exact scan, on
 // k-means centroids crowding their clusters: g 100 and 300 (pipelines of two steps after or
