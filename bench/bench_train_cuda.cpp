@@ -50,7 +50,7 @@ struct TrainOptions {
     int steps = 20;
     std::vector<std::string> knns{"auto"};
     std::vector<std::string> sums{"sorted"};  // the sums passes, each run in turn
-    bool inertia = false;    // measure the kept cells' distances (the trainers do not)
+    bool inertia = false;    // measure the distances left to the sums (the trainers do not)
     size_t sliceFrames = 0;  // batch-som-app: project a 1/sliceFrames slice after each epoch
     std::string sliceKernel = "auto";  // the projection kernel of those slices
 };
@@ -137,7 +137,7 @@ void runResident(const TrainOptions& o, cuda::TrainingStep& gpu, const std::vect
         j["first_step_ms"] = msSince(t0);
         // Read after the first step, which grows the step's buffers for this g.
         j["device_used_mb"] = freeBeforeMb - freeDeviceMb();
-        std::vector<double> wall, assign, scan, accumulate, smooth, inertia, scans, kept;
+        std::vector<double> wall, assign, scan, accumulate, smooth, inertia, scans, lone, kept;
         for (int s = 0; s < o.steps; ++s) {
             t0 = std::chrono::steady_clock::now();
             const cuda::StepResult r = once();
@@ -149,6 +149,7 @@ void runResident(const TrainOptions& o, cuda::TrainingStep& gpu, const std::vect
             smooth.push_back(t.smoothMs);
             inertia.push_back(r.inertia);
             scans.push_back(double(gpu.lastExactScans()));
+            lone.push_back(double(gpu.lastLoneCells()));
             kept.push_back(double(gpu.lastKeptCells()));
         }
         const double ms = median(wall);
@@ -170,6 +171,8 @@ void runResident(const TrainOptions& o, cuda::TrainingStep& gpu, const std::vect
                                                                              : "m16n8k16";
         j["sums_in"] = gpu.lastSumMode();
         j["exact_scans"] = median(scans);  // cells the nearest kernel scanned exactly
+        // Cells whose lone candidate the nearest kernel took without measuring its distance.
+        j["lone_cells"] = median(lone);
         // Cells whose bounds kept their landmark without a search (SEPAL_TRAIN_BOUNDS=0: none),
         // per timed step.
         j["kept_cells"] = kept;

@@ -11,9 +11,10 @@
 // dimension t, t + 32, ...: conflict-free shared atomics), or 32 / stride points at a time for
 // narrower rows; it loads several points before adding them, to keep loads in flight.
 // When the sums do not fit in the device's opt-in shared memory, the same loop adds straight to
-// the global sums with double atomics (correct, slower). Points the training step's bounds kept
-// (a negative distance, with args.landmarks) have their distances measured from their rows, in
-// an instantiation of their own.
+// the global sums with double atomics (correct, slower). Points whose distance the training step
+// left unmeasured (a negative distance: its bounds kept them, or the nearest pass took their lone
+// candidate; with args.landmarks) have their distances measured from their rows, in an
+// instantiation of their own.
 // Limits: g < 2^31 / stride; strides 4 to 128 are compiled as constants, wider ones at run time.
 
 #include <cstdint>
@@ -51,7 +52,7 @@ __device__ __forceinline__ void addValue(const LandmarkSumArgs& a, float* rows, 
         atomicAdd(a.sums + size_t(b) * a.d + t, double(v));
 }
 
-/// The squared distance of a point that the training step's bounds kept (dist negative) to its
+/// The squared distance of a point whose distance the training step left (dist negative) to its
 /// landmark b, summed over the lanes that hold its values; dist itself for any other point. All
 /// lanes of the warp call it together.
 template <int STRIDE>

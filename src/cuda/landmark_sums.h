@@ -20,7 +20,8 @@ struct LandmarkSumArgs {
     /// (a non-finite coordinate, or an index >= g from a search whose distances overflowed).
     uint32_t* assign = nullptr;
     /// n: squared distance to the nearest landmark; negative where the training step's bounds
-    /// kept the landmark without measuring it (then `landmarks` must be set).
+    /// kept the landmark, or the nearest pass took a lone candidate, without measuring it (then
+    /// `landmarks` must be set for the inertia).
     const float* dist = nullptr;
     /// g x stride, may be null: the landmarks, for the distances the passes measure themselves
     /// (a negative dist; in the sorted sums' tree order, not the CPU's dimension order).

@@ -36,8 +36,9 @@
 // has v <= T. When no group's second value is <= T, the candidates are the groups' smallest
 // values <= T (usually one or two); their exact distances decide, in the CPU's arithmetic (a lone
 // candidate wins without one unless args.winnerDistances: its distance is then -1, for the sums
-// pass to measure, and its upper bound v1 + |x - m|^2 plus the slack the lower bound takes; the
-// gather of its row was the pass's one read from beyond the tile, from L2 at g = 1024). A
+// pass to measure, and its upper bound v1 + |x - m|^2 plus the slack the lower bound takes, which
+// must stay below FLT_MAX, where a measured distance could overflow and skip the cell; the gather
+// of its row was the pass's one read from beyond the tile, from L2 at g = 1024). A
 // group whose second value is <= T is ambiguous (another of its landmarks may win): the pass
 // decides the other groups' candidates and marks the cell with its ambiguous groups and that
 // best, and a second kernel scans exactly every landmark of those groups only (an eighth of
@@ -144,7 +145,9 @@ constexpr int kWarpgroupChunk = 8;
 // batch SOM 59.4-59.5 against 65.9-66.3), 6 % less at g 384 and 1-2 % less at g 256 (k-means
 // 25.1 against 25.7, batch SOM 23.7 against 24.0). At g 256 k-means was 2 % slower while every
 // cell's candidates were measured: the warps of a warpgroup waited for each other at its
-// products, behind the most uneven candidate loops; a lone candidate now takes none.
+// products, behind the most uneven candidate loops; a lone candidate now takes none (with the
+// sums in the pass or SEPAL_NEAREST_WINNER_DISTANCES=1 every candidate is measured again, and
+// the warpgroup at g 256 may lose those 2 %: not the defaults).
 constexpr int kWarpgroupFromLandmarks = 256;
 
 /// Shared-memory layout of one launch, in floats (every offset a multiple of 4): a part of the
@@ -358,7 +361,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (kAhead) fetch(size_t(blockIdx.x) * kWarps, ahead);
 
     double inertia = 0;
-    unsigned long long skipped = 0, scans = 0;
+    unsigned long long skipped = 0, scans = 0, lone = 0;
     int sinceFlush = 0, iteration = 0;
     const size_t tiles = (a.n + 31) / 32;
     for (size_t batch = size_t(blockIdx.x) * kWarps; batch < tiles;
@@ -609,9 +612,15 @@ __global__ void __launch_bounds__(kThreads, 1)
         int winner = INT_MAX;
         candidates &= ~ambiguous;
         // One candidate in a settled cell is its winner; where no distance is asked of the pass
-        // it is left to the sums pass (-1), and the upper bound comes from the values.
+        // it is left to the sums pass (-1). Its exact distance is at most its value (v1, the
+        // smallest) and |x - m|^2 plus the slack the lower bound below takes off, the upper
+        // bound written for the step bounds; a cell whose bound is not below FLT_MAX is
+        // measured, for an overflowing distance skips it.
+        const float loneUpper =
+            ((r2 + v1) + (2.0f * (limit - v1) + (PACKED ? 2.0f * rho * fabsf(v1) : 0.0f))) *
+            (1.0f + 0x1p-20f);
         const bool alone = !FUSED && !a.winnerDistances && settled && !bad && candidates != 0 &&
-                           (candidates & (candidates - 1)) == 0;
+                           (candidates & (candidates - 1)) == 0 && loneUpper < FLT_MAX;
         if (active && alone) {
             const int k = __ffs(candidates) - 1;
             winner = PACKED ? int(8 * (__float_as_uint(mine[k]) & indexMask)) + k
@@ -647,6 +656,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             a.assign[cell] = assigned;
             a.dist[cell] = assigned < uint32_t(a.g) || groupScan ? best : 0.0f;
             scans += assigned == kNeedsScan || groupScan;
+            lone += alone;
             if (a.lower) {
                 // Every other landmark's value is at least vLow: a group's smallest, or its
                 // second (the winner's group); D_j >= v_j + |x - m|^2 - E. The slack takes the
@@ -666,14 +676,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                     // Its twins, which the products never pass, lie exactly as far.
                     if (L.twinned && L.twinned[winner]) lowerSquared = 0.0f;
                 }
-                // A lone candidate's exact distance, not measured, is at most its value's
-                // (v1, the smallest) plus the slack the lower bound takes off.
-                const float upperSquared =
-                    !alone ? (best < FLT_MAX ? best : 0.0f)
-                           : fminf(((r2 + v1) + (2.0f * (limit - v1) +
-                                                 (PACKED ? 2.0f * rho * fabsf(v1) : 0.0f))) *
-                                       (1.0f + 0x1p-20f),
-                                   FLT_MAX);
+                const float upperSquared = alone ? loneUpper : best < FLT_MAX ? best : 0.0f;
                 a.lower[cell] = cell_bounds::lowerOf(lowerSquared);
                 a.upper[cell] = cell_bounds::upperOf(upperSquared);
             }
@@ -718,11 +721,13 @@ __global__ void __launch_bounds__(kThreads, 1)
         inertia += __shfl_down_sync(0xffffffffu, inertia, o);
         skipped += __shfl_down_sync(0xffffffffu, skipped, o);
         scans += __shfl_down_sync(0xffffffffu, scans, o);
+        lone += __shfl_down_sync(0xffffffffu, lone, o);
     }
     if (lane == 0) {
         if (FUSED && inertia != 0.0) atomicAdd(a.inertia, inertia);
         if (FUSED && skipped != 0) atomicAdd(a.skipped, skipped);
         if (a.scans && scans != 0) atomicAdd(a.scans, scans);
+        if (a.lone && lone != 0) atomicAdd(a.lone, lone);
     }
 #endif
 }

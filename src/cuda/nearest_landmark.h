@@ -56,11 +56,12 @@ struct NearestArgs {
     /// n: each cell's nearest landmark, the lower index on ties; kSkippedPoint for a cell with a
     /// non-finite coordinate or no squared distance below FLT_MAX.
     uint32_t* assign = nullptr;
-    float* dist = nullptr;  ///< n: the squared distance to it (0 when skipped)
+    /// n: the squared distance to it (0 when skipped; -1 for a lone candidate's, below).
+    float* dist = nullptr;
     /// False: a settled cell whose products left one candidate gets -1 for its distance (its
     /// winner needs none; the sums pass measures it as it does a kept cell's), unless the pass
-    /// adds the sums or writes bounds. The gather of that landmark's row was a cell's only read
-    /// outside its own tile, from L2 where the part fills shared memory.
+    /// adds the sums. The gather of that landmark's row was a cell's only read outside its own
+    /// tile, from L2 where the part fills shared memory.
     bool winnerDistances = true;
     /// With sums set the pass also adds every cell to its landmark's sums, which must be zero
     /// before the launch and the device must allow it (nearestFusesSums); null: assign and dist
@@ -72,6 +73,8 @@ struct NearestArgs {
     /// [0] += cells whose candidates the products did not settle (the landmarks of some groups,
     /// or all of them, scanned exactly); may be null.
     unsigned long long* scans = nullptr;
+    /// [0] += cells whose lone candidate won without its distance (dist -1); may be null.
+    unsigned long long* lone = nullptr;
     /// n, may be null (with upper): a lower bound on the distance (not squared) from each cell
     /// to every landmark other than its nearest, for the training step's bounds (step_bounds.h);
     /// 0 where the pass leaves the cell to the scan or its nearest has an equal landmark

@@ -17,9 +17,9 @@
 //      rows in registers and adds them to the shared sums whenever the landmark changes.
 // After a span, the shared sums go to the global double sums (one atomic per landmark with
 // points and dimension), as in landmark_sums.cu. Rows with a non-finite value are skipped and
-// marked, and add nothing (as there). Points the training step's bounds kept (a negative
-// distance, with args.landmarks) are marked in phase 1 and their distances measured in phase 3
-// from the rows it reads, in an instantiation of their own.
+// marked, and add nothing (as there). Points whose distance the training step left unmeasured (a
+// negative distance, as landmark_sums.cu says; with args.landmarks) are marked in phase 1 and
+// their distances measured in phase 3 from the rows it reads, in an instantiation of their own.
 // Limits: stride 32, 64 or 128; g < 2^18; g x (stride + 2) floats and the batch's entries in
 // the device's opt-in shared memory (sortedSumsFit).
 
@@ -137,7 +137,7 @@ __device__ void addBatch(const LandmarkSumArgs& a, float* rows, unsigned* counts
                 ++skipped;
             }
         }
-        // The points the training step's bounds kept (dist negative), one bit each, for phase
+        // The points left unmeasured (dist negative), one bit each, for phase
         // 3, which measures their distances from the rows it reads (a warp's 32 points are
         // consecutive: one word a warp and round, every word of the batch written).
         if (MEASURE) {

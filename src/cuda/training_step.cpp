@@ -137,15 +137,16 @@ struct TrainingStep::State {
     DeviceBuffer<double> denominators;         // g
     DeviceBuffer<double> inertia;              // 1
     DeviceBuffer<unsigned long long> skipped;  // 1
-    DeviceBuffer<unsigned long long> scans;    // 1: cells the nearest kernel scanned exactly
-    DeviceBuffer<float> weights;               // g x g: the batch SOM's neighbourhood
+    // 2: cells the nearest kernel scanned exactly, cells whose lone candidate it left unmeasured
+    DeviceBuffer<unsigned long long> scans;
+    DeviceBuffer<float> weights;  // g x g: the batch SOM's neighbourhood
     // The bounds (step_bounds.h), allocated at the first step that uses them.
     DeviceBuffer<float> upper, lower;         // n
     DeviceBuffer<uint32_t> list;              // n: the cells to search again
     DeviceBuffer<float> moves;                // g
     DeviceBuffer<unsigned long long> listed;  // 2: cells listed, cells kept
     bool boundsOff = false;        // the bounds' buffers did not fit: every cell every step
-    bool measureInertia = true;    // the kept cells' distances measured in the sums pass
+    bool measureInertia = true;    // the distances left to the sums pass measured there
     bool boundsValid = false;      // upper and lower hold for the last step's landmarks
     std::vector<float> lastGiven;  // g x d: the nearest kernel's last step's landmarks
     size_t lastKept = 0;
@@ -163,6 +164,7 @@ struct TrainingStep::State {
     std::string lastKernel = "none";
     std::string lastSumMode = "shared";
     size_t lastScans = 0;
+    size_t lastLone = 0;
 };
 
 namespace {
@@ -252,7 +254,7 @@ TrainingStep::TrainingStep(const float* points, size_t n, size_t d, const std::s
     s.dist.reserve(std::max<size_t>(n, 1));
     s.inertia.reserve(1);
     s.skipped.reserve(1);
-    s.scans.reserve(1);
+    s.scans.reserve(2);
     if (n == 0) return;
     if (size_t(s.stride) == d) {
         SEPAL_CUDA_CHECK(
@@ -332,7 +334,7 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
     SEPAL_CUDA_CHECK(cudaMemsetAsync(s.counts.get(), 0, g * sizeof(unsigned long long), nullptr));
     SEPAL_CUDA_CHECK(cudaMemsetAsync(s.inertia.get(), 0, sizeof(double), nullptr));
     SEPAL_CUDA_CHECK(cudaMemsetAsync(s.skipped.get(), 0, sizeof(unsigned long long), nullptr));
-    SEPAL_CUDA_CHECK(cudaMemsetAsync(s.scans.get(), 0, sizeof(unsigned long long), nullptr));
+    SEPAL_CUDA_CHECK(cudaMemsetAsync(s.scans.get(), 0, 2 * sizeof(unsigned long long), nullptr));
 
     ProjectionArgs a;
     a.points = s.points.get();
@@ -377,7 +379,7 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
     s.lastKept = 0;
     s.start.record();
     size_t listed = s.n;      // the cells searched
-    bool unmeasured = false;  // some cells' distances are left to the sums pass
+    bool leftToSums = false;  // some cells' distances may be left to the sums pass
     const bool tried = keep;
     if (keep) {
         listed = listCellsToSearch(s, g, moves);
@@ -400,9 +402,10 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
             na.skipped = s.skipped.get();
         }
         na.scans = s.scans.get();
+        na.lone = s.scans.get() + 1;
         na.winnerDistances = winnerDistancesWanted();
-        // Cells whose distance the pass leaves to the sums pass (-1), as the kept ones.
-        unmeasured = !na.winnerDistances && !fused;
+        // The pass may leave cells' distances to the sums pass (-1), as the bounds do.
+        leftToSums = !na.winnerDistances && !fused;
         if (keep) {
             // Only the listed cells, read where they are.
             na.cells = s.list.get();
@@ -443,8 +446,8 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
     // The kept cells' distances, and those the nearest pass left, are measured by the sums
     // pass, from the rows it reads anyway (without them, the pass leaves those cells out of the
     // inertia).
-    unmeasured = unmeasured || (keep && s.lastKept > 0);
-    if (unmeasured && s.measureInertia) sa.landmarks = s.padded.get();
+    leftToSums = leftToSums || (keep && s.lastKept > 0);
+    if (leftToSums && s.measureInertia) sa.landmarks = s.padded.get();
     if (fused) {
         s.lastSumMode = "fused";
     } else if (sortedSumsWanted() && sortedSumsFit(int(g), s.stride)) {
@@ -477,13 +480,16 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
                                 cudaMemcpyDeviceToHost));
     SEPAL_CUDA_CHECK(
         cudaMemcpy(&r.inertia, s.inertia.get(), sizeof(double), cudaMemcpyDeviceToHost));
-    if (unmeasured && !s.measureInertia) r.inertia = std::numeric_limits<double>::quiet_NaN();
     SEPAL_CUDA_CHECK(
         cudaMemcpy(&skipped, s.skipped.get(), sizeof(skipped), cudaMemcpyDeviceToHost));
     r.skipped = size_t(skipped);
-    unsigned long long scans = 0;
-    SEPAL_CUDA_CHECK(cudaMemcpy(&scans, s.scans.get(), sizeof(scans), cudaMemcpyDeviceToHost));
-    s.lastScans = size_t(scans);
+    unsigned long long scans[2] = {0, 0};
+    SEPAL_CUDA_CHECK(cudaMemcpy(scans, s.scans.get(), sizeof(scans), cudaMemcpyDeviceToHost));
+    s.lastScans = size_t(scans[0]);
+    s.lastLone = size_t(scans[1]);
+    // Unmeasured distances leave the inertia short: none rather than a wrong one.
+    if (!s.measureInertia && ((keep && s.lastKept > 0) || s.lastLone > 0))
+        r.inertia = std::numeric_limits<double>::quiet_NaN();
     if (s.lastKernel == "nearest") s.lastGiven.assign(landmarks, landmarks + gd);
     s.boundsValid = bounded;
     if (tried) s.failedMove = s.lastKept * 16 < s.n ? moves.largest : INFINITY;
@@ -538,6 +544,10 @@ std::string TrainingStep::lastSumMode() const {
 
 size_t TrainingStep::lastExactScans() const {
     return m_state->lastScans;
+}
+
+size_t TrainingStep::lastLoneCells() const {
+    return m_state->lastLone;
 }
 
 void TrainingStep::measureInertia(bool on) {

@@ -121,6 +121,10 @@ class TrainingStep {
     /// settle, so that landmarks were scanned exactly for them: those of the unsettled groups,
     /// or all of them (0 for the other kernels).
     size_t lastExactScans() const;
+    /// Points of the last step whose nearest landmark the nearest kernel's products settled with
+    /// one candidate, which it took without measuring its distance (0 for the other kernels,
+    /// the sums in the pass and SEPAL_NEAREST_WINNER_DISTANCES=1).
+    size_t lastLoneCells() const;
     /// Cells of the last step whose bounds kept their landmark without a search (0 for a step
     /// whose landmarks moved too far, or g changed, and for kernels other than "nearest").
     size_t lastKeptCells() const;

@@ -6,7 +6,7 @@
 // a kept cell's landmark is the one an exact search would find, ties to the lower index included:
 // - a search stores upper = sqrt(D) (1 + 2^-16) + tiny and lower = sqrt(B) (1 - 2^-16) - tiny,
 //   D the exact squared distance in the CPU's arithmetic (within (d + 3) 2^-24 of the real one
-//   relative, d <= 64) and B a lower bound on every other landmark's D;
+//   relative, d <= 64), or an upper bound on it, and B a lower bound on every other landmark's D;
 // - a step grows upper by the landmark's own move and shrinks lower by the largest move of the
 //   others, each result taken 2^-20 outwards (a float addition rounds by 2^-24 of its result;
 //   the subtraction is exact where the two are within a factor of 2, Sterbenz);

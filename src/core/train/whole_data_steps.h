@@ -18,7 +18,8 @@ struct WholeDataResult {
     /// no weight keeps its place.
     std::vector<float> landmarks;
     /// Sum of squared distances to the nearest landmark, before the move; NaN where the steps do
-    /// not measure it (the CUDA steps leave out the cells whose bounds kept their landmark).
+    /// not measure it (the CUDA steps leave out the cells whose bounds kept their landmark and
+    /// those whose lone candidate the nearest pass took unmeasured).
     double inertia = 0;
     size_t skipped = 0;  ///< cells left out for a non-finite coordinate
 };
