@@ -118,7 +118,7 @@ __device__ void addChunk(const LandmarkSumArgs& a, float* rows, unsigned* counts
     const unsigned group =
         S::lanes == 32 ? 0xffffffffu : ((1u << S::lanes) - 1u) << (sub * S::lanes);
     const size_t step = size_t(warps) * S::points;
-    // Fewer points in flight where the kept points' distances take registers (they spilled).
+    // Fewer points in flight where the distances measured here take registers (they spilled).
     constexpr int kUnroll = MEASURE && S::unroll > 2 ? S::unroll / 2 : S::unroll;
     for (size_t p0 = begin + size_t(warp) * S::points; p0 < end; p0 += kUnroll * step) {
         float v[kUnroll][S::values];
@@ -164,7 +164,7 @@ __device__ void addChunkWide(const LandmarkSumArgs& a, float* rows, unsigned* co
         }
         for (int t = lane; t < a.d; t += 32) addValue<SHARED>(a, rows, a.stride, b, t, x[t]);
         float dist = a.dist[p];
-        if (MEASURE && dist < 0.0f) {  // kept by the bounds: measured here
+        if (MEASURE && dist < 0.0f) {  // left unmeasured by the step: measured here
             float part = 0.0f;
             for (int t = lane; t < a.d; t += 32) {
                 const float e = x[t] - a.landmarks[size_t(b) * a.stride + t];
@@ -236,7 +236,7 @@ template <bool SHARED>
 void launchForStride(const LandmarkSumArgs& a, cudaStream_t stream) {
     bool done = false;
     detail::withStride<4, 8, 16, 32, 64, 128>(a.stride, [&](auto s) {
-        // The kept points' distances in an instantiation of their own: with the measurement in
+        // The distances measured here in an instantiation of their own: with the measurement in
         // every instantiation, the 64 registers a thread has spilled in the plain passes too.
         if (a.landmarks)
             launchSums<decltype(s)::value, SHARED, true>(a, stream);

@@ -60,8 +60,9 @@ struct NearestArgs {
     float* dist = nullptr;
     /// False: a settled cell whose products left one candidate gets -1 for its distance (its
     /// winner needs none; the sums pass measures it as it does a kept cell's), unless the pass
-    /// adds the sums. The gather of that landmark's row was a cell's only read outside its own
-    /// tile, from L2 where the part fills shared memory.
+    /// adds the sums or the bound from its value is not below FLT_MAX (a distance that
+    /// overflows skips the cell). The gather of that landmark's row was a cell's only read
+    /// outside its own tile, from L2 where the part fills shared memory.
     bool winnerDistances = true;
     /// With sums set the pass also adds every cell to its landmark's sums, which must be zero
     /// before the launch and the device must allow it (nearestFusesSums); null: assign and dist

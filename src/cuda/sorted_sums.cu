@@ -105,7 +105,7 @@ __device__ void addBatch(const LandmarkSumArgs& a, float* rows, unsigned* counts
                          size_t end, double& inertia, unsigned long long& skipped) {
     constexpr int kLanesPerRow = STRIDE / 4;     // a float4 each
     constexpr int kStreams = 32 / kLanesPerRow;  // rows one load of the warp takes
-    // Loads a lane issues before adding (64 registers; the kept points' distances take the
+    // Loads a lane issues before adding (64 registers; the distances measured here take the
     // registers of one).
     constexpr int kRowsInFlight = MEASURE ? 2 : 3;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -313,7 +313,7 @@ void launchSortedLandmarkSums(const LandmarkSumArgs& a, cudaStream_t stream, int
         throw InputError("the sorted sums cannot take g = " + std::to_string(a.g) +
                          " landmarks in rows of " + std::to_string(a.stride) + " floats");
     if (a.n == 0) return;
-    // The kept points' distances in an instantiation of their own (its registers spill).
+    // The distances measured here in an instantiation of their own (its registers spill).
     const bool measure = a.landmarks != nullptr;
     if (a.stride == 32)
         measure ? launchSorted<32, true>(a, stream, blocks)
