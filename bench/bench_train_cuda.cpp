@@ -268,7 +268,8 @@ void runAppBatchSom(const TrainOptions& o, const std::vector<float>& x, size_t g
         BatchSomTrainer trainer(p, *search);
         trainer.useWholeData(steps.get());
         std::vector<double> wall, device, scanMs, radius;
-        std::vector<size_t> scans, kept, distinct;
+        std::vector<size_t> scans, kept, lone, distinct;
+        size_t nearestSteps = 0;
         std::unique_ptr<SliceProjection> slice;
         if (o.sliceFrames > 0) {
             slice = std::make_unique<SliceProjection>(x, o.n, o.d, o.sliceFrames, o.sliceKernel);
@@ -286,6 +287,8 @@ void runAppBatchSom(const TrainOptions& o, const std::vector<float>& x, size_t g
             scanMs.push_back(f.exactScanMs);
             scans.push_back(f.exactScans);
             kept.push_back(f.keptCells);
+            lone.push_back(f.loneCells);
+            nearestSteps += f.nearestSteps;
             distinct.push_back(distinctLandmarks(model));
             if (slice) slice->project(model, j);
         }
@@ -294,10 +297,16 @@ void runAppBatchSom(const TrainOptions& o, const std::vector<float>& x, size_t g
         j["step_ms"] = wall;
         j["device_ms"] = device;
         j["exact_scan_ms"] = scanMs;
-        j["nearest_products"] =
+        // The nearest pass's products where every epoch's search was that pass ("none" where no
+        // epoch's was, "mixed" where some were).
+        const char* products =
             cuda::nearestUsesWarpgroupProducts(int(g)) ? "warpgroup" : "m16n8k16";
+        j["nearest_products"] = nearestSteps == 0                 ? "none"
+                                : nearestSteps == size_t(o.steps) ? products
+                                                                  : "mixed";
         j["exact_scans"] = scans;
         j["kept_cells"] = kept;
+        j["lone_cells"] = lone;
         j["radius"] = radius;
         j["distinct_landmarks"] = distinct;
         if (slice) j["slice_median_ms"] = median(j["slice_ms"].get<std::vector<double>>());

@@ -387,6 +387,6 @@ for j in rows:
             print(f"{'':28} a step on the device {j['train_step_device_ms']:.2f} ms (exact scan "
                   f"{j['train_exact_scan_device_ms']:.2f}), cells scanned exactly "
                   f"{100 * j['train_exact_scan_share']:.1f} %, kept by the bounds "
-                  f"{100 * j['train_kept_share']:.1f} %")
+                  f"{100 * j['train_kept_share']:.1f} %, lone {100 * j['train_lone_share']:.1f} %")
 PY
 grep -q '"fps"' "$jsonl"

@@ -17,8 +17,8 @@
 namespace sepal::test {
 
 /// The figures each fake step reports besides its cells: 2.5 ms, of it 0.5 ms scanning 3 cells,
-/// 7 cells kept.
-inline const WholeDataFigures kFakeStep{2.5, 0.5, 3, 7, 0, 1};
+/// 7 cells kept, a nearest pass that took 11 cells' lone candidates.
+inline const WholeDataFigures kFakeStep{2.5, 0.5, 3, 7, 0, 1, 1, 11};
 
 /// Every cell in memory, stepped on the CPU.
 class FakeWholeDataSteps final : public WholeDataSteps {

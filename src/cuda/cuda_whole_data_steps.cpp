@@ -54,6 +54,8 @@ class CudaWholeDataSteps final : public WholeDataSteps {
         m_figures.exactScanMs += t.exactScanMs;
         m_figures.exactScans += m_step.lastExactScans();
         m_figures.keptCells += m_step.lastKeptCells();
+        m_figures.nearestSteps += m_step.lastKernel() == "nearest";
+        m_figures.loneCells += m_step.lastLoneCells();
         m_figures.cells += m_step.count();
         ++m_figures.steps;
     }

@@ -170,12 +170,14 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         {"training_splat_device_median_ms", summarise(m_trainingSplatDeviceMs).median},
         {"training_projected_median", summarise(m_trainingProjected).median},
         // The whole-data steps on the device (-1: none measured): a step's device time, and the
-        // shares of the cells its exact scan searched and its bounds kept.
+        // shares of the cells its exact scan searched, its bounds kept and its nearest pass took
+        // with one candidate, unmeasured.
         {"train_device_steps", m_trainDevice.steps},
         {"train_step_device_ms", perStep(m_trainDevice.deviceMs)},
         {"train_exact_scan_device_ms", perStep(m_trainDevice.exactScanMs)},
         {"train_exact_scan_share", perCell(double(m_trainDevice.exactScans))},
         {"train_kept_share", perCell(double(m_trainDevice.keptCells))},
+        {"train_lone_share", perCell(double(m_trainDevice.loneCells))},
         {"points", st.data.events()},
         {"landmarks", st.model.count()},
         {"dims", st.data.points.cols},

@@ -1131,12 +1131,13 @@ def test_bench_frames(out):
         # No device stepped or projected: no device figures.
         check(j["train_device_steps"] == 0 and j["train_step_device_ms"] == -1 and
               j["train_exact_scan_share"] == -1 and j["train_kept_share"] == -1 and
-              j["training_projected_median"] == 0 and
+              j["train_lone_share"] == -1 and j["training_projected_median"] == 0 and
               j["training_project_device_median_ms"] == 0,
               f"device figures on the CPU: {j}")
     else:
         check(j["train_device_steps"] > 0 and j["train_step_device_ms"] > 0 and
-              0 <= j["train_exact_scan_share"] <= 1 and 0 <= j["train_kept_share"] <= 1,
+              0 <= j["train_exact_scan_share"] <= 1 and 0 <= j["train_kept_share"] <= 1 and
+              0 <= j["train_lone_share"] <= 1,
               f"the device's steps without figures: {j}")
     drag = bench_line(["--bench-frames", "20"], out)
     check(drag["mode"] == "drag" and drag["training_frames"] == 0 and drag["runs_ended"] == 0 and

@@ -142,6 +142,8 @@ TEST(WholeDataTraining, EachFramesStepsFiguresReachItsStats) {
         EXPECT_DOUBLE_EQ(f.exactScanMs, test::kFakeStep.exactScanMs);
         EXPECT_EQ(f.exactScans, test::kFakeStep.exactScans);
         EXPECT_EQ(f.keptCells, test::kFakeStep.keptCells);
+        EXPECT_EQ(f.nearestSteps, 1u);
+        EXPECT_EQ(f.loneCells, test::kFakeStep.loneCells);
     }
     EXPECT_EQ(built[0]->lloydCalls, 3u);
     // Paused after a training frame: the next frame trains nothing and says so.

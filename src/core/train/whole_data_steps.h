@@ -33,6 +33,9 @@ struct WholeDataFigures {
     size_t keptCells = 0;    ///< cells whose bounds kept their landmark without a search
     size_t cells = 0;        ///< cells the steps ran over (each step's, summed)
     size_t steps = 0;        ///< steps summed here
+    /// Steps whose search was a nearest-landmark pass (the CUDA step's; others took a k-NN).
+    size_t nearestSteps = 0;
+    size_t loneCells = 0;  ///< cells that pass settled with one candidate, left unmeasured
 
     /// Adds another step's (or steps') figures.
     WholeDataFigures& operator+=(const WholeDataFigures& o) {
@@ -42,14 +45,21 @@ struct WholeDataFigures {
         keptCells += o.keptCells;
         cells += o.cells;
         steps += o.steps;
+        nearestSteps += o.nearestSteps;
+        loneCells += o.loneCells;
         return *this;
     }
     /// The figures of the steps since `earlier`, an earlier total of the same steps.
     WholeDataFigures since(const WholeDataFigures& earlier) const {
         assert(earlier.steps <= steps && earlier.cells <= cells);  // not other steps' figures
-        return {deviceMs - earlier.deviceMs,     exactScanMs - earlier.exactScanMs,
-                exactScans - earlier.exactScans, keptCells - earlier.keptCells,
-                cells - earlier.cells,           steps - earlier.steps};
+        return {deviceMs - earlier.deviceMs,
+                exactScanMs - earlier.exactScanMs,
+                exactScans - earlier.exactScans,
+                keptCells - earlier.keptCells,
+                cells - earlier.cells,
+                steps - earlier.steps,
+                nearestSteps - earlier.nearestSteps,
+                loneCells - earlier.loneCells};
     }
 };
 
