@@ -186,10 +186,7 @@ void DataPanel::draw(UiContext& ctx) {
                         "state: a function marker (what it is doing), for colour, heatmap and "
                         "statistics; none: not a marker");
             } else {
-                // The role's key as words ("linear twin", not the state's "linear_twin").
-                std::string words = roleKey(role);
-                std::replace(words.begin(), words.end(), '_', ' ');
-                ImGui::TextDisabled("%s", words.c_str());
+                ImGui::TextDisabled("%s", roleLabel(role).c_str());
                 if (ImGui::IsItemHovered())
                     ImGui::SetTooltip("Left out by default: %s", roleReason(role));
             }

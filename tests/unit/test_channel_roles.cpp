@@ -174,6 +174,8 @@ TEST(ChannelRoles, ACoultersLinearTwinsAndACyFlowsDoubletSignalAreLeftOut) {
     EXPECT_EQ(channelRole(helios, 2), ChannelRole::Gaussian);
     EXPECT_STREQ(roleKey(ChannelRole::Doublets), "doublet");
     EXPECT_STREQ(roleKey(ChannelRole::LinearTwin), "linear_twin");
+    EXPECT_EQ(roleLabel(ChannelRole::LinearTwin), "linear twin");
+    EXPECT_EQ(roleLabel(ChannelRole::EventLength), "event length");
     EXPECT_TRUE(linearByDefault(ChannelRole::LinearTwin));
     EXPECT_TRUE(linearByDefault(ChannelRole::Doublets));
     EXPECT_TRUE(linearByDefault(ChannelRole::Scatter));

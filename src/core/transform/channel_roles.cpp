@@ -340,6 +340,12 @@ const char* roleKey(ChannelRole role) {
     return namesOf(role).key;
 }
 
+std::string roleLabel(ChannelRole role) {
+    std::string words = namesOf(role).key;
+    std::replace(words.begin(), words.end(), '_', ' ');
+    return words;
+}
+
 const char* roleReason(ChannelRole role) {
     return namesOf(role).reason;
 }

@@ -66,6 +66,9 @@ std::vector<ChannelRole> channelRoles(const io::Table& table);
 /// A short key for files and JSON: "marker", "dna", "viability", "barcode", "time"...
 const char* roleKey(ChannelRole role);
 
+/// The key as words, for a class column people read: "linear twin", "event length"...
+std::string roleLabel(ChannelRole role);
+
 /// Why a column is (or is not) embedded, for people: "DNA intercalator", "viability"...
 const char* roleReason(ChannelRole role);
 
