@@ -237,6 +237,15 @@ __device__ __forceinline__ void addShared(float* const (&at)[N], const float (&x
         }
 }
 
+/// Stores a float4 to 16-byte aligned shared memory in one instruction (the compiler split the
+/// float4 stores of the staged rows into four).
+__device__ __forceinline__ void storeShared4(float* at, float4 v) {
+    asm volatile(
+        "st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(uint32_t(__cvta_generic_to_shared(at))),
+        "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w)
+        : "memory");
+}
+
 /// Keeps v of landmark j in a group's smallest value (with its landmark) and second smallest.
 __device__ __forceinline__ void keepTwo(float& first, float& second, int& which, float v, int j) {
     second = fminf(second, fmaxf(first, v));
@@ -339,18 +348,27 @@ __global__ void __launch_bounds__(kThreads, 1)
 
     // The rows of the warp's tile of batch b, coalesced (zeros past the last cell): lane l holds
     // float4 (l + 32 i) mod kVec of row (l + 32 i) / kVec in v[i].
+    // (Two loops on the uniform a.cells: one address per element served both, and its index
+    // loads and selects were a tenth of the tile's instructions outside the products.)
     auto fetch = [&](size_t b, float4(&v)[kVec]) {
         const size_t q0 = (b + warp) * 32;
         const size_t have = q0 >= a.n ? 0 : a.n - q0 < 32 ? a.n - q0 : 32;
         const float4* src = reinterpret_cast<const float4*>(a.points);
+        if (a.cells) {
+            // A listed cell's row lies wherever it is; its kVec float4s stay together.
 #pragma unroll
-        for (int i = 0; i < kVec; ++i) {
-            const size_t row = size_t((lane + 32 * i) / kVec);
-            // A listed cell's row (a.cells) lies wherever it is; its kVec float4s stay together.
-            const size_t at = a.cells && row < have ? size_t(a.cells[q0 + row]) * kVec +
-                                                          size_t((lane + 32 * i) % kVec)
-                                                    : q0 * kVec + size_t(lane + 32 * i);
-            v[i] = row < have ? src[at] : make_float4(0, 0, 0, 0);
+            for (int i = 0; i < kVec; ++i) {
+                const size_t row = size_t((lane + 32 * i) / kVec);
+                v[i] = row < have
+                           ? src[size_t(a.cells[q0 + row]) * kVec + size_t((lane + 32 * i) % kVec)]
+                           : make_float4(0, 0, 0, 0);
+            }
+        } else {
+            const float4* tile = src + q0 * kVec + lane;
+#pragma unroll
+            for (int i = 0; i < kVec; ++i)
+                v[i] =
+                    size_t((lane + 32 * i) / kVec) < have ? tile[32 * i] : make_float4(0, 0, 0, 0);
         }
     };
     // Rows of at most 32 floats are fetched a tile ahead, so that their loads run during the
@@ -369,20 +387,23 @@ __global__ void __launch_bounds__(kThreads, 1)
         const size_t p0 = (batch + warp) * 32, p = p0 + lane;
         const bool active = p < a.n;
 
-        // The warp's rows into its scratch, and the next tile's loads started.
+        // The warp's rows into its scratch (the rows fetched ahead first, so that their registers
+        // take the next tile's loads without copies), and the next tile's loads started.
         {
-            float4 v[kVec];
-            if (kAhead) {
+            auto stage = [&](const float4(&v)[kVec]) {
 #pragma unroll
-                for (int i = 0; i < kVec; ++i) v[i] = ahead[i];
+                for (int i = 0; i < kVec; ++i) {
+                    const int e = lane + 32 * i;
+                    storeShared4(rows + (e / kVec) * kLd + 4 * (e % kVec), v[i]);
+                }
+            };
+            if (kAhead) {
+                stage(ahead);
                 fetch(batch + batchStride, ahead);
             } else {
+                float4 v[kVec];
                 fetch(batch, v);
-            }
-#pragma unroll
-            for (int i = 0; i < kVec; ++i) {
-                const int e = lane + 32 * i;
-                *reinterpret_cast<float4*>(rows + (e / kVec) * kLd + 4 * (e % kVec)) = v[i];
+                stage(v);
             }
         }
         __syncwarp();
@@ -632,14 +653,24 @@ __global__ void __launch_bounds__(kThreads, 1)
             for (int c = 0; c < kVec; ++c)
                 x[c] = reinterpret_cast<const float4*>(rows + lane * kLd)[c];
             const float4* landmarkRows = reinterpret_cast<const float4*>(a.landmarks);
-            while (candidates) {
+            auto takeCandidate = [&]() {
                 const int k = __ffs(candidates) - 1;
                 candidates &= candidates - 1;
-                const int j = PACKED ? int(8 * (__float_as_uint(mine[k]) & indexMask)) + k
-                                     : __float_as_int(mine[16 + k]);
-                const float4* row = landmarkRows + size_t(j) * kVec;
-                const float dj = detail::squaredDistance(x, [&](int c) { return __ldg(row + c); });
-                if (dj < best || (dj == best && j < winner)) best = dj, winner = j;
+                return PACKED ? int(8 * (__float_as_uint(mine[k]) & indexMask)) + k
+                              : __float_as_int(mine[16 + k]);
+            };
+            // Two candidates at a time: their rows' loads (from L2 where the fragments fill
+            // shared memory) and their sums' chains overlap. (distance, index) order makes the
+            // winner independent of the order they are measured in.
+            while (candidates) {
+                const int j0 = takeCandidate();
+                const int j1 = candidates ? takeCandidate() : j0;
+                const float4* row0 = landmarkRows + size_t(j0) * kVec;
+                const float4* row1 = landmarkRows + size_t(j1) * kVec;
+                const float d0 = detail::squaredDistance(x, [&](int c) { return __ldg(row0 + c); });
+                const float d1 = detail::squaredDistance(x, [&](int c) { return __ldg(row1 + c); });
+                if (d0 < best || (d0 == best && j0 < winner)) best = d0, winner = j0;
+                if (d1 < best || (d1 == best && j1 < winner)) best = d1, winner = j1;
             }
         }
         uint32_t assigned = kSkippedPoint;  // inactive lanes add nothing
