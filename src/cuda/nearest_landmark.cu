@@ -238,7 +238,8 @@ __device__ __forceinline__ void addShared(float* const (&at)[N], const float (&x
 }
 
 /// Stores a float4 to 16-byte aligned shared memory in one instruction (the compiler split the
-/// float4 stores of the staged rows into four).
+/// float4 stores of the staged rows into four). The "memory" clobber keeps the plain reads of
+/// the rows after it (and the last tile's reads before it), which the asm would not order else.
 __device__ __forceinline__ void storeShared4(float* at, float4 v) {
     asm volatile(
         "st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(uint32_t(__cvta_generic_to_shared(at))),
@@ -348,8 +349,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 
     // The rows of the warp's tile of batch b, coalesced (zeros past the last cell): lane l holds
     // float4 (l + 32 i) mod kVec of row (l + 32 i) / kVec in v[i].
-    // (Two loops on the uniform a.cells: one address per element served both, and its index
-    // loads and selects were a tenth of the tile's instructions outside the products.)
+    // (Two loops on the uniform a.cells: one address per element served both, and the listed
+    // cells' index loads, parameter reloads and selects cost instructions in every tile.)
     auto fetch = [&](size_t b, float4(&v)[kVec]) {
         const size_t q0 = (b + warp) * 32;
         const size_t have = q0 >= a.n ? 0 : a.n - q0 < 32 ? a.n - q0 : 32;
@@ -388,7 +389,8 @@ __global__ void __launch_bounds__(kThreads, 1)
         const bool active = p < a.n;
 
         // The warp's rows into its scratch (the rows fetched ahead first, so that their registers
-        // take the next tile's loads without copies), and the next tile's loads started.
+        // take the next tile's loads without copies; the stores' clobber issues those loads
+        // after the stores), and the next tile's loads started.
         {
             auto stage = [&](const float4(&v)[kVec]) {
 #pragma unroll
@@ -660,8 +662,9 @@ __global__ void __launch_bounds__(kThreads, 1)
                               : __float_as_int(mine[16 + k]);
             };
             // Two candidates at a time: their rows' loads (from L2 where the fragments fill
-            // shared memory) and their sums' chains overlap. (distance, index) order makes the
-            // winner independent of the order they are measured in.
+            // shared memory) and their sums' chains overlap; the updates keep the old order. A
+            // lone last candidate is measured twice (j1 = j0): the second update changes
+            // nothing.
             while (candidates) {
                 const int j0 = takeCandidate();
                 const int j1 = candidates ? takeCandidate() : j0;
