@@ -382,7 +382,8 @@ for j in rows:
         if "training_train_median_ms" in j:
             print(f"{'':28} medians: training {j['training_train_median_ms']:.2f} ms of the work's "
                   f"{j['training_work_median_ms']:.2f}, upload (projection) "
-                  f"{j['training_upload_median_ms']:.2f}, drawing {j['training_draw_median_ms']:.2f}")
+                  f"{j['training_upload_median_ms']:.2f}, drawing {j['training_draw_median_ms']:.2f}"
+                  f" (the swap {j.get('training_swap_median_ms', -1):.2f})")
         if j.get("train_device_steps", 0) > 0:
             print(f"{'':28} a step on the device {j['train_step_device_ms']:.2f} ms (exact scan "
                   f"{j['train_exact_scan_device_ms']:.2f}), cells scanned exactly "

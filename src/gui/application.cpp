@@ -242,8 +242,11 @@ void Application::frame() {
     glViewport(0, 0, fbW, fbH);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     afterDrawing(fbW, fbH);
+    const double swapStart = monotonicSeconds();
     glfwSwapBuffers(m_window);
-    m_cost.drawMs = (monotonicSeconds() - drawStart) * 1000.0;
+    const double drawEnd = monotonicSeconds();
+    m_cost.swapMs = (drawEnd - swapStart) * 1000.0;
+    m_cost.drawMs = (drawEnd - drawStart) * 1000.0;
     m_cost.layerRedrawMs = m_painter->lastRedrawMs();
     m_cost.layerBusy = m_painter->busy();
     m_cost.gpuPartsMs = m_device.partsMs;

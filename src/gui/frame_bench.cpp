@@ -69,6 +69,7 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         m_wholeFrames += !cost.layerBusy;
         m_workMs += cost.workMs;
         m_drawMs += cost.drawMs;
+        m_swapMs += cost.swapMs;
         m_uiMs += cost.uiMs;
         m_uploadMs += cost.uploadMs;
         for (int i = 0; i < 3; ++i) m_gpuPartsMs[i] += cost.gpuPartsMs[i];
@@ -85,6 +86,7 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
                 m_trainingWorkMs.push_back(cost.workMs);
                 m_trainingUploadMs.push_back(cost.uploadMs);
                 m_trainingDrawMs.push_back(cost.drawMs);
+                m_trainingSwapMs.push_back(cost.swapMs);
                 m_trainingProjectDeviceMs.push_back(cost.gpuProjectDeviceMs);
                 m_trainingSplatDeviceMs.push_back(cost.splatDeviceMs);
                 m_trainingProjected.push_back(double(m_gpuLast - gpuBefore));
@@ -164,6 +166,7 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         {"training_work_median_ms", summarise(m_trainingWorkMs).median},
         {"training_upload_median_ms", summarise(m_trainingUploadMs).median},
         {"training_draw_median_ms", summarise(m_trainingDrawMs).median},
+        {"training_swap_median_ms", summarise(m_trainingSwapMs).median},
         // On the device: the frame's projection (a slice of the cells) and splats, and the
         // cells it projected.
         {"training_project_device_median_ms", summarise(m_trainingProjectDeviceMs).median},
@@ -194,6 +197,8 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         {"neighbour_cache_off", ws.stats().cacheRefusal},
         {"work_ms", m_workMs / frames},
         {"draw_ms", m_drawMs / frames},
+        // Of it: the buffers' swap, where the frame goes to the window system (Xvfb's copy).
+        {"swap_ms", m_swapMs / frames},
         {"ui_ms", m_uiMs / frames},
         {"upload_ms", m_uploadMs / frames},
         {"gpu_map_project_unmap_ms",

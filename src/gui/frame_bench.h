@@ -30,6 +30,7 @@ struct FrameCost {
     double frameMs = 0;        ///< the whole frame
     double workMs = 0;         ///< projection and training
     double drawMs = 0;         ///< drawing and swapping
+    double swapMs = 0;         ///< of drawMs, the buffers' swap (the frame to the window system)
     double layerRedrawMs = 0;  ///< the point layer's last complete redraw (0: none yet)
     bool layerBusy = false;    ///< the point layer is still redrawing (the picture not final)
     double uiMs = 0;           ///< events and the panels, before the work
@@ -71,7 +72,8 @@ class FrameBench : public FrameHook {
     int m_frames;
     Mode m_mode;
     bool m_done = false;
-    double m_start = 0, m_workMs = 0, m_drawMs = 0, m_layerMs = 0, m_uiMs = 0, m_uploadMs = 0;
+    double m_start = 0, m_workMs = 0, m_drawMs = 0, m_swapMs = 0, m_layerMs = 0, m_uiMs = 0,
+           m_uploadMs = 0;
     std::array<double, 3> m_gpuPartsMs{};
     double m_gpuDeviceMs = 0, m_splatDeviceMs = 0;  // summed over the drag's frames
     double m_dragEnd = 0, m_dragSeconds = 0;        // when the drag ended (0: still dragging)
@@ -93,8 +95,10 @@ class FrameBench : public FrameHook {
     // bench started another.
     std::vector<double> m_trainingTimes;
     // The same frames' parts (FrameCost): the training work's wall time, the frame's work (the
-    // training's included), the picture's upload (a device's projection included) and drawing.
-    std::vector<double> m_trainingTrainMs, m_trainingWorkMs, m_trainingUploadMs, m_trainingDrawMs;
+    // training's included), the picture's upload (a device's projection included), the drawing
+    // and of it the swap.
+    std::vector<double> m_trainingTrainMs, m_trainingWorkMs, m_trainingUploadMs, m_trainingDrawMs,
+        m_trainingSwapMs;
     // And on the device: the projection's and the splats' times, and the cells projected.
     std::vector<double> m_trainingProjectDeviceMs, m_trainingSplatDeviceMs, m_trainingProjected;
     size_t m_runsEnded = 0;

@@ -1108,7 +1108,7 @@ def test_bench_frames(out):
                               "training_median_ms", "training_p95_ms", "runs_ended",
                               "train_every_cell", "training_train_median_ms",
                               "training_work_median_ms", "training_upload_median_ms",
-                              "training_draw_median_ms")})
+                              "training_draw_median_ms", "training_swap_median_ms")})
     check(j["mode"] == "train" and j["trainer"] == "kmeans", f"the bench ran {j}")
     check(j["frames"] == frames, f"{j['frames']} frames measured, {frames} asked")
     check(j["runs_ended"] >= 1, f"no k-means run of 20,000 cells ended in {frames} frames")
@@ -1139,6 +1139,13 @@ def test_bench_frames(out):
               0 <= j["train_exact_scan_share"] <= 1 and 0 <= j["train_kept_share"] <= 1 and
               0 <= j["train_lone_share"] <= 1,
               f"the device's steps without figures: {j}")
+    # The swap is part of each frame's drawing, so of its mean and of its median (-1, as the
+    # drawing's, without training frames).
+    check(0 <= j["swap_ms"] <= j["draw_ms"], f"the swap {j['swap_ms']} ms of {j['draw_ms']}")
+    check((0 <= j["training_swap_median_ms"] <= j["training_draw_median_ms"])
+          if j["training_frames"] > 0 else j["training_swap_median_ms"] == -1,
+          f"the training frames' swap {j['training_swap_median_ms']} ms of their drawing "
+          f"{j['training_draw_median_ms']}")
     drag = bench_line(["--bench-frames", "20"], out)
     check(drag["mode"] == "drag" and drag["training_frames"] == 0 and drag["runs_ended"] == 0 and
           drag["training_fps"] == -1, f"a drag reports training figures: {drag}")
