@@ -365,11 +365,12 @@ __global__ void __launch_bounds__(kThreads, 1)
                            : make_float4(0, 0, 0, 0);
             }
         } else {
-            const float4* tile = src + q0 * kVec + lane;
+            // An index, not a pointer: past the last cell the tile's start lies beyond the rows.
+            const size_t tile = q0 * kVec + size_t(lane);
 #pragma unroll
             for (int i = 0; i < kVec; ++i)
-                v[i] =
-                    size_t((lane + 32 * i) / kVec) < have ? tile[32 * i] : make_float4(0, 0, 0, 0);
+                v[i] = size_t((lane + 32 * i) / kVec) < have ? src[tile + size_t(32 * i)]
+                                                             : make_float4(0, 0, 0, 0);
         }
     };
     // Rows of at most 32 floats are fetched a tile ahead, so that their loads run during the
