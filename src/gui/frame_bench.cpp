@@ -197,7 +197,8 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         {"neighbour_cache_off", ws.stats().cacheRefusal},
         {"work_ms", m_workMs / frames},
         {"draw_ms", m_drawMs / frames},
-        // Of it: the buffers' swap, where the frame goes to the window system (Xvfb's copy).
+        // Of it: the swap, which finishes the drawing the driver still had queued (Mesa
+        // rasterises there) and hands the frame to the window system (under Xvfb, a copy).
         {"swap_ms", m_swapMs / frames},
         {"ui_ms", m_uiMs / frames},
         {"upload_ms", m_uploadMs / frames},

@@ -30,7 +30,7 @@ struct FrameCost {
     double frameMs = 0;        ///< the whole frame
     double workMs = 0;         ///< projection and training
     double drawMs = 0;         ///< drawing and swapping
-    double swapMs = 0;         ///< of drawMs, the buffers' swap (the frame to the window system)
+    double swapMs = 0;         ///< of drawMs, the swap: queued drawing finished, then handed over
     double layerRedrawMs = 0;  ///< the point layer's last complete redraw (0: none yet)
     bool layerBusy = false;    ///< the point layer is still redrawing (the picture not final)
     double uiMs = 0;           ///< events and the panels, before the work

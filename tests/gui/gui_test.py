@@ -1149,6 +1149,8 @@ def test_bench_frames(out):
     drag = bench_line(["--bench-frames", "20"], out)
     check(drag["mode"] == "drag" and drag["training_frames"] == 0 and drag["runs_ended"] == 0 and
           drag["training_fps"] == -1, f"a drag reports training figures: {drag}")
+    check(0 <= drag["swap_ms"] <= drag["draw_ms"] and drag["training_swap_median_ms"] == -1,
+          f"the drag's swap {drag['swap_ms']} ms of its drawing {drag['draw_ms']}")
 
 
 def main():
