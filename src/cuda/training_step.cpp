@@ -137,9 +137,10 @@ struct TrainingStep::State {
     DeviceBuffer<double> denominators;         // g
     DeviceBuffer<double> inertia;              // 1
     DeviceBuffer<unsigned long long> skipped;  // 1
-    // 2: cells the nearest kernel scanned exactly, cells whose lone candidate it left unmeasured
-    DeviceBuffer<unsigned long long> scans;
-    DeviceBuffer<float> weights;  // g x g: the batch SOM's neighbourhood
+    // The nearest pass's counts: cells it scanned exactly, cells whose lone candidate it left
+    // unmeasured.
+    DeviceBuffer<unsigned long long> passCounts;  // 2
+    DeviceBuffer<float> weights;                  // g x g: the batch SOM's neighbourhood
     // The bounds (step_bounds.h), allocated at the first step that uses them.
     DeviceBuffer<float> upper, lower;         // n
     DeviceBuffer<uint32_t> list;              // n: the cells to search again
@@ -254,7 +255,7 @@ TrainingStep::TrainingStep(const float* points, size_t n, size_t d, const std::s
     s.dist.reserve(std::max<size_t>(n, 1));
     s.inertia.reserve(1);
     s.skipped.reserve(1);
-    s.scans.reserve(2);
+    s.passCounts.reserve(2);
     if (n == 0) return;
     if (size_t(s.stride) == d) {
         SEPAL_CUDA_CHECK(
@@ -334,7 +335,8 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
     SEPAL_CUDA_CHECK(cudaMemsetAsync(s.counts.get(), 0, g * sizeof(unsigned long long), nullptr));
     SEPAL_CUDA_CHECK(cudaMemsetAsync(s.inertia.get(), 0, sizeof(double), nullptr));
     SEPAL_CUDA_CHECK(cudaMemsetAsync(s.skipped.get(), 0, sizeof(unsigned long long), nullptr));
-    SEPAL_CUDA_CHECK(cudaMemsetAsync(s.scans.get(), 0, 2 * sizeof(unsigned long long), nullptr));
+    SEPAL_CUDA_CHECK(
+        cudaMemsetAsync(s.passCounts.get(), 0, 2 * sizeof(unsigned long long), nullptr));
 
     ProjectionArgs a;
     a.points = s.points.get();
@@ -401,8 +403,8 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
             na.inertia = s.inertia.get();
             na.skipped = s.skipped.get();
         }
-        na.scans = s.scans.get();
-        na.lone = s.scans.get() + 1;
+        na.scans = s.passCounts.get();
+        na.lone = s.passCounts.get() + 1;
         na.winnerDistances = winnerDistancesWanted();
         // The pass may leave cells' distances to the sums pass (-1), as the bounds do.
         leftToSums = !na.winnerDistances && !fused;
@@ -483,10 +485,11 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
     SEPAL_CUDA_CHECK(
         cudaMemcpy(&skipped, s.skipped.get(), sizeof(skipped), cudaMemcpyDeviceToHost));
     r.skipped = size_t(skipped);
-    unsigned long long scans[2] = {0, 0};
-    SEPAL_CUDA_CHECK(cudaMemcpy(scans, s.scans.get(), sizeof(scans), cudaMemcpyDeviceToHost));
-    s.lastScans = size_t(scans[0]);
-    s.lastLone = size_t(scans[1]);
+    unsigned long long passCounts[2] = {0, 0};
+    SEPAL_CUDA_CHECK(
+        cudaMemcpy(passCounts, s.passCounts.get(), sizeof(passCounts), cudaMemcpyDeviceToHost));
+    s.lastScans = size_t(passCounts[0]);
+    s.lastLone = size_t(passCounts[1]);
     // Unmeasured distances leave the inertia short: none rather than a wrong one.
     if (!s.measureInertia && ((keep && s.lastKept > 0) || s.lastLone > 0))
         r.inertia = std::numeric_limits<double>::quiet_NaN();
@@ -562,9 +565,9 @@ size_t TrainingStep::deviceBytes() const {
     const State& s = *m_state;
     return bytesOf(s.points) + bytesOf(s.assign) + bytesOf(s.dist) + bytesOf(s.given) +
            bytesOf(s.padded) + bytesOf(s.fresh) + bytesOf(s.sums) + bytesOf(s.counts) +
-           bytesOf(s.denominators) + bytesOf(s.inertia) + bytesOf(s.skipped) + bytesOf(s.scans) +
-           bytesOf(s.weights) + bytesOf(s.upper) + bytesOf(s.lower) + bytesOf(s.list) +
-           bytesOf(s.moves) + bytesOf(s.listed) + s.nearest.deviceBytes();
+           bytesOf(s.denominators) + bytesOf(s.inertia) + bytesOf(s.skipped) +
+           bytesOf(s.passCounts) + bytesOf(s.weights) + bytesOf(s.upper) + bytesOf(s.lower) +
+           bytesOf(s.list) + bytesOf(s.moves) + bytesOf(s.listed) + s.nearest.deviceBytes();
 }
 
 std::vector<float> gaussianNeighbourhood(const float* positions, size_t g, float sigma) {
