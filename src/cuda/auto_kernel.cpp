@@ -18,7 +18,8 @@ namespace {
 /// One measurement at a time in the process, and the classes whose measurement failed.
 struct MeasureGuard {
     std::mutex mutex;
-    std::set<std::string> failed;  ///< device key + class key
+    std::set<std::string> failed;         ///< device key + class key
+    std::set<std::string> failedOnCells;  ///< the same, for the timings on the caller's cells
 };
 
 MeasureGuard& measureGuard() {
@@ -34,41 +35,21 @@ const KernelEntry* candidateNamed(const std::vector<const KernelEntry*>& candida
     return nullptr;
 }
 
-/// `pick` from a kept choice, when it names one of the candidates.
+/// `pick` from a kept choice, when it names one of the candidates; `source` says which kind.
 bool takeKept(const std::optional<KernelChoice>& kept,
-              const std::vector<const KernelEntry*>& candidates, AutoPick& pick) {
+              const std::vector<const KernelEntry*>& candidates, AutoPick& pick,
+              const char* source = "cached") {
     const KernelEntry* e = kept ? candidateNamed(candidates, kept->kernel) : nullptr;
     if (!e) return false;
     pick.kernel = e;
-    pick.how.source = "cached";
+    pick.how.source = source;
     pick.how.timings = kept->timings;
     return true;
 }
 
-}  // namespace
-
-std::string currentDeviceKey() {
-    static std::mutex mutex;
-    static std::map<int, std::string> keys;  // by device ordinal: the properties take a while
-    int device = 0;
-    SEPAL_CUDA_CHECK(cudaGetDevice(&device));
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto k = keys.find(device); k != keys.end()) return k->second;
-    cudaDeviceProp prop{};
-    SEPAL_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-    int driver = 0, runtime = 0;
-    SEPAL_CUDA_CHECK(cudaDriverGetVersion(&driver));
-    SEPAL_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
-    return keys[device] = kernelDeviceKey(prop.name, prop.major, prop.minor,
-                                          prop.multiProcessorCount, driver, runtime);
-}
-
-KernelChoiceCache& processKernelCache() {
-    static KernelChoiceCache cache(kernelCachePathFromEnvironment());
-    return cache;
-}
-
-AutoPick chooseAutoKernel(const KernelShape& shape, float adjust, KernelChoiceCache& cache) {
+/// auto's kernel for the shape's class: kept, else measured on the class's sample, else the
+/// rule (chooseAutoKernel without the caller's cells).
+AutoPick chooseForClass(const KernelShape& shape, float adjust, KernelChoiceCache& cache) {
     AutoPick pick;
     pick.kernel = &chooseKernel(nullptr, shape);  // throws when no kernel takes the shape
     pick.how.source = "rule";
@@ -120,6 +101,84 @@ AutoPick chooseAutoKernel(const KernelShape& shape, float adjust, KernelChoiceCa
     }
     SEPAL_CUDA_CHECK(earlier);
     return pick;
+}
+
+/// `pick` (the class's choice), or the faster of it and the class's close runner-up timed on
+/// the caller's cells (see auto_kernel.h).
+AutoPick settleOnOwnCells(AutoPick pick, const KernelShape& shape, float adjust,
+                          KernelChoiceCache& cache, const OwnCells& ownCells) {
+    const std::string runnerUpName = closeRunnerUp(pick.how.timings, kCloseCall);
+    if (runnerUpName.empty()) return pick;
+    const std::vector<const KernelEntry*> candidates = kernelsTaking(shape);
+    const KernelEntry* runnerUp = candidateNamed(candidates, runnerUpName);
+    const auto c = kernelShapeClass(shape.n, shape.d, shape.g, shape.topn, adjust);
+    if (!runnerUp || !c) return pick;
+    const std::string& shapeKey = pick.how.shapeClass;
+    std::string device;
+    try {
+        device = currentDeviceKey();
+        if (takeKept(cache.findOnCells(device, shapeKey), candidates, pick, "own-cells"))
+            return pick;
+        MeasureGuard& guard = measureGuard();
+        std::lock_guard<std::mutex> lock(guard.mutex);
+        if (takeKept(cache.findOnCells(device, shapeKey), candidates, pick, "own-cells"))
+            return pick;
+        if (guard.failedOnCells.count(device + "\n" + shapeKey)) return pick;
+        // An error of the caller's earlier work: the caller's next check reports it.
+        if (cudaDeviceSynchronize() != cudaSuccess) return pick;
+        const std::optional<KernelSample> cells = ownCells(c->points);
+        if (!cells) return pick;
+        KernelChoice onCells;
+        onCells.points = c->points;
+        onCells.timings = timeKernels({pick.kernel, runnerUp}, *cells, c->k, adjust);
+        onCells.kernel = fastestKernel(onCells.timings);
+        const KernelEntry* fastest = candidateNamed(candidates, onCells.kernel);
+        if (!fastest) throw std::runtime_error("neither kernel ran");
+        cache.storeOnCells(device, shapeKey, onCells);
+        pick.kernel = fastest;
+        pick.how = {"own-cells", shapeKey, onCells.timings};
+    } catch (const std::exception& e) {
+        MeasureGuard& guard = measureGuard();
+        std::lock_guard<std::mutex> lock(guard.mutex);
+        if (guard.failedOnCells.insert(device + "\n" + shapeKey).second)
+            std::fprintf(stderr,
+                         "sepal: warning: auto could not time %s and %s on the cells for %s (%s); "
+                         "it keeps %s\n",
+                         pick.kernel->name, runnerUp->name, shapeKey.c_str(), e.what(),
+                         pick.kernel->name);
+    }
+    return pick;
+}
+
+}  // namespace
+
+std::string currentDeviceKey() {
+    static std::mutex mutex;
+    static std::map<int, std::string> keys;  // by device ordinal: the properties take a while
+    int device = 0;
+    SEPAL_CUDA_CHECK(cudaGetDevice(&device));
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto k = keys.find(device); k != keys.end()) return k->second;
+    cudaDeviceProp prop{};
+    SEPAL_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    int driver = 0, runtime = 0;
+    SEPAL_CUDA_CHECK(cudaDriverGetVersion(&driver));
+    SEPAL_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+    return keys[device] = kernelDeviceKey(prop.name, prop.major, prop.minor,
+                                          prop.multiProcessorCount, driver, runtime);
+}
+
+KernelChoiceCache& processKernelCache() {
+    static KernelChoiceCache cache(kernelCachePathFromEnvironment());
+    return cache;
+}
+
+AutoPick chooseAutoKernel(const KernelShape& shape, float adjust, KernelChoiceCache& cache,
+                          const OwnCells& ownCells) {
+    const AutoPick pick = chooseForClass(shape, adjust, cache);
+    // The rule's pick has no class: nothing was measured to weigh.
+    if (!ownCells || pick.how.shapeClass.empty()) return pick;
+    return settleOnOwnCells(pick, shape, adjust, cache, ownCells);
 }
 
 }  // namespace sepal::cuda

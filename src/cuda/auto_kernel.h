@@ -4,26 +4,48 @@
 // memory and on disk (kernel_choice_cache.h). Where there is nothing to weigh (one kernel takes
 // the shape, or too few points for a class) or the measurement fails, the registry's fixed rule
 // chooses (kernel_registry.h).
+//
+// A class is measured on synthetic clustered cells, but which of two close kernels wins also
+// depends on where the landmarks lie among the cells (tensor+split against tensor+parts at d 64
+// g 1024 k 32: 3 % one way on the benchmark's normal landmarks, 5-23 % the other on landmarks
+// among the cells). So when the class's runner-up came within kCloseCall of its fastest, the
+// two are timed again on the caller's own cells and model, once per process and class, and the
+// faster runs; that choice stays in the process's memory (another process's cells may differ).
+
+#include <cstddef>
+#include <functional>
+#include <optional>
 
 #include "core/embedsom/kernel_choice.h"
 #include "core/embedsom/kernel_choice_cache.h"
 #include "cuda/kernel_registry.h"
+#include "cuda/kernel_sample.h"
 
 namespace sepal::cuda {
 
 /// auto's kernel for a shape, and how it was chosen.
 struct AutoPick {
     const KernelEntry* kernel = nullptr;  ///< never null
-    AutoChoice how;                       ///< "measured", "cached" or "rule", and the timings
+    AutoChoice how;  ///< "measured", "cached", "own-cells" or "rule", and the timings
 };
+
+/// A runner-up within this factor of a class's fastest is timed again on the caller's cells.
+constexpr double kCloseCall = 1.15;
+
+/// The caller's first `points` cells and the model it projects them by, for auto to time two
+/// close kernels on; nothing when it has fewer cells. Called with the device idle.
+using OwnCells = std::function<std::optional<KernelSample>(size_t points)>;
 
 /// auto's kernel for `shape` projected with `adjust` on the current device: the kept choice of
 /// its class, else the fastest of the kernels that take it, timed now (timeKernels) and kept in
 /// `cache`; else the fixed rule. A measurement waits for the process's work on the device first
 /// and runs one at a time in the process (a second caller for the class waits and finds it
 /// kept). A failed one warns on one line and leaves the class to the rule for the process.
-/// Throws InputError when no kernel takes the shape.
-AutoPick chooseAutoKernel(const KernelShape& shape, float adjust, KernelChoiceCache& cache);
+/// With `ownCells`, a close call is then timed again on them (see the top of this file); when
+/// that fails it warns on one line and the class's choice stands. Throws InputError when no
+/// kernel takes the shape.
+AutoPick chooseAutoKernel(const KernelShape& shape, float adjust, KernelChoiceCache& cache,
+                          const OwnCells& ownCells = {});
 
 /// The process's cache, at kernelCachePathFromEnvironment() when first used.
 KernelChoiceCache& processKernelCache();

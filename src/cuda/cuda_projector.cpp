@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "core/common/bytes.h"
@@ -15,6 +16,7 @@
 #include "cuda/device_buffer.h"
 #include "cuda/embedsom_kernels.h"
 #include "cuda/kernel_registry.h"
+#include "cuda/kernel_sample.h"
 #include "cuda/list_cache.h"
 #include "cuda/list_index.h"
 #include "cuda/sm_split.h"
@@ -284,13 +286,30 @@ struct CudaProjector::State {
     }
 
     /// The kernel for a launch with these arguments: the one named, or auto's (measured once
-    /// per shape class on this GPU: auto_kernel.h).
+    /// per shape class on this GPU, a close call timed again on these cells: auto_kernel.h).
     const KernelEntry& choose(const ProjectionArgs& a) {
         KernelShape shape = shapeOf(a);
         if (requested) return chooseKernel(requested, shape);
         shape.n = std::max(shape.n, classCells);
-        autoPick = chooseAutoKernel(shape, a.adjust, processKernelCache());
+        autoPick = chooseAutoKernel(shape, a.adjust, processKernelCache(),
+                                    [&](size_t count) { return ownCells(a, count); });
         return *autoPick.kernel;
+    }
+
+    /// The first `count` cells of a launch's points and the model last uploaded, copied to the
+    /// host for auto to time two kernels on; nothing when the launch has fewer cells.
+    std::optional<KernelSample> ownCells(const ProjectionArgs& a, size_t count) const {
+        if (a.n < count || !haveModel || size_t(a.dim) != d) return std::nullopt;
+        KernelSample cells;
+        cells.points.resize(count * d);
+        SEPAL_CUDA_CHECK(cudaMemcpy2D(cells.points.data(), d * sizeof(float), a.points,
+                                      size_t(a.stride) * sizeof(float), d * sizeof(float), count,
+                                      cudaMemcpyDeviceToHost));
+        cells.model.resize(g, d);
+        cells.model.high = high;
+        cells.model.low = low;
+        cells.model.touch();
+        return cells;
     }
 
     /// Runs the chosen kernel(s) on a.points (a.n points) into a.out, on `stream` with slot b's

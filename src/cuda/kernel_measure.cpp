@@ -4,7 +4,6 @@
 #include <string>
 
 #include "cuda/cuda_projector.h"
-#include "cuda/kernel_sample.h"
 
 namespace sepal::cuda {
 
@@ -23,10 +22,11 @@ double medianOf(std::vector<double> v) {
 }  // namespace
 
 std::vector<KernelTiming> timeKernels(const std::vector<const KernelEntry*>& candidates,
-                                      const KernelShapeClass& c, float adjust) {
-    const KernelSample sample = makeKernelSample(c.points, c.d, size_t(c.g));
+                                      const KernelSample& sample, int k, float adjust) {
+    const size_t d = sample.model.dim;
+    const size_t n = d > 0 ? sample.points.size() / d : 0;
     EmbedParams params;
-    params.k = c.k;
+    params.k = k;
     params.adjust = adjust;
     std::vector<KernelTiming> timings;
     double best = 0;
@@ -34,7 +34,7 @@ std::vector<KernelTiming> timeKernels(const std::vector<const KernelEntry*>& can
         // A projector of its own: the kernel named, the sample resident, its buffers freed after.
         CudaProjector projector(entry->name);
         projector.enableTiming(true);
-        projector.setPoints(sample.points.data(), c.points, c.d);
+        projector.setPoints(sample.points.data(), n, d);
         float* out = projector.ownPositions();
         projector.projectToDevice(sample.model, params, out);
         if (projector.lastKernelName() != entry->name) continue;
@@ -49,6 +49,11 @@ std::vector<KernelTiming> timeKernels(const std::vector<const KernelEntry*>& can
         if (best == 0 || ms < best) best = ms;
     }
     return timings;
+}
+
+std::vector<KernelTiming> timeKernels(const std::vector<const KernelEntry*>& candidates,
+                                      const KernelShapeClass& c, float adjust) {
+    return timeKernels(candidates, makeKernelSample(c.points, c.d, size_t(c.g)), c.k, adjust);
 }
 
 }  // namespace sepal::cuda

@@ -1,5 +1,6 @@
 // auto's measured choice of a CUDA kernel (auto_kernel.h): the fastest of the kernels that take
-// a shape, timed once per GPU and shape class, then kept in memory and in the cache file. Each
+// a shape, timed once per GPU and shape class, then kept in memory and in the cache file; a
+// close call timed again on the caller's cells. Each
 // test has a cache file of its own; the process's cache is in memory only (kernel_cache_env.cpp).
 
 #include <gtest/gtest.h>
@@ -7,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,7 @@
 #include "cuda/auto_kernel.h"
 #include "cuda/cuda_projector.h"
 #include "cuda/kernel_registry.h"
+#include "cuda/kernel_sample.h"
 #include "gpu_test_support.h"
 #include "unit/fresh_dir.h"
 
@@ -147,6 +150,86 @@ TEST(CudaAutoKernel, FewPointsAreLeftToTheRuleWithoutAMeasurement) {
     EXPECT_FALSE(std::filesystem::exists(path));
 }
 
+/// A class's kept choice whose runner-up came `apart` times its time: the shape's first two
+/// candidates at 1 and `apart` ms, the rest far behind.
+KernelChoice keptChoice(const cuda::KernelShape& shape, double apart) {
+    const std::vector<const cuda::KernelEntry*> candidates = cuda::kernelsTaking(shape);
+    KernelChoice c;
+    c.kernel = candidates.at(0)->name;
+    c.points = size_t(1) << 16;
+    c.timings = {{candidates.at(0)->name, 1.0}, {candidates.at(1)->name, apart}};
+    for (size_t i = 2; i < candidates.size(); ++i) c.timings.push_back({candidates[i]->name, 9.0});
+    return c;
+}
+
+TEST(CudaAutoKernel, ACloseCallIsTimedAgainOnTheCallersCellsOncePerProcess) {
+    SEPAL_REQUIRE_GPU();
+    const size_t n = size_t(1) << 16, d = 16, g = 256;
+    const cuda::KernelShape shape = deviceShape(n, d, int(g), 16);
+    const std::vector<const cuda::KernelEntry*> candidates = cuda::kernelsTaking(shape);
+    ASSERT_GE(candidates.size(), 2u);
+    const std::string shapeKey = "d16 g256 k16 adjust1 n65536";
+    const auto x = randomPoints(n, d, 71, 12);
+    int calls = 0;
+    size_t asked = 0;
+    const cuda::OwnCells cells = [&](size_t count) -> std::optional<cuda::KernelSample> {
+        ++calls;
+        asked = count;
+        cuda::KernelSample s;
+        s.points.assign(x.begin(), x.begin() + count * d);
+        s.model = sampleModel(x, n, d, g, 72);
+        return s;
+    };
+    KernelChoiceCache cache("");
+    cache.store(cuda::currentDeviceKey(), shapeKey, keptChoice(shape, 1.05));
+    const cuda::AutoPick pick = cuda::chooseAutoKernel(shape, 1.0f, cache, cells);
+    EXPECT_EQ(pick.how.source, "own-cells");
+    EXPECT_EQ(pick.how.shapeClass, shapeKey);
+    EXPECT_EQ(calls, 1);
+    EXPECT_EQ(asked, n);
+    // Only the two close ones were timed, each on the cells given, and the faster runs.
+    ASSERT_GE(pick.how.timings.size(), 1u);
+    ASSERT_LE(pick.how.timings.size(), 2u);
+    for (const KernelTiming& t : pick.how.timings) {
+        EXPECT_TRUE(t.kernel == candidates[0]->name || t.kernel == candidates[1]->name) << t.kernel;
+        EXPECT_GT(t.ms, 0.0);
+        EXPECT_NE(t.ms, 1.0);  // a time measured now, not the kept one
+    }
+    EXPECT_EQ(pick.kernel->name, fastestKernel(pick.how.timings));
+    // The process keeps it: the next caller of the class is not timed again.
+    const cuda::AutoPick again = cuda::chooseAutoKernel(shape, 1.0f, cache, cells);
+    EXPECT_EQ(again.how.source, "own-cells");
+    EXPECT_EQ(again.kernel, pick.kernel);
+    EXPECT_EQ(calls, 1);
+    // The class's own choice is left as it was.
+    EXPECT_EQ(cache.find(cuda::currentDeviceKey(), shapeKey)->kernel, candidates[0]->name);
+}
+
+TEST(CudaAutoKernel, AClearWinnerOrTooFewCellsKeepTheClasssChoice) {
+    SEPAL_REQUIRE_GPU();
+    const cuda::KernelShape shape = deviceShape(size_t(1) << 16, 16, 256, 16);
+    const std::string shapeKey = "d16 g256 k16 adjust1 n65536";
+    int calls = 0;
+    const cuda::OwnCells none = [&](size_t) -> std::optional<cuda::KernelSample> {
+        ++calls;
+        return std::nullopt;
+    };
+    // The runner-up 30 % behind: no need to ask the cells.
+    KernelChoiceCache clear("");
+    clear.store(cuda::currentDeviceKey(), shapeKey, keptChoice(shape, 1.3));
+    const cuda::AutoPick winner = cuda::chooseAutoKernel(shape, 1.0f, clear, none);
+    EXPECT_EQ(winner.how.source, "cached");
+    EXPECT_EQ(calls, 0);
+    // A close call, but the caller has fewer cells than the class is measured on.
+    KernelChoiceCache close("");
+    const KernelChoice kept = keptChoice(shape, 1.05);
+    close.store(cuda::currentDeviceKey(), shapeKey, kept);
+    const cuda::AutoPick few = cuda::chooseAutoKernel(shape, 1.0f, close, none);
+    EXPECT_EQ(few.how.source, "cached");
+    EXPECT_STREQ(few.kernel->name, kept.kernel.c_str());
+    EXPECT_EQ(calls, 1);
+}
+
 TEST(CudaAutoKernel, TheProjectorSaysHowAutoChose) {
     // The shape, d 64, g 1024, k 32, where a fixed rule took the slower of two kernels
     // on the H200: the projector runs the measured fastest and says so; a second projector of
@@ -162,18 +245,21 @@ TEST(CudaAutoKernel, TheProjectorSaysHowAutoChose) {
     first.setPoints(x.data(), n, d);
     first.projectToHost(model, params, y.data());
     const AutoChoice how = first.lastAutoChoice();
-    EXPECT_TRUE(how.source == "measured" || how.source == "cached") << how.source;
+    // A close call between the class's two fastest is timed again on these cells ("own-cells").
+    EXPECT_TRUE(how.source == "measured" || how.source == "cached" || how.source == "own-cells")
+        << how.source;
     EXPECT_EQ(how.shapeClass, "d64 g1024 k32 adjust1 n65536");
     EXPECT_EQ(first.lastKernelName(), fastestKernel(how.timings));
     EXPECT_EQ(first.lastKernel(), first.lastKernelName() + " (auto: " + how.source + ")");
+    const std::string kept = how.source == "own-cells" ? "own-cells" : "cached";
     cuda::CudaProjector second("auto");
     second.setPoints(x.data(), n, d);
     second.projectToHost(model, params, y.data());
-    EXPECT_EQ(second.lastAutoChoice().source, "cached");
+    EXPECT_EQ(second.lastAutoChoice().source, kept);
     EXPECT_EQ(second.lastKernelName(), first.lastKernelName());
     const std::vector<float> copy = x;  // a pointer the projector has not seen: it streams
     second.project(copy.data(), n, d, model, params, y.data());
-    EXPECT_EQ(second.lastAutoChoice().source, "cached");
+    EXPECT_EQ(second.lastAutoChoice().source, kept);
     EXPECT_EQ(second.lastKernelName(), first.lastKernelName());
     // A kernel named is not auto's: no choice to report.
     cuda::CudaProjector named("fused");

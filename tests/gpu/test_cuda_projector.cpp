@@ -528,24 +528,28 @@ TEST(CudaSplit, AutoTakesTheFasterOfSplitAndPartsAsMeasuredOnThisGpu) {
         const AutoChoice how = projector.lastAutoChoice();
         const std::string ran = projector.lastKernelName();
         SCOPED_TRACE("g " + std::to_string(g) + ", k " + std::to_string(k) + ": " + ran);
-        EXPECT_TRUE(how.source == "measured" || how.source == "cached") << how.source;
+        // "own-cells": the class's two fastest came close and were timed again on these cells.
+        EXPECT_TRUE(how.source == "measured" || how.source == "cached" || how.source == "own-cells")
+            << how.source;
         EXPECT_EQ(ran, fastestKernel(how.timings));
         EXPECT_EQ(projector.lastKernel(), ran + " (auto: " + how.source + ")");
+        const bool onCells = how.source == "own-cells";
         bool timedParts = false, timedSplit = false;
         for (const KernelTiming& t : how.timings) {
             EXPECT_GT(t.ms, 0.0) << t.kernel;
             timedParts = timedParts || t.kernel == std::string("tensor+parts");
             timedSplit = timedSplit || t.kernel == std::string("tensor+split");
         }
-        EXPECT_TRUE(timedParts);
+        EXPECT_TRUE(timedParts || onCells);
         // Without partitions tensor+split runs as tensor+parts: it is not timed then.
         cuda::CudaProjector split("tensor+split");
         split.setPoints(x.data(), 1024, d);
         split.projectToHost(model, params, y.data());
-        EXPECT_EQ(timedSplit, split.splitUnavailable().empty()) << split.splitUnavailable();
+        if (!onCells)
+            EXPECT_EQ(timedSplit, split.splitUnavailable().empty()) << split.splitUnavailable();
         // The next projection of the class finds the choice kept.
         projector.projectToHost(model, params, y.data());
-        EXPECT_EQ(projector.lastAutoChoice().source, "cached");
+        EXPECT_EQ(projector.lastAutoChoice().source, onCells ? "own-cells" : "cached");
         EXPECT_EQ(projector.lastKernelName(), ran);
     };
     check(1024, 32);

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/embedsom/kernel_choice.h"
 #include "core/embedsom/kernel_choice_cache.h"
@@ -40,19 +41,25 @@ std::string choiceFileText(const fs::path& p) {
 
 const std::string kH200 = kernelDeviceKey("NVIDIA H200", 9, 0, 132, 13000, 13000);
 
-TEST(KernelShapeClass, FewPointsHaveNoClassAndManyShareOne) {
+TEST(KernelShapeClass, FewPointsHaveNoClassAndTheRestFallInThree) {
     EXPECT_FALSE(kernelShapeClass(200, 64, 1024, 32, 1.0f));
     EXPECT_FALSE(kernelShapeClass(kMeasuredMinPoints - 1, 64, 1024, 32, 1.0f));
     const auto mid = kernelShapeClass(kMeasuredMinPoints, 64, 1024, 32, 1.0f);
     const auto midTop = kernelShapeClass(kMeasuredLargePoints - 1, 64, 1024, 32, 1.0f);
     const auto large = kernelShapeClass(kMeasuredLargePoints, 64, 1024, 32, 1.0f);
-    const auto huge = kernelShapeClass(size_t(1) << 26, 64, 1024, 32, 1.0f);
-    ASSERT_TRUE(mid && midTop && large && huge);
+    const auto largeTop = kernelShapeClass(kMeasuredHugePoints - 1, 64, 1024, 32, 1.0f);
+    const auto huge = kernelShapeClass(kMeasuredHugePoints, 64, 1024, 32, 1.0f);
+    const auto hundredMillion = kernelShapeClass(size_t(100000000), 64, 1024, 32, 1.0f);
+    ASSERT_TRUE(mid && midTop && large && largeTop && huge && hundredMillion);
     EXPECT_EQ(mid->points, kMeasuredMinPoints);
     EXPECT_EQ(kernelShapeKey(*mid), kernelShapeKey(*midTop));
     EXPECT_EQ(large->points, kMeasuredLargePoints);
-    EXPECT_EQ(kernelShapeKey(*large), kernelShapeKey(*huge));
+    EXPECT_EQ(kernelShapeKey(*large), kernelShapeKey(*largeTop));
+    EXPECT_EQ(huge->points, kMeasuredHugePoints);
+    EXPECT_EQ(kernelShapeKey(*huge), kernelShapeKey(*hundredMillion));
     EXPECT_NE(kernelShapeKey(*mid), kernelShapeKey(*large));
+    EXPECT_NE(kernelShapeKey(*large), kernelShapeKey(*huge));
+    EXPECT_EQ(kernelShapeKey(*huge), "d64 g1024 k32 adjust1 n1048576");
     EXPECT_EQ(kernelShapeKey(*large), "d64 g1024 k32 adjust1 n262144");
 }
 
@@ -81,6 +88,25 @@ TEST(KernelChoice, TheFastestTimingWinsAndTiesGoToTheFirst) {
               "e");
     EXPECT_EQ(fastestKernel({}), "");
     EXPECT_EQ(fastestKernel({{"a", NAN}}), "");
+}
+
+TEST(KernelChoice, ARunnerUpIsCloseOnlyWithinTheFactor) {
+    // The twenty-fifth session's d 64 g 1024 k 32 on 2^20 clustered cells: 5 % apart.
+    const std::vector<KernelTiming> close = {
+        {"tensor+split", 8.411}, {"tensor+parts", 8.013}, {"fused", 80.2}};
+    EXPECT_EQ(closeRunnerUp(close, 1.15), "tensor+split");
+    EXPECT_EQ(closeRunnerUp(close, 1.04), "");
+    // On 2^18 cells 15 % apart: just outside 1.14, inside 1.16.
+    const std::vector<KernelTiming> apart = {{"tensor+split", 2.260}, {"tensor+parts", 1.964}};
+    EXPECT_EQ(closeRunnerUp(apart, 1.14), "");
+    EXPECT_EQ(closeRunnerUp(apart, 1.16), "tensor+split");
+    // The runner-up is the second fastest, wherever it stands; times that are no times are not.
+    EXPECT_EQ(closeRunnerUp({{"a", 3.0}, {"b", NAN}, {"c", 1.0}, {"d", 1.1}, {"e", 0.0}}, 1.15),
+              "d");
+    // Equal times: the first is the fastest, the other its close runner-up.
+    EXPECT_EQ(closeRunnerUp({{"a", 1.0}, {"b", 1.0}}, 1.15), "b");
+    EXPECT_EQ(closeRunnerUp({{"a", 1.0}}, 1.15), "");
+    EXPECT_EQ(closeRunnerUp({}, 1.15), "");
 }
 
 TEST(KernelChoiceFile, ChoicesRoundTripThroughTheFile) {
@@ -152,6 +178,36 @@ TEST(KernelChoiceCache, AChoiceStoredIsFoundInMemoryAndByTheNextProcessOnDisk) {
     memory.store(kH200, shape, measuredChoice("tensor+split", 1.7));
     ASSERT_TRUE(memory.find(kH200, shape));
     EXPECT_EQ(memory.find(kH200, shape)->kernel, "tensor+split");
+}
+
+TEST(KernelChoiceCache, AChoiceOnTheProcesssCellsStaysInItsMemory) {
+    const fs::path dir = test::freshDir("kernel_choice_on_cells");
+    const std::string path = (dir / "cuda-kernels.json").string();
+    const std::string shape = "d64 g1024 k32 adjust1 n1048576";
+    {
+        KernelChoiceCache cache(path);
+        cache.store(kH200, shape, measuredChoice("tensor+parts", 8.0));
+        EXPECT_FALSE(cache.findOnCells(kH200, shape));
+        KernelChoice onCells;
+        onCells.kernel = "tensor+split";
+        onCells.points = size_t(1) << 20;
+        onCells.timings = {{"tensor+parts", 7.5}, {"tensor+split", 7.3}};
+        cache.storeOnCells(kH200, shape, onCells);
+        const auto found = cache.findOnCells(kH200, shape);
+        ASSERT_TRUE(found);
+        EXPECT_EQ(found->kernel, "tensor+split");
+        EXPECT_EQ(found->timings.size(), 2u);
+        // The class's own choice is untouched, and another GPU has none on these cells.
+        EXPECT_EQ(cache.find(kH200, shape)->kernel, "tensor+parts");
+        EXPECT_FALSE(cache.findOnCells(
+            kernelDeviceKey("NVIDIA H100 80GB HBM3", 9, 0, 132, 13000, 13000), shape));
+    }
+    // The next process has the class's choice from the file, but not the cells' one.
+    KernelChoiceCache next(path);
+    ASSERT_TRUE(next.find(kH200, shape));
+    EXPECT_EQ(next.find(kH200, shape)->kernel, "tensor+parts");
+    EXPECT_FALSE(next.findOnCells(kH200, shape));
+    EXPECT_EQ(choiceFileText(path).find("7.3"), std::string::npos);
 }
 
 TEST(KernelChoiceCache, TwoProcessesWritingTheFileKeepBothChoices) {

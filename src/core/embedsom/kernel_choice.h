@@ -24,10 +24,16 @@ struct KernelChoice {
 
 /// How auto chose a projection's kernel.
 struct AutoChoice {
-    std::string source;      ///< "measured", "cached" (measured before) or "rule" (its fixed rule)
+    /// "measured", "cached" (measured before), "own-cells" (the class's close candidates timed
+    /// again on the caller's cells) or "rule" (its fixed rule)
+    std::string source;
     std::string shapeClass;  ///< the class measured for (kernelShapeKey); "" for the rule
     std::vector<KernelTiming> timings;  ///< the candidates' times behind it; none for the rule
 };
+
+/// The second fastest of `timings` when its time is within `factor` of the fastest's (a call
+/// that the data may turn), else "".
+std::string closeRunnerUp(const std::vector<KernelTiming>& timings, double factor);
 
 /// The fastest of `timings` (the first of equal times, so the registry's order breaks ties);
 /// empty when none has a positive finite time.

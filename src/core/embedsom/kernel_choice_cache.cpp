@@ -26,6 +26,20 @@ std::string kernelDeviceKey(const std::string& name, int major, int minor, int m
 
 KernelChoiceCache::KernelChoiceCache(std::string path) : m_path(std::move(path)) {}
 
+namespace {
+
+/// The choice kept in `choices` for `shape` on `device`, if any.
+std::optional<KernelChoice> lookUp(const KernelChoices& choices, const std::string& device,
+                                   const std::string& shape) {
+    const auto d = choices.find(device);
+    if (d == choices.end()) return std::nullopt;
+    const auto s = d->second.find(shape);
+    if (s == d->second.end()) return std::nullopt;
+    return s->second;
+}
+
+}  // namespace
+
 std::optional<KernelChoice> KernelChoiceCache::find(const std::string& device,
                                                     const std::string& shape) {
     std::lock_guard<std::mutex> lock(m_mutex);
@@ -39,11 +53,7 @@ std::optional<KernelChoice> KernelChoiceCache::find(const std::string& device,
             warnOnce("ignoring the CUDA kernel cache " + m_path + " (" + why + ")");
         }
     }
-    const auto d = m_memory.find(device);
-    if (d == m_memory.end()) return std::nullopt;
-    const auto s = d->second.find(shape);
-    if (s == d->second.end()) return std::nullopt;
-    return s->second;
+    return lookUp(m_memory, device, shape);
 }
 
 void KernelChoiceCache::store(const std::string& device, const std::string& shape,
@@ -61,6 +71,18 @@ void KernelChoiceCache::store(const std::string& device, const std::string& shap
         warnOnce("the CUDA kernel cache " + m_path +
                  " cannot be written; the choices stay in memory (" + e.what() + ")");
     }
+}
+
+std::optional<KernelChoice> KernelChoiceCache::findOnCells(const std::string& device,
+                                                           const std::string& shape) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return lookUp(m_onCells, device, shape);
+}
+
+void KernelChoiceCache::storeOnCells(const std::string& device, const std::string& shape,
+                                     const KernelChoice& choice) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_onCells[device][shape] = choice;
 }
 
 void KernelChoiceCache::warnOnce(const std::string& message) {

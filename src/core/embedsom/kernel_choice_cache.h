@@ -35,6 +35,13 @@ class KernelChoiceCache {
     /// Keeps `choice` in memory, and in the file: merged into what the file holds now (another
     /// process may have written since), written under a temporary name, then renamed.
     void store(const std::string& device, const std::string& shape, const KernelChoice& choice);
+    /// The choice between a class's close candidates timed again on this process's own cells
+    /// (auto_kernel.h): nothing when none was made. In memory only: another process's cells may
+    /// favour the other candidate.
+    std::optional<KernelChoice> findOnCells(const std::string& device, const std::string& shape);
+    /// Keeps a choice timed on this process's cells, in memory only.
+    void storeOnCells(const std::string& device, const std::string& shape,
+                      const KernelChoice& choice);
     /// The file ("" when there is none).
     const std::string& path() const { return m_path; }
 
@@ -45,8 +52,9 @@ class KernelChoiceCache {
     std::string m_path;
     std::mutex m_mutex;
     KernelChoices m_memory;
-    bool m_read = false;    ///< the file was read into m_memory
-    bool m_warned = false;  ///< a warning was printed
+    KernelChoices m_onCells;  ///< choices timed on the process's own cells
+    bool m_read = false;      ///< the file was read into m_memory
+    bool m_warned = false;    ///< a warning was printed
 };
 
 }  // namespace sepal

@@ -11,7 +11,9 @@ std::optional<KernelShapeClass> kernelShapeClass(size_t n, size_t d, int g, int 
     c.adjust = adjust == 1.0f   ? AdjustClass::One
                : adjust == 0.0f ? AdjustClass::Zero
                                 : AdjustClass::Other;
-    c.points = n < kMeasuredLargePoints ? kMeasuredMinPoints : kMeasuredLargePoints;
+    c.points = n < kMeasuredLargePoints  ? kMeasuredMinPoints
+               : n < kMeasuredHugePoints ? kMeasuredLargePoints
+                                         : kMeasuredHugePoints;
     return c;
 }
 

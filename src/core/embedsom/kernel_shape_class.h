@@ -6,12 +6,13 @@
 //  - d, g and k: the work per point, and which kernels take the shape at all (kernel_limits.h);
 //  - adjust, as 1, 0 or any other value: three code paths (the table projection's fast weight
 //    for 1, none for 0, a power per pair otherwise); values other than 1 and 0 share a class;
-//  - n, in two classes: from 2^16 to 2^18 points, and 2^18 or more, measured on 2^16 and 2^18
-//    points. tensor+split's two partitions overlap only over enough chunks: it lost below about
-//    2^18 points and won above on the H100 (GPU_NOTES.md), so one class would misjudge one side.
-//    A third class from 2^20 points was tried and taken out: on the H200 it chose for the
-//    benchmark's normal landmarks (1.5 % faster) what ran 5-23 % slower on landmarks among the
-//    cells, as a user's are (GPU_NOTES.md, the twenty-fifth session).
+//  - n, in three classes: from 2^16 to 2^18 points, from 2^18 to 2^20, and 2^20 or more,
+//    measured on 2^16, 2^18 and 2^20 points. tensor+split's two partitions overlap only over
+//    enough chunks: at d 64 g 1024 k 32 on the H200 it lost by 15 % on 2^18 points and won by
+//    3 % on 2^20 (GPU_NOTES.md), so a class measured on 2^18 misjudged every larger projection.
+//    Which of two close kernels wins also depends on the data (where the landmarks lie among
+//    the cells: 5-23 % at that shape, the twenty-fifth session), which a class cannot say:
+//    auto times a class's close candidates again on the caller's own cells (auto_kernel.h).
 // Below 2^16 points a projection takes a fraction of a millisecond on any kernel that auto
 // would weigh, less than a measurement costs: auto keeps its fixed rule there (no class).
 // Not in the class: smooth (a constant of every kernel), the neighbour cache's subsets of rows
@@ -26,8 +27,10 @@ namespace sepal {
 
 /// Fewest points auto measures for: below, its fixed rule chooses.
 constexpr size_t kMeasuredMinPoints = size_t(1) << 16;
-/// From this many points on, one class (measured on this many).
+/// From this many points, the middle class (measured on this many).
 constexpr size_t kMeasuredLargePoints = size_t(1) << 18;
+/// From this many points on, the largest class (measured on this many).
+constexpr size_t kMeasuredHugePoints = size_t(1) << 20;
 
 /// How adjust steers the kernels' code.
 enum class AdjustClass { One, Zero, Other };
