@@ -384,6 +384,9 @@ for j in rows:
                   f"{j['training_work_median_ms']:.2f}, upload (projection) "
                   f"{j['training_upload_median_ms']:.2f}, drawing {j['training_draw_median_ms']:.2f}"
                   f" (the swap {j.get('training_swap_median_ms', -1):.2f})")
+        if j.get("training_ahead_frames", 0) > 0:
+            print(f"{'':28} steps run during the swap in {j['training_ahead_frames']} frames, "
+                  f"waited for after it {j['training_ahead_wait_median_ms']:.2f} ms (median)")
         if j.get("train_device_steps", 0) > 0:
             print(f"{'':28} a step on the device {j['train_step_device_ms']:.2f} ms (exact scan "
                   f"{j['train_exact_scan_device_ms']:.2f}), cells scanned exactly "

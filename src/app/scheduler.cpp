@@ -1,7 +1,10 @@
 #include "app/scheduler.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <random>
+#include <system_error>
 
 #include "app/cpu_projection.h"
 
@@ -12,6 +15,13 @@ namespace {
 constexpr size_t kTrainingSubsample = 50000;
 // Share of a frame's budget a training run may take; the sweep gets the rest.
 constexpr double kTrainShare = 0.4;
+
+/// Whether the window may train the next frame's step while it presents one (startStepAhead):
+/// SEPAL_STEP_AHEAD=0 keeps every step inside its frame's work, for comparisons.
+bool stepAheadFromEnvironment() {
+    const char* env = std::getenv("SEPAL_STEP_AHEAD");
+    return !(env && std::strcmp(env, "0") == 0);
+}
 
 /// The backend of that name (see makeBackend), or the CPU's where it cannot be made (its reason
 /// says why).
@@ -30,7 +40,11 @@ Scheduler::Scheduler(const std::string& backendName, Document& document, Log& lo
     : Scheduler(backendOrCpu(backendName), document, log) {}
 
 Scheduler::Scheduler(Backend backend, Document& document, Log& log)
-    : m_document(document), m_log(log), m_backend(std::move(backend)), m_sweeper(makeSweeper()) {
+    : m_document(document),
+      m_log(log),
+      m_backend(std::move(backend)),
+      m_sweeper(makeSweeper()),
+      m_stepAheadAllowed(stepAheadFromEnvironment()) {
     m_log.add(LogEntry::Info,
               "projection backend: " + m_backend.name + " (" + m_backend.reason + ")");
     m_cpu = std::make_unique<CpuProjection>(*m_sweeper, *m_backend.projector);
@@ -38,7 +52,9 @@ Scheduler::Scheduler(Backend backend, Document& document, Log& log)
     m_wholeData = std::make_unique<WholeDataTraining>(m_backend.wholeData, m_log);
 }
 
-Scheduler::~Scheduler() = default;
+Scheduler::~Scheduler() {
+    finishStepAhead();
+}
 
 bool Scheduler::idle() const {
     // Under a polished picture the driver is not asked to finish its host copy: nothing waits.
@@ -88,9 +104,13 @@ FrameUpdate Scheduler::frame(double budgetMs) {
         m_gatesSeen = state.version(Part::Gates);
         gatesChanged();
     }
-    m_stats.trainMs = 0;
-    m_stats.trainDevice = {};
-    if (m_training) trainStep(budgetMs * kTrainShare);
+    if (m_steppedAhead) {
+        m_steppedAhead = false;  // this frame's step ran while the last frame was presented
+    } else {
+        m_stats.trainMs = 0;
+        m_stats.trainDevice = {};
+        if (m_training) trainStep(budgetMs * kTrainShare);
+    }
     // A polished picture stands while the picture it was polished from does.
     if (m_polished && m_polished->key != pictureKeyOf(state)) {
         m_log.add(LogEntry::Info, "the picture changed: EmbedSOM's picture again (the " +
@@ -130,6 +150,39 @@ FrameUpdate Scheduler::frame(double budgetMs) {
         update.colours = true;
     }
     return update;
+}
+
+bool Scheduler::startStepAhead(double budgetMs) {
+    finishStepAhead();
+    // Only a step on the device: a CPU step would take the cores that present the frame.
+    if (!m_stepAheadAllowed || !m_training || !m_stats.trainEveryCell || m_polished) return false;
+    m_stats.trainMs = 0;
+    m_stats.trainDevice = {};
+    m_aheadError.clear();
+    try {
+        m_ahead = std::thread([this, budgetMs] {
+            // trainStep logs its trainer's and the device's failures; anything else ends the
+            // run in finishStepAhead, on the window's thread.
+            try {
+                trainStep(budgetMs * kTrainShare);
+            } catch (const std::exception& e) {
+                m_aheadError = e.what();
+            }
+        });
+    } catch (const std::system_error&) {
+        return false;  // no thread to spare: the next frame steps as before
+    }
+    m_steppedAhead = true;
+    return true;
+}
+
+void Scheduler::finishStepAhead() {
+    if (!m_ahead.joinable()) return;
+    m_ahead.join();
+    if (m_aheadError.empty()) return;
+    m_log.add(LogEntry::Error, "training stopped: " + m_aheadError);
+    m_aheadError.clear();
+    pauseTraining();
 }
 
 void Scheduler::project(double budgetMs, FrameUpdate& update) {

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "app/colouring.h"
@@ -73,6 +74,13 @@ class Scheduler {
     FrameUpdate frame(double budgetMs);
     /// True when nothing is pending (sweep settled, no training, no loading).
     bool idle() const;
+    /// Starts the next frame's training step on a worker thread, where this frame's ran over
+    /// every cell on the device: the GPU trains while the window presents the frame (the swap
+    /// waits for the display, not for the GPU). The next frame() takes that step as its own.
+    /// Until finishStepAhead nothing may read or edit the document. Returns whether it started.
+    bool startStepAhead(double budgetMs);
+    /// Waits for the step startStepAhead began (at once when none runs).
+    void finishStepAhead();
 
     // --- the projection
     /// Projects on the device from now on: `projector` keeps the cells there and writes their
@@ -172,6 +180,10 @@ class Scheduler {
     std::vector<float> m_trainSample;
     std::unique_ptr<WholeDataTraining> m_wholeData;  // every cell, where the backend keeps them
     bool m_training = false;
+    bool m_stepAheadAllowed;      // SEPAL_STEP_AHEAD is not 0
+    std::thread m_ahead;          // the next frame's training step (startStepAhead)
+    bool m_steppedAhead = false;  // the next frame's step has run: frame() does not step
+    std::string m_aheadError;     // what ended the step ahead, if anything did
     uint64_t m_colourSeen = ~0ull, m_sweepsSeen = 0, m_dataSeen = 0, m_gatesSeen = 0;
     NeighbourScores m_neighbours;
     uint64_t m_neighboursVersion = 0;

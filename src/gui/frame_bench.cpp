@@ -87,6 +87,8 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
                 m_trainingUploadMs.push_back(cost.uploadMs);
                 m_trainingDrawMs.push_back(cost.drawMs);
                 m_trainingSwapMs.push_back(cost.swapMs);
+                m_trainingAheadWaitMs.push_back(cost.aheadWaitMs);
+                m_trainingAhead += cost.aheadWaitMs > 0;
                 m_trainingProjectDeviceMs.push_back(cost.gpuProjectDeviceMs);
                 m_trainingSplatDeviceMs.push_back(cost.splatDeviceMs);
                 m_trainingProjected.push_back(double(m_gpuLast - gpuBefore));
@@ -167,6 +169,10 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         {"training_upload_median_ms", summarise(m_trainingUploadMs).median},
         {"training_draw_median_ms", summarise(m_trainingDrawMs).median},
         {"training_swap_median_ms", summarise(m_trainingSwapMs).median},
+        // The frames whose training step ran on the device during the swap (SEPAL_STEP_AHEAD),
+        // and the wait for it after the swap.
+        {"training_ahead_frames", m_trainingAhead},
+        {"training_ahead_wait_median_ms", summarise(m_trainingAheadWaitMs).median},
         // On the device: the frame's projection (a slice of the cells) and splats, and the
         // cells it projected.
         {"training_project_device_median_ms", summarise(m_trainingProjectDeviceMs).median},

@@ -27,10 +27,13 @@ std::string benchTrainerName(const std::string& word);
 
 /// What one frame cost, measured by the main loop.
 struct FrameCost {
-    double frameMs = 0;        ///< the whole frame
-    double workMs = 0;         ///< projection and training
-    double drawMs = 0;         ///< drawing and swapping
-    double swapMs = 0;         ///< of drawMs, the swap: queued drawing finished, then handed over
+    double frameMs = 0;  ///< the whole frame
+    double workMs = 0;   ///< projection and training
+    double drawMs = 0;   ///< drawing and swapping
+    double swapMs = 0;   ///< of drawMs, the swap: queued drawing finished, then handed over
+    /// After the swap, the wait for the next frame's training step that ran during it (0: the
+    /// step runs inside the next frame's work); counted in workMs too.
+    double aheadWaitMs = 0;
     double layerRedrawMs = 0;  ///< the point layer's last complete redraw (0: none yet)
     bool layerBusy = false;    ///< the point layer is still redrawing (the picture not final)
     double uiMs = 0;           ///< events and the panels, before the work
@@ -96,9 +99,10 @@ class FrameBench : public FrameHook {
     std::vector<double> m_trainingTimes;
     // The same frames' parts (FrameCost): the training work's wall time, the frame's work (the
     // training's included), the picture's upload (a device's projection included), the drawing
-    // and of it the swap.
+    // and of it the swap, and the wait after the swap for a step run ahead.
     std::vector<double> m_trainingTrainMs, m_trainingWorkMs, m_trainingUploadMs, m_trainingDrawMs,
-        m_trainingSwapMs;
+        m_trainingSwapMs, m_trainingAheadWaitMs;
+    size_t m_trainingAhead = 0;  // of those frames, the ones whose step ran during the swap
     // And on the device: the projection's and the splats' times, and the cells projected.
     std::vector<double> m_trainingProjectDeviceMs, m_trainingSplatDeviceMs, m_trainingProjected;
     size_t m_runsEnded = 0;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "app/scheduler.h"
 #include "app/whole_data_training.h"
@@ -14,6 +15,7 @@
 #include "core/train/trainer_factory.h"
 #include "core/train/trainer_names.h"
 #include "fake_whole_data_steps.h"
+#include "scoped_env.h"
 #include "workspace_support.h"
 
 namespace sepal::app {
@@ -104,20 +106,25 @@ TEST(WholeDataTraining, AFailureFallsBackToTheSubsampleUntilTheCellsChange) {
     EXPECT_EQ(f.builds, 2u);
 }
 
-// The device's figures of each frame's steps reach the scheduler's stats (what --bench-frames
-// sums): every step counted once, none in a frame without training, none from a failed step.
-TEST(WholeDataTraining, EachFramesStepsFiguresReachItsStats) {
-    std::vector<test::FakeWholeDataSteps*> built;
+/// The CPU backend with fake whole-data steps, each one built appended to `built`.
+Backend fakeDeviceBackend(std::vector<test::FakeWholeDataSteps*>& built) {
     Backend backend = makeBackend("cpu");
-    backend.wholeData = [&](const float* points, size_t n,
-                            size_t d) -> std::unique_ptr<WholeDataSteps> {
+    backend.wholeData = [&built](const float* points, size_t n,
+                                 size_t d) -> std::unique_ptr<WholeDataSteps> {
         auto steps = std::make_unique<test::FakeWholeDataSteps>(points, n, d);
         built.push_back(steps.get());
         return steps;
     };
+    return backend;
+}
+
+// The device's figures of each frame's steps reach the scheduler's stats (what --bench-frames
+// sums): every step counted once, none in a frame without training, none from a failed step.
+TEST(WholeDataTraining, EachFramesStepsFiguresReachItsStats) {
+    std::vector<test::FakeWholeDataSteps*> built;
     Log log;
     Document doc(log);
-    Scheduler scheduler(std::move(backend), doc, log);
+    Scheduler scheduler(fakeDeviceBackend(built), doc, log);
     openInto(doc, 2000);
     scheduler.frame(8.0);
     EXPECT_EQ(scheduler.stats().trainDevice.steps, 0u);
@@ -157,6 +164,87 @@ TEST(WholeDataTraining, EachFramesStepsFiguresReachItsStats) {
     scheduler.frame(oneStep);
     EXPECT_FALSE(scheduler.stats().trainEveryCell);
     EXPECT_EQ(scheduler.stats().trainDevice.steps, 0u);
+}
+
+/// The scheduler's model landmarks after `frames` k-means frames over 2000 cells on fake
+/// whole-data steps, each frame's step run ahead (startStepAhead after the frame) or inline.
+std::vector<float> kmeansFrames(size_t frames, bool ahead, size_t* lloydCalls = nullptr) {
+    std::vector<test::FakeWholeDataSteps*> steps;
+    Log log;
+    Document doc(log);
+    Scheduler scheduler(fakeDeviceBackend(steps), doc, log);
+    openInto(doc, 2000);
+    scheduler.frame(8.0);
+    TrainingSettings t = doc.state().training;
+    t.trainer = trainer_name::kKmeans;
+    doc.setTraining(t);
+    scheduler.startTraining();
+    const double oneStep = 1e-6;
+    for (size_t frame = 0; frame < frames; ++frame) {
+        const bool steppedBefore = frame > 0 && ahead;
+        const size_t callsBefore = steps.empty() ? 0 : steps[0]->lloydCalls;
+        scheduler.frame(oneStep);
+        if (steps.size() != 1) {
+            ADD_FAILURE() << steps.size() << " whole-data steps built, not one";
+            return {};
+        }
+        test::FakeWholeDataSteps* built = steps[0];
+        EXPECT_TRUE(scheduler.stats().trainEveryCell);
+        // A frame after a step run ahead takes that step as its own: no second one.
+        EXPECT_EQ(built->lloydCalls, callsBefore + (steppedBefore ? 0 : 1)) << "frame " << frame;
+        EXPECT_EQ(scheduler.stats().trainDevice.steps, 1u) << "frame " << frame;
+        if (ahead && frame + 1 < frames) {
+            EXPECT_TRUE(scheduler.startStepAhead(oneStep));
+            scheduler.finishStepAhead();
+            EXPECT_EQ(built->lloydCalls, callsBefore + (steppedBefore ? 1 : 2));
+        }
+    }
+    if (lloydCalls) *lloydCalls = steps.empty() ? 0 : steps[0]->lloydCalls;
+    return doc.state().model.high;
+}
+
+// The next frame's step run on a worker thread while the window swaps (Scheduler::startStepAhead)
+// is that frame's step: the same landmarks after the same frames, one step a frame.
+TEST(WholeDataTraining, AStepRunAheadIsTheNextFramesOwn) {
+    size_t inlineCalls = 0, aheadCalls = 0;
+    const std::vector<float> inlineModel = kmeansFrames(4, false, &inlineCalls);
+    const std::vector<float> aheadModel = kmeansFrames(4, true, &aheadCalls);
+    EXPECT_EQ(inlineCalls, 4u);
+    EXPECT_EQ(aheadCalls, 4u);
+    ASSERT_FALSE(inlineModel.empty());
+    EXPECT_EQ(aheadModel, inlineModel);
+}
+
+// Nothing runs ahead without training over every cell on the device, or with the switch off.
+TEST(WholeDataTraining, OnlyADevicesStepOverEveryCellRunsAhead) {
+    Log log;
+    Document doc(log);
+    Scheduler cpu(makeBackend("cpu"), doc, log);  // no whole-data steps: the subsample
+    openInto(doc, 2000);
+    cpu.frame(8.0);
+    EXPECT_FALSE(cpu.startStepAhead(8.0)) << "not training";
+    TrainingSettings t = doc.state().training;
+    t.trainer = trainer_name::kKmeans;
+    doc.setTraining(t);
+    cpu.startTraining();
+    cpu.frame(1e-6);  // one step: the run goes on
+    ASSERT_TRUE(cpu.training());
+    EXPECT_FALSE(cpu.stats().trainEveryCell);
+    EXPECT_FALSE(cpu.startStepAhead(8.0)) << "a CPU step";
+    cpu.pauseTraining();
+
+    const test::ScopedEnv off("SEPAL_STEP_AHEAD", "0");
+    std::vector<test::FakeWholeDataSteps*> built;
+    Log log2;
+    Document doc2(log2);
+    Scheduler device(fakeDeviceBackend(built), doc2, log2);
+    openInto(doc2, 2000);
+    device.frame(8.0);  // takes the cells in, as the window's first frame does
+    doc2.setTraining(t);
+    device.startTraining();
+    device.frame(1e-6);
+    ASSERT_TRUE(device.stats().trainEveryCell);
+    EXPECT_FALSE(device.startStepAhead(1e-6)) << "SEPAL_STEP_AHEAD=0";
 }
 
 TEST(WholeDataTraining, WithoutTheBackendsFactoryNothingIsBuilt) {
