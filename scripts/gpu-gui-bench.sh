@@ -379,6 +379,10 @@ for j in rows:
         print(f"{j['run']:28} training frames {j['training_frames']} ({j['runs_ended']} runs ended): "
               f"{j['training_fps']:.1f} frames/s, mean {j['training_mean_ms']:.2f} ms, median "
               f"{j['training_median_ms']:.2f}, p95 {j['training_p95_ms']:.2f}")
+        if j.get("training_long_frames", 0) > 0:
+            print(f"{'':28} {j['training_long_frames']} frames over three times the median, the "
+                  f"longest {j['training_max_ms']:.1f} ms; a restarted run's first frame "
+                  f"{j['training_first_of_run_median_ms']:.1f} ms (median)")
         if "training_train_median_ms" in j:
             print(f"{'':28} medians: training {j['training_train_median_ms']:.2f} ms of the work's "
                   f"{j['training_work_median_ms']:.2f}, upload (projection) "

@@ -20,17 +20,25 @@ std::string benchTrainerName(const std::string& word) {
 }
 
 namespace {
-/// Mean, median and 95th percentile of frame times (-1 each when there are none).
+/// Mean, median, 95th percentile and longest of frame times (-1 each when there are none), and
+/// how many took over three times the median.
 struct FrameTimes {
-    double mean = -1, median = -1, p95 = -1;
+    double mean = -1, median = -1, p95 = -1, max = -1;
+    size_t overThreeMedians = 0;
 };
 
 FrameTimes summarise(std::vector<double> times) {
     if (times.empty()) return {};
     std::sort(times.begin(), times.end());
     const size_t n = times.size();
-    return {std::accumulate(times.begin(), times.end(), 0.0) / double(n), times[n / 2],
-            times[std::min(n - 1, size_t(double(n) * 0.95))]};
+    FrameTimes t;
+    t.mean = std::accumulate(times.begin(), times.end(), 0.0) / double(n);
+    t.median = times[n / 2];
+    t.p95 = times[std::min(n - 1, size_t(double(n) * 0.95))];
+    t.max = times.back();
+    t.overThreeMedians =
+        size_t(times.end() - std::upper_bound(times.begin(), times.end(), 3 * t.median));
+    return t;
 }
 }  // namespace
 
@@ -82,6 +90,8 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
             m_trainDevice += ws.stats().trainDevice;
             if (ws.training().running()) {
                 m_trainingTimes.push_back(cost.frameMs);
+                if (m_runRestarted) m_firstOfRunTimes.push_back(cost.frameMs);
+                m_runRestarted = false;
                 m_trainingTrainMs.push_back(ws.stats().trainMs);
                 m_trainingWorkMs.push_back(cost.workMs);
                 m_trainingUploadMs.push_back(cost.uploadMs);
@@ -95,6 +105,7 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
             } else {
                 ++m_runsEnded;
                 ws.training().start();  // a finished run starts again
+                m_runRestarted = true;
             }
         } else {
             const float a = float(m_times.size()) * 0.05f, r = 0.05f;
@@ -160,6 +171,11 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         {"training_mean_ms", training.mean},
         {"training_median_ms", training.median},
         {"training_p95_ms", training.p95},
+        // The longest, how many took over three times the median, and the median of the first
+        // frames of the runs the bench started again (what a run's start costs).
+        {"training_max_ms", training.max},
+        {"training_long_frames", training.overThreeMedians},
+        {"training_first_of_run_median_ms", summarise(m_firstOfRunTimes).median},
         {"training_fps", training.mean > 0 ? 1000.0 / training.mean : -1.0},
         {"runs_ended", m_runsEnded},
         // Their parts' medians: the training work (wall), the frame's work (the training's

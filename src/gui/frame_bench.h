@@ -103,6 +103,8 @@ class FrameBench : public FrameHook {
     std::vector<double> m_trainingTrainMs, m_trainingWorkMs, m_trainingUploadMs, m_trainingDrawMs,
         m_trainingSwapMs, m_trainingAheadWaitMs;
     size_t m_trainingAhead = 0;  // of those frames, the ones whose step ran during the swap
+    std::vector<double> m_firstOfRunTimes;  // of those frames, each restarted run's first
+    bool m_runRestarted = false;            // the bench started a run again after a frame
     // And on the device: the projection's and the splats' times, and the cells projected.
     std::vector<double> m_trainingProjectDeviceMs, m_trainingSplatDeviceMs, m_trainingProjected;
     size_t m_runsEnded = 0;

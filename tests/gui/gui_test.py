@@ -1108,7 +1108,9 @@ def test_bench_frames(out):
                               "training_median_ms", "training_p95_ms", "runs_ended",
                               "train_every_cell", "training_train_median_ms",
                               "training_work_median_ms", "training_upload_median_ms",
-                              "training_draw_median_ms", "training_swap_median_ms")})
+                              "training_draw_median_ms", "training_swap_median_ms",
+                              "training_max_ms", "training_long_frames",
+                              "training_first_of_run_median_ms")})
     check(j["mode"] == "train" and j["trainer"] == "kmeans", f"the bench ran {j}")
     check(j["frames"] == frames, f"{j['frames']} frames measured, {frames} asked")
     check(j["runs_ended"] >= 1, f"no k-means run of 20,000 cells ended in {frames} frames")
@@ -1128,6 +1130,9 @@ def test_bench_frames(out):
               j["training_median_ms"] and j["training_upload_median_ms"] >= 0 and
               j["training_draw_median_ms"] > 0,
               f"the training frames' parts: {j}")
+        # No step ran ahead during a swap: that is the device's alone.
+        check(j["training_ahead_frames"] == 0 and j["training_ahead_wait_median_ms"] == 0,
+              f"a CPU step ran during the swap: {j}")
         # No device stepped or projected: no device figures.
         check(j["train_device_steps"] == 0 and j["train_step_device_ms"] == -1 and
               j["train_exact_scan_share"] == -1 and j["train_kept_share"] == -1 and
@@ -1139,6 +1144,14 @@ def test_bench_frames(out):
               0 <= j["train_exact_scan_share"] <= 1 and 0 <= j["train_kept_share"] <= 1 and
               0 <= j["train_lone_share"] <= 1,
               f"the device's steps without figures: {j}")
+    # The longest training frame bounds the 95th percentile; the long ones are some of them; a
+    # restarted run's first frame is one of them (-1 when no run was restarted before one).
+    if j["training_frames"] > 0:
+        check(j["training_max_ms"] >= j["training_p95_ms"] >= j["training_median_ms"] and
+              0 <= j["training_long_frames"] <= j["training_frames"] and
+              (j["training_first_of_run_median_ms"] == -1 or
+               0 < j["training_first_of_run_median_ms"] <= j["training_max_ms"]),
+              f"the training frames' spread: {j}")
     # The swap is part of each frame's drawing, so of its mean and of its median (-1, as the
     # drawing's, without training frames).
     check(0 <= j["swap_ms"] <= j["draw_ms"], f"the swap {j['swap_ms']} ms of {j['draw_ms']}")
