@@ -154,11 +154,16 @@ FrameUpdate Scheduler::frame(double budgetMs) {
 
 bool Scheduler::startStepAhead(double budgetMs) {
     finishStepAhead();
-    // Only a step on the device: a CPU step would take the cores that present the frame.
-    if (!m_stepAheadAllowed || !m_training || !m_stats.trainEveryCell || m_polished) return false;
+    // Only a step on the device over cells already there: a CPU step would take the cores that
+    // present the frame, and a build copies and uploads every cell (the frame's own work).
+    if (!m_stepAheadAllowed || !m_training || !m_stats.trainEveryCell || !m_wholeData->ready() ||
+        m_polished)
+        return false;
     m_stats.trainMs = 0;
     m_stats.trainDevice = {};
     m_aheadError.clear();
+    // Set before the worker starts: a step that ends the run clears it (pauseTraining).
+    m_steppedAhead = true;
     try {
         m_ahead = std::thread([this, budgetMs] {
             // trainStep logs its trainer's and the device's failures; anything else ends the
@@ -170,9 +175,9 @@ bool Scheduler::startStepAhead(double budgetMs) {
             }
         });
     } catch (const std::system_error&) {
+        m_steppedAhead = false;
         return false;  // no thread to spare: the next frame steps as before
     }
-    m_steppedAhead = true;
     return true;
 }
 

@@ -139,6 +139,7 @@ void Scheduler::startTraining() {
     }
     m_trainBefore = std::make_unique<LandmarkModel>(state.model);
     m_training = true;
+    m_steppedAhead = false;  // a new run's first frame takes a step of its own
     if (!laysOut(t)) m_document.markTrained();
     // A layout other than the graph's own (t-SNE, UMAP) scatters the graph's edges into a mesh
     // of crossing lines.
@@ -149,6 +150,7 @@ void Scheduler::startTraining() {
 void Scheduler::pauseTraining() {
     if (!m_training) return;
     m_training = false;
+    m_steppedAhead = false;  // a step run ahead that ended the run is nobody's next step
     if (m_trainBefore) {
         LandmarkModel before = std::move(*m_trainBefore);
         m_trainBefore.reset();

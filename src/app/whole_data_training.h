@@ -35,6 +35,9 @@ class WholeDataTraining {
     void fail(Trainer& trainer, const std::string& why, size_t subsample);
     /// The number of cells the steps hold (0: none).
     size_t cells() const;
+    /// True when the steps are built for the cells as they are: a trainer's next step neither
+    /// builds nor uploads anything.
+    bool ready() const { return m_steps && !m_stale; }
     /// The figures of every step of the steps held now (steps 0: none measured, or no steps
     /// since a failure).
     WholeDataFigures figures() const;

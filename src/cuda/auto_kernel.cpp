@@ -113,12 +113,15 @@ AutoPick settleOnOwnCells(AutoPick pick, const KernelShape& shape, float adjust,
     const KernelEntry* runnerUp = candidateNamed(candidates, runnerUpName);
     const auto c = kernelShapeClass(shape.n, shape.d, shape.g, shape.topn, adjust);
     if (!runnerUp || !c) return pick;
+    const bool canTime = ownCells.count >= c->points && ownCells.take;
     const std::string& shapeKey = pick.how.shapeClass;
     std::string device;
     try {
         device = currentDeviceKey();
         if (takeKept(cache.findOnCells(device, shapeKey), candidates, pick, "own-cells"))
             return pick;
+        // Too few cells at hand (a chunk): nothing to wait for, the class's choice stands.
+        if (!canTime) return pick;
         MeasureGuard& guard = measureGuard();
         std::lock_guard<std::mutex> lock(guard.mutex);
         if (takeKept(cache.findOnCells(device, shapeKey), candidates, pick, "own-cells"))
@@ -126,11 +129,10 @@ AutoPick settleOnOwnCells(AutoPick pick, const KernelShape& shape, float adjust,
         if (guard.failedOnCells.count(device + "\n" + shapeKey)) return pick;
         // An error of the caller's earlier work: the caller's next check reports it.
         if (cudaDeviceSynchronize() != cudaSuccess) return pick;
-        const std::optional<KernelSample> cells = ownCells(c->points);
-        if (!cells) return pick;
+        const KernelSample cells = ownCells.take(c->points);
         KernelChoice onCells;
         onCells.points = c->points;
-        onCells.timings = timeKernels({pick.kernel, runnerUp}, *cells, c->k, adjust);
+        onCells.timings = timeKernels({pick.kernel, runnerUp}, cells, c->k, adjust);
         onCells.kernel = fastestKernel(onCells.timings);
         const KernelEntry* fastest = candidateNamed(candidates, onCells.kernel);
         if (!fastest) throw std::runtime_error("neither kernel ran");
@@ -177,7 +179,7 @@ AutoPick chooseAutoKernel(const KernelShape& shape, float adjust, KernelChoiceCa
                           const OwnCells& ownCells) {
     const AutoPick pick = chooseForClass(shape, adjust, cache);
     // The rule's pick has no class: nothing was measured to weigh.
-    if (!ownCells || pick.how.shapeClass.empty()) return pick;
+    if (!ownCells.take || pick.how.shapeClass.empty()) return pick;
     return settleOnOwnCells(pick, shape, adjust, cache, ownCells);
 }
 

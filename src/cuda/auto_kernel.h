@@ -11,10 +11,11 @@
 // among the cells). So when the class's runner-up came within kCloseCall of its fastest, the
 // two are timed again on the caller's own cells and model, once per process and class, and the
 // faster runs; that choice stays in the process's memory (another process's cells may differ).
+// It is made by the first projection of the class that holds the class's cells at once (a
+// resident projection of them all; a streamed one's chunks are fewer) on the model it projects.
 
 #include <cstddef>
 #include <functional>
-#include <optional>
 
 #include "core/embedsom/kernel_choice.h"
 #include "core/embedsom/kernel_choice_cache.h"
@@ -32,18 +33,23 @@ struct AutoPick {
 /// A runner-up within this factor of a class's fastest is timed again on the caller's cells.
 constexpr double kCloseCall = 1.15;
 
-/// The caller's first `points` cells and the model it projects them by, for auto to time two
-/// close kernels on; nothing when it has fewer cells. Called with the device idle.
-using OwnCells = std::function<std::optional<KernelSample>(size_t points)>;
+/// The caller's cells for auto to time two close kernels on: how many it has at hand (a
+/// streamed or ranged projection only its chunk's), and `take`, which copies the first
+/// `points` of them with the model that projects them. `take` runs with the device idle and
+/// auto's lock held: it must not project.
+struct OwnCells {
+    size_t count = 0;                                 ///< cells at hand
+    std::function<KernelSample(size_t points)> take;  ///< the first `points` of them
+};
 
 /// auto's kernel for `shape` projected with `adjust` on the current device: the kept choice of
 /// its class, else the fastest of the kernels that take it, timed now (timeKernels) and kept in
 /// `cache`; else the fixed rule. A measurement waits for the process's work on the device first
 /// and runs one at a time in the process (a second caller for the class waits and finds it
 /// kept). A failed one warns on one line and leaves the class to the rule for the process.
-/// With `ownCells`, a close call is then timed again on them (see the top of this file); when
-/// that fails it warns on one line and the class's choice stands. Throws InputError when no
-/// kernel takes the shape.
+/// With at least the class's cells in `ownCells`, a close call is then timed again on them (see
+/// the top of this file); with fewer, or when that fails (a warning on one line), the class's
+/// choice stands. Throws InputError when no kernel takes the shape.
 AutoPick chooseAutoKernel(const KernelShape& shape, float adjust, KernelChoiceCache& cache,
                           const OwnCells& ownCells = {});
 

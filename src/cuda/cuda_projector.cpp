@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <optional>
 #include <vector>
 
 #include "core/common/bytes.h"
@@ -291,15 +290,21 @@ struct CudaProjector::State {
         KernelShape shape = shapeOf(a);
         if (requested) return chooseKernel(requested, shape);
         shape.n = std::max(shape.n, classCells);
-        autoPick = chooseAutoKernel(shape, a.adjust, processKernelCache(),
-                                    [&](size_t count) { return ownCells(a, count); });
+        // Only a launch of the whole call's cells offers them: a chunk of a range or a stream is
+        // not timed on (mid-frame, or fewer cells than its class's).
+        OwnCells own;
+        if (haveModel && size_t(a.dim) == d && a.n >= classCells) {
+            own.count = a.n;
+            own.take = [&](size_t count) { return ownCells(a, count); };
+        }
+        autoPick = chooseAutoKernel(shape, a.adjust, processKernelCache(), own);
         return *autoPick.kernel;
     }
 
-    /// The first `count` cells of a launch's points and the model last uploaded, copied to the
-    /// host for auto to time two kernels on; nothing when the launch has fewer cells.
-    std::optional<KernelSample> ownCells(const ProjectionArgs& a, size_t count) const {
-        if (a.n < count || !haveModel || size_t(a.dim) != d) return std::nullopt;
+    /// The first `count` (at most a.n) cells of a launch's points and the model last uploaded,
+    /// copied to the host for auto to time two kernels on.
+    KernelSample ownCells(const ProjectionArgs& a, size_t count) const {
+        count = std::min(count, a.n);
         KernelSample cells;
         cells.points.resize(count * d);
         SEPAL_CUDA_CHECK(cudaMemcpy2D(cells.points.data(), d * sizeof(float), a.points,

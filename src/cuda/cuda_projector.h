@@ -89,8 +89,9 @@ class CudaProjector : public Projector, public ResidentProjector {
 
     /// The kernel that the last projection ran ("tensor", "fused", ...; empty before the first);
     /// when auto chose it, how: "tensor+parts (auto: measured)" ("cached": measured before on
-    /// this GPU; "rule": its fixed rule); through the neighbour cache, the kernel whose phases it
-    /// ran and ", cached lists".
+    /// this GPU; "own-cells": a close call timed again on this process's cells; "rule": its
+    /// fixed rule); through the neighbour cache, the kernel whose phases it ran and ", cached
+    /// lists".
     std::string lastKernel() const override;
     /// The kernel that the last projection ran, its name alone ("" before the first).
     std::string lastKernelName() const;

@@ -252,6 +252,7 @@ void Application::frame() {
     const double aheadEnd = monotonicSeconds();
     m_cost.swapMs = (drawEnd - swapStart) * 1000.0;
     m_cost.drawMs = (drawEnd - drawStart) * 1000.0;
+    m_cost.steppedAhead = ahead;
     m_cost.aheadWaitMs = ahead ? (aheadEnd - drawEnd) * 1000.0 : 0.0;
     m_cost.workMs += m_cost.aheadWaitMs;
     m_cost.layerRedrawMs = m_painter->lastRedrawMs();

@@ -98,7 +98,7 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
                 m_trainingDrawMs.push_back(cost.drawMs);
                 m_trainingSwapMs.push_back(cost.swapMs);
                 m_trainingAheadWaitMs.push_back(cost.aheadWaitMs);
-                m_trainingAhead += cost.aheadWaitMs > 0;
+                m_trainingAhead += cost.steppedAhead;
                 m_trainingProjectDeviceMs.push_back(cost.gpuProjectDeviceMs);
                 m_trainingSplatDeviceMs.push_back(cost.splatDeviceMs);
                 m_trainingProjected.push_back(double(m_gpuLast - gpuBefore));

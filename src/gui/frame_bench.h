@@ -31,8 +31,9 @@ struct FrameCost {
     double workMs = 0;   ///< projection and training
     double drawMs = 0;   ///< drawing and swapping
     double swapMs = 0;   ///< of drawMs, the swap: queued drawing finished, then handed over
-    /// After the swap, the wait for the next frame's training step that ran during it (0: the
-    /// step runs inside the next frame's work); counted in workMs too.
+    /// The next frame's training step ran during the swap (Scheduler::startStepAhead).
+    bool steppedAhead = false;
+    /// After the swap, the wait for that step (0 without one); counted in workMs too.
     double aheadWaitMs = 0;
     double layerRedrawMs = 0;  ///< the point layer's last complete redraw (0: none yet)
     bool layerBusy = false;    ///< the point layer is still redrawing (the picture not final)

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -172,7 +171,9 @@ TEST(CudaAutoKernel, ACloseCallIsTimedAgainOnTheCallersCellsOncePerProcess) {
     const auto x = randomPoints(n, d, 71, 12);
     int calls = 0;
     size_t asked = 0;
-    const cuda::OwnCells cells = [&](size_t count) -> std::optional<cuda::KernelSample> {
+    cuda::OwnCells cells;
+    cells.count = n;
+    cells.take = [&](size_t count) {
         ++calls;
         asked = count;
         cuda::KernelSample s;
@@ -210,23 +211,33 @@ TEST(CudaAutoKernel, AClearWinnerOrTooFewCellsKeepTheClasssChoice) {
     const cuda::KernelShape shape = deviceShape(size_t(1) << 16, 16, 256, 16);
     const std::string shapeKey = "d16 g256 k16 adjust1 n65536";
     int calls = 0;
-    const cuda::OwnCells none = [&](size_t) -> std::optional<cuda::KernelSample> {
+    cuda::OwnCells cells;
+    cells.count = size_t(1) << 16;
+    cells.take = [&](size_t count) {
         ++calls;
-        return std::nullopt;
+        return cuda::makeKernelSample(count, 16, 256);
     };
     // The runner-up 30 % behind: no need to ask the cells.
     KernelChoiceCache clear("");
     clear.store(cuda::currentDeviceKey(), shapeKey, keptChoice(shape, 1.3));
-    const cuda::AutoPick winner = cuda::chooseAutoKernel(shape, 1.0f, clear, none);
+    const cuda::AutoPick winner = cuda::chooseAutoKernel(shape, 1.0f, clear, cells);
     EXPECT_EQ(winner.how.source, "cached");
     EXPECT_EQ(calls, 0);
-    // A close call, but the caller has fewer cells than the class is measured on.
+    // A close call, but the caller has fewer cells than the class is measured on (a chunk): the
+    // class's choice, every time, with nothing taken.
+    cells.count = (size_t(1) << 16) - 1;
     KernelChoiceCache close("");
     const KernelChoice kept = keptChoice(shape, 1.05);
     close.store(cuda::currentDeviceKey(), shapeKey, kept);
-    const cuda::AutoPick few = cuda::chooseAutoKernel(shape, 1.0f, close, none);
-    EXPECT_EQ(few.how.source, "cached");
-    EXPECT_STREQ(few.kernel->name, kept.kernel.c_str());
+    for (int call = 0; call < 3; ++call) {
+        const cuda::AutoPick few = cuda::chooseAutoKernel(shape, 1.0f, close, cells);
+        EXPECT_EQ(few.how.source, "cached");
+        EXPECT_STREQ(few.kernel->name, kept.kernel.c_str());
+    }
+    EXPECT_EQ(calls, 0);
+    // With enough cells the same close call is timed on them.
+    cells.count = size_t(1) << 16;
+    EXPECT_EQ(cuda::chooseAutoKernel(shape, 1.0f, close, cells).how.source, "own-cells");
     EXPECT_EQ(calls, 1);
 }
 

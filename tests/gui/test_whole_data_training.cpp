@@ -166,19 +166,29 @@ TEST(WholeDataTraining, EachFramesStepsFiguresReachItsStats) {
     EXPECT_EQ(scheduler.stats().trainDevice.steps, 0u);
 }
 
+/// A scheduler on fake whole-data steps over 2000 synthetic cells, taken in by a first frame,
+/// with k-means started (not yet stepped).
+struct KmeansOnFakeDevice {
+    std::vector<test::FakeWholeDataSteps*> built;  ///< the steps built, in order
+    Log log;
+    Document doc{log};
+    Scheduler scheduler{fakeDeviceBackend(built), doc, log};
+    KmeansOnFakeDevice() {
+        openInto(doc, 2000);
+        scheduler.frame(8.0);
+        TrainingSettings t = doc.state().training;
+        t.trainer = trainer_name::kKmeans;
+        doc.setTraining(t);
+        scheduler.startTraining();
+    }
+};
+
 /// The scheduler's model landmarks after `frames` k-means frames over 2000 cells on fake
 /// whole-data steps, each frame's step run ahead (startStepAhead after the frame) or inline.
 std::vector<float> kmeansFrames(size_t frames, bool ahead, size_t* lloydCalls = nullptr) {
-    std::vector<test::FakeWholeDataSteps*> steps;
-    Log log;
-    Document doc(log);
-    Scheduler scheduler(fakeDeviceBackend(steps), doc, log);
-    openInto(doc, 2000);
-    scheduler.frame(8.0);
-    TrainingSettings t = doc.state().training;
-    t.trainer = trainer_name::kKmeans;
-    doc.setTraining(t);
-    scheduler.startTraining();
+    KmeansOnFakeDevice k;
+    Scheduler& scheduler = k.scheduler;
+    const std::vector<test::FakeWholeDataSteps*>& steps = k.built;
     const double oneStep = 1e-6;
     for (size_t frame = 0; frame < frames; ++frame) {
         const bool steppedBefore = frame > 0 && ahead;
@@ -200,7 +210,7 @@ std::vector<float> kmeansFrames(size_t frames, bool ahead, size_t* lloydCalls = 
         }
     }
     if (lloydCalls) *lloydCalls = steps.empty() ? 0 : steps[0]->lloydCalls;
-    return doc.state().model.high;
+    return k.doc.state().model.high;
 }
 
 // The next frame's step run on a worker thread while the window swaps (Scheduler::startStepAhead)
@@ -245,6 +255,52 @@ TEST(WholeDataTraining, OnlyADevicesStepOverEveryCellRunsAhead) {
     device.frame(1e-6);
     ASSERT_TRUE(device.stats().trainEveryCell);
     EXPECT_FALSE(device.startStepAhead(1e-6)) << "SEPAL_STEP_AHEAD=0";
+}
+
+// A step run ahead that ends the run is nobody's next step: the run started again takes a step
+// of its own in its first frame.
+TEST(WholeDataTraining, ARunEndedAheadLeavesTheNextRunsFirstStepToIt) {
+    KmeansOnFakeDevice k;
+    Scheduler& scheduler = k.scheduler;
+    std::vector<test::FakeWholeDataSteps*>& built = k.built;
+    const double oneStep = 1e-6;
+    scheduler.frame(oneStep);
+    bool endedAhead = false;
+    for (int frame = 0; frame < 200 && !endedAhead; ++frame) {
+        ASSERT_TRUE(scheduler.startStepAhead(oneStep)) << "frame " << frame;
+        scheduler.finishStepAhead();
+        endedAhead = !scheduler.training();
+        scheduler.frame(oneStep);
+    }
+    ASSERT_TRUE(endedAhead) << "k-means of 2000 cells did not end in 200 steps";
+    ASSERT_EQ(built.size(), 1u);
+    const size_t calls = built[0]->lloydCalls;
+    scheduler.startTraining();
+    scheduler.frame(oneStep);
+    EXPECT_EQ(built[0]->lloydCalls, calls + 1) << "the new run's first frame did not step";
+    EXPECT_EQ(scheduler.stats().trainDevice.steps, 1u);
+}
+
+// Cells that changed (here the gates) are built into new steps by the frame's own step, never by
+// a step run ahead during the swap.
+TEST(WholeDataTraining, StepsToBuildAreTheFramesNotAStepAheads) {
+    KmeansOnFakeDevice k;
+    Scheduler& scheduler = k.scheduler;
+    std::vector<test::FakeWholeDataSteps*>& built = k.built;
+    const double oneStep = 1e-6;
+    scheduler.frame(oneStep);
+    ASSERT_TRUE(scheduler.startStepAhead(oneStep));
+    scheduler.finishStepAhead();
+    ASSERT_TRUE(k.doc.setGates(GateSelection{}, "No gates"));  // a change of the gates all the same
+    scheduler.frame(oneStep);                                  // takes the step run ahead
+    ASSERT_TRUE(scheduler.training());
+    EXPECT_EQ(built.size(), 1u);
+    EXPECT_FALSE(scheduler.startStepAhead(oneStep)) << "the steps are to be built again";
+    scheduler.frame(oneStep);  // builds them and steps
+    EXPECT_EQ(built.size(), 2u);
+    EXPECT_TRUE(scheduler.stats().trainEveryCell);
+    EXPECT_TRUE(scheduler.startStepAhead(oneStep));
+    scheduler.finishStepAhead();
 }
 
 TEST(WholeDataTraining, WithoutTheBackendsFactoryNothingIsBuilt) {

@@ -8,11 +8,12 @@
 //    for 1, none for 0, a power per pair otherwise); values other than 1 and 0 share a class;
 //  - n, in three classes: from 2^16 to 2^18 points, from 2^18 to 2^20, and 2^20 or more,
 //    measured on 2^16, 2^18 and 2^20 points. tensor+split's two partitions overlap only over
-//    enough chunks: at d 64 g 1024 k 32 on the H200 it lost by 15 % on 2^18 points and won by
-//    3 % on 2^20 (GPU_NOTES.md), so a class measured on 2^18 misjudged every larger projection.
-//    Which of two close kernels wins also depends on the data (where the landmarks lie among
-//    the cells: 5-23 % at that shape, the twenty-fifth session), which a class cannot say:
-//    auto times a class's close candidates again on the caller's own cells (auto_kernel.h).
+//    enough chunks: at d 64 g 1024 k 32 on the H200 it lost by 15 % on 2^18 points and came
+//    within a few % on 2^20 (GPU_NOTES.md), so a class measured on 2^18 ruled it out for every
+//    larger projection. Which of the two then wins depends on the data (where the landmarks
+//    lie among the cells: split 3 % ahead on normal landmarks, 3-23 % behind on clustered and
+//    crowded ones), which a class cannot say: auto times a class's close candidates again on
+//    the caller's own cells (auto_kernel.h).
 // Below 2^16 points a projection takes a fraction of a millisecond on any kernel that auto
 // would weigh, less than a measurement costs: auto keeps its fixed rule there (no class).
 // Not in the class: smooth (a constant of every kernel), the neighbour cache's subsets of rows
