@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
-#include <system_error>
 
 #include "app/cpu_projection.h"
 
@@ -164,26 +163,24 @@ bool Scheduler::startStepAhead(double budgetMs) {
     m_aheadError.clear();
     // Set before the worker starts: a step that ends the run clears it (pauseTraining).
     m_steppedAhead = true;
-    try {
-        m_ahead = std::thread([this, budgetMs] {
-            // trainStep logs its trainer's and the device's failures; anything else ends the
-            // run in finishStepAhead, on the window's thread.
-            try {
-                trainStep(budgetMs * kTrainShare);
-            } catch (const std::exception& e) {
-                m_aheadError = e.what();
-            }
-        });
-    } catch (const std::system_error&) {
-        m_steppedAhead = false;
-        return false;  // no thread to spare: the next frame steps as before
-    }
-    return true;
+    m_aheadRunning = m_ahead.start([this, budgetMs] {
+        // trainStep logs its trainer's and the device's failures; anything else ends the run
+        // in finishStepAhead, on the window's thread.
+        try {
+            trainStep(budgetMs * kTrainShare);
+        } catch (const std::exception& e) {
+            m_aheadError = e.what();
+        }
+    });
+    // No thread to spare: the next frame steps as before.
+    if (!m_aheadRunning) m_steppedAhead = false;
+    return m_aheadRunning;
 }
 
 void Scheduler::finishStepAhead() {
-    if (!m_ahead.joinable()) return;
-    m_ahead.join();
+    if (!m_aheadRunning) return;
+    m_ahead.wait();
+    m_aheadRunning = false;
     if (m_aheadError.empty()) return;
     m_log.add(LogEntry::Error, "training stopped: " + m_aheadError);
     m_aheadError.clear();

@@ -7,7 +7,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "app/colouring.h"
@@ -21,6 +20,7 @@
 #include "app/projection_sweeper.h"
 #include "app/recipe_task.h"
 #include "app/whole_data_training.h"
+#include "app/worker_thread.h"
 #include "backend/backends.h"
 #include "core/train/trainer.h"
 
@@ -181,7 +181,8 @@ class Scheduler {
     std::unique_ptr<WholeDataTraining> m_wholeData;  // every cell, where the backend keeps them
     bool m_training = false;
     bool m_stepAheadAllowed;      // SEPAL_STEP_AHEAD is not 0
-    std::thread m_ahead;          // the next frame's training step (startStepAhead)
+    WorkerThread m_ahead;         // runs the next frame's training step (startStepAhead)
+    bool m_aheadRunning = false;  // a step was started there and not yet waited for
     bool m_steppedAhead = false;  // the next frame's step has run: frame() does not step
     std::string m_aheadError;     // what ended the step ahead, if anything did
     uint64_t m_colourSeen = ~0ull, m_sweepsSeen = 0, m_dataSeen = 0, m_gatesSeen = 0;

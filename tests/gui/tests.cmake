@@ -23,7 +23,8 @@ endif()
 add_executable(sepal_app_tests ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_app.cpp
                                ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_gpu_projection.cpp
                                ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_polish.cpp
-                               ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_whole_data_training.cpp)
+                               ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_whole_data_training.cpp
+                               ${CMAKE_CURRENT_SOURCE_DIR}/gui/test_worker_thread.cpp)
 target_link_libraries(sepal_app_tests PRIVATE sepal_app sepal_render GTest::gtest_main)
 # tests/ for the helpers shared with the unit tests (the test-only trainer).
 target_include_directories(sepal_app_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
