@@ -16,6 +16,7 @@ WorkerThread::~WorkerThread() {
 }
 
 bool WorkerThread::start(std::function<void()> job) {
+    if (!job) return false;
     wait();
     if (!m_thread.joinable()) {
         try {

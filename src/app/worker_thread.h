@@ -10,7 +10,8 @@
 
 namespace sepal::app {
 
-/// A thread that runs the jobs given to it, one at a time, until it is destroyed.
+/// A thread that runs the jobs given to it, one at a time, until it is destroyed. One thread
+/// owns it: start, wait and the destructor are called from there, never from a job.
 class WorkerThread {
   public:
     WorkerThread() = default;
@@ -19,8 +20,8 @@ class WorkerThread {
     WorkerThread(const WorkerThread&) = delete;
     WorkerThread& operator=(const WorkerThread&) = delete;
 
-    /// Runs `job` on the thread (made on first use), after waiting for the last one; false when
-    /// no thread could be made (the job did not run). The job must not throw.
+    /// Runs `job` on the thread (made on first use), after waiting for the last one; false for
+    /// an empty job or when no thread could be made (nothing runs). The job must not throw.
     bool start(std::function<void()> job);
     /// Waits for the job started last (returns at once when none runs).
     void wait();

@@ -34,12 +34,13 @@ struct AutoPick {
 /// A runner-up within this factor of a class's fastest is timed again on the caller's cells.
 constexpr double kCloseCall = 1.15;
 
-/// The caller's cells for auto to time two close kernels on: how many it has at hand (a
-/// streamed or ranged projection only its chunk's), and `take`, which copies the first
-/// `points` of them with the model that projects them. `take` runs with the device idle and
+/// The caller's cells for auto to time two close kernels on: how many it offers (none for a
+/// chunk of a streamed or ranged projection, which takes the choice already made on its call's
+/// cells), and `take`, which copies the first `points` of them with the model that projects
+/// them. Without `take`, no choice made on cells is used. `take` runs with the device idle and
 /// auto's lock held: it must not project.
 struct OwnCells {
-    size_t count = 0;                                 ///< cells at hand
+    size_t count = 0;                                 ///< cells offered
     std::function<KernelSample(size_t points)> take;  ///< the first `points` of them
 };
 

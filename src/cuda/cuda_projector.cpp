@@ -290,11 +290,12 @@ struct CudaProjector::State {
         KernelShape shape = shapeOf(a);
         if (requested) return chooseKernel(requested, shape);
         shape.n = std::max(shape.n, classCells);
-        // Only a launch of the whole call's cells offers them: a chunk of a range or a stream is
-        // not timed on (mid-frame, or fewer cells than its class's).
+        // Only a launch of the whole call's cells offers them to be timed on; a chunk of a range
+        // or a stream (mid-frame, or fewer cells than its class's) offers none, and takes the
+        // choice its call's cells made.
         OwnCells own;
-        if (haveModel && size_t(a.dim) == d && a.n >= classCells) {
-            own.count = a.n;
+        if (haveModel && size_t(a.dim) == d) {
+            own.count = a.n >= classCells ? a.n : 0;
             own.take = [&](size_t count) { return ownCells(a, count); };
         }
         autoPick = chooseAutoKernel(shape, a.adjust, processKernelCache(), own);

@@ -197,10 +197,16 @@ TEST(CudaAutoKernel, ACloseCallIsTimedAgainOnTheCallersCellsOncePerProcess) {
         EXPECT_NE(t.ms, 1.0);  // a time measured now, not the kept one
     }
     EXPECT_EQ(pick.kernel->name, fastestKernel(pick.how.timings));
-    // The process keeps it: the next caller of the class is not timed again.
+    // The process keeps it: the next caller of the class is not timed again, nor a chunk that
+    // offers no cells of its own (a range's or a stream's).
     const cuda::AutoPick again = cuda::chooseAutoKernel(shape, 1.0f, cache, cells);
     EXPECT_EQ(again.how.source, "own-cells");
     EXPECT_EQ(again.kernel, pick.kernel);
+    cuda::OwnCells chunk = cells;
+    chunk.count = 0;
+    const cuda::AutoPick chunked = cuda::chooseAutoKernel(shape, 1.0f, cache, chunk);
+    EXPECT_EQ(chunked.how.source, "own-cells");
+    EXPECT_EQ(chunked.kernel, pick.kernel);
     EXPECT_EQ(calls, 1);
     // The class's own choice is left as it was.
     EXPECT_EQ(cache.find(cuda::currentDeviceKey(), shapeKey)->kernel, candidates[0]->name);
@@ -270,6 +276,10 @@ TEST(CudaAutoKernel, TheProjectorSaysHowAutoChose) {
     EXPECT_EQ(second.lastKernelName(), first.lastKernelName());
     const std::vector<float> copy = x;  // a pointer the projector has not seen: it streams
     second.project(copy.data(), n, d, model, params, y.data());
+    EXPECT_EQ(second.lastAutoChoice().source, kept);
+    EXPECT_EQ(second.lastKernelName(), first.lastKernelName());
+    // A range of the resident cells (a training frame's slice) runs the same kernel.
+    second.projectRangeToDevice(model, params, 0, 1000, second.ownPositions());
     EXPECT_EQ(second.lastAutoChoice().source, kept);
     EXPECT_EQ(second.lastKernelName(), first.lastKernelName());
     // A kernel named is not auto's: no choice to report.

@@ -58,6 +58,8 @@ TEST(WorkerThread, TheJobInProgressEndsBeforeTheThreadGoes) {
     }
     EXPECT_TRUE(finished.load());
     WorkerThread unused;  // never started: no thread to end
+    EXPECT_FALSE(unused.start(nullptr)) << "an empty job is no job";
+    unused.wait();  // and nothing waits for one
 }
 
 }  // namespace
