@@ -34,6 +34,12 @@ class TrainingService : public Service {
     bool running() const { return m_scheduler.training(); }
     /// Progress of the training run in [0, 1], negative when unknown.
     double progress() const { return m_scheduler.trainingProgress(); }
+    /// Starts the next frame's training step while the window presents this one, where steps
+    /// run over every cell on the device (Scheduler::startStepAhead); nothing may touch the
+    /// workspace until finishStepAhead. Returns whether it started.
+    bool startStepAhead(double budgetMs) { return m_scheduler.startStepAhead(budgetMs); }
+    /// Waits for the step startStepAhead began (at once when none runs).
+    void finishStepAhead() { m_scheduler.finishStepAhead(); }
     /// True while the landmarks are an untrained start (no recipe or training has run).
     bool untrained() const { return m_document.untrained(); }
     /// Names of the refining trainers this build has (core's registry).

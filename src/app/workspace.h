@@ -81,11 +81,6 @@ class Workspace {
     FrameUpdate frame(double budgetMs);
     /// True when nothing is pending (projection settled, no training, loading or polish).
     bool idle() const { return m_scheduler.idle() && !m_polish.running(); }
-    /// Starts the next frame's training step while the window presents this one; see
-    /// Scheduler::startStepAhead (nothing may touch the workspace until finishStepAhead).
-    bool startStepAhead(double budgetMs) { return m_scheduler.startStepAhead(budgetMs); }
-    /// Waits for the step startStepAhead began.
-    void finishStepAhead() { m_scheduler.finishStepAhead(); }
     /// Who projects the cells now (the window asks it where the drawn positions are).
     ProjectionDriver& projection() { return m_scheduler.projection(); }
     /// Projects on the device into `target` (the window's vertex buffer) from now on, or on

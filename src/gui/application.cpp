@@ -244,11 +244,11 @@ void Application::frame() {
     afterDrawing(fbW, fbH);
     // The swap waits for the display while the GPU would idle: the next frame's training step
     // runs on it meanwhile (over every cell on the device only), and is waited for after.
-    const bool ahead = m_workspace.startStepAhead(m_budgetMs);
+    const bool ahead = m_workspace.training().startStepAhead(m_budgetMs);
     const double swapStart = monotonicSeconds();
     glfwSwapBuffers(m_window);
     const double drawEnd = monotonicSeconds();
-    m_workspace.finishStepAhead();
+    m_workspace.training().finishStepAhead();
     const double aheadEnd = monotonicSeconds();
     m_cost.swapMs = (drawEnd - swapStart) * 1000.0;
     m_cost.drawMs = (drawEnd - drawStart) * 1000.0;

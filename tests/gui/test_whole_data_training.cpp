@@ -169,6 +169,8 @@ TEST(WholeDataTraining, EachFramesStepsFiguresReachItsStats) {
 /// A scheduler on fake whole-data steps over 2000 synthetic cells, taken in by a first frame,
 /// with k-means started (not yet stepped).
 struct KmeansOnFakeDevice {
+    /// A frame's budget too short for a second step: one step a frame.
+    static constexpr double kOneStep = 1e-6;
     std::vector<test::FakeWholeDataSteps*> built;  ///< the steps built, in order
     Log log;
     Document doc{log};
@@ -181,35 +183,38 @@ struct KmeansOnFakeDevice {
         doc.setTraining(t);
         scheduler.startTraining();
     }
+    /// One frame of one step at most.
+    void frame() { scheduler.frame(kOneStep); }
+    /// The next frame's step run ahead and waited for, as around the window's swap; whether it
+    /// ran.
+    bool stepAhead() {
+        const bool started = scheduler.startStepAhead(kOneStep);
+        scheduler.finishStepAhead();
+        return started;
+    }
+    /// The Lloyd iterations the steps were asked for (0 before they are built).
+    size_t lloydCalls() const { return built.empty() ? 0 : built[0]->lloydCalls; }
 };
 
 /// The scheduler's model landmarks after `frames` k-means frames over 2000 cells on fake
 /// whole-data steps, each frame's step run ahead (startStepAhead after the frame) or inline.
 std::vector<float> kmeansFrames(size_t frames, bool ahead, size_t* lloydCalls = nullptr) {
     KmeansOnFakeDevice k;
-    Scheduler& scheduler = k.scheduler;
-    const std::vector<test::FakeWholeDataSteps*>& steps = k.built;
-    const double oneStep = 1e-6;
     for (size_t frame = 0; frame < frames; ++frame) {
         const bool steppedBefore = frame > 0 && ahead;
-        const size_t callsBefore = steps.empty() ? 0 : steps[0]->lloydCalls;
-        scheduler.frame(oneStep);
-        if (steps.size() != 1) {
-            ADD_FAILURE() << steps.size() << " whole-data steps built, not one";
-            return {};
-        }
-        test::FakeWholeDataSteps* built = steps[0];
-        EXPECT_TRUE(scheduler.stats().trainEveryCell);
+        const size_t callsBefore = k.lloydCalls();
+        k.frame();
+        EXPECT_EQ(k.built.size(), 1u) << "whole-data steps built";
+        EXPECT_TRUE(k.scheduler.stats().trainEveryCell);
         // A frame after a step run ahead takes that step as its own: no second one.
-        EXPECT_EQ(built->lloydCalls, callsBefore + (steppedBefore ? 0 : 1)) << "frame " << frame;
-        EXPECT_EQ(scheduler.stats().trainDevice.steps, 1u) << "frame " << frame;
+        EXPECT_EQ(k.lloydCalls(), callsBefore + (steppedBefore ? 0 : 1)) << "frame " << frame;
+        EXPECT_EQ(k.scheduler.stats().trainDevice.steps, 1u) << "frame " << frame;
         if (ahead && frame + 1 < frames) {
-            EXPECT_TRUE(scheduler.startStepAhead(oneStep));
-            scheduler.finishStepAhead();
-            EXPECT_EQ(built->lloydCalls, callsBefore + (steppedBefore ? 1 : 2));
+            EXPECT_TRUE(k.stepAhead());
+            EXPECT_EQ(k.lloydCalls(), callsBefore + (steppedBefore ? 1 : 2));
         }
     }
-    if (lloydCalls) *lloydCalls = steps.empty() ? 0 : steps[0]->lloydCalls;
+    if (lloydCalls) *lloydCalls = k.lloydCalls();
     return k.doc.state().model.high;
 }
 
@@ -261,49 +266,41 @@ TEST(WholeDataTraining, OnlyADevicesStepOverEveryCellRunsAhead) {
 // of its own in its first frame.
 TEST(WholeDataTraining, ARunEndedAheadLeavesTheNextRunsFirstStepToIt) {
     KmeansOnFakeDevice k;
-    Scheduler& scheduler = k.scheduler;
-    std::vector<test::FakeWholeDataSteps*>& built = k.built;
-    const double oneStep = 1e-6;
-    scheduler.frame(oneStep);
+    k.frame();
     bool endedAhead = false;
     for (int frame = 0; frame < 200; ++frame) {
-        ASSERT_TRUE(scheduler.startStepAhead(oneStep)) << "frame " << frame;
-        scheduler.finishStepAhead();
+        ASSERT_TRUE(k.stepAhead()) << "frame " << frame;
         // The run ended during the swap: started again before the next frame, as the bench's
         // hook and the Training window do.
-        endedAhead = !scheduler.training();
+        endedAhead = !k.scheduler.training();
         if (endedAhead) break;
-        scheduler.frame(oneStep);
+        k.frame();
     }
     ASSERT_TRUE(endedAhead) << "k-means of 2000 cells did not end in 200 steps";
-    ASSERT_EQ(built.size(), 1u);
-    const size_t calls = built[0]->lloydCalls;
-    scheduler.startTraining();
-    scheduler.frame(oneStep);
-    EXPECT_EQ(built[0]->lloydCalls, calls + 1) << "the new run's first frame did not step";
-    EXPECT_EQ(scheduler.stats().trainDevice.steps, 1u);
+    ASSERT_EQ(k.built.size(), 1u);
+    const size_t calls = k.lloydCalls();
+    k.scheduler.startTraining();
+    k.frame();
+    EXPECT_EQ(k.lloydCalls(), calls + 1) << "the new run's first frame did not step";
+    EXPECT_EQ(k.scheduler.stats().trainDevice.steps, 1u);
 }
 
 // Cells that changed (here the gates) are built into new steps by the frame's own step, never by
 // a step run ahead during the swap.
 TEST(WholeDataTraining, StepsToBuildAreTheFramesNotAStepAheads) {
     KmeansOnFakeDevice k;
-    Scheduler& scheduler = k.scheduler;
-    std::vector<test::FakeWholeDataSteps*>& built = k.built;
-    const double oneStep = 1e-6;
-    scheduler.frame(oneStep);
-    ASSERT_TRUE(scheduler.startStepAhead(oneStep));
-    scheduler.finishStepAhead();
+    k.frame();
+    ASSERT_TRUE(k.stepAhead());
     ASSERT_TRUE(k.doc.setGates(GateSelection{}, "No gates"));  // a change of the gates all the same
-    scheduler.frame(oneStep);                                  // takes the step run ahead
-    ASSERT_TRUE(scheduler.training());
-    EXPECT_EQ(built.size(), 1u);
-    EXPECT_FALSE(scheduler.startStepAhead(oneStep)) << "the steps are to be built again";
-    scheduler.frame(oneStep);  // builds them and steps
-    EXPECT_EQ(built.size(), 2u);
-    EXPECT_TRUE(scheduler.stats().trainEveryCell);
-    EXPECT_TRUE(scheduler.startStepAhead(oneStep));
-    scheduler.finishStepAhead();
+    k.frame();                                                 // takes the step run ahead
+    ASSERT_TRUE(k.scheduler.training());
+    EXPECT_EQ(k.built.size(), 1u);
+    EXPECT_FALSE(k.scheduler.startStepAhead(KmeansOnFakeDevice::kOneStep))
+        << "the steps are to be built again";
+    k.frame();  // builds them and steps
+    EXPECT_EQ(k.built.size(), 2u);
+    EXPECT_TRUE(k.scheduler.stats().trainEveryCell);
+    EXPECT_TRUE(k.stepAhead());
 }
 
 TEST(WholeDataTraining, WithoutTheBackendsFactoryNothingIsBuilt) {
