@@ -163,7 +163,7 @@ bool Scheduler::startStepAhead(double budgetMs) {
     m_aheadError.clear();
     // Set before the worker starts: a step that ends the run clears it (pauseTraining).
     m_steppedAhead = true;
-    m_aheadRunning = m_ahead.start([this, budgetMs] {
+    const bool started = m_ahead.start([this, budgetMs] {
         // trainStep logs its trainer's and the device's failures; anything else ends the run
         // in finishStepAhead, on the window's thread.
         try {
@@ -173,14 +173,12 @@ bool Scheduler::startStepAhead(double budgetMs) {
         }
     });
     // No thread to spare: the next frame steps as before.
-    if (!m_aheadRunning) m_steppedAhead = false;
-    return m_aheadRunning;
+    if (!started) m_steppedAhead = false;
+    return started;
 }
 
 void Scheduler::finishStepAhead() {
-    if (!m_aheadRunning) return;
     m_ahead.wait();
-    m_aheadRunning = false;
     if (m_aheadError.empty()) return;
     m_log.add(LogEntry::Error, "training stopped: " + m_aheadError);
     m_aheadError.clear();

@@ -182,7 +182,6 @@ class Scheduler {
     bool m_training = false;
     bool m_stepAheadAllowed;      // SEPAL_STEP_AHEAD is not 0
     WorkerThread m_ahead;         // runs the next frame's training step (startStepAhead)
-    bool m_aheadRunning = false;  // a step was started there and not yet waited for
     bool m_steppedAhead = false;  // the next frame's step has run: frame() does not step
     std::string m_aheadError;     // what ended the step ahead, if anything did
     uint64_t m_colourSeen = ~0ull, m_sweepsSeen = 0, m_dataSeen = 0, m_gatesSeen = 0;

@@ -35,6 +35,22 @@ const KernelEntry* candidateNamed(const std::vector<const KernelEntry*>& candida
     return nullptr;
 }
 
+/// The fastest candidate of a measurement's `timings` (KernelChoice::kernel's name); throws
+/// when none of them ran.
+const KernelEntry& fastestRun(const std::vector<KernelTiming>& timings,
+                              const std::vector<const KernelEntry*>& candidates) {
+    const KernelEntry* fastest = candidateNamed(candidates, fastestKernel(timings));
+    if (!fastest) throw std::runtime_error("no candidate ran");
+    return *fastest;
+}
+
+/// Notes that a measurement for `key` (device and class) failed; true the first time, when the
+/// caller warns.
+bool firstFailure(std::set<std::string>& failed, const std::string& key) {
+    std::lock_guard<std::mutex> lock(measureGuard().mutex);
+    return failed.insert(key).second;
+}
+
 /// `pick` from a kept choice, when it names one of the candidates; `source` says which kind.
 bool takeKept(const std::optional<KernelChoice>& kept,
               const std::vector<const KernelEntry*>& candidates, AutoPick& pick,
@@ -82,17 +98,13 @@ AutoPick chooseForClass(const KernelShape& shape, float adjust, KernelChoiceCach
             KernelChoice measured;
             measured.points = c->points;
             measured.timings = timeKernels(candidates, *c, adjust);
-            measured.kernel = fastestKernel(measured.timings);
-            const KernelEntry* fastest = candidateNamed(candidates, measured.kernel);
-            if (!fastest) throw std::runtime_error("no candidate ran");
+            pick.kernel = &fastestRun(measured.timings, candidates);
+            measured.kernel = pick.kernel->name;
             cache.store(device, shapeKey, measured);
-            pick.kernel = fastest;
             pick.how = {"measured", shapeKey, measured.timings};
         }
     } catch (const std::exception& e) {
-        MeasureGuard& guard = measureGuard();
-        std::lock_guard<std::mutex> lock(guard.mutex);
-        if (guard.failed.insert(device + "\n" + shapeKey).second)
+        if (firstFailure(measureGuard().failed, device + "\n" + shapeKey))
             std::fprintf(stderr,
                          "sepal: warning: auto could not time the CUDA kernels for %s (%s); it "
                          "takes %s by its fixed rule\n",
@@ -133,16 +145,13 @@ AutoPick settleOnOwnCells(AutoPick pick, const KernelShape& shape, float adjust,
         KernelChoice onCells;
         onCells.points = c->points;
         onCells.timings = timeKernels({pick.kernel, runnerUp}, cells, c->k, adjust);
-        onCells.kernel = fastestKernel(onCells.timings);
-        const KernelEntry* fastest = candidateNamed(candidates, onCells.kernel);
-        if (!fastest) throw std::runtime_error("neither kernel ran");
+        const KernelEntry& fastest = fastestRun(onCells.timings, candidates);
+        onCells.kernel = fastest.name;
         cache.storeOnCells(device, shapeKey, onCells);
-        pick.kernel = fastest;
+        pick.kernel = &fastest;
         pick.how = {"own-cells", shapeKey, onCells.timings};
     } catch (const std::exception& e) {
-        MeasureGuard& guard = measureGuard();
-        std::lock_guard<std::mutex> lock(guard.mutex);
-        if (guard.failedOnCells.insert(device + "\n" + shapeKey).second)
+        if (firstFailure(measureGuard().failedOnCells, device + "\n" + shapeKey))
             std::fprintf(stderr,
                          "sepal: warning: auto could not time %s and %s on the cells for %s (%s); "
                          "it keeps %s\n",
