@@ -1130,6 +1130,10 @@ def test_bench_frames(out):
               j["training_median_ms"] and j["training_upload_median_ms"] >= 0 and
               j["training_draw_median_ms"] > 0,
               f"the training frames' parts: {j}")
+        # The first restarted run took several frames too: its first frame was timed.
+        if j["runs_ended"] >= 2:
+            check(j["training_first_of_run_median_ms"] > 0,
+                  f"{j['runs_ended']} runs ended, no restarted run's first frame: {j}")
         # No step ran ahead during a swap: that is the device's alone.
         check(j["training_ahead_frames"] == 0 and j["training_ahead_wait_median_ms"] == 0,
               f"a CPU step ran during the swap: {j}")
