@@ -252,7 +252,7 @@ void runAppBatchSom(const TrainOptions& o, const std::vector<float>& x, size_t g
     nlohmann::json j = lineFor("app-schedule", o.n, o.d, g, "batch-som-app", "auto");
     try {
         const auto t0 = std::chrono::steady_clock::now();
-        auto steps = cuda::makeCudaWholeDataSteps(x.data(), o.n, o.d);
+        auto steps = cuda::makeCudaWholeDataSteps(TrainingCells{x.data(), o.n, o.d});
         j["upload_ms"] = msSince(t0);
         LandmarkModel model;
         model.resize(g, o.d);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "core/knn/nearest_search.h"
@@ -26,8 +27,20 @@ class FakeWholeDataSteps final : public WholeDataSteps {
     /// Copies the n x d cells.
     FakeWholeDataSteps(const float* points, size_t n, size_t d)
         : m_points(points, points + n * d), m_n(n), m_d(d), m_search(makeCpuNearestSearch()) {}
+    /// Copies the cells' rows (every one, or those listed).
+    explicit FakeWholeDataSteps(const TrainingCells& cells)
+        : m_n(cells.count()), m_d(cells.d), m_search(makeCpuNearestSearch()) {
+        m_points.reserve(m_n * m_d);
+        for (size_t i = 0; i < m_n; ++i) {
+            const float* row = cells.points + (cells.rows ? (*cells.rows)[i] : i) * m_d;
+            m_points.insert(m_points.end(), row, row + m_d);
+        }
+    }
     size_t count() const override { return m_n; }
     size_t dim() const override { return m_d; }
+    std::string origin() const override { return "copied into host memory"; }
+    /// Cell i's d values, as kept.
+    const float* cell(size_t i) const { return m_points.data() + i * m_d; }
     WholeDataResult lloyd(const float* landmarks, size_t g) override {
         ++lloydCalls;
         return step(landmarks, g, nullptr);

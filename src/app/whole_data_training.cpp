@@ -1,6 +1,9 @@
 #include "app/whole_data_training.h"
 
+#include <chrono>
+#include <cmath>
 #include <utility>
+#include <vector>
 
 #include "app/gating.h"
 
@@ -43,17 +46,25 @@ bool WholeDataTraining::attach(Trainer& trainer, const State& state, size_t subs
 
 void WholeDataTraining::build(const State& state, size_t subsample) {
     try {
-        // The cells the recipes train on: those inside the gates (without gates, the data's own
-        // rows, not a copy of them).
+        // The cells the recipes train on: those inside the gates, listed by row so that the
+        // steps can take them from wherever the cells already are (without gates, every row).
         const Matrix& points = state.data.points;
-        if (state.gating.inside.empty()) {
-            m_steps = m_factory(points.data(), points.rows, points.cols);
-        } else {
-            const Matrix inside = gatedRows(points, state.gating);
-            m_steps = m_factory(inside.data(), inside.rows, inside.cols);
+        TrainingCells cells{points.data(), points.rows, points.cols};
+        std::vector<size_t> inside;
+        if (!state.gating.inside.empty()) {
+            inside = state.gating.events(points.rows);
+            cells.rows = &inside;
         }
+        const auto start = std::chrono::steady_clock::now();
+        m_steps = m_factory(cells);
+        const double ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
+        const std::string origin = m_steps->origin();
         m_log.add(LogEntry::Info, "training over every cell on the GPU (" +
-                                      std::to_string(m_steps->count()) + " cells)");
+                                      std::to_string(m_steps->count()) + " cells" +
+                                      (origin.empty() ? "" : ", " + origin) + ", ready in " +
+                                      std::to_string(long(std::lround(ms))) + " ms)");
     } catch (const std::exception& e) {
         m_steps.reset();
         m_failed = true;

@@ -72,7 +72,11 @@ Backend makeBackend(const std::string& name, const BackendOptions& options) {
                       "cuda",
                       name == "auto" ? "auto: " + why : why};
             b.resident = cuda::residentOf(*b.projector);
-            b.wholeData = cuda::makeCudaWholeDataSteps;
+            // The steps copy the cells the app's projector keeps on the device (the projector
+            // lives as long as the backend that holds this factory).
+            b.wholeData = [keeper = b.projector.get()](const TrainingCells& cells) {
+                return cuda::makeCudaWholeDataSteps(cells, keeper);
+            };
             b.polish = cuda::makeCudaPolishDevice();
             return b;
         }

@@ -47,9 +47,11 @@ std::unique_ptr<KnnGraphBuilder> makeCudaKnnGraphBuilder(std::vector<int> device
 /// Trustworthiness and k-NN preservation on the GPU (scoreEmbedding's figures).
 std::unique_ptr<QualityScorer> makeCudaQualityScorer();
 
-/// Lloyd iterations and batch-SOM epochs over n x d cells kept on the device (a TrainingStep,
-/// training_step.h): the points are uploaded here; throws CudaError (out of memory, ...).
-std::unique_ptr<WholeDataSteps> makeCudaWholeDataSteps(const float* points, size_t n, size_t d);
+/// Lloyd iterations and batch-SOM epochs over the cells kept on the device (a TrainingStep,
+/// training_step.h): copied there from `keeper` (a projector of makeCudaProjector) when it keeps
+/// the same cells resident, else uploaded from the host; throws CudaError (out of memory, ...).
+std::unique_ptr<WholeDataSteps> makeCudaWholeDataSteps(const TrainingCells& cells,
+                                                       const Projector* keeper = nullptr);
 
 /// The UMAP-like polish's neighbour search, graph and epochs on the calling thread's device
 /// (the CPU's AVX2 path's results bit for bit: polish_device.h).

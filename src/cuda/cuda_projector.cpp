@@ -627,6 +627,13 @@ size_t CudaProjector::residentCount() const {
     return m_state->n;
 }
 
+const float* CudaProjector::residentRows(const float* host, size_t n, size_t d) const {
+    const State& s = *m_state;
+    return host != nullptr && host == s.residentHost && n == s.n && d == s.dim && n > 0
+               ? s.points.get()
+               : nullptr;
+}
+
 size_t CudaProjector::residentBytes(size_t n, size_t d) const {
     const size_t stride = size_t(paddedDim(d));
     return n * (stride + (stride != d ? d : 0) + 3) * sizeof(float);

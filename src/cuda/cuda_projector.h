@@ -69,6 +69,11 @@ class CudaProjector : public Projector, public ResidentProjector {
     void clearPoints();
     /// Number of device-resident points (0 when none).
     size_t residentCount() const;
+    /// The resident points on the device (n rows of paddedDim(d) floats, zeros beyond d) when
+    /// they were uploaded from `host` with the same n and d, else null: another computation on
+    /// this device copies them from there instead of uploading the host's again. The pointer
+    /// alone says nothing of values changed in place since: the caller checks what it relies on.
+    const float* residentRows(const float* host, size_t n, size_t d) const;
 
     /// Projects the resident points into deviceOut (n x 2 floats in device memory owned by the
     /// caller, e.g. a mapped OpenGL buffer); returns after the result is complete.

@@ -172,6 +172,10 @@ int paddedDim(size_t d);
 
 /// dst (n x stride) = src (n x d) padded with zeros; src and dst are device buffers.
 void launchPadRows(const float* src, size_t n, int d, float* dst, int stride, cudaStream_t stream);
+/// dst (n x stride) = the rows `rows` (device, n indices) of src (x stride); src and dst are
+/// device buffers, 16-byte aligned, and stride a multiple of 4 (paddedDim's).
+void launchGatherRows(const float* src, const size_t* rows, size_t n, int stride, float* dst,
+                      cudaStream_t stream);
 /// pairTerms[pairIndex(u, v)] = (c_uv, w_uv) as in ProjectionArgs; landmarks g x stride, low
 /// g x 2. Equal landmarks get (0, 0); landmarks on one 2D spot (hp < 1e-10) get w = 0.
 void launchPairTerms(const float* landmarks, const float* low, int g, int stride, float adjust,

@@ -1,6 +1,8 @@
-// Preparation kernels: padding rows to the device stride, and the per-pair terms (c_uv, w_uv).
+// Preparation kernels: padding rows to the device stride, gathering padded rows, and the per-pair
+// terms (c_uv, w_uv).
 //
-// Decomposition: padRows uses one thread per output value (n x stride); pairTerms uses one
+// Decomposition: padRows uses one thread per output value (n x stride); gatherRows one thread
+// per four values of an output row (the stride is a multiple of 4); pairTerms uses one
 // thread per landmark pair (u >= v) in 16 x 16 blocks over the g x g square (the upper half idles)
 // and computes |L_u - L_v|^2 in difference form, in dimension order like the reference.
 // No shared memory. Limits: n * stride < 2^63; g < 65536 (the triangular index is 32-bit).
@@ -18,6 +20,14 @@ __global__ void padRowsKernel(const float* src, size_t n, int d, float* dst, int
     const size_t row = e / stride;
     const int col = int(e % stride);
     dst[e] = col < d ? src[row * d + col] : 0.0f;
+}
+
+__global__ void gatherRowsKernel(const float4* src, const size_t* rows, size_t n, int quads,
+                                 float4* dst) {
+    const size_t e = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (e >= n * quads) return;
+    const size_t row = e / quads;
+    dst[e] = src[rows[row] * quads + e % quads];
 }
 
 __global__ void pairTermsKernel(const float* landmarks, const float* low, int g, int stride,
@@ -54,6 +64,17 @@ void launchPadRows(const float* src, size_t n, int d, float* dst, int stride, cu
     const unsigned blocks = unsigned((total + 255) / 256);
     padRowsKernel<<<blocks, 256, 0, stream>>>(src, n, d, dst, stride);
     SEPAL_CUDA_CHECK_LAUNCH("padRowsKernel");
+}
+
+void launchGatherRows(const float* src, const size_t* rows, size_t n, int stride, float* dst,
+                      cudaStream_t stream) {
+    if (n == 0) return;
+    const int quads = stride / 4;
+    const size_t total = n * size_t(quads);
+    const unsigned blocks = unsigned((total + 255) / 256);
+    gatherRowsKernel<<<blocks, 256, 0, stream>>>(reinterpret_cast<const float4*>(src), rows, n,
+                                                 quads, reinterpret_cast<float4*>(dst));
+    SEPAL_CUDA_CHECK_LAUNCH("gatherRowsKernel");
 }
 
 void launchPairTerms(const float* landmarks, const float* low, int g, int stride, float adjust,

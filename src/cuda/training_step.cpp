@@ -19,6 +19,7 @@
 #include <iterator>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "core/common/error.h"
 #include "core/train/landmark_moves.h"
@@ -58,8 +59,60 @@ const KnnKernel& knnKernelFor(const std::string& wanted, const KernelShape& shap
                      std::to_string(shape.d) + ", g = " + std::to_string(shape.g) + ")");
 }
 
-/// Rows uploaded per copy when the points need padding to the device stride.
+/// Rows uploaded per copy when the points need padding to the device stride or gathering.
 constexpr size_t kUploadRows = size_t(1) << 20;
+
+/// The cells' rows from the host into `out` (count() x stride on the device), padded: in one
+/// copy where no padding or gathering is needed, else a slice at a time through a staging
+/// buffer (not a second copy of them all on either side).
+void uploadRows(const TrainingCells& cells, int stride, float* out) {
+    const size_t n = cells.count(), d = cells.d;
+    if (size_t(stride) == d && !cells.rows) {
+        SEPAL_CUDA_CHECK(
+            cudaMemcpy(out, cells.points, n * d * sizeof(float), cudaMemcpyHostToDevice));
+        return;
+    }
+    DeviceBuffer<float> staging;
+    staging.reserve(std::min(n, kUploadRows) * d);
+    std::vector<float> gathered;  // the slice's listed rows
+    for (size_t first = 0; first < n; first += kUploadRows) {
+        const size_t rows = std::min(kUploadRows, n - first);
+        const float* slice = cells.points + first * d;
+        if (cells.rows) {
+            gathered.resize(rows * d);
+            for (size_t r = 0; r < rows; ++r)
+                std::copy_n(cells.points + (*cells.rows)[first + r] * d, d,
+                            gathered.data() + r * d);
+            slice = gathered.data();
+        }
+        // A pageable copy returns once the driver holds the bytes: `gathered` may be refilled.
+        SEPAL_CUDA_CHECK(
+            cudaMemcpy(staging.get(), slice, rows * d * sizeof(float), cudaMemcpyHostToDevice));
+        launchPadRows(staging.get(), rows, int(d), out + first * stride, stride, nullptr);
+    }
+    SEPAL_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+/// The cells' rows from `deviceRows` (cells.n x stride on the device) into `out` (count() x
+/// stride): one copy on the device for every row, a gather for listed rows, their indices
+/// uploaded a slice at a time (8 bytes a cell instead of the row's 4 d).
+void copyDeviceRows(const TrainingCells& cells, const float* deviceRows, int stride, float* out) {
+    const size_t n = cells.count();
+    if (!cells.rows) {
+        SEPAL_CUDA_CHECK(
+            cudaMemcpy(out, deviceRows, n * stride * sizeof(float), cudaMemcpyDefault));
+        return;
+    }
+    DeviceBuffer<size_t> index;
+    index.reserve(std::min(n, kUploadRows));
+    for (size_t first = 0; first < n; first += kUploadRows) {
+        const size_t rows = std::min(kUploadRows, n - first);
+        SEPAL_CUDA_CHECK(cudaMemcpy(index.get(), cells.rows->data() + first, rows * sizeof(size_t),
+                                    cudaMemcpyHostToDevice));
+        launchGatherRows(deviceRows, index.get(), rows, stride, out + first * stride, nullptr);
+    }
+    SEPAL_CUDA_CHECK(cudaDeviceSynchronize());
+}
 
 template <class T>
 size_t bytesOf(const DeviceBuffer<T>& b) {
@@ -239,8 +292,16 @@ size_t listCellsToSearch(TrainingStep::State& s, size_t g, const LandmarkMoves& 
 }  // namespace
 
 TrainingStep::TrainingStep(const float* points, size_t n, size_t d, const std::string& knn)
+    : TrainingStep(TrainingCells{points, n, d}, nullptr, knn) {}
+
+TrainingStep::TrainingStep(const TrainingCells& cells, const float* deviceRows,
+                           const std::string& knn)
     : m_state(std::make_unique<State>()) {
+    const size_t n = cells.count(), d = cells.d;
     if (d == 0) throw InputError("training points must have at least one dimension");
+    if (cells.rows && !cells.rows->empty() && cells.rows->back() >= cells.n)
+        throw InputError("the training cells list row " + std::to_string(cells.rows->back()) +
+                         " of " + std::to_string(cells.n));
     if (knn != "auto" && std::none_of(std::begin(kKnnKernels), std::end(kKnnKernels),
                                       [&](const KnnKernel& k) { return knn == k.name; }))
         throw InputError("unknown CUDA k-NN kernel '" + knn +
@@ -257,22 +318,10 @@ TrainingStep::TrainingStep(const float* points, size_t n, size_t d, const std::s
     s.skipped.reserve(1);
     s.passCounts.reserve(2);
     if (n == 0) return;
-    if (size_t(s.stride) == d) {
-        SEPAL_CUDA_CHECK(
-            cudaMemcpy(s.points.get(), points, n * d * sizeof(float), cudaMemcpyHostToDevice));
-        return;
-    }
-    // Padded rows, a slice at a time through a staging buffer (not a second copy of them all).
-    DeviceBuffer<float> staging;
-    staging.reserve(std::min(n, kUploadRows) * d);
-    for (size_t first = 0; first < n; first += kUploadRows) {
-        const size_t rows = std::min(kUploadRows, n - first);
-        SEPAL_CUDA_CHECK(cudaMemcpy(staging.get(), points + first * d, rows * d * sizeof(float),
-                                    cudaMemcpyHostToDevice));
-        launchPadRows(staging.get(), rows, int(d), s.points.get() + first * s.stride, s.stride,
-                      nullptr);
-    }
-    SEPAL_CUDA_CHECK(cudaDeviceSynchronize());
+    if (deviceRows)
+        copyDeviceRows(cells, deviceRows, s.stride, s.points.get());
+    else
+        uploadRows(cells, s.stride, s.points.get());
 }
 
 TrainingStep::~TrainingStep() = default;

@@ -31,6 +31,8 @@
 #include <string>
 #include <vector>
 
+#include "core/train/whole_data_steps.h"
+
 namespace sepal::cuda {
 
 /// Assignment of a point that the step skipped (a coordinate is NaN or infinite).
@@ -78,6 +80,12 @@ class TrainingStep {
     /// can), or "nearest", "resident", "parts", "tensor", "fused", "bitonic" (a step throws when
     /// that one refuses the shape).
     TrainingStep(const float* points, size_t n, size_t d, const std::string& knn = "auto");
+    /// The cells of `cells` (every row, or the rows listed), kept on the device as above. Where
+    /// `deviceRows` is not null it holds the same n rows on this device, each padded with zeros
+    /// to paddedDim(d) floats (a projector's resident cells): the cells are copied (or gathered)
+    /// there instead of uploaded from the host, which at 10^8 cells takes seconds.
+    TrainingStep(const TrainingCells& cells, const float* deviceRows,
+                 const std::string& knn = "auto");
     ~TrainingStep();
     TrainingStep(const TrainingStep&) = delete;
     TrainingStep& operator=(const TrainingStep&) = delete;

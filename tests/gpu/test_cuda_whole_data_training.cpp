@@ -9,11 +9,15 @@
 #include <string>
 
 #include "backend/backends.h"
+#include "core/common/error.h"
 #include "core/knn/nearest_search.h"
 #include "core/model/landmark_edit.h"
 #include "core/train/batch_som_trainer.h"
 #include "core/train/lloyd_trainer.h"
+#include "cuda/cuda_backend.h"
+#include "cuda/cuda_projector.h"
 #include "cuda/embedsom_kernels.h"
+#include "cuda/training_step.h"
 #include "gpu_test_support.h"
 
 namespace sepal::test {
@@ -24,7 +28,7 @@ std::unique_ptr<WholeDataSteps> gpuSteps(const std::vector<float>& x, size_t n, 
     Backend backend = makeBackend("cuda");
     EXPECT_TRUE(backend.wholeData) << "the CUDA backend offers no whole-data steps";
     if (!backend.wholeData) return nullptr;
-    return backend.wholeData(x.data(), n, d);
+    return backend.wholeData(TrainingCells{x.data(), n, d});
 }
 
 /// Landmarks equal within the float sums' rounding (the GPU sums in float per block of cells).
@@ -109,6 +113,124 @@ TEST(CudaWholeDataTraining, BatchSomOverEveryCellFollowsTheCpuTrainer) {
         EXPECT_TRUE(std::equal(locked.begin(), locked.end(), gpu.highRow(7)));
         expectFigures(steps->figures(), epoch + 1, n);
     }
+}
+
+/// Rows `rows` of the n x d points, copied.
+std::vector<float> rowsOf(const std::vector<float>& x, size_t d, const std::vector<size_t>& rows) {
+    std::vector<float> out;
+    for (size_t r : rows)
+        out.insert(out.end(), x.begin() + long(r * d), x.begin() + long((r + 1) * d));
+    return out;
+}
+
+// The cells a projector keeps on the device (rows padded to the stride: d 12 in 16) are copied or
+// gathered there: the same cells as uploading them from the host, so the same winners, and the
+// listed rows the same as a copy of those rows.
+TEST(CudaWholeDataTraining, TheProjectorsCellsCopiedOnTheDeviceAreTheHostsCells) {
+    SEPAL_REQUIRE_GPU();
+    const size_t n = 7001, d = 12, g = 40;
+    const auto x = randomPoints(n, d, 121, 6);
+    const auto l = randomPoints(g, d, 122, 6);
+    cuda::CudaProjector projector;
+    projector.setPoints(x.data(), n, d);
+    const float* resident = projector.residentRows(x.data(), n, d);
+    ASSERT_NE(resident, nullptr);
+    EXPECT_EQ(projector.residentRows(x.data(), n - 1, d), nullptr);  // other cells
+    EXPECT_EQ(projector.residentRows(x.data() + d, n, d), nullptr);
+    std::vector<size_t> inside;
+    for (size_t i = 2; i < n; i += 3) inside.push_back(i);
+    const auto y = rowsOf(x, d, inside);
+
+    cuda::TrainingStep uploaded(x.data(), n, d);
+    cuda::TrainingStep copied(TrainingCells{x.data(), n, d}, resident);
+    cuda::TrainingStep listedUploaded(y.data(), inside.size(), d);
+    cuda::TrainingStep listedFromHost(TrainingCells{x.data(), n, d, &inside}, nullptr);
+    cuda::TrainingStep listedGathered(TrainingCells{x.data(), n, d, &inside}, resident);
+    EXPECT_EQ(copied.count(), n);
+    EXPECT_EQ(listedGathered.count(), inside.size());
+    const auto all = uploaded.stepKmeans(l.data(), g);
+    const auto some = listedUploaded.stepKmeans(l.data(), g);
+    const std::vector<uint32_t> allNearest = uploaded.assignment();
+    const std::vector<uint32_t> someNearest = listedUploaded.assignment();
+    const auto expectSame = [&](cuda::TrainingStep& step, const cuda::StepResult& want,
+                                const std::vector<uint32_t>& nearest) {
+        const auto got = step.stepKmeans(l.data(), g);
+        EXPECT_EQ(step.assignment(), nearest);
+        ASSERT_EQ(got.landmarks.size(), want.landmarks.size());
+        for (size_t e = 0; e < want.landmarks.size(); ++e)
+            EXPECT_NEAR(got.landmarks[e], want.landmarks[e],
+                        1e-5 * std::max(1.0f, std::abs(want.landmarks[e])))
+                << "landmark " << e / d << ", dimension " << e % d;
+    };
+    {
+        SCOPED_TRACE("every row copied on the device");
+        expectSame(copied, all, allNearest);
+    }
+    {
+        SCOPED_TRACE("listed rows gathered on the host");
+        expectSame(listedFromHost, some, someNearest);
+    }
+    {
+        SCOPED_TRACE("listed rows gathered on the device");
+        expectSame(listedGathered, some, someNearest);
+    }
+    std::vector<size_t> beyond = {0, n};
+    EXPECT_THROW(cuda::TrainingStep(TrainingCells{x.data(), n, d, &beyond}, resident), InputError);
+}
+
+// The backend's factory takes the cells from its projector where it keeps them, says so, and
+// uploads them from the host where its cells are not these (the host's values changed in place
+// at the same address, as the projector's pointer cannot tell).
+TEST(CudaWholeDataTraining, TheBackendCopiesItsProjectorsCellsOnlyWhereTheyAreTheSame) {
+    SEPAL_REQUIRE_GPU();
+    const size_t n = 5000, d = 9, g = 16;
+    auto x = randomPoints(n, d, 131, 4);
+    Backend backend = makeBackend("cuda");
+    ASSERT_TRUE(backend.resident && backend.wholeData);
+    const LandmarkModel start = sampleModel(x, n, d, g, 132);
+    const auto lloydOnCpu = [&](const std::vector<float>& cells, const std::vector<size_t>* rows) {
+        const std::vector<float> y = rows ? rowsOf(cells, d, *rows) : cells;
+        LandmarkModel cpu = start;
+        auto search = makeCpuNearestSearch();
+        LloydParams p;
+        p.epochs = 1;
+        LloydTrainer trainer(p, *search);
+        trainer.step(cpu, TrainingData{y.data(), y.size() / d, d});
+        return cpu;
+    };
+    const auto lloydOnGpu = [&](WholeDataSteps& steps) {
+        LandmarkModel gpu = start;
+        auto search = makeCpuNearestSearch();
+        LloydParams p;
+        p.epochs = 1;
+        LloydTrainer trainer(p, *search);
+        EXPECT_TRUE(trainer.useWholeData(&steps));
+        trainer.step(gpu, TrainingData{nullptr, 0, d});
+        return gpu;
+    };
+    {
+        SCOPED_TRACE("nothing resident");
+        auto steps = backend.wholeData(TrainingCells{x.data(), n, d});
+        EXPECT_EQ(steps->origin(), "uploaded from the host");
+    }
+    backend.resident->setPoints(x.data(), n, d);
+    std::vector<size_t> inside;
+    for (size_t i = 0; i < n; i += 2) inside.push_back(i);
+    for (const std::vector<size_t>* rows : {static_cast<const std::vector<size_t>*>(nullptr),
+                                            static_cast<const std::vector<size_t>*>(&inside)}) {
+        SCOPED_TRACE(rows ? "the rows inside the gates" : "every row");
+        auto steps = backend.wholeData(TrainingCells{x.data(), n, d, rows});
+        EXPECT_EQ(steps->origin(), "copied from the projection's cells on the device");
+        EXPECT_EQ(steps->count(), rows ? inside.size() : n);
+        expectSameLandmarks(lloydOnGpu(*steps), lloydOnCpu(x, rows));
+    }
+    // The last row changed in place, at the same address: the projector's pointer cannot tell,
+    // the check of rows spread over the cells (the last among them) can.
+    for (size_t t = 0; t < d; ++t) x[(n - 1) * d + t] += 1.0f;
+    auto steps = backend.wholeData(TrainingCells{x.data(), n, d});
+    EXPECT_EQ(steps->origin(),
+              "uploaded from the host: the projection's cells on the device are not these");
+    expectSameLandmarks(lloydOnGpu(*steps), lloydOnCpu(x, nullptr));
 }
 
 }  // namespace

@@ -34,15 +34,18 @@ State cellsState(size_t n, size_t d) {
 struct CountingFactory {
     size_t builds = 0;
     size_t lastRows = 0;
+    bool listed = false;  // the last cells came as a list of rows
     float lastFirst = -1;
     bool refuse = false;
     WholeDataStepsFactory factory() {
-        return [this](const float* points, size_t n, size_t d) -> std::unique_ptr<WholeDataSteps> {
+        return [this](const TrainingCells& cells) -> std::unique_ptr<WholeDataSteps> {
             ++builds;
-            lastRows = n;
-            lastFirst = n > 0 ? points[0] : -1;
+            lastRows = cells.count();
+            listed = cells.rows != nullptr;
             if (refuse) throw std::runtime_error("out of memory (fake)");
-            return std::make_unique<test::FakeWholeDataSteps>(points, n, d);
+            auto steps = std::make_unique<test::FakeWholeDataSteps>(cells);
+            lastFirst = steps->count() > 0 ? steps->cell(0)[0] : -1;
+            return steps;
         };
     }
 };
@@ -66,8 +69,11 @@ TEST(WholeDataTraining, BuiltOncePerChangeOfTheCellsForTheTrainersThatTakeIt) {
     EXPECT_TRUE(whole.attach(*kmeans, state, 50));
     EXPECT_TRUE(whole.attach(*kmeans, state, 50));
     EXPECT_EQ(f.builds, 1u);
+    EXPECT_FALSE(f.listed);  // without gates, every row of the data as it is
     EXPECT_EQ(whole.cells(), 100u);
-    EXPECT_TRUE(logged(log, LogEntry::Info, "training over every cell on the GPU (100 cells)"));
+    EXPECT_TRUE(logged(
+        log, LogEntry::Info,
+        "training over every cell on the GPU (100 cells, copied into host memory, ready in "));
     // A new trainer of the same cells takes the same steps.
     auto batch = makeTrainer(trainer_name::kBatchSom, nlohmann::json::object(), *search);
     EXPECT_TRUE(whole.attach(*batch, state, 50));
@@ -80,6 +86,7 @@ TEST(WholeDataTraining, BuiltOncePerChangeOfTheCellsForTheTrainersThatTakeIt) {
     EXPECT_TRUE(whole.attach(*batch, state, 50));
     EXPECT_EQ(f.builds, 2u);
     EXPECT_EQ(f.lastRows, 50u);
+    EXPECT_TRUE(f.listed);  // the rows inside, for the steps to take from where the cells are
     EXPECT_EQ(f.lastFirst, 1.0f);
 }
 
@@ -109,9 +116,8 @@ TEST(WholeDataTraining, AFailureFallsBackToTheSubsampleUntilTheCellsChange) {
 /// The CPU backend with fake whole-data steps, each one built appended to `built`.
 Backend fakeDeviceBackend(std::vector<test::FakeWholeDataSteps*>& built) {
     Backend backend = makeBackend("cpu");
-    backend.wholeData = [&built](const float* points, size_t n,
-                                 size_t d) -> std::unique_ptr<WholeDataSteps> {
-        auto steps = std::make_unique<test::FakeWholeDataSteps>(points, n, d);
+    backend.wholeData = [&built](const TrainingCells& cells) -> std::unique_ptr<WholeDataSteps> {
+        auto steps = std::make_unique<test::FakeWholeDataSteps>(cells);
         built.push_back(steps.get());
         return steps;
     };

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace sepal {
@@ -79,11 +80,26 @@ class WholeDataSteps {
     virtual WholeDataResult batchSom(const float* landmarks, size_t g, const float* weights) = 0;
     /// The figures of every step so far (steps 0 where the steps measure none).
     virtual WholeDataFigures figures() const { return {}; }
+    /// Where the steps took their cells from, for the log ("uploaded from the host", "copied
+    /// from the projection's cells on the device"; empty where there is nothing to say).
+    virtual std::string origin() const { return {}; }
 };
 
-/// Builds the whole-data steps over n x d cells (row-major on the host, copied where the steps
-/// keep them); throws when they cannot be kept (no room on the device, ...).
+/// The cells whole-data steps train on: every row of an n x d matrix on the host, or the rows
+/// listed (those inside the gates).
+struct TrainingCells {
+    const float* points = nullptr;              ///< n x d, row-major, on the host
+    size_t n = 0;                               ///< rows of `points`
+    size_t d = 0;                               ///< columns of `points`
+    const std::vector<size_t>* rows = nullptr;  ///< rows to train on, each < n (null: all)
+
+    /// The number of cells trained on.
+    size_t count() const { return rows ? rows->size() : n; }
+};
+
+/// Builds the whole-data steps over the cells (copied where the steps keep them); throws when
+/// they cannot be kept (no room on the device, ...).
 using WholeDataStepsFactory =
-    std::function<std::unique_ptr<WholeDataSteps>(const float* points, size_t n, size_t d)>;
+    std::function<std::unique_ptr<WholeDataSteps>(const TrainingCells& cells)>;
 
 }  // namespace sepal
