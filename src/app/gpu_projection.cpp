@@ -226,6 +226,10 @@ void GpuProjection::project(const State& st, bool searched) {
     m_projectMs = m_frameMs;
 }
 
+bool GpuProjection::holdsCells(const State& st) const {
+    return m_active && m_attached && m_data == st.version(Part::Data);
+}
+
 bool GpuProjection::spreads(size_t n, double budgetMs) const {
     // Through host memory every projection is a whole one (the host copy is the drawn one).
     if (!m_slicing || (!m_inProjector && !m_mapped)) return false;

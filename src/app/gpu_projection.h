@@ -65,6 +65,7 @@ class GpuProjection : public ProjectionDriver {
     void setTraining(bool on) override { m_training = on; }
     bool settled() const override { return !m_hostStale; }
     bool working() const override { return m_active; }
+    bool holdsCells(const State& state) const override;
     void fillStats(WorkStats& stats) const override;
     bool drawsOnDevice() const override { return m_active; }
     /// On: the positions stay in the projector's own device memory and the picture is drawn

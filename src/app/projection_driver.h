@@ -67,6 +67,9 @@ class ProjectionDriver {
     virtual bool working() const { return true; }
     /// Fills the projection's figures into the frame's stats.
     virtual void fillStats(WorkStats& stats) const = 0;
+    /// True when the backend's resident projector holds the state's cells as they are now (it
+    /// took this version of the data): other work on the device may copy them from there.
+    virtual bool holdsCells(const State&) const { return false; }
     /// Projects every cell again from scratch (no neighbour cache: a full sweep, as after
     /// opening), for --bench-frames to time; false where it is not built (on a device).
     virtual bool sweepEverything() { return false; }

@@ -152,6 +152,9 @@ class Scheduler {
     void gatesChanged();
     void pollRecipe();
     void trainStep(double budgetMs);
+    /// Makes the trainer of the Training settings for the model as it is, unless one is kept;
+    /// false (logged) when it cannot be made.
+    bool makeTrainer();
     void updateStats();
     /// Projects this frame with the driver, back on the CPU for good when the device gave up.
     void project(double budgetMs, FrameUpdate& update);

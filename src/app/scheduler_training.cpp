@@ -128,15 +128,7 @@ void Scheduler::startTraining() {
         m_log.add(LogEntry::Warning, "the landmarks are not trained yet: " + t +
                                          " lays out an untrained start; run a recipe first for a "
                                          "meaningful picture");
-    if (!m_trainer) {
-        try {
-            m_mapSpacing = medianMapSpacing(state.model);
-            m_trainer = createTrainer(state.training, *m_backend.search, m_mapSpacing);
-        } catch (const std::exception& e) {
-            m_log.add(LogEntry::Error, std::string("cannot train: ") + e.what());
-            return;
-        }
-    }
+    if (!makeTrainer()) return;
     m_trainBefore = std::make_unique<LandmarkModel>(state.model);
     m_training = true;
     m_steppedAhead = false;  // a new run's first frame takes a step of its own
@@ -145,6 +137,19 @@ void Scheduler::startTraining() {
     // of crossing lines.
     if (laysOut(t) && !drawsGraph(t)) m_document.showGraph(false);
     m_log.add(LogEntry::Info, "training with " + m_trainer->name());
+}
+
+bool Scheduler::makeTrainer() {
+    if (m_trainer) return true;
+    const State& state = m_document.state();
+    try {
+        m_mapSpacing = medianMapSpacing(state.model);
+        m_trainer = createTrainer(state.training, *m_backend.search, m_mapSpacing);
+        return true;
+    } catch (const std::exception& e) {
+        m_log.add(LogEntry::Error, std::string("cannot train: ") + e.what());
+        return false;
+    }
 }
 
 void Scheduler::pauseTraining() {
@@ -159,12 +164,21 @@ void Scheduler::pauseTraining() {
 }
 
 void Scheduler::trainStep(double budgetMs) {
+    // New data dropped the trainer of the old (dataChanged) under a run started for the new
+    // one (a drawn map trained again after a change of the markers): made again for the new.
+    if (!makeTrainer()) {
+        pauseTraining();
+        return;
+    }
     using Clock = std::chrono::steady_clock;
     auto start = Clock::now();
     const size_t d = m_document.state().data.points.cols;
     TrainingData data{m_trainSample.data(), m_trainSample.size() / std::max<size_t>(1, d), d};
     // k-means and the batch SOM step over every cell where the backend keeps them all.
-    bool everyCell = m_wholeData->attach(*m_trainer, m_document.state(), data.n);
+    // The device projection's cells are the steps' to copy once it took this data (not in the
+    // frame that changed it, which trains before it projects).
+    const bool resident = m_driver != m_cpu.get() && m_driver->holdsCells(m_document.state());
+    bool everyCell = m_wholeData->attach(*m_trainer, m_document.state(), data.n, resident);
     LandmarkModel& model = m_document.liveModel();
     bool more = true;
     const WholeDataFigures before = m_wholeData->figures();

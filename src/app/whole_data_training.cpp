@@ -28,7 +28,8 @@ WholeDataFigures WholeDataTraining::figures() const {
     return m_steps ? m_steps->figures() : WholeDataFigures{};
 }
 
-bool WholeDataTraining::attach(Trainer& trainer, const State& state, size_t subsample) {
+bool WholeDataTraining::attach(Trainer& trainer, const State& state, size_t subsample,
+                               bool resident) {
     if (!m_factory) return false;
     if (m_stale) {
         // The trainer lets go of the old cells' steps before they go.
@@ -40,16 +41,17 @@ bool WholeDataTraining::attach(Trainer& trainer, const State& state, size_t subs
     if (m_steps) return trainer.useWholeData(m_steps.get());
     // With no steps, asking with null changes nothing and says whether the trainer takes them.
     if (m_failed || !trainer.useWholeData(nullptr) || state.data.events() == 0) return false;
-    build(state, subsample);
+    build(state, subsample, resident);
     return m_steps && trainer.useWholeData(m_steps.get());
 }
 
-void WholeDataTraining::build(const State& state, size_t subsample) {
+void WholeDataTraining::build(const State& state, size_t subsample, bool resident) {
     try {
         // The cells the recipes train on: those inside the gates, listed by row so that the
         // steps can take them from wherever the cells already are (without gates, every row).
         const Matrix& points = state.data.points;
         TrainingCells cells{points.data(), points.rows, points.cols};
+        cells.resident = resident;
         std::vector<size_t> inside;
         if (!state.gating.inside.empty()) {
             inside = state.gating.events(points.rows);

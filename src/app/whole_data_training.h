@@ -27,9 +27,10 @@ class WholeDataTraining {
     void cellsChanged() { m_stale = true; }
     /// Hands the trainer the steps over every cell of `state` inside its gates, built here when
     /// missing, if the backend has them and the trainer takes them; `subsample` (the cells it
-    /// trains on otherwise) goes into the log line of a failure. Call before each run of steps.
-    /// Returns true when the trainer steps over every cell.
-    bool attach(Trainer& trainer, const State& state, size_t subsample);
+    /// trains on otherwise) goes into the log line of a failure; `resident`: the backend's
+    /// projector holds the state's cells as they are (TrainingCells::resident). Call before
+    /// each run of steps. Returns true when the trainer steps over every cell.
+    bool attach(Trainer& trainer, const State& state, size_t subsample, bool resident = false);
     /// A step over every cell failed with `why`: the trainer goes back to the subsample, and the
     /// steps are not built again until the cells change (logged).
     void fail(Trainer& trainer, const std::string& why, size_t subsample);
@@ -43,7 +44,7 @@ class WholeDataTraining {
     WholeDataFigures figures() const;
 
   private:
-    void build(const State& state, size_t subsample);
+    void build(const State& state, size_t subsample, bool resident);
 
     WholeDataStepsFactory m_factory;
     Log& m_log;

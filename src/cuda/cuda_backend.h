@@ -48,8 +48,10 @@ std::unique_ptr<KnnGraphBuilder> makeCudaKnnGraphBuilder(std::vector<int> device
 std::unique_ptr<QualityScorer> makeCudaQualityScorer();
 
 /// Lloyd iterations and batch-SOM epochs over the cells kept on the device (a TrainingStep,
-/// training_step.h): copied there from `keeper` (a projector of makeCudaProjector) when it keeps
-/// the same cells resident, else uploaded from the host; throws CudaError (out of memory, ...).
+/// training_step.h): copied there from `keeper` (a projector of makeCudaProjector) where the
+/// caller vouches that it holds them (TrainingCells::resident), it took them from the same
+/// pointer, n and d, on this device, and 64 sampled rows agree; else uploaded from the host.
+/// Throws CudaError (out of memory, ...).
 std::unique_ptr<WholeDataSteps> makeCudaWholeDataSteps(const TrainingCells& cells,
                                                        const Projector* keeper = nullptr);
 

@@ -81,10 +81,18 @@ class CudaWholeDataSteps final : public WholeDataSteps {
     WholeDataFigures m_figures;    // every step's, summed
 };
 
+/// True when `device` memory lies on the calling thread's device (a gather there reads it).
+bool onCurrentDevice(const void* device) {
+    int current = 0;
+    cudaPointerAttributes a{};
+    SEPAL_CUDA_CHECK(cudaGetDevice(&current));
+    SEPAL_CUDA_CHECK(cudaPointerGetAttributes(&a, device));
+    return a.type == cudaMemoryTypeDevice && a.device == current;
+}
+
 /// True when the device rows (cells.n rows of `stride` floats) hold the host's values at 64
-/// rows spread over them, bit for bit: the projector's pointer says which upload they came
-/// from, and this catches host values changed in place, or new cells at the same address,
-/// that the projector has not taken yet.
+/// rows spread over them, bit for bit: a last guard under the caller's word
+/// (TrainingCells::resident) that would catch most, not all, values changed since the upload.
 bool sameRows(const float* deviceRows, int stride, const TrainingCells& cells) {
     constexpr size_t kSamples = 64;
     const size_t samples = std::min(cells.n, kSamples);
@@ -104,9 +112,10 @@ bool sameRows(const float* deviceRows, int stride, const TrainingCells& cells) {
 std::unique_ptr<WholeDataSteps> makeCudaWholeDataSteps(const TrainingCells& cells,
                                                        const Projector* keeper) {
     const auto* projector = dynamic_cast<const CudaProjector*>(keeper);
-    const float* rows =
-        projector ? projector->residentRows(cells.points, cells.n, cells.d) : nullptr;
-    if (rows && sameRows(rows, paddedDim(cells.d), cells))
+    const float* rows = cells.resident && projector
+                            ? projector->residentRows(cells.points, cells.n, cells.d)
+                            : nullptr;
+    if (rows && onCurrentDevice(rows) && sameRows(rows, paddedDim(cells.d), cells))
         return std::make_unique<CudaWholeDataSteps>(
             cells, rows, "copied from the projection's cells on the device");
     return std::make_unique<CudaWholeDataSteps>(

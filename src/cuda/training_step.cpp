@@ -101,6 +101,8 @@ void copyDeviceRows(const TrainingCells& cells, const float* deviceRows, int str
     if (!cells.rows) {
         SEPAL_CUDA_CHECK(
             cudaMemcpy(out, deviceRows, n * stride * sizeof(float), cudaMemcpyDefault));
+        // A copy within the device returns before it is done: the cells are ready on return.
+        SEPAL_CUDA_CHECK(cudaDeviceSynchronize());
         return;
     }
     DeviceBuffer<size_t> index;
@@ -299,9 +301,12 @@ TrainingStep::TrainingStep(const TrainingCells& cells, const float* deviceRows,
     : m_state(std::make_unique<State>()) {
     const size_t n = cells.count(), d = cells.d;
     if (d == 0) throw InputError("training points must have at least one dimension");
-    if (cells.rows && !cells.rows->empty() && cells.rows->back() >= cells.n)
-        throw InputError("the training cells list row " + std::to_string(cells.rows->back()) +
-                         " of " + std::to_string(cells.n));
+    if (cells.rows && !cells.rows->empty()) {
+        const size_t last = *std::max_element(cells.rows->begin(), cells.rows->end());
+        if (last >= cells.n)
+            throw InputError("the training cells list row " + std::to_string(last) + " of " +
+                             std::to_string(cells.n));
+    }
     if (knn != "auto" && std::none_of(std::begin(kKnnKernels), std::end(kKnnKernels),
                                       [&](const KnnKernel& k) { return knn == k.name; }))
         throw InputError("unknown CUDA k-NN kernel '" + knn +

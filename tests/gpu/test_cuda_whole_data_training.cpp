@@ -174,14 +174,46 @@ TEST(CudaWholeDataTraining, TheProjectorsCellsCopiedOnTheDeviceAreTheHostsCells)
         SCOPED_TRACE("listed rows gathered on the device");
         expectSame(listedGathered, some, someNearest);
     }
-    std::vector<size_t> beyond = {0, n};
-    EXPECT_THROW(cuda::TrainingStep(TrainingCells{x.data(), n, d, &beyond}, resident), InputError);
+    for (std::vector<size_t> beyond : {std::vector<size_t>{0, n}, std::vector<size_t>{n, 0}})
+        EXPECT_THROW(cuda::TrainingStep(TrainingCells{x.data(), n, d, &beyond}, resident),
+                     InputError);
 }
 
-// The backend's factory takes the cells from its projector where it keeps them, says so, and
-// uploads them from the host where its cells are not these (the host's values changed in place
-// at the same address, as the projector's pointer cannot tell).
-TEST(CudaWholeDataTraining, TheBackendCopiesItsProjectorsCellsOnlyWhereTheyAreTheSame) {
+// More cells than one slice of the upload and of the gather's indices (2^20 rows): every slice
+// lands in its own rows, through the host (padded: d 5 in 8) and through the device.
+TEST(CudaWholeDataTraining, CellsBeyondOneSliceLandInTheirRows) {
+    SEPAL_REQUIRE_GPU();
+    const size_t n = (size_t(1) << 20) + 300000, d = 5, g = 12;
+    const auto x = randomPoints(n, d, 141, 5);
+    const auto l = randomPoints(g, d, 142, 5);
+    std::vector<size_t> inside;
+    for (size_t i = 0; i < n; ++i)
+        if (i % 10 != 3) inside.push_back(i);
+    ASSERT_GT(inside.size(), size_t(1) << 20);
+    const auto y = rowsOf(x, d, inside);
+    cuda::CudaProjector projector;
+    projector.setPoints(x.data(), n, d);
+    const float* resident = projector.residentRows(x.data(), n, d);
+    ASSERT_NE(resident, nullptr);
+    cuda::TrainingStep all(x.data(), n, d), some(y.data(), inside.size(), d);
+    all.stepKmeans(l.data(), g);
+    some.stepKmeans(l.data(), g);
+    cuda::TrainingStep allFromDevice(TrainingCells{x.data(), n, d}, resident);
+    cuda::TrainingStep someFromHost(TrainingCells{x.data(), n, d, &inside}, nullptr);
+    cuda::TrainingStep someFromDevice(TrainingCells{x.data(), n, d, &inside}, resident);
+    allFromDevice.stepKmeans(l.data(), g);
+    someFromHost.stepKmeans(l.data(), g);
+    someFromDevice.stepKmeans(l.data(), g);
+    EXPECT_EQ(allFromDevice.assignment(), all.assignment());
+    EXPECT_EQ(someFromHost.assignment(), some.assignment());
+    EXPECT_EQ(someFromDevice.assignment(), some.assignment());
+}
+
+// The backend's factory takes the cells from its projector only where the caller vouches that
+// the projector holds them as they are (TrainingCells::resident: the app's data version), says
+// so, and uploads them from the host otherwise, and where the sampled rows show values changed
+// in place at the same address (the last row, which the sample always reads).
+TEST(CudaWholeDataTraining, TheBackendCopiesItsProjectorsCellsOnlyWhereTheCallerVouches) {
     SEPAL_REQUIRE_GPU();
     const size_t n = 5000, d = 9, g = 16;
     auto x = randomPoints(n, d, 131, 4);
@@ -214,12 +246,17 @@ TEST(CudaWholeDataTraining, TheBackendCopiesItsProjectorsCellsOnlyWhereTheyAreTh
         EXPECT_EQ(steps->origin(), "uploaded from the host");
     }
     backend.resident->setPoints(x.data(), n, d);
+    {
+        SCOPED_TRACE("resident, but the caller does not vouch for them");
+        auto steps = backend.wholeData(TrainingCells{x.data(), n, d});
+        EXPECT_EQ(steps->origin(), "uploaded from the host");
+    }
     std::vector<size_t> inside;
     for (size_t i = 0; i < n; i += 2) inside.push_back(i);
     for (const std::vector<size_t>* rows : {static_cast<const std::vector<size_t>*>(nullptr),
                                             static_cast<const std::vector<size_t>*>(&inside)}) {
         SCOPED_TRACE(rows ? "the rows inside the gates" : "every row");
-        auto steps = backend.wholeData(TrainingCells{x.data(), n, d, rows});
+        auto steps = backend.wholeData(TrainingCells{x.data(), n, d, rows, true});
         EXPECT_EQ(steps->origin(), "copied from the projection's cells on the device");
         EXPECT_EQ(steps->count(), rows ? inside.size() : n);
         expectSameLandmarks(lloydOnGpu(*steps), lloydOnCpu(x, rows));
@@ -227,7 +264,7 @@ TEST(CudaWholeDataTraining, TheBackendCopiesItsProjectorsCellsOnlyWhereTheyAreTh
     // The last row changed in place, at the same address: the projector's pointer cannot tell,
     // the check of rows spread over the cells (the last among them) can.
     for (size_t t = 0; t < d; ++t) x[(n - 1) * d + t] += 1.0f;
-    auto steps = backend.wholeData(TrainingCells{x.data(), n, d});
+    auto steps = backend.wholeData(TrainingCells{x.data(), n, d, nullptr, true});
     EXPECT_EQ(steps->origin(),
               "uploaded from the host: the projection's cells on the device are not these");
     expectSameLandmarks(lloydOnGpu(*steps), lloydOnCpu(x, nullptr));

@@ -887,6 +887,31 @@ TEST(Workspace, BrushCountsTheCellsInsideThePolygonAndUndoRemovesThem) {
     EXPECT_TRUE(ws.state().populations.groups.empty());
 }
 
+// A drawn map's recipe trains the landmarks the user placed: a change of the markers starts
+// that training at once, before the scheduler has seen the new data (which makes its trainer
+// again), and the next frames train in the new space.
+TEST(Workspace, ChangingTheMarkersUnderADrawnMapTrainsItInTheNewSpace) {
+    auto owner = openSynthetic(2000);
+    Workspace& ws = *owner;
+    settle(ws);
+    TrainingSettings t = ws.state().training;
+    t.recipe = "drawn";
+    ws.training().setSettings(t);
+    ws.training().start();  // a trainer made for the markers as they are
+    ws.frame(8.0);
+    ws.training().pause();
+    TransformPipeline p = ws.state().pipeline;
+    p.steps.erase(p.steps.begin());
+    ws.data().setPipeline(p);
+    ASSERT_TRUE(ws.training().running());
+    for (int frame = 0; frame < 5 && ws.training().running(); ++frame) ws.frame(8.0);
+    EXPECT_EQ(ws.state().model.dim, ws.state().data.columns.size());
+    for (float v : ws.state().model.high) ASSERT_TRUE(std::isfinite(v));
+    ws.training().pause();
+    settle(ws);
+    EXPECT_EQ(ws.positions(), directProjection(ws));
+}
+
 TEST(Workspace, AddAndRemoveLandmarks) {
     auto owner = openSynthetic(2000);
     Workspace& ws = *owner;

@@ -172,6 +172,49 @@ TEST(WholeDataTraining, EachFramesStepsFiguresReachItsStats) {
     EXPECT_EQ(scheduler.stats().trainDevice.steps, 0u);
 }
 
+// The steps may copy the device projection's cells only while it holds the data as they are:
+// not on the CPU, and not in the frame that changed the data, which trains before it projects.
+TEST(WholeDataTraining, TheCellsAreResidentOnlyWhileTheDeviceHoldsTheirVersion) {
+    // Declared before the scheduler, which holds them until it goes.
+    HostResident device;
+    HostPositions drawn;
+    std::vector<test::FakeWholeDataSteps*> built;
+    std::vector<bool> resident;  // what each build was told
+    Backend backend = fakeDeviceBackend(built);
+    backend.wholeData = [&resident, fake = backend.wholeData](const TrainingCells& cells) {
+        resident.push_back(cells.resident);
+        return fake(cells);
+    };
+    Log log;
+    Document doc(log);
+    Scheduler scheduler(std::move(backend), doc, log);
+    openInto(doc, 2000);
+    TrainingSettings t = doc.state().training;
+    t.trainer = trainer_name::kKmeans;
+    doc.setTraining(t);
+    const auto trainAFrame = [&] {
+        scheduler.startTraining();
+        scheduler.frame(1e-6);
+        scheduler.pauseTraining();
+    };
+    trainAFrame();  // on the CPU driver
+    scheduler.projectOnDevice(&device, &drawn);
+    scheduler.frame(8.0);  // the device takes the cells
+    ASSERT_EQ(device.uploads, 1);
+    ASSERT_TRUE(doc.setGates(doc.state().gating.gates, "again"));  // a new version: built again
+    trainAFrame();
+    // New cells while training runs: that frame builds before the device takes them.
+    scheduler.startTraining();
+    openInto(doc, 1500);
+    scheduler.frame(1e-6);
+    EXPECT_EQ(device.uploads, 2);
+    scheduler.pauseTraining();
+    ASSERT_TRUE(doc.setGates(doc.state().gating.gates, "again"));
+    trainAFrame();
+    EXPECT_EQ(resident, (std::vector<bool>{false, true, false, true}));
+    EXPECT_EQ(built.back()->count(), 1500u);
+}
+
 /// A scheduler on fake whole-data steps over 2000 synthetic cells, taken in by a first frame,
 /// with k-means started (not yet stepped).
 struct KmeansOnFakeDevice {

@@ -92,6 +92,9 @@ struct TrainingCells {
     size_t n = 0;                               ///< rows of `points`
     size_t d = 0;                               ///< columns of `points`
     const std::vector<size_t>* rows = nullptr;  ///< rows to train on, each < n (null: all)
+    /// The caller vouches that the backend's resident projector holds these n x d values as
+    /// they are now (it took this version of the data): the steps may copy them from there.
+    bool resident = false;
 
     /// The number of cells trained on.
     size_t count() const { return rows ? rows->size() : n; }
