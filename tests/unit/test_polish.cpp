@@ -188,6 +188,79 @@ TEST(Polish, ReportsProgressAndStopsWhenAsked) {
 
 /// The CPU's neighbour search (up to a minute at its pair limit) hears a stop before it starts
 /// and after every 64 cells of the calling thread (on one thread: exactly 64 cells searched).
+/// Each cell's k nearest among its probes' lists, found the plain way: every candidate's squared
+/// distance summed column by column, the candidates sorted by (distance, index).
+void expectPlainNeighbours(const Matrix& points, const CellLists& lists,
+                           const std::vector<uint32_t>& probe, size_t probes, size_t k,
+                           const std::vector<uint32_t>& nbr, const std::vector<float>& sq) {
+    size_t differing = 0;
+    for (size_t i = 0; i < points.rows; ++i) {
+        std::vector<std::pair<float, uint32_t>> found;
+        for (size_t p = 0; p < probes; ++p) {
+            const uint32_t u = probe[i * probes + p];
+            for (size_t c = lists.offset[u]; c < lists.offset[u + 1]; ++c) {
+                const uint32_t j = lists.cells[c];
+                if (j == i) continue;
+                float s = 0;
+                for (size_t t = 0; t < points.cols; ++t) {
+                    const float e = points.at(i, t) - points.at(j, t);
+                    s += e * e;
+                }
+                found.push_back({s, j});
+            }
+        }
+        std::sort(found.begin(), found.end());
+        for (size_t r = 0; r < k; ++r) {
+            const bool has = r < found.size();
+            differing += nbr[i * k + r] != (has ? found[r].second : kNoNeighbour) ||
+                         sq[i * k + r] != (has ? found[r].first : INFINITY);
+        }
+    }
+    EXPECT_EQ(differing, 0u);
+}
+
+/// The neighbour search's vector path and portable path find each cell's plain k nearest, bit
+/// for bit: on the spiral (3 columns) and on 11 columns of clustered cells with lists from a few
+/// cells to hundreds (the vector path's blocks of 32 and 8 and their rest), ties included.
+TEST(Polish, TheNeighbourSearchIsThePlainOneWithAndWithoutAvx2) {
+    const size_t probes = 2, k = 15;
+    // Seven clusters of 11 columns, their values on a grid of quarters (many equal distances).
+    Matrix wide(6000, 11);
+    for (size_t i = 0; i < wide.rows; ++i)
+        for (size_t t = 0; t < wide.cols; ++t) {
+            const double centre = double((i % 7) * (t % 3)),
+                         noise = std::sin(double(i * 31 + t * 7));
+            wide.at(i, t) = float(std::round(4.0 * (centre + noise)) / 4.0);
+        }
+    const Matrix curve = spiral(5000);
+    for (const Matrix* points : std::initializer_list<const Matrix*>{&curve, &wide}) {
+        const size_t n = points->rows, d = points->cols;
+        EmbedSettings s;
+        s.landmarks = parseLandmarkSpec("kmeans:40");
+        s.params = defaultEmbedParams(s.landmarks);
+        auto projector = makeCpuProjector();
+        auto search = makeCpuNearestSearch();
+        const EmbedResult e = embedMatrix(*points, s, *projector, *search);
+        std::vector<uint32_t> probe(n * probes);
+        std::vector<float> probeDist(n * probes);
+        search->search(points->data(), n, e.model.high.data(), e.model.count(), d, probes,
+                       probe.data(), probeDist.data());
+        const CellLists lists =
+            listCellsByLandmark(std::vector<uint8_t>(n, 1), probe, probes, e.model.count());
+        EXPECT_GT(lists.longest, 40u);
+        std::vector<uint32_t> nbr[2];
+        std::vector<float> sq[2];
+        for (int path = 0; path < 2; ++path) {
+            useNeighbourSearchAvx2(path == 0);
+            ASSERT_TRUE(candidateNeighbours(*points, lists, probe, probes, k, nbr[path], sq[path]));
+        }
+        useNeighbourSearchAvx2(true);
+        EXPECT_EQ(nbr[0], nbr[1]);
+        EXPECT_EQ(sq[0], sq[1]);
+        expectPlainNeighbours(*points, lists, probe, probes, k, nbr[0], sq[0]);
+    }
+}
+
 TEST(Polish, TheNeighbourSearchStopsWhenAsked) {
     const size_t n = 20000, probes = 2, k = 15;
     const Embedded e = embedSpiral(n);

@@ -46,4 +46,7 @@ CellLists listCellsByLandmark(const std::vector<uint8_t>& usable,
                                        std::vector<uint32_t>& nbr, std::vector<float>& sq,
                                        const std::function<bool()>& goOn = {});
 
+/// False forces candidateNeighbours' portable path (for tests: both give the same lists).
+void useNeighbourSearchAvx2(bool allowed);
+
 }  // namespace sepal
