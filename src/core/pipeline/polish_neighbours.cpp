@@ -16,8 +16,10 @@ namespace {
 // most, even with lists of thousands of cells.
 constexpr size_t kCellsBetweenAsks = 64;
 
+// useNeighbourSearchAvx2's switch: tests compare the two paths.
 std::atomic<bool> searchAvx2Allowed{true};
 
+// Whether this CPU runs the vector path (asked once).
 bool searchHasAvx2() {
     static const bool has = __builtin_cpu_supports("avx2");
     return has;
@@ -83,6 +85,7 @@ size_t nextAtMostPortable(const float* dist, size_t from, size_t count, float bo
     return from;
 }
 
+// The same, eight distances a comparison.
 __attribute__((target("avx2"))) size_t nextAtMostAvx2(const float* dist, size_t from, size_t count,
                                                       float bound) {
     const __m256 b = _mm256_set1_ps(bound);
