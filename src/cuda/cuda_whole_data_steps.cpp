@@ -115,13 +115,15 @@ std::unique_ptr<WholeDataSteps> makeCudaWholeDataSteps(const TrainingCells& cell
     const float* rows = cells.resident && projector
                             ? projector->residentRows(cells.points, cells.n, cells.d)
                             : nullptr;
-    if (rows && onCurrentDevice(rows) && sameRows(rows, paddedDim(cells.d), cells))
+    const bool here = rows && onCurrentDevice(rows);
+    if (here && sameRows(rows, paddedDim(cells.d), cells))
         return std::make_unique<CudaWholeDataSteps>(
             cells, rows, "copied from the projection's cells on the device");
     return std::make_unique<CudaWholeDataSteps>(
         cells, nullptr,
-        rows ? "uploaded from the host: the projection's cells on the device are not these"
-             : "uploaded from the host");
+        !rows   ? "uploaded from the host"
+        : !here ? "uploaded from the host: the projection's cells lie on another GPU"
+                : "uploaded from the host: the projection's cells on the device are not these");
 }
 
 }  // namespace sepal::cuda
