@@ -26,7 +26,7 @@ class FakeWholeDataSteps final : public WholeDataSteps {
   public:
     /// Copies the n x d cells.
     FakeWholeDataSteps(const float* points, size_t n, size_t d)
-        : m_points(points, points + n * d), m_n(n), m_d(d), m_search(makeCpuNearestSearch()) {}
+        : FakeWholeDataSteps(TrainingCells{points, n, d}) {}
     /// Copies the cells' rows (every one, or those listed).
     explicit FakeWholeDataSteps(const TrainingCells& cells)
         : m_n(cells.count()), m_d(cells.d), m_search(makeCpuNearestSearch()) {
