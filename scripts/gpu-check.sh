@@ -72,8 +72,9 @@ racecheck_group() {
         training) echo '*CudaTrainingStep.*:*CudaNearestStep*:*CudaStepBounds.*d32_g256:CudaStepBounds.A*:CudaStepBounds.W*:CudaStepBounds.B*:CudaStepBounds.U*:CudaStepBounds.T*' ;;
         ranks) echo 'CudaWideRanks.ACrowd*:CudaQuality.PartsOfASmallSet*' ;;
         # The lists' index (shared-memory counts) on its smallest shape; the polish's tiled
-        # neighbour search (its kernel with shared memory).
-        cache) echo '*CudaNeighbourCache*d16*:CudaPolish.Neighbours*' ;;
+        # neighbour search (its kernel with shared memory); the list projection by rank (its
+        # ranks in shared memory) on its smallest case.
+        cache) echo '*CudaNeighbourCache*d16*:CudaPolish.Neighbours*:*CudaPairRankPositions*_n1500' ;;
         projector) echo 'CudaProjector.*' ;;
         sums) echo '*CudaLandmarkSums*_blocks1:*CudaKeptDistances*d7_*:*CudaKeptDistances*d27_*' ;;
         *) echo "gpu-check.sh: no racecheck group $1" >&2; exit 2 ;;
@@ -147,10 +148,10 @@ if [ "$mode" != bench ] && [ "$mode" != profile ]; then
         if [ $tool = memcheck ]; then
             # The small cases, tensor+split's chunk offsets (racecheck: its kernels are those of
             # tensor+parts, already in the set), the ranks, the device's neighbour lists, the
-            # splats and the polish's kernels.
+            # splats, the polish's kernels and the pair terms by rank.
             filter="$small:CudaSplit.SideBySide*:CudaKnnGraph.Ties*:CudaQuality.*"
             filter+=':CudaWideRanks.ACrowd*:CudaWideRanks.ManyLaunches*'
-            filter+=':*CudaNeighbourCache*d32*:CudaSplats.*:CudaPolish.*'
+            filter+=':*CudaNeighbourCache*d32*:CudaSplats.*:CudaPolish.*:*CudaPairRank*'
         elif [ -n "$group" ]; then
             filter=$(racecheck_group "$group")
         else

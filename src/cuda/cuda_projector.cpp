@@ -18,6 +18,7 @@
 #include "cuda/kernel_sample.h"
 #include "cuda/list_cache.h"
 #include "cuda/list_index.h"
+#include "cuda/pair_rank.h"
 #include "cuda/sm_split.h"
 #include "cuda/tensor_landmarks.h"
 
@@ -111,6 +112,13 @@ struct CudaProjector::State {
     DeviceBuffer<float2> pairTerms;
     bool pairsStale = true;
     float pairsAdjust = 0;
+    // The same terms by the landmarks' locality rank, for the list projection (pair_rank.h),
+    // built on first use after the pair terms changed (byRankFresh); the ranks when the
+    // data-space landmarks changed (ranksStale), not on a drag.
+    DeviceBuffer<float2> pairTermsByRank;
+    DeviceBuffer<uint16_t> landmarkRank;
+    std::vector<uint16_t> rankHost;
+    bool byRankFresh = false, ranksStale = true;
 
     // Resident points; `out` holds their positions when the neighbour cache placed them.
     const float* residentHost = nullptr;
@@ -193,6 +201,7 @@ struct CudaProjector::State {
             launchPadRows(staging.get(), mg, int(pointDim), landmarks.get(), s, streams[0]);
             high = model.high;
             tensorStale = true;
+            ranksStale = true;
         }
         if (!lowSame) {
             lowDev.reserve(mg * 2);
@@ -228,11 +237,37 @@ struct CudaProjector::State {
             SEPAL_CUDA_CHECK(cudaStreamSynchronize(streams[0]));
             pairsStale = false;
             pairsAdjust = params.adjust;
+            byRankFresh = false;
         }
         a.pairTerms = pairTerms.get();
         a.boost = setup.boost;
         a.adjust = params.adjust;
         return a;
+    }
+
+    /// Gives the launch the pair terms by rank (built now when the pair terms or the landmarks
+    /// changed) where the kernel's projection reads the table from global memory and the table
+    /// fits (pair_rank.h); else leaves the triangular table alone.
+    void usePairTermsByRank(ProjectionArgs& a, const KernelEntry& kernel) {
+        if (!pairTermsByRankApply(g) || !projectsThroughLists(kernel, shapeOf(a))) return;
+        if (!byRankFresh || ranksStale) {
+            if (ranksStale) {
+                rankHost = localityRanks(high.data(), g, d);
+                landmarkRank.reserve(g);
+                SEPAL_CUDA_CHECK(cudaMemcpyAsync(landmarkRank.get(), rankHost.data(),
+                                                 g * sizeof(uint16_t), cudaMemcpyHostToDevice,
+                                                 streams[0]));
+                ranksStale = false;
+            }
+            pairTermsByRank.reserve(g * g);
+            launchPairTermsByRank(pairTerms.get(), landmarkRank.get(), int(g),
+                                  pairTermsByRank.get(), streams[0]);
+            // As the pair terms: ready for every stream before any launch reads it.
+            SEPAL_CUDA_CHECK(cudaStreamSynchronize(streams[0]));
+            byRankFresh = true;
+        }
+        a.pairTermsByRank = pairTermsByRank.get();
+        a.landmarkRank = landmarkRank.get();
     }
 
     /// The landmark copy a tensor-core k-NN reads, uploaded when the landmarks or the order
@@ -321,7 +356,8 @@ struct CudaProjector::State {
     /// Runs the chosen kernel(s) on a.points (a.n points) into a.out, on `stream` with slot b's
     /// work space and counters (read back into countersHost[b]). knnOnlyPhase: stop after the
     /// k-NN.
-    void run(ProjectionArgs a, int b, cudaStream_t stream, bool knnOnlyPhase = false) {
+    void run(ProjectionArgs a, int b, cudaStream_t stream, bool knnOnlyPhase = false,
+             bool byRank = true) {
         const KernelEntry* kernel = &choose(a);
         if (kernel->launch.sideBySide && !haveSplit())
             kernel = &findKernel(kernel->launch.fallback);
@@ -341,6 +377,7 @@ struct CudaProjector::State {
         a.scratchIdx = scratchIdx[b].get();
         useDeferredQueue(a, b, stream);
         useRareQueue(a, b, stream);
+        if (byRank && !knnOnlyPhase) usePairTermsByRank(a, *kernel);
         SEPAL_CUDA_CHECK(cudaMemsetAsync(a.counters, 0, 2 * sizeof(unsigned long long), stream));
         const bool oneKernel = launch.knn == nullptr;
         if (knnOnlyPhase || !oneKernel) {
@@ -421,6 +458,7 @@ struct CudaProjector::State {
         a.scratchIdx = scratchIdx[0].get();
         useDeferredQueue(a, 0, stream);
         useRareQueue(a, 0, stream);
+        usePairTermsByRank(a, *kernel);
         a.out = out.get();
         a.counters = cache.counters();
         a.nonFinite = cache.nonFinite();
@@ -531,12 +569,15 @@ struct CudaProjector::State {
     ProjectionArgs residentArgs(const LandmarkModel& model, const EmbedParams& params,
                                 const float* deviceOut, const char* what);
 
-    /// Projects the resident cells of `a` (all or a range) without the neighbour cache.
-    void runUncached(const ProjectionArgs& a) {
+    /// Projects the resident cells of `a` (all or a range) without the neighbour cache. byRank:
+    /// the list projection may read the pair terms by rank (a range does not: it is a training
+    /// frame's slice, a 64th of the cells under landmarks that move every frame, where the ranks'
+    /// 0.25 ms at g 1024 cost more than the slice's projection saves: GPU_NOTES.md).
+    void runUncached(const ProjectionArgs& a, bool byRank = true) {
         cache.unsettle();  // `out` may now hold other positions than the cache placed
         cachedRun = false;
         lastProjected = a.n;
-        run(a, 0, streams[0]);
+        run(a, 0, streams[0], false, byRank);
     }
 
     /// Waits for a resident projection and reports its counters (and times).
@@ -702,7 +743,7 @@ ProjectionReport CudaProjector::projectRangeToDevice(const LandmarkModel& model,
         part.points += (begin + first) * size_t(a.stride);
         part.n = std::min(chunk, count - first);
         part.out = deviceOut + 2 * (begin + first);
-        s.runUncached(part);
+        s.runUncached(part, false);
         const ProjectionReport r = s.finishResident();
         report.nonFinitePoints += r.nonFinitePoints;
         report.degeneratePoints += r.degeneratePoints;

@@ -70,6 +70,10 @@ struct ProjectionArgs {
     /// Triangular pair table (pairIndex): c_uv = 1 / (2 |L_u - L_v|^2) and
     /// w_uv = (1 + |l_u - l_v|^2)^-adjust / |l_u - l_v|^2; both 0 for pairs the spec skips.
     const float2* pairTerms = nullptr;
+    /// List projection only (null: it reads pairTerms): the same terms in a dense table by the
+    /// landmarks' locality rank, (u, v) at landmarkRank[u] g + landmarkRank[v] (pair_rank.h).
+    const float2* pairTermsByRank = nullptr;
+    const uint16_t* landmarkRank = nullptr;  ///< g ranks, with pairTermsByRank
     int topn = 0;                            ///< k neighbours that place the point
     int topnn = 0;                           ///< neighbours found (topn, or topn + 1 to normalise)
     float boost = 0;                         ///< max(exp(-smooth - 1), 1e-5)
@@ -221,6 +225,9 @@ void launchProjectLists(const ProjectionArgs& args, cudaStream_t stream);
 /// launchProjectLists' kernel alone, its deferred queue left to the caller (the table
 /// projection's launch over its exact-form queue, args.rows with args.rowsCount).
 void launchListKernel(const ProjectionArgs& args, cudaStream_t stream);
+/// Launches of the list projection in this process that read the pair terms by rank (the tests
+/// check that the dense table was used).
+unsigned long long listLaunchesByRank();
 /// Shared memory a block of the table projection needs at its fewest warps: c_uv of every
 /// landmark pair, the 2D positions and the warps' lists (g = 256: 129 KB of pairs).
 size_t tableProjectionSharedBytes(int g, int topnn);

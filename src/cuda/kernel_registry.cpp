@@ -130,6 +130,12 @@ std::vector<const KernelEntry*> kernelsTaking(const KernelShape& shape) {
     return taking;
 }
 
+bool projectsThroughLists(const KernelEntry& kernel, const KernelShape& shape) {
+    const auto project = kernel.launch.project;
+    return project == launchProjectLists ||
+           (project == projectParts && !tableProjectionRefusal(shape).empty());
+}
+
 std::string kernelNameList() {
     std::string names = "auto";
     for (const KernelEntry& e : kernelRegistry()) names += std::string(", ") + e.name;

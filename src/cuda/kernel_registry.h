@@ -55,6 +55,9 @@ const std::vector<KernelEntry>& kernelRegistry();
 std::vector<const KernelEntry*> kernelsTaking(const KernelShape& shape);
 /// The entry called `name`; throws InputError listing the names when there is none.
 const KernelEntry& findKernel(const std::string& name);
+/// Whether the kernel's projection of this shape reads its pair terms from the table in global
+/// memory (the list projection), where their layout by rank pays (pair_rank.h).
+bool projectsThroughLists(const KernelEntry& kernel, const KernelShape& shape);
 /// "auto, tensor+table, tensor+split, ..., bitonic+aligned": what --kernel accepts.
 std::string kernelNameList();
 /// The kernel for the shape: `requested`, or auto's fixed rule's pick when it is null (the

@@ -10,6 +10,10 @@
 // the reference's order), writes (distance, score, 2D position) and the index of each neighbour to
 // its shared rows, then takes pairs lane + 32 m of the block's (i, j) enumeration; the five sums of
 // the 2x2 system are reduced over the warp and every lane solves it.
+// With args.pairTermsByRank (BY_RANK) each entry's locality rank sits beside its index, and a
+// pair's terms come from the dense table by rank: on clustered cells a warp's load of 32 pairs
+// then touches about a third of the lines (pair_rank.h); the values, so the positions, are the
+// same.
 // Lists whose first distance is negative belong to points with NaN or infinity (marked by the
 // k-NN, placed later by placeNonFinite): skipped here.
 // With a list of rows (the neighbour cache's re-projection after a drag, the table projection's
@@ -17,6 +21,7 @@
 // so both writes agree.
 // Limits: topnn <= 64.
 
+#include <atomic>
 #include <cfloat>
 #include <cstdint>
 
@@ -31,7 +36,18 @@ namespace {
 constexpr int kWarps = 8;
 constexpr int kMaxList = kListMaxList;
 constexpr int kMaxPairs = kMaxList * (kMaxList - 1) / 2;
-constexpr int kPairLoads = 4;  // pair-table reads in flight per lane
+constexpr int kPairLoads = 4;                       // pair-table reads in flight per lane
+std::atomic<unsigned long long> launchesByRank{0};  // listLaunchesByRank
+
+/// The terms of the pair of list entries i and j, from the triangular table by index or (BY_RANK)
+/// the dense one by rank.
+template <bool BY_RANK>
+__device__ __forceinline__ float2 pairTermsOf(const ProjectionArgs& a, const uint32_t* idx,
+                                              const uint16_t* rank, int i, int j) {
+    if (BY_RANK)
+        return __ldg(a.pairTermsByRank + uint32_t(rank[i]) * uint32_t(a.g) + uint32_t(rank[j]));
+    return __ldg(a.pairTerms + detail::pairIndex(idx[i], idx[j]));
+}
 
 /// The warp's point's pairs between kExactRatio and kResidualRatio, which the main loop left
 /// out, added to each lane's sums with the distances' residuals (found a landmark a lane, into
@@ -39,10 +55,12 @@ constexpr int kPairLoads = 4;  // pair-table reads in flight per lane
 /// noinline call's held 30 more, two blocks a multiprocessor instead of three. A warp-wide sum
 /// of each landmark in turn, 10 shuffles and 5 dependent double additions a landmark, held 49 %
 /// of the kernel's samples on trained-like landmarks).
+template <bool BY_RANK>
 __device__ __forceinline__ void addResidualPairs(const ProjectionArgs& a, size_t p,
                                                  const uint16_t* pairs, int pairCount,
                                                  const float4* mine, const uint32_t* mineIdx,
-                                                 float* residuals, detail::LeastSquares& ls) {
+                                                 const uint16_t* mineRank, float* residuals,
+                                                 detail::LeastSquares& ls) {
     const int lane = threadIdx.x & 31;
     for (int i = lane; i < a.topn; i += 32)
         residuals[i] = detail::residualByVectors<2>(a, p, int(mineIdx[i]), mine[i].x);
@@ -50,7 +68,7 @@ __device__ __forceinline__ void addResidualPairs(const ProjectionArgs& a, size_t
     for (int e = lane; e < pairCount; e += 32) {
         const uint32_t pair = pairs[e];
         const int i = int(pair >> 8), j = int(pair & 0xffu);
-        const float2 cw = __ldg(a.pairTerms + detail::pairIndex(mineIdx[i], mineIdx[j]));
+        const float2 cw = pairTermsOf<BY_RANK>(a, mineIdx, mineRank, i, j);
         const float4 ei = mine[i], ej = mine[j];
         const float ratio = ej.x * cw.x;
         if (!(ratio > detail::kExactRatio && ratio <= detail::kResidualRatio)) continue;
@@ -90,10 +108,12 @@ __device__ __forceinline__ detail::ScoreMoments warpScoreMoments(const float (&r
     return detail::momentsFromSums(sumw, sumr, sumr2, rLast, topn, topnn, boost);
 }
 
+template <bool BY_RANK>
 __global__ void __launch_bounds__(32 * kWarps) listProjectionKernel(const ProjectionArgs a) {
     __shared__ uint16_t pairs[kMaxPairs];  // (i << 8 | j), i < j < topn, row by row
     __shared__ float4 entries[kWarps][kMaxList];
     __shared__ uint32_t indices[kWarps][kMaxList];
+    __shared__ uint16_t ranks[BY_RANK ? kWarps : 1][BY_RANK ? kMaxList : 1];
     __shared__ float residuals[kWarps][kMaxList];  // the distances' (kResidualRatio), when needed
     const int topn = a.topn, topnn = a.topnn, kOut = a.kOut;
     // A launch over a queue (the table projection's exact-form cells) reads its length here; a
@@ -111,6 +131,7 @@ __global__ void __launch_bounds__(32 * kWarps) listProjectionKernel(const Projec
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     float4* mine = entries[warp];
     uint32_t* mineIdx = indices[warp];
+    uint16_t* mineRank = ranks[BY_RANK ? warp : 0];
     const float2* low = reinterpret_cast<const float2*>(a.low);
     const size_t count = cells();  // read again: one register less over the pairs' loop
     for (size_t w = size_t(blockIdx.x) * kWarps + warp; w < count;
@@ -144,6 +165,7 @@ __global__ void __launch_bounds__(32 * kWarps) listProjectionKernel(const Projec
             const float2 l = low[u[h]];
             mine[i] = make_float4(d[h], ok ? s : 0.0f, l.x, l.y);
             mineIdx[i] = u[h];
+            if (BY_RANK) mineRank[i] = __ldg(a.landmarkRank + u[h]);
         }
         ok = ok && __all_sync(0xffffffffu, finite) && __any_sync(0xffffffffu, positive);
         __syncwarp();
@@ -172,7 +194,7 @@ __global__ void __launch_bounds__(32 * kWarps) listProjectionKernel(const Projec
                     const uint32_t pair = pairs[e];
                     pi[b] = int(pair >> 8);
                     pj[b] = int(pair & 0xffu);
-                    cw[b] = __ldg(a.pairTerms + detail::pairIndex(mineIdx[pi[b]], mineIdx[pj[b]]));
+                    cw[b] = pairTermsOf<BY_RANK>(a, mineIdx, mineRank, pi[b], pj[b]);
                 }
 #pragma unroll
                 for (int b = 0; b < kPairLoads; ++b) {
@@ -194,7 +216,8 @@ __global__ void __launch_bounds__(32 * kWarps) listProjectionKernel(const Projec
                 }
             }
             if (__any_sync(0xffffffffu, needResiduals))
-                addResidualPairs(a, p, pairs, pairCount, mine, mineIdx, residuals[warp], ls);
+                addResidualPairs<BY_RANK>(a, p, pairs, pairCount, mine, mineIdx, mineRank,
+                                          residuals[warp], ls);
             ls.a00 = detail::warpSum(ls.a00);
             ls.a01 = detail::warpSum(ls.a01);
             ls.a11 = detail::warpSum(ls.a11);
@@ -217,22 +240,38 @@ __global__ void __launch_bounds__(32 * kWarps) listProjectionKernel(const Projec
     }
 }
 
-}  // namespace
-
-void launchListKernel(const ProjectionArgs& a, cudaStream_t stream) {
-    if (a.n == 0) return;
+/// Launches the kernel's instantiation with its grid: as many blocks as fit at once on the
+/// launch's multiprocessors, or fewer for a short list of cells.
+template <bool BY_RANK>
+void launchListInstance(const ProjectionArgs& a, cudaStream_t stream) {
     static const int blocksPerSm = [] {
         int count = 0;
-        SEPAL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count, listProjectionKernel,
-                                                                       32 * kWarps, 0));
+        SEPAL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &count, listProjectionKernel<BY_RANK>, 32 * kWarps, 0));
         return count;
     }();
     const size_t wanted = (a.n + kWarps - 1) / kWarps;
     const size_t resident =
         size_t(blocksPerSm > 0 ? blocksPerSm : 1) * size_t(detail::multiprocessorsFor(a));
     const unsigned blocks = unsigned(wanted < resident ? wanted : resident);
-    listProjectionKernel<<<blocks, 32 * kWarps, 0, stream>>>(a);
+    listProjectionKernel<BY_RANK><<<blocks, 32 * kWarps, 0, stream>>>(a);
     check(cudaGetLastError(), "launch of listProjectionKernel", __FILE__, __LINE__);
+}
+
+}  // namespace
+
+void launchListKernel(const ProjectionArgs& a, cudaStream_t stream) {
+    if (a.n == 0) return;
+    if (a.pairTermsByRank && a.landmarkRank) {
+        launchListInstance<true>(a, stream);
+        ++launchesByRank;
+    } else {
+        launchListInstance<false>(a, stream);
+    }
+}
+
+unsigned long long listLaunchesByRank() {
+    return launchesByRank.load();
 }
 
 void launchProjectLists(const ProjectionArgs& a, cudaStream_t stream) {

@@ -1,0 +1,36 @@
+#pragma once
+// The pair terms of the list projection in a dense table by the landmarks' locality rank. The
+// list projection's warp reads a cell's pairs (u, v) 32 at a time, and the L1 serves a warp's load
+// one 128-byte line at a time: in the triangular table by index the 32 pairs lie on 29 lines.
+// Landmarks that are near in data space get near ranks here, and the entry of (u, v) sits at
+// rank[u] g + rank[v], so that on clustered cells a load's pairs, whose landmarks are all near the
+// cell, meet on about 11 lines (a host count, GPU_NOTES.md "The pair terms by rank"). The values
+// are the triangular table's, so the positions are the same bits.
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace sepal::cuda {
+
+/// Whether the list projection reads the dense table for g landmarks (g x g entries of 8 bytes:
+/// at most 4096 landmarks, 128 MB) in this process: on unless SEPAL_PAIR_RANK=0 or
+/// usePairTermsByRank(false).
+bool pairTermsByRankApply(size_t g);
+/// Turns the dense table on or off for the process (the tests compare the two).
+void usePairTermsByRank(bool on);
+
+/// A rank for each of the g landmarks (g x d, row-major) such that nearby landmarks get nearby
+/// ranks: the set halved at the median of its widest coordinate until parts of 8 remain, the
+/// ranks in the order of the parts (NaN coordinates sort last). Cheap (g d log g) for a model
+/// that changes every training frame.
+std::vector<uint16_t> localityRanks(const float* landmarks, size_t g, size_t d);
+
+/// dense[rank[u] g + rank[v]] = triangular[pairIndex(u, v)] for every u, v < g (device
+/// pointers; dense holds g x g entries).
+void launchPairTermsByRank(const float2* triangular, const uint16_t* rank, int g, float2* dense,
+                           cudaStream_t stream);
+
+}  // namespace sepal::cuda

@@ -1,0 +1,213 @@
+// The list projection's pair terms by locality rank (pair_rank.h): the ranks keep nearby
+// landmarks together, the dense table holds the triangular table's terms bit for bit, and the
+// positions are those of the triangular table, bit for bit, on every path through the lists.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cuda/cuda_error.h"
+#include "cuda/cuda_projector.h"
+#include "cuda/device_buffer.h"
+#include "cuda/embedsom_kernels.h"
+#include "cuda/kernel_registry.h"
+#include "cuda/pair_rank.h"
+#include "gpu_test_support.h"
+
+namespace sepal::test {
+namespace {
+
+/// Turns the dense table on or off for a scope, and back on after it.
+struct ScopedPairRank {
+    explicit ScopedPairRank(bool on) { cuda::usePairTermsByRank(on); }
+    ~ScopedPairRank() { cuda::usePairTermsByRank(true); }
+};
+
+// Host only: four far clusters of 40 landmarks in a row, their indices interleaved, get four
+// runs of consecutive ranks (the halving cuts between them first).
+TEST(PairRank, RanksKeepEachClusterOfLandmarksTogether) {
+    const size_t clusters = 4, per = 40, g = clusters * per, d = 5;
+    std::mt19937 rng(3);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> landmarks(g * d);
+    for (size_t j = 0; j < g; ++j)
+        for (size_t t = 0; t < d; ++t)
+            landmarks[j * d + t] = normal(rng) + (t == 0 ? 100.0f * float(j % clusters) : 0.0f);
+    const std::vector<uint16_t> rank = cuda::localityRanks(landmarks.data(), g, d);
+    ASSERT_EQ(rank.size(), g);
+    std::vector<uint16_t> sorted = rank;
+    std::sort(sorted.begin(), sorted.end());
+    for (size_t r = 0; r < g; ++r) ASSERT_EQ(sorted[r], r) << "the ranks are not 0..g-1";
+    for (size_t c = 0; c < clusters; ++c) {
+        uint16_t lo = UINT16_MAX, hi = 0;
+        for (size_t j = c; j < g; j += clusters) {
+            lo = std::min(lo, rank[j]);
+            hi = std::max(hi, rank[j]);
+        }
+        EXPECT_EQ(size_t(hi - lo), per - 1) << "cluster " << c << " is not one run of ranks";
+    }
+    EXPECT_EQ(cuda::localityRanks(landmarks.data(), 1, d), std::vector<uint16_t>{0});
+}
+
+TEST(CudaPairRank, TheDenseTableHoldsTheTriangularTerms) {
+    SEPAL_REQUIRE_GPU();
+    const int g = 37, d = 6, stride = cuda::paddedDim(d);
+    std::vector<float> x = randomPoints(size_t(g), size_t(d), 5, 3);
+    std::vector<float> padded(size_t(g) * stride, 0.0f), low(2 * size_t(g));
+    for (int j = 0; j < g; ++j) {
+        std::copy(x.begin() + j * d, x.begin() + (j + 1) * d, padded.begin() + j * stride);
+        low[2 * j] = float(j % 7), low[2 * j + 1] = float(j / 7);
+    }
+    const std::vector<uint16_t> rank = cuda::localityRanks(x.data(), size_t(g), size_t(d));
+    cuda::DeviceBuffer<float> landmarksDev, lowDev;
+    cuda::DeviceBuffer<float2> triangular, dense;
+    cuda::DeviceBuffer<uint16_t> rankDev;
+    landmarksDev.reserve(padded.size());
+    lowDev.reserve(low.size());
+    triangular.reserve(cuda::pairTableSize(size_t(g)));
+    dense.reserve(size_t(g) * g);
+    rankDev.reserve(size_t(g));
+    SEPAL_CUDA_CHECK(
+        cudaMemcpy(landmarksDev.get(), padded.data(), padded.size() * 4, cudaMemcpyHostToDevice));
+    SEPAL_CUDA_CHECK(cudaMemcpy(lowDev.get(), low.data(), low.size() * 4, cudaMemcpyHostToDevice));
+    SEPAL_CUDA_CHECK(
+        cudaMemcpy(rankDev.get(), rank.data(), rank.size() * 2, cudaMemcpyHostToDevice));
+    cuda::launchPairTerms(landmarksDev.get(), lowDev.get(), g, stride, 3.0f, triangular.get(),
+                          nullptr);
+    cuda::launchPairTermsByRank(triangular.get(), rankDev.get(), g, dense.get(), nullptr);
+    std::vector<float2> tri(cuda::pairTableSize(size_t(g))), byRank(size_t(g) * g);
+    SEPAL_CUDA_CHECK(cudaMemcpy(tri.data(), triangular.get(), tri.size() * sizeof(float2),
+                                cudaMemcpyDeviceToHost));
+    SEPAL_CUDA_CHECK(cudaMemcpy(byRank.data(), dense.get(), byRank.size() * sizeof(float2),
+                                cudaMemcpyDeviceToHost));
+    for (int u = 0; u < g; ++u)
+        for (int v = 0; v < g; ++v) {
+            const int hi = std::max(u, v), lo = std::min(u, v);
+            const float2 want = tri[size_t(hi) * (hi + 1) / 2 + lo];
+            const float2 got = byRank[size_t(rank[u]) * g + rank[v]];
+            ASSERT_EQ(std::memcmp(&want, &got, sizeof(float2)), 0) << "pair " << u << ", " << v;
+        }
+}
+
+// Only the projections that read the pair table from global memory take it by rank: the table
+// projection holds it in shared memory, and the one-pass kernels read it a thread a cell.
+TEST(CudaPairRank, OnlyTheListProjectionTakesIt) {
+    SEPAL_REQUIRE_GPU();
+    cuda::ProjectionArgs a;
+    a.n = size_t(1) << 20;
+    a.dim = 32;
+    a.stride = 32;
+    a.g = 256;
+    a.topn = 16;
+    a.topnn = 17;
+    const cuda::KernelShape table = cuda::shapeOf(a);
+    EXPECT_FALSE(cuda::projectsThroughLists(cuda::findKernel("tensor+table"), table));
+    EXPECT_FALSE(cuda::projectsThroughLists(cuda::findKernel("tensor+parts"), table));
+    EXPECT_FALSE(cuda::projectsThroughLists(cuda::findKernel("fused"), table));
+    EXPECT_TRUE(cuda::projectsThroughLists(cuda::findKernel("tensor+split"), table));
+    a.g = 1024;
+    EXPECT_TRUE(cuda::projectsThroughLists(cuda::findKernel("tensor+parts"), cuda::shapeOf(a)));
+}
+
+/// The positions of every path through the lists, one after another: streamed, resident through
+/// the neighbour cache (every cell, then a drag's few), and a resident range (a training slice,
+/// which keeps the triangular table).
+std::vector<float> projectEveryWay(const std::vector<float>& x, size_t n, size_t d,
+                                   const LandmarkModel& model, const EmbedParams& params,
+                                   const char* kernel) {
+    std::vector<float> all, y(2 * n);
+    const auto keep = [&] { all.insert(all.end(), y.begin(), y.end()); };
+    cuda::CudaProjector streamed(kernel);
+    streamed.project(x.data(), n, d, model, params, y.data());
+    keep();
+
+    cuda::CudaProjector resident(kernel);
+    resident.keepNeighbourLists(true);
+    resident.setPoints(x.data(), n, d);
+    resident.projectToHost(model, params, y.data());
+    keep();
+    LandmarkModel dragged = model;
+    dragged.low[2 * 5] += 0.25f;
+    dragged.touch();
+    resident.projectToHost(dragged, params, y.data());
+    keep();
+
+    // A range (a training slice) keeps the triangular table: the ranks would cost more there.
+    cuda::CudaProjector ranged(kernel);
+    ranged.setPoints(x.data(), n, d);
+    cuda::DeviceBuffer<float> out;
+    out.reserve(2 * n);
+    SEPAL_CUDA_CHECK(cudaMemset(out.get(), 0, 2 * n * sizeof(float)));
+    const unsigned long long before = cuda::listLaunchesByRank();
+    ranged.projectRangeToDevice(model, params, n / 5, n - n / 5, out.get());
+    EXPECT_EQ(cuda::listLaunchesByRank(), before) << "a range read the pair terms by rank";
+    SEPAL_CUDA_CHECK(
+        cudaMemcpy(y.data(), out.get(), 2 * n * sizeof(float), cudaMemcpyDeviceToHost));
+    keep();
+    return all;
+}
+
+struct RankCase {
+    size_t g;
+    int k;
+    size_t n;  ///< cells (a small case for racecheck)
+};
+
+class CudaPairRankPositions : public ::testing::TestWithParam<RankCase> {};
+
+// Clustered cells whose landmarks are too many for the table projection (g 1024, and 2000 for
+// ranks that are no power of two), k 16 and 32, through tensor+parts and tensor+split
+// (tensor+parts where the split has no partitions); a few cells with NaN.
+TEST_P(CudaPairRankPositions, AreTheTriangularTablesBitForBit) {
+    SEPAL_REQUIRE_GPU();
+    const RankCase c = GetParam();
+    const size_t n = c.n, d = 16;
+    std::vector<float> x = randomPoints(n, d, 21, 12);
+    const LandmarkModel model = sampleModel(x, n, d, c.g, 22);
+    for (size_t p = 5; p < n; p += 997) x[p * d + 3] = NAN;  // the lists mark them
+    ASSERT_TRUE(cuda::pairTermsByRankApply(c.g));
+    EmbedParams params;
+    params.k = c.k;
+    params.smooth = -2.0f;
+    params.adjust = 3.0f;
+    for (const char* kernel : {"tensor+parts", "tensor+split"}) {
+        SCOPED_TRACE(kernel);
+        std::vector<float> byRank, triangular;
+        const unsigned long long before = cuda::listLaunchesByRank();
+        {
+            ScopedPairRank on(true);
+            byRank = projectEveryWay(x, n, d, model, params, kernel);
+        }
+        // The streamed chunks, the cache's every cell and its drag.
+        EXPECT_GE(cuda::listLaunchesByRank() - before, 3u);
+        const unsigned long long middle = cuda::listLaunchesByRank();
+        {
+            ScopedPairRank off(false);
+            triangular = projectEveryWay(x, n, d, model, params, kernel);
+        }
+        EXPECT_EQ(cuda::listLaunchesByRank(), middle);
+        ASSERT_EQ(byRank.size(), triangular.size());
+        size_t differ = 0;
+        for (size_t e = 0; e < triangular.size(); ++e)
+            differ += std::memcmp(&byRank[e], &triangular[e], sizeof(float)) != 0;
+        EXPECT_EQ(differ, 0u);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, CudaPairRankPositions,
+                         ::testing::Values(RankCase{1024, 16, 20000}, RankCase{1024, 32, 20000},
+                                           RankCase{2000, 16, 20000}, RankCase{1024, 16, 1500}),
+                         [](const auto& info) {
+                             return "g" + std::to_string(info.param.g) + "_k" +
+                                    std::to_string(info.param.k) + "_n" +
+                                    std::to_string(info.param.n);
+                         });
+
+}  // namespace
+}  // namespace sepal::test
