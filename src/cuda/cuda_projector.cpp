@@ -458,7 +458,6 @@ struct CudaProjector::State {
         a.scratchIdx = scratchIdx[0].get();
         useDeferredQueue(a, 0, stream);
         useRareQueue(a, 0, stream);
-        usePairTermsByRank(a, *kernel);
         a.out = out.get();
         a.counters = cache.counters();
         a.nonFinite = cache.nonFinite();
@@ -471,6 +470,7 @@ struct CudaProjector::State {
         DueCells due;
         splitRan = false;
         if (fresh) {
+            usePairTermsByRank(a, *kernel);
             a.tensor = prepareTensor(launch);
             SEPAL_CUDA_CHECK(
                 cudaMemsetAsync(a.counters, 0, 2 * sizeof(unsigned long long), stream));
@@ -488,8 +488,11 @@ struct CudaProjector::State {
             due = cache.due(model.low, params.smooth, params.adjust, stream);
             if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(events[1], stream));
             if (due.all) {
+                usePairTermsByRank(a, *kernel);
                 launch.project(a, stream);
             } else if (due.count > 0) {
+                // A drag's few cells keep the triangular table: the dense copy, built again
+                // after every move of the 2D positions, would cost more than they save.
                 ProjectionArgs part = a;
                 part.rows = due.rows;
                 part.n = due.count;
