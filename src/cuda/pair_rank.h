@@ -4,8 +4,9 @@
 // one 128-byte line at a time: in the triangular table by index the 32 pairs lie on 29 lines.
 // Landmarks that are near in data space get near ranks here, and the entry of (u, v) sits at
 // rank[u] g + rank[v], so that on clustered cells a load's pairs, whose landmarks are all near the
-// cell, meet on about 11 lines (a host count, GPU_NOTES.md "The pair terms by rank"). The values
-// are the triangular table's, so the positions are the same bits.
+// cell, meet on about 11 lines (a host count: GPU_NOTES.md, "The pair terms by locality rank").
+// The values are the triangular table's, so the positions are the same bits. Whole projections
+// take it; a range (a training slice) and a drag's few cells keep the triangular table.
 
 #include <cuda_runtime_api.h>
 
