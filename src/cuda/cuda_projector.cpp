@@ -251,15 +251,23 @@ struct CudaProjector::State {
     void usePairTermsByRank(ProjectionArgs& a, const KernelEntry& kernel) {
         if (!pairTermsByRankApply(g) || !projectsThroughLists(kernel, shapeOf(a))) return;
         if (!byRankFresh || ranksStale) {
+            // The dense copy is only a faster layout: where the device has no room for it (up
+            // to 128 MB at g 4096), the projection reads the triangular table.
+            try {
+                landmarkRank.reserve(g);
+                pairTermsByRank.reserve(g * g);
+            } catch (const CudaError& e) {
+                if (e.code() != cudaErrorMemoryAllocation) throw;
+                pairTermsByRank.release();
+                return;
+            }
             if (ranksStale) {
                 rankHost = localityRanks(high.data(), g, d);
-                landmarkRank.reserve(g);
                 SEPAL_CUDA_CHECK(cudaMemcpyAsync(landmarkRank.get(), rankHost.data(),
                                                  g * sizeof(uint16_t), cudaMemcpyHostToDevice,
                                                  streams[0]));
                 ranksStale = false;
             }
-            pairTermsByRank.reserve(g * g);
             launchPairTermsByRank(pairTerms.get(), landmarkRank.get(), int(g),
                                   pairTermsByRank.get(), streams[0]);
             // As the pair terms: ready for every stream before any launch reads it.
@@ -355,7 +363,8 @@ struct CudaProjector::State {
 
     /// Runs the chosen kernel(s) on a.points (a.n points) into a.out, on `stream` with slot b's
     /// work space and counters (read back into countersHost[b]). knnOnlyPhase: stop after the
-    /// k-NN.
+    /// k-NN. byRank: a list projection may read the pair terms by rank (built before the timed
+    /// region, as the other copies of the model).
     void run(ProjectionArgs a, int b, cudaStream_t stream, bool knnOnlyPhase = false,
              bool byRank = true) {
         const KernelEntry* kernel = &choose(a);
@@ -465,12 +474,14 @@ struct CudaProjector::State {
         a.knnDist = cache.dist();
         a.kOut = a.topnn;
         a.fellBack = cache.fellBack();
+        // Every cell is projected from new lists: the pair terms by rank, built before the timed
+        // region as run() builds them.
+        if (fresh) usePairTermsByRank(a, *kernel);
         if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(events[0], stream));
         const KernelLaunch& launch = kernel->launch;
         DueCells due;
         splitRan = false;
         if (fresh) {
-            usePairTermsByRank(a, *kernel);
             a.tensor = prepareTensor(launch);
             SEPAL_CUDA_CHECK(
                 cudaMemsetAsync(a.counters, 0, 2 * sizeof(unsigned long long), stream));
@@ -488,6 +499,7 @@ struct CudaProjector::State {
             due = cache.due(model.low, params.smooth, params.adjust, stream);
             if (timing) SEPAL_CUDA_CHECK(cudaEventRecord(events[1], stream));
             if (due.all) {
+                // Known only now, so built inside the timed region.
                 usePairTermsByRank(a, *kernel);
                 launch.project(a, stream);
             } else if (due.count > 0) {

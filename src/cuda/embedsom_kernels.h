@@ -219,7 +219,8 @@ void launchPartsKnn(const ProjectionArgs& args, cudaStream_t stream);
 /// multiprocessors (a tile of 32 points per warp): chunks of whole passes leave no block idle.
 size_t partsKnnPointsPerPass(int multiprocessors);
 /// The list projection: reads knnIdx/knnDist (kOut = topnn), writes out; one warp per point,
-/// the pair terms from the table in global memory. Skips lists marked by a k-NN (distance -1).
+/// the pair terms from the table in global memory (the dense table by rank where
+/// args.pairTermsByRank is set). Skips lists marked by a k-NN (distance -1).
 /// With args.rows, projects only those cells (the neighbour cache's re-projection).
 void launchProjectLists(const ProjectionArgs& args, cudaStream_t stream);
 /// launchProjectLists' kernel alone, its deferred queue left to the caller (the table

@@ -56,7 +56,9 @@ std::vector<const KernelEntry*> kernelsTaking(const KernelShape& shape);
 /// The entry called `name`; throws InputError listing the names when there is none.
 const KernelEntry& findKernel(const std::string& name);
 /// Whether the kernel's projection of this shape reads its pair terms from the table in global
-/// memory (the list projection), where their layout by rank pays (pair_rank.h).
+/// memory (the list projection), where their layout by rank pays (pair_rank.h). The table
+/// projection's launches of the list kernel over its exact-form queue are not counted: they keep
+/// the triangular table.
 bool projectsThroughLists(const KernelEntry& kernel, const KernelShape& shape);
 /// "auto, tensor+table, tensor+split, ..., bitonic+aligned": what --kernel accepts.
 std::string kernelNameList();

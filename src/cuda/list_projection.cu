@@ -44,9 +44,10 @@ std::atomic<unsigned long long> launchesByRank{0};  // listLaunchesByRank
 template <bool BY_RANK>
 __device__ __forceinline__ float2 pairTermsOf(const ProjectionArgs& a, const uint32_t* idx,
                                               const uint16_t* rank, int i, int j) {
-    if (BY_RANK)
+    if constexpr (BY_RANK)
         return __ldg(a.pairTermsByRank + uint32_t(rank[i]) * uint32_t(a.g) + uint32_t(rank[j]));
-    return __ldg(a.pairTerms + detail::pairIndex(idx[i], idx[j]));
+    else
+        return __ldg(a.pairTerms + detail::pairIndex(idx[i], idx[j]));
 }
 
 /// The warp's point's pairs between kExactRatio and kResidualRatio, which the main loop left
@@ -165,7 +166,7 @@ __global__ void __launch_bounds__(32 * kWarps) listProjectionKernel(const Projec
             const float2 l = low[u[h]];
             mine[i] = make_float4(d[h], ok ? s : 0.0f, l.x, l.y);
             mineIdx[i] = u[h];
-            if (BY_RANK) mineRank[i] = __ldg(a.landmarkRank + u[h]);
+            if constexpr (BY_RANK) mineRank[i] = __ldg(a.landmarkRank + u[h]);
         }
         ok = ok && __all_sync(0xffffffffu, finite) && __any_sync(0xffffffffu, positive);
         __syncwarp();

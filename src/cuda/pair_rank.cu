@@ -15,10 +15,12 @@ namespace sepal::cuda {
 namespace {
 
 constexpr size_t kMostLandmarks = 4096;  // g x g x 8 bytes: 128 MB
-constexpr size_t kPart = 8;              // the halving stops at parts of this many
+// The list kernel indexes the dense table in 32 bits (list_projection.cu's pairTermsOf).
+static_assert(kMostLandmarks * kMostLandmarks <= 0xffffffffull);
+constexpr size_t kPart = 8;  // the halving stops at parts of this many
 constexpr int kThreads = 256;
 
-/// usePairTermsByRank's switch, first from SEPAL_PAIR_RANK.
+/// setPairTermsByRank's switch, first from SEPAL_PAIR_RANK.
 std::atomic<bool>& byRankOn() {
     static std::atomic<bool> on{[] {
         const char* set = std::getenv("SEPAL_PAIR_RANK");
@@ -47,7 +49,11 @@ bool pairTermsByRankApply(size_t g) {
     return g >= 2 && g <= kMostLandmarks && byRankOn().load();
 }
 
-void usePairTermsByRank(bool on) {
+bool pairTermsByRankOn() {
+    return byRankOn().load();
+}
+
+void setPairTermsByRank(bool on) {
     byRankOn().store(on);
 }
 

@@ -23,10 +23,13 @@
 namespace sepal::test {
 namespace {
 
-/// Turns the dense table on or off for a scope, and back on after it.
+/// Turns the dense table on or off for a scope, and back as it was after it.
 struct ScopedPairRank {
-    explicit ScopedPairRank(bool on) { cuda::usePairTermsByRank(on); }
-    ~ScopedPairRank() { cuda::usePairTermsByRank(true); }
+    explicit ScopedPairRank(bool on) : was(cuda::pairTermsByRankOn()) {
+        cuda::setPairTermsByRank(on);
+    }
+    ~ScopedPairRank() { cuda::setPairTermsByRank(was); }
+    const bool was;
 };
 
 // Host only: four far clusters of 40 landmarks in a row, their indices interleaved, get four
@@ -108,7 +111,9 @@ TEST(CudaPairRank, OnlyTheListProjectionTakesIt) {
     a.topnn = 17;
     const cuda::KernelShape table = cuda::shapeOf(a);
     EXPECT_FALSE(cuda::projectsThroughLists(cuda::findKernel("tensor+table"), table));
-    EXPECT_FALSE(cuda::projectsThroughLists(cuda::findKernel("tensor+parts"), table));
+    // tensor+parts projects through the table where its 129 KB fit in shared memory.
+    EXPECT_EQ(cuda::projectsThroughLists(cuda::findKernel("tensor+parts"), table),
+              !cuda::tableProjectionRefusal(table).empty());
     EXPECT_FALSE(cuda::projectsThroughLists(cuda::findKernel("fused"), table));
     EXPECT_TRUE(cuda::projectsThroughLists(cuda::findKernel("tensor+split"), table));
     a.g = 1024;
@@ -159,22 +164,29 @@ std::vector<float> projectEveryWay(const std::vector<float>& x, size_t n, size_t
 struct RankCase {
     size_t g;
     int k;
-    size_t n;  ///< cells (a small case for racecheck)
+    size_t n;     ///< cells (a small case for racecheck)
+    float crowd;  ///< 0, or crowdLandmarks' spread (1e-2: the residual pairs; 1e-4: the O(d) form)
 };
 
 class CudaPairRankPositions : public ::testing::TestWithParam<RankCase> {};
 
 // Clustered cells whose landmarks are too many for the table projection (g 1024, and 2000 for
 // ranks that are no power of two), k 16 and 32, through tensor+parts and tensor+split
-// (tensor+parts where the split has no partitions); a few cells with NaN.
+// (tensor+parts where the split has no partitions); landmarks crowded in groups of 8, whose pairs
+// take the residual and the O(d) forms of D; a few cells with NaN.
 TEST_P(CudaPairRankPositions, AreTheTriangularTablesBitForBit) {
     SEPAL_REQUIRE_GPU();
     const RankCase c = GetParam();
     const size_t n = c.n, d = 16;
-    std::vector<float> x = randomPoints(n, d, 21, 12);
-    const LandmarkModel model = sampleModel(x, n, d, c.g, 22);
+    HardCase hc;
+    hc.n = n;
+    hc.d = d;
+    hc.x = randomPoints(n, d, 21, 12);
+    hc.model = sampleModel(hc.x, n, d, c.g, 22);
+    if (c.crowd > 0) crowdLandmarks(hc, 8, c.crowd, 23);
+    std::vector<float>& x = hc.x;
+    const LandmarkModel& model = hc.model;
     for (size_t p = 5; p < n; p += 997) x[p * d + 3] = NAN;  // the lists mark them
-    ASSERT_TRUE(cuda::pairTermsByRankApply(c.g));
     EmbedParams params;
     params.k = c.k;
     params.smooth = -2.0f;
@@ -185,6 +197,7 @@ TEST_P(CudaPairRankPositions, AreTheTriangularTablesBitForBit) {
         const unsigned long long before = cuda::listLaunchesByRank();
         {
             ScopedPairRank on(true);
+            ASSERT_TRUE(cuda::pairTermsByRankApply(c.g));
             byRank = projectEveryWay(x, n, d, model, params, kernel);
         }
         // The streamed chunks and the cache's every cell.
@@ -203,14 +216,75 @@ TEST_P(CudaPairRankPositions, AreTheTriangularTablesBitForBit) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, CudaPairRankPositions,
-                         ::testing::Values(RankCase{1024, 16, 20000}, RankCase{1024, 32, 20000},
-                                           RankCase{2000, 16, 20000}, RankCase{1024, 16, 1500}),
-                         [](const auto& info) {
-                             return "g" + std::to_string(info.param.g) + "_k" +
-                                    std::to_string(info.param.k) + "_n" +
-                                    std::to_string(info.param.n);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, CudaPairRankPositions,
+    ::testing::Values(RankCase{1024, 16, 20000, 0}, RankCase{1024, 32, 20000, 0},
+                      RankCase{2000, 16, 20000, 0}, RankCase{1024, 16, 20000, 1e-2f},
+                      RankCase{1024, 32, 20000, 1e-4f}, RankCase{1024, 16, 1500, 0}),
+    [](const auto& info) {
+        const RankCase& c = info.param;
+        return "g" + std::to_string(c.g) + "_k" + std::to_string(c.k) +
+               (c.crowd == 0      ? ""
+                : c.crowd > 1e-3f ? "_crowded"
+                                  : "_tight") +
+               "_n" + std::to_string(c.n);
+    });
+
+/// A projection of every resident cell on a fresh projector with the triangular table.
+std::vector<float> projectTriangular(const std::vector<float>& x, size_t n, size_t d,
+                                     const LandmarkModel& model, const EmbedParams& params) {
+    ScopedPairRank off(false);
+    cuda::CudaProjector fresh("tensor+parts");
+    fresh.setPoints(x.data(), n, d);
+    std::vector<float> y(2 * n);
+    fresh.projectToHost(model, params, y.data());
+    return y;
+}
+
+// One projector through a user's changes, each projecting every cell: new data-space landmarks
+// (the ranks and the table again), new 2D positions only (the table again, the ranks kept), a new
+// adjust, another number of landmarks. Each time the positions are a fresh projector's with the
+// triangular table, bit for bit: a stale dense table would differ.
+TEST(CudaPairRank, FollowsEveryChangeOfTheModelOnOneProjector) {
+    SEPAL_REQUIRE_GPU();
+    const size_t n = 20000, d = 16;
+    const std::vector<float> x = randomPoints(n, d, 31, 12);
+    std::mt19937 rng(32);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    LandmarkModel model = sampleModel(x, n, d, 1024, 33);
+    EmbedParams params;
+    params.k = 16;
+    params.smooth = -2.0f;
+    params.adjust = 3.0f;
+    cuda::CudaProjector projector("tensor+parts");
+    projector.setPoints(x.data(), n, d);
+    std::vector<float> y(2 * n);
+    auto check = [&](const char* change) {
+        SCOPED_TRACE(change);
+        const unsigned long long before = cuda::listLaunchesByRank();
+        {
+            ScopedPairRank on(true);
+            projector.projectToHost(model, params, y.data());
+        }
+        EXPECT_GT(cuda::listLaunchesByRank(), before) << "the dense table was not read";
+        const std::vector<float> want = projectTriangular(x, n, d, model, params);
+        size_t differ = 0;
+        for (size_t e = 0; e < want.size(); ++e)
+            differ += std::memcmp(&y[e], &want[e], sizeof(float)) != 0;
+        EXPECT_EQ(differ, 0u);
+    };
+    check("the first model");
+    for (float& v : model.high) v += 0.05f * normal(rng);
+    model.touch();
+    check("the landmarks moved in data space");
+    for (float& v : model.low) v *= 1.1f;
+    model.touch();
+    check("the 2D positions moved");
+    params.adjust = 2.0f;
+    check("another adjust");
+    model = sampleModel(x, n, d, 1500, 34);
+    check("1500 landmarks");
+}
 
 }  // namespace
 }  // namespace sepal::test
