@@ -12,24 +12,15 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
+
+#include "core/embedsom/locality_rank.h"
 
 namespace sepal::cuda {
 
 /// Whether the list projection reads the dense table for g landmarks (g x g entries of 8 bytes:
-/// at most 4096 landmarks, 128 MB) in this process: on unless SEPAL_PAIR_RANK=0 or
-/// setPairTermsByRank(false).
+/// at most 4096 landmarks, 128 MB) in this process: pairTermsByRankOn() (locality_rank.h, whose
+/// localityRanks gives the ranks) and g in range.
 bool pairTermsByRankApply(size_t g);
-/// Whether the dense table is on for the process (whatever g).
-bool pairTermsByRankOn();
-/// Turns the dense table on or off for the process (the tests compare the two).
-void setPairTermsByRank(bool on);
-
-/// A rank for each of the g landmarks (g x d, row-major) such that nearby landmarks get nearby
-/// ranks: the set halved at the median of its widest coordinate until parts of 8 remain, the
-/// ranks in the order of the parts (NaN coordinates sort last). g d log g steps: 0.25 ms at g
-/// 1024, d 32 on the 2-core machine, paid once per data-space model by a whole projection.
-std::vector<uint16_t> localityRanks(const float* landmarks, size_t g, size_t d);
 
 /// dense[rank[u] g + rank[v]] = triangular[pairIndex(u, v)] for every u, v < g (device
 /// pointers; dense holds g x g entries).

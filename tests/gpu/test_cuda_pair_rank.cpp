@@ -1,6 +1,7 @@
-// The list projection's pair terms by locality rank (pair_rank.h): the ranks keep nearby
-// landmarks together, the dense table holds the triangular table's terms bit for bit, and the
-// positions are those of the triangular table, bit for bit, on every path through the lists.
+// The list projection's pair terms by locality rank (pair_rank.h): the dense table holds the
+// triangular table's terms bit for bit, and the positions are those of the triangular table, bit
+// for bit, on every path through the lists and through every change of the model. (The ranks
+// themselves: tests/unit/test_pair_constants_rank.cpp.)
 
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/embedsom/locality_rank.h"
 #include "cuda/cuda_error.h"
 #include "cuda/cuda_projector.h"
 #include "cuda/device_buffer.h"
@@ -19,44 +21,10 @@
 #include "cuda/kernel_registry.h"
 #include "cuda/pair_rank.h"
 #include "gpu_test_support.h"
+#include "scoped_pair_rank.h"
 
 namespace sepal::test {
 namespace {
-
-/// Turns the dense table on or off for a scope, and back as it was after it.
-struct ScopedPairRank {
-    explicit ScopedPairRank(bool on) : was(cuda::pairTermsByRankOn()) {
-        cuda::setPairTermsByRank(on);
-    }
-    ~ScopedPairRank() { cuda::setPairTermsByRank(was); }
-    const bool was;
-};
-
-// Host only: four far clusters of 40 landmarks in a row, their indices interleaved, get four
-// runs of consecutive ranks (the halving cuts between them first).
-TEST(PairRank, RanksKeepEachClusterOfLandmarksTogether) {
-    const size_t clusters = 4, per = 40, g = clusters * per, d = 5;
-    std::mt19937 rng(3);
-    std::normal_distribution<float> normal(0.0f, 1.0f);
-    std::vector<float> landmarks(g * d);
-    for (size_t j = 0; j < g; ++j)
-        for (size_t t = 0; t < d; ++t)
-            landmarks[j * d + t] = normal(rng) + (t == 0 ? 100.0f * float(j % clusters) : 0.0f);
-    const std::vector<uint16_t> rank = cuda::localityRanks(landmarks.data(), g, d);
-    ASSERT_EQ(rank.size(), g);
-    std::vector<uint16_t> sorted = rank;
-    std::sort(sorted.begin(), sorted.end());
-    for (size_t r = 0; r < g; ++r) ASSERT_EQ(sorted[r], r) << "the ranks are not 0..g-1";
-    for (size_t c = 0; c < clusters; ++c) {
-        uint16_t lo = UINT16_MAX, hi = 0;
-        for (size_t j = c; j < g; j += clusters) {
-            lo = std::min(lo, rank[j]);
-            hi = std::max(hi, rank[j]);
-        }
-        EXPECT_EQ(size_t(hi - lo), per - 1) << "cluster " << c << " is not one run of ranks";
-    }
-    EXPECT_EQ(cuda::localityRanks(landmarks.data(), 1, d), std::vector<uint16_t>{0});
-}
 
 TEST(CudaPairRank, TheDenseTableHoldsTheTriangularTerms) {
     SEPAL_REQUIRE_GPU();
@@ -67,7 +35,7 @@ TEST(CudaPairRank, TheDenseTableHoldsTheTriangularTerms) {
         std::copy(x.begin() + j * d, x.begin() + (j + 1) * d, padded.begin() + j * stride);
         low[2 * j] = float(j % 7), low[2 * j + 1] = float(j / 7);
     }
-    const std::vector<uint16_t> rank = cuda::localityRanks(x.data(), size_t(g), size_t(d));
+    const std::vector<uint16_t> rank = localityRanks(x.data(), size_t(g), size_t(d));
     cuda::DeviceBuffer<float> landmarksDev, lowDev;
     cuda::DeviceBuffer<float2> triangular, dense;
     cuda::DeviceBuffer<uint16_t> rankDev;

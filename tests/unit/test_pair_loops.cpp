@@ -24,9 +24,10 @@ struct PairCase {
     FastPointScratch scratch;
 };
 
-// Point p's topn nearest landmarks (the CPU search the projector uses), with scores and 2D
-// positions as projectFastPoint lays them out in its scratch.
-PairCase neighboursOf(const float* x, const LandmarkModel& model, int topn, std::mt19937& rng) {
+// Point p's topn nearest landmarks (the CPU search the projector uses), with scores, 2D
+// positions and pair-table slots as projectFastPoint lays them out in its scratch.
+PairCase neighboursOf(const float* x, const LandmarkModel& model, const PairConstants& pairs,
+                      int topn, std::mt19937& rng) {
     PairCase c;
     c.a.resize(size_t(topn));
     c.idx.resize(size_t(topn));
@@ -36,7 +37,7 @@ PairCase neighboursOf(const float* x, const LandmarkModel& model, int topn, std:
     std::uniform_real_distribution<float> score(0.0f, 2.0f);
     for (int i = 0; i < topn; ++i) {
         c.scratch.a[i] = c.a[i];
-        c.scratch.idx[i] = c.idx[i];
+        c.scratch.idx[i] = pairs.slot(c.idx[i]);
         c.scratch.score[i] = i % 7 == 3 ? 0.0f : score(rng);
         c.scratch.lx[i] = model.low[2 * c.idx[i]];
         c.scratch.ly[i] = model.low[2 * c.idx[i] + 1];
@@ -51,7 +52,7 @@ void expectKernelsAgree(const LandmarkModel& model, const std::vector<float>& x,
     std::mt19937 rng(unsigned(topn) * 31 + unsigned(model.count()));
     const size_t d = model.dim, n = x.size() / d;
     for (size_t p = 0; p < n; ++p) {
-        const PairCase c = neighboursOf(x.data() + p * d, model, topn, rng);
+        const PairCase c = neighboursOf(x.data() + p * d, model, pairs, topn, rng);
         double portable[5] = {0, 0, 0, 0, 0}, avx2[5] = {0, 0, 0, 0, 0};
         const bool wantInexact = pairSums(PairKernel::Portable, c.a.data(), c.idx.data(), topn,
                                           pairs, c.scratch, portable);

@@ -27,7 +27,7 @@ bool projectFastPoint(const float* x, const LandmarkModel& model, const float* a
         lx[i] = low[2 * idx[i]];
         ly[i] = low[2 * idx[i] + 1];
         scratch.a[i] = a[i];
-        scratch.idx[i] = idx[i];
+        scratch.idx[i] = pairs.slot(idx[i]);  // where the pair loops find its table entries
         // Gravity towards each neighbour keeps the system solvable.
         const float gs = score[i] * 1e-5f;
         acc[0] += gs;

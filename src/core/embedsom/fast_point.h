@@ -14,7 +14,7 @@ namespace sepal {
 /// Scratch space for one thread (sized for topnn neighbours).
 struct FastPointScratch {
     std::vector<float> score, lx, ly, a;  ///< per neighbour: score, 2D position, distance
-    std::vector<uint32_t> idx;            ///< per neighbour: landmark index
+    std::vector<uint32_t> idx;            ///< per neighbour: its slot in the pair table
     /// Sizes the buffers for topnn neighbours, padded to a multiple of 8 with zero scores (and
     /// to at least 32, the AVX-512 pair loop's two registers of each).
     void reserve(int topnn) {

@@ -1,7 +1,11 @@
 #include "core/embedsom/pair_constants.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <numeric>
+
+#include "core/embedsom/locality_rank.h"
 
 namespace sepal {
 
@@ -39,14 +43,15 @@ void pairEntry(const LandmarkModel& model, float adjust, size_t u, size_t v, flo
     out[0] = 1.0f / (2.0f * sqd);
     out[1] = std::pow(1.0f + hp, -adjust);
 }
-/// The constants of (u, v) and of (v, u) in the g x g table `values`: the same bits (each
-/// difference only changes sign, and its square and the order of the sums stay), so one
+/// The constants of (u, v) and of (v, u) in the g x g table `values` by `slot`: the same bits
+/// (each difference only changes sign, and its square and the order of the sums stay), so one
 /// computation serves both.
-void setPair(const LandmarkModel& model, float adjust, size_t u, size_t v, float* values) {
+void setPair(const LandmarkModel& model, float adjust, size_t u, size_t v, const uint32_t* slot,
+             float* values) {
     const size_t g = model.count();
-    float* uv = values + 2 * (u * g + v);
+    float* uv = values + 2 * (size_t(slot[u]) * g + slot[v]);
     pairEntry(model, adjust, u, v, uv);
-    float* vu = values + 2 * (v * g + u);
+    float* vu = values + 2 * (size_t(slot[v]) * g + slot[u]);
     vu[0] = uv[0];
     vu[1] = uv[1];
 }
@@ -66,17 +71,26 @@ void PairConstants::update(const LandmarkModel& model, float adjust) {
                 moved.push_back(u);
         if (moved.size() * 8 < g) {
             for (size_t u : moved)
-                for (size_t v = 0; v < g; ++v) setPair(model, adjust, u, v, m_values.data());
+                for (size_t v = 0; v < g; ++v)
+                    setPair(model, adjust, u, v, m_slot.data(), m_values.data());
             remember(model);
             return;
         }
     }
     m_values.assign(2 * g * g, 0.0f);  // the diagonal stays 0: a landmark with itself is skipped
+    m_slot.resize(g);
+    if (pairTermsByRankOn()) {
+        const std::vector<uint16_t> rank = localityRanks(model.high.data(), g, d);
+        std::copy(rank.begin(), rank.end(), m_slot.begin());
+    } else {
+        std::iota(m_slot.begin(), m_slot.end(), 0u);
+    }
     const long long gl = static_cast<long long>(g);
 #pragma omp parallel for schedule(dynamic, 8)
     for (long long ui = 0; ui < gl; ++ui) {
         const size_t u = static_cast<size_t>(ui);
-        for (size_t v = u + 1; v < g; ++v) setPair(model, adjust, u, v, m_values.data());
+        for (size_t v = u + 1; v < g; ++v)
+            setPair(model, adjust, u, v, m_slot.data(), m_values.data());
     }
     m_g = g;
     m_d = d;

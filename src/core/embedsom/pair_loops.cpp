@@ -30,7 +30,7 @@ bool pairLoopPortable(const float* a, const uint32_t* idx, int topn, const PairC
         const float* cf = pairs.row(idx[i]);
         const float ai = a[i], si = score[i], ux = lx[i], uy = ly[i];
         for (int j = i + 1; j < topn; ++j) {
-            const uint32_t v = idx[j];
+            const uint32_t v = pairs.slot(idx[j]);
             // D - 0.5 = (a_u - a_v) c_uv; skipped pairs have c = 0 and weight 0: they add 0.
             const float t = (ai - a[j]) * cf[2 * v];
             // The list is sorted: a[j] is the pair's larger distance.
@@ -174,7 +174,7 @@ __attribute__((target("avx512f"))) bool pairLoopAvx512(const float* a, const uin
     const __m512i uLow = _mm512_loadu_si512(scratch.idx.data());
     const __m512i uHigh = _mm512_loadu_si512(scratch.idx.data() + 16);
     const __m512i g = _mm512_set1_epi32(int(pairs.landmarks()));
-    const float* table = pairs.row(0);
+    const float* table = pairs.table();
     // (c, f) pairs of lanes 0-7 and 8-15 as 16 floats each: c from the even ones, f the odd.
     const __m512i evens =
         _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);

@@ -50,7 +50,8 @@ bool solveInPairGroups(const float* x, const LandmarkModel& model, const uint32_
                 if (hp < 1e-10f) continue;
                 // The table's f_uv is this power of the same hp (the pair's order only changes
                 // the differences' signs), and a power a pair took a fifth of this solve's time.
-                const float f = pairRow ? pairRow[2 * v + 1] : std::pow(1.0f + hp, -adjust);
+                const float f =
+                    pairRow ? pairRow[2 * pairs->slot(v) + 1] : std::pow(1.0f + hp, -adjust);
                 const float s = score[i] * score[j0 + k] * f * std::exp(-(D - 0.5f) * (D - 0.5f));
                 const float sh = s / hp;
                 a00 += sh * hx * hx;
