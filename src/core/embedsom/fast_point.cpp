@@ -1,5 +1,6 @@
 #include "core/embedsom/fast_point.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/embedsom/exactness.h"
@@ -35,6 +36,8 @@ bool projectFastPoint(const float* x, const LandmarkModel& model, const float* a
         acc[3] += gs * lx[i];
         acc[4] += gs * ly[i];
     }
+    // The vector loops read the padding's slots too (with zero scores): landmark 0's, as by index.
+    std::fill(scratch.idx.begin() + topn, scratch.idx.end(), pairs.slot(0));
     const bool inexact = pairSums(kernel, a, idx, topn, pairs, scratch, acc);
     const double det = acc[0] * acc[2] - acc[1] * acc[1];
     // An ill-conditioned system turns the differences between these roundings and the

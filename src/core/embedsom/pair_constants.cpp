@@ -79,7 +79,7 @@ void PairConstants::update(const LandmarkModel& model, float adjust) {
     }
     m_values.assign(2 * g * g, 0.0f);  // the diagonal stays 0: a landmark with itself is skipped
     m_slot.resize(g);
-    if (pairTermsByRankOn()) {
+    if (pairTermsByRankOn() && g <= kMaxPairTableLandmarks) {  // ranks are 16-bit
         const std::vector<uint16_t> rank = localityRanks(model.high.data(), g, d);
         std::copy(rank.begin(), rank.end(), m_slot.begin());
     } else {

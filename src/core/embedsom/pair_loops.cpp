@@ -64,7 +64,7 @@ __attribute__((target("avx2,fma"))) double sum4(__m256d v) {
     return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
 }
 
-// Eight pairs (i, j..j+7) at a time; the per-pair constants are loaded by landmark index.
+// Eight pairs (i, j..j+7) at a time; the per-pair constants are loaded by slot (scratch.idx).
 // The buffers are padded to a multiple of 8 with score 0, which makes padding pairs add 0.
 __attribute__((target("avx2,fma"))) bool pairLoopAvx2(const float* a, const uint32_t* idx, int topn,
                                                       const PairConstants& pairs,
@@ -157,8 +157,8 @@ __attribute__((target("avx512f"))) bool pairLoopAvx512(const float* a, const uin
                                                        int topn, const PairConstants& pairs,
                                                        const FastPointScratch& scratch,
                                                        double* acc) {
-    // The table's index u g + v stays within int32 up to 46,340 landmarks (the table stops at
-    // kMaxPairTableLandmarks).
+    // The table's index slot(u) g + slot(v) stays within int32 up to 46,340 landmarks (the table
+    // stops at kMaxPairTableLandmarks).
     if (topn > 32 || pairs.landmarks() > 46340)
         return pairLoopAvx2(a, idx, topn, pairs, scratch, acc);
     const PairList& list = pairListFor(topn);

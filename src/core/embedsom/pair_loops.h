@@ -23,7 +23,8 @@ bool pairKernelAvailable(PairKernel kernel);
 PairKernel fastestPairKernel();
 
 /// Adds the terms of every pair (i < j) of the topn neighbours (a: their squared distances, idx:
-/// their landmarks; scratch: their scores and 2D positions, padded with zero scores) to
+/// their landmarks; scratch: their scores, 2D positions and slots in the pair table, padded with
+/// zero scores) to
 /// acc = (a00, a01, a11, b0, b1), each term in the reference's order of operations and summed in
 /// double. Returns true when a pair's O(1) form of D loses digits (a_j c_uv > kExactRatio): the
 /// point is then solved the reference's way. `kernel` must be one this CPU runs.
