@@ -1,14 +1,16 @@
 #include "cuda/pair_rank.h"
 
+#include "core/embedsom/pair_constants.h"
+
 #include "cuda/cuda_error.h"
 #include "cuda/embedsom_device.cuh"
 
 namespace sepal::cuda {
 namespace {
 
-constexpr size_t kMostLandmarks = 4096;  // g x g x 8 bytes: 128 MB
-// The list kernel indexes the dense table in 32 bits (list_projection.cu's pairTermsOf).
-static_assert(kMostLandmarks * kMostLandmarks <= 0xffffffffull);
+// The dense table stops where the CPU's does (g x g x 8 bytes: 128 MB at 4096 landmarks), and the
+// list kernel indexes it in 32 bits (list_projection.cu's pairTermsOf).
+static_assert(kMaxPairTableLandmarks * kMaxPairTableLandmarks <= 0xffffffffull);
 constexpr int kThreads = 256;
 
 __global__ void __launch_bounds__(kThreads)
@@ -23,7 +25,7 @@ __global__ void __launch_bounds__(kThreads)
 }  // namespace
 
 bool pairTermsByRankApply(size_t g) {
-    return g >= 2 && g <= kMostLandmarks && pairTermsByRankOn();
+    return g >= 2 && g <= kMaxPairTableLandmarks && pairTermsByRankOn();
 }
 
 void launchPairTermsByRank(const float2* triangular, const uint16_t* rank, int g, float2* dense,

@@ -18,8 +18,8 @@
 namespace sepal::cuda {
 
 /// Whether the list projection reads the dense table for g landmarks (g x g entries of 8 bytes:
-/// at most 4096 landmarks, 128 MB) in this process: pairTermsByRankOn() (locality_rank.h, whose
-/// localityRanks gives the ranks) and g in range.
+/// at most kMaxPairTableLandmarks, the CPU's table's limit, 128 MB) in this process:
+/// pairTermsByRankOn() (locality_rank.h, whose localityRanks gives the ranks) and g in range.
 bool pairTermsByRankApply(size_t g);
 
 /// dense[rank[u] g + rank[v]] = triangular[pairIndex(u, v)] for every u, v < g (device
