@@ -137,7 +137,8 @@ void runResident(const TrainOptions& o, cuda::TrainingStep& gpu, const std::vect
         j["first_step_ms"] = msSince(t0);
         // Read after the first step, which grows the step's buffers for this g.
         j["device_used_mb"] = freeBeforeMb - freeDeviceMb();
-        std::vector<double> wall, assign, scan, accumulate, smooth, inertia, scans, lone, kept;
+        std::vector<double> wall, assign, scan, accumulate, smooth, inertia, scans, lone, kept,
+            shares, order;
         for (int s = 0; s < o.steps; ++s) {
             t0 = std::chrono::steady_clock::now();
             const cuda::StepResult r = once();
@@ -151,6 +152,8 @@ void runResident(const TrainOptions& o, cuda::TrainingStep& gpu, const std::vect
             scans.push_back(double(gpu.lastExactScans()));
             lone.push_back(double(gpu.lastLoneCells()));
             kept.push_back(double(gpu.lastKeptCells()));
+            shares.push_back(gpu.lastPrunedShare());
+            order.push_back(t.orderMs);
         }
         const double ms = median(wall);
         j["steps"] = o.steps;
@@ -176,6 +179,11 @@ void runResident(const TrainOptions& o, cuda::TrainingStep& gpu, const std::vect
         // Cells whose bounds kept their landmark without a search (SEPAL_TRAIN_BOUNDS=0: none),
         // per timed step.
         j["kept_cells"] = kept;
+        // The share of the nearest pass's products each timed step computed (1: every landmark;
+        // less where the pruned pass left groups out; SEPAL_TRAIN_PRUNE=0: always 1).
+        j["product_share"] = shares;
+        j["order_ms"] = order;  // of each timed step's assign_ms: the rows put in order
+        j["assign_ms_each"] = assign;
         j["step_ms"] = wall;
         j["bounds"] = !std::getenv("SEPAL_TRAIN_BOUNDS") ||
                       std::string(std::getenv("SEPAL_TRAIN_BOUNDS")) != "0";
@@ -267,7 +275,7 @@ void runAppBatchSom(const TrainOptions& o, const std::vector<float>& x, size_t g
         auto search = makeCpuNearestSearch();  // unused: every epoch runs on the device
         BatchSomTrainer trainer(p, *search);
         trainer.useWholeData(steps.get());
-        std::vector<double> wall, device, scanMs, radius;
+        std::vector<double> wall, device, scanMs, radius, shares;
         std::vector<size_t> scans, kept, lone, distinct;
         size_t nearestSteps = 0;
         std::unique_ptr<SliceProjection> slice;
@@ -288,6 +296,7 @@ void runAppBatchSom(const TrainOptions& o, const std::vector<float>& x, size_t g
             scans.push_back(f.exactScans);
             kept.push_back(f.keptCells);
             lone.push_back(f.loneCells);
+            shares.push_back(f.steps > 0 ? f.productShare / double(f.steps) : 1.0);
             nearestSteps += f.nearestSteps;
             distinct.push_back(distinctLandmarks(model));
             if (slice) slice->project(model, j);
@@ -307,6 +316,7 @@ void runAppBatchSom(const TrainOptions& o, const std::vector<float>& x, size_t g
         j["exact_scans"] = scans;
         j["kept_cells"] = kept;
         j["lone_cells"] = lone;
+        j["product_share"] = shares;  // of each epoch's nearest pass (1: every landmark)
         j["radius"] = radius;
         j["distinct_landmarks"] = distinct;
         if (slice) j["slice_median_ms"] = median(j["slice_ms"].get<std::vector<double>>());

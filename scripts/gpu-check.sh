@@ -69,7 +69,7 @@ racecheck_group() {
     case $1 in
         projection) echo "$small_projection" ;;
         search) echo '*CudaSearch*n1_*:*CudaSearch*n333_*:*CudaSearch*n100_*:*CudaTensorSearch*:CudaPartsSearch*' ;;
-        training) echo '*CudaTrainingStep.*:*CudaNearestStep*:*CudaStepBounds.*d32_g256:CudaStepBounds.A*:CudaStepBounds.W*:CudaStepBounds.B*:CudaStepBounds.U*:CudaStepBounds.T*' ;;
+        training) echo '*CudaTrainingStep.*:*CudaNearestStep*:*CudaStepBounds.*d32_g256:CudaStepBounds.A*:CudaStepBounds.W*:CudaStepBounds.B*:CudaStepBounds.U*:CudaStepBounds.T*:CudaNearestPruningPass.*:*CudaNearestPruning.*ties_d32*' ;;
         ranks) echo 'CudaWideRanks.ACrowd*:CudaQuality.PartsOfASmallSet*' ;;
         # The lists' index (shared-memory counts) on its smallest shape; the polish's tiled
         # neighbour search (its kernel with shared memory); the list projection by rank (its
@@ -148,10 +148,11 @@ if [ "$mode" != bench ] && [ "$mode" != profile ]; then
         if [ $tool = memcheck ]; then
             # The small cases, tensor+split's chunk offsets (racecheck: its kernels are those of
             # tensor+parts, already in the set), the ranks, the device's neighbour lists, the
-            # splats, the polish's kernels and the pair terms by rank.
+            # splats, the polish's kernels, the pair terms by rank and the pruned nearest pass.
             filter="$small:CudaSplit.SideBySide*:CudaKnnGraph.Ties*:CudaQuality.*"
             filter+=':CudaWideRanks.ACrowd*:CudaWideRanks.ManyLaunches*'
             filter+=':*CudaNeighbourCache*d32*:CudaSplats.*:CudaPolish.*:*CudaPairRank*'
+            filter+=':CudaNearestPruningPass.*:*CudaNearestPruning.*ties*:*CudaNearestPruning.*nonfinite*'
         elif [ -n "$group" ]; then
             filter=$(racecheck_group "$group")
         else

@@ -70,6 +70,7 @@ class CudaWholeDataSteps final : public WholeDataSteps {
         m_figures.keptCells += m_step.lastKeptCells();
         m_figures.nearestSteps += m_step.lastKernel() == "nearest";
         m_figures.loneCells += m_step.lastLoneCells();
+        m_figures.productShare += m_step.lastPrunedShare();
         m_figures.cells += m_step.count();
         ++m_figures.steps;
     }

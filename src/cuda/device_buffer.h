@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuda/cuda_error.h"
@@ -39,6 +40,11 @@ class DeviceBuffer {
     T* get() const { return m_data; }
     /// Elements available.
     size_t capacity() const { return m_capacity; }
+    /// Exchanges the allocations of this buffer and `other`.
+    void swap(DeviceBuffer& other) noexcept {
+        std::swap(m_data, other.m_data);
+        std::swap(m_capacity, other.m_capacity);
+    }
 
   private:
     T* m_data = nullptr;

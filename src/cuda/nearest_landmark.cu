@@ -540,6 +540,27 @@ __global__ void __launch_bounds__(kThreads, 1)
             const int q = (iteration & 1) ? lay.parts - 1 - k : k;
             if (q != resident) loadPart(q);
             const int offset = q * lay.part, steps = lay.width(q) / 32;  // even: 64 a padding
+            // The steps to compute, `count` of them: every step of the part, or (a.tileSteps, one
+            // part of at most 32 steps) those the warpgroup's cells need, lane u holding the
+            // u-th. An odd count takes one step more, a step not needed (its landmarks only add
+            // candidates that lose), for the steps go two at a time.
+            int count = steps, listed = lane;
+            if (a.tileSteps) {
+                const size_t group = batch / 4 + size_t(warp >> 2);
+                const uint32_t all = steps >= 32 ? ~0u : (1u << steps) - 1u;
+                uint32_t needed = group < (a.n + 127) / 128 ? a.tileSteps[group] & all : 0u;
+                if (__popc(needed) & 1) {
+                    const uint32_t spare = ~needed & all;
+                    needed |= spare & (0u - spare);
+                }
+                count = __popc(needed);
+                uint32_t rest = needed;
+                for (int u = 0; u < lane && rest; ++u) rest &= rest - 1;
+                listed = rest ? __ffs(rest) - 1 : 0;
+            }
+            const auto stepAt = [&](int u) {
+                return a.tileSteps ? __shfl_sync(0xffffffffu, listed, u) : u;
+            };
             // Two steps at a time: the products of the second run on the tensor cores while the
             // comparisons of the first take the other pipes (two warps a scheduler leave little
             // else to overlap them).
@@ -548,36 +569,37 @@ __global__ void __launch_bounds__(kThreads, 1)
                 // Steps in chunks whose pipelines drain at their ends (ptxas serialises the
                 // products where a loop's back edge leaves a group in flight): each chunk's next
                 // step runs on the tensor cores while the warps compare the last.
+                // s0 and u count places in the list of steps (stepAt).
                 auto chunk = [&](auto countC, int s0) {
                     constexpr int kCount = decltype(countC)::value;
-                    warpgroupProducts(s0, accA);
+                    warpgroupProducts(stepAt(s0), accA);
 #pragma unroll
                     for (int u = 0; u < kCount; u += 2) {
-                        warpgroupProducts(s0 + u + 1, accB);
+                        warpgroupProducts(stepAt(s0 + u + 1), accB);
                         wgmma::wait<1>();
                         wgmma::settle(accA);
-                        keep(s0 + u, offset, accA);
+                        keep(stepAt(s0 + u), offset, accA);
                         if (u + 2 < kCount) {
-                            warpgroupProducts(s0 + u + 2, accA);
+                            warpgroupProducts(stepAt(s0 + u + 2), accA);
                             wgmma::wait<1>();
                         } else {
                             wgmma::wait<0>();
                         }
                         wgmma::settle(accB);
-                        keep(s0 + u + 1, offset, accB);
+                        keep(stepAt(s0 + u + 1), offset, accB);
                     }
                 };
-                int step = 0;
-                for (; step + kWarpgroupChunk <= steps; step += kWarpgroupChunk)
-                    chunk(std::integral_constant<int, kWarpgroupChunk>{}, step);
-                for (; step < steps; step += 2) chunk(std::integral_constant<int, 2>{}, step);
-            } else {
-                products(0, accA);
-                for (int step = 0; step < steps; step += 2) {
-                    products(step + 1, accB);
-                    keep(step, offset, accA);
-                    if (step + 2 < steps) products(step + 2, accA);
-                    keep(step + 1, offset, accB);
+                int at = 0;
+                for (; at + kWarpgroupChunk <= count; at += kWarpgroupChunk)
+                    chunk(std::integral_constant<int, kWarpgroupChunk>{}, at);
+                for (; at < count; at += 2) chunk(std::integral_constant<int, 2>{}, at);
+            } else if (count > 0) {
+                products(stepAt(0), accA);
+                for (int at = 0; at < count; at += 2) {
+                    products(stepAt(at + 1), accB);
+                    keep(stepAt(at), offset, accA);
+                    if (at + 2 < count) products(stepAt(at + 2), accA);
+                    keep(stepAt(at + 1), offset, accB);
                 }
             }
         }
@@ -645,10 +667,14 @@ __global__ void __launch_bounds__(kThreads, 1)
             (1.0f + 0x1p-20f);
         const bool alone = !FUSED && !a.winnerDistances && settled && !bad && candidates != 0 &&
                            (candidates & (candidates - 1)) == 0 && loneUpper < FLT_MAX;
+        // A slot's landmark: its own index, the one rows, results and ties go by.
+        const auto landmarkOf = [&](int slot) {
+            return a.slotLandmark ? int(__ldg(a.slotLandmark + slot)) : slot;
+        };
         if (active && alone) {
             const int k = __ffs(candidates) - 1;
-            winner = PACKED ? int(8 * (__float_as_uint(mine[k]) & indexMask)) + k
-                            : __float_as_int(mine[16 + k]);
+            winner = landmarkOf(PACKED ? int(8 * (__float_as_uint(mine[k]) & indexMask)) + k
+                                       : __float_as_int(mine[16 + k]));
             best = -1.0f;
         } else if (active && bounded && !bad) {
             float4 x[kVec];
@@ -659,8 +685,8 @@ __global__ void __launch_bounds__(kThreads, 1)
             auto takeCandidate = [&]() {
                 const int k = __ffs(candidates) - 1;
                 candidates &= candidates - 1;
-                return PACKED ? int(8 * (__float_as_uint(mine[k]) & indexMask)) + k
-                              : __float_as_int(mine[16 + k]);
+                return landmarkOf(PACKED ? int(8 * (__float_as_uint(mine[k]) & indexMask)) + k
+                                         : __float_as_int(mine[16 + k]));
             };
             // Two candidates at a time: their rows' loads (from L2 where the fragments fill
             // shared memory) and their sums' chains overlap; the updates keep the old order. A
@@ -798,10 +824,15 @@ __global__ void __launch_bounds__(kScanThreads, 1) nearestScanKernel(const Neare
     extern __shared__ float4 scanShared[];
     float* rows = reinterpret_cast<float*>(scanShared);
     const int perGroup = scanSlots(a.g) / 8;
+    // A slot's landmark (NearestArgs::slotLandmark): the groups are the pass's, of slots.
+    const auto landmarkOf = [&](int slot) {
+        return a.slotLandmark ? int(__ldg(a.slotLandmark + slot)) : slot;
+    };
     if (ROWS) {
         for (int e = threadIdx.x; e < a.g * STRIDE; e += kScanThreads) {
-            const int j = e / STRIDE;
-            rows[((j & 7) * perGroup + (j >> 3)) * kLd + e % STRIDE] = a.landmarks[e];
+            const int j = e / STRIDE, t = e - j * STRIDE;
+            rows[((j & 7) * perGroup + (j >> 3)) * kLd + t] =
+                a.landmarks[size_t(landmarkOf(j)) * STRIDE + t];
         }
         __syncthreads();
     }
@@ -809,7 +840,7 @@ __global__ void __launch_bounds__(kScanThreads, 1) nearestScanKernel(const Neare
     const size_t warpIndex = (size_t(blockIdx.x) * kScanThreads + threadIdx.x) >> 5;
     const size_t warps = (size_t(gridDim.x) * kScanThreads) >> 5;
     const float4* landmarkRows = reinterpret_cast<const float4*>(a.landmarks);
-    // Squared distance to landmark j = 8 i + k in the CPU's arithmetic (difference form,
+    // Squared distance to the landmark of slot 8 i + k in the CPU's arithmetic (difference form,
     // dimension order, each square rounded), from shared or global memory.
     auto distance = [&](const float(&x)[STRIDE], int k, int i) {
         float acc = 0.0f;
@@ -818,7 +849,7 @@ __global__ void __launch_bounds__(kScanThreads, 1) nearestScanKernel(const Neare
 #pragma unroll
             for (int t = 0; t < STRIDE; ++t) acc = detail::addSquare(acc, x[t] - row[t]);
         } else {
-            const float4* row = landmarkRows + size_t(8 * i + k) * kVec;
+            const float4* row = landmarkRows + size_t(landmarkOf(8 * i + k)) * kVec;
 #pragma unroll
             for (int c = 0; c < kVec; ++c) {
                 const float4 l = __ldg(row + c);
@@ -868,8 +899,8 @@ __global__ void __launch_bounds__(kScanThreads, 1) nearestScanKernel(const Neare
                     // Two independent sums.
                     const int g1 = g0 + 32 < count ? g0 + 32 : g0;
                     const float d1 = distance(x, k, g0), d2 = distance(x, k, g1);
-                    keep(best, winner, d1, 8 * g0 + k);
-                    keep(best, winner, d2, 8 * g1 + k);
+                    keep(best, winner, d1, landmarkOf(8 * g0 + k));
+                    keep(best, winner, d2, landmarkOf(8 * g1 + k));
                 }
             }
             for (int o = 16; o > 0; o >>= 1) {
@@ -956,6 +987,11 @@ size_t nearestSharedBytes(int stride, int g) {
     return NearestLayout(g, stride, kNearestPadding, false).bytes();
 }
 
+bool nearestPrunes(int g, int stride) {
+    const int part = partFor(g, stride, false);
+    return part > 0 && NearestLayout(g, stride, part, false).parts == 1 && part <= 1024;
+}
+
 bool nearestFusesSums(int g, int stride) {
     return partFor(g, stride, true) > 0;
 }
@@ -968,6 +1004,12 @@ void launchNearestLandmark(const NearestArgs& a, cudaStream_t stream) {
         throw InputError("the nearest-landmark kernel has no room for this shape (g = " +
                          std::to_string(a.g) + ", stride = " + std::to_string(a.stride) + ")");
     const NearestLayout lay(a.g, a.stride, part, fused);
+    if (a.tileSteps && (fused || a.lower || !a.slotLandmark || lay.parts != 1 || lay.gPad > 1024))
+        throw InputError(
+            "the nearest kernel computes a tile's steps only over one part of at "
+            "most 1024 landmarks in slots, without sums or bounds");
+    if (a.slotLandmark && a.lower)
+        throw InputError("the nearest kernel's bounds need the landmarks in their own order");
     // The index in the low bits costs a margin of 2^(bits + 1) ulps of the winner's value
     // (bits = 7 at g = 1024); more landmarks keep the index in its own register.
     const bool packed = lay.indexBits <= kMaxPackedBits;
@@ -1035,6 +1077,12 @@ void launchNearestScan(const NearestArgs& a, cudaStream_t stream) {
 
 void NearestLandmarkBuffers::upload(const float* high, size_t g, size_t d, int stride,
                                     const float* padded, cudaStream_t stream) {
+    uploadInSlots(high, g, d, stride, padded, nullptr, stream);
+}
+
+void NearestLandmarkBuffers::uploadInSlots(const float* high, size_t g, size_t d, int stride,
+                                           const float* padded, const uint32_t* slotLandmark,
+                                           cudaStream_t stream) {
     const int width = halfFragmentWidth(stride), kSteps = width / 16;
     const size_t gPad = (g + kNearestPadding - 1) / kNearestPadding * kNearestPadding;
     m_centre.assign(size_t(width), 0.0f);
@@ -1055,7 +1103,7 @@ void NearestLandmarkBuffers::upload(const float* high, size_t g, size_t d, int s
         m_norms[j] = float(s);
         largest = std::max(largest, s);
     }
-    markTwins(high, g, d);
+    markTwins(high, g, d, slotLandmark);
     const float radius = float(std::sqrt(largest)) * (1.0f + 1e-5f) + 1e-30f;
     // A power of two that puts the radius in [8, 16): far below FP16's largest value, so that
     // cells up to 2^11 radii from the centre fit too (as TensorLandmarkBuffers' FP16 copy).
@@ -1098,18 +1146,21 @@ void NearestLandmarkBuffers::upload(const float* high, size_t g, size_t d, int s
     }
 }
 
-void NearestLandmarkBuffers::markTwins(const float* high, size_t g, size_t d) {
-    // Equal rows sort next to each other, lower index first among them.
+void NearestLandmarkBuffers::markTwins(const float* high, size_t g, size_t d, const uint32_t* own) {
+    // Equal rows sort next to each other, the lowest own index first among them.
     std::vector<uint32_t> order(g);
     std::iota(order.begin(), order.end(), 0u);
     const auto row = [&](uint32_t j) { return high + size_t(j) * d; };
     const auto less = [&](uint32_t i, uint32_t j) {
         return std::lexicographical_compare(row(i), row(i) + d, row(j), row(j) + d);
     };
-    std::stable_sort(order.begin(), order.end(), less);
+    const auto ownOf = [&](uint32_t j) { return own ? own[j] : j; };
+    std::sort(order.begin(), order.end(), [&](uint32_t i, uint32_t j) {
+        return less(i, j) || (!less(j, i) && ownOf(i) < ownOf(j));
+    });
     m_twinned.assign(m_norms.size(), 0);
     m_view.twins = 0;
-    size_t run = 0;  // where the run of equal rows began: its lowest index (a stable sort)
+    size_t run = 0;  // where the run of equal rows began: its lowest own index
     for (size_t e = 1; e < g; ++e) {
         if (less(order[run], order[e])) {
             run = e;

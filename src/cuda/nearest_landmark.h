@@ -86,11 +86,23 @@ struct NearestArgs {
     /// (assign, dist, lower, upper), which then hold every cell (the training step's bounds
     /// list the cells they did not settle); null: cells 0 .. n - 1.
     const uint32_t* cells = nullptr;
+    /// gPad, may be null: the landmark in each slot of `prep` (an index into `landmarks`, the
+    /// assignment and the ties; slots from g on are padding), where `prep` holds the landmarks in
+    /// another order (nearest_pruning.h); null: slot j holds landmark j.
+    const uint32_t* slotLandmark = nullptr;
+    /// ceil(n / 128), may be null: for each 128 consecutive cells (a warpgroup's four tiles), bit
+    /// s set for each step of 32 slots that may hold the nearest landmark of one of them; the pass
+    /// computes the products of those steps only (one part of at most 1024 slots, no `lower`:
+    /// nearestPrunes). Null: every step.
+    const uint32_t* tileSteps = nullptr;
 };
 
 /// Shared memory a block of the nearest kernel needs at least: a part of kNearestPadding
 /// landmarks and its warps' rows.
 size_t nearestSharedBytes(int stride, int g);
+/// Whether the nearest kernel can compute only the steps a tile needs (NearestArgs::tileSteps)
+/// for g landmarks of this stride: all of them in one part of shared memory, at most 1024 slots.
+bool nearestPrunes(int g, int stride);
 /// Whether the current device lets the nearest kernel hold all g landmarks and the float sums in
 /// shared memory, so that it adds the sums in the same pass.
 bool nearestFusesSums(int g, int stride);
@@ -115,6 +127,10 @@ class NearestLandmarkBuffers {
     /// keeps until the next upload.
     void upload(const float* high, size_t g, size_t d, int stride, const float* padded,
                 cudaStream_t stream);
+    /// As upload, for landmarks given in slot order (`high` and `padded` row s is landmark
+    /// slotLandmark[s], g of them): equal landmarks leave the one of the lowest own index visible.
+    void uploadInSlots(const float* high, size_t g, size_t d, int stride, const float* padded,
+                       const uint32_t* slotLandmark, cudaStream_t stream);
     /// The view for NearestArgs::prep (valid until the next upload).
     NearestLandmarks view() const { return m_view; }
     /// Device memory held, in bytes.
@@ -123,7 +139,8 @@ class NearestLandmarkBuffers {
   private:
     /// Hides each landmark equal to one of lower index from the products (m_norms FLT_MAX) and
     /// flags the one it equals (m_twinned, m_view.twins).
-    void markTwins(const float* high, size_t g, size_t d);
+    /// `own` (g, may be null: the slots' own order) ranks equal landmarks.
+    void markTwins(const float* high, size_t g, size_t d, const uint32_t* own);
 
     std::vector<float> m_centre, m_norms;
     std::vector<unsigned char> m_twinned;

@@ -6,7 +6,10 @@
 // (sorted_sums.cu or landmark_sums.cu) and the update (landmark_update.cu), and copies back g rows.
 // Where the landmarks move little from one step to the next (a converging run), the nearest
 // kernel searches only the cells whose bounds do not settle their landmark (step_bounds.h:
-// Hamerly's bounds); the bounds are made only while they keep cells.
+// Hamerly's bounds); the bounds are made only while they keep cells. In the steps whose bounds
+// are not tried, the nearest pass is pruned (nearest_pruning.h): the step's copy of the cells is
+// put in the order of their landmarks every few pruned steps (row i then holds cell origin[i]),
+// and each 128 consecutive rows compute only the groups of landmarks that could win one.
 
 #include "cuda/training_step.h"
 
@@ -31,6 +34,7 @@
 #include "cuda/landmark_sums.h"
 #include "cuda/landmark_update.h"
 #include "cuda/nearest_landmark.h"
+#include "cuda/nearest_pruning.h"
 #include "cuda/step_bounds.h"
 #include "cuda/tensor_landmarks.h"
 
@@ -175,6 +179,25 @@ bool tighteningWanted(size_t g) {
 /// failed once with no move at all would otherwise never try again).
 constexpr int kRetrySteps = 32;
 
+/// Steps a pruned pass waits after one that took longer than the last full pass (its tile pass
+/// did not pay: the landmarks all near every cell) before it is tried again.
+constexpr int kPruneRetrySteps = 4;
+/// The steps a try of the bounds first waits after a failed one where a pruned pass pays
+/// (doubling after each failure up to kRetrySteps): on a batch SOM's schedule the bounds failed at
+/// nearly every try, each costing two steps that search every group.
+constexpr int kBoundsWaitSteps = 8;
+
+/// Pruned steps after which the cells are put in the order of their landmarks again. Cells do
+/// not move: 128 that lay together still do, only the landmarks' regions change (ordering 10^8
+/// cells of 32 took 7 to 26 ms on an H200, its allocations included).
+constexpr int kReorderSteps = 16;
+
+/// Whether the nearest pass may be pruned (nearest_pruning.h; SEPAL_TRAIN_PRUNE=0 never, =1
+/// whenever it applies, whatever the last pruned step computed, for tests and comparisons).
+bool pruningWanted() {
+    return !envIs("SEPAL_TRAIN_PRUNE", "0");
+}
+
 }  // namespace
 
 struct TrainingStep::State {
@@ -211,10 +234,21 @@ struct TrainingStep::State {
     // only once the landmarks move less than half as far.
     float failedMove = INFINITY;
     int stepsSinceTry = 0;  // steps since the bounds last tried to keep cells
+    int boundsWait = 0;     // steps a try waits after the last where a pruned pass pays
+    double keptMs = 0;      // the last search that the bounds shortened, in device ms
+    // The pruned passes (nearest_pruning.h). The rows may be reordered: row i then holds the
+    // cell origin[i] (points, assign, dist, bounds and the pass's results all go by row).
+    NearestPruning pruning;
+    DeviceBuffer<uint32_t> origin;     // n, empty while the rows are in the given order
+    bool orderOff = false;             // no room to reorder the rows: no pruned pass
+    int sinceOrdered = kReorderSteps;  // pruned steps since the rows were last ordered
+    double prunedMs = 0, fullMs = 0;   // the last pruned and full passes' device ms (0: none)
+    int stepsSincePrune = 0;           // steps since the last pruned one
+    double lastShare = 1.0;            // of the last step (1: not pruned)
     size_t weightsG = 0;
     TensorLandmarkBuffers tensor;
     NearestLandmarkBuffers nearest;
-    Event start, scanned, searched, assigned, summed, updated;
+    Event start, ordered, scanned, searched, assigned, summed, updated;
     size_t lastG = 0;
     bool stepped = false;
     std::string lastKernel = "none";
@@ -257,6 +291,58 @@ bool allocateBounds(TrainingStep::State& s) {
         s.boundsOff = true;
         return false;
     }
+}
+
+/// Whether a pruned pass applies to a step over g landmarks and its last one took less than
+/// three quarters of the last full search (or has not been measured yet).
+bool pruningPays(const TrainingStep::State& s, size_t g) {
+    return pruningWanted() && !(s.orderOff && s.origin.capacity() == 0) &&
+           NearestPruning::applies(g, s.stride) &&
+           (s.prunedMs == 0 || s.fullMs == 0 || s.prunedMs < 0.75 * s.fullMs);
+}
+
+/// Puts the rows in the order of the slot of their last landmark (NearestPruning::listBySlot):
+/// the points, the last assignment and the map to the cells, through new buffers that replace the
+/// old ones. False (the rows as they were) where the new buffers would leave less than
+/// kBoundsReserveBytes of the device free: no ordering is tried again (the pruned passes go on
+/// over the last order, if there was one).
+bool orderRows(TrainingStep::State& s) {
+    const size_t n = s.n;
+    const size_t need = n * (size_t(s.stride) * sizeof(float) + 3 * sizeof(uint32_t) + 2);
+    size_t freeBytes = 0, total = 0;
+    if (cudaMemGetInfo(&freeBytes, &total) != cudaSuccess ||
+        freeBytes < need + kBoundsReserveBytes) {
+        cudaGetLastError();
+        s.orderOff = true;
+        return false;
+    }
+    try {
+        DeviceBuffer<uint32_t> list, assign, origin;
+        DeviceBuffer<float> points;
+        list.reserve(n);
+        if (!s.pruning.listBySlot(s.assign.get(), n, list.get(), nullptr)) {
+            s.orderOff = true;
+            return false;
+        }
+        points.reserve(n * size_t(s.stride));
+        launchGatherListedRows(s.points.get(), list.get(), n, s.stride, points.get(), nullptr);
+        assign.reserve(n);
+        launchGatherListed(s.assign.get(), list.get(), n, assign.get(), nullptr);
+        origin.reserve(n);
+        launchGatherListed(s.origin.capacity() ? s.origin.get() : nullptr, list.get(), n,
+                           origin.get(), nullptr);
+        s.points.swap(points);
+        s.assign.swap(assign);
+        s.origin.swap(origin);
+        // The old buffers go when these leave: cudaFree waits for the gathers.
+    } catch (const std::exception&) {
+        cudaGetLastError();  // the failed allocation's error, not a later launch's
+        s.orderOff = true;
+        return false;
+    }
+    s.boundsValid = false;  // the bounds went by the old rows
+    s.sinceOrdered = 0;
+    return true;
 }
 
 /// The keep-or-list pass of a step over the same landmarks as the last, moved by `moves`: the
@@ -407,22 +493,35 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
     bool fused = false;
     bool bounded = false;  // the search writes the cells' bounds
     bool keep = false;     // the cells whose bounds settle them keep their landmark
+    bool prune = false;    // the nearest pass computes only the steps each tile needs
     LandmarkMoves moves;   // since the last step (the same number of landmarks)
     if (s.n > 0) {
         s.lastKernel = knnKernelFor(s.knn, shapeOf(a)).name;
         if (s.lastKernel == "nearest") {
-            s.nearest.upload(landmarks, g, s.d, s.stride, s.padded.get(), nullptr);
             fused = fusedSumsWanted() && nearestFusesSums(int(g), s.stride);
             const bool sameModel = s.lastG == g && s.lastGiven.size() == gd;
             if (sameModel) moves = landmarkMoves(s.lastGiven.data(), landmarks, g, s.d);
             if (!sameModel) s.failedMove = INFINITY;
             // Far from converging, the landmarks move too far for the bounds to keep many
             // cells: they are not made (writing them costs about 0.4 ms at 10^8 cells, the
-            // keep-or-list pass 0.5) until the landmarks move less.
+            // keep-or-list pass 0.5) until the landmarks move less: half as far as when they
+            // last failed. Where a pruned pass pays, a try (two steps that search every group:
+            // the bounds made, then used) also waits boundsWait steps after one that failed.
             const bool promising =
                 !(moves.largest >= 0.5f * s.failedMove) || s.stepsSinceTry >= kRetrySteps;
-            bounded = !fused && boundsWanted() && promising && allocateBounds(s);
+            const bool waiting = pruningPays(s, g) && s.stepsSinceTry < s.boundsWait;
+            bounded = !fused && boundsWanted() && promising && !waiting && allocateBounds(s);
             keep = bounded && s.boundsValid && sameModel;
+            // Pruned (the landmarks in its own order) where the bounds are not tried, the cells
+            // have a landmark of the last step, and the last pruned pass took less than the last
+            // full one.
+            const bool paid = s.prunedMs == 0 || s.fullMs == 0 || s.prunedMs < s.fullMs ||
+                              s.stepsSincePrune >= kPruneRetrySteps ||
+                              envIs("SEPAL_TRAIN_PRUNE", "1");
+            prune = !fused && !bounded && sameModel && s.stepped && pruningWanted() && paid &&
+                    (!s.orderOff || s.origin.capacity() > 0) &&
+                    NearestPruning::applies(g, s.stride);
+            if (!prune) s.nearest.upload(landmarks, g, s.d, s.stride, s.padded.get(), nullptr);
         } else if (s.lastKernel == "resident" || s.lastKernel == "parts" ||
                    s.lastKernel == "tensor") {
             // The resident and parts k-NNs read the landmarks in index order; tensor shuffled.
@@ -434,6 +533,7 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
     s.boundsValid = false;  // until this step's search has stored them
     s.lastKept = 0;
     s.start.record();
+    s.ordered.record();       // again after the rows' ordering, where a pruned pass orders them
     size_t listed = s.n;      // the cells searched
     bool leftToSums = false;  // some cells' distances may be left to the sums pass
     const bool tried = keep;
@@ -470,6 +570,24 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
         if (bounded) {
             na.upper = s.upper.get();
             na.lower = s.lower.get();
+        }
+        // The preparation's device passes count in the search's time (the rows' order in
+        // StepTimes::orderMs). The landmarks in slots, the rows ordered every few pruned steps,
+        // then the tiles' steps.
+        if (prune) {
+            s.pruning.prepareLandmarks(na, landmarks, nullptr);
+            if (s.sinceOrdered >= kReorderSteps && !s.orderOff) orderRows(s);
+            s.ordered.record();
+            na.points = s.points.get();
+            na.assign = s.assign.get();
+            // Rows never ordered (no room) make tiles that span the data: not worth a pass.
+            prune = s.origin.capacity() > 0 && s.pruning.markTiles(na, nullptr);
+            if (!prune) {  // no room for its buffers: every landmark, as without it
+                s.nearest.upload(landmarks, g, s.d, s.stride, s.padded.get(), nullptr);
+                na.prep = s.nearest.view();
+                na.slotLandmark = nullptr;
+                na.tileSteps = nullptr;
+            }
         }
         launchNearestLandmark(na, nullptr);
         s.scanned.record();
@@ -548,8 +666,26 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
     if (!s.measureInertia && ((keep && s.lastKept > 0) || s.lastLone > 0))
         r.inertia = std::numeric_limits<double>::quiet_NaN();
     if (s.lastKernel == "nearest") s.lastGiven.assign(landmarks, landmarks + gd);
+    s.lastShare = prune ? s.pruning.lastShare() : 1.0;
+    if (s.lastKernel == "nearest" && !keep) {
+        // The search's own time, the rows' ordering left out (it serves the next steps too).
+        const double searchMs =
+            (s.searched.secondsSince(s.start) - s.ordered.secondsSince(s.start)) * 1e3;
+        (prune ? s.prunedMs : s.fullMs) = searchMs;
+    } else if (keep) {
+        s.keptMs = (s.searched.secondsSince(s.start)) * 1e3;
+    }
+    if (prune) ++s.sinceOrdered;
+    s.stepsSincePrune = prune ? 0 : s.stepsSincePrune + 1;
     s.boundsValid = bounded;
-    if (tried) s.failedMove = s.lastKept * 16 < s.n ? moves.largest : INFINITY;
+    if (tried) {
+        // Failed: too few cells kept, or a search slower than the last pruned one.
+        const bool failed = s.lastKept * 16 < s.n ||
+                            (pruningPays(s, g) && s.prunedMs > 0 && s.keptMs >= s.prunedMs);
+        s.failedMove = failed ? moves.largest : INFINITY;
+        s.boundsWait =
+            failed ? std::min(2 * std::max(s.boundsWait, kBoundsWaitSteps / 2), kRetrySteps) : 0;
+    }
     s.stepsSinceTry = tried ? 0 : s.stepsSinceTry + 1;
     s.lastG = g;
     s.stepped = true;
@@ -563,7 +699,13 @@ std::vector<uint32_t> TrainingStep::assignment() const {
     if (s.n > 0)
         SEPAL_CUDA_CHECK(
             cudaMemcpy(out.data(), s.assign.get(), s.n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
-    return out;
+    if (s.origin.capacity() == 0 || s.n == 0) return out;
+    // The rows were reordered: row i holds cell origin[i].
+    std::vector<uint32_t> origin(s.n), byCell(s.n);
+    SEPAL_CUDA_CHECK(
+        cudaMemcpy(origin.data(), s.origin.get(), s.n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < s.n; ++i) byCell[origin[i]] = out[i];
+    return byCell;
 }
 
 NearestSums TrainingStep::nearestSums() const {
@@ -586,6 +728,7 @@ StepTimes TrainingStep::lastTimes() const {
     if (!s.stepped) return t;
     t.assignMs = s.assigned.secondsSince(s.start) * 1e3;
     t.exactScanMs = s.searched.secondsSince(s.scanned) * 1e3;
+    t.orderMs = s.ordered.secondsSince(s.start) * 1e3;
     t.accumulateMs = s.summed.secondsSince(s.assigned) * 1e3;
     t.smoothMs = s.updated.secondsSince(s.summed) * 1e3;
     return t;
@@ -615,13 +758,18 @@ size_t TrainingStep::lastKeptCells() const {
     return m_state->lastKept;
 }
 
+double TrainingStep::lastPrunedShare() const {
+    return m_state->lastShare;
+}
+
 size_t TrainingStep::deviceBytes() const {
     const State& s = *m_state;
     return bytesOf(s.points) + bytesOf(s.assign) + bytesOf(s.dist) + bytesOf(s.given) +
            bytesOf(s.padded) + bytesOf(s.fresh) + bytesOf(s.sums) + bytesOf(s.counts) +
            bytesOf(s.denominators) + bytesOf(s.inertia) + bytesOf(s.skipped) +
            bytesOf(s.passCounts) + bytesOf(s.weights) + bytesOf(s.upper) + bytesOf(s.lower) +
-           bytesOf(s.list) + bytesOf(s.moves) + bytesOf(s.listed) + s.nearest.deviceBytes();
+           bytesOf(s.list) + bytesOf(s.moves) + bytesOf(s.listed) + s.nearest.deviceBytes() +
+           s.pruning.deviceBytes() + bytesOf(s.origin);
 }
 
 std::vector<float> gaussianNeighbourhood(const float* positions, size_t g, float sigma) {

@@ -24,6 +24,9 @@
 // included; lastKeptCells() counts them; SEPAL_TRAIN_BOUNDS=0 searches every point every step).
 // The bounds take 12 bytes a point (two bounds and the list of points to search again); where
 // they would leave less than 512 MB of the device free, every step searches every point.
+// Where the bounds are not tried, a step after the first lists the points by their last landmark
+// and computes, for each 128 of them, only the groups of 32 landmarks that could win one
+// (nearest_pruning.h: the same winners; 6 bytes a point; SEPAL_TRAIN_PRUNE=0 never).
 
 #include <cstddef>
 #include <cstdint>
@@ -68,6 +71,9 @@ struct StepTimes {
     double assignMs = 0;
     /// Of assignMs: the exact scan of the cells the nearest kernel's products left unsettled.
     double exactScanMs = 0;
+    /// Of assignMs: the pruned pass's reordering of the rows by their landmarks (every few
+    /// pruned steps; 0 in the others).
+    double orderMs = 0;
     double accumulateMs = 0;  ///< per-landmark sums, counts and inertia (0 when fused)
     double smoothMs = 0;      ///< batch-SOM smoothing (if any) and the division
 };
@@ -136,6 +142,10 @@ class TrainingStep {
     /// Cells of the last step whose bounds kept their landmark without a search (0 for a step
     /// whose landmarks moved too far, or g changed, and for kernels other than "nearest").
     size_t lastKeptCells() const;
+    /// The share of the nearest pass's products the last step computed: below 1 where its
+    /// tiles skipped the groups of landmarks that could not win their cells (nearest_pruning.h;
+    /// the same winners), 1 for a step that searched every landmark.
+    double lastPrunedShare() const;
     /// Device memory this object holds, in bytes.
     size_t deviceBytes() const;
 

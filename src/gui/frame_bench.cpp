@@ -203,6 +203,8 @@ void FrameBench::frame(app::Workspace& ws, const FrameCost& cost,
         {"train_exact_scan_share", perCell(double(m_trainDevice.exactScans))},
         {"train_kept_share", perCell(double(m_trainDevice.keptCells))},
         {"train_lone_share", perCell(double(m_trainDevice.loneCells))},
+        // The mean share of the nearest pass's products a step computed (1: every landmark).
+        {"train_product_share", perStep(m_trainDevice.productShare)},
         {"points", st.data.events()},
         {"landmarks", st.model.count()},
         {"dims", st.data.points.cols},

@@ -4,6 +4,8 @@
 // the sums and the inertia, whose kept cells' distances the sums pass measures); the bounds
 // must also keep most cells when the landmarks barely move, hand the cells of a landmark that
 // jumped to the search, and search every cell when every landmark moved far.
+// The pruned pass, which takes the steps the bounds do not try, is off here: these tests count
+// what the bounds keep (test_cuda_nearest_pruning.cpp checks the two together).
 
 #include <gtest/gtest.h>
 
@@ -43,6 +45,7 @@ std::vector<float> jittered(std::vector<float> l, float size, uint32_t seed) {
 // tie the bounds must never settle), and three cells are not finite.
 TEST_P(CudaStepBounds, KmeansStepsKeepTheHostsWinners) {
     SEPAL_REQUIRE_GPU();
+    const ScopedEnv noPruning("SEPAL_TRAIN_PRUNE", "0");  // what the bounds keep alone
     const BoundsShape s = GetParam();
     SCOPED_TRACE("n " + std::to_string(s.n) + ", d " + std::to_string(s.d) + ", g " +
                  std::to_string(s.g));
@@ -96,6 +99,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, CudaStepBounds,
 
 TEST(CudaStepBounds, ALandmarkThatJumpsTakesItsCellsWithIt) {
     SEPAL_REQUIRE_GPU();
+    const ScopedEnv noPruning("SEPAL_TRAIN_PRUNE", "0");  // what the bounds keep alone
     const size_t n = 20000, d = 32, g = 128;
     const auto x = randomPoints(n, d, 211, 10);
     auto l = landmarksOnRows(x, n, d, g, 262);
@@ -119,6 +123,7 @@ TEST(CudaStepBounds, ALandmarkThatJumpsTakesItsCellsWithIt) {
 
 TEST(CudaStepBounds, WithoutThemEveryCellIsSearchedForTheSameWinners) {
     SEPAL_REQUIRE_GPU();
+    const ScopedEnv noPruning("SEPAL_TRAIN_PRUNE", "0");  // what the bounds keep alone
     const size_t n = 15000, d = 32, g = 200;
     const auto x = randomPoints(n, d, 221, 8);
     auto l = landmarksOnRows(x, n, d, g, 263);
@@ -152,6 +157,7 @@ TEST(CudaStepBounds, WithoutThemEveryCellIsSearchedForTheSameWinners) {
 // landmarks: the same winners and inertia, and more cells kept over the run.
 TEST(CudaStepBounds, TheSecondTestKeepsMoreCellsForTheSameWinners) {
     SEPAL_REQUIRE_GPU();
+    const ScopedEnv noPruning("SEPAL_TRAIN_PRUNE", "0");  // what the bounds keep alone
     const size_t n = 30000, d = 32, g = 256;
     const auto x = randomPoints(n, d, 223, 10);
     auto l = landmarksOnRows(x, n, d, g, 266);
@@ -184,6 +190,7 @@ TEST(CudaStepBounds, TheSecondTestKeepsMoreCellsForTheSameWinners) {
 // the kept cells are left to the sums).
 TEST(CudaStepBounds, UnmeasuredInertiaLeavesTheStepAsItWas) {
     SEPAL_REQUIRE_GPU();
+    const ScopedEnv noPruning("SEPAL_TRAIN_PRUNE", "0");  // what the bounds keep alone
     const ScopedEnv winners("SEPAL_NEAREST_WINNER_DISTANCES", "1");
     const size_t n = 15000, d = 32, g = 200;
     const auto x = randomPoints(n, d, 222, 8);
@@ -226,6 +233,7 @@ TEST(CudaStepBounds, UnmeasuredInertiaLeavesTheStepAsItWas) {
 // the pass left distances. d 32 at g 256 and 1024 (packed indices), g 1500 (none).
 TEST(CudaStepBounds, ALoneCandidateWinsWithoutItsDistance) {
     SEPAL_REQUIRE_GPU();
+    const ScopedEnv noPruning("SEPAL_TRAIN_PRUNE", "0");  // what the bounds keep alone
     const ScopedEnv afterThePass("SEPAL_TRAIN_FUSED_SUMS", "0");
     const ScopedEnv lone("SEPAL_NEAREST_WINNER_DISTANCES", "0");
     for (const size_t g : {size_t(256), size_t(1024), size_t(1500)}) {
@@ -269,6 +277,7 @@ TEST(CudaStepBounds, ALoneCandidateWinsWithoutItsDistance) {
 // the winners each epoch are the host's, and the second repeat keeps most cells.
 TEST(CudaStepBounds, BatchSomEpochsKeepTheHostsWinners) {
     SEPAL_REQUIRE_GPU();
+    const ScopedEnv noPruning("SEPAL_TRAIN_PRUNE", "0");  // what the bounds keep alone
     const size_t n = 15000, d = 16, side = 8, g = side * side;
     const auto x = randomPoints(n, d, 231, 6);
     auto l = landmarksOnRows(x, n, d, g, 264);
@@ -302,6 +311,7 @@ TEST(CudaStepBounds, BatchSomEpochsKeepTheHostsWinners) {
 // Each epoch's winners are the host's.
 TEST(CudaStepBounds, TheSquareNeighbourhoodsEqualLandmarksKeepTheHostsWinners) {
     SEPAL_REQUIRE_GPU();
+    const ScopedEnv noPruning("SEPAL_TRAIN_PRUNE", "0");  // what the bounds keep alone
     const size_t n = 30000, d = 32, side = 16, g = side * side;
     const auto x = randomPoints(n, d, 251, 16);
     auto l = landmarksOnRows(x, n, d, g, 267);
@@ -311,14 +321,7 @@ TEST(CudaStepBounds, TheSquareNeighbourhoodsEqualLandmarksKeepTheHostsWinners) {
     for (int epoch = 0; epoch < epochs; ++epoch) {
         SCOPED_TRACE("epoch " + std::to_string(epoch));
         const float radius = 1.5f * float(epochs - 1 - epoch) / float(epochs - 1);
-        std::vector<float> w(g * g);
-        for (size_t j = 0; j < g; ++j)
-            for (size_t c = 0; c < g; ++c) {
-                const float dx = std::fabs(float(j % side) - float(c % side));
-                const float dy = std::fabs(float(j / side) - float(c / side));
-                w[j * g + c] = std::max(dx, dy) <= radius ? 1.0f : 0.0f;
-            }
-        gpu.setNeighbourhood(w.data(), g);
+        gpu.setNeighbourhood(squareNeighbourhood(side, radius).data(), g);
         size_t twins = 0;  // landmarks equal to one of lower index
         for (size_t j = 1; j < g; ++j)
             for (size_t k = 0; k < j; ++k)
@@ -347,6 +350,7 @@ TEST(CudaStepBounds, TheSquareNeighbourhoodsEqualLandmarksKeepTheHostsWinners) {
 // a cell of 8: that cell goes to 9, as on the host, rather than keeping 8 by its bounds.
 TEST(CudaStepBounds, ACellOfEqualLandmarksFollowsTheOneThatMoves) {
     SEPAL_REQUIRE_GPU();
+    const ScopedEnv noPruning("SEPAL_TRAIN_PRUNE", "0");  // what the bounds keep alone
     const size_t n = 20000, d = 32, g = 64;
     const auto x = randomPoints(n, d, 253, 8);
     auto l = landmarksOnRows(x, n, d, g, 268);
@@ -368,6 +372,7 @@ TEST(CudaStepBounds, ACellOfEqualLandmarksFollowsTheOneThatMoves) {
 // place, NearestArgs::cells) is the whole pass; then a step that stays keeps most of them.
 TEST(CudaStepBounds, EveryCellListedIsSearched) {
     SEPAL_REQUIRE_GPU();
+    const ScopedEnv noPruning("SEPAL_TRAIN_PRUNE", "0");  // what the bounds keep alone
     const size_t n = 300000, d = 8, g = 64;
     const auto x = randomPoints(n, d, 241, 16);
     auto l = landmarksOnRows(x, n, d, g, 265);

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -110,6 +111,20 @@ inline void expectKmeansStep(cuda::TrainingStep& gpu, const std::vector<float>& 
     }
     EXPECT_NEAR(r.inertia, h.inertia, 1e-6 * h.inertia + 1e-9);
     EXPECT_EQ(r.skipped, h.skipped);
+}
+
+/// A side x side map's square neighbourhood (the batch SOM's in the app): weight 1 for winner c
+/// of landmark j where their Chebyshev distance on the map is within `radius`, else 0.
+inline std::vector<float> squareNeighbourhood(size_t side, float radius) {
+    const size_t g = side * side;
+    std::vector<float> w(g * g);
+    for (size_t j = 0; j < g; ++j)
+        for (size_t c = 0; c < g; ++c) {
+            const float dx = std::fabs(float(j % side) - float(c % side));
+            const float dy = std::fabs(float(j / side) - float(c / side));
+            w[j * g + c] = std::max(dx, dy) <= radius ? 1.0f : 0.0f;
+        }
+    return w;
 }
 
 /// Landmarks on rows of x (a fixed spread), each moved by a small jitter.

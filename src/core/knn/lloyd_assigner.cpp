@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/knn/landmark_groups.h"
 #include "core/knn/nearest_blocks.h"
 
 namespace sepal {
@@ -22,65 +23,14 @@ double roundedUp(double r) {
     return r + std::fabs(r) * 0x1p-52;
 }
 
-/// The direction of the largest spread of the centres `which` (count of them): a few rounds of
-/// power iteration on their covariance, from a fixed start, so the grouping is reproducible.
-void principalAxis(const float* centres, size_t d, const uint32_t* which, size_t count,
-                   std::vector<double>& axis) {
-    std::vector<double> mean(d, 0.0), cov(d * d, 0.0), next(d);
-    for (size_t i = 0; i < count; ++i)
-        for (size_t t = 0; t < d; ++t) mean[t] += centres[size_t(which[i]) * d + t];
-    for (double& m : mean) m /= double(count);
-    for (size_t i = 0; i < count; ++i) {
-        const float* c = centres + size_t(which[i]) * d;
-        for (size_t s = 0; s < d; ++s)
-            for (size_t t = 0; t < d; ++t) cov[s * d + t] += (c[s] - mean[s]) * (c[t] - mean[t]);
-    }
-    axis.assign(d, 1.0);
-    for (int round = 0; round < 30; ++round) {
-        double norm = 0.0;
-        for (size_t s = 0; s < d; ++s) {
-            double v = 0.0;
-            for (size_t t = 0; t < d; ++t) v += cov[s * d + t] * axis[t];
-            next[s] = v;
-            norm += v * v;
-        }
-        norm = std::sqrt(norm);
-        if (!(norm > 0.0) || !std::isfinite(norm)) return;  // no spread (or NaN): keep the last
-        for (size_t s = 0; s < d; ++s) axis[s] = next[s] / norm;
-    }
-}
-
 }  // namespace
 
 LloydAssigner::LloydAssigner(const float* points, size_t n, size_t d)
     : m_points(points), m_n(n), m_d(d) {}
 
 void LloydAssigner::groupCentres(const float* centres) {
-    const size_t g = m_g, d = m_d;
-    m_order.resize(g);
-    for (size_t j = 0; j < g; ++j) m_order[j] = static_cast<uint32_t>(j);
-    // Halve along the principal axis until a part fits a block; every left part is a whole
-    // number of blocks, so that each block holds centres of one part only.
-    std::vector<double> key(g), axis(d);
-    const auto split = [&](auto&& self, size_t begin, size_t end) -> void {
-        if (end - begin <= kLandmarkBlock) return;
-        principalAxis(centres, d, m_order.data() + begin, end - begin, axis);
-        for (size_t i = begin; i < end; ++i) {
-            const float* c = centres + size_t(m_order[i]) * d;
-            double k = 0.0;
-            for (size_t t = 0; t < d; ++t) k += double(c[t]) * axis[t];
-            key[m_order[i]] = std::isnan(k) ? std::numeric_limits<double>::infinity() : k;
-        }
-        const size_t left =
-            std::max(kLandmarkBlock, (end - begin) / 2 / kLandmarkBlock * kLandmarkBlock);
-        std::nth_element(m_order.begin() + long(begin), m_order.begin() + long(begin + left),
-                         m_order.begin() + long(end), [&](uint32_t a, uint32_t b) {
-                             return key[a] < key[b] || (key[a] == key[b] && a < b);
-                         });
-        self(self, begin, begin + left);
-        self(self, begin + left, end);
-    };
-    split(split, 0, g);
+    const size_t g = m_g;
+    m_order = groupLandmarks(centres, g, m_d, kLandmarkBlock);
     m_blockOf.resize(g);
     for (size_t c = 0; c < g; ++c)
         m_blockOf[m_order[c]] = static_cast<uint32_t>(c / kLandmarkBlock);

@@ -37,6 +37,9 @@ struct WholeDataFigures {
     /// Steps whose search was a nearest-landmark pass (the CUDA step's; others took a k-NN).
     size_t nearestSteps = 0;
     size_t loneCells = 0;  ///< cells that pass settled with one candidate, left unmeasured
+    /// The share of the nearest pass's products each step computed, summed over the steps (1 a
+    /// step that searched every landmark; less where its tiles left groups out).
+    double productShare = 0;
 
     /// Adds another step's (or steps') figures.
     WholeDataFigures& operator+=(const WholeDataFigures& o) {
@@ -48,6 +51,7 @@ struct WholeDataFigures {
         steps += o.steps;
         nearestSteps += o.nearestSteps;
         loneCells += o.loneCells;
+        productShare += o.productShare;
         return *this;
     }
     /// The figures of the steps since `earlier`, an earlier total of the same steps.
@@ -60,7 +64,8 @@ struct WholeDataFigures {
                 cells - earlier.cells,
                 steps - earlier.steps,
                 nearestSteps - earlier.nearestSteps,
-                loneCells - earlier.loneCells};
+                loneCells - earlier.loneCells,
+                productShare - earlier.productShare};
     }
 };
 

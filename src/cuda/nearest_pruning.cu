@@ -1,0 +1,417 @@
+// The pruned nearest pass's preparation (nearest_pruning.h): the grouping and its measures on the
+// host, and three device passes: each cell's key (the slot of its last landmark) counted per
+// bucket, the cells listed bucket by bucket, and each tile's steps. The counting passes give
+// each block a run of cells and gather its counts in shared memory first: global atomics from
+// every warp on the same counters wait on one another.
+
+#include "cuda/nearest_pruning.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <limits>
+
+#include "core/knn/landmark_groups.h"
+#include "cuda/cuda_error.h"
+#include "cuda/embedsom_kernels.h"
+#include "cuda/point_kernel_launch.cuh"
+#include "cuda/training_step.h"
+
+namespace sepal::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kTileCells = 128;  // a warpgroup's four tiles of 32 cells
+/// Cells a block's run of the counting passes holds at least.
+constexpr size_t kLeastRun = 16384;
+/// Prepared passes over which a grouping is kept at most: the centres and radii are measured
+/// afresh every pass, so an old grouping costs only pruning, never a winner (grouping 1024
+/// landmarks of 32 dimensions takes a few milliseconds on the host).
+constexpr int kRegroupSteps = 8;
+/// A grouping is made again sooner where its groups' mean radius has grown by this factor since
+/// it was made: a batch SOM's blocks of equal landmarks (one group each, radius 0) part as its
+/// neighbourhood shrinks, and the groups then span the map (a pass that skipped 95 % of the
+/// products skipped 6 % the next step).
+constexpr double kSpreadRegroup = 1.25;
+/// The skip test's relative margin on both distances: the float sums' error is below (64 + 3)
+/// 2^-24 of a squared distance, in the cell's distances here and in the kernel's exact ones.
+constexpr float kMargin = 0x1p-12f;
+/// The skip test's absolute margin: a skipped landmark lies at least this far (not squared), so
+/// that its squared distance does not round to 0 and tie with a winner at distance 0.
+constexpr float kLeastGap = 1e-17f;
+
+/// Blocks that take runs of cells: a few a multiprocessor, each run at least kLeastRun cells.
+unsigned runBlocks(size_t n) {
+    static const size_t most = [] {
+        int device = 0, sms = 0;
+        cudaGetDevice(&device);
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+        return size_t(sms > 0 ? sms : 1) * 8;
+    }();
+    const size_t wanted = (n + kLeastRun - 1) / kLeastRun;
+    return unsigned(std::max<size_t>(1, std::min(wanted, most)));
+}
+
+/// The cells [first, last) of this block when the grid shares n cells in runs.
+__device__ void blockRange(size_t n, size_t& first, size_t& last) {
+    const size_t run = (n + gridDim.x - 1) / gridDim.x;
+    first = min(n, size_t(blockIdx.x) * run);
+    last = min(n, first + run);
+}
+
+/// Each cell's key (the slot of its last landmark; g where it has none below g), counted per
+/// bucket into counts (g + 1, zero before).
+__global__ void __launch_bounds__(kThreads)
+    slotKeysKernel(const uint32_t* assign, size_t n, int g, const uint32_t* landmarkSlot,
+                   uint16_t* keys, unsigned long long* counts) {
+    extern __shared__ unsigned shared[];  // g + 1
+    for (int b = threadIdx.x; b <= g; b += kThreads) shared[b] = 0;
+    __syncthreads();
+    size_t first = 0, last = 0;
+    blockRange(n, first, last);
+    for (size_t p = first + threadIdx.x; p < last; p += kThreads) {
+        const uint32_t w = assign[p];
+        const unsigned key = w < uint32_t(g) ? landmarkSlot[w] : unsigned(g);
+        keys[p] = uint16_t(key);
+        atomicAdd(shared + key, 1u);
+    }
+    __syncthreads();
+    for (int b = threadIdx.x; b <= g; b += kThreads)
+        if (shared[b]) atomicAdd(counts + b, (unsigned long long)shared[b]);
+}
+
+/// The buckets' counts into their first places (one thread: g + 1 of them).
+__global__ void bucketStartsKernel(unsigned long long* counts, int buckets) {
+    unsigned long long at = 0;
+    for (int b = 0; b < buckets; ++b) {
+        const unsigned long long c = counts[b];
+        counts[b] = at;
+        at += c;
+    }
+}
+
+/// Lists the cells bucket by bucket: each block takes its places in each bucket with one global
+/// add a bucket and writes its cells there through shared cursors (the order within a bucket is
+/// arbitrary).
+__global__ void __launch_bounds__(kThreads)
+    listByKeyKernel(const uint16_t* keys, size_t n, int buckets, unsigned long long* cursor,
+                    uint32_t* cells) {
+    extern __shared__ unsigned long long base[];  // buckets, then the counts
+    unsigned* counts = reinterpret_cast<unsigned*>(base + buckets);
+    for (int b = threadIdx.x; b < buckets; b += kThreads) counts[b] = 0;
+    __syncthreads();
+    size_t first = 0, last = 0;
+    blockRange(n, first, last);
+    for (size_t p = first + threadIdx.x; p < last; p += kThreads) atomicAdd(counts + keys[p], 1u);
+    __syncthreads();
+    for (int b = threadIdx.x; b < buckets; b += kThreads) {
+        base[b] = counts[b] ? atomicAdd(cursor + b, (unsigned long long)counts[b]) : 0;
+        counts[b] = 0;
+    }
+    __syncthreads();
+    for (size_t p = first + threadIdx.x; p < last; p += kThreads) {
+        const unsigned b = keys[p];
+        cells[base[b] + atomicAdd(counts + b, 1u)] = uint32_t(p);
+    }
+}
+
+/// What the tile pass reads and writes (device pointers).
+struct TileStepsArgs {
+    const float* points = nullptr;  // n x STRIDE
+    size_t n = 0;
+    const uint32_t* assign = nullptr;  // n: each cell's last landmark
+    const float* landmarks = nullptr;  // g x STRIDE: the step's landmarks
+    int g = 0;
+    const float* centres = nullptr;  // groups x STRIDE
+    const float* radii = nullptr;    // groups, rounded up
+    int groups = 0;
+    uint32_t* tileSteps = nullptr;         // ceil(n / 128)
+    unsigned long long* needed = nullptr;  // [0] += the steps marked
+};
+
+/// A block takes tiles of 128 consecutive cells in turn, a thread a cell: bit q for each group q
+/// that some cell cannot rule out. A cell with no last landmark below g, or whose distance to it
+/// is not finite (NaN and infinity fail every test), rules out none.
+template <int STRIDE>
+__global__ void __launch_bounds__(kTileCells) tileStepsKernel(const TileStepsArgs a) {
+    constexpr int kVec = STRIDE / 4;
+    __shared__ float4 centres[32 * kVec];
+    __shared__ float radii[32];
+    __shared__ uint32_t mask;
+    for (int e = threadIdx.x; e < a.groups * kVec; e += kTileCells)
+        centres[e] = reinterpret_cast<const float4*>(a.centres)[e];
+    for (int q = threadIdx.x; q < a.groups; q += kTileCells) radii[q] = a.radii[q];
+    const size_t tiles = (a.n + kTileCells - 1) / kTileCells;
+    for (size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        if (threadIdx.x == 0) mask = 0;
+        __syncthreads();  // the centres, and the last tile's mask read
+        const size_t p = tile * kTileCells + threadIdx.x;
+        uint32_t bits = 0;
+        if (p < a.n) {
+            const uint32_t w = a.assign[p];
+            float4 x[kVec];
+            const float4* row = reinterpret_cast<const float4*>(a.points) + p * kVec;
+#pragma unroll
+            for (int c = 0; c < kVec; ++c) x[c] = __ldg(row + c);
+            const auto distance = [&](const float4* l) {
+                float s = 0.0f;
+#pragma unroll
+                for (int c = 0; c < kVec; ++c) {
+                    const float4 v = l[c];
+                    const float e0 = x[c].x - v.x, e1 = x[c].y - v.y, e2 = x[c].z - v.z,
+                                e3 = x[c].w - v.w;
+                    s = fmaf(e0, e0, fmaf(e1, e1, fmaf(e2, e2, fmaf(e3, e3, s))));
+                }
+                return sqrtf(s);
+            };
+            if (w < uint32_t(a.g)) {
+                const float r =
+                    distance(reinterpret_cast<const float4*>(a.landmarks) + size_t(w) * kVec) *
+                        (1.0f + kMargin) +
+                    kLeastGap;
+                for (int q = 0; q < a.groups; ++q) {
+                    // An overflowing distance says nothing of how near the group's landmarks lie.
+                    const float toCentre = distance(centres + q * kVec);
+                    const float beyond = toCentre * (1.0f - kMargin) - radii[q];
+                    bits |= uint32_t(!(toCentre < INFINITY && beyond > r)) << q;
+                }
+            } else {
+                bits = a.groups >= 32 ? ~0u : (1u << a.groups) - 1u;
+            }
+        }
+        for (int o = 16; o > 0; o >>= 1) bits |= __shfl_xor_sync(0xffffffffu, bits, o);
+        if ((threadIdx.x & 31) == 0 && bits) atomicOr(&mask, bits);
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            a.tileSteps[tile] = mask;
+            atomicAdd(a.needed, (unsigned long long)__popc(mask));
+        }
+    }
+}
+
+/// out[i] = rows[cells[i]]: a thread a float4.
+__global__ void __launch_bounds__(kThreads)
+    gatherListedRowsKernel(const float4* rows, const uint32_t* cells, size_t n, int vec,
+                           float4* out) {
+    const size_t total = n * size_t(vec);
+    for (size_t e = size_t(blockIdx.x) * kThreads + threadIdx.x; e < total;
+         e += size_t(gridDim.x) * kThreads) {
+        const size_t i = e / size_t(vec), c = e - i * size_t(vec);
+        out[e] = rows[size_t(cells[i]) * size_t(vec) + c];
+    }
+}
+
+/// out[i] = values[cells[i]], or cells[i] where values is null.
+__global__ void __launch_bounds__(kThreads)
+    gatherListedKernel(const uint32_t* values, const uint32_t* cells, size_t n, uint32_t* out) {
+    for (size_t i = size_t(blockIdx.x) * kThreads + threadIdx.x; i < n;
+         i += size_t(gridDim.x) * kThreads)
+        out[i] = values ? values[cells[i]] : cells[i];
+}
+
+/// Blocks of kThreads for `count` items, a thread an item, capped (the kernels loop).
+unsigned blocksFor(size_t count) {
+    return unsigned(std::max<size_t>(
+        1, std::min<size_t>((count + kThreads - 1) / kThreads, size_t(65535) * 64)));
+}
+
+/// x rounded up to a float (float(x) may round down).
+float floatAbove(double x) {
+    const float f = float(x);
+    return double(f) < x ? std::nextafter(f, std::numeric_limits<float>::infinity()) : f;
+}
+
+}  // namespace
+
+void launchGatherListedRows(const float* rows, const uint32_t* cells, size_t n, int stride,
+                            float* out, cudaStream_t stream) {
+    if (n == 0) return;
+    const int vec = stride / 4;
+    gatherListedRowsKernel<<<blocksFor(n * size_t(vec)), kThreads, 0, stream>>>(
+        reinterpret_cast<const float4*>(rows), cells, n, vec, reinterpret_cast<float4*>(out));
+    SEPAL_CUDA_CHECK_LAUNCH("gatherListedRowsKernel");
+}
+
+void launchGatherListed(const uint32_t* values, const uint32_t* cells, size_t n, uint32_t* out,
+                        cudaStream_t stream) {
+    if (n == 0) return;
+    gatherListedKernel<<<blocksFor(n), kThreads, 0, stream>>>(values, cells, n, out);
+    SEPAL_CUDA_CHECK_LAUNCH("gatherListedKernel");
+}
+
+bool NearestPruning::applies(size_t g, int stride) {
+    return g > kPruningGroup && g <= 1024 && nearestPrunes(int(g), stride);
+}
+
+void NearestPruning::regroup(const float* high, size_t g, size_t d) {
+    m_slotLandmark = groupLandmarks(high, g, d, kPruningGroup);
+    m_landmarkSlot.assign(g, 0);
+    for (size_t s = 0; s < g; ++s) m_landmarkSlot[m_slotLandmark[s]] = uint32_t(s);
+    m_g = g;
+    m_sinceGrouped = 0;
+}
+
+double NearestPruning::measureGroups(const float* high, size_t d, int stride,
+                                     std::vector<float>& slotHigh, std::vector<float>& centres,
+                                     std::vector<float>& radii) const {
+    // The landmarks in slot order, each group's centre (its mean, in float) and radius (the
+    // farthest of its landmarks from that float centre, in double, rounded up).
+    const size_t g = m_g, groups = (g + kPruningGroup - 1) / kPruningGroup;
+    slotHigh.resize(g * d);
+    centres.assign(groups * size_t(stride), 0.0f);
+    radii.assign(groups, 0.0f);
+    for (size_t s = 0; s < g; ++s)
+        std::copy_n(high + size_t(m_slotLandmark[s]) * d, d, slotHigh.data() + s * d);
+    double total = 0.0;
+    for (size_t q = 0; q < groups; ++q) {
+        const size_t first = q * kPruningGroup, last = std::min(g, first + kPruningGroup);
+        float* centre = centres.data() + q * size_t(stride);
+        for (size_t t = 0; t < d; ++t) {
+            double sum = 0.0;
+            for (size_t s = first; s < last; ++s) sum += slotHigh[s * d + t];
+            centre[t] = float(sum / double(last - first));
+        }
+        double farthest = 0.0;
+        for (size_t s = first; s < last; ++s) {
+            double sq = 0.0;
+            for (size_t t = 0; t < d; ++t) {
+                const double e = double(slotHigh[s * d + t]) - double(centre[t]);
+                sq += e * e;
+            }
+            farthest = std::max(farthest, sq);
+        }
+        radii[q] = floatAbove(std::sqrt(farthest) * (1.0 + 1e-9));
+        total += radii[q];
+    }
+    return total / double(groups);
+}
+
+bool NearestPruning::prepareLandmarks(NearestArgs& args, const float* high, cudaStream_t stream) {
+    const size_t g = size_t(args.g), d = size_t(args.d);
+    const int stride = args.stride;
+    if (!applies(g, stride)) return false;
+    const size_t groups = (g + kPruningGroup - 1) / kPruningGroup;
+    m_slotLandmarkDev.reserve(g);
+    m_landmarkSlotDev.reserve(g);
+    m_rows.reserve(g * size_t(stride));
+    m_centres.reserve(groups * size_t(stride));
+    m_radii.reserve(groups);
+    m_counts.reserve(g + 2);
+    m_stride = stride;
+    std::vector<float> slotHigh, centres, radii;
+    const bool fresh = g != m_g || m_sinceGrouped >= kRegroupSteps;
+    if (fresh) regroup(high, g, d);
+    double spread = measureGroups(high, d, stride, slotHigh, centres, radii);
+    if (!fresh && spread > kSpreadRegroup * m_groupedSpread) {
+        regroup(high, g, d);
+        spread = measureGroups(high, d, stride, slotHigh, centres, radii);
+    }
+    if (m_sinceGrouped == 0) m_groupedSpread = spread;
+    ++m_sinceGrouped;
+    std::vector<float> rows(g * size_t(stride), 0.0f);
+    for (size_t s = 0; s < g; ++s)
+        std::copy_n(slotHigh.data() + s * d, d, rows.data() + s * size_t(stride));
+    // Pageable copies return once the driver holds the bytes: the vectors may go.
+    SEPAL_CUDA_CHECK(cudaMemcpyAsync(m_rows.get(), rows.data(), rows.size() * sizeof(float),
+                                     cudaMemcpyHostToDevice, stream));
+    SEPAL_CUDA_CHECK(cudaMemcpyAsync(m_slotLandmarkDev.get(), m_slotLandmark.data(),
+                                     g * sizeof(uint32_t), cudaMemcpyHostToDevice, stream));
+    SEPAL_CUDA_CHECK(cudaMemcpyAsync(m_landmarkSlotDev.get(), m_landmarkSlot.data(),
+                                     g * sizeof(uint32_t), cudaMemcpyHostToDevice, stream));
+    SEPAL_CUDA_CHECK(cudaMemcpyAsync(m_centres.get(), centres.data(),
+                                     centres.size() * sizeof(float), cudaMemcpyHostToDevice,
+                                     stream));
+    SEPAL_CUDA_CHECK(cudaMemcpyAsync(m_radii.get(), radii.data(), groups * sizeof(float),
+                                     cudaMemcpyHostToDevice, stream));
+    m_prepared.uploadInSlots(slotHigh.data(), g, d, stride, m_rows.get(), m_slotLandmark.data(),
+                             stream);
+    args.prep = m_prepared.view();
+    args.slotLandmark = m_slotLandmarkDev.get();
+    return true;
+}
+
+bool NearestPruning::listBySlot(const uint32_t* assign, size_t n, uint32_t* cells,
+                                cudaStream_t stream) {
+    if (n == 0) return true;
+    const size_t g = m_g;
+    try {
+        m_keys.reserve(n);
+    } catch (const std::exception&) {
+        cudaGetLastError();  // the failed allocation's error, not a later launch's
+        return false;
+    }
+    const int buckets = int(g) + 1;
+    SEPAL_CUDA_CHECK(
+        cudaMemsetAsync(m_counts.get(), 0, size_t(buckets) * sizeof(unsigned long long), stream));
+    slotKeysKernel<<<runBlocks(n), kThreads, size_t(buckets) * sizeof(unsigned), stream>>>(
+        assign, n, int(g), m_landmarkSlotDev.get(), m_keys.get(), m_counts.get());
+    SEPAL_CUDA_CHECK_LAUNCH("slotKeysKernel");
+    bucketStartsKernel<<<1, 1, 0, stream>>>(m_counts.get(), buckets);
+    SEPAL_CUDA_CHECK_LAUNCH("bucketStartsKernel");
+    listByKeyKernel<<<runBlocks(n), kThreads,
+                      size_t(buckets) * (sizeof(unsigned long long) + sizeof(unsigned)), stream>>>(
+        m_keys.get(), n, buckets, m_counts.get(), cells);
+    SEPAL_CUDA_CHECK_LAUNCH("listByKeyKernel");
+    return true;
+}
+
+bool NearestPruning::markTiles(NearestArgs& args, cudaStream_t stream) {
+    const size_t n = args.n, g = m_g;
+    if (n == 0 || size_t(args.g) != g || args.stride != m_stride) return false;
+    const size_t groups = (g + kPruningGroup - 1) / kPruningGroup;
+    const size_t tiles = (n + kTileCells - 1) / kTileCells;
+    try {
+        m_tileSteps.reserve(tiles);
+    } catch (const std::exception&) {
+        cudaGetLastError();
+        return false;
+    }
+    SEPAL_CUDA_CHECK(
+        cudaMemsetAsync(m_counts.get() + g + 1, 0, sizeof(unsigned long long), stream));
+    TileStepsArgs ta;
+    ta.points = args.points;
+    ta.n = n;
+    ta.assign = args.assign;
+    ta.landmarks = args.landmarks;
+    ta.g = int(g);
+    ta.centres = m_centres.get();
+    ta.radii = m_radii.get();
+    ta.groups = int(groups);
+    ta.tileSteps = m_tileSteps.get();
+    ta.needed = m_counts.get() + g + 1;
+    // A few blocks a multiprocessor, each taking tiles in turn (each loads the centres once).
+    static const size_t most = [] {
+        int device = 0, sms = 0;
+        cudaGetDevice(&device);
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+        return size_t(sms > 0 ? sms : 1) * 16;
+    }();
+    const unsigned blocks = unsigned(std::min(tiles, most));
+    detail::withStride<8, 16, 32, 64>(args.stride, [&](auto s) {
+        constexpr int kStride = decltype(s)::value;
+        tileStepsKernel<kStride><<<blocks, kTileCells, 0, stream>>>(ta);
+    });
+    SEPAL_CUDA_CHECK_LAUNCH("tileStepsKernel");
+    m_tiles = tiles;
+    m_steps = (g + kNearestPadding - 1) / kNearestPadding * kNearestPadding / kPruningGroup;
+    args.tileSteps = m_tileSteps.get();
+    return true;
+}
+
+double NearestPruning::lastShare() const {
+    if (m_tiles == 0) return 1.0;
+    unsigned long long needed = 0;
+    SEPAL_CUDA_CHECK(
+        cudaMemcpy(&needed, m_counts.get() + m_g + 1, sizeof(needed), cudaMemcpyDeviceToHost));
+    return double(needed) / (double(m_tiles) * double(m_steps));
+}
+
+size_t NearestPruning::deviceBytes() const {
+    return (m_slotLandmarkDev.capacity() + m_landmarkSlotDev.capacity() + m_tileSteps.capacity()) *
+               sizeof(uint32_t) +
+           m_keys.capacity() * sizeof(uint16_t) + m_counts.capacity() * sizeof(unsigned long long) +
+           (m_rows.capacity() + m_centres.capacity() + m_radii.capacity()) * sizeof(float) +
+           m_prepared.deviceBytes();
+}
+
+}  // namespace sepal::cuda
