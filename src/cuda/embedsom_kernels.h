@@ -180,6 +180,9 @@ void launchPadRows(const float* src, size_t n, int d, float* dst, int stride, cu
 /// device buffers, 16-byte aligned, and stride a multiple of 4 (paddedDim's).
 void launchGatherRows(const float* src, const size_t* rows, size_t n, int stride, float* dst,
                       cudaStream_t stream);
+/// As above with 32-bit row indices (half the memory for lists of 10^8 rows).
+void launchGatherRows(const float* src, const uint32_t* rows, size_t n, int stride, float* dst,
+                      cudaStream_t stream);
 /// pairTerms[pairIndex(u, v)] = (c_uv, w_uv) as in ProjectionArgs; landmarks g x stride, low
 /// g x 2. Equal landmarks get (0, 0); landmarks on one 2D spot (hp < 1e-10) get w = 0.
 void launchPairTerms(const float* landmarks, const float* low, int g, int stride, float adjust,

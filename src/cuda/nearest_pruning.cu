@@ -11,6 +11,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/common/float_rounding.h"
 #include "core/knn/landmark_groups.h"
 #include "cuda/cuda_error.h"
 #include "cuda/embedsom_kernels.h"
@@ -42,12 +43,7 @@ constexpr float kLeastGap = 1e-17f;
 
 /// Blocks that take runs of cells: a few a multiprocessor, each run at least kLeastRun cells.
 unsigned runBlocks(size_t n) {
-    static const size_t most = [] {
-        int device = 0, sms = 0;
-        cudaGetDevice(&device);
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-        return size_t(sms > 0 ? sms : 1) * 8;
-    }();
+    const size_t most = size_t(std::max(detail::multiprocessorCount(), 1)) * 8;
     const size_t wanted = (n + kLeastRun - 1) / kLeastRun;
     return unsigned(std::max<size_t>(1, std::min(wanted, most)));
 }
@@ -189,18 +185,6 @@ __global__ void __launch_bounds__(kTileCells) tileStepsKernel(const TileStepsArg
     }
 }
 
-/// out[i] = rows[cells[i]]: a thread a float4.
-__global__ void __launch_bounds__(kThreads)
-    gatherListedRowsKernel(const float4* rows, const uint32_t* cells, size_t n, int vec,
-                           float4* out) {
-    const size_t total = n * size_t(vec);
-    for (size_t e = size_t(blockIdx.x) * kThreads + threadIdx.x; e < total;
-         e += size_t(gridDim.x) * kThreads) {
-        const size_t i = e / size_t(vec), c = e - i * size_t(vec);
-        out[e] = rows[size_t(cells[i]) * size_t(vec) + c];
-    }
-}
-
 /// out[i] = values[cells[i]], or cells[i] where values is null.
 __global__ void __launch_bounds__(kThreads)
     gatherListedKernel(const uint32_t* values, const uint32_t* cells, size_t n, uint32_t* out) {
@@ -215,22 +199,7 @@ unsigned blocksFor(size_t count) {
         1, std::min<size_t>((count + kThreads - 1) / kThreads, size_t(65535) * 64)));
 }
 
-/// x rounded up to a float (float(x) may round down).
-float floatAbove(double x) {
-    const float f = float(x);
-    return double(f) < x ? std::nextafter(f, std::numeric_limits<float>::infinity()) : f;
-}
-
 }  // namespace
-
-void launchGatherListedRows(const float* rows, const uint32_t* cells, size_t n, int stride,
-                            float* out, cudaStream_t stream) {
-    if (n == 0) return;
-    const int vec = stride / 4;
-    gatherListedRowsKernel<<<blocksFor(n * size_t(vec)), kThreads, 0, stream>>>(
-        reinterpret_cast<const float4*>(rows), cells, n, vec, reinterpret_cast<float4*>(out));
-    SEPAL_CUDA_CHECK_LAUNCH("gatherListedRowsKernel");
-}
 
 void launchGatherListed(const uint32_t* values, const uint32_t* cells, size_t n, uint32_t* out,
                         cudaStream_t stream) {
@@ -280,7 +249,7 @@ double NearestPruning::measureGroups(const float* high, size_t d, int stride,
             }
             farthest = std::max(farthest, sq);
         }
-        radii[q] = floatAbove(std::sqrt(farthest) * (1.0 + 1e-9));
+        radii[q] = floatUp(std::sqrt(farthest) * (1.0 + 1e-9));
         total += radii[q];
     }
     return total / double(groups);
@@ -380,12 +349,7 @@ bool NearestPruning::markTiles(NearestArgs& args, cudaStream_t stream) {
     ta.tileSteps = m_tileSteps.get();
     ta.needed = m_counts.get() + g + 1;
     // A few blocks a multiprocessor, each taking tiles in turn (each loads the centres once).
-    static const size_t most = [] {
-        int device = 0, sms = 0;
-        cudaGetDevice(&device);
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-        return size_t(sms > 0 ? sms : 1) * 16;
-    }();
+    const size_t most = size_t(std::max(detail::multiprocessorCount(), 1)) * 16;
     const unsigned blocks = unsigned(std::min(tiles, most));
     detail::withStride<8, 16, 32, 64>(args.stride, [&](auto s) {
         constexpr int kStride = decltype(s)::value;

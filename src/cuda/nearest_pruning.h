@@ -74,9 +74,6 @@ class NearestPruning {
     DeviceBuffer<float> m_rows, m_centres, m_radii;
 };
 
-/// out[i] = rows[cells[i]] for n rows of `stride` floats (device pointers).
-void launchGatherListedRows(const float* rows, const uint32_t* cells, size_t n, int stride,
-                            float* out, cudaStream_t stream);
 /// out[i] = values[cells[i]], or cells[i] itself where values is null (device pointers).
 void launchGatherListed(const uint32_t* values, const uint32_t* cells, size_t n, uint32_t* out,
                         cudaStream_t stream);

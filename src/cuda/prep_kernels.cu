@@ -22,12 +22,13 @@ __global__ void padRowsKernel(const float* src, size_t n, int d, float* dst, int
     dst[e] = col < d ? src[row * d + col] : 0.0f;
 }
 
-__global__ void gatherRowsKernel(const float4* src, const size_t* rows, size_t n, int quads,
+template <class Index>
+__global__ void gatherRowsKernel(const float4* src, const Index* rows, size_t n, int quads,
                                  float4* dst) {
     const size_t e = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (e >= n * quads) return;
     const size_t row = e / quads;
-    dst[e] = src[rows[row] * quads + e % quads];
+    dst[e] = src[size_t(rows[row]) * quads + e % quads];
 }
 
 __global__ void pairTermsKernel(const float* landmarks, const float* low, int g, int stride,
@@ -66,8 +67,12 @@ void launchPadRows(const float* src, size_t n, int d, float* dst, int stride, cu
     SEPAL_CUDA_CHECK_LAUNCH("padRowsKernel");
 }
 
-void launchGatherRows(const float* src, const size_t* rows, size_t n, int stride, float* dst,
-                      cudaStream_t stream) {
+namespace {
+
+/// launchGatherRows for either width of index.
+template <class Index>
+void gatherRows(const float* src, const Index* rows, size_t n, int stride, float* dst,
+                cudaStream_t stream) {
     if (n == 0) return;
     const int quads = stride / 4;
     const size_t total = n * size_t(quads);
@@ -75,6 +80,18 @@ void launchGatherRows(const float* src, const size_t* rows, size_t n, int stride
     gatherRowsKernel<<<blocks, 256, 0, stream>>>(reinterpret_cast<const float4*>(src), rows, n,
                                                  quads, reinterpret_cast<float4*>(dst));
     SEPAL_CUDA_CHECK_LAUNCH("gatherRowsKernel");
+}
+
+}  // namespace
+
+void launchGatherRows(const float* src, const size_t* rows, size_t n, int stride, float* dst,
+                      cudaStream_t stream) {
+    gatherRows(src, rows, n, stride, dst, stream);
+}
+
+void launchGatherRows(const float* src, const uint32_t* rows, size_t n, int stride, float* dst,
+                      cudaStream_t stream) {
+    gatherRows(src, rows, n, stride, dst, stream);
 }
 
 void launchPairTerms(const float* landmarks, const float* low, int g, int stride, float adjust,

@@ -18,6 +18,7 @@
 #include <limits>
 #include <memory>
 
+#include "core/common/float_rounding.h"
 #include "cuda/cuda_error.h"
 #include "cuda/knn_device.cuh"
 #include "cuda/point_kernel_launch.cuh"
@@ -345,18 +346,6 @@ void launchRanks(const SplitKnnDevice& split, const float* original, int d, cons
     const int blocks = (slots.count + rowsPerBlock - 1) / rowsPerBlock;
     kernel<<<blocks, kRankWarps * 32, bytes>>>(split, original, d, slots, parts, counts);
     SEPAL_CUDA_CHECK_LAUNCH("splitRankKernel");
-}
-
-/// The largest float at or below x, and the smallest at or above.
-float floatDown(double x) {
-    float f = float(x);
-    if (double(f) > x) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
-    return f;
-}
-float floatUp(double x) {
-    float f = float(x);
-    if (double(f) < x) f = std::nextafter(f, std::numeric_limits<float>::infinity());
-    return f;
 }
 
 }  // namespace

@@ -293,12 +293,16 @@ bool allocateBounds(TrainingStep::State& s) {
     }
 }
 
-/// Whether a pruned pass applies to a step over g landmarks and its last one took less than
-/// three quarters of the last full search (or has not been measured yet).
-bool pruningPays(const TrainingStep::State& s, size_t g) {
+/// Whether a pruned pass can serve a step over g landmarks: wanted, the shape one it takes, and
+/// the rows in the order of their landmarks or room to put them so.
+bool pruningApplies(const TrainingStep::State& s, size_t g) {
     return pruningWanted() && !(s.orderOff && s.origin.capacity() == 0) &&
-           NearestPruning::applies(g, s.stride) &&
-           (s.prunedMs == 0 || s.fullMs == 0 || s.prunedMs < 0.75 * s.fullMs);
+           NearestPruning::applies(g, s.stride);
+}
+
+/// Whether the last pruned pass took less than the last full search (or either is unmeasured).
+bool pruningPays(const TrainingStep::State& s, size_t g) {
+    return pruningApplies(s, g) && (s.prunedMs == 0 || s.fullMs == 0 || s.prunedMs < s.fullMs);
 }
 
 /// Puts the rows in the order of the slot of their last landmark (NearestPruning::listBySlot):
@@ -325,7 +329,7 @@ bool orderRows(TrainingStep::State& s) {
             return false;
         }
         points.reserve(n * size_t(s.stride));
-        launchGatherListedRows(s.points.get(), list.get(), n, s.stride, points.get(), nullptr);
+        launchGatherRows(s.points.get(), list.get(), n, s.stride, points.get(), nullptr);
         assign.reserve(n);
         launchGatherListed(s.assign.get(), list.get(), n, assign.get(), nullptr);
         origin.reserve(n);
@@ -513,14 +517,11 @@ StepResult TrainingStep::step(const float* landmarks, size_t g, bool smooth) {
             bounded = !fused && boundsWanted() && promising && !waiting && allocateBounds(s);
             keep = bounded && s.boundsValid && sameModel;
             // Pruned (the landmarks in its own order) where the bounds are not tried, the cells
-            // have a landmark of the last step, and the last pruned pass took less than the last
-            // full one.
-            const bool paid = s.prunedMs == 0 || s.fullMs == 0 || s.prunedMs < s.fullMs ||
-                              s.stepsSincePrune >= kPruneRetrySteps ||
+            // have a landmark of the last step, and the last pruned pass paid (or kPruneRetrySteps
+            // have passed since it did not).
+            const bool paid = pruningPays(s, g) || s.stepsSincePrune >= kPruneRetrySteps ||
                               envIs("SEPAL_TRAIN_PRUNE", "1");
-            prune = !fused && !bounded && sameModel && s.stepped && pruningWanted() && paid &&
-                    (!s.orderOff || s.origin.capacity() > 0) &&
-                    NearestPruning::applies(g, s.stride);
+            prune = !fused && !bounded && sameModel && s.stepped && pruningApplies(s, g) && paid;
             if (!prune) s.nearest.upload(landmarks, g, s.d, s.stride, s.padded.get(), nullptr);
         } else if (s.lastKernel == "resident" || s.lastKernel == "parts" ||
                    s.lastKernel == "tensor") {
