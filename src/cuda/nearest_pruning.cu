@@ -125,64 +125,117 @@ struct TileStepsArgs {
     unsigned long long* needed = nullptr;  // [0] += the steps marked
 };
 
-/// A block takes tiles of 128 consecutive cells in turn, a thread a cell: bit q for each group q
-/// that some cell cannot rule out. A cell with no last landmark below g, or whose distance to it
-/// is not finite (NaN and infinity fail every test), rules out none.
+/// Threads a block of the tile pass: eight warps, each on its own 32 cells.
+constexpr int kTileThreads = 256;
+
+/// A warp takes runs of 32 consecutive cells in turn (a quarter of a tile), a lane a cell, and
+/// ORs into its tile's word the groups that some cell cannot rule out (tileSteps zero before).
+/// First for the 32 cells together, lane q for group q: where the run's first cell x_0 lies
+/// |x_0 - c_q| from the centre and every cell within rho of x_0, a cell's nearest within r_max
+/// rules q out when |x_0 - c_q| - rho - R_q > r_max (the ball: 32 distances a run instead of 32 a
+/// cell); then, cell by cell, only the groups the ball kept. A cell with no last landmark below
+/// g, or any non-finite distance, rules out none (NaN counts as infinite here: a maximum would
+/// drop it). The bits a warp sets first are counted into `needed` (atomicOr's old word).
 template <int STRIDE>
-__global__ void __launch_bounds__(kTileCells) tileStepsKernel(const TileStepsArgs a) {
+__global__ void __launch_bounds__(kTileThreads) tileStepsKernel(const TileStepsArgs a) {
     constexpr int kVec = STRIDE / 4;
-    __shared__ float4 centres[32 * kVec];
+    __shared__ float4 centres[32 * kVec];        // group by group, for a lane's own cell
+    __shared__ float centresByDim[STRIDE * 32];  // dimension by dimension, for lane q's group
     __shared__ float radii[32];
-    __shared__ uint32_t mask;
-    for (int e = threadIdx.x; e < a.groups * kVec; e += kTileCells)
-        centres[e] = reinterpret_cast<const float4*>(a.centres)[e];
-    for (int q = threadIdx.x; q < a.groups; q += kTileCells) radii[q] = a.radii[q];
-    const size_t tiles = (a.n + kTileCells - 1) / kTileCells;
-    for (size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        if (threadIdx.x == 0) mask = 0;
-        __syncthreads();  // the centres, and the last tile's mask read
-        const size_t p = tile * kTileCells + threadIdx.x;
-        uint32_t bits = 0;
-        if (p < a.n) {
-            const uint32_t w = a.assign[p];
-            float4 x[kVec];
-            const float4* row = reinterpret_cast<const float4*>(a.points) + p * kVec;
+    for (int e = threadIdx.x; e < 32 * kVec; e += kTileThreads) {
+        const float4 v = e < a.groups * kVec ? reinterpret_cast<const float4*>(a.centres)[e]
+                                             : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        centres[e] = v;
+        const int q = e / kVec, t = 4 * (e % kVec);
+        centresByDim[t * 32 + q] = v.x, centresByDim[(t + 1) * 32 + q] = v.y;
+        centresByDim[(t + 2) * 32 + q] = v.z, centresByDim[(t + 3) * 32 + q] = v.w;
+    }
+    for (int q = threadIdx.x; q < 32; q += kTileThreads) radii[q] = q < a.groups ? a.radii[q] : 0;
+    __syncthreads();
+    const int lane = threadIdx.x & 31;
+    const uint32_t every = a.groups >= 32 ? ~0u : (1u << a.groups) - 1u;
+    const size_t runs = (a.n + 31) / 32;
+    const size_t warps = size_t(gridDim.x) * (kTileThreads / 32);
+    unsigned long long marked = 0;                                            // lane 0's
+    const auto finite = [](float v) { return v < INFINITY ? v : INFINITY; };  // NaN: infinite
+    for (size_t run = size_t(blockIdx.x) * (kTileThreads / 32) + threadIdx.x / 32; run < runs;
+         run += warps) {
+        const size_t p = run * 32 + lane;
+        const bool valid = p < a.n;
+        float4 x[kVec];
+        const float4* row =
+            reinterpret_cast<const float4*>(a.points) + (valid ? p : run * 32) * kVec;
 #pragma unroll
-            for (int c = 0; c < kVec; ++c) x[c] = __ldg(row + c);
-            const auto distance = [&](const float4* l) {
-                float s = 0.0f;
+        for (int v = 0; v < kVec; ++v) x[v] = __ldg(row + v);
+        const uint32_t w = valid ? a.assign[p] : 0u;
+        // r: this cell's distance to its last landmark, with the margins (0 for no cell).
+        float r = 0.0f;
+        if (valid && w < uint32_t(a.g)) {
+            const float4* own = reinterpret_cast<const float4*>(a.landmarks) + size_t(w) * kVec;
+            float s = 0.0f;
 #pragma unroll
-                for (int c = 0; c < kVec; ++c) {
-                    const float4 v = l[c];
-                    const float e0 = x[c].x - v.x, e1 = x[c].y - v.y, e2 = x[c].z - v.z,
-                                e3 = x[c].w - v.w;
-                    s = fmaf(e0, e0, fmaf(e1, e1, fmaf(e2, e2, fmaf(e3, e3, s))));
-                }
-                return sqrtf(s);
-            };
-            if (w < uint32_t(a.g)) {
-                const float r =
-                    distance(reinterpret_cast<const float4*>(a.landmarks) + size_t(w) * kVec) *
-                        (1.0f + kMargin) +
-                    kLeastGap;
-                for (int q = 0; q < a.groups; ++q) {
-                    // An overflowing distance says nothing of how near the group's landmarks lie.
-                    const float toCentre = distance(centres + q * kVec);
-                    const float beyond = toCentre * (1.0f - kMargin) - radii[q];
-                    bits |= uint32_t(!(toCentre < INFINITY && beyond > r)) << q;
-                }
-            } else {
-                bits = a.groups >= 32 ? ~0u : (1u << a.groups) - 1u;
+            for (int v = 0; v < kVec; ++v) {
+                const float4 l = __ldg(own + v);
+                const float e0 = x[v].x - l.x, e1 = x[v].y - l.y, e2 = x[v].z - l.z,
+                            e3 = x[v].w - l.w;
+                s = fmaf(e0, e0, fmaf(e1, e1, fmaf(e2, e2, fmaf(e3, e3, s))));
+            }
+            r = finite(sqrtf(s) * (1.0f + kMargin) + kLeastGap);
+        } else if (valid) {
+            r = INFINITY;
+        }
+        // rho: this cell's distance to the run's first; lane q: the first's to group q's centre.
+        float toFirst = 0.0f, firstToCentre = 0.0f;
+#pragma unroll
+        for (int v = 0; v < kVec; ++v) {
+            const float f[4] = {__shfl_sync(~0u, x[v].x, 0), __shfl_sync(~0u, x[v].y, 0),
+                                __shfl_sync(~0u, x[v].z, 0), __shfl_sync(~0u, x[v].w, 0)};
+            const float own[4] = {x[v].x, x[v].y, x[v].z, x[v].w};
+#pragma unroll
+            for (int k = 0; k < 4; ++k) {
+                const float e = own[k] - f[k], c = f[k] - centresByDim[(4 * v + k) * 32 + lane];
+                toFirst = fmaf(e, e, toFirst);
+                firstToCentre = fmaf(c, c, firstToCentre);
             }
         }
-        for (int o = 16; o > 0; o >>= 1) bits |= __shfl_xor_sync(0xffffffffu, bits, o);
-        if ((threadIdx.x & 31) == 0 && bits) atomicOr(&mask, bits);
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            a.tileSteps[tile] = mask;
-            atomicAdd(a.needed, (unsigned long long)__popc(mask));
+        float rho = valid ? finite(sqrtf(toFirst) * (1.0f + kMargin) + kLeastGap) : 0.0f;
+        float reach = r;
+        for (int o = 16; o > 0; o >>= 1) {
+            rho = fmaxf(rho, __shfl_xor_sync(~0u, rho, o));
+            reach = fmaxf(reach, __shfl_xor_sync(~0u, reach, o));
+        }
+        uint32_t bits = every;
+        if (reach < INFINITY && rho < INFINITY) {
+            // The ball: no cell of the run within r_max of any landmark of group `lane`?
+            // (An overflowing distance says nothing of how near the group's landmarks lie.)
+            const float toCentre = sqrtf(firstToCentre);
+            const bool far =
+                toCentre < INFINITY && toCentre * (1.0f - kMargin) - radii[lane] - rho > reach;
+            uint32_t kept = __ballot_sync(~0u, !far) & every;
+            // Cell by cell, the groups the ball kept (a warp's lanes on the same group).
+            bits = 0;
+            while (kept) {
+                const int q = __ffs(kept) - 1;
+                kept &= kept - 1;
+                float s = 0.0f;
+#pragma unroll
+                for (int v = 0; v < kVec; ++v) {
+                    const float4 c = centres[q * kVec + v];
+                    const float e0 = x[v].x - c.x, e1 = x[v].y - c.y, e2 = x[v].z - c.z,
+                                e3 = x[v].w - c.w;
+                    s = fmaf(e0, e0, fmaf(e1, e1, fmaf(e2, e2, fmaf(e3, e3, s))));
+                }
+                const float toCentre = sqrtf(s);
+                const bool far = toCentre < INFINITY && toCentre * (1.0f - kMargin) - radii[q] > r;
+                if (__any_sync(~0u, valid && !far)) bits |= 1u << q;
+            }
+        }
+        if (lane == 0 && bits) {
+            const uint32_t before = atomicOr(a.tileSteps + run / 4, bits);
+            marked += unsigned(__popc(bits & ~before));
         }
     }
+    if (lane == 0 && marked) atomicAdd(a.needed, marked);
 }
 
 /// out[i] = values[cells[i]], or cells[i] where values is null.
@@ -348,12 +401,18 @@ bool NearestPruning::markTiles(NearestArgs& args, cudaStream_t stream) {
     ta.groups = int(groups);
     ta.tileSteps = m_tileSteps.get();
     ta.needed = m_counts.get() + g + 1;
-    // A few blocks a multiprocessor, each taking tiles in turn (each loads the centres once).
-    const size_t most = size_t(std::max(detail::multiprocessorCount(), 1)) * 16;
-    const unsigned blocks = unsigned(std::min(tiles, most));
+    SEPAL_CUDA_CHECK(cudaMemsetAsync(m_tileSteps.get(), 0, tiles * sizeof(uint32_t), stream));
+    // As many blocks as the multiprocessors hold at once, each warp taking runs in turn.
+    const size_t runs = (n + 31) / 32;
     detail::withStride<8, 16, 32, 64>(args.stride, [&](auto s) {
         constexpr int kStride = decltype(s)::value;
-        tileStepsKernel<kStride><<<blocks, kTileCells, 0, stream>>>(ta);
+        int resident = 1;
+        SEPAL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &resident, tileStepsKernel<kStride>, kTileThreads, 0));
+        const size_t most =
+            size_t(std::max(detail::multiprocessorCount(), 1)) * size_t(std::max(resident, 1));
+        const size_t wanted = (runs + kTileThreads / 32 - 1) / (kTileThreads / 32);
+        tileStepsKernel<kStride><<<unsigned(std::min(wanted, most)), kTileThreads, 0, stream>>>(ta);
     });
     SEPAL_CUDA_CHECK_LAUNCH("tileStepsKernel");
     m_tiles = tiles;

@@ -9,7 +9,9 @@
 // (with margins far above the float sums' errors) no landmark of q can win x or tie with its
 // winner. Each tile's steps are those some cell of it cannot rule out; the kernel computes only
 // those, and the winners are the same as a search of every landmark (ties to the lower index of
-// the landmarks' own order: NearestArgs::slotLandmark).
+// the landmarks' own order: NearestArgs::slotLandmark). The tile pass first tests each run of 32
+// cells as one ball (its first cell, the farthest of its cells from it, the largest r), then
+// cell by cell only the groups the ball kept.
 
 #include <cuda_runtime_api.h>
 
