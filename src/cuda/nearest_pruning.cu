@@ -22,7 +22,7 @@ namespace sepal::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kTileCells = 128;  // a warpgroup's four tiles of 32 cells
+constexpr int kTileCells = 128;  // a tile: a warpgroup's cells, four runs of 32
 /// Cells a block's run of the counting passes holds at least.
 constexpr size_t kLeastRun = 16384;
 /// Prepared passes over which a grouping is kept at most: the centres and radii are measured
@@ -406,11 +406,14 @@ bool NearestPruning::markTiles(NearestArgs& args, cudaStream_t stream) {
     const size_t runs = (n + 31) / 32;
     detail::withStride<8, 16, 32, 64>(args.stride, [&](auto s) {
         constexpr int kStride = decltype(s)::value;
-        int resident = 1;
-        SEPAL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &resident, tileStepsKernel<kStride>, kTileThreads, 0));
-        const size_t most =
-            size_t(std::max(detail::multiprocessorCount(), 1)) * size_t(std::max(resident, 1));
+        // Asked once a stride (every pruned step launches the pass).
+        static const int resident = [] {
+            int blocks = 1;
+            SEPAL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &blocks, tileStepsKernel<kStride>, kTileThreads, 0));
+            return std::max(blocks, 1);
+        }();
+        const size_t most = size_t(std::max(detail::multiprocessorCount(), 1)) * size_t(resident);
         const size_t wanted = (runs + kTileThreads / 32 - 1) / (kTileThreads / 32);
         tileStepsKernel<kStride><<<unsigned(std::min(wanted, most)), kTileThreads, 0, stream>>>(ta);
     });
