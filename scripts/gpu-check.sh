@@ -14,6 +14,9 @@
 #                                             bench: only the benchmark grid
 #                                             profile: ncu source-level stall sampling of the
 #                                             fused and tensor kernels at the headline
+#                                             profile-train: the same, and ncu's throughputs,
+#                                             occupancy and stalls, of the pruned training
+#                                             step's tile pass and nearest kernel
 #                                             build: only the build (scripts/gpu-ab.sh)
 #                                             trust: the rank kernels' tests, memcheck on them,
 #                                             and sepal-bench trust of 10^6 cells of 32 and 1024
@@ -113,7 +116,7 @@ for line in sys.stdin:
     done
     exit $status
 fi
-if [ "$mode" != bench ] && [ "$mode" != profile ]; then
+if [ "$mode" != bench ] && [ "$mode" != profile ] && [ "$mode" != profile-train ]; then
     tests_rc=skipped
     if [ "$mode" != racecheck ]; then
         echo "== GPU tests"
@@ -187,6 +190,30 @@ if [ "$mode" = profile ]; then
             >"$out/ncu_source_$kernel.txt" 2>&1
         python3 scripts/ncu-blocks.py "$out/ncu_source_$kernel.txt" 0.02
         gzip -f "$out/ncu_source_$kernel.txt"
+    done
+    exit 0
+fi
+if [ "$mode" = profile-train ]; then
+    # The pruned training step's two kernels in the fifth epoch of the app's batch SOM schedule
+    # at 10^7 cells and g 1024 (the tile pass runs from the third epoch, the nearest kernel from
+    # the first): where their time goes at the source level (blocks, as above), then the
+    # throughputs, occupancy and stall reasons.
+    train=(cuda-train --n 10000000 -g 1024 --mode batch-som-app --steps 6)
+    for kernel in tileStepsKernel:2 nearestKernel:4; do
+        name=${kernel%%:*}
+        skip=${kernel#*:}
+        echo "== ncu: $name, epoch 4 of the app's batch SOM schedule (10^7 x 32, g 1024)"
+        ncu --clock-control none --kernel-name "regex:$name" --launch-skip "$skip" --launch-count 1 \
+            --set full --import-source yes --page source --print-source sass \
+            "$build/bench/sepal-bench" "${train[@]}" >"$out/ncu_source_$name.txt" 2>&1
+        python3 scripts/ncu-blocks.py "$out/ncu_source_$name.txt" 0.02
+        gzip -f "$out/ncu_source_$name.txt"
+        ncu --clock-control none --kernel-name "regex:$name" --launch-skip "$skip" --launch-count 1 \
+            --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+            --section WarpStateStats --section SchedulerStats --section LaunchStats \
+            "$build/bench/sepal-bench" "${train[@]}" 2>&1 |
+            grep -E "Duration|Throughput|Occupancy|Registers|Shared Memory Config|Block Limit|Stall|Issued Warp|Eligible|Active Warps|L1/TEX Hit|L2 Hit|Mem Pipes" |
+            sed 's/^ *//'
     done
     exit 0
 fi
