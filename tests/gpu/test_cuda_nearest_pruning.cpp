@@ -178,8 +178,7 @@ TEST(CudaNearestPruningSom, TheSquareNeighbourhoodsEqualLandmarksKeepTheHostsWin
 
 /// What one pruned pass straight from NearestPruning gave: each listed cell's winner, its
 /// squared distance (as NearestArgs::dist has it: -1 for a lone candidate's) and the cell it
-/// is; each tile's steps;
-/// each slot's landmark; the share of the steps computed.
+/// is; each tile's steps; each slot's landmark; the share of the steps computed.
 struct PassResult {
     std::vector<uint32_t> winner, cellOf, tileSteps, slotLandmark;
     std::vector<float> dist;
@@ -303,10 +302,9 @@ TEST(CudaNearestPruningPass, AnyLastLandmarkGivesTheHostsWinners) {
 // cell's last landmark must lie in a step its tile computes, ties included. The last landmark is
 // each cell's second nearest (a bound just above the winner's distance: the tightest calls);
 // landmarks 860 to 899 are landmark 5 again (more than a group holds) and 20 cells lie on it
-// (ties at distance 0 across groups);
-// the cells and landmarks lie near the origin or 1000 away in every coordinate (the inputs'
-// rounding grows 1000-fold, the distances do not: the margins must hold, the pass prune as
-// much).
+// (ties at distance 0 across groups); the cells and landmarks lie near the origin or 1000 away
+// in every coordinate (the inputs' rounding grows 1000-fold, the distances do not: the margins
+// must hold, and the pass prune as much).
 TEST(CudaNearestPruningPass, EveryLandmarkAsNearAsTheLastIsInAComputedStep) {
     SEPAL_REQUIRE_GPU();
     const size_t n = 6000, g = 1024;
