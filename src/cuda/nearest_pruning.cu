@@ -142,6 +142,16 @@ __global__ void __launch_bounds__(kTileThreads) tileStepsKernel(const TileStepsA
     __shared__ float4 centres[32 * kVec];        // group by group, for a lane's own cell
     __shared__ float centresByDim[STRIDE * 32];  // dimension by dimension, for lane q's group
     __shared__ float radii[32];
+#ifdef SEPAL_TRY_STAGED_TILE_ROWS
+    // Tried (not built by default): each warp's 32 rows read whole, every load 4 lines instead
+    // of 32, and each lane's own row taken back from shared memory (chunks XOR-swizzled by row,
+    // so that neither the stores nor a quarter-warp's reads share a bank). Up to a stride of 32:
+    // 32 KB for the block's eight runs.
+    constexpr bool kStaged = STRIDE <= 32;
+#else
+    constexpr bool kStaged = false;
+#endif
+    __shared__ float4 staged[kStaged ? (kTileThreads / 32) * 32 * kVec : 1];
     for (int e = threadIdx.x; e < 32 * kVec; e += kTileThreads) {
         const float4 v = e < a.groups * kVec ? reinterpret_cast<const float4*>(a.centres)[e]
                                              : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
@@ -163,10 +173,28 @@ __global__ void __launch_bounds__(kTileThreads) tileStepsKernel(const TileStepsA
         const size_t p = run * 32 + lane;
         const bool valid = p < a.n;
         float4 x[kVec];
-        const float4* row =
-            reinterpret_cast<const float4*>(a.points) + (valid ? p : run * 32) * kVec;
+        if constexpr (kStaged) {
+            // Lanes past n get zeros: every use of their row is masked by `valid`.
+            constexpr int kSwizzle = (kVec < 8 ? kVec : 8) - 1;
+            float4* rows = staged + (threadIdx.x / 32) * 32 * kVec;
+            const size_t first = run * 32, have = min(size_t(32), a.n - first) * kVec;
+            const float4* from = reinterpret_cast<const float4*>(a.points) + first * kVec;
+            __syncwarp();  // the last run's rows read
 #pragma unroll
-        for (int v = 0; v < kVec; ++v) x[v] = __ldg(row + v);
+            for (int v = 0; v < kVec; ++v) {
+                const int e = v * 32 + lane, r = e / kVec, c = e % kVec;
+                rows[r * kVec + (c ^ (r & kSwizzle))] =
+                    size_t(e) < have ? __ldg(from + e) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            }
+            __syncwarp();
+#pragma unroll
+            for (int v = 0; v < kVec; ++v) x[v] = rows[lane * kVec + (v ^ (lane & kSwizzle))];
+        } else {
+            const float4* row =
+                reinterpret_cast<const float4*>(a.points) + (valid ? p : run * 32) * kVec;
+#pragma unroll
+            for (int v = 0; v < kVec; ++v) x[v] = __ldg(row + v);
+        }
         const uint32_t w = valid ? a.assign[p] : 0u;
         // r: this cell's distance to its last landmark, with the margins (0 for no cell).
         float r = 0.0f;
