@@ -142,15 +142,11 @@ __global__ void __launch_bounds__(kTileThreads) tileStepsKernel(const TileStepsA
     __shared__ float4 centres[32 * kVec];        // group by group, for a lane's own cell
     __shared__ float centresByDim[STRIDE * 32];  // dimension by dimension, for lane q's group
     __shared__ float radii[32];
-#ifdef SEPAL_TRY_STAGED_TILE_ROWS
-    // Tried (not built by default): each warp's 32 rows read whole, every load 4 lines instead
-    // of 32, and each lane's own row taken back from shared memory (chunks XOR-swizzled by row,
-    // so that neither the stores nor a quarter-warp's reads share a bank). Up to a stride of 32:
-    // 32 KB for the block's eight runs.
+    // Each warp's 32 rows read whole, every load 4 lines instead of 32 (a lane's own row was
+    // 32 lines a load, and the L1 was the pass's limit), and each lane's own row taken back
+    // from shared memory (chunks XOR-swizzled by row, so that neither the stores nor a
+    // quarter-warp's reads share a bank). Up to a stride of 32: 32 KB for the block's eight runs.
     constexpr bool kStaged = STRIDE <= 32;
-#else
-    constexpr bool kStaged = false;
-#endif
     __shared__ float4 staged[kStaged ? (kTileThreads / 32) * 32 * kVec : 1];
     for (int e = threadIdx.x; e < 32 * kVec; e += kTileThreads) {
         const float4 v = e < a.groups * kVec ? reinterpret_cast<const float4*>(a.centres)[e]
