@@ -299,6 +299,53 @@ TEST(PopulationNames, NamesakesAreToldApartByTheMarkerThatPartsThem) {
     EXPECT_EQ(alike[1].name, "A+ (2)");
 }
 
+/// The base of a name without its " (2)" counter.
+std::string baseName(const std::string& name) {
+    const size_t at = name.rfind(" (");
+    return at != std::string::npos && name.back() == ')' &&
+                   std::isdigit(static_cast<unsigned char>(name[at + 2]))
+               ? name.substr(0, at)
+               : name;
+}
+
+TEST(PopulationNames, NamesakesThatOnlyTheirPhrasesMarkersPartSayBrightAndDim) {
+    // Three populations: two A+ and B+ whose A medians part by about two of their spreads (P0
+    // spread evenly below P1, so that A has no bright cut), one negative on both; C has one mode
+    // and parts nothing. No marker the phrase left out parts the two, so "A+" itself becomes
+    // "Abright" and "Adim" (on a T cell file, namesakes whose CCR5 medians lay three spreads apart
+    // were numbered: "(2)", "(3)").
+    std::vector<int32_t> codes;
+    const Matrix points = noisyCells(9000, 3, 3, 8, codes, [](size_t i, int g, size_t c) {
+        if (c == 2) return 1.0f;
+        if (g == 2) return 0.0f;
+        if (c == 1 || g == 1) return g == 1 && c == 0 ? 4.3f : 3.0f;
+        return 2.0f + 2.0f * float(i % 101) / 100.0f;  // P0: spread from 2 to 4, no valley
+    });
+    const NamingInput input{{"A", "B", "C"}, std::vector<MarkerClass>(3, MarkerClass::Type)};
+    const auto cuts = learnThresholds(points, input.classes);
+    ASSERT_TRUE(cuts[0].resolved);
+    ASSERT_FALSE(cuts[0].hasBright) << "A's positive cells are meant to form one mode";
+    const auto names = namePopulations(points, codes, 3, input);
+    EXPECT_EQ(names[0].name, "Adim B+");
+    EXPECT_EQ(names[1].name, "Abright B+");
+    EXPECT_EQ(names[2].name, "A- B-");
+    // Both are still called positive on A: dim and bright are relative to each other.
+    for (size_t p : {size_t(0), size_t(1)})
+        EXPECT_NE(std::find(names[p].called.begin(), names[p].called.end(),
+                            std::make_pair(size_t(0), true)),
+                  names[p].called.end())
+            << names[p].name;
+    // Medians as close as their spreads part nothing: the counter stays.
+    const Matrix close = noisyCells(9000, 3, 3, 8, codes, [](size_t, int g, size_t c) {
+        if (c == 2) return 1.0f;
+        if (g == 2) return 0.0f;
+        return c == 0 && g == 1 ? 3.2f : 3.0f;
+    });
+    const auto alike = namePopulations(close, codes, 3, input);
+    EXPECT_EQ(baseName(alike[1].name), alike[0].name);
+    EXPECT_NE(alike[1].name, alike[0].name);
+}
+
 TEST(PopulationNames, NamesakesPartedByACallTheirPhraseLeftOutSayIt) {
     // Six populations on five markers with cuts: P0 and P1 are positive on M1 to M4, which set
     // them apart most (the phrase's four markers), and part on M5 (P0 positive, P1 negative), as
@@ -489,15 +536,6 @@ TEST(PopulationNames, StainsWrittenWithTheirChannelsSuffixAreNamedWithoutIt) {
     attune.channels.push_back({"BL2-A", "CD4"});
     EXPECT_EQ(namingInputFor(attune, {"BL1-A", "YL2-A", "BL2-A"}).markers,
               (std::vector<std::string>{"GFP-A", "mCherry-A", "CD4"}));
-}
-
-/// The base of a name without its " (2)" counter.
-std::string baseName(const std::string& name) {
-    const size_t at = name.rfind(" (");
-    return at != std::string::npos && name.back() == ')' &&
-                   std::isdigit(static_cast<unsigned char>(name[at + 2]))
-               ? name.substr(0, at)
-               : name;
 }
 
 TEST(PopulationNames, TheDemosPopulationsGetTheirTrueNamesAndNoneContradictsItsMedians) {

@@ -272,6 +272,45 @@ size_t markerThatCallsApart(const std::vector<size_t>& members,
     return best;
 }
 
+/// No column.
+constexpr size_t kNoMarker = std::numeric_limits<size_t>::max();
+
+/// The widest gap between namesakes' medians on one marker found so far (tellNamesakesApart).
+struct LevelSplit {
+    double widest = kNamesakeSpreads;  ///< the gap in the larger of its two sides' spreads
+    size_t marker = kNoMarker;         ///< its column (kNoMarker: none yet)
+    float between = 0;                 ///< half way across the gap
+    std::vector<Level> levels;         ///< the members' levels on that column
+};
+
+/// Takes column c's namesakes' `levels` as the split where their widest gap is wider than the
+/// split's, at least kNamesakeAllSpreads of all cells' spread (`spread`) there.
+void widenSplit(LevelSplit& split, size_t c, const std::vector<Level>& levels, float spread) {
+    std::vector<Level> sorted = levels;
+    std::sort(sorted.begin(), sorted.end(),
+              [](const Level& a, const Level& b) { return a.median < b.median; });
+    for (size_t i = 1; i < sorted.size(); ++i) {
+        const float unit = std::max(sorted[i].spread, sorted[i - 1].spread);
+        const double apart = double(sorted[i].median - sorted[i - 1].median);
+        if (!(unit > 0) || !(apart >= kNamesakeAllSpreads * spread)) continue;
+        const double gap = apart / unit;
+        if (gap > split.widest) {
+            split.widest = gap, split.marker = c, split.levels = levels;
+            split.between = 0.5f * (sorted[i].median + sorted[i - 1].median);
+        }
+    }
+}
+
+/// Where `word` stands as one of the phrase's space-separated calls, or npos (a marker's name
+/// may hold spaces itself: "VIVID / CD14+").
+size_t findWord(const std::string& phrase, const std::string& word) {
+    for (size_t at = phrase.find(word); at != std::string::npos; at = phrase.find(word, at + 1))
+        if ((at == 0 || phrase[at - 1] == ' ') &&
+            (at + word.size() == phrase.size() || phrase[at + word.size()] == ' '))
+            return at;
+    return std::string::npos;
+}
+
 /// Populations that one marker phrase names (no cell type, no doublets) are told apart: by a
 /// call the phrase left out where one parts them (markerThatCallsApart), else as a
 /// cytometrist tells CD10+ precursors apart by CD38: the named type marker on which their
@@ -282,8 +321,10 @@ size_t markerThatCallsApart(const std::vector<size_t>& members,
 /// on cuts. A marker with a cut serves only where all of them are positive on it (a "bright"
 /// never names cells below the cut) and it has no bright cut or dim floor (which call "hi" and
 /// "lo" themselves); a marker with one mode, which no cut calls, only in this relative way.
-/// `share`, `level` and `cells` give a population's share at the cuts, its Level and its cells
-/// with a value on a column.
+/// Where no marker the phrase left out parts them, one it calls positive may ("CCR5+" becomes
+/// "CCR5bright" and "CCR5dim": on a T cell file, namesakes whose CCR5 medians lay three spreads
+/// apart were numbered). `share`, `level` and `cells` give a population's share at the cuts,
+/// its Level and its cells with a value on a column.
 template <class Share, class LevelOf, class Cells>
 void tellNamesakesApart(std::vector<PopulationName>& names,
                         const std::vector<MarkerThreshold>& cuts, const NamingInput& input,
@@ -316,46 +357,49 @@ void tellNamesakesApart(std::vector<PopulationName>& names,
                 told = true;
                 continue;
             }
-            double widest = kNamesakeSpreads;
-            size_t best = cuts.size();
-            float between = 0;
-            std::vector<Level> bestLevels;
-            for (size_t c = 0; c < cuts.size() && c < input.markers.size(); ++c) {
-                if (c >= input.classes.size() || input.classes[c] != MarkerClass::Type ||
-                    (c < input.unnamed.size() && input.unnamed[c]))
-                    continue;
-                // A bright cut or a dim floor gives "hi" and "lo" a meaning of their own: such a
-                // marker tells namesakes apart only through its calls.
-                const MarkerThreshold& cut = cuts[c];
-                bool usable = !cut.resolved || (!cut.hasBright && !cut.lowIsDim);
-                for (size_t p : members)
-                    usable = usable &&
-                             std::find(used[p].begin(), used[p].end(), c) == used[p].end() &&
-                             (!cut.resolved || share(p, c).positive >= kCallShare);
-                if (!usable) continue;
-                std::vector<Level> levels;
-                for (size_t p : members) levels.push_back(level(p, c));
-                std::vector<Level> sorted = levels;
-                std::sort(sorted.begin(), sorted.end(),
-                          [](const Level& a, const Level& b) { return a.median < b.median; });
-                for (size_t i = 1; i < sorted.size(); ++i) {
-                    const float unit = std::max(sorted[i].spread, sorted[i - 1].spread);
-                    const double apart = double(sorted[i].median - sorted[i - 1].median);
-                    if (!(unit > 0) || !(apart >= kNamesakeAllSpreads * cut.spread)) continue;
-                    const double gap = apart / unit;
-                    if (gap > widest) {
-                        widest = gap, best = c, bestLevels = levels;
-                        between = 0.5f * (sorted[i].median + sorted[i - 1].median);
-                    }
+            // A marker the phrase left out first; else one it calls positive on all of them
+            // ("CCR5+"), which then reads "CCR5bright" and "CCR5dim" in its place.
+            const auto byLevel = [&](bool phraseMarkers) {
+                const auto open = [&](size_t p, size_t c) {
+                    return phraseMarkers
+                               ? findWord(names[p].phrase, input.markers[c] + "+") !=
+                                     std::string::npos
+                               : std::find(used[p].begin(), used[p].end(), c) == used[p].end();
+                };
+                LevelSplit split;
+                for (size_t c = 0; c < cuts.size() && c < input.markers.size(); ++c) {
+                    if (c >= input.classes.size() || input.classes[c] != MarkerClass::Type ||
+                        (c < input.unnamed.size() && input.unnamed[c]))
+                        continue;
+                    // A bright cut or a dim floor gives "hi" and "lo" a meaning of their own:
+                    // such a marker tells namesakes apart only through its calls.
+                    const MarkerThreshold& cut = cuts[c];
+                    bool usable = !cut.resolved || (!cut.hasBright && !cut.lowIsDim);
+                    for (size_t p : members)
+                        usable = usable && open(p, c) &&
+                                 (!cut.resolved || share(p, c).positive >= kCallShare);
+                    if (!usable) continue;
+                    std::vector<Level> levels;
+                    for (size_t p : members) levels.push_back(level(p, c));
+                    widenSplit(split, c, levels, cut.spread);
                 }
-            }
-            if (best == cuts.size()) continue;
+                return split;
+            };
+            LevelSplit split = byLevel(false);
+            const bool inPhrase = split.marker == kNoMarker;
+            if (inPhrase) split = byLevel(true);
+            if (split.marker == kNoMarker) continue;
+            const std::string& marker = input.markers[split.marker];
             for (size_t m = 0; m < members.size(); ++m) {
                 PopulationName& out = names[members[m]];
-                out.phrase +=
-                    " " + input.markers[best] + (bestLevels[m].median > between ? "bright" : "dim");
+                const std::string word =
+                    marker + (split.levels[m].median > split.between ? "bright" : "dim");
+                if (inPhrase)
+                    out.phrase.replace(findWord(out.phrase, marker + "+"), marker.size() + 1, word);
+                else
+                    out.phrase += " " + word;
                 out.name = out.phrase;
-                used[members[m]].push_back(best);
+                used[members[m]].push_back(split.marker);
             }
             told = true;
         }

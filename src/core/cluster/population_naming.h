@@ -5,8 +5,9 @@
 // satisfy (cell_types.h) or else the type markers that set it apart, and a population positive
 // on two lineages no single cell carries is called doublets. Populations that one phrase would
 // name alike are told apart by a call the phrase left out ("CD4+", "CD4-"), else by the marker
-// whose medians part them most ("CD10+ CD38bright", "CD10+ CD38dim"); only those that nothing
-// parts are numbered ("CD10+ (2)").
+// whose medians part them most ("CD10+ CD38bright", "CD10+ CD38dim"), a marker the phrase calls
+// positive last ("CCR5bright", "CCR5dim" for "CCR5+"); only those that nothing parts are
+// numbered ("CD10+ (2)").
 
 #include <cstdint>
 #include <string>
@@ -38,7 +39,8 @@ struct NamingInput {
 struct PopulationName {
     std::string name;  ///< shown and exported: the cell type, the marker phrase, or "population N"
     /// The type markers that set it apart ("CD3+ CD4+ CD45RA+ CCR7+"), then any that tell it from
-    /// populations of the same phrase ("CD4-", or "CD38bright": brighter than they are).
+    /// populations of the same phrase ("CD4-", or "CD38bright": brighter than they are; a call of
+    /// its own may read "CCR7bright" instead of "CCR7+" for that).
     std::string phrase;
     /// The phrase's markers that set it apart (not those that tell namesakes apart): column and
     /// call (true: positive).
