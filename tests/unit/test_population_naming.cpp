@@ -310,10 +310,10 @@ std::string baseName(const std::string& name) {
 
 TEST(PopulationNames, NamesakesThatOnlyTheirPhrasesMarkersPartSayBrightAndDim) {
     // Three populations: two A+ and B+ whose A medians part by about two of their spreads (P0
-    // spread evenly below P1, so that A has no bright cut), one negative on both; C has one mode
-    // and parts nothing. No marker the phrase left out parts the two, so "A+" itself becomes
-    // "Abright" and "Adim" (on a T cell file, namesakes whose CCR5 medians lay three spreads apart
-    // were numbered: "(2)", "(3)").
+    // spread evenly from 2 to 4, below P1's 4.3, so that A has no bright cut), one negative on
+    // both; C has one mode and parts nothing. No marker the phrase left out parts the two, so
+    // "A+" itself becomes "Abright" and "Adim" (on a T cell file, namesakes whose CCR5 medians
+    // lay 2.1 of their spreads apart were numbered: "(2)", "(3)").
     std::vector<int32_t> codes;
     const Matrix points = noisyCells(9000, 3, 3, 8, codes, [](size_t i, int g, size_t c) {
         if (c == 2) return 1.0f;

@@ -322,9 +322,9 @@ size_t findWord(const std::string& phrase, const std::string& word) {
 /// never names cells below the cut) and it has no bright cut or dim floor (which call "hi" and
 /// "lo" themselves); a marker with one mode, which no cut calls, only in this relative way.
 /// Where no marker the phrase left out parts them, one it calls positive may ("CCR5+" becomes
-/// "CCR5bright" and "CCR5dim": on a T cell file, namesakes whose CCR5 medians lay three spreads
-/// apart were numbered). `share`, `level` and `cells` give a population's share at the cuts,
-/// its Level and its cells with a value on a column.
+/// "CCR5bright" and "CCR5dim": on a T cell file, namesakes whose CCR5 medians lay 2.1 of their
+/// spreads apart were numbered). `share`, `level` and `cells` give a population's share at the
+/// cuts, its Level and its cells with a value on a column.
 template <class Share, class LevelOf, class Cells>
 void tellNamesakesApart(std::vector<PopulationName>& names,
                         const std::vector<MarkerThreshold>& cuts, const NamingInput& input,
@@ -360,11 +360,14 @@ void tellNamesakesApart(std::vector<PopulationName>& names,
             // A marker the phrase left out first; else one it calls positive on all of them
             // ("CCR5+"), which then reads "CCR5bright" and "CCR5dim" in its place.
             const auto byLevel = [&](bool phraseMarkers) {
+                // The phrase's own positive call on column c, still as "+"; or no part of it.
                 const auto open = [&](size_t p, size_t c) {
-                    return phraseMarkers
-                               ? findWord(names[p].phrase, input.markers[c] + "+") !=
-                                     std::string::npos
-                               : std::find(used[p].begin(), used[p].end(), c) == used[p].end();
+                    const auto& called = names[p].called;
+                    if (!phraseMarkers)
+                        return std::find(used[p].begin(), used[p].end(), c) == used[p].end();
+                    return std::find(called.begin(), called.end(), std::make_pair(c, true)) !=
+                               called.end() &&
+                           findWord(names[p].phrase, input.markers[c] + "+") != std::string::npos;
                 };
                 LevelSplit split;
                 for (size_t c = 0; c < cuts.size() && c < input.markers.size(); ++c) {
