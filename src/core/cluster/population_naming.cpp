@@ -338,7 +338,9 @@ void tellNamesakesApart(std::vector<PopulationName>& names,
             if (!names[p].doublets && names[p].cellType.empty() && !names[p].phrase.empty())
                 groups[names[p].name].push_back(p);
         bool told = false;
-        for (const auto& [name, members] : groups) {
+        for (const auto& group : groups) {
+            // Not a structured binding: the lambdas below capture it, which clang refuses.
+            const std::vector<size_t>& members = group.second;
             if (members.size() < 2) continue;
             if (const size_t c = markerThatCallsApart(members, used, cuts, input, share, cells);
                 c < cuts.size()) {
