@@ -10,8 +10,8 @@
 // winner. Each tile's steps are those some cell of it cannot rule out; the kernel computes only
 // those, and the winners are the same as a search of every landmark (ties to the lower index of
 // the landmarks' own order: NearestArgs::slotLandmark). The tile pass first tests each run of 32
-// cells as one ball (its first cell, the farthest of its cells from it, the largest r), then
-// cell by cell only the groups the ball kept.
+// cells as one ball (around its first cell, of the largest sum of a cell's r and its distance
+// from the first), then cell by cell only the groups the ball kept.
 
 #include <cuda_runtime_api.h>
 
