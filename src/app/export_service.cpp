@@ -1,5 +1,5 @@
 // The export service's files: the events with their coordinates and populations, the model
-// (with its populations and gates), the gates, the population counts and the heatmap.
+// (with its populations and gates), the gates, the population and gate counts and the heatmap.
 #include <algorithm>
 #include <filesystem>
 
@@ -116,24 +116,44 @@ void ExportService::model(const std::string& path) const {
                 "follow the landmarks now; open the model again to see its labels");
 }
 
-std::vector<std::string> ExportService::populationCounts(const std::string& folder) const {
+std::vector<std::string> ExportService::counts(const std::string& folder) const {
     const State& state = this->state();
     const auto& data = state.data;
-    if (state.populations.groups.empty())
-        throw InputError("no populations to count: make some (From landmarks, or the lasso)");
-    const PopulationTally tally = m_populations.tally(true);
+    const bool populations = !state.populations.groups.empty();
+    const bool gates = !state.gating.gates.empty();
+    if (!populations && !gates)
+        throw InputError(
+            "nothing to count: make populations (From landmarks, or the lasso) or gates "
+            "(Biaxial)");
     std::vector<std::string> inputs;
     for (const auto& sample : data.samples) inputs.push_back(sample.path);
-    const std::string counts = (std::filesystem::path(folder) / "populations.csv").string();
-    const std::string medians = (std::filesystem::path(folder) / "medians.csv").string();
-    const std::string perSample = (std::filesystem::path(folder) / "sample_medians.csv").string();
-    io::refuseOverwritingInput(counts, inputs, "populations.csv");
-    io::refuseOverwritingInput(medians, inputs, "medians.csv");
-    io::refuseOverwritingInput(perSample, inputs, "sample_medians.csv");
-    tally.writeCounts(counts);
-    tally.writeMedians(medians);
-    tally.writeSampleMedians(perSample);
-    return {counts, medians, perSample};
+    const auto inFolder = [&](const char* name) {
+        return (std::filesystem::path(folder) / name).string();
+    };
+    const std::string gateCounts = inFolder("gate_counts.csv");
+    const std::string counts = inFolder("populations.csv");
+    const std::string medians = inFolder("medians.csv");
+    const std::string perSample = inFolder("sample_medians.csv");
+    // Every name checked before anything is written.
+    if (gates) io::refuseOverwritingInput(gateCounts, inputs, "gate_counts.csv");
+    if (populations) {
+        io::refuseOverwritingInput(counts, inputs, "populations.csv");
+        io::refuseOverwritingInput(medians, inputs, "medians.csv");
+        io::refuseOverwritingInput(perSample, inputs, "sample_medians.csv");
+    }
+    std::vector<std::string> written;
+    if (gates) {
+        writeGateCounts(gateCounts, state.gating.countsBySample(data));
+        written.push_back(gateCounts);
+    }
+    if (populations) {
+        const PopulationTally tally = m_populations.tally(true);
+        tally.writeCounts(counts);
+        tally.writeMedians(medians);
+        tally.writeSampleMedians(perSample);
+        written.insert(written.end(), {counts, medians, perSample});
+    }
+    return written;
 }
 
 void ExportService::heatmap(const std::string& path, bool light) const {

@@ -1,6 +1,6 @@
 #pragma once
 // The workspace's exports and sessions: the events with their coordinates and populations, the
-// model, the gates, the population counts and heatmap, and the session file. Every writer
+// model, the gates, the population and gate counts and heatmap, and the session file. Every writer
 // throws InputError (the UI shows it) and never writes over a file the data came from.
 
 #include <array>
@@ -40,9 +40,11 @@ class ExportService : public Service {
     /// Writes the gates: Gating-ML (.xml), a FlowJo workspace listing the samples (.wsp) or
     /// Sepal's JSON with the embedded population (sepal-cli embed --gates reads all three).
     void gates(const std::string& path) const;
-    /// Writes populations.csv and medians.csv (sample,population,cells,fraction and population x
-    /// marker medians) into `folder`, in sepal-cli apply's format; returns the paths written.
-    std::vector<std::string> populationCounts(const std::string& folder) const;
+    /// Writes the counts into `folder`: with populations populations.csv, medians.csv and
+    /// sample_medians.csv, as sepal-cli apply writes them; with gates gate_counts.csv (each
+    /// gate's events per sample), as sepal-cli gate --counts writes it. Returns the paths written;
+    /// throws InputError when there is neither.
+    std::vector<std::string> counts(const std::string& folder) const;
     /// Writes the heatmap as PNG (as sepal-cli apply --heatmap draws it; `light`: on white, as
     /// --heatmap-light).
     void heatmap(const std::string& path, bool light = false) const;

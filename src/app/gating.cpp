@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/common/error.h"
+#include "core/pipeline/samples.h"
 
 namespace sepal::app {
 
@@ -54,6 +55,15 @@ Gating gatingOf(const Dataset& data, GateSelection gates) {
         g.kept = size_t(std::count(g.inside.begin(), g.inside.end(), uint8_t(1)));
     }
     return g;
+}
+
+std::vector<SampleGateCounts> Gating::countsBySample(const Dataset& data) const {
+    std::vector<SampleGateCounts> out;
+    if (gates.empty()) return out;
+    for (const Sample& sample : data.samples)
+        out.push_back({sampleName(sample.path),
+                       gateCountsOfEvents(gates.tree, members, sample.first, sample.count)});
+    return out;
 }
 
 Matrix gatedRows(const Matrix& points, const Gating& gating, const Matrix* beside) {

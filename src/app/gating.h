@@ -9,6 +9,7 @@
 
 #include "app/dataset.h"
 #include "core/common/matrix.h"
+#include "core/gate/gate_counts_table.h"
 #include "core/gate/gate_membership.h"
 #include "core/gate/gate_selection.h"
 
@@ -33,6 +34,9 @@ struct Gating {
     const std::vector<uint8_t>* cellsOf(const std::string& id) const;
     /// The counts of population `id`, or nullptr.
     const GateCount* countOf(const std::string& id) const;
+    /// Every population's counts in each sample of `data` (the data gated): gate_counts.csv's
+    /// rows, as sepal-cli gate counts the samples' files; empty without gates.
+    std::vector<SampleGateCounts> countsBySample(const Dataset& data) const;
 };
 
 /// The gating of `data` by `gates`: each sample's table through core's evaluateGates. Throws

@@ -35,7 +35,7 @@ void heatmap(Application& app, const ScriptAction& a, const std::string& path) {
 }
 
 void counts(Application& app, const ScriptAction&, const std::string& path) {
-    app.workspace().exports().populationCounts(path);
+    app.workspace().exports().counts(path);
 }
 
 void statistics(Application& app, const ScriptAction&, const std::string& path) {
@@ -71,7 +71,7 @@ const ScriptExport kExports[] = {
     {"h5ad", "[used]: the events as AnnData, for Python", events},
     {"model", "the landmark model", model},
     {"heatmap", "[light]: the heatmap as PNG", heatmap},
-    {"counts", "FOLDER: populations.csv and medians.csv, as sepal-cli apply writes them", counts},
+    {"counts", "FOLDER: populations.csv and medians.csv as sepal-cli apply writes them, gate_counts.csv as sepal-cli gate", counts},
     {"stats", "FOLDER: the Compare window's tables and pictures, as sepal-cli stats writes them", statistics},
     {"gates", "the gates", gates},
     {"session", "the session (with the view)", session},

@@ -28,44 +28,22 @@ std::vector<std::string> distinguishingNames(const std::vector<std::string>& nam
     return out;
 }
 
-}  // namespace
-
-void CountsPanel::draw(UiContext& ctx) {
-    auto& ws = ctx.workspace;
-    const auto& st = ws.state();
-    if (st.populations.groups.empty()) {
-        ImGui::TextWrapped("No populations yet: Populations > From landmarks, or the lasso.");
-        return;
-    }
-    // Counted again when the cells, their populations or the gates change (not on every drag).
-    const uint64_t key = st.version(app::Part::Data) * 1000003 +
-                         st.version(app::Part::Populations) * 7919 + st.version(app::Part::Gates);
-    if (m_counter != key) {
-        m_rows = ws.populations().counts();
-        m_counter = key;
-    }
-    // The rows come sample by sample (two samples may share a name), each with every
-    // population in one order.
-    const size_t sampleCount = st.data.samples.size();
-    if (sampleCount == 0 || m_rows.empty() || m_rows.size() % sampleCount != 0) return;
-    const size_t p = m_rows.size() / sampleCount;
-    std::vector<std::string> samples, populations;
-    for (size_t s = 0; s < sampleCount; ++s) samples.push_back(m_rows[s * p].sample);
-    for (size_t i = 0; i < p; ++i) populations.push_back(m_rows[i].population);
-    ImGui::RadioButton("% of sample", &m_percent, 1);
-    ImGui::SameLine();
-    ImGui::RadioButton("cells", &m_percent, 0);
+// A grid of rows x samples under the heading `corner`; cell(i, s) draws row i's value in sample
+// s. The rows' names take at most 40% of the width (whole in their tooltips); each sample's
+// column is as wide as its short name or its numbers.
+template <class Cell>
+void drawGrid(const char* id, const char* corner, const std::vector<std::string>& rows,
+              const std::vector<std::string>& samples, Cell cell) {
     const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
                                   ImGuiTableFlags_ScrollX | ImGuiTableFlags_ScrollY |
                                   ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Resizable;
-    const float height = std::min(ImGui::GetTextLineHeightWithSpacing() * float(p + 2) + 8.0f,
-                                  ImGui::GetTextLineHeightWithSpacing() * 16.0f);
-    if (!ImGui::BeginTable("counts", int(samples.size()) + 1, flags, ImVec2(0, height))) return;
+    const float height =
+        std::min(ImGui::GetTextLineHeightWithSpacing() * float(rows.size() + 2) + 8.0f,
+                 ImGui::GetTextLineHeightWithSpacing() * 16.0f);
+    if (!ImGui::BeginTable(id, int(samples.size()) + 1, flags, ImVec2(0, height))) return;
     ImGui::TableSetupScrollFreeze(1, 1);
-    // The populations' names take at most 40% of the width (whole in their tooltips); each
-    // sample's column is as wide as its short name or its numbers.
-    const float nameWidth = ImGui::GetContentRegionAvail().x * 0.4f;
-    ImGui::TableSetupColumn("population", ImGuiTableColumnFlags_WidthFixed, nameWidth);
+    ImGui::TableSetupColumn(corner, ImGuiTableColumnFlags_WidthFixed,
+                            ImGui::GetContentRegionAvail().x * 0.4f);
     const std::vector<std::string> shortNames = distinguishingNames(samples);
     for (const auto& s : shortNames)
         ImGui::TableSetupColumn(
@@ -74,30 +52,84 @@ void CountsPanel::draw(UiContext& ctx) {
     ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
     for (size_t c = 0; c <= samples.size(); ++c) {
         ImGui::TableSetColumnIndex(int(c));
-        ImGui::TableHeader(c == 0 ? "population" : shortNames[c - 1].c_str());
+        ImGui::TableHeader(c == 0 ? corner : shortNames[c - 1].c_str());
         if (c > 0 && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", samples[c - 1].c_str());
     }
-    for (size_t i = 0; i < p; ++i) {
+    for (size_t i = 0; i < rows.size(); ++i) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(
-            fittedText(populations[i], ImGui::GetContentRegionAvail().x).c_str());
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", populations[i].c_str());
+        ImGui::TextUnformatted(fittedText(rows[i], ImGui::GetContentRegionAvail().x).c_str());
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", rows[i].c_str());
         for (size_t s = 0; s < samples.size(); ++s) {
             ImGui::TableNextColumn();
-            const size_t at = s * p + i;
-            if (at >= m_rows.size()) continue;
-            const auto& r = m_rows[at];
-            if (m_percent && std::isfinite(r.fraction))
-                ImGui::Text("%.2f", 100.0 * r.fraction);
-            else if (m_percent)
-                ImGui::TextDisabled("-");
-            else
-                ImGui::Text("%llu", static_cast<unsigned long long>(r.cells));
+            cell(i, s);
         }
     }
     ImGui::EndTable();
-    ImGui::TextDisabled("Export > Counts: populations.csv, medians.csv");
+}
+
+}  // namespace
+
+void CountsPanel::draw(UiContext& ctx) {
+    auto& ws = ctx.workspace;
+    const auto& st = ws.state();
+    const bool gates = !st.gating.gates.empty();
+    if (st.populations.groups.empty() && !gates) {
+        ImGui::TextWrapped(
+            "No populations or gates yet: Populations > From landmarks, the lasso, or a gate "
+            "drawn on a Biaxial plot.");
+        return;
+    }
+    // Counted again when the cells, their populations or the gates change (not on every drag).
+    const uint64_t key = st.version(app::Part::Data) * 1000003 +
+                         st.version(app::Part::Populations) * 7919 + st.version(app::Part::Gates);
+    if (m_counter != key) {
+        m_rows = st.populations.groups.empty() ? std::vector<PopulationCount>{}
+                                               : ws.populations().counts();
+        m_gateRows = st.gating.countsBySample(st.data);
+        m_counter = key;
+    }
+    ImGui::RadioButton("%", &m_percent, 1);
+    ImGui::SameLine();
+    ImGui::RadioButton("cells", &m_percent, 0);
+    if (!m_gateRows.empty()) {
+        // Each sample holds every population of the one tree, in one order.
+        std::vector<std::string> samples, paths;
+        for (const auto& s : m_gateRows) samples.push_back(s.sample);
+        for (const GateCount& c : m_gateRows.front().counts) paths.push_back(c.path);
+        drawGrid("gate counts", m_percent ? "gate (% of parent)" : "gate (events)", paths, samples,
+                 [&](size_t i, size_t s) {
+                     const GateCount& c = m_gateRows[s].counts[i];
+                     if (!m_percent)
+                         ImGui::Text("%llu", static_cast<unsigned long long>(c.events));
+                     else if (c.parentEvents == 0)
+                         ImGui::TextDisabled("-");
+                     else
+                         ImGui::Text("%.2f", c.percentOfParent());
+                 });
+    }
+    // The rows come sample by sample (two samples may share a name), each with every
+    // population in one order.
+    const size_t sampleCount = st.data.samples.size();
+    if (sampleCount > 0 && !m_rows.empty() && m_rows.size() % sampleCount == 0) {
+        const size_t p = m_rows.size() / sampleCount;
+        std::vector<std::string> samples, populations;
+        for (size_t s = 0; s < sampleCount; ++s) samples.push_back(m_rows[s * p].sample);
+        for (size_t i = 0; i < p; ++i) populations.push_back(m_rows[i].population);
+        drawGrid("counts", m_percent ? "population (% of sample)" : "population (cells)",
+                 populations, samples, [&](size_t i, size_t s) {
+                     const auto& r = m_rows[s * p + i];
+                     if (m_percent && std::isfinite(r.fraction))
+                         ImGui::Text("%.2f", 100.0 * r.fraction);
+                     else if (m_percent)
+                         ImGui::TextDisabled("-");
+                     else
+                         ImGui::Text("%llu", static_cast<unsigned long long>(r.cells));
+                 });
+    }
+    ImGui::TextDisabled(gates && m_rows.empty() ? "Export > Counts: gate_counts.csv"
+                        : gates ? "Export > Counts: gate_counts.csv, populations.csv, medians.csv"
+                                : "Export > Counts: populations.csv, medians.csv");
 }
 
 }  // namespace sepal::ui

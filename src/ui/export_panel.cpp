@@ -85,12 +85,18 @@ void ExportPanel::draw(UiContext& ctx) {
             ImGui::SetTooltip("Populations x markers, scaled medians and counts, as PNG");
         ImGui::SameLine();
         if (ImGui::Button("Counts"))
-            run("Counts", (std::filesystem::path(m_folder) / "populations.csv").string(),
-                [&](auto&) { ws.exports().populationCounts(m_folder); });
+            run("Counts", m_folder, [&](const std::string& folder) {
+                std::string names;
+                for (const auto& written : ws.exports().counts(folder))
+                    names += (names.empty() ? "" : ", ") +
+                             std::filesystem::path(written).filename().string();
+                ws.log(app::LogEntry::Info, "counts: " + names);
+            });
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip(
-                "populations.csv (cells per sample and population) and medians.csv in the "
-                "folder, as sepal-cli apply writes them");
+                "Into the folder: populations.csv (cells per sample and population), "
+                "medians.csv and sample_medians.csv, as sepal-cli apply writes them; with gates "
+                "gate_counts.csv (each gate's events per sample), as sepal-cli gate --counts");
     }
     ImGui::SetNextItemWidth(140);
     ImGui::InputInt2("PNG size", &m_width);

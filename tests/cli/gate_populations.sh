@@ -5,7 +5,8 @@
 # puts in Live. --write-gates writes a FlowJo workspace beside the FCS output in which each of
 # Sepal's populations is a named gate under Live: evaluated on that FCS file, every population
 # holds the cells the file labels with it. apply --format fcs does the same for its outputs, and
-# apply --population Cells keeps more cells than the model's Live.
+# apply --population Cells keeps more cells than the model's Live. Two files' gate counts are each
+# file's, a sample each.
 set -euo pipefail
 cli=${SEPAL_CLI:?set SEPAL_CLI to the sepal-cli binary}
 tmp=$(mktemp -d)
@@ -38,6 +39,18 @@ grep -q "are in Cells/Live" "$tmp/embed.log" || fail "embed did not say which po
 "$cli" apply --model "$tmp/m.json" "$tmp/s2.fcs" --format fcs --out-dir "$tmp/out" --write-gates "$tmp/out/s2.wsp" -q
 "$cli" gate "$tmp/out/s2.fcs" --gates "$tmp/out/s2.wsp" --counts "$tmp/out/c.csv" --quiet
 "$cli" gate "$tmp/s2.fcs" --gates "$tree" --counts "$tmp/c2.csv" --quiet
+# Two files are two samples: gate_counts.csv holds each one's rows as it alone would count them.
+"$cli" gate "$tmp/s1.fcs" "$tmp/s2.fcs" --gates "$tree" --counts "$tmp/c12.csv" --quiet
+cmp -s "$tmp/c12.csv" <(cat "$tmp/c1.csv"; tail -n +2 "$tmp/c2.csv") ||
+    fail "the counts of two files are not each file's: $(head -3 "$tmp/c12.csv")"
+head -1 "$tmp/c12.csv" | grep -qx "sample,gate,path,events,parent_events,percent_of_parent,percent_of_all" ||
+    fail "gate_counts.csv's header: $(head -1 "$tmp/c12.csv")"
+# One membership table is one file's events.
+if "$cli" gate "$tmp/s1.fcs" "$tmp/s2.fcs" --gates "$tree" --membership "$tmp/m12.csv" 2>"$tmp/e.txt"; then
+    fail "--membership took two files"
+fi
+grep -q "membership writes the events of one data file: give one (2 given)" "$tmp/e.txt" ||
+    fail "the message does not say why: $(cat "$tmp/e.txt")"
 "$cli" apply --model "$tmp/m.json" "$tmp/s2.fcs" --population Cells --out-dir "$tmp/cells" -q
 
 python3 - "$tmp" <<'PY'

@@ -959,17 +959,30 @@ def test_gates(out):
     for kind in ("xml", "wsp"):
         subprocess.run([cli, "gate", files[0], "--gates", f"{out}/gates.{kind}", "--counts",
                         f"{out}/counts_{kind}.csv", "--quiet"], check=True)
-        _, counted = read_csv(f"{out}/counts_{kind}.csv")
-        check(counted[0][1] == "live", f"gates.{kind} names {counted[0][1]}")
-        live_first = int(counted[0][2])
+        counted_header, counted = read_csv(f"{out}/counts_{kind}.csv")
+        row = dict(zip(counted_header, counted[0]))
+        check(row["path"] == "live" and row["sample"] == "s1", f"gates.{kind} counts {row}")
+        live_first = int(row["events"])
         check(0.85 * 6000 < live_first < 6000, f"gates.{kind}: {live_first} of s1's 6000 cells live")
     check(in_first == gated["gated"], f"the Gates window counts {in_first}, the picture {gated['gated']}")
+    # Export > Counts wrote each gate's events per sample: the bytes sepal-cli gate writes for
+    # the same files and gates, and the samples' live cells add up to the picture's.
+    subprocess.run([cli, "gate", *files, "--gates", f"{out}/gates.json", "--counts",
+                    f"{out}/counts_both.csv", "--quiet"], check=True)
+    app_gates = open(f"{out}/app/gate_counts.csv").read()
+    check(app_gates == open(f"{out}/counts_both.csv").read(),
+          f"the app's gate_counts.csv differs from sepal-cli gate's:\n{app_gates}")
+    counted_header, counted = read_csv(f"{out}/app/gate_counts.csv")
+    by_sample = {r[counted_header.index("sample")]: int(r[counted_header.index("events")])
+                 for r in counted}
+    check(sorted(by_sample) == ["s1", "s2"] and sum(by_sample.values()) == gated["gated"],
+          f"gate_counts.csv's live cells {by_sample}, the picture's {gated['gated']}")
     # Beside the app's FCS export, a FlowJo workspace: live holds every exported cell, and each
     # population under it the cells the export labels with it.
     subprocess.run([cli, "gate", f"{out}/app.fcs", "--gates", f"{out}/app.wsp", "--counts",
                     f"{out}/counts_app.csv", "--quiet"], check=True)
-    _, counted = read_csv(f"{out}/counts_app.csv")
-    by_path = {r[1]: int(r[2]) for r in counted}
+    counted_header, counted = read_csv(f"{out}/counts_app.csv")
+    by_path = {r[counted_header.index("path")]: int(r[counted_header.index("events")]) for r in counted}
     check(by_path.get("live") == gated["gated"], f"the workspace's live holds {by_path.get('live')}")
     labels = {}
     for r in rows:

@@ -31,6 +31,7 @@
 #include "core/demo/demo_data.h"
 #include "core/embedsom/embedsom.h"
 #include "core/gate/gate.h"
+#include "core/gate/gate_counts_table.h"
 #include "core/io/csv_writer.h"
 #include "core/io/fcs_writer.h"
 #include "core/knn/nearest_search.h"
@@ -38,6 +39,7 @@
 #include "core/model/model_file.h"
 #include "core/pipeline/embed_pipeline.h"
 #include "core/pipeline/prepare.h"
+#include "core/pipeline/samples.h"
 #include "core/train/topology.h"
 #include "core/train/trainer_names.h"
 #include "core/train/trainer_registry.h"
@@ -511,6 +513,39 @@ TEST(OnePipeline, DrawnPopulationsTravelWithTheModel) {
 }
 
 // The app's exports never replace a file the data came from (nor its session's sources).
+TEST(Workspace, CountsWithGatesAloneAreEachSamplesGateCounts) {
+    std::vector<io::Table> tables = {demo::makeDemoTable(3000, 1), demo::makeDemoTable(1200, 2)};
+    for (size_t s = 0; s < tables.size(); ++s)
+        tables[s].source = "s" + std::to_string(s + 1) + ".fcs";
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("sepal-app-gate-counts-" + std::to_string(::getpid()));
+    Workspace ws("cpu");
+    ws.data().openTables(tables);
+    settle(ws);
+    try {
+        ws.exports().counts(dir.string());
+        FAIL() << "counts were written without populations or gates";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("nothing to count"), std::string::npos) << e.what();
+    }
+    const GateSelection live = liveGate();
+    ASSERT_TRUE(ws.gates().set(live, "Gate live"));
+    settle(ws);
+    const std::vector<std::string> written = ws.exports().counts(dir.string());
+    ASSERT_EQ(written, std::vector<std::string>{(dir / "gate_counts.csv").string()});
+    EXPECT_FALSE(std::filesystem::exists(dir / "populations.csv"));
+    // sepal-cli gate s1.fcs s2.fcs --gates G --counts: each file evaluated on its own.
+    std::vector<SampleGateCounts> expected;
+    for (const io::Table& t : tables)
+        expected.push_back(
+            {sampleName(t.source), gateCounts(live.tree, evaluateGates(live.tree, t))});
+    std::ifstream in(written[0]);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(text, gateCountsCsv(expected));
+    EXPECT_EQ(expected[0].counts[0].events + expected[1].counts[0].events, ws.state().gating.kept);
+    std::filesystem::remove_all(dir);
+}
+
 TEST(Workspace, ExportsRefuseToWriteOverAnInput) {
     const auto dir = std::filesystem::temp_directory_path() /
                      ("sepal-app-overwrite-" + std::to_string(::getpid()));

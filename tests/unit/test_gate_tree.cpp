@@ -9,6 +9,7 @@
 #include "core/common/error.h"
 #include "core/demo/demo_data.h"
 #include "core/gate/gate.h"
+#include "core/gate/gate_counts_table.h"
 #include "core/gate/gate_membership.h"
 #include "core/gate/gate_tree_json.h"
 #include "core/gate/gating_ml.h"
@@ -105,6 +106,44 @@ TEST(GateTree, QuadrantsAreTheirOwnPopulationsAndParentsAndBooleansCompose) {
     EXPECT_EQ(tree.population("/q/x+ y+/low x").id, "low");
     EXPECT_EQ(tree.population("low x").id, "low");
     EXPECT_THROW(tree.population("nowhere"), InputError);
+}
+
+TEST(GateTree, EachSamplesCountsAreItsOwnEventsAndTheTableQuotesPaths) {
+    // A rectangle under a quadrant, on two samples of 3 and 2 events one after the other.
+    GateTree tree;
+    GateNode q{GateNode::Kind::Quadrant, "q", "", ""};
+    q.dividers = {{"dx", dim("x"), {1.0}}, {"dy", dim("y"), {1.0}}};
+    q.quadrants = {
+        {"pp", "x+, y+", {2, 2}}, {"pn", "", {2, 0}}, {"np", "", {0, 2}}, {"nn", "", {0, 0}}};
+    tree.gates.push_back(q);
+    tree.gates.push_back({GateNode::Kind::Rectangle, "low", "low", "pp", {dim("x", {}, 3.0)}});
+    const io::Table t = table({{2, 2}, {5, 5}, {0, 0}, {1.5f, 1.5f}, {2, 0}});
+    const GateMembership m = evaluateGates(tree, t);
+    const std::vector<GateCount> first = gateCountsOfEvents(tree, m, 0, 3);
+    const std::vector<GateCount> second = gateCountsOfEvents(tree, m, 3, 2);
+    auto of = [](const std::vector<GateCount>& counts, const std::string& id) {
+        return *std::find_if(counts.begin(), counts.end(), [&](auto& c) { return c.id == id; });
+    };
+    EXPECT_EQ(of(first, "pp").events, 2u);
+    EXPECT_EQ(of(first, "pp").parentEvents, 3u);  // the quadrant gate holds the sample's events
+    EXPECT_EQ(of(first, "low").events, 1u);
+    EXPECT_EQ(of(first, "low").parentEvents, 2u);
+    EXPECT_EQ(of(second, "pp").events, 1u);
+    EXPECT_EQ(of(second, "pn").events, 1u);
+    EXPECT_EQ(of(second, "low").allEvents, 2u);
+    // The two samples add up to the whole data's counts.
+    const std::vector<GateCount> all = gateCounts(tree, m);
+    for (const GateCount& c : all)
+        EXPECT_EQ(of(first, c.id).events + of(second, c.id).events, c.events) << c.id;
+    EXPECT_THROW(gateCountsOfEvents(tree, m, 4, 2), InputError);
+    // gate_counts.csv: a row per sample and population; a path with a comma quoted.
+    const std::string text = gateCountsCsv({{"s1", first}, {"s2", second}});
+    EXPECT_EQ(text.substr(0, text.find('\n')),
+              "sample,gate,path,events,parent_events,percent_of_parent,percent_of_all");
+    EXPECT_NE(text.find("\ns1,pp,\"q/x+, y+\",2,3,66.6667,66.6667\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("\ns2,low,\"q/x+, y+/low\",1,1,100.0000,50.0000\n"), std::string::npos)
+        << text;
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1 + 2 * 5);
 }
 
 TEST(GateTree, BrokenTreesAreRefusedWithTheGateNamed) {

@@ -296,24 +296,33 @@ double GateCount::percentOfAll() const {
 }
 
 std::vector<GateCount> gateCounts(const GateTree& tree, const GateMembership& membership) {
+    const size_t all = membership.inside.empty() ? 0 : membership.inside[0].size();
+    return gateCountsOfEvents(tree, membership, 0, all);
+}
+
+std::vector<GateCount> gateCountsOfEvents(const GateTree& tree, const GateMembership& membership,
+                                          size_t first, size_t count) {
     std::map<std::string, size_t> counts;
-    size_t all = 0;
     for (size_t p = 0; p < membership.populations.size(); ++p) {
+        const std::vector<uint8_t>& inside = membership.inside[p];
+        if (first + count > inside.size())
+            throw InputError("gate counts of events " + std::to_string(first) + " to " +
+                             std::to_string(first + count) + " of " +
+                             std::to_string(inside.size()));
         size_t k = 0;
-        for (uint8_t b : membership.inside[p]) k += b;
+        for (size_t i = first; i < first + count; ++i) k += inside[i];
         counts[membership.populations[p].id] = k;
-        all = membership.inside[p].size();
     }
     // A parent that is no population (a quadrant gate as a whole) holds its own parent's events.
     std::function<size_t(const std::string&)> eventsOf = [&](const std::string& id) -> size_t {
-        if (id.empty()) return all;
+        if (id.empty()) return count;
         if (auto it = counts.find(id); it != counts.end()) return it->second;
         const GateNode* g = tree.find(id);
         return g ? eventsOf(g->parent) : 0;
     };
     std::vector<GateCount> out;
     for (const GatePopulation& p : membership.populations)
-        out.push_back({p.id, p.path, counts[p.id], eventsOf(tree.gates[p.gate].parent), all});
+        out.push_back({p.id, p.path, counts[p.id], eventsOf(tree.gates[p.gate].parent), count});
     return out;
 }
 

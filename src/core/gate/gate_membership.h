@@ -38,6 +38,11 @@ struct GateCount {
 /// The counts of every population of `membership` (evaluated on `tree`).
 std::vector<GateCount> gateCounts(const GateTree& tree, const GateMembership& membership);
 
+/// The counts of the events [first, first + count) of `membership`: one sample of several
+/// whose events follow each other (its allEvents: the sample's).
+std::vector<GateCount> gateCountsOfEvents(const GateTree& tree, const GateMembership& membership,
+                                          size_t first, size_t count);
+
 /// Evaluates every population of `tree` on `table`. Throws InputError naming the gate and the
 /// channel when the table lacks one.
 GateMembership evaluateGates(const GateTree& tree, const io::Table& table);

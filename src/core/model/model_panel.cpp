@@ -17,7 +17,7 @@ bool isDigit(char c) {
 
 /// An isotope tag as mass cytometry writes it before a marker: a mass of 89 to 209 and a
 /// metal's symbol, "142nd", "89y", "191irdi" (a symbol, so that "17a" of "IL-17A" is no tag).
-bool isIsotopeTag(const std::string& t) {
+bool isLowercaseIsotopeTag(const std::string& t) {
     size_t i = 0;
     while (i < t.size() && isDigit(t[i])) ++i;
     if (i < 2 || i > 3) return false;
@@ -50,7 +50,8 @@ bool isFluorochromeWord(const std::string& t) {
 std::string comparable(const std::string& marker) {
     std::string whole, kept, token;
     auto take = [&] {
-        if (!token.empty() && !isIsotopeTag(token) && !isFluorochromeWord(token)) kept += token;
+        if (!token.empty() && !isLowercaseIsotopeTag(token) && !isFluorochromeWord(token))
+            kept += token;
         token.clear();
     };
     for (char c : marker) {
