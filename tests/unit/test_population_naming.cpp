@@ -167,6 +167,27 @@ TEST(MarkerThresholds, TheValleyAfterTheLowestModeCutsPositiveFromNegative) {
     EXPECT_FALSE(learnThreshold({}).resolved);
 }
 
+TEST(MarkerThresholds, AFewCellsThatMeasuredNothingAreNoNegativeMode) {
+    // Gated CyTOF cells on CD66: one broad mode of every cell but the granulocytes, and 0.8 %
+    // of the cells at exactly 0 (below the 1 % that always made a pile). Their narrow mode cut
+    // every other cell positive at about 0.1; they are left out, and one mode cuts nothing.
+    std::vector<float> broad = mixture({{1.5, 1.0}}, 4000);
+    broad.insert(broad.end(), 32, 0.0f);
+    const MarkerThreshold one = learnThreshold(broad);
+    EXPECT_FALSE(one.resolved) << "cut at " << one.positive;
+    // Below a marker with negative and positive cells the same pile leaves the valley between
+    // them where it is.
+    std::vector<float> two = mixture({{1.5, 0.6}, {3.8, 0.4}}, 4000);
+    two.insert(two.end(), 32, 0.0f);
+    const MarkerThreshold cut = learnThreshold(two);
+    ASSERT_TRUE(cut.resolved);
+    EXPECT_GT(cut.positive, 2.0f);
+    EXPECT_LT(cut.positive, 3.3f);
+    // A few low cells that are no pile (spread, not stacked on the floor) still make a mode.
+    std::vector<float> low = mixture({{1.5, 0.97}, {-1.5, 0.03}}, 4000);
+    EXPECT_TRUE(learnThreshold(low).resolved);
+}
+
 TEST(PopulationNames, CellsPositiveOnTwoLineagesAreCalledDoublets) {
     // Markers CD3, CD19, CD14: T cells, B cells, and a few cells high on CD3 and CD19.
     Matrix points(3000, 3);
