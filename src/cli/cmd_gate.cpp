@@ -4,7 +4,6 @@
 // sample (gate_counts.csv, as the app's Export > Counts writes it).
 
 #include <CLI/CLI.hpp>
-#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -56,12 +55,6 @@ void writeMembership(const std::string& path, const GateMembership& m) {
     file.commit();
 }
 
-std::string percent(double v) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.4f", v);
-    return text;
-}
-
 void runGate(const GateArgs& a) {
     std::vector<std::string> inputs = a.data;
     inputs.push_back(a.gates);
@@ -88,8 +81,8 @@ void runGate(const GateArgs& a) {
         const std::string prefix = a.data.size() > 1 ? samples.back().sample + ": " : "";
         for (const GateCount& c : samples.back().counts)
             std::cout << prefix << c.path << ": " << c.events << " events, "
-                      << percent(c.percentOfParent()) << "% of parent, "
-                      << percent(c.percentOfAll()) << "% of all\n";
+                      << gatePercent(c.percentOfParent()) << "% of parent, "
+                      << gatePercent(c.percentOfAll()) << "% of all\n";
     }
     if (!a.counts.empty()) writeGateCounts(a.counts, samples);
     if (!a.out.empty()) writeGateFile(a.out, tree, a.data);
@@ -98,8 +91,7 @@ void runGate(const GateArgs& a) {
 void addGate(CLI::App& app) {
     auto args = std::make_shared<GateArgs>();
     CLI::App* cmd = app.add_subcommand(
-        "gate",
-        "evaluate gates (Gating-ML 2.0, a FlowJo workspace or Sepal's JSON) on a data file");
+        "gate", "evaluate gates (Gating-ML 2.0, a FlowJo workspace or Sepal's JSON) on data files");
     cmd->add_option("data", args->data,
                     "FCS or CSV files (several: samples, each counted; the first one's gates "
                     "when a workspace gates files apart)")

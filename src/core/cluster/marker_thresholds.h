@@ -34,12 +34,11 @@ struct MarkerThreshold {
 /// Learns the cut points from `values` (non-finite ones left out, and a pile-up at the floor:
 /// values within 1% of the range above the smallest when they are 1% or more, or enough for a
 /// mode and over three times the values of the next band, cells that measured nothing): a
-/// histogram of 256 bins between the 0.5th and 99.95th percentiles smoothed
-/// by a Gaussian of 3 bins; modes are local maxima of at least 0.1% of the highest, two
-/// neighbouring modes merging unless the lowest point between them is below 80% of the smaller,
-/// and a mode of fewer than 0.2% of the cells (or 25) joining its neighbour; `positive` is the
-/// lowest point after the first mode, `bright` the lowest point after the second mode when
-/// there are three.
+/// histogram of 256 bins between the 0.5th and 99.95th percentiles smoothed by a Gaussian of 3
+/// bins; modes are local maxima of at least 0.1% of the highest, two neighbouring modes merging
+/// unless the lowest point between them is below 80% of the smaller, and a mode of fewer than
+/// 0.2% of the cells (or 25) joining its neighbour; `positive` is the lowest point after the
+/// first mode, `bright` the lowest point after the second mode when there are three.
 MarkerThreshold learnThreshold(std::vector<float> values);
 
 }  // namespace sepal

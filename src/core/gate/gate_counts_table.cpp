@@ -7,15 +7,11 @@
 
 namespace sepal {
 
-namespace {
-
-std::string percent(double v) {
+std::string gatePercent(double v) {
     char text[32];
     std::snprintf(text, sizeof text, "%.4f", v);
     return text;
 }
-
-}  // namespace
 
 std::string gateCountsCsv(const std::vector<SampleGateCounts>& samples) {
     std::string text = "sample,gate,path,events,parent_events,percent_of_parent,percent_of_all\n";
@@ -23,7 +19,7 @@ std::string gateCountsCsv(const std::vector<SampleGateCounts>& samples) {
         for (const GateCount& c : s.counts)
             text += io::csvField(s.sample) + "," + io::csvField(c.id) + "," + io::csvField(c.path) +
                     "," + std::to_string(c.events) + "," + std::to_string(c.parentEvents) + "," +
-                    percent(c.percentOfParent()) + "," + percent(c.percentOfAll()) + "\n";
+                    gatePercent(c.percentOfParent()) + "," + gatePercent(c.percentOfAll()) + "\n";
     return text;
 }
 

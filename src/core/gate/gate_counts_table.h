@@ -20,6 +20,9 @@ struct SampleGateCounts {
 /// with four decimals (of the sample's own events).
 std::string gateCountsCsv(const std::vector<SampleGateCounts>& samples);
 
+/// A percentage as gate_counts.csv writes it: four decimals ("24.8355").
+std::string gatePercent(double v);
+
 /// Writes gateCountsCsv to `path` through a temporary file and a rename. Throws InputError.
 void writeGateCounts(const std::string& path, const std::vector<SampleGateCounts>& samples);
 
