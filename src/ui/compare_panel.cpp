@@ -324,8 +324,12 @@ void ComparePanel::draw(UiContext& ctx) {
         return;
     }
     auto& comparison = ws.comparison();
-    if (!comparison.error().empty())
-        ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", comparison.error().c_str());
+    if (!comparison.error().empty()) {
+        // Wrapped: the side bar is narrower than most messages.
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.45f, 0.4f, 1));
+        ImGui::TextWrapped("%s", comparison.error().c_str());
+        ImGui::PopStyleColor();
+    }
     const app::Comparison& c = comparison.current();
     if (!c.valid) {
         ImGui::TextDisabled(comparison.computing() ? "Comparing..." : "Choose the conditions.");

@@ -546,6 +546,38 @@ TEST(Workspace, CountsWithGatesAloneAreEachSamplesGateCounts) {
     std::filesystem::remove_all(dir);
 }
 
+TEST(Workspace, AComparisonTheSamplesCannotMakeIsRefusedInTheWindowsWords) {
+    if (!ComparisonService::available()) GTEST_SKIP() << "this build has no statistics";
+    std::vector<io::Table> tables;
+    for (int s = 1; s <= 4; ++s) {
+        tables.push_back(demo::makeDemoTable(800, uint32_t(s)));
+        tables.back().source = "s" + std::to_string(s) + ".fcs";
+    }
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("sepal-app-compare-words-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    {
+        std::ofstream meta(dir / "meta.csv");
+        meta << "file,condition\ns1.fcs,a\ns2.fcs,a\ns3.fcs,a\ns4.fcs,b\n";
+    }
+    Workspace ws("cpu");
+    ws.data().openTables(tables);
+    settle(ws);
+    ws.data().openSampleMetadata((dir / "meta.csv").string());
+    ws.populations().fromLandmarks(4);
+    settle(ws);
+    ws.comparison().choose({"condition", "b", "a", "", "edgeR"});
+    // The window's user chose from lists: stats' message without the command line's flag.
+    try {
+        ws.comparison().exportTables((dir / "stats").string());
+        FAIL() << "a condition of one sample was compared";
+    } catch (const InputError& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "condition b has 1 sample; a group needs at least two to be compared");
+    }
+    std::filesystem::remove_all(dir);
+}
+
 TEST(Workspace, ExportsRefuseToWriteOverAnInput) {
     const auto dir = std::filesystem::temp_directory_path() /
                      ("sepal-app-overwrite-" + std::to_string(::getpid()));
