@@ -512,7 +512,7 @@ TEST(OnePipeline, DrawnPopulationsTravelWithTheModel) {
     std::filesystem::remove_all(dir);
 }
 
-// The app's exports never replace a file the data came from (nor its session's sources).
+// Export > Counts with gates and no populations writes each sample's gate counts.
 TEST(Workspace, CountsWithGatesAloneAreEachSamplesGateCounts) {
     std::vector<io::Table> tables = {demo::makeDemoTable(3000, 1), demo::makeDemoTable(1200, 2)};
     for (size_t s = 0; s < tables.size(); ++s)
@@ -546,6 +546,7 @@ TEST(Workspace, CountsWithGatesAloneAreEachSamplesGateCounts) {
     std::filesystem::remove_all(dir);
 }
 
+// The Compare window says why it cannot compare in its own words, not the command line's.
 TEST(Workspace, AComparisonTheSamplesCannotMakeIsRefusedInTheWindowsWords) {
     if (!ComparisonService::available()) GTEST_SKIP() << "this build has no statistics";
     std::vector<io::Table> tables;
@@ -578,6 +579,7 @@ TEST(Workspace, AComparisonTheSamplesCannotMakeIsRefusedInTheWindowsWords) {
     std::filesystem::remove_all(dir);
 }
 
+// The app's exports never replace a file the data came from (nor its session's sources).
 TEST(Workspace, ExportsRefuseToWriteOverAnInput) {
     const auto dir = std::filesystem::temp_directory_path() /
                      ("sepal-app-overwrite-" + std::to_string(::getpid()));
