@@ -24,6 +24,8 @@
 #include "core/cluster/population_tally.h"
 #include "core/common/error.h"
 #include "core/common/stopwatch.h"
+#include "core/gate/gate_counts_table.h"
+#include "core/gate/gate_membership.h"
 #include "core/io/input_guard.h"
 #include "core/model/model_file.h"
 #include "core/model/model_panel.h"
@@ -108,6 +110,7 @@ struct SharedTally {
     std::mutex lock;
     std::optional<PopulationTally> tally;  // made with the first labelled block
     size_t namedBy = SIZE_MAX;             // the file whose markers name the tally's columns
+    std::optional<GateCountSums> gates;    // each file's gate counts, when the model has gates
 };
 
 /// One lane of apply: the model and where its files' populations are counted.
@@ -227,6 +230,13 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
         io::Table& table = *block;
         events += table.events();
         const size_t firstCell = kept;
+        if (run.counted.gates) {
+            // Every gate's events, before the cells are cut down to the embedded population.
+            const GateTree& tree = run.loaded.gates.tree;
+            const std::vector<GateCount> block = gateCounts(tree, evaluateGates(tree, table));
+            const std::lock_guard<std::mutex> hold(run.counted.lock);
+            run.counted.gates->add(f, block);
+        }
         // The model's gates choose the cells, as they chose those it was trained on.
         kept += keepGatedCells(table, run.loaded.gates);
         if (!checked) {
@@ -349,12 +359,17 @@ std::filesystem::path mediansPath(const ApplyArgs& a) {
 std::filesystem::path sampleMediansPath(const ApplyArgs& a) {
     return std::filesystem::path(a.outDir) / "sample_medians.csv";
 }
+std::filesystem::path gateCountsPath(const ApplyArgs& a) {
+    return std::filesystem::path(a.outDir) / "gate_counts.csv";
+}
 
 /// Checks the arguments and the model, then projects and writes this rank's files; returns the
 /// tally of their populations (none when the model has none) and adds the files written and the
-/// lanes' times; `classes` gets the marker classes of the tally's columns.
+/// lanes' times; `classes` gets the marker classes of the tally's columns, `gateSums` the gate
+/// counts of this rank's files (every input's row, the others' zero) when the model has gates.
 std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks, size_t& files,
-                                          ApplyTimes& times, std::vector<MarkerClass>& classes) {
+                                          ApplyTimes& times, std::vector<MarkerClass>& classes,
+                                          std::optional<GateCountSums>& gateSums) {
     const auto start = StageClock::now();
     setThreads(a.threads);
     if (a.format != "csv" && a.format != "fcs" && a.format != "h5ad")
@@ -390,6 +405,9 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
             throw InputError("--design: the model " + a.model +
                              " has no populations to compare (embed --metaclusters K makes them)");
     }
+    if (!loaded.gates.empty())
+        io::refuseOverwritingInput(gateCountsPath(a).string(), readFiles,
+                                   "gate_counts.csv in --out-dir");
     if (!loaded.populations.empty()) {
         io::refuseOverwritingInput(countsPath(a).string(), readFiles,
                                    "populations.csv in --out-dir");
@@ -418,6 +436,7 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
     lanes = std::max<size_t>(1, std::min(lanes, mine.size()));
     const int threads = std::max(1, omp_get_max_threads() / int(lanes));
     SharedTally counted;
+    if (!loaded.gates.empty()) counted.gates.emplace(loaded.gates.tree, a.inputs.size());
     std::vector<ApplyTimes> laneTimes(lanes);
     std::vector<size_t> written(lanes, 0);
     std::vector<std::exception_ptr> errors(lanes);
@@ -468,6 +487,7 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
         ++files;
     }
     // The counts and medians do not depend on which lane (or rank) did a file.
+    gateSums = std::move(counted.gates);
     return std::move(counted.tally);
 }
 
@@ -491,7 +511,8 @@ void runApply(const ApplyArgs& a) {
     size_t files = 0;
     ApplyTimes times;
     std::vector<MarkerClass> classes;
-    ranks.together([&] { tally = applyFiles(a, ranks, files, times, classes); });
+    std::optional<GateCountSums> gateSums;
+    ranks.together([&] { tally = applyFiles(a, ranks, files, times, classes, gateSums); });
     const auto mergeStart = StageClock::now();
     if (ranks.size() > 1) {
         // Rank 0 merges the other ranks' tallies one at a time (it does file 0, so it has a
@@ -516,6 +537,8 @@ void runApply(const ApplyArgs& a) {
                 tally->merge(bytes);
             });
         });
+        // Each rank counted its own files' gates: the sums are the whole cohort's.
+        if (gateSums) gateSums->setValues(ranks.sumEach(gateSums->values()));
         files = ranks.sum(files);
         if (!ranks.root()) {
             if (a.timings)
@@ -525,6 +548,13 @@ void runApply(const ApplyArgs& a) {
     }
     const double merge = secondsSince(mergeStart);
     const auto tablesStart = StageClock::now();
+    if (gateSums) {
+        std::vector<std::string> samples;
+        for (const std::string& input : a.inputs) samples.push_back(sampleName(input));
+        writeGateCounts(gateCountsPath(a).string(), gateSums->counts(samples));
+        ++files;
+        note(a.quiet, "events per sample and gate: " + gateCountsPath(a).string());
+    }
     if (tally) {
         tally->writeCounts(countsPath(a).string());
         tally->writeMedians(mediansPath(a).string());
@@ -562,7 +592,8 @@ void addApplyCommand(CLI::App& app) {
         "has populations a population column, populations.csv (cells per sample and "
         "population), medians.csv (population x marker medians) and sample_medians.csv (the "
         "same per sample: what differential state compares). When the model has gates, "
-        "only the cells inside them are projected, written and counted. With --metadata "
+        "only the cells inside them are projected, written and counted, and gate_counts.csv "
+        "holds every gate's events per input. With --metadata "
         "--design --contrast, the conditions are then compared as sepal-cli stats does");
     cmd->add_option("--model", args->model, "model file written by embed --model")->required();
     cmd->add_option("inputs", args->inputs, "FCS, CSV/TSV or points JSON files")->required();

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The cohort command across processes: `mpirun -np 2 sepal-cli apply` on a small generated
 # cohort writes the same bytes as one process (per-file tables, populations.csv, medians.csv, sample_medians.csv,
-# the heatmap), and a file missing on one rank ends the job with an error that names it, not a
+# the heatmap, and with gates gate_counts.csv), and a file missing on one rank ends the job with an error that names it, not a
 # hang.
 set -euo pipefail
 cli=${SEPAL_CLI:?set SEPAL_CLI to the sepal-cli binary}
@@ -40,6 +40,22 @@ for format in csv fcs; do
     cmp "$tmp/one-$format.png" "$tmp/two-$format.png" || fail "the heatmaps differ"
 done
 echo "1 and 2 ranks wrote the same bytes (csv and fcs, 5 files)"
+
+# Through the model's live gate each rank counts its own files' gates: gate_counts.csv is the
+# same with 1 and 2 ranks, and the bytes sepal-cli gate writes for the five files.
+tree=$(dirname "$0")/fixtures/live_cd3_cd4.xml
+"$cli" apply --model "$tmp/m.json" "${inputs[@]}" --gates "$tree" --population Cells/Live \
+    --out-dir "$tmp/one-gated" --quiet
+"${mpi[@]}" "$cli" apply --model "$tmp/m.json" "${inputs[@]}" --gates "$tree" \
+    --population Cells/Live --out-dir "$tmp/two-gated" --quiet 2>"$tmp/two-gated.log" ||
+    fail "mpirun apply with gates failed: $(cat "$tmp/two-gated.log")"
+"$cli" gate "${inputs[@]}" --gates "$tree" --counts "$tmp/gate.csv" --quiet
+cmp "$tmp/one-gated/gate_counts.csv" "$tmp/two-gated/gate_counts.csv" ||
+    fail "gate_counts.csv differs between 1 and 2 ranks"
+cmp "$tmp/one-gated/gate_counts.csv" "$tmp/gate.csv" ||
+    fail "apply's gate_counts.csv differs from sepal-cli gate's: $(head -4 "$tmp/one-gated/gate_counts.csv")"
+[ "$(grep -c '^s[1-5],' "$tmp/gate.csv")" -ge 5 ] || fail "gate_counts.csv lacks samples: $(cat "$tmp/gate.csv")"
+echo "gate counts: 1 and 2 ranks and sepal-cli gate alike"
 
 # A file missing on rank 1: every rank stops, rank 0 reports it, nobody waits forever.
 if "${mpi[@]}" "$cli" apply --model "$tmp/m.json" "$tmp/s1.fcs" "$tmp/missing.fcs" \

@@ -937,6 +937,8 @@ def test_gates(out):
     check(cli_rows == gated["gated"], f"sepal-cli wrote {cli_rows} cells, the app kept {gated['gated']}")
     app_counts, cli_counts = open(f"{out}/app/populations.csv").read(), open(f"{out}/cli/populations.csv").read()
     check(app_counts == cli_counts, f"the counts differ:\n{app_counts[:300]}\n---\n{cli_counts[:300]}")
+    check(open(f"{out}/app/gate_counts.csv").read() == open(f"{out}/cli/gate_counts.csv").read(),
+          "the app's gate_counts.csv differs from sepal-cli apply's")
     # The app's AnnData export against its CSV export and sepal-cli apply --format h5ad of its
     # model: the same cells, coordinates, populations and gate membership, read by anndata.
     subprocess.run([cli, "apply", "--model", f"{out}/m.json", *files, "--format", "h5ad",

@@ -144,6 +144,18 @@ TEST(GateTree, EachSamplesCountsAreItsOwnEventsAndTheTableQuotesPaths) {
     EXPECT_NE(text.find("\ns2,low,\"q/x+, y+/low\",1,1,100.0000,50.0000\n"), std::string::npos)
         << text;
     EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1 + 2 * 5);
+    // Summed block by block (apply's files come in blocks), the first sample's events in two
+    // blocks of 2 and 1 give its counts; a second sample's row stays apart; the sums survive a
+    // round through values() (the ranks' total).
+    GateCountSums sums(tree, 2);
+    sums.add(0, gateCountsOfEvents(tree, m, 0, 2));
+    sums.add(0, gateCountsOfEvents(tree, m, 2, 1));
+    sums.add(1, second);
+    GateCountSums total(tree, 2);
+    total.setValues(sums.values());
+    EXPECT_EQ(gateCountsCsv(total.counts({"s1", "s2"})), text);
+    EXPECT_THROW(sums.add(2, second), InputError);
+    EXPECT_THROW(total.setValues({1, 2}), InputError);
 }
 
 TEST(GateTree, BrokenTreesAreRefusedWithTheGateNamed) {
