@@ -233,9 +233,9 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
         if (run.counted.gates) {
             // Every gate's events, before the cells are cut down to the embedded population.
             const GateTree& tree = run.loaded.gates.tree;
-            const std::vector<GateCount> block = gateCounts(tree, evaluateGates(tree, table));
+            const std::vector<GateCount> blockCounts = gateCounts(tree, evaluateGates(tree, table));
             const std::lock_guard<std::mutex> hold(run.counted.lock);
-            run.counted.gates->add(f, block);
+            run.counted.gates->add(f, blockCounts);
         }
         // The model's gates choose the cells, as they chose those it was trained on.
         kept += keepGatedCells(table, run.loaded.gates);
