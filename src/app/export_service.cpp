@@ -143,7 +143,7 @@ std::vector<std::string> ExportService::counts(const std::string& folder) const 
     }
     std::vector<std::string> written;
     if (gates) {
-        writeGateCounts(gateCounts, state.gating.countsBySample(data));
+        writeGateCounts(gateCounts, state.gating.bySample);
         written.push_back(gateCounts);
     }
     if (populations) {

@@ -49,21 +49,23 @@ Gating gatingOf(const Dataset& data, GateSelection gates) {
                 g.members.notes.end())
                 g.members.notes.push_back(note);
     }
-    g.counts = gateCounts(g.gates.tree, g.members);
+    // Each sample's counts, and the whole data's as their sums: one pass over the cells.
+    for (const Sample& sample : data.samples)
+        g.bySample.push_back(
+            {sampleName(sample.path),
+             gateCountsOfEvents(g.gates.tree, g.members, sample.first, sample.count)});
+    g.counts = g.bySample.empty() ? gateCounts(g.gates.tree, g.members) : g.bySample.front().counts;
+    for (size_t s = 1; s < g.bySample.size(); ++s)
+        for (size_t p = 0; p < g.counts.size(); ++p) {
+            g.counts[p].events += g.bySample[s].counts[p].events;
+            g.counts[p].parentEvents += g.bySample[s].counts[p].parentEvents;
+            g.counts[p].allEvents += g.bySample[s].counts[p].allEvents;
+        }
     if (const std::vector<uint8_t>* cells = g.cellsOf(g.gates.population)) {
         g.inside = *cells;
         g.kept = size_t(std::count(g.inside.begin(), g.inside.end(), uint8_t(1)));
     }
     return g;
-}
-
-std::vector<SampleGateCounts> Gating::countsBySample(const Dataset& data) const {
-    std::vector<SampleGateCounts> out;
-    if (gates.empty()) return out;
-    for (const Sample& sample : data.samples)
-        out.push_back({sampleName(sample.path),
-                       gateCountsOfEvents(gates.tree, members, sample.first, sample.count)});
-    return out;
 }
 
 Matrix gatedRows(const Matrix& points, const Gating& gating, const Matrix* beside) {

@@ -20,8 +20,11 @@ struct Gating {
     GateSelection gates;            ///< the tree and the embedded population
     GateMembership members;         ///< per population of the tree, per event of all samples
     std::vector<GateCount> counts;  ///< per population: events, parent's, all
-    std::vector<uint8_t> inside;    ///< the embedded population; empty: every cell is in
-    size_t kept = 0;                ///< events inside (with a population)
+    /// Per sample (named as populations.csv names it) and population: gate_counts.csv's rows,
+    /// as sepal-cli gate counts the samples' files.
+    std::vector<SampleGateCounts> bySample;
+    std::vector<uint8_t> inside;  ///< the embedded population; empty: every cell is in
+    size_t kept = 0;              ///< events inside (with a population)
     /// Same gates and cells.
     bool operator==(const Gating& o) const { return gates == o.gates && inside == o.inside; }
     /// How many of `total` events are inside (all without gates); no pass over the cells.
@@ -34,9 +37,6 @@ struct Gating {
     const std::vector<uint8_t>* cellsOf(const std::string& id) const;
     /// The counts of population `id`, or nullptr.
     const GateCount* countOf(const std::string& id) const;
-    /// Every population's counts in each sample of `data` (the data gated): gate_counts.csv's
-    /// rows, as sepal-cli gate counts the samples' files; empty without gates.
-    std::vector<SampleGateCounts> countsBySample(const Dataset& data) const;
 };
 
 /// The gating of `data` by `gates`: each sample's table through core's evaluateGates. Throws

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/common/text.h"
+#include "core/gate/gate_membership.h"
 #include "ui/fitted_text.h"
 
 namespace sepal::ui {
@@ -86,20 +87,21 @@ void CountsPanel::draw(UiContext& ctx) {
     if (m_counter != key) {
         m_rows = st.populations.groups.empty() ? std::vector<PopulationCount>{}
                                                : ws.populations().counts();
-        m_gateRows = st.gating.countsBySample(st.data);
         m_counter = key;
     }
     ImGui::RadioButton("%", &m_percent, 1);
     ImGui::SameLine();
     ImGui::RadioButton("cells", &m_percent, 0);
-    if (!m_gateRows.empty()) {
+    // The gates' counts per sample are made with the gating (one pass over the cells).
+    const auto& gateRows = st.gating.bySample;
+    if (!gateRows.empty()) {
         // Each sample holds every population of the one tree, in one order.
         std::vector<std::string> samples, paths;
-        for (const auto& s : m_gateRows) samples.push_back(s.sample);
-        for (const GateCount& c : m_gateRows.front().counts) paths.push_back(c.path);
+        for (const auto& s : gateRows) samples.push_back(s.sample);
+        for (const GateCount& c : gateRows.front().counts) paths.push_back(c.path);
         drawGrid("gate counts", m_percent ? "gate (% of parent)" : "gate (events)", paths, samples,
                  [&](size_t i, size_t s) {
-                     const GateCount& c = m_gateRows[s].counts[i];
+                     const GateCount& c = gateRows[s].counts[i];
                      if (!m_percent)
                          ImGui::Text("%llu", static_cast<unsigned long long>(c.events));
                      else if (c.parentEvents == 0)

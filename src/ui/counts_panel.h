@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "core/cluster/population_tally.h"
-#include "core/gate/gate_counts_table.h"
 #include "ui/panel.h"
 
 namespace sepal::ui {
@@ -23,7 +22,6 @@ class CountsPanel : public Panel {
 
   private:
     std::vector<PopulationCount> m_rows;
-    std::vector<SampleGateCounts> m_gateRows;
     uint64_t m_counter = ~uint64_t(0);  // the versions m_rows were counted at
     int m_percent = 1;                  // 1: percent (of the sample, of the parent); 0: cells
 };

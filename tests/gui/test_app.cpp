@@ -543,6 +543,16 @@ TEST(Workspace, CountsWithGatesAloneAreEachSamplesGateCounts) {
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     EXPECT_EQ(text, gateCountsCsv(expected));
     EXPECT_EQ(expected[0].counts[0].events + expected[1].counts[0].events, ws.state().gating.kept);
+    // The whole data's counts (the Gates window's), summed from the samples', are those of one
+    // pass over every cell.
+    const Gating& gating = ws.state().gating;
+    const std::vector<GateCount> whole = gateCounts(gating.gates.tree, gating.members);
+    ASSERT_EQ(gating.counts.size(), whole.size());
+    for (size_t p = 0; p < whole.size(); ++p) {
+        EXPECT_EQ(gating.counts[p].events, whole[p].events) << whole[p].path;
+        EXPECT_EQ(gating.counts[p].parentEvents, whole[p].parentEvents) << whole[p].path;
+        EXPECT_EQ(gating.counts[p].allEvents, whole[p].allEvents) << whole[p].path;
+    }
     std::filesystem::remove_all(dir);
 }
 
