@@ -20,24 +20,6 @@ std::string formulaOf(const ComparisonSettings& s) {
     return s.column + (s.block.empty() || s.method == "GLMM" ? "" : " + " + s.block);
 }
 
-/// A statistics error in the window's words: stats' messages name the command line's flags
-/// ("--contrast 'batch:b034-b021': batch b021 has 1 sample; ..."), which the window's user never
-/// wrote: "--contrast '...': " is left out, and "--design '" reads "the design '".
-std::string inWindowWords(std::string message) {
-    const std::string contrast = "--contrast '";
-    if (message.rfind(contrast, 0) == 0) {
-        const size_t end = message.find('\'', contrast.size());
-        if (end != std::string::npos && message.compare(end + 1, 2, ": ") == 0)
-            message.erase(0, end + 3);
-        else if (end != std::string::npos)
-            message = "the comparison " + message.substr(contrast.size(), end - contrast.size()) +
-                      message.substr(end + 1);
-    }
-    const std::string design = "--design '";
-    if (message.rfind(design, 0) == 0) message = "the design '" + message.substr(design.size());
-    return message;
-}
-
 #ifdef SEPAL_HAVE_STATS
 /// The request the settings make: the column's level against the reference.
 stats::StudyRequest requestOf(const ComparisonSettings& s,
@@ -169,14 +151,8 @@ std::vector<std::string> ComparisonService::exportTables(const std::string& fold
     const stats::AbundanceTable counts = stats::abundanceOf(tally);
     const stats::SampleMedianTable medians = stats::sampleMediansOf(tally);
     const bool state = !medians.markers.empty();
-    stats::StudyResult result;
-    try {
-        result =
-            stats::compareConditions(counts, st.metadata, requestOf(m_settings, medians.markers),
-                                     state ? &medians : nullptr);
-    } catch (const InputError& e) {
-        throw InputError(inWindowWords(e.what()));
-    }
+    const stats::StudyResult result = stats::compareConditions(
+        counts, st.metadata, requestOf(m_settings, medians.markers), state ? &medians : nullptr);
     return stats::writeStudyFiles(files, result, counts, st.metadata, m_settings.block, state);
 #else
     (void)folder;
@@ -198,7 +174,7 @@ void ComparisonService::update() {
             }
             m_scheduler.setPopulationChange(std::move(change));
         } catch (const std::exception& e) {
-            m_error = inWindowWords(e.what());
+            m_error = e.what();
         }
     }
 #ifdef SEPAL_HAVE_STATS

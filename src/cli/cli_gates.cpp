@@ -41,7 +41,16 @@ GateSelection chooseGates(const GateOptions& o, GateSelection base,
     return base;
 }
 
-size_t keepGatedCells(io::Table& table, const GateSelection& gates) {
+size_t keepGatedCells(io::Table& table, const GateSelection& gates,
+                      std::vector<GateCount>* counts) {
+    if (counts && !gates.empty()) {
+        // Every population in one pass; the embedded one's cells come from the same pass.
+        const GateMembership members = evaluateGates(gates.tree, table);
+        *counts = gateCounts(gates.tree, members);
+        if (!gates.population.empty())
+            table = io::keepRows(table, members.of(gates.tree.population(gates.population).id));
+        return table.events();
+    }
     if (gates.population.empty()) return table.events();
     table = io::keepRows(table, gates.inside(table));
     return table.events();

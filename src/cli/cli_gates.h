@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/gate/gate_membership.h"
 #include "core/gate/gate_selection.h"
 #include "core/io/table.h"
 
@@ -38,8 +39,11 @@ inline const GateTree* gateTree(const GateSelection& gates) {
 }
 
 /// Keeps the table's events in the selection's population (all without gates); returns how
-/// many it kept. Throws InputError when a gate's channel is missing.
-size_t keepGatedCells(io::Table& table, const GateSelection& gates);
+/// many it kept. With `counts`, also every population's counts of the events as they came
+/// (gateCounts, in the same pass over the gates). Throws InputError when a gate's channel is
+/// missing.
+size_t keepGatedCells(io::Table& table, const GateSelection& gates,
+                      std::vector<GateCount>* counts = nullptr);
 
 /// Writes --write-gates: the gates, and when `populations` is given (the outputs are FCS files
 /// with a population parameter) one gate per population under the embedded one; a FlowJo

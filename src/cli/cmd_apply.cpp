@@ -25,7 +25,6 @@
 #include "core/common/error.h"
 #include "core/common/stopwatch.h"
 #include "core/gate/gate_counts_table.h"
-#include "core/gate/gate_membership.h"
 #include "core/io/input_guard.h"
 #include "core/model/model_file.h"
 #include "core/model/model_panel.h"
@@ -230,15 +229,15 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
         io::Table& table = *block;
         events += table.events();
         const size_t firstCell = kept;
+        // The model's gates choose the cells, as they chose those it was trained on; with
+        // gate_counts.csv to write, every gate's events are counted in the same pass.
+        std::vector<GateCount> blockGateCounts;
+        kept +=
+            keepGatedCells(table, run.loaded.gates, run.counted.gates ? &blockGateCounts : nullptr);
         if (run.counted.gates) {
-            // Every gate's events, before the cells are cut down to the embedded population.
-            const GateTree& tree = run.loaded.gates.tree;
-            const std::vector<GateCount> blockCounts = gateCounts(tree, evaluateGates(tree, table));
             const std::lock_guard<std::mutex> hold(run.counted.lock);
-            run.counted.gates->add(f, blockCounts);
+            run.counted.gates->add(f, blockGateCounts);
         }
-        // The model's gates choose the cells, as they chose those it was trained on.
-        kept += keepGatedCells(table, run.loaded.gates);
         if (!checked) {
             std::vector<std::string> available;
             for (const auto& ch : table.channels) available.push_back(ch.name);

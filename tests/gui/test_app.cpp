@@ -556,7 +556,7 @@ TEST(Workspace, CountsWithGatesAloneAreEachSamplesGateCounts) {
     std::filesystem::remove_all(dir);
 }
 
-// The Compare window says why it cannot compare in its own words, not the command line's.
+// The Compare window says why the samples cannot be compared without a command line's flag.
 TEST(Workspace, AComparisonTheSamplesCannotMakeIsRefusedInTheWindowsWords) {
     if (!ComparisonService::available()) GTEST_SKIP() << "this build has no statistics";
     std::vector<io::Table> tables;
@@ -578,7 +578,7 @@ TEST(Workspace, AComparisonTheSamplesCannotMakeIsRefusedInTheWindowsWords) {
     ws.populations().fromLandmarks(4);
     settle(ws);
     ws.comparison().choose({"condition", "b", "a", "", "edgeR"});
-    // The window's user chose from lists: stats' message without the command line's flag.
+    // The window's user chose from lists: the message names the data, not a flag.
     try {
         ws.comparison().exportTables((dir / "stats").string());
         FAIL() << "a condition of one sample was compared";

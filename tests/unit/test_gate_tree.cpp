@@ -77,15 +77,23 @@ TEST(GateTree, EllipsoidBoundaryIsInside) {
     EXPECT_EQ(inside(tree, t, "e"), (std::vector<uint8_t>{1, 1, 0, 1, 0}));
 }
 
-TEST(GateTree, QuadrantsAreTheirOwnPopulationsAndParentsAndBooleansCompose) {
+/// Quadrants "q" of x and y cut at 1 (pp, the upper right one, named `upperRight`) and a
+/// rectangle "low" (x below 3, named `lowName`) inside pp.
+GateTree quadrantsWithLowInside(const std::string& upperRight, const std::string& lowName) {
     GateTree tree;
     GateNode q{GateNode::Kind::Quadrant, "q", "", ""};
     q.dividers = {{"dx", dim("x"), {1.0}}, {"dy", dim("y"), {1.0}}};
-    q.quadrants = {
-        {"pp", "x+ y+", {2, 2}}, {"pn", "x+ y-", {2, 0}}, {"np", "", {0, 2}}, {"nn", "", {0, 0}}};
+    q.quadrants = {{"pp", upperRight, {2, 2}},
+                   {"pn", "x+ y-", {2, 0}},
+                   {"np", "", {0, 2}},
+                   {"nn", "", {0, 0}}};
     tree.gates.push_back(q);
-    GateNode child{GateNode::Kind::Rectangle, "low", "low x", "pp", {dim("x", {}, 3.0)}};
-    tree.gates.push_back(child);
+    tree.gates.push_back({GateNode::Kind::Rectangle, "low", lowName, "pp", {dim("x", {}, 3.0)}});
+    return tree;
+}
+
+TEST(GateTree, QuadrantsAreTheirOwnPopulationsAndParentsAndBooleansCompose) {
+    GateTree tree = quadrantsWithLowInside("x+ y+", "low x");
     GateNode notChild{GateNode::Kind::Boolean, "rest", "", ""};
     notChild.operation = GateNode::Operation::Not;
     notChild.operands = {{"low", false}};
@@ -110,13 +118,7 @@ TEST(GateTree, QuadrantsAreTheirOwnPopulationsAndParentsAndBooleansCompose) {
 
 TEST(GateTree, EachSamplesCountsAreItsOwnEventsAndTheTableQuotesPaths) {
     // A rectangle under a quadrant, on two samples of 3 and 2 events one after the other.
-    GateTree tree;
-    GateNode q{GateNode::Kind::Quadrant, "q", "", ""};
-    q.dividers = {{"dx", dim("x"), {1.0}}, {"dy", dim("y"), {1.0}}};
-    q.quadrants = {
-        {"pp", "x+, y+", {2, 2}}, {"pn", "", {2, 0}}, {"np", "", {0, 2}}, {"nn", "", {0, 0}}};
-    tree.gates.push_back(q);
-    tree.gates.push_back({GateNode::Kind::Rectangle, "low", "low", "pp", {dim("x", {}, 3.0)}});
+    const GateTree tree = quadrantsWithLowInside("x+, y+", "low");
     const io::Table t = table({{2, 2}, {5, 5}, {0, 0}, {1.5f, 1.5f}, {2, 0}});
     const GateMembership m = evaluateGates(tree, t);
     const std::vector<GateCount> first = gateCountsOfEvents(tree, m, 0, 3);

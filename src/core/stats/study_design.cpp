@@ -131,7 +131,7 @@ StudyDesign buildStudyDesign(const SampleMetadata& metadata,
         }
     }
     if (p >= n)
-        throw InputError("--design '" + formula + "' has " + std::to_string(p) +
+        throw InputError("the design '" + formula + "' has " + std::to_string(p) +
                          " coefficients for " + std::to_string(n) +
                          " samples: the test needs more samples than coefficients");
     if (numericalRank(d.matrix) < Eigen::Index(p)) {
@@ -140,7 +140,8 @@ StudyDesign buildStudyDesign(const SampleMetadata& metadata,
         for (size_t c = 0; c < p; ++c)
             if (std::find(kept.begin(), kept.end(), Eigen::Index(c)) == kept.end())
                 dropped.push_back(d.coefficients[c]);
-        throw InputError("--design '" + formula + "' is not of full rank: " + commaJoined(dropped) +
+        throw InputError("the design '" + formula +
+                         "' is not of full rank: " + commaJoined(dropped) +
                          " is a combination of the columns before it (a factor nested in "
                          "another, or a level no sample has apart from another term)");
     }
@@ -203,8 +204,7 @@ StudyDesign buildStudyDesign(const SampleMetadata& metadata,
     for (const std::string& level : {a, b}) {
         const auto count = std::count(d.groupOf.begin(), d.groupOf.end(), level);
         if (count < 2)
-            throw InputError("--contrast '" + contrast + "': " + column + " " + level + " has " +
-                             std::to_string(count) +
+            throw InputError(column + " " + level + " has " + std::to_string(count) +
                              " sample; a group needs at least two to be compared");
     }
     return d;
