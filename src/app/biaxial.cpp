@@ -105,6 +105,23 @@ GateScale defaultAxisScale(const io::Table& table, const std::string& channel) {
     return arcsinhScale(guessCytometry(table) == Cytometry::Mass ? 5.0 : 150.0);
 }
 
+GateScale startingAxisScale(const Dataset& data, const Gating& gating, const std::string& parent,
+                            const std::string& channel) {
+    if (data.tables.empty()) return {};
+    const io::Table& first = data.tables.front();
+    const int c = first.findChannel(channel);
+    if (c < 0) return {};
+    const std::string& name = first.channels[size_t(c)].name;
+    for (const GateNode& g : gating.gates.tree.gates) {
+        if (g.parent != parent) continue;
+        for (const GateDimension& d : g.dimensions)
+            if (!d.ratio && d.channel == name) return d.scale;
+        for (const QuadrantDivider& d : g.dividers)
+            if (!d.dimension.ratio && d.dimension.channel == name) return d.dimension.scale;
+    }
+    return defaultAxisScale(first, channel);
+}
+
 GateDimension biaxialAxis(const Dataset& data, const std::string& channel, const GateScale& scale,
                           bool compensate) {
     if (data.tables.empty()) throw InputError("open a file first");
@@ -211,14 +228,21 @@ std::vector<GateOutline> gateOutlines(const BiaxialPlot& plot, const Gating& gat
                               plot.high[0] + 1e6f * (plot.high[0] - plot.low[0])},
                              {plot.low[1] - 1e6f * (plot.high[1] - plot.low[1]),
                               plot.high[1] + 1e6f * (plot.high[1] - plot.low[1])}};
-    const auto labelOf = [&](const std::string& id, const std::string& name) {
-        const GateCount* c = gating.countOf(id);
+    // An outline with its name, share and note.
+    const auto labelled = [&](const std::string& id, const std::string& name,
+                              std::vector<float> points) {
+        GateOutline o;
+        o.id = id;
+        o.name = name;
+        if (const GateCount* c = gating.countOf(id)) o.share = percentText(c->percentOfParent());
         const GateNode* g = gating.gates.tree.find(id);
         for (const GateNode& q : gating.gates.tree.gates)
             for (const Quadrant& quadrant : q.quadrants)
                 if (quadrant.id == id) g = &q;
-        const std::string note = g && otherCompensation(plot, *g) ? " (compensated otherwise)" : "";
-        return (c ? name + " " + percentText(c->percentOfParent()) : name) + note;
+        if (g && otherCompensation(plot, *g)) o.note = " (compensated otherwise)";
+        o.points = std::move(points);
+        o.embedded = id == gating.gates.population;
+        return o;
     };
     // A box in plot units from per-axis bounds (open sides reach far off the plot).
     const auto box = [&](const std::array<std::optional<float>, 4>& b) {
@@ -226,18 +250,31 @@ std::vector<GateOutline> gateOutlines(const BiaxialPlot& plot, const Gating& gat
         const float y0 = b[2].value_or(far[1][0]), y1 = b[3].value_or(far[1][1]);
         return std::vector<float>{x0, y0, x1, y0, x1, y1, x0, y1};
     };
-    const auto centre = [&](const std::vector<float>& pts) {
-        // The middle of the outline's part on the plot.
+    // The outline's part on the plot, and its label in the middle of it.
+    const auto place = [&](GateOutline& o) {
         float x0 = plot.high[0], x1 = plot.low[0], y0 = plot.high[1], y1 = plot.low[1];
-        for (size_t i = 0; i + 1 < pts.size(); i += 2) {
-            x0 = std::min(x0, std::clamp(pts[i], plot.low[0], plot.high[0]));
-            x1 = std::max(x1, std::clamp(pts[i], plot.low[0], plot.high[0]));
-            y0 = std::min(y0, std::clamp(pts[i + 1], plot.low[1], plot.high[1]));
-            y1 = std::max(y1, std::clamp(pts[i + 1], plot.low[1], plot.high[1]));
+        for (size_t i = 0; i + 1 < o.points.size(); i += 2) {
+            x0 = std::min(x0, std::clamp(o.points[i], plot.low[0], plot.high[0]));
+            x1 = std::max(x1, std::clamp(o.points[i], plot.low[0], plot.high[0]));
+            y0 = std::min(y0, std::clamp(o.points[i + 1], plot.low[1], plot.high[1]));
+            y1 = std::max(y1, std::clamp(o.points[i + 1], plot.low[1], plot.high[1]));
         }
-        return std::array<float, 2>{(x0 + x1) / 2, (y0 + y1) / 2};
+        o.room = {x0, y0, x1, y1};
+        o.anchor = {(x0 + x1) / 2, (y0 + y1) / 2};
     };
-    const std::string embedded = gating.gates.population;
+    // A box open on one side of an axis (a quadrant, FlowJo's quadrants as rectangles, a
+    // threshold) has its label in the corner away from its edges, reaching inwards, as FlowJo
+    // puts them: in the middle of the quadrants' parts the labels crossed one another where the
+    // dividers lie near the plot's edge.
+    const auto placeInCorner = [&](GateOutline& o, const std::array<std::optional<float>, 4>& b) {
+        place(o);
+        for (size_t a = 0; a < 2; ++a) {
+            const bool lower = b[2 * a].has_value(), upper = b[2 * a + 1].has_value();
+            if (lower == upper) continue;
+            o.anchor[a] = lower ? o.room[a + 2] : o.room[a];
+            o.side[a] = lower ? -1 : 1;
+        }
+    };
     for (const GateNode& g : gating.gates.tree.gates) {
         if (g.parent != plot.parent) continue;
         const std::string name = g.name.empty() ? g.id : g.name;
@@ -253,8 +290,8 @@ std::vector<GateOutline> gateOutlines(const BiaxialPlot& plot, const Gating& gat
                 if (d.max) b[size_t(2 * a + 1)] = map(*d.max);
             }
             if (!drawn) continue;
-            GateOutline o{g.id, labelOf(g.id, name), box(b), {}, g.id == embedded};
-            o.anchor = centre(o.points);
+            GateOutline o = labelled(g.id, name, box(b));
+            placeInCorner(o, b);
             out.push_back(std::move(o));
         } else if (g.kind == GateNode::Kind::Polygon || g.kind == GateNode::Kind::Ellipsoid) {
             if (g.dimensions.size() != 2) continue;
@@ -262,7 +299,7 @@ std::vector<GateOutline> gateOutlines(const BiaxialPlot& plot, const Gating& gat
             if (ax < 0 || ay < 0 || ax == ay) continue;
             const UnitMap m0(g.dimensions[0].scale, plot.axes[size_t(ax)].scale);
             const UnitMap m1(g.dimensions[1].scale, plot.axes[size_t(ay)].scale);
-            GateOutline o{g.id, labelOf(g.id, name), {}, {}, g.id == embedded};
+            GateOutline o = labelled(g.id, name, {});
             const auto put = [&](double u, double v) {
                 const float a = m0(u), b = m1(v);
                 o.points.push_back(ax == 0 ? a : b);
@@ -293,7 +330,7 @@ std::vector<GateOutline> gateOutlines(const BiaxialPlot& plot, const Gating& gat
                     put(g.mean[0] + l00 * u, g.mean[1] + l10 * u + l11 * v);
                 }
             }
-            o.anchor = centre(o.points);
+            place(o);
             out.push_back(std::move(o));
         } else if (g.kind == GateNode::Kind::Quadrant) {
             std::vector<int> axes;
@@ -309,12 +346,8 @@ std::vector<GateOutline> gateOutlines(const BiaxialPlot& plot, const Gating& gat
                     if (k > 0) b[size_t(2 * axes[i])] = map(d.values[k - 1]);
                     if (k < d.values.size()) b[size_t(2 * axes[i] + 1)] = map(d.values[k]);
                 }
-                GateOutline o{q.id,
-                              labelOf(q.id, q.name.empty() ? q.id : q.name),
-                              box(b),
-                              {},
-                              q.id == embedded};
-                o.anchor = centre(o.points);
+                GateOutline o = labelled(q.id, q.name.empty() ? q.id : q.name, box(b));
+                placeInCorner(o, b);
                 out.push_back(std::move(o));
             }
         }
@@ -344,34 +377,46 @@ std::vector<AxisTick> axisTicks(const GateScale& scale, float low, float high) {
         return ticks;
     }
     // Decades both ways from zero, and their multiples as minor ticks; a range narrower than
-    // two decades labels the multiples too.
+    // two decades labels the multiples too. Where the scale is linear near zero (arcsinh,
+    // logicle, biex) the small decades crowd together: ticks are placed by priority, zero first,
+    // then the decades from the largest down, then their multiples, and a mark or a label that
+    // would touch one already placed is left out (placed from the axis's low end, the labels
+    // read "-1" where "0" and "10" belonged, and the marks made a comb at zero).
+    std::vector<AxisTick> candidates;
     const auto add = [&](double v, bool major) {
         const double at = f(v);
         if (std::isfinite(at) && at >= low && at <= high)
-            ticks.push_back({float(at), tickLabel(v), major});
+            candidates.push_back({float(at), tickLabel(v), major});
     };
     add(0, true);
-    for (int e = 0; e <= 9; ++e)
-        for (int m = 1; m <= 9; ++m) {
-            const double v = m * std::pow(10.0, e);
-            add(v, m == 1);
-            add(-v, m == 1);
-        }
-    const bool labelMinor =
-        std::count_if(ticks.begin(), ticks.end(), [](const AxisTick& t) { return t.major; }) < 2;
+    for (bool major : {true, false})
+        for (int e = 9; e >= 0; --e)
+            for (int m = 9; m >= 1; --m)
+                if ((m == 1) == major) {
+                    add(m * std::pow(10.0, e), major);
+                    add(-m * std::pow(10.0, e), major);
+                }
+    const bool labelMinor = std::count_if(candidates.begin(), candidates.end(),
+                                          [](const AxisTick& t) { return t.major; }) < 2;
+    const float markRoom = 0.012f * (high - low), labelRoom = 0.1f * (high - low);
+    std::vector<float> labelled;
+    const auto clear = [](const std::vector<float>& placed, float at, float room) {
+        return std::none_of(placed.begin(), placed.end(),
+                            [&](float p) { return std::abs(p - at) < room; });
+    };
+    std::vector<float> marks;
+    for (AxisTick& t : candidates) {
+        if (!clear(marks, t.at, markRoom)) continue;
+        marks.push_back(t.at);
+        if (!t.major && !labelMinor) t.label.clear();
+        if (!t.label.empty() && clear(labelled, t.at, labelRoom))
+            labelled.push_back(t.at);
+        else
+            t.label.clear();
+        ticks.push_back(t);
+    }
     std::sort(ticks.begin(), ticks.end(),
               [](const AxisTick& a, const AxisTick& b) { return a.at < b.at; });
-    // Labels that would touch are dropped.
-    float last = -1e30f;
-    const float room = 0.1f * (high - low);
-    for (AxisTick& t : ticks) {
-        if (!t.major && !labelMinor) t.label.clear();
-        if (t.label.empty()) continue;
-        if (t.at - last < room)
-            t.label.clear();
-        else
-            last = t.at;
-    }
     return ticks;
 }
 

@@ -27,6 +27,12 @@ struct BiaxialPlot {
 /// fluorescence (Gating-ML's fasinh with M = 1 / ln 10, whose units are those of asinh(x / c)).
 GateScale defaultAxisScale(const io::Table& table, const std::string& channel);
 
+/// The scale a plot of population `parent` starts with on `channel`: that of the first gate
+/// drawn on `parent` over the channel (a FlowJo workspace's or Gating-ML file's transform, so
+/// that its gates look as they were drawn), else defaultAxisScale.
+GateScale startingAxisScale(const Dataset& data, const Gating& gating, const std::string& parent,
+                            const std::string& channel);
+
 /// Gating-ML's fasinh in the units of asinh(x / cofactor).
 GateScale arcsinhScale(double cofactor);
 
@@ -53,11 +59,20 @@ std::vector<uint8_t> biaxialPicture(const BiaxialPlot& plot, int width, int heig
 
 /// One outline of a gate on a plot, in plot units, and where its label goes.
 struct GateOutline {
-    std::string id;                 ///< the population (a gate, or a quadrant)
-    std::string label;              ///< "live 87.4%": name and percent of its parent
-    std::vector<float> points;      ///< x y pairs of a closed outline (plot units)
-    std::array<float, 2> anchor{};  ///< where the label goes (plot units)
-    bool embedded = false;          ///< the embedded population
+    std::string id;             ///< the population (a gate, or a quadrant)
+    std::string name;           ///< "live"
+    std::string share;          ///< "87.4%": percent of its parent ("" before it is counted)
+    std::string note;           ///< " (compensated otherwise)", or ""
+    std::vector<float> points;  ///< x y pairs of a closed outline (plot units)
+    /// Where the label goes (plot units): the middle of the outline's part on the plot; for a
+    /// quadrant its corner away from the dividers, as FlowJo puts them.
+    std::array<float, 2> anchor{};
+    /// Which side of the anchor the label lies on, per axis: -1 before it (left, below), 0
+    /// centred on it, 1 after it (right, above).
+    std::array<int, 2> side{0, 0};
+    /// The outline's part on the plot (x0 y0 x1 y1, plot units): the room its label has.
+    std::array<float, 4> room{};
+    bool embedded = false;  ///< the embedded population
 };
 
 /// The outlines of the gates drawn on the plot's parent over its two channels (rectangles and

@@ -8,6 +8,7 @@
 
 #include "core/transform/channel_label.h"
 #include "core/transform/channel_roles.h"
+#include "ui/fitted_text.h"
 
 namespace sepal::ui {
 
@@ -159,6 +160,57 @@ std::string shortLabel(const io::Table& table, const std::string& channel) {
     return ch.marker.empty() ? ch.name : ch.marker;
 }
 
+/// Whether two boxes (min x, min y, max x, max y) overlap.
+bool overlaps(const ImVec4& a, const ImVec4& b) {
+    return a.x < b.z && b.x < a.z && a.y < b.w && b.y < a.w;
+}
+
+/// Draws a gate's label, "name 24.8%", its name cut to the width of the gate's part on the plot
+/// (the share stays whole), on its anchor's side, inside the plot (`plot`: its box on screen)
+/// and moved off the labels `drawn` before where it can be; returns its box.
+template <class ToScreen>
+ImVec4 drawGateLabel(ImDrawList* draw, const app::GateOutline& o, const ToScreen& toScreen,
+                     const ImVec4& plot, const std::vector<ImVec4>& drawn, ImU32 colour) {
+    const ImVec2 a = toScreen(o.room[0], o.room[1]), b = toScreen(o.room[2], o.room[3]);
+    const float room = std::max(std::abs(b.x - a.x) - 8.0f, 60.0f);
+    const std::string tail = (o.share.empty() ? "" : " " + o.share) + o.note;
+    std::string text = o.name + tail;
+    if (ImGui::CalcTextSize(text.c_str()).x > room) {
+        const float tailWidth = ImGui::CalcTextSize(tail.c_str()).x;
+        text = tailWidth + 30 < room ? fittedText(o.name, room - tailWidth) + tail
+               : o.share.empty()     ? fittedText(o.name, room)
+                                     : o.share;
+    }
+    const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+    const ImVec2 at = toScreen(o.anchor[0], o.anchor[1]);
+    constexpr float kPad = 4;
+    // side: -1 before the anchor (left; below, which is down on screen), 1 after it.
+    const float x = o.side[0] < 0   ? at.x - kPad - size.x
+                    : o.side[0] > 0 ? at.x + kPad
+                                    : at.x - size.x / 2;
+    const float y = o.side[1] < 0   ? at.y + kPad
+                    : o.side[1] > 0 ? at.y - kPad - size.y
+                                    : at.y - size.y / 2;
+    const auto boxAt = [&](float dy) {
+        const float bx = std::clamp(x, plot.x + 2, std::max(plot.x + 2, plot.z - size.x - 2));
+        const float by = std::clamp(y + dy, plot.y + 2, std::max(plot.y + 2, plot.w - size.y - 2));
+        return ImVec4(bx, by, bx + size.x, by + size.y);
+    };
+    ImVec4 box = boxAt(0);
+    for (int step : {1, -1, 2, -2, 3, -3}) {
+        if (std::none_of(drawn.begin(), drawn.end(),
+                         [&](const ImVec4& d) { return overlaps(d, box); }))
+            break;
+        box = boxAt(float(step) * (size.y + 3));
+    }
+    if (std::any_of(drawn.begin(), drawn.end(), [&](const ImVec4& d) { return overlaps(d, box); }))
+        box = boxAt(0);
+    draw->AddRectFilled(ImVec2(box.x - 3, box.y - 1), ImVec2(box.z + 3, box.w + 1),
+                        IM_COL32(0, 0, 0, 170), 3);
+    draw->AddText(ImVec2(box.x, box.y), colour, text.c_str());
+    return ImVec4(box.x - 3, box.y - 1, box.z + 3, box.w + 1);
+}
+
 }  // namespace
 
 void BiaxialPanel::draw(UiContext& ctx) {
@@ -210,11 +262,11 @@ bool BiaxialPanel::refreshPlot(UiContext& ctx, BiaxialSettings& s, PlotView& vie
     const auto& st = ctx.workspace.state();
     const io::Table& first = st.data.tables.front();
     if (s.x.empty() || s.y.empty()) std::tie(s.x, s.y) = firstAxes(first);
-    if (!s.scalesChosen) {
-        s.xScale = app::defaultAxisScale(first, s.x);
-        s.yScale = app::defaultAxisScale(first, s.y);
-    }
     if (!s.parent.empty() && !st.gating.cellsOf(s.parent)) s.parent.clear();  // its gate went
+    if (!s.scalesChosen) {
+        s.xScale = app::startingAxisScale(st.data, st.gating, s.parent, s.x);
+        s.yScale = app::startingAxisScale(st.data, st.gating, s.parent, s.y);
+    }
     const bool compensate = st.pipeline.compensation.source == CompensationStep::Source::File;
     const std::string key = std::to_string(st.version(app::Part::Data)) + "|" +
                             std::to_string(st.version(app::Part::Gates)) + "|" + s.x + "|" + s.y +
@@ -244,13 +296,11 @@ void BiaxialPanel::drawControls(UiContext& ctx, BiaxialSettings& s) {
     const float avail = ImGui::GetContentRegionAvail().x;
     const float channelWidth = std::max(80.0f, avail - 130.0f);
     ImGui::SetNextItemWidth(channelWidth);
-    if (channelCombo("x", first, s.x) && !s.scalesChosen)
-        s.xScale = app::defaultAxisScale(first, s.x);
+    channelCombo("x", first, s.x);  // a scale not chosen follows (refreshPlot)
     ImGui::SameLine();
     if (scaleEditor("xscale", s.xScale)) s.scalesChosen = true;
     ImGui::SetNextItemWidth(channelWidth);
-    if (channelCombo("y", first, s.y) && !s.scalesChosen)
-        s.yScale = app::defaultAxisScale(first, s.y);
+    channelCombo("y", first, s.y);
     ImGui::SameLine();
     if (scaleEditor("yscale", s.yScale)) s.scalesChosen = true;
     ImGui::SetNextItemWidth(std::max(80.0f, avail - 100.0f));
@@ -331,6 +381,7 @@ void BiaxialPanel::drawPlotArea(UiContext& ctx, BiaxialSettings& s, PlotView& vi
 
     draw->PushClipRect(ImVec2(ox, oy), ImVec2(ox + w, oy + h), true);
     // The gates on these cells and channels, with their names and shares of the parent.
+    std::vector<ImVec4> labelBoxes;  // min x, min y, max x, max y of the labels drawn
     for (const app::GateOutline& o : app::gateOutlines(plot, st.gating)) {
         std::vector<ImVec2> points;
         for (size_t i = 0; i + 1 < o.points.size(); i += 2)
@@ -340,12 +391,8 @@ void BiaxialPanel::drawPlotArea(UiContext& ctx, BiaxialSettings& s, PlotView& vi
         const bool selected = o.id == ctx.selectedGate;
         draw->AddPolyline(points.data(), int(points.size()), colour, ImDrawFlags_Closed,
                           o.embedded || selected ? 2.5f : 1.5f);
-        const ImVec2 at = toScreen(o.anchor[0], o.anchor[1]);
-        const ImVec2 size = ImGui::CalcTextSize(o.label.c_str());
-        draw->AddRectFilled(ImVec2(at.x - size.x / 2 - 3, at.y - size.y / 2 - 1),
-                            ImVec2(at.x + size.x / 2 + 3, at.y + size.y / 2 + 1),
-                            IM_COL32(0, 0, 0, 170), 3);
-        draw->AddText(ImVec2(at.x - size.x / 2, at.y - size.y / 2), colour, o.label.c_str());
+        labelBoxes.push_back(
+            drawGateLabel(draw, o, toScreen, ImVec4(ox, oy, ox + w, oy + h), labelBoxes, colour));
     }
     // The gate being drawn.
     const bool hovered = ImGui::IsItemHovered();

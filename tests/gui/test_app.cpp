@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <thread>
 
 #include "app/autosave_folder.h"
@@ -1856,6 +1857,73 @@ TEST(BiaxialAxes, EachAxisLabelsItsTicksInOneForm) {
     bool decade = false;
     for (const AxisTick& t : axisTicks(asinh, 0.0f, 1.0f)) decade = decade || t.label == "1e4";
     EXPECT_TRUE(decade);
+}
+
+TEST(BiaxialGates, QuadrantLabelsSitInTheirOuterCornersAndPlotsTakeTheGatesScales) {
+    // A quadrant gate cut near the plot's upper right corner (FlowJo's quadrants on a diamond):
+    // labels in the middle of the quadrants' parts ran into one another along the top.
+    GateDimension x, y;
+    x.channel = "Ir191Di", y.channel = "Pt195Di";
+    GateNode q{GateNode::Kind::Quadrant, "q", "", ""};
+    q.dividers = {{"dx", x, {3.5}}, {"dy", y, {3.5}}};
+    q.quadrants = {{"pp", "A+ B+", {4, 4}},
+                   {"pn", "A+ B-", {4, 0}},
+                   {"np", "A- B+", {0, 4}},
+                   {"nn", "A- B-", {0, 0}}};
+    Gating gating;
+    gating.gates.tree.gates.push_back(q);
+    BiaxialPlot plot;
+    plot.axes = {x, y};
+    plot.low = {0, 0}, plot.high = {4, 4};
+    std::map<std::string, GateOutline> byId;
+    for (GateOutline& o : gateOutlines(plot, gating)) byId[o.id] = o;
+    ASSERT_EQ(byId.size(), 4u);
+    const auto corner = [&](const std::string& id, std::array<float, 2> at,
+                            std::array<int, 2> side) {
+        SCOPED_TRACE(id);
+        EXPECT_EQ(byId[id].anchor, at);
+        EXPECT_EQ(byId[id].side, side);
+    };
+    corner("np", {0, 4}, {1, -1});   // upper left: from the corner rightwards and down
+    corner("pp", {4, 4}, {-1, -1});  // upper right: leftwards and down
+    corner("nn", {0, 0}, {1, 1});    // lower left: rightwards and up
+    corner("pn", {4, 0}, {-1, 1});
+    EXPECT_EQ(byId["pp"].room, (std::array<float, 4>{3.5f, 3.5f, 4, 4}));
+    EXPECT_EQ(byId["pp"].name, "A+ B+");
+
+    // A plot of these cells starts on the scales the gates were drawn on (a linear one here,
+    // where the demo's mass cytometry channels default to arcsinh(x / 5)).
+    Dataset data;
+    data.tables.push_back(demo::makeDemoTable(200));
+    EXPECT_EQ(startingAxisScale(data, gating, "", "Ir191Di").kind, GateScale::Kind::None);
+    EXPECT_EQ(startingAxisScale(data, gating, "", "Y89Di").kind, GateScale::Kind::Asinh);
+    EXPECT_EQ(startingAxisScale(data, gating, "pp", "Ir191Di").kind, GateScale::Kind::Asinh)
+        << "the gates of another population say nothing of this one's plot";
+    gating.gates.tree.gates.front().dividers[0].dimension.scale = arcsinhScale(150);
+    EXPECT_EQ(scaleLabel(startingAxisScale(data, gating, "", "Ir191Di")), "arcsinh(x/150)");
+}
+
+TEST(BiaxialAxes, ArcsinhAxesLabelZeroAndTheLargeDecadesAndLeaveNoCombAtZero) {
+    // Flow data from just below zero to 2 x 10^4 on arcsinh(x/150): the decades 1 and 10 lie
+    // in the scale's linear part beside zero. Placed from the low end, the labels read "-1" and
+    // "100" only, and the marks of -9 ... 90 made a comb at zero.
+    const GateScale s = arcsinhScale(150);
+    const ScaleFunction f(s);
+    const float low = float(f(-2.0)), high = float(f(2e4));
+    std::vector<std::string> labels;
+    std::vector<float> marks;
+    for (const AxisTick& t : axisTicks(s, low, high)) {
+        if (!t.label.empty()) labels.push_back(t.label);
+        marks.push_back(t.at);
+    }
+    EXPECT_EQ(labels, (std::vector<std::string>{"0", "100", "1e3", "1e4"}));
+    ASSERT_TRUE(std::is_sorted(marks.begin(), marks.end()));
+    for (size_t i = 1; i < marks.size(); ++i)
+        EXPECT_GE(marks[i] - marks[i - 1], 0.012f * (high - low)) << "marks " << i - 1 << ", " << i;
+    // The multiples of the log decades are still marked: 2e3 ... 9e3.
+    EXPECT_GE(std::count_if(marks.begin(), marks.end(),
+                            [&](float m) { return m > f(1.5e3) && m < f(9.5e3); }),
+              8);
 }
 
 }  // namespace
