@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -14,24 +15,10 @@
 namespace sepal::ui {
 namespace {
 
-// What tells the samples apart: their names without the words all of them begin or end with
-// ("Gates_PTLG021_Unstim" and "Gates_PTLG028_Unstim" read "PTLG021" and "PTLG028": a cut inside
-// a word would read as another name), so that a narrow side bar shows more columns; the full
-// name is the header's tooltip.
-std::vector<std::string> distinguishingNames(const std::vector<std::string>& names) {
-    const size_t prefix = sharedWordStart(names), suffix = sharedWordEnd(names);
-    std::vector<std::string> out;
-    for (const auto& n : names) {
-        // Never less than the whole name when the shared parts overlap (one name inside another).
-        if (prefix + suffix >= n.size()) return names;
-        out.push_back(n.substr(prefix, n.size() - prefix - suffix));
-    }
-    return out;
-}
-
-// A grid of rows x samples under the heading `corner`; cell(i, s) draws row i's value in sample
-// s. The rows' names take at most 40% of the width (whole in their tooltips); each sample's
-// column is as wide as its short name or its numbers.
+// A grid of rows x samples under the heading `corner`; cell(i, s) is row i's value in sample s
+// ("" for none: a dash), right-aligned so that the digits line up. The rows' names take at most
+// 40% of the width (whole in their tooltips); each sample's column is as wide as what tells it
+// from the others (whole in the header's tooltip) or its numbers.
 template <class Cell>
 void drawGrid(const char* id, const char* corner, const std::vector<std::string>& rows,
               const std::vector<std::string>& samples, Cell cell) {
@@ -45,11 +32,18 @@ void drawGrid(const char* id, const char* corner, const std::vector<std::string>
     ImGui::TableSetupScrollFreeze(1, 1);
     ImGui::TableSetupColumn(corner, ImGuiTableColumnFlags_WidthFixed,
                             ImGui::GetContentRegionAvail().x * 0.4f);
+    // The values first, so that a column is as wide as its widest one.
+    std::vector<std::vector<std::string>> values(samples.size());
+    for (size_t s = 0; s < samples.size(); ++s)
+        for (size_t i = 0; i < rows.size(); ++i) values[s].push_back(cell(i, s));
     const std::vector<std::string> shortNames = distinguishingNames(samples);
-    for (const auto& s : shortNames)
-        ImGui::TableSetupColumn(
-            s.c_str(), ImGuiTableColumnFlags_WidthFixed,
-            std::max(ImGui::CalcTextSize(s.c_str()).x, ImGui::CalcTextSize("100.00").x));
+    for (size_t s = 0; s < samples.size(); ++s) {
+        float width =
+            std::max(ImGui::CalcTextSize(shortNames[s].c_str()).x, ImGui::CalcTextSize("-").x);
+        for (const std::string& v : values[s])
+            width = std::max(width, ImGui::CalcTextSize(v.c_str()).x);
+        ImGui::TableSetupColumn(shortNames[s].c_str(), ImGuiTableColumnFlags_WidthFixed, width);
+    }
     ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
     for (size_t c = 0; c <= samples.size(); ++c) {
         ImGui::TableSetColumnIndex(int(c));
@@ -63,10 +57,27 @@ void drawGrid(const char* id, const char* corner, const std::vector<std::string>
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", rows[i].c_str());
         for (size_t s = 0; s < samples.size(); ++s) {
             ImGui::TableNextColumn();
-            cell(i, s);
+            const std::string& v = values[s][i];
+            const char* text = v.empty() ? "-" : v.c_str();
+            ImGui::SetCursorPosX(ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x -
+                                 ImGui::CalcTextSize(text).x);
+            if (v.empty())
+                ImGui::TextDisabled("-");
+            else
+                ImGui::TextUnformatted(text);
         }
     }
     ImGui::EndTable();
+}
+
+/// A count or a percentage as the grid shows it.
+std::string countText(unsigned long long events) {
+    return std::to_string(events);
+}
+std::string percentText(double percent) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f", percent);
+    return text;
 }
 
 }  // namespace
@@ -102,12 +113,9 @@ void CountsPanel::draw(UiContext& ctx) {
         drawGrid("gate counts", m_percent ? "gate (% of parent)" : "gate (events)", paths, samples,
                  [&](size_t i, size_t s) {
                      const GateCount& c = gateRows[s].counts[i];
-                     if (!m_percent)
-                         ImGui::Text("%llu", static_cast<unsigned long long>(c.events));
-                     else if (c.parentEvents == 0)
-                         ImGui::TextDisabled("-");
-                     else
-                         ImGui::Text("%.2f", c.percentOfParent());
+                     return !m_percent            ? countText(c.events)
+                            : c.parentEvents == 0 ? std::string()
+                                                  : percentText(c.percentOfParent());
                  });
     }
     // The rows come sample by sample (two samples may share a name), each with every
@@ -121,12 +129,9 @@ void CountsPanel::draw(UiContext& ctx) {
         drawGrid("counts", m_percent ? "population (% of sample)" : "population (cells)",
                  populations, samples, [&](size_t i, size_t s) {
                      const auto& r = m_rows[s * p + i];
-                     if (m_percent && std::isfinite(r.fraction))
-                         ImGui::Text("%.2f", 100.0 * r.fraction);
-                     else if (m_percent)
-                         ImGui::TextDisabled("-");
-                     else
-                         ImGui::Text("%llu", static_cast<unsigned long long>(r.cells));
+                     return !m_percent                  ? countText(r.cells)
+                            : std::isfinite(r.fraction) ? percentText(100.0 * r.fraction)
+                                                        : std::string();
                  });
     }
     ImGui::TextDisabled(gates && m_rows.empty() ? "Export > Counts: gate_counts.csv"

@@ -25,5 +25,24 @@ TEST(CommonText, SharedPartsEndAtWordBoundaries) {
     EXPECT_EQ(commaJoined({"CD3", "CD4"}), "CD3, CD4");
 }
 
+// The Counts window heads its columns by what tells the samples apart: the CytoNorm files'
+// shared middle ("_Unstim_Control_") took most of each column, and cut to the window the "_1"
+// and "_2" that part two files of one patient were lost.
+TEST(CommonText, DistinguishingNamesKeepTheWordsThatDiffer) {
+    EXPECT_EQ(
+        distinguishingNames({"Gates_PTLG021_Unstim_Control_2", "Gates_PTLG028_Unstim_Control_1",
+                             "Gates_PTLG034_Unstim_Control_1", "Gates_PTLG034_Unstim_Control_2"}),
+        (std::vector<std::string>{"PTLG021_2", "PTLG028_1", "PTLG034_1", "PTLG034_2"}));
+    // Other separators stay as they were written.
+    EXPECT_EQ(distinguishingNames({"p1 day-3.fcs", "p2 day-7.fcs"}),
+              (std::vector<std::string>{"p1-3", "p2-7"}));
+    // Names of other word counts lose only their shared ends.
+    EXPECT_EQ(distinguishingNames({"day 1.fcs", "day 12 late.fcs"}),
+              (std::vector<std::string>{"1", "12 late"}));
+    // Nothing to part: each name whole.
+    EXPECT_EQ(distinguishingNames({"a_b", "a_b"}), (std::vector<std::string>{"a_b", "a_b"}));
+    EXPECT_EQ(distinguishingNames({"only"}), (std::vector<std::string>{"only"}));
+}
+
 }  // namespace
 }  // namespace sepal

@@ -1,5 +1,6 @@
 #include "core/common/text.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace sepal {
@@ -75,6 +76,57 @@ size_t sharedWordEnd(const std::vector<std::string>& names) {
     }
     while (n > 0 && !wordBoundary(first[first.size() - n])) --n;
     return n;
+}
+
+namespace {
+/// A name's words, each with the separators before it ("a_b.c": "a", "_b", ".c").
+std::vector<std::string> wordsWithSeparators(const std::string& name) {
+    std::vector<std::string> words;
+    std::string word;
+    bool inWord = false;
+    for (char c : name) {
+        if (wordBoundary(c) && inWord) {
+            words.push_back(word);
+            word.clear();
+        }
+        word += c;
+        inWord = !wordBoundary(c);
+    }
+    if (!word.empty()) words.push_back(word);
+    return words;
+}
+}  // namespace
+
+std::vector<std::string> distinguishingNames(const std::vector<std::string>& names) {
+    if (names.size() < 2) return names;
+    std::vector<std::vector<std::string>> words;
+    for (const auto& n : names) words.push_back(wordsWithSeparators(n));
+    const bool aligned = std::all_of(words.begin(), words.end(), [&](const auto& w) {
+        return w.size() == words.front().size();
+    });
+    std::vector<std::string> out;
+    if (aligned) {
+        std::vector<bool> differs(words.front().size(), false);
+        for (size_t i = 0; i < differs.size(); ++i)
+            for (const auto& w : words) differs[i] = differs[i] || w[i] != words.front()[i];
+        for (const auto& w : words) {
+            std::string kept;
+            for (size_t i = 0; i < w.size(); ++i)
+                if (differs[i]) kept += w[i];
+            // The first word kept without the separators before it.
+            const size_t start = kept.find_first_not_of(" _-.");
+            if (start == std::string::npos) return names;
+            out.push_back(kept.substr(start));
+        }
+        return out;
+    }
+    const size_t prefix = sharedWordStart(names), suffix = sharedWordEnd(names);
+    for (const auto& n : names) {
+        // Never less than the whole name when the shared parts overlap (one name inside another).
+        if (prefix + suffix >= n.size()) return names;
+        out.push_back(n.substr(prefix, n.size() - prefix - suffix));
+    }
+    return out;
 }
 
 std::string elideMiddle(const std::string& text, double width,

@@ -39,4 +39,12 @@ size_t sharedWordStart(const std::vector<std::string>& names);
 /// two names.
 size_t sharedWordEnd(const std::vector<std::string>& names);
 
+/// What tells `names` apart, for headings where the full names do not fit: where every name has
+/// the same number of words (split at a space, '_', '-' or '.'), the words that differ somewhere,
+/// with the separators before them ("Gates_PTLG021_Unstim_Control_2" beside
+/// "Gates_PTLG034_Unstim_Control_1": "PTLG021_2" and "PTLG034_1"); else the names without the
+/// words all of them begin or end with. Each name whole where that would leave it empty, or for
+/// fewer than two names.
+std::vector<std::string> distinguishingNames(const std::vector<std::string>& names);
+
 }  // namespace sepal
