@@ -16,6 +16,7 @@
 
 #include "cli/command_registry.h"
 #include "core/common/error.h"
+#include "core/common/text.h"
 #include "core/io/fcs_reader.h"
 #include "core/io/read_any.h"
 #include "core/pipeline/prepare.h"
@@ -65,8 +66,16 @@ nlohmann::json infoJson(const io::FcsFileInfo& info) {
     return file;
 }
 
+/// Characters of UTF-8 `s` (a column of "Alexa Fluor™ 405-A" counted its bytes, and the
+/// columns after it shifted).
+size_t columnsOf(const std::string& s) {
+    return utf8CodePoints(s).size();
+}
+
+/// `s` padded with spaces to `width` characters.
 std::string pad(const std::string& s, size_t width) {
-    return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+    const size_t n = columnsOf(s);
+    return n >= width ? s : s + std::string(width - n, ' ');
 }
 
 std::string rangeText(double range) {
@@ -129,8 +138,8 @@ void printHuman(const io::FcsFileInfo& info) {
                   << ", spillover " << (d.spillover ? "present" : "absent") << "\n";
         size_t wn = 4, wm = 6;
         for (const auto& p : d.parameters) {
-            wn = std::max(wn, p.name.size());
-            wm = std::max(wm, p.marker.size());
+            wn = std::max(wn, columnsOf(p.name));
+            wm = std::max(wm, columnsOf(p.marker));
         }
         const std::vector<ChannelRole> roles = rolesOf(d);
         std::cout << "  " << pad("#", 4) << pad("name", wn + 2) << pad("marker", wm + 2)
