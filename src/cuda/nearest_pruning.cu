@@ -111,6 +111,20 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
+/// |x - row|^2 by fused multiply-adds, four coordinates a step (rowAt(v): float4 v of the row):
+/// the tile pass's distances, whose rounding its margins cover.
+template <int KVEC, class RowAt>
+__device__ __forceinline__ float fusedSquaredDistance(const float4 (&x)[KVEC], RowAt rowAt) {
+    float s = 0.0f;
+#pragma unroll
+    for (int v = 0; v < KVEC; ++v) {
+        const float4 l = rowAt(v);
+        const float e0 = x[v].x - l.x, e1 = x[v].y - l.y, e2 = x[v].z - l.z, e3 = x[v].w - l.w;
+        s = fmaf(e0, e0, fmaf(e1, e1, fmaf(e2, e2, fmaf(e3, e3, s))));
+    }
+    return s;
+}
+
 /// What the tile pass reads and writes (device pointers).
 struct TileStepsArgs {
     const float* points = nullptr;  // n x STRIDE
@@ -196,14 +210,7 @@ __global__ void __launch_bounds__(kTileThreads) tileStepsKernel(const TileStepsA
         float r = 0.0f;
         if (valid && w < uint32_t(a.g)) {
             const float4* own = reinterpret_cast<const float4*>(a.landmarks) + size_t(w) * kVec;
-            float s = 0.0f;
-#pragma unroll
-            for (int v = 0; v < kVec; ++v) {
-                const float4 l = __ldg(own + v);
-                const float e0 = x[v].x - l.x, e1 = x[v].y - l.y, e2 = x[v].z - l.z,
-                            e3 = x[v].w - l.w;
-                s = fmaf(e0, e0, fmaf(e1, e1, fmaf(e2, e2, fmaf(e3, e3, s))));
-            }
+            const float s = fusedSquaredDistance(x, [&](int v) { return __ldg(own + v); });
             r = finite(sqrtf(s) * (1.0f + kMargin) + kLeastGap);
         } else if (valid) {
             r = INFINITY;
@@ -241,15 +248,8 @@ __global__ void __launch_bounds__(kTileThreads) tileStepsKernel(const TileStepsA
             while (kept) {
                 const int q = __ffs(kept) - 1;
                 kept &= kept - 1;
-                float s = 0.0f;
-#pragma unroll
-                for (int v = 0; v < kVec; ++v) {
-                    const float4 c = centres[q * kVec + v];
-                    const float e0 = x[v].x - c.x, e1 = x[v].y - c.y, e2 = x[v].z - c.z,
-                                e3 = x[v].w - c.w;
-                    s = fmaf(e0, e0, fmaf(e1, e1, fmaf(e2, e2, fmaf(e3, e3, s))));
-                }
-                const float toCentre = sqrtf(s);
+                const float toCentre =
+                    sqrtf(fusedSquaredDistance(x, [&](int v) { return centres[q * kVec + v]; }));
                 const bool far = toCentre < INFINITY && toCentre * (1.0f - kMargin) - radii[q] > r;
                 if (__any_sync(~0u, valid && !far)) bits |= 1u << q;
             }
