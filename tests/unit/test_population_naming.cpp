@@ -245,6 +245,36 @@ TEST(PopulationNames, TAndGranulocyteDoubletsAndADimFloorSaysLo) {
     EXPECT_NE(names[3].phrase.find("CD45-"), std::string::npos) << names[3].phrase;
 }
 
+// A B-precursor tube's CD45: granulocytes dim (its lowest mode), then one broad positive mode
+// that holds CD45dim blasts below CD45bright lymphocytes. Every cell of both is above the cut,
+// and the blasts read "CD45hi", the opposite of what their median says beside the lymphocytes'.
+TEST(PopulationNames, TheDimOnesOfTheCellsAboveADimFloorSayPlusNotHi) {
+    // Markers CD3, CD19, CD10, CD45: background 0.2 on all but CD45.
+    const size_t n = 6000;
+    Matrix points(n, 4);
+    std::vector<int32_t> codes(n);
+    std::mt19937 rng(17);
+    std::normal_distribution<float> noise(0.0f, 0.35f);
+    for (size_t i = 0; i < n; ++i) {
+        const int g = int(i % 3);  // 0 T cells, 1 blasts, 2 granulocytes
+        codes[i] = g;
+        points.at(i, 0) = (g == 0 ? 5.0f : 0.2f) + noise(rng);                  // CD3
+        points.at(i, 1) = (g == 1 ? 5.0f : 0.2f) + noise(rng);                  // CD19
+        points.at(i, 2) = (g == 1 ? 5.0f : 0.2f) + noise(rng);                  // CD10
+        points.at(i, 3) = (g == 0 ? 5.2f : g == 1 ? 4.0f : 1.6f) + noise(rng);  // CD45
+    }
+    NamingInput input{{"CD3", "CD19", "CD10", "CD45"},
+                      std::vector<MarkerClass>(4, MarkerClass::Type)};
+    const auto cuts = learnThresholds(points, input.classes);
+    ASSERT_TRUE(cuts[3].lowIsDim) << "CD45's lowest mode " << cuts[3].lowMode;
+    ASSERT_LT(cuts[3].positive, 3.0f) << "the cut is meant to part the granulocytes only";
+    const auto names = namePopulations(points, codes, 3, input);
+    EXPECT_NE(names[0].phrase.find("CD45hi"), std::string::npos) << names[0].phrase;
+    EXPECT_NE(names[1].phrase.find("CD45+"), std::string::npos) << names[1].phrase;
+    EXPECT_EQ(names[1].phrase.find("CD45hi"), std::string::npos) << names[1].phrase;
+    EXPECT_NE(names[2].phrase.find("CD45lo"), std::string::npos) << names[2].phrase;
+}
+
 TEST(PopulationNames, AShallowValleyAssertsAMarkerOnlyWhenMostCellsAgree) {
     // Marker M: modes at 0 and 1.05, close enough for a shallow valley. Population 0 has 70% of
     // its cells in the upper mode, population 1 all of them, population 2 none.

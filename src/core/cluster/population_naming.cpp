@@ -38,6 +38,10 @@ constexpr double kNamesakeSpreads = 1.0;
 constexpr double kNamesakeAllSpreads = 0.5;
 constexpr int kNamesakeRounds = 3;
 
+// A population above the cut of a marker whose lowest mode is dim reads "+", not "hi", where
+// another population's median lies above its own by this many of the larger of their spreads.
+constexpr float kOutshoneSpreads = 2.0f;
+
 // Lineages that no single cell carries together (T, B, monocyte, granulocyte): a population
 // positive on both of a pair is most likely made of two cells stuck together. CD15 marks
 // granulocytes against T and B cells only (monocytes carry some).
@@ -230,6 +234,18 @@ void sameCallsOneName(std::vector<PopulationName>& names,
     }
 }
 
+/// A phrase's call on a marker for a population on the positive side of its cut (`up`) or not,
+/// with its median there. On a marker whose lowest mode is dim, a population whose median stays
+/// above the background carries it dimly ("lo"; cells at the floor are still "-"), and one above
+/// the cut reads "hi", or "+" where another population lies well above it (`outshone`): over one
+/// broad positive mode, a B-precursor tube's CD45dim blasts beside its CD45bright lymphocytes
+/// read "CD45hi".
+const char* callWord(const MarkerThreshold& cut, bool up, float median, bool outshone) {
+    if (!cut.lowIsDim) return up ? "+" : "-";
+    if (up) return outshone ? "+" : "hi";
+    return median >= cut.dimFloor ? "lo" : "-";
+}
+
 /// A population's median on a marker and its own spread there.
 struct Level {
     float median = 0;
@@ -324,11 +340,13 @@ size_t findWord(const std::string& phrase, const std::string& word) {
 /// Where no marker the phrase left out parts them, one it calls positive may ("CCR5+" becomes
 /// "CCR5bright" and "CCR5dim": on a T cell file, namesakes whose CCR5 medians lay 2.1 of their
 /// spreads apart were numbered). `share`, `level` and `cells` give a population's share at the
-/// cuts, its Level and its cells with a value on a column.
-template <class Share, class LevelOf, class Cells>
+/// cuts, its Level and its cells with a value on a column; `outshone` whether another
+/// population lies well above it on a column (callWord).
+template <class Share, class LevelOf, class Cells, class Outshone>
 void tellNamesakesApart(std::vector<PopulationName>& names,
                         const std::vector<MarkerThreshold>& cuts, const NamingInput& input,
-                        const Share& share, const LevelOf& level, const Cells& cells) {
+                        const Share& share, const LevelOf& level, const Cells& cells,
+                        const Outshone& outshone) {
     std::vector<std::vector<size_t>> used(names.size());  // columns each phrase names already
     for (size_t p = 0; p < names.size(); ++p)
         for (const auto& [c, up] : names[p].called) used[p].push_back(c);
@@ -349,10 +367,8 @@ void tellNamesakesApart(std::vector<PopulationName>& names,
                 for (size_t p : members) {
                     const bool up = holds({input.markers[c], MarkerCall::Positive}, cuts[c],
                                           cells(p, c), share(p, c)) == Verdict::Holds;
-                    const char* call = !up ? "-" : cuts[c].lowIsDim ? "hi" : "+";
-                    if (!up && cuts[c].lowIsDim && level(p, c).median >= cuts[c].dimFloor)
-                        call = "lo";
-                    names[p].phrase += " " + input.markers[c] + call;
+                    names[p].phrase += " " + input.markers[c] +
+                                       callWord(cuts[c], up, level(p, c).median, outshone(p, c));
                     names[p].name = names[p].phrase;
                     used[p].push_back(c);
                 }
@@ -518,6 +534,25 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
         const auto at = [&](double q) { return v[size_t(q * double(v.size() - 1))]; };
         return Level{medianOf(v), 0.5f * (at(0.84) - at(0.16))};
     };
+    // Whether another population above the cut of column c lies well above population p there:
+    // p is then the dim one of the positives (callWord). The levels are made once per column.
+    std::map<size_t, std::vector<Level>> levelsOn;
+    const auto outshone = [&](size_t p, size_t c) {
+        if (!cuts[c].lowIsDim) return false;
+        auto it = levelsOn.find(c);
+        if (it == levelsOn.end()) {
+            std::vector<Level> levels;
+            for (size_t q = 0; q < k; ++q) levels.push_back(populationLevel(q, c));
+            it = levelsOn.emplace(c, std::move(levels)).first;
+        }
+        const std::vector<Level>& levels = it->second;
+        for (size_t q = 0; q < k; ++q)
+            if (q != p && tally[q].cells[c] > 0 &&
+                levels[q].median - levels[p].median >
+                    kOutshoneSpreads * std::max(levels[p].spread, levels[q].spread))
+                return true;
+        return false;
+    };
     std::vector<PopulationName> names(k);
     std::map<std::string, int> seen;  // names given so far, for the " (2)" of a repeated one
     std::vector<std::vector<std::string>> calls(k);  // each phrase's calls ("CD3+", "CD45lo")
@@ -556,12 +591,8 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
             for (const auto& [score, c] : apart) {
                 const bool up = !lacks[c] && share(p, c).positive >= kCallShare;
                 if (up != bool(positive)) continue;
-                const char* call = up ? "+" : "-";
-                // On a marker whose lowest mode is dim, a population whose own median stays above
-                // the background carries it dimly ("lo"; cells at the floor are still "-"), and
-                // the bright side is "hi".
-                if (cuts[c].lowIsDim)
-                    call = up ? "hi" : populationMedian(p, c) >= cuts[c].dimFloor ? "lo" : "-";
+                const char* call =
+                    callWord(cuts[c], up, populationMedian(p, c), up && outshone(p, c));
                 out.phrase += (out.phrase.empty() ? "" : " ") + input.markers[c] + call;
                 out.called.emplace_back(c, up);
                 calls[p].push_back(input.markers[c] + call);
@@ -629,8 +660,9 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
                                              : "population " + std::to_string(p + 1);
     }
     sameCallsOneName(names, calls);
-    tellNamesakesApart(names, cuts, input, share, populationLevel,
-                       [&](size_t p, size_t c) { return tally[p].cells[c]; });
+    tellNamesakesApart(
+        names, cuts, input, share, populationLevel,
+        [&](size_t p, size_t c) { return tally[p].cells[c]; }, outshone);
     for (PopulationName& out : names) {
         const int n = ++seen[out.name];
         if (n > 1) out.name += " (" + std::to_string(n) + ")";
