@@ -87,6 +87,12 @@ std::string stateJson(Application& application) {
     j["canvas"] = {o[0], o[1], camera.width(), camera.height()};
     j["panels"] = ctx.openPanels;
     j["landmarks_shown"] = st.view.showLandmarks;
+    // The cell the hover describes, and whether it is in the embedded population (drawn).
+    const long hovered = canvas.hoveredCell();
+    j["hovered_cell"] =
+        hovered < 0
+            ? nlohmann::json(nullptr)
+            : nlohmann::json{{"index", hovered}, {"drawn", st.gating.contains(size_t(hovered))}};
     // The Compare window's latest comparison: what differs at FDR 0.05, and how long it took.
     const auto& comparison = ws.comparison().current();
     nlohmann::json called = nlohmann::json::array(), stateCalled = nlohmann::json::array();

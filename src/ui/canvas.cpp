@@ -39,12 +39,16 @@ int Canvas::landmarkAt(const UiContext& ctx, float sx, float sy) const {
 
 long Canvas::pointAt(const UiContext& ctx, float sx, float sy) const {
     const auto& xy = ctx.workspace.positions();
+    const app::Gating& gating = ctx.workspace.state().gating;
     size_t n = xy.size() / 2;
     auto w = ctx.camera.toWorld(sx, sy);
     float r = kPointPickPx * ctx.camera.unitsPerPixel();
     float best = r * r;
     long found = -1;
     for (size_t i = 0; i < n; ++i) {
+        // Only the cells drawn: those outside the embedded population keep positions from an
+        // earlier picture, and a hover named such a cell over an empty spot.
+        if (!gating.contains(i)) continue;
         float dx = xy[2 * i] - w[0], dy = xy[2 * i + 1] - w[1];
         float d = dx * dx + dy * dy;
         if (d < best) best = d, found = long(i);

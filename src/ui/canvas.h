@@ -30,6 +30,8 @@ class Canvas {
     const std::set<size_t>& selection() const { return m_selection; }
     /// The landmark under the mouse, or -1.
     int hoveredLandmark() const { return m_hoveredLandmark; }
+    /// The cell the tooltip describes (the last under the mouse), or -1.
+    long hoveredCell() const { return m_hoverPoint; }
     /// Top-left corner of the area in window pixels.
     std::array<float, 2> origin() const { return {m_x, m_y}; }
 

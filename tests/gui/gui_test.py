@@ -996,6 +996,31 @@ def test_gates(out):
     img = read_png(f"{out}/gated.png")
     check(lit_pixels(img, canvas_box(gated)) > 1000, "nothing drawn after gating")
 
+    # The hover describes only cells drawn: a gate on CD19 (the B cells out) re-trains on the
+    # rest, and the cells outside keep their places in the picture before; the cells a grid of
+    # mouse positions finds are all in the gate (before, most of those found were outside it).
+    axes = ["open " + " ".join(files), "settle", "panel Training close", "panel Landmarks close",
+            "panel Colour close", "panel Biaxial open", "set biaxial.x CD3", "set biaxial.y CD19",
+            "set biaxial.name notB", "wait 3"]
+    states, _, _ = run_app(axes + ["state", "quit"], out)
+    b = states[-1]["biaxial"]
+    check(b["x"] == "Pr141Di" and b["y"] == "Nd144Di", f"the plot shows {b['x']} vs {b['y']}")
+    x0, y0 = plot_pixel(states[-1], b["low"][0] + 0.02 * (b["high"][0] - b["low"][0]), 1.5)
+    x1, y1 = plot_pixel(states[-1], b["high"][0] - 0.02 * (b["high"][0] - b["low"][0]),
+                        b["low"][1] + 0.02 * (b["high"][1] - b["low"][1]))
+    grid = []
+    for gx in range(20, 960, 60):
+        for gy in range(20, 960, 60):
+            grid += [f"mouse {gx} {gy}", "wait 1", "state"]
+    states, _, _ = run_app(axes + [f"drag {x0:.1f} {y0:.1f} {x1:.1f} {y1:.1f}", "wait 3", "settle",
+                                   "set biaxial.windows off", "wait 2"] + grid + ["quit"], out)
+    check(states[-1]["gated"] < 0.95 * states[-1]["events"],
+          f"the CD19 gate kept {states[-1]['gated']} of {states[-1]['events']} cells")
+    hovered = [st["hovered_cell"] for st in states if st.get("hovered_cell")]
+    check(len(hovered) >= 5, f"the mouse found {len(hovered)} cells over the canvas")
+    outside = [h["index"] for h in hovered if not h["drawn"]]
+    check(not outside, f"the hover described {len(outside)} cells outside the gate: {outside[:5]}")
+
     # A quadrant gate on the live cells' CD3 vs CD4, and the tree in the Gates window.
     states, _, _ = run_app(["open " + " ".join(files), "settle", "panel Training close",
                             "panel Landmarks close", "panel Colour close", f"open {out}/gates.json",
