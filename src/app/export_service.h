@@ -62,4 +62,8 @@ class ExportService : public Service {
     ComparisonService& m_comparison;
 };
 
+/// Whether `path` is a session file the app saved (a JSON object whose "format" is
+/// "sepal-session"): it opens whole, files, model and view, not as data.
+bool isSessionFile(const std::string& path);
+
 }  // namespace sepal::app

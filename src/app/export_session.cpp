@@ -9,6 +9,7 @@
 #include "app/file_io.h"
 #include "core/common/error.h"
 #include "core/io/atomic_file.h"
+#include "core/io/json_format.h"
 #include "core/model/model_file.h"
 #include "core/train/trainer_names.h"
 
@@ -148,6 +149,10 @@ void ExportService::saveSession(const std::string& path, const std::array<float,
     if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
     // Core's atomic writer: a temporary name, renamed when complete, removed on SIGINT/SIGTERM.
     io::writeFileAtomically(path, [&](std::ostream& out) { out << sessionJson(camera).dump(1); });
+}
+
+bool isSessionFile(const std::string& path) {
+    return io::jsonFileFormat(path) == "sepal-session";
 }
 
 std::array<float, 3> ExportService::loadSession(const std::string& path) {

@@ -22,6 +22,7 @@
 #include "ui/error_banner.h"
 #include "ui/main_menu.h"
 #include "ui/panel_table.h"
+#include "ui/session_open.h"
 #include "ui/side_bars.h"
 #include "ui/small_multiples.h"
 
@@ -76,7 +77,7 @@ Application::Application(Options options)
         m_workspace.training().setSettings(training);
         m_workspace.edits().seal();
     }
-    if (!m_options.files.empty()) m_workspace.data().openFiles(m_options.files);
+    if (!m_options.files.empty()) ui::openPaths(*m_ctx, m_options.files, false);
 }
 
 Application::~Application() {
@@ -160,7 +161,12 @@ void Application::fitWhenDue() {
     uint64_t fitKey = dataVersion * 1000003 + m_workspace.document().fitRequests();
     const std::string& title = m_workspace.colourKey().title;
     const auto fit = [&] { m_canvas.fit(*m_ctx), m_fitTitle = title; };
-    if (fitKey != m_fitForData) {
+    if (fitKey != m_fitForData && m_ctx->sessionView) {
+        // A loaded session keeps the view it was saved with (a fit moved it).
+        m_camera.setState(*m_ctx->sessionView);
+        m_ctx->sessionView.reset();
+        m_fitForData = fitKey, m_fitted = true, m_fitTitle = title;
+    } else if (fitKey != m_fitForData) {
         m_fitForData = fitKey, m_fitted = false, fit();
         m_fitAfterSweeps = m_workspace.stats().sweeps;
     }
@@ -180,7 +186,7 @@ void Application::frame() {
     const double frameStart = monotonicSeconds();
     glfwPollEvents();
     if (!m_dropped.empty()) {
-        m_workspace.data().openFiles(m_dropped, false);
+        ui::openPaths(*m_ctx, m_dropped, false);
         m_dropped.clear();
     }
     ImGui_ImplOpenGL3_NewFrame();

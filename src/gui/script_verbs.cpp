@@ -16,6 +16,7 @@
 #include "gui/script_settings.h"
 #include "gui/state_json.h"
 #include "ui/crash_recovery.h"
+#include "ui/session_open.h"
 
 namespace sepal::gui {
 
@@ -26,7 +27,7 @@ int buttonOf(const ScriptAction& a) {
 }
 
 void open(ScriptRun& run, const ScriptAction& a) {
-    run.app.workspace().data().openFiles(a.args, false);
+    ui::openPaths(run.app.context(), a.args, false);
     run.startSettling();
 }
 
@@ -204,12 +205,7 @@ void exportFile(ScriptRun& run, const ScriptAction& a) {
 // A session that fails to load is logged, not thrown: the tests read the error count.
 void loadSession(ScriptRun& run, const ScriptAction& a) {
     if (a.args.empty()) throw InputError("load-session needs a path");
-    auto& ws = run.app.workspace();
-    try {
-        run.app.camera().setState(ws.exports().loadSession(a.args[0]));
-    } catch (const std::exception& e) {
-        ws.log(app::LogEntry::Error, e.what());
-    }
+    ui::openSession(run.app.context(), a.args[0], false);
     run.startSettling();
 }
 

@@ -85,6 +85,7 @@ std::string stateJson(Application& application) {
     // Window pixels of the canvas and of each landmark, so tests can look at the screenshot.
     auto o = canvas.origin();
     j["canvas"] = {o[0], o[1], camera.width(), camera.height()};
+    j["camera"] = camera.state();  // the view: centre x, y and scale, as a session keeps it
     j["panels"] = ctx.openPanels;
     j["landmarks_shown"] = st.view.showLandmarks;
     // The cell the hover describes, and whether it is in the embedded population (drawn).

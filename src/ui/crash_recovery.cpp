@@ -5,6 +5,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "ui/session_open.h"
+
 namespace sepal::ui {
 
 namespace {
@@ -25,18 +27,6 @@ std::string summaryOf(const std::string& path) {
     }
 }
 
-/// Loads a session file into the workspace and the camera; errors go to the log (false).
-bool loadInto(UiContext& ctx, const std::string& path) {
-    try {
-        ctx.camera.setState(ctx.workspace.exports().loadSession(path));
-        ctx.sessionPath.clear();  // an autosave is not where the user's own saves go
-        return true;
-    } catch (const std::exception& e) {
-        ctx.error(e.what());
-        return false;
-    }
-}
-
 }  // namespace
 
 CrashRecovery::CrashRecovery(const app::AutosaveFolder& folder,
@@ -52,7 +42,7 @@ bool CrashRecovery::restore(UiContext& ctx) {
     app::AutosaveFolder::dismiss(file);
     ctx.workspace.log(app::LogEntry::Info,
                       "restoring the session autosaved at " + file.label + " (" + file.path + ")");
-    loadInto(ctx, file.path);
+    openSession(ctx, file.path, false);
     return true;
 }
 
@@ -114,7 +104,8 @@ void CrashRecovery::drawMenu(UiContext& ctx) {
     if (files.empty()) ImGui::TextDisabled("no autosaves yet");
     for (const app::AutosaveFile& f : files) {
         const std::string label = f.label + (f.crashed ? "  (after a crash)" : "");
-        if (ImGui::MenuItem(label.c_str()) && loadInto(ctx, f.path) && f.crashed && !f.seen)
+        if (ImGui::MenuItem(label.c_str()) && openSession(ctx, f.path, false) && f.crashed &&
+            !f.seen)
             app::AutosaveFolder::dismiss(f);
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", f.path.c_str());
     }

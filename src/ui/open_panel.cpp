@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "ui/session_open.h"
+
 namespace sepal::ui {
 
 namespace fs = std::filesystem;
@@ -66,8 +68,7 @@ void OpenPanel::draw(UiContext& ctx) {
                 if (!ImGui::GetIO().KeyCtrl) std::fill(m_selected.begin(), m_selected.end(), false);
                 m_selected[i] = !dir && !m_selected[i];
                 if (!dir && ImGui::IsMouseDoubleClicked(0))
-                    ws.data().openFiles({(fs::path(m_folder) / m_entries[i]).string()},
-                                        m_addAsSamples);
+                    openPaths(ctx, {(fs::path(m_folder) / m_entries[i]).string()}, m_addAsSamples);
             }
         }
         ImGui::EndListBox();
@@ -77,7 +78,7 @@ void OpenPanel::draw(UiContext& ctx) {
         if (m_selected[i]) chosen.push_back((fs::path(m_folder) / m_entries[i]).string());
     ImGui::BeginDisabled(chosen.empty());
     if (ImGui::Button(chosen.size() > 1 ? "Open as samples" : "Open"))
-        ws.data().openFiles(chosen, m_addAsSamples);
+        openPaths(ctx, chosen, m_addAsSamples);
     ImGui::EndDisabled();
     ImGui::SameLine();
     ImGui::Checkbox("Add to current", &m_addAsSamples);
@@ -94,13 +95,13 @@ void OpenPanel::draw(UiContext& ctx) {
     ImGui::SetNextItemWidth(-60);
     ImGui::InputTextWithHint("##path", "or type a path", m_path, sizeof m_path);
     ImGui::SameLine();
-    if (ImGui::Button("Go") && m_path[0]) ws.data().openFiles({m_path}, m_addAsSamples);
+    if (ImGui::Button("Go") && m_path[0]) openPaths(ctx, {m_path}, m_addAsSamples);
     if (!ws.data().recentFiles().empty()) {
         ImGui::TextDisabled("Recent");
         for (const auto& r : ws.data().recentFiles()) {
             ImGui::PushID(r.c_str());
             if (ImGui::Selectable(fs::path(r).filename().string().c_str()))
-                ws.data().openFiles({r});
+                openPaths(ctx, {r}, false);
             if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.c_str());
             ImGui::PopID();
         }

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <deque>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,9 @@ struct UiContext {
     /// When set, the next lasso splits this population: only its cells move to brushName.
     std::string splitFrom;
     bool fitRequested = false;  ///< fit the view to the points next frame
+    /// A loaded session's view, put back in place of the fits its data would get
+    /// (Application::fitWhenDue).
+    std::optional<std::array<float, 3>> sessionView;
     /// Width and height of the colour key in the canvas's lower right corner, in logical
     /// pixels with its margin (zero when none is drawn): fitting keeps the picture clear of it.
     std::array<float, 2> keySize{0, 0};

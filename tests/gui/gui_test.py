@@ -496,8 +496,12 @@ def test_unicode_names(out):
 
 
 def test_session(out):
+    """A session saved after a pan, a drag, a lasso and a colouring comes back whole, its view
+    included (a fit moved it), whether loaded or opened as a file in the Open window (where it
+    was read as a table of points and refused)."""
     states, _, _ = run_app([f"open {CELLS}", "settle", "drag-landmark 1 60 40", "settle",
                             "lasso B 250 200 400 200 400 400", "set colour.marker M2", "settle",
+                            "drag 100 100 250 200", "wait 2",
                             f"export session {out}/s.json", f"export model {out}/m1.json",
                             f"export csv {out}/c1.csv", "state",
                             "open synthetic:5000", "settle", "state",
@@ -507,6 +511,17 @@ def test_session(out):
     check(s_other["events"] == 5000, "the second dataset did not open")
     for key in ("events", "landmarks", "populations", "colour_mode", "columns"):
         check(s0[key] == s1[key], f"{key} differs after reloading the session: {s0[key]} vs {s1[key]}")
+    check(s0["landmark_screen"] == s1["landmark_screen"],
+          f"the landmarks are elsewhere on screen after reloading the session: the first at "
+          f"{s1['landmark_screen'][0]}, saved at {s0['landmark_screen'][0]}")
+    check(all(abs(a - b) < 1e-4 * max(1.0, abs(a)) for a, b in zip(s0["camera"], s1["camera"])),
+          f"the view {s1['camera']} after reloading, {s0['camera']} saved")
+    opened, _, _ = run_app([f"open {out}/s.json", "settle", "wait 2", "state", "quit"], out)
+    check(opened[-1]["errors"] == 0 and opened[-1]["events"] == s0["events"] and
+          opened[-1]["populations"] == s0["populations"],
+          f"the session opened as a file: {opened[-1]['errors']} errors, {opened[-1]['events']} events")
+    check(all(abs(a - b) < 1e-4 * max(1.0, abs(a)) for a, b in zip(s0["camera"], opened[-1]["camera"])),
+          f"the view {opened[-1]['camera']} after opening the session, {s0['camera']} saved")
     check(json.load(open(f"{out}/m1.json")) == json.load(open(f"{out}/m2.json")),
           "the model differs after reloading the session")
     h1, c1 = read_csv(f"{out}/c1.csv")

@@ -8,6 +8,7 @@
 
 #include "core/common/error.h"
 #include "core/io/atomic_file.h"
+#include "core/io/json_format.h"
 #include "core/io/regular_file.h"
 #include "core/transform/pipeline.h"
 
@@ -388,12 +389,7 @@ std::vector<size_t> checkColumns(const std::vector<std::string>& modelColumns,
 }
 
 bool isModelFile(const std::string& path) {
-    std::error_code ec;
-    if (!path.ends_with(".json") || !std::filesystem::is_regular_file(path, ec)) return false;
-    std::ifstream in(path);
-    if (!in) return false;
-    const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
-    return doc.is_object() && doc.value("format", "") == kFormatName;
+    return io::jsonFileFormat(path) == kFormatName;
 }
 
 }  // namespace sepal
