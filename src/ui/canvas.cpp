@@ -305,9 +305,10 @@ void Canvas::drawHover(UiContext& ctx, float sx, float sy) {
     uint8_t pop = i < st.populations.membership.size() ? st.populations.membership[i] : 0;
     if (pop > 0 && pop <= st.populations.groups.size())
         ImGui::Text("population: %s", st.populations.groups[pop - 1].name.c_str());
-    // The file's own labels of the cell (an annotation or gating column).
+    // The file's own labels of the cell (an annotation or gating column), said to be the file's:
+    // its "Population" beside the app's "population" read as one field written twice.
     for (const auto& [column, value] : st.data.labelsOf(i))
-        ImGui::Text("%s: %s", column.c_str(), value.c_str());
+        ImGui::Text("%s (in the file): %s", column.c_str(), value.c_str());
     // The cell's highest markers: what sets it apart, in a few lines whatever the panel's size.
     const size_t d = st.data.columns.size();
     std::vector<size_t> order(d);

@@ -103,6 +103,7 @@ void exportPicture(const PngRequest& request, UiContext& ctx, const Canvas& canv
         SceneMarks marks;
         marks.landmarks = request.landmarks;
         marks.graph = request.graph;
+        marks.chosen = true;  // the export's ticks, whether the canvas shows landmarks or not
         drawScene(ws, cam, scale, points, overlay, marks);
         auto image = target.read();
         render::OffscreenTarget::unbind();

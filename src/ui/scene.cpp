@@ -15,7 +15,8 @@ void drawScene(const app::Workspace& ws, const render::Camera& camera, float sca
         points.draw(camera, st.view.pointSize * scale, st.view.alpha);
     overlay.clear();
     const auto& m = st.model;
-    if (st.view.showGraph && st.view.showLandmarks && marks.graph && marks.landmarks) {
+    const bool landmarks = marks.landmarks && (marks.chosen || st.view.showLandmarks);
+    if (landmarks && marks.graph && (marks.chosen || st.view.showGraph)) {
         for (auto [a, b] : m.edges) {
             if (a >= m.count() || b >= m.count()) continue;
             auto p = camera.toScreen(m.low[2 * a], m.low[2 * a + 1]);
@@ -23,7 +24,7 @@ void drawScene(const app::Workspace& ws, const render::Camera& camera, float sca
             overlay.line(p[0], p[1], q[0], q[1], 1.2f, {230, 230, 230, 90});
         }
     }
-    if (st.view.showLandmarks && marks.landmarks) {
+    if (landmarks) {
         // Hundreds of landmarks would hide the cells under full-size discs: smaller ones then.
         const float r = std::clamp(5.0f * std::sqrt(100.0f / float(std::max<size_t>(1, m.count()))),
                                    2.4f, 5.0f);

@@ -18,6 +18,9 @@ struct SceneMarks {
     render::PointLayer* layer = nullptr;          ///< show this cached layer instead of drawing
     bool landmarks = true;  ///< false: no landmarks whatever the view says (exported pictures)
     bool graph = true;      ///< false: no landmark graph whatever the view says
+    /// True: landmarks and graph as the two above say, shown or hidden on the canvas (an
+    /// export's ticks decide alone); false: only where the view shows them too.
+    bool chosen = false;
 };
 
 /// Draws into the bound framebuffer, whose viewport covers camera's area at `scale` framebuffer

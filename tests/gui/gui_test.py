@@ -394,6 +394,7 @@ def test_undo_redo(out):
 def test_exports(out):
     _, lines, _ = run_app([f"open {CELLS}", "settle", f"export csv {out}/e.csv",
                            f"export png {out}/e.png 800 600", f"export png {out}/light.png 800 600 light",
+                           f"export png {out}/marks.png 800 600 landmarks",
                            "set colour.mode density", f"export png {out}/density.png 800 600",
                            f"export model {out}/e.model.json",
                            f"export fcs {out}/e.fcs", "state", "quit"], out)
@@ -412,6 +413,13 @@ def test_exports(out):
             if sum(1 for x in range(0, int(0.75 * w), 2) if sum(pixel(img, x, y)) > 120) >= 2]
     check(rows and rows[-1] - rows[0] >= 0.85 * h,
           f"the exported picture spans rows {rows[:1]}..{rows[-1:]} of {h}: not fitted to the image")
+    # Landmarks ticked for the export are drawn though the canvas hides them (its default): white
+    # discs over the cells, where the picture without them has next to no white.
+    marks = read_png(f"{out}/marks.png")
+    white = lambda im: sum(1 for y in range(0, h) for x in range(0, int(0.75 * w))
+                           if min(pixel(im, x, y)[:3]) >= 240)
+    check(white(marks) > white(img) + 200,
+          f"the PNG with landmarks ticked has {white(marks)} white pixels, without {white(img)}")
     # The light picture: a white background, the cells and the key drawn dark on it.
     light = read_png(f"{out}/light.png")
     check(pixel(light, 2, 2)[:3] == (255, 255, 255), f"the light PNG's corner is {pixel(light, 2, 2)}")
