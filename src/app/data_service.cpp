@@ -151,6 +151,22 @@ void DataService::openSampleMetadata(const std::string& path) {
         SampleMetadata metadata = readSampleMetadata(path);
         size_t listed = 0;
         for (const auto& s : state.data.samples) listed += metadata.rowOf(s.path) >= 0 ? 1 : 0;
+        // A file that lists none of the open samples (another study's, or names spelt
+        // otherwise) would only make every sample "(not listed)": refused, what was there kept.
+        if (listed == 0 && !state.data.samples.empty()) {
+            const auto some = [](const auto& items, const auto& name) {
+                std::string out;
+                for (size_t i = 0; i < items.size() && i < 3; ++i)
+                    out += (i ? ", " : "") + name(items[i]);
+                return out + (items.size() > 3 ? ", ..." : "");
+            };
+            throw InputError(
+                path + " lists none of the open samples: its files are " +
+                some(metadata.files, [](const std::string& f) { return f; }) +
+                "; the open samples are " +
+                some(state.data.samples, [](const auto& sample) { return sample.name; }) +
+                " (its first column names each file by path, file name or sample name)");
+        }
         std::string columns;
         for (const auto& c : metadata.columns) columns += (columns.empty() ? "" : ", ") + c;
         m_document.setMetadata(std::move(metadata));

@@ -590,6 +590,36 @@ TEST(Workspace, AComparisonTheSamplesCannotMakeIsRefusedInTheWindowsWords) {
     std::filesystem::remove_all(dir);
 }
 
+// Sample metadata that lists none of the open samples is refused with the names on both sides,
+// and the metadata the samples had stays (it made every sample "(not listed)" without a word).
+TEST(Workspace, SampleMetadataListingNoOpenSampleIsRefusedAndTheOldKept) {
+    std::vector<io::Table> tables;
+    for (int s = 1; s <= 2; ++s) {
+        tables.push_back(demo::makeDemoTable(500, uint32_t(s)));
+        tables.back().source = "s" + std::to_string(s) + ".fcs";
+    }
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("sepal-app-metadata-none-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "meta.csv") << "file,condition\ns1.fcs,a\ns2.fcs,b\n";
+    std::ofstream(dir / "other.csv") << "file,condition\nP9_unstim.fcs,a\n";
+    Workspace ws("cpu");
+    ws.data().openTables(tables);
+    settle(ws);
+    ws.data().openSampleMetadata((dir / "meta.csv").string());
+    ASSERT_EQ(ws.state().metadata.files.size(), 2u);
+    ws.data().openSampleMetadata((dir / "other.csv").string());
+    EXPECT_EQ(ws.state().metadata.files, (std::vector<std::string>{"s1.fcs", "s2.fcs"}));
+    ASSERT_FALSE(ws.log().empty());
+    const LogEntry& last = ws.log().back();
+    EXPECT_EQ(last.level, LogEntry::Error);
+    EXPECT_NE(last.text.find("other.csv lists none of the open samples: its files are "
+                             "P9_unstim.fcs; the open samples are s1.fcs, s2.fcs"),
+              std::string::npos)
+        << last.text;
+    std::filesystem::remove_all(dir);
+}
+
 // The app's exports never replace a file the data came from (nor its session's sources).
 TEST(Workspace, ExportsRefuseToWriteOverAnInput) {
     const auto dir = std::filesystem::temp_directory_path() /
