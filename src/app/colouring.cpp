@@ -47,15 +47,22 @@ ColourKey computeColours(const Dataset& data, const ColourSettings& settings,
     ColourKey key;
     switch (settings.mode) {
         case ColourMode::Marker: {
-            size_t d = data.points.cols;
+            // An embedded column, or a state marker kept beside them (pSTAT5, IFNg...).
+            const bool state = settings.stateColumn >= 0 && in.stateValues && in.stateMarkers &&
+                               size_t(settings.stateColumn) < in.stateValues->cols &&
+                               in.stateValues->rows == n;
+            const Matrix& values = state ? *in.stateValues : data.points;
+            const size_t d = values.cols;
             if (d == 0) break;
-            size_t c = size_t(std::clamp(settings.column, 0, int(d) - 1));
-            auto range = color::percentileRange(data.points.data() + c, n, d,
-                                                settings.lowPercentile, settings.highPercentile);
+            const size_t c =
+                size_t(std::clamp(state ? settings.stateColumn : settings.column, 0, int(d) - 1));
+            auto range = color::percentileRange(values.data() + c, n, d, settings.lowPercentile,
+                                                settings.highPercentile);
             float lo = range.lo, hi = range.hi;
             for (size_t i = 0; i < n; ++i)
-                put(rgba, i, colourMap(settings.map, (data.points.at(i, c) - lo) / (hi - lo)));
-            key = {true, data.label(c), lo, hi, settings.map, false, {}};
+                put(rgba, i, colourMap(settings.map, (values.at(i, c) - lo) / (hi - lo)));
+            key = {true, state ? (*in.stateMarkers)[c] : data.label(c), lo, hi, settings.map, false,
+                   {}};
             break;
         }
         case ColourMode::Sample:

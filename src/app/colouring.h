@@ -20,8 +20,11 @@ enum class ColourMode { Marker, Sample, Label, Density, Population, Group, Neigh
 struct ColourSettings {
     ColourMode mode = ColourMode::Sample;  ///< what decides a cell's colour
     int column = 0;                        ///< Marker: column of Dataset::points
-    int labelColumn = 0;                   ///< Label: label column of the first sample
-    int groupColumn = 0;                   ///< Group: the sample metadata's column
+    /// Marker: a state marker beside the embedded columns (ColourInputs::stateValues' column)
+    /// instead of `column`; -1 for none.
+    int stateColumn = -1;
+    int labelColumn = 0;  ///< Label: label column of the first sample
+    int groupColumn = 0;  ///< Group: the sample metadata's column
     /// Population: the one (by name) shown in its colour with the others greyed (empty, or a
     /// name no population has: all in colour); a click on a Heatmap row sets it.
     std::string highlight;
@@ -93,6 +96,10 @@ struct ColourInputs {
     const std::vector<float>& xy;       ///< Density: n x 2 positions
     const NeighbourScores& neighbours;  ///< Neighbours
     const PopulationChange& change;     ///< Change
+    /// Marker: the state markers' values beside the embedded columns (events x columns) and
+    /// their names; null where there are none.
+    const Matrix* stateValues = nullptr;
+    const std::vector<std::string>* stateMarkers = nullptr;
 };
 
 /// Computes n x 4 RGBA bytes for every cell (alpha 0 outside the gates). Returns the key.

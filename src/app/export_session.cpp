@@ -90,6 +90,7 @@ nlohmann::json ExportService::sessionJson(const std::array<float, 3>& camera) co
         {"colour",
          {{"mode", int(c.mode)},
           {"column", c.column},
+          {"stateColumn", c.stateColumn},
           {"labelColumn", c.labelColumn},
           {"groupColumn", c.groupColumn},
           {"map", c.map},
@@ -206,6 +207,7 @@ std::array<float, 3> ExportService::loadSession(const std::string& path) {
             ColourMode(std::clamp(c.at("mode").get<int>(), 0, int(ColourMode::Change)));
         next.colour.groupColumn = c.value("groupColumn", 0);
         next.colour.column = c.at("column").get<int>();
+        next.colour.stateColumn = c.value("stateColumn", -1);  // sessions before it: none
         next.colour.labelColumn = c.at("labelColumn").get<int>();
         next.colour.map = c.at("map").get<std::string>();
         next.colour.lowPercentile = c.at("low").get<float>();

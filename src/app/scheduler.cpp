@@ -142,10 +142,12 @@ FrameUpdate Scheduler::frame(double budgetMs) {
     if (colourKey != m_colourSeen || densityStale || update.allPositions) {
         m_colourSeen = colourKey;
         m_sweepsSeen = m_sweeper->sweeps();
-        m_key = computeColours(
-            state.data, state.colour,
-            {state.populations, state.gating, state.metadata, positions(), m_neighbours, m_change},
-            m_rgba);
+        ColourInputs inputs{state.populations, state.gating, state.metadata,
+                            positions(),       m_neighbours, m_change};
+        if (state.colour.mode == ColourMode::Marker && state.colour.stateColumn >= 0 &&
+            m_stateColumns)
+            std::tie(inputs.stateValues, inputs.stateMarkers) = m_stateColumns();
+        m_key = computeColours(state.data, state.colour, inputs, m_rgba);
         update.colours = true;
     }
     return update;

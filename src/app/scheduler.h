@@ -4,6 +4,7 @@
 // document and hands results back.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -120,6 +121,11 @@ class Scheduler {
         m_change = std::move(change);
         ++m_changeVersion;
     }
+    /// The state markers beside the embedded columns, for colouring by one of them: a function
+    /// that gives their values and names (PopulationService::stateColumns, made when first asked).
+    using StateColumnsSource =
+        std::function<std::pair<const Matrix*, const std::vector<std::string>*>()>;
+    void setStateColumnsSource(StateColumnsSource source) { m_stateColumns = std::move(source); }
 
     // --- files
     /// Starts reading files on a worker thread.
@@ -192,6 +198,7 @@ class Scheduler {
     uint64_t m_neighboursVersion = 0;
     PopulationChange m_change;
     uint64_t m_changeVersion = 0;
+    StateColumnsSource m_stateColumns;
     size_t m_pointsSeen = ~size_t(0);
 };
 

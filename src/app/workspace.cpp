@@ -16,7 +16,13 @@ Workspace::Workspace(const std::string& backendName)
       m_exports(m_document, m_scheduler, m_log, m_data, m_populations, m_comparison),
       m_training(m_document, m_scheduler, m_log),
       m_polish(m_document, m_scheduler, m_log),
-      m_quality(m_document, m_scheduler, m_log) {}
+      m_quality(m_document, m_scheduler, m_log) {
+    // Colouring by a state marker reads the columns the populations' statistics keep.
+    m_scheduler.setStateColumnsSource([this] {
+        const StateColumns& state = m_populations.stateColumns();
+        return std::make_pair(&state.values, &state.markers);
+    });
+}
 
 Workspace::~Workspace() = default;
 

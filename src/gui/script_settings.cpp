@@ -28,11 +28,21 @@ void colourMode(Application& app, State& st, const std::string& v) {
 void colourMarker(Application& app, State& st, const std::string& v) {
     if (st.data.tables.empty()) throw InputError("set colour.marker: no data is open");
     const size_t channel = resolveChannel(st.data.tables[0], v, "set colour.marker");
-    auto it = std::find(st.data.columns.begin(), st.data.columns.end(),
-                        st.data.tables[0].channels[channel].name);
-    if (it == st.data.columns.end())
-        throw InputError("set colour.marker: " + v + " is not among the used channels");
-    st.colour.column = int(it - st.data.columns.begin());
+    const std::string& name = st.data.tables[0].channels[channel].name;
+    auto it = std::find(st.data.columns.begin(), st.data.columns.end(), name);
+    if (it != st.data.columns.end()) {
+        st.colour.column = int(it - st.data.columns.begin());
+        st.colour.stateColumn = -1;
+    } else {
+        // A state marker kept beside the embedded columns, as the Colour window lists them.
+        const auto state = app.workspace().populations().stateColumns().pipeline.columns();
+        auto s = std::find(state.begin(), state.end(), name);
+        if (s == state.end())
+            throw InputError("set colour.marker: " + v +
+                             " is neither embedded nor a state marker (the Colour window lists "
+                             "both)");
+        st.colour.stateColumn = int(s - state.begin());
+    }
     st.colour.mode = app::ColourMode::Marker;
     app.workspace().edits().setColour(st.colour);
 }

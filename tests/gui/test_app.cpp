@@ -282,16 +282,12 @@ TEST(OnePipeline, ASupervisedLayoutIsSepalClisEmbedSupervise) {
 // The state markers of a panel are not embedded but stay for the heatmap, the medians and the
 // model, as sepal-cli keeps them: the same columns, the same values, the same state_transform.
 TEST(MarkerClassesInTheApp, StateMarkersStayBesideTheEmbeddedOnes) {
-    const auto dir =
-        std::filesystem::temp_directory_path() / ("sepal-state-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    io::Table demo = demo::makeDemoTable(4000, 5, true);
-    demo.source = (dir / "demo.fcs").string();
-    io::writeFcs(demo.source, demo);
+    const std::string file = writeDemoFcs("state", 4000, 5, true);
+    const auto dir = std::filesystem::path(file).parent_path();
     Workspace ws("cpu");
-    ws.data().openFiles({demo.source});
+    ws.data().openFiles({file});
     settle(ws);
-    const PreparedInput cli = prepareInputs({demo.source}, PrepareOptions{});
+    const PreparedInput cli = prepareInputs({file}, PrepareOptions{});
     EXPECT_EQ(ws.state().data.columns, cli.pipeline.columns());
     EXPECT_EQ(ws.state().data.columns.size(), 22u);
     ws.populations().fromLandmarks(6);
@@ -617,6 +613,44 @@ TEST(Workspace, SampleMetadataListingNoOpenSampleIsRefusedAndTheOldKept) {
                              "P9_unstim.fcs; the open samples are s1.fcs, s2.fcs"),
               std::string::npos)
         << last.text;
+    std::filesystem::remove_all(dir);
+}
+
+// The Colour window colours by a state marker kept beside the embedded ones (pSTAT5: where a
+// stimulation changes a cell's function), as sepal-cli embed --color does; a session keeps it.
+TEST(Workspace, CellsAreColouredByAStateMarkerBesideTheEmbeddedOnes) {
+    const std::string file = writeDemoFcs("state-colour", 3000, 1, true);
+    const auto dir = std::filesystem::path(file).parent_path();
+    Workspace ws("cpu");
+    ws.data().openFiles({file});
+    settle(ws);
+    const StateColumns& state = ws.populations().stateColumns();
+    const auto at = std::find(state.markers.begin(), state.markers.end(), "pSTAT5");
+    ASSERT_NE(at, state.markers.end()) << "the demo's state markers are not kept beside";
+    const size_t column = size_t(at - state.markers.begin());
+    ColourSettings c = ws.state().colour;
+    c.mode = ColourMode::Marker;
+    c.stateColumn = int(column);
+    ws.edits().setColour(c);
+    settle(ws);
+    const ColourKey& key = ws.colourKey();
+    EXPECT_EQ(key.title, "pSTAT5");
+    ASSERT_LT(key.low, key.high);
+    // Each cell in the colour of its own pSTAT5 value on the key's range.
+    const auto& rgba = ws.colours();
+    for (size_t i = 0; i < 3000; i += 97) {
+        const float t = (state.values.at(i, column) - key.low) / (key.high - key.low);
+        const auto expected = colourMap(c.map, t);
+        for (int k = 0; k < 3; ++k) EXPECT_EQ(rgba[4 * i + size_t(k)], expected[size_t(k)]) << i;
+    }
+    // A session keeps the state marker the cells are coloured by.
+    const std::string path = (dir / "session.json").string();
+    ws.exports().saveSession(path, {0, 0, 1});
+    Workspace again("cpu");
+    again.exports().loadSession(path);
+    settle(again);
+    EXPECT_EQ(again.state().colour.stateColumn, int(column));
+    EXPECT_EQ(again.colourKey().title, "pSTAT5");
     std::filesystem::remove_all(dir);
 }
 

@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -21,8 +24,10 @@
 #include "app/synthetic.h"
 #include "app/workspace.h"
 #include "core/common/error.h"
+#include "core/demo/demo_data.h"
 #include "core/embedsom/embedsom.h"
 #include "core/gate/gate.h"
+#include "core/io/fcs_writer.h"
 
 namespace sepal::app {
 
@@ -118,6 +123,20 @@ inline void openInto(Document& doc, size_t n) {
     TransformPipeline pipeline = defaultPipeline(data);
     rebuildPoints(data, pipeline);
     doc.replaceData(std::move(data), std::move(pipeline));
+}
+
+/// The demo's cells (with its state markers when asked) written as `name`.fcs into a new folder
+/// of the temporary directory named after `name` and the process; returns the file's path (the
+/// caller removes its folder).
+inline std::string writeDemoFcs(const std::string& name, size_t events, uint64_t seed,
+                                bool stateMarkers) {
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("sepal-" + name + "-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    io::Table demo = demo::makeDemoTable(events, seed, stateMarkers);
+    demo.source = (dir / (name + ".fcs")).string();
+    io::writeFcs(demo.source, demo);
+    return demo.source;
 }
 
 /// A workspace on the CPU backend with n synthetic cells opened (not yet trained).
