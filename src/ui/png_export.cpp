@@ -3,6 +3,7 @@
 #include <epoxy/gl.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "core/raster/text.h"
 #include "render/capture.h"
 #include "ui/scene.h"
+#include "ui/small_multiples.h"
 
 namespace sepal::ui {
 
@@ -68,6 +70,31 @@ void annotate(raster::Image& picture, const app::ColourKey& key, bool light) {
                            k.maxWidth);
 }
 
+/// Each small-multiple panel's frame and title on the exported picture (logical pixels times
+/// `scale`), as the canvas draws them over its panels.
+void drawPanelTitles(raster::Image& picture, const std::vector<MultiplePanel>& panels, float scale,
+                     bool light) {
+    const color::Rgba8 frame = light ? color::Rgba8{170, 170, 180, 255}
+                                     : color::Rgba8{90, 95, 110, 255},
+                       text =
+                           light ? color::Rgba8{25, 25, 30, 255} : color::Rgba8{220, 220, 230, 255};
+    const int textScale = raster::textScaleFor(picture.height);
+    for (const MultiplePanel& p : panels) {
+        // The box [x0, x1) x [y0, y1), its edges `line` pixels wide inside it.
+        const int x0 = int(std::lround(p.x * scale)), y0 = int(std::lround(p.y * scale));
+        const int x1 = int(std::lround((p.x + p.width) * scale));
+        const int y1 = int(std::lround((p.y + p.height) * scale));
+        const int line = std::max(1, int(std::lround(scale)));
+        picture.fillRect(x0, y0, x1, y0 + line, frame);
+        picture.fillRect(x0, y1 - line, x1, y1, frame);
+        picture.fillRect(x0, y0, x0 + line, y1, frame);
+        picture.fillRect(x1 - line, y0, x1, y1, frame);
+        const int room = x1 - x0 - 16 * textScale;
+        raster::drawText(picture, x0 + 8 * textScale, y0 + 6 * textScale,
+                         raster::elideMiddle(p.title, room, textScale), text, textScale);
+    }
+}
+
 }  // namespace
 
 void exportPicture(const PngRequest& request, UiContext& ctx, const Canvas& canvas,
@@ -100,17 +127,34 @@ void exportPicture(const PngRequest& request, UiContext& ctx, const Canvas& canv
                                  k.width > 0 ? float(request.width - k.x) / scale + gap : 0.0f,
                                  k.height > 0 ? float(request.height - k.y) / scale + gap : 0.0f);
         }
-        SceneMarks marks;
-        marks.landmarks = request.landmarks;
-        marks.graph = request.graph;
-        marks.chosen = true;  // the export's ticks, whether the canvas shows landmarks or not
-        drawScene(ws, cam, scale, points, overlay, marks);
+        // Small multiples as the canvas shows them: each panel's samples in its part of the
+        // image (the picture was one overlay of every sample).
+        const std::vector<MultiplePanel> panels =
+            smallMultiplePanels(ws.state(), cam.width(), cam.height());
+        if (panels.empty()) {
+            SceneMarks marks;
+            marks.landmarks = request.landmarks;
+            marks.graph = request.graph;
+            marks.chosen = true;  // the export's ticks, whether the canvas shows landmarks or not
+            drawScene(ws, cam, scale, points, overlay, marks);
+        }
+        const auto& view = ws.state().view;
+        for (const MultiplePanel& p : panels) {
+            glViewport(int(std::lround(p.x * scale)),
+                       request.height - int(std::lround((p.y + p.height) * scale)),
+                       int(std::lround(p.width * scale)), int(std::lround(p.height * scale)));
+            for (const auto& [first, count] : p.ranges)
+                points.drawRange(panelCamera(cam, p), view.pointSize * scale, view.alpha, first,
+                                 count);
+        }
+        glViewport(0, 0, request.width, request.height);
         auto image = target.read();
         render::OffscreenTarget::unbind();
         raster::Image picture;
         picture.width = image.width;
         picture.height = image.height;
         picture.pixels = std::move(image.rgba);
+        drawPanelTitles(picture, panels, scale, request.light);
         if (request.key) annotate(picture, ws.colourKey(), request.light);
         raster::writePng(request.path, picture);
         ws.log(app::LogEntry::Info, "PNG written: " + request.path);

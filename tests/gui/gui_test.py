@@ -1078,7 +1078,8 @@ def test_small_multiples(out):
         f.write("file,condition,patient\ns1.fcs,healthy,1\ns2.fcs,disease,2\ns3,disease,3\n")
     states, _, _ = run_app([
         "open " + " ".join(files), "settle", f"metadata {out}/meta.csv", "set view.multiples on",
-        "wait 3", "settle", f"screenshot {out}/samples.png", "state", "set view.panels condition",
+        "wait 3", "settle", f"screenshot {out}/samples.png", "state",
+        f"export png {out}/multiples.png 1200 800", "set view.panels condition",
         "wait 3", f"screenshot {out}/conditions.png", "state", "key z ctrl", "wait 3", "state",
         "set view.panels condition", "wait 2", f"export session {out}/s.json",
         "set view.multiples off", "open " + files[0], "settle", f"load-session {out}/s.json",
@@ -1093,6 +1094,15 @@ def test_small_multiples(out):
         x, y, w, h = p["box"]
         lit = lit_pixels(img, (x + 2, y + 20, x + w - 2, y + h - 2))
         check(lit > 500, f"panel {p['title']} shows {lit} lit pixels")
+    # The PNG export shows the panels too (it drew one overlay of every sample): a panel's frame
+    # runs down the picture between its cells.
+    img = read_png(f"{out}/multiples.png")
+    w, h = img[0], img[1]
+    framed = [x for x in range(w)
+              if sum(1 for y in range(0, h, 4) if pixel(img, x, y)[:3] == (90, 95, 110)) > 0.8 * h / 4]
+    check(any(0.2 * w < x < 0.8 * w for x in framed),
+          f"the exported picture has no panel frame inside it (frame columns {framed[:6]})")
+    check(lit_pixels(img, (0, 0, w, h)) > 2000, "the exported small multiples are empty")
     check([p["title"] for p in conditions["small_multiples"]] ==
           ["condition: healthy", "condition: disease"], f"panels {conditions['small_multiples']}")
     check(reloaded["small_multiples"] == conditions["small_multiples"] and
