@@ -32,7 +32,7 @@ struct PictureKey {
 
 PictureKey layoutPictureKey(const app::ColourKey& key, int width, int height) {
     PictureKey k;
-    k.scale = raster::textScaleFor(height);
+    k.scale = raster::textScaleFor(width, height);
     const int margin = 16 * k.scale;
     if (key.continuous) {
         k.width = 16 * k.scale + 8 * k.scale +
@@ -78,7 +78,7 @@ void drawPanelTitles(raster::Image& picture, const std::vector<MultiplePanel>& p
                                      : color::Rgba8{90, 95, 110, 255},
                        text =
                            light ? color::Rgba8{25, 25, 30, 255} : color::Rgba8{220, 220, 230, 255};
-    const int textScale = raster::textScaleFor(picture.height);
+    const int textScale = raster::textScaleFor(picture.width, picture.height);
     for (const MultiplePanel& p : panels) {
         // The box [x0, x1) x [y0, y1), its edges `line` pixels wide inside it.
         const int x0 = int(std::lround(p.x * scale)), y0 = int(std::lround(p.y * scale));

@@ -266,6 +266,22 @@ TEST(Picture, LegendNamesTheLabelsInTheRightPanel) {
     EXPECT_TRUE(second);
 }
 
+// A tall narrow picture's legend keeps the demo's population names whole: its text grew with the
+// height, and at 600 x 1800 "Memory CD4 T" and "Memory CD8 T" both read "Mem... T".
+TEST(Picture, ATallNarrowPicturesLegendKeepsItsNamesWhole) {
+    std::vector<std::pair<std::string, color::Rgba8>> entries;
+    for (const char* name : {"Memory CD4 T", "Memory CD8 T", "Naive CD4 T", "Naive CD8 T",
+                             "Non-classical monocytes", "CD56bright NK", "CD56dim NK"})
+        entries.push_back({name, {200, 100, 50, 255}});
+    const LegendFit tall = fitLegend(entries, "population", textScaleFor(600, 1800), 600);
+    EXPECT_GE(tall.width, legendWidth(entries, "population", tall.scale))
+        << "names cut at text scale " << tall.scale;
+    // The same text as a square picture of the narrow side's size, and as before on wide ones.
+    EXPECT_EQ(textScaleFor(600, 1800), textScaleFor(600, 600));
+    EXPECT_EQ(textScaleFor(3000, 1000), textScaleFor(1000, 1000));
+    EXPECT_GT(textScaleFor(3000, 3000), textScaleFor(1200, 1200));
+}
+
 // Long names that differ only in their middle (sample files of one study): the legend widens
 // up to two fifths of the picture and shortens them, so that no ink reaches the picture's right
 // edge; shortened, they keep what tells them apart (the shared end goes first, then the shared

@@ -179,8 +179,8 @@ int drawLegend(Image& image, int x, int y, int maxHeight,
     return cy - y;
 }
 
-int textScaleFor(int height) {
-    return std::max(1, (height + 200) / 400);
+int textScaleFor(int width, int height) {
+    return std::max(1, (std::min(width, height) + 200) / 400);
 }
 
 }  // namespace sepal::raster

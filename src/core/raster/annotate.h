@@ -61,9 +61,11 @@ int legendHeight(size_t entries, int maxHeight, int textScale = 1);
 /// The height drawColorBar uses for a bar of `barHeight` pixels (title included).
 int colorBarHeight(int barHeight, int textScale = 1);
 
-/// The text scale of a picture's key for an image `height` pixels high: the 7-pixel glyphs grow
-/// with the image (21 px at 1200, 49 px at 3000), so a key stays legible at any export size.
-int textScaleFor(int height);
+/// The text scale of a picture's key for an image of `width` x `height` pixels: the 7-pixel
+/// glyphs grow with its smaller side (21 px at 1200, 49 px at 3000), so a key stays legible at
+/// any export size, and a tall narrow picture's legend keeps its names whole (by the height, a
+/// 600 x 1800 picture cut them to "Mem... T" twice).
+int textScaleFor(int width, int height);
 
 /// A number for a label: 3 significant digits, no trailing noise ("0.125", "1.2e+04").
 std::string formatTick(double value);

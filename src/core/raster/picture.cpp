@@ -34,7 +34,7 @@ Image renderPicture(const float* xy, size_t n, const PictureSpec& spec) {
     checkSpec(n, spec);
     Image image(spec.width, spec.height, spec.background);
     const bool annotated = spec.colorBy != ColorBy::Uniform && spec.width >= 200;
-    int textScale = textScaleFor(spec.height);
+    int textScale = textScaleFor(spec.width, spec.height);
     int panel = annotated ? std::max(spec.width / 5, 60 * textScale + 40) : 0;
     // The key (a legend, or a colour bar's title) as wide as its text, up to two fifths of the
     // picture (fitLegend), so that nothing runs off the edge; what is still too wide is shortened
