@@ -70,10 +70,12 @@ void drawGrid(const char* id, const char* corner, const std::vector<std::string>
     ImGui::EndTable();
 }
 
-/// A count or a percentage as the grid shows it.
+/// A count as the grid shows it.
 std::string countText(unsigned long long events) {
     return std::to_string(events);
 }
+
+/// A percentage as the grid shows it, two decimals.
 std::string percentText(double percent) {
     char text[32];
     std::snprintf(text, sizeof text, "%.2f", percent);
