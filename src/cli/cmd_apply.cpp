@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <future>
+#include <iterator>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -25,6 +27,7 @@
 #include "core/common/error.h"
 #include "core/common/stopwatch.h"
 #include "core/gate/gate_counts_table.h"
+#include "core/io/atomic_file.h"
 #include "core/io/input_guard.h"
 #include "core/model/model_file.h"
 #include "core/model/model_panel.h"
@@ -87,6 +90,47 @@ bool newerThan(const std::string& output, const std::string& input) {
     return !ec1 && !ec2 && out > in;
 }
 
+/// A 64-bit FNV-1a digest of a file's bytes ("" when it cannot be read), in hexadecimal.
+std::string fileDigest(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (path.empty() || !in) return "";
+    uint64_t h = 1469598103934665603ull;
+    char buffer[65536];
+    while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+        for (std::streamsize i = 0; i < in.gcount(); ++i)
+            h = (h ^ uint64_t(static_cast<unsigned char>(buffer[i]))) * 1099511628211ull;
+        if (!in) break;
+    }
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+    return text;
+}
+
+/// What made an output besides its input: the model's bytes and the options that change what
+/// a file holds. An output is up to date only when the stamp written beside it says the same
+/// (a newer output made by another model, or with other --values or --channels, was kept and
+/// contradicted populations.csv).
+std::string applyStamp(const ApplyArgs& a) {
+    return "model " + fileDigest(a.model) + "\nvalues " + std::to_string(int(a.exports.values)) +
+           "\nall-channels " + std::to_string(a.exports.allChannels) + "\ngates " +
+           fileDigest(a.gates.gates) + "\npopulation " + a.gates.population + "\nsample-column " +
+           a.sampleColumn + "\n";
+}
+
+/// The stamp beside output `out` (a hidden file in its folder).
+std::string stampPath(const std::string& out) {
+    const std::filesystem::path p(out);
+    return (p.parent_path() / ("." + p.filename().string() + ".made")).string();
+}
+
+/// True when the stamp beside `out` holds `stamp`.
+bool stampedWith(const std::string& out, const std::string& stamp) {
+    std::ifstream in(stampPath(out), std::ios::binary);
+    if (!in) return false;
+    const std::string held((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return held == stamp;
+}
+
 /// The output for each input: NAME.FORMAT in the folder, numbered when two inputs (in different
 /// folders) share a name, so that none overwrites another. The same on every rank.
 std::vector<std::string> outputPaths(const ApplyArgs& a) {
@@ -124,6 +168,7 @@ struct ApplyRun {
     std::vector<int32_t> groupOfLandmark{};      // population per landmark
     std::vector<std::string> populationNames{};  // the model's
     std::string prefix{};                        // "rank R: " under mpirun
+    std::string stamp{};                         // applyStamp: what makes the outputs
     ApplyTimes times{};                          // this lane's
     // The last output's finishing (FCS: its TEXT; flushed to disk, renamed into place), which
     // runs beside the next file's work: on a disk the flush takes as long as the file's work.
@@ -191,8 +236,8 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
                       "] " + path);
     // Resuming: an output newer than its input and the model is left as it is (the
     // populations still count its cells).
-    const bool upToDate =
-        !a.force && !a.exports.perPopulation && newerThan(out, path) && newerThan(out, a.model);
+    const bool upToDate = !a.force && !a.exports.perPopulation && newerThan(out, path) &&
+                          newerThan(out, a.model) && stampedWith(out, run.stamp);
     const bool counted = !run.loaded.populations.empty();
     if (upToDate && !counted) {
         note(a.quiet, run.prefix + out + " is up to date: skipped (--force writes it again)");
@@ -338,11 +383,14 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
     if (stream) {
         // One finishing at a time: the last file's is done before this one's starts.
         run.waitFinishing();
-        run.finishing = std::async(std::launch::async, [s = std::move(stream), &times] {
-            const auto start = StageClock::now();
-            s->commit();
-            times.commit += secondsSince(start);
-        });
+        run.finishing =
+            std::async(std::launch::async, [s = std::move(stream), &times, out, stamp = run.stamp] {
+                const auto start = StageClock::now();
+                s->commit();
+                // The stamp after the output: a run stopped between them writes it again.
+                io::writeFileAtomically(stampPath(out), [&](std::ostream& o) { o << stamp; });
+                times.commit += secondsSince(start);
+            });
         ++written;
     }
     return written;
@@ -437,6 +485,7 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
     SharedTally counted;
     if (!loaded.gates.empty()) counted.gates.emplace(loaded.gates.tree, a.inputs.size());
     std::vector<ApplyTimes> laneTimes(lanes);
+    const std::string stamp = applyStamp(a);  // read once: the model's bytes for every lane
     std::vector<size_t> written(lanes, 0);
     std::vector<std::exception_ptr> errors(lanes);
     std::atomic<bool> failed{false};
@@ -447,6 +496,7 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
             if (!rankGpus.empty()) options.device = rankGpus[w % rankGpus.size()];
             Backend backend = makeBackend(a.backend, options);
             ApplyRun run{a, loaded, pipeline, statePipeline, backend, counted};
+            run.stamp = stamp;
             run.readFiles = readFiles;
             // The model's populations label every cell, and are counted over all inputs.
             run.groupOfLandmark = groupsOfLandmarks(loaded.populations, loaded.model.count());

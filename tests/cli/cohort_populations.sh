@@ -125,6 +125,20 @@ grep -q "s2.csv is up to date" "$tmp/resume.txt" && fail "s2 changed but was kep
 cmp -s "$tmp/out/populations.csv" "$tmp/counts-first.csv" || fail "resuming changed the counts"
 "$cli" apply --model "$tmp/m.json" "$tmp/s1.fcs" --out-dir "$tmp/out" --force 2>"$tmp/force.txt"
 grep -q "up to date" "$tmp/force.txt" && fail "--force kept an output"
+# An output made by another model is written again though the model file is older than it (a
+# model copied from elsewhere), and so is one written with other --values: each kept one had
+# contradicted populations.csv.
+"$cli" embed "$tmp/s1.fcs" --metaclusters 4 --model "$tmp/other.json" --out "$tmp/other.csv" \
+    --quiet
+touch -d "2000-01-01" "$tmp/other.json"
+"$cli" apply --model "$tmp/m.json" "$tmp/s1.fcs" --out-dir "$tmp/restamp" --quiet
+"$cli" apply --model "$tmp/other.json" "$tmp/s1.fcs" --out-dir "$tmp/restamp" 2>"$tmp/other.txt"
+grep -q "up to date" "$tmp/other.txt" && fail "an output of another model was kept: $(cat "$tmp/other.txt")"
+"$cli" apply --model "$tmp/other.json" "$tmp/s1.fcs" --out-dir "$tmp/restamp" 2>"$tmp/again.txt"
+grep -q "s1.csv is up to date" "$tmp/again.txt" || fail "the same model's output was not kept"
+"$cli" apply --model "$tmp/other.json" "$tmp/s1.fcs" --out-dir "$tmp/restamp" \
+    --values transformed 2>"$tmp/values.txt"
+grep -q "up to date" "$tmp/values.txt" && fail "an output of other --values was kept"
 echo "resume ok"
 
 # Populations drawn as layout regions (the app's lasso) travel in the model: a stroke over the
