@@ -63,6 +63,8 @@ void DataService::openTables(std::vector<io::Table> tables, bool addAsSamples) {
         for (const auto& w : t.warnings) log(LogEntry::Warning, t.source + ": " + w);
         next.tables.push_back(std::move(t));
     }
+    // Samples of one dataset share the panel, as sepal-cli embed asks.
+    checkSamplesPanel(next.tables, "");
     const bool keepPipeline = addAsSamples && !state.data.tables.empty();
     TransformPipeline pipeline = keepPipeline ? state.pipeline : defaultPipeline(next);
     rebuildPoints(next, pipeline);

@@ -290,6 +290,9 @@ void addEmbedCommand(CLI::App& app) {
                   "embed the state markers too (default: a panel with type and state markers "
                   "embeds its type markers; the state ones stay for colour, medians and the "
                   "heatmap)");
+    cmd->add_flag("--accept-other-markers", args->prepare.acceptOtherMarkers,
+                  "embed files whose channels carry other markers than the first file's (the "
+                  "same antibodies named otherwise): by default refused");
     cmd->add_option("--transform", args->prepare.transform,
                     "default, none, asinh:COFACTOR, logicle, or a pipeline/model .json file")
         ->capture_default_str();

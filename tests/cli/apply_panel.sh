@@ -30,6 +30,17 @@ grep -q "other.fcs: the panel differs from the model's (Pr141Di is CD3 in the mo
 [ ! -e "$tmp/other/other.csv" ] || fail "a table was written for the refused file"
 echo "refused: $(grep -o 'the panel differs[^)]*)' "$tmp/err")"
 
+# embed refuses samples of two panels too (both went into one column each, CD3 beside CD7),
+# naming the differences and the files, unless the user vouches for the markers.
+if "$cli" embed "$tmp/panel.fcs" "$tmp/other.fcs" --out "$tmp/both.csv" 2>"$tmp/err2"; then
+    fail "embed took samples of two panels"
+fi
+grep -q "the samples' panels differ (Pr141Di is CD3 in panel.fcs and CD7 in other.fcs; Nd142Di is CD4 in panel.fcs and CD5 in other.fcs)" "$tmp/err2" ||
+    fail "embed's refusal does not name the differences: $(cat "$tmp/err2")"
+[ ! -e "$tmp/both.csv" ] || fail "embed wrote a table for samples of two panels"
+"$cli" embed "$tmp/panel.fcs" "$tmp/other.fcs" --out "$tmp/both.csv" --accept-other-markers \
+    --quiet || fail "--accept-other-markers still refused the samples"
+
 # The user may vouch for the markers: a warning naming them, and the file applied.
 "$cli" apply --model "$tmp/m.json" "$tmp/other.fcs" --out-dir "$tmp/vouched" \
     --accept-other-markers 2>"$tmp/warn" || fail "--accept-other-markers still refused the file"

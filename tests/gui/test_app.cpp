@@ -654,6 +654,28 @@ TEST(Workspace, CellsAreColouredByAStateMarkerBesideTheEmbeddedOnes) {
     std::filesystem::remove_all(dir);
 }
 
+// Samples of two panels are refused with what differs (Nd142Di was CD4 in one and CD19 in the
+// other, and both were embedded as one column); what was open stays.
+TEST(Workspace, SamplesOfAnotherPanelAreRefusedAndWhatWasOpenStays) {
+    io::Table first = demo::makeDemoTable(600, 1), other = demo::makeDemoTable(600, 2);
+    first.source = "a.fcs", other.source = "b.fcs";
+    for (io::Channel& ch : other.channels)
+        if (ch.marker == "CD4") ch.marker = "CD19";
+    Workspace ws("cpu");
+    ws.data().openTables({first});
+    settle(ws);
+    try {
+        ws.data().openTables({other}, true);
+        FAIL() << "a sample of another panel was added";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("Nd142Di is CD4 in a.fcs and CD19 in b.fcs"),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_EQ(ws.state().data.samples.size(), 1u);
+    EXPECT_EQ(ws.state().data.events(), 600u);
+}
+
 // The app's exports never replace a file the data came from (nor its session's sources).
 TEST(Workspace, ExportsRefuseToWriteOverAnInput) {
     const auto dir = std::filesystem::temp_directory_path() /

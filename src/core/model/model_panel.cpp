@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <iterator>
 #include <string>
 
@@ -109,6 +110,42 @@ void checkPanel(const std::vector<std::string>& columns,
                      "stained for; apply a model trained on this panel, or, if they are the same "
                      "antibodies, correct the markers ($PnS) or apply with sepal-cli apply "
                      "--accept-other-markers");
+}
+
+namespace {
+/// A path's file name, as messages name samples.
+std::string fileName(const std::string& path) {
+    return std::filesystem::path(path).filename().string();
+}
+}  // namespace
+
+void checkSamplesPanel(const std::vector<io::Table>& tables, const std::string& accept) {
+    if (tables.size() < 2) return;
+    const io::Table& first = tables.front();
+    std::string differ;
+    size_t count = 0;
+    for (size_t s = 1; s < tables.size(); ++s)
+        for (const io::Channel& ch : first.channels) {
+            // A marker that repeats its channel's name names no stain.
+            if (ch.marker.empty() || ch.marker == ch.name) continue;
+            const int c = tables[s].findChannel(ch.name);
+            if (c < 0 || tables[s].channels[size_t(c)].name != ch.name) continue;
+            const std::string& other = tables[s].channels[size_t(c)].marker;
+            if (other.empty() || other == ch.name || comparable(other) == comparable(ch.marker))
+                continue;
+            if (++count <= 3)
+                differ += (differ.empty() ? "" : "; ") + ch.name + " is " + ch.marker + " in " +
+                          fileName(first.source) + " and " + other + " in " +
+                          fileName(tables[s].source);
+        }
+    if (count == 0) return;
+    throw InputError("the samples' panels differ (" + differ +
+                     (count > 3 ? "; and " + std::to_string(count - 3) + " more" : "") +
+                     "): one column would hold different markers, and the cells be placed and "
+                     "named by markers they were not stained for; open files of one panel, or, "
+                     "if they are the same antibodies named otherwise, correct the markers "
+                     "($PnS)" +
+                     (accept.empty() ? "" : " or use " + accept));
 }
 
 void checkModelPanel(const LoadedModel& loaded, const io::Table& data, const std::string& where) {

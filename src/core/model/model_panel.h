@@ -25,6 +25,12 @@ void checkPanel(const std::vector<std::string>& columns,
                 const std::vector<std::string>& modelMarkers, const io::Table& data,
                 const std::string& where);
 
+/// Throws InputError listing the channels that the samples `tables` name alike but whose markers
+/// ($PnS, compared as checkPanel compares them) differ from the first sample's: samples must
+/// share the panel (Nd142Di was CD4 in one file and CD19 in the next, and both were embedded as
+/// one column). `accept` names the option that would take them anyway, for the message.
+void checkSamplesPanel(const std::vector<io::Table>& tables, const std::string& accept);
+
 /// checkPanel over the model's columns and its state columns.
 void checkModelPanel(const LoadedModel& loaded, const io::Table& data, const std::string& where);
 

@@ -11,6 +11,7 @@
 #include "core/io/read_any.h"
 #include "core/io/regular_file.h"
 #include "core/io/spillover_file.h"
+#include "core/model/model_panel.h"
 #include "core/pipeline/samples.h"
 #include "core/transform/channel_label.h"
 #include "core/transform/channel_roles.h"
@@ -211,6 +212,7 @@ PreparedInput prepareInputs(const std::vector<std::string>& paths, const Prepare
     PreparedInput out;
     std::vector<io::Table> tables;
     for (const auto& p : paths) tables.push_back(readInput(p));
+    if (!options.acceptOtherMarkers) checkSamplesPanel(tables, "--accept-other-markers");
     out.table = combineSamples(std::move(tables), options.sampleColumn);
     out.pipeline = choosePipeline(out.table, options);
     if (!options.spilloverFile.empty()) useSpilloverFile(out.pipeline, options.spilloverFile);

@@ -28,6 +28,9 @@ struct PrepareOptions {
     /// Embed every marker of the preset; by default a cytometry file embeds its type markers
     /// only (when it has at least two), and its state markers are kept beside (statePoints).
     bool allMarkers = false;
+    /// Samples whose channels carry other markers than the first's (checkSamplesPanel) are
+    /// taken, not refused: the same antibodies named otherwise.
+    bool acceptOtherMarkers = false;
 };
 
 /// The concatenated table, the pipeline and its output.
