@@ -56,9 +56,20 @@ Scheduler::~Scheduler() {
 }
 
 bool Scheduler::idle() const {
-    // Under a polished picture the driver is not asked to finish its host copy: nothing waits.
-    return m_sweeper->settled() && (m_polished || m_driver->settled()) && !m_training && !m_load &&
-           !m_recipe;
+    // Under a polished picture the driver is not asked to finish its host copy: nothing waits;
+    // nor after a projection that failed, until the data or the model change.
+    const bool projected =
+        projectionFailed() || (m_sweeper->settled() && (m_polished || m_driver->settled()));
+    return projected && !m_training && !m_load && !m_recipe;
+}
+
+uint64_t Scheduler::projectionKey() const {
+    const State& state = m_document.state();
+    return state.version(Part::Data) * 1000003 + state.version(Part::Model);
+}
+
+bool Scheduler::projectionFailed() const {
+    return m_failedProjection && *m_failedProjection == projectionKey();
 }
 
 void Scheduler::dataChanged() {
@@ -189,6 +200,9 @@ void Scheduler::finishStepAhead() {
 
 void Scheduler::project(double budgetMs, FrameUpdate& update) {
     const State& state = m_document.state();
+    // A projection that failed is tried again only once the data or the model change: every
+    // frame logged it anew (3,000 times over a file of 2 events) and never settled.
+    if (projectionFailed()) return;
     try {
         m_sweeper->useAllCores(!m_document.dragging());
         m_driver->setTraining(m_training);
@@ -196,6 +210,7 @@ void Scheduler::project(double budgetMs, FrameUpdate& update) {
     } catch (const std::exception& e) {
         m_log.add(LogEntry::Error, std::string("projection failed: ") + e.what());
         m_sweeper->invalidate();
+        m_failedProjection = projectionKey();
     }
     if (m_driver != m_cpu.get() && !m_driver->working()) {
         // The device gave up (it said why): the sweeper projects every cell from here on.

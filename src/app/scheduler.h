@@ -199,6 +199,12 @@ class Scheduler {
     PopulationChange m_change;
     uint64_t m_changeVersion = 0;
     StateColumnsSource m_stateColumns;
+    /// projectionKey() of the data and model whose projection failed (it is not tried again).
+    std::optional<uint64_t> m_failedProjection;
+    /// The data's and the model's versions, together.
+    uint64_t projectionKey() const;
+    /// True while the data and model are those whose projection failed.
+    bool projectionFailed() const;
     size_t m_pointsSeen = ~size_t(0);
 };
 

@@ -96,10 +96,13 @@ import sys
 open(sys.argv[1], 'w').write('CD3,CD4\n' + 'NaN,NaN\n' * 20)" "$tmp/allnan.csv"
 expect_error 'allnan.csv: every value of its 20 events is missing' embed "$tmp/allnan.csv" --out "$tmp/y2.csv"
 
-# 7. One event: no advice to ask for one landmark.
+# 7. One event, or two: no advice to ask for one or two landmarks (a count takes 4 to 65536).
 printf 'CD3,CD4\n1,2\n' >"$tmp/one.csv"
-expect_error 'an embedding needs at least 2 events' embed "$tmp/one.csv" --out "$tmp/y3.csv"
+expect_error 'an embedding needs at least 4 events' embed "$tmp/one.csv" --out "$tmp/y3.csv"
 ! grep -q "ask for 1 landmarks" "$tmp/out.txt" || fail "advice that cannot work: $(cat "$tmp/out.txt")"
+printf 'CD3,CD4\n1,2\n3,4\n' >"$tmp/two.csv"
+expect_error 'an embedding needs at least 4 events' embed "$tmp/two.csv" --out "$tmp/y4.csv"
+! grep -q "ask for 2 landmarks" "$tmp/out.txt" || fail "advice that cannot work: $(cat "$tmp/out.txt")"
 
 # 8. A singular spillover matrix: the file and its keyword are named.
 write_fcs "$tmp/spill.fcs" 3 FL1-A,FL2-A,FL3-A "3,FL1-A,FL2-A,FL3-A,1,0.5,0,1,0.5,0,0,0,1"

@@ -676,6 +676,25 @@ TEST(Workspace, SamplesOfAnotherPanelAreRefusedAndWhatWasOpenStays) {
     EXPECT_EQ(ws.state().data.events(), 600u);
 }
 
+// A file of 2 events cannot be embedded: the app says so once and settles (the projection's
+// failure was logged every frame, 3,000 times, and the picture never settled).
+TEST(Workspace, AFileTooSmallToEmbedIsSaidOnceAndTheAppSettles) {
+    io::Table tiny = demo::makeDemoTable(2, 1);
+    tiny.source = "tiny.fcs";
+    Workspace ws("cpu");
+    ws.data().openTables({tiny});
+    settle(ws);
+    for (int i = 0; i < 50; ++i) ws.frame(8.0);
+    EXPECT_TRUE(ws.idle());
+    size_t projection = 0, training = 0;
+    for (const LogEntry& e : ws.log()) {
+        projection += e.text.find("projection failed") != std::string::npos;
+        training += e.text.find("an embedding needs at least 4 events") != std::string::npos;
+    }
+    EXPECT_LE(projection, 1u);
+    EXPECT_EQ(training, 1u);
+}
+
 // The app's exports never replace a file the data came from (nor its session's sources).
 TEST(Workspace, ExportsRefuseToWriteOverAnInput) {
     const auto dir = std::filesystem::temp_directory_path() /

@@ -60,10 +60,13 @@ Matrix balancedSubsample(const Matrix& points, const std::vector<size_t>& usable
 
 // Why too few events are usable: with missing values, say so and name a column without any.
 std::string tooFewEvents(const Matrix& points, size_t usable, size_t count) {
-    // Fewer than two events leave nothing to lay out: no number of landmarks would help.
+    // Fewer events than the fewest landmarks leave nothing to lay out: no number of landmarks
+    // would help (the advice to ask for 2 was refused: a count takes 4 to 65536).
     const auto advice = [&](size_t most) {
-        return most < 2 ? std::string(": an embedding needs at least 2 events")
-                        : ": ask for " + std::to_string(most) + " landmarks or fewer";
+        return most < kFewestLandmarks
+                   ? ": an embedding needs at least " + std::to_string(kFewestLandmarks) +
+                         " events (as many landmarks, EmbedSOM's fewest)"
+                   : ": ask for " + std::to_string(most) + " landmarks or fewer";
     };
     if (usable == points.rows)
         return "cannot train " + std::to_string(count) + " landmarks on " +

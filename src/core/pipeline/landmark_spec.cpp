@@ -42,9 +42,10 @@ std::string formsError(const std::string& text) {
 void checkCount(const LandmarkSpec& spec, const std::string& text) {
     const TrainerInfo* t = findTrainer(spec.kind);
     if (spec.count == 0 && t && t->init == TrainerInit::Sample) return;  // automatic
-    if (spec.count < 4 || spec.count > 65536)
+    if (spec.count < kFewestLandmarks || spec.count > 65536)
         throw InputError("--landmarks " + text + " gives " + std::to_string(spec.count) +
-                         " landmarks: use between 4 and 65536");
+                         " landmarks: use between " + std::to_string(kFewestLandmarks) +
+                         " and 65536");
 }
 
 }  // namespace

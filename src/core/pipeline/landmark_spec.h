@@ -24,6 +24,9 @@ struct LandmarkSpec {
     size_t count = 0;
 };
 
+/// The fewest landmarks a model may have: EmbedSOM's k is at least 4.
+inline constexpr size_t kFewestLandmarks = 4;
+
 /// How many landmarks `cells` cells call for: one for every 20 cells, at least 64 and at most
 /// 512 (from 10,240 cells up), never more than the cells (but at least 16, EmbedSOM's k). A
 /// landmark is a summary of its cells: 512 on 2,000 cells would each stand for four, and cover the
