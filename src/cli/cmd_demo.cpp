@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/cli_seed.h"
 #include "cli/command_registry.h"
 #include "core/common/error.h"
 #include "core/demo/demo_cohort.h"
@@ -94,7 +95,7 @@ void addDemo(CLI::App& app) {
         ->delimiter(',')
         ->capture_default_str();
     cmd->add_option("--events", options->events, "Number of events")->capture_default_str();
-    cmd->add_option("--seed", options->seed, "Random seed")->capture_default_str();
+    addSeedOption(cmd, options->seed, "Random seed");
     cmd->add_flag("--state-markers", options->stateMarkers,
                   "add nine state (function) markers: pSTAT5, pERK, pS6, Ki67, CD69, IFNg, TNFa, "
                   "GranzymeB, Perforin");

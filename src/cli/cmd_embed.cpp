@@ -11,6 +11,7 @@
 #include "cli/cli_gates.h"
 #include "cli/cli_populations.h"
 #include "cli/cli_progress.h"
+#include "cli/cli_seed.h"
 #include "cli/command_registry.h"
 #include "core/cluster/agglomerate.h"
 #include "core/cluster/metaclusters.h"
@@ -194,6 +195,17 @@ void runEmbed(const EmbedArgs& a) {
             note(a.quiet, "training on the same number of events from each of the " +
                               std::to_string(a.inputs.size()) + " files");
     }
+    // What can only be checked against the cells is checked before the long work, so that no
+    // output is written for a run that ends in an error: the picture's colour (the populations
+    // come with --metaclusters), and --metaclusters against the automatic landmark count.
+    if (!a.png.empty() && !(a.metaclusters > 0 && a.color == "population"))
+        (void)pictureSpecFor(input.table, a.color, input.points, input.pipeline.columns());
+    const size_t landmarkCount = landmarksFor(settings.landmarks, input.points.rows).count;
+    if (a.metaclusters > 0 && landmarkCount > 0 && a.metaclusters > landmarkCount)
+        throw InputError("--metaclusters " + std::to_string(a.metaclusters) +
+                         ": more groups than the " + std::to_string(landmarkCount) +
+                         " landmarks that " + std::to_string(input.points.rows) +
+                         " events call for");
     Backend backend = makeBackend(a.backend);
     if (!backend.reason.empty()) note(a.quiet, "backend " + backend.name + ": " + backend.reason);
     settings.polish.device = backend.polish.get();  // the UMAP-like polish on its device
@@ -326,7 +338,7 @@ void addEmbedCommand(CLI::App& app) {
                     "EmbedSOM adjust (default " + perLandmarkTrainer([&](const TrainerInfo& t) {
                         return number(t.embed.adjust);
                     }) + ")");
-    cmd->add_option("--seed", args->seed, "random seed")->capture_default_str();
+    addSeedOption(cmd, args->seed, "random seed");
     cmd->add_option("--threads", args->threads, "CPU threads (0 = all)")->capture_default_str();
     cmd->add_option("--backend", args->backend, "cpu, cuda, auto or reference")
         ->capture_default_str();

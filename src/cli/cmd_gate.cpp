@@ -113,7 +113,7 @@ void addGate(CLI::App& app) {
         "--out", args->out,
         "write the gates again: Gating-ML (.xml), a FlowJo workspace (.wsp) listing the "
         "data file, or Sepal's JSON");
-    cmd->add_flag("--quiet", args->quiet, "print nothing but errors");
+    cmd->add_flag("--quiet,-q", args->quiet, "print nothing but errors");
     cmd->callback([args] { runGate(*args); });
 }
 

@@ -10,6 +10,7 @@
 
 #include "backend/backends.h"
 #include "cli/cli_progress.h"
+#include "cli/cli_seed.h"
 #include "cli/command_registry.h"
 #include "core/common/error.h"
 #include "core/common/threads.h"
@@ -157,7 +158,7 @@ void addScoreCommand(CLI::App& app) {
         ->required();
     cmd->add_option("--k", args->k, "neighbours")->capture_default_str();
     cmd->add_option("--sample", args->sample, "events scored (0 = all)")->capture_default_str();
-    cmd->add_option("--seed", args->seed, "which subsample")->capture_default_str();
+    addSeedOption(cmd, args->seed, "which subsample");
     cmd->add_flag("--even", args->even,
                   "score --sample evenly spaced events instead of a random subsample (the app's "
                   "Stats window: --sample 5000 --even)");

@@ -62,12 +62,20 @@ void runStudy(const StudyOptions& o, const StudyTables& t) {
     const stats::StudyResult result =
         stats::compareConditions(table, metadata, request, medians ? &*medians : nullptr);
     stats::writeStudyFiles(files, result, table, metadata, o.block, medians.has_value());
-    if (t.quiet) return;
     size_t tested = 0, called = 0;
     for (const auto& r : result.abundance) {
         tested += r.tested;
         called += r.tested && r.pAdjusted < 0.05;
     }
+    // A filter that leaves nothing to test is said even when quiet: the tables hold no result.
+    if (tested == 0 && !result.abundance.empty())
+        std::fprintf(stderr,
+                     "sepal-cli: warning: none of the %zu populations was tested: none has cells "
+                     "in enough of the %zu samples (--min-samples%s)\n",
+                     result.abundance.size(), result.design.samples.size(),
+                     o.minSamples == 0 ? ", by default half of them"
+                                       : (" " + std::to_string(o.minSamples)).c_str());
+    if (t.quiet) return;
     std::fprintf(stderr,
                  "sepal-cli: note: %s over %zu samples: %zu of %zu populations tested, %zu "
                  "differ in abundance at FDR 0.05; wrote %s, %s%s\n",

@@ -113,4 +113,15 @@ expect_error "asinh:-5: the cofactor must be positive" embed "$demo" --transform
 printf 'a,b\n1,2\n3,4\n' >"$tmp/other.csv"
 expect_error "other.csv: the data lacks columns the model was trained on" \
     apply --model "$tmp/m.json" "$tmp/other.csv" --out-dir "$tmp/a2"
+# A negative seed is refused in its own words (it was read as 2^64 - 1, then refused by the
+# trainer with that number).
+expect_error "seed is a whole number from 0, not -1" embed "$demo" --seed -1 --out "$tmp/s.csv"
+# What only the cells can check is checked before training: a --color no column has, and more
+# metaclusters than the automatic landmark count; no output is left behind.
+expect_error "color CDX: no such channel" embed "$demo" --out "$tmp/c.csv" --model "$tmp/c.json" \
+    --png "$tmp/c.png" --color CDX
+[ ! -e "$tmp/c.csv" ] && [ ! -e "$tmp/c.json" ] || fail "a run ending in an error wrote outputs"
+expect_error "metaclusters 1000: more groups than the 512 landmarks" \
+    embed "$demo" --out "$tmp/m2.csv" --metaclusters 1000
+[ ! -e "$tmp/m2.csv" ] || fail "a run refused for --metaclusters wrote its table"
 echo "misleading_messages: ok"
