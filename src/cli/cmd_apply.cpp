@@ -25,6 +25,7 @@
 #include "core/cluster/metaclusters.h"
 #include "core/cluster/population_tally.h"
 #include "core/common/error.h"
+#include "core/common/fnv_hash.h"
 #include "core/common/stopwatch.h"
 #include "core/gate/gate_counts_table.h"
 #include "core/io/atomic_file.h"
@@ -94,11 +95,10 @@ bool newerThan(const std::string& output, const std::string& input) {
 std::string fileDigest(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (path.empty() || !in) return "";
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = kFnvOffset;
     char buffer[65536];
     while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-        for (std::streamsize i = 0; i < in.gcount(); ++i)
-            h = (h ^ uint64_t(static_cast<unsigned char>(buffer[i]))) * 1099511628211ull;
+        h = fnv1a(std::string_view(buffer, size_t(in.gcount())), h);
         if (!in) break;
     }
     char text[17];

@@ -198,8 +198,9 @@ void runEmbed(const EmbedArgs& a) {
     // What can only be checked against the cells is checked before the long work, so that no
     // output is written for a run that ends in an error: the picture's colour (the populations
     // come with --metaclusters), and --metaclusters against the automatic landmark count.
+    std::optional<raster::PictureSpec> spec;
     if (!a.png.empty() && !(a.metaclusters > 0 && a.color == "population"))
-        (void)pictureSpecFor(input.table, a.color, input.points, input.pipeline.columns());
+        spec = pictureSpecFor(input.table, a.color, input.points, input.pipeline.columns());
     const size_t landmarkCount = landmarksFor(settings.landmarks, input.points.rows).count;
     if (a.metaclusters > 0 && landmarkCount > 0 && a.metaclusters > landmarkCount)
         throw InputError("--metaclusters " + std::to_string(a.metaclusters) +
@@ -273,11 +274,12 @@ void runEmbed(const EmbedArgs& a) {
         writeGatesBack(a.gates, gates, names, fcsOut ? std::vector<std::string>{a.out} : a.inputs);
     }
     if (!a.png.empty()) {
-        raster::PictureSpec spec =
-            pictureSpecFor(input.table, a.color, input.points, input.pipeline.columns());
-        spec.width = width;
-        spec.height = height;
-        raster::writePng(a.png, raster::renderPicture(result.xy.data(), result.xy.rows, spec));
+        // Made before training, unless it colours by the populations made since.
+        if (!spec)
+            spec = pictureSpecFor(input.table, a.color, input.points, input.pipeline.columns());
+        spec->width = width;
+        spec->height = height;
+        raster::writePng(a.png, raster::renderPicture(result.xy.data(), result.xy.rows, *spec));
     }
 }
 

@@ -35,19 +35,25 @@ void ColourPanel::draw(UiContext& ctx) {
     if (c.mode == app::ColourMode::Marker && !st.data.columns.empty()) {
         // The embedded markers, then the state markers kept beside them (pSTAT5, IFNg...): where
         // a condition changes a cell's function shows on the picture of its type.
-        const app::StateColumns& state = ws.populations().stateColumns();
-        const bool byState = c.stateColumn >= 0 && size_t(c.stateColumn) < state.markers.size();
+        // The state columns only when one is shown or the list is open: their cache's key is
+        // made from the pipeline's JSON, work a frame should not repeat.
+        const auto stateMarkers = [&]() -> const std::vector<std::string>& {
+            return ws.populations().stateColumns().markers;
+        };
+        const std::vector<std::string>* shownState = c.stateColumn >= 0 ? &stateMarkers() : nullptr;
+        const bool byState = shownState && size_t(c.stateColumn) < shownState->size();
         int col = std::clamp(c.column, 0, int(st.data.columns.size()) - 1);
-        const std::string shown = byState ? state.markers[size_t(c.stateColumn)] + " (state)"
+        const std::string shown = byState ? (*shownState)[size_t(c.stateColumn)] + " (state)"
                                           : st.data.label(size_t(col));
         if (ImGui::BeginCombo("Marker", shown.c_str())) {
+            const std::vector<std::string>& markers = stateMarkers();
             for (size_t i = 0; i < st.data.columns.size(); ++i)
                 if (ImGui::Selectable(st.data.label(i).c_str(), !byState && int(i) == col))
                     c.column = int(i), c.stateColumn = -1, ws.edits().setColour(c),
                     ws.edits().seal();
-            if (!state.markers.empty()) ImGui::Separator();
-            for (size_t i = 0; i < state.markers.size(); ++i)
-                if (ImGui::Selectable((state.markers[i] + " (state)").c_str(),
+            if (!markers.empty()) ImGui::Separator();
+            for (size_t i = 0; i < markers.size(); ++i)
+                if (ImGui::Selectable((markers[i] + " (state)").c_str(),
                                       byState && size_t(c.stateColumn) == i))
                     c.stateColumn = int(i), ws.edits().setColour(c), ws.edits().seal();
             ImGui::EndCombo();

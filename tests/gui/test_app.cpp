@@ -556,14 +556,8 @@ TEST(Workspace, CountsWithGatesAloneAreEachSamplesGateCounts) {
 // The Compare window says why the samples cannot be compared without a command line's flag.
 TEST(Workspace, AComparisonTheSamplesCannotMakeIsRefusedInTheWindowsWords) {
     if (!ComparisonService::available()) GTEST_SKIP() << "this build has no statistics";
-    std::vector<io::Table> tables;
-    for (int s = 1; s <= 4; ++s) {
-        tables.push_back(demo::makeDemoTable(800, uint32_t(s)));
-        tables.back().source = "s" + std::to_string(s) + ".fcs";
-    }
-    const auto dir = std::filesystem::temp_directory_path() /
-                     ("sepal-app-compare-words-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
+    const std::vector<io::Table> tables = demoSamples(4, 800);
+    const auto dir = testFolder("app-compare-words");
     {
         std::ofstream meta(dir / "meta.csv");
         meta << "file,condition\ns1.fcs,a\ns2.fcs,a\ns3.fcs,a\ns4.fcs,b\n";
@@ -589,14 +583,8 @@ TEST(Workspace, AComparisonTheSamplesCannotMakeIsRefusedInTheWindowsWords) {
 // Sample metadata that lists none of the open samples is refused with the names on both sides,
 // and the metadata the samples had stays (it made every sample "(not listed)" without a word).
 TEST(Workspace, SampleMetadataListingNoOpenSampleIsRefusedAndTheOldKept) {
-    std::vector<io::Table> tables;
-    for (int s = 1; s <= 2; ++s) {
-        tables.push_back(demo::makeDemoTable(500, uint32_t(s)));
-        tables.back().source = "s" + std::to_string(s) + ".fcs";
-    }
-    const auto dir = std::filesystem::temp_directory_path() /
-                     ("sepal-app-metadata-none-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
+    const std::vector<io::Table> tables = demoSamples(2, 500);
+    const auto dir = testFolder("app-metadata-none");
     std::ofstream(dir / "meta.csv") << "file,condition\ns1.fcs,a\ns2.fcs,b\n";
     std::ofstream(dir / "other.csv") << "file,condition\nP9_unstim.fcs,a\n";
     Workspace ws("cpu");

@@ -125,14 +125,29 @@ inline void openInto(Document& doc, size_t n) {
     doc.replaceData(std::move(data), std::move(pipeline));
 }
 
-/// The demo's cells (with its state markers when asked) written as `name`.fcs into a new folder
-/// of the temporary directory named after `name` and the process; returns the file's path (the
-/// caller removes its folder).
-inline std::string writeDemoFcs(const std::string& name, size_t events, uint64_t seed,
-                                bool stateMarkers) {
+/// A new folder "sepal-NAME-PID" in the temporary directory (the caller removes it).
+inline std::filesystem::path testFolder(const std::string& name) {
     const auto dir = std::filesystem::temp_directory_path() /
                      ("sepal-" + name + "-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
+    return dir;
+}
+
+/// `count` demo samples of `events` cells each, seeds 1, 2, ..., named s1.fcs, s2.fcs, ...
+inline std::vector<io::Table> demoSamples(int count, size_t events) {
+    std::vector<io::Table> tables;
+    for (int s = 1; s <= count; ++s) {
+        tables.push_back(demo::makeDemoTable(events, uint32_t(s)));
+        tables.back().source = "s" + std::to_string(s) + ".fcs";
+    }
+    return tables;
+}
+
+/// The demo's cells (with its state markers when asked) written as `name`.fcs into
+/// testFolder(name); returns the file's path (the caller removes its folder).
+inline std::string writeDemoFcs(const std::string& name, size_t events, uint64_t seed,
+                                bool stateMarkers) {
+    const auto dir = testFolder(name);
     io::Table demo = demo::makeDemoTable(events, seed, stateMarkers);
     demo.source = (dir / (name + ".fcs")).string();
     io::writeFcs(demo.source, demo);

@@ -7,6 +7,7 @@
 
 #include "core/color/palette.h"
 #include "core/common/error.h"
+#include "core/common/fnv_hash.h"
 #include "core/raster/annotate.h"
 #include "core/raster/shapes.h"
 #include "core/raster/text.h"
@@ -56,13 +57,6 @@ std::string fitted(const std::string& text, int width) {
         if (!s.empty()) s.pop_back();
     }
     return s + "...";
-}
-
-/// A stable hash of a name (FNV-1a), for jitter that is the same on every run and platform.
-uint64_t hashOf(const std::string& s) {
-    uint64_t h = 1469598103934665603ull;
-    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-    return h;
 }
 
 /// Checks the input's sizes and names; returns each sample's group index.
@@ -245,7 +239,7 @@ Image renderBoxPlots(const BoxPlotInput& in, bool light) {
     // samples take their key's, so that a patient sits at the same offset in every group.
     std::vector<double> jitter(n);
     for (size_t j = 0; j < n; ++j) {
-        const uint64_t h = hashOf(paired ? "pair:" + in.pairing[j] : "sample:" + in.samples[j]);
+        const uint64_t h = fnv1a(paired ? "pair:" + in.pairing[j] : "sample:" + in.samples[j]);
         jitter[j] = (double(h % 10007) / 10006.0 - 0.5) * 1.1;
     }
     // The pairing keys' samples in group order, for the lines.
