@@ -19,6 +19,7 @@
 #include "core/common/text.h"
 #include "core/io/fcs_reader.h"
 #include "core/io/read_any.h"
+#include "core/markers/marker_classes.h"
 #include "core/pipeline/prepare.h"
 #include "core/transform/channel_roles.h"
 
@@ -92,24 +93,28 @@ bool isTableFile(const std::string& path) {
            !io::startsWithFcs(path);
 }
 
-/// A table that is not FCS, as embed reads it: its events and columns, which of them embed's
-/// default embeds, and why it leaves the others out.
+/// A table that is not FCS, as embed reads it: its events and columns (with the marker a
+/// header names, "CD45 (In115Di)"), which of them embed's default embeds, and why it leaves the
+/// others out.
 void describeTable(const std::string& path, bool json) {
     const io::Table table = io::readTable(path);
     const std::vector<ChannelRole> roles = channelRoles(table);
+    const std::vector<MarkerClass> classes = defaultMarkerClasses(table);
     const std::vector<std::string> embedded = choosePipeline(table, PrepareOptions{}).columns();
     auto embeds = [&](size_t c) {
         return std::find(embedded.begin(), embedded.end(), table.channels[c].name) !=
                embedded.end();
     };
     auto why = [&](size_t c) {
-        return roles[c] == ChannelRole::Marker ? std::string("not chosen")
-                                               : std::string(roleReason(roles[c]));
+        if (roles[c] != ChannelRole::Marker) return std::string(roleReason(roles[c]));
+        return classes[c] == MarkerClass::State ? std::string("state marker (kept, not embedded)")
+                                                : std::string("not chosen");
     };
     if (json) {
         nlohmann::json columns = nlohmann::json::array();
         for (size_t c = 0; c < table.channels.size(); ++c)
             columns.push_back({{"name", table.channels[c].name},
+                               {"marker", table.channels[c].marker},
                                {"role", embeds(c) ? "marker" : roleKey(roles[c])},
                                {"role_reason", embeds(c) ? std::string("marker") : why(c)}});
         std::cout << nlohmann::json{{"file", path},
@@ -122,10 +127,18 @@ void describeTable(const std::string& path, bool json) {
     }
     std::cout << path << ": a table, not FCS (read as embed reads it): " << table.events()
               << " events, " << table.channels.size() << " columns\n";
-    std::printf("  %-3s %-28s %s\n", "#", "name", "role");
-    for (size_t c = 0; c < table.channels.size(); ++c)
-        std::printf("  %-3zu %-28s %s\n", c + 1, table.channels[c].name.c_str(),
-                    embeds(c) ? "marker" : ("left out: " + why(c)).c_str());
+    size_t wn = 4, wm = 6;
+    for (const auto& c : table.channels) {
+        wn = std::max(wn, columnsOf(c.name));
+        wm = std::max(wm, columnsOf(c.marker));
+    }
+    std::cout << "  " << pad("#", 4) << pad("name", wn + 2) << pad("marker", wm + 2) << "role\n";
+    for (size_t c = 0; c < table.channels.size(); ++c) {
+        const io::Channel& ch = table.channels[c];
+        std::cout << "  " << pad(std::to_string(c + 1), 4) << pad(ch.name, wn + 2)
+                  << pad(ch.marker.empty() ? "-" : ch.marker, wm + 2)
+                  << (embeds(c) ? "marker" : "left out: " + why(c)) << "\n";
+    }
 }
 
 void printHuman(const io::FcsFileInfo& info) {

@@ -108,4 +108,30 @@ if "$cli" embed "$work/panel.fcs" --landmarks som:4x4 --out "$work/p.csv" --colu
     fail "--columns CD999 was accepted"
 fi
 grep -q "CD3 (Sm154Di)" "$work/err" || fail "the unknown-column message lists no markers: $(cat "$work/err")"
+
+# Sepal's CSV export ("CD4 (Nd142Di)" headers) read back is the same cytometry file: embed keeps
+# the same 22 markers (not time, barcodes, DNA or the export's own EmbedSOM1/2), and the FCS's
+# model applied to the CSV puts every cell where embed put it.
+"$cli" embed "$work/y.csv" --landmarks som:6x6 --seed 1 --out "$work/y2.csv" \
+    --model "$work/m2.json" --quiet || fail "embed of Sepal's own CSV export"
+python3 - "$work/m.json" "$work/m2.json" <<'PY'
+import json, sys
+fcs, csv = (json.load(open(p))["columns"] for p in sys.argv[1:])
+assert csv == fcs, f"the CSV export embedded {csv}, the FCS {fcs}"
+PY
+"$cli" apply "$work/y.csv" --model "$work/m.json" --out-dir "$work/applied" --quiet ||
+    fail "the FCS's model does not apply to its CSV export"
+python3 - "$work/y.csv" "$work/applied/y.csv" <<'PY'
+import csv, sys
+embedded, applied = (list(csv.DictReader(open(p))) for p in sys.argv[1:])
+assert len(embedded) == len(applied) == 3000, (len(embedded), len(applied))
+for axis in ("EmbedSOM1", "EmbedSOM2"):
+    worst = max(abs(float(a[axis]) - float(b[axis])) for a, b in zip(embedded, applied))
+    assert worst == 0, f"{axis}: the CSV export lands up to {worst} away from the FCS's cells"
+PY
+"$cli" info "$work/y.csv" >"$work/csv-info.txt"
+grep -q "Nd142Di .*CD4 .*marker$" "$work/csv-info.txt" ||
+    fail "info does not read CD4 (Nd142Di) as a marker: $(grep Nd142 "$work/csv-info.txt")"
+grep -q "EmbedSOM1 .*left out: embedding output" "$work/csv-info.txt" ||
+    fail "info embeds the export's own coordinates: $(grep EmbedSOM1 "$work/csv-info.txt")"
 echo "channel roles: ok"

@@ -165,3 +165,36 @@ TEST(CsvReader, LargeInputSplitsIntoBlocksWithExactLineNumbers) {
 }
 
 }  // namespace sepal
+
+namespace sepal {
+
+// Sepal's CSV export heads a column "CD45 (In115Di)" and other tools "Comp-FITC-A :: CD3": both
+// read back as the channel and its marker, as the FCS file held them; notes in brackets do not.
+TEST(CsvReader, HeadersNamingAMarkerAndItsChannelAreSplit) {
+    const auto t = io::parseCsv(
+        "Time,CD45 (In115Di),Comp-FITC-A :: CD3,weight (kg),dose (2019),EmbedSOM1\n"
+        "1,2,3,4,5,6\n");
+    ASSERT_EQ(t.channels.size(), 6u);
+    EXPECT_EQ(t.channels[0].name, "Time");
+    EXPECT_EQ(t.channels[0].marker, "");
+    EXPECT_EQ(t.channels[1].name, "In115Di");
+    EXPECT_EQ(t.channels[1].marker, "CD45");
+    EXPECT_EQ(t.channels[2].name, "Comp-FITC-A");
+    EXPECT_EQ(t.channels[2].marker, "CD3");
+    EXPECT_EQ(t.channels[3].name, "weight (kg)");
+    EXPECT_EQ(t.channels[4].name, "dose (2019)");
+    EXPECT_EQ(t.channels[5].name, "EmbedSOM1");
+    EXPECT_EQ(t.findChannel("CD45"), 1);
+    EXPECT_EQ(t.findChannel("In115Di"), 1);
+}
+
+// Splitting that would give two columns one channel name keeps every header whole.
+TEST(CsvReader, HeadersStayWholeWhenSplittingWouldRepeatAName) {
+    const auto t = io::parseCsv("CD14 (FITC-A),CD14b (FITC-A),CD3 (PE-A)\n1,2,3\n");
+    ASSERT_EQ(t.channels.size(), 3u);
+    EXPECT_EQ(t.channels[0].name, "CD14 (FITC-A)");
+    EXPECT_EQ(t.channels[2].name, "CD3 (PE-A)");
+    EXPECT_EQ(t.channels[2].marker, "");
+}
+
+}  // namespace sepal

@@ -52,8 +52,16 @@ TEST(EmbedOutput, SizesAreChecked) {
 TEST(Prepare, ColumnsAndTransformWordsBuildThePipeline) {
     const io::Table t = smallTable();
     PrepareOptions o;
-    // A plain table (no FCS keywords) is used as it is: every channel, no transform.
-    TransformPipeline all = choosePipeline(t, o);
+    // A table without FCS keywords whose channels carry markers (a CSV export) is cytometry:
+    // its markers, on flow's arcsinh scale, and no scatter.
+    const TransformPipeline markers = choosePipeline(t, o);
+    EXPECT_EQ(markers.columns(), (std::vector<std::string>{"FL1-A", "FL2-A"}));
+    EXPECT_EQ(markers.steps[0].transform.kind, ColumnTransform::Kind::Arcsinh);
+    EXPECT_EQ(markers.steps[0].transform.cofactor, 150.0);
+    // A plain table is used as it is: every channel, no transform.
+    io::Table plain = t;
+    for (auto& c : plain.channels) c.marker.clear();
+    const TransformPipeline all = choosePipeline(plain, o);
     EXPECT_EQ(all.columns(), (std::vector<std::string>{"FSC-A", "FL1-A", "FL2-A"}));
     EXPECT_EQ(all.steps[0].transform.kind, ColumnTransform::Kind::None);
     o.columns = {"CD4", "FSC-A"};

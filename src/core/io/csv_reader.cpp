@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/common/error.h"
+#include "core/io/channel_headers.h"
 #include "core/io/mapped_file.h"
 
 namespace sepal::io {
@@ -551,6 +552,7 @@ Table parseCsv(std::string_view bytes, const CsvReadOptions& options, const std:
             },
             [](size_t, size_t) {});
     }
+    splitChannelHeaders(table);
     return table;
 }
 

@@ -20,11 +20,23 @@
 namespace sepal {
 namespace {
 
-// Cytometry files carry FCS keywords (the generated demo only $CYT until it is written); plain
-// tables (CSV, point clouds) are used as they are.
+// Cytometry files carry FCS keywords (the generated demo only $CYT until it is written). A table
+// is cytometry too when its headers name markers on channels (Sepal's CSV export writes
+// "CD45 (In115Di)"), when most of its channels are metal isotopes, or when it has scatter:
+// then time, barcodes, DNA and an earlier embedding's coordinates are left out as in the FCS
+// file. Other tables (point clouds, measurements) are used as they are.
 bool looksLikeCytometry(const io::Table& table) {
-    return table.keyword("$PAR") != nullptr || table.keyword("$TOT") != nullptr ||
-           table.keyword("$CYT") != nullptr;
+    if (table.keyword("$PAR") != nullptr || table.keyword("$TOT") != nullptr ||
+        table.keyword("$CYT") != nullptr)
+        return true;
+    size_t marked = 0, isotopes = 0, scatter = 0;
+    const std::vector<ChannelRole> roles = channelRoles(table);
+    for (size_t c = 0; c < table.channels.size(); ++c) {
+        marked += hasOwnMarker(table.channels[c]) ? 1 : 0;
+        isotopes += isMassChannelName(table.channels[c].name) ? 1 : 0;
+        scatter += roles[c] == ChannelRole::Scatter ? 1 : 0;
+    }
+    return marked >= 2 || 2 * isotopes > table.channels.size() || scatter >= 2;
 }
 
 ColumnTransform parseTransform(const std::string& text) {
