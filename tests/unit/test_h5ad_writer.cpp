@@ -9,6 +9,7 @@
 
 #include "core/common/error.h"
 #include "core/io/h5ad_writer.h"
+#include "fresh_dir.h"
 
 #ifdef SEPAL_HAS_HDF5
 #include <hdf5.h>
@@ -22,8 +23,7 @@ AnnDataVariables twoChannels() {
 }
 
 std::string scratch(const std::string& name) {
-    const auto dir = std::filesystem::temp_directory_path() / "sepal-h5ad-test";
-    std::filesystem::create_directories(dir);
+    static const std::filesystem::path dir = test::freshDir("h5ad");
     return (dir / name).string();
 }
 

@@ -22,6 +22,7 @@
 #include "core/pipeline/embed_pipeline.h"
 #include "core/pipeline/prepare.h"
 #include "core/transform/channel_label.h"
+#include "fresh_dir.h"
 #include "test_paths.h"
 
 namespace sepal {
@@ -74,8 +75,7 @@ TEST(MarkerClasses, DefaultsFollowTheRolesAndTheCatalogue) {
 }
 
 TEST(MarkerClasses, TheFileIsReadAndItsMistakesNamed) {
-    const auto dir = std::filesystem::temp_directory_path() / "sepal-marker-classes";
-    std::filesystem::create_directories(dir);
+    const auto dir = test::freshDir("marker_classes");
     const auto write = [&](const std::string& name, const std::string& text) {
         std::ofstream(dir / name) << text;
         return (dir / name).string();
