@@ -41,7 +41,8 @@ void PopulationService::fromLandmarks(size_t k) {
         settings.k = k;
         settings.seed = st.training.seed;
         settings.weights = landmarkWeights(gated, gatedNearest, st.model.count());
-        const NamingInput naming = st.data.namingInput(st.training.markerClasses);
+        NamingInput naming = st.data.namingInput(st.training.markerClasses);
+        naming.cutsFrom = &st.data.points;  // a marker's cuts are its cuts on every cell
         settings.columns = groupingColumns(naming.classes);
         const auto ofLandmark = metaclusterLandmarks(st.model, settings);
         auto codes = groupsOfNearest(st.data.points, nearest, ofLandmark);

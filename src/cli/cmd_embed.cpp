@@ -148,6 +148,7 @@ void runEmbed(const EmbedArgs& a) {
     prepare.markerClasses = classes;  // type markers are embedded, state ones kept beside
     PreparedInput input = prepareInputs(a.inputs, prepare);
     for (const auto& w : input.table.warnings) note(a.quiet, w);
+    Matrix everyCell;  // before the gates: the cells the populations' marker cuts are learnt from
     if (!gates.population.empty()) {
         // The transform stays fitted on every event (as the app fits it before gating); the
         // gates then choose the events that are trained on, projected and written.
@@ -155,6 +156,7 @@ void runEmbed(const EmbedArgs& a) {
         const size_t kept = keepGatedCells(input.table, gates);
         note(a.quiet, gatedSummary(kept, events, gates));
         if (kept == 0) throw InputError(gatedSummary(kept, events, gates) + ": nothing to embed");
+        if (a.metaclusters > 0) everyCell = std::move(input.points);
         input.points = input.pipeline.apply(input.table);
         if (!input.statePipeline.steps.empty())
             input.statePoints = input.statePipeline.apply(input.table);
@@ -235,8 +237,10 @@ void runEmbed(const EmbedArgs& a) {
         // Each landmark weighs the cells it is nearest to, as in the app.
         const auto nearest = nearestLandmarks(input.points, result.model, *backend.search);
         groups.weights = landmarkWeights(input.points, nearest, result.model.count());
-        const NamingInput naming = namingInputFor(input.table, input.pipeline.columns(), classes,
-                                                  cellTypes ? &*cellTypes : nullptr);
+        NamingInput naming = namingInputFor(input.table, input.pipeline.columns(), classes,
+                                            cellTypes ? &*cellTypes : nullptr);
+        // A marker's cuts are its cuts on every cell, as in the app: in a CD4 T gate, CD4's.
+        if (everyCell.rows > 0) naming.cutsFrom = &everyCell;
         groups.columns = groupingColumns(naming.classes);
         const auto ofLandmark = metaclusterLandmarks(result.model, groups);
         const auto codes = groupsOfNearest(input.points, nearest, ofLandmark);

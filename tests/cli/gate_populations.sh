@@ -92,3 +92,14 @@ written = len(rows(f"{tmp}/cells/s2.csv"))
 assert written == cells2 > live2, f"apply --population Cells wrote {written}, Cells holds {cells2}, Live {live2}"
 print(f"Live: {live1} cells embedded; {len(named)} populations as named gates; apply --population Cells: {written}")
 PY
+
+# Populations named inside the CD4 T gate are called on every cell's cuts, as the app calls them:
+# CD4 is on every cell of the gate, and they are still the naive, memory and regulatory CD4 T
+# cells the generator made (cuts learnt in the gate alone named them "CD45RA+ HLA-DR- CD28dim").
+"$cli" embed "$tmp/s1.fcs" --gates "$tree" --population Cells/Live/T/CD4T --metaclusters 3 \
+    --out "$tmp/cd4.csv" --model "$tmp/cd4.json" --quiet
+python3 - "$tmp/cd4.json" <<'PY'
+import json, sys
+names = sorted(p["name"] for p in json.load(open(sys.argv[1]))["populations"])
+assert names == ["Memory CD4 T", "Naive CD4 T", "Treg"], f"the CD4 T gate's populations: {names}"
+PY

@@ -417,6 +417,27 @@ TEST(PopulationNames, NamesakesPartedByACallTheirPhraseLeftOutSayIt) {
     EXPECT_EQ(names[5].name, names[3].name + " (2)");
 }
 
+TEST(PopulationNames, CellTypeNamesakesAreToldApartAfterTheirName) {
+    // As above, with a rule "Tx" (M1+ M2+) that P0 and P1 both satisfy: they read "Tx M5+" and
+    // "Tx M5-" (numbered "Tx", "Tx (2)" before); P2 and P4 are the same cells and keep the
+    // counter.
+    std::vector<int32_t> codes;
+    const Matrix points = noisyCells(12000, 5, 6, 10, codes, [](size_t, int g, size_t c) {
+        if (c < 4) return g < 2 ? 3.0f : 0.0f;
+        return g % 2 == 0 ? 3.0f : 0.0f;
+    });
+    const std::vector<CellTypeRule> rules = {{"Tx", parseMarkerRule("M1+ M2+", "test"), ""}};
+    NamingInput input{{"M1", "M2", "M3", "M4", "M5"},
+                      std::vector<MarkerClass>(5, MarkerClass::Type)};
+    input.rules = &rules;
+    const auto names = namePopulations(points, codes, 6, input);
+    EXPECT_EQ(names[0].name, "Tx M5+");
+    EXPECT_EQ(names[1].name, "Tx M5-");
+    EXPECT_EQ(names[0].cellType, "Tx");
+    EXPECT_EQ(names[0].phrase, "M1+ M2+ M3+ M4+ M5+");
+    EXPECT_EQ(names[4].name, names[2].name + " (2)");
+}
+
 TEST(PopulationNames, AMarkerOnTwoChannelsIsCalledOnceAndNeverAgainstEither) {
     // CD3 on two channels (two tubes' stains, or one stain read by two detectors). P0's two
     // channels disagree (positive on the first, negative on the second): no CD3 call, where the
@@ -635,6 +656,42 @@ TEST(PopulationNames, TheDemosPopulationsGetTheirTrueNamesAndNoneContradictsItsM
                 << input.markers[c] << " is not a type marker";
         }
     }
+}
+
+TEST(PopulationNames, AGatesPopulationsAreCalledOnEveryCellsCuts) {
+    // The demo's CD4 T cells (naive, memory, Treg) as a gate: CD4 and CD3 are on every one of
+    // them, so cuts learnt from the gate alone cannot call them and the names lose the cell
+    // types; cuts learnt from every cell name each population as the generator made it.
+    const io::Table table = demo::makeDemoTable(30000, 3, true);
+    io::Table labelled = table;
+    io::recoverPopulationLabels(labelled);
+    ASSERT_FALSE(labelled.labels.empty());
+    const io::LabelColumn& truth = labelled.labels.front();
+    const std::vector<std::string> kinds = {"Naive CD4 T", "Memory CD4 T", "Treg"};
+    TransformPipeline pipeline = choosePipeline(table, PrepareOptions{});
+    const Matrix every = fitAndApply(pipeline, table);
+    std::vector<size_t> inside;
+    std::vector<int32_t> codes;
+    for (size_t i = 0; i < every.rows; ++i) {
+        const auto kind = std::find(kinds.begin(), kinds.end(), truth.categories[truth.codes[i]]);
+        if (kind == kinds.end()) continue;
+        inside.push_back(i);
+        codes.push_back(int32_t(kind - kinds.begin()));
+    }
+    Matrix gated(inside.size(), every.cols);
+    for (size_t r = 0; r < inside.size(); ++r)
+        std::copy_n(every.row(inside[r]), every.cols, gated.row(r));
+    NamingInput input = namingInputFor(table, pipeline.columns());
+    const auto alone = namePopulations(gated, codes, kinds.size(), input);
+    size_t typed = 0;
+    for (const auto& n : alone) typed += !n.cellType.empty();
+    EXPECT_LT(typed, kinds.size()) << "the gate's own cuts were meant to lose a cell type";
+    input.cutsFrom = &every;
+    const auto named = namePopulations(gated, codes, kinds.size(), input);
+    for (size_t p = 0; p < kinds.size(); ++p) EXPECT_EQ(named[p].name, kinds[p]) << named[p].phrase;
+    Matrix narrow(2, every.cols - 1);
+    input.cutsFrom = &narrow;
+    EXPECT_THROW(namePopulations(gated, codes, kinds.size(), input), std::invalid_argument);
 }
 
 TEST(PopulationNames, APopulationLikeAllCellsIsNamedByItsClearestCalls) {

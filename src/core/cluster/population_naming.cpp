@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 
 #include "core/common/median.h"
 #include "core/common/text.h"
@@ -327,7 +328,7 @@ size_t findWord(const std::string& phrase, const std::string& word) {
     return std::string::npos;
 }
 
-/// Populations that one marker phrase names (no cell type, no doublets) are told apart: by a
+/// Populations that one marker phrase or one cell type names (no doublets) are told apart: by a
 /// call the phrase left out where one parts them (markerThatCallsApart), else as a
 /// cytometrist tells CD10+ precursors apart by CD38: the named type marker on which their
 /// medians part most, by the widest gap between them in units of the larger of its two sides'
@@ -341,7 +342,9 @@ size_t findWord(const std::string& phrase, const std::string& word) {
 /// "CCR5bright" and "CCR5dim": on a T cell file, namesakes whose CCR5 medians lay 2.1 of their
 /// spreads apart were numbered). `share`, `level` and `cells` give a population's share at the
 /// cuts, its Level and its cells with a value on a column; `outshone` whether another
-/// population lies well above it on a column (callWord).
+/// population lies well above it on a column (callWord). A cell type keeps its name with the
+/// words after it ("Naive CD4 T CD28bright", "Naive CD4 T CD28dim": the naive CD4 T cells of a
+/// CD4 T gate split by the landmarks).
 template <class Share, class LevelOf, class Cells, class Outshone>
 void tellNamesakesApart(std::vector<PopulationName>& names,
                         const std::vector<MarkerThreshold>& cuts, const NamingInput& input,
@@ -350,10 +353,15 @@ void tellNamesakesApart(std::vector<PopulationName>& names,
     std::vector<std::vector<size_t>> used(names.size());  // columns each phrase names already
     for (size_t p = 0; p < names.size(); ++p)
         for (const auto& [c, up] : names[p].called) used[p].push_back(c);
+    std::vector<std::string> added(names.size());  // the words that told each one apart
+    const auto tell = [&](size_t p, const std::string& word) {
+        added[p] += " " + word;
+        names[p].name = names[p].cellType.empty() ? names[p].phrase : names[p].cellType + added[p];
+    };
     for (int round = 0; round < kNamesakeRounds; ++round) {
         std::map<std::string, std::vector<size_t>> groups;
         for (size_t p = 0; p < names.size(); ++p)
-            if (!names[p].doublets && names[p].cellType.empty() && !names[p].phrase.empty())
+            if (!names[p].doublets && (!names[p].cellType.empty() || !names[p].phrase.empty()))
                 groups[names[p].name].push_back(p);
         bool told = false;
         for (const auto& group : groups) {
@@ -367,9 +375,11 @@ void tellNamesakesApart(std::vector<PopulationName>& names,
                 for (size_t p : members) {
                     const bool up = holds({input.markers[c], MarkerCall::Positive}, cuts[c],
                                           cells(p, c), share(p, c)) == Verdict::Holds;
-                    names[p].phrase += " " + input.markers[c] +
-                                       callWord(cuts[c], up, level(p, c).median, outshone(p, c));
-                    names[p].name = names[p].phrase;
+                    const std::string word =
+                        input.markers[c] +
+                        callWord(cuts[c], up, level(p, c).median, outshone(p, c));
+                    names[p].phrase += " " + word;
+                    tell(p, word);
                     used[p].push_back(c);
                 }
                 told = true;
@@ -419,7 +429,7 @@ void tellNamesakesApart(std::vector<PopulationName>& names,
                     out.phrase.replace(findWord(out.phrase, marker + "+"), marker.size() + 1, word);
                 else
                     out.phrase += " " + word;
-                out.name = out.phrase;
+                tell(members[m], word);
                 used[members[m]].push_back(split.marker);
             }
             told = true;
@@ -468,7 +478,10 @@ void silenceSecondChannels(std::vector<Tally>& tally, size_t k, const NamingInpu
 std::vector<PopulationName> namePopulations(const Matrix& points, const std::vector<int32_t>& codes,
                                             size_t k, const NamingInput& input) {
     const size_t d = points.cols;
-    const std::vector<MarkerThreshold> cuts = learnThresholds(points, input.classes);
+    if (input.cutsFrom && input.cutsFrom->cols != d)
+        throw std::invalid_argument("namePopulations: the cells for the cuts have other columns");
+    const std::vector<MarkerThreshold> cuts =
+        learnThresholds(input.cutsFrom ? *input.cutsFrom : points, input.classes);
     const std::vector<CellTypeRule>& rules = input.rules ? *input.rules : builtInCellTypes();
     // Every population's shares, and all cells' (index k).
     const std::vector<double> zeros(d, 0);

@@ -33,6 +33,10 @@ struct NamingInput {
     /// channels of one stain share while their names differ ("CD3 (FL1-A)", "CD3 (FL2-A)");
     /// empty (or missing): the key of its name in `markers`.
     std::vector<std::string> stains;
+    /// The cells each marker's cuts are learnt from, with the points' columns: every cell of the
+    /// data when the points are a gate's (in a CD4 T gate CD4 is on every cell, and its cut
+    /// learnt there would split CD4 T cells in two); null: the points named.
+    const Matrix* cutsFrom = nullptr;
 };
 
 /// One population's name and how it was reached.
