@@ -8,6 +8,7 @@
 #include "app/population_service.h"
 #include "core/common/error.h"
 #include "core/gate/gate_file.h"
+#include "core/io/input_guard.h"
 #include "core/io/spillover_file.h"
 #include "core/model/model_file.h"
 #include "core/model/model_panel.h"
@@ -45,6 +46,18 @@ void DataService::openFiles(const std::vector<std::string>& paths, bool addAsSam
             log(LogEntry::Error, "open the data first, then its gates (" + paths.front() + ")");
         else
             m_gates.open(paths.front());
+        return;
+    }
+    // A file given twice, or added while it is open, would count its cells twice.
+    try {
+        io::refuseRepeatedInputs(paths);
+        if (addAsSamples)
+            for (const std::string& path : paths)
+                for (const Sample& s : state().data.samples)
+                    if (io::sameFile(path, s.path))
+                        throw InputError(path + " is open already: each file is one sample");
+    } catch (const std::exception& e) {
+        log(LogEntry::Error, std::string("cannot open: ") + e.what());
         return;
     }
     m_scheduler.startLoading(paths, addAsSamples);

@@ -16,6 +16,12 @@ namespace {
 constexpr const char* kSampleColumn = "sample";
 }  // namespace
 
+std::vector<std::string> Dataset::sampleNames() const {
+    std::vector<std::string> paths;
+    for (const Sample& s : samples) paths.push_back(s.path);
+    return sepal::sampleNames(paths);
+}
+
 std::vector<std::string> Dataset::channelNames() const {
     if (tables.empty()) return {};
     return channelLabels(tables.front());

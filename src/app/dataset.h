@@ -42,6 +42,9 @@ struct Dataset {
     const std::string& label(size_t c) const { return c < labels.size() ? labels[c] : columns[c]; }
     /// Number of events over all samples.
     size_t events() const { return points.rows; }
+    /// Each sample's name in tables (populations.csv, gate counts, exports), as sepal-cli names
+    /// the same files: "s1", and "s1_2" for another folder's s1.fcs (sepal::sampleNames).
+    std::vector<std::string> sampleNames() const;
     /// Each column's marker (else its channel name), from the first sample: what population
     /// names and heatmap columns are made of, as sepal-cli names them.
     std::vector<std::string> markerNames() const;

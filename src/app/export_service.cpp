@@ -36,7 +36,7 @@ std::vector<std::string> ExportService::events(const std::string& path,
     ExportSource source;
     source.tables = data.tables;
     // Samples are named as sepal-cli names them (the file name without its extension).
-    for (const auto& s : data.samples) source.sampleNames.push_back(sampleName(s.path));
+    source.sampleNames = data.sampleNames();
     source.xy = &coordinates;
     source.usedColumns = data.columns;
     source.transformed = &data.points;

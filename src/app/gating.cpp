@@ -50,10 +50,11 @@ Gating gatingOf(const Dataset& data, GateSelection gates) {
                 g.members.notes.push_back(note);
     }
     // Each sample's counts, and the whole data's as their sums: one pass over the cells.
-    for (const Sample& sample : data.samples)
+    const std::vector<std::string> names = data.sampleNames();
+    for (size_t s = 0; s < data.samples.size(); ++s)
         g.bySample.push_back(
-            {sampleName(sample.path),
-             gateCountsOfEvents(g.gates.tree, g.members, sample.first, sample.count)});
+            {names[s], gateCountsOfEvents(g.gates.tree, g.members, data.samples[s].first,
+                                          data.samples[s].count)});
     g.counts = g.bySample.empty() ? gateCounts(g.gates.tree, g.members) : g.bySample.front().counts;
     for (size_t s = 1; s < g.bySample.size(); ++s)
         for (size_t p = 0; p < g.counts.size(); ++p) {

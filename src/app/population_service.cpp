@@ -277,6 +277,7 @@ PopulationTally PopulationService::tallyOf(const std::vector<size_t>& columns, b
     PopulationTally tally(names, markers, 1, pooled);
     // Only the cells inside the gates count, as sepal-cli apply counts the gated cells.
     const size_t d = columns.size(), e = beside.values.cols;
+    const std::vector<std::string> samples = data.sampleNames();
     for (size_t si = 0; si < data.samples.size(); ++si) {
         const auto& sample = data.samples[si];
         std::vector<size_t> rows;
@@ -292,7 +293,7 @@ PopulationTally PopulationService::tallyOf(const std::vector<size_t>& columns, b
             if (rows[r] < st.populations.membership.size())
                 codes[r] = int32_t(st.populations.membership[rows[r]]) - 1;
         }
-        tally.add(si, sampleName(sample.path), codes, values);
+        tally.add(si, samples[si], codes, values);
         tally.finishSample(si);
     }
     return tally;

@@ -45,6 +45,7 @@ namespace {
 struct ApplyArgs {
     std::string model;
     std::vector<std::string> inputs;
+    std::vector<std::string> samples;  // each input's sample name (sampleNames), set by runApply
     std::string outDir;
     std::string format = "csv";
     std::string backend = "cpu";
@@ -131,19 +132,14 @@ bool stampedWith(const std::string& out, const std::string& stamp) {
     return held == stamp;
 }
 
-/// The output for each input: NAME.FORMAT in the folder, numbered when two inputs (in different
-/// folders) share a name, so that none overwrites another. The same on every rank.
+/// The output for each input: SAMPLE.FORMAT in the folder, by the input's sample name (numbered
+/// when two inputs in different folders share a file name, so that none overwrites another and
+/// each file's sample column and populations.csv rows name it as its file does). The same on
+/// every rank.
 std::vector<std::string> outputPaths(const ApplyArgs& a) {
     std::vector<std::string> outs;
-    for (size_t f = 0; f < a.inputs.size(); ++f) {
-        const std::string name = sampleName(a.inputs[f]);
-        std::string out = (std::filesystem::path(a.outDir) / (name + "." + a.format)).string();
-        if (std::find(outs.begin(), outs.end(), out) != outs.end())
-            out = (std::filesystem::path(a.outDir) /
-                   (name + "_" + std::to_string(f + 1) + "." + a.format))
-                      .string();
-        outs.push_back(out);
-    }
+    for (const std::string& sample : a.samples)
+        outs.push_back((std::filesystem::path(a.outDir) / (sample + "." + a.format)).string());
     return outs;
 }
 
@@ -218,7 +214,7 @@ std::vector<int32_t> labelAndCount(ApplyRun& run, size_t f, const io::Table& tab
         run.counted.namedBy = f;
     }
     // The state markers after the embedded columns (the block as it is when there are none).
-    const std::string sample = sampleName(run.args.inputs[f]);
+    const std::string& sample = run.args.samples[f];
     if (statePoints.cols == 0)
         tally->add(f, sample, codes, points, firstCell);
     else
@@ -332,7 +328,7 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
         if (upToDate) continue;
         if (counted) setPopulationColumn(table, run.populationNames, codes);
         // Each output names its sample, so the files can be pooled later.
-        io::LabelColumn sample{a.sampleColumn, {sampleName(path)}, {}};
+        io::LabelColumn sample{a.sampleColumn, {a.samples[f]}, {}};
         sample.codes.assign(table.events(), 0);
         std::erase_if(table.labels,
                       [&](const io::LabelColumn& l) { return l.name == a.sampleColumn; });
@@ -598,9 +594,7 @@ void runApply(const ApplyArgs& a) {
     const double merge = secondsSince(mergeStart);
     const auto tablesStart = StageClock::now();
     if (gateSums) {
-        std::vector<std::string> samples;
-        for (const std::string& input : a.inputs) samples.push_back(sampleName(input));
-        writeGateCounts(gateCountsPath(a).string(), gateSums->counts(samples));
+        writeGateCounts(gateCountsPath(a).string(), gateSums->counts(a.samples));
         ++files;
         note(a.quiet, "events per sample and gate: " + gateCountsPath(a).string());
     }
@@ -689,7 +683,11 @@ void addApplyCommand(CLI::App& app) {
     cmd->add_flag("--quiet,-q", args->quiet, "no progress on stderr");
     cmd->add_flag("--timings", args->timings,
                   "print where the time went on stderr (each rank a line, even with --quiet)");
-    cmd->callback([args] { runApply(*args); });
+    cmd->callback([args] {
+        io::refuseRepeatedInputs(args->inputs);
+        args->samples = sampleNames(args->inputs);
+        runApply(*args);
+    });
 }
 
 CommandRegistration applyCommand{addApplyCommand};

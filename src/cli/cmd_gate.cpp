@@ -61,6 +61,7 @@ void runGate(const GateArgs& a) {
     for (const auto& [flag, path] :
          {std::pair{"--membership", &a.membership}, {"--counts", &a.counts}, {"--out", &a.out}})
         io::refuseOverwritingInput(*path, inputs, flag);
+    io::refuseRepeatedInputs(a.data);
     if (!a.membership.empty() && a.data.size() > 1)
         throw InputError("--membership writes the events of one data file: give one (" +
                          std::to_string(a.data.size()) + " given)");
@@ -70,12 +71,14 @@ void runGate(const GateArgs& a) {
     // Another file's gates: said even with --quiet.
     for (const std::string& n : workspaceGatesNotes(a.gates, a.data)) note(false, n);
     std::vector<SampleGateCounts> samples;
-    for (const std::string& path : a.data) {
+    const std::vector<std::string> names = sampleNames(a.data);
+    for (size_t f = 0; f < a.data.size(); ++f) {
+        const std::string& path = a.data[f];
         const io::Table table = io::readTable(path);
         for (const auto& w : table.warnings) note(a.quiet, w);
         const GateMembership membership = evaluateGates(tree, table);
         for (const std::string& n : membership.notes) note(a.quiet, n);
-        samples.push_back({sampleName(path), gateCounts(tree, membership)});
+        samples.push_back({names[f], gateCounts(tree, membership)});
         if (!a.membership.empty()) writeMembership(a.membership, membership);
         if (a.quiet) continue;
         const std::string prefix = a.data.size() > 1 ? samples.back().sample + ": " : "";

@@ -49,6 +49,30 @@ refused project --data "$tmp/m.csv" --landmarks "$tmp/m.csv" --positions "$tmp/m
 [ "$(cksum <"$tmp/in.csv")" = "$csvsum" ] || fail "in.csv changed"
 [ "$(cksum <"$tmp/in.fcs")" = "$fcssum" ] || fail "in.fcs changed"
 
+# A file given twice would count its cells twice: apply, embed and gate refuse it.
+for cmd in "apply --model $tmp/model.json --out-dir $tmp/twice --quiet" "${embed[*]} --out $tmp/twice.csv"; do
+    # shellcheck disable=SC2086
+    if "$cli" $cmd "$tmp/in.fcs" "$tmp/./in.fcs" 2>"$tmp/err.txt"; then fail "accepted a file twice: $cmd"; fi
+    grep -q "given twice (inputs 1 and 2)" "$tmp/err.txt" || fail "no reason for a file twice: $(cat "$tmp/err.txt")"
+done
+# Two files of one name in different folders are two samples, named as the outputs are.
+mkdir -p "$tmp/a" "$tmp/b"
+cp "$tmp/in.csv" "$tmp/a/s.csv"
+"$cli" demo --events 2000 --seed 9 --out "$tmp/b/s.csv" >/dev/null
+"$cli" "${embed[@]}" "$tmp/a/s.csv" --out "$tmp/e2.csv" --model "$tmp/m2.json" --metaclusters 3
+"$cli" apply --model "$tmp/m2.json" "$tmp/a/s.csv" "$tmp/b/s.csv" --out-dir "$tmp/same" --quiet
+python3 - "$tmp/same" <<'PY'
+import csv, sys
+d = sys.argv[1]
+counted = {}
+for row in csv.DictReader(open(f"{d}/populations.csv")):
+    counted[row["sample"]] = counted.get(row["sample"], 0) + int(row["cells"])
+for sample, events in (("s", 3000), ("s_2", 2000)):
+    rows = list(csv.DictReader(open(f"{d}/{sample}.csv")))
+    assert {r["sample"] for r in rows} == {sample}, f"{sample}.csv names its sample {set(r['sample'] for r in rows)}"
+    assert counted.get(sample) == len(rows) == events, f"{sample}: populations.csv {counted.get(sample)}, file {len(rows)}"
+PY
+
 # Other names still work.
 "$cli" convert "$tmp/in.fcs" "$tmp/copy.fcs"
 "$cli" apply --model "$tmp/model.json" "$tmp/in.csv" --out-dir "$tmp/out" --quiet

@@ -281,6 +281,33 @@ TEST(OnePipeline, ASupervisedLayoutIsSepalClisEmbedSupervise) {
 
 // The state markers of a panel are not embedded but stay for the heatmap, the medians and the
 // model, as sepal-cli keeps them: the same columns, the same values, the same state_transform.
+// A file added while it is open, or opened twice at once, would count its cells twice: refused
+// in the log, and what was open stays.
+TEST(OpeningFiles, AFileOpenAlreadyIsNotAddedAgain) {
+    const std::string file = writeDemoFcs("twice", 2000, 3, false);
+    Workspace ws("cpu");
+    ws.data().openFiles({file});
+    settle(ws);
+    ASSERT_EQ(ws.state().data.samples.size(), 1u);
+    const auto refusedLast = [&](const std::string& words) {
+        ASSERT_FALSE(ws.log().empty());
+        EXPECT_EQ(ws.log().back().level, LogEntry::Error);
+        EXPECT_NE(ws.log().back().text.find(words), std::string::npos) << ws.log().back().text;
+    };
+    const std::string again =
+        (std::filesystem::path(file).parent_path() / "." / std::filesystem::path(file).filename())
+            .string();
+    ws.data().openFiles({again}, true);
+    settle(ws);
+    refusedLast("is open already");
+    ws.data().openFiles({file, again});
+    settle(ws);
+    refusedLast("given twice (inputs 1 and 2)");
+    EXPECT_EQ(ws.state().data.samples.size(), 1u);
+    EXPECT_EQ(ws.state().data.events(), 2000u);
+    std::filesystem::remove_all(std::filesystem::path(file).parent_path());
+}
+
 TEST(MarkerClassesInTheApp, StateMarkersStayBesideTheEmbeddedOnes) {
     const std::string file = writeDemoFcs("state", 4000, 5, true);
     const auto dir = std::filesystem::path(file).parent_path();

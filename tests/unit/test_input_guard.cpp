@@ -7,6 +7,7 @@
 
 #include "core/common/error.h"
 #include "core/io/input_guard.h"
+#include "core/pipeline/samples.h"
 #include "fresh_dir.h"
 
 namespace sepal {
@@ -28,6 +29,33 @@ TEST(InputGuard, OneFileThroughSpellingsSymlinksAndHardLinks) {
     EXPECT_FALSE(io::sameFile(in.string(), (dir / "missing.csv").string()));
     EXPECT_FALSE(io::sameFile(in.string(), ""));
     fs::remove_all(dir);
+}
+
+// A file among the inputs twice (another spelling, a symlink) would count its cells twice.
+TEST(InputGuard, RefusesAFileGivenTwiceAndNamesBothPlaces) {
+    const fs::path dir = test::freshDir("guard_twice");
+    std::ofstream(dir / "s1.csv") << "a,b\n1,2\n";
+    std::ofstream(dir / "s2.csv") << "a,b\n1,2\n";
+    fs::create_symlink(dir / "s1.csv", dir / "link.csv");
+    io::refuseRepeatedInputs({(dir / "s1.csv").string(), (dir / "s2.csv").string()});
+    for (const fs::path& again : {dir / "." / "s1.csv", dir / "link.csv"}) {
+        try {
+            io::refuseRepeatedInputs(
+                {(dir / "s1.csv").string(), (dir / "s2.csv").string(), again.string()});
+            FAIL() << again << " was taken as another file";
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find("given twice (inputs 1 and 3)"), std::string::npos)
+                << e.what();
+        }
+    }
+}
+
+// Files of one name in different folders are two samples with two names, never the name another
+// file has of itself.
+TEST(SampleNames, RepeatedFileNamesAreNumberedPastTheOtherFilesOwnNames) {
+    EXPECT_EQ(sampleNames({"a/s1.fcs", "b/s2.fcs"}), (std::vector<std::string>{"s1", "s2"}));
+    EXPECT_EQ(sampleNames({"a/s1.fcs", "b/s1.fcs", "c/s1_2.fcs", "d/s1.csv"}),
+              (std::vector<std::string>{"s1", "s1_3", "s1_2", "s1_4"}));
 }
 
 TEST(InputGuard, RefusesAnOutputThatIsAnInputAndNamesBoth) {

@@ -1,6 +1,7 @@
 #include "core/io/input_guard.h"
 
 #include <filesystem>
+#include <map>
 #include <system_error>
 
 #include "core/common/error.h"
@@ -33,6 +34,18 @@ void refuseOverwritingInput(const std::string& output, const std::vector<std::st
             throw InputError(option + " '" + output + "' is the input file '" + input +
                              "'; writing it would destroy the data being read: choose another "
                              "output name");
+}
+
+void refuseRepeatedInputs(const std::vector<std::string>& inputs) {
+    std::map<std::filesystem::path, size_t> first;  // each file's first place among the inputs
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        const auto [at, added] = first.emplace(normalised(inputs[i]), i);
+        if (!added)
+            throw InputError(inputs[i] + ": given twice (inputs " + std::to_string(at->second + 1) +
+                             " and " + std::to_string(i + 1) +
+                             "); each file is one sample, and its cells would count twice: "
+                             "give it once");
+    }
 }
 
 }  // namespace sepal::io

@@ -15,4 +15,8 @@ bool sameFile(const std::string& a, const std::string& b);
 void refuseOverwritingInput(const std::string& output, const std::vector<std::string>& inputs,
                             const std::string& option);
 
+/// Throws InputError when one file is among `inputs` twice (symlinks resolved): each file is one
+/// sample, and a file given twice would have its cells counted twice.
+void refuseRepeatedInputs(const std::vector<std::string>& inputs);
+
 }  // namespace sepal::io

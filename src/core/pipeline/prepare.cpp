@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "core/common/error.h"
+#include "core/io/input_guard.h"
 #include "core/io/read_any.h"
 #include "core/io/regular_file.h"
 #include "core/io/spillover_file.h"
@@ -221,6 +222,7 @@ Matrix fitAndApply(TransformPipeline& pipeline, const io::Table& table) {
 
 PreparedInput prepareInputs(const std::vector<std::string>& paths, const PrepareOptions& options) {
     if (paths.empty()) throw InputError("no input files: give at least one");
+    io::refuseRepeatedInputs(paths);
     PreparedInput out;
     std::vector<io::Table> tables;
     for (const auto& p : paths) tables.push_back(readInput(p));

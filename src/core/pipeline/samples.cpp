@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "core/common/error.h"
 
@@ -12,6 +13,27 @@ namespace sepal {
 std::string sampleName(const std::string& path) {
     const std::string stem = std::filesystem::path(path).stem().string();
     return stem.empty() ? path : stem;
+}
+
+std::vector<std::string> sampleNames(const std::vector<std::string>& paths) {
+    std::vector<std::string> stems;
+    for (size_t s = 0; s < paths.size(); ++s) {
+        std::string name = sampleName(paths[s]);
+        stems.push_back(name.empty() ? "sample" + std::to_string(s + 1) : name);
+    }
+    const std::set<std::string> own(stems.begin(), stems.end());
+    std::set<std::string> taken;
+    std::vector<std::string> names;
+    for (const std::string& stem : stems) {
+        std::string name = stem;
+        for (int n = 2; taken.count(name); ++n) {
+            name = stem + "_" + std::to_string(n);
+            if (own.count(name)) name = stem;  // another file's own name: try the next number
+        }
+        taken.insert(name);
+        names.push_back(name);
+    }
+    return names;
 }
 
 std::optional<io::LabelColumn> concatenatedLabels(const std::vector<io::Table>& tables,
@@ -99,15 +121,12 @@ io::Table concatenateSamples(const std::vector<io::Table>& tables,
     if (!sampleColumn.empty()) {
         io::LabelColumn samples;
         samples.name = sampleColumn;
-        std::map<std::string, int> seen;
-        for (size_t s = 0; s < tables.size(); ++s) {
-            std::string name = sampleName(tables[s].source);
-            if (name.empty()) name = "sample" + std::to_string(s + 1);
-            // Two files called s1.fcs in different folders stay two samples.
-            if (int n = seen[name]++; n > 0) name += "_" + std::to_string(n + 1);
-            samples.categories.push_back(name);
+        std::vector<std::string> sources;
+        for (const auto& t : tables) sources.push_back(t.source);
+        // Two files called s1.fcs in different folders stay two samples.
+        samples.categories = sampleNames(sources);
+        for (size_t s = 0; s < tables.size(); ++s)
             samples.codes.insert(samples.codes.end(), tables[s].events(), static_cast<int32_t>(s));
-        }
         out.labels.push_back(std::move(samples));
     }
     return out;

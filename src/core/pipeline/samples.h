@@ -13,6 +13,12 @@ namespace sepal {
 /// Short sample name of a path: the file name without folders and extension ("a/b/s1.fcs" -> "s1").
 std::string sampleName(const std::string& path);
 
+/// The samples' names of `paths`, one each and no two alike: sampleName, with "_2", "_3"... after
+/// a name an earlier file has (a/s1.fcs and b/s1.fcs are "s1" and "s1_2"), never a name another
+/// file has of itself; "sampleN" for a path without a name. What embed, apply and the app call
+/// the samples and apply names its outputs by.
+std::vector<std::string> sampleNames(const std::vector<std::string>& paths);
+
 /// The label column `name` of every table, one after the other, categories merged in order of
 /// first appearance (as concatenateSamples merges them); empty when a table lacks it.
 std::optional<io::LabelColumn> concatenatedLabels(const std::vector<io::Table>& tables,
