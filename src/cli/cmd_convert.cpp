@@ -145,10 +145,18 @@ void runConvert(const ConvertOptions& o) {
     }
     if (!o.transform.empty()) table = transformed(table, loadPipeline(o.transform));
     if (!o.columns.empty()) table = selectColumns(table, o.columns);
-    if (toFcs)
+    if (toFcs) {
         io::writeFcs(o.output, table);
-    else
+    } else {
+        // Headed as the exports head them ("CD45 (In115Di)"), which read back as channel and
+        // marker: FCS -> CSV -> FCS keeps $PnS.
+        const std::vector<std::string> labels = channelLabels(table);
+        for (size_t c = 0; c < table.channels.size(); ++c) {
+            table.channels[c].name = labels[c];
+            table.channels[c].marker.clear();
+        }
         io::writeCsv(o.output, table);
+    }
     for (const auto& w : table.warnings)
         std::fprintf(stderr, "sepal-cli: warning: %s\n", w.c_str());
 }

@@ -44,11 +44,33 @@ std::vector<ChannelRole> rolesOf(const io::FcsDatasetInfo& d) {
     return channelRoles(names);
 }
 
+/// Each parameter's marker class (defaultMarkerClasses), judged from the names alone.
+std::vector<MarkerClass> classesOf(const io::FcsDatasetInfo& d) {
+    io::Table names;
+    names.channels = d.parameters;
+    return defaultMarkerClasses(names);
+}
+
+/// Markers embed leaves out by default as state markers: those of the state class in a panel
+/// with two type markers or more (prepare.cpp's keepTypeMarkers).
+std::vector<bool> leftOutStates(const std::vector<MarkerClass>& classes) {
+    const auto types = std::count(classes.begin(), classes.end(), MarkerClass::Type);
+    std::vector<bool> out(classes.size(), false);
+    for (size_t c = 0; c < classes.size(); ++c)
+        out[c] = types >= 2 && classes[c] == MarkerClass::State;
+    return out;
+}
+
+/// Why embed leaves a state marker out, as info says it.
+constexpr const char* kStateReason = "state marker (kept, not embedded)";
+
 nlohmann::json infoJson(const io::FcsFileInfo& info) {
     nlohmann::json file = {{"file", info.path}, {"datasets", nlohmann::json::array()}};
     for (const auto& d : info.datasets) {
         nlohmann::json params = nlohmann::json::array();
         const std::vector<ChannelRole> roles = rolesOf(d);
+        const std::vector<MarkerClass> classes = classesOf(d);
+        const std::vector<bool> states = leftOutStates(classes);
         for (size_t j = 0; j < d.parameters.size(); ++j) {
             const auto& p = d.parameters[j];
             params.push_back({{"name", p.name},
@@ -56,7 +78,8 @@ nlohmann::json infoJson(const io::FcsFileInfo& info) {
                               {"range", rangeJson(p.range)},
                               {"bits", p.bits},
                               {"role", roleKey(roles[j])},
-                              {"role_reason", roleReason(roles[j])}});
+                              {"role_reason", states[j] ? kStateReason : roleReason(roles[j])},
+                              {"marker_class", markerClassKey(classes[j])}});
         }
         file["datasets"].push_back({{"version", d.version},
                                     {"events", d.events},
@@ -107,7 +130,7 @@ void describeTable(const std::string& path, bool json) {
     };
     auto why = [&](size_t c) {
         if (roles[c] != ChannelRole::Marker) return std::string(roleReason(roles[c]));
-        return classes[c] == MarkerClass::State ? std::string("state marker (kept, not embedded)")
+        return classes[c] == MarkerClass::State ? std::string(kStateReason)
                                                 : std::string("not chosen");
     };
     if (json) {
@@ -155,15 +178,18 @@ void printHuman(const io::FcsFileInfo& info) {
             wm = std::max(wm, columnsOf(p.marker));
         }
         const std::vector<ChannelRole> roles = rolesOf(d);
+        const std::vector<bool> states = leftOutStates(classesOf(d));
         std::cout << "  " << pad("#", 4) << pad("name", wn + 2) << pad("marker", wm + 2)
                   << pad("range", 12) << pad("bits", 6) << "role\n";
         for (size_t j = 0; j < d.parameters.size(); ++j) {
             const auto& p = d.parameters[j];
-            const bool embedded = roles[j] == ChannelRole::Marker;
+            const bool embedded = roles[j] == ChannelRole::Marker && !states[j];
             std::cout << "  " << pad(std::to_string(j + 1), 4) << pad(p.name, wn + 2)
                       << pad(p.marker.empty() ? "-" : p.marker, wm + 2)
                       << pad(rangeText(p.range), 12) << pad(std::to_string(p.bits), 6)
-                      << (embedded ? "marker" : std::string("left out: ") + roleReason(roles[j]))
+                      << (embedded    ? std::string("marker")
+                          : states[j] ? std::string("left out: ") + kStateReason
+                                      : std::string("left out: ") + roleReason(roles[j]))
                       << "\n";
         }
         for (const auto& w : d.warnings) std::cout << "  warning: " << w << "\n";

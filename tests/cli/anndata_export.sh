@@ -3,7 +3,7 @@
 # the same runs: embed of two demo samples under a gate tree (Cells, Live, CD3/CD4 quadrants)
 # to .h5ad and to CSV, then apply --format h5ad streamed in small blocks against apply --format
 # csv. X holds the embedded channels as transformed (the others raw), layers['raw'] every
-# channel as the file stored it (Time in its ticks), obsm['X_embedsom'] the coordinates, obs
+# channel as Sepal reads it (Time in its ticks), obsm['X_embedsom'] the coordinates, obs
 # the sample, the population and each gate's membership (as `sepal-cli gate` counts them), var
 # the channel names, markers and which were embedded. One file per population is refused.
 set -euo pipefail

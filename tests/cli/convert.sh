@@ -64,6 +64,13 @@ PY
     "$cli" convert "$work/plain.csv" "$work/back.fcs"
     "$cli" convert "$work/back.fcs" "$work/back.csv"
     cmp -s "$work/plain.csv" "$work/back.csv" || { echo "CSV -> FCS -> CSV changed the data"; exit 1; }
+    # The CSV is headed "marker (channel)", which reads back as both: the FCS keeps CD3 as $PnS.
+    head -1 "$work/plain.csv" | grep -q '^CD3 (Pr141Di),' ||
+        { echo "the CSV's header lost the marker: $(head -1 "$work/plain.csv")"; exit 1; }
+    "$cli" info --json "$work/back.fcs" | python3 -c '
+import json, sys
+p = json.load(sys.stdin)["datasets"][0]["parameters"][0]
+assert (p["name"], p["marker"]) == ("Pr141Di", "CD3"), p'
 fi
 
 # Refusals name the problem; nothing is left behind.

@@ -16,6 +16,15 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# Sepal's CSV export of data1.fcs (whose FSC-H and SSC-H have $PnG 3.67 and 8) holds the values
+# the gates see: gated again, it holds the ISAC truth's 252 events of Rectangle1, as the FCS does.
+"$cli" embed "$root/data1.fcs" --out "$tmp/data1.csv" --quiet 2>/dev/null
+for input in "$root/data1.fcs" "$tmp/data1.csv"; do
+    "$cli" gate "$input" --gates "$root/gml/gml_rect1_gate.xml" --counts "$tmp/rect.csv" --quiet
+    grep -q "^.*,Rectangle1,Rectangle1,252," "$tmp/rect.csv" ||
+        fail "$input: Rectangle1 holds $(grep Rectangle1 "$tmp/rect.csv"), the truth 252"
+done
+
 cases=0
 for xml in "$root"/gml/*.xml; do
     name=$(basename "$xml" .xml)

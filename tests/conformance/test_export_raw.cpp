@@ -1,8 +1,10 @@
 // Exports keep what the files stored: every real file of ../shared/data/fcs (flow and mass),
 // read and written again as FCS, stores each channel's values bit for bit as the original did
 // (Time in its ticks, before $PnG) with the same $TIMESTEP and $PnG; an export table for CSV
-// holds the same stored values. Log-amplified channels are the exception: FCS 3.1 allows no
-// $PnE on float data, so they are written as the linear values they stand for.
+// holds the values as Sepal reads them ($PnG applied, as its gates and Gating-ML's truths see
+// them), so that the CSV read back gates as the FCS file does. Log-amplified channels are the
+// exception: FCS 3.1 allows no $PnE on float data, so they are written as the linear values they
+// stand for.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -70,7 +72,7 @@ TEST(ExportRaw, EveryRealFileKeepsItsStoredValuesTimeIncluded) {
                 EXPECT_EQ(keywordNumber(back, "$TIMESTEP"), keywordNumber(stored, "$TIMESTEP"));
             }
         }
-        // A CSV export of raw values holds the stored values too.
+        // A CSV export of raw values holds the values as read: a CSV has no $PnG to apply.
         Matrix xy(read.events(), 2);
         ExportSource source;
         source.tables = std::span<const io::Table>(&read, 1);
@@ -86,12 +88,12 @@ TEST(ExportRaw, EveryRealFileKeepsItsStoredValuesTimeIncluded) {
                     column = j;
             if (column == csv.channels.size()) continue;  // a code parameter, written as labels
             size_t differ = 0;
-            for (size_t i = 0; i < stored.events(); ++i)
+            for (size_t i = 0; i < read.events(); ++i)
                 differ +=
-                    !(csv.values.at(i, column) == stored.values.at(i, c) ||
-                      (std::isnan(csv.values.at(i, column)) && std::isnan(stored.values.at(i, c))));
+                    !(csv.values.at(i, column) == read.values.at(i, c) ||
+                      (std::isnan(csv.values.at(i, column)) && std::isnan(read.values.at(i, c))));
             EXPECT_EQ(differ, 0u) << read.channels[c].name
-                                  << ": the CSV export changed the stored values";
+                                  << ": the CSV export changed the values as read";
         }
         ++files;
     }

@@ -189,6 +189,34 @@ TEST(CsvReader, HeadersNamingAMarkerAndItsChannelAreSplit) {
 }
 
 // Splitting that would give two columns one channel name keeps every header whole.
+// What Sepal's exports write for real files' channels reads back as those channels; units in
+// brackets stay part of a plain table's names, which is then no cytometry.
+TEST(CsvReader, HeadersOfRealChannelsSplitAndUnitsDoNot) {
+    const auto t = io::parseCsv(
+        "CD21;FITC;530/30@488/B (BL 530/30-A),CD103-FITC (FL1 INT LOG),"
+        "Time (102.40 sec.) (Time),CD3 ((Sm154)Di),CD19 (142Nd),Comp-PE-Texas Red-A :: CD8,"
+        "Comp-BV421-A :: ,area (m2),volume (m3),signal (A-1),rate (s-1),dose (mg2)\n"
+        "1,2,3,4,5,6,7,8,9,10,11,12\n");
+    const std::vector<std::pair<std::string, std::string>> want = {
+        {"BL 530/30-A", "CD21;FITC;530/30@488/B"},
+        {"FL1 INT LOG", "CD103-FITC"},
+        {"Time", "Time (102.40 sec.)"},
+        {"(Sm154)Di", "CD3"},
+        {"142Nd", "CD19"},
+        {"Comp-PE-Texas Red-A", "CD8"},
+        {"Comp-BV421-A", ""},
+        {"area (m2)", ""},
+        {"volume (m3)", ""},
+        {"signal (A-1)", ""},
+        {"rate (s-1)", ""},
+        {"dose (mg2)", ""}};
+    ASSERT_EQ(t.channels.size(), want.size());
+    for (size_t c = 0; c < want.size(); ++c) {
+        EXPECT_EQ(t.channels[c].name, want[c].first);
+        EXPECT_EQ(t.channels[c].marker, want[c].second) << want[c].first;
+    }
+}
+
 TEST(CsvReader, HeadersStayWholeWhenSplittingWouldRepeatAName) {
     const auto t = io::parseCsv("CD14 (FITC-A),CD14b (FITC-A),CD3 (PE-A)\n1,2,3\n");
     ASSERT_EQ(t.channels.size(), 3u);

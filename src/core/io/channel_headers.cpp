@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <optional>
+#include <regex>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -17,26 +18,24 @@ std::string trimmed(const std::string& text) {
     return text.substr(b, e - b);
 }
 
-// A detector's name is one word with a letter and a digit or a dash ("Nd142Di", "FL1-A",
-// "Comp-PE-Cy7-A"): units and notes in brackets ("kg", "mg/L", "2019") are not.
+// A cytometer's channel name, by the forms instruments write: a metal isotope ("In115Di",
+// "(Sm154)Di", "142Nd"), a detector's area, height or width ("FITC-A", "BL 530/30-A",
+// "Comp-PE-Texas Red-A"), a numbered fluorescence or a scatter channel ("FL1 INT LOG", "FSC-H",
+// "SSC"), or the time. Units and notes in brackets ("m2", "kg", "A-1", "2019") are none of these.
 bool readsAsChannel(const std::string& word) {
-    bool letter = false, digitOrDash = false;
-    for (const char c : word) {
-        const auto u = static_cast<unsigned char>(c);
-        if (std::isspace(u) || c == '(' || c == ')' || c == '/' || c == ',') return false;
-        letter = letter || std::isalpha(u);
-        digitOrDash = digitOrDash || std::isdigit(u) || c == '-';
-    }
-    return letter && digitOrDash;
+    static const std::regex forms(
+        R"(\(?[A-Z][a-z]?\)?\(?[0-9]{2,3}\)?(Di|Dd)?|[0-9]{2,3}[A-Z][a-z]?(Di|Dd)?)"
+        R"(|.+-[AHW]|FL[0-9]+.*|(FSC|SSC|FS|SS).*|Time|TIME|time)");
+    return !word.empty() && std::regex_match(word, forms);
 }
 
 // The channel and marker a header names, or nothing when it names one thing.
 std::optional<std::pair<std::string, std::string>> channelAndMarker(const std::string& header) {
     const std::string h = trimmed(header);
-    if (const size_t at = h.find(" :: "); at != std::string::npos) {
-        std::string channel = trimmed(h.substr(0, at)), marker = trimmed(h.substr(at + 4));
-        if (readsAsChannel(channel) && !marker.empty())
-            return std::make_pair(std::move(channel), std::move(marker));
+    if (const size_t at = h.find(" ::"); at != std::string::npos) {
+        // FlowJo's "Comp-FITC-A :: CD3"; "Comp-FITC-A :: " for a channel without a marker.
+        std::string channel = trimmed(h.substr(0, at)), marker = trimmed(h.substr(at + 3));
+        if (readsAsChannel(channel)) return std::make_pair(std::move(channel), std::move(marker));
         return std::nullopt;
     }
     const size_t open = h.rfind(" (");

@@ -8,8 +8,9 @@ namespace sepal::io {
 
 /// Splits each header of the forms "MARKER (CHANNEL)" and "CHANNEL :: MARKER" into the channel's
 /// name and its marker, as an FCS file's $PnN and $PnS hold them, when CHANNEL reads as a
-/// detector's name (one word with a letter and a digit or a dash: "In115Di", "FITC-A"; never
-/// "kg"). Headers stay whole when splitting would give two columns one name.
+/// cytometer's channel: a metal isotope ("In115Di"), a detector's area, height or width
+/// ("FITC-A", "BL 530/30-A"), a numbered fluorescence ("FL1 INT LOG"), scatter or time; never a
+/// unit ("area (m2)"). Headers stay whole when splitting would give two columns one name.
 void splitChannelHeaders(Table& table);
 
 }  // namespace sepal::io

@@ -168,14 +168,6 @@ void CoordinateBounds::add(const Matrix& xy) {
             }
 }
 
-// A value as its file stored it: divided by the factor it was read with, a whole number again
-// where the file stored whole numbers.
-static float stored(float value, double factor, bool whole) {
-    if (factor == 1.0) return value;
-    const double v = double(value) / factor;
-    return float(whole ? std::nearbyint(v) : v);
-}
-
 io::Table buildExportTable(const ExportSource& source, const ExportOptions& options,
                            ExportFormat format) {
     if (source.tables.empty()) throw InputError("export: nothing to export; open a file first");
@@ -213,16 +205,9 @@ io::Table buildExportTable(const ExportSource& source, const ExportOptions& opti
     size_t firstRow = 0;  // the table's first row in `out`
     for (size_t s = 0; s < source.tables.size(); ++s) {
         const io::Table& t = source.tables[s];
-        // A CSV or AnnData file holds the values as the file stored them (Time in its ticks,
-        // before $PnG); an FCS file holds the read values, which its writer stores as they were,
-        // with $TIMESTEP and $PnG.
-        std::vector<double> factor(kept, 1.0);
-        std::vector<uint8_t> whole(kept, 0);  // stored as integers: the nearest one again
-        if (format != ExportFormat::Fcs)
-            for (size_t j = 0; j < kept; ++j) {
-                factor[j] = t.channels[map.where[s][j]].storedFactor();
-                whole[j] = t.channels[map.where[s][j]].integerStored && factor[j] != 1.0;
-            }
+        // Every format holds the values as Sepal reads them (an amplifier's $PnG applied, Time
+        // in its ticks), the values its gates and plots see: a CSV read back gates as its FCS
+        // did. An FCS file's writer stores them as they were, with $TIMESTEP and $PnG.
         // Rows on all threads: apply's writing thread copies a block of a cohort's file here.
         const long long n = static_cast<long long>(t.events());
 #pragma omp parallel for schedule(static) if (n > 16384)
@@ -230,9 +215,8 @@ io::Table buildExportTable(const ExportSource& source, const ExportOptions& opti
             const size_t row = firstRow + size_t(i);
             float* dst = out.values.row(row);
             for (size_t j = 0; j < kept; ++j)
-                dst[j] = fromTransformed[j]
-                             ? source.transformed->at(row, *fromTransformed[j])
-                             : stored(t.values.at(size_t(i), map.where[s][j]), factor[j], whole[j]);
+                dst[j] = fromTransformed[j] ? source.transformed->at(row, *fromTransformed[j])
+                                            : t.values.at(size_t(i), map.where[s][j]);
             dst[kept] = source.xy->at(row, 0);
             dst[kept + 1] = source.xy->at(row, 1);
         }
