@@ -128,7 +128,12 @@ ColourKey computeColours(const Dataset& data, const ColourSettings& settings,
                 size_t(std::clamp(settings.groupColumn, 0, int(metadata.columns.size()) - 1));
             std::vector<std::string> paths;
             for (const auto& s : data.samples) paths.push_back(s.path);
-            const auto values = metadata.valuesOver(paths, column);
+            // The levels in sorted order, the unlisted last: a level's colour is its place, as
+            // the Compare window's and the exported box plots colour the conditions.
+            auto values = metadata.valuesOver(paths, column);
+            std::sort(values.begin(), values.end(), [](const std::string& a, const std::string& b) {
+                return a.empty() != b.empty() ? b.empty() : a < b;
+            });
             key.title = metadata.columns[column];
             for (size_t v = 0; v < values.size(); ++v)
                 key.legend.push_back(

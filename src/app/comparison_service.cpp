@@ -174,6 +174,10 @@ void ComparisonService::update() {
             }
             m_scheduler.setPopulationChange(std::move(change));
         } catch (const std::exception& e) {
+            // The last result compared other metadata or settings: it is not shown beside the
+            // error as if it were this comparison's.
+            m_current = Comparison{};
+            m_scheduler.setPopulationChange(PopulationChange{});
             m_error = e.what();
         }
     }

@@ -73,7 +73,8 @@ class ComparisonService : public Service {
     void choose(const ComparisonSettings& settings);
     /// What is being compared.
     const ComparisonSettings& settings() const { return m_settings; }
-    /// The latest finished comparison (of the current settings and populations or older).
+    /// The latest finished comparison (of the current settings and populations or older); none
+    /// (valid false) after one that failed.
     const Comparison& current() const { return m_current; }
     /// True while a newer comparison is being computed.
     bool computing() const { return m_task.valid(); }

@@ -36,6 +36,12 @@ void ScriptPlayer::afterFrame(Application&) {
             comparison.computing() || (!comparison.current().valid && comparison.error().empty());
         if (waiting && ++m_run.settleFrames < 3000) return;
         m_run.compared = false;
+        // The comparison's own refusal (a level no sample has) belongs to the compare line.
+        if (!comparison.error().empty()) {
+            std::fprintf(stderr, "script line %d (compare): %s\n", m_run.comparedLine,
+                         comparison.error().c_str());
+            ++m_run.failed;
+        }
     }
     while (m_next < m_actions.size() && !m_run.holding()) {
         const auto& a = m_actions[m_next++];
@@ -45,10 +51,12 @@ void ScriptPlayer::afterFrame(Application&) {
         } catch (const std::exception& e) {
             std::fprintf(stderr, "script line %d (%s): %s\n", a.line, a.verb.c_str(), e.what());
             m_app.workspace().log(app::LogEntry::Error, std::string("script: ") + e.what());
+            ++m_run.failed;
         }
         if (m_run.stopped) m_next = m_actions.size();
     }
-    if (m_next >= m_actions.size() && !m_run.holding()) m_app.quit(0);
+    // A line that failed makes the run's exit status 1 (the rest still ran, as in the window).
+    if (m_next >= m_actions.size() && !m_run.holding()) m_app.quit(m_run.failed > 0 ? 1 : 0);
 }
 
 }  // namespace sepal::gui

@@ -22,6 +22,8 @@ struct ScriptRun {
     bool settle = false;            ///< hold until the application is idle
     bool scored = false;            ///< hold until the picture's quality score is in
     bool compared = false;          ///< hold until the conditions' comparison is in
+    int comparedLine = 0;           ///< the script line of that compare, for its error
+    int failed = 0;                 ///< lines that failed: the script then exits with status 1
     int settleFrames = 0;           ///< frames held for settle or scored (given up at 3000)
     bool stopped = false;           ///< quit: no further action runs
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/common/error.h"
+#include "core/common/text.h"
 #include "core/transform/channel_label.h"
 #include "gui/script_args.h"
 #include "gui/script_exports.h"
@@ -175,9 +176,19 @@ void compare(ScriptRun& run, const ScriptAction& a) {
     if (a.args.size() < 3)
         throw InputError("compare needs COLUMN LEVEL REFERENCE [BLOCK|-] [edgeR|GLMM]");
     const std::string block = a.args.size() > 3 && a.args[3] != "-" ? a.args[3] : "";
-    run.app.workspace().comparison().choose(
-        {a.args[0], a.args[1], a.args[2], block, a.args.size() > 4 ? a.args[4] : "edgeR"});
-    run.compared = true, run.settleFrames = 0;
+    const std::string method = a.args.size() > 4 ? a.args[4] : "edgeR";
+    if (method != "edgeR" && method != "GLMM")
+        throw InputError("compare: method " + method + ": use edgeR or GLMM");
+    // What the window's lists would not offer is refused on this line, not found later.
+    const SampleMetadata& m = run.app.workspace().state().metadata;
+    if (m.columns.empty()) throw InputError("compare: open the samples' metadata first");
+    for (const std::string& column : {a.args[0], block})
+        if (!column.empty() &&
+            std::find(m.columns.begin(), m.columns.end(), column) == m.columns.end())
+            throw InputError("compare: no metadata column " + column +
+                             " (the columns: " + commaJoined(m.columns) + ")");
+    run.app.workspace().comparison().choose({a.args[0], a.args[1], a.args[2], block, method});
+    run.compared = true, run.settleFrames = 0, run.comparedLine = a.line;
 }
 
 void recipe(ScriptRun& run, const ScriptAction& a) {
@@ -298,7 +309,7 @@ void state(ScriptRun& run, const ScriptAction&) {
 }
 
 void quit(ScriptRun& run, const ScriptAction&) {
-    run.app.quit(0);
+    run.app.quit(run.failed > 0 ? 1 : 0);  // a line that failed is said in the exit status
     run.stopped = true;
 }
 
@@ -335,7 +346,7 @@ const ScriptVerb kVerbs[] = {
     {"fit", "fit the view", fit},
     {"screenshot", "PATH: the window as PNG", screenshot},
     {"state", "print the state as one JSON line", state},
-    {"quit", "leave (exit status 0)", quit},
+    {"quit", "leave (exit status 1 when a line failed, else 0)", quit},
 };
 // clang-format on
 

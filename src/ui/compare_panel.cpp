@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <initializer_list>
+#include <iterator>
 #include <set>
 
 #include "app/colouring.h"
@@ -39,34 +41,67 @@ bool chooser(const char* label, std::string& value, const std::vector<std::strin
     return changed;
 }
 
-/// "0.0021", or "< 1e-300" below the smallest double.
+/// "0.0021", "7.5e-9" (the exponent without its zeros and plus: a side bar's narrow column
+/// shows it whole), or "< 1e-300" below the smallest double.
 std::string pText(double p) {
     if (!std::isfinite(p)) return "-";
+    if (!(p > 0)) return "< 1e-300";
     char text[32];
-    if (p > 0)
-        std::snprintf(text, sizeof text, "%.2g", p);
-    else
-        std::snprintf(text, sizeof text, "< 1e-300");
-    return text;
+    std::snprintf(text, sizeof text, "%.2g", p);
+    std::string t = text;
+    if (const size_t e = t.find('e'); e != std::string::npos) {
+        const int exponent = std::atoi(t.c_str() + e + 1);
+        t = t.substr(0, e) + "e" + std::to_string(exponent);
+    }
+    return t;
 }
 
-/// Colours of the conditions: the reference blue, the compared one orange (as the exported box
-/// plots draw them).
-ImU32 groupColour(size_t g) {
-    const ImU32 colours[] = {IM_COL32(70, 130, 230, 255), IM_COL32(240, 110, 50, 255),
-                             IM_COL32(90, 190, 110, 255), IM_COL32(190, 110, 220, 255)};
-    return colours[g % 4];
+/// The colour of condition `level` among the samples' `groupOf`: the palette's colour of its
+/// place among their levels in sorted order, as the canvas (colour by sample group) and the
+/// exported box plots give it, whichever of the two is the reference.
+ImU32 levelColour(const std::vector<std::string>& groupOf, const std::string& level) {
+    std::set<std::string> levels(groupOf.begin(), groupOf.end());
+    const auto rgb =
+        app::paletteColour(size_t(std::distance(levels.begin(), levels.lower_bound(level))));
+    return IM_COL32(rgb[0], rgb[1], rgb[2], 255);
 }
 
 /// The width of the first column (the population's name) of a table `width` wide that leaves the
-/// columns after it (`after`) in view beside the vertical scroll bar: at least 30 % of the width,
+/// columns after it (`after`) in view beside the vertical scroll bar: at least 20 % of the width,
 /// where the numbers then scroll in sideways.
 float namesWidth(float width, std::initializer_list<float> after) {
     const ImGuiStyle& style = ImGui::GetStyle();
     const float cell = 2 * style.CellPadding.x + 1;  // padding and the border between columns
     float numbers = style.ScrollbarSize + cell;
     for (float w : after) numbers += w + cell;
-    return std::max(0.3f * width, width - numbers);
+    return std::max(0.2f * width, width - numbers);
+}
+
+/// `text` as it fits in `width` pixels: cut with "..." when longer (the hover shows it whole),
+/// so that a cut name never reads as another.
+std::string elided(const std::string& text, float width) {
+    if (ImGui::CalcTextSize(text.c_str()).x <= width) return text;
+    std::string cut = text;
+    while (!cut.empty() && ImGui::CalcTextSize((cut + "...").c_str()).x > width) {
+        cut.pop_back();
+        while (!cut.empty() && (static_cast<unsigned char>(cut.back()) & 0xC0) == 0x80)
+            cut.pop_back();  // a UTF-8 character's continuation bytes go with it
+    }
+    return cut + "...";
+}
+
+/// The widest of `texts` and `header`, in pixels: a column as wide as what it shows.
+template <class Rows, class TextOf>
+float widestOf(const Rows& rows, const char* header, TextOf textOf) {
+    float w = ImGui::CalcTextSize(header).x;
+    for (const auto& r : rows) w = std::max(w, ImGui::CalcTextSize(textOf(r).c_str()).x);
+    return w;
+}
+
+/// An adjusted p with its star at FDR 0.05.
+template <class Row>
+std::string adjustedText(const Row& r) {
+    return pText(r.pAdjusted) + (r.tested && r.pAdjusted < 0.05 ? "*" : "");
 }
 
 }  // namespace
@@ -129,10 +164,12 @@ void ComparePanel::drawAbundance(UiContext& ctx) {
     // The numbers' columns as wide as their longest text ("9.9e-300 *"); the names take what
     // leaves the fold change and the adjusted p in view (a cut p would read as another number),
     // and the raw p scrolls in sideways.
-    const float pWidth = ImGui::CalcTextSize("9.9e-300 *").x;
-    const float changeWidth = ImGui::CalcTextSize("+0.00").x;
-    ImGui::TableSetupColumn("population", ImGuiTableColumnFlags_WidthFixed,
-                            namesWidth(width, {changeWidth, pWidth}));
+    const float pWidth = widestOf(c.abundance, "adj. p", adjustedText<app::AbundanceRow>);
+    const float changeWidth =
+        std::max({ImGui::CalcTextSize("+0.00").x, ImGui::CalcTextSize("logFC").x,
+                  ImGui::CalcTextSize("untested").x});
+    const float nameWidth = namesWidth(width, {changeWidth, pWidth});
+    ImGui::TableSetupColumn("population", ImGuiTableColumnFlags_WidthFixed, nameWidth);
     ImGui::TableSetupColumn("logFC", ImGuiTableColumnFlags_WidthFixed, changeWidth);
     // The adjusted p first: what decides; the raw p scrolls in beside.
     ImGui::TableSetupColumn("adj. p", ImGuiTableColumnFlags_WidthFixed, pWidth);
@@ -149,7 +186,7 @@ void ComparePanel::drawAbundance(UiContext& ctx) {
         ImGui::TableNextColumn();
         // A click shows the population on the canvas (the others greyed) and its box plot.
         const bool selected = r.population == ws.state().colour.highlight;
-        if (ImGui::Selectable(r.population.c_str(), selected,
+        if (ImGui::Selectable(elided(r.population, nameWidth).c_str(), selected,
                               ImGuiSelectableFlags_SpanAllColumns)) {
             app::ColourSettings colour = ws.state().colour;
             if (colour.mode != app::ColourMode::Change) colour.mode = app::ColourMode::Population;
@@ -161,7 +198,9 @@ void ComparePanel::drawAbundance(UiContext& ctx) {
         }
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.population.c_str());  // when cut
         ImGui::TableNextColumn();
-        if (r.tested) {
+        if (r.tested && selected) {
+            ImGui::Text("%+.2f", r.logFC);  // the map's blue would vanish on the selection's
+        } else if (r.tested) {
             // The fold change in the colours the canvas uses for it.
             const auto rgb = app::colourMap("coolwarm", 0.5f + 0.5f * float(r.logFC) / extent);
             ImGui::TextColored(ImVec4(rgb[0] / 255.f, rgb[1] / 255.f, rgb[2] / 255.f, 1), "%+.2f",
@@ -170,10 +209,7 @@ void ComparePanel::drawAbundance(UiContext& ctx) {
             ImGui::TextDisabled("untested");
         }
         ImGui::TableNextColumn();
-        if (r.tested && r.pAdjusted < 0.05)
-            ImGui::Text("%s *", pText(r.pAdjusted).c_str());
-        else
-            ImGui::TextUnformatted(pText(r.pAdjusted).c_str());
+        ImGui::TextUnformatted(adjustedText(r).c_str());
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(pText(r.pValue).c_str());
     }
@@ -224,16 +260,16 @@ void ComparePanel::drawBoxPlot(UiContext& ctx) {
         for (size_t s = 0; s < percent.size(); ++s)
             if (c.groupOf[s] == groups[g]) values.push_back(percent[s]), members.push_back(s);
         const raster::BoxStats box = raster::boxStats(values);
+        const ImU32 colour = levelColour(c.groupOf, groups[g]);
         const float half = std::min(40.0f, (right - left) / float(groups.size()) / 4);
         if (box.n > 0) {
             draw->AddRect(ImVec2(centre - half, yOf(box.q3)), ImVec2(centre + half, yOf(box.q1)),
-                          groupColour(g), 0, 0, 1.5f);
+                          colour, 0, 0, 1.5f);
             draw->AddLine(ImVec2(centre - half, yOf(box.median)),
-                          ImVec2(centre + half, yOf(box.median)), groupColour(g), 3);
+                          ImVec2(centre + half, yOf(box.median)), colour, 3);
             draw->AddLine(ImVec2(centre, yOf(box.q3)), ImVec2(centre, yOf(box.highWhisker)),
-                          groupColour(g));
-            draw->AddLine(ImVec2(centre, yOf(box.q1)), ImVec2(centre, yOf(box.lowWhisker)),
-                          groupColour(g));
+                          colour);
+            draw->AddLine(ImVec2(centre, yOf(box.q1)), ImVec2(centre, yOf(box.lowWhisker)), colour);
         }
         for (size_t k = 0; k < members.size(); ++k)
             xOf[members[k]] =
@@ -251,10 +287,9 @@ void ComparePanel::drawBoxPlot(UiContext& ctx) {
                 draw->AddLine(ImVec2(xOf[a], yOf(percent[a])), ImVec2(xOf[b], yOf(percent[b])),
                               faint);
     for (size_t s = 0; s < percent.size(); ++s)
-        if (xOf[s] >= 0 && std::isfinite(percent[s])) {
-            const size_t g = c.groupOf[s] == groups[0] ? 0 : 1;
-            draw->AddCircleFilled(ImVec2(xOf[s], yOf(percent[s])), 4, groupColour(g));
-        }
+        if (xOf[s] >= 0 && std::isfinite(percent[s]))
+            draw->AddCircleFilled(ImVec2(xOf[s], yOf(percent[s])), 4,
+                                  levelColour(c.groupOf, c.groupOf[s]));
     ImGui::Dummy(ImVec2(width, height));
 }
 
@@ -268,15 +303,17 @@ void ComparePanel::drawState(UiContext& ctx) {
         ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY;
     const float rowHeight = ImGui::GetTextLineHeightWithSpacing();
     const float width = ImGui::GetContentRegionAvail().x;  // inside the table, a scrolled width
-    if (!ImGui::BeginTable("state", 4, flags | ImGuiTableFlags_ScrollX, ImVec2(0, rowHeight * 10)))
+    if (!ImGui::BeginTable("state", 3, flags | ImGuiTableFlags_ScrollX, ImVec2(0, rowHeight * 14)))
         return;
     ImGui::TableSetupScrollFreeze(1, 1);
-    const float markerWidth = ImGui::CalcTextSize("GranzymeB").x;
-    const float changeWidth = ImGui::CalcTextSize("+0.00").x;
-    const float pWidth = ImGui::CalcTextSize("9.9e-300 *").x;
-    ImGui::TableSetupColumn("population", ImGuiTableColumnFlags_WidthFixed,
-                            namesWidth(width, {markerWidth, changeWidth, pWidth}));
-    ImGui::TableSetupColumn("marker", ImGuiTableColumnFlags_WidthFixed, markerWidth);
+    // The population with its marker below it, so that the numbers stay whole in a side bar's
+    // width (four columns cut the adjusted p); names cut with "..." are whole on hover.
+    const float changeWidth =
+        std::max({ImGui::CalcTextSize("+0.00").x, ImGui::CalcTextSize("change").x,
+                  ImGui::CalcTextSize("untested").x});
+    const float pWidth = widestOf(c.state, "adj. p", adjustedText<app::StateRow>);
+    const float nameWidth = namesWidth(width, {changeWidth, pWidth});
+    ImGui::TableSetupColumn("population", ImGuiTableColumnFlags_WidthFixed, nameWidth);
     ImGui::TableSetupColumn("change", ImGuiTableColumnFlags_WidthFixed, changeWidth);
     ImGui::TableSetupColumn("adj. p", ImGuiTableColumnFlags_WidthFixed, pWidth);
     ImGui::TableHeadersRow();
@@ -287,21 +324,22 @@ void ComparePanel::drawState(UiContext& ctx) {
             const app::StateRow& r = c.state[size_t(i)];
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted(r.population.c_str());
+            ImGui::TextUnformatted(elided(r.population, nameWidth).c_str());
             if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.population.c_str());
-            ImGui::TableNextColumn();
-            ImGui::TextUnformatted(r.marker.c_str());
+            ImGui::TextDisabled("%s", elided(r.marker, nameWidth).c_str());
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.marker.c_str());
             ImGui::TableNextColumn();
             if (r.tested)
                 ImGui::Text("%+.2f", r.logFC);
             else
                 ImGui::TextDisabled("untested");
             ImGui::TableNextColumn();
-            ImGui::Text("%s%s", pText(r.pAdjusted).c_str(),
-                        r.tested && r.pAdjusted < 0.05 ? " *" : "");
+            ImGui::TextUnformatted(adjustedText(r).c_str());
         }
     ImGui::EndTable();
-    ImGui::TextDisabled("change: the medians' difference (transformed units)");
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("change: the medians' difference (transformed units)");
+    ImGui::PopStyleColor();
 }
 
 void ComparePanel::draw(UiContext& ctx) {

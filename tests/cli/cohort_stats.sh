@@ -52,6 +52,23 @@ if "$cli" stats --counts applied/populations.csv --metadata cohort/samples.csv \
 fi
 grep -q "write condition:stim-unstim, or choose another reference with --reference condition:unstim" \
     err.txt || fail "the refusal of condition:stim: $(cat err.txt)"
+# A refused run makes no folder.
+[ ! -e refused ] || fail "a refused stats run left the folder refused/"
+# Metadata whose samples are all one condition: nothing to compare, said so (it suggested
+# condition:stim-stim).
+sed 's/,unstim/,stim/' cohort/samples.csv >one_level.csv
+if "$cli" stats --counts applied/populations.csv --metadata one_level.csv --design condition \
+    --contrast condition:stim-unstim --out-dir refused 2>err.txt; then
+    fail "stats compared a condition of one level"
+fi
+grep -q "every sample has condition stim, so there is nothing to compare" err.txt ||
+    fail "the refusal of one level: $(cat err.txt)"
+# A run without medians into the folder of one with them: the older ds.csv and state.png go.
+cp -r stats again
+"$cli" stats --counts applied/populations.csv --metadata cohort/samples.csv --design condition \
+    --contrast condition:stim-unstim --method GLMM --out-dir again 2>/dev/null
+[ ! -e again/ds.csv ] && [ ! -e again/state.png ] && [ -s again/da.csv ] ||
+    fail "the GLMM run left another run's state tables: $(ls again)"
 
 "$python" - "$tmp" <<'PY' || fail "the calls are not the planted effects"
 import csv, collections, glob, os, sys

@@ -896,6 +896,28 @@ def test_compare(out):
     print(f"compare: {first['ms']:.0f} ms, after the lasso {after['ms']:.0f} ms")
 
 
+def test_script_errors(out):
+    """A script's line that fails says so on its own line and makes the exit status 1, the rest
+    still running: a compare on a column the metadata lacks or by a method there is none of was
+    said only at a later export, or never, and the run ended with status 0."""
+    _, files = demo_files(out, (1, 2), 1500)
+    with open(f"{out}/meta.csv", "w") as f:
+        f.write("file,condition\ns1.fcs,healthy\ns2.fcs,disease\n")
+    script = os.path.join(out, "actions.txt")
+    with open(script, "w") as f:
+        f.write("\n".join(["open " + " ".join(files), "settle", f"metadata {out}/meta.csv",
+                           "compare conditon disease healthy",
+                           "compare condition disease healthy - limma", "state", "quit"]) + "\n")
+    proc = run_sepal(["--script", script, "--size", "1280x800"], os.path.join(out, "autosave"))
+    check(proc.returncode == 1, f"a script with failed lines exited with {proc.returncode}")
+    check("script line 4 (compare): compare: no metadata column conditon (the columns: "
+          "condition)" in proc.stderr, f"the typo is not said on its line: {proc.stderr[-600:]}")
+    check("script line 5 (compare): compare: method limma: use edgeR or GLMM" in proc.stderr,
+          f"the method is not refused on its line: {proc.stderr[-600:]}")
+    check(any(l.startswith("{") and '"events"' in l for l in proc.stdout.splitlines()),
+          "the lines after the failed ones did not run")
+
+
 def plot_pixel(state, x, y):
     """Where value (x, y) of the Biaxial window's plot is, relative to the canvas (as drag takes)."""
     b = state["biaxial"]
@@ -1085,7 +1107,8 @@ def test_small_multiples(out):
         "set view.multiples off", "open " + files[0], "settle", f"load-session {out}/s.json",
         "settle", "state", "quit"], out)
     samples, conditions, undone, reloaded = states
-    check(samples["colour_mode"] == "group" and samples["legend"] == ["healthy", "disease"],
+    # The levels in sorted order: a level's colour is its place, as the Compare window's.
+    check(samples["colour_mode"] == "group" and samples["legend"] == ["disease", "healthy"],
           f"the metadata colours by {samples['colour_mode']} {samples['legend']}")
     check([p["title"] for p in samples["small_multiples"]] == ["s1.fcs", "s2.fcs", "s3.fcs"],
           f"panels {samples['small_multiples']}")

@@ -607,6 +607,41 @@ TEST(Workspace, AComparisonTheSamplesCannotMakeIsRefusedInTheWindowsWords) {
     std::filesystem::remove_all(dir);
 }
 
+// Metadata that can no longer make the comparison (every sample one condition) leaves the
+// window its error alone: the last result, of other metadata, is not shown beside it; and the
+// refused export makes no folder.
+TEST(Workspace, AComparisonThatFailsShowsNoOlderResult) {
+    if (!ComparisonService::available()) GTEST_SKIP() << "this build has no statistics";
+    const std::vector<io::Table> tables = demoSamples(4, 800);
+    const auto dir = testFolder("app-compare-stale");
+    std::ofstream(dir / "meta.csv") << "file,condition\ns1.fcs,a\ns2.fcs,a\ns3.fcs,b\ns4.fcs,b\n";
+    std::ofstream(dir / "one.csv") << "file,condition\ns1.fcs,a\ns2.fcs,a\ns3.fcs,a\ns4.fcs,a\n";
+    Workspace ws("cpu");
+    ws.data().openTables(tables);
+    settle(ws);
+    ws.data().openSampleMetadata((dir / "meta.csv").string());
+    ws.populations().fromLandmarks(4);
+    ws.comparison().choose({"condition", "b", "a", "", "edgeR"});
+    const auto compared = [&] {
+        for (int i = 0; i < 20000; ++i) {
+            ws.comparison().want();
+            ws.frame(8.0);
+            if (i > 2 && !ws.comparison().computing()) return;
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+    };
+    compared();
+    ASSERT_TRUE(ws.comparison().current().valid) << ws.comparison().error();
+    ws.data().openSampleMetadata((dir / "one.csv").string());
+    compared();
+    EXPECT_NE(ws.comparison().error().find("nothing to compare"), std::string::npos)
+        << ws.comparison().error();
+    EXPECT_FALSE(ws.comparison().current().valid);
+    EXPECT_THROW(ws.comparison().exportTables((dir / "stats").string()), InputError);
+    EXPECT_FALSE(std::filesystem::exists(dir / "stats"));
+    std::filesystem::remove_all(dir);
+}
+
 // Sample metadata that lists none of the open samples is refused with the names on both sides,
 // and the metadata the samples had stays (it made every sample "(not listed)" without a word).
 TEST(Workspace, SampleMetadataListingNoOpenSampleIsRefusedAndTheOldKept) {

@@ -116,6 +116,16 @@ TEST(BoxPlots, TheMedianLineSitsOnItsValuesRowInTheGroupsColour) {
     const BoxPanelLayout q = boxPlotLayout(in).panels[0];
     EXPECT_EQ(swapped.at(q.groupCenter[0] + off, int(std::lround(q.rowOf(80)))),
               color::paletteColor(0));
+    // Unless each group's colour is given: a condition keeps its colour as the app gives it
+    // (its place among the levels in sorted order), whichever of the two is drawn first.
+    in.groups = {"unstim", "stim"};
+    in.groupColours = {1, 0};
+    const Image kept = renderBoxPlots(in, true);
+    const BoxPanelLayout k = boxPlotLayout(in).panels[0];
+    EXPECT_EQ(kept.at(k.groupCenter[0] + off, int(std::lround(k.rowOf(30)))),
+              color::paletteColor(1));
+    EXPECT_EQ(kept.at(k.groupCenter[1] + off, int(std::lround(k.rowOf(80)))),
+              color::paletteColor(0));
 }
 
 TEST(BoxPlots, PairedSamplesAreJoinedByGreyLinesAndOnlyThen) {

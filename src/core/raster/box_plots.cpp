@@ -228,7 +228,9 @@ Image renderBoxPlots(const BoxPlotInput& in, bool light) {
     const Theme theme = themeOf(light);
     Image image(layout.width, layout.height, theme.background);
     std::vector<color::Rgba8> groupColor;
-    for (size_t g = 0; g < groups; ++g) groupColor.push_back(color::paletteColor(g));
+    for (size_t g = 0; g < groups; ++g)
+        groupColor.push_back(
+            color::paletteColor(g < in.groupColours.size() ? in.groupColours[g] : g));
     const bool paired = !in.pairing.empty();
     const bool anySignificant =
         std::find(in.significant.begin(), in.significant.end(), true) != in.significant.end();

@@ -18,6 +18,9 @@ struct BoxPlotInput {
     std::vector<std::string> samples;       ///< sample names (one column of `frequencies` each)
     std::vector<std::string> sampleGroups;  ///< per sample: its group, one of `groups`
     std::vector<std::string> groups;        ///< the groups (conditions) in the order drawn
+    /// Per group: its colour's place in the qualitative palette, so that a condition keeps the
+    /// colour the app gives it wherever it is drawn (empty: the group's own place).
+    std::vector<size_t> groupColours;
     /// Per sample: its pairing key (a patient), joining its dots across groups; empty: unpaired.
     std::vector<std::string> pairing;
     /// populations x samples, row-major: percent of the sample's cells (NaN: skipped).

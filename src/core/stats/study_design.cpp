@@ -172,6 +172,11 @@ StudyDesign buildStudyDesign(const SampleMetadata& metadata,
     const std::string a = trimmed(levels.substr(0, minus));
     const std::string b =
         minus == std::string::npos ? term->levels.front() : trimmed(levels.substr(minus + 1));
+    if (term->levels.size() < 2)
+        throw InputError("--contrast '" + contrast + "': every sample has " + column + " " +
+                         commaJoined(term->levels) +
+                         ", so there is nothing to compare; the metadata must give " + column +
+                         " two levels or more");
     for (const std::string& level : {a, b})
         if (std::find(term->levels.begin(), term->levels.end(), level) == term->levels.end())
             throw InputError("--contrast '" + contrast + "': '" + level + "' is no level of " +

@@ -12,6 +12,7 @@ namespace sepal::stats {
 
 /// Where a comparison's files go.
 struct StudyFiles {
+    std::string folder;        ///< where they go (made by writeStudyFiles)
     std::string design;        ///< design.csv
     std::string abundance;     ///< da.csv
     std::string state;         ///< ds.csv
@@ -19,13 +20,14 @@ struct StudyFiles {
     std::string stateHeatmap;  ///< state.png
 };
 
-/// The files in `folder` (created when missing); throws InputError when it cannot be created
-/// or a file would overwrite one of `readFiles`.
+/// The files in `folder`; throws InputError when a file would overwrite one of `readFiles`.
 StudyFiles studyFilesIn(const std::string& folder, const std::vector<std::string>& readFiles);
 
 /// Writes the design, the abundance table and its box plots (when the contrast compares groups
-/// of samples), and with `withState` the state table and heatmap, each atomically; `pairColumn`
-/// joins a group's samples in the box plots. Returns the paths written.
+/// of samples), and with `withState` the state table and heatmap, each atomically, into the
+/// folder (created when missing; InputError when it cannot be); an earlier run's files that this
+/// one does not write are removed. `pairColumn` joins a group's samples in the box plots.
+/// Returns the paths written.
 std::vector<std::string> writeStudyFiles(const StudyFiles& files, const StudyResult& result,
                                          const AbundanceTable& counts,
                                          const SampleMetadata& metadata,

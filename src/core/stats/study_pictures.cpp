@@ -28,6 +28,13 @@ raster::BoxPlotInput abundanceBoxPlots(const AbundanceTable& counts, const Study
     const StudyDesign& design = result.design;
     in.samples = counts.samples;
     in.groups = design.groupLevels;
+    // Each level in the colour of its place among the column's levels in sorted order, as the
+    // app colours the samples by the column: "stim" keeps its colour as reference or compared.
+    std::vector<std::string> sorted = design.groupLevels;
+    std::sort(sorted.begin(), sorted.end());
+    for (const std::string& level : in.groups)
+        in.groupColours.push_back(
+            size_t(std::find(sorted.begin(), sorted.end(), level) - sorted.begin()));
     in.sampleGroups = design.groupOf;
     in.groupName = design.groupColumn;
     in.title = "Abundance: " + design.contrastText;
