@@ -28,6 +28,9 @@ stats::StudyRequest requestOf(const ComparisonSettings& s,
     r.stateMarkers = stateMarkers;
     r.formula = formulaOf(s);
     r.contrast = s.column + ":" + s.level + "-" + s.reference;
+    // The window's "against" level is the design's reference too, so that design.csv's columns
+    // read as the comparison does (conditionstim against the unstim baseline).
+    if (!s.reference.empty()) r.references[s.column] = s.reference;
     r.block = s.block;
     r.method = s.method;
     return r;
@@ -129,6 +132,7 @@ std::string ComparisonService::command() const {
         (state().metadata.source.empty() ? std::string("samples.csv") : state().metadata.source) +
         " --design \"" + formulaOf(s) + "\" --contrast " + s.column + ":" + s.level + "-" +
         s.reference;
+    if (!s.reference.empty()) cmd += " --reference " + s.column + ":" + s.reference;
     if (!s.block.empty()) cmd += " --block " + s.block;
     if (s.method != "edgeR") cmd += " --method " + s.method;
     if (!markers.empty()) cmd += " --state-markers " + markers;

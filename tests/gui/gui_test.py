@@ -854,7 +854,8 @@ def test_compare(out):
     subprocess.run([cli, "stats", "--counts", f"{out}/counts/populations.csv", "--medians",
                     f"{out}/counts/sample_medians.csv", "--metadata", f"{out}/cohort/samples.csv",
                     "--design", "condition + patient", "--contrast", "condition:stim-unstim",
-                    "--block", "patient", "--out-dir", f"{out}/cli", "-q"], check=True)
+                    "--reference", "condition:unstim", "--block", "patient", "--out-dir",
+                    f"{out}/cli", "-q"], check=True)
     for name in ("da.csv", "ds.csv", "design.csv", "abundance.png", "state.png"):
         app, mine = open(f"{out}/stats/{name}", "rb").read(), open(f"{out}/cli/{name}", "rb").read()
         check(app == mine, f"{name} differs between the app's Compare window and sepal-cli stats")
@@ -877,8 +878,9 @@ def test_compare(out):
     subprocess.run([cli, "stats", "--counts", f"{out}/after_counts/populations.csv", "--medians",
                     f"{out}/after_counts/sample_medians.csv", "--metadata",
                     f"{out}/cohort/samples.csv", "--design", "condition", "--contrast",
-                    "condition:stim-unstim", "--block", "patient", "--method", "GLMM",
-                    "--out-dir", f"{out}/cli_glmm", "-q"], check=True)
+                    "condition:stim-unstim", "--reference", "condition:unstim", "--block",
+                    "patient", "--method", "GLMM", "--out-dir", f"{out}/cli_glmm", "-q"],
+                   check=True)
     for name in ("da.csv", "ds.csv"):
         app, mine = (open(f"{out}/glmm/{name}", "rb").read(),
                      open(f"{out}/cli_glmm/{name}", "rb").read())
