@@ -282,8 +282,12 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
         if (!checked) {
             std::vector<std::string> available;
             for (const auto& ch : table.channels) available.push_back(ch.name);
+            // Markers too, each once: one that repeats its channel's name ("FSC-A") was listed
+            // twice in the message naming what the data has.
             for (const auto& ch : table.channels)
-                if (!ch.marker.empty()) available.push_back(ch.marker);
+                if (!ch.marker.empty() &&
+                    std::find(available.begin(), available.end(), ch.marker) == available.end())
+                    available.push_back(ch.marker);
             try {
                 checkColumns(run.loaded.columns, available);
             } catch (const InputError& e) {

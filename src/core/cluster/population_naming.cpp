@@ -328,6 +328,18 @@ size_t findWord(const std::string& phrase, const std::string& word) {
     return std::string::npos;
 }
 
+/// `phrase` with `word` (a call or a bright/dim word on `marker`) said once: nothing when it
+/// says it already, in place of the marker's "+" for a bright or dim word, else after it (a cell
+/// type's namesakes are told apart by markers its phrase may hold).
+void sayInPhrase(std::string& phrase, const std::string& marker, const std::string& word) {
+    if (findWord(phrase, word) != std::string::npos) return;
+    const bool level = word == marker + "bright" || word == marker + "dim";
+    if (const size_t at = findWord(phrase, marker + "+"); level && at != std::string::npos)
+        phrase.replace(at, marker.size() + 1, word);
+    else
+        phrase += (phrase.empty() ? "" : " ") + word;
+}
+
 /// Populations that one marker phrase or one cell type names (no doublets) are told apart: by a
 /// call the phrase left out where one parts them (markerThatCallsApart), else as a
 /// cytometrist tells CD10+ precursors apart by CD38: the named type marker on which their
@@ -350,9 +362,13 @@ void tellNamesakesApart(std::vector<PopulationName>& names,
                         const std::vector<MarkerThreshold>& cuts, const NamingInput& input,
                         const Share& share, const LevelOf& level, const Cells& cells,
                         const Outshone& outshone) {
-    std::vector<std::vector<size_t>> used(names.size());  // columns each phrase names already
+    // Columns each name says already: a phrase's calls; none for a cell type, whose name shows
+    // none of its phrase's calls (namesakes of a rule positive and negative on CD4 were
+    // numbered, as if CD4 were said).
+    std::vector<std::vector<size_t>> used(names.size());
     for (size_t p = 0; p < names.size(); ++p)
-        for (const auto& [c, up] : names[p].called) used[p].push_back(c);
+        if (names[p].cellType.empty())
+            for (const auto& [c, up] : names[p].called) used[p].push_back(c);
     std::vector<std::string> added(names.size());  // the words that told each one apart
     const auto tell = [&](size_t p, const std::string& word) {
         added[p] += " " + word;
@@ -378,7 +394,7 @@ void tellNamesakesApart(std::vector<PopulationName>& names,
                     const std::string word =
                         input.markers[c] +
                         callWord(cuts[c], up, level(p, c).median, outshone(p, c));
-                    names[p].phrase += " " + word;
+                    sayInPhrase(names[p].phrase, input.markers[c], word);
                     tell(p, word);
                     used[p].push_back(c);
                 }
@@ -425,10 +441,7 @@ void tellNamesakesApart(std::vector<PopulationName>& names,
                 PopulationName& out = names[members[m]];
                 const std::string word =
                     marker + (split.levels[m].median > split.between ? "bright" : "dim");
-                if (inPhrase)
-                    out.phrase.replace(findWord(out.phrase, marker + "+"), marker.size() + 1, word);
-                else
-                    out.phrase += " " + word;
+                sayInPhrase(out.phrase, marker, word);
                 tell(members[m], word);
                 used[members[m]].push_back(split.marker);
             }
@@ -629,27 +642,6 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
                 break;
             }
         }
-        // Positive on most lineage markers at once: cells stuck together (or stained by
-        // everything), whichever lineages they are. Only markers the catalogue knows as
-        // lineages count: markers it does not know (generic names, "Marker3") need not exclude
-        // one another, and synthetic clusters positive on most of them were called doublets.
-        if (!out.doublets) {
-            size_t resolved = 0, positive = 0;
-            for (size_t c = 0; c < d && c < input.classes.size(); ++c) {
-                if (input.classes[c] != MarkerClass::Type || !cuts[c].resolved ||
-                    cuts[c].onEveryCell || tally[p].cells[c] <= 0 ||
-                    !catalogueEntry(input.markers[c]))
-                    continue;
-                ++resolved;
-                positive += share(p, c).positive >= kCallShare;
-            }
-            if (positive >= kMostPositive &&
-                double(positive) >= kMostPositiveShare * double(resolved)) {
-                out.doublets = true;
-                out.name = "Doublets (positive on " + std::to_string(positive) + " of " +
-                           std::to_string(resolved) + " lineage markers)";
-            }
-        }
         // The last rule that holds: none of its conditions fails, and of four or more one
         // exclusion ("CD19-": a marker the panel lacks or cannot resolve) may be unknown. What a
         // name asserts (its positive markers) is always seen in the data.
@@ -666,6 +658,30 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
             }
             if (!failed && (unknown == 0 || (unknown == 1 && rule.conditions.size() >= 4)))
                 out.cellType = rule.name;
+        }
+        // Positive on most lineage markers at once: cells stuck together (or stained by
+        // everything), whichever lineages they are. Only markers the catalogue knows as
+        // lineages count: markers it does not know (generic names, "Marker3") need not exclude
+        // one another, and synthetic clusters positive on most of them were called doublets.
+        // Cells a cell type's rule names are not: its exclusions hold, and a myeloid panel's
+        // classical monocytes (CD14, HLA-DR, CCR2, CD33, CD11b, CD11c... 11 of 20 markers on a
+        // CytoNorm file) were called doublets.
+        if (!out.doublets && out.cellType.empty()) {
+            size_t resolved = 0, positive = 0;
+            for (size_t c = 0; c < d && c < input.classes.size(); ++c) {
+                if (input.classes[c] != MarkerClass::Type || !cuts[c].resolved ||
+                    cuts[c].onEveryCell || tally[p].cells[c] <= 0 ||
+                    !catalogueEntry(input.markers[c]))
+                    continue;
+                ++resolved;
+                positive += share(p, c).positive >= kCallShare;
+            }
+            if (positive >= kMostPositive &&
+                double(positive) >= kMostPositiveShare * double(resolved)) {
+                out.doublets = true;
+                out.name = "Doublets (positive on " + std::to_string(positive) + " of " +
+                           std::to_string(resolved) + " lineage markers)";
+            }
         }
         if (!out.doublets)
             out.name = !out.cellType.empty() ? out.cellType
