@@ -13,6 +13,7 @@
 
 #include "app/colouring.h"
 #include "core/raster/box_plots.h"
+#include "ui/fitted_text.h"
 
 namespace sepal::ui {
 namespace {
@@ -75,19 +76,6 @@ float namesWidth(float width, std::initializer_list<float> after) {
     float numbers = style.ScrollbarSize + cell;
     for (float w : after) numbers += w + cell;
     return std::max(0.2f * width, width - numbers);
-}
-
-/// `text` as it fits in `width` pixels: cut with "..." when longer (the hover shows it whole),
-/// so that a cut name never reads as another.
-std::string elided(const std::string& text, float width) {
-    if (ImGui::CalcTextSize(text.c_str()).x <= width) return text;
-    std::string cut = text;
-    while (!cut.empty() && ImGui::CalcTextSize((cut + "...").c_str()).x > width) {
-        cut.pop_back();
-        while (!cut.empty() && (static_cast<unsigned char>(cut.back()) & 0xC0) == 0x80)
-            cut.pop_back();  // a UTF-8 character's continuation bytes go with it
-    }
-    return cut + "...";
 }
 
 /// The widest of `texts` and `header`, in pixels: a column as wide as what it shows.
@@ -186,7 +174,7 @@ void ComparePanel::drawAbundance(UiContext& ctx) {
         ImGui::TableNextColumn();
         // A click shows the population on the canvas (the others greyed) and its box plot.
         const bool selected = r.population == ws.state().colour.highlight;
-        if (ImGui::Selectable(elided(r.population, nameWidth).c_str(), selected,
+        if (ImGui::Selectable(fittedText(r.population, nameWidth).c_str(), selected,
                               ImGuiSelectableFlags_SpanAllColumns)) {
             app::ColourSettings colour = ws.state().colour;
             if (colour.mode != app::ColourMode::Change) colour.mode = app::ColourMode::Population;
@@ -307,7 +295,7 @@ void ComparePanel::drawState(UiContext& ctx) {
         return;
     ImGui::TableSetupScrollFreeze(1, 1);
     // The population with its marker below it, so that the numbers stay whole in a side bar's
-    // width (four columns cut the adjusted p); names cut with "..." are whole on hover.
+    // width (four columns cut the adjusted p); names cut (fittedText) are whole on hover.
     const float changeWidth =
         std::max({ImGui::CalcTextSize("+0.00").x, ImGui::CalcTextSize("change").x,
                   ImGui::CalcTextSize("untested").x});
@@ -324,9 +312,9 @@ void ComparePanel::drawState(UiContext& ctx) {
             const app::StateRow& r = c.state[size_t(i)];
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted(elided(r.population, nameWidth).c_str());
+            ImGui::TextUnformatted(fittedText(r.population, nameWidth).c_str());
             if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.population.c_str());
-            ImGui::TextDisabled("%s", elided(r.marker, nameWidth).c_str());
+            ImGui::TextDisabled("%s", fittedText(r.marker, nameWidth).c_str());
             if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.marker.c_str());
             ImGui::TableNextColumn();
             if (r.tested)

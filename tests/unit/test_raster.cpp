@@ -367,6 +367,24 @@ TEST(Annotate, ElidingKeepsShortTextAndCutsBetweenCharacters) {
     }
 }
 
+// A name of words keeps its first and last words whole, as many as fit: the type and what tells
+// it from its namesakes ("Memory CD...5RAbright" hid both).
+TEST(Annotate, ElidingKeepsWholeWordsFromBothEnds) {
+    const std::string name = "Naive CD4 T cells CD45RAbright";
+    const auto cut = [&](const std::string& kept) {
+        return elideMiddle(name, textWidth(kept, 1), 1);
+    };
+    const std::string dots = elideMiddle(name, 0, 1);
+    EXPECT_EQ(cut("Naive CD4 " + dots + " CD45RAbright"), "Naive CD4 " + dots + " CD45RAbright");
+    EXPECT_EQ(cut("Naive " + dots + " CD45RAbright"), "Naive " + dots + " CD45RAbright");
+    // Narrower than the first and last words: characters from both ends, as before.
+    const std::string tight = "Naive" + dots + "bright";
+    const std::string narrow = cut(tight);
+    EXPECT_LE(textWidth(narrow, 1), textWidth(tight, 1)) << narrow;
+    EXPECT_NE(narrow.find(dots), std::string::npos) << narrow;
+    EXPECT_EQ(narrow.rfind("Naiv", 0), 0u) << narrow;
+}
+
 TEST(Picture, ColourBarSpansTheMapAndPngDecodesToTheSamePixels) {
     const size_t n = 1000;
     const auto xy = twoClusters(n);

@@ -133,6 +133,25 @@ std::string elideMiddle(const std::string& text, double width,
                         const std::function<double(const std::string&)>& widthOf,
                         const std::string& ellipsis) {
     if (widthOf(text) <= width) return text;
+    // Whole words first: a name of words keeps its first and last ones whole, dropping words of
+    // its middle ("Memory CD8 T ... CD45RAbright", where characters gave "Memory CD...5RAbright"
+    // and hid both the type and what tells it from its namesakes). The most words that fit,
+    // more of them from the start where two choices keep as many.
+    std::vector<std::string> words;
+    for (size_t at = 0; at <= text.size();) {
+        const size_t space = std::min(text.find(' ', at), text.size());
+        if (space > at) words.push_back(text.substr(at, space - at));
+        at = space + 1;
+    }
+    for (size_t kept = words.size() - 1; words.size() >= 3 && kept >= 2; --kept)
+        for (size_t head = kept - 1; head >= 1; --head) {
+            std::string candidate;
+            for (size_t w = 0; w < head; ++w) candidate += words[w] + " ";
+            candidate += ellipsis;
+            for (size_t w = words.size() - (kept - head); w < words.size(); ++w)
+                candidate += " " + words[w];
+            if (widthOf(candidate) <= width) return candidate;
+        }
     // Character starts (UTF-8 lead bytes), so that a cut never splits one.
     std::vector<size_t> starts;
     for (size_t i = 0; i < text.size(); ++i)

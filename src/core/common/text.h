@@ -23,9 +23,10 @@ std::string lowercase(std::string s);
 /// The words joined by ", ": "CD3, CD4, CD8".
 std::string commaJoined(const std::vector<std::string>& words);
 
-/// `text` within `width` as `widthOf` measures it: whole when it fits, else its start and end
-/// around `ellipsis` ("Gates_PTLG…Control_2"), cut between UTF-8 characters; the ellipsis alone
-/// when nothing more fits (the one case that may exceed `width`).
+/// `text` within `width` as `widthOf` measures it: whole when it fits; else, for three words or
+/// more, its first and last whole words around `ellipsis` ("Memory CD8 T … CD45RAbright"), as
+/// many as fit; else its start and end around it ("Gates_PTLG…Control_2"), cut between UTF-8
+/// characters; the ellipsis alone when nothing more fits (the one case that may exceed `width`).
 std::string elideMiddle(const std::string& text, double width,
                         const std::function<double(const std::string&)>& widthOf,
                         const std::string& ellipsis);
