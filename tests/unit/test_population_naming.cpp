@@ -684,6 +684,29 @@ TEST(PopulationNames, CellsACellTypeNamesAreNoDoubletsForTheirManyMarkers) {
     EXPECT_TRUE(names[3].doublets) << names[3].name;
 }
 
+TEST(PopulationNames, AnExclusionNoCutCanCallHoldsUnlessThePopulationIsAmongTheBrightest) {
+    // A rule "Tx" of three conditions, A+ U- C-, where U has one mode (no cut): P0 and P1 are A+
+    // C-, P0 dim on U, P1 bright (its U median over one of all cells' spreads above theirs).
+    // P0 is Tx (a three-condition rule named nothing with an unknown "-": CytoNorm's T cells,
+    // CD19 without a cut, were no "T cells"); P1 is not, its phrase names it (a rule's "CD45RA-"
+    // named CytoNorm's brightest CD45RA T cells).
+    std::vector<int32_t> codes;
+    const Matrix points = noisyCells(9000, 3, 3, 21, codes, [](size_t i, int g, size_t c) {
+        const float ramp = float(i % 101) / 100.0f;  // spread evenly: no valley on U
+        if (c == 0) return g < 2 ? 3.0f : 0.0f;
+        if (c == 1) return (g == 0 ? 1.0f : g == 1 ? 2.6f : 1.6f) + 1.6f * ramp;
+        return g == 2 ? 3.0f : 0.0f;
+    });
+    const std::vector<CellTypeRule> rules = {{"Tx", parseMarkerRule("A+ U- C-", "test"), ""}};
+    NamingInput input{{"A", "U", "C"}, std::vector<MarkerClass>(3, MarkerClass::Type)};
+    input.rules = &rules;
+    ASSERT_FALSE(learnThresholds(points, input.classes)[1].resolved)
+        << "U is meant to have one mode";
+    const auto names = namePopulations(points, codes, 3, input);
+    EXPECT_EQ(names[0].name, "Tx") << names[0].phrase;
+    EXPECT_TRUE(names[1].cellType.empty()) << names[1].name;
+}
+
 TEST(PopulationNames, AGatesPopulationsAreCalledOnEveryCellsCuts) {
     // The demo's CD4 T cells (naive, memory, Treg) as a gate: CD4 and CD3 are on every one of
     // them, so cuts learnt from the gate alone cannot call them and the names lose the cell

@@ -38,6 +38,9 @@ constexpr double kMostPositiveShare = 0.5;
 constexpr double kNamesakeSpreads = 1.0;
 constexpr double kNamesakeAllSpreads = 0.5;
 constexpr int kNamesakeRounds = 3;
+// A population this many of all named cells' spreads above their median on a marker without a
+// cut is no negative there for a rule's unknown exclusion.
+constexpr double kBrighterSpreads = 0.5;
 
 // A population above the cut of a marker whose lowest mode is dim reads "+", not "hi", where
 // another population's median lies above its own by this many of the larger of their spreads.
@@ -553,12 +556,14 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
         return v.empty() ? 0.0f : medianOf(v);
     };
     // The spread: half the distance between its 16th and 84th percentiles.
-    const auto populationLevel = [&](size_t p, size_t c) {
-        std::vector<float> v = populationValues(p, c);
+    const auto levelOf = [](std::vector<float> v) {
         if (v.empty()) return Level{};
         std::sort(v.begin(), v.end());
         const auto at = [&](double q) { return v[size_t(q * double(v.size() - 1))]; };
         return Level{medianOf(v), 0.5f * (at(0.84) - at(0.16))};
+    };
+    const auto populationLevel = [&](size_t p, size_t c) {
+        return levelOf(populationValues(p, c));
     };
     // Whether another population above the cut of column c lies well above population p there:
     // p is then the dim one of the positives (callWord). The levels are made once per column.
@@ -578,6 +583,25 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
                     kOutshoneSpreads * std::max(levels[p].spread, levels[q].spread))
                 return true;
         return false;
+    };
+    // Whether population p lies above most cells on `marker`, a column without a cut: its median
+    // over all named cells' median by more than kBrighterSpreads of their spread. No cut can call
+    // it negative there, and a rule's "CD45RA-" named the brightest CD45RA cells of a CytoNorm T
+    // gate (median 4.33 against all T cells' 3.06, spread 1.28) "CD45RA-negative CD8 T".
+    std::map<size_t, Level> allLevels;  // all named cells' Level per column, made when asked
+    const auto brighterThanMost = [&](size_t p, const std::string& marker) {
+        const auto it = columnOf.find(canonical(marker));
+        if (it == columnOf.end()) return false;  // the panel lacks it
+        const size_t c = it->second;
+        auto all = allLevels.find(c);
+        if (all == allLevels.end()) {
+            std::vector<float> v;
+            for (const auto& rows : sampledRows)
+                for (size_t i : rows)
+                    if (std::isfinite(points.at(i, c))) v.push_back(points.at(i, c));
+            all = allLevels.emplace(c, levelOf(std::move(v))).first;
+        }
+        return populationMedian(p, c) > all->second.median + kBrighterSpreads * all->second.spread;
     };
     std::vector<PopulationName> names(k);
     std::map<std::string, int> seen;  // names given so far, for the " (2)" of a repeated one
@@ -642,9 +666,11 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
                 break;
             }
         }
-        // The last rule that holds: none of its conditions fails, and of four or more one
-        // exclusion ("CD19-": a marker the panel lacks or cannot resolve) may be unknown. What a
-        // name asserts (its positive markers) is always seen in the data.
+        // The last rule that holds: none of its conditions fails, and of three or more one
+        // exclusion ("CD19-": a marker the panel lacks or cannot resolve) may be unknown, unless
+        // the population is among the brightest on that marker (brighterThanMost). What a name
+        // asserts (its positive markers) is always seen in the data. (Three: on CytoNorm's
+        // files CD19 has one mode, and "T cells", CD3+ CD19- CD14-, named no T cells.)
         for (const CellTypeRule& rule : rules) {
             size_t unknown = 0;
             bool failed = false;
@@ -653,10 +679,11 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
                 const Verdict v = callOn(p, c);
                 const bool exclusion =
                     c.call == MarkerCall::Negative || c.call == MarkerCall::NotBright;
-                failed = v == Verdict::Fails || (v == Verdict::Unknown && !exclusion);
+                failed = v == Verdict::Fails || (v == Verdict::Unknown && !exclusion) ||
+                         (v == Verdict::Unknown && brighterThanMost(p, c.marker));
                 unknown += v == Verdict::Unknown;
             }
-            if (!failed && (unknown == 0 || (unknown == 1 && rule.conditions.size() >= 4)))
+            if (!failed && (unknown == 0 || (unknown == 1 && rule.conditions.size() >= 3)))
                 out.cellType = rule.name;
         }
         // Positive on most lineage markers at once: cells stuck together (or stained by
