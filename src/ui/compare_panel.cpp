@@ -78,7 +78,8 @@ float namesWidth(float width, std::initializer_list<float> after) {
     return std::max(0.2f * width, width - numbers);
 }
 
-/// The widest of `texts` and `header`, in pixels: a column as wide as what it shows.
+/// The widest of `textOf` over `rows` and of `header`, in pixels: a column as wide as what it
+/// shows.
 template <class Rows, class TextOf>
 float widestOf(const Rows& rows, const char* header, TextOf textOf) {
     float w = ImGui::CalcTextSize(header).x;
@@ -149,7 +150,7 @@ void ComparePanel::drawAbundance(UiContext& ctx) {
     const float width = ImGui::GetContentRegionAvail().x;  // inside the table, a scrolled width
     if (!ImGui::BeginTable("abundance", 4, flags, ImVec2(0, height))) return;
     ImGui::TableSetupScrollFreeze(1, 1);
-    // The numbers' columns as wide as their longest text ("9.9e-300 *"); the names take what
+    // The numbers' columns as wide as their widest text ("7.5e-9*"); the names take what
     // leaves the fold change and the adjusted p in view (a cut p would read as another number),
     // and the raw p scrolls in sideways.
     const float pWidth = widestOf(c.abundance, "adj. p", adjustedText<app::AbundanceRow>);

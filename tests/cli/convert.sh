@@ -73,6 +73,31 @@ p = json.load(sys.stdin)["datasets"][0]["parameters"][0]
 assert (p["name"], p["marker"]) == ("Pr141Di", "CD3"), p'
 fi
 
+# Every real file of the corpus to CSV and read back: each parameter is the same channel with the
+# same marker ("xx (488/552nm PECy5.5 (710/40) LogH)", "Time (102.40 sec.) (Time)" lost them).
+python3 - "$cli" "$data" "$work" <<'PY'
+import json, subprocess, sys
+cli, data, work = sys.argv[1:]
+def info(path):
+    out = subprocess.run([cli, "info", "--json", path], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.splitlines()[0])
+files = 0
+for f in json.load(open(f"{data}/manifest.json"))["files"]:
+    if f.get("datasets") is None or f.get("must_fail") is not None:
+        continue
+    path, csv = f"{data}/{f['file']}", f"{work}/corpus.csv"
+    if subprocess.run([cli, "convert", path, csv], capture_output=True).returncode != 0:
+        continue
+    back = {c["name"]: c["marker"] for c in info(csv)["columns"]}
+    for p in info(path)["datasets"][0]["parameters"]:
+        marker = p["marker"] if p["marker"] != p["name"] else ""
+        assert p["name"] in back, f"{f['file']}: {p['name']} is not a channel of its CSV"
+        assert back[p["name"]] in (marker, p["marker"]), \
+            f"{f['file']}: {p['name']}'s marker {p['marker']!r} reads back as {back[p['name']]!r}"
+    files += 1
+assert files >= 30, f"only {files} files converted"
+PY
+
 # Refusals name the problem; nothing is left behind.
 if "$cli" convert "$file" "$work/x.fcs" --columns nosuch 2>"$work/err"; then
     echo "accepted an unknown column"; exit 1

@@ -195,8 +195,9 @@ TEST(CsvReader, HeadersOfRealChannelsSplitAndUnitsDoNot) {
     const auto t = io::parseCsv(
         "CD21;FITC;530/30@488/B (BL 530/30-A),CD103-FITC (FL1 INT LOG),"
         "Time (102.40 sec.) (Time),CD3 ((Sm154)Di),CD19 (142Nd),Comp-PE-Texas Red-A :: CD8,"
-        "Comp-BV421-A :: ,area (m2),volume (m3),signal (A-1),rate (s-1),dose (mg2)\n"
-        "1,2,3,4,5,6,7,8,9,10,11,12\n");
+        "Comp-BV421-A :: ,area (m2),volume (m3),signal (A-1),rate (s-1),dose (mg2),"
+        "CD8 (488/552nm PECy5.5 (710/40) LogH),CD20 (FL3 Log)\n"
+        "1,2,3,4,5,6,7,8,9,10,11,12,13,14\n");
     const std::vector<std::pair<std::string, std::string>> want = {
         {"BL 530/30-A", "CD21;FITC;530/30@488/B"},
         {"FL1 INT LOG", "CD103-FITC"},
@@ -209,7 +210,9 @@ TEST(CsvReader, HeadersOfRealChannelsSplitAndUnitsDoNot) {
         {"volume (m3)", ""},
         {"signal (A-1)", ""},
         {"rate (s-1)", ""},
-        {"dose (mg2)", ""}};
+        {"dose (mg2)", ""},
+        {"488/552nm PECy5.5 (710/40) LogH", "CD8"},
+        {"FL3 Log", "CD20"}};
     ASSERT_EQ(t.channels.size(), want.size());
     for (size_t c = 0; c < want.size(); ++c) {
         EXPECT_EQ(t.channels[c].name, want[c].first);

@@ -21,11 +21,13 @@ std::string trimmed(const std::string& text) {
 // A cytometer's channel name, by the forms instruments write: a metal isotope ("In115Di",
 // "(Sm154)Di", "142Nd"), a detector's area, height or width ("FITC-A", "BL 530/30-A",
 // "Comp-PE-Texas Red-A"), a numbered fluorescence or a scatter channel ("FL1 INT LOG", "FSC-H",
-// "SSC"), or the time. Units and notes in brackets ("m2", "kg", "A-1", "2019") are none of these.
+// "SSC"), a filter ("488/552nm PECy5.5 (710/40) LogH"), a log or linear amplifier's ("FL3 Log"),
+// or the time. Units and notes in brackets ("m2", "kg", "A-1", "2019") are none of these.
 bool readsAsChannel(const std::string& word) {
     static const std::regex forms(
         R"(\(?[A-Z][a-z]?\)?\(?[0-9]{2,3}\)?(Di|Dd)?|[0-9]{2,3}[A-Z][a-z]?(Di|Dd)?)"
-        R"(|.+-[AHW]|FL[0-9]+.*|(FSC|SSC|FS|SS).*|Time|TIME|time)");
+        R"(|.+-[AHW]|FL[0-9]+.*|(FSC|SSC|FS|SS).*|Time|TIME|time)"
+        R"(|.*[0-9]{3}/[0-9]{2}.*|.* (Log|Lin)[AHW]?)");
     return !word.empty() && std::regex_match(word, forms);
 }
 
@@ -38,8 +40,19 @@ std::optional<std::pair<std::string, std::string>> channelAndMarker(const std::s
         if (readsAsChannel(channel)) return std::make_pair(std::move(channel), std::move(marker));
         return std::nullopt;
     }
-    const size_t open = h.rfind(" (");
-    if (open == std::string::npos || h.back() != ')') return std::nullopt;
+    // The bracket that the last one closes: a channel may hold brackets of its own
+    // ("xx (488/552nm PECy5.5 (710/40) LogH)").
+    if (h.empty() || h.back() != ')') return std::nullopt;
+    size_t open = std::string::npos;
+    for (size_t i = h.size(), depth = 0; i-- > 0;) {
+        if (h[i] == ')') ++depth;
+        if (h[i] == '(' && --depth == 0) {
+            open = i;
+            break;
+        }
+    }
+    if (open == std::string::npos || open < 2 || h[open - 1] != ' ') return std::nullopt;
+    --open;  // at the space before the bracket
     std::string channel = h.substr(open + 2, h.size() - open - 3);
     std::string marker = trimmed(h.substr(0, open));
     if (readsAsChannel(channel) && !marker.empty())
