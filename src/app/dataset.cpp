@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 
 #include "core/common/error.h"
 #include "core/pipeline/prepare.h"
@@ -74,11 +75,18 @@ void rebuildPoints(Dataset& data, TransformPipeline& pipeline) {
     // fitted statistics and every value agree with `sepal-cli embed` on the same files.
     Matrix points = data.tables.size() == 1 ? fitAndApply(pipeline, data.tables.front())
                                             : fitAndApply(pipeline, data.combined());
+    // Legends name a sample by its file; files of one name in different folders by their folder
+    // too ("a/s1.fcs", "b/s1.fcs"), which read alike otherwise.
+    std::map<std::string, int> named;
+    for (const auto& t : data.tables) ++named[std::filesystem::path(t.source).filename().string()];
     size_t row = 0;
     for (size_t s = 0; s < data.tables.size(); ++s) {
         const auto& t = data.tables[s];
+        const std::filesystem::path path(t.source);
         data.samples[s].path = t.source;
-        data.samples[s].name = std::filesystem::path(t.source).filename().string();
+        data.samples[s].name = named[path.filename().string()] > 1
+                                   ? (path.parent_path().filename() / path.filename()).string()
+                                   : path.filename().string();
         data.samples[s].first = row;
         data.samples[s].count = t.events();
         row += t.events();

@@ -18,7 +18,7 @@ namespace sepal::app {
 /// One opened file: where its events sit in the combined dataset.
 struct Sample {
     std::string path;  ///< file it came from
-    std::string name;  ///< shown in legends (file name without folders)
+    std::string name;  ///< shown in legends: the file's name (with its folder when two share it)
     size_t first = 0;  ///< index of its first event in the combined dataset
     size_t count = 0;  ///< number of its events
 };

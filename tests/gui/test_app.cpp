@@ -281,6 +281,21 @@ TEST(OnePipeline, ASupervisedLayoutIsSepalClisEmbedSupervise) {
 
 // The state markers of a panel are not embedded but stay for the heatmap, the medians and the
 // model, as sepal-cli keeps them: the same columns, the same values, the same state_transform.
+// Files of one name in different folders are two samples: the legends name them with their
+// folders, the tables as sepal-cli does ("s1", "s1_2").
+TEST(OpeningFiles, FilesOfOneNameInTwoFoldersAreToldApart) {
+    std::vector<io::Table> tables = demoSamples(2, 600);
+    tables[0].source = "a/s1.fcs";
+    tables[1].source = "b/s1.fcs";
+    Workspace ws("cpu");
+    ws.data().openTables(tables);
+    settle(ws);
+    ASSERT_EQ(ws.state().data.samples.size(), 2u);
+    EXPECT_EQ(ws.state().data.samples[0].name, "a/s1.fcs");
+    EXPECT_EQ(ws.state().data.samples[1].name, "b/s1.fcs");
+    EXPECT_EQ(ws.state().data.sampleNames(), (std::vector<std::string>{"s1", "s1_2"}));
+}
+
 // A file added while it is open, or opened twice at once, would count its cells twice: refused
 // in the log, and what was open stays.
 TEST(OpeningFiles, AFileOpenAlreadyIsNotAddedAgain) {
