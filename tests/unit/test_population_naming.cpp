@@ -682,6 +682,11 @@ TEST(PopulationNames, CellsACellTypeNamesAreNoDoubletsForTheirManyMarkers) {
     EXPECT_EQ(names[0].name, "Classical monocytes") << names[0].phrase;
     EXPECT_FALSE(names[0].doublets);
     EXPECT_TRUE(names[3].doublets) << names[3].name;
+    // A rule the data confirm on two conditions only does not outweigh the count.
+    const std::vector<CellTypeRule> loose = {{"Mono", parseMarkerRule("CD14+ CD3-", "test"), ""}};
+    NamingInput looseInput = input;
+    looseInput.rules = &loose;
+    EXPECT_TRUE(namePopulations(points, codes, 4, looseInput)[0].doublets);
 }
 
 TEST(PopulationNames, AnExclusionNoCutCanCallHoldsUnlessThePopulationIsAmongTheBrightest) {
@@ -697,7 +702,10 @@ TEST(PopulationNames, AnExclusionNoCutCanCallHoldsUnlessThePopulationIsAmongTheB
         if (c == 1) return (g == 0 ? 1.0f : g == 1 ? 2.6f : 1.6f) + 1.6f * ramp;
         return g == 2 ? 3.0f : 0.0f;
     });
-    const std::vector<CellTypeRule> rules = {{"Tx", parseMarkerRule("A+ U- C-", "test"), ""}};
+    // Ty, a sibling positive on U, makes U- a condition that parts Tx from it; without one, U-
+    // excludes another lineage, which a bright population does not make doubtful.
+    std::vector<CellTypeRule> rules = {{"Tx", parseMarkerRule("A+ U- C-", "test"), ""},
+                                       {"Ty", parseMarkerRule("A+ U+", "test"), ""}};
     NamingInput input{{"A", "U", "C"}, std::vector<MarkerClass>(3, MarkerClass::Type)};
     input.rules = &rules;
     ASSERT_FALSE(learnThresholds(points, input.classes)[1].resolved)
@@ -705,6 +713,8 @@ TEST(PopulationNames, AnExclusionNoCutCanCallHoldsUnlessThePopulationIsAmongTheB
     const auto names = namePopulations(points, codes, 3, input);
     EXPECT_EQ(names[0].name, "Tx") << names[0].phrase;
     EXPECT_TRUE(names[1].cellType.empty()) << names[1].name;
+    rules.pop_back();
+    EXPECT_EQ(namePopulations(points, codes, 3, input)[1].cellType, "Tx");
 }
 
 TEST(PopulationNames, AGatesPopulationsAreCalledOnEveryCellsCuts) {

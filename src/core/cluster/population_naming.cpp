@@ -32,6 +32,8 @@ constexpr double kShallowShare = 0.8;
 // Positive on at least this many and this share of the resolved lineage markers: doublets.
 constexpr size_t kMostPositive = 6;
 constexpr double kMostPositiveShare = 0.5;
+// A cell type whose rule the data confirm on this many conditions is no such doublets.
+constexpr size_t kConfirmedConditions = 3;
 // Populations named by one marker phrase are told apart by a marker whose medians part them by
 // at least this many of their own spreads and this many of all cells' spreads there
 // (tellNamesakesApart), in at most this many rounds (each splits a group of namesakes in two).
@@ -586,8 +588,8 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
     };
     // Whether population p lies above most cells on `marker`, a column without a cut: its median
     // over all named cells' median by more than kBrighterSpreads of their spread. No cut can call
-    // it negative there, and a rule's "CD45RA-" named the brightest CD45RA cells of a CytoNorm T
-    // gate (median 4.33 against all T cells' 3.06, spread 1.28) "CD45RA-negative CD8 T".
+    // it negative there, and "Memory CD4 T"'s "CD45RA-" named the brightest CD45RA cells of a
+    // CytoNorm CD4 T gate (on a T gate: median 4.33 against all T cells' 3.06, spread 1.28).
     std::map<size_t, Level> allLevels;  // all named cells' Level per column, made when asked
     const auto brighterThanMost = [&](size_t p, const std::string& marker) {
         const auto it = columnOf.find(canonical(marker));
@@ -603,6 +605,33 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
         }
         return populationMedian(p, c) > all->second.median + kBrighterSpreads * all->second.spread;
     };
+    // Per rule and condition: an exclusion that parts the type from a sibling, a rule of another
+    // name with every positive condition of this one and that marker positive ("Memory CD4 T"'s
+    // CD45RA- beside "Naive CD4 T"'s CD45RA+). Another lineage's marker ("Neutrophils"' CD19-)
+    // parts none: CytoNorm's brightest CD19 neutrophils (CD19 of one mode, high on every cell)
+    // stay neutrophils.
+    const auto positiveOn = [](const CellTypeRule& rule, const std::string& marker) {
+        return std::any_of(rule.conditions.begin(), rule.conditions.end(), [&](const auto& c) {
+            return canonical(c.marker) == canonical(marker) &&
+                   (c.call == MarkerCall::Positive || c.call == MarkerCall::Bright);
+        });
+    };
+    std::vector<std::vector<bool>> setsApart(rules.size());
+    for (size_t r = 0; r < rules.size(); ++r)
+        for (const MarkerCondition& c : rules[r].conditions) {
+            bool sibling = false;
+            for (const CellTypeRule& other : rules) {
+                if (sibling || other.name == rules[r].name || !positiveOn(other, c.marker))
+                    continue;
+                sibling = std::all_of(rules[r].conditions.begin(), rules[r].conditions.end(),
+                                      [&](const auto& mine) {
+                                          return !(mine.call == MarkerCall::Positive ||
+                                                   mine.call == MarkerCall::Bright) ||
+                                                 positiveOn(other, mine.marker);
+                                      });
+            }
+            setsApart[r].push_back(sibling);
+        }
     std::vector<PopulationName> names(k);
     std::map<std::string, int> seen;  // names given so far, for the " (2)" of a repeated one
     std::vector<std::vector<std::string>> calls(k);  // each phrase's calls ("CD3+", "CD45lo")
@@ -668,10 +697,13 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
         }
         // The last rule that holds: none of its conditions fails, and of three or more one
         // exclusion ("CD19-": a marker the panel lacks or cannot resolve) may be unknown, unless
-        // the population is among the brightest on that marker (brighterThanMost). What a name
-        // asserts (its positive markers) is always seen in the data. (Three: on CytoNorm's
-        // files CD19 has one mode, and "T cells", CD3+ CD19- CD14-, named no T cells.)
-        for (const CellTypeRule& rule : rules) {
+        // it parts the type from a sibling (setsApart) and the population is among the brightest
+        // on that marker (brighterThanMost). What a name asserts (its positive markers) is
+        // always seen in the data. (Three: on CytoNorm's files CD19 has one mode, and "T cells",
+        // CD3+ CD19- CD14-, named no T cells.)
+        size_t typeVerified = 0;  // conditions the data confirmed of the rule that names it
+        for (size_t r = 0; r < rules.size(); ++r) {
+            const CellTypeRule& rule = rules[r];
             size_t unknown = 0;
             bool failed = false;
             for (size_t i = 0; i < rule.conditions.size() && !failed; ++i) {
@@ -679,21 +711,26 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
                 const Verdict v = callOn(p, c);
                 const bool exclusion =
                     c.call == MarkerCall::Negative || c.call == MarkerCall::NotBright;
-                failed = v == Verdict::Fails || (v == Verdict::Unknown && !exclusion) ||
-                         (v == Verdict::Unknown && brighterThanMost(p, c.marker));
+                failed =
+                    v == Verdict::Fails || (v == Verdict::Unknown && !exclusion) ||
+                    (v == Verdict::Unknown && setsApart[r][i] && brighterThanMost(p, c.marker));
                 unknown += v == Verdict::Unknown;
             }
-            if (!failed && (unknown == 0 || (unknown == 1 && rule.conditions.size() >= 3)))
+            if (!failed && (unknown == 0 || (unknown == 1 && rule.conditions.size() >= 3))) {
                 out.cellType = rule.name;
+                typeVerified = rule.conditions.size() - unknown;
+            }
         }
         // Positive on most lineage markers at once: cells stuck together (or stained by
         // everything), whichever lineages they are. Only markers the catalogue knows as
         // lineages count: markers it does not know (generic names, "Marker3") need not exclude
         // one another, and synthetic clusters positive on most of them were called doublets.
-        // Cells a cell type's rule names are not: its exclusions hold, and a myeloid panel's
-        // classical monocytes (CD14, HLA-DR, CCR2, CD33, CD11b, CD11c... 11 of 20 markers on a
-        // CytoNorm file) were called doublets.
-        if (!out.doublets && out.cellType.empty()) {
+        // Cells a rule names on three conditions the data confirm are not: its exclusions hold,
+        // and a myeloid panel's classical monocytes (CD14, HLA-DR, CCR2, CD33, CD11b, CD11c... 11
+        // of 20 markers on a CytoNorm file; CD14+ CD16- CD3-, CD19 without a cut) were called
+        // doublets. Two are too few: "Monocytes" (CD14+ CD3-) took cells also TCRgd+, CD56+,
+        // CD15+ and CD66+.
+        if (!out.doublets && typeVerified < kConfirmedConditions) {
             size_t resolved = 0, positive = 0;
             for (size_t c = 0; c < d && c < input.classes.size(); ++c) {
                 if (input.classes[c] != MarkerClass::Type || !cuts[c].resolved ||
