@@ -37,18 +37,11 @@ nlohmann::json rangeJson(double range) {
     return range;
 }
 
-/// The role of every parameter of a data set, judged from the names alone.
-std::vector<ChannelRole> rolesOf(const io::FcsDatasetInfo& d) {
+/// A data set's parameters as a table without events: what roles and classes are judged from.
+io::Table namesOf(const io::FcsDatasetInfo& d) {
     io::Table names;
     names.channels = d.parameters;
-    return channelRoles(names);
-}
-
-/// Each parameter's marker class (defaultMarkerClasses), judged from the names alone.
-std::vector<MarkerClass> classesOf(const io::FcsDatasetInfo& d) {
-    io::Table names;
-    names.channels = d.parameters;
-    return defaultMarkerClasses(names);
+    return names;
 }
 
 /// Markers embed leaves out by default as state markers: those of the state class in a panel
@@ -68,8 +61,8 @@ nlohmann::json infoJson(const io::FcsFileInfo& info) {
     nlohmann::json file = {{"file", info.path}, {"datasets", nlohmann::json::array()}};
     for (const auto& d : info.datasets) {
         nlohmann::json params = nlohmann::json::array();
-        const std::vector<ChannelRole> roles = rolesOf(d);
-        const std::vector<MarkerClass> classes = classesOf(d);
+        const std::vector<ChannelRole> roles = channelRoles(namesOf(d));
+        const std::vector<MarkerClass> classes = defaultMarkerClasses(namesOf(d));
         const std::vector<bool> states = leftOutStates(classes);
         for (size_t j = 0; j < d.parameters.size(); ++j) {
             const auto& p = d.parameters[j];
@@ -177,8 +170,8 @@ void printHuman(const io::FcsFileInfo& info) {
             wn = std::max(wn, columnsOf(p.name));
             wm = std::max(wm, columnsOf(p.marker));
         }
-        const std::vector<ChannelRole> roles = rolesOf(d);
-        const std::vector<bool> states = leftOutStates(classesOf(d));
+        const std::vector<ChannelRole> roles = channelRoles(namesOf(d));
+        const std::vector<bool> states = leftOutStates(defaultMarkerClasses(namesOf(d)));
         std::cout << "  " << pad("#", 4) << pad("name", wn + 2) << pad("marker", wm + 2)
                   << pad("range", 12) << pad("bits", 6) << "role\n";
         for (size_t j = 0; j < d.parameters.size(); ++j) {

@@ -57,14 +57,19 @@ std::string pText(double p) {
     return t;
 }
 
-/// The colour of condition `level` among the samples' `groupOf`: the palette's colour of its
+/// The colour of each of `groups` among the samples' `groupOf`: the palette's colour of its
 /// place among their levels in sorted order, as the canvas (colour by sample group) and the
 /// exported box plots give it, whichever of the two is the reference.
-ImU32 levelColour(const std::vector<std::string>& groupOf, const std::string& level) {
-    std::set<std::string> levels(groupOf.begin(), groupOf.end());
-    const auto rgb =
-        app::paletteColour(size_t(std::distance(levels.begin(), levels.lower_bound(level))));
-    return IM_COL32(rgb[0], rgb[1], rgb[2], 255);
+std::vector<ImU32> levelColours(const std::vector<std::string>& groupOf,
+                                const std::vector<std::string>& groups) {
+    const std::set<std::string> levels(groupOf.begin(), groupOf.end());
+    std::vector<ImU32> colours;
+    for (const std::string& level : groups) {
+        const auto rgb =
+            app::paletteColour(size_t(std::distance(levels.begin(), levels.lower_bound(level))));
+        colours.push_back(IM_COL32(rgb[0], rgb[1], rgb[2], 255));
+    }
+    return colours;
 }
 
 /// The width of the first column (the population's name) of a table `width` wide that leaves the
@@ -216,6 +221,7 @@ void ComparePanel::drawBoxPlot(UiContext& ctx) {
     }
     const std::vector<double>& percent = c.percent[row];
     const std::vector<std::string> groups{c.settings.reference, c.settings.level};
+    const std::vector<ImU32> colours = levelColours(c.groupOf, groups);
     ImGui::Text("%s: %% of each sample's cells", selected.c_str());
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const float width = ImGui::GetContentRegionAvail().x, height = 150;
@@ -249,7 +255,7 @@ void ComparePanel::drawBoxPlot(UiContext& ctx) {
         for (size_t s = 0; s < percent.size(); ++s)
             if (c.groupOf[s] == groups[g]) values.push_back(percent[s]), members.push_back(s);
         const raster::BoxStats box = raster::boxStats(values);
-        const ImU32 colour = levelColour(c.groupOf, groups[g]);
+        const ImU32 colour = colours[g];
         const float half = std::min(40.0f, (right - left) / float(groups.size()) / 4);
         if (box.n > 0) {
             draw->AddRect(ImVec2(centre - half, yOf(box.q3)), ImVec2(centre + half, yOf(box.q1)),
@@ -278,7 +284,7 @@ void ComparePanel::drawBoxPlot(UiContext& ctx) {
     for (size_t s = 0; s < percent.size(); ++s)
         if (xOf[s] >= 0 && std::isfinite(percent[s]))
             draw->AddCircleFilled(ImVec2(xOf[s], yOf(percent[s])), 4,
-                                  levelColour(c.groupOf, c.groupOf[s]));
+                                  colours[c.groupOf[s] == groups[0] ? 0 : 1]);
     ImGui::Dummy(ImVec2(width, height));
 }
 

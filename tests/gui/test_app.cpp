@@ -598,16 +598,10 @@ TEST(Workspace, CountsWithGatesAloneAreEachSamplesGateCounts) {
 // The Compare window says why the samples cannot be compared without a command line's flag.
 TEST(Workspace, AComparisonTheSamplesCannotMakeIsRefusedInTheWindowsWords) {
     if (!ComparisonService::available()) GTEST_SKIP() << "this build has no statistics";
-    const std::vector<io::Table> tables = demoSamples(4, 800);
     const auto dir = testFolder("app-compare-words");
-    {
-        std::ofstream meta(dir / "meta.csv");
-        meta << "file,condition\ns1.fcs,a\ns2.fcs,a\ns3.fcs,a\ns4.fcs,b\n";
-    }
     Workspace ws("cpu");
-    ws.data().openTables(tables);
-    settle(ws);
-    ws.data().openSampleMetadata((dir / "meta.csv").string());
+    openSamplesWithMetadata(ws, 4, 800, dir,
+                            "file,condition\ns1.fcs,a\ns2.fcs,a\ns3.fcs,a\ns4.fcs,b\n");
     ws.populations().fromLandmarks(4);
     settle(ws);
     ws.comparison().choose({"condition", "b", "a", "", "edgeR"});
@@ -627,14 +621,11 @@ TEST(Workspace, AComparisonTheSamplesCannotMakeIsRefusedInTheWindowsWords) {
 // refused export makes no folder.
 TEST(Workspace, AComparisonThatFailsShowsNoOlderResult) {
     if (!ComparisonService::available()) GTEST_SKIP() << "this build has no statistics";
-    const std::vector<io::Table> tables = demoSamples(4, 800);
     const auto dir = testFolder("app-compare-stale");
-    std::ofstream(dir / "meta.csv") << "file,condition\ns1.fcs,a\ns2.fcs,a\ns3.fcs,b\ns4.fcs,b\n";
     std::ofstream(dir / "one.csv") << "file,condition\ns1.fcs,a\ns2.fcs,a\ns3.fcs,a\ns4.fcs,a\n";
     Workspace ws("cpu");
-    ws.data().openTables(tables);
-    settle(ws);
-    ws.data().openSampleMetadata((dir / "meta.csv").string());
+    openSamplesWithMetadata(ws, 4, 800, dir,
+                            "file,condition\ns1.fcs,a\ns2.fcs,a\ns3.fcs,b\ns4.fcs,b\n");
     ws.populations().fromLandmarks(4);
     ws.comparison().choose({"condition", "b", "a", "", "edgeR"});
     const auto compared = [&] {
@@ -660,14 +651,10 @@ TEST(Workspace, AComparisonThatFailsShowsNoOlderResult) {
 // Sample metadata that lists none of the open samples is refused with the names on both sides,
 // and the metadata the samples had stays (it made every sample "(not listed)" without a word).
 TEST(Workspace, SampleMetadataListingNoOpenSampleIsRefusedAndTheOldKept) {
-    const std::vector<io::Table> tables = demoSamples(2, 500);
     const auto dir = testFolder("app-metadata-none");
-    std::ofstream(dir / "meta.csv") << "file,condition\ns1.fcs,a\ns2.fcs,b\n";
     std::ofstream(dir / "other.csv") << "file,condition\nP9_unstim.fcs,a\n";
     Workspace ws("cpu");
-    ws.data().openTables(tables);
-    settle(ws);
-    ws.data().openSampleMetadata((dir / "meta.csv").string());
+    openSamplesWithMetadata(ws, 2, 500, dir, "file,condition\ns1.fcs,a\ns2.fcs,b\n");
     ASSERT_EQ(ws.state().metadata.files.size(), 2u);
     ws.data().openSampleMetadata((dir / "other.csv").string());
     EXPECT_EQ(ws.state().metadata.files, (std::vector<std::string>{"s1.fcs", "s2.fcs"}));

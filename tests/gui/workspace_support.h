@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -141,6 +142,16 @@ inline std::vector<io::Table> demoSamples(int count, size_t events) {
         tables.back().source = "s" + std::to_string(s) + ".fcs";
     }
     return tables;
+}
+
+/// `count` demo samples (demoSamples) opened in `ws` and settled, then `metadata` (a CSV of
+/// file,condition... naming s1.fcs, s2.fcs, ...) written as meta.csv into `dir` and opened.
+inline void openSamplesWithMetadata(Workspace& ws, int count, size_t events,
+                                    const std::filesystem::path& dir, const std::string& metadata) {
+    std::ofstream(dir / "meta.csv") << metadata;
+    ws.data().openTables(demoSamples(count, events));
+    settle(ws);
+    ws.data().openSampleMetadata((dir / "meta.csv").string());
 }
 
 /// The demo's cells (with its state markers when asked) written as `name`.fcs into

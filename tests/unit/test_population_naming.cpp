@@ -610,13 +610,16 @@ TEST(PopulationNames, StainsWrittenWithTheirChannelsSuffixAreNamedWithoutIt) {
               (std::vector<std::string>{"GFP-A", "mCherry-A", "CD4"}));
 }
 
-TEST(PopulationNames, TheDemosPopulationsGetTheirTrueNamesAndNoneContradictsItsMedians) {
-    const io::Table table = demo::makeDemoTable(40000, 5, true);
-    // The generator's truth: its code channel, named through SEPAL_POPULATIONS.
+/// The generator's truth of a demo table: its code channel, named through SEPAL_POPULATIONS.
+io::LabelColumn demoTruth(const io::Table& table) {
     io::Table labelled = table;
     io::recoverPopulationLabels(labelled);
-    ASSERT_FALSE(labelled.labels.empty());
-    const io::LabelColumn& truth = labelled.labels.front();
+    return labelled.labels.empty() ? io::LabelColumn{} : labelled.labels.front();
+}
+
+TEST(PopulationNames, TheDemosPopulationsGetTheirTrueNamesAndNoneContradictsItsMedians) {
+    const io::Table table = demo::makeDemoTable(40000, 5, true);
+    const io::LabelColumn truth = demoTruth(table);
     ASSERT_EQ(truth.categories.size(), 15u);
     TransformPipeline pipeline = choosePipeline(table, PrepareOptions{});
     const Matrix points = fitAndApply(pipeline, table);
@@ -722,10 +725,8 @@ TEST(PopulationNames, AGatesPopulationsAreCalledOnEveryCellsCuts) {
     // them, so cuts learnt from the gate alone cannot call them and the names lose the cell
     // types; cuts learnt from every cell name each population as the generator made it.
     const io::Table table = demo::makeDemoTable(30000, 3, true);
-    io::Table labelled = table;
-    io::recoverPopulationLabels(labelled);
-    ASSERT_FALSE(labelled.labels.empty());
-    const io::LabelColumn& truth = labelled.labels.front();
+    const io::LabelColumn truth = demoTruth(table);
+    ASSERT_FALSE(truth.categories.empty());
     const std::vector<std::string> kinds = {"Naive CD4 T", "Memory CD4 T", "Treg"};
     TransformPipeline pipeline = choosePipeline(table, PrepareOptions{});
     const Matrix every = fitAndApply(pipeline, table);
