@@ -50,6 +50,7 @@ struct ApplyArgs {
     std::string format = "csv";
     std::string backend = "cpu";
     std::string sampleColumn = "sample";
+    std::string spillover;  // --spillover: the matrix every input is compensated with
     ExportOptions exports;
     int threads = 0;
     bool force = false;
@@ -115,7 +116,7 @@ std::string applyStamp(const ApplyArgs& a) {
     return "model " + fileDigest(a.model) + "\nvalues " + std::to_string(int(a.exports.values)) +
            "\nall-channels " + std::to_string(a.exports.allChannels) + "\ngates " +
            fileDigest(a.gates.gates) + "\npopulation " + a.gates.population + "\nsample-column " +
-           a.sampleColumn + "\n";
+           a.sampleColumn + "\nspillover " + fileDigest(a.spillover) + "\n";
 }
 
 /// The stamp beside output `out` (a hidden file in its folder).
@@ -425,12 +426,24 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
     LoadedModel loaded = loadModel(a.model);
     // --gates and --population choose the cells instead of the model's own gates.
     loaded.gates = chooseGates(a.gates, loaded.gates, a.inputs);
-    const TransformPipeline pipeline = TransformPipeline::fromJson(loaded.transform);
+    TransformPipeline pipeline = TransformPipeline::fromJson(loaded.transform);
     if (pipeline.columns() != loaded.columns)
         throw InputError(a.model + ": the transform's columns differ from the model's; re-save it");
-    const TransformPipeline statePipeline = loaded.stateTransform.is_object()
-                                                ? TransformPipeline::fromJson(loaded.stateTransform)
-                                                : TransformPipeline();
+    TransformPipeline statePipeline = loaded.stateTransform.is_object()
+                                          ? TransformPipeline::fromJson(loaded.stateTransform)
+                                          : TransformPipeline();
+    if (!a.spillover.empty()) {
+        // The matrix replaces the one the model compensates with (the files' own, or one given
+        // when it was made); a model made on uncompensated values would misplace compensated
+        // cells.
+        if (pipeline.compensation.source == CompensationStep::Source::None)
+            throw InputError("--spillover: the model " + a.model +
+                             " was made without compensation, so its landmarks expect "
+                             "uncompensated values; leave --spillover out");
+        useSpilloverFile(pipeline, a.spillover);
+        if (statePipeline.compensation.source != CompensationStep::Source::None)
+            statePipeline.compensation = pipeline.compensation;
+    }
     classes = tallyClasses(loaded);
     std::error_code ec;
     std::filesystem::create_directories(a.outDir, ec);
@@ -438,6 +451,7 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
     std::vector<std::string> readFiles = a.inputs;
     readFiles.push_back(a.model);
     readFiles.push_back(a.gates.gates);
+    readFiles.push_back(a.spillover);
     io::refuseOverwritingInput(a.gates.writeGates, readFiles, "--write-gates");
     if (!a.heatmap.empty() && loaded.populations.empty())
         throw InputError("--heatmap: the model " + a.model +
@@ -653,6 +667,10 @@ void addApplyCommand(CLI::App& app) {
     addExportOptions(cmd, args->exports);
     cmd->add_option("--sample-column", args->sampleColumn, "name of the sample label column")
         ->capture_default_str();
+    cmd->add_option("--spillover", args->spillover,
+                    "compensate every input with this spillover matrix file (CSV/TSV with a "
+                    "header of channel names, or the $SPILLOVER form) instead of the one the "
+                    "model uses: the files' own, or the matrix given when it was made");
     cmd->add_option("--backend", args->backend, "cpu, cuda, auto or reference")
         ->capture_default_str();
     cmd->add_option("--threads", args->threads, "CPU threads (0 = all)")->capture_default_str();

@@ -13,6 +13,7 @@
 
 #include "cli/command_registry.h"
 #include "core/common/error.h"
+#include "core/common/text.h"
 #include "core/io/csv_writer.h"
 #include "core/io/fcs_reader.h"
 #include "core/io/fcs_writer.h"
@@ -35,12 +36,6 @@ struct ConvertOptions {
     std::string columns;
     bool raw = false;
 };
-
-std::string lowerExtension(const std::string& path) {
-    std::string ext = std::filesystem::path(path).extension().string();
-    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return ext;
-}
 
 bool looksLikeFcs(const std::string& path) {
     io::requireRegularFile(path);  // a FIFO would block the peek below

@@ -11,6 +11,7 @@
 #include "cli/cli_seed.h"
 #include "cli/command_registry.h"
 #include "core/common/error.h"
+#include "core/common/text.h"
 #include "core/demo/demo_cohort.h"
 #include "core/demo/demo_data.h"
 #include "core/io/atomic_file.h"
@@ -64,8 +65,7 @@ void runDemo(const DemoOptions& o) {
     if (!o.cohort.empty()) return writeCohort(o);
     if (o.out.empty()) throw InputError("demo: give --out FILE.fcs, or --cohort DIR");
     io::Table table = demo::makeDemoTable(o.events, o.seed, o.stateMarkers);
-    std::string ext = std::filesystem::path(o.out).extension().string();
-    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string ext = lowerExtension(o.out);
     if (ext == ".csv") {
         io::recoverPopulationLabels(table);  // CSV keeps the names as a text column
         io::writeCsv(o.out, table);

@@ -19,6 +19,7 @@
 #include "core/common/text.h"
 #include "core/io/fcs_reader.h"
 #include "core/io/read_any.h"
+#include "core/io/spillover_file.h"
 #include "core/markers/marker_classes.h"
 #include "core/pipeline/prepare.h"
 #include "core/transform/channel_roles.h"
@@ -136,13 +137,16 @@ void describeTable(const std::string& path, bool json) {
         std::cout << nlohmann::json{{"file", path},
                                     {"format", "table"},
                                     {"events", table.events()},
+                                    {"spillover", table.spillover.has_value()},
                                     {"columns", columns}}
                          .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
                   << "\n";
         return;
     }
     std::cout << path << ": a table, not FCS (read as embed reads it): " << table.events()
-              << " events, " << table.channels.size() << " columns\n";
+              << " events, " << table.channels.size() << " columns, spillover "
+              << (table.spillover ? "from " + io::spilloverBeside(path) : std::string("absent"))
+              << "\n";
     size_t wn = 4, wm = 6;
     for (const auto& c : table.channels) {
         wn = std::max(wn, columnsOf(c.name));

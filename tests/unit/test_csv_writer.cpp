@@ -3,12 +3,14 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <string>
 
 #include "core/common/error.h"
 #include "core/io/csv_reader.h"
 #include "core/io/csv_writer.h"
+#include "core/io/spillover_file.h"
 
 namespace sepal {
 
@@ -90,6 +92,53 @@ TEST(CsvWriter, FailsCleanlyAndLeavesNoFile) {
     t.labels = {io::LabelColumn{"bad", {"a"}, {0, 0}}};
     EXPECT_THROW(io::writeCsv((dir / "bad.csv").string(), t), InputError);
     EXPECT_TRUE(std::filesystem::is_empty(dir));
+    std::filesystem::remove_all(dir);
+}
+
+// CSV has no keywords: a table of uncompensated values leaves its matrix beside it, and reading
+// the table takes it back, so that a model that compensates with "the file's matrix" applies to
+// the CSV export of its file. A table written again without one loses the old matrix.
+TEST(CsvWriter, AnUncompensatedTableKeepsItsMatrixBesideIt) {
+    const auto dir = scratchDir();
+    const std::string path = (dir / "cells.csv").string();
+    io::Table t;
+    t.channels = {{"FITC-A", "CD3", 0, 32}, {"PE-A", "CD4", 0, 32}};
+    t.values = Matrix(2, 2);
+    t.values.values = {100.0f, 20.0f, 3.5f, 800.25f};
+    io::Spillover s;
+    s.channels = {"PE-A", "FITC-A"};  // another order than the columns'
+    s.matrix = Matrix(2, 2);
+    s.matrix.values = {1.0f, 0.0123456789f, 0.18394111f, 1.0f};
+    t.spillover = s;
+    io::writeCsv(path, t);
+    EXPECT_EQ(io::spilloverBeside(path), (dir / "cells.spillover.csv").string());
+    ASSERT_TRUE(std::filesystem::exists(dir / "cells.spillover.csv"));
+    const io::Table back = io::readCsv(path);
+    ASSERT_TRUE(back.spillover.has_value());
+    EXPECT_EQ(back.spillover->channels, s.channels);
+    ASSERT_EQ(back.spillover->matrix.values.size(), 4u);
+    for (size_t i = 0; i < 4; ++i)
+        EXPECT_TRUE(sameBits(back.spillover->matrix.values[i], s.matrix.values[i])) << i;
+
+    t.spillover.reset();
+    io::writeCsv(path, t);
+    EXPECT_FALSE(std::filesystem::exists(dir / "cells.spillover.csv"));
+    EXPECT_FALSE(io::readCsv(path).spillover.has_value());
+
+    // A file beside that is no matrix is an error that names it.
+    { std::ofstream(dir / "cells.spillover.csv") << "FITC-A,PE-A\n1,x\n0,1\n"; }
+    try {
+        io::readCsv(path);
+        FAIL() << "a malformed matrix beside the table was accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("cells.spillover.csv"), std::string::npos) << e.what();
+    }
+    // A matrix that cannot be written leaves neither file.
+    s.channels = {"PE,A", "FITC-A"};
+    t.spillover = s;
+    EXPECT_THROW(io::writeCsv((dir / "other.csv").string(), t), InputError);
+    EXPECT_FALSE(std::filesystem::exists(dir / "other.csv"));
+    EXPECT_FALSE(std::filesystem::exists(dir / "other.spillover.csv"));
     std::filesystem::remove_all(dir);
 }
 

@@ -69,9 +69,17 @@ TEST(ExportTable, CsvHoldsEveryChannelRawOrTransformedWithNamedPopulations) {
     ASSERT_EQ(used.channels.size(), 3u);
     EXPECT_EQ(used.channels[0].name, "CD3 (Sm154Di)");
     EXPECT_EQ(used.values.at(1, 0), 0.75f);
-    ASSERT_TRUE(used.spillover.has_value());
-    EXPECT_EQ(used.spillover->channels, std::vector<std::string>{"(Sm154)Di"});
-    EXPECT_EQ(used.spillover->matrix.values, std::vector<float>{1.0f});
+    // Transformed values are compensated: the table keeps no matrix that would compensate them
+    // again when read back (the CSV's matrix beside it).
+    EXPECT_FALSE(used.spillover.has_value());
+    EXPECT_FALSE(mixed.spillover.has_value());
+    // Raw values keep the matrix of the channels written.
+    options.values = ExportValues::Raw;
+    const io::Table usedRaw = buildExportTable(source, options, ExportFormat::Csv);
+    ASSERT_TRUE(usedRaw.spillover.has_value());
+    EXPECT_EQ(usedRaw.spillover->channels, std::vector<std::string>{"(Sm154)Di"});
+    EXPECT_EQ(usedRaw.spillover->matrix.values, std::vector<float>{1.0f});
+    options.values = ExportValues::Transformed;
 
     // FCS never takes the transformed values, and keeps $PnN and $PnS apart.
     const io::Table fcs = buildExportTable(source, options, ExportFormat::Fcs);

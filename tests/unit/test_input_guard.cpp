@@ -77,5 +77,24 @@ TEST(InputGuard, RefusesAnOutputThatIsAnInputAndNamesBoth) {
     fs::remove_all(dir);
 }
 
+// A CSV table writes its spillover matrix beside it ("NAME.spillover.csv"), or removes an
+// earlier one: that file must not be an input either.
+TEST(InputGuard, RefusesACsvWhoseMatrixBesideItIsAnInput) {
+    const fs::path dir = test::freshDir("guard_beside");
+    std::ofstream(dir / "out.spillover.csv") << ",A\nA,1\n";
+    const std::string matrix = (dir / "out.spillover.csv").string();
+    try {
+        io::refuseOverwritingInput((dir / "out.csv").string(), {matrix}, "--out");
+        FAIL() << "the matrix given as an input would have been replaced";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("would replace the spillover matrix"),
+                  std::string::npos)
+            << e.what();
+    }
+    io::refuseOverwritingInput((dir / "out.fcs").string(), {matrix}, "--out");
+    io::refuseOverwritingInput((dir / "other.csv").string(), {matrix}, "--out");
+    fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace sepal

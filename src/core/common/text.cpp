@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 
 namespace sepal {
 
@@ -38,6 +39,10 @@ bool endsWith(const std::string& s, const std::string& suffix) {
 std::string lowercase(std::string s) {
     for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return s;
+}
+
+std::string lowerExtension(const std::string& path) {
+    return lowercase(std::filesystem::path(path).extension().string());
 }
 
 std::string commaJoined(const std::vector<std::string>& words) {

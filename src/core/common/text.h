@@ -20,6 +20,9 @@ bool endsWith(const std::string& s, const std::string& suffix);
 /// `s` in lower case (ASCII letters).
 std::string lowercase(std::string s);
 
+/// The extension of `path`'s file name with its dot, in lower case: "A/b.CSV" -> ".csv".
+std::string lowerExtension(const std::string& path);
+
 /// The words joined by ", ": "CD3, CD4, CD8".
 std::string commaJoined(const std::vector<std::string>& words);
 

@@ -16,6 +16,7 @@
 #include "core/common/error.h"
 #include "core/io/channel_headers.h"
 #include "core/io/mapped_file.h"
+#include "core/io/spillover_file.h"
 
 namespace sepal::io {
 
@@ -559,8 +560,11 @@ Table parseCsv(std::string_view bytes, const CsvReadOptions& options, const std:
 Table readCsv(const std::string& path, const CsvReadOptions& options) {
     const MappedFile file(path);
     const auto bytes = file.bytes();
-    return parseCsv(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
-                    options, path);
+    Table table = parseCsv(
+        std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), options, path);
+    // CSV has no keywords: a table of uncompensated values keeps its matrix beside it.
+    table.spillover = readSpilloverBeside(path);
+    return table;
 }
 
 }  // namespace sepal::io

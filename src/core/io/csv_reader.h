@@ -24,8 +24,9 @@ struct CsvReadOptions {
 /// Reads a CSV/TSV file: quoted fields with doubled quotes, CRLF or LF, blank lines skipped,
 /// CR-only line endings too; NA/NaN/empty cells as NaN. A column becomes a LabelColumn when at
 /// least half of its non-missing cells are not numbers; a column of numbers with fewer text
-/// cells is an error listing the first of them (line and value). Throws InputError naming the
-/// file, line and column of the problem.
+/// cells is an error listing the first of them (line and value). The spillover matrix beside
+/// the file ("NAME.spillover.csv", as Sepal's CSV exports leave it) becomes the table's. Throws
+/// InputError naming the file, line and column of the problem.
 Table readCsv(const std::string& path, const CsvReadOptions& options = {});
 
 /// Parses CSV bytes held in memory (the same rules as readCsv); `source` names them in errors.

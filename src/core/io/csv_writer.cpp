@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <vector>
 
 #include "core/common/error.h"
 #include "core/io/atomic_file.h"
+#include "core/io/spillover_file.h"
 
 namespace sepal::io {
 
@@ -87,6 +89,7 @@ void CsvStreamWriter::append(const Table& table) {
     // The first block writes the header; the next ones must have the same columns.
     if (m_header.empty()) {
         m_header = header;
+        m_spillover = table.spillover;
         m_file->write(header);
     } else if (header != m_header) {
         throw InputError("cannot write '" + path + "': a block of events has other columns");
@@ -128,7 +131,22 @@ void CsvStreamWriter::append(const Table& table) {
 
 void CsvStreamWriter::commit() {
     if (m_header.empty()) throw InputError("cannot write '" + m_file->path() + "': no events");
+    // The matrix is made before the table appears, so that a matrix that cannot be written
+    // leaves neither file.
+    const std::string beside = spilloverBeside(m_file->path());
+    std::optional<AtomicFile> matrix;
+    if (m_spillover) {
+        const std::string text = spilloverCsv(*m_spillover, beside);
+        matrix.emplace(beside);
+        matrix->write(text);
+    }
     m_file->commit();
+    if (matrix) {
+        matrix->commit();
+    } else {
+        std::error_code ec;
+        std::filesystem::remove(beside, ec);
+    }
 }
 
 void writeCsv(const std::string& path, const Table& table) {

@@ -1,10 +1,13 @@
 #include "core/io/input_guard.h"
+#include "core/common/text.h"
 
+#include <cctype>
 #include <filesystem>
 #include <map>
 #include <system_error>
 
 #include "core/common/error.h"
+#include "core/io/spillover_file.h"
 
 namespace sepal::io {
 
@@ -34,6 +37,13 @@ void refuseOverwritingInput(const std::string& output, const std::vector<std::st
             throw InputError(option + " '" + output + "' is the input file '" + input +
                              "'; writing it would destroy the data being read: choose another "
                              "output name");
+    // A CSV table writes (or removes) the spillover matrix beside it.
+    if (lowerExtension(output) != ".csv") return;
+    const std::string beside = spilloverBeside(output);
+    for (const std::string& input : inputs)
+        if (sameFile(beside, input))
+            throw InputError(option + " '" + output + "' would replace the spillover matrix '" +
+                             input + "' beside it, which is an input: choose another output name");
 }
 
 void refuseRepeatedInputs(const std::vector<std::string>& inputs) {

@@ -11,7 +11,9 @@ namespace sepal::io {
 bool sameFile(const std::string& a, const std::string& b);
 
 /// Throws InputError when `output` (what `option` names, e.g. "--out") is the same file as one
-/// of `inputs`, so that writing it cannot destroy data still being read. Empty paths are skipped.
+/// of `inputs`, so that writing it cannot destroy data still being read, or when `output` is a
+/// CSV table whose spillover matrix beside it (spilloverBeside) is one of them. Empty paths are
+/// skipped.
 void refuseOverwritingInput(const std::string& output, const std::vector<std::string>& inputs,
                             const std::string& option);
 

@@ -1,4 +1,5 @@
 #include "core/io/read_any.h"
+#include "core/common/text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -15,12 +16,6 @@
 namespace sepal::io {
 
 namespace {
-
-std::string lowerExtension(const std::string& path) {
-    std::string ext = std::filesystem::path(path).extension().string();
-    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return ext;
-}
 
 /// True when a file's first bytes are FCS's magic.
 bool isFcsHead(const std::string& head) {

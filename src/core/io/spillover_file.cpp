@@ -1,11 +1,13 @@
 #include "core/io/spillover_file.h"
 
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "core/common/error.h"
+#include "core/io/atomic_file.h"
 #include "core/io/regular_file.h"
 
 namespace sepal::io {
@@ -134,6 +136,54 @@ Spillover readSpilloverFile(const std::string& path) {
     text << in.rdbuf();
     if (!in && !in.eof()) throw InputError(path + ": cannot read the spillover file");
     return parseSpillover(text.str(), path);
+}
+
+std::string spilloverCsv(const Spillover& spillover, const std::string& path) {
+    const size_t n = spillover.channels.size();
+    if (n == 0 || spillover.matrix.rows != n || spillover.matrix.cols != n)
+        throw InputError("cannot write the spillover matrix '" + path + "': it has " +
+                         std::to_string(n) + " channels and " +
+                         std::to_string(spillover.matrix.rows) + " x " +
+                         std::to_string(spillover.matrix.cols) + " values");
+    for (const std::string& name : spillover.channels)
+        if (name.find_first_of(",\"\r\n") != std::string::npos)
+            throw InputError("cannot write the spillover matrix '" + path + "': channel '" + name +
+                             "' has a comma, quote or line break in its name");
+    std::string text;
+    for (const std::string& name : spillover.channels) text += "," + name;
+    text += '\n';
+    for (size_t r = 0; r < n; ++r) {
+        text += spillover.channels[r];
+        for (size_t c = 0; c < n; ++c) {
+            // The shortest text that reads back to the same float.
+            char buffer[32];
+            const auto done =
+                std::to_chars(buffer, buffer + sizeof buffer, spillover.matrix.at(r, c));
+            text += ',';
+            text.append(buffer, done.ptr);
+        }
+        text += '\n';
+    }
+    return text;
+}
+
+void writeSpilloverFile(const std::string& path, const Spillover& spillover) {
+    AtomicFile file(path);
+    file.write(spilloverCsv(spillover, path));
+    file.commit();
+}
+
+std::string spilloverBeside(const std::string& tablePath) {
+    std::filesystem::path p(tablePath);
+    p.replace_extension(".spillover.csv");
+    return p.string();
+}
+
+std::optional<Spillover> readSpilloverBeside(const std::string& tablePath) {
+    const std::string path = spilloverBeside(tablePath);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+    return readSpilloverFile(path);
 }
 
 }  // namespace sepal::io

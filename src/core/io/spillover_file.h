@@ -1,7 +1,9 @@
 #pragma once
 // Spillover matrices kept outside the FCS file: the CSV/TSV tables that instruments and analysis
-// tools export, and text holding a $SPILLOVER keyword's value.
+// tools export, text holding a $SPILLOVER keyword's value, and the matrix a CSV table of
+// uncompensated values keeps beside it ("NAME.spillover.csv": CSV has no keywords).
 
+#include <optional>
 #include <string>
 
 #include "core/io/table.h"
@@ -16,5 +18,20 @@ Spillover parseSpillover(const std::string& text, const std::string& source);
 
 /// Reads a spillover matrix file (see parseSpillover); throws InputError naming the file.
 Spillover readSpilloverFile(const std::string& path);
+
+/// `spillover` as a CSV table: an empty corner, the channels across, a row per channel led by its
+/// name, values that read back to the same floats. Throws InputError naming `path` when the
+/// matrix is not square or a channel's name has a comma, quote or line break.
+std::string spilloverCsv(const Spillover& spillover, const std::string& path);
+
+/// Writes spilloverCsv(spillover) to `path` through a temporary file and a rename.
+void writeSpilloverFile(const std::string& path, const Spillover& spillover);
+
+/// Where a table file's matrix lies beside it: "data.csv" -> "data.spillover.csv".
+std::string spilloverBeside(const std::string& tablePath);
+
+/// The matrix beside a table file (spilloverBeside), when there is one; throws InputError naming
+/// that file when it is not a spillover matrix.
+std::optional<Spillover> readSpilloverBeside(const std::string& tablePath);
 
 }  // namespace sepal::io

@@ -1,4 +1,5 @@
 #include "core/pipeline/export_files.h"
+#include "core/common/text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -49,9 +50,7 @@ io::Table eventsWithCode(const io::Table& table, size_t column, int32_t code) {
 }  // namespace
 
 ExportFormat exportFormatOf(const std::string& path) {
-    std::string ext = std::filesystem::path(path).extension().string();
-    std::transform(ext.begin(), ext.end(), ext.begin(),
-                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    const std::string ext = lowerExtension(path);
     if (ext == ".csv") return ExportFormat::Csv;
     if (ext == ".fcs") return ExportFormat::Fcs;
     if (ext == ".h5ad") {

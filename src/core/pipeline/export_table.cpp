@@ -246,7 +246,8 @@ io::Table buildExportTable(const ExportSource& source, const ExportOptions& opti
         out.channels[kept + 1].marker.clear();
     }
     out.keywords = exportKeywords(first.keywords, bounds);
-    out.spillover = keptSpillover(first.spillover, map.channels);
+    // Transformed values are compensated already: their table keeps no matrix to apply again.
+    if (!transformed) out.spillover = keptSpillover(first.spillover, map.channels);
 
     // Labels: the population first (the FCS writer names its codes in SEPAL_POPULATIONS), the
     // source's other label columns, the sample column last.

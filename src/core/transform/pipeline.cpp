@@ -1,14 +1,18 @@
 #include "core/transform/pipeline.h"
+#include "core/common/text.h"
 
 #include <omp.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <set>
 #include <unordered_map>
 
 #include "core/common/error.h"
+#include "core/io/spillover_file.h"
 #include "core/transform/arcsinh.h"
 #include "core/transform/channel_label.h"
 #include "core/transform/compensation.h"
@@ -323,11 +327,18 @@ Matrix TransformPipeline::apply(const io::Table& table) const {
 
     std::optional<ResolvedCompensation> comp;
     if (compensation.source == CompensationStep::Source::File) {
-        if (!table.spillover)
+        if (!table.spillover) {
+            // A delimited table's matrix is read from beside it (CSV has no keywords).
+            const std::string extension = lowerExtension(table.source);
+            const bool text = extension == ".csv" || extension == ".tsv" || extension == ".txt";
             throw InputError(
                 "transform pipeline: compensation uses the file's spillover matrix, but " +
                 (table.source.empty() ? std::string("the data") : table.source) +
-                " has none (turn compensation off or store a matrix)");
+                " has none: give the matrix (--spillover FILE, or Load in the Data window" +
+                (text ? "; a table's own is read from " + io::spilloverBeside(table.source)
+                      : std::string()) +
+                ") or turn compensation off");
+        }
         comp = resolveCompensation(*table.spillover, table);
     } else if (compensation.source == CompensationStep::Source::Stored) {
         comp = resolveCompensation(
