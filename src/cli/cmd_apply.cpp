@@ -289,6 +289,13 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
                 if (!ch.marker.empty() &&
                     std::find(available.begin(), available.end(), ch.marker) == available.end())
                     available.push_back(ch.marker);
+            // A model that compensates takes FlowJo's compensated "Comp-PE-A" for PE-A.
+            if (run.pipeline.compensation.source != CompensationStep::Source::None)
+                for (const auto& ch : table.channels)
+                    if (const std::string raw = uncompensatedName(ch.name);
+                        !raw.empty() &&
+                        std::find(available.begin(), available.end(), raw) == available.end())
+                        available.push_back(raw);
             try {
                 checkColumns(run.loaded.columns, available);
             } catch (const InputError& e) {

@@ -2,7 +2,8 @@
 # A compensated flow file's CSV export takes the file's model: the CSV holds the values as read
 # (uncompensated) and its spillover matrix lies beside it (NAME.spillover.csv), so apply puts
 # every cell where embed put it; without the matrix apply says what to give, and --spillover
-# gives it. On a real BD FACSDiva file with an 8-channel $SPILLOVER.
+# gives it; FlowJo's export of compensated "Comp-" columns is not compensated again. On a real
+# BD FACSDiva file with an 8-channel $SPILLOVER.
 set -euo pipefail
 cli=${SEPAL_CLI:?SEPAL_CLI must point to sepal-cli}
 data=${SEPAL_SHARED_DATA:-$(dirname "$0")/../../../shared/data}/fcs
@@ -64,6 +65,46 @@ PY
 moved=$(python3 "$work/moved.py" "$work/e.csv" "$work/c/e.csv")
 python3 -c "import sys; sys.exit(0 if float('$moved') > 1 else 1)" ||
     fail "the identity matrix placed cells as the file's own ($moved)"
+
+# FlowJo's CSV export holds compensated values headed "Comp-FITC-A :: CD20": the model takes
+# them for its FITC-A without compensating again (within the CSV's 9 digits of the FCS's).
+python3 - "$work/e.csv" "$work/e.spillover.csv" "$work/flowjo.csv" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+head = rows[0]
+spill = list(csv.reader(open(sys.argv[2])))
+names = spill[0][1:]
+n = len(names)
+a = [[float(x) for x in r[1:]] + [1.0 if i == j else 0.0 for j in range(n)]
+     for i, r in enumerate(spill[1:])]
+for c in range(n):  # Gauss-Jordan: the matrix's inverse turns observed into compensated values
+    p = max(range(c, n), key=lambda r: abs(a[r][c]))
+    a[c], a[p] = a[p], a[c]
+    a[c] = [x / a[c][c] for x in a[c]]
+    for r in range(n):
+        if r != c:
+            f = a[r][c]
+            a[r] = [x - f * y for x, y in zip(a[r], a[c])]
+inverse = [r[n:] for r in a]
+channel = [h[h.rfind("(") + 1:-1] if h.endswith(")") else h for h in head]
+marker = [h[:h.rfind("(") - 1] if h.endswith(")") else "" for h in head]
+where = [channel.index(x) for x in names]
+keep = [i for i, c in enumerate(channel) if not c.startswith("EmbedSOM")]
+out = [f"Comp-{c} :: {m}" if c in names else h for h, c, m in zip(head, channel, marker)]
+with open(sys.argv[3], "w", newline="") as f:
+    w = csv.writer(f)
+    w.writerow([out[i] for i in keep])
+    for r in rows[1:]:
+        v = [float(x) for x in r[:len(head)]]
+        seen = [v[i] for i in where]
+        for j, i in enumerate(where):
+            v[i] = sum(seen[k] * inverse[k][j] for k in range(n))
+        w.writerow(["%.9g" % v[i] for i in keep])
+PY
+"$cli" apply -q --model "$work/m.json" "$work/flowjo.csv" --out-dir "$work/fj"
+moved=$(python3 "$work/moved.py" "$work/e.csv" "$work/fj/flowjo.csv")
+python3 -c "import sys; sys.exit(0 if float('$moved') < 0.05 else 1)" ||
+    fail "FlowJo's compensated columns placed cells up to $moved from the FCS's places"
 
 # A model made without compensation refuses a matrix; an output that would replace the matrix
 # given is refused.

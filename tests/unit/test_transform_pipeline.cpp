@@ -114,6 +114,52 @@ TEST(TransformPipeline, MissingColumnsAreNamed) {
     }
 }
 
+// FlowJo exports compensated values as "Comp-FITC-A": a pipeline that compensates FITC-A and
+// PE-A with the file's matrix takes those columns as they are (compensated once, not twice),
+// and refuses a table that mixes them with raw channels its matrix covers.
+TEST(TransformPipeline, FlowJosCompensatedColumnsAreNotCompensatedAgain) {
+    io::Table raw;
+    raw.channels = {{"FITC-A", "CD3", 0, 32}, {"PE-A", "CD4", 0, 32}, {"SSC-A", "", 0, 32}};
+    raw.values = Matrix(2, 3);
+    raw.values.values = {100, 50, 7, 10, 300, 8};
+    io::Spillover spill;
+    spill.channels = {"FITC-A", "PE-A"};
+    spill.matrix = Matrix(2, 2);
+    spill.matrix.values = {1.0f, 0.25f, 0.0f, 1.0f};  // FITC spills a quarter into PE
+    raw.spillover = spill;
+    TransformPipeline p;
+    p.compensation.source = CompensationStep::Source::File;
+    p.steps = {ColumnStep{"FITC-A"}, ColumnStep{"PE-A"}, ColumnStep{"SSC-A"}};
+    const Matrix fromRaw = p.apply(raw);
+    EXPECT_FLOAT_EQ(fromRaw.at(0, 1), 25.0f);  // 50 - 100 / 4
+
+    io::Table flowjo;
+    flowjo.source = "flowjo.csv";
+    flowjo.channels = {
+        {"Comp-FITC-A", "CD3", 0, 32}, {"Comp-PE-A", "CD4", 0, 32}, {"SSC-A", "", 0, 32}};
+    flowjo.values = Matrix(2, 3);
+    for (size_t r = 0; r < 2; ++r)
+        for (size_t c = 0; c < 3; ++c) flowjo.values.at(r, c) = fromRaw.at(r, c);
+    const Matrix fromFlowJo = p.apply(flowjo);
+    EXPECT_EQ(fromFlowJo.values, fromRaw.values);
+
+    // Compensated FITC beside raw PE under a matrix that covers PE: refused, naming both.
+    io::Table mixed = flowjo;
+    mixed.channels[1].name = "PE-A";
+    mixed.spillover = spill;
+    try {
+        p.apply(mixed);
+        FAIL() << "a table of compensated and raw channels was taken";
+    } catch (const InputError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("compensated values (Comp-FITC-A)"), std::string::npos) << what;
+        EXPECT_NE(what.find("(PE-A)"), std::string::npos) << what;
+    }
+    // A pipeline without compensation does not take compensated columns for raw ones.
+    p.compensation.source = CompensationStep::Source::None;
+    EXPECT_THROW(p.apply(flowjo), InputError);
+}
+
 TEST(TransformPipeline, DefaultsForMassCytometry) {
     io::Table t;
     t.channels = {

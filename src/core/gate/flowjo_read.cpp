@@ -13,6 +13,7 @@
 #include "core/common/error.h"
 #include "core/gate/flowjo_workspace.h"
 #include "core/gate/xml_nodes.h"
+#include "core/transform/channel_label.h"
 
 namespace sepal {
 
@@ -211,22 +212,18 @@ class FlowJoReader : xml::AttributeReader {
                     d.compensation = {CompensationRef::Kind::Matrix, m_matrices[m].id};
                     return d;
                 }
-        for (const char* prefix : {"Comp-", "Comp_"})
-            if (name.rfind(prefix, 0) == 0 && name.size() > std::strlen(prefix)) {
-                // The acquisition-defined matrix: the file's own spillover.
-                d.channel = name.substr(std::strlen(prefix));
-                d.compensation.kind = CompensationRef::Kind::File;
-            }
+        if (const std::string raw = uncompensatedName(name); !raw.empty()) {
+            // The acquisition-defined matrix: the file's own spillover.
+            d.channel = raw;
+            d.compensation.kind = CompensationRef::Kind::File;
+        }
         return d;
     }
 
     Display displayOf(const std::string& name) const {
         if (auto it = m_displays.find(name); it != m_displays.end()) return it->second;
-        for (const char* prefix : {"Comp-", "Comp_"})
-            if (name.rfind(prefix, 0) == 0)
-                if (auto it = m_displays.find(name.substr(std::strlen(prefix)));
-                    it != m_displays.end())
-                    return it->second;
+        if (auto it = m_displays.find(uncompensatedName(name)); it != m_displays.end())
+            return it->second;
         return Display{};
     }
 

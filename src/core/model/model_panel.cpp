@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/common/error.h"
+#include "core/transform/channel_label.h"
 #include "core/transform/pipeline.h"
 
 namespace sepal {
@@ -85,6 +86,9 @@ std::vector<std::string> columnMarkers(const io::Table& table,
                     marker = column;
                     break;
                 }
+        // FlowJo's compensated "Comp-PE-A" stands for PE-A where the table lacks it.
+        if (const int c = marker.empty() ? compensatedColumn(table, column) : -1; c >= 0)
+            marker = table.channels[size_t(c)].marker;
         markers.push_back(marker);
     }
     return markers;

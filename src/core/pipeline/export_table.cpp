@@ -75,7 +75,9 @@ std::map<std::string, size_t> embeddedColumns(const io::Table& first,
                                               const std::vector<std::string>& used) {
     std::map<std::string, size_t> where;
     for (size_t j = 0; j < used.size(); ++j) {
-        const int c = first.findChannel(used[j]);
+        // FlowJo's compensated "Comp-PE-A" where the pipeline took it for PE-A.
+        int c = first.findChannel(used[j]);
+        if (c < 0) c = compensatedColumn(first, used[j]);
         if (c < 0)
             throw InputError("export: the embedded column '" + used[j] + "' is not a channel of " +
                              first.source + "; export the files the embedding was made from");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 
 #include "core/common/error.h"
@@ -104,6 +105,19 @@ size_t resolveChannel(const io::Table& table, const std::string& word, const std
         throw InputError(context + ": no channel or marker '" + word + "'" + where(table) +
                          "; name one of: " + channelChoices(table));
     return found.front();
+}
+
+std::string uncompensatedName(const std::string& name) {
+    for (const std::string_view prefix : {"Comp-", "Comp_"})
+        if (name.size() > prefix.size() && name.starts_with(prefix))
+            return name.substr(prefix.size());
+    return {};
+}
+
+int compensatedColumn(const io::Table& table, const std::string& channel) {
+    for (size_t c = 0; c < table.channels.size(); ++c)
+        if (uncompensatedName(table.channels[c].name) == channel) return int(c);
+    return -1;
 }
 
 std::string channelChoices(const io::Table& table) {

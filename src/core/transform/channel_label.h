@@ -40,6 +40,14 @@ size_t resolveChannel(const io::Table& table, const std::string& word, const std
                                         const std::vector<size_t>& columns,
                                         const std::string& context);
 
+/// The channel whose compensated values a column holds, by the names FlowJo writes them under:
+/// "Comp-FL1-A" and "Comp_FL1-A" -> "FL1-A"; empty for other names.
+std::string uncompensatedName(const std::string& name);
+
+/// The column of `table` holding `channel`'s compensated values under FlowJo's name
+/// (uncompensatedName), or -1.
+int compensatedColumn(const io::Table& table, const std::string& channel);
+
 /// What a user may type for the table's columns, for error messages: "CD45 (Y89Di), Time, ...".
 std::string channelChoices(const io::Table& table);
 

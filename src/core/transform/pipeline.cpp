@@ -297,6 +297,32 @@ std::vector<std::string> TransformPipeline::columns() const {
     return names;
 }
 
+void TransformPipeline::refuseHalfCompensated(const io::Table& table,
+                                              const std::vector<size_t>& source,
+                                              const std::vector<char>& compensatedAlready) const {
+    // The channels the pipeline compensates: its matrix's (the file's own, or the one given).
+    const io::Spillover* matrix = compensation.source == CompensationStep::Source::Stored
+                                      ? &compensation.spillover
+                                  : table.spillover ? &*table.spillover
+                                                    : nullptr;
+    if (!matrix) return;
+    std::string already, raw;
+    for (size_t s = 0; s < steps.size(); ++s) {
+        const std::string& name = table.channels[source[s]].name;
+        if (compensatedAlready[s])
+            already = already.empty() ? name : already;
+        else if (std::find(matrix->channels.begin(), matrix->channels.end(), name) !=
+                 matrix->channels.end())
+            raw += (raw.empty() ? "" : ", ") + name;
+    }
+    if (!raw.empty())
+        throw InputError("transform pipeline: " +
+                         (table.source.empty() ? std::string("the data") : table.source) +
+                         " holds compensated values (" + already +
+                         ") beside uncompensated channels the matrix covers (" + raw +
+                         "): export every channel compensated, or none");
+}
+
 Matrix TransformPipeline::apply(const io::Table& table) const {
     validate();
     const size_t n = table.events();
@@ -307,10 +333,20 @@ Matrix TransformPipeline::apply(const io::Table& table) const {
     // map; other words (markers, labels, other case) through the resolver.
     std::unordered_map<std::string, std::vector<size_t>> byName;
     for (size_t c = 0; c < table.channels.size(); ++c) byName[table.channels[c].name].push_back(c);
+    // A pipeline that compensates takes a table's compensated column ("Comp-PE-A", as FlowJo
+    // exports) for a channel it lacks: those values need no compensation.
+    const bool compensates = compensation.source != CompensationStep::Source::None;
+    std::vector<char> compensatedAlready(m, 0);
     for (size_t s = 0; s < m; ++s) {
         const auto exact = byName.find(steps[s].name);
-        const std::vector<size_t> found =
+        std::vector<size_t> found =
             exact != byName.end() ? exact->second : channelsNamed(table, steps[s].name);
+        if (const int c =
+                compensates && found.empty() ? compensatedColumn(table, steps[s].name) : -1;
+            c >= 0) {
+            found.push_back(size_t(c));
+            compensatedAlready[s] = 1;
+        }
         if (found.size() > 1)
             throwAmbiguousChannel(table, steps[s].name, found, "transform pipeline");
         if (found.empty())
@@ -326,7 +362,10 @@ Matrix TransformPipeline::apply(const io::Table& table) const {
     }
 
     std::optional<ResolvedCompensation> comp;
-    if (compensation.source == CompensationStep::Source::File) {
+    if (std::find(compensatedAlready.begin(), compensatedAlready.end(), 1) !=
+        compensatedAlready.end()) {
+        refuseHalfCompensated(table, source, compensatedAlready);
+    } else if (compensation.source == CompensationStep::Source::File) {
         if (!table.spillover) {
             // A delimited table's matrix is read from beside it (CSV has no keywords).
             const std::string extension = lowerExtension(table.source);

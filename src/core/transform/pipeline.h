@@ -53,8 +53,11 @@ class TransformPipeline {
     /// Reads a pipeline from JSON; throws InputError naming the offending field.
     static TransformPipeline fromJson(const nlohmann::json& json);
     /// Transformed values: events x steps.size(), row-major. Z-score columns without stored
-    /// statistics use the statistics of this table (call fit() to store them). Throws
-    /// InputError when a column or spillover channel is missing from `table`.
+    /// statistics use the statistics of this table (call fit() to store them). A pipeline that
+    /// compensates takes a table's compensated columns ("Comp-PE-A", FlowJo's export) for the
+    /// channels it lacks, uncompensated again. Throws InputError when a column or spillover
+    /// channel is missing from `table`, or when it has compensated columns beside uncompensated
+    /// ones that the matrix covers.
     Matrix apply(const io::Table& table) const;
     /// The selected column names, in output order.
     std::vector<std::string> columns() const;
@@ -66,6 +69,12 @@ class TransformPipeline {
     /// DNA, population and embedding columns left out), arcsinh with cofactor 5 for mass
     /// cytometry or 150 for fluorescence, compensation with the file's spillover when present.
     static TransformPipeline defaultFor(const io::Table& table);
+
+  private:
+    /// Throws when some steps take compensated columns (compensatedAlready) and others raw
+    /// channels that the pipeline's matrix covers: the table mixes the two.
+    void refuseHalfCompensated(const io::Table& table, const std::vector<size_t>& source,
+                               const std::vector<char>& compensatedAlready) const;
 };
 
 }  // namespace sepal
