@@ -74,7 +74,9 @@ bool GateService::add(GateNode gate) {
     for (Quadrant& q : gate.quadrants)
         q.id = unique(gate.id + " " + (q.name.empty() ? q.id : q.name), ids);
     const std::string label = "Gate " + gate.name;
-    next.population = gate.kind == GateNode::Kind::Quadrant ? gate.quadrants.front().id : gate.id;
+    // A drawn gate's cells are embedded; a quadrant gate's four populations are shown where
+    // they are (embedding one of them, say its first, would leave most cells out of sight).
+    if (gate.kind != GateNode::Kind::Quadrant) next.population = gate.id;
     next.tree.gates.push_back(std::move(gate));
     try {
         next.tree.validate("the new gate");

@@ -1090,6 +1090,8 @@ def test_gates(out):
     live_cells = tree["gates"][0]["events"]
     check(sum(g["events"] for g in tree["gates"][1:]) == live_cells,
           f"the quadrants hold {[g['events'] for g in tree['gates'][1:]]} of live's {live_cells} cells")
+    check(tree["embedded_population"] == "live",
+          f"drawing the quadrants embedded {tree['embedded_population']} instead of keeping live")
 
 
 def test_small_multiples(out):

@@ -4,6 +4,8 @@
 // and earlier flat gates read as a chain with the same cells.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "core/common/error.h"
@@ -241,6 +243,73 @@ TEST(GateTree, JsonAndGatingMlRoundTripEveryKind) {
     EXPECT_EQ(gateTreeFromJson(gateTreeToJson(tree), "json"), tree);
     const GateTree back = parseGatingMl(gatingMlText(tree), "xml");
     EXPECT_EQ(back, tree) << gateTreeToJson(back).dump() << "\n" << gateTreeToJson(tree).dump();
+}
+
+// Gating-ML's ids are xs:IDs (NCNames: no spaces or '+', no leading digit), while Sepal's come
+// from what users type ("live cells", "CD4+ CD8-"): written as NCNames, each once, with the
+// names beside them, references following, and the same events read back.
+TEST(GateTree, GatingMlIdsAreXmlIdsAndTheNamesStay) {
+    GateTree tree;
+    tree.matrices.push_back({"4c2d", {"x", "y"}, {"x", "y"}, {1, 0.1, 0.05, 1}, false});
+    GateDimension x = dim("x", 1.0);
+    x.compensation = {CompensationRef::Kind::Matrix, "4c2d"};
+    tree.gates.push_back({GateNode::Kind::Rectangle, "live cells", "", "", {x}});
+    GateNode q{GateNode::Kind::Quadrant, "QQ CD4+", "", "live cells"};
+    q.dividers = {{"1st divider", dim("y"), {2.0}}};
+    q.quadrants = {{"CD4+ CD8-", "", {3.0}}, {"CD4- CD8-", "", {1.0}}};
+    tree.gates.push_back(q);
+    GateNode b{GateNode::Kind::Boolean, "not CD4+", "", "live cells"};
+    b.operation = GateNode::Operation::Not;
+    b.operands = {{"CD4+ CD8-", false}};
+    tree.gates.push_back(b);
+    tree.gates.push_back({GateNode::Kind::Rectangle, "live_cells", "", "", {dim("y", 0.5)}});
+    tree.validate("test");
+
+    const std::string text = gatingMlText(tree);
+    std::vector<std::string> ids;
+    // Elements' own ids (gating:id, transforms:id), not references such as gating:parent_id.
+    for (size_t at = text.find(":id=\""); at != std::string::npos; at = text.find(":id=\"", at)) {
+        at += 5;
+        ids.push_back(text.substr(at, text.find('"', at) - at));
+    }
+    ASSERT_GE(ids.size(), 8u) << text;
+    for (const std::string& id : ids) {
+        EXPECT_TRUE(std::isalpha(static_cast<unsigned char>(id[0])) || id[0] == '_') << id;
+        EXPECT_EQ(id.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                       "0123456789._-"),
+                  std::string::npos)
+            << id;
+    }
+    std::vector<std::string> sorted = ids;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end()) << text;
+
+    const GateTree back = parseGatingMl(text, "xml");
+    std::vector<std::string> paths, pathsBack;
+    for (const auto& p : tree.populations()) paths.push_back(p.path);
+    for (const auto& p : back.populations()) pathsBack.push_back(p.path);
+    EXPECT_EQ(pathsBack, paths);
+    io::Table t = table({{0.5f, 3}, {2, 3}, {2, 1}, {3, 0.2f}});
+    const GateMembership before = evaluateGates(tree, t), after = evaluateGates(back, t);
+    for (size_t i = 0; i < tree.populations().size(); ++i)
+        EXPECT_EQ(after.of(back.populations()[i].id), before.of(tree.populations()[i].id))
+            << paths[i];
+}
+
+// Cytobank's Gating-ML names its gates in custom_info (<cytobank><name>), its ids are codes.
+TEST(GateTree, CytobanksGateNamesAreRead) {
+    const GateTree tree = parseGatingMl(R"(<?xml version="1.0" encoding="UTF-8"?>
+<gating:Gating-ML xmlns:gating="http://www.isac-net.org/std/Gating-ML/v2.0/gating"
+ xmlns:data-type="http://www.isac-net.org/std/Gating-ML/v2.0/datatypes">
+<gating:RectangleGate gating:id="Gate_1_Q2VsbHM_">
+ <data-type:custom_info><cytobank><name> Cells </name><id>1</id></cytobank></data-type:custom_info>
+ <gating:dimension gating:min="0.3"><data-type:fcs-dimension data-type:name="x"/></gating:dimension>
+</gating:RectangleGate>
+</gating:Gating-ML>)",
+                                        "cytobank.xml");
+    ASSERT_EQ(tree.gates.size(), 1u);
+    EXPECT_EQ(tree.gates[0].name, "Cells");
+    EXPECT_EQ(tree.populations()[0].path, "Cells");
 }
 
 TEST(GateTree, EarlierFlatGatesReadAsAChainWithTheSameCells) {

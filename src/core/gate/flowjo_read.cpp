@@ -249,7 +249,19 @@ class FlowJoReader : xml::AttributeReader {
             g.dimensions.push_back(dim);
         }
         if (is(element, "RectangleGate")) {
-            g.kind = GateNode::Kind::Rectangle;  // bounds in data units: same events on any scale
+            // Bounds in data units hold the same events on any scale: the rectangle takes the
+            // parameter's display transform (what its plot starts on, and what a workspace
+            // written back shows), its bounds mapped onto it.
+            g.kind = GateNode::Kind::Rectangle;
+            for (size_t a = 0; a < g.dimensions.size(); ++a) {
+                const Display shown = displayOf(names[a]);
+                if (shown.linear) continue;
+                GateDimension& dim = g.dimensions[a];
+                const ScaleFunction f(shown.scale);
+                if (dim.min) dim.min = f(*dim.min);
+                if (dim.max) dim.max = f(*dim.max);
+                dim.scale = shown.scale;
+            }
         } else if (is(element, "PolygonGate")) {
             g.kind = GateNode::Kind::Polygon;
             if (names.size() != 2) fail(element, "needs two dimensions");

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <pugixml.hpp>
 #include <sstream>
 
@@ -43,9 +44,17 @@ std::string fileUri(const std::string& path) {
 class Writer {
   public:
     explicit Writer(const GateTree& tree) : m_tree(tree) {
+        // Polygons and ellipses first: their shapes are straight on their scale, while a
+        // rectangle or quadrant holds the same events on any.
+        for (const bool shaped : {true, false})
+            for (const GateNode& g : tree.gates) {
+                const bool onItsScale =
+                    g.kind == GateNode::Kind::Polygon || g.kind == GateNode::Kind::Ellipsoid;
+                if (onItsScale != shaped) continue;
+                for (const GateDimension& d : g.dimensions) noteScale(d, g, shaped);
+                for (const QuadrantDivider& d : g.dividers) noteScale(d.dimension, g, shaped);
+            }
         for (const GateNode& g : tree.gates) {
-            for (const GateDimension& d : g.dimensions) noteScale(d, g);
-            for (const QuadrantDivider& d : g.dividers) noteScale(d.dimension, g);
             if (g.kind == GateNode::Kind::Boolean)
                 for (const BooleanOperand& o : g.operands) {
                     const GateNode* target = tree.find(o.ref);
@@ -97,14 +106,35 @@ class Writer {
   private:
     static std::string name(const GateNode& g) { return g.name.empty() ? g.id : g.name; }
 
-    // The display transform of each parameter: the scale of the first gate drawn on it.
-    void noteScale(const GateDimension& d, const GateNode& g) {
+    // The display transform of each parameter, one for the workspace: the scale of the
+    // polygons and ellipses on it (which must agree), else of the first rectangle or quadrant.
+    void noteScale(const GateDimension& d, const GateNode& g, bool shaped) {
         if (d.ratio)
             throw InputError("the gate \"" + name(g) +
                              "\" is on a ratio of two channels, which FlowJo "
                              "workspaces cannot hold; export the gates as Gating-ML (.xml)");
+        // FlowJo compensates a sample with one matrix, its parameters named "Comp-" after it.
+        if (d.compensation.kind != CompensationRef::Kind::Uncompensated) {
+            if (!m_compensation) m_compensation = d.compensation;
+            if (!(*m_compensation == d.compensation))
+                throw InputError("the gates use two compensations (" +
+                                 compensationName(*m_compensation) + " and " +
+                                 compensationName(d.compensation) + ", the gate \"" + name(g) +
+                                 "\"), and FlowJo compensates a sample with one: export the "
+                                 "gates as Gating-ML (.xml)");
+        }
         const std::string parameter = parameterName(d);
-        if (!m_scales.count(parameter)) m_scales[parameter] = d.scale;
+        const auto [at, added] = m_scales.emplace(parameter, d.scale);
+        if (!added && shaped && !(at->second == d.scale))
+            throw InputError("the gate \"" + name(g) + "\" is drawn on " + parameter +
+                             " on another scale than a polygon or ellipse before it, and a "
+                             "FlowJo workspace shows a parameter on one: its shape would change; "
+                             "export the gates as Gating-ML (.xml)");
+    }
+
+    static std::string compensationName(const CompensationRef& c) {
+        return c.kind == CompensationRef::Kind::File ? std::string("the file's own matrix")
+                                                     : "the matrix \"" + c.matrix + "\"";
     }
 
     // FlowJo names a compensated parameter by its detector with the matrix's prefix: a
@@ -332,6 +362,7 @@ class Writer {
 
     const GateTree& m_tree;
     std::map<std::string, GateScale> m_scales;
+    std::optional<CompensationRef> m_compensation;  // the one compensation the gates use
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/common/error.h"
+#include "core/common/text.h"
 #include "core/gate/gating_ml.h"
 #include "core/gate/xml_nodes.h"
 #include "core/io/regular_file.h"
@@ -141,10 +142,14 @@ class GatingMlReader : xml::AttributeReader {
         return d;
     }
 
-    // The name Sepal keeps in an element's custom_info (empty when none).
+    // The name Sepal keeps in an element's custom_info, else Cytobank's (<cytobank><name>:
+    // its ids are codes such as "Gate_1_Q2VsbHM_"); empty when none.
     std::string sepalName(const pugi::xml_node& n) const {
-        if (pugi::xml_node info = child(n, "custom_info"))
-            if (pugi::xml_node mine = child(info, "sepal")) return text(mine, "name", false);
+        pugi::xml_node info = child(n, "custom_info");
+        if (!info) return "";
+        if (pugi::xml_node mine = child(info, "sepal")) return text(mine, "name", false);
+        if (pugi::xml_node cytobank = child(info, "cytobank"))
+            return trimmed(child(cytobank, "name").text().as_string());
         return "";
     }
 

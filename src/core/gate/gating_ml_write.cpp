@@ -1,7 +1,9 @@
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <pugixml.hpp>
+#include <set>
 #include <sstream>
 
 #include "core/common/error.h"
@@ -14,9 +16,31 @@ namespace sepal {
 
 namespace {
 
+/// `id` as an xs:ID, the type of Gating-ML's ids (an NCName): characters other than letters,
+/// digits, '.', '-' and '_' become '_' (UTF-8's bytes of other scripts stay), and an id that
+/// does not start with a letter or '_' is led by '_'.
+std::string ncName(const std::string& id) {
+    std::string out;
+    for (unsigned char c : id)
+        out += std::isalnum(c) || c == '.' || c == '-' || c == '_' || c >= 0x80 ? char(c) : '_';
+    if (out.empty() || !(std::isalpha(static_cast<unsigned char>(out[0])) || out[0] == '_' ||
+                         static_cast<unsigned char>(out[0]) >= 0x80))
+        out.insert(out.begin(), '_');
+    return out;
+}
+
 class Writer {
   public:
-    explicit Writer(const GateTree& tree) : m_tree(tree) {}
+    // Every id is chosen before anything is written, the tree's in its order, so that the ids
+    // generated for transformations later take what is left.
+    explicit Writer(const GateTree& tree) : m_tree(tree) {
+        for (const SpectrumMatrix& m : tree.matrices) idOf('m', m.id);
+        for (const GateNode& g : tree.gates) {
+            idOf('g', g.id);
+            for (const Quadrant& q : g.quadrants) idOf('g', q.id);
+            for (const QuadrantDivider& d : g.dividers) idOf('d', d.id);
+        }
+    }
 
     std::string write() {
         pugi::xml_document doc;
@@ -30,9 +54,33 @@ class Writer {
     }
 
   private:
+    // A new id made of `wanted` (ncName), numbered when another element has it.
+    std::string fresh(const std::string& wanted) {
+        const std::string base = ncName(wanted);
+        std::string id = base;
+        for (int k = 2; !m_written.insert(id).second; ++k) id = base + "_" + std::to_string(k);
+        return id;
+    }
+
+    // The written id of the tree's `id`; kind: 'g' gates and quadrants (one namespace, which
+    // boolean references name), 'd' dividers, 'm' matrices.
+    const std::string& idOf(char kind, const std::string& id) {
+        const std::string key = std::string(1, kind) + id;
+        auto at = m_ids.find(key);
+        if (at == m_ids.end()) at = m_ids.emplace(key, fresh(id)).first;
+        return at->second;
+    }
+
+    // The name a gate or quadrant is read by: written beside the id when the id differs.
+    void writeName(pugi::xml_node n, const std::string& name, const std::string& id) {
+        const std::string& shown = name.empty() ? id : name;
+        if (shown != idOf('g', id))
+            n.append_child("data-type:custom_info").append_child("sepal").append_attribute("name") =
+                shown.c_str();
+    }
     void writeMatrix(const SpectrumMatrix& m) {
         pugi::xml_node n = m_root.append_child("transforms:spectrumMatrix");
-        n.append_attribute("transforms:id") = m.id.c_str();
+        n.append_attribute("transforms:id") = idOf('m', m.id).c_str();
         if (m.invertedAlready) n.append_attribute("transforms:matrix-inverted-already") = "true";
         pugi::xml_node f = n.append_child("transforms:fluorochromes");
         for (const std::string& name : m.fluorochromes)
@@ -54,8 +102,8 @@ class Writer {
     std::string scaleId(const GateScale& s) {
         for (const auto& [id, known] : m_scales)
             if (known == s) return id;
-        std::string id =
-            std::string(scaleKindName(s.kind)) + "_" + std::to_string(m_scales.size() + 1);
+        const std::string id =
+            fresh(std::string(scaleKindName(s.kind)) + "_" + std::to_string(m_scales.size() + 1));
         pugi::xml_node t =
             m_root.insert_child_before("transforms:transformation", m_root.first_child());
         t.append_attribute("transforms:id") = id.c_str();
@@ -73,7 +121,8 @@ class Writer {
     std::string ratioId(const RatioDimension& r) {
         for (const auto& [id, known] : m_ratios)
             if (known == r) return id;
-        std::string id = r.id.empty() ? "ratio_" + std::to_string(m_ratios.size() + 1) : r.id;
+        const std::string id =
+            fresh(r.id.empty() ? "ratio_" + std::to_string(m_ratios.size() + 1) : r.id);
         pugi::xml_node t =
             m_root.insert_child_before("transforms:transformation", m_root.first_child());
         t.append_attribute("transforms:id") = id.c_str();
@@ -104,11 +153,11 @@ class Writer {
     }
 
     void writeDimension(pugi::xml_node n, const GateDimension& d) {
-        const char* comp = d.compensation.kind == CompensationRef::Kind::File ? "FCS"
-                           : d.compensation.kind == CompensationRef::Kind::Matrix
-                               ? d.compensation.matrix.c_str()
-                               : "uncompensated";
-        n.append_attribute("gating:compensation-ref") = comp;
+        const std::string comp = d.compensation.kind == CompensationRef::Kind::File ? "FCS"
+                                 : d.compensation.kind == CompensationRef::Kind::Matrix
+                                     ? idOf('m', d.compensation.matrix)
+                                     : "uncompensated";
+        n.append_attribute("gating:compensation-ref") = comp.c_str();
         if (d.scale.kind != GateScale::Kind::None)
             n.append_attribute("gating:transformation-ref") = scaleId(d.scale).c_str();
         if (d.min) n.append_attribute("gating:min") = exactDecimal(*d.min).c_str();
@@ -137,11 +186,9 @@ class Writer {
             {GateNode::Kind::Quadrant, "gating:QuadrantGate"},
             {GateNode::Kind::Boolean, "gating:BooleanGate"}};
         pugi::xml_node n = m_root.append_child(element.at(g.kind));
-        n.append_attribute("gating:id") = g.id.c_str();
-        if (!g.parent.empty()) n.append_attribute("gating:parent_id") = g.parent.c_str();
-        if (!g.name.empty() && g.name != g.id)
-            n.append_child("data-type:custom_info").append_child("sepal").append_attribute("name") =
-                g.name.c_str();
+        n.append_attribute("gating:id") = idOf('g', g.id).c_str();
+        if (!g.parent.empty()) n.append_attribute("gating:parent_id") = idOf('g', g.parent).c_str();
+        writeName(n, g.name, g.id);
         const bool boundsOnly = g.kind == GateNode::Kind::Rectangle;
         if (g.kind != GateNode::Kind::Quadrant)
             for (const GateDimension& d : g.dimensions)
@@ -178,7 +225,7 @@ class Writer {
                 }
                 for (size_t i = 0; i < dividers.size(); ++i) {
                     pugi::xml_node d = n.append_child("gating:divider");
-                    d.append_attribute("gating:id") = dividers[i].id.c_str();
+                    d.append_attribute("gating:id") = idOf('d', dividers[i].id).c_str();
                     GateDimension dim = portable(dividers[i].dimension, g, true);
                     writeDimension(d, dim);
                     for (double v : dividers[i].values)
@@ -186,18 +233,16 @@ class Writer {
                 }
                 for (const Quadrant& q : g.quadrants) {
                     pugi::xml_node qn = n.append_child("gating:Quadrant");
-                    qn.append_attribute("gating:id") = q.id.c_str();
-                    if (!q.name.empty() && q.name != q.id)
-                        qn.append_child("data-type:custom_info")
-                            .append_child("sepal")
-                            .append_attribute("name") = q.name.c_str();
+                    qn.append_attribute("gating:id") = idOf('g', q.id).c_str();
+                    writeName(qn, q.name, q.id);
                     for (size_t i = 0; i < dividers.size(); ++i) {
                         double location = q.locations[i];
                         if (g.dividers[i].dimension.scale.kind == GateScale::Kind::Biex)
                             location =
                                 ScaleFunction(g.dividers[i].dimension.scale).inverse(location);
                         pugi::xml_node p = qn.append_child("gating:position");
-                        p.append_attribute("gating:divider_ref") = dividers[i].id.c_str();
+                        p.append_attribute("gating:divider_ref") =
+                            idOf('d', dividers[i].id).c_str();
                         p.append_attribute("gating:location") = exactDecimal(location).c_str();
                     }
                 }
@@ -210,7 +255,7 @@ class Writer {
                 pugi::xml_node o = n.append_child(op);
                 for (const BooleanOperand& r : g.operands) {
                     pugi::xml_node ref = o.append_child("gating:gateReference");
-                    ref.append_attribute("gating:ref") = r.ref.c_str();
+                    ref.append_attribute("gating:ref") = idOf('g', r.ref).c_str();
                     if (r.complement) ref.append_attribute("gating:use-as-complement") = "true";
                 }
                 break;
@@ -222,6 +267,8 @@ class Writer {
     pugi::xml_node m_root;
     std::vector<std::pair<std::string, GateScale>> m_scales;
     std::vector<std::pair<std::string, RatioDimension>> m_ratios;
+    std::map<std::string, std::string> m_ids;  // kind + the tree's id -> the id written
+    std::set<std::string> m_written;           // every id written, each once
 };
 
 }  // namespace

@@ -1,0 +1,137 @@
+// FlowJo workspaces read and written back: a workspace shows each parameter on one transform,
+// rectangles (bounds in data units) hold the same events on any, and polygons are straight on
+// their parameter's transform, so the transforms must survive a round trip.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/common/error.h"
+#include "core/gate/flowjo_workspace.h"
+#include "core/gate/gate_membership.h"
+
+namespace sepal {
+namespace {
+
+// Events along x = 10^(i / 20) - 30 (negatives to 10^5) with y a multiple of x.
+io::Table events() {
+    io::Table t;
+    t.channels = {{"FL1-A", "", 0, 32}, {"FL2-A", "", 0, 32}};
+    constexpr size_t n = 120;
+    t.values = Matrix(n, 2);
+    for (size_t i = 0; i < n; ++i) {
+        const float x = float(std::pow(10.0, double(i) / 20.0) - 30.0);
+        t.values.at(i, 0) = x;
+        t.values.at(i, 1) = x * (0.2f + 0.01f * float(i % 7));
+    }
+    return t;
+}
+
+// A workspace with logicle on both parameters, a rectangle and a polygon under it.
+const char* kWorkspace = R"(<?xml version="1.0" encoding="UTF-8"?>
+<Workspace version="20.0" xmlns:gating="http://www.isac-net.org/std/Gating-ML/v2.0/gating"
+ xmlns:transforms="http://www.isac-net.org/std/Gating-ML/v2.0/transformations"
+ xmlns:data-type="http://www.isac-net.org/std/Gating-ML/v2.0/datatypes">
+<SampleList><Sample><DataSet uri="file:/data/a.fcs" sampleID="1"/>
+<Transformations>
+<transforms:logicle transforms:length="256" transforms:T="262144" transforms:W="0.5" transforms:M="4.5" transforms:A="0"><data-type:parameter data-type:name="FL1-A"/></transforms:logicle>
+<transforms:logicle transforms:length="256" transforms:T="262144" transforms:W="0.5" transforms:M="4.5" transforms:A="0"><data-type:parameter data-type:name="FL2-A"/></transforms:logicle>
+</Transformations>
+<SampleNode name="a.fcs" count="120" sampleID="1"><Subpopulations>
+<Population name="Bright" count="-1"><Gate gating:id="R"><gating:RectangleGate gating:id="R">
+<gating:dimension gating:min="10"><data-type:fcs-dimension data-type:name="FL1-A"/></gating:dimension>
+</gating:RectangleGate></Gate><Subpopulations>
+<Population name="Wedge" count="-1"><Gate gating:id="P"><gating:PolygonGate gating:id="P" gating:parent_id="R">
+<gating:dimension><data-type:fcs-dimension data-type:name="FL1-A"/></gating:dimension>
+<gating:dimension><data-type:fcs-dimension data-type:name="FL2-A"/></gating:dimension>
+<gating:vertex><gating:coordinate data-type:value="20"/><gating:coordinate data-type:value="2"/></gating:vertex>
+<gating:vertex><gating:coordinate data-type:value="90000"/><gating:coordinate data-type:value="10000"/></gating:vertex>
+<gating:vertex><gating:coordinate data-type:value="90000"/><gating:coordinate data-type:value="40000"/></gating:vertex>
+</gating:PolygonGate></Gate><Subpopulations/></Population>
+</Subpopulations></Population>
+</Subpopulations></SampleNode></Sample></SampleList></Workspace>
+)";
+
+size_t countOf(const std::vector<uint8_t>& in) {
+    size_t n = 0;
+    for (uint8_t v : in) n += v;
+    return n;
+}
+
+}  // namespace
+
+TEST(FlowJoWorkspaceFile, RectanglesTakeTheirParametersTransformAndKeepTheirEvents) {
+    const GateTree tree = readFlowJoWorkspace(kWorkspace, "w.wsp").tree;
+    const GateNode* rect = tree.find("R");
+    ASSERT_NE(rect, nullptr);
+    EXPECT_EQ(rect->dimensions[0].scale.kind, GateScale::Kind::Logicle);
+    const io::Table t = events();
+    const GateMembership inside = evaluateGates(tree, t);
+    // The rectangle's events are those at or above 10 in data units, whatever its scale.
+    size_t expected = 0;
+    for (size_t i = 0; i < t.events(); ++i) expected += t.values.at(i, 0) >= 10.0f ? 1 : 0;
+    EXPECT_EQ(countOf(inside.of("R")), expected);
+    const size_t wedge = countOf(inside.of("P"));
+    EXPECT_GT(wedge, 0u);
+
+    // Written back and read again: logicle on both parameters, the same events in each gate.
+    const std::string text = flowJoWorkspaceText(tree, {{"/data/a.fcs", 120}});
+    EXPECT_EQ(text.find("transforms:linear"), std::string::npos) << text;
+    const GateTree again = readFlowJoWorkspace(text, "again.wsp").tree;
+    const GateMembership back = evaluateGates(again, t);
+    EXPECT_EQ(back.of("R"), inside.of("R"));
+    EXPECT_EQ(back.of("P"), inside.of("P"));
+}
+
+// Sepal's own gates: a rectangle drawn on a linear axis before a polygon drawn on logicle. The
+// workspace shows the parameter on the polygon's scale (the rectangle holds its events on any);
+// two polygons on one parameter but different scales cannot both be kept, and are refused.
+TEST(FlowJoWorkspaceFile, APolygonsScaleOutranksARectangleAndTwoScalesAreRefused) {
+    GateTree tree = readFlowJoWorkspace(kWorkspace, "w.wsp").tree;
+    GateNode* rect = nullptr;
+    for (GateNode& g : tree.gates)
+        if (g.id == "R") rect = &g;
+    ASSERT_NE(rect, nullptr);
+    rect->dimensions[0].scale = GateScale{};
+    rect->dimensions[0].min = 10.0;
+    const io::Table t = events();
+    const GateMembership inside = evaluateGates(tree, t);
+    const GateTree again =
+        readFlowJoWorkspace(flowJoWorkspaceText(tree, {{"/data/a.fcs", 120}}), "again.wsp").tree;
+    const GateMembership back = evaluateGates(again, t);
+    EXPECT_EQ(back.of("R"), inside.of("R"));
+    EXPECT_EQ(back.of("P"), inside.of("P"));
+
+    GateNode second = *tree.find("P");
+    second.id = "P2";
+    second.name = "Wedge on arcsinh";
+    second.dimensions[0].scale.kind = GateScale::Kind::Asinh;
+    tree.gates.push_back(second);
+    try {
+        flowJoWorkspaceText(tree, {{"/data/a.fcs", 120}});
+        FAIL() << "two polygons on different scales of one parameter were written";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("another scale than a polygon"), std::string::npos)
+            << e.what();
+    }
+}
+
+// FlowJo compensates a sample with one matrix and names every compensated parameter "Comp-"
+// after it: gates on the file's own matrix and on another cannot share a workspace (written
+// alike, the file's gates were read back compensated with the other matrix).
+TEST(FlowJoWorkspaceFile, GatesOnTwoCompensationsAreRefused) {
+    GateTree tree = readFlowJoWorkspace(kWorkspace, "w.wsp").tree;
+    tree.matrices.push_back(
+        SpectrumMatrix{"M2", {"FL1-A", "FL2-A"}, {"FL1-A", "FL2-A"}, {1, 0.1, 0, 1}, false});
+    for (GateNode& g : tree.gates)
+        for (GateDimension& d : g.dimensions)
+            d.compensation = g.id == "R" ? CompensationRef{CompensationRef::Kind::File, ""}
+                                         : CompensationRef{CompensationRef::Kind::Matrix, "M2"};
+    try {
+        flowJoWorkspaceText(tree, {{"/data/a.fcs", 120}});
+        FAIL() << "gates on two compensations were written as one";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("two compensations"), std::string::npos) << e.what();
+    }
+}
+
+}  // namespace sepal
