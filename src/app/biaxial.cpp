@@ -25,23 +25,30 @@ struct UnitMap {
     float operator()(double v) const { return float(same ? v : to(from.inverse(v))); }
 };
 
-// Which plot axis (0 x, 1 y) shows dimension d's channel; -1 when none. (A gate compensated
-// otherwise than the plot is drawn on it too, its label says so.)
-int axisOf(const BiaxialPlot& plot, const GateDimension& d) {
+// Which plot axis (0 x, 1 y) shows the channel dimension d reads (a matrix fluorochrome its
+// detector); -1 when none. (A gate compensated otherwise than the plot is drawn on it too, its
+// label says so.)
+int axisOf(const BiaxialPlot& plot, const GateTree& tree, const GateDimension& d) {
     for (int a = 0; a < 2; ++a)
-        if (!d.ratio && !plot.axes[size_t(a)].ratio && d.channel == plot.axes[size_t(a)].channel)
+        if (!d.ratio && !plot.axes[size_t(a)].ratio &&
+            tree.detectorOf(d) == plot.axes[size_t(a)].channel)
             return a;
     return -1;
 }
 
 // True when a dimension of the gate is compensated otherwise than the plot's axis of its channel.
-bool otherCompensation(const BiaxialPlot& plot, const GateNode& g) {
+bool otherCompensation(const BiaxialPlot& plot, const GateTree& tree, const GateNode& g) {
     std::vector<const GateDimension*> dims;
     for (const GateDimension& d : g.dimensions) dims.push_back(&d);
     for (const QuadrantDivider& d : g.dividers) dims.push_back(&d.dimension);
+    // The file's own matrix on data without one is no compensation (its values as they are).
+    const auto effective = [&](const CompensationRef& c) {
+        return c.kind == CompensationRef::Kind::File && !plot.fileMatrix ? CompensationRef{} : c;
+    };
     for (const GateDimension* d : dims) {
-        const int a = axisOf(plot, *d);
-        if (a >= 0 && !(d->compensation == plot.axes[size_t(a)].compensation)) return true;
+        const int a = axisOf(plot, tree, *d);
+        if (a >= 0 && !(effective(d->compensation) == effective(plot.axes[size_t(a)].compensation)))
+            return true;
     }
     return false;
 }
@@ -115,9 +122,10 @@ GateScale startingAxisScale(const Dataset& data, const Gating& gating, const std
     for (const GateNode& g : gating.gates.tree.gates) {
         if (g.parent != parent) continue;
         for (const GateDimension& d : g.dimensions)
-            if (!d.ratio && d.channel == name) return d.scale;
+            if (!d.ratio && gating.gates.tree.detectorOf(d) == name) return d.scale;
         for (const QuadrantDivider& d : g.dividers)
-            if (!d.dimension.ratio && d.dimension.channel == name) return d.dimension.scale;
+            if (!d.dimension.ratio && gating.gates.tree.detectorOf(d.dimension) == name)
+                return d.dimension.scale;
     }
     return defaultAxisScale(first, channel);
 }
@@ -143,6 +151,7 @@ BiaxialPlot biaxialOf(const Dataset& data, const Gating& gating,
                       const std::array<GateDimension, 2>& axes, const std::string& parent) {
     if (data.tables.empty()) throw InputError("open a file first");
     BiaxialPlot plot;
+    plot.fileMatrix = data.tables.front().spillover.has_value();
     plot.axes = axes;
     plot.parent = parent;
     const size_t n = data.events();
@@ -239,7 +248,8 @@ std::vector<GateOutline> gateOutlines(const BiaxialPlot& plot, const Gating& gat
         for (const GateNode& q : gating.gates.tree.gates)
             for (const Quadrant& quadrant : q.quadrants)
                 if (quadrant.id == id) g = &q;
-        if (g && otherCompensation(plot, *g)) o.note = " (compensated otherwise)";
+        if (g && otherCompensation(plot, gating.gates.tree, *g))
+            o.note = " (compensated otherwise)";
         o.points = std::move(points);
         o.embedded = id == gating.gates.population;
         return o;
@@ -282,7 +292,7 @@ std::vector<GateOutline> gateOutlines(const BiaxialPlot& plot, const Gating& gat
             std::array<std::optional<float>, 4> b;
             bool drawn = true;
             for (const GateDimension& d : g.dimensions) {
-                const int a = axisOf(plot, d);
+                const int a = axisOf(plot, gating.gates.tree, d);
                 if (a < 0) drawn = false;
                 if (a < 0) break;
                 const UnitMap map(d.scale, plot.axes[size_t(a)].scale);
@@ -295,7 +305,8 @@ std::vector<GateOutline> gateOutlines(const BiaxialPlot& plot, const Gating& gat
             out.push_back(std::move(o));
         } else if (g.kind == GateNode::Kind::Polygon || g.kind == GateNode::Kind::Ellipsoid) {
             if (g.dimensions.size() != 2) continue;
-            const int ax = axisOf(plot, g.dimensions[0]), ay = axisOf(plot, g.dimensions[1]);
+            const int ax = axisOf(plot, gating.gates.tree, g.dimensions[0]),
+                      ay = axisOf(plot, gating.gates.tree, g.dimensions[1]);
             if (ax < 0 || ay < 0 || ax == ay) continue;
             const UnitMap m0(g.dimensions[0].scale, plot.axes[size_t(ax)].scale);
             const UnitMap m1(g.dimensions[1].scale, plot.axes[size_t(ay)].scale);
@@ -334,7 +345,8 @@ std::vector<GateOutline> gateOutlines(const BiaxialPlot& plot, const Gating& gat
             out.push_back(std::move(o));
         } else if (g.kind == GateNode::Kind::Quadrant) {
             std::vector<int> axes;
-            for (const QuadrantDivider& d : g.dividers) axes.push_back(axisOf(plot, d.dimension));
+            for (const QuadrantDivider& d : g.dividers)
+                axes.push_back(axisOf(plot, gating.gates.tree, d.dimension));
             if (std::count(axes.begin(), axes.end(), -1) > 0) continue;
             for (const Quadrant& q : g.quadrants) {
                 std::array<std::optional<float>, 4> b;

@@ -20,6 +20,7 @@ struct BiaxialPlot {
     std::vector<float> values;          ///< events x 2 in the scales' units; NaN outside `parent`
     size_t shown = 0;                   ///< cells of `parent`
     std::array<float, 2> low{0, 0}, high{1, 1};  ///< the plotted range per axis
+    bool fileMatrix = false;  ///< the data has its own spillover matrix (else "FCS" is none)
 };
 
 /// The scale an axis starts with for `channel` of `table`: the data's own units for scatter,

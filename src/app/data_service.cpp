@@ -29,8 +29,19 @@ void DataService::addRecent(const std::string& path) {
     if (m_recent.size() > kMaxRecent) m_recent.resize(kMaxRecent);
 }
 
-void DataService::openFiles(const std::vector<std::string>& paths, bool addAsSamples) {
+void DataService::openFiles(std::vector<std::string> paths, bool addAsSamples) {
     if (paths.empty()) return;
+    // Data and its gates given together (a drop of both): the gates follow the data.
+    m_gatesAfterLoading.clear();
+    if (paths.size() > 1) {
+        std::vector<std::string> data;
+        for (const std::string& path : paths)
+            (isGateFile(path) ? m_gatesAfterLoading : data).push_back(path);
+        if (!data.empty())
+            paths = std::move(data);
+        else
+            m_gatesAfterLoading.clear();
+    }
     if (paths.size() == 1 && isModelFile(paths.front())) {
         // A model file applies to the open data (the model of sepal-cli embed --model).
         try {
@@ -67,6 +78,8 @@ void DataService::openFiles(const std::vector<std::string>& paths, bool addAsSam
 
 void DataService::openTables(std::vector<io::Table> tables, bool addAsSamples) {
     if (tables.empty()) return;
+    const std::vector<std::string> gates = std::move(m_gatesAfterLoading);
+    m_gatesAfterLoading.clear();
     const State& state = this->state();
     // Build the new dataset aside, so a failure leaves what was open untouched.
     Dataset next;
@@ -103,6 +116,7 @@ void DataService::openTables(std::vector<io::Table> tables, bool addAsSamples) {
                             std::to_string(state.data.columns.size()) + " columns used");
     // The picture a user expects on open: the default recipe, trained at once.
     m_scheduler.runRecipe(false);
+    for (const std::string& path : gates) m_gates.open(path);
 }
 
 void DataService::openModel(const std::string& path) {

@@ -25,8 +25,9 @@ class DataService : public Service {
         : Service(document, scheduler, log), m_populations(populations), m_gates(gates) {}
 
     /// Starts loading files in the background (replacing what is open when they are read); a
-    /// single model file applies to the open data instead (openModel).
-    void openFiles(const std::vector<std::string>& paths, bool addAsSamples = false);
+    /// single model file applies to the open data instead (openModel), and gate files given
+    /// with data files open on the data once it is read.
+    void openFiles(std::vector<std::string> paths, bool addAsSamples = false);
     /// Cancels the load in progress.
     void cancelLoading();
     /// The file loading in progress, or nullptr.
@@ -53,6 +54,7 @@ class DataService : public Service {
     PopulationService& m_populations;
     GateService& m_gates;
     std::vector<std::string> m_recent;
+    std::vector<std::string> m_gatesAfterLoading;  // gate files given with the data loading
 };
 
 }  // namespace sepal::app

@@ -76,8 +76,13 @@ bool parameter(const char* label, double& v, const char* help) {
 bool scaleEditor(const char* id, GateScale& scale) {
     bool changed = false;
     ImGui::PushID(id);
-    if (ImGui::SmallButton(app::scaleLabel(scale).c_str())) ImGui::OpenPopup("scale");
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("the transform of this axis (click to change)");
+    // The button names the transform ("logicle"); its parameters are in the tooltip and under
+    // the plot (the whole label ran past the window's edge).
+    const std::string label = app::scaleLabel(scale);
+    if (ImGui::SmallButton((label.substr(0, label.find(' ')) + "##scale").c_str()))
+        ImGui::OpenPopup("scale");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s: the transform of this axis (click to change)", label.c_str());
     if (ImGui::BeginPopup("scale")) {
         static const std::pair<const char*, GateScale::Kind> kinds[] = {
             {"linear", GateScale::Kind::None},     {"arcsinh", GateScale::Kind::Asinh},
@@ -173,8 +178,13 @@ ImVec4 drawGateLabel(ImDrawList* draw, const app::GateOutline& o, const ToScreen
                      const ImVec4& plot, const std::vector<ImVec4>& drawn, ImU32 colour) {
     const ImVec2 a = toScreen(o.room[0], o.room[1]), b = toScreen(o.room[2], o.room[3]);
     const float room = std::max(std::abs(b.x - a.x) - 8.0f, 60.0f);
-    const std::string tail = (o.share.empty() ? "" : " " + o.share) + o.note;
+    // Where the gate leaves too little room, its note goes first, then the name is shortened.
+    std::string tail = (o.share.empty() ? "" : " " + o.share) + o.note;
     std::string text = o.name + tail;
+    if (ImGui::CalcTextSize(text.c_str()).x > room && !o.note.empty()) {
+        tail = o.share.empty() ? "" : " " + o.share;
+        text = o.name + tail;
+    }
     if (ImGui::CalcTextSize(text.c_str()).x > room) {
         const float tailWidth = ImGui::CalcTextSize(tail.c_str()).x;
         text = tailWidth + 30 < room ? fittedText(o.name, room - tailWidth) + tail

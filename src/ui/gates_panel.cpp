@@ -57,8 +57,12 @@ void GatesPanel::draw(UiContext& ctx) {
     for (const auto& [id, label] : childrenOf(st.gating.gates.tree, ""))
         drawNode(ctx, id, label, 1);
     ImGui::Separator();
-    ImGui::TextDisabled("> marks the embedded population. Right-click a population for its menu;");
-    ImGui::TextDisabled("drag one onto another to move it there.");
+    // Wrapped to the panel's width (two fixed lines ran past a narrow side bar).
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    ImGui::TextWrapped(
+        "> marks the embedded population. Right-click a population for its menu; drag one onto "
+        "another to move it there.");
+    ImGui::PopStyleColor();
     if (!ctx.selectedGate.empty() && ImGui::Button("Embed the selected population"))
         ws.gates().embed(ctx.selectedGate);
 }

@@ -50,6 +50,31 @@ PY
     "$cli" gate "$data" --gates "$tmp/$1.wsp" --membership "$tmp/$1.again.csv" --quiet
     cmp -s "$tmp/$1.csv" "$tmp/$1.again.csv" || fail "$1: the workspace Sepal wrote reads back differently"
     grep -q "<DataSet uri=\"file:/" "$tmp/$1.wsp" || fail "$1: the written workspace lists no sample"
+    # The sample's event count ($TOT), as FlowJo shows it before reading the file; and each
+    # parameter's transform as the workspace had it (a rectangle's was written linear).
+    local events
+    events=$("$cli" info --json "$data" | python3 -c "import json,sys; print(json.load(sys.stdin)['datasets'][0]['events'])")
+    grep -q "<SampleNode name=\"$(basename "$data")\" count=\"$events\"" "$tmp/$1.wsp" ||
+        fail "$1: the written SampleNode does not count the file's $events events: $(grep -o '<SampleNode[^>]*' "$tmp/$1.wsp")"
+    python3 - "$ws" "$tmp/$1.wsp" <<'PY' || exit 1
+import sys
+import xml.etree.ElementTree as ET
+def transforms(path):
+    out = {}
+    for t in ET.parse(path).iter():
+        if t.tag.endswith("Transformations"):
+            for f in t:
+                kind = f.tag.split("}")[-1]
+                for p in f.iter():
+                    for k, v in p.attrib.items():
+                        if k.endswith("}name"):
+                            out[v] = kind
+    return out
+before, after = transforms(sys.argv[1]), transforms(sys.argv[2])
+for name, kind in after.items():
+    if name in before and before[name] != kind:
+        sys.exit(f"FAIL: {sys.argv[2]}: {name} written {kind}, the workspace had {before[name]}")
+PY
 }
 
 check simple_poly_and_rect data_set_simple_line_100.fcs

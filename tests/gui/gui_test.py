@@ -1068,9 +1068,10 @@ def test_gates(out):
     outside = [h["index"] for h in hovered if not h["drawn"]]
     check(not outside, f"the hover described {len(outside)} cells outside the gate: {outside[:5]}")
 
-    # A quadrant gate on the live cells' CD3 vs CD4, and the tree in the Gates window.
-    states, _, _ = run_app(["open " + " ".join(files), "settle", "panel Training close",
-                            "panel Landmarks close", "panel Colour close", f"open {out}/gates.json",
+    # A quadrant gate on the live cells' CD3 vs CD4, and the tree in the Gates window; the data
+    # and its gates given in one open (a drop of both) open the gates on the data.
+    states, _, _ = run_app(["open " + " ".join(files) + f" {out}/gates.json", "settle",
+                            "panel Training close", "panel Landmarks close", "panel Colour close",
                             "settle", "panel Gates open", "panel Biaxial open", "set biaxial.parent live",
                             "set biaxial.x CD3", "set biaxial.y CD4", "set biaxial.tool quadrant",
                             "set biaxial.name T", "wait 3", "state", "quit"], out)

@@ -2060,6 +2060,50 @@ TEST(BiaxialGates, QuadrantLabelsSitInTheirOuterCornersAndPlotsTakeTheGatesScale
     EXPECT_EQ(scaleLabel(startingAxisScale(data, gating, "", "Ir191Di")), "arcsinh(x/150)");
 }
 
+// A FlowJo workspace's gates name a matrix's fluorochromes ("Comp-PE-A" of its matrix), whose
+// detector is the data's channel: the plot of that channel shows them and starts on their
+// scale. "FCS" compensation on data without a matrix is the values as they are, as the plot's.
+TEST(BiaxialGates, GatesOnAMatrixsFluorochromesShowOnTheirDetectorsChannel) {
+    GateTree tree;
+    tree.matrices.push_back({"4c2d",
+                             {"Comp-Nd142Di", "Comp-Sm149Di"},
+                             {"Nd142Di", "Sm149Di"},
+                             {1, 0.01, 0.02, 1},
+                             false});
+    GateDimension x, y;
+    x.channel = "Comp-Nd142Di", y.channel = "Comp-Sm149Di";
+    x.compensation = y.compensation = {CompensationRef::Kind::Matrix, "4c2d"};
+    x.scale = y.scale = {GateScale::Kind::Logicle, 262144, 0.5, 4.5, 0};
+    GateNode poly{GateNode::Kind::Polygon, "p", "wedge", "", {x, y}};
+    poly.vertices = {0.1, 0.1, 0.6, 0.1, 0.6, 0.6};
+    tree.gates.push_back(poly);
+    EXPECT_EQ(tree.detectorOf(x), "Nd142Di");
+    Gating gating;
+    gating.gates.tree = tree;
+    Dataset data;
+    data.tables.push_back(demo::makeDemoTable(200));
+    EXPECT_EQ(startingAxisScale(data, gating, "", "Nd142Di").kind, GateScale::Kind::Logicle);
+    BiaxialPlot plot;
+    plot.axes = {biaxialAxis(data, "Nd142Di", x.scale, false),
+                 biaxialAxis(data, "Sm149Di", y.scale, false)};
+    plot.low = {0, 0}, plot.high = {1, 1};
+    const std::vector<GateOutline> outlines = gateOutlines(plot, gating);
+    ASSERT_EQ(outlines.size(), 1u);
+    EXPECT_EQ(outlines[0].name, "wedge");
+    EXPECT_EQ(outlines[0].note, " (compensated otherwise)");  // its matrix, not the plot's none
+
+    // The file's own matrix on data that has none: no note.
+    for (GateDimension& d : gating.gates.tree.gates[0].dimensions) {
+        d.channel = d.channel.substr(5);
+        d.compensation = {CompensationRef::Kind::File, ""};
+    }
+    ASSERT_FALSE(data.tables[0].spillover.has_value());
+    plot.fileMatrix = false;
+    EXPECT_EQ(gateOutlines(plot, gating).at(0).note, "");
+    plot.fileMatrix = true;
+    EXPECT_EQ(gateOutlines(plot, gating).at(0).note, " (compensated otherwise)");
+}
+
 TEST(BiaxialAxes, ArcsinhAxesLabelZeroAndTheLargeDecadesAndLeaveNoCombAtZero) {
     // Flow data from just below zero to 2 x 10^4 on arcsinh(x/150): the decades 1 and 10 lie
     // in the scale's linear part beside zero. Placed from the low end, the labels read "-1" and

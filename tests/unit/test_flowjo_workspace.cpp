@@ -134,4 +134,34 @@ TEST(FlowJoWorkspaceFile, GatesOnTwoCompensationsAreRefused) {
     }
 }
 
+// Quadrants become populations beside the parent's others: two quadrant gates with the same
+// quadrant names would give FlowJo two "A+ B+" under one parent (read back as one path).
+TEST(FlowJoWorkspaceFile, TwoQuadrantGatesQuadrantsAreToldApartByTheirGate) {
+    GateTree tree;
+    for (const char* gate : {"QA", "QB"}) {
+        GateNode q{GateNode::Kind::Quadrant, gate, "", ""};
+        GateDimension x, y;
+        x.channel = "FL1-A";
+        y.channel = "FL2-A";
+        const double cut = gate == std::string("QA") ? 10 : 100;
+        q.dividers = {{std::string(gate) + "x", x, {cut}}, {std::string(gate) + "y", y, {cut / 4}}};
+        q.quadrants = {{std::string(gate) + "pp", "A+ B+", {2 * cut, cut}},
+                       {std::string(gate) + "pn", "A+ B-", {2 * cut, 0}},
+                       {std::string(gate) + "np", "A- B+", {0, cut}},
+                       {std::string(gate) + "nn", "A- B-", {0, 0}}};
+        tree.gates.push_back(q);
+    }
+    tree.validate("test");
+    const std::string text = flowJoWorkspaceText(tree, {{"/data/a.fcs", 120}});
+    EXPECT_NE(text.find("name=\"QA: A+ B+\""), std::string::npos) << text;
+    EXPECT_NE(text.find("name=\"QB: A+ B+\""), std::string::npos) << text;
+    const GateTree back = readFlowJoWorkspace(text, "w.wsp").tree;
+    const auto paths = back.populations();
+    ASSERT_EQ(paths.size(), 8u);
+    const io::Table t = events();
+    const GateMembership before = evaluateGates(tree, t), after = evaluateGates(back, t);
+    const auto original = tree.populations();
+    for (size_t i = 0; i < 8; ++i) EXPECT_EQ(after.of(paths[i].id), before.of(original[i].id)) << i;
+}
+
 }  // namespace sepal

@@ -55,6 +55,10 @@ class Writer {
                 for (const QuadrantDivider& d : g.dividers) noteScale(d.dimension, g, shaped);
             }
         for (const GateNode& g : tree.gates) {
+            if (g.kind == GateNode::Kind::Quadrant)
+                for (const Quadrant& q : g.quadrants) ++m_siblings[g.parent][quadrantName(q)];
+            else
+                ++m_siblings[g.parent][name(g)];
             if (g.kind == GateNode::Kind::Boolean)
                 for (const BooleanOperand& o : g.operands) {
                     const GateNode* target = tree.find(o.ref);
@@ -105,6 +109,7 @@ class Writer {
 
   private:
     static std::string name(const GateNode& g) { return g.name.empty() ? g.id : g.name; }
+    static std::string quadrantName(const Quadrant& q) { return q.name.empty() ? q.id : q.name; }
 
     // The display transform of each parameter, one for the workspace: the scale of the
     // polygons and ellipses on it (which must agree), else of the first rectangle or quadrant.
@@ -262,7 +267,12 @@ class Writer {
                     if (k < cuts.size()) d.max = cuts[k];
                     dims.push_back(d);
                 }
-                pugi::xml_node p = population(subpopulations, q.name.empty() ? q.id : q.name, q.id);
+                // FlowJo lists the quadrants beside the other populations of the parent: two
+                // quadrant gates' "CD3+ CD4+" there are told apart by their gate's name.
+                const std::string own = quadrantName(q);
+                pugi::xml_node p =
+                    population(subpopulations,
+                               m_siblings[g.parent][own] > 1 ? name(g) + ": " + own : own, q.id);
                 rectangle(p.child("Gate"), dims, q.id);
                 writePopulations(p.append_child("Subpopulations"), q.id);
             }
@@ -363,6 +373,7 @@ class Writer {
     const GateTree& m_tree;
     std::map<std::string, GateScale> m_scales;
     std::optional<CompensationRef> m_compensation;  // the one compensation the gates use
+    std::map<std::string, std::map<std::string, int>> m_siblings;  // parent -> name -> count
 };
 
 }  // namespace

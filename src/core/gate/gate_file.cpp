@@ -12,6 +12,8 @@
 #include "core/gate/gate_tree_json.h"
 #include "core/gate/gating_ml.h"
 #include "core/io/atomic_file.h"
+#include "core/io/fcs_reader.h"
+#include "core/io/read_any.h"
 #include "core/io/regular_file.h"
 
 namespace sepal {
@@ -108,8 +110,13 @@ void writeGateFile(const std::string& path, const GateTree& tree,
                    const std::vector<std::string>& samples) {
     if (endsWith(lowercase(path), ".xml")) return writeGatingMl(path, tree);
     if (endsWith(lowercase(path), ".wsp")) {
+        // FlowJo shows a sample's event count before it reads the file: $TOT of each FCS file.
         std::vector<WorkspaceSample> listed;
-        for (const std::string& s : samples) listed.push_back({s, 0});
+        for (const std::string& s : samples) {
+            const io::FcsFileInfo info =
+                io::startsWithFcs(s) ? io::inspectFcs(s) : io::FcsFileInfo{};
+            listed.push_back({s, info.datasets.empty() ? 0 : info.datasets.front().events});
+        }
         return writeFlowJoWorkspace(path, tree, listed);
     }
     tree.validate("the gates to save");

@@ -49,6 +49,15 @@ const GateNode* GateTree::find(const std::string& id) const {
     return nullptr;
 }
 
+std::string GateTree::detectorOf(const GateDimension& d) const {
+    if (d.compensation.kind == CompensationRef::Kind::Matrix)
+        for (const SpectrumMatrix& m : matrices)
+            if (m.id == d.compensation.matrix && m.fluorochromes.size() == m.detectors.size())
+                for (size_t i = 0; i < m.fluorochromes.size(); ++i)
+                    if (m.fluorochromes[i] == d.channel) return m.detectors[i];
+    return d.channel;
+}
+
 std::vector<GatePopulation> GateTree::populations() const {
     // The path of a gate or quadrant id: its parent's path and its name.
     std::map<std::string, std::pair<size_t, int>> where;

@@ -123,6 +123,9 @@ struct GateTree {
     bool empty() const { return gates.empty(); }
     /// The gate whose id is `id`, or nullptr.
     const GateNode* find(const std::string& id) const;
+    /// The channel ($PnN) a dimension reads: its channel, or for a fluorochrome of a square
+    /// spectrum matrix (FlowJo's "Comp-PE-A") the detector of its row ("PE-A").
+    std::string detectorOf(const GateDimension& d) const;
     /// Every population: each gate but quadrant gates, and each quadrant; in gate order.
     std::vector<GatePopulation> populations() const;
     /// The population named by an id or a path ("Cells/Singlets"; a leading "/" is allowed).
