@@ -720,6 +720,26 @@ TEST(PopulationNames, AnExclusionNoCutCanCallHoldsUnlessThePopulationIsAmongTheB
     EXPECT_EQ(namePopulations(points, codes, 3, input)[1].cellType, "Tx");
 }
 
+TEST(PopulationNames, CD8TCellsBrightOnCD45RAAreNoMemoryCells) {
+    // CD8 T cells without CCR7 or CD57: those without CD45RA are memory cells; those bright on it
+    // (naive-like, or effectors re-expressing it) were called "Memory CD8 T ... CD45RAbright",
+    // which no immunologist reads without a frown: they are CD8 T cells.
+    std::vector<int32_t> codes;
+    const Matrix points = noisyCells(9000, 6, 3, 31, codes, [](size_t, int g, size_t c) {
+        switch (c) {
+            case 0: return g < 2 ? 3.0f : 0.0f;  // CD3
+            case 1: return g < 2 ? 3.0f : 0.0f;  // CD8
+            case 3: return g == 0 ? 3.5f : g == 1 ? 0.2f : 2.0f;  // CD45RA
+            default: return g == 2 ? 3.0f : 0.2f;  // CD4, CCR7, CD57: a cut from the others
+        }
+    });
+    const NamingInput input{{"CD3", "CD8", "CD4", "CD45RA", "CCR7", "CD57"},
+                            std::vector<MarkerClass>(6, MarkerClass::Type)};
+    const auto names = namePopulations(points, codes, 3, input);
+    EXPECT_EQ(names[1].cellType, "Memory CD8 T") << names[1].phrase;
+    EXPECT_EQ(names[0].cellType, "CD8 T") << names[0].name << ": " << names[0].phrase;
+}
+
 TEST(PopulationNames, AGatesPopulationsAreCalledOnEveryCellsCuts) {
     // The demo's CD4 T cells (naive, memory, Treg) as a gate: CD4 and CD3 are on every one of
     // them, so cuts learnt from the gate alone cannot call them and the names lose the cell

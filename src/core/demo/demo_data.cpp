@@ -210,7 +210,7 @@ std::vector<Population> populations() {
           {"CD127", 1}}},
         {"Memory CD8 T",
          6,
-         {{"CD3", 2}, {"CD8", 3}, {"CD27", 2}, {"CD28", 1}, {"CD45RA", 1}, {"HLA-DR", 1}}},
+         {{"CD3", 2}, {"CD8", 3}, {"CD27", 2}, {"CD28", 1}, {"CD45RA", 0}, {"HLA-DR", 1}}},
         {"Effector CD8 T", 6, {{"CD3", 2}, {"CD8", 3}, {"CD45RA", 2}, {"CD57", 3}, {"CD16", 1}}},
         {"gd T", 2.5, {{"CD3", 2}, {"TCRgd", 3}, {"CD16", 1}, {"CD45RA", 1}, {"CD27", 1}}},
         {"CD56bright NK", 1, {{"CD56", 3}, {"CD16", 1}, {"CD127", 1}, {"CD38", 2}}},
