@@ -740,6 +740,27 @@ TEST(PopulationNames, CD8TCellsBrightOnCD45RAAreNoMemoryCells) {
     EXPECT_EQ(names[0].cellType, "CD8 T") << names[0].name << ": " << names[0].phrase;
 }
 
+TEST(PopulationNames, CellTypeNamesakesAreNotToldApartByAMarkerTheirRuleExcludes) {
+    // "Tx" is A+ U- C-; U has one mode (no cut), high on every cell, and its two Tx populations
+    // part most on U, less on B. "Tx Ubright" would say what the name denies: they read "Tx
+    // Bbright" and "Tx Bdim" (CytoNorm's "Neutrophils CD19bright" of a rule CD19-).
+    std::vector<int32_t> codes;
+    const Matrix points = noisyCells(9000, 4, 3, 41, codes, [](size_t i, int g, size_t c) {
+        const float ramp = float(i % 101) / 100.0f;  // spread evenly: no valley on U or B
+        if (c == 0) return g < 2 ? 3.0f : 0.0f;                                   // A
+        if (c == 1) return (g == 0 ? 1.0f : g == 1 ? 3.0f : 2.0f) + 1.0f * ramp;  // U
+        if (c == 2) return g == 2 ? 3.0f : 0.0f;                                  // C
+        return (g == 0 ? 1.0f : g == 1 ? 2.0f : 1.5f) + 0.6f * ramp;              // B
+    });
+    const std::vector<CellTypeRule> rules = {{"Tx", parseMarkerRule("A+ U- C-", "test"), ""}};
+    NamingInput input{{"A", "U", "C", "B"}, std::vector<MarkerClass>(4, MarkerClass::Type)};
+    input.rules = &rules;
+    ASSERT_FALSE(learnThresholds(points, input.classes)[1].resolved) << "U has one mode";
+    const auto names = namePopulations(points, codes, 3, input);
+    EXPECT_EQ(names[0].name, "Tx Bdim") << names[0].phrase;
+    EXPECT_EQ(names[1].name, "Tx Bbright") << names[1].phrase;
+}
+
 TEST(PopulationNames, AGatesPopulationsAreCalledOnEveryCellsCuts) {
     // The demo's CD4 T cells (naive, memory, Treg) as a gate: CD4 and CD3 are on every one of
     // them, so cuts learnt from the gate alone cannot call them and the names lose the cell

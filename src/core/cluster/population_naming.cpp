@@ -361,19 +361,13 @@ void sayInPhrase(std::string& phrase, const std::string& marker, const std::stri
 /// cuts, its Level and its cells with a value on a column; `outshone` whether another
 /// population lies well above it on a column (callWord). A cell type keeps its name with the
 /// words after it ("Naive CD4 T CD28bright", "Naive CD4 T CD28dim": the naive CD4 T cells of a
-/// CD4 T gate split by the landmarks).
+/// CD4 T gate split by the landmarks). `used`: the columns no word may tell a population apart
+/// by (tellingColumns).
 template <class Share, class LevelOf, class Cells, class Outshone>
 void tellNamesakesApart(std::vector<PopulationName>& names,
                         const std::vector<MarkerThreshold>& cuts, const NamingInput& input,
-                        const Share& share, const LevelOf& level, const Cells& cells,
-                        const Outshone& outshone) {
-    // Columns each name says already: a phrase's calls; none for a cell type, whose name shows
-    // none of its phrase's calls (namesakes of a rule positive and negative on CD4 were
-    // numbered, as if CD4 were said).
-    std::vector<std::vector<size_t>> used(names.size());
-    for (size_t p = 0; p < names.size(); ++p)
-        if (names[p].cellType.empty())
-            for (const auto& [c, up] : names[p].called) used[p].push_back(c);
+                        std::vector<std::vector<size_t>> used, const Share& share,
+                        const LevelOf& level, const Cells& cells, const Outshone& outshone) {
     std::vector<std::string> added(names.size());  // the words that told each one apart
     const auto tell = [&](size_t p, const std::string& word) {
         added[p] += " " + word;
@@ -753,8 +747,27 @@ std::vector<PopulationName> namePopulations(const Matrix& points, const std::vec
                                              : "population " + std::to_string(p + 1);
     }
     sameCallsOneName(names, calls);
+    // Columns a name says already, which no word may tell its namesakes apart by: a phrase's
+    // calls; none of a cell type's phrase (its name shows none of them: namesakes of a rule
+    // positive and negative on CD4 were numbered, as if CD4 were said), but the markers its
+    // rules exclude ("Neutrophils CD19bright" of a rule CD19-: CytoNorm's CD19 has one mode,
+    // high on every cell, and parted neutrophils that CD16 and CD15 part almost as far).
+    std::vector<std::vector<size_t>> used(k);
+    for (size_t p = 0; p < k; ++p) {
+        if (names[p].cellType.empty()) {
+            for (const auto& [c, up] : names[p].called) used[p].push_back(c);
+            continue;
+        }
+        for (const CellTypeRule& rule : rules)
+            if (rule.name == names[p].cellType)
+                for (const MarkerCondition& c : rule.conditions)
+                    if (const auto it = columnOf.find(canonical(c.marker));
+                        it != columnOf.end() &&
+                        (c.call == MarkerCall::Negative || c.call == MarkerCall::NotBright))
+                        used[p].push_back(it->second);
+    }
     tellNamesakesApart(
-        names, cuts, input, share, populationLevel,
+        names, cuts, input, std::move(used), share, populationLevel,
         [&](size_t p, size_t c) { return tally[p].cells[c]; }, outshone);
     for (PopulationName& out : names) {
         const int n = ++seen[out.name];
