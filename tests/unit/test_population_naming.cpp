@@ -316,6 +316,33 @@ Matrix noisyCells(size_t n, size_t cols, int groups, uint32_t seed, std::vector<
     return points;
 }
 
+// Classical monocytes (CD14+ CD16- CD3- CD19-), gamma-delta T cells and a few cells on CD14 and
+// TCRgd at once: the monocyte rule holds on them (three conditions confirmed, which keeps the
+// count of positives from calling them doublets), but no monocyte carries the T cell receptor
+// (CytoNorm's "Classical monocytes CD7+": TCRgd 3.6, CD161, CD56, CD66 and CD15 up, HLA-DR low).
+TEST(PopulationNames, CellsOnTheGammaDeltaReceptorAndCD14AreDoublets) {
+    std::vector<int32_t> codes;
+    // A fourth population, on CD16 and CD19, gives those a cut.
+    const Matrix points = noisyCells(8000, 5, 4, 17, codes, [](size_t, int g, size_t c) {
+        switch (c) {
+            case 0:
+                return g == 0 || g == 2 ? 3.5f : 0.2f;  // CD14: monocytes and the pairs
+            case 1:
+                return g == 1 || g == 2 ? 3.5f : 0.2f;  // TCRgd: gd T cells and the pairs
+            case 2:
+                return g == 1 ? 3.5f : 0.2f;  // CD3: gd T cells only
+            default:
+                return g == 3 ? 3.5f : 0.2f;  // CD16, CD19
+        }
+    });
+    NamingInput input{{"CD14", "TCRgd", "CD3", "CD16", "CD19"},
+                      std::vector<MarkerClass>(5, MarkerClass::Type)};
+    const auto names = namePopulations(points, codes, 4, input);
+    EXPECT_EQ(names[0].name, "Classical monocytes") << names[0].phrase;
+    EXPECT_EQ(names[1].name, "gd T") << names[1].phrase;
+    EXPECT_EQ(names[2].name, "Doublets (TCRgd+ CD14+)") << names[2].phrase;
+}
+
 TEST(PopulationNames, NamesakesAreToldApartByTheMarkerThatPartsThem) {
     // Three populations: two positive on A, which a cut calls, and one negative; on B, whose
     // values have one mode (no cut), the two A+ ones part by about two spreads. Without B they
@@ -727,10 +754,14 @@ TEST(PopulationNames, CD8TCellsBrightOnCD45RAAreNoMemoryCells) {
     std::vector<int32_t> codes;
     const Matrix points = noisyCells(9000, 6, 3, 31, codes, [](size_t, int g, size_t c) {
         switch (c) {
-            case 0: return g < 2 ? 3.0f : 0.0f;  // CD3
-            case 1: return g < 2 ? 3.0f : 0.0f;  // CD8
-            case 3: return g == 0 ? 3.5f : g == 1 ? 0.2f : 2.0f;  // CD45RA
-            default: return g == 2 ? 3.0f : 0.2f;  // CD4, CCR7, CD57: a cut from the others
+            case 0:
+                return g < 2 ? 3.0f : 0.0f;  // CD3
+            case 1:
+                return g < 2 ? 3.0f : 0.0f;  // CD8
+            case 3:
+                return g == 0 ? 3.5f : g == 1 ? 0.2f : 2.0f;  // CD45RA
+            default:
+                return g == 2 ? 3.0f : 0.2f;  // CD4, CCR7, CD57: a cut from the others
         }
     });
     const NamingInput input{{"CD3", "CD8", "CD4", "CD45RA", "CCR7", "CD57"},
@@ -747,7 +778,7 @@ TEST(PopulationNames, CellTypeNamesakesAreNotToldApartByAMarkerTheirRuleExcludes
     std::vector<int32_t> codes;
     const Matrix points = noisyCells(9000, 4, 3, 41, codes, [](size_t i, int g, size_t c) {
         const float ramp = float(i % 101) / 100.0f;  // spread evenly: no valley on U or B
-        if (c == 0) return g < 2 ? 3.0f : 0.0f;                                   // A
+        if (c == 0) return g < 2 ? 3.0f : 0.0f;      // A
         if (c == 1) return (g == 0 ? 1.0f : g == 1 ? 3.0f : 2.0f) + 1.0f * ramp;  // U
         if (c == 2) return g == 2 ? 3.0f : 0.0f;                                  // C
         return (g == 0 ? 1.0f : g == 1 ? 2.0f : 1.5f) + 0.6f * ramp;              // B

@@ -52,9 +52,24 @@ constexpr float kOutshoneSpreads = 2.0f;
 // positive on both of a pair is most likely made of two cells stuck together. CD15 marks
 // granulocytes against T and B cells only (monocytes carry some).
 constexpr const char* kExclusive[][2] = {
-    {"CD3", "CD19"},  {"CD3", "CD20"}, {"CD3", "CD14"},  {"CD19", "CD14"},
-    {"CD20", "CD14"}, {"CD3", "CD66"}, {"CD19", "CD66"}, {"CD20", "CD66"},
-    {"CD14", "CD66"}, {"CD3", "CD15"}, {"CD19", "CD15"}, {"CD20", "CD15"},
+    {"CD3", "CD19"},
+    {"CD3", "CD20"},
+    {"CD3", "CD14"},
+    {"CD19", "CD14"},
+    {"CD20", "CD14"},
+    {"CD3", "CD66"},
+    {"CD19", "CD66"},
+    {"CD20", "CD66"},
+    {"CD14", "CD66"},
+    {"CD3", "CD15"},
+    {"CD19", "CD15"},
+    {"CD20", "CD15"},
+    // The gamma-delta T cell receptor is on T cells only.
+    {"TCRgd", "CD14"},
+    {"TCRgd", "CD19"},
+    {"TCRgd", "CD20"},
+    {"TCRgd", "CD66"},
+    {"TCRgd", "CD15"},
 };
 
 /// A marker's name as rules and pairs compare it: the catalogue's canonical name, else its key.
