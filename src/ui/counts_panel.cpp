@@ -50,10 +50,12 @@ void drawGrid(const char* id, const char* corner, const std::vector<std::string>
         ImGui::TableHeader(c == 0 ? corner : shortNames[c - 1].c_str());
         if (c > 0 && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", samples[c - 1].c_str());
     }
+    std::vector<std::string> fitted;  // the rows' names in the first column's width
     for (size_t i = 0; i < rows.size(); ++i) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(fittedText(rows[i], ImGui::GetContentRegionAvail().x).c_str());
+        if (i == 0) fitted = fittedNames(rows, ImGui::GetContentRegionAvail().x);
+        ImGui::TextUnformatted(fitted[i].c_str());
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", rows[i].c_str());
         for (size_t s = 0; s < samples.size(); ++s) {
             ImGui::TableNextColumn();

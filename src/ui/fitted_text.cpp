@@ -12,4 +12,10 @@ std::string fittedText(const std::string& text, float width) {
         "...");
 }
 
+std::vector<std::string> fittedNames(const std::vector<std::string>& names, float width) {
+    return elideApart(
+        names, width, [](const std::string& t) { return double(ImGui::CalcTextSize(t.c_str()).x); },
+        "...");
+}
+
 }  // namespace sepal::ui

@@ -119,6 +119,7 @@ void HeatmapPanel::drawGrid(UiContext& ctx, const char* id) {
                     h.columns[m_order.columns[i]].c_str(), ink);
     const ImVec2 mouse = ImGui::GetMousePos();
     int hoverRow = -1, hoverColumn = -1;
+    const std::vector<std::string> fittedRows = fittedNames(h.rows, nameWidth);
     for (size_t pos = 0; pos < k; ++pos) {
         const size_t r = m_order.rowTree.order[pos];
         const float y = origin.y + top + cellHeight * float(pos);
@@ -128,7 +129,7 @@ void HeatmapPanel::drawGrid(UiContext& ctx, const char* id) {
                                 ImVec2(origin.x + swatch, y + cellHeight - 2),
                                 IM_COL32(c[0], c[1], c[2], 255));
         }
-        const std::string name = fittedText(h.rows[r], nameWidth);
+        const std::string& name = fittedRows[r];
         draw->AddText(
             ImVec2(origin.x + swatch + 4.0f + nameWidth - ImGui::CalcTextSize(name.c_str()).x,
                    y + 2.0f),

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,28 @@ TEST(CommonText, DistinguishingNamesKeepTheWordsThatDiffer) {
     // Nothing to part: each name whole.
     EXPECT_EQ(distinguishingNames({"a_b", "a_b"}), (std::vector<std::string>{"a_b", "a_b"}));
     EXPECT_EQ(distinguishingNames({"only"}), (std::vector<std::string>{"only"}));
+}
+
+// Names cut to one width that would read the same lose the words they share instead: the
+// Counts and Heatmap windows showed "Neutrop...bright" for two neutrophil populations.
+TEST(CommonText, NamesThatWouldReadTheSameAreToldApart) {
+    const auto chars = [](const std::string& t) { return double(t.size()); };
+    const std::vector<std::string> names = {"Neutrophils CD19dim CD45RAbright",
+                                            "Neutrophils CD19bright", "CD4 T",
+                                            "Doublets (CD3+ CD14+)", "Doublets (TCRgd+ CD14+)"};
+    const std::vector<std::string> plain = {elideMiddle(names[0], 16, chars, "..."),
+                                            elideMiddle(names[1], 16, chars, "...")};
+    ASSERT_EQ(plain[0], plain[1]) << "the case needs two names that read alike";
+    const auto out = elideApart(names, 16, chars, "...");
+    EXPECT_EQ(out[2], "CD4 T");
+    EXPECT_EQ(out[1], "CD19bright");
+    EXPECT_EQ(out[3], "(CD3+ CD14+)");
+    EXPECT_EQ(out[4], "(TCRgd+ CD14+)");
+    EXPECT_NE(out[0], out[1]);
+    EXPECT_LE(out[0].size(), 16u) << out[0];
+    EXPECT_EQ(out[0].rfind("...", 0), 0u) << out[0];
+    std::set<std::string> distinct(out.begin(), out.end());
+    EXPECT_EQ(distinct.size(), names.size());
 }
 
 }  // namespace

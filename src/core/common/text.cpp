@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <map>
 
 namespace sepal {
 
@@ -56,6 +57,31 @@ bool wordBoundary(char c) {
     return c == ' ' || c == '_' || c == '-' || c == '.';
 }
 }  // namespace
+
+std::vector<std::string> elideApart(const std::vector<std::string>& names, double width,
+                                    const std::function<double(const std::string&)>& widthOf,
+                                    const std::string& ellipsis) {
+    std::vector<std::string> out;
+    std::map<std::string, std::vector<size_t>> readAlike;  // shortened text -> names
+    for (size_t i = 0; i < names.size(); ++i) {
+        out.push_back(elideMiddle(names[i], width, widthOf, ellipsis));
+        if (out[i] != names[i]) readAlike[out[i]].push_back(i);
+    }
+    for (const auto& [text, members] : readAlike) {
+        if (members.size() < 2) continue;
+        std::vector<std::string> whole;
+        for (size_t i : members) whole.push_back(names[i]);
+        const size_t start = sharedWordStart(whole);
+        if (start == 0) continue;
+        for (size_t i : members) {
+            const std::string rest = names[i].substr(start);
+            out[i] = widthOf(rest) <= width
+                         ? rest
+                         : elideMiddle(ellipsis + rest, width, widthOf, ellipsis);
+        }
+    }
+    return out;
+}
 
 size_t sharedWordStart(const std::vector<std::string>& names) {
     if (names.size() < 2) return 0;

@@ -34,6 +34,13 @@ std::string elideMiddle(const std::string& text, double width,
                         const std::function<double(const std::string&)>& widthOf,
                         const std::string& ellipsis);
 
+/// Each of `names` as elideMiddle, and names that would read the same ("Neutrophils CD19dim
+/// CD45RAbright" and "Neutrophils CD19bright" both "Neutrop...bright") without the words they
+/// all begin with: what parts them, whole where it fits, else led by `ellipsis` and elided.
+std::vector<std::string> elideApart(const std::vector<std::string>& names, double width,
+                                    const std::function<double(const std::string&)>& widthOf,
+                                    const std::string& ellipsis);
+
 /// Bytes that all of `names` begin with, cut back to end at a word boundary (after a space, '_',
 /// '-' or '.'), so that a shortened name never starts inside a word ("Gates_PTLG021" and
 /// "Gates_PTLG028": 6, "Gates_"); 0 for fewer than two names.
