@@ -37,7 +37,7 @@ raster::BoxPlotInput abundanceBoxPlots(const AbundanceTable& counts, const Study
             size_t(std::find(sorted.begin(), sorted.end(), level) - sorted.begin()));
     in.sampleGroups = design.groupOf;
     in.groupName = design.groupColumn;
-    in.title = "Abundance: " + design.contrastText;
+    in.title = "Abundance (" + design.contrastText + ")";
     if (!pairColumn.empty()) {
         const auto it = std::find(metadata.columns.begin(), metadata.columns.end(), pairColumn);
         if (it != metadata.columns.end()) {
@@ -75,7 +75,7 @@ raster::BoxPlotInput abundanceBoxPlots(const AbundanceTable& counts, const Study
 raster::StateHeatmapInput stateHeatmap(const StudyResult& result) {
     raster::StateHeatmapInput in;
     in.markers = result.stateMarkers;
-    in.title = "State: " + result.design.contrastText;
+    in.title = "State (" + result.design.contrastText + ")";
     for (const auto& a : result.abundance) in.populations.push_back(a.population);
     const size_t m = in.markers.size();
     in.logFC.assign(in.populations.size() * m, NAN);
