@@ -376,8 +376,8 @@ void sayInPhrase(std::string& phrase, const std::string& marker, const std::stri
 /// cuts, its Level and its cells with a value on a column; `outshone` whether another
 /// population lies well above it on a column (callWord). A cell type keeps its name with the
 /// words after it ("Naive CD4 T CD28bright", "Naive CD4 T CD28dim": the naive CD4 T cells of a
-/// CD4 T gate split by the landmarks). `used`: the columns no word may tell a population apart
-/// by (tellingColumns).
+/// CD4 T gate split by the landmarks). `used`: per population, the columns no word may tell it
+/// apart by (its phrase's calls; a cell type's exclusions).
 template <class Share, class LevelOf, class Cells, class Outshone>
 void tellNamesakesApart(std::vector<PopulationName>& names,
                         const std::vector<MarkerThreshold>& cuts, const NamingInput& input,

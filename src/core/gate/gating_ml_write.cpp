@@ -78,6 +78,7 @@ class Writer {
             n.append_child("data-type:custom_info").append_child("sepal").append_attribute("name") =
                 shown.c_str();
     }
+
     void writeMatrix(const SpectrumMatrix& m) {
         pugi::xml_node n = m_root.append_child("transforms:spectrumMatrix");
         n.append_attribute("transforms:id") = idOf('m', m.id).c_str();

@@ -1,12 +1,11 @@
 #include "core/io/input_guard.h"
-#include "core/common/text.h"
 
-#include <cctype>
 #include <filesystem>
 #include <map>
 #include <system_error>
 
 #include "core/common/error.h"
+#include "core/common/text.h"
 #include "core/io/spillover_file.h"
 
 namespace sepal::io {

@@ -1,12 +1,10 @@
 #include "core/io/read_any.h"
-#include "core/common/text.h"
 
 #include <algorithm>
-#include <cctype>
-#include <filesystem>
 #include <fstream>
 
 #include "core/common/error.h"
+#include "core/common/text.h"
 #include "core/io/csv_reader.h"
 #include "core/io/fcs_reader.h"
 #include "core/io/points_json.h"

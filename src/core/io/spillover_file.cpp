@@ -7,7 +7,6 @@
 #include <sstream>
 
 #include "core/common/error.h"
-#include "core/io/atomic_file.h"
 #include "core/io/regular_file.h"
 
 namespace sepal::io {
@@ -165,12 +164,6 @@ std::string spilloverCsv(const Spillover& spillover, const std::string& path) {
         text += '\n';
     }
     return text;
-}
-
-void writeSpilloverFile(const std::string& path, const Spillover& spillover) {
-    AtomicFile file(path);
-    file.write(spilloverCsv(spillover, path));
-    file.commit();
 }
 
 std::string spilloverBeside(const std::string& tablePath) {

@@ -24,9 +24,6 @@ Spillover readSpilloverFile(const std::string& path);
 /// matrix is not square or a channel's name has a comma, quote or line break.
 std::string spilloverCsv(const Spillover& spillover, const std::string& path);
 
-/// Writes spilloverCsv(spillover) to `path` through a temporary file and a rename.
-void writeSpilloverFile(const std::string& path, const Spillover& spillover);
-
 /// Where a table file's matrix lies beside it: "data.csv" -> "data.spillover.csv".
 std::string spilloverBeside(const std::string& tablePath);
 

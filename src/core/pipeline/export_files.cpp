@@ -1,5 +1,4 @@
 #include "core/pipeline/export_files.h"
-#include "core/common/text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -7,6 +6,7 @@
 #include <set>
 
 #include "core/common/error.h"
+#include "core/common/text.h"
 #include "core/io/csv_writer.h"
 #include "core/io/fcs_writer.h"
 #include "core/io/input_guard.h"

@@ -1,17 +1,16 @@
 #include "core/transform/pipeline.h"
-#include "core/common/text.h"
 
 #include <omp.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <filesystem>
 #include <limits>
 #include <set>
 #include <unordered_map>
 
 #include "core/common/error.h"
+#include "core/common/text.h"
 #include "core/io/spillover_file.h"
 #include "core/transform/arcsinh.h"
 #include "core/transform/channel_label.h"
