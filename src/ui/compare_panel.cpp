@@ -12,6 +12,7 @@
 #include <set>
 
 #include "app/colouring.h"
+#include "core/raster/annotate.h"
 #include "core/raster/box_plots.h"
 #include "ui/fitted_text.h"
 
@@ -175,13 +176,16 @@ void ComparePanel::drawAbundance(UiContext& ctx) {
             if (r.tested) e = std::max(e, float(std::fabs(r.logFC)));
         return e > 0 ? e : 1.0f;
     }();
-    for (const auto& r : c.abundance) {
+    std::vector<std::string> populations;
+    for (const auto& r : c.abundance) populations.push_back(r.population);
+    const std::vector<std::string> fitted = fittedNames(populations, nameWidth);
+    for (size_t row = 0; row < c.abundance.size(); ++row) {
+        const auto& r = c.abundance[row];
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         // A click shows the population on the canvas (the others greyed) and its box plot.
         const bool selected = r.population == ws.state().colour.highlight;
-        if (ImGui::Selectable(fittedText(r.population, nameWidth).c_str(), selected,
-                              ImGuiSelectableFlags_SpanAllColumns)) {
+        if (ImGui::Selectable(fitted[row].c_str(), selected, ImGuiSelectableFlags_SpanAllColumns)) {
             app::ColourSettings colour = ws.state().colour;
             if (colour.mode != app::ColourMode::Change) colour.mode = app::ColourMode::Population;
             colour.highlight = selected ? std::string() : r.population;
@@ -232,8 +236,12 @@ void ComparePanel::drawBoxPlot(UiContext& ctx) {
             std::find(groups.begin(), groups.end(), c.groupOf[s]) != groups.end())
             lo = std::min(lo, percent[s]), hi = std::max(hi, percent[s]);
     if (!(hi >= lo)) return;
-    const double pad = std::max(0.05 * (hi - lo), 1e-3);
-    lo = std::max(0.0, lo - pad), hi += pad;
+    // Round ticks enclosing the values, as the exported abundance.png has them (percentages
+    // start at 0 or above).
+    std::vector<double> ticks = raster::niceTicks(lo, hi, 4);
+    if (ticks.empty()) return;
+    if (ticks.front() < 0) ticks = raster::niceTicks(0, std::max(hi, 1.0), 4);
+    lo = ticks.front(), hi = ticks.back();
     const float left = origin.x + 50, right = origin.x + width - 10;
     const float top = origin.y + 6, bottom = origin.y + height - 20;
     const auto yOf = [&](double v) {
@@ -242,11 +250,8 @@ void ComparePanel::drawBoxPlot(UiContext& ctx) {
     const ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text), faint = IM_COL32(140, 140, 140, 160);
     draw->AddLine(ImVec2(left, top), ImVec2(left, bottom), faint);
     draw->AddLine(ImVec2(left, bottom), ImVec2(right, bottom), faint);
-    for (const double tick : {lo, (lo + hi) / 2, hi}) {
-        char text[32];
-        std::snprintf(text, sizeof text, "%.3g", tick);
-        draw->AddText(ImVec2(origin.x, yOf(tick) - 7), ink, text);
-    }
+    for (const double tick : ticks)
+        draw->AddText(ImVec2(origin.x, yOf(tick) - 7), ink, raster::formatTick(tick).c_str());
     std::vector<float> xOf(percent.size(), -1);
     for (size_t g = 0; g < groups.size(); ++g) {
         const float centre = left + (right - left) * (float(g) + 0.5f) / float(groups.size());
