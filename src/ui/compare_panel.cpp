@@ -49,7 +49,7 @@ std::string pText(double p) {
     if (!std::isfinite(p)) return "-";
     if (!(p > 0)) return "< 1e-300";
     char text[32];
-    std::snprintf(text, sizeof text, "%.2g", p);
+    std::snprintf(text, sizeof text, "%#.2g", p);  // two digits always: "0.30" beside "0.12"
     std::string t = text;
     if (const size_t e = t.find('e'); e != std::string::npos) {
         const int exponent = std::atoi(t.c_str() + e + 1);
