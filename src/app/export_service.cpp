@@ -77,7 +77,9 @@ std::vector<std::string> ExportService::events(const std::string& path,
         writeFlowJoWorkspace(
             workspace,
             withPopulationGates(state.gating.gates, populations.column, populations.names),
-            {{path, state.gating.count(n)}});
+            {{path, state.gating.count(n),
+              std::any_of(data.tables.begin(), data.tables.end(),
+                          [](const io::Table& t) { return t.spillover.has_value(); })}});
         written.push_back(workspace);
         log(LogEntry::Info, "FlowJo workspace with the gates and populations: " + workspace);
     }

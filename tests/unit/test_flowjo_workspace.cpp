@@ -164,4 +164,22 @@ TEST(FlowJoWorkspaceFile, TwoQuadrantGatesQuadrantsAreToldApartByTheirGate) {
     for (size_t i = 0; i < 8; ++i) EXPECT_EQ(after.of(paths[i].id), before.of(original[i].id)) << i;
 }
 
+// Gates on the file's own matrix (Gating-ML's "FCS") over files without one read their values as
+// they are: a workspace names the plain parameters there, where "Comp-FL1-A" would be none of
+// FlowJo's; files with a matrix get its "Comp-" parameters.
+TEST(FlowJoWorkspaceFile, TheFilesMatrixOnFilesWithoutOneIsNoCompParameter) {
+    GateTree tree = readFlowJoWorkspace(kWorkspace, "w.wsp").tree;
+    for (GateNode& g : tree.gates)
+        for (GateDimension& d : g.dimensions)
+            d.compensation = CompensationRef{CompensationRef::Kind::File, ""};
+    const std::string without = flowJoWorkspaceText(tree, {{"/data/a.fcs", 120, false}});
+    EXPECT_EQ(without.find("Comp-"), std::string::npos) << without;
+    const GateMembership before = evaluateGates(tree, events());
+    const GateMembership after =
+        evaluateGates(readFlowJoWorkspace(without, "w.wsp").tree, events());
+    EXPECT_EQ(after.of("P"), before.of("P"));
+    const std::string with = flowJoWorkspaceText(tree, {{"/data/a.fcs", 120, true}});
+    EXPECT_NE(with.find("\"Comp-FL1-A\""), std::string::npos);
+}
+
 }  // namespace sepal

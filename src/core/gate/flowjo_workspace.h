@@ -46,6 +46,10 @@ FlowJoWorkspace readFlowJoWorkspace(const std::string& text, const std::string& 
 struct WorkspaceSample {
     std::string path;   ///< the FCS file (written as an absolute file: uri)
     size_t events = 0;  ///< its event count (FlowJo shows it before it reads the file)
+    /// The file has its own spillover matrix. Where none has, gates on "the file's matrix" read
+    /// the values as they are (Gating-ML's "FCS" on such a file), and are written on the plain
+    /// parameters: FlowJo has no "Comp-" parameter there.
+    bool spillover = true;
 };
 
 /// Writes `tree` as a FlowJo 10 workspace atomically, its gates under each sample of `samples`

@@ -3,6 +3,7 @@
 // foci and edge points in 256 display channels, quadrants as four rectangles, booleans as
 // FlowJo's And/Or/Not nodes over populations beside them.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -43,7 +44,11 @@ std::string fileUri(const std::string& path) {
 
 class Writer {
   public:
-    explicit Writer(const GateTree& tree) : m_tree(tree) {
+    Writer(const GateTree& tree, const std::vector<WorkspaceSample>& samples)
+        : m_tree(tree),
+          m_fileMatrix(samples.empty() ||
+                       std::any_of(samples.begin(), samples.end(),
+                                   [](const WorkspaceSample& s) { return s.spillover; })) {
         // Polygons and ellipses first: their shapes are straight on their scale, while a
         // rectangle or quadrant holds the same events on any.
         for (const bool shaped : {true, false})
@@ -118,8 +123,10 @@ class Writer {
             throw InputError("the gate \"" + name(g) +
                              "\" is on a ratio of two channels, which FlowJo "
                              "workspaces cannot hold; export the gates as Gating-ML (.xml)");
-        // FlowJo compensates a sample with one matrix, its parameters named "Comp-" after it.
-        if (d.compensation.kind != CompensationRef::Kind::Uncompensated) {
+        // FlowJo compensates a sample with one matrix, its parameters named "Comp-" after it
+        // (the file's matrix on files without one is no compensation).
+        if (d.compensation.kind != CompensationRef::Kind::Uncompensated &&
+            (d.compensation.kind != CompensationRef::Kind::File || m_fileMatrix)) {
             if (!m_compensation) m_compensation = d.compensation;
             if (!(*m_compensation == d.compensation))
                 throw InputError("the gates use two compensations (" +
@@ -145,7 +152,8 @@ class Writer {
     // FlowJo names a compensated parameter by its detector with the matrix's prefix: a
     // fluorochrome of a square matrix is read on the detector of its row.
     std::string parameterName(const GateDimension& d) const {
-        if (d.compensation.kind == CompensationRef::Kind::File) return "Comp-" + d.channel;
+        if (d.compensation.kind == CompensationRef::Kind::File)
+            return m_fileMatrix ? "Comp-" + d.channel : d.channel;
         if (d.compensation.kind == CompensationRef::Kind::Matrix)
             for (const SpectrumMatrix& m : m_tree.matrices)
                 if (m.id == d.compensation.matrix)
@@ -371,6 +379,7 @@ class Writer {
     }
 
     const GateTree& m_tree;
+    const bool m_fileMatrix;  // a listed file has its own spillover matrix (or none is listed)
     std::map<std::string, GateScale> m_scales;
     std::optional<CompensationRef> m_compensation;  // the one compensation the gates use
     std::map<std::string, std::map<std::string, int>> m_siblings;  // parent -> name -> count
@@ -380,7 +389,7 @@ class Writer {
 
 std::string flowJoWorkspaceText(const GateTree& tree, const std::vector<WorkspaceSample>& samples) {
     tree.validate("the gates to export");
-    return Writer(tree).write(samples);
+    return Writer(tree, samples).write(samples);
 }
 
 void writeFlowJoWorkspace(const std::string& path, const GateTree& tree,

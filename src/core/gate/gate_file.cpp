@@ -115,7 +115,9 @@ void writeGateFile(const std::string& path, const GateTree& tree,
         for (const std::string& s : samples) {
             const io::FcsFileInfo info =
                 io::startsWithFcs(s) ? io::inspectFcs(s) : io::FcsFileInfo{};
-            listed.push_back({s, info.datasets.empty() ? 0 : info.datasets.front().events});
+            const bool known = !info.datasets.empty();
+            listed.push_back({s, known ? info.datasets.front().events : 0,
+                              !known || info.datasets.front().spillover});
         }
         return writeFlowJoWorkspace(path, tree, listed);
     }
