@@ -1,7 +1,7 @@
 // The export service's files: the events with their coordinates and populations, the model
 // (with its populations and gates), the gates, the population and gate counts and the heatmap.
-#include <algorithm>
 #include <filesystem>
+#include <optional>
 
 #include "app/export_service.h"
 #include "app/population_service.h"
@@ -9,6 +9,7 @@
 #include "core/common/error.h"
 #include "core/gate/flowjo_workspace.h"
 #include "core/gate/population_gates.h"
+#include "core/io/fcs_reader.h"
 #include "core/io/input_guard.h"
 #include "core/model/model_file.h"
 #include "core/model/model_panel.h"
@@ -74,12 +75,14 @@ std::vector<std::string> ExportService::events(const std::string& path,
         const std::string workspace =
             std::filesystem::path(path).replace_extension(".wsp").string();
         io::refuseOverwritingInput(workspace, inputs, "the FlowJo workspace beside the export");
+        // The matrix the written file carries is the sample's own (FlowJo's Acquisition-defined).
+        const io::FcsFileInfo exported = io::inspectFcs(path);
+        std::optional<io::Spillover> matrix;
+        if (!exported.datasets.empty()) matrix = exported.datasets.front().spillover;
         writeFlowJoWorkspace(
             workspace,
             withPopulationGates(state.gating.gates, populations.column, populations.names),
-            {{path, state.gating.count(n),
-              std::any_of(data.tables.begin(), data.tables.end(),
-                          [](const io::Table& t) { return t.spillover.has_value(); })}});
+            {{path, state.gating.count(n), matrix.has_value(), matrix}});
         written.push_back(workspace);
         log(LogEntry::Info, "FlowJo workspace with the gates and populations: " + workspace);
     }

@@ -78,7 +78,7 @@ nlohmann::json infoJson(const io::FcsFileInfo& info) {
         file["datasets"].push_back({{"version", d.version},
                                     {"events", d.events},
                                     {"parameters", params},
-                                    {"spillover", d.spillover},
+                                    {"spillover", d.spillover.has_value()},
                                     {"warnings", d.warnings}});
     }
     return file;

@@ -182,4 +182,35 @@ TEST(FlowJoWorkspaceFile, TheFilesMatrixOnFilesWithoutOneIsNoCompParameter) {
     EXPECT_NE(with.find("\"Comp-FL1-A\""), std::string::npos);
 }
 
+// FlowJo compensates a sample by the matrix inside its <Sample>: gates on the file's matrix carry
+// the file's own there as FlowJo's "Acquisition-defined", which reads back as the file's matrix
+// (not as a matrix of the workspace), with each "Comp-" parameter's detector on its transform.
+TEST(FlowJoWorkspaceFile, TheFilesOwnMatrixIsTheSamplesAcquisitionDefinedOne) {
+    GateTree tree = readFlowJoWorkspace(kWorkspace, "w.wsp").tree;
+    for (GateNode& g : tree.gates)
+        for (GateDimension& d : g.dimensions)
+            d.compensation = CompensationRef{CompensationRef::Kind::File, ""};
+    io::Spillover own;
+    own.channels = {"FL1-A", "FL2-A"};
+    own.matrix = Matrix(2, 2);
+    own.matrix.values = {1.0f, 0.15f, 0.02f, 1.0f};
+    const std::string text = flowJoWorkspaceText(tree, {{"/data/a.fcs", 120, true, own}});
+    const size_t sample = text.find("<Sample>"), matrix = text.find("name=\"Acquisition-defined\"");
+    ASSERT_NE(matrix, std::string::npos) << text;
+    EXPECT_LT(sample, matrix);
+    EXPECT_LT(matrix, text.find("<Transformations>"));
+    EXPECT_NE(text.find("transforms:value=\"0.15\""), std::string::npos) << text;
+    const size_t transforms = text.find("<Transformations>");
+    EXPECT_NE(text.find("data-type:name=\"FL1-A\"", transforms), std::string::npos)
+        << "the detector of Comp-FL1-A has no transform:\n"
+        << text;
+    const GateTree back = readFlowJoWorkspace(text, "w.wsp").tree;
+    EXPECT_TRUE(back.matrices.empty());
+    for (const GateNode& g : back.gates)
+        for (const GateDimension& d : g.dimensions) {
+            EXPECT_EQ(d.compensation.kind, CompensationRef::Kind::File) << g.id;
+            EXPECT_EQ(d.channel.rfind("Comp-", 0), std::string::npos) << d.channel;
+        }
+}
+
 }  // namespace sepal

@@ -122,6 +122,8 @@ class FlowJoReader : xml::AttributeReader {
   private:
     // FlowJo's compensation: fluorochromes are the prefixed names gates use ("Comp-FL1-A").
     void readMatrix(const pugi::xml_node& m) {
+        // The file's own matrix: its "Comp-" parameters are read as the file's compensation.
+        if (text(m, "name", false) == kAcquisitionDefined) return;
         SpectrumMatrix matrix;
         matrix.id = text(m, "id", false);
         if (matrix.id.empty()) matrix.id = text(m, "name", false);

@@ -5,12 +5,18 @@
 // populations by name under the samples they belong to.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/gate/gate_tree.h"
+#include "core/io/table.h"
 
 namespace sepal {
+
+/// FlowJo's name for the matrix a sample's own FCS file holds ($SPILLOVER): gates on its "Comp-"
+/// parameters are gates on the file's matrix.
+inline constexpr const char* kAcquisitionDefined = "Acquisition-defined";
 
 /// One sample of a workspace: its FCS file and its own gates.
 struct FlowJoSample {
@@ -50,6 +56,9 @@ struct WorkspaceSample {
     /// the values as they are (Gating-ML's "FCS" on such a file), and are written on the plain
     /// parameters: FlowJo has no "Comp-" parameter there.
     bool spillover = true;
+    /// The file's own matrix when it was read: FlowJo's "Acquisition-defined" matrix of the
+    /// sample, which compensates the "Comp-" parameters of gates on the file's matrix.
+    std::optional<io::Spillover> ownMatrix;
 };
 
 /// Writes `tree` as a FlowJo 10 workspace atomically, its gates under each sample of `samples`

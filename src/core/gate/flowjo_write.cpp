@@ -4,6 +4,7 @@
 // FlowJo's And/Or/Not nodes over populations beside them.
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +20,7 @@
 #include "core/gate/flowjo_workspace.h"
 #include "core/gate/xml_nodes.h"
 #include "core/io/atomic_file.h"
+#include "core/transform/channel_label.h"
 
 namespace sepal {
 
@@ -46,6 +48,7 @@ class Writer {
   public:
     Writer(const GateTree& tree, const std::vector<WorkspaceSample>& samples)
         : m_tree(tree),
+          m_samples(samples),
           m_fileMatrix(samples.empty() ||
                        std::any_of(samples.begin(), samples.end(),
                                    [](const WorkspaceSample& s) { return s.spillover; })) {
@@ -76,13 +79,15 @@ class Writer {
         }
     }
 
-    std::string write(const std::vector<WorkspaceSample>& samples) {
+    /// The workspace's text.
+    std::string write() {
         pugi::xml_document doc;
         pugi::xml_node ws = xml::startDocument(doc, "Workspace");
         ws.append_attribute("version") = "20.0";
         ws.append_attribute("flowJoVersion") = "10.6.1";
         pugi::xml_node matrices = ws.append_child("Matrices");
         for (const SpectrumMatrix& m : m_tree.matrices) writeMatrix(matrices, m);
+        const std::vector<WorkspaceSample>& samples = m_samples;
         pugi::xml_node group = ws.append_child("Groups").append_child("GroupNode");
         group.append_attribute("name") = "All Samples";
         group.append_attribute("owningGroup") = "All Samples";
@@ -98,6 +103,7 @@ class Writer {
             pugi::xml_node data = sample.append_child("DataSet");
             data.append_attribute("uri") = fileUri(samples[i].path).c_str();
             data.append_attribute("sampleID") = id.c_str();
+            writeSampleMatrix(sample, samples[i], id);
             writeTransforms(sample.append_child("Transformations"));
             sample.append_child("Keywords");
             pugi::xml_node node = sample.append_child("SampleNode");
@@ -136,6 +142,8 @@ class Writer {
                                  "gates as Gating-ML (.xml)");
         }
         const std::string parameter = parameterName(d);
+        // FlowJo lists a compensated parameter's detector on the same transform.
+        if (parameter != d.channel) m_detectorScales.emplace(uncompensatedName(parameter), d.scale);
         const auto [at, added] = m_scales.emplace(parameter, d.scale);
         if (!added && shaped && !(at->second == d.scale))
             throw InputError("the gate \"" + name(g) + "\" is drawn on " + parameter +
@@ -153,12 +161,12 @@ class Writer {
     // fluorochrome of a square matrix is read on the detector of its row.
     std::string parameterName(const GateDimension& d) const {
         if (d.compensation.kind == CompensationRef::Kind::File)
-            return m_fileMatrix ? "Comp-" + d.channel : d.channel;
+            return m_fileMatrix ? compensatedName(d.channel) : d.channel;
         if (d.compensation.kind == CompensationRef::Kind::Matrix)
             for (const SpectrumMatrix& m : m_tree.matrices)
                 if (m.id == d.compensation.matrix)
                     for (size_t i = 0; i < m.fluorochromes.size() && i < m.detectors.size(); ++i)
-                        if (m.fluorochromes[i] == d.channel) return "Comp-" + m.detectors[i];
+                        if (m.fluorochromes[i] == d.channel) return compensatedName(m.detectors[i]);
         return d.channel;
     }
 
@@ -167,25 +175,70 @@ class Writer {
             throw InputError("the spectrum matrix \"" + m.id +
                              "\" is not a square spillover matrix, "
                              "which FlowJo workspaces need; export the gates as Gating-ML (.xml)");
+        writeMatrix(parent, m.id, m.id, m.detectors, decimals(m.coefficients));
+    }
+
+    static std::vector<std::string> decimals(const std::vector<double>& values) {
+        std::vector<std::string> out;
+        for (double v : values) out.push_back(exactDecimal(v));
+        return out;
+    }
+
+    // A spillover matrix as FlowJo writes one: its detectors listed, then a row of coefficients
+    // for each; the compensated parameters are the detectors with the prefix "Comp-".
+    static void writeMatrix(pugi::xml_node parent, const std::string& id, const std::string& name,
+                            const std::vector<std::string>& detectors,
+                            const std::vector<std::string>& coefficients) {
         pugi::xml_node n = parent.append_child("transforms:spilloverMatrix");
-        n.append_attribute("name") = m.id.c_str();
-        n.append_attribute("id") = m.id.c_str();
-        n.append_attribute("prefix") = "Comp-";
-        const size_t k = m.detectors.size();
+        n.append_attribute("spectral") = "0";
+        n.append_attribute("prefix") = compensatedName("").c_str();
+        n.append_attribute("name") = name.c_str();
+        n.append_attribute("transforms:id") = id.c_str();
+        n.append_attribute("suffix") = "";
+        pugi::xml_node listed = n.append_child("data-type:parameters");
+        for (const std::string& d : detectors)
+            listed.append_child("data-type:parameter").append_attribute("data-type:name") =
+                d.c_str();
+        const size_t k = detectors.size();
         for (size_t r = 0; r < k; ++r) {
             pugi::xml_node row = n.append_child("transforms:spillover");
-            row.append_attribute("data-type:parameter") = m.detectors[r].c_str();
+            row.append_attribute("data-type:parameter") = detectors[r].c_str();
             for (size_t c = 0; c < k; ++c) {
                 pugi::xml_node co = row.append_child("transforms:coefficient");
-                co.append_attribute("data-type:parameter") = m.detectors[c].c_str();
-                co.append_attribute("transforms:value") =
-                    exactDecimal(m.coefficients[r * k + c]).c_str();
+                co.append_attribute("data-type:parameter") = detectors[c].c_str();
+                co.append_attribute("transforms:value") = coefficients[r * k + c].c_str();
             }
         }
     }
 
+    // FlowJo compensates a sample by the matrix inside its <Sample>, not by the workspace's list:
+    // the gates' matrix, or for gates on the file's matrix the file's own ("Acquisition-defined",
+    // as FlowJo names it). A file whose matrix was not read keeps none.
+    void writeSampleMatrix(pugi::xml_node sample, const WorkspaceSample& s,
+                           const std::string& sampleId) const {
+        if (!m_compensation) return;
+        if (m_compensation->kind == CompensationRef::Kind::Matrix) {
+            for (const SpectrumMatrix& m : m_tree.matrices)
+                if (m.id == m_compensation->matrix)
+                    writeMatrix(sample, m.id, m.id, m.detectors, decimals(m.coefficients));
+            return;
+        }
+        if (!s.ownMatrix) return;
+        // The shortest text that reads back to the file's float.
+        std::vector<std::string> coefficients;
+        for (float v : s.ownMatrix->matrix.values) {
+            char buffer[32];
+            const auto end = std::to_chars(buffer, buffer + sizeof buffer, v).ptr;
+            coefficients.emplace_back(buffer, end);
+        }
+        writeMatrix(sample, "acquisition-" + sampleId, kAcquisitionDefined, s.ownMatrix->channels,
+                    coefficients);
+    }
+
     void writeTransforms(pugi::xml_node parent) {
-        for (const auto& [parameter, s] : m_scales) {
+        std::map<std::string, GateScale> written = m_scales;
+        written.insert(m_detectorScales.begin(), m_detectorScales.end());
+        for (const auto& [parameter, s] : written) {
             pugi::xml_node t;
             auto put = [&](const char* key, double v) {
                 t.append_attribute((std::string("transforms:") + key).c_str()) =
@@ -379,9 +432,11 @@ class Writer {
     }
 
     const GateTree& m_tree;
+    const std::vector<WorkspaceSample>& m_samples;
     const bool m_fileMatrix;  // a listed file has its own spillover matrix (or none is listed)
     std::map<std::string, GateScale> m_scales;
-    std::optional<CompensationRef> m_compensation;  // the one compensation the gates use
+    std::map<std::string, GateScale> m_detectorScales;  // the detectors of "Comp-" parameters
+    std::optional<CompensationRef> m_compensation;      // the one compensation the gates use
     std::map<std::string, std::map<std::string, int>> m_siblings;  // parent -> name -> count
 };
 
@@ -389,7 +444,7 @@ class Writer {
 
 std::string flowJoWorkspaceText(const GateTree& tree, const std::vector<WorkspaceSample>& samples) {
     tree.validate("the gates to export");
-    return Writer(tree, samples).write(samples);
+    return Writer(tree, samples).write();
 }
 
 void writeFlowJoWorkspace(const std::string& path, const GateTree& tree,

@@ -117,7 +117,8 @@ void writeGateFile(const std::string& path, const GateTree& tree,
                 io::startsWithFcs(s) ? io::inspectFcs(s) : io::FcsFileInfo{};
             const bool known = !info.datasets.empty();
             listed.push_back({s, known ? info.datasets.front().events : 0,
-                              !known || info.datasets.front().spillover});
+                              !known || info.datasets.front().spillover.has_value(),
+                              known ? info.datasets.front().spillover : std::nullopt});
         }
         return writeFlowJoWorkspace(path, tree, listed);
     }

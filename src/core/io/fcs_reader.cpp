@@ -38,7 +38,7 @@ FcsFileInfo inspectFcsBytes(std::span<const uint8_t> bytes, const std::string& n
         if (const std::string* order = ds.keyword("$BYTEORD")) d.byteOrder = *order;
         for (const fcs::Parameter& p : ds.parameters)
             d.parameters.push_back(Channel{p.name, p.marker, p.range, p.bits});
-        d.spillover = ds.spillover.has_value();
+        d.spillover = std::move(ds.spillover);
         d.eventsReadable = ds.dataError.empty();
         d.warnings = std::move(ds.warnings);
         if (!ds.dataError.empty()) d.warnings.push_back(ds.dataError);

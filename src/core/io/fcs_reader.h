@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -19,14 +20,14 @@ struct FcsReadOptions {
 
 /// One data set as listed by inspectFcs.
 struct FcsDatasetInfo {
-    std::string version;                ///< "FCS3.1" etc. (from the data set's HEADER)
-    size_t events = 0;                  ///< $TOT
-    char datatype = 'F';                ///< $DATATYPE: I, F, D or A
-    std::string byteOrder;              ///< $BYTEORD as written
-    std::vector<Channel> parameters;    ///< name ($PnN), marker ($PnS), range ($PnR), bits ($PnB)
-    bool spillover = false;             ///< a readable $SPILLOVER, SPILL or $COMP matrix
-    bool eventsReadable = true;         ///< false when the DATA segment is missing or truncated
-    std::vector<std::string> warnings;  ///< what was odd (and, if unreadable, why DATA is)
+    std::string version;                 ///< "FCS3.1" etc. (from the data set's HEADER)
+    size_t events = 0;                   ///< $TOT
+    char datatype = 'F';                 ///< $DATATYPE: I, F, D or A
+    std::string byteOrder;               ///< $BYTEORD as written
+    std::vector<Channel> parameters;     ///< name ($PnN), marker ($PnS), range ($PnR), bits ($PnB)
+    std::optional<Spillover> spillover;  ///< a readable $SPILLOVER, SPILL or $COMP matrix
+    bool eventsReadable = true;          ///< false when the DATA segment is missing or truncated
+    std::vector<std::string> warnings;   ///< what was odd (and, if unreadable, why DATA is)
 };
 
 /// Every data set of one file.

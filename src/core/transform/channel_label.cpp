@@ -114,6 +114,10 @@ std::string uncompensatedName(const std::string& name) {
     return {};
 }
 
+std::string compensatedName(const std::string& channel) {
+    return "Comp-" + channel;
+}
+
 int compensatedColumn(const io::Table& table, const std::string& channel) {
     for (size_t c = 0; c < table.channels.size(); ++c)
         if (uncompensatedName(table.channels[c].name) == channel) return int(c);

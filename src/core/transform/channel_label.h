@@ -44,6 +44,9 @@ size_t resolveChannel(const io::Table& table, const std::string& word, const std
 /// "Comp-FL1-A" and "Comp_FL1-A" -> "FL1-A"; empty for other names.
 std::string uncompensatedName(const std::string& name);
 
+/// The name FlowJo gives `channel`'s compensated values: "FL1-A" -> "Comp-FL1-A".
+std::string compensatedName(const std::string& channel);
+
 /// The column of `table` holding `channel`'s compensated values under FlowJo's name
 /// (uncompensatedName), or -1.
 int compensatedColumn(const io::Table& table, const std::string& channel);
