@@ -27,6 +27,7 @@
 #include "core/common/error.h"
 #include "core/common/fnv_hash.h"
 #include "core/common/stopwatch.h"
+#include "core/common/text.h"
 #include "core/gate/gate_counts_table.h"
 #include "core/io/atomic_file.h"
 #include "core/io/input_guard.h"
@@ -281,26 +282,13 @@ size_t applyOne(ApplyRun& run, size_t f, const std::string& out) {
             run.counted.gates->add(f, blockGateCounts);
         }
         if (!checked) {
-            std::vector<std::string> available;
-            for (const auto& ch : table.channels) available.push_back(ch.name);
-            // Markers too, each once: one that repeats its channel's name ("FSC-A") was listed
-            // twice in the message naming what the data has.
-            for (const auto& ch : table.channels)
-                if (!ch.marker.empty() &&
-                    std::find(available.begin(), available.end(), ch.marker) == available.end())
-                    available.push_back(ch.marker);
-            // A model that compensates takes FlowJo's compensated "Comp-PE-A" for PE-A.
-            if (run.pipeline.compensation.source != CompensationStep::Source::None)
-                for (const auto& ch : table.channels)
-                    if (const std::string raw = uncompensatedName(ch.name);
-                        !raw.empty() &&
-                        std::find(available.begin(), available.end(), raw) == available.end())
-                        available.push_back(raw);
-            try {
-                checkColumns(run.loaded.columns, available);
-            } catch (const InputError& e) {
-                throw InputError(path + ": " + e.what());  // which of the inputs
-            }
+            // The columns as the pipeline finds them (names, markers, FlowJo's "Comp-" columns
+            // of a model that compensates): which of the inputs lacks which.
+            if (const std::vector<std::string> missing = run.pipeline.missingColumns(table);
+                !missing.empty())
+                throw InputError(path + ": the data lacks columns the model was trained on: " +
+                                 commaJoined(missing) + " (the data has: " + channelChoices(table) +
+                                 "); rename the columns or use a model trained on these ones");
             try {
                 checkModelPanel(run.loaded, table, path);
             } catch (const InputError& e) {

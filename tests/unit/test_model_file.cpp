@@ -131,19 +131,6 @@ TEST(ModelFile, SaveRefusesWrongColumnCountAndLeavesNoFile) {
     EXPECT_FALSE(std::filesystem::exists(path));
 }
 
-TEST(ModelFile, CheckColumnsMapsAndListsMissing) {
-    const auto idx = checkColumns({"CD4", "CD3"}, {"FSC-A", "CD3", "CD4"});
-    EXPECT_EQ(idx, (std::vector<size_t>{2, 1}));
-    try {
-        checkColumns({"CD3", "CD8", "CD19"}, {"CD3", "CD4"});
-        FAIL() << "missing columns were not reported";
-    } catch (const InputError& e) {
-        const std::string msg = e.what();
-        EXPECT_NE(msg.find("CD8, CD19"), std::string::npos) << msg;
-        EXPECT_NE(msg.find("CD3, CD4"), std::string::npos) << msg;
-    }
-}
-
 TEST(LandmarkEdit, DuplicateAddsANearbyCopyInBothSpaces) {
     LandmarkModel m = smallModel();
     const size_t i = duplicateLandmark(m, 1, 0.05f, 7);

@@ -160,6 +160,25 @@ TEST(TransformPipeline, FlowJosCompensatedColumnsAreNotCompensatedAgain) {
     EXPECT_THROW(p.apply(flowjo), InputError);
 }
 
+// What a table lacks is what apply cannot find: a step named by its marker or in other case is
+// there, a compensated "Comp-" column stands for its channel only where the pipeline compensates.
+TEST(TransformPipeline, MissingColumnsAreThoseApplyCannotFind) {
+    io::Table t;
+    t.channels = {{"Comp-FITC-A", "CD3", 0, 32}, {"PE-A", "CD4", 0, 32}, {"SSC-A", "", 0, 32}};
+    t.values = Matrix(1, 3, 1.0f);
+    TransformPipeline p;
+    p.steps = {ColumnStep{"FITC-A"}, ColumnStep{"cd4"}, ColumnStep{"ssc-a"}, ColumnStep{"CD8"}};
+    EXPECT_EQ(p.missingColumns(t), (std::vector<std::string>{"FITC-A", "CD8"}));
+    p.compensation.source = CompensationStep::Source::File;
+    EXPECT_EQ(p.missingColumns(t), (std::vector<std::string>{"CD8"}));
+    try {
+        p.apply(t);
+        FAIL() << "a table without CD8 was transformed";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("has no column CD8 "), std::string::npos) << e.what();
+    }
+}
+
 TEST(TransformPipeline, DefaultsForMassCytometry) {
     io::Table t;
     t.channels = {

@@ -364,30 +364,6 @@ LoadedModel loadModel(const std::string& path) {
     return modelFromJson(doc, path);
 }
 
-std::vector<size_t> checkColumns(const std::vector<std::string>& modelColumns,
-                                 const std::vector<std::string>& available) {
-    std::vector<size_t> index;
-    std::string missing;
-    for (const auto& c : modelColumns) {
-        size_t found = available.size();
-        for (size_t i = 0; i < available.size(); ++i)
-            if (available[i] == c) {
-                found = i;
-                break;
-            }
-        if (found == available.size()) missing += (missing.empty() ? "" : ", ") + c;
-        index.push_back(found);
-    }
-    if (!missing.empty()) {
-        std::string have;
-        for (const auto& a : available) have += (have.empty() ? "" : ", ") + a;
-        throw InputError("the data lacks columns the model was trained on: " + missing +
-                         " (the data has: " + have +
-                         "); rename the columns or use a model trained on these ones");
-    }
-    return index;
-}
-
 bool isModelFile(const std::string& path) {
     return io::jsonFileFormat(path) == kFormatName;
 }

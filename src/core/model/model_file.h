@@ -72,8 +72,4 @@ LoadedModel loadModel(const std::string& path);
 /// opening it applies the model instead of reading it as data.
 bool isModelFile(const std::string& path);
 
-/// For each model column, its index in `available`; throws InputError listing the missing ones.
-std::vector<size_t> checkColumns(const std::vector<std::string>& modelColumns,
-                                 const std::vector<std::string>& available);
-
 }  // namespace sepal

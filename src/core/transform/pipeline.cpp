@@ -290,6 +290,41 @@ void TransformPipeline::validate() const {
     }
 }
 
+TransformPipeline::ResolvedColumns TransformPipeline::resolveColumns(const io::Table& table) const {
+    ResolvedColumns out;
+    out.source.assign(steps.size(), 0);
+    out.compensatedAlready.assign(steps.size(), 0);
+    // Exact channel names (the usual case: the pipeline was made for such a table) through a
+    // map; other words (markers, labels, other case) through the resolver.
+    std::unordered_map<std::string, std::vector<size_t>> byName;
+    for (size_t c = 0; c < table.channels.size(); ++c) byName[table.channels[c].name].push_back(c);
+    // A pipeline that compensates takes a table's compensated column ("Comp-PE-A", as FlowJo
+    // exports) for a channel it lacks: those values need no compensation.
+    const bool compensates = compensation.source != CompensationStep::Source::None;
+    for (size_t s = 0; s < steps.size(); ++s) {
+        const auto exact = byName.find(steps[s].name);
+        std::vector<size_t> found =
+            exact != byName.end() ? exact->second : channelsNamed(table, steps[s].name);
+        if (const int c =
+                compensates && found.empty() ? compensatedColumn(table, steps[s].name) : -1;
+            c >= 0) {
+            found.push_back(size_t(c));
+            out.compensatedAlready[s] = 1;
+        }
+        if (found.size() > 1)
+            throwAmbiguousChannel(table, steps[s].name, found, "transform pipeline");
+        if (found.empty())
+            out.missing.push_back(steps[s].name);
+        else
+            out.source[s] = found.front();
+    }
+    return out;
+}
+
+std::vector<std::string> TransformPipeline::missingColumns(const io::Table& table) const {
+    return resolveColumns(table).missing;
+}
+
 std::vector<std::string> TransformPipeline::columns() const {
     std::vector<std::string> names;
     for (const auto& s : steps) names.push_back(s.name);
@@ -326,34 +361,13 @@ Matrix TransformPipeline::apply(const io::Table& table) const {
     validate();
     const size_t n = table.events();
     const size_t m = steps.size();
-    std::vector<size_t> source(m);
-    std::string missing;
-    // Exact channel names (the usual case: the pipeline was made for such a table) through a
-    // map; other words (markers, labels, other case) through the resolver.
-    std::unordered_map<std::string, std::vector<size_t>> byName;
-    for (size_t c = 0; c < table.channels.size(); ++c) byName[table.channels[c].name].push_back(c);
-    // A pipeline that compensates takes a table's compensated column ("Comp-PE-A", as FlowJo
-    // exports) for a channel it lacks: those values need no compensation.
-    const bool compensates = compensation.source != CompensationStep::Source::None;
-    std::vector<char> compensatedAlready(m, 0);
-    for (size_t s = 0; s < m; ++s) {
-        const auto exact = byName.find(steps[s].name);
-        std::vector<size_t> found =
-            exact != byName.end() ? exact->second : channelsNamed(table, steps[s].name);
-        if (const int c =
-                compensates && found.empty() ? compensatedColumn(table, steps[s].name) : -1;
-            c >= 0) {
-            found.push_back(size_t(c));
-            compensatedAlready[s] = 1;
-        }
-        if (found.size() > 1)
-            throwAmbiguousChannel(table, steps[s].name, found, "transform pipeline");
-        if (found.empty())
-            missing += missing.empty() ? steps[s].name : ", " + steps[s].name;
-        else
-            source[s] = found.front();
-    }
-    if (!missing.empty()) {
+    const ResolvedColumns resolved = resolveColumns(table);
+    const std::vector<size_t>& source = resolved.source;
+    const std::vector<char>& compensatedAlready = resolved.compensatedAlready;
+    if (!resolved.missing.empty()) {
+        std::string missing;
+        for (const std::string& name : resolved.missing)
+            missing += (missing.empty() ? "" : ", ") + name;
         throw InputError("transform pipeline: " +
                          (table.source.empty() ? std::string("the data") : table.source) +
                          " has no column " + missing +

@@ -61,6 +61,9 @@ class TransformPipeline {
     Matrix apply(const io::Table& table) const;
     /// The selected column names, in output order.
     std::vector<std::string> columns() const;
+    /// The steps' columns `table` lacks, in step order, found as apply finds them (a channel
+    /// name, label or marker; a compensated "Comp-" column where the pipeline compensates).
+    std::vector<std::string> missingColumns(const io::Table& table) const;
     /// Computes and stores the z-score statistics of every z-score column from `table`.
     void fit(const io::Table& table);
     /// Checks every parameter; throws InputError naming the field.
@@ -71,6 +74,14 @@ class TransformPipeline {
     static TransformPipeline defaultFor(const io::Table& table);
 
   private:
+    /// Where each step's values come from in a table.
+    struct ResolvedColumns {
+        std::vector<size_t> source;            ///< the table's column of each found step
+        std::vector<char> compensatedAlready;  ///< 1 where that column is a "Comp-" one
+        std::vector<std::string> missing;      ///< the steps' names the table lacks
+    };
+    /// Finds each step's column in `table`; throws InputError when a name is ambiguous.
+    ResolvedColumns resolveColumns(const io::Table& table) const;
     /// Throws when some steps take compensated columns (compensatedAlready) and others raw
     /// channels that the pipeline's matrix covers: the table mixes the two.
     void refuseHalfCompensated(const io::Table& table, const std::vector<size_t>& source,
