@@ -196,13 +196,14 @@ void ComparePanel::drawAbundance(UiContext& ctx) {
         }
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.population.c_str());  // when cut
         ImGui::TableNextColumn();
-        if (r.tested && selected) {
-            ImGui::Text("%+.2f", r.logFC);  // the map's blue would vanish on the selection's
-        } else if (r.tested) {
-            // The fold change in the colours the canvas uses for it.
+        if (r.tested) {
+            // The fold change in the colours the canvas uses for it; on the selected row half way
+            // to white, where the map's blue would vanish on the selection's.
             const auto rgb = app::colourMap("coolwarm", 0.5f + 0.5f * float(r.logFC) / extent);
-            ImGui::TextColored(ImVec4(rgb[0] / 255.f, rgb[1] / 255.f, rgb[2] / 255.f, 1), "%+.2f",
-                               r.logFC);
+            const float toWhite = selected ? 0.5f : 0.0f;
+            auto channel = [&](uint8_t v) { return v / 255.f + toWhite * (1 - v / 255.f); };
+            ImGui::TextColored(ImVec4(channel(rgb[0]), channel(rgb[1]), channel(rgb[2]), 1),
+                               "%+.2f", r.logFC);
         } else {
             ImGui::TextDisabled("untested");
         }
