@@ -213,4 +213,40 @@ TEST(FlowJoWorkspaceFile, TheFilesOwnMatrixIsTheSamplesAcquisitionDefinedOne) {
         }
 }
 
+// FlowJo's boolean gates name their populations by paths from the sample ("Cells/A"): a
+// workspace names them so, and reads back to the same events.
+TEST(FlowJoWorkspaceFile, BooleanGatesNameTheirPopulationsByPath) {
+    auto rectangle = [](const char* id, const char* parent, const char* channel, double min) {
+        GateNode g{GateNode::Kind::Rectangle, id, id, parent};
+        GateDimension d;
+        d.channel = channel;
+        d.min = min;
+        g.dimensions = {d};
+        return g;
+    };
+    GateTree tree;
+    tree.gates = {rectangle("Cells", "", "FL1-A", 0), rectangle("A", "Cells", "FL1-A", 100),
+                  rectangle("B", "Cells", "FL2-A", 40)};
+    GateNode both{GateNode::Kind::Boolean, "AB", "A and B", "Cells"};
+    both.operands = {{"A", false}, {"B", false}};
+    GateNode notA{GateNode::Kind::Boolean, "notA", "not A", "Cells"};
+    notA.operation = GateNode::Operation::Not;
+    notA.operands = {{"A", false}};
+    tree.gates.push_back(both);
+    tree.gates.push_back(notA);
+    tree.validate("test");
+    const std::string text = flowJoWorkspaceText(tree, {{"/data/a.fcs", 120}});
+    EXPECT_NE(text.find("<Dependent name=\"Cells/A\" />"), std::string::npos) << text;
+    EXPECT_NE(text.find("<Dependent name=\"Cells/B\" />"), std::string::npos) << text;
+    const GateTree back = readFlowJoWorkspace(text, "w.wsp").tree;
+    const io::Table t = events();
+    const GateMembership before = evaluateGates(tree, t), after = evaluateGates(back, t);
+    for (const char* path : {"Cells/A and B", "Cells/not A"}) {
+        const std::vector<uint8_t>& in = before.of(tree.population(path).id);
+        EXPECT_EQ(after.of(back.population(path).id), in) << path;
+        EXPECT_GT(countOf(in), 0u) << path;
+        EXPECT_LT(countOf(in), t.events()) << path;
+    }
+}
+
 }  // namespace sepal

@@ -77,6 +77,19 @@ class Writer {
                                          "cannot hold it");
                 }
         }
+        // The names FlowJo will show: quadrants beside the parent's other populations, two
+        // quadrant gates' "CD3+ CD4+" there told apart by their gate's name.
+        for (const GateNode& g : tree.gates) {
+            if (g.kind != GateNode::Kind::Quadrant) {
+                m_written[g.id] = {g.parent, name(g)};
+                continue;
+            }
+            for (const Quadrant& q : g.quadrants) {
+                const std::string own = quadrantName(q);
+                m_written[q.id] = {g.parent,
+                                   m_siblings[g.parent][own] > 1 ? name(g) + ": " + own : own};
+            }
+        }
     }
 
     /// The workspace's text.
@@ -120,6 +133,12 @@ class Writer {
 
   private:
     static std::string name(const GateNode& g) { return g.name.empty() ? g.id : g.name; }
+
+    // The written population's names from the sample down to it: "Cells/Singlets/CD3+".
+    std::string writtenPath(const std::string& id) const {
+        const WrittenName& w = m_written.at(id);
+        return w.parent.empty() ? w.name : writtenPath(w.parent) + "/" + w.name;
+    }
     static std::string quadrantName(const Quadrant& q) { return q.name.empty() ? q.id : q.name; }
 
     // The display transform of each parameter, one for the workspace: the scale of the
@@ -328,12 +347,7 @@ class Writer {
                     if (k < cuts.size()) d.max = cuts[k];
                     dims.push_back(d);
                 }
-                // FlowJo lists the quadrants beside the other populations of the parent: two
-                // quadrant gates' "CD3+ CD4+" there are told apart by their gate's name.
-                const std::string own = quadrantName(q);
-                pugi::xml_node p =
-                    population(subpopulations,
-                               m_siblings[g.parent][own] > 1 ? name(g) + ": " + own : own, q.id);
+                pugi::xml_node p = population(subpopulations, m_written.at(q.id).name, q.id);
                 rectangle(p.child("Gate"), dims, q.id);
                 writePopulations(p.append_child("Subpopulations"), q.id);
             }
@@ -346,10 +360,11 @@ class Writer {
             pugi::xml_node p = subpopulations.append_child(node);
             p.append_attribute("name") = name(g).c_str();
             p.append_attribute("count") = "-1";
+            // FlowJo names a boolean gate's populations by their paths from the sample.
             pugi::xml_node deps = p.append_child("Dependents");
             for (const BooleanOperand& o : g.operands)
                 deps.append_child("Dependent").append_attribute("name") =
-                    name(*m_tree.find(o.ref)).c_str();
+                    writtenPath(o.ref).c_str();
             writePopulations(p.append_child("Subpopulations"), g.id);
             return;
         }
@@ -438,6 +453,11 @@ class Writer {
     std::map<std::string, GateScale> m_detectorScales;  // the detectors of "Comp-" parameters
     std::optional<CompensationRef> m_compensation;      // the one compensation the gates use
     std::map<std::string, std::map<std::string, int>> m_siblings;  // parent -> name -> count
+    struct WrittenName {
+        std::string parent;  // the population it lies in ("" for the sample)
+        std::string name;    // what FlowJo shows
+    };
+    std::map<std::string, WrittenName> m_written;  // population id -> its written name
 };
 
 }  // namespace
