@@ -3,11 +3,15 @@
 // their parameter's transform, so the transforms must survive a round trip.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "core/common/error.h"
 #include "core/gate/flowjo_workspace.h"
 #include "core/gate/gate_membership.h"
+#include "core/gate/gate_selection.h"
 
 namespace sepal {
 namespace {
@@ -247,6 +251,20 @@ TEST(FlowJoWorkspaceFile, BooleanGatesNameTheirPopulationsByPath) {
         EXPECT_GT(countOf(in), 0u) << path;
         EXPECT_LT(countOf(in), t.events()) << path;
     }
+}
+
+// Export > Gates picks the format by the extension, whatever its case: "gates.WSP" is a
+// workspace, not Sepal's JSON under FlowJo's extension.
+TEST(FlowJoWorkspaceFile, AnExtensionInCapitalsStillWritesAWorkspace) {
+    GateSelection selection;
+    selection.tree = readFlowJoWorkspace(kWorkspace, "w.wsp").tree;
+    const std::string path =
+        (std::filesystem::temp_directory_path() / "sepal_test_gates.WsP").string();
+    writeGateSelection(path, selection, {"/data/a.fcs"});
+    std::ifstream in(path);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::filesystem::remove(path);
+    EXPECT_NE(text.find("<Workspace"), std::string::npos) << text.substr(0, 200);
 }
 
 }  // namespace sepal

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/common/error.h"
+#include "core/common/text.h"
 #include "core/gate/gate_file.h"
 #include "core/gate/gate_membership.h"
 #include "core/gate/gate_tree_json.h"
@@ -67,8 +68,8 @@ GateSelection readGateSelection(const std::string& path, const std::string& popu
 
 void writeGateSelection(const std::string& path, const GateSelection& selection,
                         const std::vector<std::string>& samples) {
-    const std::string ext = path.size() >= 4 ? path.substr(path.size() - 4) : "";
-    if (ext == ".xml" || ext == ".wsp" || ext == ".XML" || ext == ".WSP")
+    // Gating-ML and FlowJo have no embedded population: the tree alone.
+    if (const std::string ext = lowerExtension(path); ext == ".xml" || ext == ".wsp")
         return writeGateFile(path, selection.tree, samples);
     selection.tree.validate("the gates to save");
     nlohmann::json doc = gateSelectionToJson(selection);
