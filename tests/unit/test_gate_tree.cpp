@@ -53,6 +53,20 @@ TEST(GateTree, RectangleMinIsInsideMaxOutsideAndNanOutside) {
     EXPECT_EQ(inside(tree, t, "r"), (std::vector<uint8_t>{1, 1, 1, 0, 0}));
 }
 
+// A gate on the file's matrix over FlowJo's export of compensated values ("Comp-x", no x) reads
+// them as they are: they are the compensated values; uncompensated, x is missing and named.
+TEST(GateTree, TheFilesCompensationReadsFlowJosCompensatedColumns) {
+    GateTree tree;
+    GateDimension x = dim("x", 1.0);
+    x.compensation.kind = CompensationRef::Kind::File;
+    tree.gates.push_back({GateNode::Kind::Rectangle, "r", "", "", {x}});
+    io::Table t = table({{0.5f, 0}, {1.5f, 0}, {3, 0}});
+    t.channels[0].name = "Comp-x";
+    EXPECT_EQ(inside(tree, t, "r"), (std::vector<uint8_t>{0, 1, 1}));
+    tree.gates[0].dimensions[0].compensation.kind = CompensationRef::Kind::Uncompensated;
+    EXPECT_THROW(inside(tree, t, "r"), InputError);
+}
+
 TEST(GateTree, SelfCrossingPolygonFollowsTheEvenOddRule) {
     // A bow tie: (0,0) (2,2) (2,0) (0,2) crosses itself at (1,1); a five-point star's centre
     // is outside by the even-odd rule.

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/common/error.h"
+#include "core/transform/channel_label.h"
 #include "core/transform/compensation.h"
 
 namespace sepal {
@@ -41,6 +42,10 @@ std::vector<double> rawValues(const io::Table& table, size_t c) {
 // spillover channel, the raw values for any other channel or a file without spillover.
 std::vector<double> fileCompensated(const io::Table& table, const std::string& name,
                                     const std::string& where) {
+    // FlowJo's export of compensated values ("Comp-PE-A") without PE-A: compensated already.
+    if (table.findChannel(name) < 0)
+        if (const int c = compensatedColumn(table, name); c >= 0)
+            return rawValues(table, size_t(c));
     const size_t c = column(table, name, where);
     // A file without a spillover matrix has nothing to undo: its values are the compensated
     // ones (the compliance suite's truths read it so).
