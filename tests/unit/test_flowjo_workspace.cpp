@@ -267,4 +267,55 @@ TEST(FlowJoWorkspaceFile, AnExtensionInCapitalsStillWritesAWorkspace) {
     EXPECT_NE(text.find("<Workspace"), std::string::npos) << text.substr(0, 200);
 }
 
+// FlowJo compensates each sample by the matrix inside it; the workspace's <Matrices> is a library.
+// Two samples on two matrices keep theirs, and one on its file's own matrix ("Acquisition-
+// defined") is not compensated by a listed matrix of the same detectors.
+TEST(FlowJoWorkspaceFile, EachSampleIsCompensatedByItsOwnMatrix) {
+    auto matrix = [](const char* name, const char* spill) {
+        return std::string("<transforms:spilloverMatrix prefix=\"Comp-\" name=\"") + name +
+               "\" transforms:id=\"" + name +
+               "\" suffix=\"\"><data-type:parameters>"
+               "<data-type:parameter data-type:name=\"FL1-A\"/><data-type:parameter "
+               "data-type:name=\"FL2-A\"/></data-type:parameters>"
+               "<transforms:spillover data-type:parameter=\"FL1-A\"><transforms:coefficient "
+               "data-type:parameter=\"FL1-A\" transforms:value=\"1\"/><transforms:coefficient "
+               "data-type:parameter=\"FL2-A\" transforms:value=\"" +
+               spill +
+               "\"/></transforms:spillover><transforms:spillover data-type:parameter=\"FL2-A\">"
+               "<transforms:coefficient data-type:parameter=\"FL1-A\" transforms:value=\"0\"/>"
+               "<transforms:coefficient data-type:parameter=\"FL2-A\" transforms:value=\"1\"/>"
+               "</transforms:spillover></transforms:spilloverMatrix>";
+    };
+    auto sample = [](const std::string& id, const std::string& own) {
+        return "<Sample><DataSet uri=\"file:/data/" + id + ".fcs\" sampleID=\"" + id + "\"/>" +
+               own + "<SampleNode name=\"" + id + ".fcs\" sampleID=\"" + id +
+               "\"><Subpopulations><Population name=\"Bright\"><Gate gating:id=\"R" + id +
+               "\"><gating:RectangleGate gating:id=\"R" + id +
+               "\"><gating:dimension gating:min=\"10\"><data-type:fcs-dimension "
+               "data-type:name=\"Comp-FL2-A\"/></gating:dimension></gating:RectangleGate></Gate>"
+               "</Population></Subpopulations></SampleNode></Sample>";
+    };
+    const std::string text =
+        std::string(
+            "<?xml version=\"1.0\"?><Workspace "
+            "xmlns:gating=\"http://www.isac-net.org/std/Gating-ML/v2.0/gating\" "
+            "xmlns:transforms=\"http://www.isac-net.org/std/Gating-ML/v2.0/"
+            "transformations\" "
+            "xmlns:data-type=\"http://www.isac-net.org/std/Gating-ML/v2.0/datatypes\">"
+            "<Matrices>") +
+        matrix("Library", "0.5") + "</Matrices><SampleList>" + sample("1", matrix("M1", "0.1")) +
+        sample("2", matrix("M2", "0.3")) + sample("3", matrix("Acquisition-defined", "0.2")) +
+        "</SampleList></Workspace>";
+    const FlowJoWorkspace ws = readFlowJoWorkspace(text, "w.wsp");
+    ASSERT_EQ(ws.samples.size(), 3u);
+    auto compensation = [&](size_t s) {
+        return ws.samples[s].tree.gates[0].dimensions[0].compensation;
+    };
+    EXPECT_EQ(compensation(0).kind, CompensationRef::Kind::Matrix);
+    EXPECT_EQ(compensation(0).matrix, "M1");
+    EXPECT_EQ(compensation(1).matrix, "M2");
+    EXPECT_EQ(compensation(2).kind, CompensationRef::Kind::File);
+    EXPECT_EQ(ws.samples[2].tree.gates[0].dimensions[0].channel, "FL2-A");
+}
+
 }  // namespace sepal

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <pugixml.hpp>
 
 #include "core/common/error.h"
@@ -76,13 +77,18 @@ class FlowJoReader : xml::AttributeReader {
         for (pugi::xml_node m : children(child(root, "Matrices"), "spilloverMatrix")) readMatrix(m);
         FlowJoWorkspace ws;
         std::map<std::string, std::map<std::string, Display>> displays;  // per sample id
+        std::map<std::string, std::optional<int>> sampleMatrices;        // per sample id
         for (pugi::xml_node s : children(child(root, "SampleList"), "Sample")) {
             FlowJoSample sample;
             const pugi::xml_node data = child(s, "DataSet");
             sample.id = text(data, "sampleID");
             sample.uri = text(data, "uri", false);
             sample.fileName = percentDecoded(baseName(sample.uri));
-            for (pugi::xml_node m : children(s, "spilloverMatrix")) readMatrix(m);
+            // FlowJo compensates a sample by the matrix inside it; the workspace's list is a
+            // library of matrices, not what is applied.
+            m_sampleMatrix.reset();
+            for (pugi::xml_node m : children(s, "spilloverMatrix")) m_sampleMatrix = readMatrix(m);
+            sampleMatrices[sample.id] = m_sampleMatrix;
             m_displays = readDisplays(child(s, "Transformations"));
             displays[sample.id] = m_displays;
             m_counts = &sample.counts;
@@ -96,9 +102,12 @@ class FlowJoReader : xml::AttributeReader {
             group.name = text(g, "name", false);
             for (pugi::xml_node r : children(child(child(g, "Group"), "SampleRefs"), "SampleRef"))
                 group.sampleIds.push_back(text(r, "sampleID"));
-            // A group's gates are drawn on its first sample's transforms.
+            // A group's gates are drawn on its first sample's transforms and compensated by its
+            // matrix.
             m_displays = group.sampleIds.empty() ? std::map<std::string, Display>{}
                                                  : displays[group.sampleIds.front()];
+            m_sampleMatrix =
+                group.sampleIds.empty() ? std::nullopt : sampleMatrices[group.sampleIds.front()];
             std::map<std::string, long> ignored;
             m_counts = &ignored;
             m_tree = GateTree{};
@@ -121,9 +130,10 @@ class FlowJoReader : xml::AttributeReader {
 
   private:
     // FlowJo's compensation: fluorochromes are the prefixed names gates use ("Comp-FL1-A").
-    void readMatrix(const pugi::xml_node& m) {
+    // Returns the matrix's index in m_matrices, or kFileMatrix for the file's own.
+    int readMatrix(const pugi::xml_node& m) {
         // The file's own matrix: its "Comp-" parameters are read as the file's compensation.
-        if (text(m, "name", false) == kAcquisitionDefined) return;
+        if (text(m, "name", false) == kAcquisitionDefined) return kFileMatrix;
         SpectrumMatrix matrix;
         matrix.id = text(m, "id", false);
         if (matrix.id.empty()) matrix.id = text(m, "name", false);
@@ -148,10 +158,10 @@ class FlowJoReader : xml::AttributeReader {
             }
             ++r;
         }
-        for (const SpectrumMatrix& known : m_matrices)
-            if (known.id == matrix.id) return;
+        for (size_t k = 0; k < m_matrices.size(); ++k)
+            if (m_matrices[k].id == matrix.id) return int(k);
         m_matrices.push_back(matrix);
-        m_prefixes.push_back(prefix);
+        return int(m_matrices.size()) - 1;
     }
 
     std::map<std::string, Display> readDisplays(const pugi::xml_node& transforms) const {
@@ -208,12 +218,16 @@ class FlowJoReader : xml::AttributeReader {
     GateDimension dimension(const std::string& name) const {
         GateDimension d;
         d.channel = name;
-        for (size_t m = 0; m < m_matrices.size(); ++m)
+        // The sample's own matrix where it has one, else the first of the workspace's that
+        // compensates the name.
+        for (size_t m = 0; m < m_matrices.size(); ++m) {
+            if (m_sampleMatrix && *m_sampleMatrix != int(m)) continue;
             for (const std::string& f : m_matrices[m].fluorochromes)
                 if (f == name) {
                     d.compensation = {CompensationRef::Kind::Matrix, m_matrices[m].id};
                     return d;
                 }
+        }
         if (const std::string raw = uncompensatedName(name); !raw.empty()) {
             // The acquisition-defined matrix: the file's own spillover.
             d.channel = raw;
@@ -368,8 +382,9 @@ class FlowJoReader : xml::AttributeReader {
         m_tree = GateTree{};
     }
 
+    static constexpr int kFileMatrix = -1;  // readMatrix's index of the file's own matrix
     std::vector<SpectrumMatrix> m_matrices;
-    std::vector<std::string> m_prefixes;
+    std::optional<int> m_sampleMatrix;  // the matrix inside the sample being read, if any
     std::map<std::string, Display> m_displays;
     std::map<std::string, long>* m_counts = nullptr;
     GateTree m_tree;
