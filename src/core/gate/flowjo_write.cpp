@@ -100,7 +100,6 @@ class Writer {
         ws.append_attribute("flowJoVersion") = "10.6.1";
         pugi::xml_node matrices = ws.append_child("Matrices");
         for (const SpectrumMatrix& m : m_tree.matrices) writeMatrix(matrices, m);
-        const std::vector<WorkspaceSample>& samples = m_samples;
         pugi::xml_node group = ws.append_child("Groups").append_child("GroupNode");
         group.append_attribute("name") = "All Samples";
         group.append_attribute("owningGroup") = "All Samples";
@@ -109,20 +108,20 @@ class Writer {
         pugi::xml_node refs = groupInfo.append_child("SampleRefs");
         writePopulations(group.append_child("Subpopulations"), "");
         pugi::xml_node list = ws.append_child("SampleList");
-        for (size_t i = 0; i < samples.size(); ++i) {
+        for (size_t i = 0; i < m_samples.size(); ++i) {
             const std::string id = std::to_string(i + 1);
             refs.append_child("SampleRef").append_attribute("sampleID") = id.c_str();
             pugi::xml_node sample = list.append_child("Sample");
             pugi::xml_node data = sample.append_child("DataSet");
-            data.append_attribute("uri") = fileUri(samples[i].path).c_str();
+            data.append_attribute("uri") = fileUri(m_samples[i].path).c_str();
             data.append_attribute("sampleID") = id.c_str();
-            writeSampleMatrix(sample, samples[i], id);
+            writeSampleMatrix(sample, m_samples[i], id);
             writeTransforms(sample.append_child("Transformations"));
             sample.append_child("Keywords");
             pugi::xml_node node = sample.append_child("SampleNode");
             node.append_attribute("name") =
-                std::filesystem::path(samples[i].path).filename().string().c_str();
-            node.append_attribute("count") = std::to_string(samples[i].events).c_str();
+                std::filesystem::path(m_samples[i].path).filename().string().c_str();
+            node.append_attribute("count") = std::to_string(m_samples[i].events).c_str();
             node.append_attribute("sampleID") = id.c_str();
             writePopulations(node.append_child("Subpopulations"), "");
         }
@@ -133,13 +132,13 @@ class Writer {
 
   private:
     static std::string name(const GateNode& g) { return g.name.empty() ? g.id : g.name; }
+    static std::string quadrantName(const Quadrant& q) { return q.name.empty() ? q.id : q.name; }
 
     // The written population's names from the sample down to it: "Cells/Singlets/CD3+".
     std::string writtenPath(const std::string& id) const {
         const WrittenName& w = m_written.at(id);
         return w.parent.empty() ? w.name : writtenPath(w.parent) + "/" + w.name;
     }
-    static std::string quadrantName(const Quadrant& q) { return q.name.empty() ? q.id : q.name; }
 
     // The display transform of each parameter, one for the workspace: the scale of the
     // polygons and ellipses on it (which must agree), else of the first rectangle or quadrant.
@@ -210,7 +209,7 @@ class Writer {
                             const std::vector<std::string>& coefficients) {
         pugi::xml_node n = parent.append_child("transforms:spilloverMatrix");
         n.append_attribute("spectral") = "0";
-        n.append_attribute("prefix") = compensatedName("").c_str();
+        n.append_attribute("prefix") = kCompensatedPrefix;
         n.append_attribute("name") = name.c_str();
         n.append_attribute("transforms:id") = id.c_str();
         n.append_attribute("suffix") = "";

@@ -108,14 +108,15 @@ size_t resolveChannel(const io::Table& table, const std::string& word, const std
 }
 
 std::string uncompensatedName(const std::string& name) {
-    for (const std::string_view prefix : {"Comp-", "Comp_"})
+    for (const std::string_view prefix :
+         {std::string_view(kCompensatedPrefix), std::string_view("Comp_")})
         if (name.size() > prefix.size() && name.starts_with(prefix))
             return name.substr(prefix.size());
     return {};
 }
 
 std::string compensatedName(const std::string& channel) {
-    return "Comp-" + channel;
+    return kCompensatedPrefix + channel;
 }
 
 int compensatedColumn(const io::Table& table, const std::string& channel) {

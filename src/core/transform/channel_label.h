@@ -44,6 +44,9 @@ size_t resolveChannel(const io::Table& table, const std::string& word, const std
 /// "Comp-FL1-A" and "Comp_FL1-A" -> "FL1-A"; empty for other names.
 std::string uncompensatedName(const std::string& name);
 
+/// What FlowJo puts before a channel's name for its compensated values.
+inline constexpr const char* kCompensatedPrefix = "Comp-";
+
 /// The name FlowJo gives `channel`'s compensated values: "FL1-A" -> "Comp-FL1-A".
 std::string compensatedName(const std::string& channel);
 
