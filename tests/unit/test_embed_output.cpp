@@ -33,6 +33,10 @@ TEST(EmbedOutput, PictureSpecFollowsTheColourWord) {
     const auto cd4 = pictureSpecFor(t, "CD4", transformed, {"FL1-A"});
     EXPECT_EQ(cd4.values[1], 12.0f);  // raw: not among the embedded columns
     EXPECT_THROW(pictureSpecFor(t, "CD19", transformed, {"FL1-A"}), InputError);
+    // A label column in another case, as channels are found in any case.
+    const auto byName = pictureSpecFor(t, "Population", transformed, {"FL1-A"});
+    EXPECT_EQ(byName.colorBy, raster::ColorBy::Labels);
+    EXPECT_EQ(byName.title, "population");
     io::Table unlabelled = t;
     unlabelled.labels.clear();
     EXPECT_THROW(pictureSpecFor(unlabelled, "label", transformed, {}), InputError);

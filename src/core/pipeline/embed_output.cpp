@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "core/common/error.h"
+#include "core/common/text.h"
 #include "core/transform/channel_label.h"
 
 namespace sepal {
@@ -41,6 +42,11 @@ raster::PictureSpec pictureSpecFor(const io::Table& table, const std::string& co
     } else {
         for (const auto& l : table.labels)
             if (l.name == color) label = &l;
+        // The name in another case ("population" for "Population") where no channel has it,
+        // as channels are found.
+        if (!label && channelsNamed(table, color).empty())
+            for (const auto& l : table.labels)
+                if (!label && lowercase(l.name) == lowercase(color)) label = &l;
     }
     if (label) {
         spec.colorBy = raster::ColorBy::Labels;
