@@ -3,8 +3,9 @@
 # list: a workspace Sepal writes carries there the gates' matrix, or for gates on the file's own
 # matrix the file's $SPILLOVER as FlowJo's "Acquisition-defined" matrix, with the detectors listed
 # and each "Comp-" parameter's detector on the same transform, as FlowJo writes them. Read back,
-# the gates hold the same events and keep their compensation. On a real BD FACSDiva file with an
-# 8-channel $SPILLOVER and on ISAC's data1.fcs with a Gating-ML spectrum matrix.
+# the gates hold the same events and keep their compensation, also on FlowJo's CSV export of the
+# compensated values ("Comp-PE-A :: CD10"). On a real BD FACSDiva file with an 8-channel
+# $SPILLOVER and on ISAC's data1.fcs with a Gating-ML spectrum matrix.
 set -euo pipefail
 cli=${SEPAL_CLI:?set SEPAL_CLI to the sepal-cli binary}
 shared=${SEPAL_SHARED_DATA:-$(dirname "$0")/../../../shared/data}
@@ -94,6 +95,44 @@ for p in ("PerCP-A", "Comp-PerCP-A", "Alexa700-A", "Comp-Alexa700-A"):
         sys.exit(f"FAIL: no transform for {p}: {sorted(names)}")
 print(f"the sample holds the file's {n}-channel matrix; transforms for {sorted(names)}")
 PY
+
+# FlowJo's CSV export of the same file: its spillover channels compensated, named "Comp-PE-A ::
+# CD10". The workspace's gates on the file's matrix read those columns as they are: the counts of
+# the FCS file.
+"$cli" convert "$comp" "$tmp/raw.csv"
+python3 - "$tmp/raw.csv" "$tmp/raw.spillover.csv" "$tmp/flowjo.csv" <<'PY' || exit 1
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+spill = list(csv.reader(open(sys.argv[2])))
+channels, n = spill[0][1:], len(spill[0]) - 1
+# The compensation matrix: the spillover's inverse, by Gauss-Jordan elimination.
+a = [[float(x) for x in r[1:]] + [float(i == j) for j in range(n)] for i, r in enumerate(spill[1:])]
+for c in range(n):
+    p = max(range(c, n), key=lambda r: abs(a[r][c]))
+    a[c], a[p] = a[p], a[c]
+    a[c] = [v / a[c][c] for v in a[c]]
+    for r in range(n):
+        if r != c:
+            a[r] = [x - a[r][c] * y for x, y in zip(a[r], a[c])]
+inverse = [r[n:] for r in a]
+header = rows[0]
+detector = lambda h: h.split(" (")[-1].rstrip(")") if " (" in h else h
+columns = [next(i for i, h in enumerate(header) if detector(h) == c) for c in channels]
+out = [[f"Comp-{detector(h)} :: {h.split(' (')[0]}" if detector(h) in channels and " (" in h
+        else f"Comp-{h} :: " if h in channels else h for h in header]]
+for r in rows[1:]:
+    v = [float(x) for x in r]
+    observed = [v[c] for c in columns]
+    for k, c in enumerate(columns):
+        v[c] = sum(observed[i] * inverse[i][k] for i in range(n))
+    out.append([repr(x) for x in v])
+csv.writer(open(sys.argv[3], "w", newline="")).writerows(out)
+PY
+"$cli" gate "$tmp/flowjo.csv" --gates "$tmp/fcs.wsp" --counts "$tmp/flowjo.counts.csv" --quiet
+cut -d, -f2- "$tmp/fcs.counts.csv" >"$tmp/a"
+cut -d, -f2- "$tmp/flowjo.counts.csv" >"$tmp/b"
+cmp -s "$tmp/a" "$tmp/b" ||
+    fail "FlowJo's compensated CSV counts otherwise: $(cat "$tmp/b") against $(cat "$tmp/a")"
 
 # Gates on a Gating-ML spectrum matrix: that matrix in the sample, read back to the same events.
 "$cli" gate "$isac" --gates "$shared/gatingml/gml/gml_matrix_rect3_gate.xml" \
