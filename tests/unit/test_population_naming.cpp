@@ -792,6 +792,28 @@ TEST(PopulationNames, CellTypeNamesakesAreNotToldApartByAMarkerTheirRuleExcludes
     EXPECT_EQ(names[1].name, "Tx Bbright") << names[1].phrase;
 }
 
+TEST(PopulationNames, NamesakesAreNotToldApartByAMarkerOfALineageTheyLack) {
+    // Two CD3+ populations and a CD3- one; CD19 and CD28 have one mode each (no cut), and the
+    // two CD3+ ones part most on CD19, less on CD28. "CD3+ CD19bright" would read as B cells
+    // among T cells (a T cell flow file's "CD127+ CD27+ CD3dim CCR5+ CD28bright CD19bright"):
+    // they read "CD3+ CD28dim" and "CD3+ CD28bright".
+    std::vector<int32_t> codes;
+    const Matrix points = noisyCells(9000, 3, 3, 8, codes, [](size_t i, int g, size_t c) {
+        const float ramp = float(i % 101) / 100.0f;  // spread evenly: no valley
+        if (c == 0) return g < 2 ? 3.0f : 0.0f;      // CD3
+        if (c == 1) return (g == 0 ? 1.0f : g == 1 ? 3.0f : 2.0f) + 1.0f * ramp;  // CD19
+        return (g == 0 ? 1.0f : g == 1 ? 2.0f : 1.5f) + 0.6f * ramp;              // CD28
+    });
+    const NamingInput input{{"CD3", "CD19", "CD28"},
+                            std::vector<MarkerClass>(3, MarkerClass::Type)};
+    const auto cuts = learnThresholds(points, input.classes);
+    ASSERT_TRUE(cuts[0].resolved);
+    ASSERT_FALSE(cuts[1].resolved) << "CD19 is meant to have one mode";
+    const auto names = namePopulations(points, codes, 3, input);
+    EXPECT_EQ(names[0].name, "CD3+ CD28dim");
+    EXPECT_EQ(names[1].name, "CD3+ CD28bright");
+}
+
 TEST(PopulationNames, AGatesPopulationsAreCalledOnEveryCellsCuts) {
     // The demo's CD4 T cells (naive, memory, Treg) as a gate: CD4 and CD3 are on every one of
     // them, so cuts learnt from the gate alone cannot call them and the names lose the cell

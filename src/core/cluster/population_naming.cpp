@@ -78,6 +78,16 @@ std::string canonical(const std::string& marker) {
     return markerKey(entry ? entry->name : marker);
 }
 
+/// Whether no single cell carries markers a and b together (a pair of kExclusive either way).
+bool exclusive(const std::string& a, const std::string& b) {
+    const std::string x = canonical(a), y = canonical(b);
+    for (const auto& pair : kExclusive)
+        if ((x == canonical(pair[0]) && y == canonical(pair[1])) ||
+            (x == canonical(pair[1]) && y == canonical(pair[0])))
+            return true;
+    return false;
+}
+
 /// A detector's name without a trailing amplifier word ("FL1 Log" and "FL1 Lin": "FL1").
 std::string withoutAmplifier(const std::string& name) {
     const std::string lower = lowercase(name);
@@ -439,6 +449,13 @@ void tellNamesakesApart(std::vector<PopulationName>& names,
                     for (size_t p : members)
                         usable = usable && open(p, c) &&
                                  (!cut.resolved || share(p, c).positive >= kCallShare);
+                    // Nor a marker of a lineage their phrase excludes: CD19's levels on cells
+                    // called CD3+ are spillover and background, and "CD19bright" would read as
+                    // B cells.
+                    for (size_t p : members)
+                        for (const auto& [other, up] : names[p].called)
+                            usable = usable &&
+                                     !(up && exclusive(input.markers[other], input.markers[c]));
                     if (!usable) continue;
                     std::vector<Level> levels;
                     for (size_t p : members) levels.push_back(level(p, c));
