@@ -365,12 +365,9 @@ Matrix TransformPipeline::apply(const io::Table& table) const {
     const std::vector<size_t>& source = resolved.source;
     const std::vector<char>& compensatedAlready = resolved.compensatedAlready;
     if (!resolved.missing.empty()) {
-        std::string missing;
-        for (const std::string& name : resolved.missing)
-            missing += (missing.empty() ? "" : ", ") + name;
         throw InputError("transform pipeline: " +
                          (table.source.empty() ? std::string("the data") : table.source) +
-                         " has no column " + missing +
+                         " has no column " + commaJoined(resolved.missing) +
                          " (its numeric columns: " + channelChoices(table) + ")");
     }
 
