@@ -242,6 +242,17 @@ TEST(FlowJoWorkspaceFile, BooleanGatesNameTheirPopulationsByPath) {
     const std::string text = flowJoWorkspaceText(tree, {{"/data/a.fcs", 120}});
     EXPECT_NE(text.find("<Dependent name=\"Cells/A\" />"), std::string::npos) << text;
     EXPECT_NE(text.find("<Dependent name=\"Cells/B\" />"), std::string::npos) << text;
+    // Every population and boolean node names the group that owns it, as FlowJo writes them
+    // (FlowKit fails on a population without): the group's node and 5 nodes under it and under
+    // the one sample.
+    const auto count = [&](const std::string& word) {
+        size_t n = 0;
+        for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1))
+            ++n;
+        return n;
+    };
+    EXPECT_EQ(count("<Population ") + count("<AndNode ") + count("<NotNode "), 10u);
+    EXPECT_EQ(count("owningGroup=\"All Samples\""), 11u) << text;
     const GateTree back = readFlowJoWorkspace(text, "w.wsp").tree;
     const io::Table t = events();
     const GateMembership before = evaluateGates(tree, t), after = evaluateGates(back, t);

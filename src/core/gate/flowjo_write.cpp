@@ -27,6 +27,9 @@ namespace sepal {
 namespace {
 
 constexpr double kWrittenDisplayChannels = 256;
+// The group every sample is in. Each population names it as its owner, under the group and
+// under each sample alike, as FlowJo marks a group's gates (readers such as FlowKit require it).
+constexpr const char* kGroup = "All Samples";
 
 std::string fileUri(const std::string& path) {
     std::error_code error;
@@ -101,10 +104,10 @@ class Writer {
         pugi::xml_node matrices = ws.append_child("Matrices");
         for (const SpectrumMatrix& m : m_tree.matrices) writeMatrix(matrices, m);
         pugi::xml_node group = ws.append_child("Groups").append_child("GroupNode");
-        group.append_attribute("name") = "All Samples";
-        group.append_attribute("owningGroup") = "All Samples";
+        group.append_attribute("name") = kGroup;
+        group.append_attribute("owningGroup") = kGroup;
         pugi::xml_node groupInfo = group.append_child("Group");
-        groupInfo.append_attribute("name") = "All Samples";
+        groupInfo.append_attribute("name") = kGroup;
         pugi::xml_node refs = groupInfo.append_child("SampleRefs");
         writePopulations(group.append_child("Subpopulations"), "");
         pugi::xml_node list = ws.append_child("SampleList");
@@ -315,6 +318,7 @@ class Writer {
                               const std::string& id) {
         pugi::xml_node p = parent.append_child("Population");
         p.append_attribute("name") = populationName.c_str();
+        p.append_attribute("owningGroup") = kGroup;
         p.append_attribute("count") = "-1";
         pugi::xml_node gate = p.append_child("Gate");
         gate.append_attribute("gating:id") = id.c_str();
@@ -358,6 +362,7 @@ class Writer {
                                                                         : "NotNode";
             pugi::xml_node p = subpopulations.append_child(node);
             p.append_attribute("name") = name(g).c_str();
+            p.append_attribute("owningGroup") = kGroup;
             p.append_attribute("count") = "-1";
             // FlowJo names a boolean gate's populations by their paths from the sample.
             pugi::xml_node deps = p.append_child("Dependents");
