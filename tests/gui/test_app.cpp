@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <thread>
 
@@ -31,9 +32,12 @@
 #include "core/common/error.h"
 #include "core/demo/demo_data.h"
 #include "core/embedsom/embedsom.h"
+#include "core/gate/flowjo_workspace.h"
 #include "core/gate/gate.h"
 #include "core/gate/gate_counts_table.h"
+#include "core/gate/gate_membership.h"
 #include "core/io/csv_writer.h"
+#include "core/io/fcs_reader.h"
 #include "core/io/fcs_writer.h"
 #include "core/knn/nearest_search.h"
 #include "core/metrics/quality.h"
@@ -2125,6 +2129,49 @@ TEST(BiaxialAxes, ArcsinhAxesLabelZeroAndTheLargeDecadesAndLeaveNoCombAtZero) {
     EXPECT_GE(std::count_if(marks.begin(), marks.end(),
                             [&](float m) { return m > f(1.5e3) && m < f(9.5e3); }),
               8);
+}
+
+// Beside an FCS export of a compensated file, the FlowJo workspace carries the exported file's own
+// matrix inside its sample ("Acquisition-defined"), which FlowJo compensates the gates' "Comp-"
+// parameters by; read back onto the exported file, the gate holds every exported cell.
+TEST(Exports, AnFcsExportsWorkspaceCarriesTheFilesOwnMatrix) {
+    io::Table demo = demo::makeDemoTable(2000, 3);
+    io::Spillover spill;
+    spill.channels = {"Pr141Di", "Nd142Di"};  // CD3 spills a tenth into CD4
+    spill.matrix = Matrix(2, 2);
+    spill.matrix.values = {1.0f, 0.1f, 0.0f, 1.0f};
+    demo.spillover = spill;
+    Workspace ws("cpu");
+    ws.data().openTables({demo});
+    settle(ws);
+    ws.gates().setRetrainOnChange(false);
+    GateNode cd3{GateNode::Kind::Rectangle, "", "CD3+"};
+    GateDimension d;
+    d.channel = "Pr141Di";
+    d.scale = arcsinhScale(5.0);
+    d.min = 2.0;
+    d.compensation.kind = CompensationRef::Kind::File;
+    cd3.dimensions = {d};
+    ASSERT_TRUE(ws.gates().add(cd3));
+    const size_t kept = ws.state().gating.kept;
+    ASSERT_GT(kept, 100u);
+    ASSERT_LT(kept, 1900u);
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("sepal-fcs-workspace-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    ws.exports().events((dir / "cells.fcs").string());
+    std::ifstream in(dir / "cells.wsp");
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("name=\"Acquisition-defined\""), std::string::npos) << text;
+    EXPECT_NE(text.find("\"Comp-Pr141Di\""), std::string::npos);
+    const io::Table exported = io::readFcs((dir / "cells.fcs").string());
+    ASSERT_EQ(exported.events(), kept);
+    ASSERT_TRUE(exported.spillover.has_value());
+    const GateTree back = readFlowJoWorkspace(text, "cells.wsp").tree;
+    const GateMembership membership = evaluateGates(back, exported);
+    const std::vector<uint8_t>& in3 = membership.of(back.population("CD3+").id);
+    EXPECT_EQ(size_t(std::count(in3.begin(), in3.end(), uint8_t(1))), kept);
+    std::filesystem::remove_all(dir);
 }
 
 }  // namespace
