@@ -1,6 +1,7 @@
 // FlowJo workspaces read and written back: a workspace shows each parameter on one transform,
 // rectangles (bounds in data units) hold the same events on any, and polygons are straight on
-// their parameter's transform, so the transforms must survive a round trip.
+// their parameter's transform, so the transforms must survive a round trip. Each sample carries
+// the matrix FlowJo compensates it by, and boolean gates name their populations by path.
 #include <gtest/gtest.h>
 
 #include <filesystem>
