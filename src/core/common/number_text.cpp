@@ -1,5 +1,6 @@
 #include "core/common/number_text.h"
 
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 
@@ -12,6 +13,12 @@ std::string exactDecimal(double value) {
         if (std::strtod(text, nullptr) == value) break;
     }
     return text;
+}
+
+std::string shortestFloat(float value) {
+    char buffer[32];
+    const auto done = std::to_chars(buffer, buffer + sizeof buffer, value);
+    return std::string(buffer, done.ptr);
 }
 
 }  // namespace sepal

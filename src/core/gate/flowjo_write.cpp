@@ -4,7 +4,6 @@
 // FlowJo's And/Or/Not nodes over populations beside them.
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -245,13 +244,8 @@ class Writer {
             return;
         }
         if (!s.ownMatrix) return;
-        // The shortest text that reads back to the file's float.
         std::vector<std::string> coefficients;
-        for (float v : s.ownMatrix->matrix.values) {
-            char buffer[32];
-            const auto end = std::to_chars(buffer, buffer + sizeof buffer, v).ptr;
-            coefficients.emplace_back(buffer, end);
-        }
+        for (float v : s.ownMatrix->matrix.values) coefficients.push_back(shortestFloat(v));
         writeMatrix(sample, "acquisition-" + sampleId, kAcquisitionDefined, s.ownMatrix->channels,
                     coefficients);
     }

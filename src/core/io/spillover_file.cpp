@@ -1,12 +1,12 @@
 #include "core/io/spillover_file.h"
 
-#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "core/common/error.h"
+#include "core/common/number_text.h"
 #include "core/io/regular_file.h"
 
 namespace sepal::io {
@@ -154,12 +154,7 @@ std::string spilloverCsv(const Spillover& spillover, const std::string& path) {
     for (size_t r = 0; r < n; ++r) {
         text += spillover.channels[r];
         for (size_t c = 0; c < n; ++c) {
-            // The shortest text that reads back to the same float.
-            char buffer[32];
-            const auto done =
-                std::to_chars(buffer, buffer + sizeof buffer, spillover.matrix.at(r, c));
-            text += ',';
-            text.append(buffer, done.ptr);
+            text += ',' + shortestFloat(spillover.matrix.at(r, c));
         }
         text += '\n';
     }
