@@ -1,0 +1,166 @@
+// sepal-cli align IN... --metadata samples.csv --batch COLUMN --out-dir DIR: files measured in
+// several batches carried onto their common distribution, marker by marker, from anchor samples
+// (batch_alignment.h); the aligned files, the alignment and each marker's batch gap are written.
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <filesystem>
+#include <iomanip>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/cli_progress.h"
+#include "cli/command_registry.h"
+#include "core/common/error.h"
+#include "core/io/atomic_file.h"
+#include "core/io/csv_writer.h"
+#include "core/io/input_guard.h"
+#include "core/pipeline/aligned_files.h"
+#include "core/pipeline/batch_alignment.h"
+#include "core/pipeline/prepare.h"
+#include "core/pipeline/sample_metadata.h"
+
+namespace sepal::cli {
+
+namespace {
+
+struct AlignArgs {
+    std::vector<std::string> inputs;
+    std::string metadata;
+    std::string batch = "batch";
+    std::string anchors;
+    std::string outDir;
+    std::string alignment;      // a saved alignment to apply instead of learning one
+    std::string saveAlignment;  // where the learnt alignment goes
+    std::string transform = "default";
+    std::string spillover;
+    size_t levels = 101;
+    bool quiet = false;
+};
+
+std::string number(double v) {
+    std::ostringstream out;
+    out << std::setprecision(6) << v;
+    return out.str();
+}
+
+void writeGaps(const std::string& path, const std::vector<BatchGap>& gaps) {
+    io::writeFileAtomically(path, [&](std::ostream& out) {
+        out << "channel,gap_before,gap_after\n";
+        for (const auto& g : gaps)
+            out << io::csvField(g.channel) << ',' << number(g.before) << ',' << number(g.after)
+                << '\n';
+    });
+}
+
+void runAlign(const AlignArgs& a) {
+    io::refuseRepeatedInputs(a.inputs);
+    const SampleMetadata metadata = readSampleMetadata(a.metadata);
+    const bool learn = a.alignment.empty();
+    if (!learn && !a.anchors.empty())
+        throw InputError(
+            "--anchors: a saved --alignment is applied as it is; learn a new one "
+            "without --alignment");
+    const BatchAssignment assignment = assignBatches(metadata, a.inputs, a.batch, a.anchors, learn);
+    const std::vector<std::string> outputs = alignedPaths(a.inputs, a.outDir);
+    std::vector<std::string> readFiles = a.inputs;
+    readFiles.push_back(a.metadata);
+    if (!learn) readFiles.push_back(a.alignment);
+    const std::string gapsPath = (std::filesystem::path(a.outDir) / "batch_gaps.csv").string();
+    for (const auto& out : outputs) io::refuseOverwritingInput(out, readFiles, "--out-dir");
+    io::refuseOverwritingInput(gapsPath, readFiles, "batch_gaps.csv in --out-dir");
+    io::refuseOverwritingInput(a.saveAlignment, readFiles, "--save-alignment");
+
+    std::vector<io::Table> tables;
+    for (const auto& path : a.inputs) tables.push_back(readInput(path));
+    std::vector<const io::Table*> all, anchors;
+    std::vector<std::string> anchorBatches;
+    for (size_t i = 0; i < tables.size(); ++i) {
+        all.push_back(&tables[i]);
+        if (!assignment.anchor[i]) continue;
+        anchors.push_back(&tables[i]);
+        anchorBatches.push_back(assignment.batchOf[i]);
+    }
+    BatchAlignment alignment;
+    if (learn) {
+        PrepareOptions options;
+        options.transform = a.transform;
+        options.spilloverFile = a.spillover;
+        alignment = learnBatchAlignment(anchors, anchorBatches,
+                                        alignmentScale(*anchors.front(), options), a.levels);
+    } else {
+        alignment = readBatchAlignment(a.alignment);
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(a.outDir, ec);
+    if (ec) throw InputError("--out-dir " + a.outDir + ": cannot create it (" + ec.message() + ")");
+    for (size_t i = 0; i < tables.size(); ++i)
+        writeAlignedTable(outputs[i], alignTable(tables[i], alignment, assignment.batchOf[i]));
+    if (!a.saveAlignment.empty()) writeBatchAlignment(a.saveAlignment, alignment);
+    // The gap is measured on the anchors when the alignment is learnt here, else on every file.
+    const std::vector<BatchGap> gaps = learn ? batchGaps(anchors, anchorBatches, alignment)
+                                             : batchGaps(all, assignment.batchOf, alignment);
+    writeGaps(gapsPath, gaps);
+    std::vector<double> before, after;
+    for (const auto& g : gaps) {
+        before.push_back(g.before);
+        after.push_back(g.after);
+    }
+    const auto median = [](std::vector<double> v) {
+        if (v.empty()) return 0.0;
+        std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
+        return v[v.size() / 2];
+    };
+    note(a.quiet, "aligned " + std::to_string(tables.size()) + " files of " +
+                      std::to_string(alignment.batches.size()) + " batches on " +
+                      std::to_string(alignment.scale.steps.size()) + " channels into " + a.outDir +
+                      "; the batches' median gap (earth mover's "
+                      "distance, transformed units) " +
+                      number(median(before)) + " -> " + number(median(after)) +
+                      " (batch_gaps.csv)");
+}
+
+void addAlignCommand(CLI::App& app) {
+    auto args = std::make_shared<AlignArgs>();
+    CLI::App* cmd = app.add_subcommand(
+        "align",
+        "Align files measured in several batches: each marker of each batch is carried onto "
+        "the batches' mean distribution by a monotone map of its quantiles, learnt from anchor "
+        "samples (a control measured in every batch), in the transformed scale and back to the "
+        "files' own units. Writes the aligned files (same names, FCS or CSV) and "
+        "batch_gaps.csv (each marker's mean earth mover's distance between batches, before "
+        "and after) to --out-dir");
+    cmd->add_option("inputs", args->inputs, "FCS, CSV/TSV or points JSON files")->required();
+    cmd->add_option("--metadata", args->metadata,
+                    "sample metadata CSV: a row per file, with its batch")
+        ->required();
+    cmd->add_option("--batch", args->batch, "the metadata column naming each file's batch")
+        ->capture_default_str();
+    cmd->add_option("--anchors", args->anchors,
+                    "COLUMN=VALUE: the files that teach the alignment (such as type=control); "
+                    "every file by default");
+    cmd->add_option("--out-dir", args->outDir, "folder for the aligned files (created if missing)")
+        ->required();
+    cmd->add_option("--levels", args->levels, "quantile levels learnt per marker and batch")
+        ->capture_default_str()
+        ->check(CLI::Range(3, 10001));
+    cmd->add_option("--save-alignment", args->saveAlignment,
+                    "write the learnt alignment (JSON) to apply it to later files of the batches");
+    cmd->add_option("--alignment", args->alignment,
+                    "apply a saved alignment (from --save-alignment) instead of learning one");
+    cmd->add_option("--transform", args->transform,
+                    "the scale the quantiles are taken in: default, asinh:COFACTOR, logicle or "
+                    "none")
+        ->capture_default_str();
+    cmd->add_option("--spillover", args->spillover,
+                    "compensate with this spillover matrix file instead of the files' own");
+    cmd->add_flag("--quiet,-q", args->quiet, "no summary on stderr");
+    cmd->callback([args] { runAlign(*args); });
+}
+
+CommandRegistration alignCommand{addAlignCommand};
+
+}  // namespace
+}  // namespace sepal::cli

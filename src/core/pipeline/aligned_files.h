@@ -1,0 +1,37 @@
+#pragma once
+// The files of a batch alignment (batch_alignment.h): which batch each sample was measured in and
+// which samples are anchors, read from the sample metadata, and where the aligned files go. One
+// place for sepal-cli align and the app's Align batches, so that both write the same files.
+
+#include <string>
+#include <vector>
+
+#include "core/io/table.h"
+#include "core/pipeline/sample_metadata.h"
+
+namespace sepal {
+
+/// Each sample's batch and whether its cells teach the alignment.
+struct BatchAssignment {
+    std::vector<std::string> batchOf;  ///< per sample: its value in the batch column
+    std::vector<bool> anchor;          ///< per sample: an anchor (a control measured in each batch)
+};
+
+/// The batches of `paths` from `metadata`'s column `batchColumn`, and the anchors: the samples
+/// whose metadata match `anchors` ("COLUMN=VALUE"), or every sample when it is empty. Throws
+/// InputError naming an unknown column, a sample without a batch, a malformed `anchors`, or (with
+/// `anchorsInEveryBatch`, when the alignment is to be learnt) a batch without an anchor.
+BatchAssignment assignBatches(const SampleMetadata& metadata, const std::vector<std::string>& paths,
+                              const std::string& batchColumn, const std::string& anchors,
+                              bool anchorsInEveryBatch = true);
+
+/// Where the aligned samples are written: `folder`/<sample name> (sampleNames) with the input's
+/// extension (".fcs" or ".csv"; a TSV or points JSON table is written as ".csv").
+std::vector<std::string> alignedPaths(const std::vector<std::string>& paths,
+                                      const std::string& folder);
+
+/// Writes an aligned table to `path`, as FCS (.fcs) or CSV (anything else, with its spillover
+/// matrix beside it), through a temporary file and a rename. Throws InputError.
+void writeAlignedTable(const std::string& path, const io::Table& table);
+
+}  // namespace sepal

@@ -1,0 +1,411 @@
+#include "core/pipeline/batch_alignment.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <optional>
+
+#include "core/common/error.h"
+#include "core/io/atomic_file.h"
+#include "core/io/regular_file.h"
+#include "core/transform/compensation.h"
+#include "core/transform/logicle.h"
+#include "core/transform/quantile_map.h"
+
+namespace sepal {
+
+namespace {
+
+// Quantiles of a million events are within a thousandth of a level of all of them, and a
+// cohort's batch of 10^8 events would take minutes to sort per marker.
+constexpr size_t kMaxQuantileEvents = 1'000'000;
+
+constexpr const char* kFormat = "sepal-batch-alignment";
+
+// One channel's transform, forward and back, in double precision.
+class ChannelScale {
+  public:
+    explicit ChannelScale(const ColumnTransform& t) : m_t(t) {
+        if (t.kind == ColumnTransform::Kind::Logicle) m_logicle.emplace(t.logicle);
+    }
+    double forward(double x) const {
+        switch (m_t.kind) {
+            case ColumnTransform::Kind::Linear:
+                return x * m_t.scale + m_t.offset;
+            case ColumnTransform::Kind::Arcsinh:
+                return std::asinh(x / m_t.cofactor);
+            case ColumnTransform::Kind::Logicle:
+                return m_logicle->scale(x);
+            case ColumnTransform::Kind::None:
+                break;
+        }
+        return x;
+    }
+    double back(double y) const {
+        switch (m_t.kind) {
+            case ColumnTransform::Kind::Linear:
+                return (y - m_t.offset) / m_t.scale;
+            case ColumnTransform::Kind::Arcsinh:
+                return std::sinh(y) * m_t.cofactor;
+            case ColumnTransform::Kind::Logicle:
+                return m_logicle->inverse(y);
+            case ColumnTransform::Kind::None:
+                break;
+        }
+        return y;
+    }
+
+  private:
+    ColumnTransform m_t;
+    std::optional<Logicle> m_logicle;
+};
+
+// A table read in an alignment's scale: where each channel is, and how it is compensated.
+class ScaledTable {
+  public:
+    ScaledTable(const io::Table& table, const TransformPipeline& scale) : m_table(table) {
+        std::vector<std::string> missing;
+        for (const ColumnStep& step : scale.steps) {
+            const int c = table.findChannel(step.name);
+            if (c < 0) missing.push_back(step.name);
+            m_column.push_back(c < 0 ? 0 : size_t(c));
+            m_scales.emplace_back(step.transform);
+        }
+        if (!missing.empty()) {
+            std::string list;
+            for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+            throw InputError(table.source + ": lacks the aligned channel(s) " + list);
+        }
+        const io::Spillover* matrix = nullptr;
+        if (scale.compensation.source == CompensationStep::Source::File) {
+            if (!table.spillover)
+                throw InputError(table.source +
+                                 ": the alignment compensates with each file's own spillover "
+                                 "matrix, but this file has none");
+            matrix = &*table.spillover;
+        } else if (scale.compensation.source == CompensationStep::Source::Stored) {
+            matrix = &scale.compensation.spillover;
+        }
+        m_position.assign(scale.steps.size(), -1);
+        if (!matrix) return;
+        m_comp = resolveCompensation(*matrix, table);
+        m_spill = matrix->matrix;
+        for (size_t s = 0; s < m_column.size(); ++s)
+            for (size_t j = 0; j < m_comp->columns.size(); ++j)
+                if (m_comp->columns[j] == m_column[s]) m_position[s] = int(j);
+    }
+
+    size_t steps() const { return m_column.size(); }
+    size_t column(size_t s) const { return m_column[s]; }
+    int compensatedPosition(size_t s) const { return m_position[s]; }
+    const ChannelScale& scale(size_t s) const { return m_scales[s]; }
+    size_t compensated() const { return m_comp ? m_comp->columns.size() : 0; }
+    size_t compensatedColumn(size_t j) const { return m_comp->columns[j]; }
+    // Spill of compensated channel i into observed channel j.
+    double spill(size_t i, size_t j) const { return m_spill.at(i, j); }
+
+    // Row r's compensated values (observed times the inverse), into `out` (compensated() long).
+    void compensate(size_t r, std::vector<double>& observed, std::vector<double>& out) const {
+        const size_t k = compensated();
+        const float* row = m_table.values.row(r);
+        for (size_t j = 0; j < k; ++j) observed[j] = row[m_comp->columns[j]];
+        for (size_t col = 0; col < k; ++col) {
+            double v = 0;
+            for (size_t j = 0; j < k; ++j) v += observed[j] * m_comp->inverse[j * k + col];
+            out[col] = v;
+        }
+    }
+
+    // Channel s of row r before its transform: compensated (from `compensatedRow`) or raw.
+    double value(size_t r, size_t s, const std::vector<double>& compensatedRow) const {
+        return m_position[s] >= 0 ? compensatedRow[size_t(m_position[s])]
+                                  : double(m_table.values.at(r, m_column[s]));
+    }
+
+    // Per channel: the finite scaled values of every stride-th event, sorted.
+    std::vector<std::vector<double>> sortedColumns(size_t stride) const {
+        std::vector<std::vector<double>> out(steps());
+        std::vector<double> observed(compensated()), row(compensated());
+        for (size_t r = 0; r < m_table.events(); r += stride) {
+            if (compensated() > 0) compensate(r, observed, row);
+            for (size_t s = 0; s < steps(); ++s) {
+                const double y = m_scales[s].forward(value(r, s, row));
+                if (std::isfinite(y)) out[s].push_back(y);
+            }
+        }
+        for (auto& column : out) std::sort(column.begin(), column.end());
+        return out;
+    }
+
+  private:
+    const io::Table& m_table;
+    std::vector<size_t> m_column;
+    std::vector<int> m_position;
+    std::vector<ChannelScale> m_scales;
+    std::optional<ResolvedCompensation> m_comp;
+    Matrix m_spill;
+};
+
+// The batches in order of first appearance, and each table's index among them.
+std::vector<std::string> distinctBatches(const std::vector<std::string>& batchOf) {
+    std::vector<std::string> out;
+    for (const auto& b : batchOf)
+        if (std::find(out.begin(), out.end(), b) == out.end()) out.push_back(b);
+    return out;
+}
+
+// Per batch, per channel: the sorted scaled values of that batch's tables, at most
+// kMaxQuantileEvents a batch (the same stride in each of its tables).
+std::vector<std::vector<std::vector<double>>> batchColumns(
+    const std::vector<const io::Table*>& tables, const std::vector<std::string>& batchOf,
+    const std::vector<std::string>& batches, const TransformPipeline& scale) {
+    std::vector<std::vector<std::vector<double>>> out(
+        batches.size(), std::vector<std::vector<double>>(scale.steps.size()));
+    for (size_t b = 0; b < batches.size(); ++b) {
+        size_t events = 0;
+        for (size_t i = 0; i < tables.size(); ++i)
+            if (batchOf[i] == batches[b]) events += tables[i]->events();
+        const size_t stride =
+            std::max<size_t>(1, (events + kMaxQuantileEvents - 1) / kMaxQuantileEvents);
+        for (size_t i = 0; i < tables.size(); ++i) {
+            if (batchOf[i] != batches[b]) continue;
+            auto columns = ScaledTable(*tables[i], scale).sortedColumns(stride);
+            for (size_t s = 0; s < columns.size(); ++s) {
+                auto& into = out[b][s];
+                const size_t middle = into.size();
+                into.insert(into.end(), columns[s].begin(), columns[s].end());
+                std::inplace_merge(into.begin(), into.begin() + long(middle), into.end());
+            }
+        }
+    }
+    return out;
+}
+
+std::vector<double> numbers(const nlohmann::json& j, const std::string& where) {
+    if (!j.is_array()) throw InputError(where + " is not a list of numbers");
+    std::vector<double> out;
+    for (const auto& v : j) {
+        if (!v.is_number() || !std::isfinite(v.get<double>()))
+            throw InputError(where + " holds something other than a finite number");
+        out.push_back(v.get<double>());
+    }
+    if (!std::is_sorted(out.begin(), out.end())) throw InputError(where + " is not ascending");
+    return out;
+}
+
+}  // namespace
+
+nlohmann::json BatchAlignment::toJson() const {
+    nlohmann::json batchList = nlohmann::json::array();
+    for (size_t b = 0; b < batches.size(); ++b)
+        batchList.push_back({{"name", batches[b]}, {"quantiles", quantiles[b]}});
+    return {{"format", kFormat}, {"version", 1}, {"scale", scale.toJson()},
+            {"levels", levels},  {"goal", goal}, {"batches", batchList}};
+}
+
+BatchAlignment BatchAlignment::fromJson(const nlohmann::json& json, const std::string& where) {
+    if (!json.is_object() || json.value("format", "") != kFormat)
+        throw InputError(where + ": not a batch alignment (\"format\": \"" + kFormat + "\")");
+    BatchAlignment out;
+    if (!json.contains("scale")) throw InputError(where + ": no \"scale\"");
+    out.scale = TransformPipeline::fromJson(json["scale"]);
+    out.levels = numbers(json.value("levels", nlohmann::json()), where + ": \"levels\"");
+    if (out.levels.size() < 2 || out.levels.front() < 0 || out.levels.back() > 1)
+        throw InputError(where + ": \"levels\" must be at least two levels from 0 to 1");
+    const size_t steps = out.scale.steps.size();
+    const auto perChannel = [&](const nlohmann::json& j, const std::string& what, bool mayBeEmpty) {
+        if (!j.is_array() || j.size() != steps)
+            throw InputError(where + ": " + what + " must hold one list per channel (" +
+                             std::to_string(steps) + ")");
+        std::vector<std::vector<double>> lists;
+        for (size_t s = 0; s < steps; ++s) {
+            const std::string at = what + " of " + out.scale.steps[s].name;
+            lists.push_back(numbers(j[s], where + ": " + at));
+            if (!(lists.back().size() == out.levels.size() || (mayBeEmpty && lists.back().empty())))
+                throw InputError(where + ": " + at + " must hold one number per level (" +
+                                 std::to_string(out.levels.size()) + ")");
+        }
+        return lists;
+    };
+    out.goal = perChannel(json.value("goal", nlohmann::json()), "\"goal\"", true);
+    const auto batchList = json.value("batches", nlohmann::json());
+    if (!batchList.is_array() || batchList.size() < 2)
+        throw InputError(where + ": \"batches\" must list at least two batches");
+    for (const auto& b : batchList) {
+        if (!b.is_object() || !b.contains("name") || !b["name"].is_string())
+            throw InputError(where + ": a batch without a \"name\"");
+        const std::string name = b["name"].get<std::string>();
+        if (std::find(out.batches.begin(), out.batches.end(), name) != out.batches.end())
+            throw InputError(where + ": batch \"" + name + "\" is listed twice");
+        out.batches.push_back(name);
+        out.quantiles.push_back(perChannel(b.value("quantiles", nlohmann::json()),
+                                           "the quantiles of batch \"" + name + "\"", true));
+    }
+    return out;
+}
+
+size_t BatchAlignment::batchIndex(const std::string& batch) const {
+    const auto it = std::find(batches.begin(), batches.end(), batch);
+    if (it != batches.end()) return size_t(it - batches.begin());
+    std::string list;
+    for (const auto& b : batches) list += (list.empty() ? "" : ", ") + b;
+    throw InputError("batch \"" + batch +
+                     "\" was not learnt by the alignment (its batches: " + list + ")");
+}
+
+BatchAlignment readBatchAlignment(const std::string& path) {
+    io::requireRegularFile(path);
+    std::ifstream in(path);
+    if (!in) throw InputError(path + ": cannot open the batch alignment");
+    nlohmann::json json;
+    try {
+        json = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception& e) {
+        throw InputError(path + ": not valid JSON (" + e.what() + ")");
+    }
+    return BatchAlignment::fromJson(json, path);
+}
+
+void writeBatchAlignment(const std::string& path, const BatchAlignment& alignment) {
+    io::writeFileAtomically(path,
+                            [&](std::ostream& out) { out << alignment.toJson().dump(1) << '\n'; });
+}
+
+TransformPipeline alignmentScale(const io::Table& table, PrepareOptions options) {
+    options.allMarkers = true;
+    TransformPipeline scale = choosePipeline(table, options);
+    if (!options.spilloverFile.empty()) useSpilloverFile(scale, options.spilloverFile);
+    for (ColumnStep& step : scale.steps) {
+        step.zscore = false;
+        step.mean.reset();
+        step.sd.reset();
+        step.weight = 1.0;
+    }
+    return scale;
+}
+
+BatchAlignment learnBatchAlignment(const std::vector<const io::Table*>& anchors,
+                                   const std::vector<std::string>& batchOf,
+                                   const TransformPipeline& scale, size_t levels) {
+    if (anchors.size() != batchOf.size())
+        throw InputError("batch alignment: " + std::to_string(anchors.size()) + " anchors but " +
+                         std::to_string(batchOf.size()) + " batches given for them");
+    BatchAlignment out;
+    out.scale = scale;
+    out.levels = evenLevels(levels);
+    out.batches = distinctBatches(batchOf);
+    if (out.batches.size() < 2)
+        throw InputError("batch alignment needs anchors in at least two batches; " +
+                         (out.batches.empty() ? std::string("none were given")
+                                              : "all are in batch \"" + out.batches[0] + "\""));
+    const auto columns = batchColumns(anchors, batchOf, out.batches, scale);
+    out.quantiles.resize(out.batches.size());
+    for (size_t b = 0; b < out.batches.size(); ++b)
+        for (const auto& column : columns[b])
+            out.quantiles[b].push_back(quantilesOfSorted(column, out.levels));
+    for (size_t s = 0; s < scale.steps.size(); ++s) {
+        std::vector<double> goal(out.levels.size(), 0.0);
+        size_t batches = 0;
+        for (size_t b = 0; b < out.batches.size(); ++b) {
+            if (out.quantiles[b][s].empty()) continue;
+            for (size_t l = 0; l < goal.size(); ++l) goal[l] += out.quantiles[b][s][l];
+            ++batches;
+        }
+        for (double& g : goal) g /= double(std::max<size_t>(batches, 1));
+        out.goal.push_back(batches > 0 ? goal : std::vector<double>());
+    }
+    return out;
+}
+
+io::Table alignTable(const io::Table& table, const BatchAlignment& alignment,
+                     const std::string& batch) {
+    const size_t b = alignment.batchIndex(batch);
+    const ScaledTable scaled(table, alignment.scale);
+    std::vector<QuantileMap> maps(scaled.steps());
+    std::vector<char> mapped(scaled.steps(), 0);
+    for (size_t s = 0; s < scaled.steps(); ++s) {
+        const auto& from = alignment.quantiles[b][s];
+        const auto& to = alignment.goal[s];
+        if (from.empty() || to.empty()) continue;
+        maps[s] = QuantileMap(from, to);
+        mapped[s] = 1;
+    }
+    io::Table out = table;
+    const size_t n = table.events(), k = scaled.compensated();
+#pragma omp parallel if (n > 4096)
+    {
+        std::vector<double> observed(k), compensated(k), change(k);
+#pragma omp for schedule(static)
+        for (long long i = 0; i < static_cast<long long>(n); ++i) {
+            const size_t r = size_t(i);
+            if (k > 0) scaled.compensate(r, observed, compensated);
+            std::fill(change.begin(), change.end(), 0.0);
+            for (size_t s = 0; s < scaled.steps(); ++s) {
+                if (!mapped[s]) continue;
+                const double v = scaled.value(r, s, compensated);
+                const ChannelScale& cs = scaled.scale(s);
+                const double y = cs.forward(v);
+                if (!std::isfinite(y)) continue;
+                const double aligned = cs.back(maps[s](y));
+                if (!std::isfinite(aligned)) continue;
+                if (const int p = scaled.compensatedPosition(s); p >= 0)
+                    change[size_t(p)] = aligned - v;
+                else
+                    out.values.at(r, scaled.column(s)) = float(aligned);
+            }
+            // A compensated channel's change reaches the detectors through the spillover:
+            // observed = compensated x spillover, so compensating the file gives the aligned
+            // values, and channels left alone keep theirs.
+            for (size_t j = 0; j < k; ++j) {
+                double moved = 0;
+                for (size_t c = 0; c < k; ++c) moved += change[c] * scaled.spill(c, j);
+                if (moved != 0)
+                    out.values.at(r, scaled.compensatedColumn(j)) = float(observed[j] + moved);
+            }
+        }
+    }
+    out.keywords.erase(std::remove_if(out.keywords.begin(), out.keywords.end(),
+                                      [](const auto& kv) { return kv.first == "SEPAL_BATCH"; }),
+                       out.keywords.end());
+    out.keywords.emplace_back("SEPAL_BATCH", batch);
+    return out;
+}
+
+std::vector<BatchGap> batchGaps(const std::vector<const io::Table*>& tables,
+                                const std::vector<std::string>& batchOf,
+                                const BatchAlignment& alignment) {
+    const std::vector<std::string> batches = distinctBatches(batchOf);
+    std::vector<io::Table> aligned;
+    aligned.reserve(tables.size());
+    for (size_t i = 0; i < tables.size(); ++i)
+        aligned.push_back(alignTable(*tables[i], alignment, batchOf[i]));
+    std::vector<const io::Table*> alignedPointers;
+    for (const auto& t : aligned) alignedPointers.push_back(&t);
+    const auto before = batchColumns(tables, batchOf, batches, alignment.scale);
+    const auto after = batchColumns(alignedPointers, batchOf, batches, alignment.scale);
+    const auto meanGap = [&](const auto& columns, size_t s) {
+        double sum = 0;
+        size_t pairs = 0;
+        for (size_t a = 0; a < batches.size(); ++a)
+            for (size_t b = a + 1; b < batches.size(); ++b) {
+                if (columns[a][s].empty() || columns[b][s].empty()) continue;
+                sum += earthMoversDistance(columns[a][s], columns[b][s]);
+                ++pairs;
+            }
+        return pairs ? sum / double(pairs) : 0.0;
+    };
+    std::vector<BatchGap> out;
+    const io::Table* first = tables.empty() ? nullptr : tables.front();
+    for (size_t s = 0; s < alignment.scale.steps.size(); ++s) {
+        std::string name = alignment.scale.steps[s].name;
+        if (first)
+            if (const int c = first->findChannel(name);
+                c >= 0 && !first->channels[size_t(c)].marker.empty())
+                name = first->channels[size_t(c)].marker;
+        out.push_back({name, meanGap(before, s), meanGap(after, s)});
+    }
+    return out;
+}
+
+}  // namespace sepal
