@@ -12,6 +12,7 @@
 #include "core/io/spillover_file.h"
 #include "core/model/model_file.h"
 #include "core/model/model_panel.h"
+#include "core/pipeline/aligned_files.h"
 #include "core/pipeline/sample_metadata.h"
 #include "core/transform/empty_channels.h"
 
@@ -204,6 +205,38 @@ void DataService::openSampleMetadata(const std::string& path) {
                 std::to_string(state.data.samples.size()) + " open samples");
     } catch (const std::exception& e) {
         log(LogEntry::Error, std::string("sample metadata: ") + e.what());
+    }
+}
+
+void DataService::alignBatches(const std::string& batchColumn, const std::string& anchors,
+                               const std::string& folder) {
+    const State& state = this->state();
+    try {
+        if (state.data.samples.size() < 2)
+            throw InputError("open the samples of two batches or more first");
+        if (state.metadata.columns.empty())
+            throw InputError("open the samples' metadata first: a CSV with each file's batch");
+        std::vector<std::string> paths;
+        for (const auto& s : state.data.samples) paths.push_back(s.path);
+        AlignRequest request{assignBatches(state.metadata, paths, batchColumn, anchors)};
+        request.folder = folder;
+        request.folderOption = "the Batches window's folder";
+        request.readFiles = paths;
+        request.readFiles.push_back(state.metadata.source);
+        // The scale sepal-cli align takes: the first anchor's markers, as the preset transforms
+        // and compensates them, with a spillover matrix loaded here (its --spillover).
+        const auto& anchor = request.assignment.anchor;
+        request.scale = alignmentScale(
+            state.data
+                .tables[size_t(std::find(anchor.begin(), anchor.end(), true) - anchor.begin())]);
+        if (state.pipeline.compensation.source == CompensationStep::Source::Stored)
+            request.scale.compensation = state.pipeline.compensation;
+        const AlignedSamples aligned = alignSamples(state.data.tables, paths, request);
+        log(LogEntry::Info,
+            aligned.summary() + "; opening them (the original files are as they were)");
+        openFiles(aligned.paths);
+    } catch (const std::exception& e) {
+        log(LogEntry::Error, std::string("align batches: ") + e.what());
     }
 }
 

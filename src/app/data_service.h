@@ -45,6 +45,12 @@ class DataService : public Service {
     /// Reads a sample metadata CSV (file, condition, patient, ...) and colours the samples by
     /// its first column; undoable. Errors are logged.
     void openSampleMetadata(const std::string& path);
+    /// Aligns the open samples' batches (`batchColumn` of the sample metadata), learnt from the
+    /// anchors ("COLUMN=VALUE", or every sample when empty) as sepal-cli align does: writes the
+    /// aligned files and batch_gaps.csv into `folder` and opens the aligned files in place of
+    /// the originals, which stay as they were. Errors are logged; nothing changes then.
+    void alignBatches(const std::string& batchColumn, const std::string& anchors,
+                      const std::string& folder);
     /// Files opened recently, newest first.
     const std::vector<std::string>& recentFiles() const { return m_recent; }
     /// Puts a file at the top of the recent files.

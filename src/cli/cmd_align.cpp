@@ -5,17 +5,14 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <filesystem>
-#include <iomanip>
 #include <memory>
-#include <sstream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/cli_progress.h"
 #include "cli/command_registry.h"
 #include "core/common/error.h"
-#include "core/io/atomic_file.h"
-#include "core/io/csv_writer.h"
 #include "core/io/input_guard.h"
 #include "core/pipeline/aligned_files.h"
 #include "core/pipeline/batch_alignment.h"
@@ -40,21 +37,6 @@ struct AlignArgs {
     bool quiet = false;
 };
 
-std::string number(double v) {
-    std::ostringstream out;
-    out << std::setprecision(6) << v;
-    return out.str();
-}
-
-void writeGaps(const std::string& path, const std::vector<BatchGap>& gaps) {
-    io::writeFileAtomically(path, [&](std::ostream& out) {
-        out << "channel,gap_before,gap_after\n";
-        for (const auto& g : gaps)
-            out << io::csvField(g.channel) << ',' << number(g.before) << ',' << number(g.after)
-                << '\n';
-    });
-}
-
 void runAlign(const AlignArgs& a) {
     io::refuseRepeatedInputs(a.inputs);
     const SampleMetadata metadata = readSampleMetadata(a.metadata);
@@ -64,62 +46,31 @@ void runAlign(const AlignArgs& a) {
             "--anchors: a saved --alignment is applied as it is; learn a new one "
             "without --alignment");
     const BatchAssignment assignment = assignBatches(metadata, a.inputs, a.batch, a.anchors, learn);
-    const std::vector<std::string> outputs = alignedPaths(a.inputs, a.outDir);
     std::vector<std::string> readFiles = a.inputs;
     readFiles.push_back(a.metadata);
     if (!learn) readFiles.push_back(a.alignment);
-    const std::string gapsPath = (std::filesystem::path(a.outDir) / "batch_gaps.csv").string();
-    for (const auto& out : outputs) io::refuseOverwritingInput(out, readFiles, "--out-dir");
-    io::refuseOverwritingInput(gapsPath, readFiles, "batch_gaps.csv in --out-dir");
     io::refuseOverwritingInput(a.saveAlignment, readFiles, "--save-alignment");
-
     std::vector<io::Table> tables;
     for (const auto& path : a.inputs) tables.push_back(readInput(path));
-    std::vector<const io::Table*> all, anchors;
-    std::vector<std::string> anchorBatches;
-    for (size_t i = 0; i < tables.size(); ++i) {
-        all.push_back(&tables[i]);
-        if (!assignment.anchor[i]) continue;
-        anchors.push_back(&tables[i]);
-        anchorBatches.push_back(assignment.batchOf[i]);
-    }
-    BatchAlignment alignment;
+    AlignRequest request{assignment};
+    request.levels = a.levels;
+    request.folder = a.outDir;
+    request.folderOption = "--out-dir";
+    request.readFiles = readFiles;
+    std::optional<BatchAlignment> given;
     if (learn) {
         PrepareOptions options;
         options.transform = a.transform;
         options.spilloverFile = a.spillover;
-        alignment = learnBatchAlignment(anchors, anchorBatches,
-                                        alignmentScale(*anchors.front(), options), a.levels);
+        const auto anchor = std::find(assignment.anchor.begin(), assignment.anchor.end(), true);
+        request.scale = alignmentScale(tables[size_t(anchor - assignment.anchor.begin())], options);
     } else {
-        alignment = readBatchAlignment(a.alignment);
+        given = readBatchAlignment(a.alignment);
+        request.given = &*given;
     }
-    std::error_code ec;
-    std::filesystem::create_directories(a.outDir, ec);
-    if (ec) throw InputError("--out-dir " + a.outDir + ": cannot create it (" + ec.message() + ")");
-    for (size_t i = 0; i < tables.size(); ++i)
-        writeAlignedTable(outputs[i], alignTable(tables[i], alignment, assignment.batchOf[i]));
-    if (!a.saveAlignment.empty()) writeBatchAlignment(a.saveAlignment, alignment);
-    // The gap is measured on the anchors when the alignment is learnt here, else on every file.
-    const std::vector<BatchGap> gaps = learn ? batchGaps(anchors, anchorBatches, alignment)
-                                             : batchGaps(all, assignment.batchOf, alignment);
-    writeGaps(gapsPath, gaps);
-    std::vector<double> before, after;
-    for (const auto& g : gaps) {
-        before.push_back(g.before);
-        after.push_back(g.after);
-    }
-    const auto median = [](std::vector<double> v) {
-        if (v.empty()) return 0.0;
-        std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
-        return v[v.size() / 2];
-    };
-    note(a.quiet, "aligned " + std::to_string(tables.size()) + " files of " +
-                      std::to_string(alignment.batches.size()) + " batches on " +
-                      std::to_string(alignment.scale.steps.size()) + " channels into " + a.outDir +
-                      "; the batches' median gap (earth mover's "
-                      "distance, transformed units) " +
-                      number(median(before)) + " -> " + number(median(after)) +
-                      " (batch_gaps.csv)");
+    const AlignedSamples aligned = alignSamples(tables, a.inputs, request);
+    if (!a.saveAlignment.empty()) writeBatchAlignment(a.saveAlignment, aligned.alignment);
+    note(a.quiet, aligned.summary());
 }
 
 void addAlignCommand(CLI::App& app) {

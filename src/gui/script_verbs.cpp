@@ -203,6 +203,15 @@ void metadata(ScriptRun& run, const ScriptAction& a) {
     run.app.workspace().data().openSampleMetadata(a.args[0]);
 }
 
+void alignBatches(ScriptRun& run, const ScriptAction& a) {
+    if (a.args.size() != 3)
+        throw InputError(
+            "align-batches needs COLUMN ANCHORS FOLDER (ANCHORS: COLUMN=VALUE, or - "
+            "for every sample)");
+    run.app.workspace().data().alignBatches(a.args[0], a.args[1] == "-" ? "" : a.args[1],
+                                            a.args[2]);
+}
+
 void spillover(ScriptRun& run, const ScriptAction& a) {
     if (a.args.empty()) throw InputError("spillover needs the path of a matrix file");
     run.app.workspace().data().loadSpillover(a.args[0]);
@@ -333,6 +342,8 @@ const ScriptVerb kVerbs[] = {
     {"polish", "umap|tsne [N] [perplexity P]: polish the picture (N epochs) and wait for it; cancel; off: EmbedSOM's picture again", polish},
     {"recipe", "[cancel]: train the Training window's recipe (or cancel it)", recipe},
     {"metadata", "PATH: the samples' metadata CSV", metadata},
+    {"align-batches", "COLUMN ANCHORS|- FOLDER: align the samples' batches, open the aligned files",
+     alignBatches},
     {"compare", "COLUMN LEVEL REFERENCE [BLOCK|-] [edgeR|GLMM]: compare two conditions (Compare window) and wait for it", compare},
     {"spillover", "PATH: compensate with the spillover matrix in PATH", spillover},
     {"export", "KIND PATH ...: write a file (the kinds below)", exportFile},

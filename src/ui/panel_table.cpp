@@ -3,6 +3,7 @@
 #include <functional>
 #include <memory>
 
+#include "ui/batches_panel.h"
 #include "ui/biaxial_panel.h"
 #include "ui/colour_panel.h"
 #include "ui/compare_panel.h"
@@ -37,6 +38,7 @@ std::unique_ptr<Panel> plain(Canvas&) {
 const PanelRow kPanels[] = {
     {Bar::Left, plain<OpenPanel>},
     {Bar::Left, plain<DataPanel>},
+    {Bar::Left, plain<BatchesPanel>},
     {Bar::Left, plain<TrainingPanel>},
     {Bar::Left, [](Canvas& c) { return std::make_unique<LandmarksPanel>(c.selection()); }},
     {Bar::Left, plain<ColourPanel>},

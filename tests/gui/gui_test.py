@@ -814,6 +814,44 @@ def test_counts_agreement(out):
     check("pSTAT5" in header or "STAT5" in header, f"no state marker among the medians: {header}")
 
 
+def test_batch_alignment(out):
+    """Aligning batches in the app (the Batches window's action) and through sepal-cli align
+    write the same files: CytoNorm's four real CyTOF files, three batches, one control a batch as
+    the anchors; the app then shows the aligned files in place of the originals."""
+    cli = os.environ.get("SEPAL_CLI")
+    real = os.path.join(os.environ.get("SEPAL_SHARED_DATA", ""), "fcs", "cytonorm")
+    files = sorted(glob.glob(f"{real}/*.fcs"))
+    if not cli or len(files) != 4:
+        print(f"skipped: needs SEPAL_CLI and the CytoNorm files in {real}")
+        sys.exit(SKIP)
+    with open(f"{out}/samples.csv", "w") as f:
+        f.write("file,batch,type\n")
+        for path in files:
+            name = os.path.basename(path)
+            batch = name.split("_")[1]
+            held_out = name == "Gates_PTLG034_Unstim_Control_2.fcs"
+            f.write(f"{name},{batch},{'held-out' if held_out else 'control'}\n")
+    states, _, _ = run_app(["open " + " ".join(files), "settle", f"metadata {out}/samples.csv",
+                            "panel Batches open", "wait 0.3", f"screenshot {out}/batches.png",
+                            f"align-batches day - {out}/wrong", "settle", "state",
+                            f"align-batches batch type=control {out}/app", "settle", "state",
+                            "quit"], out)
+    # A column the metadata lacks is an error in the log, and what was open stays open.
+    check(states[-2]["errors"] == 1, "no error for a batch column the metadata lacks")
+    check(sorted(states[-2]["samples"]) == files, "a failed alignment changed the samples")
+    check(not os.path.exists(f"{out}/wrong"), "a failed alignment wrote files")
+    check(states[-1]["errors"] == 1, "the alignment logged errors")
+    shown = sorted(states[-1]["samples"])
+    check(shown == sorted(f"{out}/app/{os.path.basename(f)}" for f in files),
+          f"the app does not show the aligned files: {shown}")
+    subprocess.run([cli, "align", *files, "--metadata", f"{out}/samples.csv", "--batch", "batch",
+                    "--anchors", "type=control", "--out-dir", f"{out}/cli", "-q"], check=True)
+    for name in [os.path.basename(f) for f in files] + ["batch_gaps.csv"]:
+        with open(f"{out}/app/{name}", "rb") as a, open(f"{out}/cli/{name}", "rb") as c:
+            check(a.read() == c.read(), f"{name} differs between the app and sepal-cli align")
+    check(read_png(f"{out}/batches.png")[0] > 0, "no screenshot of the Batches window")
+
+
 def test_compare(out):
     """Comparing conditions in the app on a generated study (3 patients x 2 conditions of 10^5
     cells, planted

@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iomanip>
+#include <sstream>
 
 #include "core/common/error.h"
 #include "core/common/text.h"
+#include "core/io/atomic_file.h"
 #include "core/io/csv_writer.h"
 #include "core/io/fcs_writer.h"
+#include "core/io/input_guard.h"
 #include "core/pipeline/samples.h"
 
 namespace sepal {
@@ -21,6 +25,27 @@ size_t metadataColumn(const SampleMetadata& metadata, const std::string& name,
     for (const auto& c : metadata.columns) list += (list.empty() ? "" : ", ") + c;
     throw InputError(what + ": " + metadata.source + " has no column \"" + name +
                      "\" (its columns: " + list + ")");
+}
+
+std::string shortNumber(double v) {
+    std::ostringstream out;
+    out << std::setprecision(6) << v;
+    return out.str();
+}
+
+void writeGaps(const std::string& path, const std::vector<BatchGap>& gaps) {
+    io::writeFileAtomically(path, [&](std::ostream& out) {
+        out << "channel,gap_before,gap_after\n";
+        for (const auto& g : gaps)
+            out << io::csvField(g.channel) << ',' << shortNumber(g.before) << ','
+                << shortNumber(g.after) << '\n';
+    });
+}
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
+    return v[v.size() / 2];
 }
 
 }  // namespace
@@ -75,6 +100,58 @@ std::vector<std::string> alignedPaths(const std::vector<std::string>& paths,
         if (lower != ".fcs" && lower != ".csv") extension = ".csv";
         out.push_back((std::filesystem::path(folder) / (names[i] + extension)).string());
     }
+    return out;
+}
+
+std::string AlignedSamples::summary() const {
+    std::vector<double> before, after;
+    for (const auto& g : gaps) {
+        before.push_back(g.before);
+        after.push_back(g.after);
+    }
+    const std::string folder =
+        paths.empty() ? std::string() : std::filesystem::path(paths.front()).parent_path().string();
+    return "aligned " + std::to_string(paths.size()) + " files of " +
+           std::to_string(alignment.batches.size()) + " batches on " +
+           std::to_string(alignment.scale.steps.size()) + " channels into " + folder +
+           "; the batches' median gap (earth mover's distance, transformed units) " +
+           shortNumber(median(before)) + " -> " + shortNumber(median(after)) + " (" +
+           std::filesystem::path(gapsPath).filename().string() + ")";
+}
+
+AlignedSamples alignSamples(const std::vector<io::Table>& tables,
+                            const std::vector<std::string>& paths, const AlignRequest& request) {
+    const BatchAssignment& assignment = request.assignment;
+    const std::string& folder = request.folder;
+    AlignedSamples out;
+    out.paths = alignedPaths(paths, folder);
+    out.gapsPath = (std::filesystem::path(folder) / "batch_gaps.csv").string();
+    for (const auto& path : out.paths)
+        io::refuseOverwritingInput(path, request.readFiles, request.folderOption);
+    io::refuseOverwritingInput(out.gapsPath, request.readFiles,
+                               "batch_gaps.csv in " + request.folderOption);
+    std::vector<const io::Table*> all, anchors;
+    std::vector<std::string> anchorBatches;
+    for (size_t i = 0; i < tables.size(); ++i) {
+        all.push_back(&tables[i]);
+        if (!assignment.anchor[i]) continue;
+        anchors.push_back(&tables[i]);
+        anchorBatches.push_back(assignment.batchOf[i]);
+    }
+    const BatchAlignment* given = request.given;
+    out.alignment =
+        given ? *given : learnBatchAlignment(anchors, anchorBatches, request.scale, request.levels);
+    std::error_code ec;
+    std::filesystem::create_directories(folder, ec);
+    if (ec)
+        throw InputError(request.folderOption + " " + folder + ": cannot create it (" +
+                         ec.message() + ")");
+    for (size_t i = 0; i < tables.size(); ++i)
+        writeAlignedTable(out.paths[i],
+                          alignTable(tables[i], out.alignment, assignment.batchOf[i]));
+    out.gaps = given ? batchGaps(all, assignment.batchOf, out.alignment)
+                     : batchGaps(anchors, anchorBatches, out.alignment);
+    writeGaps(out.gapsPath, out.gaps);
     return out;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/io/table.h"
+#include "core/pipeline/batch_alignment.h"
 #include "core/pipeline/sample_metadata.h"
 
 namespace sepal {
@@ -33,5 +34,36 @@ std::vector<std::string> alignedPaths(const std::vector<std::string>& paths,
 /// Writes an aligned table to `path`, as FCS (.fcs) or CSV (anything else, with its spillover
 /// matrix beside it), through a temporary file and a rename. Throws InputError.
 void writeAlignedTable(const std::string& path, const io::Table& table);
+
+/// What alignSamples did.
+struct AlignedSamples {
+    BatchAlignment alignment;        ///< the alignment learnt (or the one given)
+    std::vector<std::string> paths;  ///< the aligned files written, one per sample
+    std::string gapsPath;            ///< batch_gaps.csv beside them
+    /// Each channel's gap between batches before and after: on the anchors when the alignment
+    /// was learnt from them, else on every sample.
+    std::vector<BatchGap> gaps;
+    /// One line for the user: files, batches, channels, the median gap before and after.
+    std::string summary() const;
+};
+
+/// How alignSamples aligns and where it writes.
+struct AlignRequest {
+    BatchAssignment assignment;  ///< each sample's batch, and the anchors
+    /// The scale an alignment is learnt in (alignmentScale), when none is `given`.
+    TransformPipeline scale;
+    size_t levels = 101;                      ///< quantile levels learnt per channel and batch
+    const BatchAlignment* given = nullptr;    ///< a saved alignment to apply instead
+    std::string folder;                       ///< where the aligned files go (created if missing)
+    std::string folderOption = "the folder";  ///< what errors call the folder ("--out-dir")
+    std::vector<std::string> readFiles;       ///< inputs never written over
+};
+
+/// Aligns the samples `tables` (read from `paths`) as `request` says: by its given alignment,
+/// or by one learnt from its anchors, and writes them to alignedPaths(paths, folder) with
+/// batch_gaps.csv (channel, gap_before, gap_after). Refuses, before writing anything, to write
+/// over one of the read files. What sepal-cli align and the app's Align batches both run.
+AlignedSamples alignSamples(const std::vector<io::Table>& tables,
+                            const std::vector<std::string>& paths, const AlignRequest& request);
 
 }  // namespace sepal

@@ -1,0 +1,101 @@
+#include "ui/batches_panel.h"
+
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <vector>
+
+#include "core/common/text.h"
+
+namespace sepal::ui {
+
+BatchesPanel::BatchesPanel() {
+    std::error_code ec;
+    m_folder = (std::filesystem::current_path(ec) / "aligned").string();
+}
+
+void BatchesPanel::draw(UiContext& ctx) {
+    auto& ws = ctx.workspace;
+    const auto& st = ws.state();
+    const SampleMetadata& metadata = st.metadata;
+    if (st.data.samples.size() < 2) {
+        ImGui::TextDisabled("Open the samples of several batches to align them.");
+        return;
+    }
+    if (metadata.columns.empty()) {
+        ImGui::TextWrapped(
+            "Each sample's batch comes from the samples' metadata: a CSV with a row per file "
+            "and a batch column (Open > Open as sample metadata).");
+        return;
+    }
+    // The batch column: the user's, else one called "batch", else the first.
+    if (std::find(metadata.columns.begin(), metadata.columns.end(), m_column) ==
+        metadata.columns.end()) {
+        m_column = metadata.columns.front();
+        for (const auto& c : metadata.columns)
+            if (lowercase(c) == "batch") m_column = c;
+    }
+    std::vector<std::string> paths;
+    for (const auto& s : st.data.samples) paths.push_back(s.path);
+    ImGui::SetNextItemWidth(-90);
+    if (ImGui::BeginCombo("Batch column", m_column.c_str())) {
+        for (const auto& c : metadata.columns)
+            if (ImGui::Selectable(c.c_str(), c == m_column)) m_column = c;
+        ImGui::EndCombo();
+    }
+    // Anchors: every sample, or those of one value of another column (type = control).
+    const std::string shownAnchors = m_anchors.empty() ? "every sample" : m_anchors;
+    ImGui::SetNextItemWidth(-90);
+    if (ImGui::BeginCombo("Anchors", shownAnchors.c_str())) {
+        if (ImGui::Selectable("every sample", m_anchors.empty())) m_anchors.clear();
+        for (size_t c = 0; c < metadata.columns.size(); ++c) {
+            if (metadata.columns[c] == m_column) continue;
+            for (const auto& v : metadata.valuesOver(paths, c)) {
+                if (v.empty()) continue;
+                const std::string choice = metadata.columns[c] + "=" + v;
+                if (ImGui::Selectable(choice.c_str(), choice == m_anchors)) m_anchors = choice;
+            }
+        }
+        ImGui::EndCombo();
+    }
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(
+            "The samples that teach the alignment: a control measured in every batch. Every "
+            "sample suits batches that hold the same mix of samples.");
+    // What the choice gives: each batch with its samples and anchors.
+    const size_t column =
+        size_t(std::find(metadata.columns.begin(), metadata.columns.end(), m_column) -
+               metadata.columns.begin());
+    std::map<std::string, std::pair<int, int>> batches;  // batch -> samples, anchors
+    for (const auto& path : paths) {
+        auto& counts = batches[metadata.valueOf(path, column)];
+        ++counts.first;
+        const size_t equals = m_anchors.find('=');
+        bool anchor = m_anchors.empty();
+        for (size_t c = 0; !anchor && c < metadata.columns.size(); ++c)
+            anchor = metadata.columns[c] == m_anchors.substr(0, equals) &&
+                     metadata.valueOf(path, c) == m_anchors.substr(equals + 1);
+        counts.second += anchor;
+    }
+    for (const auto& [batch, counts] : batches)
+        ImGui::TextDisabled("%s: %d sample%s, %d anchor%s",
+                            batch.empty() ? "(no batch)" : batch.c_str(), counts.first,
+                            counts.first == 1 ? "" : "s", counts.second,
+                            counts.second == 1 ? "" : "s");
+    ImGui::SetNextItemWidth(-90);
+    ImGui::InputText("Folder", &m_folder);
+    ImGui::BeginDisabled(batches.size() < 2 || ws.data().loading() != nullptr);
+    if (ImGui::Button("Align batches")) ws.data().alignBatches(m_column, m_anchors, m_folder);
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip(
+            "Each marker of each batch is carried onto the batches' mean distribution by its "
+            "quantiles, learnt from the anchors (as sepal-cli align). The aligned files and "
+            "batch_gaps.csv are written to the folder and opened; the original files stay as "
+            "they were.");
+}
+
+}  // namespace sepal::ui
