@@ -31,22 +31,27 @@ struct DemoOptions {
     size_t events = 100000;
     uint64_t seed = 1;
     bool stateMarkers = false;
+    size_t batches = 1;
 };
 
 /// Writes the cohort's files, its samples.csv and planted.csv (the truth) into o.cohort.
 void writeCohort(const DemoOptions& o) {
-    const demo::CohortSpec spec{o.patients, o.conditions, o.events, o.seed};
+    const demo::CohortSpec spec{o.patients, o.conditions, o.events, o.seed, o.batches};
     const auto samples = demo::cohortSamples(spec);
     std::error_code ec;
     std::filesystem::create_directories(o.cohort, ec);
     if (ec) throw InputError("--cohort " + o.cohort + ": cannot create it (" + ec.message() + ")");
     const std::filesystem::path dir(o.cohort);
-    std::string metadata = "file,condition,patient\n";
+    // With batches, each sample's batch and whether it is the reference donor's (the anchors).
+    const bool batched = o.batches > 1;
+    std::string metadata =
+        batched ? "file,condition,patient,batch,type\n" : "file,condition,patient\n";
     for (const auto& s : samples) {
         const std::string file = s.name + ".fcs";
-        io::writeFcs((dir / file).string(),
-                     demo::makeDemoTable(o.events, s.seed, true, s.variation));
-        metadata += file + "," + s.condition + "," + s.patient + "\n";
+        io::writeFcs((dir / file).string(), demo::cohortTable(s, o.events));
+        metadata += file + "," + s.condition + "," + s.patient;
+        if (batched) metadata += "," + s.batch + "," + (s.reference ? "reference" : "sample");
+        metadata += "\n";
     }
     io::writeFileAtomically((dir / "samples.csv").string(),
                             [&](std::ostream& out) { out << metadata; });
@@ -88,6 +93,12 @@ void addDemo(CLI::App& app) {
                     "planted.csv (the effects of the conditions after the first: population, "
                     "state marker or empty for abundance, factor or shift)");
     cmd->add_option("--patients", options->patients, "patients of --cohort")->capture_default_str();
+    cmd->add_option("--batches", options->batches,
+                    "batches --cohort was measured in: patients spread over them, each batch "
+                    "with its own sensitivity per marker and a reference donor's sample "
+                    "(Ref_b1.fcs...; samples.csv then has batch and type, reference or sample: "
+                    "sepal-cli align --anchors type=reference)")
+        ->capture_default_str();
     cmd->add_option("--conditions", options->conditions,
                     "conditions of --cohort, the first the baseline of the planted effects "
                     "(stats compares against the first in sorted order unless --reference "

@@ -92,5 +92,46 @@ TEST(DemoCohort, UnknownPopulationsOrMarkersAreRefused) {
     EXPECT_THROW(demo::makeDemoTable(10, 1, true, w), InputError);
 }
 
+TEST(DemoCohort, BatchesScaleTheirMarkersAndEachHasAReferenceSample) {
+    demo::CohortSpec spec;
+    spec.patients = 4;
+    spec.events = 2000;
+    const auto plain = demo::cohortSamples(spec);
+    spec.batches = 2;
+    const auto batched = demo::cohortSamples(spec);
+    ASSERT_EQ(batched.size(), plain.size() + 2);
+    // The patients' cells are those of the cohort without batches; each patient in one batch.
+    for (size_t i = 0; i < plain.size(); ++i) {
+        EXPECT_EQ(batched[i].name, plain[i].name);
+        EXPECT_EQ(batched[i].seed, plain[i].seed);
+        EXPECT_EQ(batched[i].variation.abundance, plain[i].variation.abundance);
+        EXPECT_EQ(batched[i].batch, i / 2 % 2 == 0 ? "b1" : "b2") << batched[i].name;
+        EXPECT_FALSE(batched[i].reference);
+        EXPECT_TRUE(plain[i].batch.empty() && plain[i].batchFactor.empty());
+    }
+    const auto& ref1 = batched[plain.size()];
+    const auto& ref2 = batched[plain.size() + 1];
+    EXPECT_EQ(ref1.name, "Ref_b1");
+    EXPECT_EQ(ref2.name, "Ref_b2");
+    EXPECT_TRUE(ref1.reference && ref2.reference);
+    EXPECT_EQ(ref1.condition, "unstim");
+    EXPECT_EQ(ref1.variation.abundance.size(), ref2.variation.abundance.size());
+    EXPECT_EQ(ref1.batchFactor, batched[0].batchFactor);  // P1 is in b1
+    EXPECT_EQ(ref2.batchFactor, batched[2].batchFactor);  // P2 in b2
+    EXPECT_NE(ref1.batchFactor, ref2.batchFactor);
+    // The factors multiply the marker channels and nothing else.
+    const io::Table scaled = demo::cohortTable(batched[2], spec.events);
+    const io::Table as = demo::makeDemoTable(spec.events, plain[2].seed, true, plain[2].variation);
+    const double cd3 = batched[2].batchFactor.at("CD3");
+    EXPECT_NE(cd3, 1.0);
+    const size_t c = channelOf(as, "CD3"), time = channelOf(as, "Time");
+    for (size_t i = 0; i < as.events(); i += 97) {
+        EXPECT_FLOAT_EQ(scaled.values.at(i, c), float(as.values.at(i, c) * cd3));
+        EXPECT_EQ(scaled.values.at(i, time), as.values.at(i, time));
+    }
+    spec.batches = 5;  // more batches than patients
+    EXPECT_THROW(demo::cohortSamples(spec), InputError);
+}
+
 }  // namespace
 }  // namespace sepal

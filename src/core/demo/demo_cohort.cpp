@@ -4,6 +4,7 @@
 #include <random>
 
 #include "core/common/error.h"
+#include "core/transform/channel_roles.h"
 
 namespace sepal::demo {
 
@@ -19,11 +20,62 @@ std::vector<PlantedEffect> plantedEffects() {
             {"CD56dim NK", "IFNg", 1.0}};
 }
 
+namespace {
+
+// Spreads the patients over the batches (P1 in b1, P2 in b2, ...), gives each batch its factor
+// per marker (log-normal, sd 0.35: an instrument's sensitivity from day to day) and adds the
+// reference donor's sample of each batch. Drawn from a stream of their own, so the patients'
+// cells are those of the cohort without batches.
+void addBatches(std::vector<CohortSample>& samples, const CohortSpec& spec,
+                const std::vector<std::string>& populations) {
+    std::mt19937_64 rng(spec.seed * 0xD1B54A32D192ED03ull + 7);
+    const auto uniform = [&] { return (double(rng() >> 11) + 0.5) * 0x1.0p-53; };
+    const auto normal = [&] {
+        return std::sqrt(-2 * std::log(uniform())) * std::cos(2 * M_PI * uniform());
+    };
+    std::vector<std::string> markers;
+    const io::Table names = makeDemoTable(1, 1, true);
+    const std::vector<ChannelRole> roles = channelRoles(names);
+    for (size_t c = 0; c < names.channels.size(); ++c)
+        if (roles[c] == ChannelRole::Marker) markers.push_back(names.channels[c].marker);
+    std::vector<std::map<std::string, double>> factors(spec.batches);
+    for (auto& batch : factors)
+        for (const auto& m : markers) batch[m] = std::exp(0.35 * normal());
+    const size_t perPatient = spec.conditions.size();
+    for (size_t i = 0; i < samples.size(); ++i) {
+        const size_t b = (i / perPatient) % spec.batches;
+        samples[i].batch = "b" + std::to_string(b + 1);
+        samples[i].batchFactor = factors[b];
+    }
+    // The reference donor: a blood of its own, the same in every batch, each sample's noise.
+    std::vector<double> own;
+    for (size_t k = 0; k < populations.size(); ++k) own.push_back(std::exp(0.2 * normal()));
+    const size_t patients = samples.size();
+    for (size_t b = 0; b < spec.batches; ++b) {
+        CohortSample s;
+        s.patient = "Ref";
+        s.condition = spec.conditions.front();
+        s.batch = "b" + std::to_string(b + 1);
+        s.name = "Ref_" + s.batch;
+        s.reference = true;
+        s.seed = spec.seed * 1000003 + patients + b + 1;
+        for (size_t k = 0; k < populations.size(); ++k)
+            s.variation.abundance[populations[k]] = own[k] * std::exp(0.05 * normal());
+        s.batchFactor = factors[b];
+        samples.push_back(std::move(s));
+    }
+}
+
+}  // namespace
+
 std::vector<CohortSample> cohortSamples(const CohortSpec& spec) {
     if (spec.patients == 0) throw InputError("demo cohort: at least one patient");
     if (spec.conditions.size() < 2)
         throw InputError("demo cohort: at least two conditions to compare");
     if (spec.events == 0) throw InputError("demo cohort: at least one cell a sample");
+    if (spec.batches == 0 || spec.batches > spec.patients)
+        throw InputError("demo cohort: between one batch and one a patient (" +
+                         std::to_string(spec.patients) + "), not " + std::to_string(spec.batches));
     const std::vector<std::string> populations = demoPopulationNames();
     // std::mt19937_64 and a hand-made normal draw (Box-Muller) are the same on every platform,
     // which std::normal_distribution is not.
@@ -64,7 +116,21 @@ std::vector<CohortSample> cohortSamples(const CohortSpec& spec) {
             samples.push_back(std::move(s));
         }
     }
+    if (spec.batches > 1) addBatches(samples, spec, populations);
     return samples;
+}
+
+io::Table cohortTable(const CohortSample& sample, size_t events) {
+    io::Table table = makeDemoTable(events, sample.seed, true, sample.variation);
+    if (sample.batchFactor.empty()) return table;
+    const std::vector<ChannelRole> roles = channelRoles(table);
+    for (size_t c = 0; c < table.channels.size(); ++c) {
+        const auto it = sample.batchFactor.find(table.channels[c].marker);
+        if (roles[c] != ChannelRole::Marker || it == sample.batchFactor.end()) continue;
+        for (size_t i = 0; i < table.events(); ++i)
+            table.values.at(i, c) = float(table.values.at(i, c) * it->second);
+    }
+    return table;
 }
 
 }  // namespace sepal::demo

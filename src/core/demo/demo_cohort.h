@@ -5,6 +5,7 @@
 // can be checked against the truth.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,10 @@ struct CohortSpec {
     std::vector<std::string> conditions{"unstim", "stim"};  ///< the first is the reference
     size_t events = 100000;                                 ///< cells per sample
     uint64_t seed = 1;                                      ///< the same cohort for the same seed
+    /// Batches the study was measured in: patients are spread over them (all of a patient's
+    /// samples in one), each batch has its own sensitivity per marker and one sample of a
+    /// reference donor (the anchors of an alignment). 1: one batch, no reference, no effect.
+    size_t batches = 1;
 };
 
 /// An effect of the conditions after the first, the same in every patient.
@@ -38,10 +43,21 @@ struct CohortSample {
     std::string condition;    ///< one of the spec's conditions
     uint64_t seed = 0;        ///< the demo generator's seed for its cells
     DemoVariation variation;  ///< the patient's and sample's variation and the planted effects
+    std::string batch;        ///< "b1", "b2"... ("" when the cohort has one batch)
+    bool reference = false;   ///< the reference donor's sample measured in its batch
+    /// Marker -> factor on its measured values in this sample's batch (empty: none).
+    std::map<std::string, double> batchFactor;
 };
 
-/// The samples of the cohort, patient by patient, each patient's conditions in the spec's order.
-/// Throws InputError for fewer than two conditions or no patients.
+/// The samples of the cohort, patient by patient, each patient's conditions in the spec's order,
+/// then the reference donor's sample of each batch ("Ref_b1", of the first condition, without
+/// the planted effects). The patients' cells do not depend on the number of batches, only their
+/// batch's factors do. Throws InputError for fewer than two conditions or no patients, or more
+/// batches than patients.
 std::vector<CohortSample> cohortSamples(const CohortSpec& spec);
+
+/// The cells of one sample of the cohort: the demo's blood with its variation (and state
+/// markers), every marker channel multiplied by its batch's factor.
+io::Table cohortTable(const CohortSample& sample, size_t events);
 
 }  // namespace sepal::demo

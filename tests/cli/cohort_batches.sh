@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# A study measured in two batches: the generated cohort (4 patients, each in one batch, and a
+# reference donor's sample in each batch) with every marker's sensitivity off by batch. Embedded
+# as measured, some populations are mostly one batch's cells (the same naive CD4 T cells, one
+# batch brighter, named as two subsets); aligned by the reference samples (sepal-cli align
+# --anchors type=reference) none is, the patients' batch gap falls, and the conditions'
+# planted effects are still found, and only they.
+set -euo pipefail
+cli=${SEPAL_CLI:?set SEPAL_CLI to the sepal-cli binary}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+if ! "$cli" stats --help >/dev/null 2>&1; then
+    echo "SKIP: this sepal-cli was built without the statistics (Eigen or Boost.Math missing)"
+    exit 77
+fi
+cd "$tmp"
+"$cli" demo --cohort cohort --patients 4 --batches 2 --events 50000 >/dev/null
+grep -q "^Ref_b2.fcs,unstim,Ref,b2,reference$" cohort/samples.csv ||
+    fail "samples.csv: $(cat cohort/samples.csv)"
+"$cli" align cohort/*.fcs --metadata cohort/samples.csv --anchors type=reference \
+    --out-dir aligned --save-alignment alignment.json -q
+# The patients' files taught nothing: their gap between batches, with the saved alignment.
+"$cli" align cohort/P*.fcs --metadata cohort/samples.csv --alignment alignment.json \
+    --out-dir patients -q
+for set in cohort aligned; do
+    "$cli" embed "$set"/P*.fcs --balanced --metaclusters 20 --model "m_$set.json" \
+        --out "e_$set.csv" -q
+    "$cli" apply --model "m_$set.json" "$set"/P*.fcs --out-dir "a_$set" -q \
+        --metadata cohort/samples.csv --design "condition + patient" \
+        --contrast condition:stim-unstim --block patient 2>/dev/null
+done
+python3 - "$tmp" <<'PY' || fail "the aligned study"
+import collections, csv, glob, os, statistics, sys
+tmp = sys.argv[1]
+batch = {r["file"][:-4]: r["batch"] for r in csv.DictReader(open(f"{tmp}/cohort/samples.csv"))}
+gaps = list(csv.DictReader(open(f"{tmp}/patients/batch_gaps.csv")))
+before = statistics.median(float(g["gap_before"]) for g in gaps)
+after = statistics.median(float(g["gap_after"]) for g in gaps)
+print(f"the patients' median batch gap: {before:.3f} -> {after:.3f}")
+assert after < before / 3, (before, after)
+def study(applied):
+    truth, batches = collections.defaultdict(collections.Counter), collections.defaultdict(collections.Counter)
+    for path in glob.glob(f"{applied}/P*.csv"):
+        sample = os.path.basename(path)[:-4]
+        rows = csv.reader(open(path))
+        header = next(rows)
+        found, planted = header.index("population"), header.index("Population")
+        for row in rows:
+            truth[row[found]][row[planted]] += 1
+            batches[row[found]][batch[sample]] += 1
+    one_batch = [p for p, c in batches.items() if c.most_common(1)[0][1] > 0.8 * sum(c.values())]
+    majority = {p: c.most_common(1)[0][0] for p, c in truth.items()}
+    def called(name):
+        return [r for r in csv.DictReader(open(f"{applied}/{name}"))
+                if r["p_adj"] != "NA" and float(r["p_adj"]) < 0.05]
+    da = sorted(majority[r["population"]] for r in called("da.csv"))
+    ds = sorted((majority[r["population"]], r["marker"]) for r in called("ds.csv"))
+    return one_batch, da, ds
+one_batch, _, _ = study(f"{tmp}/a_cohort")
+print("as measured, populations mostly of one batch:", one_batch)
+assert one_batch, "the planted batch effect split no population"
+one_batch, da, ds = study(f"{tmp}/a_aligned")
+print("aligned:", one_batch, da, ds)
+assert not one_batch, one_batch
+assert da == ["Memory CD8 T", "Naive B"], da
+assert ds == [("CD56dim NK", "IFNg"), ("Treg", "pSTAT5")], ds
+PY
+echo "ok: a study of two batches, aligned by its reference samples"
