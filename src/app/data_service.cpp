@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <memory>
 
 #include "app/population_service.h"
 #include "core/common/error.h"
@@ -218,7 +219,8 @@ void DataService::alignBatches(const std::string& batchColumn, const std::string
             throw InputError("open the samples' metadata first: a CSV with each file's batch");
         std::vector<std::string> paths;
         for (const auto& s : state.data.samples) paths.push_back(s.path);
-        AlignRequest request{assignBatches(state.metadata, paths, batchColumn, anchors)};
+        AlignRequest request;
+        request.assignment = assignBatches(state.metadata, paths, batchColumn, anchors);
         request.folder = folder;
         request.folderOption = "the Batches window's folder";
         request.readFiles = paths;
@@ -231,10 +233,24 @@ void DataService::alignBatches(const std::string& batchColumn, const std::string
                 .tables[size_t(std::find(anchor.begin(), anchor.end(), true) - anchor.begin())]);
         if (state.pipeline.compensation.source == CompensationStep::Source::Stored)
             request.scale.compensation = state.pipeline.compensation;
-        const AlignedSamples aligned = alignSamples(state.data.tables, paths, request);
+        // Checked here, where the user sees the answer at once; the work and the writing go to
+        // the worker, on copies of the tables (the open ones may be replaced meanwhile).
+        if (m_scheduler.loading()) throw InputError("wait for the files being opened first");
+        auto tables = std::make_shared<const std::vector<io::Table>>(state.data.tables);
+        m_scheduler.startMaking(
+            [tables, paths, request] {
+                try {
+                    const AlignedSamples aligned = alignSamples(*tables, paths, request);
+                    return MadeFiles{aligned.paths, aligned.summary() +
+                                                        "; opened in place of the originals, "
+                                                        "which are as they were"};
+                } catch (const std::exception& e) {
+                    throw InputError(std::string("align batches: ") + e.what());
+                }
+            },
+            "Aligning batches into " + folder);
         log(LogEntry::Info,
-            aligned.summary() + "; opening them (the original files are as they were)");
-        openFiles(aligned.paths);
+            "aligning " + std::to_string(paths.size()) + " samples' batches into " + folder);
     } catch (const std::exception& e) {
         log(LogEntry::Error, std::string("align batches: ") + e.what());
     }

@@ -272,6 +272,11 @@ void Scheduler::startLoading(const std::vector<std::string>& paths, bool addAsSa
     m_loadAdds = addAsSamples;
 }
 
+void Scheduler::startMaking(FileMaker make, const std::string& making) {
+    m_load = std::make_unique<LoadTask>(std::move(make), making);
+    m_loadAdds = false;
+}
+
 void Scheduler::cancelLoading() {
     if (!m_load) return;
     m_load->cancel();
@@ -281,6 +286,10 @@ void Scheduler::cancelLoading() {
 std::optional<LoadedFiles> Scheduler::takeLoaded() {
     if (!m_load || !m_load->done()) return std::nullopt;
     auto task = std::move(m_load);
+    if (task->makingFailed()) {
+        m_log.add(LogEntry::Error, task->error() + " (what was open stays open)");
+        return std::nullopt;
+    }
     if (!task->error().empty()) {
         m_log.add(LogEntry::Error,
                   "cannot open: " + task->error() +
@@ -290,6 +299,7 @@ std::optional<LoadedFiles> Scheduler::takeLoaded() {
         return std::nullopt;
     }
     if (task->cancelled()) return std::nullopt;
+    if (const std::string note = task->note(); !note.empty()) m_log.add(LogEntry::Info, note);
     return LoadedFiles{task->takeTables(), m_loadAdds};
 }
 

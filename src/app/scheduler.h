@@ -130,6 +130,9 @@ class Scheduler {
     // --- files
     /// Starts reading files on a worker thread.
     void startLoading(const std::vector<std::string>& paths, bool addAsSamples);
+    /// Starts making files on a worker thread (FileMaker), then reading them in place of what is
+    /// open; `making` is what the progress line says meanwhile.
+    void startMaking(FileMaker make, const std::string& making);
     /// Cancels the load in progress.
     void cancelLoading();
     /// The tables of a load that finished since the last call (failures are logged here).

@@ -52,7 +52,8 @@ void runAlign(const AlignArgs& a) {
     io::refuseOverwritingInput(a.saveAlignment, readFiles, "--save-alignment");
     std::vector<io::Table> tables;
     for (const auto& path : a.inputs) tables.push_back(readInput(path));
-    AlignRequest request{assignment};
+    AlignRequest request;
+    request.assignment = assignment;
     request.levels = a.levels;
     request.folder = a.outDir;
     request.folderOption = "--out-dir";

@@ -39,7 +39,7 @@ void OpenPanel::refresh() {
 void OpenPanel::draw(UiContext& ctx) {
     auto& ws = ctx.workspace;
     if (const auto* task = ws.data().loading()) {
-        ImGui::TextWrapped("Reading %s", task->current().c_str());
+        ImGui::TextWrapped("%s", task->current().c_str());
         ImGui::ProgressBar(float(task->progress()), ImVec2(-90, 0));
         ImGui::SameLine();
         if (ImGui::Button("Cancel")) ws.data().cancelLoading();

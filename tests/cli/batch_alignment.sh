@@ -109,6 +109,12 @@ refused "batch \"PTLG021\" has no anchor" "$cli" align "${files[@]}" \
     --metadata "$tmp/samples.csv" --anchors type=held-out --out-dir "$tmp/x"
 refused "applied as it is" "$cli" align "${files[3]}" --metadata "$tmp/samples.csv" \
     --alignment "$tmp/alignment.json" --anchors type=control --out-dir "$tmp/x"
+# A file of a batch the saved alignment never saw: refused before anything is written.
+sed 's/^Gates_PTLG021_Unstim_Control_2.fcs,PTLG021/Gates_PTLG021_Unstim_Control_2.fcs,PTLG099/' \
+    "$tmp/samples.csv" > "$tmp/unknown.csv"
+refused 'batch "PTLG099" was not learnt' "$cli" align "${files[3]}" "${files[0]}" \
+    --metadata "$tmp/unknown.csv" --alignment "$tmp/alignment.json" --out-dir "$tmp/none"
+[ ! -e "$tmp/none" ] || fail "a refused alignment wrote $(ls "$tmp/none")"
 cp "${files[0]}" "${files[1]}" "$tmp/"
 sum=$(md5sum < "$tmp/Gates_PTLG021_Unstim_Control_2.fcs")
 refused "out-dir" "$cli" align "$tmp/Gates_PTLG021_Unstim_Control_2.fcs" \

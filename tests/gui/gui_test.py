@@ -6,6 +6,7 @@ usage: gui_test.py NAME   (env SEPAL_GUI_BIN: the sepal binary; SEPAL_SOURCE_DIR
 Exit 0 = pass, 1 = fail, 77 = skipped (with the reason printed).
 """
 import glob
+import hashlib
 import json
 import os
 import random
@@ -824,6 +825,12 @@ def test_batch_alignment(out):
     if not cli or len(files) != 4:
         print(f"skipped: needs SEPAL_CLI and the CytoNorm files in {real}")
         sys.exit(SKIP)
+    # Copies, so that aligning into their own folder can be tried (and refused).
+    os.makedirs(f"{out}/orig")
+    for path in files:
+        shutil.copy(path, f"{out}/orig/")
+    files = sorted(glob.glob(f"{out}/orig/*.fcs"))
+    sums = {f: hashlib.md5(open(f, "rb").read()).hexdigest() for f in files}
     with open(f"{out}/samples.csv", "w") as f:
         f.write("file,batch,type\n")
         for path in files:
@@ -834,16 +841,22 @@ def test_batch_alignment(out):
     states, _, _ = run_app(["open " + " ".join(files), "settle", f"metadata {out}/samples.csv",
                             "panel Batches open", "wait 0.3", f"screenshot {out}/batches.png",
                             f"align-batches day - {out}/wrong", "settle", "state",
+                            f"align-batches batch type=control {out}/orig", "settle", "state",
                             f"align-batches batch type=control {out}/app", "settle", "state",
                             "quit"], out)
-    # A column the metadata lacks is an error in the log, and what was open stays open.
-    check(states[-2]["errors"] == 1, "no error for a batch column the metadata lacks")
-    check(sorted(states[-2]["samples"]) == files, "a failed alignment changed the samples")
+    # A column the metadata lacks, and files that would replace the originals (refused by the
+    # worker that writes them), are errors in the log; what was open stays open.
+    check(states[-3]["errors"] == 1, "no error for a batch column the metadata lacks")
     check(not os.path.exists(f"{out}/wrong"), "a failed alignment wrote files")
-    check(states[-1]["errors"] == 1, "the alignment logged errors")
+    check(states[-2]["errors"] == 2, "no error for aligned files over the originals")
+    check(sorted(states[-2]["samples"]) == files, "a failed alignment changed the samples")
+    check(not os.path.exists(f"{out}/orig/batch_gaps.csv"), "a refused alignment wrote its gaps")
+    check(states[-1]["errors"] == 2, "the alignment logged errors")
     shown = sorted(states[-1]["samples"])
     check(shown == sorted(f"{out}/app/{os.path.basename(f)}" for f in files),
           f"the app does not show the aligned files: {shown}")
+    for f in files:
+        check(hashlib.md5(open(f, "rb").read()).hexdigest() == sums[f], f"{f} was changed")
     subprocess.run([cli, "align", *files, "--metadata", f"{out}/samples.csv", "--batch", "batch",
                     "--anchors", "type=control", "--out-dir", f"{out}/cli", "-q"], check=True)
     for name in [os.path.basename(f) for f in files] + ["batch_gaps.csv"]:

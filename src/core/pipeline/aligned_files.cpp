@@ -141,6 +141,8 @@ AlignedSamples alignSamples(const std::vector<io::Table>& tables,
     const BatchAlignment* given = request.given;
     out.alignment =
         given ? *given : learnBatchAlignment(anchors, anchorBatches, request.scale, request.levels);
+    for (size_t i = 0; i < tables.size(); ++i)
+        checkAlignable(tables[i], out.alignment, assignment.batchOf[i]);
     std::error_code ec;
     std::filesystem::create_directories(folder, ec);
     if (ec)

@@ -372,6 +372,12 @@ io::Table alignTable(const io::Table& table, const BatchAlignment& alignment,
     return out;
 }
 
+void checkAlignable(const io::Table& table, const BatchAlignment& alignment,
+                    const std::string& batch) {
+    alignment.batchIndex(batch);
+    [[maybe_unused]] const ScaledTable scaled(table, alignment.scale);  // finds every channel
+}
+
 std::vector<BatchGap> batchGaps(const std::vector<const io::Table*>& tables,
                                 const std::vector<std::string>& batchOf,
                                 const BatchAlignment& alignment) {

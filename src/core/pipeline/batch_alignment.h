@@ -64,6 +64,12 @@ BatchAlignment learnBatchAlignment(const std::vector<const io::Table*>& anchors,
 io::Table alignTable(const io::Table& table, const BatchAlignment& alignment,
                      const std::string& batch);
 
+/// Throws what alignTable would throw for `table` as measured in `batch` (a batch the alignment
+/// has not learnt, a channel or a spillover matrix the table lacks), without aligning it: what
+/// is checked of every sample before any file is written.
+void checkAlignable(const io::Table& table, const BatchAlignment& alignment,
+                    const std::string& batch);
+
 /// How far apart the batches lie on one channel.
 struct BatchGap {
     std::string channel;  ///< the channel (its marker where it has one)
