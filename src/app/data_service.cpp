@@ -233,6 +233,10 @@ void DataService::alignBatches(const std::string& batchColumn, const std::string
                 .tables[size_t(std::find(anchor.begin(), anchor.end(), true) - anchor.begin())]);
         if (state.pipeline.compensation.source == CompensationStep::Source::Stored)
             request.scale.compensation = state.pipeline.compensation;
+        if (const std::string warning = confoundingWarning(
+                confoundedColumns(state.metadata, paths, request.assignment, batchColumn));
+            !warning.empty())
+            log(LogEntry::Warning, "align batches: " + warning);
         // Checked here, where the user sees the answer at once; the work and the writing go to
         // the worker, on copies of the tables (the open ones may be replaced meanwhile).
         if (m_scheduler.loading()) throw InputError("wait for the files being opened first");

@@ -69,6 +69,11 @@ void runAlign(const AlignArgs& a) {
         given = readBatchAlignment(a.alignment);
         request.given = &*given;
     }
+    if (learn)
+        if (const std::string warning =
+                confoundingWarning(confoundedColumns(metadata, a.inputs, assignment, a.batch));
+            !warning.empty())
+            note(a.quiet, "warning: " + warning);
     const AlignedSamples aligned = alignSamples(tables, a.inputs, request);
     if (!a.saveAlignment.empty()) writeBatchAlignment(a.saveAlignment, aligned.alignment);
     note(a.quiet, aligned.summary());

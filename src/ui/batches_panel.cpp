@@ -4,11 +4,14 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <map>
 #include <vector>
 
+#include "core/common/error.h"
 #include "core/common/text.h"
+#include "core/pipeline/aligned_files.h"
 
 namespace sepal::ui {
 
@@ -31,17 +34,18 @@ void BatchesPanel::draw(UiContext& ctx) {
             "and a batch column (Open > Open as sample metadata).");
         return;
     }
-    // The batch column: the user's, else one called "batch", else the first.
+    // The batch column: the user's, else one called "batch"; never a guess, for aligning by the
+    // conditions would remove what the study measures.
     if (std::find(metadata.columns.begin(), metadata.columns.end(), m_column) ==
         metadata.columns.end()) {
-        m_column = metadata.columns.front();
+        m_column.clear();
         for (const auto& c : metadata.columns)
             if (lowercase(c) == "batch") m_column = c;
     }
     std::vector<std::string> paths;
     for (const auto& s : st.data.samples) paths.push_back(s.path);
     ImGui::SetNextItemWidth(-90);
-    if (ImGui::BeginCombo("Batch column", m_column.c_str())) {
+    if (ImGui::BeginCombo("Batch column", m_column.empty() ? "choose..." : m_column.c_str())) {
         for (const auto& c : metadata.columns)
             if (ImGui::Selectable(c.c_str(), c == m_column)) m_column = c;
         ImGui::EndCombo();
@@ -65,29 +69,42 @@ void BatchesPanel::draw(UiContext& ctx) {
         ImGui::SetTooltip(
             "The samples that teach the alignment: a control measured in every batch. Every "
             "sample suits batches that hold the same mix of samples.");
-    // What the choice gives: each batch with its samples and anchors.
-    const size_t column =
-        size_t(std::find(metadata.columns.begin(), metadata.columns.end(), m_column) -
-               metadata.columns.begin());
+    // What the choice gives: each batch with its samples and anchors, or why it cannot be.
+    std::string problem, warning;
     std::map<std::string, std::pair<int, int>> batches;  // batch -> samples, anchors
-    for (const auto& path : paths) {
-        auto& counts = batches[metadata.valueOf(path, column)];
-        ++counts.first;
-        const size_t equals = m_anchors.find('=');
-        bool anchor = m_anchors.empty();
-        for (size_t c = 0; !anchor && c < metadata.columns.size(); ++c)
-            anchor = metadata.columns[c] == m_anchors.substr(0, equals) &&
-                     metadata.valueOf(path, c) == m_anchors.substr(equals + 1);
-        counts.second += anchor;
+    try {
+        if (m_column.empty())
+            throw InputError("Choose the metadata column that names each sample's batch.");
+        const BatchAssignment assignment = assignBatches(metadata, paths, m_column, m_anchors);
+        for (size_t i = 0; i < paths.size(); ++i) {
+            auto& counts = batches[assignment.batchOf[i]];
+            ++counts.first;
+            counts.second += assignment.anchor[i];
+        }
+        warning = confoundingWarning(confoundedColumns(metadata, paths, assignment, m_column));
+    } catch (const std::exception& e) {
+        problem = e.what();
     }
     for (const auto& [batch, counts] : batches)
-        ImGui::TextDisabled("%s: %d sample%s, %d anchor%s",
-                            batch.empty() ? "(no batch)" : batch.c_str(), counts.first,
+        ImGui::TextDisabled("%s: %d sample%s, %d anchor%s", batch.c_str(), counts.first,
                             counts.first == 1 ? "" : "s", counts.second,
                             counts.second == 1 ? "" : "s");
+    if (m_column.empty()) {
+        ImGui::TextWrapped("%s", problem.c_str());
+    } else if (!problem.empty() || !warning.empty()) {
+        std::string text = problem.empty() ? warning : problem;
+        text[0] = char(std::toupper(static_cast<unsigned char>(text[0])));
+        ImGui::PushStyleColor(ImGuiCol_Text, problem.empty() ? ImVec4(1.0f, 0.8f, 0.3f, 1.0f)
+                                                             : ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
+        ImGui::TextWrapped("%s", text.c_str());
+        ImGui::PopStyleColor();
+    }
+    if (problem.empty() && batches.size() < 2)
+        ImGui::TextWrapped("Every sample is in batch %s: nothing to align.",
+                           batches.begin()->first.c_str());
     ImGui::SetNextItemWidth(-90);
     ImGui::InputText("Folder", &m_folder);
-    ImGui::BeginDisabled(batches.size() < 2 || ws.data().loading() != nullptr);
+    ImGui::BeginDisabled(!problem.empty() || batches.size() < 2 || ws.data().loading() != nullptr);
     if (ImGui::Button("Align batches")) ws.data().alignBatches(m_column, m_anchors, m_folder);
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))

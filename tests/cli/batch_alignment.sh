@@ -97,6 +97,23 @@ awk -F, 'NR > 1 && !($3 < $2 / 3) { bad = bad " " $1 } END { if (bad) { print ba
 cmp -s "$tmp/later.csv" "$tmp/aligned_Gates_PTLG034_Unstim_Control_2.csv" ||
     fail "the saved alignment aligned otherwise"
 
+# Every file as an anchor where each batch holds one condition: aligned, with a warning that the
+# conditions' differences go with the batches'.
+cat > "$tmp/conditions.csv" <<CSV
+file,batch,condition
+Gates_PTLG021_Unstim_Control_2.fcs,PTLG021,healthy
+Gates_PTLG028_Unstim_Control_1.fcs,PTLG028,sick
+Gates_PTLG034_Unstim_Control_1.fcs,PTLG034,sick
+Gates_PTLG034_Unstim_Control_2.fcs,PTLG034,sick
+CSV
+"$cli" align "${files[@]}" --metadata "$tmp/conditions.csv" --out-dir "$tmp/confounded" \
+    2> "$tmp/log"
+grep -q "warning: each batch's anchors are of one condition" "$tmp/log" ||
+    fail "no warning of the conditions taken for batches: $(cat "$tmp/log")"
+"$cli" align "${files[@]}" --metadata "$tmp/samples.csv" --anchors type=control \
+    --out-dir "$tmp/again" 2> "$tmp/log"
+! grep -q warning "$tmp/log" || fail "a warning for controls: $(cat "$tmp/log")"
+
 # Refusals say what is wrong, and write nothing over an input.
 refused() {  # expected-text command...
     local want=$1; shift

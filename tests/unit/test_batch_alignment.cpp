@@ -225,6 +225,20 @@ TEST(AlignedFiles, BatchesAndAnchorsComeFromTheMetadata) {
     metadata.values[2][1] = "patient";  // batch 2 without a control
     EXPECT_THROW(assignBatches(metadata, paths, "batch", "type=control"), InputError);
     EXPECT_NO_THROW(assignBatches(metadata, paths, "batch", "type=control", false));
+    // Controls alike in every batch take nothing apart; every sample as anchors, where each
+    // batch holds one condition, takes the conditions for the batches.
+    metadata.values[2][1] = "control";
+    EXPECT_TRUE(confoundedColumns(metadata, paths, controls, "batch").empty());
+    metadata.columns.push_back("condition");
+    for (size_t i = 0; i < 4; ++i) metadata.values[i].push_back(i < 2 ? "healthy" : "sick");
+    EXPECT_TRUE(confoundedColumns(metadata, paths, controls, "batch") ==
+                std::vector<std::string>{"condition"});
+    EXPECT_TRUE(confoundedColumns(metadata, paths, all, "batch") ==
+                std::vector<std::string>{"condition"});
+    metadata.values[1][2] = "sick";  // batch 1 holds both conditions
+    EXPECT_TRUE(confoundedColumns(metadata, paths, all, "batch").empty());
+    EXPECT_NE(confoundingWarning({"condition"}).find("condition"), std::string::npos);
+    EXPECT_EQ(confoundingWarning({}), "");
     EXPECT_EQ(alignedPaths({"x/a.fcs", "y/a.fcs", "z/t.tsv"}, "out"),
               (std::vector<std::string>{"out/a.fcs", "out/a_2.fcs", "out/t.csv"}));
 }

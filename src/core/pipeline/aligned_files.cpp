@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <iomanip>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "core/common/error.h"
@@ -87,6 +89,40 @@ BatchAssignment assignBatches(const SampleMetadata& metadata, const std::vector<
                                  "): the alignment learns each batch from its anchors");
         }
     return out;
+}
+
+std::vector<std::string> confoundedColumns(const SampleMetadata& metadata,
+                                           const std::vector<std::string>& paths,
+                                           const BatchAssignment& assignment,
+                                           const std::string& batchColumn) {
+    std::vector<std::string> out;
+    for (size_t c = 0; c < metadata.columns.size(); ++c) {
+        if (metadata.columns[c] == batchColumn) continue;
+        std::map<std::string, std::string> valueOfBatch;  // the one value of a batch's anchors
+        bool oneEach = true;
+        for (size_t i = 0; i < paths.size() && oneEach; ++i) {
+            if (!assignment.anchor[i]) continue;
+            const std::string v = metadata.valueOf(paths[i], c);
+            const auto [it, fresh] = valueOfBatch.emplace(assignment.batchOf[i], v);
+            oneEach = fresh || it->second == v;
+        }
+        std::set<std::string> values;
+        for (const auto& [batch, v] : valueOfBatch) values.insert(v);
+        if (oneEach && values.size() > 1) out.push_back(metadata.columns[c]);
+    }
+    return out;
+}
+
+std::string confoundingWarning(const std::vector<std::string>& columns) {
+    if (columns.empty()) return "";
+    std::string list;
+    for (const auto& c : columns) list += (list.empty() ? "" : ", ") + c;
+    return "each batch's anchors are of one " + list +
+           " and the batches' differ: the alignment "
+           "takes the differences of " +
+           list +
+           " for the batches' and removes them; choose as "
+           "anchors samples alike in every batch (a control, a reference donor)";
 }
 
 std::vector<std::string> alignedPaths(const std::vector<std::string>& paths,

@@ -26,6 +26,18 @@ BatchAssignment assignBatches(const SampleMetadata& metadata, const std::vector<
                               const std::string& batchColumn, const std::string& anchors,
                               bool anchorsInEveryBatch = true);
 
+/// The metadata columns (besides the batch column) that the anchors' batches take apart: each
+/// batch's anchors share one value and the batches' values differ (each batch holds one
+/// condition). Learnt from such anchors, an alignment takes those columns' differences for the
+/// batches' and removes them: the anchors must be samples alike in every batch.
+std::vector<std::string> confoundedColumns(const SampleMetadata& metadata,
+                                           const std::vector<std::string>& paths,
+                                           const BatchAssignment& assignment,
+                                           const std::string& batchColumn);
+
+/// What to tell the user of confoundedColumns ("" when there are none).
+std::string confoundingWarning(const std::vector<std::string>& columns);
+
 /// Where the aligned samples are written: `folder`/<sample name> (sampleNames) with the input's
 /// extension (".fcs" or ".csv"; a TSV or points JSON table is written as ".csv").
 std::vector<std::string> alignedPaths(const std::vector<std::string>& paths,
