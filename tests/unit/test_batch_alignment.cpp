@@ -198,6 +198,18 @@ TEST(BatchAlignment, ItsJsonAlignsTheSameAndBadAlignmentsAreRefused) {
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find("CD19"), std::string::npos) << e.what();
     }
+    // A file whose channel carries another marker than the anchors' is no file of theirs.
+    io::Table relabelled = b;
+    relabelled.channels[0].marker = "CD8";
+    try {
+        alignTable(relabelled, alignment, "y");
+        ADD_FAILURE() << "a file of another panel was aligned";
+    } catch (const InputError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("CD3"), std::string::npos) << what;
+        EXPECT_NE(what.find("CD8"), std::string::npos) << what;
+    }
+    EXPECT_EQ(read.markers, (std::vector<std::string>{"CD3", "CD19"}));
     nlohmann::json broken = alignment.toJson();
     broken["goal"][0] = {1, 2};
     EXPECT_THROW(BatchAlignment::fromJson(broken, "broken.json"), InputError);

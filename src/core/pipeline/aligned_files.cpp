@@ -13,6 +13,7 @@
 #include "core/io/csv_writer.h"
 #include "core/io/fcs_writer.h"
 #include "core/io/input_guard.h"
+#include "core/model/model_panel.h"
 #include "core/pipeline/samples.h"
 
 namespace sepal {
@@ -174,6 +175,7 @@ AlignedSamples alignSamples(const std::vector<io::Table>& tables,
         anchors.push_back(&tables[i]);
         anchorBatches.push_back(assignment.batchOf[i]);
     }
+    checkSamplesPanel(tables, "");  // one column must hold one marker in every sample
     const BatchAlignment* given = request.given;
     out.alignment =
         given ? *given : learnBatchAlignment(anchors, anchorBatches, request.scale, request.levels);

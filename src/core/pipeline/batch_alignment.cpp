@@ -9,6 +9,7 @@
 #include "core/common/error.h"
 #include "core/io/atomic_file.h"
 #include "core/io/regular_file.h"
+#include "core/model/model_panel.h"
 #include "core/transform/compensation.h"
 #include "core/transform/logicle.h"
 #include "core/transform/quantile_map.h"
@@ -200,7 +201,7 @@ nlohmann::json BatchAlignment::toJson() const {
     nlohmann::json batchList = nlohmann::json::array();
     for (size_t b = 0; b < batches.size(); ++b)
         batchList.push_back({{"name", batches[b]}, {"quantiles", quantiles[b]}});
-    return {{"format", kFormat}, {"version", 1}, {"scale", scale.toJson()},
+    return {{"format", kFormat}, {"version", 1}, {"scale", scale.toJson()}, {"markers", markers},
             {"levels", levels},  {"goal", goal}, {"batches", batchList}};
 }
 
@@ -214,6 +215,12 @@ BatchAlignment BatchAlignment::fromJson(const nlohmann::json& json, const std::s
     if (out.levels.size() < 2 || out.levels.front() < 0 || out.levels.back() > 1)
         throw InputError(where + ": \"levels\" must be at least two levels from 0 to 1");
     const size_t steps = out.scale.steps.size();
+    const auto markers = json.value("markers", nlohmann::json());
+    if (!markers.is_array() || markers.size() != steps ||
+        !std::all_of(markers.begin(), markers.end(), [](const auto& m) { return m.is_string(); }))
+        throw InputError(where + ": \"markers\" must name one marker per channel (" +
+                         std::to_string(steps) + "), \"\" for none");
+    for (const auto& m : markers) out.markers.push_back(m.get<std::string>());
     const auto perChannel = [&](const nlohmann::json& j, const std::string& what, bool mayBeEmpty) {
         if (!j.is_array() || j.size() != steps)
             throw InputError(where + ": " + what + " must hold one list per channel (" +
@@ -299,6 +306,7 @@ BatchAlignment learnBatchAlignment(const std::vector<const io::Table*>& anchors,
         throw InputError("batch alignment needs anchors in at least two batches; " +
                          (out.batches.empty() ? std::string("none were given")
                                               : "all are in batch \"" + out.batches[0] + "\""));
+    out.markers = columnMarkers(*anchors.front(), scale.columns());
     const auto columns = batchColumns(anchors, batchOf, out.batches, scale);
     out.quantiles.resize(out.batches.size());
     for (size_t b = 0; b < out.batches.size(); ++b)
@@ -318,8 +326,24 @@ BatchAlignment learnBatchAlignment(const std::vector<const io::Table*>& anchors,
     return out;
 }
 
+void checkAlignable(const io::Table& table, const BatchAlignment& alignment,
+                    const std::string& batch) {
+    alignment.batchIndex(batch);
+    [[maybe_unused]] const ScaledTable scaled(table, alignment.scale);  // finds every channel
+    // The anchors' panel as a table of channels, compared as samples opened together are.
+    io::Table anchors;
+    anchors.source = "the alignment's anchors";
+    for (size_t s = 0; s < alignment.scale.steps.size(); ++s)
+        anchors.channels.push_back({alignment.scale.steps[s].name, alignment.markers[s], 0, 32});
+    io::Table names;  // the table's channels without its values
+    names.source = table.source;
+    names.channels = table.channels;
+    checkSamplesPanel({anchors, names}, "");
+}
+
 io::Table alignTable(const io::Table& table, const BatchAlignment& alignment,
                      const std::string& batch) {
+    checkAlignable(table, alignment, batch);
     const size_t b = alignment.batchIndex(batch);
     const ScaledTable scaled(table, alignment.scale);
     std::vector<QuantileMap> maps(scaled.steps());
@@ -370,12 +394,6 @@ io::Table alignTable(const io::Table& table, const BatchAlignment& alignment,
                        out.keywords.end());
     out.keywords.emplace_back("SEPAL_BATCH", batch);
     return out;
-}
-
-void checkAlignable(const io::Table& table, const BatchAlignment& alignment,
-                    const std::string& batch) {
-    alignment.batchIndex(batch);
-    [[maybe_unused]] const ScaledTable scaled(table, alignment.scale);  // finds every channel
 }
 
 std::vector<BatchGap> batchGaps(const std::vector<const io::Table*>& tables,

@@ -23,6 +23,9 @@ struct BatchAlignment {
     /// The scale quantiles are taken in: the compensation and each aligned channel's transform
     /// (steps without z-score or weights).
     TransformPipeline scale;
+    /// Per step of `scale`: its marker ($PnS) in the anchors ("" for none), so that a file whose
+    /// channel carries another marker is refused rather than aligned onto a stranger's goal.
+    std::vector<std::string> markers;
     std::vector<double> levels;        ///< the quantiles' levels, 0 to 1
     std::vector<std::string> batches;  ///< the batches learnt, in order of first appearance
     /// Per batch, per step of `scale`: its anchors' quantiles at `levels` (empty where the batch
@@ -65,8 +68,9 @@ io::Table alignTable(const io::Table& table, const BatchAlignment& alignment,
                      const std::string& batch);
 
 /// Throws what alignTable would throw for `table` as measured in `batch` (a batch the alignment
-/// has not learnt, a channel or a spillover matrix the table lacks), without aligning it: what
-/// is checked of every sample before any file is written.
+/// has not learnt, a channel or a spillover matrix the table lacks, a channel whose marker
+/// differs from the anchors'), without aligning it: what is checked of every sample before any
+/// file is written.
 void checkAlignable(const io::Table& table, const BatchAlignment& alignment,
                     const std::string& batch);
 
