@@ -148,7 +148,7 @@ class ScaledTable {
     Matrix m_spill;
 };
 
-// The batches in order of first appearance, and each table's index among them.
+// The batches in order of first appearance.
 std::vector<std::string> distinctBatches(const std::vector<std::string>& batchOf) {
     std::vector<std::string> out;
     for (const auto& b : batchOf)
@@ -206,7 +206,8 @@ nlohmann::json BatchAlignment::toJson() const {
 }
 
 BatchAlignment BatchAlignment::fromJson(const nlohmann::json& json, const std::string& where) {
-    if (!json.is_object() || json.value("format", "") != kFormat)
+    if (!json.is_object() || !json.contains("format") || !json["format"].is_string() ||
+        json["format"].get<std::string>() != kFormat)
         throw InputError(where + ": not a batch alignment (\"format\": \"" + kFormat + "\")");
     BatchAlignment out;
     if (!json.contains("scale")) throw InputError(where + ": no \"scale\"");
