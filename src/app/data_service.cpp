@@ -242,9 +242,16 @@ void DataService::alignBatches(const std::string& batchColumn, const std::string
         if (m_scheduler.loading()) throw InputError("wait for the files being opened first");
         auto tables = std::make_shared<const std::vector<io::Table>>(state.data.tables);
         m_scheduler.startMaking(
-            [tables, paths, request] {
+            [tables, paths, request, result = m_alignmentGaps] {
                 try {
                     const AlignedSamples aligned = alignSamples(*tables, paths, request);
+                    std::vector<BatchGap> gaps = aligned.gaps;
+                    std::sort(gaps.begin(), gaps.end(),
+                              [](const auto& a, const auto& b) { return a.before > b.before; });
+                    {
+                        std::lock_guard lock(result->mutex);
+                        result->gaps = std::move(gaps);
+                    }
                     return MadeFiles{aligned.paths, aligned.summary() +
                                                         "; opened in place of the originals, "
                                                         "which are as they were"};
@@ -258,6 +265,11 @@ void DataService::alignBatches(const std::string& batchColumn, const std::string
     } catch (const std::exception& e) {
         log(LogEntry::Error, std::string("align batches: ") + e.what());
     }
+}
+
+std::vector<BatchGap> DataService::lastAlignmentGaps() const {
+    std::lock_guard lock(m_alignmentGaps->mutex);
+    return m_alignmentGaps->gaps;
 }
 
 void DataService::cancelLoading() {

@@ -2,6 +2,8 @@
 // The workspace's data and samples: opening files (in the background), tables, model files,
 // spillover matrices and sample metadata, the transform pipeline, and the recent files.
 
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -9,6 +11,7 @@
 #include "app/load_task.h"
 #include "app/service.h"
 #include "core/io/table.h"
+#include "core/pipeline/batch_alignment.h"
 #include "core/transform/pipeline.h"
 
 namespace sepal::app {
@@ -51,6 +54,9 @@ class DataService : public Service {
     /// the originals, which stay as they were. Errors are logged; nothing changes then.
     void alignBatches(const std::string& batchColumn, const std::string& anchors,
                       const std::string& folder);
+    /// The channels' gaps between batches before and after the last alignment that finished
+    /// (empty before any), largest gap first.
+    std::vector<BatchGap> lastAlignmentGaps() const;
     /// Files opened recently, newest first.
     const std::vector<std::string>& recentFiles() const { return m_recent; }
     /// Puts a file at the top of the recent files.
@@ -60,6 +66,12 @@ class DataService : public Service {
     PopulationService& m_populations;
     GateService& m_gates;
     std::vector<std::string> m_recent;
+    /// The gaps an alignment's worker leaves for the Batches window (guarded: written there).
+    struct AlignmentGaps {
+        mutable std::mutex mutex;
+        std::vector<BatchGap> gaps;
+    };
+    std::shared_ptr<AlignmentGaps> m_alignmentGaps = std::make_shared<AlignmentGaps>();
     std::vector<std::string> m_gatesAfterLoading;  // gate files given with the data loading
 };
 

@@ -111,6 +111,11 @@ std::string stateJson(Application& application) {
                                         {"knn_preservation", quality.scores.knnPreservation},
                                         {"points", quality.scores.points}}
                        : nlohmann::json(nullptr);
+    // The Batches window's table: the last alignment's gaps, largest first.
+    nlohmann::json gaps = nlohmann::json::array();
+    for (const auto& g : ws.data().lastAlignmentGaps())
+        gaps.push_back({{"channel", g.channel}, {"before", g.before}, {"after", g.after}});
+    j["batch_gaps"] = gaps;
     // The sepal-cli command the window shows for the same comparison.
     j["compare_command"] = ws.comparison().command();
     j["comparison"] = comparison.valid

@@ -113,6 +113,35 @@ void BatchesPanel::draw(UiContext& ctx) {
             "quantiles, learnt from the anchors (as sepal-cli align). The aligned files and "
             "batch_gaps.csv are written to the folder and opened; the original files stay as "
             "they were.");
+    // The last alignment's gaps, the markers that were furthest apart first.
+    const std::vector<BatchGap> gaps = ws.data().lastAlignmentGaps();
+    if (gaps.empty()) return;
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped(
+        "The last alignment's gap between batches (earth mover's distance, "
+        "transformed units), batch_gaps.csv:");
+    ImGui::PopStyleColor();
+    const ImGuiTableFlags flags =
+        ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV;
+    const float height =
+        ImGui::GetTextLineHeightWithSpacing() * float(std::min<size_t>(gaps.size(), 8) + 1) + 4;
+    if (ImGui::BeginTable("gaps", 3, flags, ImVec2(0, height))) {
+        ImGui::TableSetupScrollFreeze(0, 1);
+        ImGui::TableSetupColumn("marker", ImGuiTableColumnFlags_WidthStretch);
+        ImGui::TableSetupColumn("before", ImGuiTableColumnFlags_WidthFixed, 60);
+        ImGui::TableSetupColumn("after", ImGuiTableColumnFlags_WidthFixed, 60);
+        ImGui::TableHeadersRow();
+        for (const BatchGap& g : gaps) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(g.channel.c_str());
+            ImGui::TableNextColumn();
+            ImGui::Text("%.3f", g.before);
+            ImGui::TableNextColumn();
+            ImGui::Text("%.3f", g.after);
+        }
+        ImGui::EndTable();
+    }
 }
 
 }  // namespace sepal::ui

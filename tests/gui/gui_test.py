@@ -862,6 +862,18 @@ def test_batch_alignment(out):
     for name in [os.path.basename(f) for f in files] + ["batch_gaps.csv"]:
         with open(f"{out}/app/{name}", "rb") as a, open(f"{out}/cli/{name}", "rb") as c:
             check(a.read() == c.read(), f"{name} differs between the app and sepal-cli align")
+    # The Batches window's table holds batch_gaps.csv's rows, the largest gap first.
+    shown = states[-1]["batch_gaps"]
+    _, rows = read_csv(f"{out}/cli/batch_gaps.csv")
+    check(len(shown) == len(rows) == 37, f"the window shows {len(shown)} gaps, the file {len(rows)}")
+    written = {r[0]: (float(r[1]), float(r[2])) for r in rows}
+    for g in shown:
+        before, after = written[g["channel"]]
+        check(abs(g["before"] - before) <= 1e-5 * before and abs(g["after"] - after) <= 1e-5 * after,
+              f"{g} against batch_gaps.csv's {before}, {after}")
+    check([g["before"] for g in shown] == sorted((g["before"] for g in shown), reverse=True),
+          "the window's gaps are not largest first")
+    check(states[-2]["batch_gaps"] == [], "a failed alignment left gaps")
     check(read_png(f"{out}/batches.png")[0] > 0, "no screenshot of the Batches window")
 
 
