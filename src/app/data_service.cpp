@@ -225,6 +225,8 @@ void DataService::alignBatches(const std::string& batchColumn, const std::string
         request.folderOption = "the Batches window's folder";
         request.readFiles = paths;
         request.readFiles.push_back(state.metadata.source);
+        // The embedded population's cells teach it (clean-up gates), as sepal-cli align --gates.
+        request.gates = state.gating.gates;
         // The scale sepal-cli align takes: the first anchor's markers, as the preset transforms
         // and compensates them, with a spillover matrix loaded here (its --spillover).
         const auto& anchor = request.assignment.anchor;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/cli_gates.h"
 #include "cli/cli_progress.h"
 #include "cli/command_registry.h"
 #include "core/common/error.h"
@@ -33,6 +34,7 @@ struct AlignArgs {
     std::string saveAlignment;  // where the learnt alignment goes
     std::string transform = "default";
     std::string spillover;
+    GateOptions gates;  // the population whose cells teach the alignment
     size_t levels = 101;
     bool quiet = false;
 };
@@ -49,6 +51,7 @@ void runAlign(const AlignArgs& a) {
     std::vector<std::string> readFiles = a.inputs;
     readFiles.push_back(a.metadata);
     if (!learn) readFiles.push_back(a.alignment);
+    if (!a.gates.gates.empty()) readFiles.push_back(a.gates.gates);
     io::refuseOverwritingInput(a.saveAlignment, readFiles, "--save-alignment");
     std::vector<io::Table> tables;
     for (const auto& path : a.inputs) tables.push_back(readInput(path));
@@ -58,6 +61,7 @@ void runAlign(const AlignArgs& a) {
     request.folder = a.outDir;
     request.folderOption = "--out-dir";
     request.readFiles = readFiles;
+    request.gates = chooseGates(a.gates, {}, a.inputs);
     std::optional<BatchAlignment> given;
     if (learn) {
         PrepareOptions options;
@@ -111,6 +115,12 @@ void addAlignCommand(CLI::App& app) {
                     "the scale the quantiles are taken in: default, asinh:COFACTOR, logicle or "
                     "none")
         ->capture_default_str();
+    cmd->add_option("--gates", args->gates.gates,
+                    "learn from (and measure the gaps on) the cells of one population of these "
+                    "gates (Gating-ML, FlowJo workspace or Sepal's): live single cells, no beads; "
+                    "every cell is aligned");
+    cmd->add_option("--population", args->gates.population,
+                    "the population of --gates (its path or id; by default the last of a chain)");
     cmd->add_option("--spillover", args->spillover,
                     "compensate with this spillover matrix file instead of the files' own");
     cmd->add_flag("--quiet,-q", args->quiet, "no summary on stderr");

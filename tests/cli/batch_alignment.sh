@@ -97,6 +97,33 @@ awk -F, 'NR > 1 && !($3 < $2 / 3) { bad = bad " " $1 } END { if (bad) { print ba
 cmp -s "$tmp/later.csv" "$tmp/aligned_Gates_PTLG034_Unstim_Control_2.csv" ||
     fail "the saved alignment aligned otherwise"
 
+# A refused command: it fails, saying `expected-text`.
+refused() {  # expected-text command...
+    local want=$1; shift
+    if "$@" > "$tmp/out" 2>&1; then fail "accepted: $*"; fi
+    grep -q -- "$want" "$tmp/out" || fail "'$want' not in: $(cat "$tmp/out")"
+}
+
+# Learnt on the CD45+ cells of a Gating-ML gate: another alignment, said so; every cell written.
+cat > "$tmp/cd45.xml" <<XML
+<?xml version="1.0" encoding="UTF-8"?>
+<gating:Gating-ML xmlns:gating="http://www.isac-net.org/std/Gating-ML/v2.0/gating"
+ xmlns:data-type="http://www.isac-net.org/std/Gating-ML/v2.0/datatypes">
+<gating:RectangleGate gating:id="Leukocytes">
+<gating:dimension gating:min="5"><data-type:fcs-dimension data-type:name="In115Di"/></gating:dimension>
+</gating:RectangleGate>
+</gating:Gating-ML>
+XML
+"$cli" align "${files[@]}" --metadata "$tmp/samples.csv" --anchors type=control \
+    --gates "$tmp/cd45.xml" --out-dir "$tmp/gated" --save-alignment "$tmp/gated.json" 2> "$tmp/log"
+grep -q "learnt on the cells in Leukocytes" "$tmp/log" || fail "gated summary: $(cat "$tmp/log")"
+cmp -s "$tmp/gated.json" "$tmp/alignment.json" && fail "the gates changed nothing"
+"$cli" convert "$tmp/gated/Gates_PTLG021_Unstim_Control_2.fcs" "$tmp/gated.csv"
+[ "$(wc -l < "$tmp/gated.csv")" = "$(wc -l < "$tmp/raw_Gates_PTLG021_Unstim_Control_2.csv")" ] ||
+    fail "the gated alignment did not write every cell"
+refused 'no gates' "$cli" align "${files[@]}" --metadata "$tmp/samples.csv" --population x \
+    --out-dir "$tmp/x"
+
 # Every file as an anchor where each batch holds one condition: aligned, with a warning that the
 # conditions' differences go with the batches'.
 cat > "$tmp/conditions.csv" <<CSV
@@ -115,11 +142,6 @@ grep -q "warning: each batch's anchors are of one condition" "$tmp/log" ||
 ! grep -q warning "$tmp/log" || fail "a warning for controls: $(cat "$tmp/log")"
 
 # Refusals say what is wrong, and write nothing over an input.
-refused() {  # expected-text command...
-    local want=$1; shift
-    if "$@" > "$tmp/out" 2>&1; then fail "accepted: $*"; fi
-    grep -q -- "$want" "$tmp/out" || fail "'$want' not in: $(cat "$tmp/out")"
-}
 refused 'no column "day"' "$cli" align "${files[@]}" --metadata "$tmp/samples.csv" --batch day \
     --out-dir "$tmp/x"
 refused "batch \"PTLG021\" has no anchor" "$cli" align "${files[@]}" \

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/common/error.h"
+#include "core/io/read_any.h"
 #include "core/pipeline/aligned_files.h"
 #include "core/pipeline/batch_alignment.h"
 #include "core/transform/quantile_map.h"
@@ -253,6 +254,51 @@ TEST(AlignedFiles, BatchesAndAnchorsComeFromTheMetadata) {
     EXPECT_EQ(confoundingWarning({}), "");
     EXPECT_EQ(alignedPaths({"x/a.fcs", "y/a.fcs", "z/t.tsv"}, "out"),
               (std::vector<std::string>{"out/a.fcs", "out/a_2.fcs", "out/t.csv"}));
+}
+
+TEST(AlignedFiles, TheGatesPopulationTeachesAndEveryCellIsAligned) {
+    // Two batches whose files also hold beads, bright on every marker, in other shares: learnt
+    // on the cells inside a gate that leaves the beads out, the alignment is the one learnt
+    // from the files without them.
+    const auto withBeads = [](io::Table t, size_t every) {
+        for (size_t i = 0; i < t.events(); i += every) {
+            t.values.at(i, 0) = 5000;
+            t.values.at(i, 1) = 5000;
+        }
+        return t;
+    };
+    const std::vector<io::Table> tables{withBeads(batchTable(3000, 1.0, 0.0, "a.fcs"), 5),
+                                        withBeads(batchTable(3000, 1.2, 0.4, "b.fcs"), 11)};
+    GateSelection gates;
+    GateDimension cd3;
+    cd3.channel = "Nd142Di";
+    cd3.max = 4000.0;
+    gates.tree.gates.push_back({GateNode::Kind::Rectangle, "cells", "Cells", "", {cd3}});
+    gates.population = "cells";
+    AlignRequest request;
+    request.assignment = {{"1", "2"}, {true, true}};
+    request.scale = arcsinhScale({"Nd142Di", "Nd143Di"});
+    request.folder = (test::freshDir("aligned_gated") / "out").string();
+    request.gates = gates;
+    const AlignedSamples aligned = alignSamples(tables, {"a.fcs", "b.fcs"}, request);
+    std::vector<io::Table> clean;
+    for (const auto& t : tables) clean.push_back(io::keepRows(t, gates.inside(t)));
+    ASSERT_LT(clean[0].events(), tables[0].events());
+    const BatchAlignment expected =
+        learnBatchAlignment({&clean[0], &clean[1]}, {"1", "2"}, request.scale);
+    EXPECT_EQ(aligned.alignment.goal, expected.goal);
+    EXPECT_EQ(aligned.alignment.quantiles, expected.quantiles);
+    EXPECT_NE(aligned.summary().find("learnt on the cells in Cells"), std::string::npos)
+        << aligned.summary();
+    // Every cell is written, beads too.
+    EXPECT_EQ(io::readTable(aligned.paths[1]).events(), tables[1].events());
+    // Without the gates the beads teach too, and the goal differs.
+    request.gates = {};
+    EXPECT_NE(alignSamples(tables, {"a.fcs", "b.fcs"}, request).alignment.goal, expected.goal);
+    // A population that holds none of a batch's cells teaches nothing: refused.
+    gates.tree.gates[0].dimensions[0].max = -1e9;
+    request.gates = gates;
+    EXPECT_THROW(alignSamples(tables, {"a.fcs", "b.fcs"}, request), InputError);
 }
 
 }  // namespace sepal

@@ -151,6 +151,7 @@ std::string AlignedSamples::summary() const {
     return "aligned " + std::to_string(paths.size()) + " files of " +
            std::to_string(alignment.batches.size()) + " batches on " +
            std::to_string(alignment.scale.steps.size()) + " channels into " + folder +
+           (population.empty() ? "" : ", learnt on the cells in " + population) +
            "; the batches' median gap (earth mover's distance, transformed units) " +
            shortNumber(median(before)) + " -> " + shortNumber(median(after)) + " (" +
            std::filesystem::path(gapsPath).filename().string() + ")";
@@ -162,17 +163,26 @@ AlignedSamples alignSamples(const std::vector<io::Table>& tables,
     const std::string& folder = request.folder;
     AlignedSamples out;
     out.paths = alignedPaths(paths, folder);
+    out.population = request.gates.path();
     out.gapsPath = (std::filesystem::path(folder) / "batch_gaps.csv").string();
     for (const auto& path : out.paths)
         io::refuseOverwritingInput(path, request.readFiles, request.folderOption);
     io::refuseOverwritingInput(out.gapsPath, request.readFiles,
                                "batch_gaps.csv in " + request.folderOption);
+    // The cells that teach: each table's cells in the gates' population (the table itself
+    // without one).
+    std::vector<io::Table> gated;
+    if (!request.gates.population.empty()) {
+        gated.reserve(tables.size());
+        for (const auto& t : tables) gated.push_back(io::keepRows(t, request.gates.inside(t)));
+    }
     std::vector<const io::Table*> all, anchors;
     std::vector<std::string> anchorBatches;
     for (size_t i = 0; i < tables.size(); ++i) {
-        all.push_back(&tables[i]);
+        const io::Table* teaching = gated.empty() ? &tables[i] : &gated[i];
+        all.push_back(teaching);
         if (!assignment.anchor[i]) continue;
-        anchors.push_back(&tables[i]);
+        anchors.push_back(teaching);
         anchorBatches.push_back(assignment.batchOf[i]);
     }
     checkSamplesPanel(tables, "");  // one column must hold one marker in every sample

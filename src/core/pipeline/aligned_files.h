@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/gate/gate_selection.h"
 #include "core/io/table.h"
 #include "core/pipeline/batch_alignment.h"
 #include "core/pipeline/sample_metadata.h"
@@ -55,6 +56,7 @@ struct AlignedSamples {
     /// Each channel's gap between batches before and after: on the anchors when the alignment
     /// was learnt from them, else on every sample.
     std::vector<BatchGap> gaps;
+    std::string population;  ///< the gates' population learnt from ("" for every cell)
     /// One line for the user: files, batches, channels, the median gap before and after.
     std::string summary() const;
 };
@@ -69,6 +71,10 @@ struct AlignRequest {
     std::string folder;                       ///< where the aligned files go (created if missing)
     std::string folderOption = "the folder";  ///< what errors call the folder ("--out-dir")
     std::vector<std::string> readFiles;       ///< inputs never written over
+    /// The cells that teach the alignment and that its gaps are measured on: those in the
+    /// selection's population (clean-up gates: no beads, debris or dead cells), every cell
+    /// without one. Every cell is aligned either way.
+    GateSelection gates;
 };
 
 /// Aligns the samples `tables` (read from `paths`) as `request` says: by its given alignment,

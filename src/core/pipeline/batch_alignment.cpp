@@ -313,6 +313,12 @@ BatchAlignment learnBatchAlignment(const std::vector<const io::Table*>& anchors,
     for (size_t b = 0; b < out.batches.size(); ++b)
         for (const auto& column : columns[b])
             out.quantiles[b].push_back(quantilesOfSorted(column, out.levels));
+    for (size_t b = 0; b < out.batches.size(); ++b)
+        if (std::all_of(out.quantiles[b].begin(), out.quantiles[b].end(),
+                        [](const auto& q) { return q.empty(); }))
+            throw InputError("batch \"" + out.batches[b] +
+                             "\" has no anchor cell to learn from (none in the gates' "
+                             "population, or no finite value)");
     for (size_t s = 0; s < scale.steps.size(); ++s) {
         std::vector<double> goal(out.levels.size(), 0.0);
         size_t batches = 0;
