@@ -874,6 +874,28 @@ def test_batch_alignment(out):
     check([g["before"] for g in shown] == sorted((g["before"] for g in shown), reverse=True),
           "the window's gaps are not largest first")
     check(states[-2]["batch_gaps"] == [], "a failed alignment left gaps")
+    # With clean-up gates open (CD45+ cells), the app learns from their cells as
+    # sepal-cli align --gates does, and writes every cell.
+    with open(f"{out}/cd45.xml", "w") as f:
+        f.write('<?xml version="1.0" encoding="UTF-8"?>\n'
+                '<gating:Gating-ML xmlns:gating="http://www.isac-net.org/std/Gating-ML/v2.0/gating"'
+                ' xmlns:data-type="http://www.isac-net.org/std/Gating-ML/v2.0/datatypes">\n'
+                '<gating:RectangleGate gating:id="Leukocytes"><gating:dimension gating:min="5">'
+                '<data-type:fcs-dimension data-type:name="In115Di"/></gating:dimension>'
+                '</gating:RectangleGate></gating:Gating-ML>\n')
+    states, _, _ = run_app(["open " + " ".join(files) + f" {out}/cd45.xml", "settle",
+                            f"metadata {out}/samples.csv",
+                            f"align-batches batch type=control {out}/app_gated", "settle",
+                            "state", "quit"], out)
+    check(states[-1]["errors"] == 0, "the gated alignment logged errors")
+    subprocess.run([cli, "align", *files, "--metadata", f"{out}/samples.csv", "--anchors",
+                    "type=control", "--gates", f"{out}/cd45.xml", "--out-dir", f"{out}/cli_gated",
+                    "-q"], check=True)
+    for name in [os.path.basename(f) for f in files] + ["batch_gaps.csv"]:
+        with open(f"{out}/app_gated/{name}", "rb") as a, open(f"{out}/cli_gated/{name}", "rb") as c:
+            check(a.read() == c.read(), f"{name} differs between the gated app and sepal-cli")
+    with open(f"{out}/app_gated/batch_gaps.csv") as g, open(f"{out}/cli/batch_gaps.csv") as u:
+        check(g.read() != u.read(), "the gates changed nothing in the app's alignment")
     check(read_png(f"{out}/batches.png")[0] > 0, "no screenshot of the Batches window")
 
 
