@@ -141,13 +141,7 @@ void runConvert(const ConvertOptions& o) {
     if (toFcs) {
         io::writeFcs(o.output, table);
     } else {
-        // Headed as the exports head them ("CD45 (In115Di)"), which read back as channel and
-        // marker: FCS -> CSV -> FCS keeps $PnS.
-        const std::vector<std::string> labels = channelLabels(table);
-        for (size_t c = 0; c < table.channels.size(); ++c) {
-            table.channels[c].name = labels[c];
-            table.channels[c].marker.clear();
-        }
+        headChannelsWithLabels(table);
         io::writeCsv(o.output, table);
     }
     for (const auto& w : table.warnings)

@@ -26,6 +26,7 @@ Gates_PTLG021_Unstim_Control_2.fcs,PTLG021,control
 Gates_PTLG028_Unstim_Control_1.fcs,PTLG028,control
 Gates_PTLG034_Unstim_Control_1.fcs,PTLG034,control
 Gates_PTLG034_Unstim_Control_2.fcs,PTLG034,held-out
+raw_Gates_PTLG034_Unstim_Control_2.csv,PTLG034,held-out
 CSV
 sums_before=$(md5sum "${files[@]}")
 
@@ -123,6 +124,15 @@ cmp -s "$tmp/gated.json" "$tmp/alignment.json" && fail "the gates changed nothin
     fail "the gated alignment did not write every cell"
 refused 'no gates' "$cli" align "${files[@]}" --metadata "$tmp/samples.csv" --population x \
     --out-dir "$tmp/x"
+
+# A CSV table (exported from the held-out file) aligns to the same values, headed with its
+# markers as exports are.
+"$cli" align "$tmp/raw_Gates_PTLG034_Unstim_Control_2.csv" --metadata "$tmp/samples.csv" \
+    --alignment "$tmp/alignment.json" --out-dir "$tmp/from_csv" -q
+head -1 "$tmp/from_csv/raw_Gates_PTLG034_Unstim_Control_2.csv" | grep -q "CD45 (In115Di)" ||
+    fail "the aligned CSV lost its markers: $(head -c 200 "$tmp/from_csv/raw_Gates_PTLG034_Unstim_Control_2.csv")"
+cmp -s "$tmp/from_csv/raw_Gates_PTLG034_Unstim_Control_2.csv" \
+    "$tmp/aligned_Gates_PTLG034_Unstim_Control_2.csv" || fail "the CSV aligned otherwise than the FCS"
 
 # Every file as an anchor where each batch holds one condition: aligned, with a warning that the
 # conditions' differences go with the batches'.

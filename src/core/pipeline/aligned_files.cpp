@@ -15,6 +15,7 @@
 #include "core/io/input_guard.h"
 #include "core/model/model_panel.h"
 #include "core/pipeline/samples.h"
+#include "core/transform/channel_label.h"
 
 namespace sepal {
 
@@ -206,10 +207,10 @@ AlignedSamples alignSamples(const std::vector<io::Table>& tables,
 }
 
 void writeAlignedTable(const std::string& path, const io::Table& table) {
-    if (lowerExtension(path) == ".fcs")
-        io::writeFcs(path, table);
-    else
-        io::writeCsv(path, table);
+    if (lowerExtension(path) == ".fcs") return io::writeFcs(path, table);
+    io::Table headed = table;  // a CSV names each marker beside its channel, as exports do
+    headChannelsWithLabels(headed);
+    io::writeCsv(path, headed);
 }
 
 }  // namespace sepal

@@ -44,8 +44,9 @@ std::string confoundingWarning(const std::vector<std::string>& columns);
 std::vector<std::string> alignedPaths(const std::vector<std::string>& paths,
                                       const std::string& folder);
 
-/// Writes an aligned table to `path`, as FCS (.fcs) or CSV (anything else, with its spillover
-/// matrix beside it), through a temporary file and a rename. Throws InputError.
+/// Writes an aligned table to `path`, as FCS (.fcs) or CSV (anything else: headed "CD3
+/// (Pr141Di)" as exports are, with its spillover matrix beside it), through a temporary file and
+/// a rename. Throws InputError.
 void writeAlignedTable(const std::string& path, const io::Table& table);
 
 /// What alignSamples did.

@@ -64,6 +64,14 @@ std::vector<std::string> channelLabels(const io::Table& table) {
     return unique;
 }
 
+void headChannelsWithLabels(io::Table& table) {
+    const std::vector<std::string> labels = channelLabels(table);
+    for (size_t c = 0; c < table.channels.size(); ++c) {
+        table.channels[c].name = labels[c];
+        table.channels[c].marker.clear();
+    }
+}
+
 std::vector<size_t> channelsNamed(const io::Table& table, const std::string& word) {
     const std::vector<std::string> labels = channelLabels(table);
     // What each column answers to, from the most to the least specific.

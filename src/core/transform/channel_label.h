@@ -18,6 +18,10 @@ std::string channelLabel(const io::Channel& channel);
 /// its column number (" #3").
 std::vector<std::string> channelLabels(const io::Table& table);
 
+/// Heads every channel by its label for a CSV table, as the exports head them ("CD45
+/// (In115Di)"), so that it reads back as channel and marker: FCS -> CSV -> FCS keeps $PnS.
+void headChannelsWithLabels(io::Table& table);
+
 /// For each of `columns` (channel names), the channel's marker when it has one, else the name:
 /// what population names and heatmap columns are made of ("CD3+"). A marker on several of the
 /// columns is written with its channel on each ("CD14 (Cd112Di)"), so no two names are equal.
