@@ -140,7 +140,7 @@ TEST(BatchAlignment, CarriesEachBatchOntoTheGoalAndKeepsItsCellsInOrder) {
     for (size_t i = 0; i < b.events(); ++i) EXPECT_EQ(alignedB.values.at(i, 2), b.values.at(i, 2));
     EXPECT_EQ(*alignedB.keyword("SEPAL_BATCH"), "day2");
     // The gaps say the same.
-    const auto gaps = batchGaps({&a, &b}, {"day1", "day2"}, alignment);
+    const auto gaps = batchGaps({&a, &b}, {&alignedA, &alignedB}, {"day1", "day2"}, alignment);
     ASSERT_EQ(gaps.size(), 2u);
     EXPECT_EQ(gaps[0].channel, "CD3");
     for (const auto& g : gaps) EXPECT_LT(g.after, 0.02 * g.before) << g.channel;

@@ -172,22 +172,34 @@ AlignedSamples alignSamples(const std::vector<io::Table>& tables,
                                "batch_gaps.csv in " + request.folderOption);
     // The cells that teach: each table's cells in the gates' population (the table itself
     // without one).
+    const bool gatedCells = !request.gates.population.empty();
+    std::vector<std::vector<uint8_t>> inside;
     std::vector<io::Table> gated;
-    if (!request.gates.population.empty()) {
+    if (gatedCells) {
         gated.reserve(tables.size());
-        for (const auto& t : tables) gated.push_back(io::keepRows(t, request.gates.inside(t)));
+        for (const auto& t : tables) {
+            inside.push_back(request.gates.inside(t));
+            gated.push_back(io::keepRows(t, inside.back()));
+        }
     }
-    std::vector<const io::Table*> all, anchors;
-    std::vector<std::string> anchorBatches;
+    const BatchAlignment* given = request.given;
+    // The gaps are measured on the anchors when the alignment is learnt here, else on every
+    // sample: `measured` holds those samples' teaching cells, their batches in `measuredBatch`.
+    std::vector<const io::Table*> anchors, measured;
+    std::vector<std::string> anchorBatches, measuredBatch;
+    std::vector<bool> isMeasured(tables.size(), false);
     for (size_t i = 0; i < tables.size(); ++i) {
-        const io::Table* teaching = gated.empty() ? &tables[i] : &gated[i];
-        all.push_back(teaching);
-        if (!assignment.anchor[i]) continue;
-        anchors.push_back(teaching);
-        anchorBatches.push_back(assignment.batchOf[i]);
+        const io::Table* teaching = gatedCells ? &gated[i] : &tables[i];
+        if (assignment.anchor[i]) {
+            anchors.push_back(teaching);
+            anchorBatches.push_back(assignment.batchOf[i]);
+        }
+        if (!given && !assignment.anchor[i]) continue;
+        isMeasured[i] = true;
+        measured.push_back(teaching);
+        measuredBatch.push_back(assignment.batchOf[i]);
     }
     checkSamplesPanel(tables, "");  // one column must hold one marker in every sample
-    const BatchAlignment* given = request.given;
     out.alignment =
         given ? *given : learnBatchAlignment(anchors, anchorBatches, request.scale, request.levels);
     for (size_t i = 0; i < tables.size(); ++i)
@@ -197,11 +209,19 @@ AlignedSamples alignSamples(const std::vector<io::Table>& tables,
     if (ec)
         throw InputError(request.folderOption + " " + folder + ": cannot create it (" +
                          ec.message() + ")");
-    for (size_t i = 0; i < tables.size(); ++i)
-        writeAlignedTable(out.paths[i],
-                          alignTable(tables[i], out.alignment, assignment.batchOf[i]));
-    out.gaps = given ? batchGaps(all, assignment.batchOf, out.alignment)
-                     : batchGaps(anchors, anchorBatches, out.alignment);
+    // Each sample aligned once: written, and its teaching cells kept for the gaps when measured.
+    std::vector<io::Table> alignedMeasured;
+    alignedMeasured.reserve(measured.size());
+    for (size_t i = 0; i < tables.size(); ++i) {
+        io::Table aligned = alignTable(tables[i], out.alignment, assignment.batchOf[i]);
+        writeAlignedTable(out.paths[i], aligned);
+        if (isMeasured[i])
+            alignedMeasured.push_back(gatedCells ? io::keepRows(aligned, inside[i])
+                                                 : std::move(aligned));
+    }
+    std::vector<const io::Table*> after;
+    for (const auto& t : alignedMeasured) after.push_back(&t);
+    out.gaps = batchGaps(measured, after, measuredBatch, out.alignment);
     writeGaps(out.gapsPath, out.gaps);
     return out;
 }

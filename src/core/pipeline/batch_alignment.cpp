@@ -403,18 +403,13 @@ io::Table alignTable(const io::Table& table, const BatchAlignment& alignment,
     return out;
 }
 
-std::vector<BatchGap> batchGaps(const std::vector<const io::Table*>& tables,
+std::vector<BatchGap> batchGaps(const std::vector<const io::Table*>& before,
+                                const std::vector<const io::Table*>& after,
                                 const std::vector<std::string>& batchOf,
                                 const BatchAlignment& alignment) {
     const std::vector<std::string> batches = distinctBatches(batchOf);
-    std::vector<io::Table> aligned;
-    aligned.reserve(tables.size());
-    for (size_t i = 0; i < tables.size(); ++i)
-        aligned.push_back(alignTable(*tables[i], alignment, batchOf[i]));
-    std::vector<const io::Table*> alignedPointers;
-    for (const auto& t : aligned) alignedPointers.push_back(&t);
-    const auto before = batchColumns(tables, batchOf, batches, alignment.scale);
-    const auto after = batchColumns(alignedPointers, batchOf, batches, alignment.scale);
+    const auto columnsBefore = batchColumns(before, batchOf, batches, alignment.scale);
+    const auto columnsAfter = batchColumns(after, batchOf, batches, alignment.scale);
     const auto meanGap = [&](const auto& columns, size_t s) {
         double sum = 0;
         size_t pairs = 0;
@@ -427,14 +422,14 @@ std::vector<BatchGap> batchGaps(const std::vector<const io::Table*>& tables,
         return pairs ? sum / double(pairs) : 0.0;
     };
     std::vector<BatchGap> out;
-    const io::Table* first = tables.empty() ? nullptr : tables.front();
+    const io::Table* first = before.empty() ? nullptr : before.front();
     for (size_t s = 0; s < alignment.scale.steps.size(); ++s) {
         std::string name = alignment.scale.steps[s].name;
         if (first)
             if (const int c = first->findChannel(name);
                 c >= 0 && !first->channels[size_t(c)].marker.empty())
                 name = first->channels[size_t(c)].marker;
-        out.push_back({name, meanGap(before, s), meanGap(after, s)});
+        out.push_back({name, meanGap(columnsBefore, s), meanGap(columnsAfter, s)});
     }
     return out;
 }

@@ -81,9 +81,10 @@ struct BatchGap {
     double after = 0;     ///< the same distance once each table is aligned
 };
 
-/// Per channel of the alignment: the batches' gap among `tables` (each of batch `batchOf[i]`)
-/// before and after alignTable, in the alignment's scale.
-std::vector<BatchGap> batchGaps(const std::vector<const io::Table*>& tables,
+/// Per channel of the alignment: the batches' gap among `before` (each of batch `batchOf[i]`) and
+/// among `after` (the same tables, aligned), in the alignment's scale.
+std::vector<BatchGap> batchGaps(const std::vector<const io::Table*>& before,
+                                const std::vector<const io::Table*>& after,
                                 const std::vector<std::string>& batchOf,
                                 const BatchAlignment& alignment);
 
