@@ -25,6 +25,7 @@ std::string formulaOf(const ComparisonSettings& s) {
 stats::StudyRequest requestOf(const ComparisonSettings& s,
                               const std::vector<std::string>& stateMarkers) {
     stats::StudyRequest r;
+    r.samples = parseSampleFilter(s.samples, "the samples compared");
     r.stateMarkers = stateMarkers;
     r.formula = formulaOf(s);
     r.contrast = s.column + ":" + s.level + "-" + s.reference;
@@ -61,16 +62,16 @@ Comparison compare(const Tables& tables, const SampleMetadata& metadata,
             blockColumn == metadata.columns.end()
                 ? std::string()
                 : metadata.valueOf(s, size_t(blockColumn - metadata.columns.begin())));
-    const Eigen::RowVectorXd totals = tables.counts.cells.colwise().sum();
+    const stats::AbundanceTable counts = stats::keepSamples(tables.counts, c.samples);
+    const Eigen::RowVectorXd totals = counts.cells.colwise().sum();
     for (const auto& a : result.abundance) {
         c.abundance.push_back({a.population, a.tested, a.logFC, a.pValue, a.pAdjusted});
-        const auto row = Eigen::Index(std::find(tables.counts.populations.begin(),
-                                                tables.counts.populations.end(), a.population) -
-                                      tables.counts.populations.begin());
+        const auto row = Eigen::Index(
+            std::find(counts.populations.begin(), counts.populations.end(), a.population) -
+            counts.populations.begin());
         std::vector<double> percent;
         for (Eigen::Index s = 0; s < totals.size(); ++s)
-            percent.push_back(totals(s) > 0 ? 100.0 * tables.counts.cells(row, s) / totals(s)
-                                            : NAN);
+            percent.push_back(totals(s) > 0 ? 100.0 * counts.cells(row, s) / totals(s) : NAN);
         c.percent.push_back(std::move(percent));
     }
     for (const auto& s : result.state)
@@ -134,6 +135,7 @@ std::string ComparisonService::command() const {
         s.reference;
     if (!s.reference.empty()) cmd += " --reference " + s.column + ":" + s.reference;
     if (!s.block.empty()) cmd += " --block " + s.block;
+    if (!s.samples.empty()) cmd += " --samples \"" + s.samples + "\"";
     if (s.method != "edgeR") cmd += " --method " + s.method;
     if (!markers.empty()) cmd += " --state-markers " + markers;
     return cmd + " --out-dir stats";
@@ -199,7 +201,8 @@ void ComparisonService::update() {
         st.version(Part::Gates) * 104729 +
         std::hash<std::string>()(m_settings.column + "\n" + m_settings.level + "\n" +
                                  m_settings.reference + "\n" + m_settings.block + "\n" +
-                                 m_settings.method + "\n" + st.metadata.source) +
+                                 m_settings.method + "\n" + m_settings.samples + "\n" +
+                                 st.metadata.source) +
         st.metadata.files.size();
     if (key == m_key || m_task.valid()) return;
     m_key = key;

@@ -26,6 +26,9 @@ struct ComparisonSettings {
     /// Differential abundance by edgeR (the block a factor of the design) or by the GLMM (the
     /// block a random intercept).
     std::string method = "edgeR";
+    /// The samples compared, as sepal-cli stats --samples takes them ("type!=reference"; "":
+    /// every sample).
+    std::string samples;
     bool operator==(const ComparisonSettings&) const = default;
 };
 
@@ -50,7 +53,7 @@ struct Comparison {
     std::string design;                        ///< the formula: "condition + patient"
     std::vector<AbundanceRow> abundance;       ///< per population
     std::vector<StateRow> state;               ///< per population and state marker
-    std::vector<std::string> samples;          ///< the samples, in the counts' order
+    std::vector<std::string> samples;          ///< the samples compared, in the counts' order
     std::vector<std::string> groupOf;          ///< per sample: its level of the column
     std::vector<std::string> pairOf;           ///< per sample: its block ("" without)
     std::vector<std::vector<double>> percent;  ///< per abundance row: % of each sample's cells

@@ -137,11 +137,9 @@ nlohmann::json ExportService::sessionJson(const std::array<float, 3>& camera) co
           {"markerClasses", markerClassesJson(t.markerClasses)}}}};
     // The Compare window's conditions, when chosen.
     if (!compare.column.empty())
-        session["compare"] = {{"column", compare.column},
-                              {"level", compare.level},
-                              {"reference", compare.reference},
-                              {"block", compare.block},
-                              {"method", compare.method}};
+        session["compare"] = {{"column", compare.column},       {"level", compare.level},
+                              {"reference", compare.reference}, {"block", compare.block},
+                              {"method", compare.method},       {"samples", compare.samples}};
     return session;
 }
 
@@ -283,9 +281,9 @@ std::array<float, 3> ExportService::loadSession(const std::string& path) {
     try {
         if (j.contains("compare")) {
             const auto& c = j.at("compare");
-            compare = {c.at("column").get<std::string>(), c.at("level").get<std::string>(),
-                       c.at("reference").get<std::string>(), c.at("block").get<std::string>(),
-                       c.value("method", std::string("edgeR"))};
+            compare = {c.at("column").get<std::string>(),       c.at("level").get<std::string>(),
+                       c.at("reference").get<std::string>(),    c.at("block").get<std::string>(),
+                       c.value("method", std::string("edgeR")), c.value("samples", std::string())};
         }
     } catch (const nlohmann::json::exception& e) {
         throw InputError(path + ": the session's compared conditions are damaged (" + e.what() +

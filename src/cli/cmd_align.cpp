@@ -100,8 +100,8 @@ void addAlignCommand(CLI::App& app) {
     cmd->add_option("--batch", args->batch, "the metadata column naming each file's batch")
         ->capture_default_str();
     cmd->add_option("--anchors", args->anchors,
-                    "COLUMN=VALUE: the files that teach the alignment (such as type=control); "
-                    "every file by default");
+                    "COLUMN=VALUE[,VALUE] or COLUMN!=VALUE: the files that teach the alignment "
+                    "(such as type=control); every file by default");
     cmd->add_option("--out-dir", args->outDir, "folder for the aligned files (created if missing)")
         ->required();
     cmd->add_option("--levels", args->levels, "quantile levels learnt per marker and batch")

@@ -3,6 +3,7 @@
 // of the state markers from the samples' medians (sample_medians.csv).
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -14,6 +15,7 @@
 #include "cli/study_options.h"
 #include "core/common/error.h"
 #include "core/common/text.h"
+#include "core/pipeline/sample_filter.h"
 #include "core/pipeline/sample_metadata.h"
 #include "core/stats/abundance_table.h"
 #include "core/stats/sample_median_table.h"
@@ -41,9 +43,21 @@ std::map<std::string, std::string> parseReferences(const std::vector<std::string
     return out;
 }
 
+/// " (type!=reference: 2 left out: Ref_b1, Ref_b2)", or "" when every sample is compared.
+std::string leftOut(const std::vector<std::string>& all, const std::vector<std::string>& compared,
+                    const std::string& filter) {
+    std::vector<std::string> out;
+    for (const auto& s : all)
+        if (std::find(compared.begin(), compared.end(), s) == compared.end()) out.push_back(s);
+    if (out.empty()) return "";
+    return " (" + filter + ": " + std::to_string(out.size()) + " left out: " + commaJoined(out) +
+           ")";
+}
+
 /// Reads the tables, compares the conditions and writes the results and pictures.
 void runStudy(const StudyOptions& o, const StudyTables& t) {
     stats::StudyRequest request;
+    request.samples = parseSampleFilter(o.samples, "--samples");
     request.formula = o.design;
     request.contrast = o.contrast;
     request.references = parseReferences(o.references);
@@ -77,9 +91,10 @@ void runStudy(const StudyOptions& o, const StudyTables& t) {
                                        : (" " + std::to_string(o.minSamples)).c_str());
     if (t.quiet) return;
     std::fprintf(stderr,
-                 "sepal-cli: note: %s over %zu samples: %zu of %zu populations tested, %zu "
+                 "sepal-cli: note: %s over %zu samples%s: %zu of %zu populations tested, %zu "
                  "differ in abundance at FDR 0.05; wrote %s, %s%s\n",
-                 result.design.contrastText.c_str(), result.design.samples.size(), tested,
+                 result.design.contrastText.c_str(), result.design.samples.size(),
+                 leftOut(table.samples, result.design.samples, o.samples).c_str(), tested,
                  result.abundance.size(), called, files.abundance.c_str(), files.design.c_str(),
                  result.design.groupOf.empty() ? "" : (" and " + files.boxPlots).c_str());
     if (!medians) return;

@@ -25,6 +25,11 @@ void addStudyOptions(CLI::App* cmd, StudyOptions& o, bool required) {
         design->needs(metadata)->needs(contrast);
         contrast->needs(metadata)->needs(design);
     }
+    cmd->add_option("--samples", o.samples,
+                    "COLUMN=VALUE[,VALUE] or COLUMN!=VALUE: compare only the samples whose "
+                    "metadata column has (or, with !=, has not) one of the values, such as "
+                    "type!=reference; every sample by default")
+        ->needs(contrast);
     cmd->add_option("--reference", o.references,
                     "COLUMN:LEVEL, a factor's reference level (default: its first level in "
                     "sorted order, as R)");

@@ -18,6 +18,7 @@ struct StudyOptions {
     std::string metadata;                   ///< samples.csv
     std::string design;                     ///< "condition + patient"
     std::string contrast;                   ///< "condition:stim-unstim"
+    std::string samples;                    ///< the samples compared ("type!=reference")
     std::vector<std::string> references;    ///< "condition:unstim"
     std::string block;                      ///< a blocking metadata column (patient)
     std::vector<std::string> stateMarkers;  ///< markers tested for differential state

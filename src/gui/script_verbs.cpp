@@ -11,6 +11,7 @@
 
 #include "core/common/error.h"
 #include "core/common/text.h"
+#include "core/pipeline/sample_filter.h"
 #include "core/transform/channel_label.h"
 #include "gui/script_args.h"
 #include "gui/script_exports.h"
@@ -170,13 +171,15 @@ void polish(ScriptRun& run, const ScriptAction& a) {
     if (service.start(c)) run.startSettling();
 }
 
-// COLUMN LEVEL REFERENCE [BLOCK|-] [METHOD]: what the Compare window compares; then hold until
-// it is in.
+// COLUMN LEVEL REFERENCE [BLOCK|-] [METHOD] [SAMPLES]: what the Compare window compares; then hold
+// until it is in.
 void compare(ScriptRun& run, const ScriptAction& a) {
     if (a.args.size() < 3)
-        throw InputError("compare needs COLUMN LEVEL REFERENCE [BLOCK|-] [edgeR|GLMM]");
+        throw InputError("compare needs COLUMN LEVEL REFERENCE [BLOCK|-] [edgeR|GLMM] [SAMPLES]");
     const std::string block = a.args.size() > 3 && a.args[3] != "-" ? a.args[3] : "";
     const std::string method = a.args.size() > 4 ? a.args[4] : "edgeR";
+    const std::string samples = a.args.size() > 5 ? a.args[5] : "";
+    parseSampleFilter(samples, "compare: the samples");  // a malformed filter fails this line
     if (method != "edgeR" && method != "GLMM")
         throw InputError("compare: method " + method + ": use edgeR or GLMM");
     // What the window's lists would not offer is refused on this line, not found later.
@@ -187,7 +190,8 @@ void compare(ScriptRun& run, const ScriptAction& a) {
             std::find(m.columns.begin(), m.columns.end(), column) == m.columns.end())
             throw InputError("compare: no metadata column " + column +
                              " (the columns: " + commaJoined(m.columns) + ")");
-    run.app.workspace().comparison().choose({a.args[0], a.args[1], a.args[2], block, method});
+    run.app.workspace().comparison().choose(
+        {a.args[0], a.args[1], a.args[2], block, method, samples});
     run.compared = true, run.settleFrames = 0, run.comparedLine = a.line;
 }
 
@@ -344,7 +348,7 @@ const ScriptVerb kVerbs[] = {
     {"metadata", "PATH: the samples' metadata CSV", metadata},
     {"align-batches", "COLUMN ANCHORS|- FOLDER: align the samples' batches, open the aligned files",
      alignBatches},
-    {"compare", "COLUMN LEVEL REFERENCE [BLOCK|-] [edgeR|GLMM]: compare two conditions (Compare window) and wait for it", compare},
+    {"compare", "COLUMN LEVEL REFERENCE [BLOCK|-] [edgeR|GLMM] [SAMPLES]: compare two conditions (Compare window; SAMPLES as stats --samples: type!=reference) and wait for it", compare},
     {"spillover", "PATH: compensate with the spillover matrix in PATH", spillover},
     {"export", "KIND PATH ...: write a file (the kinds below)", exportFile},
     {"load-session", "PATH: restore a session", loadSession},

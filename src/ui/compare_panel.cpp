@@ -12,6 +12,8 @@
 #include <set>
 
 #include "app/colouring.h"
+#include "core/common/error.h"
+#include "core/pipeline/sample_filter.h"
 #include "core/raster/annotate.h"
 #include "core/raster/box_plots.h"
 #include "ui/fitted_text.h"
@@ -40,6 +42,42 @@ bool chooser(const char* label, std::string& value, const std::vector<std::strin
             if (ImGui::Selectable(item.c_str(), item == value)) value = item, changed = true;
         ImGui::EndCombo();
     }
+    return changed;
+}
+
+/// "only type = sample", "all but type = reference": how the window says a samples filter.
+std::string filterLabel(const SampleFilter& f) {
+    if (f.all()) return "all";
+    std::string values;
+    for (const auto& v : f.values) values += (values.empty() ? "" : ", ") + v;
+    return (f.exclude ? "all but " : "only ") + f.column + " = " + values;
+}
+
+/// The "samples" combo: all, or only / all but one value of a column other than the conditions'
+/// (those of 2 to 12 values among the open samples); true when changed.
+bool chooseSamples(const app::State& st, app::ComparisonSettings& s) {
+    SampleFilter current;
+    try {
+        current = parseSampleFilter(s.samples, "samples");
+    } catch (const InputError&) {
+        // Shown as typed; the comparison says what is wrong with it.
+    }
+    bool changed = false;
+    const std::string shown = s.samples.empty() ? "all" : filterLabel(current);
+    if (!ImGui::BeginCombo("samples", shown.c_str())) return false;
+    if (ImGui::Selectable("all", s.samples.empty())) s.samples.clear(), changed = true;
+    const SampleMetadata& m = st.metadata;
+    for (size_t c = 0; c < m.columns.size(); ++c) {
+        const auto levels = levelsOf(st, c);
+        if (m.columns[c] == s.column || levels.size() < 2 || levels.size() > 12) continue;
+        for (const bool exclude : {false, true})
+            for (const auto& level : levels) {
+                const SampleFilter f{m.columns[c], {level}, exclude};
+                if (ImGui::Selectable(filterLabel(f).c_str(), f == current && !current.all()))
+                    s.samples = f.text(), changed = true;
+            }
+    }
+    ImGui::EndCombo();
     return changed;
 }
 
@@ -134,6 +172,11 @@ bool ComparePanel::drawChoice(UiContext& ctx) {
             ImGui::SetTooltip(
                 "A column that pairs the samples (the patient): abundance is compared within "
                 "each, and the state markers' medians share its correlation");
+        changed |= chooseSamples(ws.state(), s);
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip(
+                "The samples compared: all, or those of one value of another column (leave the "
+                "reference samples of a batched study out: all but type = reference)");
         changed |= chooser("method", s.method, {"edgeR", "GLMM"});
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip(
@@ -377,11 +420,16 @@ void ComparePanel::draw(UiContext& ctx) {
     size_t called = 0, stateCalled = 0;
     for (const auto& r : c.abundance) called += r.tested && r.pAdjusted < 0.05;
     for (const auto& r : c.state) stateCalled += r.tested && r.pAdjusted < 0.05;
+    // The filter as the window's list says it; the comparison was made, so it parses.
+    const std::string chosen =
+        c.settings.samples.empty()
+            ? ""
+            : " (" + filterLabel(parseSampleFilter(c.settings.samples, "samples")) + ")";
     ImGui::TextWrapped(
-        "%s over %zu samples: %zu of %zu populations differ, %zu state changes "
+        "%s over %zu samples%s: %zu of %zu populations differ, %zu state changes "
         "(FDR 0.05). %.0f ms%s",
-        c.contrastText.c_str(), c.samples.size(), called, c.abundance.size(), stateCalled,
-        c.milliseconds, comparison.computing() ? ", updating" : "");
+        c.contrastText.c_str(), c.samples.size(), chosen.c_str(), called, c.abundance.size(),
+        stateCalled, c.milliseconds, comparison.computing() ? ", updating" : "");
     if (ImGui::BeginTabBar("compare")) {
         if (ImGui::BeginTabItem("Abundance")) {
             drawAbundance(ctx);

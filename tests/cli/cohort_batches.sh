@@ -30,6 +30,15 @@ for set in cohort aligned; do
         --metadata cohort/samples.csv --design "condition + patient" \
         --contrast condition:stim-unstim --block patient 2>/dev/null
 done
+# Every aligned file applied, the references left out of the comparison by --samples: the
+# same tests and pictures as the patients' files alone.
+"$cli" apply --model m_aligned.json aligned/*.fcs --out-dir a_all -q \
+    --metadata cohort/samples.csv --design "condition + patient" \
+    --contrast condition:stim-unstim --block patient --samples 'type!=reference' 2>/dev/null
+grep -q "^Ref_b2," a_all/populations.csv || fail "the references were not counted"
+for f in da.csv ds.csv design.csv abundance.png state.png; do
+    cmp -s a_all/$f a_aligned/$f || fail "--samples type!=reference: another $f than the patients' alone"
+done
 python3 - "$tmp" <<'PY' || fail "the aligned study"
 import collections, csv, glob, os, statistics, sys
 tmp = sys.argv[1]

@@ -899,12 +899,8 @@ def test_batch_alignment(out):
     check(read_png(f"{out}/batches.png")[0] > 0, "no screenshot of the Batches window")
 
 
-def test_compare(out):
-    """Comparing conditions in the app on a generated study (3 patients x 2 conditions of 10^5
-    cells, planted
-    effects): the Compare window finds the planted populations and state changes, its exported
-    tables and pictures are byte for byte those of sepal-cli stats on the counts the app exports,
-    and a lasso (a new population) recomputes the statistics in the background."""
+def cli_with_stats():
+    """The built sepal-cli, when it has the statistics; else the test is skipped, saying why."""
     cli = os.environ.get("SEPAL_CLI")
     if not cli or not os.path.exists(cli):
         print("skipped: SEPAL_CLI is not set to a built sepal-cli")
@@ -912,6 +908,16 @@ def test_compare(out):
     if subprocess.run([cli, "stats", "--help"], capture_output=True).returncode != 0:
         print("skipped: this build has no statistics (Eigen or Boost.Math missing)")
         sys.exit(SKIP)
+    return cli
+
+
+def test_compare(out):
+    """Comparing conditions in the app on a generated study (3 patients x 2 conditions of 10^5
+    cells, planted
+    effects): the Compare window finds the planted populations and state changes, its exported
+    tables and pictures are byte for byte those of sepal-cli stats on the counts the app exports,
+    and a lasso (a new population) recomputes the statistics in the background."""
+    cli = cli_with_stats()
     subprocess.run([cli, "demo", "--cohort", f"{out}/cohort", "--events", "100000"], check=True,
                    capture_output=True)
     files = sorted(glob.glob(f"{out}/cohort/*.fcs"))
@@ -978,9 +984,71 @@ def test_compare(out):
     # A session keeps what the Compare window compares.
     restored, _, _ = run_app([f"load-session {out}/study.session.json", "settle", "state", "quit"],
                              out)
-    check(restored[-1]["compare_settings"] == ["condition", "stim", "unstim", "patient", "GLMM"],
+    check(restored[-1]["compare_settings"] == ["condition", "stim", "unstim", "patient", "GLMM", ""],
           f"the restored session compares {restored[-1]['compare_settings']}")
     print(f"compare: {first['ms']:.0f} ms, after the lasso {after['ms']:.0f} ms")
+
+
+def test_compare_samples(out):
+    """Comparing some of the samples: a study measured in two batches holds a reference sample a
+    batch (type reference). The Compare window's "samples" leaves them out (all but type =
+    reference); its tables are byte for byte those of the command it shows (stats --samples) and
+    of sepal-cli stats on the patients' counts alone; a value no sample has is said in the
+    window; a session keeps the choice."""
+    cli = cli_with_stats()
+    subprocess.run([cli, "demo", "--cohort", f"{out}/cohort", "--events", "20000",
+                    "--batches", "2"], check=True, capture_output=True)
+    files = sorted(glob.glob(f"{out}/cohort/*.fcs"))
+    check(len(files) == 8, f"the demo study in two batches has {len(files)} files")
+    os.makedirs(f"{out}/counts")
+    states, _, _ = run_app(
+        ["open " + " ".join(files), "settle", f"metadata {out}/cohort/samples.csv",
+         "populations-from-landmarks 12", "settle",
+         "compare condition stim unstim patient edgeR type!=reference", "state",
+         f"export counts {out}/counts", f"export stats {out}/stats",
+         "panel Populations close", "panel Compare open", "wait 0.5",
+         f"screenshot {out}/compare.png", f"export session {out}/s.session.json", "quit"], out)
+    check(states[-1]["errors"] == 0, "the app logged errors")
+    shown = shlex.split(states[-1]["compare_command"])
+    check("--samples" in shown and shown[shown.index("--samples") + 1] == "type!=reference",
+          f"the window's command leaves the filter out: {states[-1]['compare_command']}")
+    subprocess.run([cli] + shown[1:] + ["-q"], cwd=f"{out}/counts", check=True)
+    _, design = read_csv(f"{out}/stats/design.csv")
+    check(sorted(r[0] for r in design) == sorted(
+        os.path.basename(f)[:-4] for f in files if "Ref_" not in f),
+        f"design.csv's samples: {[r[0] for r in design]}")
+    # The patients' counts alone, every sample compared: the same numbers.
+    _, rows = read_csv(f"{out}/counts/populations.csv")
+    with open(f"{out}/patients.csv", "w") as f:
+        f.write("sample,population,cells\n")
+        for r in rows:
+            if not r[0].startswith("Ref_"):
+                f.write(f"{r[0]},\"{r[1]}\",{r[2]}\n")
+    subprocess.run([cli, "stats", "--counts", f"{out}/patients.csv", "--metadata",
+                    f"{out}/cohort/samples.csv", "--design", "condition + patient", "--contrast",
+                    "condition:stim-unstim", "--reference", "condition:unstim", "--out-dir",
+                    f"{out}/alone", "-q"], check=True)
+    for name, there in (("da.csv", f"{out}/counts/stats"), ("da.csv", f"{out}/alone"),
+                        ("abundance.png", f"{out}/counts/stats")):
+        app, other = open(f"{out}/stats/{name}", "rb").read(), open(f"{there}/{name}", "rb").read()
+        check(app == other, f"the app's {name} differs from {there}/{name}")
+    check(read_png(f"{out}/compare.png")[0] > 0, "no screenshot")
+    # The session keeps the choice; a value no sample has (a typo) fails its script line with
+    # the values there are, and leaves no numbers of the earlier choice in the window.
+    script = os.path.join(out, "restore.txt")
+    with open(script, "w") as f:
+        f.write("\n".join([f"load-session {out}/s.session.json", "settle", "state",
+                           "compare condition stim unstim patient edgeR type!=refrence",
+                           "state", "quit"]) + "\n")
+    proc = run_sepal(["--script", script, "--size", "1280x800"], os.path.join(out, "autosave"))
+    restored = [json.loads(l) for l in proc.stdout.splitlines() if l.startswith("{")]
+    check(proc.returncode == 1, f"a script with a failed compare exited with {proc.returncode}")
+    check(restored[0]["compare_settings"][-1] == "type!=reference",
+          f"the restored session compares {restored[0]['compare_settings']}")
+    check(restored[0]["comparison"] is not None, "the restored session compared nothing")
+    check('no sample has type "refrence" (theirs: sample, reference)' in proc.stderr,
+          f"the typo's error: {proc.stderr}")
+    check(restored[-1]["comparison"] is None, "the window kept the earlier numbers")
 
 
 def test_script_errors(out):

@@ -14,22 +14,13 @@
 #include "core/io/fcs_writer.h"
 #include "core/io/input_guard.h"
 #include "core/model/model_panel.h"
+#include "core/pipeline/sample_filter.h"
 #include "core/pipeline/samples.h"
 #include "core/transform/channel_label.h"
 
 namespace sepal {
 
 namespace {
-
-size_t metadataColumn(const SampleMetadata& metadata, const std::string& name,
-                      const std::string& what) {
-    for (size_t c = 0; c < metadata.columns.size(); ++c)
-        if (metadata.columns[c] == name) return c;
-    std::string list;
-    for (const auto& c : metadata.columns) list += (list.empty() ? "" : ", ") + c;
-    throw InputError(what + ": " + metadata.source + " has no column \"" + name +
-                     "\" (its columns: " + list + ")");
-}
 
 std::string shortNumber(double v) {
     std::ostringstream out;
@@ -58,7 +49,7 @@ BatchAssignment assignBatches(const SampleMetadata& metadata, const std::vector<
                               const std::string& batchColumn, const std::string& anchors,
                               bool anchorsInEveryBatch) {
     BatchAssignment out;
-    const size_t batch = metadataColumn(metadata, batchColumn, "the batch column");
+    const size_t batch = metadata.columnIndex(batchColumn, "the batch column");
     for (const auto& path : paths) {
         if (metadata.rowOf(path) < 0)
             throw InputError(path + " is not listed in " + metadata.source +
@@ -68,19 +59,8 @@ BatchAssignment assignBatches(const SampleMetadata& metadata, const std::vector<
             throw InputError(path + " has no " + batchColumn + " in " + metadata.source);
         out.batchOf.push_back(value);
     }
-    if (anchors.empty()) {
-        out.anchor.assign(paths.size(), true);
-    } else {
-        const size_t equals = anchors.find('=');
-        if (equals == std::string::npos || equals == 0)
-            throw InputError("the anchors \"" + anchors +
-                             "\": give COLUMN=VALUE, such as type=control");
-        const size_t column =
-            metadataColumn(metadata, anchors.substr(0, equals), "the anchors' column");
-        const std::string value = anchors.substr(equals + 1);
-        for (const auto& path : paths)
-            out.anchor.push_back(metadata.valueOf(path, column) == value);
-    }
+    out.anchor =
+        chosenSamples(parseSampleFilter(anchors, "the anchors"), metadata, paths, "the anchors");
     if (anchorsInEveryBatch)
         for (const auto& b : out.batchOf) {
             bool anchored = false;

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "core/common/error.h"
+#include "core/common/text.h"
 #include "core/io/delimited_fields.h"
 #include "core/io/regular_file.h"
 #include "core/pipeline/samples.h"
@@ -35,6 +36,13 @@ std::vector<std::string> SampleMetadata::valuesOver(const std::vector<std::strin
         if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
     }
     return out;
+}
+
+size_t SampleMetadata::columnIndex(const std::string& name, const std::string& what) const {
+    const auto it = std::find(columns.begin(), columns.end(), name);
+    if (it != columns.end()) return size_t(it - columns.begin());
+    throw InputError(what + ": " + source + " has no column \"" + name +
+                     "\" (its columns: " + commaJoined(columns) + ")");
 }
 
 SampleMetadata readSampleMetadata(const std::string& path) {

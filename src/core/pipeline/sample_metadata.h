@@ -23,6 +23,9 @@ struct SampleMetadata {
     /// The distinct values of attribute `column` over `paths`, in order of first appearance
     /// ("" for files not listed).
     std::vector<std::string> valuesOver(const std::vector<std::string>& paths, size_t column) const;
+    /// The index of column `name`; throws InputError that names `what` asked for it, the file
+    /// and the columns it has, when it has none.
+    size_t columnIndex(const std::string& name, const std::string& what) const;
 };
 
 /// Reads the metadata CSV (or TSV): a header whose first column names the files (file, sample,

@@ -45,4 +45,18 @@ AbundanceTable readAbundanceTable(const std::string& path) {
     return t;
 }
 
+AbundanceTable keepSamples(const AbundanceTable& table, const std::vector<std::string>& samples) {
+    AbundanceTable kept;
+    kept.samples = samples;
+    kept.populations = table.populations;
+    kept.cells.resize(table.cells.rows(), Eigen::Index(samples.size()));
+    for (size_t s = 0; s < samples.size(); ++s) {
+        const auto it = std::find(table.samples.begin(), table.samples.end(), samples[s]);
+        if (it == table.samples.end())
+            throw InputError("the population counts have no sample " + samples[s]);
+        kept.cells.col(Eigen::Index(s)) = table.cells.col(Eigen::Index(it - table.samples.begin()));
+    }
+    return kept;
+}
+
 }  // namespace sepal::stats

@@ -20,4 +20,8 @@ struct AbundanceTable {
 /// sample and population listed twice).
 AbundanceTable readAbundanceTable(const std::string& path);
 
+/// The table's columns of `samples` only, in their order (a comparison's chosen samples); throws
+/// InputError for a sample it lacks.
+AbundanceTable keepSamples(const AbundanceTable& table, const std::vector<std::string>& samples);
+
 }  // namespace sepal::stats

@@ -21,11 +21,13 @@ std::string subtitleOf(const AbundanceResult& r) {
 
 }  // namespace
 
-raster::BoxPlotInput abundanceBoxPlots(const AbundanceTable& counts, const StudyResult& result,
+raster::BoxPlotInput abundanceBoxPlots(const AbundanceTable& allCounts, const StudyResult& result,
                                        const SampleMetadata& metadata,
                                        const std::string& pairColumn) {
     raster::BoxPlotInput in;
     const StudyDesign& design = result.design;
+    // The compared samples only (a comparison may leave some out), in the design's order.
+    const AbundanceTable counts = keepSamples(allCounts, design.samples);
     in.samples = counts.samples;
     in.groups = design.groupLevels;
     // Each level in the colour of its place among the column's levels in sorted order, as the

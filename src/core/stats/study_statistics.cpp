@@ -94,13 +94,25 @@ AbundanceTable withoutUnassigned(const AbundanceTable& counts) {
     return t;
 }
 
+/// The counts of the samples the request chooses.
+AbundanceTable chosenCounts(const AbundanceTable& counts, const SampleMetadata& metadata,
+                            const StudyRequest& request) {
+    if (request.samples.all()) return counts;
+    const std::vector<bool> chosen =
+        chosenSamples(request.samples, metadata, counts.samples, "--samples");
+    std::vector<std::string> kept;
+    for (size_t s = 0; s < chosen.size(); ++s)
+        if (chosen[s]) kept.push_back(counts.samples[s]);
+    return keepSamples(counts, kept);
+}
+
 }  // namespace
 
 StudyResult compareConditions(const AbundanceTable& allCounts, const SampleMetadata& metadata,
                               const StudyRequest& request, const SampleMedianTable* medians) {
     if (request.method != "edgeR" && request.method != "GLMM")
         throw InputError("--method " + request.method + ": use edgeR or GLMM");
-    const AbundanceTable counts = withoutUnassigned(allCounts);
+    const AbundanceTable counts = withoutUnassigned(chosenCounts(allCounts, metadata, request));
     StudyResult result;
     result.design = buildStudyDesign(metadata, counts.samples, request.formula, request.contrast,
                                      request.references);

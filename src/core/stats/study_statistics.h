@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/pipeline/sample_filter.h"
 #include "core/pipeline/sample_metadata.h"
 #include "core/stats/abundance_table.h"
 #include "core/stats/differential_state.h"
@@ -19,6 +20,9 @@ namespace sepal::stats {
 
 /// What to compare and how.
 struct StudyRequest {
+    /// The samples compared ("type!=reference"); the others are left out of the design, the
+    /// tests and the pictures. By default every sample.
+    SampleFilter samples;
     std::string formula;                            ///< "condition + patient"
     std::string contrast;                           ///< "condition:stim-unstim"
     std::map<std::string, std::string> references;  ///< column -> reference level
@@ -38,8 +42,8 @@ struct StudyResult {
     std::vector<std::string> stateMarkers;  ///< the markers tested for differential state
 };
 
-/// Compares the conditions of `request` over the samples of `counts` (each found in `metadata`;
-/// the cells of no population, "unassigned", are left out);
+/// Compares the conditions of `request` over the samples of `counts` that request.samples
+/// chooses (each found in `metadata`; the cells of no population, "unassigned", are left out);
 /// with `medians` (the same samples and populations, per sample) also differential state of
 /// the state markers. request.block is the within-patient correlation of the state test and,
 /// for the GLMM, a patient random intercept. Throws InputError for a bad request
