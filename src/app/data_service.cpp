@@ -210,7 +210,7 @@ void DataService::openSampleMetadata(const std::string& path) {
 }
 
 void DataService::alignBatches(const std::string& batchColumn, const std::string& anchors,
-                               const std::string& folder) {
+                               const std::string& folder, size_t clusters) {
     const State& state = this->state();
     try {
         if (state.data.samples.size() < 2)
@@ -221,6 +221,9 @@ void DataService::alignBatches(const std::string& batchColumn, const std::string
         for (const auto& s : state.data.samples) paths.push_back(s.path);
         AlignRequest request;
         request.assignment = assignBatches(state.metadata, paths, batchColumn, anchors);
+        if (clusters < 1 || clusters > 100)
+            throw InputError("between 1 and 100 clusters, not " + std::to_string(clusters));
+        request.clusters = clusters;
         request.folder = folder;
         request.folderOption = "the Batches window's folder";
         request.readFiles = paths;

@@ -49,11 +49,12 @@ class DataService : public Service {
     /// its first column; undoable. Errors are logged.
     void openSampleMetadata(const std::string& path);
     /// Aligns the open samples' batches (`batchColumn` of the sample metadata), learnt from the
-    /// anchors ("COLUMN=VALUE", or every sample when empty) as sepal-cli align does: writes the
-    /// aligned files and batch_gaps.csv into `folder` and opens the aligned files in place of
-    /// the originals, which stay as they were. Errors are logged; nothing changes then.
+    /// anchors ("COLUMN=VALUE", or every sample when empty) as sepal-cli align does, in
+    /// `clusters` clusters of the anchors' cells (1: none; its --clusters): writes the aligned
+    /// files and batch_gaps.csv into `folder` and opens the aligned files in place of the
+    /// originals, which stay as they were. Errors are logged; nothing changes then.
     void alignBatches(const std::string& batchColumn, const std::string& anchors,
-                      const std::string& folder);
+                      const std::string& folder, size_t clusters = 1);
     /// The channels' gaps between batches before and after the last alignment that finished
     /// (empty before any), largest gap first.
     std::vector<BatchGap> lastAlignmentGaps() const;

@@ -36,6 +36,7 @@ struct AlignArgs {
     std::string spillover;
     GateOptions gates;  // the population whose cells teach the alignment
     size_t levels = 101;
+    size_t clusters = 1;
     bool quiet = false;
 };
 
@@ -43,6 +44,8 @@ void runAlign(const AlignArgs& a) {
     io::refuseRepeatedInputs(a.inputs);
     const SampleMetadata metadata = readSampleMetadata(a.metadata);
     const bool learn = a.alignment.empty();
+    if (!learn && a.clusters != 1)
+        throw InputError("--clusters: a saved --alignment keeps the clusters it was learnt with");
     if (!learn && !a.anchors.empty())
         throw InputError(
             "--anchors: a saved --alignment is applied as it is; learn a new one "
@@ -58,6 +61,7 @@ void runAlign(const AlignArgs& a) {
     AlignRequest request;
     request.assignment = assignment;
     request.levels = a.levels;
+    request.clusters = a.clusters;
     request.folder = a.outDir;
     request.folderOption = "--out-dir";
     request.readFiles = readFiles;
@@ -107,6 +111,12 @@ void addAlignCommand(CLI::App& app) {
     cmd->add_option("--levels", args->levels, "quantile levels learnt per marker and batch")
         ->capture_default_str()
         ->check(CLI::Range(3, 10001));
+    cmd->add_option("--clusters", args->clusters,
+                    "cluster the anchors' cells (k-means on the type markers) and align each "
+                    "cluster by maps of its own, as CytoNorm does: for a batch effect that differs "
+                    "between cell types; 1: every cell by its batch's maps")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 100));
     cmd->add_option("--save-alignment", args->saveAlignment,
                     "write the learnt alignment (JSON) to apply it to later files of the batches");
     cmd->add_option("--alignment", args->alignment,

@@ -32,11 +32,15 @@ struct DemoOptions {
     uint64_t seed = 1;
     bool stateMarkers = false;
     size_t batches = 1;
+    std::string batchEffect = "marker";
 };
 
 /// Writes the cohort's files, its samples.csv and planted.csv (the truth) into o.cohort.
 void writeCohort(const DemoOptions& o) {
-    const demo::CohortSpec spec{o.patients, o.conditions, o.events, o.seed, o.batches};
+    if (o.batchEffect != "marker" && o.batchEffect != "population")
+        throw InputError("--batch-effect " + o.batchEffect + ": marker or population");
+    const demo::CohortSpec spec{o.patients, o.conditions, o.events,
+                                o.seed,     o.batches,    o.batchEffect == "population"};
     const auto samples = demo::cohortSamples(spec);
     std::error_code ec;
     std::filesystem::create_directories(o.cohort, ec);
@@ -98,6 +102,11 @@ void addDemo(CLI::App& app) {
                     "with its own sensitivity per marker and a reference donor's sample "
                     "(Ref_b1.fcs...; samples.csv then has batch and type, reference or sample: "
                     "sepal-cli align --anchors type=reference)")
+        ->capture_default_str();
+    cmd->add_option("--batch-effect", options->batchEffect,
+                    "with --batches: marker (one factor per marker and batch) or population "
+                    "(each population's own factor besides, as where staining differs by cell "
+                    "type: sepal-cli align --clusters)")
         ->capture_default_str();
     cmd->add_option("--conditions", options->conditions,
                     "conditions of --cohort, the first the baseline of the planted effects "

@@ -208,12 +208,14 @@ void metadata(ScriptRun& run, const ScriptAction& a) {
 }
 
 void alignBatches(ScriptRun& run, const ScriptAction& a) {
-    if (a.args.size() != 3)
+    if (a.args.size() != 3 && a.args.size() != 4)
         throw InputError(
-            "align-batches needs COLUMN ANCHORS FOLDER (ANCHORS: COLUMN=VALUE, or - "
+            "align-batches needs COLUMN ANCHORS FOLDER [CLUSTERS] (ANCHORS: COLUMN=VALUE, or - "
             "for every sample)");
-    run.app.workspace().data().alignBatches(a.args[0], a.args[1] == "-" ? "" : a.args[1],
-                                            a.args[2]);
+    const float clusters = a.args.size() == 4 ? numberArg(a, 3) : 1;
+    if (!(clusters >= 1)) throw InputError("align-batches: CLUSTERS is 1 or more");
+    run.app.workspace().data().alignBatches(a.args[0], a.args[1] == "-" ? "" : a.args[1], a.args[2],
+                                            size_t(clusters));
 }
 
 void spillover(ScriptRun& run, const ScriptAction& a) {
@@ -346,7 +348,7 @@ const ScriptVerb kVerbs[] = {
     {"polish", "umap|tsne [N] [perplexity P]: polish the picture (N epochs) and wait for it; cancel; off: EmbedSOM's picture again", polish},
     {"recipe", "[cancel]: train the Training window's recipe (or cancel it)", recipe},
     {"metadata", "PATH: the samples' metadata CSV", metadata},
-    {"align-batches", "COLUMN ANCHORS|- FOLDER: align the samples' batches, open the aligned files",
+    {"align-batches", "COLUMN ANCHORS|- FOLDER [CLUSTERS]: align the samples' batches (in CLUSTERS clusters), open the aligned files",
      alignBatches},
     {"compare", "COLUMN LEVEL REFERENCE [BLOCK|-] [edgeR|GLMM] [SAMPLES]: compare two conditions (Compare window; SAMPLES as stats --samples: type!=reference) and wait for it", compare},
     {"spillover", "PATH: compensate with the spillover matrix in PATH", spillover},

@@ -103,9 +103,17 @@ void BatchesPanel::draw(UiContext& ctx) {
         ImGui::TextWrapped("Every sample is in batch %s: nothing to align.",
                            batches.begin()->first.c_str());
     ImGui::SetNextItemWidth(-90);
+    if (ImGui::InputInt("Clusters", &m_clusters)) m_clusters = std::clamp(m_clusters, 1, 100);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(
+            "1: each marker of a batch carried by one map. More: the anchors' cells in that many "
+            "clusters (by their type markers), each with maps of its own, as CytoNorm does: for "
+            "a batch effect that differs between cell types (10 to 20 suit most panels).");
+    ImGui::SetNextItemWidth(-90);
     ImGui::InputText("Folder", &m_folder);
     ImGui::BeginDisabled(!problem.empty() || batches.size() < 2 || ws.data().loading() != nullptr);
-    if (ImGui::Button("Align batches")) ws.data().alignBatches(m_column, m_anchors, m_folder);
+    if (ImGui::Button("Align batches"))
+        ws.data().alignBatches(m_column, m_anchors, m_folder, size_t(m_clusters));
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
         ImGui::SetTooltip(

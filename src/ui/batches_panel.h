@@ -1,7 +1,8 @@
 #pragma once
 // The Batches window: samples measured in several batches aligned onto the batches' common
 // distribution (sepal-cli align): the batch column of the sample metadata, the anchors that
-// teach the alignment, the folder the aligned files go to.
+// teach the alignment, the clusters (one map per marker, or CytoNorm's clusters), the folder
+// the aligned files go to.
 
 #include <string>
 
@@ -21,6 +22,7 @@ class BatchesPanel : public Panel {
     std::string m_column;   // the metadata column naming each sample's batch
     std::string m_anchors;  // "COLUMN=VALUE", or "" for every sample
     std::string m_folder;   // where the aligned files go
+    int m_clusters = 1;     // clusters of the anchors' cells, each with maps of its own
 };
 
 }  // namespace sepal::ui

@@ -10,10 +10,9 @@ cli=${SEPAL_CLI:?set SEPAL_CLI to the sepal-cli binary}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
-if ! "$cli" stats --help >/dev/null 2>&1; then
-    echo "SKIP: this sepal-cli was built without the statistics (Eigen or Boost.Math missing)"
-    exit 77
-fi
+# shellcheck source=lib/skip_without_stats.sh
+. "$(dirname "$0")/lib/skip_without_stats.sh"
+skip_without_stats "$cli"
 cd "$tmp"
 "$cli" demo --cohort cohort --patients 4 --batches 2 --events 50000 >/dev/null
 grep -q "^Ref_b2.fcs,unstim,Ref,b2,reference$" cohort/samples.csv ||

@@ -11,10 +11,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
-if ! "$cli" stats --help >/dev/null 2>&1; then
-    echo "SKIP: this sepal-cli was built without the statistics (Eigen or Boost.Math missing)"
-    exit 77
-fi
+# shellcheck source=lib/skip_without_stats.sh
+. "$(dirname "$0")/lib/skip_without_stats.sh"
+skip_without_stats "$cli"
 python=/usr/bin/python3
 [ -x "$python" ] || python=python3
 

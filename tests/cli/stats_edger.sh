@@ -12,10 +12,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-if ! "$cli" stats --help >/dev/null 2>&1; then
-    echo "SKIP: this sepal-cli was built without the statistics (Eigen or Boost.Math missing)"
-    exit 77
-fi
+# shellcheck source=lib/skip_without_stats.sh
+. "$(dirname "$0")/lib/skip_without_stats.sh"
+skip_without_stats "$cli"
 if ! command -v Rscript >/dev/null || ! Rscript -e 'suppressMessages(library(edgeR))' >/dev/null 2>&1; then
     echo "SKIP: R's edgeR is missing (r-bioc-edger, installed by scripts/setup.sh): the agreement with R is not tested"
     exit 77

@@ -897,6 +897,20 @@ def test_batch_alignment(out):
     with open(f"{out}/app_gated/batch_gaps.csv") as g, open(f"{out}/cli/batch_gaps.csv") as u:
         check(g.read() != u.read(), "the gates changed nothing in the app's alignment")
     check(read_png(f"{out}/batches.png")[0] > 0, "no screenshot of the Batches window")
+    # In clusters of the anchors' cells (CytoNorm's way), as sepal-cli align --clusters.
+    states, _, _ = run_app(["open " + " ".join(files), "settle", f"metadata {out}/samples.csv",
+                            f"align-batches batch type=control {out}/app_clusters 3", "settle",
+                            "state", "quit"], out)
+    check(states[-1]["errors"] == 0, "the clustered alignment logged errors")
+    subprocess.run([cli, "align", *files, "--metadata", f"{out}/samples.csv", "--anchors",
+                    "type=control", "--clusters", "3", "--out-dir", f"{out}/cli_clusters", "-q"],
+                   check=True)
+    for name in [os.path.basename(f) for f in files] + ["batch_gaps.csv"]:
+        with open(f"{out}/app_clusters/{name}", "rb") as a, \
+                open(f"{out}/cli_clusters/{name}", "rb") as c:
+            check(a.read() == c.read(), f"{name} differs between the app and align --clusters")
+    with open(f"{out}/app_clusters/batch_gaps.csv") as k, open(f"{out}/cli/batch_gaps.csv") as u:
+        check(k.read() != u.read(), "the clusters changed nothing in the app's alignment")
 
 
 def cli_with_stats():

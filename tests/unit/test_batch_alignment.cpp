@@ -55,6 +55,32 @@ std::vector<double> sortedScaled(const io::Table& t, size_t column) {
     return out;
 }
 
+// Two cell types told apart by CD3 (arcsinh levels 1 and 4), alike on pSTAT5 (levels spread
+// over 2.5..3.5) in batch x; in batch y pSTAT5 is `shift` brighter in the CD3+ cells and as much
+// dimmer in the others: a batch effect that differs by cell type.
+io::Table cellTypeTable(size_t n, double shift, const std::string& source) {
+    io::Table t;
+    t.source = source;
+    t.channels = {{"Pr141Di", "CD3", 0, 32}, {"Er166Di", "pSTAT5", 0, 32}};
+    t.values = Matrix(n, 2);
+    for (size_t i = 0; i < n; ++i) {
+        const bool tCell = i % 2 == 0;
+        const double u = double((i * 7919) % n) / double(n - 1);
+        t.values.at(i, 0) = float(std::sinh((tCell ? 4.0 : 1.0) + 0.3 * (u - 0.5)) * 5);
+        t.values.at(i, 1) = float(std::sinh(2.5 + u + (tCell ? shift : -shift)) * 5);
+    }
+    return t;
+}
+
+// The median pSTAT5 level of the CD3+ (or CD3-) cells of `t`.
+double medianLevel(const io::Table& t, bool tCells) {
+    std::vector<double> v;
+    for (size_t i = 0; i < t.events(); ++i)
+        if ((i % 2 == 0) == tCells) v.push_back(std::asinh(t.values.at(i, 1) / 5.0));
+    std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
+    return v[v.size() / 2];
+}
+
 }  // namespace
 
 TEST(QuantileMap, QuantilesAreRsTypeSeven) {
@@ -218,6 +244,37 @@ TEST(BatchAlignment, ItsJsonAlignsTheSameAndBadAlignmentsAreRefused) {
     broken["batches"].erase(1);
     EXPECT_THROW(BatchAlignment::fromJson(broken, "broken.json"), InputError);
     EXPECT_THROW(BatchAlignment::fromJson(nlohmann::json::object(), "x.json"), InputError);
+}
+
+TEST(BatchAlignment, ClustersRemoveABatchEffectThatDiffersByCellType) {
+    const io::Table x = cellTypeTable(4000, 0.0, "x.fcs"), y = cellTypeTable(4000, 0.4, "y.fcs");
+    const TransformPipeline scale = arcsinhScale({"Pr141Di", "Er166Di"});
+    const BatchAlignment byMarker = learnBatchAlignment({&x, &y}, {"x", "y"}, scale, 101);
+    const BatchAlignment byCluster = learnBatchAlignment({&x, &y}, {"x", "y"}, scale, 101, 2);
+    // Clustered on the type marker alone; both clusters have maps of their own.
+    EXPECT_EQ(byCluster.clusterSteps, std::vector<size_t>{0});
+    ASSERT_EQ(byCluster.clusters.size(), 2u);
+    EXPECT_TRUE(byCluster.clusters[0].mapped() && byCluster.clusters[1].mapped());
+    const io::Table one = alignTable(y, byMarker, "y"), each = alignTable(y, byCluster, "y");
+    for (const bool tCells : {true, false}) {
+        const double goal = (medianLevel(x, tCells) + medianLevel(y, tCells)) / 2;
+        // One map for pSTAT5 cannot move the two cell types apart in opposite directions...
+        EXPECT_GT(std::abs(medianLevel(one, tCells) - goal), 0.1) << tCells;
+        // ...each cluster's map does.
+        EXPECT_NEAR(medianLevel(each, tCells), goal, 0.03) << tCells;
+    }
+    // The clusters survive the JSON, and align the same.
+    const BatchAlignment read = BatchAlignment::fromJson(byCluster.toJson(), "clusters.json");
+    EXPECT_EQ(read.clusterSteps, byCluster.clusterSteps);
+    EXPECT_EQ(alignTable(y, read, "y").values.values, each.values.values);
+    nlohmann::json broken = byCluster.toJson();
+    broken["clusters"][1]["centre"] = {1, 2};
+    EXPECT_THROW(BatchAlignment::fromJson(broken, "broken.json"), InputError);
+    broken = byCluster.toJson();
+    broken["cluster_channels"] = {"Nd999Di"};
+    EXPECT_THROW(BatchAlignment::fromJson(broken, "broken.json"), InputError);
+    // More clusters than the anchors' cells can give is refused.
+    EXPECT_THROW(learnBatchAlignment({&x, &y}, {"x", "y"}, scale, 101, 5000), InputError);
 }
 
 TEST(AlignedFiles, BatchesAndAnchorsComeFromTheMetadata) {

@@ -41,11 +41,19 @@ void addBatches(std::vector<CohortSample>& samples, const CohortSpec& spec,
     std::vector<std::map<std::string, double>> factors(spec.batches);
     for (auto& batch : factors)
         for (const auto& m : markers) batch[m] = std::exp(0.35 * normal());
+    // Drawn after the batches' factors and only when asked for, so that a study without them
+    // stays the same.
+    std::vector<std::map<std::pair<std::string, std::string>, double>> ownFactors(spec.batches);
+    if (spec.populationBatchEffects)
+        for (auto& batch : ownFactors)
+            for (const auto& p : populations)
+                for (const auto& m : markers) batch[{p, m}] = std::exp(0.3 * normal());
     const size_t perPatient = spec.conditions.size();
     for (size_t i = 0; i < samples.size(); ++i) {
         const size_t b = (i / perPatient) % spec.batches;
         samples[i].batch = "b" + std::to_string(b + 1);
         samples[i].batchFactor = factors[b];
+        samples[i].populationBatchFactor = ownFactors[b];
     }
     // The reference donor: a blood of its own, the same in every batch, each sample's noise.
     std::vector<double> own;
@@ -62,6 +70,7 @@ void addBatches(std::vector<CohortSample>& samples, const CohortSpec& spec,
         for (size_t k = 0; k < populations.size(); ++k)
             s.variation.abundance[populations[k]] = own[k] * std::exp(0.05 * normal());
         s.batchFactor = factors[b];
+        s.populationBatchFactor = ownFactors[b];
         samples.push_back(std::move(s));
     }
 }
@@ -124,11 +133,23 @@ io::Table cohortTable(const CohortSample& sample, size_t events) {
     io::Table table = makeDemoTable(events, sample.seed, true, sample.variation);
     if (sample.batchFactor.empty()) return table;
     const std::vector<ChannelRole> roles = channelRoles(table);
+    const std::vector<std::string> populations = demoPopulationNames();
+    const int code = table.findChannel("Population");
     for (size_t c = 0; c < table.channels.size(); ++c) {
-        const auto it = sample.batchFactor.find(table.channels[c].marker);
+        const std::string& marker = table.channels[c].marker;
+        const auto it = sample.batchFactor.find(marker);
         if (roles[c] != ChannelRole::Marker || it == sample.batchFactor.end()) continue;
-        for (size_t i = 0; i < table.events(); ++i)
-            table.values.at(i, c) = float(table.values.at(i, c) * it->second);
+        // Per population code (the index of its name): the batch's factor times the
+        // population's own.
+        std::vector<double> factor(populations.size(), it->second);
+        for (size_t p = 0; p < populations.size(); ++p)
+            if (const auto own = sample.populationBatchFactor.find({populations[p], marker});
+                own != sample.populationBatchFactor.end())
+                factor[p] *= own->second;
+        for (size_t i = 0; i < table.events(); ++i) {
+            const size_t p = code < 0 ? 0 : size_t(table.values.at(i, size_t(code)));
+            table.values.at(i, c) = float(table.values.at(i, c) * factor.at(p));
+        }
     }
     return table;
 }

@@ -23,6 +23,10 @@ struct CohortSpec {
     /// samples in one), each batch has its own sensitivity per marker and one sample of a
     /// reference donor (the anchors of an alignment). 1: one batch, no reference, no effect.
     size_t batches = 1;
+    /// With batches: each population's own factor per marker in each batch on top of the
+    /// batch's (log-normal, sd 0.3), as where staining or fixation differs by cell type: a batch
+    /// effect that one map per marker cannot remove.
+    bool populationBatchEffects = false;
 };
 
 /// An effect of the conditions after the first, the same in every patient.
@@ -47,6 +51,8 @@ struct CohortSample {
     bool reference = false;   ///< the reference donor's sample measured in its batch
     /// Marker -> factor on its measured values in this sample's batch (empty: none).
     std::map<std::string, double> batchFactor;
+    /// (population, marker) -> a further factor in this sample's batch (empty: none).
+    std::map<std::pair<std::string, std::string>, double> populationBatchFactor;
 };
 
 /// The samples of the cohort, patient by patient, each patient's conditions in the spec's order,
@@ -57,7 +63,7 @@ struct CohortSample {
 std::vector<CohortSample> cohortSamples(const CohortSpec& spec);
 
 /// The cells of one sample of the cohort: the demo's blood with its variation (and state
-/// markers), every marker channel multiplied by its batch's factor.
+/// markers), every marker channel multiplied by its batch's factor (and its population's).
 io::Table cohortTable(const CohortSample& sample, size_t events);
 
 }  // namespace sepal::demo

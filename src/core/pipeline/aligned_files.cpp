@@ -37,6 +37,17 @@ void writeGaps(const std::string& path, const std::vector<BatchGap>& gaps) {
     });
 }
 
+// ", in 8 clusters (2 with too few cells of a batch: their batches' maps)", or "".
+std::string clustersText(const BatchAlignment& alignment) {
+    if (alignment.clusters.empty()) return "";
+    size_t unmapped = 0;
+    for (const auto& c : alignment.clusters) unmapped += !c.mapped();
+    return ", in " + std::to_string(alignment.clusters.size()) + " clusters" +
+           (unmapped == 0 ? std::string()
+                          : " (" + std::to_string(unmapped) +
+                                " with too few cells of a batch: their batches' maps)");
+}
+
 double median(std::vector<double> v) {
     if (v.empty()) return 0;
     std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
@@ -131,7 +142,8 @@ std::string AlignedSamples::summary() const {
         paths.empty() ? std::string() : std::filesystem::path(paths.front()).parent_path().string();
     return "aligned " + std::to_string(paths.size()) + " files of " +
            std::to_string(alignment.batches.size()) + " batches on " +
-           std::to_string(alignment.scale.steps.size()) + " channels into " + folder +
+           std::to_string(alignment.scale.steps.size()) + " channels" + clustersText(alignment) +
+           " into " + folder +
            (population.empty() ? "" : ", learnt on the cells in " + population) +
            "; the batches' median gap (earth mover's distance, transformed units) " +
            shortNumber(median(before)) + " -> " + shortNumber(median(after)) + " (" +
@@ -180,8 +192,9 @@ AlignedSamples alignSamples(const std::vector<io::Table>& tables,
         measuredBatch.push_back(assignment.batchOf[i]);
     }
     checkSamplesPanel(tables, "");  // one column must hold one marker in every sample
-    out.alignment =
-        given ? *given : learnBatchAlignment(anchors, anchorBatches, request.scale, request.levels);
+    out.alignment = given ? *given
+                          : learnBatchAlignment(anchors, anchorBatches, request.scale,
+                                                request.levels, request.clusters);
     for (size_t i = 0; i < tables.size(); ++i)
         checkAlignable(tables[i], out.alignment, assignment.batchOf[i]);
     std::error_code ec;

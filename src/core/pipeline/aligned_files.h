@@ -68,7 +68,8 @@ struct AlignRequest {
     BatchAssignment assignment;  ///< each sample's batch, and the anchors
     /// The scale an alignment is learnt in (alignmentScale), when none is `given`.
     TransformPipeline scale;
-    size_t levels = 101;                      ///< quantile levels learnt per channel and batch
+    size_t levels = 101;  ///< quantile levels learnt per channel and batch
+    size_t clusters = 1;  ///< clusters of the anchors' cells, each with its own maps (1: none)
     const BatchAlignment* given = nullptr;    ///< a saved alignment to apply instead
     std::string folder;                       ///< where the aligned files go (created if missing)
     std::string folderOption = "the folder";  ///< what errors call the folder ("--out-dir")

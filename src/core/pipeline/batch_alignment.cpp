@@ -9,7 +9,11 @@
 #include "core/common/error.h"
 #include "core/io/atomic_file.h"
 #include "core/io/regular_file.h"
+#include "core/knn/nearest_search.h"
+#include "core/markers/marker_classes.h"
 #include "core/model/model_panel.h"
+#include "core/train/init.h"
+#include "core/train/lloyd_trainer.h"
 #include "core/transform/compensation.h"
 #include "core/transform/logicle.h"
 #include "core/transform/quantile_map.h"
@@ -23,6 +27,14 @@ namespace {
 constexpr size_t kMaxQuantileEvents = 1'000'000;
 
 constexpr const char* kFormat = "sepal-batch-alignment";
+
+// The anchors' cells a batch gives the clusters' k-means: enough for a few dozen clusters, and
+// balanced, so that a batch with more anchor cells does not place the centres alone.
+constexpr size_t kClusterCells = 20'000;
+constexpr int kClusterIterations = 30;
+// A cluster keeps maps of its own when every batch's anchors have this many cells in it: fewer
+// give quantiles of a few cells each, a map from noise to noise.
+constexpr size_t kMinClusterCells = 50;
 
 // One channel's transform, forward and back, in double precision.
 class ChannelScale {
@@ -124,18 +136,33 @@ class ScaledTable {
                                   : double(m_table.values.at(r, m_column[s]));
     }
 
-    // Per channel: the finite scaled values of every stride-th event, sorted.
-    std::vector<std::vector<double>> sortedColumns(size_t stride) const {
-        std::vector<std::vector<double>> out(steps());
-        std::vector<double> observed(compensated()), row(compensated());
-        for (size_t r = 0; r < m_table.events(); r += stride) {
-            if (compensated() > 0) compensate(r, observed, row);
-            for (size_t s = 0; s < steps(); ++s) {
-                const double y = m_scales[s].forward(value(r, s, row));
-                if (std::isfinite(y)) out[s].push_back(y);
-            }
+    // Row r in the scale, one value per step (NaN where not finite), into `out`; `observed` and
+    // `compensatedRow` are compensated() long scratch, left holding the row's compensation.
+    void scaledRow(size_t r, std::vector<double>& observed, std::vector<double>& compensatedRow,
+                   std::vector<double>& out) const {
+        if (compensated() > 0) compensate(r, observed, compensatedRow);
+        for (size_t s = 0; s < steps(); ++s) {
+            const double y = m_scales[s].forward(value(r, s, compensatedRow));
+            out[s] = std::isfinite(y) ? y : NAN;
         }
-        for (auto& column : out) std::sort(column.begin(), column.end());
+    }
+
+    // Per group (`groupOf` of each scaled row, below `groups`), per channel: the finite scaled
+    // values of every stride-th event, sorted.
+    template <class GroupOf>
+    std::vector<std::vector<std::vector<double>>> sortedColumns(size_t stride, size_t groups,
+                                                                GroupOf groupOf) const {
+        std::vector<std::vector<std::vector<double>>> out(
+            groups, std::vector<std::vector<double>>(steps()));
+        std::vector<double> observed(compensated()), row(compensated()), y(steps());
+        for (size_t r = 0; r < m_table.events(); r += stride) {
+            scaledRow(r, observed, row, y);
+            auto& into = out[groupOf(y)];
+            for (size_t s = 0; s < steps(); ++s)
+                if (!std::isnan(y[s])) into[s].push_back(y[s]);
+        }
+        for (auto& group : out)
+            for (auto& column : group) std::sort(column.begin(), column.end());
         return out;
     }
 
@@ -156,14 +183,67 @@ std::vector<std::string> distinctBatches(const std::vector<std::string>& batchOf
     return out;
 }
 
-// Per batch, per channel: the sorted scaled values of that batch's tables, at most
+// One batch's own maps, one per step (none where the batch has no quantiles there), and the
+// cluster of a cell as the alignment assigns it: the centre nearest to its cluster steps as
+// these maps carry them. Clustered so, a cell of one cell type finds the same cluster in every
+// batch, however far its batch has moved it.
+class BatchMaps {
+  public:
+    BatchMaps(const BatchAlignment& alignment, size_t batch)
+        : m_alignment(alignment), m_maps(alignment.scale.steps.size()) {
+        for (size_t s = 0; s < m_maps.size(); ++s)
+            if (!alignment.quantiles[batch][s].empty() && !alignment.goal[s].empty())
+                m_maps[s].emplace(alignment.quantiles[batch][s], alignment.goal[s]);
+    }
+
+    // The map of step s, or null.
+    const QuantileMap* map(size_t s) const { return m_maps[s] ? &*m_maps[s] : nullptr; }
+
+    // The value of step s of the scaled row `y` carried by the batch's map (as it is without).
+    double carried(const std::vector<double>& y, size_t s) const {
+        return m_maps[s] ? (*m_maps[s])(y[s]) : y[s];
+    }
+
+    // The cluster of the scaled row `y` (values that are not finite left out).
+    size_t clusterOf(const std::vector<double>& y) const {
+        size_t best = 0;
+        double bestDistance = INFINITY;
+        for (size_t c = 0; c < m_alignment.clusters.size(); ++c) {
+            const auto& centre = m_alignment.clusters[c].centre;
+            double d = 0;
+            for (size_t i = 0; i < centre.size(); ++i) {
+                const size_t s = m_alignment.clusterSteps[i];
+                if (std::isnan(y[s])) continue;
+                const double v = carried(y, s) - centre[i];
+                d += v * v;
+            }
+            if (d < bestDistance) best = c, bestDistance = d;
+        }
+        return best;
+    }
+
+  private:
+    const BatchAlignment& m_alignment;
+    std::vector<std::optional<QuantileMap>> m_maps;
+};
+
+// Per batch, per group (each cell's nearest cluster of `clustering`, or one group of every
+// cell when it is null), per channel: the sorted scaled values of that batch's tables, at most
 // kMaxQuantileEvents a batch (the same stride in each of its tables).
-std::vector<std::vector<std::vector<double>>> batchColumns(
+std::vector<std::vector<std::vector<std::vector<double>>>> batchColumns(
     const std::vector<const io::Table*>& tables, const std::vector<std::string>& batchOf,
-    const std::vector<std::string>& batches, const TransformPipeline& scale) {
-    std::vector<std::vector<std::vector<double>>> out(
-        batches.size(), std::vector<std::vector<double>>(scale.steps.size()));
+    const std::vector<std::string>& batches, const TransformPipeline& scale,
+    const BatchAlignment* clustering = nullptr) {
+    const size_t groups = clustering ? clustering->clusters.size() : 1;
+    std::vector<std::vector<std::vector<std::vector<double>>>> out(
+        batches.size(), std::vector<std::vector<std::vector<double>>>(
+                            groups, std::vector<std::vector<double>>(scale.steps.size())));
     for (size_t b = 0; b < batches.size(); ++b) {
+        std::optional<BatchMaps> maps;
+        if (clustering) maps.emplace(*clustering, clustering->batchIndex(batches[b]));
+        const auto groupOf = [&](const std::vector<double>& y) {
+            return maps ? maps->clusterOf(y) : 0;
+        };
         size_t events = 0;
         for (size_t i = 0; i < tables.size(); ++i)
             if (batchOf[i] == batches[b]) events += tables[i]->events();
@@ -171,16 +251,78 @@ std::vector<std::vector<std::vector<double>>> batchColumns(
             std::max<size_t>(1, (events + kMaxQuantileEvents - 1) / kMaxQuantileEvents);
         for (size_t i = 0; i < tables.size(); ++i) {
             if (batchOf[i] != batches[b]) continue;
-            auto columns = ScaledTable(*tables[i], scale).sortedColumns(stride);
-            for (size_t s = 0; s < columns.size(); ++s) {
-                auto& into = out[b][s];
-                const size_t middle = into.size();
-                into.insert(into.end(), columns[s].begin(), columns[s].end());
-                std::inplace_merge(into.begin(), into.begin() + long(middle), into.end());
-            }
+            auto columns = ScaledTable(*tables[i], scale).sortedColumns(stride, groups, groupOf);
+            for (size_t g = 0; g < groups; ++g)
+                for (size_t s = 0; s < scale.steps.size(); ++s) {
+                    auto& into = out[b][g][s];
+                    const size_t middle = into.size();
+                    into.insert(into.end(), columns[g][s].begin(), columns[g][s].end());
+                    std::inplace_merge(into.begin(), into.begin() + long(middle), into.end());
+                }
         }
     }
     return out;
+}
+
+// The steps cells are clustered on: those whose marker is not a state marker of the catalogue
+// (lineage markers tell cell types apart; a stimulation moves the state markers), or every step
+// when all are state markers.
+std::vector<size_t> clusterStepsOf(const TransformPipeline& scale,
+                                   const std::vector<std::string>& markers) {
+    std::vector<size_t> out;
+    for (size_t s = 0; s < scale.steps.size(); ++s) {
+        const auto entry = catalogueEntry(markers[s].empty() ? scale.steps[s].name : markers[s]);
+        if (!entry || entry->markerClass != MarkerClass::State) out.push_back(s);
+    }
+    if (out.empty())
+        for (size_t s = 0; s < scale.steps.size(); ++s) out.push_back(s);
+    return out;
+}
+
+// The anchors' cells k-means clusters on the alignment's cluster steps, as each batch's own
+// maps carry them: per batch at most kClusterCells evenly strided cells whose cluster steps are
+// all finite, pooled; k-means from k of them drawn with a fixed seed.
+std::vector<std::vector<double>> clusterCentres(const std::vector<const io::Table*>& tables,
+                                                const std::vector<std::string>& batchOf,
+                                                const BatchAlignment& alignment, size_t k) {
+    const std::vector<size_t>& steps = alignment.clusterSteps;
+    const size_t d = steps.size();
+    std::vector<float> rows;
+    for (size_t b = 0; b < alignment.batches.size(); ++b) {
+        const std::string& batch = alignment.batches[b];
+        const BatchMaps maps(alignment, b);
+        size_t events = 0;
+        for (size_t i = 0; i < tables.size(); ++i)
+            if (batchOf[i] == batch) events += tables[i]->events();
+        const size_t stride = std::max<size_t>(1, (events + kClusterCells - 1) / kClusterCells);
+        for (size_t i = 0; i < tables.size(); ++i) {
+            if (batchOf[i] != batch) continue;
+            const ScaledTable scaled(*tables[i], alignment.scale);
+            std::vector<double> observed(scaled.compensated()), row(scaled.compensated()),
+                y(scaled.steps());
+            for (size_t r = 0; r < tables[i]->events(); r += stride) {
+                scaled.scaledRow(r, observed, row, y);
+                if (std::any_of(steps.begin(), steps.end(),
+                                [&](size_t s) { return std::isnan(y[s]); }))
+                    continue;
+                for (const size_t s : steps) rows.push_back(float(maps.carried(y, s)));
+            }
+        }
+    }
+    const size_t n = rows.size() / d;
+    if (n < k * 2)
+        throw InputError("batch alignment: " + std::to_string(k) + " clusters of " +
+                         std::to_string(n) +
+                         " anchor cells; give fewer clusters (--clusters) or more anchors");
+    const TrainingData data{rows.data(), n, d};
+    LandmarkModel model;
+    initModel(model, data, {InitMethod::Sample, k, 0, 0, 1});
+    const auto search = makeCpuNearestSearch();
+    for (int iteration = 0; iteration < kClusterIterations; ++iteration)
+        lloydStep(model, data, *search);
+    std::vector<std::vector<double>> centres;
+    for (size_t c = 0; c < k; ++c) centres.emplace_back(model.highRow(c), model.highRow(c) + d);
+    return centres;
 }
 
 std::vector<double> numbers(const nlohmann::json& j, const std::string& where) {
@@ -195,14 +337,67 @@ std::vector<double> numbers(const nlohmann::json& j, const std::string& where) {
     return out;
 }
 
+// Per step: the quantiles of the batches that have any there, averaged level by level (empty
+// where none has).
+std::vector<std::vector<double>> meanGoal(
+    const std::vector<std::vector<std::vector<double>>>& quantiles, size_t levels) {
+    std::vector<std::vector<double>> goal;
+    for (size_t s = 0; s < quantiles.front().size(); ++s) {
+        std::vector<double> mean(levels, 0.0);
+        size_t batches = 0;
+        for (const auto& batch : quantiles) {
+            if (batch[s].empty()) continue;
+            for (size_t l = 0; l < levels; ++l) mean[l] += batch[s][l];
+            ++batches;
+        }
+        for (double& m : mean) m /= double(std::max<size_t>(batches, 1));
+        goal.push_back(batches > 0 ? mean : std::vector<double>());
+    }
+    return goal;
+}
+
+// Clusters the anchors' cells into `k` and learns each cluster's quantiles and goal, where
+// every batch's anchors have kMinClusterCells cells in it.
+void learnClusters(BatchAlignment& out, const std::vector<const io::Table*>& anchors,
+                   const std::vector<std::string>& batchOf, size_t k) {
+    out.clusterSteps = clusterStepsOf(out.scale, out.markers);
+    for (auto& centre : clusterCentres(anchors, batchOf, out, k))
+        out.clusters.push_back({std::move(centre), {}, {}});
+    const auto columns = batchColumns(anchors, batchOf, out.batches, out.scale, &out);
+    for (size_t c = 0; c < k; ++c) {
+        AlignmentCluster& cluster = out.clusters[c];
+        size_t fewest = SIZE_MAX;
+        for (size_t b = 0; b < out.batches.size(); ++b) {
+            size_t cells = 0;
+            for (const auto& column : columns[b][c]) cells = std::max(cells, column.size());
+            fewest = std::min(fewest, cells);
+        }
+        if (fewest < kMinClusterCells) continue;
+        cluster.quantiles.resize(out.batches.size());
+        for (size_t b = 0; b < out.batches.size(); ++b)
+            for (const auto& column : columns[b][c])
+                cluster.quantiles[b].push_back(quantilesOfSorted(column, out.levels));
+        cluster.goal = meanGoal(cluster.quantiles, out.levels.size());
+    }
+}
+
 }  // namespace
 
 nlohmann::json BatchAlignment::toJson() const {
     nlohmann::json batchList = nlohmann::json::array();
     for (size_t b = 0; b < batches.size(); ++b)
         batchList.push_back({{"name", batches[b]}, {"quantiles", quantiles[b]}});
-    return {{"format", kFormat}, {"version", 1}, {"scale", scale.toJson()}, {"markers", markers},
-            {"levels", levels},  {"goal", goal}, {"batches", batchList}};
+    nlohmann::json out = {{"format", kFormat},   {"version", 1},     {"scale", scale.toJson()},
+                          {"markers", markers},  {"levels", levels}, {"goal", goal},
+                          {"batches", batchList}};
+    if (clusters.empty()) return out;
+    nlohmann::json channels = nlohmann::json::array(), clusterList = nlohmann::json::array();
+    for (const size_t step : clusterSteps) channels.push_back(scale.steps[step].name);
+    for (const auto& c : clusters)
+        clusterList.push_back({{"centre", c.centre}, {"quantiles", c.quantiles}, {"goal", c.goal}});
+    out["cluster_channels"] = channels;
+    out["clusters"] = clusterList;
+    return out;
 }
 
 BatchAlignment BatchAlignment::fromJson(const nlohmann::json& json, const std::string& where) {
@@ -250,6 +445,47 @@ BatchAlignment BatchAlignment::fromJson(const nlohmann::json& json, const std::s
         out.quantiles.push_back(perChannel(b.value("quantiles", nlohmann::json()),
                                            "the quantiles of batch \"" + name + "\"", true));
     }
+    if (!json.contains("clusters")) return out;
+    const auto channels = json.value("cluster_channels", nlohmann::json());
+    if (!channels.is_array() || channels.empty())
+        throw InputError(where + ": \"cluster_channels\" must name the channels clustered on");
+    for (const auto& c : channels) {
+        const auto step = std::find_if(
+            out.scale.steps.begin(), out.scale.steps.end(),
+            [&](const ColumnStep& st) { return c.is_string() && st.name == c.get<std::string>(); });
+        if (step == out.scale.steps.end())
+            throw InputError(where + ": \"cluster_channels\" names " + c.dump() +
+                             ", not a channel of the scale");
+        out.clusterSteps.push_back(size_t(step - out.scale.steps.begin()));
+    }
+    const auto clusterList = json["clusters"];
+    if (!clusterList.is_array() || clusterList.size() < 2)
+        throw InputError(where + ": \"clusters\" must list at least two clusters");
+    for (size_t c = 0; c < clusterList.size(); ++c) {
+        const std::string at = "cluster " + std::to_string(c + 1);
+        const auto& j = clusterList[c];
+        if (!j.is_object()) throw InputError(where + ": " + at + " is not an object");
+        AlignmentCluster cluster;
+        const auto centre = j.value("centre", nlohmann::json());
+        if (!centre.is_array() || centre.size() != out.clusterSteps.size() ||
+            !std::all_of(centre.begin(), centre.end(),
+                         [](const auto& v) { return v.is_number() && std::isfinite(double(v)); }))
+            throw InputError(where + ": " + at +
+                             "'s \"centre\" must hold one finite number per "
+                             "cluster channel (" +
+                             std::to_string(out.clusterSteps.size()) + ")");
+        for (const auto& v : centre) cluster.centre.push_back(v.get<double>());
+        const auto quantiles = j.value("quantiles", nlohmann::json::array());
+        if (!quantiles.is_array() || !(quantiles.empty() || quantiles.size() == out.batches.size()))
+            throw InputError(where + ": " + at + "'s \"quantiles\" must hold one list per batch (" +
+                             std::to_string(out.batches.size()) + "), or none");
+        for (size_t b = 0; b < quantiles.size(); ++b)
+            cluster.quantiles.push_back(perChannel(
+                quantiles[b], at + "'s quantiles of batch \"" + out.batches[b] + "\"", true));
+        if (cluster.mapped())
+            cluster.goal = perChannel(j.value("goal", nlohmann::json()), at + "'s \"goal\"", true);
+        out.clusters.push_back(std::move(cluster));
+    }
     return out;
 }
 
@@ -295,7 +531,7 @@ TransformPipeline alignmentScale(const io::Table& table, PrepareOptions options)
 
 BatchAlignment learnBatchAlignment(const std::vector<const io::Table*>& anchors,
                                    const std::vector<std::string>& batchOf,
-                                   const TransformPipeline& scale, size_t levels) {
+                                   const TransformPipeline& scale, size_t levels, size_t clusters) {
     if (anchors.size() != batchOf.size())
         throw InputError("batch alignment: " + std::to_string(anchors.size()) + " anchors but " +
                          std::to_string(batchOf.size()) + " batches given for them");
@@ -311,7 +547,7 @@ BatchAlignment learnBatchAlignment(const std::vector<const io::Table*>& anchors,
     const auto columns = batchColumns(anchors, batchOf, out.batches, scale);
     out.quantiles.resize(out.batches.size());
     for (size_t b = 0; b < out.batches.size(); ++b)
-        for (const auto& column : columns[b])
+        for (const auto& column : columns[b][0])
             out.quantiles[b].push_back(quantilesOfSorted(column, out.levels));
     for (size_t b = 0; b < out.batches.size(); ++b)
         if (std::all_of(out.quantiles[b].begin(), out.quantiles[b].end(),
@@ -319,17 +555,8 @@ BatchAlignment learnBatchAlignment(const std::vector<const io::Table*>& anchors,
             throw InputError("batch \"" + out.batches[b] +
                              "\" has no anchor cell to learn from (none in the gates' "
                              "population, or no finite value)");
-    for (size_t s = 0; s < scale.steps.size(); ++s) {
-        std::vector<double> goal(out.levels.size(), 0.0);
-        size_t batches = 0;
-        for (size_t b = 0; b < out.batches.size(); ++b) {
-            if (out.quantiles[b][s].empty()) continue;
-            for (size_t l = 0; l < goal.size(); ++l) goal[l] += out.quantiles[b][s][l];
-            ++batches;
-        }
-        for (double& g : goal) g /= double(std::max<size_t>(batches, 1));
-        out.goal.push_back(batches > 0 ? goal : std::vector<double>());
-    }
+    out.goal = meanGoal(out.quantiles, out.levels.size());
+    if (clusters > 1) learnClusters(out, anchors, batchOf, clusters);
     return out;
 }
 
@@ -353,32 +580,40 @@ io::Table alignTable(const io::Table& table, const BatchAlignment& alignment,
     checkAlignable(table, alignment, batch);
     const size_t b = alignment.batchIndex(batch);
     const ScaledTable scaled(table, alignment.scale);
-    std::vector<QuantileMap> maps(scaled.steps());
-    std::vector<char> mapped(scaled.steps(), 0);
-    for (size_t s = 0; s < scaled.steps(); ++s) {
-        const auto& from = alignment.quantiles[b][s];
-        const auto& to = alignment.goal[s];
-        if (from.empty() || to.empty()) continue;
-        maps[s] = QuantileMap(from, to);
-        mapped[s] = 1;
+    // Per group (each cluster, then the batch's own maps as the last), per step: its map, or
+    // null where the step is left as it is; a cluster without maps takes the batch's.
+    const BatchMaps own(alignment, b);
+    const size_t steps = scaled.steps(), groups = alignment.clusters.size() + 1;
+    std::vector<QuantileMap> clusterMaps(groups * steps);
+    std::vector<const QuantileMap*> mapOf(groups * steps, nullptr);
+    for (size_t s = 0; s < steps; ++s) mapOf[(groups - 1) * steps + s] = own.map(s);
+    for (size_t c = 0; c < alignment.clusters.size(); ++c) {
+        const AlignmentCluster& cluster = alignment.clusters[c];
+        for (size_t s = 0; s < steps; ++s) {
+            const size_t at = c * steps + s;
+            mapOf[at] = own.map(s);
+            if (!cluster.mapped() || cluster.quantiles[b][s].empty() || cluster.goal[s].empty())
+                continue;
+            clusterMaps[at] = QuantileMap(cluster.quantiles[b][s], cluster.goal[s]);
+            mapOf[at] = &clusterMaps[at];
+        }
     }
     io::Table out = table;
     const size_t n = table.events(), k = scaled.compensated();
 #pragma omp parallel if (n > 4096)
     {
-        std::vector<double> observed(k), compensated(k), change(k);
+        std::vector<double> observed(k), compensated(k), change(k), y(steps);
 #pragma omp for schedule(static)
         for (long long i = 0; i < static_cast<long long>(n); ++i) {
             const size_t r = size_t(i);
-            if (k > 0) scaled.compensate(r, observed, compensated);
+            scaled.scaledRow(r, observed, compensated, y);
+            const size_t group = alignment.clusters.empty() ? groups - 1 : own.clusterOf(y);
+            const QuantileMap* const* map = &mapOf[group * steps];
             std::fill(change.begin(), change.end(), 0.0);
-            for (size_t s = 0; s < scaled.steps(); ++s) {
-                if (!mapped[s]) continue;
+            for (size_t s = 0; s < steps; ++s) {
+                if (!map[s] || std::isnan(y[s])) continue;
                 const double v = scaled.value(r, s, compensated);
-                const ChannelScale& cs = scaled.scale(s);
-                const double y = cs.forward(v);
-                if (!std::isfinite(y)) continue;
-                const double aligned = cs.back(maps[s](y));
+                const double aligned = scaled.scale(s).back((*map[s])(y[s]));
                 if (!std::isfinite(aligned)) continue;
                 if (const int p = scaled.compensatedPosition(s); p >= 0)
                     change[size_t(p)] = aligned - v;
@@ -415,8 +650,8 @@ std::vector<BatchGap> batchGaps(const std::vector<const io::Table*>& before,
         size_t pairs = 0;
         for (size_t a = 0; a < batches.size(); ++a)
             for (size_t b = a + 1; b < batches.size(); ++b) {
-                if (columns[a][s].empty() || columns[b][s].empty()) continue;
-                sum += earthMoversDistance(columns[a][s], columns[b][s]);
+                if (columns[a][0][s].empty() || columns[b][0][s].empty()) continue;
+                sum += earthMoversDistance(columns[a][0][s], columns[b][0][s]);
                 ++pairs;
             }
         return pairs ? sum / double(pairs) : 0.0;
