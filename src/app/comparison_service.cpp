@@ -14,10 +14,11 @@
 namespace sepal::app {
 namespace {
 
-/// The design's formula: the column, and for edgeR the block as a factor (abundance compared
-/// within patients); the GLMM takes the block as a random intercept instead.
+/// The design's formula: the column, for edgeR the block as a factor (abundance compared within
+/// patients; the GLMM takes the block as a random intercept instead), then the covariate.
 std::string formulaOf(const ComparisonSettings& s) {
-    return s.column + (s.block.empty() || s.method == "GLMM" ? "" : " + " + s.block);
+    return s.column + (s.block.empty() || s.method == "GLMM" ? "" : " + " + s.block) +
+           (s.covariate.empty() ? "" : " + " + s.covariate);
 }
 
 #ifdef SEPAL_HAVE_STATS
@@ -202,7 +203,7 @@ void ComparisonService::update() {
         std::hash<std::string>()(m_settings.column + "\n" + m_settings.level + "\n" +
                                  m_settings.reference + "\n" + m_settings.block + "\n" +
                                  m_settings.method + "\n" + m_settings.samples + "\n" +
-                                 st.metadata.source) +
+                                 m_settings.covariate + "\n" + st.metadata.source) +
         st.metadata.files.size();
     if (key == m_key || m_task.valid()) return;
     m_key = key;

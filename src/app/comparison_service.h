@@ -17,7 +17,8 @@
 
 namespace sepal::app {
 
-/// What to compare: a metadata column and two of its levels, optionally blocked by another.
+/// What to compare: a metadata column and two of its levels, optionally blocked by another and
+/// adjusted for a third.
 struct ComparisonSettings {
     std::string column;     ///< the metadata column of the conditions ("" : none chosen)
     std::string level;      ///< the compared condition ("stim")
@@ -29,6 +30,9 @@ struct ComparisonSettings {
     /// The samples compared, as sepal-cli stats --samples takes them ("type!=reference"; "":
     /// every sample).
     std::string samples;
+    /// A further metadata column the design adjusts for (batch, sex, age: a factor, or a
+    /// covariate when every value is a number; "" for none).
+    std::string covariate;
     bool operator==(const ComparisonSettings&) const = default;
 };
 

@@ -139,7 +139,8 @@ nlohmann::json ExportService::sessionJson(const std::array<float, 3>& camera) co
     if (!compare.column.empty())
         session["compare"] = {{"column", compare.column},       {"level", compare.level},
                               {"reference", compare.reference}, {"block", compare.block},
-                              {"method", compare.method},       {"samples", compare.samples}};
+                              {"method", compare.method},       {"samples", compare.samples},
+                              {"covariate", compare.covariate}};
     return session;
 }
 
@@ -283,7 +284,8 @@ std::array<float, 3> ExportService::loadSession(const std::string& path) {
             const auto& c = j.at("compare");
             compare = {c.at("column").get<std::string>(),       c.at("level").get<std::string>(),
                        c.at("reference").get<std::string>(),    c.at("block").get<std::string>(),
-                       c.value("method", std::string("edgeR")), c.value("samples", std::string())};
+                       c.value("method", std::string("edgeR")), c.value("samples", std::string()),
+                       c.value("covariate", std::string())};
         }
     } catch (const nlohmann::json::exception& e) {
         throw InputError(path + ": the session's compared conditions are damaged (" + e.what() +

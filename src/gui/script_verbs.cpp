@@ -171,27 +171,29 @@ void polish(ScriptRun& run, const ScriptAction& a) {
     if (service.start(c)) run.startSettling();
 }
 
-// COLUMN LEVEL REFERENCE [BLOCK|-] [METHOD] [SAMPLES]: what the Compare window compares; then hold
-// until it is in.
+// COLUMN LEVEL REFERENCE [BLOCK|-] [METHOD] [SAMPLES|-] [COVARIATE]: what the Compare window
+// compares; then hold until it is in.
 void compare(ScriptRun& run, const ScriptAction& a) {
     if (a.args.size() < 3)
-        throw InputError("compare needs COLUMN LEVEL REFERENCE [BLOCK|-] [edgeR|GLMM] [SAMPLES]");
+        throw InputError(
+            "compare needs COLUMN LEVEL REFERENCE [BLOCK|-] [edgeR|GLMM] [SAMPLES|-] [COVARIATE]");
     const std::string block = a.args.size() > 3 && a.args[3] != "-" ? a.args[3] : "";
     const std::string method = a.args.size() > 4 ? a.args[4] : "edgeR";
-    const std::string samples = a.args.size() > 5 ? a.args[5] : "";
+    const std::string samples = a.args.size() > 5 && a.args[5] != "-" ? a.args[5] : "";
+    const std::string covariate = a.args.size() > 6 ? a.args[6] : "";
     parseSampleFilter(samples, "compare: the samples");  // a malformed filter fails this line
     if (method != "edgeR" && method != "GLMM")
         throw InputError("compare: method " + method + ": use edgeR or GLMM");
     // What the window's lists would not offer is refused on this line, not found later.
     const SampleMetadata& m = run.app.workspace().state().metadata;
     if (m.columns.empty()) throw InputError("compare: open the samples' metadata first");
-    for (const std::string& column : {a.args[0], block})
+    for (const std::string& column : {a.args[0], block, covariate})
         if (!column.empty() &&
             std::find(m.columns.begin(), m.columns.end(), column) == m.columns.end())
             throw InputError("compare: no metadata column " + column +
                              " (the columns: " + commaJoined(m.columns) + ")");
     run.app.workspace().comparison().choose(
-        {a.args[0], a.args[1], a.args[2], block, method, samples});
+        {a.args[0], a.args[1], a.args[2], block, method, samples, covariate});
     run.compared = true, run.settleFrames = 0, run.comparedLine = a.line;
 }
 
@@ -350,7 +352,7 @@ const ScriptVerb kVerbs[] = {
     {"metadata", "PATH: the samples' metadata CSV", metadata},
     {"align-batches", "COLUMN ANCHORS|- FOLDER [CLUSTERS]: align the samples' batches (in CLUSTERS clusters), open the aligned files",
      alignBatches},
-    {"compare", "COLUMN LEVEL REFERENCE [BLOCK|-] [edgeR|GLMM] [SAMPLES]: compare two conditions (Compare window; SAMPLES as stats --samples: type!=reference) and wait for it", compare},
+    {"compare", "COLUMN LEVEL REFERENCE [BLOCK|-] [edgeR|GLMM] [SAMPLES|-] [COVARIATE]: compare two conditions (Compare window; SAMPLES as stats --samples: type!=reference; COVARIATE a column the design adjusts for) and wait for it", compare},
     {"spillover", "PATH: compensate with the spillover matrix in PATH", spillover},
     {"export", "KIND PATH ...: write a file (the kinds below)", exportFile},
     {"load-session", "PATH: restore a session", loadSession},

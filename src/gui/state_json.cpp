@@ -102,8 +102,8 @@ std::string stateJson(Application& application) {
     for (const auto& r : comparison.state)
         if (r.tested && r.pAdjusted < 0.05) stateCalled.push_back({r.population, r.marker});
     const auto& chosen = ws.comparison().settings();
-    j["compare_settings"] = {chosen.column, chosen.level,  chosen.reference,
-                             chosen.block,  chosen.method, chosen.samples};
+    j["compare_settings"] = {chosen.column, chosen.level,   chosen.reference, chosen.block,
+                             chosen.method, chosen.samples, chosen.covariate};
     // The Stats window's scores of the picture (null while none is scored).
     const auto& quality = ws.quality();
     j["quality"] = quality.valid

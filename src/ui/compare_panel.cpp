@@ -157,6 +157,7 @@ bool ComparePanel::drawChoice(UiContext& ctx) {
         s.reference = levels.empty() ? "" : levels.front();
         s.level = levels.size() > 1 ? levels[1] : "";
         if (s.block == s.column) s.block.clear();
+        if (s.covariate == s.column) s.covariate.clear();
         changed = true;
     }
     const auto column = std::find(m.columns.begin(), m.columns.end(), s.column);
@@ -168,6 +169,16 @@ bool ComparePanel::drawChoice(UiContext& ctx) {
         for (const auto& c : m.columns)
             if (c != s.column) others.push_back(c);
         changed |= chooser("paired by", s.block, others, "(unpaired)");
+        std::vector<std::string> adjustable;
+        for (const auto& c : others)
+            if (c != s.block) adjustable.push_back(c);
+        if (!s.covariate.empty() && s.covariate == s.block) s.covariate.clear(), changed = true;
+        changed |= chooser("adjusted for", s.covariate, adjustable, "(nothing)");
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip(
+                "A further column the design adjusts for: the batch, sex or age (numbers are a "
+                "covariate). It must not be nested in the pairing: each patient in one batch "
+                "leaves nothing to adjust.");
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip(
                 "A column that pairs the samples (the patient): abundance is compared within "

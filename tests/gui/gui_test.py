@@ -998,7 +998,8 @@ def test_compare(out):
     # A session keeps what the Compare window compares.
     restored, _, _ = run_app([f"load-session {out}/study.session.json", "settle", "state", "quit"],
                              out)
-    check(restored[-1]["compare_settings"] == ["condition", "stim", "unstim", "patient", "GLMM", ""],
+    check(restored[-1]["compare_settings"] == ["condition", "stim", "unstim", "patient", "GLMM", "",
+                                               ""],
           f"the restored session compares {restored[-1]['compare_settings']}")
     print(f"compare: {first['ms']:.0f} ms, after the lasso {after['ms']:.0f} ms")
 
@@ -1021,9 +1022,11 @@ def test_compare_samples(out):
          "compare condition stim unstim patient edgeR type!=reference", "state",
          f"export counts {out}/counts", f"export stats {out}/stats",
          "panel Populations close", "panel Compare open", "wait 0.5",
-         f"screenshot {out}/compare.png", f"export session {out}/s.session.json", "quit"], out)
+         f"screenshot {out}/compare.png",
+         "compare condition stim unstim - edgeR type!=reference batch", "state",
+         f"export stats {out}/adjusted", f"export session {out}/s.session.json", "quit"], out)
     check(states[-1]["errors"] == 0, "the app logged errors")
-    shown = shlex.split(states[-1]["compare_command"])
+    shown = shlex.split(states[-2]["compare_command"])
     check("--samples" in shown and shown[shown.index("--samples") + 1] == "type!=reference",
           f"the window's command leaves the filter out: {states[-1]['compare_command']}")
     subprocess.run([cli] + shown[1:] + ["-q"], cwd=f"{out}/counts", check=True)
@@ -1047,22 +1050,41 @@ def test_compare_samples(out):
         app, other = open(f"{out}/stats/{name}", "rb").read(), open(f"{there}/{name}", "rb").read()
         check(app == other, f"the app's {name} differs from {there}/{name}")
     check(read_png(f"{out}/compare.png")[0] > 0, "no screenshot")
+    # Unpaired, adjusted for the batch: the design has its column, and the command the window
+    # shows gives the same tables.
+    adjusted = shlex.split(states[-1]["compare_command"])
+    check(adjusted[adjusted.index("--design") + 1] == "condition + batch",
+          f"the adjusted design: {states[-1]['compare_command']}")
+    subprocess.run([cli] + adjusted[1:-1] + ["adjusted", "-q"], cwd=f"{out}/counts", check=True)
+    header, _ = read_csv(f"{out}/adjusted/design.csv")
+    check(header == ["sample", "(Intercept)", "conditionstim", "batchb2"],
+          f"the adjusted design's columns: {header}")
+    for name in ("da.csv", "ds.csv"):
+        app = open(f"{out}/adjusted/{name}", "rb").read()
+        check(app == open(f"{out}/counts/adjusted/{name}", "rb").read(),
+              f"the adjusted comparison's {name} differs from the window's command")
     # The session keeps the choice; a value no sample has (a typo) fails its script line with
     # the values there are, and leaves no numbers of the earlier choice in the window.
     script = os.path.join(out, "restore.txt")
     with open(script, "w") as f:
         f.write("\n".join([f"load-session {out}/s.session.json", "settle", "state",
                            "compare condition stim unstim patient edgeR type!=refrence",
+                           "state",
+                           "compare condition stim unstim patient edgeR type!=reference batch",
                            "state", "quit"]) + "\n")
     proc = run_sepal(["--script", script, "--size", "1280x800"], os.path.join(out, "autosave"))
     restored = [json.loads(l) for l in proc.stdout.splitlines() if l.startswith("{")]
     check(proc.returncode == 1, f"a script with a failed compare exited with {proc.returncode}")
-    check(restored[0]["compare_settings"][-1] == "type!=reference",
+    check(restored[0]["compare_settings"][-2:] == ["type!=reference", "batch"],
           f"the restored session compares {restored[0]['compare_settings']}")
     check(restored[0]["comparison"] is not None, "the restored session compared nothing")
     check('no sample has type "refrence" (theirs: sample, reference)' in proc.stderr,
           f"the typo's error: {proc.stderr}")
-    check(restored[-1]["comparison"] is None, "the window kept the earlier numbers")
+    check(restored[1]["comparison"] is None, "the window kept the earlier numbers")
+    # Each patient in one batch: adjusting the paired design for the batch leaves it short of
+    # full rank, which the window says.
+    check("not of full rank" in proc.stderr, f"the nested batch's error: {proc.stderr}")
+    check(restored[-1]["comparison"] is None, "a design short of full rank compared")
 
 
 def test_script_errors(out):
