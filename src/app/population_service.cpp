@@ -304,4 +304,23 @@ std::vector<PopulationCount> PopulationService::counts() const {
     return tally(false).counts();
 }
 
+const std::vector<BatchBoundPopulation>& PopulationService::batchBound(
+    const std::string& batchColumn) const {
+    const State& st = state();
+    const std::string key = std::to_string(st.version(Part::Data)) + " " +
+                            std::to_string(st.version(Part::Populations)) + " " +
+                            std::to_string(st.version(Part::Gates)) + " " + st.metadata.source +
+                            " " + std::to_string(st.metadata.files.size()) + " " + batchColumn;
+    if (key == m_boundKey) return m_bound;
+    m_boundKey = key;
+    m_bound.clear();
+    const auto column =
+        std::find(st.metadata.columns.begin(), st.metadata.columns.end(), batchColumn);
+    if (column == st.metadata.columns.end() || st.populations.groups.empty()) return m_bound;
+    const size_t c = size_t(column - st.metadata.columns.begin());
+    m_bound = batchBoundPopulations(
+        counts(), [&](const std::string& sample) { return st.metadata.valueOf(sample, c); });
+    return m_bound;
+}
+
 }  // namespace sepal::app

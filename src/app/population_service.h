@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/service.h"
+#include "core/cluster/batch_bound.h"
 #include "core/cluster/heatmap.h"
 #include "core/cluster/population_tally.h"
 #include "core/model/model_file.h"
@@ -59,6 +60,10 @@ class PopulationService : public Service {
     /// The rows of populations.csv for the open data, as sepal-cli apply counts them (none
     /// without populations).
     std::vector<PopulationCount> counts() const;
+    /// The populations that lie in one batch of the metadata's column `batchColumn` (core's
+    /// batchBoundPopulations over counts(); none without populations or such a column), counted
+    /// again only when the data, populations, gates, metadata or column change.
+    const std::vector<BatchBoundPopulation>& batchBound(const std::string& batchColumn) const;
     /// The open data's populations counted per sample (with their values for the medians when
     /// `withValues`), as sepal-cli apply counts a cohort.
     PopulationTally tally(bool withValues) const;
@@ -87,6 +92,9 @@ class PopulationService : public Service {
     // sizes() of the populations and data versions in m_sizesKey.
     mutable std::vector<size_t> m_sizes;
     mutable uint64_t m_sizesKey = ~0ull;
+    // batchBound() and what it was counted from.
+    mutable std::vector<BatchBoundPopulation> m_bound;
+    mutable std::string m_boundKey;
     // stateColumns() and what it was made from.
     mutable StateColumns m_state;
     mutable std::string m_stateKey;

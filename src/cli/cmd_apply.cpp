@@ -22,6 +22,7 @@
 #include "cli/cli_ranks.h"
 #include "cli/command_registry.h"
 #include "cli/study_options.h"
+#include "core/cluster/batch_bound.h"
 #include "core/cluster/metaclusters.h"
 #include "core/cluster/population_tally.h"
 #include "core/common/error.h"
@@ -35,6 +36,7 @@
 #include "core/model/model_panel.h"
 #include "core/pipeline/input_blocks.h"
 #include "core/pipeline/prepare.h"
+#include "core/pipeline/sample_metadata.h"
 #include "core/pipeline/samples.h"
 #include "core/raster/png.h"
 #include "core/transform/channel_label.h"
@@ -562,6 +564,29 @@ void printTimes(const Ranks& ranks, const ApplyTimes& t, double merge, double ta
                  t.waitWrite, t.commit, t.waitCommit, merge, tables, total);
 }
 
+/// Warns of the populations that lie in one batch of the metadata's "batch" column (any case),
+/// as the app's Batches window lists them: a batch effect to align before they are compared.
+void warnOfBatchBound(const PopulationTally& tally, const std::string& metadataPath, bool quiet) {
+    const SampleMetadata metadata = readSampleMetadata(metadataPath);
+    for (size_t c = 0; c < metadata.columns.size(); ++c) {
+        if (lowercase(metadata.columns[c]) != "batch") continue;
+        const auto bound = batchBoundPopulations(
+            tally.counts(), [&](const std::string& s) { return metadata.valueOf(s, c); });
+        if (bound.empty()) return;
+        std::string list;
+        for (const auto& b : bound)
+            list += (list.empty() ? "" : "; ") + b.population + " (" + b.batch + ")";
+        note(quiet, "warning: " + std::to_string(bound.size()) +
+                        " population(s) lie in one batch of " + metadataPath + "'s " +
+                        metadata.columns[c] + " column, each " +
+                        std::to_string(int(kBatchBoundFold)) +
+                        " times as frequent there as elsewhere or more: " + list +
+                        ". A batch effect may have made them; align the batches (sepal-cli "
+                        "align) and train again");
+        return;
+    }
+}
+
 void runApply(const ApplyArgs& a) {
     const auto start = StageClock::now();
     const Ranks ranks;
@@ -624,6 +649,7 @@ void runApply(const ApplyArgs& a) {
                              renderHeatmap(heat, color::Colormap::Viridis, a.heatmapLight));
             ++files;
         }
+        if (!a.study.metadata.empty()) warnOfBatchBound(*tally, a.study.metadata, a.quiet);
         if (!a.study.design.empty()) {
             std::vector<std::string> readFiles = a.inputs;
             readFiles.push_back(a.model);

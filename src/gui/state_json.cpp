@@ -116,6 +116,17 @@ std::string stateJson(Application& application) {
     for (const auto& g : ws.data().lastAlignmentGaps())
         gaps.push_back({{"channel", g.channel}, {"before", g.before}, {"after", g.after}});
     j["batch_gaps"] = gaps;
+    // The Batches window's populations that lie in one batch, of the metadata's "batch" column
+    // (the window's own choice when it was never changed).
+    nlohmann::json bound = nlohmann::json::array();
+    for (const auto& c : st.metadata.columns)
+        if (lowercase(c) == "batch")
+            for (const auto& b : ws.populations().batchBound(c))
+                bound.push_back({{"population", b.population},
+                                 {"batch", b.batch},
+                                 {"in_batch", b.inBatch},
+                                 {"elsewhere", b.elsewhere}});
+    j["batch_bound"] = bound;
     // The sepal-cli command the window shows for the same comparison.
     j["compare_command"] = ws.comparison().command();
     j["comparison"] = comparison.valid

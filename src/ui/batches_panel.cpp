@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <vector>
@@ -14,6 +15,39 @@
 #include "core/pipeline/aligned_files.h"
 
 namespace sepal::ui {
+namespace {
+
+/// "14.4%" or "0.05%": a share of a batch's cells, as a percentage.
+std::string percent(double share) {
+    char text[32];
+    std::snprintf(text, sizeof text, share >= 0.01 ? "%.1f%%" : "%.2f%%", 100 * share);
+    return text;
+}
+
+/// The populations that lie in one batch of `column` (what an alignment removes), in orange, or
+/// that none does; nothing without populations.
+void drawBatchBound(app::Workspace& ws, const std::string& column) {
+    if (ws.state().populations.groups.empty()) return;
+    const auto& bound = ws.populations().batchBound(column);
+    if (bound.empty()) {
+        ImGui::TextDisabled("No population lies in one batch.");
+        return;
+    }
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.3f, 1.0f));
+    ImGui::TextWrapped(
+        "%zu population%s lie%s in one batch: each may be a batch's copy of a cell type, moved "
+        "by a batch effect (align the batches, then make the populations again):",
+        bound.size(), bound.size() == 1 ? "" : "s", bound.size() == 1 ? "s" : "");
+    constexpr size_t kShown = 6;
+    for (size_t i = 0; i < std::min(bound.size(), kShown); ++i)
+        ImGui::TextWrapped("%s: %s of %s's cells, %s of the others'", bound[i].population.c_str(),
+                           percent(bound[i].inBatch).c_str(), bound[i].batch.c_str(),
+                           percent(bound[i].elsewhere).c_str());
+    if (bound.size() > kShown) ImGui::TextWrapped("and %zu more", bound.size() - kShown);
+    ImGui::PopStyleColor();
+}
+
+}  // namespace
 
 BatchesPanel::BatchesPanel() {
     std::error_code ec;
@@ -102,6 +136,7 @@ void BatchesPanel::draw(UiContext& ctx) {
     if (problem.empty() && batches.size() < 2)
         ImGui::TextWrapped("Every sample is in batch %s: nothing to align.",
                            batches.begin()->first.c_str());
+    if (problem.empty() && batches.size() >= 2) drawBatchBound(ws, m_column);
     ImGui::SetNextItemWidth(-90);
     if (ImGui::InputInt("Clusters", &m_clusters)) m_clusters = std::clamp(m_clusters, 1, 100);
     if (ImGui::IsItemHovered())

@@ -25,10 +25,16 @@ grep -q "^Ref_b2.fcs,unstim,Ref,b2,reference$" cohort/samples.csv ||
 for set in cohort aligned; do
     "$cli" embed "$set"/P*.fcs --balanced --metaclusters 20 --model "m_$set.json" \
         --out "e_$set.csv" -q
-    "$cli" apply --model "m_$set.json" "$set"/P*.fcs --out-dir "a_$set" -q \
+    "$cli" apply --model "m_$set.json" "$set"/P*.fcs --out-dir "a_$set" \
         --metadata cohort/samples.csv --design "condition + patient" \
-        --contrast condition:stim-unstim --block patient 2>/dev/null
+        --contrast condition:stim-unstim --block patient 2> "apply_$set.log"
 done
+# As measured, apply warns of the populations that lie in one batch; aligned, of none.
+grep -q "lie in one batch of cohort/samples.csv's batch column" apply_cohort.log ||
+    fail "no warning of populations in one batch: $(cat apply_cohort.log)"
+if grep -q "lie in one batch" apply_aligned.log; then
+    fail "aligned, still a warning: $(grep "one batch" apply_aligned.log)"
+fi
 # Every aligned file applied, the references left out of the comparison by --samples: the
 # same tests and pictures as the patients' files alone.
 "$cli" apply --model m_aligned.json aligned/*.fcs --out-dir a_all -q \

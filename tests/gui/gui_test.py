@@ -5,6 +5,7 @@ user actions, then check what a user would see and get: screenshots, exported fi
 usage: gui_test.py NAME   (env SEPAL_GUI_BIN: the sepal binary; SEPAL_SOURCE_DIR: the checkout)
 Exit 0 = pass, 1 = fail, 77 = skipped (with the reason printed).
 """
+import collections
 import glob
 import hashlib
 import json
@@ -1085,6 +1086,50 @@ def test_compare_samples(out):
     # full rank, which the window says.
     check("not of full rank" in proc.stderr, f"the nested batch's error: {proc.stderr}")
     check(restored[-1]["comparison"] is None, "a design short of full rank compared")
+
+
+def test_batch_bound(out):
+    """The Batches window says which populations lie in one batch (a batch's copy of a cell type):
+    the generated study in two batches, embedded as measured, has naive CD4 T cells of one batch
+    named as a subset of their own; aligned by its reference samples, none lies in one batch."""
+    cli = os.environ.get("SEPAL_CLI")
+    if not cli or not os.path.exists(cli):
+        print("skipped: SEPAL_CLI is not set to a built sepal-cli")
+        sys.exit(SKIP)
+    subprocess.run([cli, "demo", "--cohort", f"{out}/cohort", "--events", "20000",
+                    "--batches", "2"], check=True, capture_output=True)
+    files = sorted(glob.glob(f"{out}/cohort/*.fcs"))
+    states, _, _ = run_app(
+        ["open " + " ".join(files), "settle", f"metadata {out}/cohort/samples.csv",
+         "populations-from-landmarks 20", "settle", "state", f"export counts {out}/counts",
+         "panel Batches open",
+         "panel Training close", "wait 0.3", f"screenshot {out}/bound.png",
+         f"align-batches batch type=reference {out}/aligned", "settle",
+         "populations-from-landmarks 20", "settle", "state", "quit"], out)
+    before, after = states[0]["batch_bound"], states[-1]["batch_bound"]
+    check(states[-1]["errors"] == 0, "the app logged errors")
+    check(any(b["population"].startswith("Naive CD4 T") for b in before),
+          f"as measured, no naive CD4 T population lies in one batch: {before}")
+    for b in before:
+        check(b["in_batch"] >= 4 * b["elsewhere"] and b["in_batch"] >= 0.01,
+              f"called bound below the thresholds: {b}")
+    # populations.csv says the same: the population's share of its batch's cells and of the
+    # others' (the cells of no population left out).
+    batch = {r[0][:-4]: r[3] for r in read_csv(f"{out}/cohort/samples.csv")[1]}
+    header, rows = read_csv(f"{out}/counts/populations.csv")
+    cells = collections.Counter()
+    for r in rows:
+        if r[1] != "unassigned":
+            cells[(r[1], batch[r[0]])] += int(r[2])
+            cells[("", batch[r[0]])] += int(r[2])
+    for b in before:
+        other = "b1" if b["batch"] == "b2" else "b2"
+        share = cells[(b["population"], b["batch"])] / cells[("", b["batch"])]
+        rest = cells[(b["population"], other)] / cells[("", other)]
+        check(abs(share - b["in_batch"]) < 1e-12 and abs(rest - b["elsewhere"]) < 1e-12,
+              f"{b} against populations.csv's {share}, {rest}")
+    check(after == [], f"aligned, populations still lie in one batch: {after}")
+    check(read_png(f"{out}/bound.png")[0] > 0, "no screenshot of the Batches window")
 
 
 def test_script_errors(out):

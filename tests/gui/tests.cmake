@@ -8,7 +8,7 @@ if(Python3_Interpreter_FOUND)
                  box_select_move cli_agreement counts_agreement gates small_multiples
                  neighbours_kept cpu_splats supervised_layout compare polish bench_frames
                  stray_landmark_fit unicode_names script_errors batch_alignment
-                 compare_samples)
+                 compare_samples batch_bound)
         add_test(NAME gui.${name}
                  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/gui/gui_test.py ${name})
         set_tests_properties(gui.${name} PROPERTIES LABELS gui SKIP_RETURN_CODE 77 TIMEOUT 600
