@@ -136,7 +136,7 @@ std::string ComparisonService::command() const {
         s.reference;
     if (!s.reference.empty()) cmd += " --reference " + s.column + ":" + s.reference;
     if (!s.block.empty()) cmd += " --block " + s.block;
-    if (!s.samples.empty()) cmd += " --samples \"" + s.samples + "\"";
+    if (!s.samples.empty()) cmd += " --samples '" + s.samples + "'";  // ! and spaces kept
     if (s.method != "edgeR") cmd += " --method " + s.method;
     if (!markers.empty()) cmd += " --state-markers " + markers;
     return cmd + " --out-dir stats";

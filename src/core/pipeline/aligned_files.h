@@ -20,7 +20,7 @@ struct BatchAssignment {
 };
 
 /// The batches of `paths` from `metadata`'s column `batchColumn`, and the anchors: the samples
-/// whose metadata match `anchors` (a SampleFilter: "type=control", "type!=patient"), or every
+/// whose metadata match `anchors` (a SampleFilter: "type=control", "type!=sample"), or every
 /// sample when it is empty. Throws InputError naming an unknown column, a sample without a
 /// batch, a malformed `anchors` or a value no sample has, or (with
 /// `anchorsInEveryBatch`, when the alignment is to be learnt) a batch without an anchor.

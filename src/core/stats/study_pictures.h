@@ -12,9 +12,8 @@
 namespace sepal::stats {
 
 /// The box plots of `counts` (percent of each sample's cells; the compared samples of `result`)
-/// by the contrast's groups, joined
-/// by `pairColumn` of the metadata (a patient; "" for none), the tested populations by adjusted
-/// p first, each titled with its logFC and FDR.
+/// by the contrast's groups, joined by `pairColumn` of the metadata (a patient; "" for none), the
+/// tested populations by adjusted p first, each titled with its logFC and FDR.
 raster::BoxPlotInput abundanceBoxPlots(const AbundanceTable& counts, const StudyResult& result,
                                        const SampleMetadata& metadata,
                                        const std::string& pairColumn);
