@@ -568,23 +568,21 @@ void printTimes(const Ranks& ranks, const ApplyTimes& t, double merge, double ta
 /// as the app's Batches window lists them: a batch effect to align before they are compared.
 void warnOfBatchBound(const PopulationTally& tally, const std::string& metadataPath, bool quiet) {
     const SampleMetadata metadata = readSampleMetadata(metadataPath);
-    for (size_t c = 0; c < metadata.columns.size(); ++c) {
-        if (lowercase(metadata.columns[c]) != "batch") continue;
-        const auto bound = batchBoundPopulations(
-            tally.counts(), [&](const std::string& s) { return metadata.valueOf(s, c); });
-        if (bound.empty()) return;
-        std::string list;
-        for (const auto& b : bound)
-            list += (list.empty() ? "" : "; ") + b.population + " (" + b.batch + ")";
-        note(quiet, "warning: " + std::to_string(bound.size()) +
-                        " population(s) lie in one batch of " + metadataPath + "'s " +
-                        metadata.columns[c] + " column, each " +
-                        std::to_string(int(kBatchBoundFold)) +
-                        " times as frequent there as elsewhere or more: " + list +
-                        ". A batch effect may have made them; align the batches (sepal-cli "
-                        "align) and train again");
-        return;
-    }
+    const std::string column = metadata.batchColumn();
+    if (column.empty()) return;
+    const size_t c = metadata.columnIndex(column, "the batch column");
+    const auto bound = batchBoundPopulations(
+        tally.counts(), [&](const std::string& s) { return metadata.valueOf(s, c); });
+    if (bound.empty()) return;
+    std::string list;
+    for (const auto& b : bound)
+        list += (list.empty() ? "" : "; ") + b.population + " (" + b.batch + ")";
+    note(quiet, "warning: " + std::to_string(bound.size()) + " population(s) lie in one batch of " +
+                    metadataPath + "'s " + column + " column, each " +
+                    std::to_string(int(kBatchBoundFold)) +
+                    " times as frequent there as elsewhere or more: " + list +
+                    ". A batch effect may have made them; align the batches (sepal-cli "
+                    "align) and train again");
 }
 
 void runApply(const ApplyArgs& a) {

@@ -21,7 +21,7 @@ void addStudyOptions(CLI::App* cmd, StudyOptions& o, bool required) {
         design->required();
         contrast->required();
     } else {
-        metadata->needs(design)->needs(contrast);
+        // The metadata alone (apply): its batch column is checked for populations of one batch.
         design->needs(metadata)->needs(contrast);
         contrast->needs(metadata)->needs(design);
     }

@@ -28,7 +28,8 @@ struct StudyOptions {
 };
 
 /// Adds the study's options to `cmd`; with `required`, metadata, design and contrast must be
-/// given (stats), else they are optional together (apply).
+/// given (stats), else design and contrast are optional together and need the metadata, which
+/// may come alone (apply: its batch column is checked).
 void addStudyOptions(CLI::App* cmd, StudyOptions& options, bool required);
 
 /// The tables a study reads and where its results go.

@@ -119,13 +119,11 @@ std::string stateJson(Application& application) {
     // The Batches window's populations that lie in one batch, of the metadata's "batch" column
     // (the window's own choice when it was never changed).
     nlohmann::json bound = nlohmann::json::array();
-    for (const auto& c : st.metadata.columns)
-        if (lowercase(c) == "batch")
-            for (const auto& b : ws.populations().batchBound(c))
-                bound.push_back({{"population", b.population},
-                                 {"batch", b.batch},
-                                 {"in_batch", b.inBatch},
-                                 {"elsewhere", b.elsewhere}});
+    for (const auto& b : ws.populations().batchBound(st.metadata.batchColumn()))
+        bound.push_back({{"population", b.population},
+                         {"batch", b.batch},
+                         {"in_batch", b.inBatch},
+                         {"elsewhere", b.elsewhere}});
     j["batch_bound"] = bound;
     // The sepal-cli command the window shows for the same comparison.
     j["compare_command"] = ws.comparison().command();

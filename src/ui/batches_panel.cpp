@@ -71,11 +71,8 @@ void BatchesPanel::draw(UiContext& ctx) {
     // The batch column: the user's, else one called "batch"; never a guess, for aligning by the
     // conditions would remove what the study measures.
     if (std::find(metadata.columns.begin(), metadata.columns.end(), m_column) ==
-        metadata.columns.end()) {
-        m_column.clear();
-        for (const auto& c : metadata.columns)
-            if (lowercase(c) == "batch") m_column = c;
-    }
+        metadata.columns.end())
+        m_column = metadata.batchColumn();
     std::vector<std::string> paths;
     for (const auto& s : st.data.samples) paths.push_back(s.path);
     ImGui::SetNextItemWidth(-90);

@@ -32,6 +32,11 @@ done
 # As measured, apply warns of the populations that lie in one batch; aligned, of none.
 grep -q "lie in one batch of cohort/samples.csv's batch column" apply_cohort.log ||
     fail "no warning of populations in one batch: $(cat apply_cohort.log)"
+# The metadata alone (no comparison) is enough for the check.
+"$cli" apply --model m_cohort.json cohort/P*.fcs --out-dir a_alone --metadata cohort/samples.csv \
+    2> apply_alone.log
+grep -q "lie in one batch of cohort/samples.csv's batch column" apply_alone.log ||
+    fail "apply --metadata alone did not check the batches: $(cat apply_alone.log)"
 if grep -q "lie in one batch" apply_aligned.log; then
     fail "aligned, still a warning: $(grep "one batch" apply_aligned.log)"
 fi

@@ -45,6 +45,12 @@ size_t SampleMetadata::columnIndex(const std::string& name, const std::string& w
                      "\" (its columns: " + commaJoined(columns) + ")");
 }
 
+std::string SampleMetadata::batchColumn() const {
+    for (const auto& c : columns)
+        if (lowercase(c) == "batch") return c;
+    return "";
+}
+
 SampleMetadata readSampleMetadata(const std::string& path) {
     io::requireRegularFile(path);
     std::ifstream in(path, std::ios::binary);

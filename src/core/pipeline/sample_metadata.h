@@ -26,6 +26,10 @@ struct SampleMetadata {
     /// The index of column `name`; throws InputError that names `what` asked for it, the file
     /// and the columns it has, when it has none.
     size_t columnIndex(const std::string& name, const std::string& what) const;
+    /// The column called "batch" (in any case), or "" when there is none: the only column taken
+    /// as the batches unasked, for aligning by another (the conditions) would remove what a
+    /// study measures.
+    std::string batchColumn() const;
 };
 
 /// Reads the metadata CSV (or TSV): a header whose first column names the files (file, sample,
