@@ -45,15 +45,16 @@ bool chooser(const char* label, std::string& value, const std::vector<std::strin
     return changed;
 }
 
-/// "only type = sample", "all but type = reference": how the window says a samples filter.
+/// "only type = sample", "not type = reference": how the window says a samples filter (short
+/// enough for the combo beside its label).
 std::string filterLabel(const SampleFilter& f) {
     if (f.all()) return "all";
     std::string values;
     for (const auto& v : f.values) values += (values.empty() ? "" : ", ") + v;
-    return (f.exclude ? "all but " : "only ") + f.column + " = " + values;
+    return (f.exclude ? "not " : "only ") + f.column + " = " + values;
 }
 
-/// The "samples" combo: all, or only / all but one value of a column other than the conditions'
+/// The "samples" combo: all, or only / not one value of a column other than the conditions'
 /// (those of 2 to 12 values among the open samples); true when changed.
 bool chooseSamples(const app::State& st, app::ComparisonSettings& s) {
     SampleFilter current;
@@ -169,6 +170,10 @@ bool ComparePanel::drawChoice(UiContext& ctx) {
         for (const auto& c : m.columns)
             if (c != s.column) others.push_back(c);
         changed |= chooser("paired by", s.block, others, "(unpaired)");
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip(
+                "A column that pairs the samples (the patient): abundance is compared within "
+                "each, and the state markers' medians share its correlation");
         std::vector<std::string> adjustable;
         for (const auto& c : others)
             if (c != s.block) adjustable.push_back(c);
@@ -179,15 +184,11 @@ bool ComparePanel::drawChoice(UiContext& ctx) {
                 "A further column the design adjusts for: the batch, sex or age (numbers are a "
                 "covariate). It must not be nested in the pairing: each patient in one batch "
                 "leaves nothing to adjust.");
-        if (ImGui::IsItemHovered())
-            ImGui::SetTooltip(
-                "A column that pairs the samples (the patient): abundance is compared within "
-                "each, and the state markers' medians share its correlation");
         changed |= chooseSamples(ws.state(), s);
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip(
                 "The samples compared: all, or those of one value of another column (leave the "
-                "reference samples of a batched study out: all but type = reference)");
+                "reference samples of a batched study out: not type = reference)");
         changed |= chooser("method", s.method, {"edgeR", "GLMM"});
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip(

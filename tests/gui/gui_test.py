@@ -1007,7 +1007,7 @@ def test_compare(out):
 
 def test_compare_samples(out):
     """Comparing some of the samples: a study measured in two batches holds a reference sample a
-    batch (type reference). The Compare window's "samples" leaves them out (all but type =
+    batch (type reference). The Compare window's "samples" leaves them out (not type =
     reference); its tables are byte for byte those of the command it shows (stats --samples) and
     of sepal-cli stats on the patients' counts alone; a value no sample has is said in the
     window; a session keeps the choice."""
