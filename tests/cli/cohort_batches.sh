@@ -14,7 +14,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 . "$(dirname "$0")/lib/skip_without_stats.sh"
 skip_without_stats "$cli"
 cd "$tmp"
-"$cli" demo --cohort cohort --patients 4 --batches 2 --events 50000 >/dev/null
+"$cli" demo --cohort cohort --patients 4 --batches 2 --events 30000 >/dev/null
 grep -q "^Ref_b2.fcs,unstim,Ref,b2,reference$" cohort/samples.csv ||
     fail "samples.csv: $(cat cohort/samples.csv)"
 "$cli" align cohort/*.fcs --metadata cohort/samples.csv --anchors type=reference \

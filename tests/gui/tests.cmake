@@ -1,6 +1,6 @@
 # GUI tests: the real application under Xvfb (tests/gui/gui_test.py wraps xvfb-run when there is
 # no DISPLAY), driven by action scripts; each checks screenshots, exported files and the state.
-find_package(Python3 COMPONENTS Interpreter QUIET)
+find_package(Python3 COMPONENTS Interpreter QUIET)  # Debian's where there is one (tests/CMakeLists.txt)
 if(Python3_Interpreter_FOUND)
     foreach(name open_demo train drag_landmark landmarks_add_remove colour_by_marker
                  population_export lasso_target undo_redo exports bad_file session autosave
@@ -13,7 +13,8 @@ if(Python3_Interpreter_FOUND)
                  COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/gui/gui_test.py ${name})
         set_tests_properties(gui.${name} PROPERTIES LABELS gui SKIP_RETURN_CODE 77 TIMEOUT 600
             ENVIRONMENT
-            "${SEPAL_TEST_ENV};SEPAL_GUI_BIN=$<TARGET_FILE:sepal>;SEPAL_CLI=$<TARGET_FILE:sepal-cli>")
+            "${SEPAL_TEST_ENV};SEPAL_GUI_BIN=$<TARGET_FILE:sepal>;SEPAL_CLI=$<TARGET_FILE:sepal-cli>"
+            ENVIRONMENT_MODIFICATION ${SEPAL_TEST_PATH})
     endforeach()
 else()
     message(STATUS "Sepal: no Python 3, the GUI tests are not registered")
