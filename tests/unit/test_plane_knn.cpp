@@ -24,7 +24,7 @@ void expectSameAsBruteForce(const Matrix& m, size_t k, const std::string& what) 
 TEST(PlaneKnn, EqualsTheBruteForceGraph) {
     std::mt19937 rng(7);
     std::normal_distribution<float> normal(0.0f, 1.0f);
-    const size_t n = 3000;
+    const size_t n = 2000;
     Matrix spread(n, 2), clusters(n, 2), far(n, 2), grid(n, 2), missing(n, 2);
     for (size_t i = 0; i < n; ++i) {
         const float x = normal(rng), y = normal(rng);
@@ -48,10 +48,10 @@ TEST(PlaneKnn, EqualsTheBruteForceGraph) {
     }
     // Enough cells for the tree's halves to be built on several cores (ranges of more than
     // kParallelPoints = 8,192 cells), and few enough for the brute force's square.
-    Matrix many(17000, 2);
+    Matrix many(9000, 2);
     for (size_t i = 0; i < many.rows; ++i)
         many.row(i)[0] = normal(rng), many.row(i)[1] = float(i % 50) * 0.1f;
-    expectSameAsBruteForce(many, 10, "17000 cells");
+    expectSameAsBruteForce(many, 10, "9000 cells");
     // Every cell a neighbour of every other.
     Matrix few(12, 2);
     for (size_t i = 0; i < 12; ++i) few.row(i)[0] = float(i % 4), few.row(i)[1] = float(i % 3);
