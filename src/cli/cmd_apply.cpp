@@ -66,6 +66,7 @@ struct ApplyArgs {
     bool timings = false;
     bool acceptOtherMarkers = false;  // a panel that differs from the model's: a warning only
     StudyOptions study;  // --metadata --design --contrast: compare the conditions after
+    std::string batch;   // --batch: the metadata column checked for populations of one batch
 };
 
 /// Seconds spent in each stage of apply, summed over its lanes (--timings).
@@ -463,6 +464,8 @@ std::optional<PopulationTally> applyFiles(const ApplyArgs& a, const Ranks& ranks
             throw InputError("--design: the model " + a.model +
                              " has no populations to compare (embed --metaclusters K makes them)");
     }
+    // A --batch column the metadata lacks is said before the files are projected.
+    if (!a.batch.empty()) readSampleMetadata(a.study.metadata).columnIndex(a.batch, "--batch");
     if (!loaded.gates.empty())
         io::refuseOverwritingInput(gateCountsPath(a).string(), readFiles,
                                    "gate_counts.csv in --out-dir");
@@ -564,13 +567,15 @@ void printTimes(const Ranks& ranks, const ApplyTimes& t, double merge, double ta
                  t.waitWrite, t.commit, t.waitCommit, merge, tables, total);
 }
 
-/// Warns of the populations that lie in one batch of the metadata's "batch" column (any case),
-/// as the app's Batches window lists them: a batch effect to align before they are compared.
-void warnOfBatchBound(const PopulationTally& tally, const std::string& metadataPath, bool quiet) {
+/// Warns of the populations that lie in one batch of the metadata's column `batch` (by default
+/// one called batch, any case; none, no check), as the app's Batches window lists them: a batch
+/// effect to align before they are compared.
+void warnOfBatchBound(const PopulationTally& tally, const std::string& metadataPath,
+                      const std::string& batch, bool quiet) {
     const SampleMetadata metadata = readSampleMetadata(metadataPath);
-    const std::string column = metadata.batchColumn();
+    const std::string column = batch.empty() ? metadata.batchColumn() : batch;
     if (column.empty()) return;
-    const size_t c = metadata.columnIndex(column, "the batch column");
+    const size_t c = metadata.columnIndex(column, "--batch");
     const auto bound = batchBoundPopulations(
         tally.counts(), [&](const std::string& s) { return metadata.valueOf(s, c); });
     if (bound.empty()) return;
@@ -647,7 +652,7 @@ void runApply(const ApplyArgs& a) {
                              renderHeatmap(heat, color::Colormap::Viridis, a.heatmapLight));
             ++files;
         }
-        if (!a.study.metadata.empty()) warnOfBatchBound(*tally, a.study.metadata, a.quiet);
+        if (!a.study.metadata.empty()) warnOfBatchBound(*tally, a.study.metadata, a.batch, a.quiet);
         if (!a.study.design.empty()) {
             std::vector<std::string> readFiles = a.inputs;
             readFiles.push_back(a.model);
@@ -715,6 +720,10 @@ void addApplyCommand(CLI::App& app) {
         ->capture_default_str()
         ->check(CLI::NonNegativeNumber);
     addStudyOptions(cmd, args->study, false);
+    cmd->add_option("--batch", args->batch,
+                    "the --metadata column naming each file's batch, checked for populations "
+                    "that lie in one batch (default: a column called batch)")
+        ->needs("--metadata");
     cmd->add_flag("--force", args->force,
                   "write every output again (by default an output newer than its input and the "
                   "model is kept)");

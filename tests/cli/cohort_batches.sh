@@ -4,7 +4,8 @@
 # as measured, some populations are mostly one batch's cells (the same naive CD4 T cells, one
 # batch brighter, named as two subsets); aligned by the reference samples (sepal-cli align
 # --anchors type=reference) none is, the patients' batch gap falls, and the conditions'
-# planted effects are still found, and only they.
+# planted effects are still found, and only they. apply --metadata warns of the populations of
+# one batch, from a column called batch or the one --batch names.
 set -euo pipefail
 cli=${SEPAL_CLI:?set SEPAL_CLI to the sepal-cli binary}
 tmp=$(mktemp -d)
@@ -37,6 +38,20 @@ grep -q "lie in one batch of cohort/samples.csv's batch column" apply_cohort.log
     2> apply_alone.log
 grep -q "lie in one batch of cohort/samples.csv's batch column" apply_alone.log ||
     fail "apply --metadata alone did not check the batches: $(cat apply_alone.log)"
+# A batch column of another name is checked when --batch names it; one the metadata lacks is
+# refused before any file is projected.
+sed 's/,batch,/,run,/' cohort/samples.csv > runs.csv
+"$cli" apply --model m_cohort.json cohort/P*.fcs --out-dir a_runs --metadata runs.csv \
+    --batch run 2> apply_runs.log
+grep -q "lie in one batch of runs.csv's run column" apply_runs.log ||
+    fail "apply --batch run did not check the batches: $(cat apply_runs.log)"
+if "$cli" apply --model m_cohort.json cohort/P*.fcs --out-dir a_plate --metadata runs.csv \
+    --batch plate -q 2> plate.log; then
+    fail "apply --batch plate (no such column) succeeded"
+fi
+grep -q 'no column "plate" (its columns: condition, patient, run, type)' plate.log ||
+    fail "apply --batch plate: $(cat plate.log)"
+[ ! -e a_plate/populations.csv ] || fail "apply --batch plate projected the files first"
 if grep -q "lie in one batch" apply_aligned.log; then
     fail "aligned, still a warning: $(grep "one batch" apply_aligned.log)"
 fi
