@@ -33,6 +33,10 @@ void note(bool quiet, const std::string& text) {
     if (!quiet) std::fprintf(stderr, "sepal-cli: note: %s\n", text.c_str());
 }
 
+void warn(const std::string& text) {
+    std::fprintf(stderr, "sepal-cli: warning: %s\n", text.c_str());
+}
+
 void setThreads(int threads) {
     checkThreadCount(threads, "--threads");
     if (threads > 0) omp_set_num_threads(threads);

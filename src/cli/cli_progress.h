@@ -13,6 +13,10 @@ ProgressFn stderrProgress(bool quiet);
 /// Prints "sepal-cli: note: <text>" to stderr unless `quiet`.
 void note(bool quiet, const std::string& text);
 
+/// Prints "sepal-cli: warning: <text>" to stderr, also with --quiet (which silences progress,
+/// not what may be wrong with the data).
+void warn(const std::string& text);
+
 /// Applies --threads (0 keeps OpenMP's default); throws InputError outside 0..maxThreadCount().
 void setThreads(int threads);
 

@@ -81,7 +81,7 @@ void runAlign(const AlignArgs& a) {
         if (const std::string warning =
                 confoundingWarning(confoundedColumns(metadata, a.inputs, assignment, a.batch));
             !warning.empty())
-            note(a.quiet, "warning: " + warning);
+            warn(warning);
     const AlignedSamples aligned = alignSamples(tables, a.inputs, request);
     if (!a.saveAlignment.empty()) writeBatchAlignment(a.saveAlignment, aligned.alignment);
     note(a.quiet, aligned.summary());

@@ -571,7 +571,7 @@ void printTimes(const Ranks& ranks, const ApplyTimes& t, double merge, double ta
 /// one called batch, any case; none, no check), as the app's Batches window lists them: a batch
 /// effect to align before they are compared.
 void warnOfBatchBound(const PopulationTally& tally, const std::string& metadataPath,
-                      const std::string& batch, bool quiet) {
+                      const std::string& batch) {
     const SampleMetadata metadata = readSampleMetadata(metadataPath);
     const std::string column = batch.empty() ? metadata.batchColumn() : batch;
     if (column.empty()) return;
@@ -582,12 +582,11 @@ void warnOfBatchBound(const PopulationTally& tally, const std::string& metadataP
     std::string list;
     for (const auto& b : bound)
         list += (list.empty() ? "" : "; ") + b.population + " (" + b.batch + ")";
-    note(quiet, "warning: " + std::to_string(bound.size()) + " population(s) lie in one batch of " +
-                    metadataPath + "'s " + column + " column, each " +
-                    std::to_string(int(kBatchBoundFold)) +
-                    " times as frequent there as elsewhere or more: " + list +
-                    ". A batch effect may have made them; align the batches (sepal-cli "
-                    "align) and train again");
+    warn(std::to_string(bound.size()) + " population(s) lie in one batch of " + metadataPath +
+         "'s " + column + " column, each " + std::to_string(int(kBatchBoundFold)) +
+         " times as frequent there as elsewhere or more: " + list +
+         ". A batch effect may have made them; align the batches (sepal-cli "
+         "align) and train again");
 }
 
 void runApply(const ApplyArgs& a) {
@@ -652,7 +651,7 @@ void runApply(const ApplyArgs& a) {
                              renderHeatmap(heat, color::Colormap::Viridis, a.heatmapLight));
             ++files;
         }
-        if (!a.study.metadata.empty()) warnOfBatchBound(*tally, a.study.metadata, a.batch, a.quiet);
+        if (!a.study.metadata.empty()) warnOfBatchBound(*tally, a.study.metadata, a.batch);
         if (!a.study.design.empty()) {
             std::vector<std::string> readFiles = a.inputs;
             readFiles.push_back(a.model);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/cli_progress.h"
 #include "cli/command_registry.h"
 #include "core/common/error.h"
 #include "core/common/text.h"
@@ -144,8 +145,7 @@ void runConvert(const ConvertOptions& o) {
         headChannelsWithLabels(table);
         io::writeCsv(o.output, table);
     }
-    for (const auto& w : table.warnings)
-        std::fprintf(stderr, "sepal-cli: warning: %s\n", w.c_str());
+    for (const auto& w : table.warnings) warn(w);
 }
 
 void addConvert(CLI::App& app) {
