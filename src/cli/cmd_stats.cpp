@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/cli_progress.h"
 #include "cli/command_registry.h"
 #include "cli/study_options.h"
 #include "core/common/error.h"
@@ -83,12 +84,12 @@ void runStudy(const StudyOptions& o, const StudyTables& t) {
     }
     // A filter that leaves nothing to test is said even when quiet: the tables hold no result.
     if (tested == 0 && !result.abundance.empty())
-        std::fprintf(stderr,
-                     "sepal-cli: warning: none of the %zu populations was tested: none has cells "
-                     "in enough of the %zu samples (--min-samples%s)\n",
-                     result.abundance.size(), result.design.samples.size(),
-                     o.minSamples == 0 ? ", by default half of them"
-                                       : (" " + std::to_string(o.minSamples)).c_str());
+        warn(
+            "none of the " + std::to_string(result.abundance.size()) +
+            " populations was tested: none has cells in enough of the " +
+            std::to_string(result.design.samples.size()) + " samples (--min-samples" +
+            (o.minSamples == 0 ? ", by default half of them" : " " + std::to_string(o.minSamples)) +
+            ")");
     if (t.quiet) return;
     std::fprintf(stderr,
                  "sepal-cli: note: %s over %zu samples%s: %zu of %zu populations tested, %zu "

@@ -137,4 +137,9 @@ expect_refusal "alone has 1 sample" --metadata "$tmp/alone.csv" --design "condit
 grep -v "P3_stim" "$dir/samples.csv" >"$tmp/short.csv"
 expect_refusal "no row describes the sample 'P3_stim'" --metadata "$tmp/short.csv" --design "condition" --contrast condition:stim-unstim
 expect_refusal "'resting' is no level of condition" --metadata "$dir/samples.csv" --design "condition" --contrast condition:stim-resting
+# A threshold no population meets leaves nothing tested: said even with --quiet.
+"$cli" stats --counts "$dir/populations.csv" --metadata "$dir/samples.csv" --design condition \
+    --contrast condition:stim-unstim --min-samples 1000 --out-dir "$tmp/none" -q 2>"$tmp/none.txt"
+grep -q "^sepal-cli: warning: none of the .* populations was tested" "$tmp/none.txt" ||
+    fail "no warning of a comparison that tested nothing: $(cat "$tmp/none.txt")"
 echo "stats: sepal-cli agrees with edgeR on both cohorts; refusals named"
